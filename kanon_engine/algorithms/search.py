@@ -1,0 +1,192 @@
+"""Lattice search machinery shared by the full-domain algorithms.
+
+- ``check`` evaluates a node, records its status and metric, and propagates its metric lower bound to
+  every generalization of it.
+- ``tag`` applies monotonicity: if a node satisfies a monotone model, so do all its generalizations; if
+  it fails, so do all its specializations (Samarati 2001; LeFevre et al. 2005).
+- ``tag_lattice`` classifies every node with few checks by binary searches along upward paths, the
+  idea of Flash (Kohlmayer, Prasser, Eckert, Kemper & Kuhn 2012, "Flash: Efficient, Stable and Optimal
+  k-Anonymity", PASSAT) and of OLA (El Emam et al. 2009).
+- ``optimize`` finds the best satisfying node by branch and bound: nodes are visited bottom-up and a node
+  is skipped when a lower bound of its metric (from a checked specialization, or from its levels) cannot
+  beat the best value found. The bound is valid for non-monotonic metrics (DM with its suppression
+  penalty), so the result is the exact optimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kanon_engine.encoding import EncodedTable
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator
+from kanon_engine.lattice import (
+    FAILS,
+    INFERRED_FAILS,
+    INFERRED_SATISFIES,
+    NOT_EVALUATED,
+    PRUNED,
+    SATISFIES,
+    Lattice,
+    SearchRecord,
+)
+from kanon_engine.metrics.loss import Metric, MetricContext
+from kanon_engine.privacy.models import PrivacyModel
+from kanon_engine.progress import ProgressCallback, no_progress
+
+
+class LatticeSearch:
+    """The state of one search over the lattice of an encoded table."""
+
+    def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], max_suppressed: int,
+                 metric: Metric, progress: ProgressCallback = no_progress, algorithm: str = "search",
+                 max_nodes: int | None = None) -> None:
+        self.enc = enc
+        self.lattice = Lattice(enc.heights, enc.qi)
+        if max_nodes is not None:
+            Lattice.require_size(self.lattice.size, algorithm, max_nodes)
+        self.evaluator = NodeEvaluator(enc, models, max_suppressed)
+        self.metric = metric
+        self.ctx = MetricContext(enc, self.evaluator.k, max_suppressed)
+        self.progress = progress
+        n = self.lattice.size
+        self.status = np.zeros(n, dtype=np.int8)
+        self.values = np.full(n, np.nan)
+        self.bound = np.full(n, -np.inf)
+        self._levels_bound: np.ndarray | None = None
+        self._evals: dict[int, NodeEvaluation] = {}
+
+    @property
+    def monotone(self) -> bool:
+        return self.evaluator.monotone
+
+    @property
+    def checks(self) -> int:
+        return self.evaluator.checks
+
+    def levels_bound(self) -> np.ndarray:
+        if self._levels_bound is None:
+            self._levels_bound = self.metric.levels_bound(self.lattice.levels, self.ctx)
+        return self._levels_bound
+
+    # --- checking ---------------------------------------------------------------------------------------
+    def check(self, index: int) -> NodeEvaluation:
+        """Evaluate one node; record status, metric value and the bound for its generalizations."""
+        known = int(np.count_nonzero(self.status))
+        self.progress(known / self.lattice.size,
+                      f"checking node {self.checks + 1:,} ({known:,} of {self.lattice.size:,} classified)")
+        ev = self.evaluator.evaluate(self.lattice.levels[index])
+        self.status[index] = SATISFIES if ev.satisfies else FAILS
+        up = self.lattice.upset(index)
+        lb = self.metric.lower_bound(ev, self.ctx)
+        if np.isfinite(lb):
+            target = self.bound[up]
+            self.bound[up] = np.maximum(target, lb)
+        if ev.satisfies:
+            self.values[index] = self.metric.value(ev, self.ctx)
+            self._keep(index, ev)
+        self._tag(index, ev.satisfies, up)
+        return ev
+
+    def _tag(self, index: int, satisfies: bool, up: np.ndarray) -> None:
+        if not self.monotone:
+            return
+        if satisfies:
+            self.status[up & (self.status == NOT_EVALUATED)] = INFERRED_SATISFIES
+        else:
+            down = self.lattice.downset(index)
+            self.status[down & (self.status == NOT_EVALUATED)] = INFERRED_FAILS
+
+    def satisfies(self, index: int) -> bool:
+        """Whether a node satisfies the model, checking it only when not already known."""
+        st = self.status[index]
+        if st in (SATISFIES, INFERRED_SATISFIES):
+            return True
+        if st in (FAILS, INFERRED_FAILS):
+            return False
+        return self.check(index).satisfies
+
+    # --- Flash-style classification ------------------------------------------------------------------
+    def tag_lattice(self, candidates: np.ndarray | None = None) -> None:
+        """Classify every node (requires a monotone model) by binary search along upward paths.
+
+        Paths are built greedily from the lowest unclassified node, always raising the attribute that is
+        least generalized relative to its hierarchy (Flash's balanced path), and stop at a classified node.
+        """
+        if not self.monotone:
+            raise RuntimeError("tag_lattice needs a monotone privacy model")
+        lat = self.lattice
+        rel = 1.0 / np.maximum(lat.max_levels, 1)
+        for start in lat.bottom_up_order():
+            if candidates is not None and not candidates[start]:
+                continue
+            if self.status[start] != NOT_EVALUATED:
+                continue
+            path = [int(start)]
+            cur = int(start)
+            while True:
+                lv = lat.levels[cur]
+                options = [i for i in range(len(lv)) if lv[i] < lat.max_levels[i]]
+                nxt = None
+                for i in sorted(options, key=lambda a: (lv[a] * rel[a], a)):
+                    cand = cur + int(lat.strides[i])
+                    if self.status[cand] == NOT_EVALUATED and (candidates is None or candidates[cand]):
+                        nxt = cand
+                        break
+                if nxt is None:
+                    break
+                path.append(nxt)
+                cur = nxt
+            lo, hi = 0, len(path) - 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                if self.satisfies(path[mid]):
+                    hi = mid - 1
+                else:
+                    lo = mid + 1
+
+    # --- branch and bound -----------------------------------------------------------------------------
+    def optimize(self, candidates: np.ndarray | None = None) -> int | None:
+        """Index of the best satisfying node among ``candidates`` (all nodes by default).
+
+        Ties go to the lowest node (by height, then index). Nodes whose bound cannot beat the best value
+        are marked PRUNED when nothing else is known about them.
+        """
+        lat = self.lattice
+        levels_lb = self.levels_bound()
+        best_val = np.inf
+        best: int | None = None
+        order = lat.bottom_up_order()
+        for index in order:
+            index = int(index)
+            if candidates is not None and not candidates[index]:
+                continue
+            st = self.status[index]
+            if st in (FAILS, INFERRED_FAILS):
+                continue
+            if max(self.bound[index], levels_lb[index]) >= best_val:
+                if st == NOT_EVALUATED:
+                    self.status[index] = PRUNED
+                continue
+            if np.isnan(self.values[index]):
+                if not self.check(index).satisfies:
+                    continue
+            value = self.values[index]
+            if value < best_val:
+                best_val, best = value, index
+        return best
+
+    def _keep(self, index: int, ev: NodeEvaluation, limit: int = 32) -> None:
+        """Keep the latest evaluations of satisfying nodes (the optimum is usually among them)."""
+        self._evals[index] = ev
+        if len(self._evals) > limit:
+            self._evals.pop(next(iter(self._evals)))
+
+    def evaluation(self, index: int) -> NodeEvaluation:
+        """The evaluation of a node (re-evaluated if it was not kept)."""
+        if index not in self._evals:
+            self._keep(index, self.evaluator.evaluate(self.lattice.levels[index]))
+        return self._evals[index]
+
+    def record(self, optimum: int | None) -> SearchRecord:
+        return SearchRecord(self.enc.qi, self.lattice.max_levels.copy(), self.status.copy(),
+                            self.values.copy(), optimum, self.metric.name)

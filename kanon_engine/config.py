@@ -1,0 +1,185 @@
+"""What to do: roles, hierarchies and privacy models of a run, and the parameter specs that drive the
+CLI flags and the GUI's forms (one spec per parameter, so validation and messages live in one place)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from kanon_engine.data.roles import Role
+from kanon_engine.data.table import Table
+from kanon_engine.errors import ConfigError
+from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.privacy.models import KAnonymity, PrivacyModel
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter: its name, type, default, range and a one-sentence help text."""
+
+    name: str
+    label: str
+    kind: str  # "int", "float", "choice", "bool"
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    presets: tuple[Any, ...] = ()
+
+    def coerce(self, value: Any) -> Any:
+        """Convert and check a value; a ConfigError that names the parameter and the value otherwise."""
+        if value is None:
+            return self.default
+        try:
+            if self.kind == "int":
+                f = float(value)
+                if not f.is_integer():
+                    raise ValueError
+                value = int(f)
+            elif self.kind == "float":
+                value = float(value)
+            elif self.kind == "bool":
+                value = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
+            elif self.kind == "choice":
+                value = str(value)
+                if value not in self.choices:
+                    raise ValueError
+        except (TypeError, ValueError):
+            raise ConfigError(self._expectation(value), where=self.name) from None
+        if self.minimum is not None and value < self.minimum or self.maximum is not None and value > self.maximum:
+            raise ConfigError(self._expectation(value), where=self.name)
+        return value
+
+    def _expectation(self, value: Any) -> str:
+        if self.kind == "choice":
+            return f"{self.name} must be one of {', '.join(self.choices)}; got {value!r}."
+        what = "an integer" if self.kind == "int" else "a number"
+        rng = []
+        if self.minimum is not None:
+            rng.append(f">= {self.minimum:g}")
+        if self.maximum is not None:
+            rng.append(f"<= {self.maximum:g}")
+        return f"{self.name} must be {what} {' and '.join(rng)}; got {value!r}.".replace("  ", " ")
+
+
+@dataclass(frozen=True)
+class AnonymizationConfig:
+    """Roles, hierarchies and privacy models of one run (what the project file holds besides the data).
+
+    Columns with no role are insensitive (kept as they are). Identifiers never reach a release.
+    """
+
+    quasi_identifiers: tuple[str, ...]
+    hierarchies: Mapping[str, Hierarchy]
+    models: tuple[PrivacyModel, ...]
+    sensitive: tuple[str, ...] = ()
+    identifiers: tuple[str, ...] = ()
+    drop_suppressed: bool = False
+    shuffle_seed: int | None = None
+    sensitive_hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "quasi_identifiers", tuple(self.quasi_identifiers))
+        object.__setattr__(self, "sensitive", tuple(self.sensitive))
+        object.__setattr__(self, "identifiers", tuple(self.identifiers))
+        object.__setattr__(self, "models", tuple(self.models))
+        object.__setattr__(self, "hierarchies", MappingProxyType(dict(self.hierarchies)))
+        object.__setattr__(self, "sensitive_hierarchies", MappingProxyType(dict(self.sensitive_hierarchies)))
+        roles: dict[str, str] = {}
+        for role, cols in (("identifier", self.identifiers), ("quasi-identifier", self.quasi_identifiers),
+                           ("sensitive", self.sensitive)):
+            for c in cols:
+                if c in roles:
+                    raise ConfigError(
+                        f"The column '{c}' is marked both {roles[c]} and {role}.",
+                        hint="Give every column one role.", where=c,
+                    )
+                roles[c] = role
+        if not self.quasi_identifiers:
+            raise ConfigError(
+                "No quasi-identifier was chosen.",
+                hint="Mark the columns an outsider could know (age, sex, postcode, dates) as quasi-identifiers.",
+                where="roles",
+            )
+        if not any(isinstance(m, KAnonymity) for m in self.models):
+            raise ConfigError("Every run needs k-anonymity (k >= 2) among its privacy models.", where="k")
+        for m in self.models:
+            if m.sensitive is not None and m.sensitive not in self.sensitive:
+                raise ConfigError(
+                    f"The {m.name} model protects '{m.sensitive}', which is not marked sensitive.",
+                    hint="Mark it as sensitive in the attributes panel (or with --sensitive).",
+                    where=m.sensitive,
+                )
+
+    @property
+    def k(self) -> int:
+        return max(m.k for m in self.models if isinstance(m, KAnonymity))
+
+    def role_of(self, column: str) -> Role:
+        if column in self.identifiers:
+            return Role.IDENTIFIER
+        if column in self.quasi_identifiers:
+            return Role.QUASI_IDENTIFIER
+        if column in self.sensitive:
+            return Role.SENSITIVE
+        return Role.INSENSITIVE
+
+    def check_columns(self, table: Table) -> None:
+        """Every named column exists in the table (a DataError naming the unknown one otherwise)."""
+        table.require_columns(self.identifiers, "identifier column")
+        table.require_columns(self.quasi_identifiers, "quasi-identifier")
+        table.require_columns(self.sensitive, "sensitive attribute")
+
+    def with_changes(self, **changes: Any) -> AnonymizationConfig:
+        """A new config (configs are replaced, never edited in place)."""
+        data = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        data.update(changes)
+        return AnonymizationConfig(**data)
+
+
+# Parameter specs of the privacy models, for the CLI and the GUI form.
+MODEL_PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec("k", "k", "int", 5, "Each person must share their quasi-identifier values with at least k-1 others.",
+              minimum=2, presets=(2, 5, 10, 20, 50)),
+    ParamSpec("l", "l", "float", None, "Each group must hold at least l well-represented values of the "
+              "sensitive attribute (l-diversity); empty to skip.", minimum=1.0, presets=(2, 3, 5)),
+    ParamSpec("l_variant", "l-diversity variant", "choice", "distinct",
+              "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
+              "value is not too dominant (needs c).", choices=("distinct", "entropy", "recursive")),
+    ParamSpec("c", "c (recursive l-diversity)", "float", 2.0, "The c of recursive (c,l)-diversity.", minimum=0.0),
+    ParamSpec("t", "t", "float", None, "The sensitive values in each group must be distributed within distance t "
+              "of the whole table's (t-closeness); empty to skip.", minimum=0.0, maximum=1.0,
+              presets=(0.1, 0.2, 0.3)),
+    ParamSpec("t_distance", "t-closeness distance", "choice", "equal",
+              "equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy.",
+              choices=("equal", "ordered", "hierarchical")),
+)
+
+
+def build_models(k: int, sensitive: str | None = None, l: float | None = None,  # noqa: E741
+                 l_variant: str = "distinct", c: float = 2.0, t: float | None = None,
+                 t_distance: str = "equal") -> tuple[PrivacyModel, ...]:
+    """Privacy models from the flat parameters of the CLI / GUI form."""
+    from kanon_engine.privacy.models import (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        RecursiveCLDiversity,
+        TCloseness,
+    )
+
+    models: list[PrivacyModel] = [KAnonymity(k)]
+    if l is not None:
+        if l_variant == "distinct":
+            models.append(DistinctLDiversity(l, sensitive))
+        elif l_variant == "entropy":
+            models.append(EntropyLDiversity(l, sensitive))
+        elif l_variant == "recursive":
+            models.append(RecursiveCLDiversity(c, l, sensitive))
+        else:
+            raise ConfigError(f"l-variant must be distinct, entropy or recursive; got '{l_variant}'.",
+                              where="l-variant")
+    if t is not None:
+        models.append(TCloseness(t, sensitive, t_distance))
+    return tuple(models)

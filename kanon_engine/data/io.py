@@ -1,0 +1,579 @@
+"""Read a table from CSV/TSV (any common delimiter and encoding), Excel ``.xlsx`` or Parquet.
+
+Every cell is kept as the original string so a column the release leaves alone is written back exactly as
+it came in; only an empty cell becomes missing (``NaN``). Strings such as ``NA`` or ``null`` stay strings:
+they may be real values, and turning them into missing would change the exported bytes.
+
+Delimited text is parsed by pyarrow's multi-threaded CSV reader (all columns typed as strings, so no
+inference cost). When it meets a row with the wrong number of fields, the file is scanned once more with
+Python's ``csv`` module only to find the line number for the message: that cost is paid on errors only.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import datetime as dt
+import hashlib
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from kanon_engine.data.sniff import (
+    SAMPLE_BYTES,
+    better_delimiter,
+    decoded_sample,
+    describe_delimiter,
+    detect_encoding,
+    normalize_encoding,
+    sniff_text,
+)
+from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.data.types import detect_types
+from kanon_engine.errors import DataError
+
+_XLSX_MAGIC = b"PK\x03\x04"
+_XLS_MAGIC = b"\xd0\xcf\x11\xe0"
+_PARQUET_MAGIC = b"PAR1"
+
+
+# --------------------------------------------------------------------------------------------- public API
+def read_table(
+    path: str | Path,
+    *,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    quotechar: str | None = None,
+    header: bool = True,
+    sheet: str | int | None = None,
+) -> Table:
+    """Load a CSV/TSV, ``.xlsx`` or Parquet file as a :class:`Table` of original strings.
+
+    The format is recognised from the file's first bytes (zip = xlsx, ``PAR1`` = Parquet, else text).
+    For text, ``delimiter``, ``encoding`` and ``quotechar`` are detected when None; the values used are in
+    ``Table.options``. ``sheet`` (xlsx only) is a sheet name or a 0-based index; default the first sheet.
+
+    Column names: a blank name becomes ``column_<position>`` (1-based); two columns with the same name are
+    refused with a DataError, since the release must name each column unambiguously.
+    """
+    path = Path(path)
+    data = _read_bytes(path)
+    sha = hashlib.sha256(data).hexdigest()
+    kind = _format_of(path, data)
+    if kind == "xlsx":
+        frame, opts = _read_xlsx(data, path.name, sheet=sheet, header=header)
+    elif kind == "parquet":
+        frame, opts = _read_parquet(data, path.name), ReadOptions(header=True)
+    else:
+        frame, opts = _read_delimited(
+            data,
+            path.name,
+            delimiter=delimiter,
+            encoding=encoding,
+            quotechar=quotechar,
+            header=header,
+            complete=True,
+        )
+    return Table(frame, source=path, sha256=sha, options=opts, column_types=detect_types(frame))
+
+
+def preview_table(path: str | Path, options: ReadOptions | None = None, n_rows: int = 200) -> Table:
+    """The first ``n_rows`` rows, read fast for the import dialog (only the start of the file is read).
+
+    ``options`` fields left None are detected. ``sha256`` is None: the preview is not the loaded file.
+    Errors are the same as :func:`read_table`'s for the rows read, so the dialog can show them live.
+    """
+    path = Path(path)
+    opts = options or ReadOptions()
+    head, complete = _read_head(path, n_rows + 1)
+    kind = _format_of(path, head)
+    if kind in ("xlsx", "parquet"):
+        data = _read_bytes(path)
+        if kind == "xlsx":
+            frame, used = _read_xlsx(data, path.name, sheet=opts.sheet, header=opts.header, max_rows=n_rows)
+        else:
+            frame, used = _read_parquet(data, path.name, max_rows=n_rows), ReadOptions(header=True)
+    else:
+        frame, used = _read_delimited(
+            head,
+            path.name,
+            delimiter=opts.delimiter,
+            encoding=opts.encoding,
+            quotechar=opts.quotechar if options else None,
+            header=opts.header,
+            complete=complete,
+            max_rows=n_rows,
+        )
+    frame = frame.iloc[:n_rows].reset_index(drop=True)
+    return Table(frame, source=path, sha256=None, options=used, column_types=detect_types(frame))
+
+
+def list_sheets(path: str | Path) -> list[str]:
+    """Names of the sheets of an ``.xlsx`` workbook, in workbook order."""
+    import openpyxl
+
+    path = Path(path)
+    data = _read_bytes(path)
+    if _format_of(path, data) != "xlsx":
+        raise DataError(
+            f"{path.name} is not an Excel .xlsx workbook, so it has no sheets.",
+            hint="Sheets exist only in .xlsx files.",
+            where=path.name,
+        )
+    wb = _open_workbook(openpyxl, data, path.name)
+    try:
+        return list(wb.sheetnames)
+    finally:
+        wb.close()
+
+
+# ------------------------------------------------------------------------------------------- file access
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(
+            f"{path.name} was not found in {path.absolute().parent}.",
+            hint="Check the file name and folder.",
+            where=str(path),
+        ) from None
+    except IsADirectoryError:
+        raise DataError(
+            f"{path} is a folder, not a file.", hint="Choose a data file.", where=str(path)
+        ) from None
+    except OSError as err:
+        raise DataError(
+            f"{path.name} cannot be read: {err.strerror or err}.",
+            hint="Check that you may read the file.",
+            where=str(path),
+        ) from None
+
+
+def _read_head(path: Path, n_lines: int) -> tuple[bytes, bool]:
+    """The start of a file holding at least ``n_lines`` newlines (or the whole file); True if complete."""
+    try:
+        with path.open("rb") as fh:
+            buf = bytearray()
+            size = SAMPLE_BYTES
+            while True:
+                chunk = fh.read(size)
+                if not chunk:
+                    return bytes(buf), True
+                buf += chunk
+                if buf.count(b"\n") > n_lines or len(buf) > (64 << 20):
+                    return bytes(buf), False
+                size *= 2
+    except FileNotFoundError:
+        raise DataError(
+            f"{path.name} was not found in {path.absolute().parent}.",
+            hint="Check the file name and folder.",
+            where=str(path),
+        ) from None
+    except OSError as err:
+        raise DataError(
+            f"{path.name} cannot be read: {err.strerror or err}.",
+            hint="Check that you may read the file.",
+            where=str(path),
+        ) from None
+
+
+def _format_of(path: Path, data: bytes) -> str:
+    head = data[:8]
+    if head.startswith(_PARQUET_MAGIC):
+        return "parquet"
+    if head.startswith(_XLSX_MAGIC):
+        return "xlsx"
+    if head.startswith(_XLS_MAGIC) or path.suffix.lower() == ".xls":
+        raise DataError(
+            f"{path.name} is in the old Excel .xls format, which cannot be read.",
+            hint="Open it in Excel or LibreOffice and save it as .xlsx or .csv.",
+            where=path.name,
+        )
+    return "text"
+
+
+# ----------------------------------------------------------------------------------------------- columns
+def _column_names(raw: list[str], name: str) -> list[str]:
+    """Blank names become ``column_<i>``; a repeated name is refused (which columns, what to do)."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for i, n in enumerate(raw, start=1):
+        n = "" if n is None else str(n)
+        if n.strip() == "":
+            n = f"column_{i}"
+            while n in raw:
+                n += "_"
+        if n in seen:
+            raise DataError(
+                f"The header of {name} has the column name '{n}' twice (columns {seen[n]} and {i}).",
+                hint="Give each column its own name in the file, then load it again.",
+                where=n,
+            )
+        seen[n] = i
+        names.append(n)
+    return names
+
+
+def _empty_error(name: str) -> DataError:
+    return DataError(
+        f"{name} is empty.", hint="Choose a file that holds a header row and data rows.", where=name
+    )
+
+
+def _header_only_error(name: str) -> DataError:
+    return DataError(
+        f"{name} has a header but no rows.",
+        hint="Choose a file that holds data rows below the header.",
+        where=name,
+    )
+
+
+# --------------------------------------------------------------------------------------------- delimited
+def _to_utf8(data: bytes, encoding: str, name: str, complete: bool, validated: bool = False) -> bytes:
+    """UTF-8 bytes without BOM (no copy for UTF-8 input without BOM); a plain DataError when undecodable.
+
+    ``validated``: the encoding was detected, so UTF-8 input is known to be valid. For an incomplete head
+    (preview), a character cut at the end is dropped instead of refused.
+    """
+    if encoding in ("utf-8", "utf-8-sig"):
+        raw = data[3:] if data.startswith(codecs.BOM_UTF8) else data
+        if validated or raw.isascii():
+            return raw
+        try:
+            codecs.decode(raw, "utf-8")
+        except UnicodeDecodeError as err:
+            if complete or err.start < len(raw) - 3:
+                raise _decode_error(raw, err, "utf-8", name) from None
+            raw = raw[: err.start]
+        return raw
+    try:
+        text = codecs.decode(data, encoding, errors="strict" if complete else "ignore")
+    except UnicodeDecodeError as err:
+        raise _decode_error(data, err, encoding, name) from None
+    return text.removeprefix("\ufeff").encode("utf-8")
+
+
+def _decode_error(data: bytes, err: UnicodeDecodeError, encoding: str, name: str) -> DataError:
+    line = data.count(b"\n", 0, err.start) + 1
+    other = "cp1252 (Windows) or latin-1" if encoding.startswith("utf") else "utf-8"
+    return DataError(
+        f"Line {line} of {name} cannot be read as {encoding} text.",
+        hint=f"Choose the file's encoding (often {other}), or leave it empty to detect it.",
+        where=f"{name}, line {line}",
+    )
+
+
+def _is_blank(buf: bytes) -> bool:
+    return not buf[:65536].strip() and not buf.strip()
+
+
+def _header_record(text: str, delimiter: str, quotechar: str) -> tuple[list[str], int]:
+    """The first non-blank record of a sample, and the byte offset (in UTF-8) just after it."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, quotechar=quotechar, strict=False)
+    try:
+        for rec in reader:
+            if rec:
+                pos = 0
+                for _ in range(reader.line_num):
+                    nxt = text.find("\n", pos)
+                    if nxt < 0:
+                        return rec, len(text.encode("utf-8"))
+                    pos = nxt + 1
+                return rec, len(text[:pos].encode("utf-8"))
+    except csv.Error:
+        pass
+    return [], 0
+
+
+def _sample(utf8: bytes, complete: bool) -> str:
+    """A text sample of whole lines; grown when the first line alone is longer than the usual sample."""
+    size = SAMPLE_BYTES
+    while True:
+        text = decoded_sample(utf8, "utf-8", complete=complete, max_bytes=size)
+        if text.count("\n") >= 2 or size >= len(utf8):
+            return text
+        size *= 4
+
+
+def _read_delimited(
+    data: bytes,
+    name: str,
+    *,
+    delimiter: str | None,
+    encoding: str | None,
+    quotechar: str | None,
+    header: bool,
+    complete: bool,
+    max_rows: int | None = None,
+) -> tuple[pd.DataFrame, ReadOptions]:
+    enc = normalize_encoding(encoding, name) if encoding else detect_encoding(data, partial=not complete)
+    utf8 = _to_utf8(data, enc, name, complete, validated=encoding is None and complete)
+    if not complete:  # a preview parses whole lines only
+        utf8 = utf8[: utf8.rfind(b"\n") + 1]
+    if _is_blank(utf8):
+        raise _empty_error(name)
+    sample = _sample(utf8, complete)
+    d, q = sniff_text(sample, delimiter=delimiter, quotechar=quotechar)
+    opts = ReadOptions(delimiter=d, encoding=enc, quotechar=q, header=header)
+
+    first, after_header = _header_record(sample, d, q)
+    if not first:
+        raise _empty_error(name)
+    if len(first) == 1:
+        _check_single_column(sample, d, q, name)
+    names = _column_names(first, name) if header else [f"column_{i}" for i in range(1, len(first) + 1)]
+    start = after_header if header else 0
+    if header and _is_blank(utf8[start:]):
+        raise _header_only_error(name)
+    frame = _parse_body(utf8, start, names, d, q, name, header=header, max_rows=max_rows)
+    if header and len(frame) == 0:
+        raise _header_only_error(name)
+    return frame, opts
+
+
+def _check_single_column(sample: str, delimiter: str, quotechar: str, name: str) -> None:
+    """Refuse a one-column reading when another delimiter splits the file into consistent columns."""
+    other = better_delimiter(sample, delimiter, quotechar)
+    if other is not None:
+        raise DataError(
+            f"With the delimiter {describe_delimiter(delimiter)} every line of {name} is a single column, "
+            f"but {describe_delimiter(other.delimiter)} splits it into {other.fields} columns.",
+            hint=f"Choose {describe_delimiter(other.delimiter)} as the delimiter.",
+            where=name,
+        )
+
+
+def _parse_body(
+    utf8: bytes,
+    start: int,
+    names: list[str],
+    delimiter: str,
+    quotechar: str,
+    name: str,
+    *,
+    header: bool,
+    max_rows: int | None,
+) -> pd.DataFrame:
+    """Parse the records after the header with pyarrow, every column as strings, empty -> missing."""
+    internal = [f"f{i}" for i in range(len(names))]
+    body = memoryview(utf8)[start:]
+    quoted = utf8.find(quotechar.encode("utf-8"), start) >= 0
+    parse = pacsv.ParseOptions(
+        delimiter=delimiter,
+        quote_char=quotechar,
+        double_quote=True,
+        newlines_in_values=quoted,
+        ignore_empty_lines=True,
+    )
+    read = pacsv.ReadOptions(column_names=internal, use_threads=True, block_size=1 << 22)
+    convert = pacsv.ConvertOptions(
+        column_types={c: pa.string() for c in internal},
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+        null_values=[""],
+    )
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(pa.py_buffer(body)),
+            read_options=read,
+            parse_options=parse,
+            convert_options=convert,
+        )
+    except pa.ArrowInvalid as err:
+        raise _parse_error(str(err), utf8, names, delimiter, quotechar, name, header) from None
+    if max_rows is not None:
+        table = table.slice(0, max_rows)
+    frame = table.rename_columns(names).to_pandas()
+    return frame
+
+
+def _parse_error(
+    msg: str, utf8: bytes, names: list[str], delimiter: str, quotechar: str, name: str, header: bool
+) -> DataError:
+    """Turn pyarrow's message into one naming the 1-based line of the file (found by a second scan)."""
+    if "Expected" in msg and "columns" in msg:
+        found = _first_ragged_line(utf8, len(names), delimiter, quotechar, skip_first=header)
+        sample = decoded_sample(utf8, "utf-8", complete=True)
+        other = better_delimiter(sample, delimiter, quotechar)
+        hint = (
+            f"The file seems to be separated by {describe_delimiter(other.delimiter)}: choose it as the "
+            "delimiter."
+            if other and other.fields != len(names)
+            else f"A value probably contains the delimiter {describe_delimiter(delimiter)} without quotes, "
+            "or a field is missing: fix that line (or quote the value), then load the file again."
+        )
+        what = "the header has" if header else "the first line has"
+        if found:
+            line, n = found
+            return DataError(
+                f"Line {line} of {name} has {n} field{'s' if n != 1 else ''}; {what} {len(names)}.",
+                hint=hint,
+                where=f"{name}, line {line}",
+            )
+        return DataError(
+            f"A line of {name} does not have the {len(names)} fields {what}.", hint=hint, where=name
+        )
+    reason = msg.split(":", 1)[0] if ":" in msg else msg  # never echo row contents
+    return DataError(
+        f"{name} cannot be read as delimited text ({reason}).",
+        hint="Check the delimiter and quote character, or save the file again as CSV.",
+        where=name,
+    )
+
+
+def _first_ragged_line(
+    utf8: bytes, expected: int, delimiter: str, quotechar: str, skip_first: bool
+) -> tuple[int, int] | None:
+    """(line number, field count) of the first record whose field count differs; error path only."""
+    text = codecs.decode(utf8, "utf-8")
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, quotechar=quotechar, strict=False)
+    start = 1
+    first = True
+    try:
+        for rec in reader:
+            if rec:
+                if first and skip_first:
+                    first = False
+                elif len(rec) != expected:
+                    return start, len(rec)
+            start = reader.line_num + 1
+    except csv.Error:
+        return None
+    return None
+
+
+# -------------------------------------------------------------------------------------------------- xlsx
+def _open_workbook(openpyxl: Any, data: bytes, name: str) -> Any:
+    try:
+        return openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as err:  # openpyxl raises many types for a damaged file
+        raise DataError(
+            f"{name} cannot be opened as an Excel workbook ({type(err).__name__}).",
+            hint="Open it in Excel or LibreOffice and save it again as .xlsx.",
+            where=name,
+        ) from None
+
+
+def _cell_text(v: object) -> str | None:
+    """How a typed Excel cell is kept as text: integral numbers without ``.0``, dates as ISO 8601."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v if v != "" else None
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float):
+        if math.isnan(v):
+            return None
+        return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
+    if isinstance(v, dt.datetime):
+        return v.strftime("%Y-%m-%d") if v.time() == dt.time(0) else v.isoformat(sep=" ")
+    if isinstance(v, (dt.date, dt.time)):
+        return v.isoformat()
+    return str(v)
+
+
+def _read_xlsx(
+    data: bytes, name: str, *, sheet: str | int | None, header: bool, max_rows: int | None = None
+) -> tuple[pd.DataFrame, ReadOptions]:
+    """Read one sheet; cells are converted one by one (openpyxl reads cell by cell anyway)."""
+    import openpyxl
+
+    wb = _open_workbook(openpyxl, data, name)
+    try:
+        sheets = list(wb.sheetnames)
+        if sheet is None:
+            title = sheets[0]
+        elif isinstance(sheet, int) and not isinstance(sheet, bool):
+            if not 0 <= sheet < len(sheets):
+                raise DataError(
+                    f"{name} has {len(sheets)} sheet(s); there is no sheet number {sheet + 1}.",
+                    hint=f"Its sheets are: {', '.join(sheets)}.",
+                    where=name,
+                )
+            title = sheets[sheet]
+        elif str(sheet) in sheets:
+            title = str(sheet)
+        else:
+            raise DataError(
+                f"{name} has no sheet named '{sheet}'.",
+                hint=f"Its sheets are: {', '.join(sheets)}.",
+                where=str(sheet),
+            )
+        limit = None if max_rows is None else max_rows + (1 if header else 0)
+        rows = [[_cell_text(v) for v in row] for row in wb[title].iter_rows(values_only=True, max_row=limit)]
+    finally:
+        wb.close()
+    where = f"Sheet '{title}' of {name}"
+    rows = [r for r in rows if any(v is not None for v in r)]
+    if not rows:
+        raise _empty_error(where)
+    width = max(len(r) for r in rows)
+    rows = [r + [None] * (width - len(r)) for r in rows]
+    first, body = (rows[0], rows[1:]) if header else ([None] * width, rows)
+    keep = [j for j in range(width) if first[j] is not None or any(r[j] is not None for r in body)]
+    first = [first[j] for j in keep]
+    body = [[r[j] for j in keep] for r in body]
+    if header and not body:
+        raise _header_only_error(where)
+    names = (
+        _column_names([v or "" for v in first], name)
+        if header
+        else [f"column_{i}" for i in range(1, len(keep) + 1)]
+    )
+    frame = (
+        pd.DataFrame(body, columns=names, dtype="str") if body else pd.DataFrame(columns=names, dtype="str")
+    )
+    return frame, ReadOptions(header=header, sheet=title)
+
+
+# ----------------------------------------------------------------------------------------------- parquet
+def _arrow_to_text(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A Parquet column as strings (pyarrow casts, vectorized); empty strings become missing."""
+    import pyarrow.compute as pc
+
+    t = col.type
+    if pa.types.is_dictionary(t):
+        col = col.cast(t.value_type)
+        t = col.type
+    if pa.types.is_timestamp(t):
+        midnight = pc.all(pc.equal(pc.cast(col, pa.date32()).cast(t), col)).as_py() is not False
+        col = pc.cast(col, pa.date32()) if midnight else pc.strftime(col, format="%Y-%m-%d %H:%M:%S")
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        try:
+            col = pc.cast(col, pa.string())
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            col = pa.chunked_array(
+                [pa.array([None if v is None else str(v) for v in col.to_pylist()], pa.string())]
+            )
+    return pc.if_else(pc.equal(col, ""), pa.scalar(None, col.type), col)
+
+
+def _read_parquet(data: bytes, name: str, max_rows: int | None = None) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data))
+        table = (
+            pa.Table.from_batches([next(pf.iter_batches(batch_size=max_rows))], schema=pf.schema_arrow)
+            if max_rows is not None and pf.metadata.num_rows > 0
+            else pf.read()
+        )
+    except Exception as err:  # pyarrow raises several types for a damaged file
+        raise DataError(
+            f"{name} cannot be read as a Parquet file ({type(err).__name__}).",
+            hint="Check that the file is complete, or export it again.",
+            where=name,
+        ) from None
+    if table.num_columns == 0:
+        raise _empty_error(name)
+    if table.num_rows == 0:
+        raise _header_only_error(name)
+    names = _column_names([str(c) for c in table.column_names], name)
+    cols = [_arrow_to_text(table.column(i)) for i in range(table.num_columns)]
+    return pa.table(cols, names=names).to_pandas()

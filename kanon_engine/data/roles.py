@@ -1,0 +1,67 @@
+"""Attribute roles and the suggestions the import makes for them.
+
+Roles follow the seed slides (EI / QI / SD): explicit identifiers are removed from every release,
+quasi-identifiers are generalized, sensitive attributes are kept and protected by l-diversity or
+t-closeness, insensitive attributes are kept as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+import pandas as pd
+
+
+class Role(str, Enum):
+    IDENTIFIER = "identifier"
+    QUASI_IDENTIFIER = "quasi-identifier"
+    SENSITIVE = "sensitive"
+    INSENSITIVE = "insensitive"
+
+
+@dataclass(frozen=True)
+class RoleSuggestion:
+    """A suggested role with the reason shown to the user ("looks like a name column")."""
+
+    column: str
+    role: Role | None
+    reason: str
+    flagged: bool = False
+
+
+_IDENTIFIER_NAMES = re.compile(
+    r"(^|[_\s-])(first[_\s-]?name|last[_\s-]?name|given[_\s-]?name|full[_\s-]?name|surname|name|"
+    r"ssn|social[_\s-]?security|mrn|medical[_\s-]?record|patient[_\s-]?(id|number|no)|"
+    r"e-?mail|phone|telephone|mobile|fax|address|street|passport|licen[cs]e|iban|account)"
+    r"($|[_\s-])",
+    re.IGNORECASE,
+)
+_ID_LIKE = re.compile(r"^(id|.*[_\s-]id|identifier)$", re.IGNORECASE)
+
+
+def suggest_roles(frame: pd.DataFrame, unique_share: float = 0.95) -> list[RoleSuggestion]:
+    """Suggest a role per column.
+
+    Names like name/surname/ssn/mrn/patient id/email/phone/address suggest an identifier; a column whose
+    values are almost all unique (share of distinct non-missing values >= ``unique_share``) is flagged as
+    a likely identifier; everything else is left for the user.
+    """
+    out: list[RoleSuggestion] = []
+    n = len(frame)
+    for col in frame.columns:
+        name = str(col)
+        if _IDENTIFIER_NAMES.search(name) or _ID_LIKE.match(name.strip()):
+            out.append(RoleSuggestion(name, Role.IDENTIFIER, f"'{name}' looks like a direct identifier "
+                                      "(a name, number or contact detail): it will be removed."))
+            continue
+        values = frame[col].dropna()
+        if n >= 10 and len(values) and values.nunique() >= unique_share * len(values):
+            out.append(RoleSuggestion(name, Role.IDENTIFIER, f"Almost every value of '{name}' is unique, "
+                                      "so it likely identifies people: check it.", flagged=True))
+            continue
+        out.append(RoleSuggestion(name, None, "No suggestion: choose quasi-identifier if an outsider "
+                                  "could know it (age, sex, postcode, dates), sensitive if it must be "
+                                  "protected (diagnosis), insensitive otherwise."))
+    return out

@@ -1,0 +1,157 @@
+"""Integer encoding of quasi-identifiers and sensitive attributes, done once per run.
+
+Every quasi-identifier value is replaced by the index of its leaf in the attribute's hierarchy, and every
+hierarchy level by a lookup array (leaf index -> code at that level). Applying a full-domain
+transformation (a vector of levels, Samarati 2001) is then one array lookup per column, never a Python
+loop per row. Sensitive attributes are encoded as codes into their distinct values (ordered numerically
+when they are numbers, which the ordered-distance t-closeness needs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.data.table import Table
+from kanon_engine.errors import ConfigError, HierarchyError
+from kanon_engine.hierarchy.model import MISSING, Hierarchy
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveColumn:
+    """A sensitive attribute encoded as codes into ``values`` (numeric order when numeric)."""
+
+    name: str
+    codes: np.ndarray  # (n_rows,) int32
+    values: tuple[str, ...]
+    numeric: bool
+    hierarchy: Hierarchy | None = None
+
+    @cached_property
+    def global_distribution(self) -> np.ndarray:
+        """Share of each value in the whole table (the reference distribution of t-closeness)."""
+        counts = np.bincount(self.codes, minlength=len(self.values)).astype(float)
+        return counts / counts.sum()
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedTable:
+    """Quasi-identifiers as leaf codes plus per-level lookup arrays.
+
+    ``codes[q]`` is the leaf index of every row in ``hierarchies[q]``; ``level_maps[q][j]`` maps a leaf
+    index to the code of its generalization at level ``j`` (codes into ``hierarchies[q].level_codes[j][1]``).
+    """
+
+    qi: tuple[str, ...]
+    hierarchies: tuple[Hierarchy, ...]
+    codes: np.ndarray  # (n_qi, n_rows) int32
+    sensitive: tuple[SensitiveColumn, ...] = field(default=())
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[1])
+
+    @property
+    def n_qi(self) -> int:
+        return len(self.qi)
+
+    @cached_property
+    def heights(self) -> np.ndarray:
+        return np.array([h.height for h in self.hierarchies], dtype=np.int64)
+
+    @cached_property
+    def level_maps(self) -> tuple[tuple[np.ndarray, ...], ...]:
+        return tuple(tuple(codes for codes, _ in h.level_codes) for h in self.hierarchies)
+
+    @cached_property
+    def level_sizes(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(len(labels) for _, labels in h.level_codes) for h in self.hierarchies)
+
+    def sensitive_column(self, name: str) -> SensitiveColumn:
+        for s in self.sensitive:
+            if s.name == name:
+                return s
+        raise ConfigError(
+            f"'{name}' is not a sensitive attribute of this run.",
+            hint="Mark it as sensitive before asking for l-diversity or t-closeness on it.",
+            where=name,
+        )
+
+    def generalized_codes(self, levels: tuple[int, ...] | np.ndarray) -> np.ndarray:
+        """Codes of every row at ``levels`` (shape (n_qi, n_rows)); one lookup per column."""
+        return np.stack([self.level_maps[q][int(lv)][self.codes[q]] for q, lv in enumerate(levels)])
+
+
+def _factorize(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Hash-based codes of a column (O(n)) with missing values folded into the MISSING leaf."""
+    codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
+    values = np.asarray(uniques, dtype=object).astype(str)
+    if (codes < 0).any():
+        values = np.append(values, MISSING)
+        codes = np.where(codes < 0, len(values) - 1, codes)
+    return codes.astype(np.int64), values
+
+
+def encode_quasi_identifier(series: pd.Series, hierarchy: Hierarchy) -> np.ndarray:
+    """Leaf index of every value; a HierarchyError listing up to 10 values the hierarchy lacks."""
+    inverse, uniques = _factorize(series)
+    leaf_of_unique = hierarchy.encode(uniques)
+    missing = uniques[leaf_of_unique < 0]
+    if len(missing):
+        shown = ", ".join("(missing)" if v == MISSING else f"'{v}'" for v in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        raise HierarchyError(
+            f"The hierarchy of '{hierarchy.attribute}' does not cover {len(missing)} value(s) of the "
+            f"data: {shown}{more}.",
+            hint="Add these values to the hierarchy, or build a new one from the data.",
+            where=hierarchy.attribute,
+        )
+    return leaf_of_unique[inverse].astype(np.int32)
+
+
+def encode_sensitive(series: pd.Series, name: str, hierarchy: Hierarchy | None = None) -> SensitiveColumn:
+    """Codes of a sensitive attribute; values in numeric order when all non-missing values are numbers."""
+    if hierarchy is not None:
+        codes = encode_quasi_identifier(series, hierarchy)
+        return SensitiveColumn(name, codes, hierarchy.values, False, hierarchy)
+    first, values = _factorize(series)
+    uniques, inverse_u = np.unique(values, return_inverse=True)
+    inverse = inverse_u[first]
+    numbers = pd.to_numeric(pd.Series(uniques), errors="coerce")
+    numeric = bool(numbers.notna().all()) and len(uniques) > 0
+    if numeric:
+        order = np.argsort(numbers.to_numpy(), kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return SensitiveColumn(name, rank[inverse].astype(np.int32), tuple(uniques[order]), True)
+    return SensitiveColumn(name, inverse.astype(np.int32), tuple(uniques), False)
+
+
+def encode_table(
+    table: Table,
+    qi: tuple[str, ...] | list[str],
+    hierarchies: dict[str, Hierarchy],
+    sensitive: tuple[str, ...] | list[str] = (),
+    sensitive_hierarchies: dict[str, Hierarchy] | None = None,
+) -> EncodedTable:
+    """Encode the quasi-identifiers (with their hierarchies) and sensitive attributes of ``table``."""
+    qi = tuple(qi)
+    if not qi:
+        raise ConfigError(
+            "No quasi-identifier was chosen.",
+            hint="Mark at least one column an outsider could know (age, sex, postcode) as quasi-identifier.",
+        )
+    table.require_columns(qi, "quasi-identifier")
+    table.require_columns(tuple(sensitive), "sensitive attribute")
+    hs = []
+    for q in qi:
+        if q not in hierarchies:
+            raise ConfigError(f"The quasi-identifier '{q}' has no hierarchy.", where=q)
+        hs.append(hierarchies[q])
+    codes = np.stack([encode_quasi_identifier(table.frame[q], h) for q, h in zip(qi, hs)])
+    sens_h = sensitive_hierarchies or {}
+    sens = tuple(encode_sensitive(table.frame[s], s, sens_h.get(s)) for s in sensitive)
+    return EncodedTable(qi, tuple(hs), codes, sens)

@@ -1,0 +1,56 @@
+"""Typed errors. Every message is one plain sentence that names the file, row, column or value
+concerned, followed by what to do about it, so the GUI and the CLI can show it as it is."""
+
+from __future__ import annotations
+
+
+class KanonError(Exception):
+    """Base of every error the engine raises on purpose.
+
+    ``hint`` says what the user can do; ``where`` names the file/column/value concerned (for the GUI,
+    which shows the message next to the place it concerns).
+    """
+
+    kind = "error"
+
+    def __init__(self, message: str, *, hint: str = "", where: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.where = where
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}".strip()
+
+
+class DataError(KanonError):
+    """The input table cannot be read or does not fit what was asked (columns, values, types)."""
+
+    kind = "data"
+
+
+class HierarchyError(KanonError):
+    """A generalization hierarchy is malformed or does not cover the data."""
+
+    kind = "hierarchy"
+
+
+class ConfigError(KanonError):
+    """A parameter or role assignment is invalid (``k must be an integer >= 2; got 1``)."""
+
+    kind = "config"
+
+
+class InfeasibleError(KanonError):
+    """No transformation satisfies the privacy model within the limits, or the search is too large."""
+
+    kind = "infeasible"
+
+
+class Cancelled(KanonError):
+    """The user cancelled a running computation (raised from the progress callback)."""
+
+    kind = "cancelled"
+
+    def __init__(self, message: str = "The computation was cancelled.") -> None:
+        super().__init__(message)

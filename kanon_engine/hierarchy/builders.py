@@ -1,0 +1,473 @@
+"""Builders: generalization hierarchies made from the data, for the common kinds of quasi-identifier.
+
+Each builder is a pure function of the column's values that returns a :class:`Hierarchy` whose leaves are
+the distinct values as their original strings. They follow the hierarchy types of Sweeney's DGHs (Sweeney
+2002, "Achieving k-anonymity privacy protection using generalization and suppression": ZIP codes masked
+digit by digit, dates coarsened to year, ...) and the builder kinds of ARX (Prasser & Kohlmayer 2015,
+"Putting statistical disclosure control into practice: the ARX data anonymization tool": intervals,
+ordering/grouping, masking, dates).
+
+Work is done once per *distinct* value with numpy/pandas vector operations, never once per data row.
+
+Missing values. A column with missing cells (``NaN``/``None`` or the empty string) gets the leaf
+:data:`MISSING` (``""``), which generalizes to :data:`MISSING_LABEL` (``"(missing)"``) at every level
+between the leaves and the root, and to the root ``*`` at the top. Keeping "missing" as its own group
+below the root means a released file never merges a missing cell into a real group (a missing age is not
+"[30-35)"), and the root still joins everything.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.errors import ConfigError, HierarchyError
+from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
+
+if TYPE_CHECKING:  # data.table is imported for typing only, to keep the package import order loose
+    from kanon_engine.data.table import ColumnType
+
+#: The label of the missing-value leaf at every level between the leaves and the root.
+MISSING_LABEL = "(missing)"
+
+#: Date levels the date builder knows, finest first.
+DATE_LEVELS = ("day", "month", "quarter", "year", "decade", "century")
+
+#: How many values an error message lists before saying "and N more".
+_LISTED = 10
+
+Values = pd.Series | np.ndarray | Iterable[str]
+
+
+# ----------------------------------------------------------------------------------------- helpers
+def _distinct_values(values: Values) -> tuple[np.ndarray, bool]:
+    """Distinct non-missing values as strings (first-seen order), and whether any value is missing.
+
+    ``NaN``/``None`` and the empty string count as missing: both are the :data:`MISSING` leaf.
+    """
+    if isinstance(values, pd.Series):
+        s = values
+    else:
+        s = pd.Series(np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=object))
+    u = pd.Series(np.asarray(pd.unique(s), dtype=object), dtype=object)  # distinct first: cheap per row
+    missing = u.isna().to_numpy()
+    text = np.asarray(u[~missing].astype(str), dtype=object)
+    empty = text == ""
+    distinct = pd.unique(text[~empty]) if len(text) else np.empty(0, dtype=object)  # 1 and "1" -> "1"
+    return np.asarray(distinct, dtype=object), bool(missing.any() or empty.any())
+
+
+def _show_list(values: Sequence[str] | np.ndarray) -> str:
+    """``'a', 'b' and 'c'`` (at most 10, then "and N more")."""
+    vals = [f"'{v}'" for v in list(values)[:_LISTED]]
+    extra = len(values) - len(vals)
+    if extra:
+        return ", ".join(vals) + f" and {extra} more"
+    return vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
+
+
+def _assemble(
+    attribute: str, leaves: np.ndarray, levels: list[np.ndarray], has_missing: bool, add_root: bool = True
+) -> Hierarchy:
+    """Stack ``[leaves, level1, ..., root]`` into a hierarchy, adding the missing-value row last."""
+    n = len(leaves)
+    columns = [np.asarray(leaves, dtype=object)] + [np.asarray(c, dtype=object) for c in levels]
+    if add_root:
+        columns.append(np.full(n, ROOT, dtype=object))
+    matrix = np.empty((n, len(columns)), dtype=object)
+    for j, col in enumerate(columns):
+        matrix[:, j] = col
+    if has_missing:
+        row = np.array([MISSING] + [MISSING_LABEL] * (len(columns) - 2) + [ROOT], dtype=object)
+        if len(columns) == 1:
+            row = np.array([MISSING], dtype=object)
+        matrix = np.vstack([matrix, row[None, :]]) if n else row[None, :]
+    if matrix.shape[0] == 0:
+        raise HierarchyError(
+            f"The column '{attribute}' has no values to build a hierarchy from.",
+            hint="Load data with at least one value in this column.",
+            where=attribute,
+        )
+    return Hierarchy(attribute, matrix)
+
+
+def _format_number(x: float) -> str:
+    """Shortest plain text of an interval bound: ``30`` not ``30.0``, ``0.3`` not ``0.30000000000000004``."""
+    x = round(float(x), 9) + 0.0  # + 0.0 turns -0.0 into 0.0
+    if x.is_integer():
+        return str(int(x))
+    return np.format_float_positional(x, trim="-")
+
+
+def _sorted_order(keys: np.ndarray, text: np.ndarray) -> np.ndarray:
+    """Stable order by ``keys`` then by the original string (so "30" sorts before "30.0")."""
+    by_text = np.argsort(text.astype(str), kind="stable")
+    return by_text[np.argsort(keys[by_text], kind="stable")]
+
+
+def _labels_from_uniques(keys: np.ndarray, fmt) -> np.ndarray:
+    """Format each distinct key once and spread the labels back (one call per group, not per value)."""
+    codes, uniques = pd.factorize(keys)
+    labels = np.array([fmt(u) for u in uniques], dtype=object)
+    return labels[codes]
+
+
+# --------------------------------------------------------------------------------------- intervals
+def _check_widths(widths: Sequence[float]) -> list[float]:
+    shown = ", ".join(str(w) for w in widths)
+    try:
+        ws = [float(w) for w in widths]
+    except (TypeError, ValueError):
+        raise ConfigError(f"Interval widths must be numbers; got ({shown}).", where="widths") from None
+    if any(not math.isfinite(w) or w <= 0 for w in ws):
+        raise ConfigError(f"Interval widths must be positive numbers; got ({shown}).", where="widths")
+    for a, b in zip(ws, ws[1:]):
+        ratio = b / a
+        if b <= a or abs(ratio - round(ratio)) > 1e-9 * ratio:
+            raise ConfigError(
+                f"Each interval width must be a larger multiple of the one before, so that the intervals "
+                f"nest; got widths ({shown}): {_format_number(b)} is not a multiple of {_format_number(a)} "
+                f"larger than it.",
+                hint="For example 5, 10, 20 or 10, 50, 100.",
+                where="widths",
+            )
+    return ws
+
+
+def interval_hierarchy(
+    attribute: str,
+    values: Values,
+    widths: Sequence[float] = (5, 10, 20),
+    *,
+    bottom: float | None = None,
+    top: float | None = None,
+    label: str = "[{lo}-{hi})",
+) -> Hierarchy:
+    """Numeric values -> nested half-open intervals of the given widths -> ``*``.
+
+    Level ``j`` holds the interval of width ``widths[j-1]`` containing the value; intervals start at
+    multiples of the width counted from ``bottom`` (or from 0), so that with each width a multiple of
+    the previous one every interval lies inside one interval of the next level (the hierarchy is a
+    tree, as a DGH must be: Sweeney 2002). ``bottom``/``top`` code the tails: values below ``bottom``
+    become ``<bottom`` and values at or above ``top`` become ``>=top`` at every level (top-coding keeps
+    rare extreme values, e.g. ages over 90, from standing out); an interval that reaches past ``top`` is
+    cut at ``top`` in its label. ``label`` formats an interval from ``{lo}`` and ``{hi}``.
+
+    Leaves are the distinct values as their original strings, in numeric order.
+
+    Raises ConfigError for widths that do not nest or bounds in the wrong order, HierarchyError listing
+    the values that are not numbers.
+    """
+    ws = _check_widths(widths)
+    if bottom is not None and top is not None and not bottom < top:
+        raise ConfigError(
+            f"The bottom code must be below the top code; got bottom={bottom}, top={top}.", where="bottom"
+        )
+    try:
+        label.format(lo="0", hi="1")
+    except (KeyError, IndexError, ValueError):
+        raise ConfigError(
+            f"The interval label must use only {{lo}} and {{hi}}; got '{label}'.",
+            hint="For example [{lo}-{hi}).",
+            where="label",
+        ) from None
+    distinct, has_missing = _distinct_values(values)
+    x = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(x)
+    if bad.any():
+        raise HierarchyError(
+            f"The column '{attribute}' has values that are not numbers: {_show_list(distinct[bad])}.",
+            hint="Fix these values in the data, or use a grouping or masking hierarchy for this column.",
+            where=f"{attribute}={distinct[bad][0]}",
+        )
+    order = _sorted_order(x, distinct)
+    distinct, x = distinct[order], x[order]
+    origin = float(bottom) if bottom is not None else 0.0
+    below = x < bottom if bottom is not None else np.zeros(len(x), dtype=bool)
+    above = x >= top if top is not None else np.zeros(len(x), dtype=bool)
+    levels = []
+    for w in ws:
+        lo = origin + np.floor((x - origin) / w + 1e-9) * w
+        hi_cap = float(top) if top is not None else math.inf
+
+        def fmt(a: float, w: float = w, hi_cap: float = hi_cap) -> str:
+            return label.format(lo=_format_number(a), hi=_format_number(min(a + w, hi_cap)))
+
+        labels = _labels_from_uniques(lo, fmt)
+        labels[below] = f"<{_format_number(bottom)}" if bottom is not None else ""
+        labels[above] = f">={_format_number(top)}" if top is not None else ""
+        levels.append(labels)
+    return _assemble(attribute, distinct, levels, has_missing)
+
+
+def _nice_ceil(raw: float) -> float:
+    """Smallest number of the form 1, 2 or 5 times a power of ten that is >= ``raw``."""
+    e = math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if m * 10.0**e >= raw * (1 - 1e-12):
+            return float(f"{m}e{e}")
+    return float(f"1e{e + 1}")
+
+
+def _next_nice(w: float) -> float:
+    """The next "nice" width that is a multiple of ``w``: 1 -> 2 -> 10 -> 20 -> 100, 5 -> 10."""
+    e = math.floor(math.log10(w) + 1e-12)
+    m = round(w / 10.0**e)
+    nxt = {1: 2, 2: 10, 5: 10}.get(m, 10)
+    return float(f"{nxt}e{e}")
+
+
+def suggest_widths(low: float, high: float, integer: bool = True, levels: int = 3) -> tuple[float, ...]:
+    """Nested "nice" interval widths for values in ``[low, high]``.
+
+    The first width splits the range into about 10-20 intervals, each next width is the next nice
+    multiple (5, 10, 20 for ages 17-90, as in the ARX adult hierarchy); widths wider than the range
+    are dropped (they would make one interval of everything, which the root already does). Integer
+    columns get widths of at least 2 (an interval of width 1 is the value itself).
+    """
+    span = float(high) - float(low)
+    if not math.isfinite(span) or span <= 0:
+        return ()
+    w = _nice_ceil(span / 20)
+    if integer:
+        w = max(w, 2.0)
+    out = [w]
+    while len(out) < levels and _next_nice(out[-1]) <= span:
+        out.append(_next_nice(out[-1]))
+    return tuple(int(v) if integer else v for v in out)
+
+
+# ------------------------------------------------------------------------------------------- dates
+def _parse_dates(attribute: str, distinct: np.ndarray, date_format: str | None) -> pd.Series:
+    s = pd.Series(distinct, dtype=object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # pandas' "could not infer format" chatter
+        try:
+            if date_format:
+                dt = pd.to_datetime(s, format=date_format, errors="coerce")
+            else:
+                dt = pd.to_datetime(s, errors="coerce")  # infers one format from the first value
+                bad = dt.isna()
+                if bad.any():
+                    dt[bad] = pd.to_datetime(s[bad], format="mixed", errors="coerce")
+        except (TypeError, ValueError) as exc:  # e.g. mixed time zones
+            raise HierarchyError(
+                f"The dates of '{attribute}' cannot be read as one kind of date ({exc}).",
+                hint="Give the date format, for example %Y-%m-%d.",
+                where=attribute,
+            ) from None
+    bad = dt.isna().to_numpy()
+    if bad.any():
+        fmt = f" with the format '{date_format}'" if date_format else ""
+        raise HierarchyError(
+            f"The column '{attribute}' has values that are not dates{fmt}: {_show_list(distinct[bad])}.",
+            hint="Give the date format (for example %d.%m.%Y) or fix these values in the data.",
+            where=f"{attribute}={distinct[bad][0]}",
+        )
+    return dt
+
+
+def date_hierarchy(
+    attribute: str,
+    values: Values,
+    date_format: str | None = None,
+    levels: Sequence[str] = ("month", "year", "decade"),
+) -> Hierarchy:
+    """Dates -> month (``1965-09``) -> year (``1965``) -> decade (``1960-1969``) -> ``*``.
+
+    ``levels`` picks, finest first, from ``day`` (``1965-09-20``), ``month``, ``quarter``
+    (``1965-Q3``), ``year``, ``decade`` and ``century`` (``1900-1999``); Sweeney's birth-date DGH
+    (Sweeney 2002) is ``("year", "decade")``. ``date_format`` is a strftime format such as ``%d.%m.%Y``;
+    without it the format is inferred from the values (mixed formats are tried one by one). Leaves are
+    the original strings in chronological order.
+    """
+    levels = tuple(levels)
+    unknown = [lv for lv in levels if lv not in DATE_LEVELS]
+    ranks = [DATE_LEVELS.index(lv) for lv in levels if lv in DATE_LEVELS]
+    if unknown or any(b <= a for a, b in zip(ranks, ranks[1:])):
+        raise ConfigError(
+            f"Date levels must be taken, finest first, from {', '.join(DATE_LEVELS)}; got "
+            f"({', '.join(map(str, levels))}).",
+            hint="For example month, year, decade.",
+            where="levels",
+        )
+    distinct, has_missing = _distinct_values(values)
+    dt = _parse_dates(attribute, distinct, date_format)
+    key = dt.to_numpy(dtype="datetime64[us]").astype(np.int64)
+    order = _sorted_order(key, distinct)
+    distinct, dt = distinct[order], dt.iloc[order].reset_index(drop=True)
+    year = dt.dt.year.to_numpy(dtype=np.int64)
+    month = dt.dt.month.to_numpy(dtype=np.int64)
+    day = dt.dt.day.to_numpy(dtype=np.int64)
+    makers = {
+        "day": (
+            year * 10000 + month * 100 + day,
+            lambda k: f"{k // 10000:04d}-{k // 100 % 100:02d}-{k % 100:02d}",
+        ),
+        "month": (year * 100 + month, lambda k: f"{k // 100:04d}-{k % 100:02d}"),
+        "quarter": (year * 10 + (month - 1) // 3 + 1, lambda k: f"{k // 10:04d}-Q{k % 10}"),
+        "year": (year, lambda k: f"{k:04d}"),
+        "decade": (year // 10 * 10, lambda k: f"{k:04d}-{k + 9:04d}"),
+        "century": (year // 100 * 100, lambda k: f"{k:04d}-{k + 99:04d}"),
+    }
+    columns = [_labels_from_uniques(makers[lv][0], makers[lv][1]) for lv in levels]
+    return _assemble(attribute, distinct, columns, has_missing)
+
+
+# ----------------------------------------------------------------------------------------- masking
+def masking_hierarchy(attribute: str, values: Values, max_masked: int | None = None) -> Hierarchy:
+    """Codes masked from the right, one character per level: ``02138 -> 0213* -> 021** -> ... -> *``.
+
+    This is Sweeney's ZIP-code DGH (Sweeney 2002): the leading characters of a hierarchical code (ZIP,
+    ICD, phone prefix) carry its coarse meaning. With ``n`` the longest value's length, level ``j``
+    keeps the first ``n - j`` characters and writes ``*`` for the rest, for ``j = 1 .. n - 1`` (or up to
+    ``max_masked`` characters), then the root ``*``.
+
+    Values of different lengths are padded on the right to ``n`` characters with ``*``: a shorter value
+    is treated as a code whose missing trailing characters are already unknown. So with 5-character
+    ZIPs, ``213`` appears as ``213**`` from level 1 on and joins the 5-character codes starting with
+    ``213`` at level 2 (the prefix is what a code's meaning hangs on; we do not guess leading zeros,
+    which would change the value). Leaves are sorted as text so that codes sharing a prefix sit together.
+    """
+    if max_masked is not None and (
+        isinstance(max_masked, bool) or not isinstance(max_masked, int) or max_masked < 0
+    ):
+        raise ConfigError(
+            f"max_masked must be a whole number >= 0 (or None for all); got {max_masked!r}.",
+            where="max_masked",
+        )
+    distinct, has_missing = _distinct_values(values)
+    distinct = np.asarray(sorted(distinct), dtype=object)
+    s = pd.Series(distinct, dtype=object)
+    n = int(s.str.len().max()) if len(s) else 0
+    steps = max(n - 1, 0) if max_masked is None else min(max_masked, max(n - 1, 0))
+    levels = [
+        s.str.slice(0, n - j).str.pad(n, side="right", fillchar="*").to_numpy(dtype=object)
+        for j in range(1, steps + 1)
+    ]
+    return _assemble(attribute, distinct, levels, has_missing)
+
+
+# ---------------------------------------------------------------------------------------- grouping
+def grouping_hierarchy(attribute: str, values: Values, groups: Sequence[Mapping[str, str]]) -> Hierarchy:
+    """Categories grouped level by level from a user mapping (the DGH of a categorical attribute).
+
+    ``groups[0]`` maps each value to its group at level 1, ``groups[1]`` each level-1 group to its group
+    at level 2, and so on. The root ``*`` is added on top unless the last mapping already sends
+    everything to ``*``. Missing values get the ``(missing)`` chain unless ``groups[0]`` maps ``""``.
+    Leaves are ordered so that members of a group sit together, groups in the order the mapping names
+    them. Each mapping is a function, so the result is always a tree.
+
+    Raises HierarchyError listing the values (or groups) a mapping leaves out.
+    """
+    distinct, has_missing = _distinct_values(values)
+    if has_missing and groups and MISSING in groups[0]:
+        distinct = np.append(distinct, MISSING)
+        has_missing = False
+    current = pd.Series(distinct, dtype=object)
+    levels: list[np.ndarray] = []
+    ranks: list[np.ndarray] = []
+    for j, mapping in enumerate(groups, start=1):
+        table = {str(k): str(v) for k, v in mapping.items()}
+        mapped = current.map(table)
+        unmapped = mapped.isna().to_numpy()
+        if unmapped.any():
+            names = pd.unique(current[unmapped].to_numpy(dtype=object))
+            what = "values" if j == 1 else f"groups of level {j - 1}"
+            raise HierarchyError(
+                f"The grouping of '{attribute}' gives no group at level {j} to these {what}: "
+                f"{_show_list(names)}.",
+                hint=f"Add them to the mapping of level {j}.",
+                where=f"{attribute}={names[0]}",
+            )
+        if j == 1:
+            ranks.append(pd.Index(list(table)).get_indexer(current))
+        ranks.append(pd.Index(pd.unique(np.asarray(list(table.values()), dtype=object))).get_indexer(mapped))
+        levels.append(mapped.to_numpy(dtype=object))
+        current = mapped
+    if ranks:
+        order = np.lexsort(tuple(ranks))
+        distinct = distinct[order]
+        levels = [c[order] for c in levels]
+    add_root = not (levels and bool((levels[-1] == ROOT).all()))
+    return _assemble(attribute, distinct, levels, has_missing, add_root=add_root)
+
+
+# ----------------------------------------------------------------------------------------- default
+_CODE = re.compile(r"\d+")
+_INT = re.compile(r"[+-]?\d+")
+
+
+def _looks_like_code(distinct: np.ndarray) -> bool:
+    """Digit strings of one length with a leading zero or at least 5 digits: ZIP-like codes.
+
+    Ages (``17``..``90``) or years (``1965``) are digit strings of one length too, but intervals suit
+    them better, hence the leading-zero / length test.
+    """
+    if len(distinct) < 2:
+        return False
+    s = pd.Series(distinct, dtype=object)
+    if not s.str.fullmatch(_CODE).all():
+        return False
+    lengths = s.str.len()
+    n = int(lengths.iloc[0])
+    return bool((lengths == n).all() and n >= 2 and (n >= 5 or s.str.startswith("0").any()))
+
+
+def _guess_kind(distinct: np.ndarray) -> str:
+    """integer / decimal / date / categorical, for when no detected column type is given."""
+    s = pd.Series(distinct, dtype=object)
+    if s.str.fullmatch(_INT).all():
+        return "integer"
+    if np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)).all():
+        return "decimal"
+    if s.str.contains(r"\d").all() and s.str.contains(r"[-/.]").all():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            if pd.to_datetime(s, errors="coerce", format="mixed").notna().all():
+                return "date"
+    return "categorical"
+
+
+def default_hierarchy(attribute: str, series: pd.Series, column_type: ColumnType | None = None) -> Hierarchy:
+    """A sensible first hierarchy for any column, for the user to refine.
+
+    - dates -> :func:`date_hierarchy` (month, year, decade);
+    - digit codes of one length with a leading zero or 5+ digits (ZIP-like) -> :func:`masking_hierarchy`;
+    - integers and decimals -> :func:`interval_hierarchy` with widths from :func:`suggest_widths`
+      (about 10-20 intervals at level 1, then the next nice multiples: 5, 10, 20 for ages);
+    - anything else (or a column whose values do not all fit its type) -> flat: value -> ``*``,
+      leaves in alphabetical order.
+
+    ``column_type`` is the import's detected type (its kind and date format); without it the kind is
+    guessed from the values. Missing values get the ``""`` leaf -> ``(missing)`` ... -> ``*`` (see the
+    module docstring). Never raises for odd data: it falls back to the flat hierarchy.
+    """
+    distinct, has_missing = _distinct_values(series)
+    if len(distinct) == 0:
+        return Hierarchy.from_rows(attribute, [[MISSING, ROOT]])
+    kind = str(column_type.kind.value) if column_type is not None else _guess_kind(distinct)
+    try:
+        if kind == "date":
+            fmt = column_type.date_format if column_type is not None else None
+            return date_hierarchy(attribute, series, fmt)
+        if _looks_like_code(distinct):
+            return masking_hierarchy(attribute, series)
+        if kind in ("integer", "decimal"):
+            x = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
+            if np.isfinite(x).all():
+                widths = suggest_widths(
+                    x.min(), x.max(), integer=kind == "integer" and bool((x == np.round(x)).all())
+                )
+                if widths:
+                    return interval_hierarchy(attribute, series, widths)
+    except HierarchyError:
+        pass
+    leaves = np.asarray(sorted(distinct), dtype=object)
+    return _assemble(attribute, leaves, [], has_missing)

@@ -1,0 +1,201 @@
+"""Checks that a hierarchy can be used to generalize a column, as issues the GUI shows inline.
+
+What is an error: a label with two parents at the next level (the hierarchy is not a tree, so a class of
+records at one level would be split at the next one, which breaks the monotonicity full-domain
+algorithms rely on: Samarati 2001, LeFevre et al. 2005 "Incognito"), and data values the hierarchy does
+not cover (they could not be generalized). What is a warning: a top level with several values (the
+column can never be fully generalized), no generalization level at all, empty labels above the leaves.
+What is fine: the same label at different levels (``Male -> Male -> *``), leaves the data does not use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.errors import HierarchyError
+from kanon_engine.hierarchy.model import MISSING, Hierarchy
+
+Severity = Literal["error", "warning"]
+
+#: How many values a message lists before saying how many there are in all.
+MAX_LISTED = 10
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+
+
+@dataclass(frozen=True)
+class HierarchyIssue:
+    """One problem found in a hierarchy: ``severity`` is "error" (cannot run) or "warning"; ``value``
+    and ``level`` point at the label concerned (``None`` when the issue is about the whole hierarchy)."""
+
+    severity: Severity
+    message: str
+    value: str | None = None
+    level: int | None = None
+
+
+def show_value(v: str) -> str:
+    """A value as messages print it: quoted, or ``(missing)`` for the missing-value leaf."""
+    return "(missing)" if v == MISSING else f"'{v}'"
+
+
+def _quoted(items) -> list[str]:
+    return [f"'{v}'" for v in items]
+
+
+def _and_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def multi_parent_labels(h: Hierarchy) -> dict[tuple[int, str], list[str]]:
+    """``(level, label) -> its parents at level + 1`` for every label with more than one parent.
+
+    Empty when the hierarchy is a tree. One pandas drop-duplicates per level (no loop over rows).
+    """
+    out: dict[tuple[int, str], list[str]] = {}
+    for j in range(1, h.height):
+        pairs = pd.DataFrame({"a": h.matrix[:, j], "b": h.matrix[:, j + 1]}, dtype=object).drop_duplicates()
+        multi = pairs[pairs["a"].duplicated(keep=False)]
+        for label, grp in multi.groupby("a", sort=False):
+            out[(j, str(label))] = [str(p) for p in grp["b"]]
+    return out
+
+
+def uncovered_values(h: Hierarchy, data_values: pd.Series | np.ndarray | list) -> list[str]:
+    """Distinct data values the hierarchy has no leaf for, most frequent first (ties: first seen).
+
+    A missing cell (``NaN``/``None``/``""``) is reported as :data:`MISSING` (``""``), the leaf that
+    would cover it.
+    """
+    s = data_values
+    if not isinstance(s, pd.Series):
+        s = pd.Series(np.asarray(data_values, dtype=object))
+    codes, uniques = pd.factorize(s, sort=False, use_na_sentinel=False)  # distinct first, then text
+    counts = np.bincount(codes, minlength=len(uniques))
+    order = np.argsort(-counts, kind="stable")  # most frequent first, ties in first-seen order
+    u = pd.Series(np.asarray(uniques, dtype=object)[order], dtype=object)
+    text = np.asarray(u.astype(str), dtype=object) if len(u) else np.empty(0, dtype=object)
+    text[u.isna().to_numpy()] = MISSING
+    text = pd.unique(text)  # values that differ only before conversion (1 and "1") are one value
+    unknown = h.leaf_index.get_indexer(pd.Index(text, dtype=object)) < 0
+    return [str(v) for v in text[unknown]]
+
+
+def _coverage_issue(h: Hierarchy, data_values) -> list[HierarchyIssue]:
+    missing = uncovered_values(h, data_values)
+    if not missing:
+        return []
+    n = len(missing)
+    shown = _and_list([show_value(v) for v in missing[:MAX_LISTED]])
+    if n == 1:
+        head = f"1 value of '{h.attribute}' in the data is not in its hierarchy: {shown}."
+    elif n <= MAX_LISTED:
+        head = f"{n} values of '{h.attribute}' in the data are not in its hierarchy: {shown}."
+    else:
+        head = (
+            f"{n} values of '{h.attribute}' in the data are not in its hierarchy "
+            f"(the {MAX_LISTED} most frequent: {shown})."
+        )
+    near = {str(v).strip().casefold() for v in h.values}
+    if any(v != MISSING and v.strip().casefold() in near for v in missing[:1000]):
+        head += " Some differ from hierarchy values only by spaces or upper/lower case."
+    head += " Place them under a group in the hierarchy editor, or rebuild the hierarchy."
+    return [HierarchyIssue("error", head, value=missing[0], level=0)]
+
+
+def _tree_issues(h: Hierarchy) -> list[HierarchyIssue]:
+    out = []
+    per_level: dict[int, int] = {}
+    for (level, label), parents in multi_parent_labels(h).items():
+        per_level[level] = per_level.get(level, 0) + 1
+        if per_level[level] > MAX_LISTED:
+            continue
+        count = _NUMBER_WORDS.get(len(parents), str(len(parents)))
+        out.append(
+            HierarchyIssue(
+                "error",
+                f"'{label}' at level {level} has {count} parents at level {level + 1}: "
+                f"{_and_list(_quoted(parents))}. Each group needs exactly one parent so that the "
+                f"levels nest; rename one of the groups or move it under a single parent.",
+                value=label,
+                level=level,
+            )
+        )
+    for level, n in per_level.items():
+        if n > MAX_LISTED:
+            out.append(
+                HierarchyIssue(
+                    "error",
+                    f"{n} labels in all at level {level} have more than one parent at level {level + 1}.",
+                    level=level,
+                )
+            )
+    return out
+
+
+def _shape_issues(h: Hierarchy) -> list[HierarchyIssue]:
+    out = []
+    if h.height == 0:
+        out.append(
+            HierarchyIssue(
+                "warning",
+                f"The hierarchy of '{h.attribute}' has no generalization level: its values can only be kept "
+                f"or suppressed. Add a level, for example a root '*'.",
+                level=0,
+            )
+        )
+        return out
+    top = h.level_codes[h.height][1]
+    if len(top) > 1:
+        shown = _and_list(_quoted(top[:MAX_LISTED])) + ("" if len(top) <= MAX_LISTED else ", ...")
+        out.append(
+            HierarchyIssue(
+                "warning",
+                f"The top level (level {h.height}) of '{h.attribute}' has {len(top)} values, {shown}: the "
+                f"column can never be fully generalized. Merge them into one root such as '*'.",
+                value=top[0],
+                level=h.height,
+            )
+        )
+    empty_rows, empty_cols = np.nonzero(h.matrix[:, 1:] == "")
+    if len(empty_rows):
+        i, j = int(empty_rows[0]), int(empty_cols[0]) + 1
+        extra = f" ({len(empty_rows)} empty labels in all)" if len(empty_rows) > 1 else ""
+        out.append(
+            HierarchyIssue(
+                "warning",
+                f"The value {show_value(h.matrix[i, 0])} of '{h.attribute}' has an empty label at level {j}"
+                f"{extra}; released cells would be blank. Give the group a name.",
+                value=str(h.matrix[i, 0]),
+                level=j,
+            )
+        )
+    return out
+
+
+def validate_hierarchy(h: Hierarchy, data_values: pd.Series | None = None) -> list[HierarchyIssue]:
+    """All issues of ``h`` (errors first, then warnings), checked against ``data_values`` if given."""
+    issues = _tree_issues(h) + _shape_issues(h)
+    if data_values is not None:
+        issues = _coverage_issue(h, data_values) + issues
+    return sorted(issues, key=lambda i: i.severity != "error")
+
+
+def require_valid(h: Hierarchy, data_values: pd.Series | None = None) -> list[HierarchyIssue]:
+    """Raise HierarchyError with the first errors in one plain message; return the warnings."""
+    issues = validate_hierarchy(h, data_values)
+    errors = [i for i in issues if i.severity == "error"]
+    if errors:
+        text = " ".join(e.message for e in errors[:3])
+        if len(errors) > 3:
+            text += f" ({len(errors) - 3} more problems.)"
+        raise HierarchyError(
+            f"The hierarchy of '{h.attribute}' cannot be used. {text}",
+            hint="Open it in the hierarchy editor to fix it.",
+            where=h.attribute if errors[0].value is None else f"{h.attribute}={errors[0].value}",
+        )
+    return [i for i in issues if i.severity == "warning"]

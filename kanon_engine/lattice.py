@@ -1,0 +1,153 @@
+"""The generalization lattice of full-domain transformations (Samarati 2001; LeFevre et al. 2005).
+
+A node is a vector of levels, one per quasi-identifier; its height is the sum of levels; an edge goes one
+level up in one attribute. Nodes are numbered in mixed radix (last attribute fastest), so the whole
+lattice is an integer matrix and "all generalizations of a node" is one vectorized comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kanon_engine.errors import InfeasibleError
+
+#: Exhaustive methods (optimal, incognito) refuse lattices larger than this.
+MAX_EXHAUSTIVE_NODES = 500_000
+
+
+class Lattice:
+    """All full-domain transformations of attributes with the given maximal levels."""
+
+    def __init__(self, max_levels: np.ndarray | list[int], names: tuple[str, ...] = ()) -> None:
+        self.max_levels = np.asarray(max_levels, dtype=np.int64)
+        self.names = tuple(names)
+        self.radix = self.max_levels + 1
+        self.size = int(np.prod(self.radix, dtype=object))
+        self.strides = np.ones(len(self.radix), dtype=np.int64)
+        for i in range(len(self.radix) - 2, -1, -1):
+            self.strides[i] = self.strides[i + 1] * self.radix[i + 1]
+        self._levels: np.ndarray | None = None
+        self._ge: list[np.ndarray] | None = None
+        self._heights: np.ndarray | None = None
+        self._le: list[np.ndarray] | None = None
+
+    @staticmethod
+    def require_size(size: int, algorithm: str, limit: int = MAX_EXHAUSTIVE_NODES) -> None:
+        if size > limit:
+            raise InfeasibleError(
+                f"The generalization lattice has {size:,} transformations, too many for {algorithm} "
+                f"(at most {limit:,}).",
+                hint="Use Datafly or Mondrian, or fewer quasi-identifiers or shallower hierarchies.",
+                where="algorithm",
+            )
+
+    @property
+    def levels(self) -> np.ndarray:
+        """(size, n_attributes) matrix of every node's levels, in index order."""
+        if self._levels is None:
+            idx = np.arange(self.size, dtype=np.int64)
+            self._levels = ((idx[:, None] // self.strides[None, :]) % self.radix[None, :]).astype(np.int64)
+        return self._levels
+
+    @property
+    def heights(self) -> np.ndarray:
+        if self._heights is None:
+            self._heights = self.levels.sum(axis=1)
+        return self._heights
+
+    @property
+    def max_height(self) -> int:
+        return int(self.max_levels.sum())
+
+    def index(self, levels: tuple[int, ...] | np.ndarray) -> int:
+        return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
+
+    def node(self, index: int) -> tuple[int, ...]:
+        return tuple(int(x) for x in (index // self.strides) % self.radix)
+
+    def bottom_up_order(self) -> np.ndarray:
+        """Node indices by height, then index (the order every search visits nodes in)."""
+        return np.lexsort((np.arange(self.size), self.heights))
+
+    def _masks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per attribute and level: masks of the nodes at >= / <= that level (an AND of them is an upset)."""
+        if self._ge is None:
+            lv = self.levels
+            self._ge = [np.ascontiguousarray(lv[:, None, a] >= np.arange(m + 1)[None, :]).T.copy()
+                        for a, m in enumerate(self.max_levels)]
+            self._le = [np.ascontiguousarray(lv[:, None, a] <= np.arange(m + 1)[None, :]).T.copy()
+                        for a, m in enumerate(self.max_levels)]
+        return self._ge, self._le
+
+    def upset(self, index: int) -> np.ndarray:
+        """Mask of the node and all its generalizations."""
+        ge, _ = self._masks()
+        node = self.levels[index]
+        out = ge[0][node[0]].copy()
+        for a in range(1, len(node)):
+            out &= ge[a][node[a]]
+        return out
+
+    def downset(self, index: int) -> np.ndarray:
+        """Mask of the node and all its specializations."""
+        _, le = self._masks()
+        node = self.levels[index]
+        out = le[0][node[0]].copy()
+        for a in range(1, len(node)):
+            out &= le[a][node[a]]
+        return out
+
+    def successors(self, index: int) -> list[int]:
+        lv = self.levels[index]
+        return [index + int(self.strides[i]) for i in range(len(lv)) if lv[i] < self.max_levels[i]]
+
+    def predecessors(self, index: int) -> list[int]:
+        lv = self.levels[index]
+        return [index - int(self.strides[i]) for i in range(len(lv)) if lv[i] > 0]
+
+    def at_height(self, height: int) -> np.ndarray:
+        return np.flatnonzero(self.heights == height)
+
+
+# Status of a node in a search record (what the algorithm learned about it).
+NOT_EVALUATED = 0
+SATISFIES = 1  # checked, satisfies the privacy model
+FAILS = 2  # checked, fails
+INFERRED_SATISFIES = 3  # not checked: a specialization satisfies (monotonicity)
+INFERRED_FAILS = 4  # not checked: a generalization fails (monotonicity)
+PRUNED = 5  # not checked: its metric bound cannot beat the optimum
+
+STATUS_NAMES = {
+    NOT_EVALUATED: "not evaluated",
+    SATISFIES: "satisfies",
+    FAILS: "fails",
+    INFERRED_SATISFIES: "satisfies (inferred)",
+    INFERRED_FAILS: "fails (inferred)",
+    PRUNED: "pruned by bound",
+}
+
+
+@dataclass(eq=False)
+class SearchRecord:
+    """What a lattice search learned about every node, for the lattice viewer and the report."""
+
+    names: tuple[str, ...]
+    max_levels: np.ndarray
+    status: np.ndarray  # int8 per node (index order)
+    metric: np.ndarray  # float per node, NaN where not computed
+    optimum: int | None = None
+    metric_name: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def lattice(self) -> Lattice:
+        return Lattice(self.max_levels, self.names)
+
+    def satisfying(self) -> np.ndarray:
+        """Indices of every node known (checked or inferred) to satisfy the model."""
+        return np.flatnonzero((self.status == SATISFIES) | (self.status == INFERRED_SATISFIES))
+
+    def counts(self) -> dict[str, int]:
+        return {STATUS_NAMES[s]: int((self.status == s).sum()) for s in STATUS_NAMES}

@@ -1,0 +1,304 @@
+"""Linkage attack demonstration: join an outside list of named people with the data on shared columns.
+
+This is the attack of Sweeney's Massachusetts example (Sweeney 2002, "k-anonymity: a model for
+protecting privacy", IJUFKS 10(5)) and of the joining example in LeFevre, DeWitt & Ramakrishnan 2006
+("Mondrian Multidimensional K-Anonymity", ICDE): a public list (a voter register: name, age, sex,
+postcode) is joined with the health records on the quasi-identifiers it shares with them. A person on
+the list whose values match exactly one record is *singled out*: the attacker learns that record's
+sensitive values. We count the people singled out before (joined with the original table) and after
+(joined with the release).
+
+When does a released value match a value the attacker knows? (:func:`value_matches`)
+
+- it is equal to it (text compared after trimming spaces; ``"35"`` and ``"35.0"`` are equal numbers);
+- it is ``*`` (suppressed or fully generalized: it could be anyone);
+- it is a range ``[a-b]``, ``[a-b)``, ``(a-b]`` or ``(a-b)`` (also with ``,``/`` - ``/``..`` between the
+  bounds) and the known value is a number inside it;
+- it is a masked code such as ``53344*`` or ``02**8``: same length, equal wherever the label has no ``*``;
+- it is a set ``{a, b, c}`` holding the value;
+- it is an ancestor of the known value in the column's hierarchy (``Married`` for ``Married-civ-spouse``);
+- a value the attacker does not know (a missing cell in the outside list) matches anything.
+
+The matching is computed on distinct values (one boolean matrix per column), then on distinct
+combinations in blocks, so the cost does not depend on how many records share a combination.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.frequency import group_columns, representatives
+from kanon_engine.hierarchy.model import ROOT, Hierarchy
+
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_RANGE = re.compile(rf"^\s*([\[(])\s*({_NUM})\s*(?:-|,|\.\.|–|to)\s*({_NUM})\s*([\])])\s*$")
+_BLOCK_CELLS = 4_000_000
+
+
+def _as_frame(data: Any) -> pd.DataFrame:
+    """Accept a Table (its ``frame``) or a DataFrame."""
+    return getattr(data, "frame", data)
+
+
+def _text(values: np.ndarray) -> np.ndarray:
+    """Trimmed strings; None where the value is missing."""
+    s = pd.Series(values, dtype=object)
+    out = s.where(s.isna(), s.astype(str).str.strip())
+    return out.to_numpy(dtype=object)
+
+
+def _numbers(text: np.ndarray) -> np.ndarray:
+    return pd.to_numeric(pd.Series(text, dtype=object), errors="coerce").to_numpy(dtype=float)
+
+
+def parse_range(label: str) -> tuple[float, float, bool, bool] | None:
+    """``(low, high, low_included, high_included)`` of a range label such as ``[30-40)``, else None."""
+    m = _RANGE.match(label)
+    if not m:
+        return None
+    return float(m.group(2)), float(m.group(3)), m.group(1) == "[", m.group(4) == "]"
+
+
+def _mask_regex(label: str) -> str | None:
+    """A regular expression for a masked code (``533**`` -> ``533..``); None if ``label`` is not one."""
+    if ROOT not in label or label == ROOT or label.startswith("{"):
+        return None
+    return "".join("." if ch == "*" else re.escape(ch) for ch in label)
+
+
+def value_matches(known: Sequence[Any] | np.ndarray, released: Sequence[Any] | np.ndarray,
+                  hierarchy: Hierarchy | None = None) -> np.ndarray:
+    """Boolean matrix ``(len(known), len(released))``: may the released value stand for the known one?
+
+    ``known`` and ``released`` are distinct values of one column (the rules are in the module docstring).
+    """
+    k_text = _text(np.asarray(known, dtype=object))
+    r_text = _text(np.asarray(released, dtype=object))
+    n_k, n_r = len(k_text), len(r_text)
+    out = np.zeros((n_k, n_r), dtype=bool)
+    if n_k == 0 or n_r == 0:
+        return out
+    k_missing = pd.isna(pd.Series(k_text, dtype=object)).to_numpy()
+    r_missing = pd.isna(pd.Series(r_text, dtype=object)).to_numpy()
+    k_str = np.where(k_missing, "", k_text).astype(object)
+    r_str = np.where(r_missing, "", r_text).astype(object)
+
+    # equal text: a hash join on the distinct values
+    r_index = pd.Index(r_str)
+    if r_index.is_unique:
+        pos = r_index.get_indexer(pd.Index(k_str))
+        hit = pos >= 0
+        out[np.flatnonzero(hit), pos[hit]] = True
+    else:
+        out |= k_str[:, None] == r_str[None, :]
+    # equal numbers
+    k_num, r_num = _numbers(k_str), _numbers(r_str)
+    num_r = np.flatnonzero(np.isfinite(r_num))
+    num_k = np.flatnonzero(np.isfinite(k_num))
+    if len(num_r) and len(num_k):
+        out[np.ix_(num_k, num_r)] |= k_num[num_k, None] == r_num[None, num_r]
+    # root, ranges, masks, sets: a few kinds of labels, each handled for all known values at once
+    k_series = pd.Series(k_str, dtype=object)
+    for j, label in enumerate(r_str):
+        if r_missing[j] or label == "":
+            continue
+        if label == ROOT:
+            out[:, j] = True
+            continue
+        rng = parse_range(label)
+        if rng is not None:
+            lo, hi, lo_in, hi_in = rng
+            above = k_num >= lo if lo_in else k_num > lo
+            below = k_num <= hi if hi_in else k_num < hi
+            out[:, j] |= above & below
+            continue
+        if label.startswith("{") and label.endswith("}"):
+            members = {m.strip() for m in label[1:-1].split(",")}
+            out[:, j] |= k_series.isin(members).to_numpy()
+            continue
+        pattern = _mask_regex(label)
+        if pattern is not None:
+            out[:, j] |= k_series.str.fullmatch(pattern).fillna(False).to_numpy(dtype=bool)
+    if hierarchy is not None:
+        out |= _ancestor_matches(k_str, r_str, hierarchy)
+    out[k_missing, :] = True  # the attacker does not know this value
+    return out
+
+
+def _ancestor_matches(k_str: np.ndarray, r_str: np.ndarray, hierarchy: Hierarchy) -> np.ndarray:
+    """``out[i, j]``: the released label ``j`` is the generalization of known value ``i`` at some level."""
+    out = np.zeros((len(k_str), len(r_str)), dtype=bool)
+    leaf = hierarchy.encode(k_str)
+    known = np.flatnonzero(leaf >= 0)
+    if not len(known):
+        return out
+    for codes, labels in hierarchy.level_codes[1:]:
+        label_pos = pd.Index(labels).get_indexer(pd.Index(r_str))
+        cols = np.flatnonzero(label_pos >= 0)
+        if len(cols):
+            out[np.ix_(known, cols)] |= codes[leaf[known]][:, None] == label_pos[cols][None, :]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Combos:
+    """Distinct combinations of a frame's columns: codes into per-column distinct values, and counts."""
+
+    values: list[np.ndarray]  # per column: its distinct values
+    codes: np.ndarray  # (n_columns, n_combos) codes into ``values``
+    counts: np.ndarray  # (n_combos,) rows per combination
+    row_combo: np.ndarray  # (n_rows,) combination of every row
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, columns: Sequence[str]) -> Combos:
+        codes, values, sizes = [], [], []
+        for c in columns:
+            col = frame[c].astype(object)
+            cd, uniq = pd.factorize(col, use_na_sentinel=True)
+            uniq = np.asarray(uniq, dtype=object)
+            if (cd < 0).any():
+                uniq = np.append(uniq, None)
+                cd = np.where(cd < 0, len(uniq) - 1, cd)
+            codes.append(cd.astype(np.int64))
+            values.append(uniq)
+            sizes.append(len(uniq))
+        row_combo, n = group_columns(codes, sizes) if len(frame) else (np.zeros(0, np.int64), 0)
+        rep = representatives(row_combo, n)
+        combo_codes = np.stack([c[rep] for c in codes]) if codes else np.zeros((0, n), np.int64)
+        counts = np.bincount(row_combo, minlength=n).astype(np.int64)
+        return cls(values, combo_codes, counts, row_combo)
+
+    @property
+    def n(self) -> int:
+        return int(len(self.counts))
+
+
+def match_blocks(known: Combos, released: Combos, hierarchies: Sequence[Hierarchy | None]
+                 ) -> Iterator[tuple[slice, np.ndarray]]:
+    """Blocks ``(rows of known combos, bool matrix known-block x released combos)`` of full matches."""
+    per_column = [value_matches(kv, rv, h) for kv, rv, h in zip(known.values, released.values, hierarchies)]
+    step = max(1, _BLOCK_CELLS // max(released.n, 1))
+    for start in range(0, known.n, step):
+        block = slice(start, min(start + step, known.n))
+        m = np.ones((block.stop - block.start, released.n), dtype=bool)
+        for q, compat in enumerate(per_column):
+            m &= compat[known.codes[q, block]][:, released.codes[q]]
+        yield block, m
+
+
+def count_matches(known: pd.DataFrame, released: pd.DataFrame, columns: Sequence[str],
+                  hierarchies: Mapping[str, Hierarchy] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """For every row of ``known``: how many rows of ``released`` match it on ``columns``; and for every
+    row of ``released``: how many rows of ``known`` it matches (the population size of its class)."""
+    hs = [(hierarchies or {}).get(c) for c in columns]
+    kc, rc = Combos.of(known, columns), Combos.of(released, columns)
+    per_known = np.zeros(kc.n, dtype=np.int64)
+    per_released = np.zeros(rc.n, dtype=np.int64)
+    for block, m in match_blocks(kc, rc, hs):
+        mi = m.astype(np.int64)
+        per_known[block] = mi @ rc.counts
+        per_released += kc.counts[block] @ mi
+    return per_known[kc.row_combo], per_released[rc.row_combo]
+
+
+@dataclass(frozen=True, eq=False)
+class LinkageSide:
+    """Outcome of joining the outside list with one table (the original, or the release)."""
+
+    table: str
+    candidates: np.ndarray  # per person on the outside list: records of the table that match
+    singled_out_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def singled_out(self) -> int:
+        """People matching exactly one record: the attacker knows which record is theirs."""
+        return int((self.candidates == 1).sum())
+
+    @property
+    def matched(self) -> int:
+        return int((self.candidates >= 1).sum())
+
+    @property
+    def unmatched(self) -> int:
+        return int((self.candidates == 0).sum())
+
+    @property
+    def smallest_group(self) -> int:
+        """Fewest candidate records for a matched person (0 when nobody matches)."""
+        m = self.candidates[self.candidates >= 1]
+        return int(m.min()) if len(m) else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "people_matched": self.matched, "people_singled_out": self.singled_out,
+                "people_unmatched": self.unmatched, "smallest_candidate_group": self.smallest_group}
+
+
+@dataclass(frozen=True, eq=False)
+class LinkageResult:
+    """People on an outside list singled out by a join on ``columns``, before and after anonymization."""
+
+    columns: tuple[str, ...]
+    external_records: int
+    before: LinkageSide
+    after: LinkageSide | None
+
+    def summary(self) -> str:
+        """One plain sentence for the report and the GUI."""
+        on = ", ".join(self.columns)
+        text = (f"Joining an outside list of {self.external_records} people with the original data on {on} "
+                f"singles out {self.before.singled_out} of them")
+        if self.after is None:
+            return text + "."
+        return text + f"; with the release, {self.after.singled_out}."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"columns": list(self.columns), "external_records": self.external_records,
+                "before": self.before.to_dict(), "after": None if self.after is None else self.after.to_dict(),
+                "summary": self.summary()}
+
+
+def shared_columns(external: pd.DataFrame, quasi_identifiers: Sequence[str]) -> tuple[str, ...]:
+    """The quasi-identifiers the outside list also has (the join keys)."""
+    cols = set(str(c) for c in external.columns)
+    return tuple(q for q in quasi_identifiers if q in cols)
+
+
+def linkage_attack(external: Any, original: Any, release: pd.DataFrame | None = None,
+                   columns: Sequence[str] | None = None, quasi_identifiers: Sequence[str] | None = None,
+                   hierarchies: Mapping[str, Hierarchy] | None = None) -> LinkageResult:
+    """Join the outside list ``external`` with ``original`` and with ``release`` on shared columns.
+
+    ``columns`` defaults to the ``quasi_identifiers`` (or, without them, all columns of ``original``)
+    that ``external`` also has. ``hierarchies`` lets a released label match the values below it.
+    External tables may be a :class:`~kanon_engine.data.table.Table` or a DataFrame.
+    """
+    ext, orig = _as_frame(external), _as_frame(original)
+    if columns is None:
+        candidates = quasi_identifiers if quasi_identifiers is not None else [str(c) for c in orig.columns]
+        columns = shared_columns(ext, candidates)
+    columns = tuple(columns)
+    if not columns:
+        raise ConfigError(
+            "The outside list shares no quasi-identifier column with the data, so no join is possible.",
+            hint="Name its columns like the data's quasi-identifiers (for example age, sex, zipcode).",
+            where="external",
+        )
+    for name, frame in (("outside list", ext), ("original data", orig)) + (
+            (("release", release),) if release is not None else ()):
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise DataError(f"The {name} has no column '{missing[0]}' to join on.", where=missing[0])
+    before_counts, _ = count_matches(ext, orig, columns, None)
+    before = LinkageSide("original", before_counts, np.flatnonzero(before_counts == 1))
+    after = None
+    if release is not None:
+        after_counts, _ = count_matches(ext, release, columns, hierarchies)
+        after = LinkageSide("release", after_counts, np.flatnonzero(after_counts == 1))
+    return LinkageResult(columns, int(len(ext)), before, after)

@@ -1,0 +1,266 @@
+"""Information-loss metrics: formulas on class sizes and levels, and the objectives searches minimize.
+
+Every metric is a loss (lower is better) for the search, with a *lower bound* that holds for a node and
+every generalization of it that satisfies the model: the optimal search prunes a node's whole upset
+when its bound cannot beat the best value found (the branch-and-bound idea of Flash, Kohlmayer et al.
+2012, and OLA, El Emam et al. 2009), which keeps the search exact for non-monotonic metrics such as DM
+with its suppression penalty.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+
+from kanon_engine.encoding import EncodedTable
+from kanon_engine.errors import ConfigError
+from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns, sensitive_combos
+
+
+# --- formulas ------------------------------------------------------------------------------------------
+def discernibility(sizes: np.ndarray, suppressed: int, n_rows: int) -> float:
+    """DM = sum over released classes of |E|^2 + |T| for each suppressed record.
+
+    Bayardo & Agrawal 2005, "Data Privacy through Optimal k-Anonymization" (ICDE); LeFevre et al. 2006
+    (the seed's Mondrian paper) as C_DM. ``sizes`` are the sizes of the released (not suppressed) classes.
+    """
+    s = np.asarray(sizes, dtype=np.float64)
+    return float((s * s).sum() + float(suppressed) * n_rows)
+
+
+def discernibility_star(sizes: np.ndarray) -> float:
+    """DM* = sum of |E|^2 over all classes, suppressed or not: monotone under generalization
+    (ARX's "DM*"); a lower bound of DM for a node and all its generalizations."""
+    s = np.asarray(sizes, dtype=np.float64)
+    return float((s * s).sum())
+
+
+def average_class_size(released_records: int, released_classes: int, k: int) -> float:
+    """C_AVG = (|T| / number of classes) / k over the released records (LeFevre et al. 2006).
+
+    1.0 is the ideal: every class has exactly k records.
+    """
+    if released_classes == 0:
+        return float("inf")
+    return released_records / released_classes / k
+
+
+def precision(levels: np.ndarray, heights: np.ndarray, suppressed: int, n_rows: int) -> float:
+    """Sweeney's precision Prec = 1 - sum_{records, QIs} (h/|DGH|) / (|T| |QI|) (Sweeney 2002, Prec).
+
+    Suppressed records count as fully generalized. QIs whose hierarchy has a single level count 0.
+    """
+    frac = np.divide(levels, heights, out=np.zeros(len(heights)), where=heights > 0)
+    kept = n_rows - suppressed
+    loss = (kept * frac.sum() + suppressed * float((heights > 0).sum())) / (n_rows * len(heights))
+    return 1.0 - loss
+
+
+def generalization_intensity(levels: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """Per attribute: level / height (0 = untouched, 1 = fully generalized)."""
+    return np.divide(levels, heights, out=np.zeros(len(heights)), where=heights > 0)
+
+
+class EntropyTables:
+    """Costs of the non-uniform entropy metric (Gionis & Tassa 2009; de Waal & Willenborg 1999).
+
+    For a record whose value v of QI q is generalized to g at level j, the loss is
+    -log2(Pr[v | g]) = -log2(f(v) / f(g)), frequencies taken in the original table. The total over the
+    records of a column at a level does not depend on which node it is part of, so it is tabulated once.
+    """
+
+    def __init__(self, enc: EncodedTable) -> None:
+        self.enc = enc
+        self.cost: list[list[np.ndarray]] = []  # [q][level] -> cost per leaf
+        self.total: list[np.ndarray] = []  # [q] -> total cost over all records per level
+        for q, h in enumerate(enc.hierarchies):
+            f0 = np.bincount(enc.codes[q], minlength=len(h.values)).astype(np.float64)
+            per_level, totals = [], []
+            for j in range(h.depth):
+                gen = enc.level_maps[q][j]
+                fj = np.bincount(gen, weights=f0, minlength=enc.level_sizes[q][j])[gen]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    c = np.where(f0 > 0, -np.log2(f0 / fj), 0.0)
+                per_level.append(c)
+                totals.append(float((c * f0).sum()))
+            self.cost.append(per_level)
+            self.total.append(np.array(totals))
+
+    def unsuppressed(self, levels: tuple[int, ...]) -> float:
+        return float(sum(self.total[q][lv] for q, lv in enumerate(levels)))
+
+    def suppressed_extra(self, leaf_codes: np.ndarray, counts: np.ndarray, levels: tuple[int, ...]) -> float:
+        """Extra loss of suppressing records (leaf codes per QI x rows, with counts)."""
+        extra = 0.0
+        for q, lv in enumerate(levels):
+            top = len(self.cost[q]) - 1
+            extra += float(((self.cost[q][top][leaf_codes[q]] - self.cost[q][lv][leaf_codes[q]]) * counts).sum())
+        return extra
+
+
+# --- objectives ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Metric(ABC):
+    """An objective to minimize over lattice nodes."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    #: True when the value never decreases under generalization (then only minimal nodes matter).
+    monotone: ClassVar[bool] = False
+
+    @abstractmethod
+    def value(self, ev, ctx: MetricContext) -> float: ...
+
+    def lower_bound(self, ev, ctx: MetricContext) -> float:
+        """A bound on the value of ``ev``'s node and every satisfying generalization of it."""
+        return -np.inf
+
+    def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
+        """A bound computed from the levels alone (rows of nodes), without checking the nodes."""
+        return np.full(len(levels), -np.inf)
+
+
+@dataclass(eq=False)
+class MetricContext:
+    enc: EncodedTable
+    k: int
+    max_suppressed: int
+
+    @cached_property
+    def entropy(self) -> EntropyTables:
+        return EntropyTables(self.enc)
+
+    @property
+    def n_rows(self) -> int:
+        return self.enc.n_rows
+
+    @cached_property
+    def base(self) -> FrequencySet:
+        """Leaf-level frequency set (for the entropy of suppressed records)."""
+        return base_frequency_set(self.enc, sensitive_combos(self.enc))
+
+
+class DiscernibilityMetric(Metric):
+    name = "dm"
+    label = "Discernibility (DM, with suppression penalty)"
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        return discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows)
+
+    def lower_bound(self, ev, ctx: MetricContext) -> float:
+        # Under generalization a record's class only grows; in a satisfying generalization it is either
+        # in a released class of >= k records or suppressed at cost |T| >= k. So each record of a class E
+        # costs at least max(|E|, k): DM(Y) >= sum_E |E| * max(|E|, k) for every satisfying Y >= X.
+        s = ev.sizes.astype(np.float64)
+        return float((s * np.maximum(s, ctx.k)).sum())
+
+
+class DiscernibilityStarMetric(Metric):
+    name = "dm-star"
+    label = "Discernibility DM* (monotone, no suppression penalty)"
+    monotone = True
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        return discernibility_star(ev.sizes)
+
+    def lower_bound(self, ev, ctx: MetricContext) -> float:
+        return discernibility_star(ev.sizes)
+
+
+class AverageClassSizeMetric(Metric):
+    name = "cavg"
+    label = "Normalized average class size (C_AVG)"
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        return average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k)
+
+    def lower_bound(self, ev, ctx: MetricContext) -> float:
+        # a generalization has at most as many classes; a satisfying one keeps >= |T| - MaxSup records
+        return (ctx.n_rows - ctx.max_suppressed) / max(ev.classes.n_classes, 1) / ctx.k
+
+
+class PrecisionMetric(Metric):
+    name = "precision"
+    label = "Precision loss (1 - Sweeney's Prec)"
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
+
+    def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
+        h = ctx.enc.heights
+        frac = np.divide(levels, h, out=np.zeros(levels.shape, dtype=float), where=h > 0)
+        return frac.sum(axis=1) / len(h)
+
+
+class HeightMetric(Metric):
+    name = "height"
+    label = "Height (sum of levels)"
+    monotone = True
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        return float(sum(ev.levels))
+
+    def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
+        return levels.sum(axis=1).astype(float)
+
+
+class EntropyMetric(Metric):
+    name = "entropy"
+    label = "Non-uniform entropy (bits)"
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        base = ctx.entropy.unsuppressed(ev.levels)
+        if ev.suppressed == 0:
+            return base
+        return base + _suppressed_entropy(ev, ctx)
+
+    def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
+        tables = ctx.entropy.total
+        return np.array([sum(tables[q][lv] for q, lv in enumerate(row)) for row in levels])
+
+
+def _suppressed_entropy(ev, ctx: MetricContext) -> float:
+    """Entropy added by suppressing the failing classes: needs the leaf values of their records, so the
+    base rows are matched to the failing classes by their generalized key."""
+    enc = ctx.enc
+    base = ctx.base
+    freq = ev.classes.freq
+    failing_rows = ~ev.passes[ev.classes.row_class]
+    levels = ev.levels
+    sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
+    gen_fail = [enc.level_maps[q][lv][freq.rep[q][failing_rows]] for q, lv in enumerate(levels)]
+    gen_base = [enc.level_maps[q][lv][base.rep[q]] for q, lv in enumerate(levels)]
+    ids, _ = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
+    fail_ids = ids[: len(gen_fail[0])]
+    in_fail = np.isin(ids[len(gen_fail[0]):], fail_ids)
+    return ctx.entropy.suppressed_extra(base.rep[:, in_fail], base.counts[in_fail], levels)
+
+
+METRICS: dict[str, type[Metric]] = {
+    m.name: m
+    for m in (DiscernibilityMetric, DiscernibilityStarMetric, AverageClassSizeMetric, PrecisionMetric,
+              HeightMetric, EntropyMetric)
+}
+
+
+def get_metric(name: str) -> Metric:
+    if name not in METRICS:
+        raise ConfigError(f"Unknown metric '{name}'; choose one of {', '.join(METRICS)}.", where="metric")
+    return METRICS[name]()
+
+
+def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
+    """Every metric of one node, as reported (precision as Prec, higher is better)."""
+    out = {
+        "discernibility": discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows),
+        "discernibility_star": discernibility_star(ev.sizes),
+        "cavg": average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
+        "precision": precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows),
+        "height": float(sum(ev.levels)),
+        "entropy": EntropyMetric().value(ev, ctx),
+    }
+    return out

@@ -1,0 +1,199 @@
+"""The project file: one versioned JSON document shared by the GUI (File > Save) and the CLI (--project).
+
+It holds a reference to the data (path relative to the project file, SHA-256 and read options), the
+role of every column, the hierarchies (embedded as ARX rows, or a reference to an ARX CSV file), the
+privacy models, the algorithm and its parameters, output options, and summaries of past runs. Never
+pickle: a project file is data, safe to open from anyone. Saved atomically; older schema versions are
+migrated on load.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.data.roles import Role
+from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Project:
+    """Everything needed to repeat a run, except the data itself."""
+
+    data_path: Path | None = None
+    data_sha256: str | None = None
+    read_options: ReadOptions = field(default_factory=ReadOptions)
+    roles: dict[str, Role] = field(default_factory=dict)
+    hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
+    hierarchy_files: dict[str, str] = field(default_factory=dict)  # column -> file as written
+    models: tuple[PrivacyModel, ...] = (KAnonymity(5),)
+    algorithm: str = "optimal"
+    algorithm_params: dict[str, Any] = field(default_factory=dict)
+    drop_suppressed: bool = False
+    shuffle_seed: int | None = None
+    runs: tuple[dict[str, Any], ...] = ()
+
+    # --- roles ------------------------------------------------------------------------------------------
+    def columns_with(self, role: Role) -> tuple[str, ...]:
+        return tuple(c for c, r in self.roles.items() if r == role)
+
+    def with_changes(self, **changes: Any) -> Project:
+        return replace(self, **changes)
+
+    # --- data -------------------------------------------------------------------------------------------
+    def load_table(self) -> tuple[Table, list[str]]:
+        """Read the data the project points to; warnings (e.g. the file changed since saving)."""
+        from kanon_engine.data.io import read_table
+
+        if self.data_path is None:
+            raise ConfigError("The project does not name a data file.", where="data")
+        o = self.read_options
+        table = read_table(self.data_path, delimiter=o.delimiter, encoding=o.encoding,
+                           quotechar=o.quotechar, header=o.header, sheet=o.sheet)
+        warnings = []
+        if self.data_sha256 and table.sha256 and table.sha256 != self.data_sha256:
+            warnings.append(f"The data file {self.data_path.name} has changed since the project was saved "
+                            "(its SHA-256 differs).")
+        return table, warnings
+
+    def config(self, table: Table) -> AnonymizationConfig:
+        """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
+        from kanon_engine.hierarchy import default_hierarchy
+
+        qi = self.columns_with(Role.QUASI_IDENTIFIER)
+        sensitive = self.columns_with(Role.SENSITIVE)
+        table.require_columns(list(self.roles), "column named in the project")
+        hierarchies = {}
+        for q in qi:
+            h = self.hierarchies.get(q)
+            hierarchies[q] = h if h is not None else default_hierarchy(q, table.frame[q], table.column_types.get(q))
+        sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
+        return AnonymizationConfig(
+            quasi_identifiers=qi,
+            hierarchies=hierarchies,
+            models=self.models,
+            sensitive=sensitive,
+            identifiers=self.columns_with(Role.IDENTIFIER),
+            drop_suppressed=self.drop_suppressed,
+            shuffle_seed=self.shuffle_seed,
+            sensitive_hierarchies=sens_h,
+        )
+
+    # --- (de)serialization ------------------------------------------------------------------------------
+    def to_dict(self, base_dir: Path | None = None) -> dict[str, Any]:
+        def rel(p: Path | None) -> str | None:
+            if p is None:
+                return None
+            if base_dir is not None:
+                try:
+                    return Path(p).resolve().relative_to(base_dir.resolve()).as_posix()
+                except ValueError:
+                    pass
+            return str(p)
+
+        o = self.read_options
+        hier: dict[str, Any] = {}
+        for col, h in self.hierarchies.items():
+            if col in self.hierarchy_files:
+                hier[col] = {"file": self.hierarchy_files[col]}
+            else:
+                hier[col] = {"rows": h.rows()}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "data": {"path": rel(self.data_path), "sha256": self.data_sha256, "delimiter": o.delimiter,
+                     "encoding": o.encoding, "quotechar": o.quotechar, "header": o.header, "sheet": o.sheet},
+            "roles": {c: r.value for c, r in self.roles.items()},
+            "hierarchies": hier,
+            "models": [m.to_dict() for m in self.models],
+            "algorithm": {"name": self.algorithm, **self.algorithm_params},
+            "output": {"drop_suppressed": self.drop_suppressed, "shuffle_seed": self.shuffle_seed},
+            "runs": list(self.runs),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], base_dir: Path, source: str = "project") -> Project:
+        d = migrate(d, source)
+        data = d.get("data") or {}
+        path = data.get("path")
+        data_path = None if not path else (base_dir / path if not Path(path).is_absolute() else Path(path))
+        roles: dict[str, Role] = {}
+        for col, role in (d.get("roles") or {}).items():
+            try:
+                roles[col] = Role(role)
+            except ValueError:
+                raise ConfigError(
+                    f"{source}: the role '{role}' of column '{col}' is unknown; use identifier, "
+                    "quasi-identifier, sensitive or insensitive.", where=col) from None
+        hierarchies: dict[str, Hierarchy] = {}
+        files: dict[str, str] = {}
+        for col, spec in (d.get("hierarchies") or {}).items():
+            if "rows" in spec:
+                hierarchies[col] = Hierarchy.from_rows(col, spec["rows"])
+            elif "file" in spec:
+                from kanon_engine.hierarchy import read_arx_csv
+
+                f = Path(spec["file"])
+                hierarchies[col] = read_arx_csv(f if f.is_absolute() else base_dir / f, col)
+                files[col] = spec["file"]
+            else:
+                raise ConfigError(f"{source}: the hierarchy of '{col}' needs 'rows' or 'file'.", where=col)
+        models = tuple(model_from_dict(m) for m in (d.get("models") or [{"name": "k-anonymity", "k": 5}]))
+        algo = dict(d.get("algorithm") or {})
+        name = algo.pop("name", "optimal")
+        out = d.get("output") or {}
+        return cls(
+            data_path=data_path,
+            data_sha256=data.get("sha256"),
+            read_options=ReadOptions(delimiter=data.get("delimiter"), encoding=data.get("encoding"),
+                                     quotechar=data.get("quotechar") or '"', header=data.get("header", True),
+                                     sheet=data.get("sheet")),
+            roles=roles,
+            hierarchies=hierarchies,
+            hierarchy_files=files,
+            models=models,
+            algorithm=name,
+            algorithm_params=algo,
+            drop_suppressed=bool(out.get("drop_suppressed", False)),
+            shuffle_seed=out.get("shuffle_seed"),
+            runs=tuple(d.get("runs") or ()),
+        )
+
+    def save(self, path: Path) -> None:
+        """Write atomically (temp file + rename): a crash never leaves half a project."""
+        from kanon_engine.fileio import atomic_write_text
+
+        path = Path(path)
+        text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False)
+        atomic_write_text(path, text + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> Project:
+        path = Path(path)
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DataError(f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
+                            where=str(path)) from None
+        if not isinstance(d, dict):
+            raise DataError(f"The project file {path.name} is not a kanon project.", where=str(path))
+        return cls.from_dict(d, path.parent, path.name)
+
+
+def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
+    """Bring an older project document to the current schema (each step one function)."""
+    version = d.get("schema_version", 1)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ConfigError(
+            f"{source} was written by a newer kanon (schema {version}); this version reads up to "
+            f"{SCHEMA_VERSION}.", hint="Update kanon to open it.", where="schema_version")
+    return d

@@ -1,0 +1,102 @@
+"""What came out of a run: the release, its classes, metrics, and what the algorithm explored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.lattice import SearchRecord
+
+
+@dataclass(eq=False)
+class PartitionRecord:
+    """Mondrian's classes as boxes, for the 2D viewer and reports.
+
+    ``lower``/``upper`` are (n_classes, n_qi) bounds in each QI's order (numeric value for numeric QIs,
+    leaf position in hierarchy order for categorical ones), inclusive; ``sizes`` the records per class.
+    """
+
+    qi: tuple[str, ...]
+    lower: np.ndarray
+    upper: np.ndarray
+    sizes: np.ndarray
+    numeric: tuple[bool, ...]
+    labels: list[tuple[str, ...]] = field(default_factory=list)  # released value per class and QI
+
+    def boxes(self) -> list[dict[str, Any]]:
+        return [
+            {"size": int(self.sizes[i]),
+             "bounds": {q: [float(self.lower[i, j]), float(self.upper[i, j])] for j, q in enumerate(self.qi)}}
+            for i in range(len(self.sizes))
+        ]
+
+
+@dataclass(frozen=True, eq=False)
+class AnonymizationResult:
+    """A finished run. ``row_class[i]`` is the class of input row ``i`` (-1 when suppressed)."""
+
+    algorithm: str
+    parameters: dict[str, Any]
+    config: AnonymizationConfig
+    release: pd.DataFrame
+    row_class: np.ndarray
+    class_sizes: np.ndarray
+    metrics: dict[str, float]
+    runtime_seconds: float
+    transformation: dict[str, int] | None = None
+    nodes_checked: int = 0
+    lattice: SearchRecord | None = None
+    partitions: PartitionRecord | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def records(self) -> int:
+        return int(len(self.row_class))
+
+    @property
+    def suppressed_mask(self) -> np.ndarray:
+        return self.row_class < 0
+
+    @property
+    def suppressed(self) -> int:
+        return int((self.row_class < 0).sum())
+
+    @property
+    def n_classes(self) -> int:
+        return int(len(self.class_sizes))
+
+    @property
+    def min_class_size(self) -> int:
+        return int(self.class_sizes.min()) if len(self.class_sizes) else 0
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON report's core (keys are a contract: scripts read them)."""
+        out: dict[str, Any] = {
+            "algorithm": self.algorithm,
+            "parameters": self.parameters,
+            "models": [m.to_dict() for m in self.config.models]
+            if self.parameters.get("privacy_models_enforced", True) else [],
+            "quasi_identifiers": list(self.config.quasi_identifiers),
+            "sensitive": list(self.config.sensitive),
+            "identifiers_removed": list(self.config.identifiers),
+            "records": self.records,
+            "suppressed": self.suppressed,
+            "released_records": int(len(self.release)),
+            "classes": self.n_classes,
+            "min_class_size": self.min_class_size,
+            "discernibility": self.metrics.get("discernibility"),
+            "cavg": self.metrics.get("cavg"),
+            "transformation": self.transformation,
+            "nodes_checked": self.nodes_checked,
+            "runtime_seconds": round(self.runtime_seconds, 6),
+            "metrics": self.metrics,
+        }
+        if self.lattice is not None:
+            out["lattice"] = {"size": int(len(self.lattice.status)), "status_counts": self.lattice.counts()}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out

@@ -1,0 +1,71 @@
+"""The user's application data folder: log file, settings (recent files) and the autosave copy.
+
+Everything the workbench writes on its own goes under ``QStandardPaths.AppDataLocation`` (tests switch
+it to a throw-away folder with ``QStandardPaths.setTestModeEnabled(True)``). The log records what was
+done (files opened, runs and their parameters, error kinds and tracebacks) and never a patient value:
+engine error messages quote data values, so only their kind and class are logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QStandardPaths
+
+LOG = logging.getLogger("kanon_gui")
+MAX_RECENT = 8
+_handler: logging.Handler | None = None
+
+
+def app_data_dir() -> Path:
+    """``AppDataLocation`` (created if needed); falls back to ``~/.kanon`` if Qt gives no location."""
+    loc = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    path = Path(loc) if loc else Path.home() / ".kanon"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def autosave_path() -> Path:
+    """Where the project is copied every few minutes and after each run (a crash never loses it)."""
+    return app_data_dir() / "autosave.kanon.json"
+
+
+def settings() -> QSettings:
+    """The settings file in the app data folder (an INI file: readable, and isolated in tests)."""
+    return QSettings(str(app_data_dir() / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def recent_files() -> list[str]:
+    """Recently opened data and project files, newest first, only those that still exist."""
+    value = settings().value("recent_files", [])
+    if isinstance(value, str):
+        value = [value]
+    return [str(p) for p in (value or []) if Path(str(p)).exists()]
+
+
+def add_recent_file(path: Path | str) -> list[str]:
+    """Put ``path`` first in the recent files list; returns the new list."""
+    path = str(Path(path).resolve())
+    files = [path] + [p for p in recent_files() if p != path]
+    files = files[:MAX_RECENT]
+    s = settings()
+    s.setValue("recent_files", files)
+    s.sync()
+    return files
+
+
+def setup_logging(level: int = logging.INFO) -> Path:
+    """Log to ``kanon.log`` in the app data folder (rotated at 1 MB, 3 files kept); returns its path."""
+    global _handler
+    path = app_data_dir() / "kanon.log"
+    if _handler is None:
+        _handler = logging.handlers.RotatingFileHandler(path, maxBytes=1_000_000, backupCount=3,
+                                                        encoding="utf-8")
+        _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        for name in ("kanon_gui", "kanon_engine"):
+            logger = logging.getLogger(name)
+            logger.addHandler(_handler)
+            logger.setLevel(level)
+    return path

@@ -1,0 +1,1 @@
+"""Dialogs: data import, hierarchy builder wizard, crash report."""

@@ -1,0 +1,1 @@
+"""Qt item models adapting engine objects (tables, hierarchies, results) for views."""

@@ -1,0 +1,150 @@
+"""Independent, slow, plain-pandas references used as oracles by the tests.
+
+Nothing here imports the engine's grouping, encoding or model code: it recomputes everything from the
+released strings and the hierarchies' rows with pandas group-bys, so a bug in the engine cannot hide in
+its own checker.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+
+
+def hierarchy_maps(rows_by_qi: dict[str, list[list[str]]]) -> dict[str, list[dict[str, str]]]:
+    """Per QI and level: {original value: label at that level}."""
+    return {q: [{r[0]: r[j] for r in rows} for j in range(len(rows[0]))] for q, rows in rows_by_qi.items()}
+
+
+def suppressed_rows(release: pd.DataFrame, qi: list[str]) -> pd.Series:
+    return (release[qi].astype(object) == "*").all(axis=1)
+
+
+def class_groups(release: pd.DataFrame, qi: list[str]) -> pd.core.groupby.DataFrameGroupBy:
+    kept = release[~suppressed_rows(release, qi)]
+    return kept.groupby(qi, dropna=False, sort=False)
+
+
+def entropy(values: pd.Series) -> float:
+    p = values.value_counts(normalize=True, dropna=False).to_numpy()
+    return float(-(p * np.log(p)).sum())
+
+
+def recursive_ok(values: pd.Series, c: float, l: int) -> bool:  # noqa: E741
+    r = sorted(values.value_counts(dropna=False).tolist(), reverse=True)
+    return r[0] < c * sum(r[l - 1:])
+
+
+def emd_equal(values: pd.Series, whole: pd.Series) -> float:
+    p = values.value_counts(normalize=True)
+    q = whole.value_counts(normalize=True)
+    p = p.reindex(q.index, fill_value=0.0)
+    return float(0.5 * (p - q).abs().sum())
+
+
+def emd_ordered(values: pd.Series, whole: pd.Series) -> float:
+    order = sorted(whole.unique(), key=lambda v: float(v))
+    q = whole.value_counts(normalize=True).reindex(order, fill_value=0.0).to_numpy()
+    p = values.value_counts(normalize=True).reindex(order, fill_value=0.0).to_numpy()
+    m = len(order)
+    return float(np.abs(np.cumsum(p - q)).sum() / max(m - 1, 1))
+
+
+def group_passes(group: pd.DataFrame, models: list[dict], whole: pd.DataFrame) -> bool:
+    """Whether one class passes every model (models as their to_dict() forms)."""
+    for m in models:
+        name = m["name"]
+        if name == "k-anonymity" and len(group) < m["k"]:
+            return False
+        if name == "distinct-l-diversity" and group[m["sensitive"]].nunique(dropna=False) < m["l"]:
+            return False
+        if name == "entropy-l-diversity" and entropy(group[m["sensitive"]]) < math.log(m["l"]) - 1e-9:
+            return False
+        if name == "recursive-cl-diversity" and not recursive_ok(group[m["sensitive"]], m["c"], m["l"]):
+            return False
+        if name == "t-closeness":
+            dist = emd_equal if m["distance"] == "equal" else emd_ordered
+            if dist(group[m["sensitive"]], whole[m["sensitive"]]) > m["t"] + 1e-9:
+                return False
+    return True
+
+
+def release_satisfies(release: pd.DataFrame, original: pd.DataFrame, qi: list[str], models: list[dict],
+                      max_suppressed: int) -> tuple[bool, str]:
+    """Check a release as an attacker sees it: every class passes every model; the records whose QIs are
+    all ``*`` form a class like any other when they pass, else they count as suppressed, and suppressed
+    (or dropped) records must fit within the limit."""
+    stars = suppressed_rows(release, qi)
+    n_supp = len(original) - len(release)
+    if stars.any() and not group_passes(release[stars], models, original):
+        n_supp += int(stars.sum())
+    if n_supp > max_suppressed:
+        return False, f"{n_supp} suppressed > {max_suppressed}"
+    for key, group in class_groups(release, qi):
+        if not group_passes(group, models, original):
+            return False, f"class {key} of size {len(group)} fails"
+    return True, "ok"
+
+
+def generalize(frame: pd.DataFrame, maps: dict[str, list[dict[str, str]]], levels: dict[str, int]) -> pd.DataFrame:
+    out = frame.copy()
+    for q, lv in levels.items():
+        out[q] = frame[q].map(maps[q][lv])
+    return out
+
+
+def brute_force(frame: pd.DataFrame, rows_by_qi: dict[str, list[list[str]]], models: list[dict],
+                max_suppressed: int) -> list[dict]:
+    """Every node of the lattice: levels, satisfies, suppressed, class sizes, DM and friends (pandas)."""
+    qi = list(rows_by_qi)
+    maps = hierarchy_maps(rows_by_qi)
+    heights = [len(rows_by_qi[q][0]) - 1 for q in qi]
+    n = len(frame)
+    k = max(m["k"] for m in models if m["name"] == "k-anonymity")
+    out = []
+    for levels in itertools.product(*[range(h + 1) for h in heights]):
+        gen = generalize(frame, maps, dict(zip(qi, levels)))
+        sizes, passes = [], []
+        for _, g in gen.groupby(qi, dropna=False, sort=False):
+            sizes.append(len(g))
+            passes.append(group_passes(g, models, frame))
+        sizes_a, passes_a = np.array(sizes), np.array(passes)
+        suppressed = int(sizes_a[~passes_a].sum())
+        kept = sizes_a[passes_a]
+        frac = [lv / h if h else 0.0 for lv, h in zip(levels, heights)]
+        prec = 1 - ((n - suppressed) * sum(frac) + suppressed * sum(1 for h in heights if h)) / (n * len(qi))
+        out.append({
+            "levels": tuple(levels),
+            "height": sum(levels),
+            "satisfies": suppressed <= max_suppressed,
+            "suppressed": suppressed,
+            "dm": float((kept.astype(float) ** 2).sum() + suppressed * n),
+            "dm-star": float((sizes_a.astype(float) ** 2).sum()),
+            "cavg": (n - suppressed) / len(kept) / k if len(kept) else math.inf,
+            "precision": 1 - prec,
+            "classes": len(kept),
+            "entropy": _entropy_loss(frame, gen, maps, qi, levels, heights, passes_a, sizes_a),
+        })
+    return out
+
+
+def _entropy_loss(frame, gen, maps, qi, levels, heights, passes, sizes) -> float:
+    """Non-uniform entropy: sum over records and QIs of -log2(f(orig) / f(generalized)); suppressed
+    records (in failing classes) count at the top level."""
+    keys = gen[qi].astype(str).agg("\x1f".join, axis=1)
+    fail_keys = set()
+    for (key, g), ok in zip(gen.groupby(qi, dropna=False, sort=False), passes):
+        if not ok:
+            fail_keys.add("\x1f".join(str(x) for x in (key if isinstance(key, tuple) else (key,))))
+    suppressed = keys.isin(fail_keys).to_numpy()
+    total = 0.0
+    for q, lv, h in zip(qi, levels, heights):
+        f0 = frame[q].map(frame[q].value_counts())
+        for level, mask in ((lv, ~suppressed), (h, suppressed)):
+            g = frame[q].map(maps[q][level])
+            fg = g.map(g.value_counts())
+            total += float((-np.log2(f0 / fg))[mask].sum())
+    return total
