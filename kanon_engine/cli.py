@@ -78,7 +78,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError("--qi needs at least one column.", where="--qi")
     table.require_columns(qi, "quasi-identifier")
     if k > table.n_rows:
-        raise InfeasibleError(f"k = {k} is larger than the table, which has {table.n_rows} records.",
+        raise ConfigError(f"k = {k} is larger than the table, which has {table.n_rows} records.",
                               hint=f"Choose k of at most {table.n_rows}.", where="k")
     result = check_table(table.frame, qi, k)
     print(json.dumps(result.to_dict(), indent=2))
@@ -112,7 +112,10 @@ def _project_and_table(args: argparse.Namespace):
                 roles = {c: r for c, r in roles.items() if r != role}
                 for col in _list(value):
                     roles[col] = role
-    table.require_columns(list(roles), "column")
+    what = {Role.IDENTIFIER: "identifier column", Role.QUASI_IDENTIFIER: "quasi-identifier",
+            Role.SENSITIVE: "sensitive attribute", Role.INSENSITIVE: "column"}
+    for col, role in roles.items():
+        table.require_columns([col], what[role])
     hierarchies = dict(project.hierarchies)
     files = dict(project.hierarchy_files)
     for col, file in _pairs(args.hierarchy, "--hierarchy").items():

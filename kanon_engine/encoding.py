@@ -146,10 +146,14 @@ def encode_table(
         )
     table.require_columns(qi, "quasi-identifier")
     table.require_columns(tuple(sensitive), "sensitive attribute")
+    from kanon_engine.hierarchy.validate import require_valid
+
     hs = []
     for q in qi:
         if q not in hierarchies:
             raise ConfigError(f"The quasi-identifier '{q}' has no hierarchy.", where=q)
+        # roll-ups of frequency sets are only exact on trees: refuse a label with two parents
+        require_valid(hierarchies[q])
         hs.append(hierarchies[q])
     codes = np.stack([encode_quasi_identifier(table.frame[q], h) for q, h in zip(qi, hs)])
     sens_h = sensitive_hierarchies or {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.errors import ConfigError, InfeasibleError
+from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import (
     FrequencySet,
     NodeClasses,
@@ -67,7 +67,7 @@ class NodeEvaluator:
                 enc.sensitive_column(m.sensitive)
         k = max(m.k for m in models if isinstance(m, KAnonymity))
         if k > enc.n_rows:
-            raise InfeasibleError(
+            raise ConfigError(
                 f"k = {k} is larger than the table, which has {enc.n_rows} records.",
                 hint=f"Choose k of at most {enc.n_rows}.",
                 where="k",

@@ -85,8 +85,6 @@ def _assemble(
         matrix[:, j] = col
     if has_missing:
         row = np.array([MISSING] + [MISSING_LABEL] * (len(columns) - 2) + [ROOT], dtype=object)
-        if len(columns) == 1:
-            row = np.array([MISSING], dtype=object)
         matrix = np.vstack([matrix, row[None, :]]) if n else row[None, :]
     if matrix.shape[0] == 0:
         raise HierarchyError(

@@ -285,7 +285,7 @@ def test_optimal_equals_exhaustive_on_adult(adult, k, limit, metric, extra):
 def test_k_larger_than_table(seed_dir):
     frame, qi, hs = _sweeney(seed_dir)
     config = AnonymizationConfig(qi, hs, (KAnonymity(50),))
-    with pytest.raises(InfeasibleError, match="k = 50 is larger than the table, which has 12 records"):
+    with pytest.raises(ConfigError, match="k = 50 is larger than the table, which has 12 records"):
         get_algorithm("optimal").run(Table.from_frame(frame), config)
 
 

@@ -96,6 +96,12 @@ def test_intervals_non_numeric_values_listed() -> None:
     assert "The column 'age' has values that are not numbers: 'abc', 'x2' and 'inf'." in str(err.value)
 
 
+def test_builders_need_values() -> None:
+    with pytest.raises(HierarchyError, match="The column 'a' has no values to build a hierarchy from"):
+        interval_hierarchy("a", [], (5,))
+    assert masking_hierarchy("z", [None]).rows() == [["", "*"]]
+
+
 def test_suggest_widths() -> None:
     assert suggest_widths(17, 90) == (5, 10, 20)  # the ARX adult age hierarchy's widths
     assert suggest_widths(0, 1, integer=False) == (0.05, 0.1, 0.2)

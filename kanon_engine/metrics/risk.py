@@ -1,0 +1,355 @@
+"""Re-identification risk and attribute-disclosure (homogeneity) measures of a table, before and after.
+
+Identity disclosure (who is this record?) is measured under the three attacker models of El Emam &
+Dankar 2008 ("Protecting Privacy Using k-Anonymity", JAMIA 15(5)) and Dankar & El Emam 2010 ("A method
+for evaluating marketer re-identification risk", EDBT/ICDT workshops):
+
+- *prosecutor*: the attacker knows their target is in the released file. A record in an equivalence
+  class of ``f`` records (records sharing its quasi-identifier values) is re-identified with
+  probability ``1/f``;
+- *journalist*: the attacker does not know whether the target is in the file and matches against a
+  population register; a class that ``F`` people of the population match is re-identified with
+  probability ``1/F``. **Without a population table the population is the table itself** (``F = f``),
+  so journalist risk equals prosecutor risk: say so in the report;
+- *marketer*: the attacker re-identifies as many records as possible and counts the expected share of
+  correct matches: ``(1/n) sum_j f_j / F_j``, which is ``classes / n`` when the population is the table.
+
+Attribute disclosure (what does the attacker learn?) is the *homogeneity attack* of Machanavajjhala et
+al. 2007 ("l-Diversity: Privacy Beyond k-Anonymity", ACM TKDD): a class whose sensitive attribute has a
+single value reveals it to anyone who can place a person in the class. For each class we report the l it
+reaches (distinct values; entropy l = exp(entropy)) and its t (Earth Mover's Distance to the whole
+table's distribution, Li, Li & Venkatasubramanian 2007: equal distance, and ordered distance for numbers).
+
+Released tables mark suppressed records with ``*`` in every quasi-identifier: they carry no
+quasi-identifier value, so they are counted apart (``suppressed``) and not as a class. Everything is
+computed on class ids with numpy (no loop per record).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.checks import equivalence_classes
+from kanon_engine.encoding import encode_sensitive
+from kanon_engine.errors import ConfigError
+from kanon_engine.frequency import group_columns, representatives
+from kanon_engine.hierarchy.model import ROOT, Hierarchy
+
+#: Default threshold for "records at risk": more than a 1 in 5 chance of re-identification (the k = 5 line).
+DEFAULT_THRESHOLD = 0.2
+
+
+def definitions() -> dict[str, str]:
+    """Plain-language definitions of every figure, keyed like :meth:`RiskFigures.to_dict` (for reports)."""
+    return {
+        "equivalence_class": "A group of records that share the same values of every quasi-identifier; an "
+                             "outsider who knows those values cannot tell the records of a group apart.",
+        "prosecutor_highest": "Prosecutor risk, highest: the attacker knows their target is in the file. A record "
+                              "in a group of f records is re-identified with probability 1/f; this is the "
+                              "largest such probability (1/smallest group).",
+        "prosecutor_average": "Prosecutor risk, average: the mean of 1/f over all released records, which equals "
+                              "the number of groups divided by the number of records.",
+        "records_above_threshold": "Records at risk: released records whose prosecutor risk 1/f is above the "
+                                   "threshold (for example 0.2, a 1 in 5 chance).",
+        "journalist_highest": "Journalist risk, highest: the attacker does not know whether the target is in "
+                              "the file and matches against a population register; a group matched by F "
+                              "people of the population is re-identified with probability 1/F. Without a "
+                              "population table the population is taken to be this table (F = f), so it "
+                              "equals the prosecutor risk.",
+        "marketer": "Marketer risk: the expected share of records an attacker who links every record to the "
+                    "population register re-identifies correctly, (1/n) x sum of f/F over the groups; "
+                    "equal to groups / records when the population is this table.",
+        "sample_uniques": "Sample uniques: records that are alone in their group (f = 1), identifiable by "
+                          "their quasi-identifier values alone.",
+        "suppressed": "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
+                      "belong to no group and are not counted in the figures above.",
+        "homogeneous_classes": "Homogeneous groups: groups whose sensitive attribute has one single value. "
+                               "Anyone who can place a person in such a group learns that value (the "
+                               "homogeneity attack), however large the group is.",
+        "distinct_l": "Distinct l reached: the fewest different sensitive values found in any group "
+                      "(distinct l-diversity).",
+        "entropy_l": "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a "
+                     "group with l equally frequent values has entropy l = l (entropy l-diversity).",
+        "t_equal": "t reached (equal distance): the largest Earth Mover's Distance between the distribution of "
+                   "the sensitive values in a group and in the whole table, counting every pair of different "
+                   "values as distance 1 (half the sum of the absolute differences; t-closeness).",
+        "t_ordered": "t reached (ordered distance): the same for a numeric attribute, where moving between "
+                     "the i-th and j-th smallest values costs |i - j| / (m - 1).",
+    }
+
+
+@dataclass(frozen=True)
+class RiskFigures:
+    """Identity-disclosure figures of one table (see :func:`definitions`)."""
+
+    records: int  # released records assessed (suppressed ones excluded)
+    suppressed: int
+    classes: int
+    smallest_class: int
+    prosecutor_highest: float
+    prosecutor_average: float
+    threshold: float
+    records_above_threshold: int
+    journalist_highest: float
+    journalist_records_above_threshold: int
+    marketer: float
+    sample_uniques: int
+    population: str  # "the table itself" or a description of the population table
+
+    @property
+    def share_above_threshold(self) -> float:
+        return self.records_above_threshold / self.records if self.records else 0.0
+
+    @property
+    def share_sample_uniques(self) -> float:
+        return self.sample_uniques / self.records if self.records else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "records": self.records, "suppressed": self.suppressed, "classes": self.classes,
+            "smallest_class": self.smallest_class,
+            "prosecutor_highest": self.prosecutor_highest, "prosecutor_average": self.prosecutor_average,
+            "threshold": self.threshold, "records_above_threshold": self.records_above_threshold,
+            "share_above_threshold": self.share_above_threshold,
+            "journalist_highest": self.journalist_highest,
+            "journalist_records_above_threshold": self.journalist_records_above_threshold,
+            "marketer": self.marketer, "sample_uniques": self.sample_uniques,
+            "share_sample_uniques": self.share_sample_uniques, "population": self.population,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveProfile:
+    """Homogeneity of one sensitive attribute: per class, the l and t it reaches, and the classes that
+    reveal their value (one value only). Arrays are indexed by class id."""
+
+    attribute: str
+    numeric: bool
+    distinct_l: np.ndarray  # int per class
+    entropy_l: np.ndarray  # float per class
+    t_equal: np.ndarray
+    t_ordered: np.ndarray | None
+    homogeneous: np.ndarray  # class ids with a single value
+    homogeneous_records: int
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def homogeneous_classes(self) -> int:
+        return int(len(self.homogeneous))
+
+    def to_dict(self) -> dict[str, Any]:
+        def reached(a: np.ndarray | None, fn: Any) -> float | None:
+            return None if a is None or not len(a) else float(fn(a))
+
+        return {
+            "attribute": self.attribute, "numeric": self.numeric,
+            "homogeneous_classes": self.homogeneous_classes, "homogeneous_records": self.homogeneous_records,
+            "distinct_l": reached(self.distinct_l, np.min), "entropy_l": reached(self.entropy_l, np.min),
+            "t_equal": reached(self.t_equal, np.max), "t_ordered": reached(self.t_ordered, np.max),
+            "examples": self.examples,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class RiskAssessment:
+    """Risk of one table: figures, per-record prosecutor risk, classes and homogeneity findings."""
+
+    qi: tuple[str, ...]
+    figures: RiskFigures
+    row_class: np.ndarray  # per row of the table assessed, -1 when suppressed
+    class_sizes: np.ndarray
+    population_sizes: np.ndarray  # F per class (== class_sizes without a population table)
+    homogeneity: tuple[SensitiveProfile, ...] = ()
+
+    @property
+    def record_risk(self) -> np.ndarray:
+        """Prosecutor risk 1/f of every row (NaN for suppressed rows)."""
+        out = np.full(len(self.row_class), np.nan)
+        kept = self.row_class >= 0
+        out[kept] = 1.0 / self.class_sizes[self.row_class[kept]]
+        return out
+
+    def risk_distribution(self, bins: Sequence[float] = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.34, 0.5, 1.0)
+                          ) -> list[dict[str, Any]]:
+        """Records per prosecutor-risk band ``(low, high]`` (the first band includes its low end)."""
+        risk = 1.0 / self.class_sizes
+        edges = np.asarray(bins, dtype=float)
+        idx = np.clip(np.searchsorted(edges, risk, side="left") - 1, 0, len(edges) - 2)
+        counts = np.bincount(idx, weights=self.class_sizes, minlength=len(edges) - 1).astype(np.int64)
+        return [{"low": float(edges[i]), "high": float(edges[i + 1]), "records": int(counts[i])}
+                for i in range(len(edges) - 1)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"quasi_identifiers": list(self.qi), **self.figures.to_dict(),
+                "risk_distribution": self.risk_distribution(),
+                "homogeneity": [h.to_dict() for h in self.homogeneity]}
+
+
+def risk_figures(class_sizes: np.ndarray, suppressed: int = 0, threshold: float = DEFAULT_THRESHOLD,
+                 population_sizes: np.ndarray | None = None, population: str = "the table itself"
+                 ) -> RiskFigures:
+    """Prosecutor, journalist and marketer figures from the sizes ``f`` (and population sizes ``F``)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise ConfigError(f"The risk threshold must be a probability between 0 and 1; got {threshold}.",
+                          where="threshold")
+    f = np.asarray(class_sizes, dtype=np.int64)
+    F = f if population_sizes is None else np.maximum(np.asarray(population_sizes, dtype=np.int64), f)
+    n = int(f.sum())
+    if n == 0:
+        return RiskFigures(0, int(suppressed), 0, 0, 0.0, 0.0, threshold, 0, 0.0, 0, 0.0, 0, population)
+    prosecutor = 1.0 / f
+    journalist = 1.0 / F
+    return RiskFigures(
+        records=n,
+        suppressed=int(suppressed),
+        classes=int(len(f)),
+        smallest_class=int(f.min()),
+        prosecutor_highest=float(prosecutor.max()),
+        prosecutor_average=float(len(f) / n),
+        threshold=float(threshold),
+        records_above_threshold=int(f[prosecutor > threshold].sum()),
+        journalist_highest=float(journalist.max()),
+        journalist_records_above_threshold=int(f[journalist > threshold].sum()),
+        marketer=float((f / F).sum() / n),
+        sample_uniques=int(f[f == 1].sum()),
+        population=population,
+    )
+
+
+def sensitive_profile(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: np.ndarray, attribute: str,
+                      qi: Sequence[str] = (), max_examples: int = 20) -> SensitiveProfile:
+    """The l and t every class reaches for ``attribute``, and its homogeneous classes.
+
+    The reference distribution of t is that of all rows of ``frame`` (suppressed rows included: they are
+    part of the table and keep their sensitive values).
+    """
+    if attribute not in frame.columns:
+        raise ConfigError(f"The sensitive attribute '{attribute}' is not a column of the table.", where=attribute)
+    col = encode_sensitive(frame[attribute], attribute)
+    m = len(col.values)
+    n_classes = len(class_sizes)
+    kept = row_class >= 0
+    cls_rows, val_rows = row_class[kept], col.codes[kept].astype(np.int64)
+    pair, n_pairs = group_columns([cls_rows, val_rows], [max(n_classes, 1), max(m, 1)])
+    if n_pairs == 0:
+        empty = np.zeros(0)
+        return SensitiveProfile(attribute, col.numeric, empty.astype(int), empty, empty,
+                                empty if col.numeric else None, np.zeros(0, np.int64), 0)
+    counts = np.bincount(pair, minlength=n_pairs).astype(float)
+    rep = representatives(pair, n_pairs)
+    cls, val = cls_rows[rep], val_rows[rep]
+    order = np.lexsort((val, cls))
+    cls, val, counts = cls[order], val[order], counts[order]
+    sizes = class_sizes.astype(float)
+    p = counts / sizes[cls]
+    distinct = np.bincount(cls, minlength=n_classes).astype(np.int64)
+    entropy = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
+    q = col.global_distribution
+    t_equal = 0.5 * (1.0 + np.bincount(cls, weights=np.abs(p - q[val]) - q[val], minlength=n_classes))
+    t_ordered = _ordered_emd(cls, val, p, q, n_classes) if col.numeric else None
+    homogeneous = np.flatnonzero(distinct == 1)
+    examples = _examples(frame, row_class, class_sizes, homogeneous, attribute, qi, max_examples)
+    return SensitiveProfile(attribute, col.numeric, distinct, np.exp(entropy), np.clip(t_equal, 0.0, 1.0),
+                            t_ordered, homogeneous, int(class_sizes[homogeneous].sum()), examples)
+
+
+def _ordered_emd(cls: np.ndarray, val: np.ndarray, p: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
+    """Ordered-distance EMD per class on dense blocks of at most ~4M cells (Li et al. 2007)."""
+    m = len(q)
+    out = np.zeros(n)
+    block = max(1, 4_000_000 // max(m, 1))
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        lo, hi = np.searchsorted(cls, [start, stop])
+        dense = np.zeros((stop - start, m))
+        dense[cls[lo:hi] - start, val[lo:hi]] = p[lo:hi]
+        out[start:stop] = np.abs(np.cumsum(dense - q[None, :], axis=1)).sum(axis=1) / max(m - 1, 1)
+    return out
+
+
+def _examples(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: np.ndarray, classes: np.ndarray,
+              attribute: str, qi: Sequence[str], limit: int) -> list[dict[str, Any]]:
+    """The largest homogeneous classes: their QI values, size and the value they reveal."""
+    if not len(classes) or limit <= 0:
+        return []
+    chosen = classes[np.argsort(-class_sizes[classes], kind="stable")[:limit]]
+    rep = representatives(np.where(row_class >= 0, row_class, len(class_sizes)), len(class_sizes) + 1)
+    out = []
+    for c in chosen:
+        row = frame.iloc[int(rep[c])]
+        value = row[attribute]
+        out.append({"class": int(c), "size": int(class_sizes[c]),
+                    "quasi_identifiers": {q: _cell(row[q]) for q in qi},
+                    "value": _cell(value)})
+    return out
+
+
+def _cell(v: Any) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def assess(frame: Any, qi: Sequence[str], sensitive: Sequence[str] = (), *,
+           threshold: float = DEFAULT_THRESHOLD, population: pd.DataFrame | None = None,
+           population_name: str = "a population table", hierarchies: Mapping[str, Hierarchy] | None = None,
+           suppressed_marker: str | None = ROOT, max_examples: int = 20) -> RiskAssessment:
+    """Risk of a table (a release, or raw data with ``suppressed_marker=None``) on ``qi``.
+
+    With ``population`` (a table of the population the file was drawn from, holding the quasi-
+    identifiers), ``F`` is the number of its rows each class matches (a released range or hierarchy
+    label matches the values below it, see :mod:`kanon_engine.linkage`), at least ``f``.
+    """
+    df: pd.DataFrame = getattr(frame, "frame", frame)
+    qi = tuple(qi)
+    missing = [c for c in (*qi, *sensitive) if c not in df.columns]
+    if missing:
+        raise ConfigError(f"The column '{missing[0]}' is not in the table assessed.", where=missing[0])
+    row_class, sizes = equivalence_classes(df, qi, suppressed_marker)
+    suppressed = int((row_class < 0).sum())
+    pop_sizes = sizes
+    pop_text = "the table itself"
+    if population is not None:
+        from kanon_engine.linkage import count_matches
+
+        pdf: pd.DataFrame = getattr(population, "frame", population)
+        absent = [c for c in qi if c not in pdf.columns]
+        if absent:
+            raise ConfigError(f"The population table has no column '{absent[0]}'.", where=absent[0])
+        kept = np.flatnonzero(row_class >= 0)
+        rep = kept[representatives(row_class[kept], len(sizes))] if len(kept) else kept
+        _, per_class = count_matches(pdf, df.iloc[rep], qi, hierarchies)
+        pop_sizes = np.maximum(per_class, sizes)
+        pop_text = f"{population_name} ({len(pdf)} records)"
+    figures = risk_figures(sizes, suppressed, threshold, pop_sizes, pop_text)
+    profiles = tuple(sensitive_profile(df, row_class, sizes, s, qi, max_examples) for s in sensitive)
+    return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles)
+
+
+@dataclass(frozen=True, eq=False)
+class RiskComparison:
+    """Risk of the original data and of the release, on the same quasi-identifiers."""
+
+    before: RiskAssessment
+    after: RiskAssessment
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"before": self.before.to_dict(), "after": self.after.to_dict()}
+
+
+def compare(table: Any, result: Any, *, threshold: float = DEFAULT_THRESHOLD,
+            population: pd.DataFrame | None = None, population_name: str = "a population table",
+            max_examples: int = 20) -> RiskComparison:
+    """Risk before (``table`` as loaded, every record) and after (``result.release`` as published)."""
+    cfg = result.config
+    original: pd.DataFrame = getattr(table, "frame", table)
+    before = assess(original, cfg.quasi_identifiers, cfg.sensitive, threshold=threshold, population=population,
+                    population_name=population_name, suppressed_marker=None, max_examples=max_examples)
+    after = assess(result.release, cfg.quasi_identifiers, cfg.sensitive, threshold=threshold,
+                   population=population, population_name=population_name, hierarchies=cfg.hierarchies,
+                   max_examples=max_examples)
+    return RiskComparison(before, after)

@@ -1,0 +1,259 @@
+"""Models of a run's result: the original and the anonymized grid side by side (same rows), and the
+table of equivalence classes.
+
+Both grids show *input* rows: display row ``i`` is input row ``rows[i]`` on both sides, so scrolling,
+filtering by class or selecting rows keeps them aligned. The release row of an input row comes from
+:func:`release_rows` (identity unless suppressed rows were dropped or the release was shuffled).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush
+
+from kanon_engine.result import AnonymizationResult
+from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
+from kanon_gui.models.table_model import FrameModel, is_missing
+
+_Index = QModelIndex | QPersistentModelIndex
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+
+
+def release_rows(original: pd.DataFrame, result: AnonymizationResult) -> np.ndarray | None:
+    """Release row of every input row (-1 where the row was dropped); None if it cannot be known.
+
+    Mirrors :func:`kanon_engine.release.assemble_release`: suppressed rows are dropped when
+    ``drop_suppressed``, then rows are permuted by ``numpy.random.default_rng(seed).permutation`` when a
+    shuffle seed is set. The mapping is verified on a column the run does not change; if the check
+    fails (the engine changed how it orders rows) None is returned and the grids are not aligned.
+    """
+    n = len(original)
+    cfg = result.config
+    kept = np.flatnonzero(result.row_class >= 0) if cfg.drop_suppressed else np.arange(n)
+    out = np.full(n, -1, dtype=np.int64)
+    if len(kept) != len(result.release):
+        return None
+    if cfg.shuffle_seed is not None:
+        perm = np.random.default_rng(cfg.shuffle_seed).permutation(len(kept))
+        out[kept[perm]] = np.arange(len(kept))
+    else:
+        out[kept] = np.arange(len(kept))
+    untouched = [c for c in result.release.columns
+                 if c in original.columns and c not in cfg.quasi_identifiers and c not in cfg.sensitive]
+    if untouched and len(kept):
+        col = untouched[0]
+        rel = result.release[col].to_numpy(dtype=object)[out[kept]]
+        orig = original[col].to_numpy(dtype=object)[kept]
+        same = (rel == orig) | (pd.isna(rel) & pd.isna(orig))
+        if not bool(np.all(same)):
+            return None
+    return out
+
+
+class ComparisonModel(FrameModel):
+    """One side of the comparison: ``side="original"`` shows the input table, ``side="release"`` the
+    anonymized table, both indexed by input row. On the release side, cells that differ from the input
+    are highlighted, suppressed rows are marked, and rows absent from the release read "(removed)"."""
+
+    def __init__(self, side: str, parent=None) -> None:
+        super().__init__(parent)
+        self.side = side
+        self._original: pd.DataFrame | None = None
+        self._rel_of_input: np.ndarray | None = None
+        self._row_class: np.ndarray | None = None
+        self._orig_col: list[int] = []
+        self._highlight: np.ndarray | None = None
+        self._changed = QBrush(CHANGED_BG)
+        self._suppressed = QBrush(SUPPRESSED_BG)
+        self._hl = QBrush(HIGHLIGHT_BG)
+
+    def set_result(self, original: pd.DataFrame | None, result: AnonymizationResult | None,
+                   rel_of_input: np.ndarray | None, kinds=None) -> None:
+        """Show ``result`` aligned to ``original`` through ``rel_of_input`` (see :func:`release_rows`)."""
+        self._original = original
+        self._rel_of_input = rel_of_input
+        self._row_class = None if result is None else result.row_class
+        frame = original if self.side == "original" else (None if result is None else result.release)
+        self.set_frame(frame, kinds)
+        names = list(original.columns) if original is not None else []
+        self._orig_col = [names.index(c) if c in names else -1 for c in self._names]
+        if original is not None and frame is not None and (self.side == "original" or rel_of_input is not None):
+            self.set_rows(np.arange(len(original), dtype=np.int64))
+
+    def set_highlight(self, input_rows: np.ndarray | None) -> None:
+        """Tint these input rows (rows of a selected class)."""
+        if input_rows is None:
+            self._highlight = None
+        else:
+            n = 0 if self._original is None else len(self._original)
+            mask = np.zeros(n, dtype=bool)
+            mask[np.asarray(input_rows, dtype=np.int64)] = True
+            self._highlight = mask
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1),
+                                  [Qt.ItemDataRole.BackgroundRole])
+
+    def input_row(self, display_row: int) -> int:
+        """The input row shown at ``display_row`` (on the release side of an unaligned result: -1)."""
+        if self.side == "release" and self._rel_of_input is None:
+            return -1
+        return self.frame_row(display_row)
+
+    def _release_row(self, display_row: int) -> int:
+        r = self.frame_row(display_row)
+        if self.side == "original" or self._rel_of_input is None:
+            return r
+        return int(self._rel_of_input[r])
+
+    def value(self, display_row: int, column: int) -> Any:
+        if self.side == "release" and self._rel_of_input is not None:
+            rr = self._release_row(display_row)
+            return None if rr < 0 else self.column_values(column)[rr]
+        return super().value(display_row, column)
+
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        if (role == _DISPLAY and self.side == "release" and self._rel_of_input is not None
+                and index.isValid() and self._release_row(index.row()) < 0):
+            return "(removed)"
+        return super().data(index, role)
+
+    def _suppressed_row(self, display_row: int) -> bool:
+        if self._row_class is None:
+            return False
+        r = self.input_row(display_row)
+        return r >= 0 and bool(self._row_class[r] < 0)
+
+    def background(self, display_row: int, column: int) -> Any:
+        if self._suppressed_row(display_row):
+            return self._suppressed
+        r = self.input_row(display_row)
+        if self._highlight is not None and r >= 0 and self._highlight[r]:
+            return self._hl
+        if self.side == "release" and self._original is not None and r >= 0:
+            oc = self._orig_col[column]
+            if oc >= 0:
+                new = self.value(display_row, column)
+                old = self._original.iat[r, oc]
+                if not (is_missing(new) and is_missing(old)) and new != old:
+                    return self._changed
+        return None
+
+    def tooltip(self, display_row: int, column: int) -> str | None:
+        if self._suppressed_row(display_row):
+            return "Suppressed record: " + term("suppression")
+        if self.side == "release" and self._original is not None:
+            r = self.input_row(display_row)
+            oc = self._orig_col[column]
+            if r >= 0 and oc >= 0:
+                old = self._original.iat[r, oc]
+                new = self.value(display_row, column)
+                if new != old and not (is_missing(new) and is_missing(old)):
+                    return f"generalized from '{old}'"
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if orientation == Qt.Orientation.Vertical and self._row_class is not None:
+            r = self.input_row(section)
+            if role == _DISPLAY:
+                base = str(r + 1) if r >= 0 else str(section + 1)
+                return base + (" \u2716" if r >= 0 and self._row_class[r] < 0 else "")
+            if role == Qt.ItemDataRole.ToolTipRole and r >= 0 and self._row_class[r] < 0:
+                return "Suppressed record: " + term("suppression")
+            return None
+        return super().headerData(section, orientation, role)
+
+
+class EquivalenceClassModel(QAbstractTableModel):
+    """One row per equivalence class: its number, size and released quasi-identifier values.
+
+    Built with numpy at reset (first record of each class, ``np.unique(..., return_index=True)``);
+    sorting keeps a permutation.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._sizes = np.zeros(0, dtype=np.int64)
+        self._qi: list[str] = []
+        self._values: list[np.ndarray] = []
+        self._order = np.zeros(0, dtype=np.int64)
+        self._k = 0
+
+    def set_result(self, result: AnonymizationResult | None, rel_of_input: np.ndarray | None) -> None:
+        self.beginResetModel()
+        self._qi, self._values = [], []
+        if result is None:
+            self._sizes = np.zeros(0, dtype=np.int64)
+        else:
+            self._sizes = np.asarray(result.class_sizes, dtype=np.int64)
+            self._k = result.config.k
+            self._qi = list(result.config.quasi_identifiers)
+            classes, first = np.unique(result.row_class, return_index=True)
+            keep = classes >= 0
+            first_row = np.zeros(len(self._sizes), dtype=np.int64)
+            first_row[classes[keep]] = first[keep]
+            if rel_of_input is not None:
+                rel = rel_of_input[first_row]
+                for q in self._qi:
+                    col = result.release[q].to_numpy(dtype=object)
+                    self._values.append(np.where(rel >= 0, col[np.maximum(rel, 0)], ""))
+        self._order = np.arange(len(self._sizes), dtype=np.int64)
+        self.endResetModel()
+
+    def class_at(self, row: int) -> int:
+        return int(self._order[row])
+
+    def row_of_class(self, class_id: int) -> int:
+        hits = np.flatnonzero(self._order == class_id)
+        return int(hits[0]) if len(hits) else -1
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else int(len(self._order))
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else 2 + len(self._values)
+
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        if not index.isValid():
+            return None
+        c = self.class_at(index.row())
+        col = index.column()
+        if role == _DISPLAY:
+            if col == 0:
+                return str(c + 1)
+            if col == 1:
+                return f"{int(self._sizes[c]):,}"
+            return str(self._values[col - 2][c])
+        if role == Qt.ItemDataRole.TextAlignmentRole and col < 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (f"Class {c + 1}: {int(self._sizes[c]):,} records share these quasi-identifier values. "
+                    + term("equivalence class"))
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == _DISPLAY:
+            return ["Class", "Size"][section] if section < 2 else self._qi[section - 2]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return term("equivalence class") if section < 2 else f"Released value of '{self._qi[section - 2]}'"
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.layoutAboutToBeChanged.emit()
+        idx = np.arange(len(self._sizes), dtype=np.int64)
+        if column == 1:
+            perm = np.argsort(self._sizes, kind="stable")
+        elif column >= 2 and self._values:
+            codes, _ = pd.factorize(pd.Series(self._values[column - 2], dtype=object), sort=True)
+            perm = np.argsort(codes, kind="stable")
+        else:
+            perm = idx
+        if order == Qt.SortOrder.DescendingOrder:
+            perm = perm[::-1]
+        self._order = idx[perm]
+        self.layoutChanged.emit()

@@ -1,0 +1,566 @@
+"""AppState: the ONE place that changes the project.
+
+It holds the loaded :class:`~kanon_engine.data.table.Table`, the frozen
+:class:`~kanon_engine.project.Project` (roles, hierarchies, models, algorithm), and the run history.
+Panels read it and ask it for changes; it replaces the project (never edits it in place) and emits
+``project_changed``. Role and hierarchy edits go on :attr:`AppState.undo_stack`, each command storing
+only the project fields it changed, so undoing a role change never reverts an unrelated setting.
+
+Validation is a set of engine calls (hierarchy coverage and shape, parameter specs, the config's own
+checks); :meth:`AppState.issues` lists what they found with a severity, and Run stays disabled, with
+the reason shown, while any error remains.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from kanon_engine.algorithms import algorithms, get_algorithm
+from kanon_engine.config import MODEL_PARAMS, AnonymizationConfig, build_models
+from kanon_engine.data.roles import Role, RoleSuggestion, suggest_roles
+from kanon_engine.data.table import Table
+from kanon_engine.errors import KanonError
+from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
+from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.privacy.models import KAnonymity, PrivacyModel
+from kanon_engine.project import Project
+from kanon_engine.result import AnonymizationResult
+
+LOG = logging.getLogger("kanon_gui.state")
+
+#: Project fields that role/hierarchy commands may change (and restore on undo).
+_EDIT_FIELDS = ("roles", "hierarchies", "hierarchy_files")
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One validation finding: ``severity`` "error" (blocks Run) or "warning"; ``where`` is a column
+    name, or one of "data", "roles", "models", "algorithm"."""
+
+    severity: str
+    message: str
+    where: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished run kept in the history: a label, its result and the table it ran on."""
+
+    label: str
+    result: AnonymizationResult
+    table: Table
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A frozen snapshot handed to a worker: everything a run needs, nothing of the GUI."""
+
+    table: Table
+    config: AnonymizationConfig
+    algorithm: str
+    params: dict[str, Any]
+
+    def label(self) -> str:
+        return f"{self.algorithm} k={self.config.k}"
+
+
+class _ProjectEdit(QUndoCommand):
+    """An undoable change of some project fields (old values kept for undo)."""
+
+    def __init__(self, state: AppState, text: str, new: dict[str, Any]) -> None:
+        super().__init__(text)
+        self.state = state
+        self.new = new
+        self.old = {f: getattr(state.project, f) for f in new}
+
+    def redo(self) -> None:
+        self.state._apply(self.new)
+
+    def undo(self) -> None:
+        self.state._apply(self.old)
+
+
+def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
+    """The flat form values (k, l, l_variant, c, t, t_distance, sensitive) of a tuple of models."""
+    values: dict[str, Any] = {p.name: p.default for p in MODEL_PARAMS}
+    values["sensitive"] = None
+    for m in models:
+        d = m.to_dict()
+        name = d.get("name", "")
+        if isinstance(m, KAnonymity):
+            values["k"] = m.k
+        elif name.endswith("l-diversity"):
+            values["l"] = d.get("l")
+            values["l_variant"] = name.split("-")[0]
+            if "c" in d:
+                values["c"] = d["c"]
+            values["sensitive"] = d.get("sensitive")
+        elif name == "t-closeness":
+            values["t"] = d.get("t")
+            values["t_distance"] = d.get("distance", "equal")
+            values["sensitive"] = d.get("sensitive")
+    return values
+
+
+class AppState(QObject):
+    """The project being edited, the loaded table and the run history (see the module docstring)."""
+
+    table_changed = Signal()
+    project_changed = Signal()
+    run_added = Signal(int)
+    current_run_changed = Signal(int)
+    path_changed = Signal()
+    issues_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self._table: Table | None = None
+        self._project = Project()
+        self._saved = self._project
+        self._path: Path | None = None
+        self._runs: list[Run] = []
+        self._current = -1
+        self._suggestions: dict[str, RoleSuggestion] = {}
+        self._distinct: dict[str, pd.Series] = {}
+        self._defaults: dict[str, Hierarchy] = {}
+        self._hier_issues: dict[tuple[str, int], list[Issue]] = {}
+        self._model_values: dict[str, Any] = model_values_of(self._project.models)
+        self._model_error: str | None = None
+        self._algo_values: dict[str, Any] = {}
+        self._algo_error: str | None = None
+        self._issues: list[Issue] | None = None
+        self.load_warnings: list[str] = []
+
+    # --- reading -----------------------------------------------------------------------------------------
+    @property
+    def table(self) -> Table | None:
+        return self._table
+
+    @property
+    def project(self) -> Project:
+        return self._project
+
+    @property
+    def project_path(self) -> Path | None:
+        return self._path
+
+    @property
+    def runs(self) -> list[Run]:
+        return list(self._runs)
+
+    @property
+    def current_index(self) -> int:
+        return self._current
+
+    @property
+    def current_run(self) -> Run | None:
+        return self._runs[self._current] if 0 <= self._current < len(self._runs) else None
+
+    @property
+    def columns(self) -> list[str]:
+        return self._table.columns if self._table is not None else []
+
+    def is_dirty(self) -> bool:
+        """Whether the project differs from what was last saved or opened."""
+        return self._table is not None and self._project != self._saved
+
+    def role(self, column: str) -> Role:
+        return self._project.roles.get(column, Role.INSENSITIVE)
+
+    def columns_with(self, role: Role) -> list[str]:
+        return [c for c in self.columns if self.role(c) == role]
+
+    def suggestion(self, column: str) -> RoleSuggestion | None:
+        return self._suggestions.get(column)
+
+    def model_values(self) -> dict[str, Any]:
+        return dict(self._model_values)
+
+    def algorithm_values(self) -> dict[str, Any]:
+        return dict(self._algo_values)
+
+    def distinct(self, column: str) -> pd.Series:
+        """Counts of the column's distinct values, most frequent first (missing values as NaN), cached:
+        every panel that needs distinct values (summary, validation, hierarchy editor) shares one
+        ``value_counts`` per column."""
+        if column not in self._distinct:
+            assert self._table is not None
+            self._distinct[column] = self._table.frame[column].value_counts(dropna=False)
+        return self._distinct[column]
+
+    def distinct_values(self, column: str) -> pd.Series:
+        """The distinct values of a column as a Series (NaN for missing), most frequent first."""
+        return pd.Series(self.distinct(column).index, dtype=object)
+
+    def has_explicit_hierarchy(self, column: str) -> bool:
+        return column in self._project.hierarchies
+
+    def hierarchy(self, column: str) -> Hierarchy | None:
+        """The hierarchy a run would use: the project's, else the default for the column's type."""
+        h = self._project.hierarchies.get(column)
+        if h is not None or self._table is None or column not in self.columns:
+            return h
+        if column not in self._defaults:
+            self._defaults[column] = default_hierarchy(column, self.distinct_values(column),
+                                                       self._table.column_types.get(column))
+        return self._defaults[column]
+
+    def lattice_size(self) -> int:
+        """Number of full-domain transformations: product of (height + 1) over the quasi-identifiers."""
+        size = 1
+        for q in self.columns_with(Role.QUASI_IDENTIFIER):
+            h = self.hierarchy(q)
+            size *= (h.height + 1) if h is not None else 1
+        return size
+
+    # --- validation --------------------------------------------------------------------------------------
+    def issues(self) -> list[Issue]:
+        """Every validation finding, errors first (cached until the project or table changes)."""
+        if self._issues is None:
+            self._issues = sorted(self._compute_issues(), key=lambda i: not i.is_error)
+        return list(self._issues)
+
+    def errors(self) -> list[Issue]:
+        return [i for i in self.issues() if i.is_error]
+
+    def issues_for(self, where: str) -> list[Issue]:
+        return [i for i in self.issues() if i.where == where]
+
+    def run_blocker(self) -> str | None:
+        """Why Run is disabled (the first error), or None when a run can start."""
+        errs = self.errors()
+        if not errs:
+            return None
+        more = f" (and {len(errs) - 1} more problem{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""
+        return errs[0].message + more
+
+    def _hierarchy_issues(self, column: str, h: Hierarchy) -> list[Issue]:
+        key = (column, id(h))
+        if key not in self._hier_issues:
+            found = validate_hierarchy(h, self.distinct_values(column))
+            self._hier_issues[key] = [Issue(i.severity, i.message, column) for i in found]
+        return self._hier_issues[key]
+
+    def _compute_issues(self) -> list[Issue]:
+        if self._table is None:
+            return [Issue("error", "Open a data file (File > Open) to begin.", "data")]
+        out: list[Issue] = []
+        qi = self.columns_with(Role.QUASI_IDENTIFIER)
+        if not qi:
+            out.append(Issue("error", "No quasi-identifier is chosen: mark the columns an outsider could "
+                             "know (age, sex, postcode, dates) as quasi-identifiers.", "roles"))
+        for col in qi + self.columns_with(Role.SENSITIVE):
+            h = self.hierarchy(col)
+            if h is None:
+                continue
+            if col in qi or self.has_explicit_hierarchy(col):
+                found = self._hierarchy_issues(col, h)
+                out.extend(found if col in qi else [replace(i, severity="warning") for i in found])
+        for col in self.columns:
+            s = self._suggestions.get(col)
+            if s is not None and s.flagged and self.role(col) != Role.IDENTIFIER:
+                out.append(Issue("warning", s.reason, col))
+        if self._model_error:
+            out.append(Issue("error", self._model_error, "models"))
+        if self._algo_error:
+            out.append(Issue("error", self._algo_error, "algorithm"))
+        if qi and not self._model_error:
+            try:
+                self.config()
+            except KanonError as exc:
+                out.append(Issue("error", str(exc), exc.where if exc.where in self.columns else "models"))
+        cls = algorithms().get(self._project.algorithm)
+        if cls is None:
+            out.append(Issue("error", f"The algorithm '{self._project.algorithm}' is not available; choose "
+                             "another one.", "algorithm"))
+        elif qi and getattr(cls, "full_domain", True):
+            limit = getattr(cls, "max_nodes", None)
+            size = self.lattice_size()
+            if limit is not None and size > limit:
+                out.append(Issue("error", f"The generalization lattice has {size:,} transformations, too "
+                                 f"many for {cls.name} (at most {limit:,}): choose Datafly or Mondrian, "
+                                 "fewer quasi-identifiers or shallower hierarchies.", "algorithm"))
+        return out
+
+    def _invalidate(self) -> None:
+        self._issues = None
+        self.issues_changed.emit()
+
+    # --- changing the project ----------------------------------------------------------------------------
+    def _apply(self, fields: dict[str, Any]) -> None:
+        """Replace the project with these field values (used by undo commands and plain setters)."""
+        self._project = self._project.with_changes(**fields)
+        self._invalidate()
+        self.project_changed.emit()
+        self.path_changed.emit()
+
+    def _edit(self, text: str, **fields: Any) -> None:
+        self.undo_stack.push(_ProjectEdit(self, text, fields))
+
+    def set_role(self, column: str, role: Role) -> None:
+        """Give ``column`` a role (undoable)."""
+        if self.role(column) == role:
+            return
+        roles = dict(self._project.roles)
+        roles[column] = Role(role)
+        self._edit(f"Set the role of '{column}' to {Role(role).value}", roles=roles)
+
+    def set_roles(self, roles: dict[str, Role], text: str = "Set roles") -> None:
+        """Set several roles in one undoable step."""
+        merged = dict(self._project.roles)
+        merged.update({c: Role(r) for c, r in roles.items()})
+        if merged != self._project.roles:
+            self._edit(text, roles=merged)
+
+    def set_hierarchy(self, column: str, hierarchy: Hierarchy | None, text: str | None = None,
+                      file: str | None = None) -> None:
+        """Assign a hierarchy to ``column`` (None: back to the default), undoable.
+
+        ``file`` keeps a reference to an ARX CSV in the project file instead of embedding the rows.
+        """
+        hier = dict(self._project.hierarchies)
+        files = dict(self._project.hierarchy_files)
+        if hierarchy is None:
+            hier.pop(column, None)
+        else:
+            if hierarchy.attribute != column:
+                hierarchy = Hierarchy(column, hierarchy.matrix)
+            hier[column] = hierarchy
+        files.pop(column, None)
+        if file is not None and hierarchy is not None:
+            files[column] = file
+        self._edit(text or f"Change the hierarchy of '{column}'", hierarchies=hier, hierarchy_files=files)
+
+    def set_hierarchies(self, hierarchies: dict[str, Hierarchy], text: str) -> None:
+        """Assign several hierarchies in one undoable step (e.g. load a folder of ARX files)."""
+        hier = dict(self._project.hierarchies)
+        files = dict(self._project.hierarchy_files)
+        for col, h in hierarchies.items():
+            hier[col] = h if h.attribute == col else Hierarchy(col, h.matrix)
+            files.pop(col, None)
+        self._edit(text, hierarchies=hier, hierarchy_files=files)
+
+    def set_model_values(self, **values: Any) -> None:
+        """Update the privacy-model form values (k, l, l_variant, c, t, t_distance, sensitive).
+
+        Valid values replace the project's models; an invalid one is kept in the form and listed as an
+        error (Run disabled) with the engine's message.
+        """
+        merged = {**self._model_values, **values}
+        if merged == self._model_values and self._model_error is None:
+            return
+        self._model_values = merged
+        try:
+            models = self._build_models(merged)
+        except KanonError as exc:
+            self._model_error = str(exc)
+            self._invalidate()
+            self.project_changed.emit()
+            return
+        self._model_error = None
+        self._apply({"models": models})
+
+    def _build_models(self, v: dict[str, Any]) -> tuple[PrivacyModel, ...]:
+        specs = {p.name: p for p in MODEL_PARAMS}
+        c = {name: specs[name].coerce(_blank_to_none(v.get(name))) for name in specs}
+        sensitive = v.get("sensitive") or None
+        if sensitive is None and (c["l"] is not None or c["t"] is not None):
+            candidates = self.columns_with(Role.SENSITIVE)
+            if len(candidates) == 1:
+                sensitive = candidates[0]
+        return build_models(c["k"], sensitive, _int_if_whole(c["l"]), c["l_variant"], c["c"], c["t"],
+                            c["t_distance"])
+
+    def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
+        """Choose the algorithm and its parameter values (raw form values are checked by its specs)."""
+        values = dict(values or {})
+        self._algo_values = values
+        cls = algorithms().get(name)
+        params = {}
+        self._algo_error = None
+        if cls is not None:
+            known = {p.name for p in cls.params}
+            raw = {k: _blank_to_none(v) for k, v in values.items() if k in known}
+            try:
+                params = dict(get_algorithm(name, **raw).parameters)
+            except KanonError as exc:
+                self._algo_error = str(exc)
+                params = dict(self._project.algorithm_params) if name == self._project.algorithm else {}
+        if name == self._project.algorithm and params == self._project.algorithm_params:
+            self._invalidate()
+            self.project_changed.emit()
+            return
+        self._apply({"algorithm": name, "algorithm_params": params})
+
+    def set_output(self, drop_suppressed: bool | None = None, shuffle_seed: int | None | str = "keep") -> None:
+        """Output options of the release (drop suppressed rows, shuffle seed)."""
+        changes: dict[str, Any] = {}
+        if drop_suppressed is not None and drop_suppressed != self._project.drop_suppressed:
+            changes["drop_suppressed"] = bool(drop_suppressed)
+        if shuffle_seed != "keep" and shuffle_seed != self._project.shuffle_seed:
+            changes["shuffle_seed"] = shuffle_seed
+        if changes:
+            self._apply(changes)
+
+    # --- data and projects -------------------------------------------------------------------------------
+    def _reset_caches(self) -> None:
+        self._distinct.clear()
+        self._defaults.clear()
+        self._hier_issues.clear()
+        self._issues = None
+
+    def set_table(self, table: Table) -> None:
+        """A newly imported table: a fresh project with the engine's role suggestions pre-filled.
+
+        Suggested identifiers are marked identifier; every other column starts insensitive (the
+        suggestion explains why, and the user picks the quasi-identifiers).
+        """
+        self._table = table
+        self._reset_caches()
+        self._suggestions = {s.column: s for s in suggest_roles(table.frame)}
+        roles = {c: (s.role if s.role is not None else Role.INSENSITIVE) for c, s in self._suggestions.items()}
+        keep = self._project
+        project = Project(data_path=table.source, data_sha256=table.sha256, read_options=table.options,
+                          roles=roles, models=keep.models, algorithm=keep.algorithm,
+                          algorithm_params=dict(keep.algorithm_params))
+        self._replace_all(project, None)
+        LOG.info("table loaded: %d rows, %d columns", table.n_rows, len(table.columns))
+        self.table_changed.emit()
+        self.project_changed.emit()
+
+    def set_project(self, project: Project, table: Table, path: Path | None,
+                    warnings: list[str] | None = None) -> None:
+        """An opened project with its table (loaded by a worker)."""
+        self._table = table
+        self._reset_caches()
+        self._suggestions = {s.column: s for s in suggest_roles(table.frame)}
+        roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
+        roles.update(project.roles)
+        project = project.with_changes(roles=roles, data_sha256=project.data_sha256 or table.sha256)
+        self._replace_all(project, path)
+        self.load_warnings = list(warnings or [])
+        self.table_changed.emit()
+        self.project_changed.emit()
+
+    def _replace_all(self, project: Project, path: Path | None) -> None:
+        self._project = project
+        self._saved = project
+        self._path = Path(path) if path is not None else None
+        self._model_values = model_values_of(project.models)
+        self._model_error = None
+        self._algo_values = dict(project.algorithm_params)
+        self._algo_error = None
+        self._runs.clear()
+        self._current = -1
+        self.undo_stack.clear()
+        self.load_warnings = []
+        self._invalidate()
+        self.current_run_changed.emit(-1)
+        self.path_changed.emit()
+
+    def save(self, path: Path) -> None:
+        """Save the project atomically (the engine writes a temp file and renames it)."""
+        path = Path(path)
+        project = self._project
+        if self._table is not None:
+            project = project.with_changes(data_path=self._table.source, data_sha256=self._table.sha256,
+                                           read_options=self._table.options)
+        project.save(path)
+        self._project = project
+        self._saved = project
+        self._path = path
+        LOG.info("project saved")
+        self.path_changed.emit()
+
+    def snapshot_project(self) -> Project:
+        """The project as it would be saved now (for the autosave copy)."""
+        return self._project
+
+    def config(self) -> AnonymizationConfig:
+        """The run configuration (engine's ``Project.config``), with the cached default hierarchy for
+        quasi-identifiers that have none (the one the editor shows), so it is not rebuilt per call."""
+        assert self._table is not None
+        hier = dict(self._project.hierarchies)
+        for q in self.columns_with(Role.QUASI_IDENTIFIER):
+            if q not in hier:
+                hier[q] = self.hierarchy(q)
+        return self._project.with_changes(hierarchies=hier).config(self._table)
+
+    # --- runs --------------------------------------------------------------------------------------------
+    def run_request(self) -> RunRequest:
+        """A frozen snapshot for a worker; raises the first blocking issue as a KanonError."""
+        from kanon_engine.errors import ConfigError
+
+        blocker = self.run_blocker()
+        if blocker is not None:
+            raise ConfigError(blocker)
+        config = self.config()
+        return RunRequest(self._table, config, self._project.algorithm, dict(self._project.algorithm_params))
+
+    def add_run(self, result: AnonymizationResult, label: str | None = None, table: Table | None = None) -> int:
+        """Keep a finished run, make it current, and record its summary in the project."""
+        table = table if table is not None else self._table
+        assert table is not None
+        n = len(self._runs) + 1
+        label = label or f"#{n} {result.algorithm} k={result.config.k}"
+        self._runs.append(Run(label, result, table))
+        summary = _jsonable(result.summary())
+        summary["label"] = label
+        self._project = self._project.with_changes(runs=tuple(self._project.runs) + (summary,))
+        index = len(self._runs) - 1
+        LOG.info("run added: %s, %d classes, %d suppressed, %.2f s", result.algorithm, result.n_classes,
+                 result.suppressed, result.runtime_seconds)
+        self.run_added.emit(index)
+        self.set_current_run(index)
+        self.path_changed.emit()
+        return index
+
+    def set_current_run(self, index: int) -> None:
+        if not -1 <= index < len(self._runs):
+            raise IndexError(f"no run {index}")
+        if index != self._current:
+            self._current = index
+            self.current_run_changed.emit(index)
+
+
+def _blank_to_none(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip() == "":
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _int_if_whole(value: float | None) -> float | int | None:
+    if value is not None and float(value).is_integer():
+        return int(value)
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    """Numbers from numpy and tuples turned into plain JSON types (run summaries go in the project)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

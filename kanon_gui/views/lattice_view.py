@@ -1,0 +1,749 @@
+"""The generalization lattice of a full-domain run as a Hasse diagram, coloured by what the search learned.
+
+One row per height (sum of levels), nodes are level vectors, an edge goes one level up in one attribute
+(Samarati 2001; LeFevre, DeWitt & Ramakrishnan 2005, "Incognito"). The colours show the search's record:
+checked and satisfying, checked and failing, inferred by monotonicity (not checked: a specialization
+satisfies / a generalization fails), pruned by the metric bound (Flash/OLA branch and bound), not
+evaluated; the optimum and the node now shown are marked apart.
+
+Why one item per layer: all nodes are ONE ScatterPlotItem and all edges ONE PlotCurveItem (``connect=
+"pairs"``), so Adult's 6,480 nodes pan and zoom smoothly; hover and click are a vectorized nearest-node
+search over numpy arrays, not thousands of QGraphicsItems. Past ``node_cap`` nodes only the satisfying
+frontier (the minimal satisfying nodes and the optimum) is drawn, and the view says how many are hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
+from kanon_engine.lattice import (
+    FAILS,
+    INFERRED_FAILS,
+    INFERRED_SATISFIES,
+    NOT_EVALUATED,
+    PRUNED,
+    SATISFIES,
+    STATUS_NAMES,
+    SearchRecord,
+)
+from kanon_engine.metrics.loss import METRICS
+from kanon_engine.result import AnonymizationResult
+
+#: Above this many nodes only the satisfying frontier is drawn. Adult (8 QIs) has 6,480 nodes and stays
+#: fluid when drawn whole (measured: see the test/bench figures), so the cap sits above it.
+DEFAULT_NODE_CAP = 10_000
+
+#: Status -> colour (colour-blind-safe ColorBrewer RdYlGn/PuOr picks, grey for "nothing known").
+STATUS_COLORS: dict[int, str] = {
+    SATISFIES: "#1a9850",
+    INFERRED_SATISFIES: "#a6d96a",
+    FAILS: "#d73027",
+    INFERRED_FAILS: "#fdae61",
+    PRUNED: "#8073ac",
+    NOT_EVALUATED: "#d0d0d0",
+}
+STATUS_ORDER = (SATISFIES, INFERRED_SATISFIES, FAILS, INFERRED_FAILS, PRUNED, NOT_EVALUATED)
+OPTIMUM_COLOR = "#ffc20a"
+CURRENT_COLOR = "#005ab5"
+EDGE_COLOR = (110, 110, 110, 28)
+NODE_SIZE = 8
+OPTIMUM_SIZE = 16
+HOVER_TOLERANCE_PX = 7.0
+
+
+# --- pure layout (no Qt) ---------------------------------------------------------------------------------
+def strides_of(max_levels: np.ndarray) -> np.ndarray:
+    """Mixed-radix strides of lattice indices (last attribute fastest), as :class:`Lattice` numbers nodes."""
+    radix = np.asarray(max_levels, dtype=np.int64) + 1
+    strides = np.ones(len(radix), dtype=np.int64)
+    for i in range(len(radix) - 2, -1, -1):
+        strides[i] = strides[i + 1] * radix[i + 1]
+    return strides
+
+
+def levels_of(max_levels: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """(n, n_qi) level vectors of the given node indices (without building the whole lattice)."""
+    radix = np.asarray(max_levels, dtype=np.int64) + 1
+    idx = np.asarray(indices, dtype=np.int64)
+    return (idx[:, None] // strides_of(max_levels)[None, :]) % radix[None, :]
+
+
+def satisfying_frontier(record: SearchRecord) -> np.ndarray:
+    """Indices of the minimal satisfying nodes (no direct specialization known to satisfy), plus the
+    optimum. Monotonicity makes every other satisfying node a generalization of one of these, so they
+    summarize the solution space of a lattice too large to draw. Memory stays O(satisfying nodes)."""
+    status = record.status
+    sat = (status == SATISFIES) | (status == INFERRED_SATISFIES)
+    idx = np.flatnonzero(sat).astype(np.int64)
+    strides = strides_of(record.max_levels)
+    radix = np.asarray(record.max_levels, dtype=np.int64) + 1
+    has_sat_pred = np.zeros(len(idx), dtype=bool)
+    for a in range(len(strides)):
+        level = (idx // strides[a]) % radix[a]
+        down = level > 0
+        pred = np.where(down, idx - strides[a], 0)
+        has_sat_pred |= down & sat[pred]
+    out = idx[~has_sat_pred]
+    if record.optimum is not None and record.optimum not in set(out.tolist()):
+        out = np.sort(np.append(out, np.int64(record.optimum)))
+    return out
+
+
+@dataclass(eq=False)
+class LatticeLayout:
+    """Where every drawn node sits, and the edges between drawn nodes (positions into ``nodes``)."""
+
+    nodes: np.ndarray  # lattice indices drawn
+    levels: np.ndarray  # (n, n_qi)
+    heights: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    edges: np.ndarray  # (m, 2) positions into nodes
+    total: int  # nodes in the lattice
+    frontier_only: bool
+    row_step: float
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.nodes)
+
+
+def build_layout(record: SearchRecord, node_cap: int = DEFAULT_NODE_CAP) -> LatticeLayout:
+    """Hasse layout: one row per height, nodes of a row in index order, centred; edges one level up."""
+    max_levels = np.asarray(record.max_levels, dtype=np.int64)
+    total = int(len(record.status))
+    frontier_only = total > node_cap
+    if frontier_only:
+        nodes = satisfying_frontier(record)
+        if len(nodes) > node_cap:  # keep the best by metric, then the lowest
+            metric = np.nan_to_num(record.metric[nodes], nan=np.inf)
+            keep = np.lexsort((nodes, levels_of(max_levels, nodes).sum(axis=1), metric))[:node_cap]
+            if record.optimum is not None and record.optimum in set(nodes.tolist()):
+                opt_pos = int(np.flatnonzero(nodes == record.optimum)[0])
+                if opt_pos not in set(keep.tolist()):
+                    keep[-1] = opt_pos
+            nodes = np.sort(nodes[keep])
+    else:
+        nodes = np.arange(total, dtype=np.int64)
+    levels = levels_of(max_levels, nodes)
+    heights = levels.sum(axis=1)
+    # rank of each node inside its row (rows = heights), nodes of a row in index order
+    order = np.lexsort((nodes, heights))
+    sorted_h = heights[order]
+    row_start = np.searchsorted(sorted_h, sorted_h, side="left")
+    rank = np.empty(len(nodes), dtype=np.int64)
+    rank[order] = np.arange(len(nodes)) - row_start
+    counts = np.bincount(heights, minlength=int(max_levels.sum()) + 1)
+    x = rank - (counts[heights] - 1) / 2.0
+    n_rows = int(max_levels.sum()) + 1
+    widest = int(counts.max()) if len(counts) else 1
+    row_step = max(1.0, 0.55 * widest / max(1, n_rows - 1))
+    y = heights * row_step
+    edges = np.zeros((0, 2), dtype=np.int64)
+    if not frontier_only and total > 1:
+        strides = strides_of(max_levels)
+        parts = []
+        for a in range(len(max_levels)):
+            src = np.flatnonzero(levels[:, a] < max_levels[a])
+            parts.append(np.column_stack([src, src + strides[a]]))
+        edges = np.concatenate(parts) if parts else edges
+    return LatticeLayout(nodes, levels, heights, x.astype(float), y.astype(float), edges, total,
+                         frontier_only, row_step)
+
+
+def level_words(name: str, level: int, hierarchy: Hierarchy | None) -> str:
+    """'age: level 2 of 4 (e.g. 20-39)': a level in words with an example label from the hierarchy."""
+    if hierarchy is None:
+        return f"{name}: level {level}"
+    height = hierarchy.height
+    labels = [x for x in hierarchy.level_codes[level][1] if x != MISSING]
+    example = labels[len(labels) // 2] if labels else ""
+    if level == 0:
+        return f"{name}: original values (e.g. {example})"
+    if level == height and (not labels or labels == [ROOT]):
+        return f"{name}: level {level} of {height} (fully generalized, {ROOT})"
+    return f"{name}: level {level} of {height} (e.g. {example})"
+
+
+def _swatch(color: str, ring: bool = False, star: bool = False) -> QIcon:
+    pix = QPixmap(14, 14)
+    pix.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pix)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    if ring:
+        p.setPen(pg.mkPen(color, width=2.5))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawEllipse(2, 2, 10, 10)
+    else:
+        p.setPen(pg.mkPen("#404040", width=1) if star else Qt.PenStyle.NoPen)
+        p.setBrush(QColor(color))
+        if star:
+            from PySide6.QtGui import QPolygonF
+
+            pts = []
+            for i in range(10):
+                r = 6.5 if i % 2 == 0 else 2.8
+                ang = np.pi / 2 + i * np.pi / 5
+                pts.append(QPointF(7 + r * np.cos(ang), 7 - r * np.sin(ang)))
+            p.drawPolygon(QPolygonF(pts))
+        else:
+            p.drawEllipse(2, 2, 10, 10)
+    p.end()
+    return QIcon(pix)
+
+
+def _fmt(value: float) -> str:
+    if value is None or not np.isfinite(value):
+        return "unknown"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:,.4g}"
+
+
+# --- the widget ------------------------------------------------------------------------------------------
+class LatticeView(QWidget):
+    """Hasse diagram of the search record of a full-domain result, with a legend, filters and node info.
+
+    Emits ``node_clicked(levels)`` (a tuple of ints) when a node is clicked; the window applies that
+    transformation in a worker and hands the result back through :meth:`show_node_result`.
+    """
+
+    node_clicked = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None, node_cap: int = DEFAULT_NODE_CAP) -> None:
+        super().__init__(parent)
+        self.setObjectName("lattice_view")
+        self.node_cap = int(node_cap)
+        self.record: SearchRecord | None = None
+        self.layout_: LatticeLayout | None = None
+        self.hierarchies: dict[str, Hierarchy] = {}
+        self._status = np.zeros(0, dtype=np.int8)
+        self._metric = np.zeros(0)
+        self._visible = np.zeros(0, dtype=bool)
+        self._is_optimum = np.zeros(0, dtype=bool)
+        self._pos_of: dict[int, int] = {}
+        self._current: int | None = None
+        self._pending: int | None = None
+        self._applied: dict[int, dict[str, float]] = {}
+        self._build_ui()
+        self.set_result(None)
+
+    # --- construction ------------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.stack = QStackedWidget()
+        self.message = QLabel()
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.message.setMargin(24)
+        self.stack.addWidget(self.message)
+
+        page = QWidget()
+        col = QVBoxLayout(page)
+        col.setContentsMargins(4, 4, 4, 4)
+        self.header = QLabel()
+        self.header.setWordWrap(True)
+        col.addWidget(self.header)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setAntialiasing(False)
+        item = self.plot.getPlotItem()
+        item.hideAxis("bottom")
+        item.setLabel("left", "height (generalization steps)")
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        for name in ("left", "bottom"):
+            ax = item.getAxis(name)
+            ax.setPen(pg.mkPen("#606060"))
+            ax.setTextPen(pg.mkPen("#303030"))
+        self.edges_item = pg.PlotCurveItem(pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs",
+                                           skipFiniteCheck=True)
+        self.nodes_item = pg.ScatterPlotItem(pxMode=True)
+        self.current_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=OPTIMUM_SIZE + 4,
+                                               pen=pg.mkPen(CURRENT_COLOR, width=3), brush=None)
+        # the optimum is also drawn on top of its neighbours (in the main item it may be overdrawn)
+        self.optimum_item = pg.ScatterPlotItem(pxMode=True, symbol="star", size=OPTIMUM_SIZE,
+                                               pen=pg.mkPen("#303030", width=1), brush=pg.mkBrush(OPTIMUM_COLOR))
+        self.nodes_item.setZValue(1)
+        self.optimum_item.setZValue(2)
+        self.current_item.setZValue(3)
+        for it in (self.edges_item, self.nodes_item, self.optimum_item, self.current_item):
+            self.plot.addItem(it)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+        col.addWidget(self.plot, 1)
+        self.stack.addWidget(page)
+        outer.addWidget(self.stack, 1)
+
+        side = QWidget()
+        side_col = QVBoxLayout(side)
+        side_col.setContentsMargins(4, 4, 4, 4)
+        legend = QGroupBox("Status (tick to show)")
+        legend.setToolTip("What the search learned about each transformation. Untick a status to hide it.")
+        lg = QVBoxLayout(legend)
+        self.status_boxes: dict[int, QCheckBox] = {}
+        for s in STATUS_ORDER:
+            box = QCheckBox(STATUS_NAMES[s])
+            box.setIcon(_swatch(STATUS_COLORS[s]))
+            box.setChecked(True)
+            box.toggled.connect(self._apply_filters)
+            lg.addWidget(box)
+            self.status_boxes[s] = box
+        opt = QLabel()
+        opt.setPixmap(_swatch(OPTIMUM_COLOR, star=True).pixmap(14, 14))
+        cur = QLabel()
+        cur.setPixmap(_swatch(CURRENT_COLOR, ring=True).pixmap(14, 14))
+        for icon_label, text in ((opt, "optimum (best satisfying node)"), (cur, "node now shown")):
+            row = QHBoxLayout()
+            row.addWidget(icon_label)
+            row.addWidget(QLabel(text), 1)
+            lg.addLayout(row)
+        side_col.addWidget(legend)
+
+        self.levels_box = QGroupBox("Levels")
+        self.levels_box.setToolTip("Show only nodes whose level of each attribute is in the range.")
+        self.levels_grid = QGridLayout(self.levels_box)
+        self.level_spins: list[tuple[QSpinBox, QSpinBox]] = []
+        side_col.addWidget(self.levels_box)
+
+        self.metric_box = QGroupBox("Metric")
+        mg = QGridLayout(self.metric_box)
+        self.metric_check = QCheckBox("only nodes with a value between")
+        self.metric_check.setToolTip("Nodes whose metric was not computed (inferred, pruned) are hidden "
+                                     "while this is ticked.")
+        self.metric_min = QDoubleSpinBox()
+        self.metric_max = QDoubleSpinBox()
+        for spin in (self.metric_min, self.metric_max):
+            spin.setDecimals(3)
+            spin.setRange(-1e18, 1e18)
+            spin.setGroupSeparatorShown(True)
+            spin.valueChanged.connect(self._apply_filters)
+        self.metric_check.toggled.connect(self._apply_filters)
+        mg.addWidget(self.metric_check, 0, 0, 1, 2)
+        mg.addWidget(self.metric_min, 1, 0)
+        mg.addWidget(self.metric_max, 1, 1)
+        side_col.addWidget(self.metric_box)
+
+        reset = QPushButton("Show all nodes")
+        reset.clicked.connect(self.reset_filters)
+        side_col.addWidget(reset)
+
+        hover_box = QGroupBox("Node under the pointer")
+        hv = QVBoxLayout(hover_box)
+        self.hover_label = QLabel("Point at a node to see its levels; click it to apply it.")
+        self.hover_label.setWordWrap(True)
+        self.hover_label.setTextFormat(Qt.TextFormat.RichText)
+        hv.addWidget(self.hover_label)
+        side_col.addWidget(hover_box)
+
+        shown_box = QGroupBox("Node shown")
+        sv = QVBoxLayout(shown_box)
+        self.shown_label = QLabel("")
+        self.shown_label.setWordWrap(True)
+        self.shown_label.setTextFormat(Qt.TextFormat.RichText)
+        sv.addWidget(self.shown_label)
+        side_col.addWidget(shown_box)
+        side_col.addStretch(1)
+
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(290)
+        scroll.setMaximumWidth(340)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(scroll)
+        self.side_panel = scroll
+
+    # --- data --------------------------------------------------------------------------------------
+    def set_result(self, result: AnonymizationResult | None) -> None:
+        """Show the lattice of ``result`` (a plain message for Mondrian or no result).
+
+        A result without a record but with a transformation on the same lattice (a node applied from
+        this view) keeps the record on screen and marks that node as the one shown.
+        """
+        if result is None:
+            self._clear("Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the "
+                        "lattice of generalizations it explored.")
+            return
+        record = result.lattice
+        if record is None and result.transformation is not None and self._same_lattice(result):
+            record = self.record
+        if record is None:
+            if result.transformation is None:
+                self._clear(f"'{result.algorithm}' partitions the records instead of generalizing whole "
+                            "columns, so it has no lattice of transformations. See the Partitions tab.")
+            else:
+                self._clear("This run kept no record of the lattice search.")
+            return
+        self.hierarchies = dict(result.config.hierarchies)
+        if record is not self.record:
+            self._set_record(record)
+        self._mark_current(self._index_of(result))
+        self._show_result_metrics(result)
+
+    def _same_lattice(self, result: AnonymizationResult) -> bool:
+        rec = self.record
+        return (rec is not None and result.transformation is not None
+                and tuple(rec.names) == tuple(result.transformation)
+                and all(0 <= result.transformation[n] <= int(m) for n, m in zip(rec.names, rec.max_levels)))
+
+    def _index_of(self, result: AnonymizationResult) -> int | None:
+        if self.record is None or result.transformation is None:
+            return None
+        try:
+            levels = np.array([result.transformation[n] for n in self.record.names], dtype=np.int64)
+        except KeyError:
+            return None
+        return int(levels @ strides_of(self.record.max_levels))
+
+    def _clear(self, message: str) -> None:
+        self.record = None
+        self.layout_ = None
+        self._status = np.zeros(0, dtype=np.int8)
+        self._visible = np.zeros(0, dtype=bool)
+        self._is_optimum = np.zeros(0, dtype=bool)
+        self._pos_of = {}
+        self._current = None
+        self._applied = {}
+        self.nodes_item.clear()
+        self.edges_item.setData([], [])
+        self.current_item.clear()
+        self.optimum_item.clear()
+        self.message.setText(message)
+        self.stack.setCurrentIndex(0)
+        self.side_panel.setEnabled(False)
+
+    def _set_record(self, record: SearchRecord) -> None:
+        self.record = record
+        self._applied = {}
+        lay = build_layout(record, self.node_cap)
+        self.layout_ = lay
+        self._status = np.asarray(record.status, dtype=np.int8)[lay.nodes]
+        self._metric = np.asarray(record.metric, dtype=float)[lay.nodes]
+        self._pos_of = {int(n): i for i, n in enumerate(lay.nodes)} if lay.frontier_only else {}
+        self._is_optimum = lay.nodes == (record.optimum if record.optimum is not None else -1)
+        # one brush/pen object per status, shared by every spot (pyqtgraph caches one sprite each)
+        brushes = {s: pg.mkBrush(c) for s, c in STATUS_COLORS.items()}
+        opt_brush = pg.mkBrush(OPTIMUM_COLOR)
+        node_pen = pg.mkPen(None)
+        opt_pen = pg.mkPen("#303030", width=1)
+        brush = np.empty(len(lay.nodes), dtype=object)
+        for s, b in brushes.items():
+            brush[self._status == s] = b
+        brush[self._is_optimum] = opt_brush
+        pens = np.full(len(lay.nodes), node_pen, dtype=object)
+        pens[self._is_optimum] = opt_pen
+        symbols = np.where(self._is_optimum, "star", "o").astype(object)
+        sizes = np.where(self._is_optimum, OPTIMUM_SIZE, NODE_SIZE)
+        self.nodes_item.setData(x=lay.x, y=lay.y, brush=list(brush), pen=list(pens), symbol=list(symbols),
+                                size=sizes, data=np.arange(len(lay.nodes)))
+        self._visible = np.ones(len(lay.nodes), dtype=bool)
+        self._set_edges(self._visible)
+        self._update_optimum_marker()
+        self._setup_filters(record)
+        self._update_header()
+        left = self.plot.getPlotItem().getAxis("left")
+        rows = int(np.asarray(record.max_levels).sum()) + 1
+        step = max(1, rows // 12)
+        left.setTicks([[(h * lay.row_step, str(h)) for h in range(0, rows, step)], []])
+        self.plot.getPlotItem().getViewBox().autoRange(padding=0.04)
+        self.stack.setCurrentIndex(1)
+        self.side_panel.setEnabled(True)
+        self._current = None
+        self.current_item.clear()
+
+    def _setup_filters(self, record: SearchRecord) -> None:
+        for s, box in self.status_boxes.items():
+            box.blockSignals(True)
+            box.setChecked(True)
+            count = int((record.status == s).sum())
+            box.setText(f"{STATUS_NAMES[s]} ({count:,})")
+            box.blockSignals(False)
+        while self.levels_grid.count():
+            w = self.levels_grid.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.level_spins = []
+        for a, (name, top) in enumerate(zip(record.names, record.max_levels)):
+            lo, hi = QSpinBox(), QSpinBox()
+            for spin, value in ((lo, 0), (hi, int(top))):
+                spin.setRange(0, int(top))
+                spin.setValue(value)
+                spin.valueChanged.connect(self._apply_filters)
+            label = QLabel(name)
+            label.setToolTip(name)
+            self.levels_grid.addWidget(label, a, 0)
+            self.levels_grid.addWidget(lo, a, 1)
+            self.levels_grid.addWidget(QLabel("to"), a, 2)
+            self.levels_grid.addWidget(hi, a, 3)
+            self.level_spins.append((lo, hi))
+        metric_label = METRICS[record.metric_name].label if record.metric_name in METRICS else "Metric"
+        self.metric_box.setTitle(metric_label)
+        finite = self._metric[np.isfinite(self._metric)]
+        for spin, value in ((self.metric_min, finite.min() if len(finite) else 0.0),
+                            (self.metric_max, finite.max() if len(finite) else 0.0)):
+            spin.blockSignals(True)
+            spin.setValue(float(value))
+            spin.blockSignals(False)
+        self.metric_check.blockSignals(True)
+        self.metric_check.setChecked(False)
+        self.metric_check.blockSignals(False)
+
+    def _update_header(self) -> None:
+        lay, rec = self.layout_, self.record
+        if lay is None or rec is None:
+            return
+        shown = int(self._visible.sum())
+        what = (f"Lattice of {lay.total:,} transformations of {len(rec.names)} quasi-identifiers; "
+                f"{int(np.isin(rec.status, (SATISFIES, FAILS)).sum()):,} checked by the search.")
+        if lay.frontier_only:
+            what += (f" Too many to draw: showing the satisfying frontier ({len(lay.nodes):,} nodes: the "
+                     f"minimal satisfying ones and the optimum); {lay.hidden:,} nodes hidden.")
+        if shown < len(lay.nodes):
+            what += f" Filters hide {len(lay.nodes) - shown:,} of the drawn nodes."
+        self.header.setText(what + " Click a node to apply it.")
+
+    # --- filters -----------------------------------------------------------------------------------
+    def reset_filters(self) -> None:
+        """Show every drawn node again."""
+        if self.record is None:
+            return
+        self._setup_filters(self.record)
+        self._apply_filters()
+
+    def set_status_filter(self, statuses: set[int] | list[int] | tuple[int, ...]) -> None:
+        """Show only nodes with these statuses."""
+        for s, box in self.status_boxes.items():
+            box.blockSignals(True)
+            box.setChecked(s in set(statuses))
+            box.blockSignals(False)
+        self._apply_filters()
+
+    def set_level_range(self, attribute: int | str, low: int, high: int) -> None:
+        """Show only nodes whose level of ``attribute`` lies in [low, high]."""
+        if self.record is None:
+            return
+        a = self.record.names.index(attribute) if isinstance(attribute, str) else int(attribute)
+        lo, hi = self.level_spins[a]
+        for spin, value in ((lo, low), (hi, high)):
+            spin.blockSignals(True)
+            spin.setValue(int(value))
+            spin.blockSignals(False)
+        self._apply_filters()
+
+    def set_metric_range(self, low: float | None, high: float | None = None) -> None:
+        """Show only nodes whose metric lies in [low, high]; ``None`` switches the metric filter off."""
+        for w in (self.metric_check, self.metric_min, self.metric_max):
+            w.blockSignals(True)
+        self.metric_check.setChecked(low is not None)
+        if low is not None:
+            self.metric_min.setValue(float(low))
+            self.metric_max.setValue(float(high if high is not None else 1e18))
+        for w in (self.metric_check, self.metric_min, self.metric_max):
+            w.blockSignals(False)
+        self._apply_filters()
+
+    def filter_mask(self) -> np.ndarray:
+        """Which drawn nodes pass the status, level and metric filters."""
+        lay = self.layout_
+        if lay is None:
+            return np.zeros(0, dtype=bool)
+        shown = [s for s, box in self.status_boxes.items() if box.isChecked()]
+        mask = np.isin(self._status, shown)
+        for a, (lo, hi) in enumerate(self.level_spins):
+            mask &= (lay.levels[:, a] >= lo.value()) & (lay.levels[:, a] <= hi.value())
+        if self.metric_check.isChecked():
+            m = self._metric
+            with np.errstate(invalid="ignore"):
+                mask &= np.isfinite(m) & (m >= self.metric_min.value()) & (m <= self.metric_max.value())
+        return mask
+
+    def _apply_filters(self, *_: object) -> None:
+        if self.layout_ is None:
+            return
+        mask = self.filter_mask()
+        self._visible = mask
+        self.nodes_item.setPointsVisible(mask)
+        self._set_edges(mask)
+        self._update_optimum_marker()
+        self._update_header()
+
+    def _update_optimum_marker(self) -> None:
+        opt = np.flatnonzero(self._is_optimum & self._visible) if self.layout_ is not None else []
+        if len(opt) == 0:
+            self.optimum_item.clear()
+            return
+        self.optimum_item.setData(x=self.layout_.x[opt], y=self.layout_.y[opt])
+
+    def _set_edges(self, mask: np.ndarray) -> None:
+        lay = self.layout_
+        if lay is None or len(lay.edges) == 0:
+            self.edges_item.setData([], [])
+            return
+        e = lay.edges[mask[lay.edges[:, 0]] & mask[lay.edges[:, 1]]]
+        self.edges_item.setData(x=lay.x[e].ravel(), y=lay.y[e].ravel())
+
+    # --- inspection (tests, screenshots) ------------------------------------------------------------
+    def displayed_nodes(self) -> np.ndarray:
+        """Lattice indices of the nodes drawn and not hidden by a filter."""
+        if self.layout_ is None:
+            return np.zeros(0, dtype=np.int64)
+        return self.layout_.nodes[self._visible]
+
+    def node_colors(self) -> list[str]:
+        """Fill colour (#rrggbb) of every drawn node, in the order of ``layout_.nodes``."""
+        return [b.color().name() for b in self.nodes_item.data["brush"]]
+
+    def edge_count(self) -> int:
+        x = self.edges_item.xData
+        return 0 if x is None else len(x) // 2
+
+    def node_position(self, index: int) -> QPointF:
+        """The node's position in plot coordinates."""
+        pos = self._position(index)
+        if pos is None:
+            raise KeyError(f"node {index} is not drawn")
+        return QPointF(float(self.layout_.x[pos]), float(self.layout_.y[pos]))
+
+    def _position(self, index: int) -> int | None:
+        lay = self.layout_
+        if lay is None:
+            return None
+        if not lay.frontier_only:
+            return int(index) if 0 <= index < len(lay.nodes) else None
+        return self._pos_of.get(int(index))
+
+    def node_at(self, x: float, y: float, tolerance_px: float = HOVER_TOLERANCE_PX) -> int | None:
+        """The visible node nearest to plot point (x, y) within ``tolerance_px`` pixels, else None."""
+        lay = self.layout_
+        if lay is None or not self._visible.any():
+            return None
+        vb = self.plot.getPlotItem().getViewBox()
+        pw, ph = vb.viewPixelSize()
+        pw, ph = max(pw, 1e-12), max(ph, 1e-12)
+        d2 = ((lay.x - x) / pw) ** 2 + ((lay.y - y) / ph) ** 2
+        d2[~self._visible] = np.inf
+        best = int(np.argmin(d2))
+        if d2[best] > tolerance_px**2:
+            return None
+        return int(lay.nodes[best])
+
+    def levels_of_node(self, index: int) -> tuple[int, ...]:
+        assert self.record is not None
+        return tuple(int(v) for v in levels_of(self.record.max_levels, np.array([index]))[0])
+
+    def describe_node(self, index: int) -> str:
+        """Rich-text description of a node: levels in words, status, metric, classes if applied."""
+        rec = self.record
+        if rec is None:
+            return ""
+        levels = self.levels_of_node(index)
+        status = int(rec.status[index])
+        tags = [STATUS_NAMES.get(status, "?")]
+        if rec.optimum is not None and index == rec.optimum:
+            tags.append("<b>optimum</b>")
+        if self._current is not None and index == self._current:
+            tags.append("shown")
+        metric_name = METRICS[rec.metric_name].label if rec.metric_name in METRICS else "metric"
+        lines = [f"<b>{escape(str(levels))}</b> &nbsp;height {sum(levels)}",
+                 f"status: {', '.join(tags)}",
+                 f"{escape(metric_name)}: {_fmt(float(rec.metric[index]))}"]
+        lines += [escape(level_words(n, lv, self.hierarchies.get(n))) for n, lv in zip(rec.names, levels)]
+        applied = self._applied.get(index)
+        if applied:
+            lines.append(f"classes: {int(applied['classes']):,}; suppressed: {int(applied['suppressed']):,}")
+        elif status in (FAILS, INFERRED_FAILS):
+            lines.append("<i>fails the privacy models within the suppression limit</i>")
+        return "<br>".join(lines)
+
+    # --- interaction -------------------------------------------------------------------------------
+    def _scene_to_view(self, scene_pos: QPointF) -> QPointF | None:
+        vb = self.plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        return vb.mapSceneToView(scene_pos)
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        p = self._scene_to_view(scene_pos)
+        node = None if p is None else self.node_at(p.x(), p.y())
+        if node is None:
+            self.plot.setToolTip("")
+            return
+        text = self.describe_node(node)
+        self.hover_label.setText(text)
+        self.plot.setToolTip(text)
+
+    def _on_mouse_clicked(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton or ev.double():
+            return
+        p = self._scene_to_view(ev.scenePos())
+        node = None if p is None else self.node_at(p.x(), p.y())
+        if node is not None:
+            ev.accept()
+            self.click_node(node)
+
+    def click_node(self, index: int) -> None:
+        """What a click on a node does: ask the window to apply it (answer in show_node_result)."""
+        levels = self.levels_of_node(index)
+        self._pending = index
+        self.shown_label.setText(f"Applying {escape(str(levels))}…")
+        self.node_clicked.emit(levels)
+
+    def show_node_result(self, result: AnonymizationResult) -> None:
+        """Mark the node of ``result`` (the applied transformation) and show its metrics."""
+        if self.record is None:
+            self.set_result(result)
+            return
+        if result.lattice is not None and result.lattice is not self.record:
+            self.set_result(result)
+            return
+        self._mark_current(self._index_of(result))
+        self._show_result_metrics(result)
+
+    def _mark_current(self, index: int | None) -> None:
+        self._current = index
+        pos = None if index is None else self._position(index)
+        if pos is None:
+            self.current_item.clear()
+            return
+        self.current_item.setData(x=[self.layout_.x[pos]], y=[self.layout_.y[pos]])
+
+    def _show_result_metrics(self, result: AnonymizationResult) -> None:
+        index = self._index_of(result)
+        m = result.metrics
+        if index is not None:
+            self._applied[index] = {"classes": result.n_classes, "suppressed": result.suppressed}
+        self._pending = None
+        if index is None:
+            self.shown_label.setText("")
+            return
+        levels = self.levels_of_node(index)
+        rows = [f"<b>{escape(str(levels))}</b> ({escape(result.algorithm)})",
+                f"classes: {result.n_classes:,} (smallest {result.min_class_size:,})",
+                f"suppressed: {result.suppressed:,} of {result.records:,}"]
+        for key, label in (("discernibility", "DM"), ("cavg", "C_AVG"), ("precision", "precision"),
+                           ("entropy", "entropy (bits)")):
+            if key in m:
+                rows.append(f"{label}: {_fmt(float(m[key]))}")
+        self.shown_label.setText("<br>".join(rows))

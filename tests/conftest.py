@@ -1,0 +1,60 @@
+"""Fixtures shared by every test folder: where the read-only shared material and the bundled sample are.
+
+/work/shared (datasets, seeds) sits beside the repository; the product never reads it, tests may. Point
+KANON_SHARED elsewhere to use another copy. Tests that need it are skipped when it is absent.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared_root() -> Path:
+    env = os.environ.get("KANON_SHARED")
+    if env:
+        return Path(env).expanduser().resolve()
+    return REPO_ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository's root folder (where pyproject.toml is)."""
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared read-only folder (``../shared`` or $KANON_SHARED); skips the test when it is absent."""
+    root = _shared_root()
+    if not root.is_dir():
+        pytest.skip(f"shared material not found at {root} (set KANON_SHARED to its folder)")
+    return root
+
+
+@pytest.fixture(scope="session")
+def adult_dir(shared_dir: Path) -> Path:
+    """UCI Adult extract with ARX hierarchies ``adult_hierarchy_<col>.csv``; skips when absent."""
+    path = shared_dir / "datasets" / "adult"
+    if not (path / "adult.csv").is_file():
+        pytest.skip(f"Adult dataset not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def seed_dir(shared_dir: Path) -> Path:
+    """Worked examples from the seed documents (``datasets/seed_examples``); skips when absent."""
+    path = shared_dir / "datasets" / "seed_examples"
+    if not path.is_dir():
+        pytest.skip(f"seed examples not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def sample_dir() -> Path:
+    """The bundled sample (``resources/sample``): data, ARX hierarchies and ``sample_project.json``."""
+    return REPO_ROOT / "resources" / "sample"

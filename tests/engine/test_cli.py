@@ -1,0 +1,156 @@
+"""The command line: exit codes, outputs, and one plain sentence for each kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kanon_engine.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def sweeney_flags(seed_dir: Path) -> list[str]:
+    flags = ["--qi", "race,birth_date,gender,zip"]
+    for q in ("race", "birth_date", "gender", "zip"):
+        flags += ["--hierarchy", f"{q}={seed_dir / f'datafly_sweeney_hierarchy_{q}.csv'}"]
+    return flags
+
+
+def test_check_exit_codes(capsys, seed_dir, adult_dir):
+    code, out, _ = run(capsys, "check", seed_dir / "test_scores.csv", "--qi", "age", "--k", "2")
+    assert code == 1
+    report = json.loads(out)
+    assert report["k"] == 1 and report["records_below_k"] == 5 and report["classes"] == 5
+    code, out, _ = run(capsys, "check", seed_dir / "test_scores.csv", "--qi", "age", "--k", "1")
+    assert code == 2  # k=1 is not a privacy model
+    code, out, _ = run(capsys, "check", adult_dir / "adult.csv", "--qi", "sex,race", "--k", "5")
+    assert code == 0 and json.loads(out)["smallest_class"] >= 5
+
+
+def test_apply_then_drop_gives_sweeneys_release(capsys, seed_dir, tmp_path):
+    out = tmp_path / "release.csv"
+    report = tmp_path / "r.json"
+    code, _, err = run(capsys, "apply", seed_dir / "datafly_sweeney.csv", *sweeney_flags(seed_dir),
+                       "--levels", "race=0,birth_date=1,gender=0,zip=0", "--k", "2", "--drop-suppressed",
+                       "--output", out, "--report", report)
+    assert code == 0, err
+    assert out.read_bytes() == (seed_dir / "datafly_sweeney_expected.csv").read_bytes()
+    data = json.loads(report.read_text())
+    for key in ("algorithm", "parameters", "records", "suppressed", "classes", "min_class_size",
+                "discernibility", "cavg", "transformation", "runtime_seconds"):
+        assert key in data
+    assert data["suppressed"] == 2 and data["transformation"]["birth_date"] == 1
+
+
+def test_apply_without_k_suppresses_nothing(capsys, seed_dir, tmp_path):
+    out = tmp_path / "release.csv"
+    code, stdout, err = run(capsys, "apply", seed_dir / "datafly_sweeney.csv", *sweeney_flags(seed_dir),
+                            "--levels", "zip=1", "--output", out)
+    assert code == 0, err
+    release = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert len(release) == 12 and (release["zip"].str.endswith("*")).all()
+    assert json.loads(stdout)["suppressed"] == 0
+
+
+def test_anonymize_datafly_sweeney(capsys, seed_dir, tmp_path):
+    out = tmp_path / "release.csv"
+    code, stdout, err = run(capsys, "anonymize", seed_dir / "datafly_sweeney.csv", *sweeney_flags(seed_dir),
+                            "--algorithm", "datafly", "--k", "2", "--drop-suppressed", "--output", out)
+    assert code == 0, err
+    assert out.read_bytes() == (seed_dir / "datafly_sweeney_expected.csv").read_bytes()
+
+
+def test_anonymize_with_project_file(capsys, adult_dir, tmp_path):
+    from kanon_engine.data.roles import Role
+    from kanon_engine.hierarchy import read_arx_csv
+    from kanon_engine.privacy.models import KAnonymity
+    from kanon_engine.project import Project
+
+    qi = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"]
+    project = Project(
+        data_path=adult_dir / "adult.csv",
+        roles={**{q: Role.QUASI_IDENTIFIER for q in qi}, "occupation": Role.SENSITIVE},
+        hierarchies={q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in qi},
+        models=(KAnonymity(5),),
+        algorithm="optimal",
+        algorithm_params={"suppression_limit": 0.05, "metric": "dm"},
+    )
+    path = tmp_path / "adult.kanon.json"
+    project.save(path)
+    assert Project.load(path).to_dict(tmp_path) == project.to_dict(tmp_path)
+    out = tmp_path / "release.csv"
+    report = tmp_path / "report.json"
+    code, stdout, err = run(capsys, "anonymize", "--project", path, "--output", out, "--report", report)
+    assert code == 0, err
+    data = json.loads(report.read_text())
+    assert data["discernibility"] == 9_268_952 and data["suppressed"] == 60 and data["classes"] == 230
+    release = pd.read_csv(out, sep=",", dtype=str, keep_default_na=False)
+    assert len(release) == 30162
+    code, stdout, _ = run(capsys, "check", out, "--qi", ",".join(qi), "--k", "5")
+    assert code == 0 and json.loads(stdout)["suppressed"] == 60
+
+
+@pytest.mark.parametrize("case,expect", [
+    ("wrong-delimiter", "delimiter"),
+    ("empty", "is empty"),
+    ("header-only", "has a header but no rows"),
+    ("ragged", "Line 4"),
+    ("unknown-column", "The quasi-identifier 'postcode' is not in"),
+    ("k-too-large", "k = 99 is larger than the table, which has 3 records"),
+    ("value-missing", "does not cover 1 value(s) of the data: 'c'"),
+    ("non-tree", "two parents"),
+])
+def test_bad_input_messages(capsys, tmp_path, case, expect):
+    data = tmp_path / "data.csv"
+    data.write_text("a,b\nx,1\ny,2\nc,3\n")
+    hier = tmp_path / "h.csv"
+    hier.write_text("x;g1;*\ny;g1;*\nc;g2;*\n")
+    args = ["anonymize", data, "--qi", "a", "--k", "2", "--hierarchy", f"a={hier}"]
+    if case == "wrong-delimiter":
+        data.write_text("a;b;c\nx;1;2\ny;2;3\n")
+        args = ["check", data, "--qi", "a", "--k", "2", "--delimiter", ","]
+    elif case == "empty":
+        data.write_text("")
+    elif case == "header-only":
+        data.write_text("a,b\n")
+    elif case == "ragged":
+        data.write_text("a,b\nx,1\ny,2\nz,3,4\n")
+    elif case == "unknown-column":
+        args[3] = "postcode"
+    elif case == "k-too-large":
+        args[5] = "99"
+    elif case == "value-missing":
+        hier.write_text("x;g1;*\ny;g1;*\n")
+    elif case == "non-tree":
+        hier.write_text("x;g1;A\ny;g1;B\nc;g2;B\n")
+    code, _, err = run(capsys, *args)
+    assert code == 2, err
+    assert expect in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_output_never_overwrites_input(capsys, seed_dir, tmp_path):
+    data = tmp_path / "data.csv"
+    data.write_bytes((seed_dir / "datafly_sweeney.csv").read_bytes())
+    before = data.read_bytes()
+    code, _, err = run(capsys, "apply", data, *sweeney_flags(seed_dir), "--levels", "zip=1", "--output", data)
+    assert code == 2 and "input" in err.lower()
+    assert data.read_bytes() == before
+
+
+def test_module_entry_point_runs(seed_dir):
+    proc = subprocess.run([sys.executable, "-m", "kanon_engine", "check", str(seed_dir / "test_scores.csv"),
+                           "--qi", "age", "--k", "2"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1 and '"k": 1' in proc.stdout

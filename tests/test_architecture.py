@@ -1,0 +1,202 @@
+"""Architecture rules that code review alone would let slip.
+
+1. ``kanon_engine`` never imports Qt, pyqtgraph or the GUI, so the engine runs headless (CLI, CI, servers)
+   and tests/engine passes with no Qt installed. Checked twice: statically (every import statement in the
+   source, wherever it is, including inside functions) and dynamically (import every engine module in a
+   fresh interpreter whose import system refuses those packages, which also catches indirect imports).
+2. No product code uses network modules: kanon handles patient data and promises to work offline.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+ENGINE = REPO_ROOT / "kanon_engine"
+GUI = REPO_ROOT / "kanon_gui"
+
+GUI_MODULES = ("PySide6", "PySide2", "PyQt5", "PyQt6", "shiboken6", "pyqtgraph", "kanon_gui")
+NETWORK_MODULES = (
+    "socket",
+    "ssl",
+    "urllib.request",
+    "http.client",
+    "http.server",
+    "ftplib",
+    "smtplib",
+    "xmlrpc.client",
+    "requests",
+    "urllib3",
+    "httpx",
+    "aiohttp",
+    "PySide6.QtNetwork",
+    "PySide6.QtWebEngineCore",
+    "PySide6.QtWebEngineWidgets",
+)
+
+
+def imported_modules(source: str, filename: str = "<string>") -> Iterator[tuple[int, str]]:
+    """Yield (line, dotted module name) for every absolute import in ``source``.
+
+    ``from a import b`` yields both ``a`` and ``a.b`` (b may be a submodule, as in ``from urllib import
+    request``). ``__import__("x")`` and ``importlib.import_module("x")`` with a literal name count too.
+    Relative imports stay inside the package, so they are skipped.
+    """
+    tree = ast.parse(source, filename=filename)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or node.module is None:
+                continue
+            yield node.lineno, node.module
+            for alias in node.names:
+                yield node.lineno, f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = getattr(func, "id", None) or getattr(func, "attr", "")
+            first = node.args[0]
+            literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+            if name in ("__import__", "import_module") and literal:
+                yield node.lineno, first.value
+
+
+def matches(module: str, forbidden: tuple[str, ...]) -> str | None:
+    """The forbidden name that ``module`` is or lies under, else None."""
+    for name in forbidden:
+        if module == name or module.startswith(name + "."):
+            return name
+    return None
+
+
+def violations(files: list[Path], forbidden: tuple[str, ...]) -> list[str]:
+    """``path:line imports module`` for every forbidden import in ``files``."""
+    found = []
+    for path in files:
+        for line, module in imported_modules(path.read_text(encoding="utf-8"), str(path)):
+            if matches(module, forbidden):
+                found.append(f"{path.relative_to(REPO_ROOT)}:{line} imports {module}")
+    return sorted(set(found))
+
+
+def python_files(package: Path) -> list[Path]:
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+# ------------------------------------------------------------------------------- the checker itself
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import PySide6.QtCore", {"PySide6.QtCore"}),
+        ("from PySide6 import QtWidgets", {"PySide6", "PySide6.QtWidgets"}),
+        ("def f():\n    import pyqtgraph as pg", {"pyqtgraph"}),
+        ("from urllib import request", {"urllib", "urllib.request"}),
+        ("import importlib\nimportlib.import_module('socket')", {"importlib", "socket"}),
+        ("__import__('http.client')", {"http.client"}),
+        ("from . import lattice\nfrom .data import table", set()),
+    ],
+)
+def test_imported_modules_sees_every_form_of_import(source: str, expected: set[str]) -> None:
+    assert {module for _, module in imported_modules(source)} == expected
+
+
+def test_matches_respects_package_boundaries() -> None:
+    assert matches("PySide6.QtCore", GUI_MODULES) == "PySide6"
+    assert matches("kanon_gui", GUI_MODULES) == "kanon_gui"
+    assert matches("kanon_guide", GUI_MODULES) is None
+    assert matches("urllib.parse", NETWORK_MODULES) is None
+    assert matches("urllib.request", NETWORK_MODULES) == "urllib.request"
+    assert matches("socketserver", NETWORK_MODULES) is None
+
+
+def test_violations_reports_file_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    bad = tmp_path / "bad.py"
+    bad.write_text("import numpy\n\nfrom pyqtgraph import PlotWidget\n", encoding="utf-8")
+    assert violations([bad], GUI_MODULES) == [
+        "bad.py:3 imports pyqtgraph",
+        "bad.py:3 imports pyqtgraph.PlotWidget",
+    ]
+
+
+# ------------------------------------------------------------------------------------- the rules
+
+
+def test_engine_has_source_files() -> None:
+    assert (ENGINE / "__init__.py").is_file()
+    assert len(python_files(ENGINE)) >= 1
+
+
+def test_engine_source_never_imports_gui_modules() -> None:
+    found = violations(python_files(ENGINE), GUI_MODULES)
+    assert not found, "kanon_engine must stay free of Qt/pyqtgraph/kanon_gui:\n" + "\n".join(found)
+
+
+BLOCKED_IMPORT_PROBE = textwrap.dedent(
+    """
+    import importlib, json, pkgutil, sys, traceback
+
+    BLOCKED = set(json.loads(sys.argv[1]))
+
+    class Blocker:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in BLOCKED:
+                raise ImportError(f"blocked by test_architecture: {name}")
+            return None
+
+    sys.meta_path.insert(0, Blocker())
+    import kanon_engine
+
+    failures = {}
+    names = ["kanon_engine"]
+    for info in pkgutil.walk_packages(kanon_engine.__path__, "kanon_engine."):
+        if info.name.rsplit(".", 1)[-1] == "__main__":
+            continue  # importing __main__ would run the CLI; the static check covers it
+        names.append(info.name)
+        try:
+            importlib.import_module(info.name)
+        except BaseException:
+            failures[info.name] = traceback.format_exc(limit=-3)
+    leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
+    print(json.dumps({"imported": names, "failures": failures, "leaked": leaked}))
+    """
+)
+
+
+def test_engine_modules_import_with_gui_packages_blocked() -> None:
+    blocked = sorted({name.split(".")[0] for name in GUI_MODULES})
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKED_IMPORT_PROBE, json.dumps(blocked)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, f"the import probe crashed:\n{proc.stderr}"
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "kanon_engine" in report["imported"]
+    assert not report["leaked"], f"GUI modules got imported: {report['leaked']}"
+    details = "\n".join(f"--- {name}\n{tb}" for name, tb in report["failures"].items())
+    assert not report["failures"], (
+        "these kanon_engine modules fail to import with PySide6/pyqtgraph/kanon_gui blocked "
+        "(a 'blocked by test_architecture' line means a GUI import; anything else is a plain bug):\n"
+        + details
+    )
+
+
+def test_product_code_uses_no_network_modules() -> None:
+    files = python_files(ENGINE) + (python_files(GUI) if GUI.is_dir() else [])
+    found = violations(files, NETWORK_MODULES)
+    assert not found, "kanon must work offline; remove these network imports:\n" + "\n".join(found)
