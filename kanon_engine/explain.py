@@ -46,8 +46,8 @@ class AttributeRarity:
     class_size_without: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"attribute": self.attribute, "value": self.value, "records_with_value": self.records_with_value,
-                "class_size_without": self.class_size_without}
+        return {"attribute": self.attribute, "value": self.value,
+                "records_with_value": self.records_with_value, "class_size_without": self.class_size_without}
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,8 @@ class Explanation:
             culprits = self.culprits()
             for a in self.attributes:
                 if a.attribute in culprits:
-                    out.append(f"Without {a.attribute} it would share its values with {a.class_size_without - 1} "
-                               "other records.")
+                    out.append(f"Without {a.attribute} it would share its values with "
+                               f"{a.class_size_without - 1} other records.")
         if self.levels is not None and not self.safe:
             changed = {q: lv for q, lv in self.levels.items() if lv > 0}
             shown = ", ".join(f"{q} as {self.generalized_values[q]}" for q in changed) if \
@@ -130,7 +130,9 @@ class RecordExplainer:
     def __init__(self, table: Table, config: AnonymizationConfig, enc: EncodedTable | None = None) -> None:
         self.table = table
         self.config = config
-        self.enc = enc if enc is not None else encode_table(table, config.quasi_identifiers, config.hierarchies)
+        if enc is None:
+            enc = encode_table(table, config.quasi_identifiers, config.hierarchies)
+        self.enc = enc
         e = self.enc
         sizes = [h.distinct_at(0) for h in e.hierarchies]
         self._row_combo, n = group_columns([e.codes[q] for q in range(e.n_qi)], sizes)
@@ -183,8 +185,8 @@ class RecordExplainer:
         if class_size >= k:
             return Explanation(row, k, class_size, values, tuple(rarities))
         if self._grid_size > MAX_GRID_NODES:
-            note = (f"The lattice has {self._grid_size:,} generalizations, too many to search for the smallest "
-                    "one that hides this record.",)
+            note = (f"The lattice has {self._grid_size:,} generalizations, too many to search for the "
+                    "smallest one that hides this record.",)
             return Explanation(row, k, class_size, values, tuple(rarities), notes=note)
         grid = self.class_size_grid(join)
         flat = grid.reshape(-1)

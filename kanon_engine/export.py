@@ -36,7 +36,7 @@ import pandas as pd
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.fileio import _format_for, refuse_input_overwrite, write_table
+from kanon_engine.fileio import _format_for, atomic_write_bytes, refuse_input_overwrite, write_table
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
 
@@ -76,6 +76,40 @@ def neutralize_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
             changed += n
     out.columns = [("'" + c) if isinstance(c, str) and needs_neutralizing(c) else c for c in out.columns]
     return out, changed
+
+
+def csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = False) -> bytes:
+    """UTF-8 CSV of a table of strings: fields quoted only when they hold the delimiter, a quote, a line
+    feed **or a carriage return** (Python's csv module leaves a lone CR unquoted when the line end is
+    ``\\n``, and every reader then breaks the row there), lines ending in ``\\n``, missing cells empty.
+    Built column by column with pandas string operations (no loop per row)."""
+    if len(delimiter) != 1 or delimiter in "\"\r\n":
+        raise DataError(f"The delimiter must be one character other than a quote or a line break; got "
+                        f"{delimiter!r}.", hint="Use ',', ';', a tab or '|'.", where="delimiter")
+    special = "[" + "".join(re.escape(c) for c in (delimiter, '"', "\n", "\r")) + "]"
+
+    def quoted(values: pd.Series) -> pd.Series:
+        text = values.astype(object).where(values.notna(), "").astype(str)
+        need = text.str.contains(special, regex=True)
+        return text.where(~need, '"' + text.str.replace('"', '""', regex=False) + '"')
+
+    header = delimiter.join(quoted(pd.Series([str(c) for c in frame.columns], dtype=object)).tolist())
+    if len(frame.columns) and len(frame):
+        cols = [quoted(frame[c]).reset_index(drop=True) for c in frame.columns]
+        lines = cols[0].str.cat(cols[1:], sep=delimiter) if len(cols) > 1 else cols[0]
+        body = "\n".join(lines.tolist()) + "\n"
+    else:
+        body = "\n" * len(frame) if len(frame.columns) else ""
+    return ("\ufeff" if bom else "").encode("utf-8") + (header + "\n" + body).encode("utf-8")
+
+
+def _write(frame: pd.DataFrame, path: Path, fmt: str, delimiter: str, bom: bool) -> None:
+    """CSV/TSV through :func:`csv_bytes`; XLSX and Parquet through :func:`kanon_engine.fileio.write_table`."""
+    if fmt in ("csv", "tsv"):
+        sep = "\t" if fmt == "tsv" and delimiter == "," else delimiter
+        atomic_write_bytes(path, csv_bytes(frame, sep, bom))
+    else:
+        write_table(frame, path, fmt=fmt)
 
 
 # --- pseudonymization ---------------------------------------------------------------------------------
@@ -166,7 +200,8 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
         same = (a == b) | (a.isna() & b.isna())
         if not bool(same.to_numpy().all()):
             raise DataError("The release does not line up with the loaded table (different rows).",
-                            hint="Run the anonymization again on this table before exporting.", where="release")
+                            hint="Run the anonymization again on this table before exporting.",
+                            where="release")
     return full
 
 
@@ -263,7 +298,7 @@ def export_release(table: Table, result: Any, path: str | Path, options: ExportO
     changed = 0
     if options.neutralize_formulas and fmt in ("csv", "tsv", "xlsx"):
         frame, changed = neutralize_formulas(frame)
-    write_table(frame, path, delimiter=options.delimiter, bom=options.bom, fmt=fmt)
+    _write(frame, path, fmt, options.delimiter, options.bom)
     return ExportSummary(path, fmt, int(len(frame)), tuple(str(c) for c in frame.columns), sha256_file(path),
                          facts["suppressed_rows"], facts["dropped_rows"], facts["shuffled"], changed,
                          facts["pseudonymized"])
@@ -285,7 +320,8 @@ def value_mapping(table: Table, result: Any) -> pd.DataFrame:
         orig = table.frame[q].astype(object).reset_index(drop=True)
         rel = full[q].astype(object)
         pairs = pd.DataFrame({"original_value": orig.fillna(""), "released_value": rel.fillna("")})
-        counts = pairs.groupby(["original_value", "released_value"], sort=False).size().reset_index(name="records")
+        counts = pairs.groupby(["original_value", "released_value"], sort=False).size()
+        counts = counts.reset_index(name="records")
         h = cfg.hierarchies.get(q)
         if h is not None:
             pos = h.leaf_index.get_indexer(pd.Index(counts["original_value"]))
@@ -293,7 +329,7 @@ def value_mapping(table: Table, result: Any) -> pd.DataFrame:
         else:
             pos = np.zeros(len(counts), dtype=np.int64)
         counts = counts.assign(_pos=pos, _first=np.arange(len(counts)))
-        counts = counts.sort_values(["_pos", "_first", "records"], ascending=[True, True, False], kind="stable")
+        counts = counts.sort_values(["_pos", "_first"], kind="stable")
         counts.insert(0, "quasi_identifier", q)
         parts.append(counts.drop(columns=["_pos", "_first"]))
     return pd.concat(parts, ignore_index=True)
@@ -305,7 +341,7 @@ def export_value_mapping(table: Table, result: Any, path: str | Path, delimiter:
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
     frame, _ = neutralize_formulas(value_mapping(table, result))
-    write_table(frame, path, delimiter=delimiter, bom=bom, fmt="csv")
+    _write(frame, path, "csv", delimiter, bom)
     return path
 
 

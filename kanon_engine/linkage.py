@@ -13,7 +13,8 @@ When does a released value match a value the attacker knows? (:func:`value_match
 - it is equal to it (text compared after trimming spaces; ``"35"`` and ``"35.0"`` are equal numbers);
 - it is ``*`` (suppressed or fully generalized: it could be anyone);
 - it is a range ``[a-b]``, ``[a-b)``, ``(a-b]`` or ``(a-b)`` (also with ``,``/`` - ``/``..`` between the
-  bounds) and the known value is a number inside it;
+  bounds) and the known value is a number inside it, or a date range ``[2020-01-05 - 2020-03-01]`` (as
+  Mondrian writes them) holding the known date;
 - it is a masked code such as ``53344*`` or ``02**8``: same length, equal wherever the label has no ``*``;
 - it is a set ``{a, b, c}`` holding the value;
 - it is an ancestor of the known value in the column's hierarchy (``Married`` for ``Married-civ-spouse``);
@@ -26,6 +27,7 @@ combinations in blocks, so the cost does not depend on how many records share a 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +41,7 @@ from kanon_engine.hierarchy.model import ROOT, Hierarchy
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _RANGE = re.compile(rf"^\s*([\[(])\s*({_NUM})\s*(?:-|,|\.\.|–|to)\s*({_NUM})\s*([\])])\s*$")
+_DATE_RANGE = re.compile(r"^\s*\[(.+?) - (.+?)\]\s*$")
 _BLOCK_CELLS = 4_000_000
 
 
@@ -56,6 +59,13 @@ def _text(values: np.ndarray) -> np.ndarray:
 
 def _numbers(text: np.ndarray) -> np.ndarray:
     return pd.to_numeric(pd.Series(text, dtype=object), errors="coerce").to_numpy(dtype=float)
+
+
+def _as_dates(values: pd.Series) -> pd.Series:
+    """Dates of text values (NaT where not a date); ISO and day-first/month-first forms pandas reads."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pd.to_datetime(values, errors="coerce", format="mixed")
 
 
 def parse_range(label: str) -> tuple[float, float, bool, bool] | None:
@@ -106,6 +116,7 @@ def value_matches(known: Sequence[Any] | np.ndarray, released: Sequence[Any] | n
         out[np.ix_(num_k, num_r)] |= k_num[num_k, None] == r_num[None, num_r]
     # root, ranges, masks, sets: a few kinds of labels, each handled for all known values at once
     k_series = pd.Series(k_str, dtype=object)
+    k_dates: pd.Series | None = None
     for j, label in enumerate(r_str):
         if r_missing[j] or label == "":
             continue
@@ -118,6 +129,14 @@ def value_matches(known: Sequence[Any] | np.ndarray, released: Sequence[Any] | n
             above = k_num >= lo if lo_in else k_num > lo
             below = k_num <= hi if hi_in else k_num < hi
             out[:, j] |= above & below
+            continue
+        dates = _DATE_RANGE.match(label)
+        if dates is not None:
+            if k_dates is None:
+                k_dates = _as_dates(k_series)
+            lo_d, hi_d = _as_dates(pd.Series([dates.group(1), dates.group(2)], dtype=object))
+            if not (pd.isna(lo_d) or pd.isna(hi_d)):
+                out[:, j] |= ((k_dates >= lo_d) & (k_dates <= hi_d)).fillna(False).to_numpy(dtype=bool)
             continue
         if label.startswith("{") and label.endswith("}"):
             members = {m.strip() for m in label[1:-1].split(",")}
@@ -183,14 +202,55 @@ class Combos:
 def match_blocks(known: Combos, released: Combos, hierarchies: Sequence[Hierarchy | None]
                  ) -> Iterator[tuple[slice, np.ndarray]]:
     """Blocks ``(rows of known combos, bool matrix known-block x released combos)`` of full matches."""
-    per_column = [value_matches(kv, rv, h) for kv, rv, h in zip(known.values, released.values, hierarchies)]
+    # per column: known value x released combination (the combination's value in that column)
+    per_column = [value_matches(kv, rv, h)[:, released.codes[q]]
+                  for q, (kv, rv, h) in enumerate(zip(known.values, released.values, hierarchies))]
     step = max(1, _BLOCK_CELLS // max(released.n, 1))
     for start in range(0, known.n, step):
         block = slice(start, min(start + step, known.n))
         m = np.ones((block.stop - block.start, released.n), dtype=bool)
         for q, compat in enumerate(per_column):
-            m &= compat[known.codes[q, block]][:, released.codes[q]]
+            m &= compat[known.codes[q, block]]
         yield block, m
+
+
+def _single_match_counts(kc: Combos, rc: Combos, hs: Sequence[Hierarchy | None]
+                         ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Hash-join fast path (per combination counts), or None when it does not apply.
+
+    It applies when, leaving aside released rows that are ``*`` in every column (they match everyone),
+    each known value matches at most one released value per column: a plain join on the original, or a
+    full-domain release. Then a known combination matches at most one released combination, found by
+    key lookup in O(n) instead of a known x released matrix.
+    """
+    n_cols = len(kc.values)
+    star_cols = [np.asarray([v == ROOT for v in rv], dtype=bool) for rv in rc.values]
+    all_star = np.ones(rc.n, dtype=bool)
+    for q in range(n_cols):
+        all_star &= star_cols[q][rc.codes[q]]
+    rest = np.flatnonzero(~all_star)
+    matched = np.empty((n_cols, kc.n), dtype=np.int64)
+    for q, (kv, rv, h) in enumerate(zip(kc.values, rc.values, hs)):
+        used = np.zeros(len(rv), dtype=bool)
+        used[rc.codes[q, rest]] = True
+        compat = value_matches(kv, rv, h) & used[None, :]
+        if (compat.sum(axis=1) > 1).any():
+            return None
+        matched[q] = np.where(compat.any(axis=1), compat.argmax(axis=1), -1)
+    sizes = [len(rv) + 1 for rv in rc.values]
+    none = [np.where(matched[q] >= 0, matched[q], sizes[q] - 1) for q in range(n_cols)]  # "no match" code
+    rel_key, _ = group_columns([np.concatenate([rc.codes[q, rest], none[q]]) for q in range(n_cols)], sizes)
+    ok = (matched >= 0).all(axis=0)
+    rel_ids, known_ids = rel_key[: len(rest)], rel_key[len(rest):]
+    slot = pd.Index(rel_ids).get_indexer(known_ids)  # release combos are distinct, so keys are unique
+    hit = ok & (slot >= 0)
+    n_star = int(rc.counts[all_star].sum())
+    per_known = np.full(kc.n, n_star, dtype=np.int64)
+    per_known[hit] += rc.counts[rest[slot[hit]]]
+    per_released = np.zeros(rc.n, dtype=np.int64)
+    np.add.at(per_released, rest[slot[hit]], kc.counts[hit])
+    per_released[all_star] = int(kc.counts.sum())
+    return per_known, per_released
 
 
 def count_matches(known: pd.DataFrame, released: pd.DataFrame, columns: Sequence[str],
@@ -199,12 +259,16 @@ def count_matches(known: pd.DataFrame, released: pd.DataFrame, columns: Sequence
     row of ``released``: how many rows of ``known`` it matches (the population size of its class)."""
     hs = [(hierarchies or {}).get(c) for c in columns]
     kc, rc = Combos.of(known, columns), Combos.of(released, columns)
+    fast = _single_match_counts(kc, rc, hs)
+    if fast is not None:
+        return fast[0][kc.row_combo], fast[1][rc.row_combo]
     per_known = np.zeros(kc.n, dtype=np.int64)
     per_released = np.zeros(rc.n, dtype=np.int64)
+    r_counts, k_counts = rc.counts.astype(np.float64), kc.counts.astype(np.float64)
     for block, m in match_blocks(kc, rc, hs):
-        mi = m.astype(np.int64)
-        per_known[block] = mi @ rc.counts
-        per_released += kc.counts[block] @ mi
+        mf = m.astype(np.float64)  # BLAS products; counts are exact in float64 below 2**53
+        per_known[block] = np.rint(mf @ r_counts).astype(np.int64)
+        per_released += np.rint(k_counts[block] @ mf).astype(np.int64)
     return per_known[kc.row_combo], per_released[rc.row_combo]
 
 
@@ -260,7 +324,8 @@ class LinkageResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"columns": list(self.columns), "external_records": self.external_records,
-                "before": self.before.to_dict(), "after": None if self.after is None else self.after.to_dict(),
+                "before": self.before.to_dict(),
+                "after": None if self.after is None else self.after.to_dict(),
                 "summary": self.summary()}
 
 

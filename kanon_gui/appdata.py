@@ -61,8 +61,9 @@ def setup_logging(level: int = logging.INFO) -> Path:
     global _handler
     path = app_data_dir() / "kanon.log"
     if _handler is None:
-        _handler = logging.handlers.RotatingFileHandler(path, maxBytes=1_000_000, backupCount=3,
-                                                        encoding="utf-8")
+        _handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=1_000_000, backupCount=3, encoding="utf-8"
+        )
         _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         for name in ("kanon_gui", "kanon_engine"):
             logger = logging.getLogger(name)

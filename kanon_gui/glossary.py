@@ -12,27 +12,27 @@ from kanon_engine.data.roles import Role
 
 TERMS: dict[str, str] = {
     "identifier": "An identifier names a person directly (name, patient number, phone): it is removed "
-                  "from every release.",
+    "from every release.",
     "quasi-identifier": "A quasi-identifier is a value an outsider could know and link to other data "
-                        "(age, sex, postcode, dates): it is generalized until each person hides among "
-                        "at least k others.",
+    "(age, sex, postcode, dates): it is generalized until each person hides among "
+    "at least k others.",
     "sensitive": "A sensitive attribute is what must not be learned about a person (a diagnosis): it is "
-                 "kept, and l-diversity or t-closeness can protect it.",
+    "kept, and l-diversity or t-closeness can protect it.",
     "insensitive": "An insensitive attribute is neither identifying nor sensitive: it is released as it is.",
     "equivalence class": "An equivalence class is a group of records that share the same released "
-                         "quasi-identifier values, so they cannot be told apart.",
+    "quasi-identifier values, so they cannot be told apart.",
     "suppression": "Suppression removes a record's quasi-identifiers (shown as *) or the whole record, "
-                   "instead of generalizing everyone further for the sake of a few outliers.",
+    "instead of generalizing everyone further for the sake of a few outliers.",
     "k": "k-anonymity: every person shares their quasi-identifier values with at least k-1 others.",
     "hierarchy": "A generalization hierarchy says how a value becomes less precise step by step "
-                 "(37 -> 35-39 -> 30-39 -> *).",
+    "(37 -> 35-39 -> 30-39 -> *).",
     "lattice": "The lattice holds every combination of generalization levels, one per quasi-identifier; "
-               "its size is the product of (height + 1) over the quasi-identifiers.",
+    "its size is the product of (height + 1) over the quasi-identifiers.",
     "dm": "Discernibility (DM): the sum over records of the size of the group they hide in, plus a "
-          "penalty for each suppressed record. Lower keeps more detail.",
+    "penalty for each suppressed record. Lower keeps more detail.",
     "cavg": "C_AVG: average group size divided by k; 1 is the ideal.",
     "precision": "Precision loss: the average share of the hierarchy height used, from 0 (original "
-                 "values) to 1 (everything *).",
+    "values) to 1 (everything *).",
 }
 
 ROLE_COLORS: dict[Role, QColor] = {

@@ -8,7 +8,7 @@ as an empty box without a warning. The TTF in ``resources/fonts`` is loaded befo
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from PySide6.QtGui import QFont, QFontDatabase, QIcon
@@ -29,7 +29,7 @@ def sample_project() -> Path:
     return resources_dir() / "sample" / "sample_project.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def icon(name: str) -> QIcon:
     """An SVG icon from ``resources/icons`` (scales to any DPI); an empty icon if it is missing."""
     path = resources_dir() / "icons" / f"{name}.svg"

@@ -77,6 +77,54 @@ class RunRequest:
         return f"{self.algorithm} k={self.config.k}"
 
 
+@dataclass(frozen=True)
+class TableFacts:
+    """What the workbench needs to know about a freshly loaded table, computed off the GUI thread:
+    the engine's role suggestions and the value counts of every column (most frequent first)."""
+
+    suggestions: tuple[RoleSuggestion, ...]
+    counts: dict[str, pd.Series]
+    defaults: dict[str, Hierarchy]
+
+
+def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
+    """Role suggestions, per-column value counts and the default hierarchies of the columns
+    ``default_for`` (pure pandas/engine: safe to run in a worker). On a 1,000,000-row table this is the
+    costly part of opening a file, so it is done with the loading, not on the GUI thread."""
+    counts = {c: table.frame[c].value_counts(dropna=False) for c in table.columns}
+    defaults = {
+        c: default_hierarchy(c, pd.Series(counts[c].index, dtype=object), table.column_types.get(c))
+        for c in default_for
+        if c in counts
+    }
+    return TableFacts(tuple(suggest_roles(table.frame)), counts, defaults)
+
+
+#: Columns with more distinct values than this get their default hierarchy and its checks prepared in a
+#: worker before they become quasi-identifiers (building and checking takes about a second per 100,000).
+PREPARE_IN_BACKGROUND = 20_000
+
+
+@dataclass(frozen=True)
+class PreparedHierarchy:
+    """A column's hierarchy (its default when ``default``) and the engine's issues about it."""
+
+    column: str
+    hierarchy: Hierarchy
+    issues: tuple
+    default: bool
+
+
+def prepare_hierarchy(
+    column: str, counts: pd.Series, column_type: Any, hierarchy: Hierarchy | None = None
+) -> PreparedHierarchy:
+    """Build the default hierarchy (unless one is given) and validate it against the column's distinct
+    values: pure engine calls, safe in a worker."""
+    values = pd.Series(counts.index, dtype=object)
+    h = hierarchy if hierarchy is not None else default_hierarchy(column, values, column_type)
+    return PreparedHierarchy(column, h, tuple(validate_hierarchy(h, values)), hierarchy is None)
+
+
 class _ProjectEdit(QUndoCommand):
     """An undoable change of some project fields (old values kept for undo)."""
 
@@ -215,8 +263,9 @@ class AppState(QObject):
         if h is not None or self._table is None or column not in self.columns:
             return h
         if column not in self._defaults:
-            self._defaults[column] = default_hierarchy(column, self.distinct_values(column),
-                                                       self._table.column_types.get(column))
+            self._defaults[column] = default_hierarchy(
+                column, self.distinct_values(column), self._table.column_types.get(column)
+            )
         return self._defaults[column]
 
     def lattice_size(self) -> int:
@@ -248,6 +297,39 @@ class AppState(QObject):
         more = f" (and {len(errs) - 1} more problem{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""
         return errs[0].message + more
 
+    def needs_preparation(self, column: str) -> bool:
+        """Whether making ``column`` a quasi-identifier would build or check a large hierarchy on the
+        GUI thread (the window then prepares it in a worker first, see :func:`prepare_hierarchy`)."""
+        if self._table is None or column not in self.columns:
+            return False
+        if len(self.distinct(column)) <= PREPARE_IN_BACKGROUND:
+            return False
+        h = self._project.hierarchies.get(column) or self._defaults.get(column)
+        return h is None or (column, id(h)) not in self._hier_issues
+
+    def preparation_args(self, column: str) -> tuple:
+        """Arguments of :func:`prepare_hierarchy` for ``column`` (frozen data only, for a worker)."""
+        assert self._table is not None
+        return (
+            column,
+            self.distinct(column),
+            self._table.column_types.get(column),
+            self._project.hierarchies.get(column),
+        )
+
+    def adopt(self, prepared: PreparedHierarchy) -> None:
+        """Keep what a worker prepared (default hierarchy and its issues) in the caches."""
+        if self._table is None or prepared.column not in self.columns:
+            return
+        if prepared.default:
+            if prepared.column in self._project.hierarchies:
+                return
+            self._defaults[prepared.column] = prepared.hierarchy
+        elif self._project.hierarchies.get(prepared.column) is not prepared.hierarchy:
+            return
+        key = (prepared.column, id(prepared.hierarchy))
+        self._hier_issues[key] = [Issue(i.severity, i.message, prepared.column) for i in prepared.issues]
+
     def _hierarchy_issues(self, column: str, h: Hierarchy) -> list[Issue]:
         key = (column, id(h))
         if key not in self._hier_issues:
@@ -261,8 +343,14 @@ class AppState(QObject):
         out: list[Issue] = []
         qi = self.columns_with(Role.QUASI_IDENTIFIER)
         if not qi:
-            out.append(Issue("error", "No quasi-identifier is chosen: mark the columns an outsider could "
-                             "know (age, sex, postcode, dates) as quasi-identifiers.", "roles"))
+            out.append(
+                Issue(
+                    "error",
+                    "No quasi-identifier is chosen: mark the columns an outsider could "
+                    "know (age, sex, postcode, dates) as quasi-identifiers.",
+                    "roles",
+                )
+            )
         for col in qi + self.columns_with(Role.SENSITIVE):
             h = self.hierarchy(col)
             if h is None:
@@ -285,15 +373,26 @@ class AppState(QObject):
                 out.append(Issue("error", str(exc), exc.where if exc.where in self.columns else "models"))
         cls = algorithms().get(self._project.algorithm)
         if cls is None:
-            out.append(Issue("error", f"The algorithm '{self._project.algorithm}' is not available; choose "
-                             "another one.", "algorithm"))
+            out.append(
+                Issue(
+                    "error",
+                    f"The algorithm '{self._project.algorithm}' is not available; choose another one.",
+                    "algorithm",
+                )
+            )
         elif qi and getattr(cls, "full_domain", True):
             limit = getattr(cls, "max_nodes", None)
             size = self.lattice_size()
             if limit is not None and size > limit:
-                out.append(Issue("error", f"The generalization lattice has {size:,} transformations, too "
-                                 f"many for {cls.name} (at most {limit:,}): choose Datafly or Mondrian, "
-                                 "fewer quasi-identifiers or shallower hierarchies.", "algorithm"))
+                out.append(
+                    Issue(
+                        "error",
+                        f"The generalization lattice has {size:,} transformations, too "
+                        f"many for {cls.name} (at most {limit:,}): choose Datafly or Mondrian, "
+                        "fewer quasi-identifiers or shallower hierarchies.",
+                        "algorithm",
+                    )
+                )
         return out
 
     def _invalidate(self) -> None:
@@ -304,6 +403,8 @@ class AppState(QObject):
     def _apply(self, fields: dict[str, Any]) -> None:
         """Replace the project with these field values (used by undo commands and plain setters)."""
         self._project = self._project.with_changes(**fields)
+        if "roles" in fields:
+            self._rebuild_models()
         self._invalidate()
         self.project_changed.emit()
         self.path_changed.emit()
@@ -326,8 +427,9 @@ class AppState(QObject):
         if merged != self._project.roles:
             self._edit(text, roles=merged)
 
-    def set_hierarchy(self, column: str, hierarchy: Hierarchy | None, text: str | None = None,
-                      file: str | None = None) -> None:
+    def set_hierarchy(
+        self, column: str, hierarchy: Hierarchy | None, text: str | None = None, file: str | None = None
+    ) -> None:
         """Assign a hierarchy to ``column`` (None: back to the default), undoable.
 
         ``file`` keeps a reference to an ARX CSV in the project file instead of embedding the rows.
@@ -374,6 +476,17 @@ class AppState(QObject):
         self._model_error = None
         self._apply({"models": models})
 
+    def _rebuild_models(self) -> None:
+        """Models depend on roles (the protected sensitive attribute): rebuild them after a role change."""
+        try:
+            models = self._build_models(self._model_values)
+        except KanonError as exc:
+            self._model_error = str(exc)
+            return
+        self._model_error = None
+        if models != self._project.models:
+            self._project = self._project.with_changes(models=models)
+
     def _build_models(self, v: dict[str, Any]) -> tuple[PrivacyModel, ...]:
         specs = {p.name: p for p in MODEL_PARAMS}
         c = {name: specs[name].coerce(_blank_to_none(v.get(name))) for name in specs}
@@ -382,8 +495,9 @@ class AppState(QObject):
             candidates = self.columns_with(Role.SENSITIVE)
             if len(candidates) == 1:
                 sensitive = candidates[0]
-        return build_models(c["k"], sensitive, _int_if_whole(c["l"]), c["l_variant"], c["c"], c["t"],
-                            c["t_distance"])
+        return build_models(
+            c["k"], sensitive, _int_if_whole(c["l"]), c["l_variant"], c["c"], c["t"], c["t_distance"]
+        )
 
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose the algorithm and its parameter values (raw form values are checked by its specs)."""
@@ -406,7 +520,9 @@ class AppState(QObject):
             return
         self._apply({"algorithm": name, "algorithm_params": params})
 
-    def set_output(self, drop_suppressed: bool | None = None, shuffle_seed: int | None | str = "keep") -> None:
+    def set_output(
+        self, drop_suppressed: bool | None = None, shuffle_seed: int | None | str = "keep"
+    ) -> None:
         """Output options of the release (drop suppressed rows, shuffle seed)."""
         changes: dict[str, Any] = {}
         if drop_suppressed is not None and drop_suppressed != self._project.drop_suppressed:
@@ -423,7 +539,13 @@ class AppState(QObject):
         self._hier_issues.clear()
         self._issues = None
 
-    def set_table(self, table: Table) -> None:
+    def _take_facts(self, table: Table, facts: TableFacts | None) -> None:
+        facts = facts if facts is not None else analyze_table(table)
+        self._suggestions = {s.column: s for s in facts.suggestions}
+        self._distinct.update(facts.counts)
+        self._defaults.update(facts.defaults)
+
+    def set_table(self, table: Table, facts: TableFacts | None = None) -> None:
         """A newly imported table: a fresh project with the engine's role suggestions pre-filled.
 
         Suggested identifiers are marked identifier; every other column starts insensitive (the
@@ -431,23 +553,37 @@ class AppState(QObject):
         """
         self._table = table
         self._reset_caches()
-        self._suggestions = {s.column: s for s in suggest_roles(table.frame)}
-        roles = {c: (s.role if s.role is not None else Role.INSENSITIVE) for c, s in self._suggestions.items()}
+        self._take_facts(table, facts)
+        roles = {
+            c: (s.role if s.role is not None else Role.INSENSITIVE) for c, s in self._suggestions.items()
+        }
         keep = self._project
-        project = Project(data_path=table.source, data_sha256=table.sha256, read_options=table.options,
-                          roles=roles, models=keep.models, algorithm=keep.algorithm,
-                          algorithm_params=dict(keep.algorithm_params))
+        project = Project(
+            data_path=table.source,
+            data_sha256=table.sha256,
+            read_options=table.options,
+            roles=roles,
+            models=keep.models,
+            algorithm=keep.algorithm,
+            algorithm_params=dict(keep.algorithm_params),
+        )
         self._replace_all(project, None)
         LOG.info("table loaded: %d rows, %d columns", table.n_rows, len(table.columns))
         self.table_changed.emit()
         self.project_changed.emit()
 
-    def set_project(self, project: Project, table: Table, path: Path | None,
-                    warnings: list[str] | None = None) -> None:
-        """An opened project with its table (loaded by a worker)."""
+    def set_project(
+        self,
+        project: Project,
+        table: Table,
+        path: Path | None,
+        warnings: list[str] | None = None,
+        facts: TableFacts | None = None,
+    ) -> None:
+        """An opened project with its table (loaded by a worker, with its ``facts``)."""
         self._table = table
         self._reset_caches()
-        self._suggestions = {s.column: s for s in suggest_roles(table.frame)}
+        self._take_facts(table, facts)
         roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
         roles.update(project.roles)
         project = project.with_changes(roles=roles, data_sha256=project.data_sha256 or table.sha256)
@@ -477,8 +613,9 @@ class AppState(QObject):
         path = Path(path)
         project = self._project
         if self._table is not None:
-            project = project.with_changes(data_path=self._table.source, data_sha256=self._table.sha256,
-                                           read_options=self._table.options)
+            project = project.with_changes(
+                data_path=self._table.source, data_sha256=self._table.sha256, read_options=self._table.options
+            )
         project.save(path)
         self._project = project
         self._saved = project
@@ -511,7 +648,9 @@ class AppState(QObject):
         config = self.config()
         return RunRequest(self._table, config, self._project.algorithm, dict(self._project.algorithm_params))
 
-    def add_run(self, result: AnonymizationResult, label: str | None = None, table: Table | None = None) -> int:
+    def add_run(
+        self, result: AnonymizationResult, label: str | None = None, table: Table | None = None
+    ) -> int:
         """Keep a finished run, make it current, and record its summary in the project."""
         table = table if table is not None else self._table
         assert table is not None
@@ -522,8 +661,13 @@ class AppState(QObject):
         summary["label"] = label
         self._project = self._project.with_changes(runs=tuple(self._project.runs) + (summary,))
         index = len(self._runs) - 1
-        LOG.info("run added: %s, %d classes, %d suppressed, %.2f s", result.algorithm, result.n_classes,
-                 result.suppressed, result.runtime_seconds)
+        LOG.info(
+            "run added: %s, %d classes, %d suppressed, %.2f s",
+            result.algorithm,
+            result.n_classes,
+            result.suppressed,
+            result.runtime_seconds,
+        )
         self.run_added.emit(index)
         self.set_current_run(index)
         self.path_changed.emit()

@@ -134,17 +134,25 @@ class TaskRunner(QObject):
 
     def is_busy(self, channel: str | None = None) -> bool:
         """Whether a (non-superseded) task runs, on ``channel`` or on any channel."""
-        return any(not t.finished and not t.superseded and (channel is None or t.channel == channel)
-                   for t in self._tasks.values())
+        return any(
+            not t.finished and not t.superseded and (channel is None or t.channel == channel)
+            for t in self._tasks.values()
+        )
 
     def current(self, channel: str) -> int | None:
         tid = self._current.get(channel)
         return tid if tid is not None and tid in self._tasks and not self._tasks[tid].finished else None
 
     # --- control ---------------------------------------------------------------------------------------
-    def submit(self, fn: TaskFunction, *, channel: str = "run", label: str = "",
-               on_done: Callable[[Any], None] | None = None,
-               on_error: Callable[[BaseException], None] | None = None) -> int:
+    def submit(
+        self,
+        fn: TaskFunction,
+        *,
+        channel: str = "run",
+        label: str = "",
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> int:
         """Run ``fn(progress)`` in the pool; returns the task id.
 
         ``on_done(result)`` / ``on_error(exc)`` (optional) are called on the GUI thread, like the

@@ -84,7 +84,7 @@ class Optimal(_LatticeAlgorithm):
 
     def _search(self, search: LatticeSearch) -> int | None:
         if search.monotone:
-            search.tag_lattice()
+            search.tag_lattice(prune=True)
         return search.optimize()
 
 

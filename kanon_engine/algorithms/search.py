@@ -54,6 +54,8 @@ class LatticeSearch:
         self.bound = np.full(n, -np.inf)
         self._levels_bound: np.ndarray | None = None
         self._evals: dict[int, NodeEvaluation] = {}
+        #: best metric value of any satisfying node checked so far (an upper bound of the optimum)
+        self.incumbent = np.inf
 
     @property
     def monotone(self) -> bool:
@@ -82,7 +84,9 @@ class LatticeSearch:
             target = self.bound[up]
             self.bound[up] = np.maximum(target, lb)
         if ev.satisfies:
-            self.values[index] = self.metric.value(ev, self.ctx)
+            value = self.metric.value(ev, self.ctx)
+            self.values[index] = value
+            self.incumbent = min(self.incumbent, value)
             self._keep(index, ev)
         self._tag(index, ev.satisfies, up)
         return ev
@@ -106,11 +110,18 @@ class LatticeSearch:
         return self.check(index).satisfies
 
     # --- Flash-style classification ------------------------------------------------------------------
-    def tag_lattice(self, candidates: np.ndarray | None = None) -> None:
+    def hopeless(self, index: int) -> bool:
+        """True when the node's metric bound cannot beat a solution already found (nor can its
+        generalizations': the bound holds for the whole upset)."""
+        return max(self.bound[index], self.levels_bound()[index]) >= self.incumbent
+
+    def tag_lattice(self, candidates: np.ndarray | None = None, prune: bool = False) -> None:
         """Classify every node (requires a monotone model) by binary search along upward paths.
 
         Paths are built greedily from the lowest unclassified node, always raising the attribute that is
         least generalized relative to its hierarchy (Flash's balanced path), and stop at a classified node.
+        With ``prune``, nodes that cannot beat the best solution checked so far are left unclassified
+        (only the optimum is wanted, not the full classification).
         """
         if not self.monotone:
             raise RuntimeError("tag_lattice needs a monotone privacy model")
@@ -119,7 +130,7 @@ class LatticeSearch:
         for start in lat.bottom_up_order():
             if candidates is not None and not candidates[start]:
                 continue
-            if self.status[start] != NOT_EVALUATED:
+            if self.status[start] != NOT_EVALUATED or (prune and self.hopeless(int(start))):
                 continue
             path = [int(start)]
             cur = int(start)
@@ -129,7 +140,8 @@ class LatticeSearch:
                 nxt = None
                 for i in sorted(options, key=lambda a: (lv[a] * rel[a], a)):
                     cand = cur + int(lat.strides[i])
-                    if self.status[cand] == NOT_EVALUATED and (candidates is None or candidates[cand]):
+                    if self.status[cand] == NOT_EVALUATED and (candidates is None or candidates[cand]) and not (
+                            prune and self.hopeless(cand)):
                         nxt = cand
                         break
                 if nxt is None:

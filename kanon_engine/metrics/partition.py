@@ -61,7 +61,7 @@ def hierarchy_ncp(hierarchy: Hierarchy) -> np.ndarray:
 
 
 def per_attribute_ncp(ncp: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Average NCP of each attribute over the records: ``ncp`` is (n_classes, n_qi), ``sizes`` (n_classes,)."""
+    """Average NCP of each attribute over the records; ``ncp`` is (n_classes, n_qi), ``sizes`` per class."""
     ncp = np.asarray(ncp, dtype=np.float64)
     sizes = np.asarray(sizes, dtype=np.float64)
     total = sizes.sum()

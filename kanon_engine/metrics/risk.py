@@ -48,39 +48,51 @@ DEFAULT_THRESHOLD = 0.2
 def definitions() -> dict[str, str]:
     """Plain-language definitions of every figure, keyed like :meth:`RiskFigures.to_dict` (for reports)."""
     return {
-        "equivalence_class": "A group of records that share the same values of every quasi-identifier; an "
-                             "outsider who knows those values cannot tell the records of a group apart.",
-        "prosecutor_highest": "Prosecutor risk, highest: the attacker knows their target is in the file. A record "
-                              "in a group of f records is re-identified with probability 1/f; this is the "
-                              "largest such probability (1/smallest group).",
-        "prosecutor_average": "Prosecutor risk, average: the mean of 1/f over all released records, which equals "
-                              "the number of groups divided by the number of records.",
-        "records_above_threshold": "Records at risk: released records whose prosecutor risk 1/f is above the "
-                                   "threshold (for example 0.2, a 1 in 5 chance).",
-        "journalist_highest": "Journalist risk, highest: the attacker does not know whether the target is in "
-                              "the file and matches against a population register; a group matched by F "
-                              "people of the population is re-identified with probability 1/F. Without a "
-                              "population table the population is taken to be this table (F = f), so it "
-                              "equals the prosecutor risk.",
-        "marketer": "Marketer risk: the expected share of records an attacker who links every record to the "
-                    "population register re-identifies correctly, (1/n) x sum of f/F over the groups; "
-                    "equal to groups / records when the population is this table.",
-        "sample_uniques": "Sample uniques: records that are alone in their group (f = 1), identifiable by "
-                          "their quasi-identifier values alone.",
-        "suppressed": "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
-                      "belong to no group and are not counted in the figures above.",
-        "homogeneous_classes": "Homogeneous groups: groups whose sensitive attribute has one single value. "
-                               "Anyone who can place a person in such a group learns that value (the "
-                               "homogeneity attack), however large the group is.",
-        "distinct_l": "Distinct l reached: the fewest different sensitive values found in any group "
-                      "(distinct l-diversity).",
-        "entropy_l": "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a "
-                     "group with l equally frequent values has entropy l = l (entropy l-diversity).",
-        "t_equal": "t reached (equal distance): the largest Earth Mover's Distance between the distribution of "
-                   "the sensitive values in a group and in the whole table, counting every pair of different "
-                   "values as distance 1 (half the sum of the absolute differences; t-closeness).",
-        "t_ordered": "t reached (ordered distance): the same for a numeric attribute, where moving between "
-                     "the i-th and j-th smallest values costs |i - j| / (m - 1).",
+        "equivalence_class":
+            "Group (equivalence class): records that share the same values of every quasi-identifier; an "
+            "outsider who knows those values cannot tell them apart.",
+        "prosecutor_highest":
+            "Prosecutor risk, highest: the attacker knows their target is in the file. A record in a group "
+            "of f records is re-identified with probability 1/f; this is the largest such probability "
+            "(1/smallest group).",
+        "prosecutor_average":
+            "Prosecutor risk, average: the mean of 1/f over all released records, which equals the number of "
+            "groups divided by the number of records.",
+        "records_above_threshold":
+            "Records at risk: released records whose prosecutor risk 1/f is above the threshold (for example "
+            "0.2, a 1 in 5 chance).",
+        "journalist_highest":
+            "Journalist risk, highest: the attacker does not know whether the target is in the file and "
+            "matches against a population register; a group matched by F people of the population is "
+            "re-identified with probability 1/F. Without a population table the population is taken to be "
+            "this table (F = f), so it equals the prosecutor risk.",
+        "marketer":
+            "Marketer risk: the expected share of records an attacker who links every record to the "
+            "population register re-identifies correctly, (1/n) x sum of f/F over the groups; equal to "
+            "groups / records when the population is this table.",
+        "sample_uniques":
+            "Sample uniques: records that are alone in their group (f = 1), identifiable by their "
+            "quasi-identifier values alone.",
+        "suppressed":
+            "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they belong "
+            "to no group and are not counted in the figures above.",
+        "homogeneous_classes":
+            "Homogeneous groups: groups whose sensitive attribute has one single value. Anyone who can "
+            "place a person in such a group learns that value (the homogeneity attack), however large the "
+            "group is.",
+        "distinct_l":
+            "Distinct l reached: the fewest different sensitive values found in any group (distinct "
+            "l-diversity).",
+        "entropy_l":
+            "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a group with "
+            "l equally frequent values has entropy l = l (entropy l-diversity).",
+        "t_equal":
+            "t reached (equal distance): the largest Earth Mover's Distance between the distribution of the "
+            "sensitive values in a group and in the whole table, counting every pair of different values as "
+            "distance 1 (half the sum of the absolute differences; t-closeness).",
+        "t_ordered":
+            "t reached (ordered distance): the same for a numeric attribute, where moving between the i-th "
+            "and j-th smallest values costs |i - j| / (m - 1).",
     }
 
 
@@ -230,7 +242,8 @@ def sensitive_profile(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: n
     part of the table and keep their sensitive values).
     """
     if attribute not in frame.columns:
-        raise ConfigError(f"The sensitive attribute '{attribute}' is not a column of the table.", where=attribute)
+        raise ConfigError(f"The sensitive attribute '{attribute}' is not a column of the table.",
+                          where=attribute)
     col = encode_sensitive(frame[attribute], attribute)
     m = len(col.values)
     n_classes = len(class_sizes)
@@ -347,8 +360,9 @@ def compare(table: Any, result: Any, *, threshold: float = DEFAULT_THRESHOLD,
     """Risk before (``table`` as loaded, every record) and after (``result.release`` as published)."""
     cfg = result.config
     original: pd.DataFrame = getattr(table, "frame", table)
-    before = assess(original, cfg.quasi_identifiers, cfg.sensitive, threshold=threshold, population=population,
-                    population_name=population_name, suppressed_marker=None, max_examples=max_examples)
+    before = assess(original, cfg.quasi_identifiers, cfg.sensitive, threshold=threshold,
+                    population=population, population_name=population_name, suppressed_marker=None,
+                    max_examples=max_examples)
     after = assess(result.release, cfg.quasi_identifiers, cfg.sensitive, threshold=threshold,
                    population=population, population_name=population_name, hierarchies=cfg.hierarchies,
                    max_examples=max_examples)

@@ -5,6 +5,11 @@ The model never edits the hierarchy: a rename (inline edit) or a move (drag and 
 request signal; the editor turns it into a new Hierarchy through a pure function of
 :mod:`kanon_engine.hierarchy.tree` and an undoable command, then the model is rebuilt from the result
 (architecture example 6).
+
+Why it scales to hierarchies with 100,000s of values: the tree is computed once with numpy as integer
+arrays (a node is a path id per level, as in :func:`kanon_engine.hierarchy.tree.tree_nodes`: one
+``groupby().ngroup()`` per level), and Python node objects are created only for the rows a view asks for
+(the visible, expanded part). Records per node come from one weighted ``bincount`` per level.
 """
 
 from __future__ import annotations
@@ -12,12 +17,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QFont
 
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.hierarchy.tree import TreeNode, tree_nodes
 from kanon_gui.glossary import MISSING_FG
 
 MIME = "application/x-kanon-hierarchy-node"
@@ -25,20 +30,41 @@ _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 COLUMNS = ("Value / group", "Values", "Records")
 
+_F = Qt.ItemFlag
+_FLAGS_ROOT = _F.ItemIsEnabled | _F.ItemIsSelectable | _F.ItemIsEditable | _F.ItemIsDropEnabled
+_FLAGS_GROUP = _FLAGS_ROOT | _F.ItemIsDragEnabled
+_FLAGS_LEAF = _F.ItemIsEnabled | _F.ItemIsSelectable | _F.ItemIsEditable | _F.ItemIsDragEnabled
+_FLAGS_PLAIN = _F.ItemIsEnabled | _F.ItemIsSelectable
+
 
 class Node:
-    """One node of the displayed tree (a label at a level), with its parent and children."""
+    """One displayed node: a label at a level, identified by its path id at that level."""
 
-    __slots__ = ("label", "level", "parent", "children", "row", "n_leaves", "records")
+    __slots__ = ("model", "level", "pid", "label", "n_leaves", "records")
 
-    def __init__(self, label: str, level: int, parent: Node | None, row: int) -> None:
-        self.label = label
+    def __init__(self, model: HierarchyTreeModel, level: int, pid: int) -> None:
+        self.model = model
         self.level = level
-        self.parent = parent
-        self.children: list[Node] = []
-        self.row = row
-        self.n_leaves = 1
-        self.records = 0
+        self.pid = pid
+        tree = model._tree
+        row = int(tree.first_row[level][pid])
+        self.label = str(tree.matrix[row, level])
+        self.n_leaves = int(tree.leaves[level][pid])
+        self.records = int(tree.records[level][pid])
+
+    @property
+    def parent(self) -> Node | None:
+        if self.level >= self.model._tree.top:
+            return None
+        return self.model._node(self.level + 1, int(self.model._tree.parent[self.level][self.pid]))
+
+    @property
+    def children(self) -> list[Node]:
+        return [self.model._node(self.level - 1, c) for c in self.model._tree.children(self.level, self.pid)]
+
+    @property
+    def row(self) -> int:
+        return int(self.model._tree.row_in_parent[self.level][self.pid])
 
     def path(self) -> tuple[str, ...]:
         """Labels from the top level down to this node (identifies it across rebuilds)."""
@@ -48,6 +74,71 @@ class Node:
             out.append(node.label)
             node = node.parent
         return tuple(reversed(out))
+
+
+class _Tree:
+    """The hierarchy's tree as integer arrays (see the module docstring)."""
+
+    def __init__(self, h: Hierarchy, leaf_records: np.ndarray) -> None:
+        m = h.matrix
+        n, d = m.shape
+        self.matrix = m
+        self.top = d - 1
+        path = [np.zeros(n, dtype=np.int64) for _ in range(d)]
+        path[d - 1] = pd.factorize(pd.Series(m[:, d - 1], dtype=object))[0].astype(np.int64)
+        for j in range(d - 2, -1, -1):
+            frame = pd.DataFrame({"p": path[j + 1], "l": pd.Series(m[:, j], dtype=object)})
+            path[j] = frame.groupby(["p", "l"], sort=False).ngroup().to_numpy().astype(np.int64)
+        self.first_row: list[np.ndarray] = []
+        self.leaves: list[np.ndarray] = []
+        self.records: list[np.ndarray] = []
+        self.parent: list[np.ndarray] = []
+        for j in range(d):
+            count = int(path[j].max()) + 1 if n else 0
+            _, first = np.unique(path[j], return_index=True)
+            self.first_row.append(first)
+            self.leaves.append(np.bincount(path[j], minlength=count))
+            self.records.append(np.bincount(path[j], weights=leaf_records, minlength=count).astype(np.int64))
+            self.parent.append(path[j + 1][first] if j < d - 1 else np.full(count, -1, dtype=np.int64))
+        # children of every node, in first-seen order: per level, nodes sorted by parent (stable)
+        self._order: list[np.ndarray] = []
+        self._bounds: list[np.ndarray] = []
+        self.row_in_parent: list[np.ndarray] = []
+        for j in range(d):
+            parents = self.parent[j]
+            if j == d - 1:
+                order = np.arange(len(parents))
+                rows = np.arange(len(parents))
+                n_parents = 1
+                bounds = np.array([0, len(parents)])
+            else:
+                order = np.argsort(parents, kind="stable")
+                n_parents = len(self.first_row[j + 1])
+                bounds = np.searchsorted(parents[order], np.arange(n_parents + 1), side="left")
+                rows = np.empty(len(parents), dtype=np.int64)
+                rows[order] = np.arange(len(parents)) - bounds[parents[order]]
+            self._order.append(order)
+            self._bounds.append(bounds)
+            self.row_in_parent.append(rows)
+
+    def roots(self) -> np.ndarray:
+        return self._order[self.top]
+
+    def children(self, level: int, pid: int) -> np.ndarray:
+        """Path ids at ``level - 1`` under node ``pid`` of ``level``."""
+        if level == 0:
+            return np.zeros(0, dtype=np.int64)
+        b = self._bounds[level - 1]
+        return self._order[level - 1][b[pid] : b[pid + 1]]
+
+    def n_children(self, level: int, pid: int) -> int:
+        if level == 0:
+            return 0
+        b = self._bounds[level - 1]
+        return int(b[pid + 1] - b[pid])
+
+    def child(self, level: int, pid: int, row: int) -> int:
+        return int(self._order[level - 1][self._bounds[level - 1][pid] + row])
 
 
 def _shown(label: str) -> str:
@@ -67,8 +158,8 @@ class HierarchyTreeModel(QAbstractItemModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._hierarchy: Hierarchy | None = None
-        self._roots: list[Node] = []
-        self._all: list[Node] = []  # keeps every node alive for internalPointer
+        self._tree: _Tree | None = None
+        self._nodes: dict[tuple[int, int], Node] = {}  # keeps created nodes alive for internalPointer
         self._bold = QFont()
         self._bold.setBold(True)
         self._grey = QBrush(MISSING_FG)
@@ -78,31 +169,35 @@ class HierarchyTreeModel(QAbstractItemModel):
         """Show ``hierarchy``; ``counts`` (value -> records, NaN for missing) fills the Records column."""
         self.beginResetModel()
         self._hierarchy = hierarchy
-        self._roots = []
-        self._all = []
+        self._nodes = {}
+        self._tree = None
         if hierarchy is not None:
-            per_leaf: dict[str, int] = {}
-            if counts is not None:
-                for value, n in counts.items():
-                    key = MISSING if (value is None or (isinstance(value, float) and value != value)) \
-                        else str(value)
-                    per_leaf[key] = per_leaf.get(key, 0) + int(n)
-            self._roots = [self._build(t, None, i, per_leaf) for i, t in enumerate(tree_nodes(hierarchy))]
+            records = np.zeros(len(hierarchy.values), dtype=np.float64)
+            if counts is not None and len(counts):
+                keys = pd.Index(counts.index, dtype=object)
+                text = np.asarray(keys.astype(str), dtype=object)
+                text[keys.isna()] = MISSING
+                per_value = pd.Series(counts.to_numpy(dtype=np.float64), index=text).groupby(level=0).sum()
+                pos = hierarchy.leaf_index.get_indexer(per_value.index)
+                ok = pos >= 0
+                records[pos[ok]] = per_value.to_numpy()[ok]
+            self._tree = _Tree(hierarchy, records)
         self.endResetModel()
 
-    def _build(self, t: TreeNode, parent: Node | None, row: int, per_leaf: dict[str, int]) -> Node:
-        node = Node(t.label, t.level, parent, row)
-        self._all.append(node)
-        node.n_leaves = t.n_leaves
-        if t.is_leaf:
-            node.records = per_leaf.get(t.label, 0)
-        else:
-            node.children = [self._build(c, node, i, per_leaf) for i, c in enumerate(t.children)]
-            node.records = sum(c.records for c in node.children)
+    def _node(self, level: int, pid: int) -> Node:
+        key = (level, pid)
+        node = self._nodes.get(key)
+        if node is None:
+            node = Node(self, level, pid)
+            self._nodes[key] = node
         return node
 
     def hierarchy(self) -> Hierarchy | None:
         return self._hierarchy
+
+    def node_count(self) -> int:
+        """Number of nodes of the whole tree (not only those created)."""
+        return 0 if self._tree is None else int(sum(len(f) for f in self._tree.first_row))
 
     def node(self, index: _Index) -> Node | None:
         return index.internalPointer() if index.isValid() else None  # type: ignore[return-value]
@@ -110,9 +205,14 @@ class HierarchyTreeModel(QAbstractItemModel):
     def index_of(self, node: Node, column: int = 0) -> QModelIndex:
         return self.createIndex(node.row, column, node)
 
+    def top_nodes(self) -> list[Node]:
+        if self._tree is None:
+            return []
+        return [self._node(self._tree.top, int(p)) for p in self._tree.roots()]
+
     def find(self, path: tuple[str, ...]) -> QModelIndex:
         """Index of the node with these labels from the top down (invalid if it no longer exists)."""
-        level_nodes = self._roots
+        level_nodes = self.top_nodes()
         found: Node | None = None
         for label in path:
             found = next((n for n in level_nodes if n.label == label), None)
@@ -123,30 +223,63 @@ class HierarchyTreeModel(QAbstractItemModel):
 
     def find_label(self, level: int, label: str) -> QModelIndex:
         """Index of the first node with this label at this level."""
-        for n in self._all:
-            if n.level == level and n.label == label:
-                return self.index_of(n)
-        return QModelIndex()
+        tree = self._tree
+        if tree is None or not 0 <= level <= tree.top:
+            return QModelIndex()
+        labels = tree.matrix[tree.first_row[level], level]
+        hits = np.flatnonzero(labels == label)
+        return self.index_of(self._node(level, int(hits[0]))) if len(hits) else QModelIndex()
+
+    def expanded_nodes(self, view, limit: int = 2000) -> list[Node]:
+        """Group nodes that ``view`` shows expanded (among those created), for restoring after a rebuild."""
+        out = []
+        for node in list(self._nodes.values()):
+            if node.level > 0 and view.isExpanded(self.index_of(node)):
+                out.append(node)
+                if len(out) >= limit:
+                    break
+        return out
 
     # --- Qt model API ---------------------------------------------------------------------------------
     def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        siblings = self._roots if not parent.isValid() else self.node(parent).children
-        if 0 <= row < len(siblings) and 0 <= column < len(COLUMNS):
-            return self.createIndex(row, column, siblings[row])
-        return QModelIndex()
+        tree = self._tree
+        if tree is None or not 0 <= column < len(COLUMNS):
+            return QModelIndex()
+        if not parent.isValid():
+            roots = tree.roots()
+            if 0 <= row < len(roots):
+                return self.createIndex(row, column, self._node(tree.top, int(roots[row])))
+            return QModelIndex()
+        p = self.node(parent)
+        if p is None or not 0 <= row < tree.n_children(p.level, p.pid):
+            return QModelIndex()
+        return self.createIndex(row, column, self._node(p.level - 1, tree.child(p.level, p.pid, row)))
 
     def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
         node = self.node(index)
-        if node is None or node.parent is None:
+        if node is None:
             return QModelIndex()
-        return self.createIndex(node.parent.row, 0, node.parent)
+        up = node.parent
+        if up is None:
+            return QModelIndex()
+        return self.createIndex(up.row, 0, up)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        if parent.isValid():
-            if parent.column() != 0:
-                return 0
-            return len(self.node(parent).children)
-        return len(self._roots)
+        tree = self._tree
+        if tree is None:
+            return 0
+        if not parent.isValid():
+            return len(tree.roots())
+        if parent.column() != 0:
+            return 0
+        p = self.node(parent)
+        return tree.n_children(p.level, p.pid)
+
+    def hasChildren(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
+        if not parent.isValid():
+            return self._tree is not None
+        p = self.node(parent)
+        return parent.column() == 0 and p is not None and p.level > 0
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return len(COLUMNS)
@@ -165,8 +298,10 @@ class HierarchyTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
             if node.level == 0:
                 return f"Original value {_shown(node.label)}: {node.records:,} records."
-            return (f"Group at level {node.level}: {node.n_leaves:,} values, {node.records:,} records. "
-                    "Double-click to rename; drag a node onto a group one level up to move it.")
+            return (
+                f"Group at level {node.level}: {node.n_leaves:,} values, {node.records:,} records. "
+                "Double-click to rename; drag a node onto a group one level up to move it."
+            )
         if role == Qt.ItemDataRole.FontRole and col == 0 and node.level > 0:
             return self._bold
         if role == Qt.ItemDataRole.ForegroundRole and (col > 0 or node.label == MISSING):
@@ -181,18 +316,14 @@ class HierarchyTreeModel(QAbstractItemModel):
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
-        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         node = self.node(index)
         if node is None:
-            return Qt.ItemFlag.ItemIsDropEnabled
-        flags = base
-        if index.column() == 0 and node.label != MISSING:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        if node.parent is not None:
-            flags |= Qt.ItemFlag.ItemIsDragEnabled
-        if node.level > 0:
-            flags |= Qt.ItemFlag.ItemIsDropEnabled
-        return flags
+            return _F.ItemIsDropEnabled
+        if index.column() != 0:
+            return _FLAGS_PLAIN
+        if node.level == 0:
+            return _FLAGS_PLAIN | _F.ItemIsDragEnabled if node.label == MISSING else _FLAGS_LEAF
+        return _FLAGS_ROOT if node.level == self._tree.top else _FLAGS_GROUP
 
     def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         node = self.node(index)
@@ -229,15 +360,20 @@ class HierarchyTreeModel(QAbstractItemModel):
         except (ValueError, TypeError):
             return []
 
-    def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
-                        parent: _Index) -> bool:
+    def canDropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: _Index
+    ) -> bool:
         target = self.node(parent)
         items = self._payload(data)
-        return bool(items) and target is not None and all(
-            int(i["level"]) + 1 == target.level and i["label"] != target.label for i in items)
+        return (
+            bool(items)
+            and target is not None
+            and all(int(i["level"]) + 1 == target.level and i["label"] != target.label for i in items)
+        )
 
-    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
-                     parent: _Index) -> bool:
+    def dropMimeData(
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: _Index
+    ) -> bool:
         if not self.canDropMimeData(data, action, row, column, parent):
             return False
         target = self.node(parent)

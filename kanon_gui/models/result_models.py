@@ -42,8 +42,11 @@ def release_rows(original: pd.DataFrame, result: AnonymizationResult) -> np.ndar
         out[kept[perm]] = np.arange(len(kept))
     else:
         out[kept] = np.arange(len(kept))
-    untouched = [c for c in result.release.columns
-                 if c in original.columns and c not in cfg.quasi_identifiers and c not in cfg.sensitive]
+    untouched = [
+        c
+        for c in result.release.columns
+        if c in original.columns and c not in cfg.quasi_identifiers and c not in cfg.sensitive
+    ]
     if untouched and len(kept):
         col = untouched[0]
         rel = result.release[col].to_numpy(dtype=object)[out[kept]]
@@ -71,8 +74,13 @@ class ComparisonModel(FrameModel):
         self._suppressed = QBrush(SUPPRESSED_BG)
         self._hl = QBrush(HIGHLIGHT_BG)
 
-    def set_result(self, original: pd.DataFrame | None, result: AnonymizationResult | None,
-                   rel_of_input: np.ndarray | None, kinds=None) -> None:
+    def set_result(
+        self,
+        original: pd.DataFrame | None,
+        result: AnonymizationResult | None,
+        rel_of_input: np.ndarray | None,
+        kinds=None,
+    ) -> None:
         """Show ``result`` aligned to ``original`` through ``rel_of_input`` (see :func:`release_rows`)."""
         self._original = original
         self._rel_of_input = rel_of_input
@@ -81,7 +89,11 @@ class ComparisonModel(FrameModel):
         self.set_frame(frame, kinds)
         names = list(original.columns) if original is not None else []
         self._orig_col = [names.index(c) if c in names else -1 for c in self._names]
-        if original is not None and frame is not None and (self.side == "original" or rel_of_input is not None):
+        if (
+            original is not None
+            and frame is not None
+            and (self.side == "original" or rel_of_input is not None)
+        ):
             self.set_rows(np.arange(len(original), dtype=np.int64))
 
     def set_highlight(self, input_rows: np.ndarray | None) -> None:
@@ -94,8 +106,11 @@ class ComparisonModel(FrameModel):
             mask[np.asarray(input_rows, dtype=np.int64)] = True
             self._highlight = mask
         if self.rowCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1),
-                                  [Qt.ItemDataRole.BackgroundRole])
+            self.dataChanged.emit(
+                self.index(0, 0),
+                self.index(self.rowCount() - 1, self.columnCount() - 1),
+                [Qt.ItemDataRole.BackgroundRole],
+            )
 
     def input_row(self, display_row: int) -> int:
         """The input row shown at ``display_row`` (on the release side of an unaligned result: -1)."""
@@ -112,12 +127,17 @@ class ComparisonModel(FrameModel):
     def value(self, display_row: int, column: int) -> Any:
         if self.side == "release" and self._rel_of_input is not None:
             rr = self._release_row(display_row)
-            return None if rr < 0 else self.column_values(column)[rr]
+            return None if rr < 0 else self.cell(rr, column)
         return super().value(display_row, column)
 
     def data(self, index: _Index, role: int = _DISPLAY) -> Any:
-        if (role == _DISPLAY and self.side == "release" and self._rel_of_input is not None
-                and index.isValid() and self._release_row(index.row()) < 0):
+        if (
+            role == _DISPLAY
+            and self.side == "release"
+            and self._rel_of_input is not None
+            and index.isValid()
+            and self._release_row(index.row()) < 0
+        ):
             return "(removed)"
         return super().data(index, role)
 
@@ -131,8 +151,6 @@ class ComparisonModel(FrameModel):
         if self._suppressed_row(display_row):
             return self._suppressed
         r = self.input_row(display_row)
-        if self._highlight is not None and r >= 0 and self._highlight[r]:
-            return self._hl
         if self.side == "release" and self._original is not None and r >= 0:
             oc = self._orig_col[column]
             if oc >= 0:
@@ -140,6 +158,8 @@ class ComparisonModel(FrameModel):
                 old = self._original.iat[r, oc]
                 if not (is_missing(new) and is_missing(old)) and new != old:
                     return self._changed
+        if self._highlight is not None and r >= 0 and self._highlight[r]:
+            return self._hl
         return None
 
     def tooltip(self, display_row: int, column: int) -> str | None:
@@ -198,8 +218,9 @@ class EquivalenceClassModel(QAbstractTableModel):
             if rel_of_input is not None:
                 rel = rel_of_input[first_row]
                 for q in self._qi:
-                    col = result.release[q].to_numpy(dtype=object)
-                    self._values.append(np.where(rel >= 0, col[np.maximum(rel, 0)], ""))
+                    # only one value per class is read (not the whole column: releases can be 1M rows)
+                    col = np.asarray(result.release[q].array.take(np.maximum(rel, 0)), dtype=object)
+                    self._values.append(np.where(rel >= 0, col, ""))
         self._order = np.arange(len(self._sizes), dtype=np.int64)
         self.endResetModel()
 
@@ -230,8 +251,10 @@ class EquivalenceClassModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col < 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (f"Class {c + 1}: {int(self._sizes[c]):,} records share these quasi-identifier values. "
-                    + term("equivalence class"))
+            return (
+                f"Class {c + 1}: {int(self._sizes[c]):,} records share these quasi-identifier values. "
+                + term("equivalence class")
+            )
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
@@ -240,7 +263,9 @@ class EquivalenceClassModel(QAbstractTableModel):
         if role == _DISPLAY:
             return ["Class", "Size"][section] if section < 2 else self._qi[section - 2]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return term("equivalence class") if section < 2 else f"Released value of '{self._qi[section - 2]}'"
+            return (
+                term("equivalence class") if section < 2 else f"Released value of '{self._qi[section - 2]}'"
+            )
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

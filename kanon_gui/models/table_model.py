@@ -1,8 +1,8 @@
 """A lazy table model over a DataFrame of strings (the engine's ``Table.frame`` or a release).
 
 Why it stays fast on 1,000,000 rows (architecture example 5):
-- construction costs nothing: a column becomes a numpy object array the first time a cell of it is
-  asked for, and stays cached;
+- construction costs nothing: a cell is read from the column's pandas array (no conversion of the
+  column); a column becomes a numpy array only when it is sorted;
 - ``data()`` returns early for roles it does not serve and formats only the asked cell;
 - sorting computes one permutation (``argsort`` over integer codes or numbers) and never copies the data;
 - the view never asks to resize columns to their contents over all rows.
@@ -61,6 +61,7 @@ class FrameModel(QAbstractTableModel):
         self._frame: pd.DataFrame | None = None
         self._names: list[str] = []
         self._cache: dict[int, np.ndarray] = {}
+        self._arrays: dict[int, Any] = {}
         self._rows: np.ndarray | None = None
         self._roles: dict[str, Role] = {}
         self._kinds: dict[str, ColumnKind] = {}
@@ -72,13 +73,18 @@ class FrameModel(QAbstractTableModel):
         self._sorted: tuple[int, Qt.SortOrder] | None = None
 
     # --- content -------------------------------------------------------------------------------------
-    def set_frame(self, frame: pd.DataFrame | None, kinds: dict[str, ColumnKind] | None = None,
-                  date_formats: dict[str, str | None] | None = None) -> None:
+    def set_frame(
+        self,
+        frame: pd.DataFrame | None,
+        kinds: dict[str, ColumnKind] | None = None,
+        date_formats: dict[str, str | None] | None = None,
+    ) -> None:
         """Show another frame (O(1): columns are converted lazily)."""
         self.beginResetModel()
         self._frame = frame
         self._names = [str(c) for c in frame.columns] if frame is not None else []
         self._cache.clear()
+        self._arrays.clear()
         self._rows = None
         self._sorted = None
         self._kinds = dict(kinds or {})
@@ -107,8 +113,25 @@ class FrameModel(QAbstractTableModel):
     def rows(self) -> np.ndarray | None:
         return self._rows
 
+    def _array(self, column: int) -> Any:
+        """The column's pandas array (no copy): indexing it gives one cell without converting the column
+        (a few microseconds per cell for Arrow-backed strings, which is all a screenful needs)."""
+        arr = self._arrays.get(column)
+        if arr is None:
+            assert self._frame is not None
+            arr = self._frame.iloc[:, column].array
+            self._arrays[column] = arr
+        return arr
+
+    def cell(self, frame_row: int, column: int) -> Any:
+        """One cell of the frame, by frame row (not display row)."""
+        cached = self._cache.get(column)
+        if cached is not None:
+            return cached[frame_row]
+        return self._array(column)[frame_row]
+
     def column_values(self, column: int) -> np.ndarray:
-        """The whole column as a numpy object array (cached; the only per-column cost of the model)."""
+        """The whole column as a numpy object array (cached; computed only to sort)."""
         arr = self._cache.get(column)
         if arr is None:
             assert self._frame is not None
@@ -126,7 +149,7 @@ class FrameModel(QAbstractTableModel):
         return np.arange(0 if self._frame is None else len(self._frame), dtype=np.int64)
 
     def value(self, display_row: int, column: int) -> Any:
-        return self.column_values(column)[self.frame_row(display_row)]
+        return self.cell(self.frame_row(display_row), column)
 
     # --- Qt model API ---------------------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
@@ -138,9 +161,14 @@ class FrameModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._names)
 
     def data(self, index: _Index, role: int = _DISPLAY) -> Any:
-        if role not in (_DISPLAY, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole,
-                        Qt.ItemDataRole.FontRole, Qt.ItemDataRole.TextAlignmentRole,
-                        Qt.ItemDataRole.BackgroundRole):
+        if role not in (
+            _DISPLAY,
+            Qt.ItemDataRole.ToolTipRole,
+            Qt.ItemDataRole.ForegroundRole,
+            Qt.ItemDataRole.FontRole,
+            Qt.ItemDataRole.TextAlignmentRole,
+            Qt.ItemDataRole.BackgroundRole,
+        ):
             return None
         if not index.isValid():
             return None

@@ -23,11 +23,21 @@ def _paint(widget: QWidget, painter: QPainter, size: QSize) -> None:
     """Paint ``widget`` into ``painter`` over a ``size`` area (vectors for a graphics view's scene)."""
     if isinstance(widget, QGraphicsView):
         source = widget.viewport().rect()
-        QGraphicsView.render(widget, painter, QRectF(0, 0, size.width(), size.height()), source,
-                             Qt.AspectRatioMode.IgnoreAspectRatio)
+        QGraphicsView.render(
+            widget,
+            painter,
+            QRectF(0, 0, size.width(), size.height()),
+            source,
+            Qt.AspectRatioMode.IgnoreAspectRatio,
+        )
     else:
-        QWidget.render(widget, painter, QPoint(0, 0), QRegion(QRect(QPoint(0, 0), size)),
-                       QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground)
+        QWidget.render(
+            widget,
+            painter,
+            QPoint(0, 0),
+            QRegion(QRect(QPoint(0, 0), size)),
+            QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground,
+        )
 
 
 def _size(widget: QWidget) -> QSize:

@@ -49,6 +49,7 @@ from kanon_engine.lattice import (
 )
 from kanon_engine.metrics.loss import METRICS
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.views.charts import LabelAxis
 
 #: Above this many nodes only the satisfying frontier is drawn. Adult (8 QIs) has 6,480 nodes and stays
 #: fluid when drawn whole (measured: see the test/bench figures), so the cap sits above it.
@@ -168,8 +169,9 @@ def build_layout(record: SearchRecord, node_cap: int = DEFAULT_NODE_CAP) -> Latt
             src = np.flatnonzero(levels[:, a] < max_levels[a])
             parts.append(np.column_stack([src, src + strides[a]]))
         edges = np.concatenate(parts) if parts else edges
-    return LatticeLayout(nodes, levels, heights, x.astype(float), y.astype(float), edges, total,
-                         frontier_only, row_step)
+    return LatticeLayout(
+        nodes, levels, heights, x.astype(float), y.astype(float), edges, total, frontier_only, row_step
+    )
 
 
 def level_words(name: str, level: int, hierarchy: Hierarchy | None) -> str:
@@ -266,7 +268,7 @@ class LatticeView(QWidget):
         self.header = QLabel()
         self.header.setWordWrap(True)
         col.addWidget(self.header)
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
         self.plot.setAntialiasing(False)
         item = self.plot.getPlotItem()
         item.hideAxis("bottom")
@@ -277,14 +279,21 @@ class LatticeView(QWidget):
             ax = item.getAxis(name)
             ax.setPen(pg.mkPen("#606060"))
             ax.setTextPen(pg.mkPen("#303030"))
-        self.edges_item = pg.PlotCurveItem(pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs",
-                                           skipFiniteCheck=True)
+        self.edges_item = pg.PlotCurveItem(
+            pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs", skipFiniteCheck=True
+        )
         self.nodes_item = pg.ScatterPlotItem(pxMode=True)
-        self.current_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=OPTIMUM_SIZE + 4,
-                                               pen=pg.mkPen(CURRENT_COLOR, width=3), brush=None)
+        self.current_item = pg.ScatterPlotItem(
+            pxMode=True, symbol="o", size=OPTIMUM_SIZE + 4, pen=pg.mkPen(CURRENT_COLOR, width=3), brush=None
+        )
         # the optimum is also drawn on top of its neighbours (in the main item it may be overdrawn)
-        self.optimum_item = pg.ScatterPlotItem(pxMode=True, symbol="star", size=OPTIMUM_SIZE,
-                                               pen=pg.mkPen("#303030", width=1), brush=pg.mkBrush(OPTIMUM_COLOR))
+        self.optimum_item = pg.ScatterPlotItem(
+            pxMode=True,
+            symbol="star",
+            size=OPTIMUM_SIZE,
+            pen=pg.mkPen("#303030", width=1),
+            brush=pg.mkBrush(OPTIMUM_COLOR),
+        )
         self.nodes_item.setZValue(1)
         self.optimum_item.setZValue(2)
         self.current_item.setZValue(3)
@@ -330,8 +339,9 @@ class LatticeView(QWidget):
         self.metric_box = QGroupBox("Metric")
         mg = QGridLayout(self.metric_box)
         self.metric_check = QCheckBox("only nodes with a value between")
-        self.metric_check.setToolTip("Nodes whose metric was not computed (inferred, pruned) are hidden "
-                                     "while this is ticked.")
+        self.metric_check.setToolTip(
+            "Nodes whose metric was not computed (inferred, pruned) are hidden while this is ticked."
+        )
         self.metric_min = QDoubleSpinBox()
         self.metric_max = QDoubleSpinBox()
         for spin in (self.metric_min, self.metric_max):
@@ -383,16 +393,20 @@ class LatticeView(QWidget):
         this view) keeps the record on screen and marks that node as the one shown.
         """
         if result is None:
-            self._clear("Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the "
-                        "lattice of generalizations it explored.")
+            self._clear(
+                "Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the "
+                "lattice of generalizations it explored."
+            )
             return
         record = result.lattice
         if record is None and result.transformation is not None and self._same_lattice(result):
             record = self.record
         if record is None:
             if result.transformation is None:
-                self._clear(f"'{result.algorithm}' partitions the records instead of generalizing whole "
-                            "columns, so it has no lattice of transformations. See the Partitions tab.")
+                self._clear(
+                    f"'{result.algorithm}' partitions the records instead of generalizing whole "
+                    "columns, so it has no lattice of transformations. See the Partitions tab."
+                )
             else:
                 self._clear("This run kept no record of the lattice search.")
             return
@@ -404,9 +418,12 @@ class LatticeView(QWidget):
 
     def _same_lattice(self, result: AnonymizationResult) -> bool:
         rec = self.record
-        return (rec is not None and result.transformation is not None
-                and tuple(rec.names) == tuple(result.transformation)
-                and all(0 <= result.transformation[n] <= int(m) for n, m in zip(rec.names, rec.max_levels)))
+        return (
+            rec is not None
+            and result.transformation is not None
+            and tuple(rec.names) == tuple(result.transformation)
+            and all(0 <= result.transformation[n] <= int(m) for n, m in zip(rec.names, rec.max_levels))
+        )
 
     def _index_of(self, result: AnonymizationResult) -> int | None:
         if self.record is None or result.transformation is None:
@@ -456,8 +473,15 @@ class LatticeView(QWidget):
         pens[self._is_optimum] = opt_pen
         symbols = np.where(self._is_optimum, "star", "o").astype(object)
         sizes = np.where(self._is_optimum, OPTIMUM_SIZE, NODE_SIZE)
-        self.nodes_item.setData(x=lay.x, y=lay.y, brush=list(brush), pen=list(pens), symbol=list(symbols),
-                                size=sizes, data=np.arange(len(lay.nodes)))
+        self.nodes_item.setData(
+            x=lay.x,
+            y=lay.y,
+            brush=list(brush),
+            pen=list(pens),
+            symbol=list(symbols),
+            size=sizes,
+            data=np.arange(len(lay.nodes)),
+        )
         self._visible = np.ones(len(lay.nodes), dtype=bool)
         self._set_edges(self._visible)
         self._update_optimum_marker()
@@ -466,7 +490,7 @@ class LatticeView(QWidget):
         left = self.plot.getPlotItem().getAxis("left")
         rows = int(np.asarray(record.max_levels).sum()) + 1
         step = max(1, rows // 12)
-        left.setTicks([[(h * lay.row_step, str(h)) for h in range(0, rows, step)], []])
+        left.set_labels([(h * lay.row_step, str(h)) for h in range(0, rows, step)])
         self.plot.getPlotItem().getViewBox().autoRange(padding=0.04)
         self.stack.setCurrentIndex(1)
         self.side_panel.setEnabled(True)
@@ -501,8 +525,10 @@ class LatticeView(QWidget):
         metric_label = METRICS[record.metric_name].label if record.metric_name in METRICS else "Metric"
         self.metric_box.setTitle(metric_label)
         finite = self._metric[np.isfinite(self._metric)]
-        for spin, value in ((self.metric_min, finite.min() if len(finite) else 0.0),
-                            (self.metric_max, finite.max() if len(finite) else 0.0)):
+        for spin, value in (
+            (self.metric_min, finite.min() if len(finite) else 0.0),
+            (self.metric_max, finite.max() if len(finite) else 0.0),
+        ):
             spin.blockSignals(True)
             spin.setValue(float(value))
             spin.blockSignals(False)
@@ -515,11 +541,15 @@ class LatticeView(QWidget):
         if lay is None or rec is None:
             return
         shown = int(self._visible.sum())
-        what = (f"Lattice of {lay.total:,} transformations of {len(rec.names)} quasi-identifiers; "
-                f"{int(np.isin(rec.status, (SATISFIES, FAILS)).sum()):,} checked by the search.")
+        what = (
+            f"Lattice of {lay.total:,} transformations of {len(rec.names)} quasi-identifiers; "
+            f"{int(np.isin(rec.status, (SATISFIES, FAILS)).sum()):,} checked by the search."
+        )
         if lay.frontier_only:
-            what += (f" Too many to draw: showing the satisfying frontier ({len(lay.nodes):,} nodes: the "
-                     f"minimal satisfying ones and the optimum); {lay.hidden:,} nodes hidden.")
+            what += (
+                f" Too many to draw: showing the satisfying frontier ({len(lay.nodes):,} nodes: the "
+                f"minimal satisfying ones and the optimum); {lay.hidden:,} nodes hidden."
+            )
         if shown < len(lay.nodes):
             what += f" Filters hide {len(lay.nodes) - shown:,} of the drawn nodes."
         self.header.setText(what + " Click a node to apply it.")
@@ -666,9 +696,11 @@ class LatticeView(QWidget):
         if self._current is not None and index == self._current:
             tags.append("shown")
         metric_name = METRICS[rec.metric_name].label if rec.metric_name in METRICS else "metric"
-        lines = [f"<b>{escape(str(levels))}</b> &nbsp;height {sum(levels)}",
-                 f"status: {', '.join(tags)}",
-                 f"{escape(metric_name)}: {_fmt(float(rec.metric[index]))}"]
+        lines = [
+            f"<b>{escape(str(levels))}</b> &nbsp;height {sum(levels)}",
+            f"status: {', '.join(tags)}",
+            f"{escape(metric_name)}: {_fmt(float(rec.metric[index]))}",
+        ]
         lines += [escape(level_words(n, lv, self.hierarchies.get(n))) for n, lv in zip(rec.names, levels)]
         applied = self._applied.get(index)
         if applied:
@@ -739,11 +771,17 @@ class LatticeView(QWidget):
             self.shown_label.setText("")
             return
         levels = self.levels_of_node(index)
-        rows = [f"<b>{escape(str(levels))}</b> ({escape(result.algorithm)})",
-                f"classes: {result.n_classes:,} (smallest {result.min_class_size:,})",
-                f"suppressed: {result.suppressed:,} of {result.records:,}"]
-        for key, label in (("discernibility", "DM"), ("cavg", "C_AVG"), ("precision", "precision"),
-                           ("entropy", "entropy (bits)")):
+        rows = [
+            f"<b>{escape(str(levels))}</b> ({escape(result.algorithm)})",
+            f"classes: {result.n_classes:,} (smallest {result.min_class_size:,})",
+            f"suppressed: {result.suppressed:,} of {result.records:,}",
+        ]
+        for key, label in (
+            ("discernibility", "DM"),
+            ("cavg", "C_AVG"),
+            ("precision", "precision"),
+            ("entropy", "entropy (bits)"),
+        ):
             if key in m:
                 rows.append(f"{label}: {_fmt(float(m[key]))}")
         self.shown_label.setText("<br>".join(rows))

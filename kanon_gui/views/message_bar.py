@@ -6,6 +6,8 @@ dismissed, and tests can read it.
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
@@ -25,6 +27,7 @@ class MessageBar(QFrame):
         super().__init__(parent)
         self.setObjectName("MessageBar")
         self.level = "info"
+        self._plain = ""
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
         self.label = QLabel()
@@ -43,10 +46,10 @@ class MessageBar(QFrame):
         """Show ``text`` (plain text; ``title`` in bold before it) at ``level`` info/warning/error."""
         self.level = level if level in _STYLES else "info"
         bg, fg = _STYLES[self.level]
-        self.setStyleSheet(f"#MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 4px; }}"
-                           f"#MessageBar QLabel {{ color: #222; }}")
-        from html import escape
-
+        self.setStyleSheet(
+            f"#MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 4px; }}"
+            f"#MessageBar QLabel {{ color: #222; }}"
+        )
         body = escape(text)
         self.label.setText(f"<b style='color:{fg}'>{escape(title)}</b> {body}" if title else body)
         self.label.setToolTip(text)
@@ -55,12 +58,10 @@ class MessageBar(QFrame):
 
     def text(self) -> str:
         """The message as plain text ("" when hidden)."""
-        return self._plain if self.isVisibleTo(self.parentWidget()) or not self.isHidden() else ""
+        return self._plain
 
     def clear(self) -> None:
         self._plain = ""
         self.label.clear()
         self.hide()
         self.dismissed.emit()
-
-    _plain = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -98,8 +99,10 @@ class ParamForm(QWidget):
             return w
         if spec.kind == "int" and spec.default is not None:
             w = QSpinBox()
-            w.setRange(int(spec.minimum) if spec.minimum is not None else -_INT_MAX,
-                       int(spec.maximum) if spec.maximum is not None else _INT_MAX)
+            w.setRange(
+                int(spec.minimum) if spec.minimum is not None else -_INT_MAX,
+                int(spec.maximum) if spec.maximum is not None else _INT_MAX,
+            )
             w.setValue(int(spec.default))
             w.setAccelerated(True)
             w.valueChanged.connect(self._emit)
@@ -115,8 +118,6 @@ class ParamForm(QWidget):
         button.setText("Presets")
         button.setToolTip(f"Typical values of {spec.label}")
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        from PySide6.QtWidgets import QMenu
-
         menu = QMenu(button)
         for value in spec.presets:
             action = menu.addAction(_show(value))
@@ -202,11 +203,3 @@ class ParamForm(QWidget):
             return
         self.validate()
         self.changed.emit(self.values())
-
-
-def label_for(widget: QWidget) -> str:
-    """Accessible text of a field (for tests and screen readers)."""
-    return widget.toolTip() or widget.accessibleName() or widget.objectName() or ""
-
-
-_ = Qt  # keep the import (alignment flags used by callers through this module)

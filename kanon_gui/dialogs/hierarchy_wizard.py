@@ -1,0 +1,380 @@
+"""The hierarchy builder wizard: intervals, dates, masking or grouping (the engine's builders), with a
+live preview of the levels before the hierarchy is assigned.
+
+The builders are ARX's builder kinds (Prasser & Kohlmayer 2015) and Sweeney's DGHs (Sweeney 2002); this
+dialog only collects their parameters, calls them on the column's distinct values, and shows the result
+or the builder's own message.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.data.table import ColumnKind
+from kanon_engine.errors import KanonError
+from kanon_engine.hierarchy import (
+    date_hierarchy,
+    grouping_hierarchy,
+    interval_hierarchy,
+    masking_hierarchy,
+    suggest_widths,
+)
+from kanon_engine.hierarchy.builders import DATE_LEVELS
+from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_gui.errors import error_text
+from kanon_gui.state import AppState
+
+KINDS = (
+    (
+        "intervals",
+        "Intervals (numbers)",
+        "Numbers become nested ranges: 37 \u2192 [35-40) \u2192 [30-40) \u2192 *.",
+    ),
+    ("dates", "Dates", "Dates become month, year, decade: 1965-09-20 \u2192 1965-09 \u2192 1965 \u2192 *."),
+    (
+        "masking",
+        "Masking (codes)",
+        "Codes lose one character per level from the right: 02138 \u2192 0213* \u2192 021** \u2192 *.",
+    ),
+    (
+        "grouping",
+        "Grouping (categories)",
+        "You name the group of each value, level by level: Bachelors \u2192 Higher education \u2192 *.",
+    ),
+)
+PREVIEW_ROWS = 200
+GROUPING_MAX_VALUES = 2000
+
+
+def _number(text: str) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    return float(text)
+
+
+class HierarchyWizardDialog(QDialog):
+    """Build a hierarchy for one column; :meth:`hierarchy` is the result once accepted."""
+
+    def __init__(self, state: AppState, column: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("HierarchyWizardDialog")
+        self.setWindowTitle(f"Build the hierarchy of '{column}'")
+        self.resize(820, 600)
+        self.state = state
+        self.column = column
+        self.values = state.distinct_values(column)
+        table = state.table
+        ct = table.column_types.get(column) if table is not None else None
+        self.kind_of_column = ct.kind if ct is not None else ColumnKind.CATEGORICAL
+        self.date_format = ct.date_format if ct is not None else None
+        self._result: Hierarchy | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(150)
+        self._timer.timeout.connect(self.update_preview)
+
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Kind:"))
+        self.kind = QComboBox()
+        for key, label, tip in KINDS:
+            self.kind.addItem(label, key)
+            self.kind.setItemData(self.kind.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        top.addWidget(self.kind, 1)
+        layout.addLayout(top)
+        self.kind_help = QLabel()
+        self.kind_help.setWordWrap(True)
+        layout.addWidget(self.kind_help)
+
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self._interval_page())
+        self.pages.addWidget(self._date_page())
+        self.pages.addWidget(self._masking_page())
+        self.pages.addWidget(self._grouping_page())
+        layout.addWidget(self.pages)
+
+        self.summary = QLabel()
+        self.summary.setObjectName("WizardSummary")
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.preview = QTableWidget()
+        self.preview.setObjectName("WizardPreview")
+        self.preview.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.preview.verticalHeader().setVisible(False)
+        layout.addWidget(self.preview, 1)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Use this hierarchy")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        default = {ColumnKind.INTEGER: 0, ColumnKind.DECIMAL: 0, ColumnKind.DATE: 1}.get(
+            self.kind_of_column, 3
+        )
+        if default == 3 and self._looks_like_code():
+            default = 2
+        self.kind.setCurrentIndex(default)
+        self._kind_changed()
+
+    # --- pages ---------------------------------------------------------------------------------------
+    def _interval_page(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        x = pd.to_numeric(self.values.dropna(), errors="coerce").to_numpy(dtype=float)
+        x = x[np.isfinite(x)]
+        integer = bool(len(x)) and bool((x == np.round(x)).all())
+        widths = suggest_widths(x.min(), x.max(), integer=integer) if len(x) else (5, 10, 20)
+        self.widths = QLineEdit(", ".join(f"{w:g}" for w in widths))
+        self.widths.setToolTip("Interval widths, one per level, each a multiple of the previous one.")
+        self.bottom = QLineEdit()
+        self.bottom.setPlaceholderText("none")
+        self.bottom.setToolTip("Values below this become '<bottom' at every level (bottom-coding).")
+        self.top = QLineEdit()
+        self.top.setPlaceholderText("none")
+        self.top.setToolTip(
+            "Values at or above this become '>=top' at every level (top-coding rare "
+            "extreme values, such as ages over 90)."
+        )
+        self.label_fmt = QLineEdit("[{lo}-{hi})")
+        self.label_fmt.setToolTip("How an interval is written, from {lo} and {hi}.")
+        rng = f"values from {x.min():g} to {x.max():g}" if len(x) else "no numeric values"
+        form.addRow(QLabel(f"The column has {rng}."))
+        form.addRow("Widths", self.widths)
+        form.addRow("Bottom code", self.bottom)
+        form.addRow("Top code", self.top)
+        form.addRow("Label", self.label_fmt)
+        for w in (self.widths, self.bottom, self.top, self.label_fmt):
+            w.textChanged.connect(self._schedule)
+        return page
+
+    def _date_page(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.date_fmt = QLineEdit(self.date_format or "")
+        self.date_fmt.setPlaceholderText("detect")
+        self.date_fmt.setToolTip("strftime format of the dates, e.g. %d.%m.%Y; empty to detect it.")
+        form.addRow("Date format", self.date_fmt)
+        row = QHBoxLayout()
+        self.date_levels: dict[str, QCheckBox] = {}
+        for lv in DATE_LEVELS:
+            box = QCheckBox(lv)
+            box.setChecked(lv in ("month", "year", "decade"))
+            box.toggled.connect(self._schedule)
+            self.date_levels[lv] = box
+            row.addWidget(box)
+        row.addStretch(1)
+        holder = QWidget()
+        holder.setLayout(row)
+        form.addRow("Levels", holder)
+        self.date_fmt.textChanged.connect(self._schedule)
+        return page
+
+    def _masking_page(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.max_masked = QSpinBox()
+        self.max_masked.setRange(0, 64)
+        self.max_masked.setSpecialValueText("all")
+        self.max_masked.setToolTip("How many characters may be masked before the root (all: every one).")
+        self.max_masked.valueChanged.connect(self._schedule)
+        form.addRow("Characters masked at most", self.max_masked)
+        return page
+
+    def _grouping_page(self) -> QWidget:
+        page = QWidget()
+        box = QVBoxLayout(page)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Levels between the values and the root:"))
+        self.group_levels = QSpinBox()
+        self.group_levels.setRange(1, 6)
+        self.group_levels.setValue(1)
+        self.group_levels.valueChanged.connect(self._grouping_columns)
+        row.addWidget(self.group_levels)
+        row.addStretch(1)
+        box.addLayout(row)
+        hint = QLabel(
+            "Type the group of each value at each level (values with the same group name are "
+            "grouped). Cells prefilled from the current hierarchy."
+        )
+        hint.setWordWrap(True)
+        box.addWidget(hint)
+        self.grouping = QTableWidget()
+        self.grouping.setObjectName("GroupingTable")
+        self.grouping.verticalHeader().setVisible(False)
+        box.addWidget(self.grouping, 1)
+        present = [v for v in self.values if not (isinstance(v, float) and math.isnan(v))]
+        self._group_values = [str(v) for v in present][:GROUPING_MAX_VALUES]
+        if self.values.isna().any():
+            self._group_values.append(MISSING)
+        current = self.state.hierarchy(self.column)
+        self._prefill: dict[str, list[str]] = {}
+        if current is not None and current.height >= 2:
+            self.group_levels.setValue(min(6, current.height - 1))
+            for row_ in current.rows():
+                self._prefill[row_[0]] = row_[1:-1]
+        self._grouping_columns()
+        self.grouping.itemChanged.connect(self._schedule)
+        return page
+
+    def _grouping_columns(self) -> None:
+        n = self.group_levels.value()
+        self.grouping.blockSignals(True)
+        self.grouping.setColumnCount(n + 1)
+        self.grouping.setHorizontalHeaderLabels(["Value"] + [f"Level {j}" for j in range(1, n + 1)])
+        self.grouping.setRowCount(len(self._group_values))
+        for r, v in enumerate(self._group_values):
+            item = QTableWidgetItem("(missing)" if v == MISSING else v)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            item.setData(Qt.ItemDataRole.UserRole, v)
+            self.grouping.setItem(r, 0, item)
+            pre = self._prefill.get(v, [])
+            for j in range(1, n + 1):
+                if self.grouping.item(r, j) is None:
+                    self.grouping.setItem(r, j, QTableWidgetItem(pre[j - 1] if j - 1 < len(pre) else ""))
+        self.grouping.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.grouping.blockSignals(False)
+        self._schedule()
+
+    def set_group(self, value: str, level: int, group: str) -> None:
+        """Type a group name (for tests): the group of ``value`` at ``level``."""
+        r = self._group_values.index(value)
+        self.grouping.item(r, level).setText(group)
+
+    # --- building ------------------------------------------------------------------------------------
+    def _looks_like_code(self) -> bool:
+        s = self.values.dropna().astype(str)
+        return (
+            bool(len(s))
+            and bool(s.str.fullmatch(r"\d+").all())
+            and s.str.len().nunique() == 1
+            and int(s.str.len().iloc[0]) >= 3
+        )
+
+    def _kind_changed(self, *_: Any) -> None:
+        i = self.kind.currentIndex()
+        self.pages.setCurrentIndex(i)
+        self.kind_help.setText(KINDS[i][2])
+        self.update_preview()
+
+    def kind_key(self) -> str:
+        return KINDS[self.kind.currentIndex()][0]
+
+    def kind_label(self) -> str:
+        return KINDS[self.kind.currentIndex()][1]
+
+    def set_kind(self, key: str) -> None:
+        self.kind.setCurrentIndex([k for k, _, _ in KINDS].index(key))
+
+    def _schedule(self, *_: Any) -> None:
+        self._timer.start()
+
+    def build(self) -> Hierarchy:
+        """Call the engine builder with the current parameters (raises its KanonError as is)."""
+        from kanon_engine.errors import ConfigError
+
+        key = self.kind_key()
+        col, vals = self.column, self.values
+        if key == "intervals":
+            try:
+                widths = [float(w) for w in self.widths.text().replace(";", ",").split(",") if w.strip()]
+                bottom, top = _number(self.bottom.text()), _number(self.top.text())
+            except ValueError:
+                raise ConfigError(
+                    "Widths, bottom and top must be numbers (widths separated by commas).", where="widths"
+                ) from None
+            widths = [int(w) if w.is_integer() else w for w in widths]
+            return interval_hierarchy(
+                col, vals, widths, bottom=bottom, top=top, label=self.label_fmt.text() or "[{lo}-{hi})"
+            )
+        if key == "dates":
+            levels = [lv for lv in DATE_LEVELS if self.date_levels[lv].isChecked()]
+            return date_hierarchy(col, vals, self.date_fmt.text().strip() or None, levels)
+        if key == "masking":
+            m = self.max_masked.value()
+            return masking_hierarchy(col, vals, None if m == 0 else m)
+        return grouping_hierarchy(col, vals, self._mappings())
+
+    def _mappings(self) -> list[dict[str, str]]:
+        from kanon_engine.errors import HierarchyError
+
+        n = self.group_levels.value()
+        maps: list[dict[str, str]] = [{} for _ in range(n)]
+        for r, v in enumerate(self._group_values):
+            prev = v
+            for j in range(1, n + 1):
+                item = self.grouping.item(r, j)
+                g = item.text().strip() if item is not None else ""
+                if not g:
+                    break
+                if j > 1 and maps[j - 1].get(prev, g) != g:
+                    raise HierarchyError(
+                        f"The group '{prev}' of level {j - 1} is put in two groups of level "
+                        f"{j}: '{maps[j - 1][prev]}' and '{g}'.",
+                        hint="A group has one parent: use the same name on every row.",
+                    )
+                maps[j - 1][prev] = g
+                prev = g
+        return maps
+
+    def update_preview(self) -> None:
+        try:
+            h = self.build()
+        except KanonError as exc:
+            self._result = None
+            self.summary.setText(f"<span style='color:#c0392b'>{error_text(exc)}</span>")
+            self.preview.setRowCount(0)
+            self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
+            return
+        self._result = h
+        levels = " \u2192 ".join(f"{h.distinct_at(j):,}" for j in range(h.depth))
+        self.summary.setText(
+            f"{len(h.values):,} values, height {h.height}; distinct labels per level: {levels}"
+            + (f" (showing the first {PREVIEW_ROWS})" if len(h.values) > PREVIEW_ROWS else "")
+        )
+        rows = h.matrix[:PREVIEW_ROWS]
+        self.preview.setColumnCount(h.depth)
+        self.preview.setHorizontalHeaderLabels(["Value"] + [f"Level {j}" for j in range(1, h.depth)])
+        self.preview.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for j, v in enumerate(row):
+                text = "(missing)" if v == MISSING and j == 0 else str(v)
+                self.preview.setItem(r, j, QTableWidgetItem(text))
+        self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
+
+    def accept(self) -> None:
+        if self.hierarchy() is not None:
+            super().accept()
+
+    def hierarchy(self) -> Hierarchy | None:
+        """The built hierarchy (None while the parameters give an error)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self.update_preview()
+        return self._result

@@ -1,0 +1,807 @@
+"""The workbench window: tabs for the workflow (Data, Attributes & hierarchies, Anonymize, Results, and
+the analysis and risk views when installed), the run history dock, the status bar with progress and
+Cancel, menus with keyboard shortcuts, projects (save/open, recent files, autosave).
+
+The window wires panels to :class:`~kanon_gui.state.AppState` and to the one
+:class:`~kanon_gui.tasks.TaskRunner`; it computes nothing itself. Engine errors land in the message bar
+as plain text; unexpected exceptions open the crash dialog.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.algorithms import get_algorithm
+from kanon_engine.data.io import read_table
+from kanon_engine.data.roles import Role
+from kanon_engine.data.table import ColumnKind, ReadOptions, Table
+from kanon_engine.errors import Cancelled, KanonError
+from kanon_engine.project import Project
+from kanon_engine.result import AnonymizationResult
+from kanon_gui import appdata
+from kanon_gui.errors import error_text, error_title, is_expected, log_error
+from kanon_gui.glossary import TERMS
+from kanon_gui.resources import icon, sample_project
+from kanon_gui.state import AppState, TableFacts, analyze_table
+from kanon_gui.tasks import TaskRunner
+from kanon_gui.views.algorithm_panel import AlgorithmPanel
+from kanon_gui.views.attributes_panel import AttributesPanel
+from kanon_gui.views.data_view import DataPanel
+from kanon_gui.views.hierarchy_actions import HierarchyActions
+from kanon_gui.views.hierarchy_editor import HierarchyEditorPanel
+from kanon_gui.views.history_view import RunHistoryPanel
+from kanon_gui.views.message_bar import MessageBar
+from kanon_gui.views.results_view import ResultsPanel
+
+LOG = logging.getLogger("kanon_gui.window")
+
+DATA_FILTER = (
+    "Data and projects (*.csv *.tsv *.txt *.xlsx *.parquet *.json);;CSV / TSV (*.csv *.tsv *.txt);;"
+    "Excel (*.xlsx);;Parquet (*.parquet);;kanon project (*.json);;All files (*)"
+)
+PROJECT_FILTER = "kanon project (*.kanon.json *.json)"
+AUTOSAVE_MS = 3 * 60 * 1000
+
+
+def _optional(module: str, name: str) -> Any:
+    """A class from another helper's module, or None when the module is not there (or broken)."""
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - a broken optional view must not stop the workbench
+        LOG.error("optional view %s.%s failed to import: %s", module, name, type(exc).__name__)
+        return None
+
+
+class MainWindow(QMainWindow):
+    """The kanon workbench window."""
+
+    TAB_DATA, TAB_ATTRIBUTES, TAB_RUN, TAB_RESULTS = range(4)
+
+    def __init__(self, state: AppState | None = None, runner: TaskRunner | None = None) -> None:
+        super().__init__()
+        self.setObjectName("MainWindow")
+        self.setWindowIcon(icon("kanon"))
+        self.state = state or AppState(self)
+        self.runner = runner or TaskRunner(self)
+        self.hier_actions = HierarchyActions(self.state, self)
+        self.ask_before_close = True
+        self._run_task: int | None = None
+        self._load_task: int | None = None
+        self._views_pending = False
+        self._analysis_stale = False
+        self.resize(1360, 860)
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(6, 6, 6, 0)
+        self.message_bar = MessageBar()
+        layout.addWidget(self.message_bar)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("MainTabs")
+        self.tabs.setDocumentMode(True)
+        layout.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        self.data_panel = DataPanel(self.state)
+        self.attributes_panel = AttributesPanel(self.state, self.hier_actions, runner=self.runner)
+        self.hierarchy_editor = HierarchyEditorPanel(self.state, self.hier_actions)
+        attributes_tab = QSplitter(Qt.Orientation.Horizontal)
+        attributes_tab.addWidget(self.attributes_panel)
+        attributes_tab.addWidget(self.hierarchy_editor)
+        attributes_tab.setSizes([700, 620])
+        self.attributes_tab = attributes_tab
+        self.algorithm_panel = AlgorithmPanel(self.state)
+        self.results_panel = ResultsPanel()
+        self.tabs.addTab(self.data_panel, icon("open"), "1  Data")
+        self.tabs.addTab(attributes_tab, icon("hierarchy"), "2  Attributes && hierarchies")
+        self.tabs.addTab(self.algorithm_panel, icon("run"), "3  Anonymize")
+        self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
+        self.analysis_panel = self._make_analysis()
+        self.risk_panel = self._make_risk()
+
+        self.history = RunHistoryPanel(self.state)
+        dock = QDockWidget("Run history", self)
+        dock.setObjectName("RunHistoryDock")
+        dock.setWidget(self.history)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.history_dock = dock
+        self.resizeDocks([dock], [215], Qt.Orientation.Horizontal)
+
+        self._make_status_bar()
+        self._make_actions()
+        self._make_menus()
+        self._connect()
+        self._autosave = QTimer(self)
+        self._autosave.setInterval(AUTOSAVE_MS)
+        self._autosave.timeout.connect(self.autosave)
+        self._autosave.start()
+        self._update_title()
+        self._update_enabled()
+
+    # --- optional views of the other helpers ---------------------------------------------------------
+    def _make_analysis(self) -> QWidget | None:
+        cls = _optional("kanon_gui.views.analysis", "AnalysisPanel")
+        if cls is None:
+            return None
+        try:
+            panel = cls(self)
+        except Exception as exc:  # noqa: BLE001
+            LOG.error("AnalysisPanel failed: %s", type(exc).__name__)
+            return None
+        self.tabs.addTab(panel, icon("lattice"), "5  Analysis")
+        for signal, slot in (
+            ("rows_selected", self._analysis_rows),
+            ("class_selected", self._analysis_class),
+            ("apply_node_requested", self.apply_node),
+        ):
+            if hasattr(panel, signal):
+                getattr(panel, signal).connect(slot)
+        return panel
+
+    def _make_risk(self) -> QWidget | None:
+        cls = _optional("kanon_gui.views.risk_view", "RiskPanel")
+        if cls is None:
+            return None
+        try:
+            try:
+                panel = cls(self, runner=self.runner)
+            except TypeError:
+                panel = cls(self)
+        except Exception as exc:  # noqa: BLE001
+            LOG.error("RiskPanel failed: %s", type(exc).__name__)
+            return None
+        self.tabs.addTab(panel, icon("risk"), "6  Risk")
+        if hasattr(panel, "row_requested"):
+            panel.row_requested.connect(self._show_record)
+        return panel
+
+    # --- building ------------------------------------------------------------------------------------
+    def _make_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.status_label = QLabel("Ready.")
+        self.status_label.setObjectName("StatusLine")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("RunProgress")
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.cancel_button = QPushButton(icon("cancel"), "Cancel")
+        self.cancel_button.setObjectName("CancelButton")
+        self.cancel_button.setToolTip("Stop the running task (Esc)")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.hide()
+        bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+
+    def _action(
+        self,
+        text: str,
+        slot: Callable[..., Any],
+        shortcut: QKeySequence | str | None = None,
+        tip: str = "",
+        icon_name: str = "",
+    ) -> QAction:
+        a = QAction(icon(icon_name) if icon_name else icon(""), text, self)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setToolTip(tip)
+            a.setStatusTip(tip)
+        a.triggered.connect(lambda _checked=False: slot())
+        self.addAction(a)
+        return a
+
+    def _make_actions(self) -> None:
+        std = QKeySequence.StandardKey
+        self.open_action = self._action(
+            "&Open\u2026",
+            self.open_dialog,
+            std.Open,
+            "Open a data file (CSV, Excel, Parquet) or a kanon project.",
+            "open",
+        )
+        self.sample_action = self._action(
+            "Open the &sample", self.open_sample, None, "Open the bundled sample project.", "kanon"
+        )
+        self.save_action = self._action(
+            "&Save project", self.save, std.Save, "Save the project (roles, hierarchies, settings).", "save"
+        )
+        self.save_as_action = self._action("Save project &as\u2026", self.save_as, "Ctrl+Shift+S")
+        self.export_action = self._action(
+            "&Export release / report\u2026",
+            self.export,
+            "Ctrl+E",
+            "Write the release and the de-identification report.",
+            "export",
+        )
+        self.quit_action = self._action("&Quit", self.close, std.Quit)
+        self.undo_action = self.state.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence(std.Undo))
+        self.redo_action = self.state.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts(
+            list({k.toString(): k for k in (QKeySequence("Ctrl+Shift+Z"), QKeySequence(std.Redo))}.values())
+        )
+        for a in (self.undo_action, self.redo_action):
+            self.addAction(a)
+        self.run_action = self._action(
+            "&Run", self.run, "Ctrl+R", "Anonymize with the chosen algorithm.", "run"
+        )
+        self.cancel_action = self._action("&Cancel", self.cancel, "Esc", "Stop the running task.", "cancel")
+        self.load_folder_action = self._action(
+            "Load hierarchies from &folder\u2026",
+            lambda: self.hier_actions.load_folder_dialog(self),
+            None,
+            "Load every ARX file named like 'hierarchy_<column>.csv'.",
+        )
+        self.tab_actions = []
+        for i in range(self.tabs.count()):
+            name = self.tabs.tabText(i).split("  ", 1)[-1].replace("&&", "&")
+            self.tab_actions.append(
+                self._action(f"Go to {name}", lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            )
+        self.glossary_action = self._action("&Glossary", self.show_glossary, std.HelpContents)
+        self.about_action = self._action("&About kanon", self.show_about)
+
+    def _make_menus(self) -> None:
+        mb = self.menuBar()
+        file_menu = mb.addMenu("&File")
+        file_menu.addAction(self.open_action)
+        file_menu.addAction(self.sample_action)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addSeparator()
+        file_menu.addAction(self.save_action)
+        file_menu.addAction(self.save_as_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit = mb.addMenu("&Edit")
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
+        hier = mb.addMenu("&Hierarchies")
+        hier.addAction(self.load_folder_action)
+        run = mb.addMenu("&Run")
+        run.addAction(self.run_action)
+        run.addAction(self.cancel_action)
+        view = mb.addMenu("&View")
+        for a in self.tab_actions:
+            view.addAction(a)
+        view.addSeparator()
+        view.addAction(self.history_dock.toggleViewAction())
+        help_menu = mb.addMenu("&Help")
+        help_menu.addAction(self.glossary_action)
+        help_menu.addAction(self.about_action)
+        tb = self.addToolBar("Main")
+        tb.setObjectName("MainToolbar")
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.setMovable(False)
+        for a in (
+            self.open_action,
+            self.save_action,
+            None,
+            self.undo_action,
+            self.redo_action,
+            None,
+            self.run_action,
+            self.cancel_action,
+            None,
+            self.export_action,
+        ):
+            if a is None:
+                tb.addSeparator()
+            else:
+                tb.addAction(a)
+
+    def _connect(self) -> None:
+        s = self.state
+        s.path_changed.connect(self._update_title)
+        s.issues_changed.connect(self._update_enabled)
+        s.project_changed.connect(self._update_enabled)
+        s.current_run_changed.connect(self._current_run_changed)
+        s.run_added.connect(lambda _i: self._runs_changed())
+        s.table_changed.connect(self._table_changed)
+        self.attributes_panel.column_selected.connect(self.hierarchy_editor.set_column)
+        self.algorithm_panel.run_requested.connect(self.run)
+        self.hier_actions.message.connect(lambda text, level: self.message_bar.show_message(text, level))
+        self.data_panel.welcome.open_requested.connect(self.open_dialog)
+        self.data_panel.welcome.sample_requested.connect(self.open_sample)
+        self.results_panel.class_selected.connect(self._results_class)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        r = self.runner
+        r.progress.connect(self._task_progress)
+        r.cancelled.connect(self._on_cancelled)
+        r.busy_changed.connect(lambda _b: self._update_enabled())
+
+    # --- helpers -------------------------------------------------------------------------------------
+    def show_error(self, exc: BaseException, context: str = "") -> None:
+        """An engine error as a plain message in the message bar; anything else opens the crash dialog."""
+        log_error(exc, context)
+        if is_expected(exc) or isinstance(exc, OSError | MemoryError):
+            level = "info" if isinstance(exc, Cancelled) else "error"
+            self.message_bar.show_message(error_text(exc), level, error_title(exc) + ":")
+            self.status_label.setText(error_title(exc) + ".")
+        else:
+            import sys
+
+            sys.excepthook(type(exc), exc, exc.__traceback__)
+
+    def show_message(self, text: str, level: str = "info") -> None:
+        self.message_bar.show_message(text, level)
+
+    def _update_title(self) -> None:
+        path = self.state.project_path
+        t = self.state.table
+        name = path.name if path else (t.name() if t is not None else "")
+        dirty = "*" if self.state.is_dirty() else ""
+        self.setWindowTitle(f"{name}{dirty} \u2014 kanon" if name else "kanon")
+
+    def _update_enabled(self) -> None:
+        busy = self.runner.is_busy()
+        has_table = self.state.table is not None
+        blocker = self.state.run_blocker()
+        self.run_action.setEnabled(not busy and blocker is None)
+        self.run_action.setToolTip(
+            "Anonymize with the chosen algorithm (Ctrl+R)."
+            if blocker is None
+            else f"Run is disabled: {blocker}"
+        )
+        self.algorithm_panel.set_run_enabled(
+            not busy and blocker is None, "a task is running." if busy and blocker is None else blocker
+        )
+        self.cancel_action.setEnabled(busy)
+        self.cancel_button.setVisible(busy)
+        self.save_action.setEnabled(has_table)
+        self.save_as_action.setEnabled(has_table)
+        self.export_action.setEnabled(self.state.current_run is not None)
+        self.load_folder_action.setEnabled(has_table)
+
+    # --- opening -------------------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        start = str(Path(appdata.recent_files()[0]).parent) if appdata.recent_files() else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open data or project", start, DATA_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> None:
+        """Open a project (``.json``) or a data file (through the import dialog)."""
+        path = Path(path)
+        if path.suffix.lower() == ".json":
+            self.open_project(path)
+            return
+        from kanon_gui.dialogs.import_dialog import ImportDialog
+
+        dialog = ImportDialog(path, self)
+        dialog.accepted.connect(lambda: self.load_data(path, dialog.options(), dialog.type_overrides()))
+        dialog.open()
+        self.import_dialog = dialog
+
+    def open_sample(self) -> None:
+        path = sample_project()
+        if not path.exists():
+            self.message_bar.show_message(
+                f"The bundled sample is missing ({path}); reinstall kanon.", "error"
+            )
+            return
+        self.open_project(path)
+
+    def load_data(
+        self,
+        path: str | Path,
+        options: ReadOptions | None = None,
+        overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
+    ) -> int:
+        """Read a data file in the background; the table replaces the current one when done."""
+        from kanon_gui.dialogs.import_dialog import apply_types
+
+        path = Path(path)
+        o = options or ReadOptions()
+
+        def work(progress: Callable[[float, str], None]) -> Table:
+            progress(0.0, f"reading {path.name}")
+            table = read_table(
+                path,
+                delimiter=o.delimiter,
+                encoding=o.encoding,
+                quotechar=o.quotechar,
+                header=o.header,
+                sheet=o.sheet,
+            )
+            progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
+            table = apply_types(table, overrides or {})
+            return table, analyze_table(table)
+
+        def done(loaded: tuple[Table, TableFacts]) -> None:
+            self._end_task()
+            table, facts = loaded
+            self.state.set_table(table, facts)
+            appdata.add_recent_file(path)
+            self.message_bar.show_message(
+                f"Loaded {path.name}: {table.n_rows:,} rows, {len(table.columns)} columns. Next: mark the "
+                "quasi-identifiers in the Attributes tab.",
+                "info",
+            )
+            self.tabs.setCurrentIndex(self.TAB_DATA)
+
+        self._begin_task(f"Reading {path.name}\u2026", busy=True)
+        self._load_task = self.runner.submit(
+            work,
+            channel="load",
+            label=f"load {path.suffix}",
+            on_done=done,
+            on_error=self._task_failed("load"),
+        )
+        return self._load_task
+
+    def open_project(self, path: str | Path) -> int | None:
+        """Open a project file; its data is read in the background."""
+        path = Path(path)
+        try:
+            project = Project.load(path)
+        except KanonError as exc:
+            self.show_error(exc, "open project")
+            return None
+
+        def work(progress: Callable[[float, str], None]) -> tuple[Table, list[str], TableFacts]:
+            progress(0.0, "reading the project's data")
+            table, warnings = project.load_table()
+            progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
+            need_default = [
+                c
+                for c, r in project.roles.items()
+                if r == Role.QUASI_IDENTIFIER and c not in project.hierarchies
+            ]
+            return table, warnings, analyze_table(table, need_default)
+
+        def done(loaded: tuple[Table, list[str], TableFacts]) -> None:
+            self._end_task()
+            table, warnings, facts = loaded
+            self.state.set_project(project, table, path, warnings, facts)
+            appdata.add_recent_file(path)
+            if warnings:
+                self.message_bar.show_message(" ".join(warnings), "warning")
+            else:
+                self.message_bar.show_message(
+                    f"Opened {path.name}: {table.n_rows:,} rows of {table.name()}.", "info"
+                )
+            self.tabs.setCurrentIndex(self.TAB_ATTRIBUTES)
+
+        self._begin_task(f"Opening {path.name}\u2026", busy=True)
+        self._load_task = self.runner.submit(
+            work,
+            channel="load",
+            label="open project",
+            on_done=done,
+            on_error=self._task_failed("open project"),
+        )
+        return self._load_task
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = appdata.recent_files()
+        if not files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        for f in files:
+            a = self.recent_menu.addAction(f)
+            a.triggered.connect(lambda _=False, f=f: self.open_path(f))
+
+    # --- saving --------------------------------------------------------------------------------------
+    def save(self) -> bool:
+        path = self.state.project_path
+        if path is None or path.resolve() == sample_project().resolve():
+            return self.save_as()
+        return self.save_to(path)
+
+    def save_as(self) -> bool:
+        t = self.state.table
+        start = (
+            str(t.source.with_suffix(".kanon.json")) if t is not None and t.source else "project.kanon.json"
+        )
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", start, PROJECT_FILTER)
+        return self.save_to(path) if path else False
+
+    def save_to(self, path: str | Path) -> bool:
+        """Save the project atomically to ``path``; a plain message if it cannot be written."""
+        if self.state.table is None:
+            return False
+        try:
+            self.state.save(Path(path))
+        except (KanonError, OSError) as exc:
+            self.show_error(exc, "save project")
+            return False
+        appdata.add_recent_file(path)
+        self.status_label.setText(f"Project saved to {Path(path).name}.")
+        return True
+
+    def autosave(self) -> Path | None:
+        """Copy the project to the app data folder (not the user's file): a crash never loses work."""
+        if self.state.table is None:
+            return None
+        target = appdata.autosave_path()
+        try:
+            project = self.state.snapshot_project()
+            t = self.state.table
+            project.with_changes(data_path=t.source, data_sha256=t.sha256, read_options=t.options).save(
+                target
+            )
+        except (KanonError, OSError) as exc:
+            log_error(exc, "autosave")
+            return None
+        return target
+
+    # --- running -------------------------------------------------------------------------------------
+    def run(self) -> int | None:
+        """Start the chosen algorithm on a frozen snapshot of the project, in the background."""
+        if self.runner.is_busy("run"):
+            return None
+        try:
+            request = self.state.run_request()
+            algorithm = get_algorithm(request.algorithm, **request.params)
+        except KanonError as exc:
+            self.show_error(exc, "run")
+            return None
+        table, config = request.table, request.config
+
+        def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
+            return algorithm.run(table, config, progress=progress)
+
+        def done(result: AnonymizationResult) -> None:
+            self._end_task()
+            self.state.add_run(result, table=table)
+            self.message_bar.show_message(
+                f"Done: {result.n_classes:,} classes, {result.suppressed:,} records suppressed, "
+                f"smallest class {result.min_class_size}, in {result.runtime_seconds:.2f} s.",
+                "info",
+            )
+            self.tabs.setCurrentIndex(self.TAB_RESULTS)
+            self.autosave()
+
+        self.message_bar.clear()
+        self._begin_task(f"Running {request.algorithm}\u2026")
+        LOG.info("run %s with %s", request.algorithm, {k: v for k, v in request.params.items()})
+        self._run_task = self.runner.submit(
+            work, channel="run", label=request.label(), on_done=done, on_error=self._task_failed("run")
+        )
+        return self._run_task
+
+    def apply_node(self, levels: Any) -> int | None:
+        """Apply one lattice node of the current run (a click in the lattice view) and add it as a run."""
+        from kanon_engine.algorithms.full_domain import apply_transformation
+
+        current = self.state.current_run
+        if current is None:
+            return None
+        result = current.result
+        table, config = current.table, result.config
+        limit = result.parameters.get("suppression_limit")
+        if limit is None:
+            limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
+        metric = result.parameters.get("metric", "dm")
+        vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
+        search = result.lattice
+
+        def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
+            progress(0.0, f"applying levels {vector}")
+            return apply_transformation(
+                table, config, vector, suppression_limit=limit, metric=metric, search=search
+            )
+
+        def done(res: AnonymizationResult) -> None:
+            self._end_task()
+            self.state.add_run(res, label=f"#{len(self.state.runs) + 1} levels {vector}", table=table)
+
+        self._begin_task(f"Applying levels {vector}\u2026", busy=True)
+        return self.runner.submit(
+            work, channel="apply", label="apply node", on_done=done, on_error=self._task_failed("apply")
+        )
+
+    def cancel(self) -> None:
+        """Cancel whatever runs; the engine stops at its next progress call."""
+        if self.runner.is_busy():
+            self.runner.cancel()
+            self.status_label.setText("Cancelling\u2026")
+
+    def _task_failed(self, context: str) -> Callable[[BaseException], None]:
+        def failed(exc: BaseException) -> None:
+            self._end_task()
+            self.show_error(exc, context)
+
+        return failed
+
+    def _begin_task(self, text: str, busy: bool = False) -> None:
+        self.status_label.setText(text)
+        self.progress.setRange(0, 0 if busy else 1000)
+        self.progress.setValue(0)
+        self.progress.show()
+        self.cancel_button.show()
+        self._update_enabled()
+
+    def _end_task(self) -> None:
+        if not self.runner.is_busy():
+            self.progress.hide()
+            self.cancel_button.hide()
+        self.status_label.setText("Ready.")
+        self._update_enabled()
+
+    def _task_progress(self, _tid: int, channel: str, fraction: float, message: str) -> None:
+        if channel == "run":
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
+            self.progress.setFormat(f"{fraction:.0%}")
+        self.status_label.setText(message[:1].upper() + message[1:] if message else "")
+
+    def _on_cancelled(self, _tid: int, channel: str) -> None:
+        self._end_task()
+        self.status_label.setText("Cancelled.")
+        self.message_bar.show_message(
+            f"The {'run' if channel == 'run' else 'task'} was cancelled; nothing was changed.", "info"
+        )
+
+    # --- reacting to the state -----------------------------------------------------------------------
+    def _table_changed(self) -> None:
+        self.results_panel.show_run(None)
+        self._runs_changed()
+        if self.state.table is not None:
+            cols = self.state.columns
+            self.attributes_panel.select_column(cols[0] if cols else "")
+
+    def _runs_changed(self) -> None:
+        self._schedule_views()
+        self._update_enabled()
+
+    def _current_run_changed(self, index: int) -> None:
+        self.results_panel.show_run(self.state.current_run)
+        self._schedule_views()
+        self._update_enabled()
+
+    def _schedule_views(self) -> None:
+        """Update the analysis and risk views in later event-loop turns, one view per turn, so the end of
+        a run never blocks the GUI thread for all of them at once (coalesced when asked twice). The
+        analysis views are only brought up to date when their tab is shown (:meth:`_tab_changed`)."""
+        self._analysis_stale = True
+        if not self._views_pending:
+            self._views_pending = True
+            QTimer.singleShot(0, self._sync_analysis)
+
+    def _tab_changed(self, _index: int) -> None:
+        if (
+            self._analysis_stale
+            and self.analysis_panel is not None
+            and self.tabs.currentWidget() is self.analysis_panel
+        ):
+            self._sync_analysis(then_risk=False)
+
+    def _sync_analysis(self, then_risk: bool = True) -> None:
+        panel = self.analysis_panel
+        visible = panel is not None and self.tabs.currentWidget() is panel
+        if panel is not None and hasattr(panel, "set_runs") and (visible or not then_risk):
+            self._analysis_stale = False
+            try:
+                panel.set_runs([(r.label, r.result) for r in self.state.runs], self.state.table)
+                if self.state.current_index >= 0 and hasattr(panel, "set_current"):
+                    panel.set_current(self.state.current_index)
+            except Exception as exc:  # noqa: BLE001
+                self.show_error(exc, "analysis views")
+        if then_risk:
+            QTimer.singleShot(0, self._sync_risk)
+
+    def _sync_risk(self) -> None:
+        self._views_pending = False
+        run = self.state.current_run
+        if self.risk_panel is not None and run is not None and hasattr(self.risk_panel, "set_result"):
+            try:
+                self.risk_panel.set_result(run.table, run.result)
+            except Exception as exc:  # noqa: BLE001
+                self.show_error(exc, "risk view")
+
+    def _analysis_rows(self, rows: Any) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        self.results_panel.show_rows(rows, f"{len(rows):,} records selected in the analysis view")
+        self.status_label.setText(f"{len(rows):,} records selected: see them in the Results tab.")
+
+    def _show_record(self, row: int) -> None:
+        """Show one input record in the Results grids when the user asks for it in the risk view (the
+        view also emits this while refreshing itself, when it is not on screen: ignored then)."""
+        if self.tabs.currentWidget() is not self.risk_panel or self.state.current_run is None:
+            return
+        self.results_panel.show_rows(np.array([int(row)], dtype=np.int64), f"Record {int(row) + 1}")
+        self.status_label.setText(f"Record {int(row) + 1} is shown in the Results tab.")
+
+    def _analysis_class(self, class_id: int) -> None:
+        self.results_panel.select_class(int(class_id))
+
+    def _results_class(self, class_id: int) -> None:
+        panel = self.analysis_panel
+        if panel is not None and hasattr(panel, "select_class"):
+            try:
+                panel.select_class(class_id)
+            except Exception as exc:  # noqa: BLE001
+                self.show_error(exc, "analysis views")
+
+    # --- export and help -----------------------------------------------------------------------------
+    def export(self) -> None:
+        run = self.state.current_run
+        if run is None:
+            self.message_bar.show_message(
+                "Run an anonymization first: there is no release to export yet.", "warning"
+            )
+            return
+        cls = _optional("kanon_gui.dialogs.export_dialog", "ExportDialog")
+        if cls is None:
+            self.message_bar.show_message("Exporting is not available in this build.", "warning")
+            return
+        try:
+            dialog = cls(self, run.table, self.state.project, run.result, self.state.project_path)
+        except Exception as exc:  # noqa: BLE001
+            self.show_error(exc, "export dialog")
+            return
+        self.export_dialog = dialog
+        dialog.open()
+
+    def show_glossary(self) -> None:
+        text = "".join(f"<p><b>{k}</b>: {v}</p>" for k, v in TERMS.items())
+        box = QMessageBox(
+            QMessageBox.Icon.Information, "Glossary", text, QMessageBox.StandardButton.Close, self
+        )
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.open()
+
+    def show_about(self) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "About kanon",
+            "kanon turns a table of patient records into a provably k-anonymous release.\n"
+            f"Log and autosave folder: {appdata.app_data_dir()}",
+            QMessageBox.StandardButton.Close,
+            self,
+        )
+        box.open()
+
+    # --- closing -------------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.ask_before_close and self.state.is_dirty():
+            answer = QMessageBox.question(
+                self,
+                "Save the project?",
+                "The project has unsaved changes. Save them before closing?",
+                QMessageBox.StandardButton.Save
+                | QMessageBox.StandardButton.Discard
+                | QMessageBox.StandardButton.Cancel,
+            )
+            if answer == QMessageBox.StandardButton.Cancel or (
+                answer == QMessageBox.StandardButton.Save and not self.save()
+            ):
+                event.ignore()
+                return
+        self._autosave.stop()
+        self.runner.shutdown()
+        event.accept()

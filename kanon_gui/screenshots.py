@@ -1,0 +1,156 @@
+"""The headless screenshot tour (``python main.py --screenshots DIR``): open the sample (or a given
+file), walk every main view, run the project's algorithm, and save one PNG per view.
+
+It drives the window through the same methods the menus call, and waits for background tasks by
+spinning the event loop, so the pictures show what a user would see. The README uses these images.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QApplication, QStackedWidget, QTabWidget, QWidget
+
+from kanon_engine.data.roles import Role
+from kanon_gui.resources import sample_project
+
+WINDOW_SIZE = (1440, 900)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 60.0) -> bool:
+    """Process events until ``predicate()`` holds (True) or ``timeout`` seconds passed (False)."""
+    app = QApplication.instance()
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def settle(ms: int = 150) -> None:
+    """Let layouts, timers and repaints happen."""
+    end = time.monotonic() + ms / 1000
+    app = QApplication.instance()
+    while time.monotonic() < end:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        time.sleep(0.005)
+
+
+def reveal(widget: QWidget) -> None:
+    """Make ``widget`` the visible page of every tab widget / stack above it."""
+    child = widget
+    parent = widget.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QStackedWidget):
+            parent.setCurrentWidget(child)
+            tabs = parent.parentWidget()
+            if isinstance(tabs, QTabWidget):
+                tabs.setCurrentWidget(child)
+        child = parent
+        parent = parent.parentWidget()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+class _Shooter:
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.saved: list[Path] = []
+
+    def save(self, name: str, widget: QWidget) -> Path:
+        settle()
+        path = self.out / f"{len(self.saved) + 1:02d}_{_slug(name)}.png"
+        if not widget.grab().save(str(path)):
+            raise OSError(f"could not write {path}")
+        self.saved.append(path)
+        return path
+
+
+def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
+    """Run the tour; returns the PNG files written (one per view)."""
+    from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
+    from kanon_gui.dialogs.import_dialog import ImportDialog
+    from kanon_gui.main_window import MainWindow
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shot = _Shooter(out_dir)
+    window = MainWindow()
+    window.ask_before_close = False
+    window.resize(*WINDOW_SIZE)
+    window.show()
+    try:
+        shot.save("welcome", window)
+        source = file or sample_project()
+        if source.suffix.lower() == ".json":
+            window.open_project(source)
+        else:
+            window.load_data(source)
+        if not wait_until(lambda: window.state.table is not None and not window.runner.is_busy(), 120):
+            raise RuntimeError(f"{source} did not load: {window.message_bar.text()}")
+        table = window.state.table
+        assert table is not None
+        if table.source is not None and table.source.suffix.lower() in (".csv", ".tsv", ".txt"):
+            dialog = ImportDialog(table.source, window)
+            dialog.resize(1100, 720)
+            dialog.show()
+            shot.save("import dialog", dialog)
+            dialog.close()
+
+        window.tabs.setCurrentWidget(window.data_panel)
+        qi = window.state.columns_with(Role.QUASI_IDENTIFIER)
+        first_qi = qi[0] if qi else table.columns[0]
+        window.data_panel.show_column(table.columns.index(first_qi))
+        shot.save("data grid", window)
+
+        window.tabs.setCurrentWidget(window.attributes_tab)
+        window.attributes_panel.select_column(first_qi)
+        shot.save("attributes and hierarchy editor", window)
+
+        numeric = next((q for q in qi if table.kind(q).value in ("integer", "decimal")), first_qi)
+        wizard = HierarchyWizardDialog(window.state, numeric, window)
+        wizard.show()
+        shot.save("hierarchy wizard", wizard)
+        wizard.close()
+
+        window.tabs.setCurrentWidget(window.algorithm_panel)
+        shot.save("anonymize", window)
+
+        if window.state.run_blocker() is not None:
+            raise RuntimeError(f"cannot run the sample: {window.state.run_blocker()}")
+        window.run()
+        if not wait_until(lambda: window.state.current_run is not None and not window.runner.is_busy(), 300):
+            raise RuntimeError(f"the run did not finish: {window.message_bar.text()}")
+        window.tabs.setCurrentWidget(window.results_panel)
+        window.results_panel.select_class(0)
+        shot.save("results", window)
+        window.results_panel.show_all()
+
+        panel = window.analysis_panel
+        if panel is not None and hasattr(panel, "views"):
+            window.tabs.setCurrentWidget(panel)
+            for name, view in panel.views():
+                reveal(view)
+                settle(300)
+                shot.save(f"analysis {name}", window)
+        if window.risk_panel is not None:
+            window.tabs.setCurrentWidget(window.risk_panel)
+            wait_until(lambda: not window.runner.is_busy(), 60)
+            shot.save("risk", window)
+        window.export()
+        dialog = getattr(window, "export_dialog", None)
+        if dialog is not None:
+            settle(300)
+            shot.save("export dialog", dialog)
+            dialog.close()
+    finally:
+        window.close()
+        window.runner.shutdown()
+    return shot.saved

@@ -1,0 +1,305 @@
+"""The algorithm picker and the Run button.
+
+Every algorithm of ``kanon_engine.algorithms.algorithms()`` is listed with its one-paragraph description,
+so a new algorithm appears with no GUI change. Its parameters and the privacy-model parameters are
+forms generated from the engine's ParamSpecs; an estimate of the work (lattice size, records) is shown
+before running; the validation issues are listed, and Run is disabled with the reason while any error
+remains.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.algorithms import algorithms
+from kanon_engine.config import MODEL_PARAMS
+from kanon_engine.data.roles import Role
+from kanon_gui.glossary import term
+from kanon_gui.resources import icon
+from kanon_gui.state import AppState
+from kanon_gui.views.param_form import ParamForm
+
+
+def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
+    """A plain sentence on the size of the job: lattice size for full-domain algorithms, records and
+    quasi-identifiers for partitioning ones."""
+    t = state.table
+    if t is None:
+        return "Open data to see the size of the job."
+    qi = state.columns_with(Role.QUASI_IDENTIFIER)
+    if not qi:
+        return f"{t.n_rows:,} records; choose quasi-identifiers to see the size of the job."
+    if algorithm_cls is not None and not getattr(algorithm_cls, "full_domain", True):
+        return (
+            f"{t.n_rows:,} records split on {len(qi)} quasi-identifiers: the work grows like "
+            "records \u00d7 log(records)."
+        )
+    heights = []
+    for q in qi:
+        h = state.hierarchy(q)
+        heights.append(h.height if h is not None else 0)
+    size = state.lattice_size()
+    limit = getattr(algorithm_cls, "max_nodes", None)
+    parts = [
+        f"Lattice: <b>{size:,}</b> transformations (product of height + 1 over {len(qi)} "
+        f"quasi-identifiers: heights {', '.join(map(str, heights))}), on <b>{t.n_rows:,}</b> records."
+    ]
+    if limit is not None:
+        parts.append(f"{getattr(algorithm_cls, 'name', '')} accepts at most {limit:,}.")
+    parts.append("Each transformation checked groups all records once.")
+    return " ".join(parts)
+
+
+class AlgorithmPanel(QWidget):
+    """Pick the algorithm and the privacy models, see the estimate and the issues, press Run."""
+
+    run_requested = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self._classes = algorithms()
+        self._loading = False
+        outer = QHBoxLayout(self)
+
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        box = QGroupBox("Algorithm")
+        bl = QVBoxLayout(box)
+        self.list = QListWidget()
+        self.list.setObjectName("AlgorithmList")
+        for name, cls in self._classes.items():
+            item = QListWidgetItem(getattr(cls, "title", name))
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setToolTip(getattr(cls, "description", ""))
+            self.list.addItem(item)
+        self.list.setMaximumHeight(26 * max(3, len(self._classes)) + 8)
+        bl.addWidget(self.list)
+        self.description = QLabel()
+        self.description.setObjectName("AlgorithmDescription")
+        self.description.setWordWrap(True)
+        bl.addWidget(self.description)
+        lv.addWidget(box)
+        self.params_box = QGroupBox("Parameters of the algorithm")
+        self.params_layout = QVBoxLayout(self.params_box)
+        self.params_form: ParamForm | None = None
+        lv.addWidget(self.params_box)
+
+        models = QGroupBox("Privacy models")
+        ml = QVBoxLayout(models)
+        hint = QLabel(term("k") + " l-diversity and t-closeness also protect a sensitive attribute.")
+        hint.setWordWrap(True)
+        ml.addWidget(hint)
+        self.model_form = ParamForm(MODEL_PARAMS)
+        self.model_form.setObjectName("ModelForm")
+        ml.addWidget(self.model_form)
+        sens = QFormLayout()
+        self.sensitive = QComboBox()
+        self.sensitive.setToolTip(
+            "The sensitive attribute that l-diversity / t-closeness protect (mark it "
+            "sensitive in the Attributes tab)."
+        )
+        sens.addRow("Protected attribute", self.sensitive)
+        ml.addLayout(sens)
+        lv.addWidget(models)
+
+        output = QGroupBox("Release")
+        ol = QFormLayout(output)
+        self.drop = QCheckBox("Remove suppressed records from the release")
+        self.drop.setToolTip(term("suppression") + " When unchecked, their quasi-identifiers read *.")
+        ol.addRow(self.drop)
+        self.seed = QLineEdit()
+        self.seed.setPlaceholderText("keep input order")
+        self.seed.setToolTip(
+            "A whole number shuffles the release rows reproducibly (a release in input "
+            "order can leak through position)."
+        )
+        ol.addRow("Shuffle seed", self.seed)
+        lv.addWidget(output)
+        lv.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(left)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        outer.addWidget(scroll, 3)
+
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        est = QGroupBox("Size of the job")
+        el = QVBoxLayout(est)
+        self.estimate = QLabel()
+        self.estimate.setObjectName("WorkEstimate")
+        self.estimate.setWordWrap(True)
+        self.estimate.setToolTip(term("lattice"))
+        el.addWidget(self.estimate)
+        rv.addWidget(est)
+        checks = QGroupBox("Checks")
+        cl = QVBoxLayout(checks)
+        self.issues = QListWidget()
+        self.issues.setObjectName("IssueList")
+        self.issues.setWordWrap(True)
+        cl.addWidget(self.issues)
+        rv.addWidget(checks, 1)
+        self.run_button = QPushButton(icon("run"), "  Run  (Ctrl+R)")
+        self.run_button.setObjectName("RunButton")
+        self.run_button.setMinimumHeight(40)
+        self.run_button.clicked.connect(self.run_requested)
+        rv.addWidget(self.run_button)
+        self.reason = QLabel()
+        self.reason.setObjectName("RunBlocker")
+        self.reason.setWordWrap(True)
+        self.reason.setStyleSheet("color: #c0392b;")
+        rv.addWidget(self.reason)
+        outer.addWidget(right, 2)
+
+        self.list.currentItemChanged.connect(self._algorithm_picked)
+        self.model_form.changed.connect(self._models_changed)
+        self.sensitive.currentIndexChanged.connect(lambda *_: self._models_changed(self.model_form.values()))
+        self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
+        self.seed.editingFinished.connect(self._seed_changed)
+        state.project_changed.connect(self.refresh)
+        state.issues_changed.connect(self.refresh)
+        state.table_changed.connect(self.load_from_state)
+        self.load_from_state()
+
+    # --- filling from the state ----------------------------------------------------------------------
+    def load_from_state(self) -> None:
+        """Fill every form from the project (after opening data or a project)."""
+        self._loading = True
+        try:
+            p = self.state.project
+            for i in range(self.list.count()):
+                if self.list.item(i).data(Qt.ItemDataRole.UserRole) == p.algorithm:
+                    self.list.setCurrentRow(i)
+                    break
+            else:
+                self.list.setCurrentRow(0)
+            self._build_params_form(
+                self.current_algorithm(), {**p.algorithm_params, **self.state.algorithm_values()}
+            )
+            mv = self.state.model_values()
+            self.model_form.set_values(mv)
+            self._fill_sensitive(mv.get("sensitive"))
+            self.drop.setChecked(p.drop_suppressed)
+            self.seed.setText("" if p.shuffle_seed is None else str(p.shuffle_seed))
+            self._update_visibility()
+        finally:
+            self._loading = False
+        self.refresh()
+
+    def _fill_sensitive(self, chosen: str | None) -> None:
+        self.sensitive.blockSignals(True)
+        self.sensitive.clear()
+        cols = self.state.columns_with(Role.SENSITIVE)
+        self.sensitive.addItem(
+            "(none)" if not cols else "(the only sensitive attribute)" if len(cols) == 1 else "(choose)", None
+        )
+        for c in cols:
+            self.sensitive.addItem(c, c)
+        if chosen in cols:
+            self.sensitive.setCurrentIndex(cols.index(chosen) + 1)
+        self.sensitive.blockSignals(False)
+
+    def current_algorithm(self) -> str:
+        item = self.list.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else next(iter(self._classes), "")
+
+    def _build_params_form(self, name: str, values: dict[str, Any]) -> None:
+        if self.params_form is not None:
+            self.params_form.setParent(None)
+            self.params_form.deleteLater()
+        cls = self._classes.get(name)
+        self.params_form = ParamForm(tuple(getattr(cls, "params", ())))
+        self.params_form.setObjectName("AlgorithmForm")
+        self.params_form.set_values(values)
+        self.params_form.changed.connect(self._params_changed)
+        self.params_layout.addWidget(self.params_form)
+        self.description.setText(getattr(cls, "description", ""))
+
+    # --- user edits ----------------------------------------------------------------------------------
+    def _algorithm_picked(self, *_: Any) -> None:
+        if self._loading:
+            return
+        name = self.current_algorithm()
+        keep = self.params_form.values() if self.params_form is not None else {}
+        self._build_params_form(name, keep)
+        self.state.set_algorithm(name, self.params_form.values())
+
+    def select_algorithm(self, name: str) -> None:
+        """Pick an algorithm by registry name (as a click in the list would)."""
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == name:
+                self.list.setCurrentRow(i)
+                return
+        raise KeyError(name)
+
+    def _params_changed(self, values: dict[str, Any]) -> None:
+        if not self._loading:
+            self.state.set_algorithm(self.current_algorithm(), values)
+
+    def _models_changed(self, values: dict[str, Any]) -> None:
+        self._update_visibility()
+        if not self._loading:
+            self.state.set_model_values(**values, sensitive=self.sensitive.currentData())
+
+    def _seed_changed(self) -> None:
+        text = self.seed.text().strip()
+        if not text:
+            self.state.set_output(shuffle_seed=None)
+            return
+        try:
+            self.state.set_output(shuffle_seed=int(text))
+        except ValueError:
+            self.seed.setText("")
+            self.state.set_output(shuffle_seed=None)
+
+    def _update_visibility(self) -> None:
+        v = self.model_form.values()
+        has_l = bool(v.get("l"))
+        self.model_form.set_visible_param("l_variant", has_l)
+        self.model_form.set_visible_param("c", has_l and v.get("l_variant") == "recursive")
+        self.model_form.set_visible_param("t_distance", bool(v.get("t")))
+
+    # --- feedback ------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        cls = self._classes.get(self.state.project.algorithm)
+        self.estimate.setText(work_estimate(self.state, cls))
+        if self.sensitive.count() - 1 != len(self.state.columns_with(Role.SENSITIVE)):
+            self._fill_sensitive(self.state.model_values().get("sensitive"))
+        self.issues.clear()
+        issues = self.state.issues()
+        for i in issues:
+            mark = "\u2716" if i.is_error else "\u26a0"
+            where = f"[{i.where}] " if i.where and i.where not in ("data", "roles") else ""
+            item = QListWidgetItem(f"{mark} {where}{i.message}")
+            item.setForeground(Qt.GlobalColor.red if i.is_error else Qt.GlobalColor.darkYellow)
+            self.issues.addItem(item)
+        if not issues:
+            item = QListWidgetItem("\u2714 Everything is ready to run.")
+            item.setForeground(Qt.GlobalColor.darkGreen)
+            self.issues.addItem(item)
+        blocker = self.state.run_blocker()
+        self.set_run_enabled(blocker is None, blocker)
+
+    def set_run_enabled(self, enabled: bool, reason: str | None = None) -> None:
+        self.run_button.setEnabled(enabled)
+        self.reason.setText("" if enabled else f"Run is disabled: {escape(reason or '')}")
+        self.run_button.setToolTip("" if enabled else (reason or ""))

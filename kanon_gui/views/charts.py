@@ -1,0 +1,497 @@
+"""Charts of one run: class sizes (with the k line), information loss per attribute, and the distribution
+of any column before and after anonymization. Every chart saves as PNG and SVG (:mod:`.chart_export`).
+
+Why these three: the class-size histogram shows how far above k the release is (the cost of too much
+generalization; C_AVG in LeFevre et al. 2006 summarizes it in one number), the per-attribute loss shows
+which quasi-identifier paid for it (generalization intensity level/height, or NCP when the algorithm
+reports it: Xu et al. 2006, "Utility-based anonymization using local recoding"), and the distributions
+show what an analyst of the release will still see.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.result import AnonymizationResult
+from kanon_gui.views.chart_export import save_chart
+
+BAR_COLOR = "#4575b4"
+RELEASED_COLOR = "#91bfdb"
+K_LINE_COLOR = "#d7191c"
+MAX_CATEGORIES = 30
+OTHER = "other"
+MISSING_LABEL = "(missing)"
+
+
+class LabelAxis(pg.AxisItem):
+    """An axis with fixed labelled ticks (categories, log-scale values) or dates, thinned to fit.
+
+    Why not ``AxisItem.setTicks``: with pyqtgraph 0.14 on PySide6 6.12, grabbing a widget (``grab()``,
+    as screenshots and chart export do) whose axis has ticks set by ``setTicks`` makes the process
+    crash at exit (a segfault / "deallocating None" during garbage collection, reproduced with a bare
+    PlotItem). Overriding ``tickValues``/``tickStrings`` draws the same labels without that path.
+    """
+
+    def __init__(self, orientation: str, **kwargs: object) -> None:
+        super().__init__(orientation, **kwargs)
+        self._values: np.ndarray | None = None
+        self._texts: dict[float, str] = {}
+        self._extent = 16.0
+        self.date_mode = False  # values are ordinal days (date.toordinal)
+
+    def set_labels(self, pairs: list[tuple[float, str]] | None) -> None:
+        """Label exactly these positions (every n-th one when they do not fit); None for automatic ticks."""
+        if pairs:
+            self._values = np.array([float(v) for v, _ in pairs])
+            self._texts = {float(v): str(t) for v, t in pairs}
+            longest = max(len(t) for t in self._texts.values())
+            self._extent = 16.0 if self.orientation in ("left", "right") else 7.0 * longest + 14.0
+        else:
+            self._values, self._texts = None, {}
+        self.picture = None
+        self.update()
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803
+        if self._values is None:
+            return pg.AxisItem.tickValues(self, minVal, maxVal, size)
+        lo, hi = min(minVal, maxVal), max(minVal, maxVal)
+        shown = self._values[(self._values >= lo) & (self._values <= hi)]
+        step = max(1, int(np.ceil(len(shown) * self._extent / max(float(size), 1.0))))
+        return [(float(step), shown[::step].tolist())]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        if self._values is not None:
+            return [self._texts.get(float(v), "") for v in values]
+        if self.date_mode:
+            import datetime
+
+            out = []
+            for v in values:
+                try:
+                    out.append(datetime.date.fromordinal(int(round(v))).isoformat())
+                except (ValueError, OverflowError):
+                    out.append("")
+            return out
+        return pg.AxisItem.tickStrings(self, values, scale, spacing)
+
+    @classmethod
+    def adopt(cls, axis: pg.AxisItem) -> pg.AxisItem:
+        """Give an axis made elsewhere (e.g. a ColorBarItem's) the labelling of this class."""
+        axis._values, axis._texts, axis._extent, axis.date_mode = None, {}, 16.0, False
+        for name in ("set_labels", "tickValues", "tickStrings"):
+            setattr(axis, name, types.MethodType(getattr(cls, name), axis))
+        return axis
+
+
+def log_labels(lo: float, hi: float, extra: tuple[int, ...] = ()) -> list[tuple[float, str]]:
+    """Ticks 1, 2, 5, 10, 20, 50, ... between ``lo`` and ``hi`` (linear values) at their log10."""
+    values = {v for e in range(0, 10) for v in (10**e, 2 * 10**e, 5 * 10**e) if lo <= v <= hi}
+    values |= {int(v) for v in extra}
+    return [(float(np.log10(v)), f"{v:,}") for v in sorted(values)]
+
+
+def style_plot(item: pg.PlotItem, title: str = "") -> None:
+    """Dark axes and text on a white background; no context menu (its SVG export is broken)."""
+    item.setMenuEnabled(False)
+    item.hideButtons()
+    for name in ("left", "bottom"):
+        ax = item.getAxis(name)
+        ax.setPen(pg.mkPen("#606060"))
+        ax.setTextPen(pg.mkPen("#303030"))
+    if title:
+        item.setTitle(title, color="#202020", size="10.5pt")
+
+
+# --- pure computations -----------------------------------------------------------------------------------
+def size_histogram(
+    sizes: np.ndarray, log_above: int = 60, span: tuple[int, int] | None = None
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Bin edges, number of classes per bin, and whether bins are logarithmic.
+
+    One bin per size while sizes span at most ``log_above`` values; otherwise about 40 bins evenly
+    spaced on a log scale (class sizes are heavily skewed: many small classes, a few huge ones).
+    ``span`` (smallest, largest size) forces the bins, so two runs are binned alike.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if len(sizes) == 0 and span is None:
+        return np.array([0.0, 1.0]), np.zeros(1, dtype=np.int64), False
+    lo, hi = span if span is not None else (int(sizes.min()), int(sizes.max()))
+    lo = max(int(lo), 1)
+    hi = max(int(hi), lo)
+    if hi - lo <= log_above:
+        edges = np.arange(lo, hi + 2, dtype=float) - 0.5
+        counts, _ = np.histogram(sizes, bins=edges)
+        return edges, counts, False
+    edges = np.unique(np.round(np.geomspace(lo, hi + 1, 41))).astype(float)
+    counts, _ = np.histogram(sizes, bins=edges)
+    return edges, counts, True
+
+
+def _leading_number(label: str) -> float | None:
+    m = re.match(r"\s*[\[\(]?\s*(-?\d+(?:\.\d+)?)", label)
+    return float(m.group(1)) if m else None
+
+
+def _ordered(counts: pd.Series, order: list[str] | None) -> pd.Series:
+    """Categories in a meaningful order: the hierarchy's, else by leading number, else by frequency;
+    at most MAX_CATEGORIES (the most frequent), the rest summed as 'other'."""
+    other = None
+    if len(counts) > MAX_CATEGORIES:
+        top = counts.sort_values(ascending=False, kind="stable")
+        other = int(top.iloc[MAX_CATEGORIES - 1 :].sum())
+        n_other = len(top) - (MAX_CATEGORIES - 1)
+        counts = top.iloc[: MAX_CATEGORIES - 1]
+    labels = list(counts.index)
+    rank: dict[str, int] = {v: i for i, v in enumerate(order or [])}
+    numbers = {lab: _leading_number(lab) for lab in labels}
+    if order and all(lab in rank or lab in (ROOT, MISSING_LABEL) for lab in labels):
+        key = sorted(labels, key=lambda lab: rank.get(lab, len(rank) + (lab == MISSING_LABEL)))
+    elif all(numbers[lab] is not None or lab in (ROOT, MISSING_LABEL) for lab in labels):
+        key = sorted(labels, key=lambda lab: (numbers[lab] is None, numbers[lab] or 0.0, lab))
+    else:
+        key = list(counts.sort_values(ascending=False, kind="stable").index)
+    out = counts.reindex(key)
+    if other is not None:
+        out = pd.concat([out, pd.Series([other], index=[f"{OTHER} ({n_other} values)"])])
+    return out
+
+
+def _hierarchy_order(h: Hierarchy | None) -> list[str] | None:
+    """Every label of the hierarchy, level by level in hierarchy order (leaves first, root last)."""
+    if h is None:
+        return None
+    seen: dict[str, None] = {}
+    for j in range(h.depth):
+        for lab in h.level_codes[j][1]:
+            seen.setdefault(lab, None)
+    seen.pop(ROOT, None)
+    return [*seen, ROOT]
+
+
+def _numeric_bins(values: np.ndarray, n_bins: int = 20) -> tuple[np.ndarray, list[str]]:
+    finite = values[np.isfinite(values)]
+    lo, hi = float(finite.min()), float(finite.max())
+    integer = bool(np.all(finite == np.round(finite)))
+    edges = np.linspace(lo, hi, n_bins + 1)
+    if integer:
+        edges = np.unique(np.round(edges))
+        if len(edges) < 2:
+            edges = np.array([lo, lo + 1])
+    labels = []
+    for i, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+        last = i == len(edges) - 2
+        if integer:
+            top = int(b) if last else int(b) - 1
+            labels.append(f"{int(a)}" if top <= int(a) else f"{int(a)}-{top}")
+        else:
+            labels.append(f"{a:.4g}-{b:.4g}")
+    return edges, labels
+
+
+def numeric_bins_for(series: pd.Series) -> tuple[np.ndarray, list[str]] | None:
+    """Bins for a numeric column with more than MAX_CATEGORIES distinct values, else None."""
+    nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    finite = nums[np.isfinite(nums)]
+    if len(np.unique(finite)) <= MAX_CATEGORIES:
+        return None
+    return _numeric_bins(finite)
+
+
+def distribution(
+    series: pd.Series, hierarchy: Hierarchy | None = None, bins: tuple[np.ndarray, list[str]] | None = None
+) -> pd.Series:
+    """Counts of a column's values for a bar chart (label -> records), in display order.
+
+    With ``bins`` (from :func:`numeric_bins_for` on the original column) a column whose values are all
+    numbers is binned, so the original and an untouched release line up; anything else is counted by
+    label, in hierarchy order when there is a hierarchy.
+    """
+    if bins is not None:
+        nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+        finite = np.isfinite(nums)
+        missing = series.isna().to_numpy()
+        star = (series == ROOT).to_numpy()
+        if (finite | missing | star).all():
+            edges, labels = bins
+            idx = np.clip(np.searchsorted(edges, nums[finite], side="right") - 1, 0, len(labels) - 1)
+            out = pd.Series(np.bincount(idx, minlength=len(labels)), index=labels)
+            for label, count in ((MISSING_LABEL, int(missing.sum())), (ROOT, int(star.sum()))):
+                if count:
+                    out[label] = count
+            return out
+    s = series.astype(object).where(series.notna(), MISSING_LABEL)
+    counts = s.value_counts(sort=False)
+    counts.index = [str(v) for v in counts.index]
+    return _ordered(counts, _hierarchy_order(hierarchy))
+
+
+def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
+    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``."""
+    for prefix, kind in (
+        ("ncp:", "NCP (normalized certainty penalty)"),
+        ("intensity:", "generalization intensity (level / height)"),
+    ):
+        values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
+        if values:
+            return kind, values
+    return "", {}
+
+
+# --- drawing helpers shared with the compare view ---------------------------------------------------------
+def draw_class_sizes(
+    item: pg.PlotItem,
+    sizes: np.ndarray,
+    k: int,
+    suppressed: int,
+    records: int,
+    title: str | None = None,
+    brush: str = BAR_COLOR,
+    span: tuple[int, int] | None = None,
+) -> None:
+    """Class-size histogram with the k line; the title says how many classes and suppressed records.
+    ``span`` forces the binning (see :func:`size_histogram`)."""
+    item.clear()
+    edges, counts, log = size_histogram(sizes, span=span)
+    x0, x1 = (np.log10(edges[:-1]), np.log10(edges[1:])) if log else (edges[:-1], edges[1:])
+    item.addItem(
+        pg.BarGraphItem(x0=x0, x1=x1, height=counts, brush=brush, pen=pg.mkPen("#ffffff", width=0.5))
+    )
+    k_pos = np.log10(k) if log else float(k)
+    item.addItem(
+        pg.InfiniteLine(
+            pos=k_pos,
+            angle=90,
+            pen=pg.mkPen(K_LINE_COLOR, width=2, style=Qt.PenStyle.DashLine),
+            label=f"k = {k}",
+            labelOpts={"position": 0.92, "color": K_LINE_COLOR, "anchors": [(0, 0.5), (0, 0.5)]},
+        )
+    )
+    bottom = item.getAxis("bottom")
+    if log:
+        if isinstance(bottom, LabelAxis):
+            bottom.set_labels(log_labels(edges[0], edges[-1], (k,)))
+        item.setLabel("bottom", "records in the class (log scale)")
+    else:
+        if isinstance(bottom, LabelAxis):
+            bottom.set_labels(None)
+        item.setLabel("bottom", "records in the class")
+    item.setLabel("left", "classes")
+    share = 100.0 * suppressed / records if records else 0.0
+    head = title or "Class sizes"
+    style_plot(item, f"{head}: {len(sizes):,} classes, {suppressed:,} records suppressed ({share:.1f}%)")
+    item.getViewBox().autoRange(padding=0.05)
+    x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
+    item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
+
+
+def draw_hbars(item: pg.PlotItem, counts: pd.Series, title: str, color: str, xlabel: str = "records") -> None:
+    """Horizontal bars, first category on top, labels on the left axis."""
+    item.clear()
+    n = len(counts)
+    y = np.arange(n)[::-1].astype(float)
+    values = counts.to_numpy(dtype=float)
+    if n:
+        item.addItem(
+            pg.BarGraphItem(
+                x0=np.zeros(n),
+                y=y,
+                height=0.72,
+                width=values,
+                brush=color,
+                pen=pg.mkPen("#ffffff", width=0.5),
+            )
+        )
+    labels = [str(lab) if len(str(lab)) <= 28 else str(lab)[:27] + "…" for lab in counts.index]
+    left = item.getAxis("left")
+    if isinstance(left, LabelAxis):
+        left.set_labels(list(zip(y.tolist(), labels)))
+    # pyqtgraph drops tick labels wider than the axis: size the axis to the longest label
+    metrics = QFontMetrics(left.style.get("tickFont") or QFont())
+    left.setWidth(max((metrics.horizontalAdvance(lab) for lab in labels), default=20) + 16)
+    item.setLabel("bottom", xlabel)
+    style_plot(item, title)
+    item.setYRange(-0.7, max(n, 1) - 0.3, padding=0)
+    item.setXRange(0, float(values.max()) if n and values.max() > 0 else 1.0, padding=0.04)
+
+
+class ChartsView(QWidget):
+    """The charts of the current run, each savable as PNG and SVG."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("charts_view")
+        self.result: AnonymizationResult | None = None
+        self.table: Table | None = None
+        self._build_ui()
+        self.set_result(None, None)
+
+    def _build_ui(self) -> None:
+        col = QVBoxLayout(self)
+        col.setContentsMargins(4, 4, 4, 4)
+        top = QHBoxLayout()
+        self.status = QLabel()
+        top.addWidget(self.status, 1)
+        self.save_button = QPushButton("Save charts as PNG and SVG…")
+        self.save_button.setToolTip("Write every chart as a PNG image and an SVG drawing into a folder.")
+        self.save_button.clicked.connect(self._ask_save)
+        top.addWidget(self.save_button)
+        col.addLayout(top)
+        grid = QGridLayout()
+        self.sizes_plot = pg.PlotWidget(background="w", axisItems={"bottom": LabelAxis("bottom")})
+        self.sizes_plot.setObjectName("class_sizes")
+        self.loss_plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        self.loss_plot.setObjectName("information_loss")
+        grid.addWidget(self.sizes_plot, 0, 0)
+        grid.addWidget(self.loss_plot, 0, 1)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Distribution of column:"))
+        self.column_combo = QComboBox()
+        self.column_combo.setMinimumContentsLength(18)
+        self.column_combo.currentTextChanged.connect(self._draw_distribution)
+        bar.addWidget(self.column_combo)
+        bar.addStretch(1)
+        grid.addLayout(bar, 1, 0, 1, 2)
+        self.dist_widget = pg.GraphicsLayoutWidget()
+        self.dist_widget.setBackground("w")
+        self.dist_widget.setObjectName("distribution")
+        self.orig_plot = self.dist_widget.addPlot(row=0, col=0, axisItems={"left": LabelAxis("left")})
+        self.rel_plot = self.dist_widget.addPlot(row=0, col=1, axisItems={"left": LabelAxis("left")})
+        self.rel_plot.setXLink(self.orig_plot)
+        grid.addWidget(self.dist_widget, 2, 0, 1, 2)
+        grid.setRowStretch(0, 2)
+        grid.setRowStretch(2, 3)
+        col.addLayout(grid, 1)
+
+    def charts(self) -> list[tuple[str, QWidget]]:
+        """(file stem, widget) of every chart."""
+        col = re.sub(r"[^A-Za-z0-9_-]+", "_", self.column_combo.currentText()) or "column"
+        return [
+            ("class_sizes", self.sizes_plot),
+            ("information_loss", self.loss_plot),
+            (f"distribution_{col}", self.dist_widget),
+        ]
+
+    def set_result(self, result: AnonymizationResult | None, table: Table | None) -> None:
+        """Draw the charts of ``result`` (``table`` is the original input, for before/after)."""
+        self.result, self.table = result, table
+        self.save_button.setEnabled(result is not None)
+        for item in (
+            self.sizes_plot.getPlotItem(),
+            self.loss_plot.getPlotItem(),
+            self.orig_plot,
+            self.rel_plot,
+        ):
+            item.clear()
+            style_plot(item)
+        if result is None:
+            self.status.setText("Run an algorithm to see the charts of its release.")
+            self.column_combo.blockSignals(True)
+            self.column_combo.clear()
+            self.column_combo.blockSignals(False)
+            return
+        self.status.setText(f"Run: {result.algorithm}, k = {result.config.k}, {result.records:,} records.")
+        draw_class_sizes(
+            self.sizes_plot.getPlotItem(),
+            result.class_sizes,
+            result.config.k,
+            result.suppressed,
+            result.records,
+        )
+        self._draw_loss()
+        previous = self.column_combo.currentText()
+        self.column_combo.blockSignals(True)
+        self.column_combo.clear()
+        columns = [str(c) for c in result.release.columns]
+        self.column_combo.addItems(columns)
+        qi = list(result.config.quasi_identifiers)
+        levels = result.transformation or {}
+        changed = [q for q in qi if levels.get(q, 1) > 0 and q in columns]
+        pick = previous if previous in columns else (changed[0] if changed else (qi[0] if qi else columns[0]))
+        self.column_combo.setCurrentText(pick)
+        self.column_combo.blockSignals(False)
+        self._draw_distribution(pick)
+
+    def _draw_loss(self) -> None:
+        assert self.result is not None
+        item = self.loss_plot.getPlotItem()
+        kind, values = loss_per_attribute(self.result.metrics)
+        series = pd.Series(values, dtype=float)
+        draw_hbars(
+            item,
+            series,
+            f"Information loss per attribute: {kind}" if kind else "Information loss",
+            "#d6604d",
+            xlabel="0 = unchanged, 1 = fully generalized",
+        )
+        item.setXRange(0, 1.0, padding=0.02)
+        for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
+            text = pg.TextItem(f"{v:.2f}", color="#202020", anchor=(0, 0.5))
+            text.setPos(min(float(v), 0.9) + 0.01, float(y))
+            item.addItem(text)
+
+    def set_distribution_column(self, column: str) -> None:
+        self.column_combo.setCurrentText(column)
+
+    def _draw_distribution(self, column: str) -> None:
+        res, table = self.result, self.table
+        if res is None or not column or column not in res.release.columns:
+            return
+        hierarchy = res.config.hierarchies.get(column) or res.config.sensitive_hierarchies.get(column)
+        released = res.release[column]
+        has_original = table is not None and column in table.frame.columns
+        if has_original:
+            original = table.frame[column]
+            numeric = table.kind(column) in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
+            bins = numeric_bins_for(original) if numeric else None
+            orig = distribution(original, hierarchy, bins)
+            rel = distribution(released, hierarchy, bins)
+            draw_hbars(self.orig_plot, orig, f"Original {column}", BAR_COLOR)
+        else:
+            orig = pd.Series(dtype=float)
+            rel = distribution(released, hierarchy)
+            self.orig_plot.clear()
+            style_plot(self.orig_plot, f"Original {column}: not in the loaded table")
+        draw_hbars(self.rel_plot, rel, f"Released {column}", RELEASED_COLOR)
+        top = max(float(orig.max()) if len(orig) else 0.0, float(rel.max()) if len(rel) else 0.0)
+        self.orig_plot.setXRange(0, max(top, 1.0), padding=0.04)
+
+    # --- saving -------------------------------------------------------------------------------------
+    def save_all(self, directory: str | Path) -> list[Path]:
+        """Write every chart as ``<name>.png`` and ``<name>.svg`` into ``directory``."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        out: list[Path] = []
+        for stem, widget in self.charts():
+            out.extend(save_chart(widget, directory / stem, title=stem.replace("_", " ")))
+        return out
+
+    def _ask_save(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Save charts into folder")
+        if not folder:
+            return
+        try:
+            paths = self.save_all(folder)
+        except Exception as err:  # an OS error becomes a DataError with a plain message
+            self.status.setText(f"Could not save the charts: {err}")
+            return
+        self.status.setText(f"Saved {len(paths)} files into {folder}.")

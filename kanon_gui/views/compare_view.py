@@ -1,0 +1,325 @@
+"""Compare runs: a sortable table of the run history and any two runs side by side.
+
+Why: a data steward picks the release to export knowing what each choice costs. The table puts the
+privacy side (k, suppressed records, classes) beside the utility side (DM, C_AVG, precision; Bayardo &
+Agrawal 2005, LeFevre et al. 2006, Sweeney 2002) and the runtime; the side-by-side panel shows every
+metric of two runs with the difference and their class-size histograms on the same axes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.result import AnonymizationResult
+from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
+
+Index = QModelIndex | QPersistentModelIndex
+
+#: (header, tooltip) of the runs table.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("#", "Position in the run history (oldest first)."),
+    ("Run", "The name of the run in the history."),
+    ("Algorithm", "The algorithm that produced the release."),
+    ("Parameters", "The algorithm's parameters (suppression limit, metric, ...)."),
+    ("k", "Every record shares its quasi-identifier values with at least k-1 others."),
+    ("Suppressed", "Records removed (all quasi-identifiers replaced by *)."),
+    ("Classes", "Number of equivalence classes (groups of records that look alike)."),
+    (
+        "DM",
+        "Discernibility: sum of squared class sizes plus a penalty per suppressed record (lower is better).",
+    ),
+    ("C_AVG", "Average class size divided by k (1 is ideal, lower is better)."),
+    ("Precision", "Sweeney's precision: 1 = data unchanged, 0 = everything generalized (higher is better)."),
+    ("Runtime (s)", "Seconds the run took."),
+)
+
+
+def _params_text(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+
+
+def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
+    """Values of one row of the runs table (numbers stay numbers, for sorting)."""
+    m = r.metrics
+    return [
+        position,
+        name,
+        r.algorithm,
+        _params_text(r.parameters),
+        r.config.k,
+        r.suppressed,
+        r.n_classes,
+        m.get("discernibility", np.nan),
+        m.get("cavg", np.nan),
+        m.get("precision", np.nan),
+        r.runtime_seconds,
+    ]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "–"
+    v = float(value)
+    if v.is_integer() and abs(v) >= 1:
+        return f"{int(v):,}"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.4g}"
+
+
+class RunsModel(QAbstractTableModel):
+    """The run history as a table; ``Qt.UserRole`` gives the raw value (numbers sort as numbers)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[list[Any]] = []
+
+    def set_runs(self, runs: list[tuple[str, AnonymizationResult]]) -> None:
+        self.beginResetModel()
+        self._rows = [run_row(i + 1, name, r) for i, (name, r) in enumerate(runs)]
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        value = self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _fmt(value)
+        if role == Qt.ItemDataRole.UserRole:
+            if isinstance(value, float) and not np.isfinite(value):
+                return float("inf")
+            return value
+        if role == Qt.ItemDataRole.TextAlignmentRole and not isinstance(value, str):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section][0]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return COLUMNS[section][1]
+        return None
+
+
+#: Rows of the side-by-side metrics table: (label, getter, lower is better?).
+_SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
+    ("algorithm", lambda r: r.algorithm, None),
+    ("k", lambda r: r.config.k, None),
+    ("suppressed records", lambda r: r.suppressed, True),
+    ("classes", lambda r: r.n_classes, None),
+    ("smallest class", lambda r: r.min_class_size, None),
+    ("runtime (s)", lambda r: r.runtime_seconds, True),
+)
+_LOWER_BETTER = {
+    "discernibility": True,
+    "discernibility_star": True,
+    "cavg": True,
+    "precision": False,
+    "height": True,
+    "entropy": True,
+}
+
+
+class CompareView(QWidget):
+    """Sortable run history on top; two chosen runs side by side below."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compare_view")
+        self.runs: list[tuple[str, AnonymizationResult]] = []
+        self.model = RunsModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self._build_ui()
+
+    def _build_ui(self) -> None:
+        col = QVBoxLayout(self)
+        col.setContentsMargins(4, 4, 4, 4)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # parameters
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.selectionModel().selectionChanged.connect(self._on_table_selection)
+        split.addWidget(self.table)
+
+        bottom = QWidget()
+        bcol = QVBoxLayout(bottom)
+        bcol.setContentsMargins(0, 0, 0, 0)
+        pick = QHBoxLayout()
+        self.left_combo = QComboBox()
+        self.right_combo = QComboBox()
+        for label, combo in (("Compare", self.left_combo), ("with", self.right_combo)):
+            pick.addWidget(QLabel(label))
+            combo.setMinimumContentsLength(24)
+            combo.currentIndexChanged.connect(self._draw_pair)
+            pick.addWidget(combo)
+        pick.addWidget(QLabel("(or select two rows above)"))
+        pick.addStretch(1)
+        bcol.addLayout(pick)
+        pair = QHBoxLayout()
+        self.metrics_table = QTableWidget(0, 4)
+        self.metrics_table.setHorizontalHeaderLabels(["", "left", "right", "right − left"])
+        self.metrics_table.verticalHeader().setVisible(False)
+        self.metrics_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.metrics_table.horizontalHeader().setStretchLastSection(True)
+        self.metrics_table.setMinimumWidth(430)
+        pair.addWidget(self.metrics_table, 2)
+        self.charts = pg.GraphicsLayoutWidget()
+        self.charts.setBackground("w")
+        self.charts.setObjectName("compare_class_sizes")
+        self.left_plot = self.charts.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
+        self.right_plot = self.charts.addPlot(row=1, col=0, axisItems={"bottom": LabelAxis("bottom")})
+        pair.addWidget(self.charts, 3)
+        bcol.addLayout(pair, 1)
+        split.addWidget(bottom)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 5)
+        split.setSizes([260, 650])
+        col.addWidget(split)
+
+    # --- data --------------------------------------------------------------------------------------
+    def set_runs(self, runs: list[tuple[str, AnonymizationResult]], current: int | None = None) -> None:
+        """Show the run history; the pair defaults to the current run and the one before it."""
+        self.runs = list(runs)
+        self.model.set_runs(self.runs)
+        for c in range(len(COLUMNS)):
+            if c != 3:
+                self.table.resizeColumnToContents(c)
+        names = [f"{i + 1}. {name}" for i, (name, _) in enumerate(self.runs)]
+        for combo in (self.left_combo, self.right_combo):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(names)
+            combo.blockSignals(False)
+        n = len(self.runs)
+        if n:
+            cur = n - 1 if current is None or not 0 <= current < n else current
+            other = cur - 1 if cur > 0 else min(1, n - 1)
+            self.set_pair(other, cur)
+        else:
+            self._draw_pair()
+
+    def row_count(self) -> int:
+        return self.proxy.rowCount()
+
+    def set_pair(self, left: int, right: int) -> None:
+        """Compare run ``left`` with run ``right`` (indices in the history)."""
+        for combo, i in ((self.left_combo, left), (self.right_combo, right)):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(i)
+            combo.blockSignals(False)
+        self._draw_pair()
+
+    def pair(self) -> tuple[int, int]:
+        return self.left_combo.currentIndex(), self.right_combo.currentIndex()
+
+    def _on_table_selection(self, *_: object) -> None:
+        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
+        if len(rows) == 2:
+            self.set_pair(rows[0], rows[1])
+
+    def _draw_pair(self, *_: object) -> None:
+        li, ri = self.pair()
+        valid = 0 <= li < len(self.runs) and 0 <= ri < len(self.runs)
+        self.metrics_table.setRowCount(0)
+        self.left_plot.clear()
+        self.right_plot.clear()
+        if not valid:
+            return
+        (ln, left), (rn, right) = self.runs[li], self.runs[ri]
+        self.metrics_table.setHorizontalHeaderLabels(
+            ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", "right − left"]
+        )
+        rows: list[tuple[str, Any, Any, bool | None]] = [
+            (label, get(left), get(right), lower) for label, get, lower in _SUMMARY
+        ]
+        keys = list(dict.fromkeys([*left.metrics, *right.metrics]))
+        rows += [(k, left.metrics.get(k), right.metrics.get(k), _LOWER_BETTER.get(k)) for k in keys]
+        self.metrics_table.setRowCount(len(rows))
+        for i, (label, a, b, lower) in enumerate(rows):
+            cells = [label, _fmt(a), _fmt(b), ""]
+            if (
+                isinstance(a, (int, float, np.number))
+                and isinstance(b, (int, float, np.number))
+                and not isinstance(a, bool)
+            ):
+                diff = float(b) - float(a)
+                cells[3] = ("+" if diff > 0 else "") + _fmt(diff) if np.isfinite(diff) else "–"
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if j:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.metrics_table.setItem(i, j, item)
+            if lower is not None and cells[3] not in ("", "–", "0"):
+                better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
+                self.metrics_table.item(i, 3).setToolTip(
+                    "right is better" if better_right else "left is better"
+                )
+                self.metrics_table.item(i, 3).setForeground(
+                    pg.mkColor("#1a9850" if better_right else "#d73027")
+                )
+        self.metrics_table.resizeColumnsToContents()
+        # the same bins and axes for both, so the two histograms compare at a glance
+        both = np.concatenate([left.class_sizes, right.class_sizes])
+        span = (int(both.min()), int(both.max())) if len(both) else None
+        draw_class_sizes(
+            self.left_plot,
+            left.class_sizes,
+            left.config.k,
+            left.suppressed,
+            left.records,
+            title=f"{li + 1}. {ln}",
+            brush=BAR_COLOR,
+            span=span,
+        )
+        draw_class_sizes(
+            self.right_plot,
+            right.class_sizes,
+            right.config.k,
+            right.suppressed,
+            right.records,
+            title=f"{ri + 1}. {rn}",
+            brush=RELEASED_COLOR,
+            span=span,
+        )
+        self.right_plot.setXLink(self.left_plot)

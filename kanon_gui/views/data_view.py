@@ -1,0 +1,192 @@
+"""The data grid: the loaded table (lazy model, headers coloured by role, sort by clicking a header) and
+a summary of the selected column (type, distinct values, missing, most frequent values)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_gui.glossary import ROLE_COLORS, ROLE_LABELS, role_tooltip
+from kanon_gui.models.table_model import FrameModel
+from kanon_gui.resources import icon
+from kanon_gui.state import AppState
+
+ROW_HEIGHT = 22
+
+
+def configure_grid(view: QTableView) -> None:
+    """Grid settings that keep 1M-row tables fast: fixed row height, no resize-to-contents."""
+    vh = view.verticalHeader()
+    vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    vh.setDefaultSectionSize(ROW_HEIGHT)
+    hh = view.horizontalHeader()
+    hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    hh.setDefaultSectionSize(120)
+    hh.setHighlightSections(False)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+    view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+
+
+class WelcomePanel(QWidget):
+    """What the Data tab shows before any data is loaded: open a file, or try the bundled sample."""
+
+    open_requested = Signal()
+    sample_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.addStretch(1)
+        title = QLabel(
+            "<h2>Welcome to kanon</h2>"
+            "<p>kanon turns a table of patient records into a release in which every person "
+            "hides among at least <i>k</i> others.</p>"
+            "<p>1. Open a CSV, Excel or Parquet file &nbsp; 2. Mark the quasi-identifiers and check "
+            "their hierarchies &nbsp; 3. Choose an algorithm and k, press Run &nbsp; 4. Inspect the "
+            "result and export it.</p>"
+        )
+        title.setWordWrap(True)
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        outer.addWidget(title)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.open_button = QPushButton(icon("open"), "Open a data file\u2026  (Ctrl+O)")
+        self.sample_button = QPushButton(icon("kanon"), "Open the bundled sample")
+        self.sample_button.setObjectName("OpenSampleButton")
+        for b in (self.open_button, self.sample_button):
+            b.setIconSize(QSize(22, 22))
+            b.setMinimumHeight(44)
+            b.setMinimumWidth(240)
+            row.addWidget(b)
+        row.addStretch(1)
+        outer.addLayout(row)
+        outer.addStretch(2)
+        self.open_button.clicked.connect(self.open_requested)
+        self.sample_button.clicked.connect(self.sample_requested)
+
+
+class DataPanel(QWidget):
+    """Grid of the loaded table plus the summary of the selected column (a welcome page before)."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.stack = QStackedWidget()
+        outer.addWidget(self.stack)
+        self.welcome = WelcomePanel()
+        self.stack.addWidget(self.welcome)
+        page = QWidget()
+        self.stack.addWidget(page)
+        layout = QVBoxLayout(page)
+        self.caption = QLabel("No data loaded. Use File > Open (Ctrl+O) or open the bundled sample.")
+        self.caption.setObjectName("DataCaption")
+        layout.addWidget(self.caption)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        self.model = FrameModel(self)
+        self.view = QTableView()
+        self.view.setObjectName("DataGrid")
+        self.view.setModel(self.model)
+        configure_grid(self.view)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.view.setSortingEnabled(True)
+        split.addWidget(self.view)
+        self.summary_box = QGroupBox("Column")
+        box = QVBoxLayout(self.summary_box)
+        self.summary = QLabel("Select a column to see its type, distinct values and missing values.")
+        self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        box.addWidget(self.summary)
+        box.addStretch(1)
+        split.addWidget(self.summary_box)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setSizes([900, 260])
+        layout.addWidget(split, 1)
+        self.view.selectionModel().currentChanged.connect(lambda cur, _prev: self.show_column(cur.column()))
+        self.view.horizontalHeader().sectionClicked.connect(self.show_column)
+        state.table_changed.connect(self.reload)
+        state.project_changed.connect(self.refresh_roles)
+        self._column = -1
+
+    def reload(self) -> None:
+        t = self.state.table
+        if t is None:
+            self.model.set_frame(None)
+            self.stack.setCurrentIndex(0)
+            return
+        self.stack.setCurrentIndex(1)
+        kinds = {c: t.kind(c) for c in t.columns}
+        formats = {c: ct.date_format for c, ct in t.column_types.items()}
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.model.set_frame(t.frame, kinds, formats)
+        self.refresh_roles()
+        self.caption.setText(
+            f"<b>{escape(t.name())}</b> \u2014 {t.n_rows:,} rows \u00d7 {len(t.columns)} columns. "
+            "Click a column header to sort; select a column to see its summary."
+        )
+        self._column = -1
+        self.show_column(0 if t.columns else -1)
+
+    def refresh_roles(self) -> None:
+        if self.state.table is None:
+            return
+        self.model.set_roles({c: self.state.role(c) for c in self.state.columns})
+        if self._column >= 0:
+            self.show_column(self._column)
+
+    def show_column(self, column: int) -> None:
+        """Show the summary of ``column`` (one cached ``value_counts``)."""
+        t = self.state.table
+        if t is None or not 0 <= column < len(t.columns):
+            return
+        self._column = column
+        name = t.columns[column]
+        ct = t.column_types.get(name)
+        counts = self.state.distinct(name)
+        missing = int(counts[counts.index.isna()].sum()) if counts.index.hasnans else 0
+        role = self.state.role(name)
+        color = ROLE_COLORS[role].name()
+        lines = [
+            f"<h3 style='margin:0'>{escape(name)}</h3>",
+            f"<p><span style='color:{color}'><b>{ROLE_LABELS[role]}</b></span><br>"
+            f"<small>{escape(role_tooltip(role))}</small></p>",
+        ]
+        if ct is not None:
+            share = f" ({ct.share:.0%} of values fit)" if ct.share < 1 else ""
+            fmt = f", format {escape(ct.date_format)}" if ct.date_format else ""
+            lines.append(f"<p>Type: <b>{ct.kind.value}</b>{fmt}{share}</p>")
+        distinct = len(counts) - (1 if counts.index.hasnans else 0)
+        lines.append(
+            f"<p>Distinct values: <b>{distinct:,}</b><br>Missing: <b>{missing:,}</b> "
+            f"({missing / max(t.n_rows, 1):.1%})</p>"
+        )
+        top = counts[~counts.index.isna()].head(8)
+        if len(top):
+            rows = "".join(
+                f"<tr><td>{escape(str(v))}</td><td align='right'>{int(n):,}</td></tr>" for v, n in top.items()
+            )
+            lines.append(f"<p>Most frequent:</p><table cellspacing='4'>{rows}</table>")
+        s = self.state.suggestion(name)
+        if s is not None and s.role is not None:
+            lines.append(f"<p><i>Suggestion: {escape(s.reason)}</i></p>")
+        self.summary.setText("".join(lines))
+        self.summary_box.setTitle(f"Column {column + 1} of {len(t.columns)}")

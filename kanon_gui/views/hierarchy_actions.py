@@ -1,0 +1,158 @@
+"""Hierarchy assignment actions shared by the attributes panel and the hierarchy editor: import an ARX
+CSV, load a folder of ARX files, export, build with the wizard, back to the default.
+
+Each action has a dialog-free core taking a path (used by tests and the screenshot mode) and a thin
+wrapper that asks for the path with a file dialog. Errors from the engine are reported through
+``message`` (shown inline by the main window), never raised into Qt.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from kanon_engine.errors import KanonError
+from kanon_engine.hierarchy import read_arx_csv, write_arx_csv
+from kanon_gui.errors import error_text, log_error
+from kanon_gui.state import AppState
+
+ARX_FILTER = "ARX hierarchy (*.csv *.txt);;All files (*)"
+
+
+class HierarchyActions(QObject):
+    """Assign hierarchies to columns through :class:`AppState` (every assignment is undoable).
+
+    ``message(text, level)`` reports the outcome ("Loaded 8 hierarchies ...", or an engine error).
+    """
+
+    message = Signal(str, str)
+
+    def __init__(self, state: AppState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.last_dir = ""
+
+    # --- cores (no dialogs) --------------------------------------------------------------------------
+    def import_arx_file(self, column: str, path: str | Path) -> bool:
+        """Read an ARX CSV as the hierarchy of ``column``; True on success."""
+        try:
+            h = read_arx_csv(Path(path), column)
+        except KanonError as exc:
+            log_error(exc, "import hierarchy")
+            self.message.emit(error_text(exc), "error")
+            return False
+        self.state.set_hierarchy(column, h, f"Import the hierarchy of '{column}' from {Path(path).name}")
+        issues = [i for i in self.state.issues_for(column) if i.is_error]
+        if issues:
+            self.message.emit(issues[0].message, "warning")
+        else:
+            self.message.emit(
+                f"Hierarchy of '{column}' imported from {Path(path).name} "
+                f"(height {h.height}, {len(h.values):,} values).",
+                "info",
+            )
+        return True
+
+    def load_folder(self, folder: str | Path) -> list[str]:
+        """Load every ARX file of ``folder`` whose name ends in ``hierarchy_<column>.csv`` (ARX's naming,
+        e.g. ``adult_hierarchy_age.csv``) or is ``<column>.csv``, as one undoable step; returns the
+        columns that got a hierarchy."""
+        folder = Path(folder)
+        found = {}
+        columns = set(self.state.columns)
+        for path in sorted(folder.glob("*.csv")):
+            m = re.search(r"hierarchy_(.+)\.csv$", path.name)
+            col = m.group(1) if m else path.stem
+            if col in columns:
+                found[col] = path
+        if not found:
+            self.message.emit(
+                f"No hierarchy file in {folder.name} matches a column (expected names like "
+                "'adult_hierarchy_age.csv' or 'age.csv').",
+                "warning",
+            )
+            return []
+        loaded = {}
+        failed = []
+        for col, path in found.items():
+            try:
+                loaded[col] = read_arx_csv(path, col)
+            except KanonError as exc:
+                log_error(exc, "load hierarchy folder")
+                failed.append(error_text(exc))
+        if loaded:
+            self.state.set_hierarchies(loaded, f"Load {len(loaded)} hierarchies from {folder.name}")
+        text = f"Loaded {len(loaded)} hierarchies from {folder.name}: {', '.join(sorted(loaded))}."
+        if failed:
+            text += " Not loaded: " + " ".join(failed)
+        self.message.emit(text, "warning" if failed else "info")
+        return sorted(loaded)
+
+    def export_arx_file(self, column: str, path: str | Path) -> bool:
+        h = self.state.hierarchy(column)
+        if h is None:
+            return False
+        try:
+            write_arx_csv(h, Path(path))
+        except KanonError as exc:
+            self.message.emit(error_text(exc), "error")
+            return False
+        except OSError as exc:
+            self.message.emit(error_text(exc), "error")
+            return False
+        self.message.emit(f"Hierarchy of '{column}' written to {Path(path).name}.", "info")
+        return True
+
+    def use_default(self, column: str) -> None:
+        """Back to the default hierarchy for the column's type (undoable)."""
+        if self.state.has_explicit_hierarchy(column):
+            self.state.set_hierarchy(column, None, f"Use the default hierarchy for '{column}'")
+
+    # --- with dialogs ---------------------------------------------------------------------------------
+    def import_arx(self, parent: QWidget, column: str) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            parent, f"Import the hierarchy of '{column}'", self.last_dir, ARX_FILTER
+        )
+        if path:
+            self.last_dir = str(Path(path).parent)
+            self.import_arx_file(column, path)
+
+    def load_folder_dialog(self, parent: QWidget) -> None:
+        folder = QFileDialog.getExistingDirectory(parent, "Folder with ARX hierarchy files", self.last_dir)
+        if folder:
+            self.last_dir = folder
+            self.load_folder(folder)
+
+    def export_arx(self, parent: QWidget, column: str) -> None:
+        start = (
+            str(Path(self.last_dir) / f"hierarchy_{column}.csv")
+            if self.last_dir
+            else f"hierarchy_{column}.csv"
+        )
+        path, _ = QFileDialog.getSaveFileName(
+            parent, f"Export the hierarchy of '{column}'", start, ARX_FILTER
+        )
+        if path:
+            self.last_dir = str(Path(path).parent)
+            self.export_arx_file(column, path)
+
+    def build(self, parent: QWidget, column: str) -> None:
+        """Open the builder wizard for ``column``; the built hierarchy is assigned when accepted."""
+        from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
+
+        if self.state.table is None:
+            return
+        dialog = HierarchyWizardDialog(self.state, column, parent)
+        dialog.accepted.connect(lambda: self._built(column, dialog))
+        dialog.open()
+
+    def _built(self, column: str, dialog) -> None:
+        h = dialog.hierarchy()
+        if h is not None:
+            self.state.set_hierarchy(column, h, f"Build the hierarchy of '{column}' ({dialog.kind_label()})")
+            self.message.emit(
+                f"Hierarchy of '{column}' built: {dialog.kind_label()}, height {h.height}.", "info"
+            )

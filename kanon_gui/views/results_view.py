@@ -1,0 +1,301 @@
+"""Results of the current run: its metrics, the anonymized grid beside the original (changed cells
+highlighted, suppressed rows marked), and the equivalence classes (select one to see its records)."""
+
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+from PySide6.QtCore import QItemSelection, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.result import AnonymizationResult
+from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
+from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
+from kanon_gui.state import Run
+from kanon_gui.views.data_view import configure_grid
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "\u2013"
+    if abs(value) >= 1e5:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
+
+
+def transformation_text(result: AnonymizationResult) -> str:
+    """The levels of a full-domain result in words ("age: level 2 of 4, e.g. '30-39'")."""
+    if not result.transformation:
+        return "Records were partitioned (local recoding): each class has its own ranges."
+    parts = []
+    for q, lv in result.transformation.items():
+        h = result.config.hierarchies.get(q)
+        if h is None:
+            parts.append(f"{q}: level {lv}")
+            continue
+        if lv == 0:
+            parts.append(f"<b>{escape(q)}</b>: original values")
+        elif lv == h.height:
+            parts.append(f"<b>{escape(q)}</b>: fully generalized (*)")
+        else:
+            example = escape(str(h.labels(lv)[0]))
+            parts.append(f"<b>{escape(q)}</b>: level {lv} of {h.height} (e.g. '{example}')")
+    return "; ".join(parts)
+
+
+def metrics_html(result: AnonymizationResult) -> str:
+    """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
+    m = result.metrics
+    n = max(result.records, 1)
+    cells = [
+        ("Records", f"{result.records:,}", ""),
+        ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression")),
+        ("Classes", f"{result.n_classes:,}", term("equivalence class")),
+        ("Smallest class", f"{result.min_class_size:,}", term("k")),
+        ("DM", _fmt(m.get("discernibility")), term("dm")),
+        ("C_AVG", _fmt(m.get("cavg")), term("cavg")),
+        ("Precision loss", _fmt(m.get("precision")), term("precision")),
+        ("Runtime", f"{result.runtime_seconds:.2f} s", ""),
+        ("Transformations checked", f"{result.nodes_checked:,}", term("lattice")),
+    ]
+    tds = "".join(
+        f"<td style='padding-right:18px' title='{escape(tip)}'><small>{escape(a)}</small><br>"
+        f"<b>{escape(b)}</b></td>"
+        for a, b, tip in cells
+    )
+    return f"<table><tr>{tds}</tr></table>"
+
+
+def _chip(color, text: str) -> QWidget:
+    """A colour swatch with its meaning, for the legend."""
+    box = QWidget()
+    lay = QHBoxLayout(box)
+    lay.setContentsMargins(0, 0, 8, 0)
+    swatch = QLabel()
+    swatch.setFixedSize(16, 14)
+    swatch.setStyleSheet(f"background: {color.name()}; border: 1px solid #999;")
+    lay.addWidget(swatch)
+    lay.addWidget(QLabel(text))
+    return box
+
+
+class ResultsPanel(QWidget):
+    """Shows one run (:meth:`show_run`); ``class_selected(class_id)`` when the user picks a class."""
+
+    class_selected = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run: Run | None = None
+        self._rel: np.ndarray | None = None
+        self._syncing = False
+        layout = QVBoxLayout(self)
+        self.title = QLabel("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+        self.title.setObjectName("ResultTitle")
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+        self.metrics = QLabel()
+        self.metrics.setObjectName("ResultMetrics")
+        self.metrics.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.metrics)
+        self.transformation = QLabel()
+        self.transformation.setWordWrap(True)
+        self.transformation.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.transformation)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #555;")
+        layout.addWidget(self.notes)
+
+        legend = QHBoxLayout()
+        legend.addWidget(_chip(CHANGED_BG, "changed by the anonymization"))
+        legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716)"))
+        legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected class"))
+        legend.addStretch(1)
+        self.filter_caption = QLabel()
+        legend.addWidget(self.filter_caption)
+        self.show_all_button = QPushButton("Show all records")
+        self.show_all_button.clicked.connect(self.show_all)
+        self.show_all_button.hide()
+        legend.addWidget(self.show_all_button)
+        layout.addLayout(legend)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        grids = QSplitter(Qt.Orientation.Horizontal)
+        self.original_model = ComparisonModel("original", self)
+        self.release_model = ComparisonModel("release", self)
+        self.original_view = self._grid(self.original_model, "OriginalGrid")
+        self.release_view = self._grid(self.release_model, "ReleaseGrid")
+        grids.addWidget(self._titled("Original", self.original_view))
+        grids.addWidget(self._titled("Anonymized release", self.release_view))
+        split.addWidget(grids)
+
+        classes = QWidget()
+        cl = QVBoxLayout(classes)
+        cl.setContentsMargins(0, 0, 0, 0)
+        head = QLabel("<b>Equivalence classes</b>")
+        head.setToolTip(term("equivalence class"))
+        cl.addWidget(head)
+        self.class_model = EquivalenceClassModel(self)
+        self.class_view = QTableView()
+        self.class_view.setObjectName("ClassTable")
+        self.class_view.setModel(self.class_model)
+        configure_grid(self.class_view)
+        self.class_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.class_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.class_view.verticalHeader().setVisible(False)
+        self.class_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.class_view.setSortingEnabled(True)
+        self.class_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.class_view.horizontalHeader().setDefaultSectionSize(90)
+        self.class_view.selectionModel().selectionChanged.connect(self._class_clicked)
+        cl.addWidget(self.class_view, 1)
+        self.only_class = QCheckBox("Show only the records of the selected class")
+        self.only_class.setChecked(True)
+        self.only_class.toggled.connect(lambda _: self._apply_class(self.selected_class()))
+        cl.addWidget(self.only_class)
+        split.addWidget(classes)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([900, 300])
+        layout.addWidget(split, 1)
+
+        self.original_view.verticalScrollBar().valueChanged.connect(
+            lambda v: self._sync(self.release_view, v)
+        )
+        self.release_view.verticalScrollBar().valueChanged.connect(
+            lambda v: self._sync(self.original_view, v)
+        )
+
+    def _grid(self, model: ComparisonModel, name: str) -> QTableView:
+        view = QTableView()
+        view.setObjectName(name)
+        view.setModel(model)
+        configure_grid(view)
+        return view
+
+    @staticmethod
+    def _titled(title: str, widget: QWidget) -> QWidget:
+        box = QGroupBox(title)
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(widget)
+        return box
+
+    def _sync(self, other: QTableView, value: int) -> None:
+        if not self._syncing:
+            self._syncing = True
+            other.verticalScrollBar().setValue(value)
+            self._syncing = False
+
+    # --- content -------------------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """Show ``run`` (None: nothing)."""
+        self.run = run
+        if run is None:
+            self.original_model.set_result(None, None, None)
+            self.release_model.set_result(None, None, None)
+            self.class_model.set_result(None, None)
+            self.metrics.setText("")
+            self.transformation.setText("")
+            self.notes.setText("")
+            self.title.setText("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+            return
+        r, t = run.result, run.table
+        self._rel = release_rows(t.frame, r)
+        kinds = {c: t.kind(c) for c in t.columns}
+        self.original_model.set_result(t.frame, r, self._rel, kinds)
+        self.release_model.set_result(t.frame, r, self._rel, kinds)
+        self.class_model.set_result(r, self._rel)
+        models = ", ".join(m.describe() for m in r.config.models)
+        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
+        self.metrics.setText(metrics_html(r))
+        self.transformation.setText(transformation_text(r))
+        notes = list(r.notes)
+        if self._rel is None:
+            notes.append("The release rows are shuffled, so they are shown without the original beside them.")
+        self.notes.setText(" ".join(notes))
+        self.notes.setVisible(bool(notes))
+        self.original_view.setVisible(self._rel is not None)
+        self.show_all()
+
+    def selected_class(self) -> int:
+        rows = self.class_view.selectionModel().selectedRows()
+        return self.class_model.class_at(rows[0].row()) if rows else -1
+
+    def _class_clicked(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        c = self.selected_class()
+        self._apply_class(c)
+        if c >= 0:
+            self.class_selected.emit(c)
+
+    def select_class(self, class_id: int) -> None:
+        """Select a class in the table (e.g. from a chart); its records are shown/highlighted."""
+        row = self.class_model.row_of_class(class_id)
+        if row >= 0:
+            self.class_view.selectRow(row)
+            self.class_view.scrollTo(self.class_model.index(row, 0))
+
+    def rows_of_class(self, class_id: int) -> np.ndarray:
+        if self.run is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.run.result.row_class == class_id)
+
+    def _apply_class(self, class_id: int) -> None:
+        if self.run is None or class_id < 0:
+            return
+        rows = self.rows_of_class(class_id)
+        size = len(rows)
+        if self.only_class.isChecked():
+            self.show_rows(rows, f"Class {class_id + 1}: {size:,} records")
+        else:
+            self.original_model.set_highlight(rows)
+            self.release_model.set_highlight(rows)
+            if size:
+                self._scroll_to_input_row(int(rows[0]))
+
+    def show_rows(self, input_rows: np.ndarray, caption: str = "") -> None:
+        """Show only these input rows on both sides (highlighted)."""
+        if self.run is None:
+            return
+        rows = np.asarray(input_rows, dtype=np.int64)
+        for model in (self.original_model, self.release_model):
+            if model.side == "release" and self._rel is None:
+                continue
+            model.set_rows(rows)
+            model.set_highlight(None)
+        self.filter_caption.setText(caption or f"{len(rows):,} selected records")
+        self.show_all_button.show()
+
+    def show_all(self) -> None:
+        if self.run is None:
+            return
+        n = self.run.table.n_rows
+        for model in (self.original_model, self.release_model):
+            if model.side == "release" and self._rel is None:
+                continue
+            model.set_rows(np.arange(n, dtype=np.int64))
+            model.set_highlight(None)
+        self.filter_caption.setText("")
+        self.show_all_button.hide()
+
+    def _scroll_to_input_row(self, input_row: int) -> None:
+        rows = self.original_model.frame_rows()
+        hits = np.flatnonzero(rows == input_row)
+        if len(hits):
+            self.original_view.scrollTo(
+                self.original_model.index(int(hits[0]), 0), QAbstractItemView.ScrollHint.PositionAtTop
+            )

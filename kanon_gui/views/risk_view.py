@@ -1,0 +1,344 @@
+"""The risk panel: re-identification risk before and after, its distribution, homogeneity findings,
+and "why is this record unsafe?" for a record of the original table.
+
+Everything shown is computed by the engine (:mod:`kanon_engine.metrics.risk`,
+:mod:`kanon_engine.explain`); this widget only lays it out. Each figure carries its definition as a
+tooltip, written once in :func:`kanon_engine.metrics.risk.definitions`. The distribution chart draws each
+series as one pyqtgraph item. Risk takes about 25 ms on the 30,162 Adult records; with a ``runner``
+(:class:`kanon_gui.tasks.TaskRunner`) it is computed in the background instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractScrollArea,
+    QDoubleSpinBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.data.table import Table
+from kanon_engine.errors import KanonError
+from kanon_engine.explain import RecordExplainer
+from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_gui.views.charts import style_plot
+
+BEFORE_COLOR = "#a0aec0"
+AFTER_COLOR = "#2b6cb0"
+ALL_SAFE = "Every record of the original data is already in a group of at least k."
+
+#: (label, key in RiskFigures.to_dict(), key in definitions(), formatter)
+_ROWS: tuple[tuple[str, str, str, str], ...] = (
+    ("Records assessed", "records", "equivalence_class", "int"),
+    ("Suppressed records", "suppressed", "suppressed", "int"),
+    ("Groups", "classes", "equivalence_class", "int"),
+    ("Smallest group", "smallest_class", "equivalence_class", "int"),
+    ("Prosecutor risk, highest", "prosecutor_highest", "prosecutor_highest", "risk"),
+    ("Prosecutor risk, average", "prosecutor_average", "prosecutor_average", "pct"),
+    ("Records at risk", "records_above_threshold", "records_above_threshold", "int"),
+    ("Journalist risk, highest", "journalist_highest", "journalist_highest", "risk"),
+    ("Marketer risk", "marketer", "marketer", "pct"),
+    ("Sample uniques", "sample_uniques", "sample_uniques", "int"),
+)
+
+
+def _fmt(value: Any, kind: str) -> str:
+    if value is None:
+        return "–"
+    if kind == "int":
+        return f"{int(value):,}"
+    if kind == "pct":
+        return f"{100 * float(value):.1f} %"
+    v = float(value)
+    return f"{100 * v:.1f} % (1 in {1 / v:,.0f})" if v > 0 else "0 %"
+
+
+class RiskPanel(QWidget):
+    """Risk figures (original vs release), risk distribution, homogeneity, and why a record is unsafe.
+
+    ``set_result(table, result)`` shows a run; ``explain_row(row)`` explains a record of the original
+    table (0-based); ``row_requested`` asks the window to select that record in its grid.
+    """
+
+    row_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None, runner: Any | None = None,
+                 threshold: float = DEFAULT_THRESHOLD) -> None:
+        super().__init__(parent)
+        self.setObjectName("risk_panel")
+        self.runner = runner
+        self.table: Table | None = None
+        self.result: Any | None = None
+        self.comparison: RiskComparison | None = None
+        self._explainer: RecordExplainer | None = None
+        self._defs = definitions()
+
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setDecimals(3)
+        self.threshold.setValue(threshold)
+        self.threshold.setToolTip(self._defs["records_above_threshold"])
+        self.threshold.valueChanged.connect(self._recompute)
+        self.status = QLabel("Run an anonymization to see the risk that remains.")
+        self.status.setWordWrap(True)
+
+        self.figures = QTableWidget(len(_ROWS), 2)
+        self.figures.setObjectName("risk_figures")
+        self.figures.setHorizontalHeaderLabels(["Original data", "Release"])
+        self.figures.setVerticalHeaderLabels([r[0] for r in _ROWS])
+        self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.figures.horizontalHeader().setStretchLastSection(True)
+        self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for i, (_, _, d, _) in enumerate(_ROWS):
+            head = self.figures.verticalHeaderItem(i)
+            if head is not None:
+                head.setToolTip(self._defs[d])
+
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setObjectName("risk_distribution")
+        self.plot.setMinimumHeight(160)
+        item = self.plot.getPlotItem()
+        style_plot(item)
+        item.setLabel("left", "records")
+        item.setLabel("bottom", "re-identification risk (prosecutor, 1 / group size)")
+        item.addLegend(offset=(-10, 10))
+
+        self.homogeneity = QTableWidget(0, 4)
+        self.homogeneity.setObjectName("homogeneity")
+        self.homogeneity.setHorizontalHeaderLabels(["Attribute", "Revealed value", "Records",
+                                                    "Group (released quasi-identifier values)"])
+        self.homogeneity.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.homogeneity.horizontalHeader().setStretchLastSection(True)
+        self.homogeneity.setToolTip(self._defs["homogeneous_classes"])
+        self.homogeneity_summary = QLabel("")
+        self.homogeneity_summary.setWordWrap(True)
+
+        self.row_spin = QSpinBox()
+        self.row_spin.setMinimum(1)
+        self.row_spin.setToolTip("Record number in the original table (1 = first data row).")
+        self.explain_button = QPushButton("Explain")
+        self.explain_button.clicked.connect(lambda: self.explain_row(self.row_spin.value() - 1))
+        self.next_unsafe = QPushButton("Next unsafe record")
+        self.next_unsafe.setToolTip("Jump to the next record of the original data in a group smaller than k.")
+        self.next_unsafe.clicked.connect(self._next_unsafe)
+        self.explanation = QTextBrowser()
+        self.explanation.setObjectName("explanation")
+        self.explanation.setOpenLinks(False)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Records at risk above"))
+        top.addWidget(self.threshold)
+        top.addStretch(1)
+        fig_box = QGroupBox("Re-identification risk")
+        fl = QVBoxLayout(fig_box)
+        fl.addLayout(top)
+        fl.addWidget(self.figures)
+        hom_box = QGroupBox("Homogeneity of sensitive attributes (release)")
+        hl = QVBoxLayout(hom_box)
+        hl.addWidget(self.homogeneity_summary)
+        hl.addWidget(self.homogeneity)
+        why_box = QGroupBox("Why is this record unsafe? (original data)")
+        wl = QVBoxLayout(why_box)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Record"))
+        row.addWidget(self.row_spin)
+        row.addWidget(self.explain_button)
+        row.addWidget(self.next_unsafe)
+        row.addStretch(1)
+        wl.addLayout(row)
+        wl.addWidget(self.explanation)
+
+        upper = QSplitter(Qt.Orientation.Horizontal)
+        upper.addWidget(fig_box)
+        upper.addWidget(self.plot)
+        upper.setStretchFactor(0, 0)
+        upper.setStretchFactor(1, 1)
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(hom_box)
+        lower.addWidget(why_box)
+        main = QSplitter(Qt.Orientation.Vertical)
+        main.addWidget(upper)
+        main.addWidget(lower)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.status)
+        layout.addWidget(main, 1)
+        self._set_enabled(False)
+
+    # --- contract with the window ------------------------------------------------------------------------
+    def set_result(self, table: Table | None, result: Any | None) -> None:
+        """Show the risk of ``result`` (a run on ``table``); None clears the panel."""
+        self.table, self.result = table, result
+        self._explainer = None
+        self.comparison = None
+        if table is None or result is None:
+            self._clear()
+            return
+        self.row_spin.setMaximum(max(table.n_rows, 1))
+        self._recompute()
+
+    def explain_row(self, row: int) -> None:
+        """Explain record ``row`` (0-based) of the original table in the "why" box."""
+        if self.table is None or self.result is None:
+            return
+        try:
+            if self._explainer is None:
+                self._explainer = RecordExplainer(self.table, self.result.config)
+            ex = self._explainer.explain(int(row))
+        except KanonError as exc:
+            self.explanation.setPlainText(str(exc))
+            return
+        self.row_spin.blockSignals(True)
+        self.row_spin.setValue(int(row) + 1)
+        self.row_spin.blockSignals(False)
+        lines = ex.sentences()
+        if not self.result.suppressed_mask[row]:
+            cls = int(self.result.row_class[row])
+            lines.append(f"In this release it is in a group of {int(self.result.class_sizes[cls])} records.")
+        else:
+            lines.append("In this release it is suppressed: its quasi-identifiers are shown as *.")
+        self.explanation.setPlainText("\n\n".join(lines))
+        self.row_requested.emit(int(row))
+
+    # --- computing ---------------------------------------------------------------------------------------
+    def _recompute(self, *_: object) -> None:
+        if self.table is None or self.result is None:
+            return
+        table, result, threshold = self.table, self.result, float(self.threshold.value())
+
+        def work(progress: Any = None) -> RiskComparison:
+            return compare(table, result, threshold=threshold)
+
+        if self.runner is None:
+            try:
+                self._show(work())
+            except KanonError as exc:
+                self.status.setText(str(exc))
+            return
+        self.status.setText("Computing the risk…")
+        self.runner.submit(work, channel="risk", label="risk analysis", on_done=self._show,
+                           on_error=lambda exc: self.status.setText(str(exc)))
+
+    def _show(self, comparison: RiskComparison) -> None:
+        self.comparison = comparison
+        b, a = comparison.before.figures.to_dict(), comparison.after.figures.to_dict()
+        for i, (_, key, _, kind) in enumerate(_ROWS):
+            for j, fig in enumerate((b, a)):
+                text = _fmt(fig[key], kind)
+                if key == "records_above_threshold":
+                    text += f" ({100 * fig['share_above_threshold']:.1f} %)"
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.figures.setItem(i, j, item)
+        pop = a["population"]
+        self.status.setText(
+            f"Risk of the original data and of the release on {', '.join(comparison.after.qi)}. "
+            + ("Journalist and marketer risk take the table itself as the population."
+               if pop == "the table itself" else f"Population: {pop}."))
+        self.figures.resizeColumnsToContents()
+        header = self.figures.verticalHeader().sizeHint().width()
+        columns = sum(self.figures.columnWidth(c) for c in range(2))
+        width = header + columns + 2 * self.figures.frameWidth() + 4
+        self.figures.setMinimumWidth(width)
+        self._draw(comparison)
+        self._fill_homogeneity(comparison)
+        self._set_enabled(True)
+        unsafe = self._unsafe_rows()
+        if unsafe is not None and len(unsafe):
+            self.explain_row(int(unsafe[0]))
+        else:
+            self.explanation.setPlainText(ALL_SAFE)
+
+    def _draw(self, comparison: RiskComparison) -> None:
+        item = self.plot.getPlotItem()
+        item.clear()
+        before = comparison.before.risk_distribution()
+        after = comparison.after.risk_distribution()
+        x = np.arange(len(before), dtype=float)
+        item.addItem(pg.BarGraphItem(x=x - 0.2, height=[d["records"] for d in before], width=0.38,
+                                     brush=BEFORE_COLOR, pen=pg.mkPen(None), name="original data"))
+        item.addItem(pg.BarGraphItem(x=x + 0.2, height=[d["records"] for d in after], width=0.38,
+                                     brush=AFTER_COLOR, pen=pg.mkPen(None), name="release"))
+        ticks = [(float(i), f"≤{100 * d['high']:.0f}%") for i, d in enumerate(before)]
+        item.getAxis("bottom").setTicks([ticks])
+        item.setXRange(-0.6, len(before) - 0.4, padding=0)
+
+    def _fill_homogeneity(self, comparison: RiskComparison) -> None:
+        self.homogeneity.setRowCount(0)
+        notes = []
+        rows: list[tuple[str, str, str, str]] = []
+        for hb, ha in zip(comparison.before.homogeneity, comparison.after.homogeneity):
+            d = ha.to_dict()
+            notes.append(
+                f"{ha.attribute}: {ha.homogeneous_classes} homogeneous group(s) in the release "
+                f"({hb.homogeneous_classes} in the original); distinct l reached {_num(d['distinct_l'])}, "
+                f"entropy l {_num(d['entropy_l'])}, t (equal) {_num(d['t_equal'])}"
+                + (f", t (ordered) {_num(d['t_ordered'])}" if d["t_ordered"] is not None else "") + ".")
+            for ex in ha.examples:
+                qis = ", ".join(f"{q}={v}" for q, v in ex["quasi_identifiers"].items())
+                rows.append((ha.attribute, ex["value"], f"{ex['size']:,}", qis))
+        if not comparison.after.homogeneity:
+            notes.append("No column is marked sensitive: mark one to see homogeneity findings.")
+        self.homogeneity_summary.setText("\n".join(notes))
+        self.homogeneity.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            for j, text in enumerate(r):
+                cell = QTableWidgetItem(text)
+                cell.setToolTip(text)
+                self.homogeneity.setItem(i, j, cell)
+        self.homogeneity.resizeColumnsToContents()
+
+    def _unsafe_rows(self) -> np.ndarray | None:
+        if self.table is None or self.result is None:
+            return None
+        if self._explainer is None:
+            try:
+                self._explainer = RecordExplainer(self.table, self.result.config)
+            except KanonError:
+                return None
+        return np.flatnonzero(self._explainer.class_sizes() < self.result.config.k)
+
+    def _next_unsafe(self) -> None:
+        unsafe = self._unsafe_rows()
+        if unsafe is None or not len(unsafe):
+            self.explanation.setPlainText(ALL_SAFE)
+            return
+        current = self.row_spin.value() - 1
+        later = unsafe[unsafe > current]
+        self.explain_row(int(later[0] if len(later) else unsafe[0]))
+
+    def _clear(self) -> None:
+        self.figures.clearContents()
+        self.plot.getPlotItem().clear()
+        self.homogeneity.setRowCount(0)
+        self.homogeneity_summary.setText("")
+        self.explanation.clear()
+        self.status.setText("Run an anonymization to see the risk that remains.")
+        self._set_enabled(False)
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.explain_button, self.next_unsafe, self.row_spin, self.threshold):
+            w.setEnabled(on)
+
+
+def _num(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3g}"
