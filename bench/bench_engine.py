@@ -79,8 +79,12 @@ def main() -> None:
 
     fresh = NodeEvaluator(enc, (KAnonymity(5),), 0)
     t_one = best_of(lambda: NodeEvaluator.classes(fresh, node), 20)
-    row("check one transformation (roll-up from the bottom frequency set)", t_one, ref,
-        f"bottom frequency set: {fresh.base.size} rows")
+    row(
+        "check one transformation (roll-up from the bottom frequency set)",
+        t_one,
+        ref,
+        f"bottom frequency set: {fresh.base.size} rows",
+    )
     lattice = Lattice(enc.heights)
 
     def check_all() -> None:
@@ -89,8 +93,12 @@ def main() -> None:
             ev.evaluate(lattice.levels[i])
 
     t_all = best_of(check_all, 2)
-    row(f"check all {lattice.size:,} transformations (cached roll-ups)", t_all, ref,
-        f"{t_all / lattice.size * 1e6:.0f} us per check")
+    row(
+        f"check all {lattice.size:,} transformations (cached roll-ups)",
+        t_all,
+        ref,
+        f"{t_all / lattice.size * 1e6:.0f} us per check",
+    )
     print()
 
     for name, params, arx in [
@@ -102,14 +110,32 @@ def main() -> None:
     ]:
         result = get_algorithm(name, **params).run(table, config)
         t = best_of(lambda n=name, p=params: get_algorithm(n, **p).run(table, config), 3)
-        row(f"{name} {params}", t, ref,
-            f"{result.nodes_checked} checked, DM {result.metrics['discernibility']:,.0f}; {arx}")
+        row(
+            f"{name} {params}",
+            t,
+            ref,
+            f"{result.nodes_checked} checked, DM {result.metrics['discernibility']:,.0f}; {arx}",
+        )
 
     print()
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "kanon_engine", "anonymize", str(adult / "adult.csv"), "--qi", ",".join(QI),
-               "--algorithm", "optimal", "--k", "5", "--suppression-limit", "0.05", "--output",
-               str(Path(tmp) / "out.csv")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "kanon_engine",
+            "anonymize",
+            str(adult / "adult.csv"),
+            "--qi",
+            ",".join(QI),
+            "--algorithm",
+            "optimal",
+            "--k",
+            "5",
+            "--suppression-limit",
+            "0.05",
+            "--output",
+            str(Path(tmp) / "out.csv"),
+        ]
         for q in QI:
             cmd += ["--hierarchy", f"{q}={adult / f'adult_hierarchy_{q}.csv'}"]
         env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
@@ -134,8 +160,12 @@ def main() -> None:
     t_small = min(search_only(table, small_config) for _ in range(2))
     t_big = min(search_only(big, big_config) for _ in range(2))
     row("optimal search + release, Adult (k=5, 5%)", t_small, ref)
-    row(f"optimal search + release, Adult x30 = {len(big.frame):,} rows (k=150, 5%)", t_big, ref,
-        f"{t_big / t_small:.2f} x Adult's (target within 2x)")
+    row(
+        f"optimal search + release, Adult x30 = {len(big.frame):,} rows (k=150, 5%)",
+        t_big,
+        ref,
+        f"{t_big / t_small:.2f} x Adult's (target within 2x)",
+    )
     print(f"\nnumpy {np.__version__}, pandas {pd.__version__}, python {sys.version.split()[0]}")
 
 

@@ -41,8 +41,16 @@ from kanon_engine.privacy.models import KAnonymity  # noqa: E402
 T = TypeVar("T")
 SHARED = Path(os.environ.get("KANON_SHARED", ROOT / ".." / "shared"))
 ADULT = SHARED / "datasets" / "adult"
-ADULT_QI = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex",
-            "workclass"]
+ADULT_QI = [
+    "age",
+    "education",
+    "marital-status",
+    "native-country",
+    "race",
+    "salary-class",
+    "sex",
+    "workclass",
+]
 PUBLISHED = {  # seconds and DM quoted in the issue (same machine type)
     ("adult", "strict"): "fastest GitHub Python Mondrian: 0.34 s, DM 1,184,616; anonypy 19 s (DM 786,722)",
     ("adult", "relaxed"): "fastest GitHub Python Mondrian: 0.34 s, DM 272,938",
@@ -209,10 +217,14 @@ def compare(label: str, frame: pd.DataFrame, hierarchies: dict, k: int, with_ref
         t0 = time.perf_counter()
         min_size, dm_pandas = release_check(result.release, ADULT_QI)
         pandas_s = time.perf_counter() - t0
-        print(f"{label:10s} k={k:<3d} {mode:8s} kanon {seconds:7.3f} s  DM {dm:>13,.0f} "
-              f"(partitions {dm_parts:>13,.0f}; {int(result.metrics['partitions']):,} partitions)")
-        print(f"{'':10s} {'':5s} {'':8s} pandas group-by of the release {pandas_s:7.3f} s: "
-              f"min class {min_size}, DM {dm_pandas:,.0f} {'OK' if dm_pandas == dm else 'MISMATCH'}")
+        print(
+            f"{label:10s} k={k:<3d} {mode:8s} kanon {seconds:7.3f} s  DM {dm:>13,.0f} "
+            f"(partitions {dm_parts:>13,.0f}; {int(result.metrics['partitions']):,} partitions)"
+        )
+        print(
+            f"{'':10s} {'':5s} {'':8s} pandas group-by of the release {pandas_s:7.3f} s: "
+            f"min class {min_size}, DM {dm_pandas:,.0f} {'OK' if dm_pandas == dm else 'MISMATCH'}"
+        )
         if with_reference:
             t0 = time.perf_counter()
             parts = reference_mondrian(keys, axes, k, mode == "strict")
@@ -220,8 +232,10 @@ def compare(label: str, frame: pd.DataFrame, hierarchies: dict, k: int, with_ref
             same = reference_boxes(keys, parts) == kanon_boxes(result)
             dm_ref = float(sum(len(p) ** 2 for p in parts))
             verdict = "same partitions" if same else "DIFFERENT partitions"
-            print(f"{'':10s} {'':5s} {'':8s} recursive reference {ref_s:7.3f} s, partitions DM "
-                  f"{dm_ref:,.0f}: {verdict}; kanon {ref_s / seconds:,.0f}x faster")
+            print(
+                f"{'':10s} {'':5s} {'':8s} recursive reference {ref_s:7.3f} s, partitions DM "
+                f"{dm_ref:,.0f}: {verdict}; kanon {ref_s / seconds:,.0f}x faster"
+            )
         if (label, mode) in PUBLISHED:
             print(f"{'':10s} {'':5s} {'':8s} published: {PUBLISHED[(label, mode)]}")
 
@@ -232,17 +246,19 @@ def hospital(rows: int = 1_000_000, seed: int = 7) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     day0 = np.datetime64("2015-01-01")
     admitted = day0 + rng.integers(0, 3650, rows).astype("timedelta64[D]")
-    return pd.DataFrame({
-        "age": rng.integers(0, 100, rows).astype(str),
-        "sex": rng.choice(np.array(["F", "M"]), rows),
-        "zip": np.char.zfill(rng.integers(0, 99999, rows).astype(str), 5),
-        "admitted": pd.Series(admitted).dt.strftime("%Y-%m-%d").to_numpy(),
-        "ward": rng.choice(np.array([f"Ward {i}" for i in range(40)]), rows),
-        "stay": rng.integers(1, 60, rows).astype(str),
-        "weight": np.round(rng.normal(75, 12, rows), 1).astype(str),
-        "income": rng.integers(10_000, 200_000, rows).astype(str),
-        "diagnosis": rng.choice(np.array(["Flu", "Asthma", "Diabetes", "Fracture"]), rows),
-    })
+    return pd.DataFrame(
+        {
+            "age": rng.integers(0, 100, rows).astype(str),
+            "sex": rng.choice(np.array(["F", "M"]), rows),
+            "zip": np.char.zfill(rng.integers(0, 99999, rows).astype(str), 5),
+            "admitted": pd.Series(admitted).dt.strftime("%Y-%m-%d").to_numpy(),
+            "ward": rng.choice(np.array([f"Ward {i}" for i in range(40)]), rows),
+            "stay": rng.integers(1, 60, rows).astype(str),
+            "weight": np.round(rng.normal(75, 12, rows), 1).astype(str),
+            "income": rng.integers(10_000, 200_000, rows).astype(str),
+            "diagnosis": rng.choice(np.array(["Flu", "Asthma", "Diabetes", "Fracture"]), rows),
+        }
+    )
 
 
 def _reset_peak_mb() -> float:
@@ -296,23 +312,43 @@ def child(dataset: str, k: int, name: str) -> None:
     t0 = time.perf_counter()
     min_size, dm_pandas = release_check(result.release, qi)
     pandas_s = time.perf_counter() - t0
-    print(json.dumps({"rows": len(frame), "seconds": seconds, "cpu": cpu, "peak_mb": peak,
-                      "before_mb": before, "dm": result.metrics["discernibility"],
-                      "partitions": result.metrics["partitions"], "dm_pandas": dm_pandas,
-                      "min_class": min_size, "pandas_seconds": pandas_s}))
+    print(
+        json.dumps(
+            {
+                "rows": len(frame),
+                "seconds": seconds,
+                "cpu": cpu,
+                "peak_mb": peak,
+                "before_mb": before,
+                "dm": result.metrics["discernibility"],
+                "partitions": result.metrics["partitions"],
+                "dm_pandas": dm_pandas,
+                "min_class": min_size,
+                "pandas_seconds": pandas_s,
+            }
+        )
+    )
 
 
 def million(dataset: str, k: int = 10) -> None:
     for mode, name in (("strict", "mondrian"), ("relaxed", "mondrian-relaxed")):
-        out = subprocess.run([sys.executable, __file__, "--child", dataset, str(k), name],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", dataset, str(k), name],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         r = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{dataset[:10]:10s} k={k:<3d} {mode:8s} kanon {r['seconds']:7.3f} s  DM {r['dm']:>13,.0f}  "
-              f"{r['rows']:,} rows, {r['partitions']:,.0f} partitions; CPU {r['cpu']:.3f} s; peak memory "
-              f"{r['peak_mb']:,.0f} MB (before the run: {r['before_mb']:,.0f} MB)")
-        print(f"{'':10s} {'':5s} {'':8s} pandas group-by of the release {r['pandas_seconds']:7.3f} s: "
-              f"min class {r['min_class']}, DM {r['dm_pandas']:,.0f} "
-              f"{'OK' if r['dm_pandas'] == r['dm'] else 'MISMATCH'}; targets: < 4 s, < 2,048 MB")
+        print(
+            f"{dataset[:10]:10s} k={k:<3d} {mode:8s} kanon {r['seconds']:7.3f} s  DM {r['dm']:>13,.0f}  "
+            f"{r['rows']:,} rows, {r['partitions']:,.0f} partitions; CPU {r['cpu']:.3f} s; peak memory "
+            f"{r['peak_mb']:,.0f} MB (before the run: {r['before_mb']:,.0f} MB)"
+        )
+        print(
+            f"{'':10s} {'':5s} {'':8s} pandas group-by of the release {r['pandas_seconds']:7.3f} s: "
+            f"min class {r['min_class']}, DM {r['dm_pandas']:,.0f} "
+            f"{'OK' if r['dm_pandas'] == r['dm'] else 'MISMATCH'}; targets: < 4 s, < 2,048 MB"
+        )
 
 
 def main(argv: list[str]) -> None:

@@ -47,8 +47,9 @@ class ClassCheck:
         }
 
 
-def equivalence_classes(frame: pd.DataFrame, qi: list[str] | tuple[str, ...],
-                        suppressed_marker: str | None = ROOT) -> tuple[np.ndarray, np.ndarray]:
+def equivalence_classes(
+    frame: pd.DataFrame, qi: list[str] | tuple[str, ...], suppressed_marker: str | None = ROOT
+) -> tuple[np.ndarray, np.ndarray]:
     """Class id of every row (-1 for suppressed rows) and the size of every class.
 
     Missing values form their own value (two missing ages are equal), as they do in a release.
@@ -76,8 +77,9 @@ def equivalence_classes(frame: pd.DataFrame, qi: list[str] | tuple[str, ...],
     return row_class, counts[present]
 
 
-def check_table(frame: pd.DataFrame, qi: list[str] | tuple[str, ...], k: int,
-                suppressed_marker: str | None = ROOT) -> ClassCheck:
+def check_table(
+    frame: pd.DataFrame, qi: list[str] | tuple[str, ...], k: int, suppressed_marker: str | None = ROOT
+) -> ClassCheck:
     """k of a table, its classes, and the records in classes smaller than ``k``."""
     row_class, sizes = equivalence_classes(frame, qi, suppressed_marker)
     small = sizes < k

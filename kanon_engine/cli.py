@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from kanon_engine import __version__
 from kanon_engine.errors import Cancelled, ConfigError, InfeasibleError, KanonError
@@ -38,7 +39,9 @@ def _pairs(values: Sequence[str] | None, flag: str) -> dict[str, str]:
 def _delimiter(value: str | None) -> str | None:
     if value is None:
         return None
-    return {"\\t": "\t", "tab": "\t", "TAB": "\t", "semicolon": ";", "comma": ",", "pipe": "|"}.get(value, value)
+    return {"\\t": "\t", "tab": "\t", "TAB": "\t", "semicolon": ";", "comma": ",", "pipe": "|"}.get(
+        value, value
+    )
 
 
 def _read(path: str, delimiter: str | None):
@@ -51,7 +54,9 @@ def _write_json(path: str | None, data: dict[str, Any]) -> None:
     if path:
         from kanon_engine.fileio import atomic_write_text
 
-        atomic_write_text(Path(path), json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+        atomic_write_text(
+            Path(path), json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n"
+        )
 
 
 def _json_default(o: Any) -> Any:
@@ -78,8 +83,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError("--qi needs at least one column.", where="--qi")
     table.require_columns(qi, "quasi-identifier")
     if k > table.n_rows:
-        raise ConfigError(f"k = {k} is larger than the table, which has {table.n_rows} records.",
-                              hint=f"Choose k of at most {table.n_rows}.", where="k")
+        raise ConfigError(
+            f"k = {k} is larger than the table, which has {table.n_rows} records.",
+            hint=f"Choose k of at most {table.n_rows}.",
+            where="k",
+        )
     result = check_table(table.frame, qi, k)
     print(json.dumps(result.to_dict(), indent=2))
     return EXIT_OK if result.k_anonymous else EXIT_FAIL
@@ -96,15 +104,19 @@ def _project_and_table(args: argparse.Namespace):
     warnings: list[str] = []
     if args.input:
         table = _read(args.input, args.delimiter)
-        project = project.with_changes(data_path=Path(args.input), data_sha256=table.sha256,
-                                       read_options=table.options)
+        project = project.with_changes(
+            data_path=Path(args.input), data_sha256=table.sha256, read_options=table.options
+        )
     elif project.data_path is not None:
         table, warnings = project.load_table()
     else:
         raise ConfigError("No input table: give INPUT or a --project that names one.", where="INPUT")
     roles = dict(project.roles)
-    flags = ((Role.IDENTIFIER, args.identifier), (Role.QUASI_IDENTIFIER, args.qi),
-             (Role.SENSITIVE, getattr(args, "sensitive", None)))
+    flags = (
+        (Role.IDENTIFIER, args.identifier),
+        (Role.QUASI_IDENTIFIER, args.qi),
+        (Role.SENSITIVE, getattr(args, "sensitive", None)),
+    )
     if any(v for _, v in flags):
         # flags replace the project's roles of that kind
         for role, value in flags:
@@ -112,8 +124,12 @@ def _project_and_table(args: argparse.Namespace):
                 roles = {c: r for c, r in roles.items() if r != role}
                 for col in _list(value):
                     roles[col] = role
-    what = {Role.IDENTIFIER: "identifier column", Role.QUASI_IDENTIFIER: "quasi-identifier",
-            Role.SENSITIVE: "sensitive attribute", Role.INSENSITIVE: "column"}
+    what = {
+        Role.IDENTIFIER: "identifier column",
+        Role.QUASI_IDENTIFIER: "quasi-identifier",
+        Role.SENSITIVE: "sensitive attribute",
+        Role.INSENSITIVE: "column",
+    }
     for col, role in roles.items():
         table.require_columns([col], what[role])
     hierarchies = dict(project.hierarchies)
@@ -135,16 +151,29 @@ def _models(args: argparse.Namespace, project) -> tuple:
     spec = {p.name: p for p in MODEL_PARAMS}
     if args.k is None and getattr(args, "l", None) is None and getattr(args, "t", None) is None:
         return project.models
-    k = spec["k"].coerce(args.k if args.k is not None else next(
-        (m.k for m in project.models if isinstance(m, KAnonymity)), 5))
+    k = spec["k"].coerce(
+        args.k if args.k is not None else next((m.k for m in project.models if isinstance(m, KAnonymity)), 5)
+    )
     sensitive = project.columns_with(Role.SENSITIVE)
     target = getattr(args, "l_sensitive", None) or (sensitive[0] if sensitive else None)
-    if (getattr(args, "l", None) is not None or getattr(args, "t", None) is not None) and len(sensitive) > 1 \
-            and not getattr(args, "l_sensitive", None):
-        raise ConfigError("Several sensitive attributes were given; name the one to protect with "
-                          "--protect COLUMN.", where="--sensitive")
-    return build_models(k, target, getattr(args, "l", None), getattr(args, "l_variant", "distinct"),
-                        getattr(args, "c", 2.0), getattr(args, "t", None), getattr(args, "t_distance", "equal"))
+    if (
+        (getattr(args, "l", None) is not None or getattr(args, "t", None) is not None)
+        and len(sensitive) > 1
+        and not getattr(args, "l_sensitive", None)
+    ):
+        raise ConfigError(
+            "Several sensitive attributes were given; name the one to protect with --protect COLUMN.",
+            where="--sensitive",
+        )
+    return build_models(
+        k,
+        target,
+        getattr(args, "l", None),
+        getattr(args, "l_variant", "distinct"),
+        getattr(args, "c", 2.0),
+        getattr(args, "t", None),
+        getattr(args, "t_distance", "equal"),
+    )
 
 
 def _output_options(args: argparse.Namespace, project):
@@ -156,17 +185,21 @@ def _output_options(args: argparse.Namespace, project):
     return project.with_changes(**changes) if changes else project
 
 
-def _write_release(args: argparse.Namespace, table, result) -> None:
-    from kanon_engine.fileio import refuse_input_overwrite, write_table
+def _write_release(args: argparse.Namespace, table, result):
+    """Write the release (formula-like cells neutralized); the export summary, or None without --output."""
+    from kanon_engine.export import ExportOptions, export_release
 
     if not args.output:
-        return
-    refuse_input_overwrite(Path(args.output), [table.source])
-    write_table(result.release, Path(args.output), delimiter=_delimiter(args.output_delimiter) or ",",
-                bom=bool(getattr(args, "bom", False)))
+        return None
+    options = ExportOptions(
+        delimiter=_delimiter(args.output_delimiter) or ",", bom=bool(getattr(args, "bom", False))
+    )
+    return export_release(
+        table, result, Path(args.output), options, project_path=getattr(args, "project", None)
+    )
 
 
-def _reports(args: argparse.Namespace, table, project, result, summary: dict[str, Any]) -> None:
+def _reports(args: argparse.Namespace, table, project, result, summary: dict[str, Any], written=None) -> None:
     from kanon_engine.fileio import refuse_input_overwrite
 
     for path in (args.report, getattr(args, "report_html", None), getattr(args, "report_pdf", None)):
@@ -185,8 +218,16 @@ def _reports(args: argparse.Namespace, table, project, result, summary: dict[str
     if html or pdf:
         from kanon_engine.report import write_reports
 
-        write_reports(table, result, project, Path(html) if html else None, Path(pdf) if pdf else None,
-                      Path(args.output) if args.output else None)
+        write_reports(
+            table,
+            result,
+            project,
+            Path(html) if html else None,
+            Path(pdf) if pdf else None,
+            Path(args.output) if args.output else None,
+            release=written.to_dict() if written is not None else None,
+            project_path=getattr(args, "project", None),
+        )
 
 
 def _progress_printer(enabled: bool):
@@ -217,13 +258,18 @@ def cmd_apply(args: argparse.Namespace) -> int:
     config = project.config(table)
     levels = {c: int(v) for c, v in _pairs(args.levels, "--levels").items()} if args.levels else {}
     limit = 1.0 if args.suppression_limit is None else args.suppression_limit
-    result = apply_transformation(table, config, levels, suppression_limit=limit, metric=args.metric or "dm",
-                                  enforce=enforce)
-    _write_release(args, table, result)
+    result = apply_transformation(
+        table, config, levels, suppression_limit=limit, metric=args.metric or "dm", enforce=enforce
+    )
+    written = _write_release(args, table, result)
     summary = result.summary()
-    _reports(args, table, project, result, summary)
-    print(json.dumps({k: summary[k] for k in ("records", "suppressed", "classes", "min_class_size",
-                                              "transformation")}, default=_json_default))
+    _reports(args, table, project, result, summary, written)
+    print(
+        json.dumps(
+            {k: summary[k] for k in ("records", "suppressed", "classes", "min_class_size", "transformation")},
+            default=_json_default,
+        )
+    )
     return EXIT_OK
 
 
@@ -253,12 +299,28 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     algorithm = get_algorithm(name, **params)
     config = project.config(table)
     result = algorithm.run(table, config, progress=_progress_printer(args.verbose))
-    _write_release(args, table, result)
+    written = _write_release(args, table, result)
     summary = result.summary()
-    _reports(args, table, project, result, summary)
-    print(json.dumps({k: summary.get(k) for k in ("algorithm", "records", "suppressed", "classes", "min_class_size",
-                                                  "discernibility", "cavg", "transformation", "runtime_seconds")},
-                     default=_json_default))
+    _reports(args, table, project, result, summary, written)
+    print(
+        json.dumps(
+            {
+                k: summary.get(k)
+                for k in (
+                    "algorithm",
+                    "records",
+                    "suppressed",
+                    "classes",
+                    "min_class_size",
+                    "discernibility",
+                    "cavg",
+                    "transformation",
+                    "runtime_seconds",
+                )
+            },
+            default=_json_default,
+        )
+    )
     return EXIT_OK
 
 
@@ -276,8 +338,12 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
 
 # --- parser --------------------------------------------------------------------------------------------
 def _add_table_flags(p: argparse.ArgumentParser, input_required: bool) -> None:
-    p.add_argument("input", nargs=None if input_required else "?", metavar="INPUT",
-                   help="the table (CSV/TSV/XLSX/Parquet)")
+    p.add_argument(
+        "input",
+        nargs=None if input_required else "?",
+        metavar="INPUT",
+        help="the table (CSV/TSV/XLSX/Parquet)",
+    )
     p.add_argument("--delimiter", help="field delimiter of INPUT (detected when omitted; 'tab' for TSV)")
 
 
@@ -286,11 +352,19 @@ def _add_config_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qi", help="quasi-identifiers, comma-separated")
     p.add_argument("--sensitive", help="sensitive attributes, comma-separated")
     p.add_argument("--identifier", help="identifier columns (removed from the release), comma-separated")
-    p.add_argument("--hierarchy", action="append", metavar="COL=FILE",
-                   help="ARX hierarchy CSV for a quasi-identifier (repeatable)")
+    p.add_argument(
+        "--hierarchy",
+        action="append",
+        metavar="COL=FILE",
+        help="ARX hierarchy CSV for a quasi-identifier (repeatable)",
+    )
     p.add_argument("--k", type=int, help="k of k-anonymity")
-    p.add_argument("--suppression-limit", type=float, metavar="FRACTION",
-                   help="largest share of records that may be suppressed, 0 to 1")
+    p.add_argument(
+        "--suppression-limit",
+        type=float,
+        metavar="FRACTION",
+        help="largest share of records that may be suppressed, 0 to 1",
+    )
     p.add_argument("--metric", help="dm, dm-star, cavg, precision, height or entropy")
     p.add_argument("--output", help="where to write the release (.csv, .tsv, .xlsx, .parquet)")
     p.add_argument("--output-delimiter", help="delimiter of a CSV release (default ',')")
@@ -298,14 +372,19 @@ def _add_config_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", metavar="R.json", help="write a JSON report")
     p.add_argument("--report-html", metavar="R.html", help="write the de-identification report as HTML")
     p.add_argument("--report-pdf", metavar="R.pdf", help="write the de-identification report as PDF")
-    p.add_argument("--drop-suppressed", action="store_true",
-                   help="drop suppressed records instead of masking their quasi-identifiers with *")
+    p.add_argument(
+        "--drop-suppressed",
+        action="store_true",
+        help="drop suppressed records instead of masking their quasi-identifiers with *",
+    )
     p.add_argument("--shuffle", type=int, metavar="SEED", help="shuffle the release's rows with this seed")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m kanon_engine",
-                                     description="k-anonymity by generalization and suppression (kanon engine).")
+    parser = argparse.ArgumentParser(
+        prog="python -m kanon_engine",
+        description="k-anonymity by generalization and suppression (kanon engine).",
+    )
     parser.add_argument("--version", action="version", version=f"kanon {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -330,10 +409,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--c", type=float, default=2.0, help="c of recursive (c,l)-diversity")
     p.add_argument("--t", type=float, help="t of t-closeness (on the sensitive attribute)")
     p.add_argument("--t-distance", default="equal", choices=("equal", "ordered", "hierarchical"))
-    p.add_argument("--protect", dest="l_sensitive", metavar="COLUMN",
-                   help="the sensitive attribute l-diversity / t-closeness protect (when several are sensitive)")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="an algorithm-specific parameter (e.g. summary=mean for Mondrian)")
+    p.add_argument(
+        "--protect",
+        dest="l_sensitive",
+        metavar="COLUMN",
+        help="the sensitive attribute l-diversity / t-closeness protect (when several are sensitive)",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="an algorithm-specific parameter (e.g. summary=mean for Mondrian)",
+    )
     p.add_argument("--verbose", "-v", action="store_true", help="print progress on stderr")
     p.set_defaults(func=cmd_anonymize)
 

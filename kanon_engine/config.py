@@ -3,9 +3,10 @@ CLI flags and the GUI's forms (one spec per parameter, so validation and message
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
@@ -48,7 +49,12 @@ class ParamSpec:
                     raise ValueError
         except (TypeError, ValueError):
             raise ConfigError(self._expectation(value), where=self.name) from None
-        if self.minimum is not None and value < self.minimum or self.maximum is not None and value > self.maximum:
+        if (
+            self.minimum is not None
+            and value < self.minimum
+            or self.maximum is not None
+            and value > self.maximum
+        ):
             raise ConfigError(self._expectation(value), where=self.name)
         return value
 
@@ -88,19 +94,24 @@ class AnonymizationConfig:
         object.__setattr__(self, "hierarchies", MappingProxyType(dict(self.hierarchies)))
         object.__setattr__(self, "sensitive_hierarchies", MappingProxyType(dict(self.sensitive_hierarchies)))
         roles: dict[str, str] = {}
-        for role, cols in (("identifier", self.identifiers), ("quasi-identifier", self.quasi_identifiers),
-                           ("sensitive", self.sensitive)):
+        for role, cols in (
+            ("identifier", self.identifiers),
+            ("quasi-identifier", self.quasi_identifiers),
+            ("sensitive", self.sensitive),
+        ):
             for c in cols:
                 if c in roles:
                     raise ConfigError(
                         f"The column '{c}' is marked both {roles[c]} and {role}.",
-                        hint="Give every column one role.", where=c,
+                        hint="Give every column one role.",
+                        where=c,
                     )
                 roles[c] = role
         if not self.quasi_identifiers:
             raise ConfigError(
                 "No quasi-identifier was chosen.",
-                hint="Mark the columns an outsider could know (age, sex, postcode, dates) as quasi-identifiers.",
+                hint="Mark the columns an outsider could know (age, sex, postcode, dates) as "
+                "quasi-identifiers.",
                 where="roles",
             )
         if not any(isinstance(m, KAnonymity) for m in self.models):
@@ -141,26 +152,68 @@ class AnonymizationConfig:
 
 # Parameter specs of the privacy models, for the CLI and the GUI form.
 MODEL_PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec("k", "k", "int", 5, "Each person must share their quasi-identifier values with at least k-1 others.",
-              minimum=2, presets=(2, 5, 10, 20, 50)),
-    ParamSpec("l", "l", "float", None, "Each group must hold at least l well-represented values of the "
-              "sensitive attribute (l-diversity); empty to skip.", minimum=1.0, presets=(2, 3, 5)),
-    ParamSpec("l_variant", "l-diversity variant", "choice", "distinct",
-              "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
-              "value is not too dominant (needs c).", choices=("distinct", "entropy", "recursive")),
-    ParamSpec("c", "c (recursive l-diversity)", "float", 2.0, "The c of recursive (c,l)-diversity.", minimum=0.0),
-    ParamSpec("t", "t", "float", None, "The sensitive values in each group must be distributed within distance t "
-              "of the whole table's (t-closeness); empty to skip.", minimum=0.0, maximum=1.0,
-              presets=(0.1, 0.2, 0.3)),
-    ParamSpec("t_distance", "t-closeness distance", "choice", "equal",
-              "equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy.",
-              choices=("equal", "ordered", "hierarchical")),
+    ParamSpec(
+        "k",
+        "k",
+        "int",
+        5,
+        "Each person must share their quasi-identifier values with at least k-1 others.",
+        minimum=2,
+        presets=(2, 5, 10, 20, 50),
+    ),
+    ParamSpec(
+        "l",
+        "l",
+        "float",
+        None,
+        "Each group must hold at least l well-represented values of the "
+        "sensitive attribute (l-diversity); empty to skip.",
+        minimum=1.0,
+        presets=(2, 3, 5),
+    ),
+    ParamSpec(
+        "l_variant",
+        "l-diversity variant",
+        "choice",
+        "distinct",
+        "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
+        "value is not too dominant (needs c).",
+        choices=("distinct", "entropy", "recursive"),
+    ),
+    ParamSpec(
+        "c", "c (recursive l-diversity)", "float", 2.0, "The c of recursive (c,l)-diversity.", minimum=0.0
+    ),
+    ParamSpec(
+        "t",
+        "t",
+        "float",
+        None,
+        "The sensitive values in each group must be distributed within distance t "
+        "of the whole table's (t-closeness); empty to skip.",
+        minimum=0.0,
+        maximum=1.0,
+        presets=(0.1, 0.2, 0.3),
+    ),
+    ParamSpec(
+        "t_distance",
+        "t-closeness distance",
+        "choice",
+        "equal",
+        "equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy.",
+        choices=("equal", "ordered", "hierarchical"),
+    ),
 )
 
 
-def build_models(k: int, sensitive: str | None = None, l: float | None = None,  # noqa: E741
-                 l_variant: str = "distinct", c: float = 2.0, t: float | None = None,
-                 t_distance: str = "equal") -> tuple[PrivacyModel, ...]:
+def build_models(
+    k: int,
+    sensitive: str | None = None,
+    l: float | None = None,  # noqa: E741
+    l_variant: str = "distinct",
+    c: float = 2.0,
+    t: float | None = None,
+    t_distance: str = "equal",
+) -> tuple[PrivacyModel, ...]:
     """Privacy models from the flat parameters of the CLI / GUI form."""
     from kanon_engine.privacy.models import (
         DistinctLDiversity,
@@ -178,8 +231,9 @@ def build_models(k: int, sensitive: str | None = None, l: float | None = None,  
         elif l_variant == "recursive":
             models.append(RecursiveCLDiversity(c, l, sensitive))
         else:
-            raise ConfigError(f"l-variant must be distinct, entropy or recursive; got '{l_variant}'.",
-                              where="l-variant")
+            raise ConfigError(
+                f"l-variant must be distinct, entropy or recursive; got '{l_variant}'.", where="l-variant"
+            )
     if t is not None:
         models.append(TCloseness(t, sensitive, t_distance))
     return tuple(models)

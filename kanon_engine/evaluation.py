@@ -14,6 +14,7 @@ import numpy as np
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import (
+    CompositeLayout,
     FrequencySet,
     NodeClasses,
     base_frequency_set,
@@ -47,8 +48,10 @@ class NodeEvaluation:
 def suppression_allowance(n_rows: int, limit: float) -> int:
     """Records that may be suppressed for a limit given as a fraction of the records."""
     if not 0 <= limit <= 1:
-        raise ConfigError(f"The suppression limit must be a fraction between 0 and 1; got {limit}.",
-                          where="suppression-limit")
+        raise ConfigError(
+            f"The suppression limit must be a fraction between 0 and 1; got {limit}.",
+            where="suppression-limit",
+        )
     return int(np.floor(limit * n_rows + 1e-9))
 
 
@@ -58,8 +61,13 @@ class NodeEvaluator:
     ``max_suppressed`` is the number of records that may be suppressed (MaxSup, Samarati 2001).
     """
 
-    def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], max_suppressed: int,
-                 cache_bytes: int = 256 << 20) -> None:
+    def __init__(
+        self,
+        enc: EncodedTable,
+        models: tuple[PrivacyModel, ...],
+        max_suppressed: int,
+        cache_bytes: int = 256 << 20,
+    ) -> None:
         if not any(isinstance(m, KAnonymity) for m in models):
             raise ConfigError("Every run needs k-anonymity (k >= 2) among its privacy models.", where="k")
         for m in models:
@@ -78,7 +86,7 @@ class NodeEvaluator:
         self.max_suppressed = int(max_suppressed)
         self.monotone = all_monotone(self.models, self.max_suppressed > 0)
         self.combos = sensitive_combos(enc)
-        self.base = base_frequency_set(enc, self.combos)
+        self.base = base_frequency_set(enc, self.combos, CompositeLayout(enc))
         self.checks = 0
         self._entries: list[FrequencySet] = []
         self._keys = np.zeros((64, enc.n_qi), dtype=np.int64)

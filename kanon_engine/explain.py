@@ -1,4 +1,4 @@
-""""Why is this record unsafe?": the values that make a record rare, and the least generalization that
+""" "Why is this record unsafe?": the values that make a record rare, and the least generalization that
 would hide it.
 
 For a record of the original table we report
@@ -46,8 +46,12 @@ class AttributeRarity:
     class_size_without: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"attribute": self.attribute, "value": self.value,
-                "records_with_value": self.records_with_value, "class_size_without": self.class_size_without}
+        return {
+            "attribute": self.attribute,
+            "value": self.value,
+            "records_with_value": self.records_with_value,
+            "class_size_without": self.class_size_without,
+        }
 
 
 @dataclass(frozen=True)
@@ -83,8 +87,10 @@ class Explanation:
         v = self.values
         combo = ", ".join(f"{q} = {v[q]}" for q in v)
         if self.safe:
-            out = [f"Record {self.row + 1} ({combo}) shares these values with {self.class_size - 1} other "
-                   f"records, so it is in a group of at least k = {self.k}."]
+            out = [
+                f"Record {self.row + 1} ({combo}) shares these values with {self.class_size - 1} other "
+                f"records, so it is in a group of at least k = {self.k}."
+            ]
         else:
             others = self.class_size - 1
             if others == 0:
@@ -94,34 +100,58 @@ class Explanation:
             out = [f"Record {self.row + 1} ({combo}) is unsafe: {who}, fewer than k - 1 = {self.k - 1}."]
             rare_alone = [a for a in self.attributes if a.records_with_value < self.k]
             if rare_alone:
-                out.append("On its own, " + "; ".join(
-                    f"{a.attribute} = {a.value} is shared by only {a.records_with_value} record(s)"
-                    for a in rare_alone) + ".")
+                out.append(
+                    "On its own, "
+                    + "; ".join(
+                        f"{a.attribute} = {a.value} is shared by only {a.records_with_value} record(s)"
+                        for a in rare_alone
+                    )
+                    + "."
+                )
             else:
                 rarest = sorted(self.attributes, key=lambda a: a.records_with_value)[:3]
-                out.append("Each value on its own is common (the rarest: " + ", ".join(
-                    f"{a.attribute} = {a.value} in {a.records_with_value} records" for a in rarest)
-                    + "); it is their combination that is rare.")
+                out.append(
+                    "Each value on its own is common (the rarest: "
+                    + ", ".join(
+                        f"{a.attribute} = {a.value} in {a.records_with_value} records" for a in rarest
+                    )
+                    + "); it is their combination that is rare."
+                )
             culprits = self.culprits()
             for a in self.attributes:
                 if a.attribute in culprits:
-                    out.append(f"Without {a.attribute} it would share its values with "
-                               f"{a.class_size_without - 1} other records.")
+                    out.append(
+                        f"Without {a.attribute} it would share its values with "
+                        f"{a.class_size_without - 1} other records."
+                    )
         if self.levels is not None and not self.safe:
             changed = {q: lv for q, lv in self.levels.items() if lv > 0}
-            shown = ", ".join(f"{q} as {self.generalized_values[q]}" for q in changed) if \
-                self.generalized_values else ""
-            out.append(f"The smallest generalization that hides it ({sum(changed.values())} step(s): "
-                       f"{shown}) puts it in a group of {self.class_size_generalized} records.")
+            shown = (
+                ", ".join(f"{q} as {self.generalized_values[q]}" for q in changed)
+                if self.generalized_values
+                else ""
+            )
+            out.append(
+                f"The smallest generalization that hides it ({sum(changed.values())} step(s): "
+                f"{shown}) puts it in a group of {self.class_size_generalized} records."
+            )
         out.extend(self.notes)
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"row": self.row, "k": self.k, "class_size": self.class_size, "safe": self.safe,
-                "values": self.values, "attributes": [a.to_dict() for a in self.attributes],
-                "levels": self.levels, "generalized_values": self.generalized_values,
-                "class_size_generalized": self.class_size_generalized, "height": self.height,
-                "explanation": self.sentences()}
+        return {
+            "row": self.row,
+            "k": self.k,
+            "class_size": self.class_size,
+            "safe": self.safe,
+            "values": self.values,
+            "attributes": [a.to_dict() for a in self.attributes],
+            "levels": self.levels,
+            "generalized_values": self.generalized_values,
+            "class_size_generalized": self.class_size_generalized,
+            "height": self.height,
+            "explanation": self.sentences(),
+        }
 
 
 class RecordExplainer:
@@ -179,22 +209,38 @@ class RecordExplainer:
         for q in range(e.n_qi):
             others = np.delete(join, q, axis=0)
             without = (others == 0).all(axis=0) if len(others) else np.ones(join.shape[1], dtype=bool)
-            rarities.append(AttributeRarity(qi[q], values[qi[q]], int(self._counts[join[q] == 0].sum()),
-                                            int(self._counts[without].sum())))
+            rarities.append(
+                AttributeRarity(
+                    qi[q],
+                    values[qi[q]],
+                    int(self._counts[join[q] == 0].sum()),
+                    int(self._counts[without].sum()),
+                )
+            )
         rarities.sort(key=lambda a: (-a.class_size_without, a.records_with_value))
         if class_size >= k:
             return Explanation(row, k, class_size, values, tuple(rarities))
         if self._grid_size > MAX_GRID_NODES:
-            note = (f"The lattice has {self._grid_size:,} generalizations, too many to search for the "
-                    "smallest one that hides this record.",)
+            note = (
+                f"The lattice has {self._grid_size:,} generalizations, too many to search for the "
+                "smallest one that hides this record.",
+            )
             return Explanation(row, k, class_size, values, tuple(rarities), notes=note)
         grid = self.class_size_grid(join)
         flat = grid.reshape(-1)
         ok = np.flatnonzero(flat >= k)
         if not len(ok):
-            return Explanation(row, k, class_size, values, tuple(rarities), notes=(
-                f"Even the most general transformation leaves it in a group smaller than {k}; only "
-                "suppression can hide it.",))
+            return Explanation(
+                row,
+                k,
+                class_size,
+                values,
+                tuple(rarities),
+                notes=(
+                    f"Even the most general transformation leaves it in a group smaller than {k}; only "
+                    "suppression can hide it.",
+                ),
+            )
         levels_all = np.stack(np.unravel_index(ok, grid.shape), axis=1)
         heights = levels_all.sum(axis=1)
         best_h = heights.min()
@@ -203,8 +249,9 @@ class RecordExplainer:
         lv = levels_all[pick]
         levels = {q: int(x) for q, x in zip(qi, lv)}
         gen = {q: str(e.hierarchies[i].matrix[e.codes[i, row], int(lv[i])]) for i, q in enumerate(qi)}
-        return Explanation(row, k, class_size, values, tuple(rarities), levels, gen, int(flat[ok[pick]]),
-                           int(best_h))
+        return Explanation(
+            row, k, class_size, values, tuple(rarities), levels, gen, int(flat[ok[pick]]), int(best_h)
+        )
 
     def class_size_grid(self, join: np.ndarray) -> np.ndarray:
         """The record's class size at every lattice node, as an array shaped by the levels."""

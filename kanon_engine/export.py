@@ -64,10 +64,10 @@ def neutralize_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
         if not (pd.api.types.is_object_dtype(col) or pd.api.types.is_string_dtype(col)):
             continue
         text = col.astype(object)
-        is_str = text.map(lambda v: isinstance(v, str)) if text.dtype == object else text.notna()
-        s = text.where(is_str, "").astype(str)
+        present = text.notna()  # cells are text (a release holds strings); missing cells stay missing
+        s = text.where(present, "").astype(str)
         risky = s.str[:1].isin(FORMULA_STARTS) & ~s.str.fullmatch(pattern).fillna(False).astype(bool)
-        risky &= is_str.astype(bool)
+        risky &= present
         n = int(risky.sum())
         if n:
             text = text.copy()
@@ -83,9 +83,12 @@ def csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = False) -> b
     feed **or a carriage return** (Python's csv module leaves a lone CR unquoted when the line end is
     ``\\n``, and every reader then breaks the row there), lines ending in ``\\n``, missing cells empty.
     Built column by column with pandas string operations (no loop per row)."""
-    if len(delimiter) != 1 or delimiter in "\"\r\n":
-        raise DataError(f"The delimiter must be one character other than a quote or a line break; got "
-                        f"{delimiter!r}.", hint="Use ',', ';', a tab or '|'.", where="delimiter")
+    if len(delimiter) != 1 or delimiter in '"\r\n':
+        raise DataError(
+            f"The delimiter must be one character other than a quote or a line break; got {delimiter!r}.",
+            hint="Use ',', ';', a tab or '|'.",
+            where="delimiter",
+        )
     special = "[" + "".join(re.escape(c) for c in (delimiter, '"', "\n", "\r")) + "]"
 
     def quoted(values: pd.Series) -> pd.Series:
@@ -141,8 +144,9 @@ def pseudonym(value: str, key: bytes) -> str:
     return hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def pseudonymize_identifiers(frame: pd.DataFrame, columns: list[str] | tuple[str, ...], key: bytes
-                             ) -> pd.DataFrame:
+def pseudonymize_identifiers(
+    frame: pd.DataFrame, columns: list[str] | tuple[str, ...], key: bytes
+) -> pd.DataFrame:
     """A copy of ``frame`` whose ``columns`` hold keyed pseudonyms instead of the identifiers.
 
     Equal identifiers get equal pseudonyms (so a patient's rows stay linkable), missing stays missing.
@@ -164,44 +168,42 @@ def pseudonymize_identifiers(frame: pd.DataFrame, columns: list[str] | tuple[str
 def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
     """One row per input record, in input order, suppressed records masked with ``*``.
 
-    Undoes the run's own shuffle (``config.shuffle_seed``, the permutation ``release.py`` applies) and
-    restores dropped suppressed rows from the input, so an export can choose drop/mask/shuffle freshly.
+    Undoes the run's own drop and shuffle with ``result.release_rows`` (the input row of every release
+    row) and restores dropped suppressed rows masked, so an export can choose drop/mask/shuffle freshly.
     Checked against the input's untouched columns; a DataError if the release does not line up.
     """
     cfg: AnonymizationConfig = result.config
-    rel = result.release
+    rel = result.release.reset_index(drop=True)
     n = result.records
     kept = np.flatnonzero(result.row_class >= 0)
-    if cfg.shuffle_seed is not None:
-        perm = np.random.default_rng(cfg.shuffle_seed).permutation(len(rel))
-        rel = rel.iloc[np.argsort(perm)]
-    rel = rel.reset_index(drop=True)
-    if len(rel) == n:
-        full = rel
-    elif len(rel) == len(kept):
-        masked_cols = set(cfg.quasi_identifiers) | {c for c in rel.columns if c not in table.frame.columns}
-        full = pd.DataFrame(index=pd.RangeIndex(n))
-        for c in rel.columns:
-            if c in masked_cols:
-                col = pd.Series(ROOT, index=full.index, dtype=object)
-            else:
-                col = table.frame[c].astype(object).reset_index(drop=True).copy()
-            col.iloc[kept] = rel[c].astype(object).to_numpy()
-            full[c] = col
-    else:
+    rows = result.release_rows
+    if len(rows) != len(rel):
         raise DataError(
             f"The release has {len(rel)} rows, which matches neither the {n} input records nor the "
-            f"{len(kept)} unsuppressed ones.", hint="Run the anonymization again before exporting.",
-            where="release")
+            f"{len(kept)} unsuppressed ones.",
+            hint="Run the anonymization again before exporting.",
+            where="release",
+        )
+    masked_cols = set(cfg.quasi_identifiers) | {c for c in rel.columns if c not in table.frame.columns}
+    full = pd.DataFrame(index=pd.RangeIndex(n))
+    for c in rel.columns:
+        if c in masked_cols:
+            col = pd.Series(ROOT, index=full.index, dtype=object)
+        else:
+            col = table.frame[c].astype(object).reset_index(drop=True).copy()
+        col.iloc[rows] = rel[c].astype(object).to_numpy()
+        full[c] = col
     untouched = [c for c in full.columns if c in table.frame.columns and c not in cfg.quasi_identifiers]
     if untouched:
         a = full[untouched].iloc[kept].astype(object).reset_index(drop=True)
         b = table.frame[untouched].iloc[kept].astype(object).reset_index(drop=True)
         same = (a == b) | (a.isna() & b.isna())
         if not bool(same.to_numpy().all()):
-            raise DataError("The release does not line up with the loaded table (different rows).",
-                            hint="Run the anonymization again on this table before exporting.",
-                            where="release")
+            raise DataError(
+                "The release does not line up with the loaded table (different rows).",
+                hint="Run the anonymization again on this table before exporting.",
+                where="release",
+            )
     return full
 
 
@@ -221,8 +223,9 @@ class ExportOptions:
 
     def __post_init__(self) -> None:
         if self.suppressed not in (None, "mask", "drop"):
-            raise ConfigError(f"Suppressed records are masked or dropped; got '{self.suppressed}'.",
-                              where="suppressed")
+            raise ConfigError(
+                f"Suppressed records are masked or dropped; got '{self.suppressed}'.", where="suppressed"
+            )
 
 
 @dataclass(frozen=True)
@@ -241,10 +244,19 @@ class ExportSummary:
     pseudonymized: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "file": self.path.name, "format": self.format, "rows": self.rows,
-                "columns": list(self.columns), "sha256": self.sha256, "suppressed_rows": self.suppressed_rows,
-                "dropped_rows": self.dropped_rows, "shuffled": self.shuffled,
-                "neutralized_cells": self.neutralized_cells, "pseudonymized": list(self.pseudonymized)}
+        return {
+            "path": str(self.path),
+            "file": self.path.name,
+            "format": self.format,
+            "rows": self.rows,
+            "columns": list(self.columns),
+            "sha256": self.sha256,
+            "suppressed_rows": self.suppressed_rows,
+            "dropped_rows": self.dropped_rows,
+            "shuffled": self.shuffled,
+            "neutralized_cells": self.neutralized_cells,
+            "pseudonymized": list(self.pseudonymized),
+        }
 
 
 def sha256_file(path: str | Path) -> str:
@@ -256,15 +268,19 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def prepare_release(table: Table, result: Any, options: ExportOptions = ExportOptions()
-                    ) -> tuple[pd.DataFrame, dict[str, Any]]:
+def prepare_release(
+    table: Table, result: Any, options: ExportOptions = ExportOptions()
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The frame an export writes (before formula neutralization) and facts about it."""
     cfg: AnonymizationConfig = result.config
     frame = release_in_input_order(table, result)
     pseudonymized: tuple[str, ...] = ()
     if options.pseudonymize_key is not None and cfg.identifiers:
-        ids = pseudonymize_identifiers(table.frame[list(cfg.identifiers)].reset_index(drop=True),
-                                       list(cfg.identifiers), options.pseudonymize_key)
+        ids = pseudonymize_identifiers(
+            table.frame[list(cfg.identifiers)].reset_index(drop=True),
+            list(cfg.identifiers),
+            options.pseudonymize_key,
+        )
         order = [c for c in table.frame.columns if c in frame.columns or c in cfg.identifiers]
         frame = pd.concat([frame, ids], axis=1)[order + [c for c in frame.columns if c not in order]]
         pseudonymized = tuple(cfg.identifiers)
@@ -282,14 +298,22 @@ def prepare_release(table: Table, result: Any, options: ExportOptions = ExportOp
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         frame = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
     frame = frame.reset_index(drop=True)
-    facts = {"suppressed_rows": 0 if drop else int(suppressed.sum()),
-             "dropped_rows": int(suppressed.sum()) if drop else 0, "shuffled": bool(shuffle),
-             "pseudonymized": pseudonymized}
+    facts = {
+        "suppressed_rows": 0 if drop else int(suppressed.sum()),
+        "dropped_rows": int(suppressed.sum()) if drop else 0,
+        "shuffled": bool(shuffle),
+        "pseudonymized": pseudonymized,
+    }
     return frame, facts
 
 
-def export_release(table: Table, result: Any, path: str | Path, options: ExportOptions = ExportOptions(),
-                   project_path: str | Path | None = None) -> ExportSummary:
+def export_release(
+    table: Table,
+    result: Any,
+    path: str | Path,
+    options: ExportOptions = ExportOptions(),
+    project_path: str | Path | None = None,
+) -> ExportSummary:
     """Write the release to ``path`` (CSV/TSV/XLSX/Parquet) atomically and return what was written."""
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
@@ -299,9 +323,18 @@ def export_release(table: Table, result: Any, path: str | Path, options: ExportO
     if options.neutralize_formulas and fmt in ("csv", "tsv", "xlsx"):
         frame, changed = neutralize_formulas(frame)
     _write(frame, path, fmt, options.delimiter, options.bom)
-    return ExportSummary(path, fmt, int(len(frame)), tuple(str(c) for c in frame.columns), sha256_file(path),
-                         facts["suppressed_rows"], facts["dropped_rows"], facts["shuffled"], changed,
-                         facts["pseudonymized"])
+    return ExportSummary(
+        path,
+        fmt,
+        int(len(frame)),
+        tuple(str(c) for c in frame.columns),
+        sha256_file(path),
+        facts["suppressed_rows"],
+        facts["dropped_rows"],
+        facts["shuffled"],
+        changed,
+        facts["pseudonymized"],
+    )
 
 
 # --- value mapping and hierarchies --------------------------------------------------------------------
@@ -335,8 +368,14 @@ def value_mapping(table: Table, result: Any) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def export_value_mapping(table: Table, result: Any, path: str | Path, delimiter: str = ",", bom: bool = False,
-                         project_path: str | Path | None = None) -> Path:
+def export_value_mapping(
+    table: Table,
+    result: Any,
+    path: str | Path,
+    delimiter: str = ",",
+    bom: bool = False,
+    project_path: str | Path | None = None,
+) -> Path:
     """Write :func:`value_mapping` as CSV (formula-neutralized), atomically."""
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
@@ -350,8 +389,12 @@ def _safe_name(column: str) -> str:
     return name or "column"
 
 
-def export_hierarchies(config: AnonymizationConfig, folder: str | Path, prefix: str = "hierarchy_",
-                       inputs: list[str | Path | None] | tuple[str | Path | None, ...] = ()) -> list[Path]:
+def export_hierarchies(
+    config: AnonymizationConfig,
+    folder: str | Path,
+    prefix: str = "hierarchy_",
+    inputs: list[str | Path | None] | tuple[str | Path | None, ...] = (),
+) -> list[Path]:
     """Write every quasi-identifier's hierarchy as an ARX CSV file (``;``-separated) into ``folder``.
 
     Files are named ``<prefix><column>.csv``; ``inputs`` (the data, project and hierarchy files the
@@ -359,8 +402,9 @@ def export_hierarchies(config: AnonymizationConfig, folder: str | Path, prefix: 
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise DataError(f"The folder {folder} does not exist.", hint="Create it or choose another one.",
-                        where=str(folder))
+        raise DataError(
+            f"The folder {folder} does not exist.", hint="Create it or choose another one.", where=str(folder)
+        )
     written = []
     for q in config.quasi_identifiers:
         target = folder / f"{prefix}{_safe_name(q)}.csv"

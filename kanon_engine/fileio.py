@@ -232,7 +232,21 @@ def _write_text(df: pd.DataFrame, path: Path, delimiter: str, encoding: str, bom
             f"'{encoding}' is not a text encoding this program knows.", hint="Use utf-8.", where=encoding
         ) from None
     buf = io.StringIO()
-    df.to_csv(buf, sep=delimiter, index=False, na_rep="", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    # Python 3.11's csv quotes a field holding \n but not one holding a lone \r, which would break the row
+    # on reading: in that rare case every field is quoted (same values, read back identically).
+    has_cr = any(
+        df[c].astype(object).map(lambda v: isinstance(v, str) and "\r" in v).any()
+        for c in df.columns
+        if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])
+    )
+    df.to_csv(
+        buf,
+        sep=delimiter,
+        index=False,
+        na_rep="",
+        lineterminator="\n",
+        quoting=csv.QUOTE_ALL if has_cr else csv.QUOTE_MINIMAL,
+    )
     try:
         data = buf.getvalue().encode(enc)
     except UnicodeEncodeError as err:

@@ -75,10 +75,14 @@ class Lattice:
         """Per attribute and level: masks of the nodes at >= / <= that level (an AND of them is an upset)."""
         if self._ge is None:
             lv = self.levels
-            self._ge = [np.ascontiguousarray(lv[:, None, a] >= np.arange(m + 1)[None, :]).T.copy()
-                        for a, m in enumerate(self.max_levels)]
-            self._le = [np.ascontiguousarray(lv[:, None, a] <= np.arange(m + 1)[None, :]).T.copy()
-                        for a, m in enumerate(self.max_levels)]
+            self._ge = [
+                np.ascontiguousarray(lv[:, None, a] >= np.arange(m + 1)[None, :]).T.copy()
+                for a, m in enumerate(self.max_levels)
+            ]
+            self._le = [
+                np.ascontiguousarray(lv[:, None, a] <= np.arange(m + 1)[None, :]).T.copy()
+                for a, m in enumerate(self.max_levels)
+            ]
         return self._ge, self._le
 
     def upset(self, index: int) -> np.ndarray:

@@ -83,8 +83,11 @@ def _mask_regex(label: str) -> str | None:
     return "".join("." if ch == "*" else re.escape(ch) for ch in label)
 
 
-def value_matches(known: Sequence[Any] | np.ndarray, released: Sequence[Any] | np.ndarray,
-                  hierarchy: Hierarchy | None = None) -> np.ndarray:
+def value_matches(
+    known: Sequence[Any] | np.ndarray,
+    released: Sequence[Any] | np.ndarray,
+    hierarchy: Hierarchy | None = None,
+) -> np.ndarray:
     """Boolean matrix ``(len(known), len(released))``: may the released value stand for the known one?
 
     ``known`` and ``released`` are distinct values of one column (the rules are in the module docstring).
@@ -199,12 +202,15 @@ class Combos:
         return int(len(self.counts))
 
 
-def match_blocks(known: Combos, released: Combos, hierarchies: Sequence[Hierarchy | None]
-                 ) -> Iterator[tuple[slice, np.ndarray]]:
+def match_blocks(
+    known: Combos, released: Combos, hierarchies: Sequence[Hierarchy | None]
+) -> Iterator[tuple[slice, np.ndarray]]:
     """Blocks ``(rows of known combos, bool matrix known-block x released combos)`` of full matches."""
     # per column: known value x released combination (the combination's value in that column)
-    per_column = [value_matches(kv, rv, h)[:, released.codes[q]]
-                  for q, (kv, rv, h) in enumerate(zip(known.values, released.values, hierarchies))]
+    per_column = [
+        value_matches(kv, rv, h)[:, released.codes[q]]
+        for q, (kv, rv, h) in enumerate(zip(known.values, released.values, hierarchies))
+    ]
     step = max(1, _BLOCK_CELLS // max(released.n, 1))
     for start in range(0, known.n, step):
         block = slice(start, min(start + step, known.n))
@@ -214,8 +220,9 @@ def match_blocks(known: Combos, released: Combos, hierarchies: Sequence[Hierarch
         yield block, m
 
 
-def _single_match_counts(kc: Combos, rc: Combos, hs: Sequence[Hierarchy | None]
-                         ) -> tuple[np.ndarray, np.ndarray] | None:
+def _single_match_counts(
+    kc: Combos, rc: Combos, hs: Sequence[Hierarchy | None]
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Hash-join fast path (per combination counts), or None when it does not apply.
 
     It applies when, leaving aside released rows that are ``*`` in every column (they match everyone),
@@ -236,12 +243,13 @@ def _single_match_counts(kc: Combos, rc: Combos, hs: Sequence[Hierarchy | None]
         compat = value_matches(kv, rv, h) & used[None, :]
         if (compat.sum(axis=1) > 1).any():
             return None
-        matched[q] = np.where(compat.any(axis=1), compat.argmax(axis=1), -1)
+        per_value = np.where(compat.any(axis=1), compat.argmax(axis=1), -1)
+        matched[q] = per_value[kc.codes[q]]
     sizes = [len(rv) + 1 for rv in rc.values]
     none = [np.where(matched[q] >= 0, matched[q], sizes[q] - 1) for q in range(n_cols)]  # "no match" code
     rel_key, _ = group_columns([np.concatenate([rc.codes[q, rest], none[q]]) for q in range(n_cols)], sizes)
     ok = (matched >= 0).all(axis=0)
-    rel_ids, known_ids = rel_key[: len(rest)], rel_key[len(rest):]
+    rel_ids, known_ids = rel_key[: len(rest)], rel_key[len(rest) :]
     slot = pd.Index(rel_ids).get_indexer(known_ids)  # release combos are distinct, so keys are unique
     hit = ok & (slot >= 0)
     n_star = int(rc.counts[all_star].sum())
@@ -253,8 +261,12 @@ def _single_match_counts(kc: Combos, rc: Combos, hs: Sequence[Hierarchy | None]
     return per_known, per_released
 
 
-def count_matches(known: pd.DataFrame, released: pd.DataFrame, columns: Sequence[str],
-                  hierarchies: Mapping[str, Hierarchy] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def count_matches(
+    known: pd.DataFrame,
+    released: pd.DataFrame,
+    columns: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """For every row of ``known``: how many rows of ``released`` match it on ``columns``; and for every
     row of ``released``: how many rows of ``known`` it matches (the population size of its class)."""
     hs = [(hierarchies or {}).get(c) for c in columns]
@@ -300,8 +312,13 @@ class LinkageSide:
         return int(m.min()) if len(m) else 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "people_matched": self.matched, "people_singled_out": self.singled_out,
-                "people_unmatched": self.unmatched, "smallest_candidate_group": self.smallest_group}
+        return {
+            "table": self.table,
+            "people_matched": self.matched,
+            "people_singled_out": self.singled_out,
+            "people_unmatched": self.unmatched,
+            "smallest_candidate_group": self.smallest_group,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -316,17 +333,22 @@ class LinkageResult:
     def summary(self) -> str:
         """One plain sentence for the report and the GUI."""
         on = ", ".join(self.columns)
-        text = (f"Joining an outside list of {self.external_records} people with the original data on {on} "
-                f"singles out {self.before.singled_out} of them")
+        text = (
+            f"Joining an outside list of {self.external_records} people with the original data on {on} "
+            f"singles out {self.before.singled_out} of them"
+        )
         if self.after is None:
             return text + "."
         return text + f"; with the release, {self.after.singled_out}."
 
     def to_dict(self) -> dict[str, Any]:
-        return {"columns": list(self.columns), "external_records": self.external_records,
-                "before": self.before.to_dict(),
-                "after": None if self.after is None else self.after.to_dict(),
-                "summary": self.summary()}
+        return {
+            "columns": list(self.columns),
+            "external_records": self.external_records,
+            "before": self.before.to_dict(),
+            "after": None if self.after is None else self.after.to_dict(),
+            "summary": self.summary(),
+        }
 
 
 def shared_columns(external: pd.DataFrame, quasi_identifiers: Sequence[str]) -> tuple[str, ...]:
@@ -335,9 +357,14 @@ def shared_columns(external: pd.DataFrame, quasi_identifiers: Sequence[str]) -> 
     return tuple(q for q in quasi_identifiers if q in cols)
 
 
-def linkage_attack(external: Any, original: Any, release: pd.DataFrame | None = None,
-                   columns: Sequence[str] | None = None, quasi_identifiers: Sequence[str] | None = None,
-                   hierarchies: Mapping[str, Hierarchy] | None = None) -> LinkageResult:
+def linkage_attack(
+    external: Any,
+    original: Any,
+    release: pd.DataFrame | None = None,
+    columns: Sequence[str] | None = None,
+    quasi_identifiers: Sequence[str] | None = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> LinkageResult:
     """Join the outside list ``external`` with ``original`` and with ``release`` on shared columns.
 
     ``columns`` defaults to the ``quasi_identifiers`` (or, without them, all columns of ``original``)
@@ -356,7 +383,8 @@ def linkage_attack(external: Any, original: Any, release: pd.DataFrame | None = 
             where="external",
         )
     for name, frame in (("outside list", ext), ("original data", orig)) + (
-            (("release", release),) if release is not None else ()):
+        (("release", release),) if release is not None else ()
+    ):
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise DataError(f"The {name} has no column '{missing[0]}' to join on.", where=missing[0])

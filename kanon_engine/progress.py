@@ -7,7 +7,7 @@ needed in the engine to support cancellation.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 ProgressCallback = Callable[[float, str], None]
 

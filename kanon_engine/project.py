@@ -56,12 +56,20 @@ class Project:
         if self.data_path is None:
             raise ConfigError("The project does not name a data file.", where="data")
         o = self.read_options
-        table = read_table(self.data_path, delimiter=o.delimiter, encoding=o.encoding,
-                           quotechar=o.quotechar, header=o.header, sheet=o.sheet)
+        table = read_table(
+            self.data_path,
+            delimiter=o.delimiter,
+            encoding=o.encoding,
+            quotechar=o.quotechar,
+            header=o.header,
+            sheet=o.sheet,
+        )
         warnings = []
         if self.data_sha256 and table.sha256 and table.sha256 != self.data_sha256:
-            warnings.append(f"The data file {self.data_path.name} has changed since the project was saved "
-                            "(its SHA-256 differs).")
+            warnings.append(
+                f"The data file {self.data_path.name} has changed since the project was saved "
+                "(its SHA-256 differs)."
+            )
         return table, warnings
 
     def config(self, table: Table) -> AnonymizationConfig:
@@ -74,7 +82,9 @@ class Project:
         hierarchies = {}
         for q in qi:
             h = self.hierarchies.get(q)
-            hierarchies[q] = h if h is not None else default_hierarchy(q, table.frame[q], table.column_types.get(q))
+            hierarchies[q] = (
+                h if h is not None else default_hierarchy(q, table.frame[q], table.column_types.get(q))
+            )
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
         return AnonymizationConfig(
             quasi_identifiers=qi,
@@ -108,8 +118,15 @@ class Project:
                 hier[col] = {"rows": h.rows()}
         return {
             "schema_version": SCHEMA_VERSION,
-            "data": {"path": rel(self.data_path), "sha256": self.data_sha256, "delimiter": o.delimiter,
-                     "encoding": o.encoding, "quotechar": o.quotechar, "header": o.header, "sheet": o.sheet},
+            "data": {
+                "path": rel(self.data_path),
+                "sha256": self.data_sha256,
+                "delimiter": o.delimiter,
+                "encoding": o.encoding,
+                "quotechar": o.quotechar,
+                "header": o.header,
+                "sheet": o.sheet,
+            },
             "roles": {c: r.value for c, r in self.roles.items()},
             "hierarchies": hier,
             "models": [m.to_dict() for m in self.models],
@@ -131,7 +148,9 @@ class Project:
             except ValueError:
                 raise ConfigError(
                     f"{source}: the role '{role}' of column '{col}' is unknown; use identifier, "
-                    "quasi-identifier, sensitive or insensitive.", where=col) from None
+                    "quasi-identifier, sensitive or insensitive.",
+                    where=col,
+                ) from None
         hierarchies: dict[str, Hierarchy] = {}
         files: dict[str, str] = {}
         for col, spec in (d.get("hierarchies") or {}).items():
@@ -152,9 +171,13 @@ class Project:
         return cls(
             data_path=data_path,
             data_sha256=data.get("sha256"),
-            read_options=ReadOptions(delimiter=data.get("delimiter"), encoding=data.get("encoding"),
-                                     quotechar=data.get("quotechar") or '"', header=data.get("header", True),
-                                     sheet=data.get("sheet")),
+            read_options=ReadOptions(
+                delimiter=data.get("delimiter"),
+                encoding=data.get("encoding"),
+                quotechar=data.get("quotechar") or '"',
+                header=data.get("header", True),
+                sheet=data.get("sheet"),
+            ),
             roles=roles,
             hierarchies=hierarchies,
             hierarchy_files=files,
@@ -182,8 +205,10 @@ class Project:
         except FileNotFoundError:
             raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
-                            where=str(path)) from None
+            raise DataError(
+                f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
+                where=str(path),
+            ) from None
         if not isinstance(d, dict):
             raise DataError(f"The project file {path.name} is not a kanon project.", where=str(path))
         return cls.from_dict(d, path.parent, path.name)
@@ -195,5 +220,8 @@ def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise ConfigError(
             f"{source} was written by a newer kanon (schema {version}); this version reads up to "
-            f"{SCHEMA_VERSION}.", hint="Update kanon to open it.", where="schema_version")
+            f"{SCHEMA_VERSION}.",
+            hint="Update kanon to open it.",
+            where="schema_version",
+        )
     return d

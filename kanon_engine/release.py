@@ -19,6 +19,14 @@ from kanon_engine.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT
 
 
+def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: AnonymizationConfig) -> np.ndarray:
+    """The input row of every release row: suppressed rows dropped when asked, then the shuffle applied."""
+    rows = np.flatnonzero(~suppressed_rows) if config.drop_suppressed else np.arange(n_rows)
+    if config.shuffle_seed is not None:
+        rows = rows[np.random.default_rng(config.shuffle_seed).permutation(len(rows))]
+    return rows
+
+
 def assemble_release(
     table: Table,
     config: AnonymizationConfig,
@@ -51,11 +59,9 @@ def assemble_release(
             out.insert(out.columns.get_loc(base) + 1, name, vals)
         else:
             out[name] = vals
-    if config.drop_suppressed:
-        out = out[~suppressed_rows]
-    if config.shuffle_seed is not None:
-        rng = np.random.default_rng(config.shuffle_seed)
-        out = out.iloc[rng.permutation(len(out))]
+    rows = release_row_order(len(out), suppressed_rows, config)
+    if not (len(rows) == len(out) and config.shuffle_seed is None):
+        out = out.iloc[rows]
     return out.reset_index(drop=True)
 
 
@@ -67,7 +73,7 @@ def row_classes(enc: EncodedTable, ev: NodeEvaluation) -> tuple[np.ndarray, np.n
     """
     levels = ev.levels
     cls = ev.classes
-    rep = cls.freq.rep[:, representatives(cls.row_class, cls.n_classes)]
+    rep = cls.freq.leaves()[:, representatives(cls.row_class, cls.n_classes)]
     sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
     cols = [
         np.concatenate([enc.level_maps[q][lv][rep[q]], enc.level_maps[q][lv][enc.codes[q]]])
@@ -76,7 +82,7 @@ def row_classes(enc: EncodedTable, ev: NodeEvaluation) -> tuple[np.ndarray, np.n
     ids, n_ids = group_columns(cols, sizes)
     class_of_id = np.full(n_ids, -1, dtype=np.int64)
     class_of_id[ids[: cls.n_classes]] = np.arange(cls.n_classes)
-    record_class = class_of_id[ids[cls.n_classes:]]
+    record_class = class_of_id[ids[cls.n_classes :]]
     suppressed = ~ev.passes[record_class]
     return record_class, suppressed
 

@@ -91,8 +91,11 @@ def _qi_treatment(table: Any, result: Any) -> dict[str, dict[str, Any]]:
             out[q] = {"treatment": "removed", "example": ROOT, "share": 1.0}
         else:
             changed = (rel != orig).to_numpy() if full is not None else np.ones(len(rel), dtype=bool)
-            out[q] = {"treatment": "generalized", "example": _example_label(rel[changed]),
-                      "share": float(changed.mean()) if len(changed) else 0.0}
+            out[q] = {
+                "treatment": "generalized",
+                "example": _example_label(rel[changed]),
+                "share": float(changed.mean()) if len(changed) else 0.0,
+            }
     return out
 
 
@@ -114,8 +117,9 @@ def _hierarchy_summary(config: Any, project: Any | None) -> list[dict[str, Any]]
         for j in range(1, h.depth):
             labels = h.level_codes[j][1]
             levels.append({"level": j, "groups": len(labels), "examples": [str(x) for x in labels[:3]]})
-        out.append({"attribute": q, "source": source, "values": len(h.values), "height": h.height,
-                    "levels": levels})
+        out.append(
+            {"attribute": q, "source": source, "values": len(h.values), "height": h.height, "levels": levels}
+        )
     return out
 
 
@@ -178,9 +182,11 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
                 shown.append(f"{q} (as groups such as “{ex}”)")
     m = int(risk_a["smallest_class"])
     if risk_a["records"] and shown:
-        out.append(f"Every person in the released file shares their {_join(shown)} with at least {m - 1} "
-                   f"other {'person' if m == 2 else 'people'} in the file, so nobody can be singled out by "
-                   "these values alone.")
+        out.append(
+            f"Every person in the released file shares their {_join(shown)} with at least {m - 1} "
+            f"other {'person' if m == 2 else 'people'} in the file, so nobody can be singled out by "
+            "these values alone."
+        )
     elif risk_a["records"]:
         out.append("No quasi-identifying value is left in the released file.")
     if removed:
@@ -195,38 +201,59 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
             out.append(f"{sup} records ({share}) too unusual to hide kept none of these values (shown as *).")
     ids = report["configuration"]["identifiers"]
     if ids:
-        how = "replaced by keyed pseudonyms" if report.get("release", {}) and \
-            report["release"].get("pseudonymized") else "removed"
-        out.append(f"The directly identifying column{'s' if len(ids) > 1 else ''} {_join(ids)} "
-                   f"{'were' if len(ids) > 1 else 'was'} {how}.")
+        how = (
+            "replaced by keyed pseudonyms"
+            if report.get("release", {}) and report["release"].get("pseudonymized")
+            else "removed"
+        )
+        out.append(
+            f"The directly identifying column{'s' if len(ids) > 1 else ''} {_join(ids)} "
+            f"{'were' if len(ids) > 1 else 'was'} {how}."
+        )
     if risk_a["records"]:
-        out.append(f"Someone who knows a person is in the file and knows these values can guess which record "
-                   f"is theirs with a chance of at most {_one_in(risk_a['prosecutor_highest'])} "
-                   f"({_pct(risk_a['prosecutor_highest'])}); {_pct(risk_a['prosecutor_average'])} on "
-                   "average.")
+        out.append(
+            f"Someone who knows a person is in the file and knows these values can guess which record "
+            f"is theirs with a chance of at most {_one_in(risk_a['prosecutor_highest'])} "
+            f"({_pct(risk_a['prosecutor_highest'])}); {_pct(risk_a['prosecutor_average'])} on "
+            "average."
+        )
     if risk_b["records"]:
-        out.append(f"Before anonymization, {risk_b['sample_uniques']} records "
-                   f"({_pct(risk_b['share_sample_uniques'])}) were unique on these values, and the chance "
-                   f"was up to {_one_in(risk_b['prosecutor_highest'])}.")
+        out.append(
+            f"Before anonymization, {risk_b['sample_uniques']} records "
+            f"({_pct(risk_b['share_sample_uniques'])}) were unique on these values, and the chance "
+            f"was up to {_one_in(risk_b['prosecutor_highest'])}."
+        )
     for h in risk_a.get("homogeneity", []):
         attr = h["attribute"]
         if h["homogeneous_classes"]:
-            out.append(f"In {h['homogeneous_classes']} group(s) ({h['homogeneous_records']} records) "
-                       f"everyone has the same {attr}: whoever can place a person in such a group learns "
-                       f"their {attr} without knowing which record is theirs.")
+            out.append(
+                f"In {h['homogeneous_classes']} group(s) ({h['homogeneous_records']} records) "
+                f"everyone has the same {attr}: whoever can place a person in such a group learns "
+                f"their {attr} without knowing which record is theirs."
+            )
         elif h["distinct_l"] is not None:
-            out.append(f"Every group holds at least {int(h['distinct_l'])} different values of {attr}, so "
-                       f"placing a person in a group does not reveal their {attr}.")
+            out.append(
+                f"Every group holds at least {int(h['distinct_l'])} different values of {attr}, so "
+                f"placing a person in a group does not reveal their {attr}."
+            )
     link = report.get("linkage")
     if link:
         out.append(link["summary"])
     return [x[:1].upper() + x[1:] for x in out]
 
 
-def build_report(table: Any, result: Any, project: Any | None = None, *,
-                 risk: RiskComparison | None = None, release_path: str | Path | None = None,
-                 release: Mapping[str, Any] | None = None, linkage: Any | None = None,
-                 threshold: float = DEFAULT_THRESHOLD, generated: datetime | None = None) -> dict[str, Any]:
+def build_report(
+    table: Any,
+    result: Any,
+    project: Any | None = None,
+    *,
+    risk: RiskComparison | None = None,
+    release_path: str | Path | None = None,
+    release: Mapping[str, Any] | None = None,
+    linkage: Any | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    generated: datetime | None = None,
+) -> dict[str, Any]:
     """The report as a JSON-able dict (also the data of the HTML/PDF).
 
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.export.ExportSummary.to_dict>`; with
@@ -244,45 +271,74 @@ def build_report(table: Any, result: Any, project: Any | None = None, *,
     params = dict(result.parameters)
     if release is None and release_path is not None:
         path = Path(release_path)
-        release = {"file": path.name, "path": str(path), "sha256": _file_sha256(path),
-                   "rows": int(len(result.release)), "format": path.suffix.lstrip(".").lower()}
+        release = {
+            "file": path.name,
+            "path": str(path),
+            "sha256": _file_sha256(path),
+            "rows": int(len(result.release)),
+            "format": path.suffix.lstrip(".").lower(),
+        }
     partitions = None
     if result.partitions is not None:
         sizes = np.asarray(result.partitions.sizes)
-        partitions = {"boxes": int(len(sizes)), "smallest": int(sizes.min()) if len(sizes) else 0,
-                      "largest": int(sizes.max()) if len(sizes) else 0,
-                      "median": float(np.median(sizes)) if len(sizes) else 0.0}
+        partitions = {
+            "boxes": int(len(sizes)),
+            "smallest": int(sizes.min()) if len(sizes) else 0,
+            "largest": int(sizes.max()) if len(sizes) else 0,
+            "median": float(np.median(sizes)) if len(sizes) else 0.0,
+        }
     treatment = _qi_treatment(table, result)
     report: dict[str, Any] = {
         "title": "De-identification report",
         "software": {"name": "kanon", "version": kanon_engine.__version__},
         "generated": generated.isoformat(timespec="seconds"),
-        "dataset": {"file": source.name if source else None, "path": str(source) if source else None,
-                    "sha256": data_sha, "rows": int(table.n_rows), "columns": len(table.columns),
-                    "roles": roles},
+        "dataset": {
+            "file": source.name if source else None,
+            "path": str(source) if source else None,
+            "sha256": data_sha,
+            "rows": int(table.n_rows),
+            "columns": len(table.columns),
+            "roles": roles,
+        },
         "configuration": {
-            "quasi_identifiers": list(cfg.quasi_identifiers), "sensitive": list(cfg.sensitive),
+            "quasi_identifiers": list(cfg.quasi_identifiers),
+            "sensitive": list(cfg.sensitive),
             "identifiers": list(cfg.identifiers),
             "insensitive": [c for c, r in roles.items() if r == "insensitive"],
             "hierarchies": _hierarchy_summary(cfg, project),
             "models": [{**m.to_dict(), "description": m.describe()} for m in cfg.models],
-            "algorithm": {"name": result.algorithm, "title": getattr(algo_cls, "title", result.algorithm),
-                          "parameters": params},
-            "suppression": {"limit": params.get("suppression_limit"), "suppressed": result.suppressed,
-                            "dropped": bool(cfg.drop_suppressed)},
+            "algorithm": {
+                "name": result.algorithm,
+                "title": getattr(algo_cls, "title", result.algorithm),
+                "parameters": params,
+            },
+            "suppression": {
+                "limit": params.get("suppression_limit"),
+                "suppressed": result.suppressed,
+                "dropped": bool(cfg.drop_suppressed),
+            },
             "shuffled": cfg.shuffle_seed is not None,
         },
         "result": {
-            "records": result.records, "suppressed": result.suppressed, "classes": risk.after.figures.classes,
+            "records": result.records,
+            "suppressed": result.suppressed,
+            "classes": risk.after.figures.classes,
             "smallest_class": risk.after.figures.smallest_class,
-            "released_records": int(len(result.release)), "transformation": result.transformation,
-            "partitions": partitions, "metrics": {k: _num(v) for k, v in result.metrics.items()},
-            "runtime_seconds": round(float(result.runtime_seconds), 3), "nodes_checked": result.nodes_checked,
-            "quasi_identifiers": treatment, "notes": list(result.notes),
+            "released_records": int(len(result.release)),
+            "transformation": result.transformation,
+            "partitions": partitions,
+            "metrics": {k: _num(v) for k, v in result.metrics.items()},
+            "runtime_seconds": round(float(result.runtime_seconds), 3),
+            "nodes_checked": result.nodes_checked,
+            "quasi_identifiers": treatment,
+            "notes": list(result.notes),
             "class_size_bands": class_size_bands(risk.before.class_sizes, risk.after.class_sizes, cfg.k),
         },
-        "risk": {"before": risk.before.to_dict(), "after": risk.after.to_dict(),
-                 "definitions": definitions()},
+        "risk": {
+            "before": risk.before.to_dict(),
+            "after": risk.after.to_dict(),
+            "definitions": definitions(),
+        },
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
     }
@@ -313,38 +369,55 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
     n = max(len(bands), 1)
     slot = pw / n
     bar = slot * 0.36
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="11">',
-             f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="11">',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+    ]
     for i in range(ticks + 1):
         value = step * i
         y = top + ph - ph * i / ticks
-        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#e2e8f0" '
-                     'stroke-width="1"/>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#4a5568">'
-                     f"{value:,.0f}</text>")
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#e2e8f0" '
+            'stroke-width="1"/>'
+        )
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#4a5568">{value:,.0f}</text>'
+        )
     for i, b in enumerate(bands):
         x0 = left + slot * i + slot * 0.14
         for j, (key, colour) in enumerate((("before", "#a0aec0"), ("after", "#2b6cb0"))):
             v = int(b[key])
             h = ph * v / scale_top
             x = x0 + j * bar
-            parts.append(f'<rect x="{x:.1f}" y="{top + ph - h:.1f}" width="{bar:.1f}" height="{h:.1f}" '
-                         f'fill="{colour}"/>')
+            parts.append(
+                f'<rect x="{x:.1f}" y="{top + ph - h:.1f}" width="{bar:.1f}" height="{h:.1f}" '
+                f'fill="{colour}"/>'
+            )
         low_band = b["high"] is not None and b["high"] < k
-        parts.append(f'<text x="{left + slot * (i + 0.5):.1f}" y="{top + ph + 16}" text-anchor="middle" '
-                     f'fill="{"#c53030" if low_band else "#2d3748"}">{html.escape(str(b["label"]))}</text>')
-    parts.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#4a5568" '
-                 'stroke-width="1"/>')
-    parts.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#2d3748">'
-                 f'group size (records sharing their quasi-identifier values); red: below k = {k}</text>')
-    parts.append(f'<text x="14" y="{top + ph / 2:.1f}" text-anchor="middle" fill="#2d3748" '
-                 f'transform="rotate(-90 14 {top + ph / 2:.1f})">records</text>')
+        parts.append(
+            f'<text x="{left + slot * (i + 0.5):.1f}" y="{top + ph + 16}" text-anchor="middle" '
+            f'fill="{"#c53030" if low_band else "#2d3748"}">{html.escape(str(b["label"]))}</text>'
+        )
+    parts.append(
+        f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#4a5568" '
+        'stroke-width="1"/>'
+    )
+    parts.append(
+        f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#2d3748">'
+        f"group size (records sharing their quasi-identifier values); red: below k = {k}</text>"
+    )
+    parts.append(
+        f'<text x="14" y="{top + ph / 2:.1f}" text-anchor="middle" fill="#2d3748" '
+        f'transform="rotate(-90 14 {top + ph / 2:.1f})">records</text>'
+    )
     lx = left + pw - 190
-    parts.append(f'<rect x="{lx}" y="10" width="12" height="12" fill="#a0aec0"/>'
-                 f'<text x="{lx + 17}" y="20" fill="#2d3748">original data</text>'
-                 f'<rect x="{lx + 105}" y="10" width="12" height="12" fill="#2b6cb0"/>'
-                 f'<text x="{lx + 122}" y="20" fill="#2d3748">release</text>')
+    parts.append(
+        f'<rect x="{lx}" y="10" width="12" height="12" fill="#a0aec0"/>'
+        f'<text x="{lx + 17}" y="20" fill="#2d3748">original data</text>'
+        f'<rect x="{lx + 105}" y="10" width="12" height="12" fill="#2b6cb0"/>'
+        f'<text x="{lx + 122}" y="20" fill="#2d3748">release</text>'
+    )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -383,8 +456,9 @@ def _e(v: Any) -> str:
     return html.escape("" if v is None else str(v))
 
 
-def _table(rows: Sequence[Sequence[Any]], header: Sequence[str] | None = None, num_cols: Sequence[int] = ()
-           ) -> str:
+def _table(
+    rows: Sequence[Sequence[Any]], header: Sequence[str] | None = None, num_cols: Sequence[int] = ()
+) -> str:
     out = ['<table border="1" cellspacing="0" cellpadding="4">']
     if header:
         out.append("<tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>")
@@ -434,13 +508,18 @@ def _risk_rows(b: Mapping[str, Any], a: Mapping[str, Any]) -> list[list[Any]]:
         ["Smallest group", _fmt(b["smallest_class"]), _fmt(a["smallest_class"])],
         ["Prosecutor risk, highest", pr(b["prosecutor_highest"]), pr(a["prosecutor_highest"])],
         ["Prosecutor risk, average", _pct(b["prosecutor_average"]), _pct(a["prosecutor_average"])],
-        [f"Records at risk (above {_pct(t)})", f"{_fmt(b['records_above_threshold'])} "
-         f"({_pct(b['share_above_threshold'])})", f"{_fmt(a['records_above_threshold'])} "
-         f"({_pct(a['share_above_threshold'])})"],
+        [
+            f"Records at risk (above {_pct(t)})",
+            f"{_fmt(b['records_above_threshold'])} ({_pct(b['share_above_threshold'])})",
+            f"{_fmt(a['records_above_threshold'])} ({_pct(a['share_above_threshold'])})",
+        ],
         ["Journalist risk, highest", pr(b["journalist_highest"]), pr(a["journalist_highest"])],
         ["Marketer risk", _pct(b["marketer"]), _pct(a["marketer"])],
-        ["Sample uniques", f"{_fmt(b['sample_uniques'])} ({_pct(b['share_sample_uniques'])})",
-         f"{_fmt(a['sample_uniques'])} ({_pct(a['share_sample_uniques'])})"],
+        [
+            "Sample uniques",
+            f"{_fmt(b['sample_uniques'])} ({_pct(b['share_sample_uniques'])})",
+            f"{_fmt(a['sample_uniques'])} ({_pct(a['share_sample_uniques'])})",
+        ],
     ]
 
 
@@ -450,12 +529,14 @@ def render_html(report: Mapping[str, Any]) -> str:
     rb, ra = report["risk"]["before"], report["risk"]["after"]
     sw = report["software"]
     k = max((m.get("k", 0) for m in c["models"] if m.get("name") == "k-anonymity"), default=2)
-    h: list[str] = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-                    f"<title>{_e(report['title'])} – {_e(d['file'] or 'table')}</title>",
-                    f"<style>{_CSS}</style></head><body>",
-                    f"<h1>{_e(report['title'])}</h1>",
-                    f'<p class="meta">{_e(d["file"] or "table")} · made with {_e(sw["name"])} '
-                    f"{_e(sw['version'])} on {_e(_when(report['generated']))}</p>"]
+    h: list[str] = [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_e(report['title'])} – {_e(d['file'] or 'table')}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{_e(report['title'])}</h1>",
+        f'<p class="meta">{_e(d["file"] or "table")} · made with {_e(sw["name"])} '
+        f"{_e(sw['version'])} on {_e(_when(report['generated']))}</p>",
+    ]
 
     h.append("<h2>In plain words</h2>")
     h.append('<table class="summary" width="100%" cellpadding="8" border="0"><tr><td><ul>')
@@ -463,13 +544,25 @@ def render_html(report: Mapping[str, Any]) -> str:
     h.append("</ul></td></tr></table>")
 
     h.append("<h2>Dataset</h2>")
-    h.append(_table([["File", d["file"] or "(not from a file)"],
-                     ["SHA-256 of the input file", _hash(d["sha256"])],
-                     ["Records", _fmt(d["rows"])], ["Columns", _fmt(d["columns"])]]))
-    role_names = {"identifier": "identifier (removed)", "quasi-identifier": "quasi-identifier",
-                  "sensitive": "sensitive (kept, protected)", "insensitive": "insensitive (kept as is)"}
-    h.append(_table([[col, role_names.get(role, role)] for col, role in d["roles"].items()],
-                    ["Column", "Role"]))
+    h.append(
+        _table(
+            [
+                ["File", d["file"] or "(not from a file)"],
+                ["SHA-256 of the input file", _hash(d["sha256"])],
+                ["Records", _fmt(d["rows"])],
+                ["Columns", _fmt(d["columns"])],
+            ]
+        )
+    )
+    role_names = {
+        "identifier": "identifier (removed)",
+        "quasi-identifier": "quasi-identifier",
+        "sensitive": "sensitive (kept, protected)",
+        "insensitive": "insensitive (kept as is)",
+    }
+    h.append(
+        _table([[col, role_names.get(role, role)] for col, role in d["roles"].items()], ["Column", "Role"])
+    )
 
     h.append("<h2>Configuration</h2>")
     h.append("<h3>Privacy models</h3><ul>")
@@ -478,30 +571,47 @@ def render_html(report: Mapping[str, Any]) -> str:
     algo = c["algorithm"]
     h.append("<h3>Algorithm</h3>")
     h.append(f"<p>{_e(algo['title'])} (<code>{_e(algo['name'])}</code>).</p>")
-    prow = [[name.replace("_", " "), "not set" if v is None else _fmt(v)]
-            for name, v in algo["parameters"].items()]
+    prow = [
+        [name.replace("_", " "), "not set" if v is None else _fmt(v)]
+        for name, v in algo["parameters"].items()
+    ]
     sup = c["suppression"]
-    prow.append(["suppressed records",
-                 "dropped from the file" if sup["dropped"] else "kept, values shown as *"])
+    prow.append(
+        ["suppressed records", "dropped from the file" if sup["dropped"] else "kept, values shown as *"]
+    )
     prow.append(["row order", "shuffled" if c["shuffled"] else "as in the input"])
     h.append(_table(prow, ["Parameter", "Value"]))
     h.append("<h3>Generalization hierarchies</h3>")
     hrows = []
     for hs in c["hierarchies"]:
         lv = "<br>".join(
-            f"{x['level']}: " + (_e(x["examples"][0]) if x["groups"] == 1 else
-                                 f"{x['groups']} groups ({_e(', '.join(x['examples']))}"
-                                 + (", …)" if x["groups"] > len(x["examples"]) else ")"))
-            for x in hs["levels"])
+            f"{x['level']}: "
+            + (
+                _e(x["examples"][0])
+                if x["groups"] == 1
+                else f"{x['groups']} groups ({_e(', '.join(x['examples']))}"
+                + (", …)" if x["groups"] > len(x["examples"]) else ")")
+            )
+            for x in hs["levels"]
+        )
         hrows.append([hs["attribute"], hs["source"], _fmt(hs["values"]), _fmt(hs["height"]), _Raw(lv)])
-    h.append(_table(hrows, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"],
-                    (2, 3)))
+    h.append(
+        _table(hrows, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"], (2, 3))
+    )
 
     h.append("<h2>Result</h2>")
-    h.append(_table([["Records", _fmt(r["records"])], ["Suppressed", _fmt(r["suppressed"])],
-                     ["Records in the release file", _fmt(r["released_records"])],
-                     ["Groups", _fmt(r["classes"])], ["Smallest group", _fmt(r["smallest_class"])],
-                     ["Run time", f"{r['runtime_seconds']:.3f} s"]]))
+    h.append(
+        _table(
+            [
+                ["Records", _fmt(r["records"])],
+                ["Suppressed", _fmt(r["suppressed"])],
+                ["Records in the release file", _fmt(r["released_records"])],
+                ["Groups", _fmt(r["classes"])],
+                ["Smallest group", _fmt(r["smallest_class"])],
+                ["Run time", f"{r['runtime_seconds']:.3f} s"],
+            ]
+        )
+    )
     if r["transformation"]:
         trows = []
         heights = {x["attribute"]: x["height"] for x in c["hierarchies"]}
@@ -513,27 +623,38 @@ def render_html(report: Mapping[str, Any]) -> str:
     if r["partitions"]:
         p = r["partitions"]
         h.append("<h3>Partitioning</h3>")
-        h.append(f"<p>The records were split into {_fmt(p['boxes'])} groups of {_fmt(p['smallest'])} to "
-                 f"{_fmt(p['largest'])} records (median {_fmt(p['median'])}); each group shows the range or "
-                 "category that covers its members.</p>")
+        h.append(
+            f"<p>The records were split into {_fmt(p['boxes'])} groups of {_fmt(p['smallest'])} to "
+            f"{_fmt(p['largest'])} records (median {_fmt(p['median'])}); each group shows the range or "
+            "category that covers its members.</p>"
+        )
     h.append("<h3>Quality metrics</h3>")
     mrows = []
     for key, v in r["metrics"].items():
-        label = _METRIC_LABELS.get(key) or (f"Generalization intensity of {key.split(':', 1)[1]}"
-                                            if key.startswith("intensity:") else key)
+        label = _METRIC_LABELS.get(key) or (
+            f"Generalization intensity of {key.split(':', 1)[1]}" if key.startswith("intensity:") else key
+        )
         mrows.append([label, _fmt(v)])
     h.append(_table(mrows, ["Metric", "Value"], (1,)))
     h.append("<h3>Group sizes</h3>")
-    h.append("<p>How many records are in groups of each size, in the original data (grey) and in the release "
-             "(blue). Groups smaller than k are labelled in red.</p>")
+    h.append(
+        "<p>How many records are in groups of each size, in the original data (grey) and in the release "
+        "(blue). Groups smaller than k are labelled in red.</p>"
+    )
     h.append(f'<div class="chart">{class_size_svg(r["class_size_bands"], k)}</div>')
     if r["notes"]:
         h.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in r["notes"]) + "</ul>")
 
     h.append("<h2>Re-identification risk</h2>")
-    h.append(f"<p>Population used for journalist and marketer risk: {_e(ra['population'])}"
-             + (" (no population table was given, so these equal the prosecutor figures)."
-                if ra["population"] == "the table itself" else ".") + "</p>")
+    h.append(
+        f"<p>Population used for journalist and marketer risk: {_e(ra['population'])}"
+        + (
+            " (no population table was given, so these equal the prosecutor figures)."
+            if ra["population"] == "the table itself"
+            else "."
+        )
+        + "</p>"
+    )
     h.append(_table(_risk_rows(rb, ra), ["Measure", "Original data", "Release"], (1, 2)))
 
     h.append("<h2>Sensitive attributes (homogeneity)</h2>")
@@ -541,44 +662,71 @@ def render_html(report: Mapping[str, Any]) -> str:
         h.append("<p>No column is marked sensitive, so attribute disclosure was not assessed.</p>")
     for hb, ha in zip(rb["homogeneity"], ra["homogeneity"]):
         h.append(f"<h3>{_e(ha['attribute'])}</h3>")
-        rows = [["Groups with a single value (homogeneous)", _fmt(hb["homogeneous_classes"]),
-                 _fmt(ha["homogeneous_classes"])],
-                ["Records in homogeneous groups", _fmt(hb["homogeneous_records"]),
-                 _fmt(ha["homogeneous_records"])],
-                ["Distinct l reached (fewest different values in a group)", _fmt(hb["distinct_l"]),
-                 _fmt(ha["distinct_l"])],
-                ["Entropy l reached", _fmt(hb["entropy_l"], 3), _fmt(ha["entropy_l"], 3)],
-                ["t reached, equal distance", _fmt(hb["t_equal"], 3), _fmt(ha["t_equal"], 3)]]
+        rows = [
+            [
+                "Groups with a single value (homogeneous)",
+                _fmt(hb["homogeneous_classes"]),
+                _fmt(ha["homogeneous_classes"]),
+            ],
+            [
+                "Records in homogeneous groups",
+                _fmt(hb["homogeneous_records"]),
+                _fmt(ha["homogeneous_records"]),
+            ],
+            [
+                "Distinct l reached (fewest different values in a group)",
+                _fmt(hb["distinct_l"]),
+                _fmt(ha["distinct_l"]),
+            ],
+            ["Entropy l reached", _fmt(hb["entropy_l"], 3), _fmt(ha["entropy_l"], 3)],
+            ["t reached, equal distance", _fmt(hb["t_equal"], 3), _fmt(ha["t_equal"], 3)],
+        ]
         if ha["t_ordered"] is not None:
             rows.append(["t reached, ordered distance", _fmt(hb["t_ordered"], 3), _fmt(ha["t_ordered"], 3)])
         h.append(_table(rows, ["Measure", "Original data", "Release"], (1, 2)))
         if ha["examples"]:
-            h.append(f'<p class="warn">Largest homogeneous groups of the release (everyone in the group has '
-                     f"this {_e(ha['attribute'])}):</p>")
+            h.append(
+                f'<p class="warn">Largest homogeneous groups of the release (everyone in the group has '
+                f"this {_e(ha['attribute'])}):</p>"
+            )
             qis = list(ha["examples"][0]["quasi_identifiers"])
-            rows = [[*(ex["quasi_identifiers"][q] for q in qis), _fmt(ex["size"]), ex["value"]]
-                    for ex in ha["examples"][:10]]
+            rows = [
+                [*(ex["quasi_identifiers"][q] for q in qis), _fmt(ex["size"]), ex["value"]]
+                for ex in ha["examples"][:10]
+            ]
             h.append(_table(rows, [*qis, "Records", ha["attribute"]], (len(qis),)))
 
     link = report.get("linkage")
     if link:
         h.append("<h2>Linkage attack demonstration</h2>")
-        h.append(f"<p>{_e(link['summary'])} A person is singled out when exactly one record matches them on "
-                 f"{_e(', '.join(link['columns']))}.</p>")
+        h.append(
+            f"<p>{_e(link['summary'])} A person is singled out when exactly one record matches them on "
+            f"{_e(', '.join(link['columns']))}.</p>"
+        )
         people = _fmt(link["external_records"])
         rows = [["People on the outside list", people, people]]
         b, a = link["before"], link["after"] or {}
-        for key, label in (("people_singled_out", "Singled out (exactly one matching record)"),
-                           ("people_matched", "Matching at least one record"),
-                           ("people_unmatched", "Matching no record")):
+        for key, label in (
+            ("people_singled_out", "Singled out (exactly one matching record)"),
+            ("people_matched", "Matching at least one record"),
+            ("people_unmatched", "Matching no record"),
+        ):
             rows.append([label, _fmt(b[key]), _fmt(a.get(key))])
         h.append(_table(rows, ["", "Original data", "Release"], (1, 2)))
 
     h.append("<h2>Released file</h2>")
     rel = report.get("release")
     if rel:
-        h.append(_table([["File", rel.get("file")], ["Format", rel.get("format")],
-                         ["Rows", _fmt(rel.get("rows"))], ["SHA-256", _hash(rel.get("sha256"))]]))
+        h.append(
+            _table(
+                [
+                    ["File", rel.get("file")],
+                    ["Format", rel.get("format")],
+                    ["Rows", _fmt(rel.get("rows"))],
+                    ["SHA-256", _hash(rel.get("sha256"))],
+                ]
+            )
+        )
     else:
         h.append("<p>The release has not been written to a file yet.</p>")
 
@@ -586,9 +734,11 @@ def render_html(report: Mapping[str, Any]) -> str:
     for text in report["risk"]["definitions"].values():
         term, _, rest = text.partition(": ")
         h.append(f"<p><b>{_e(term)}</b>: {_e(rest)}</p>" if rest else f"<p>{_e(text)}</p>")
-    h.append(f'<p class="small">Report made by {_e(sw["name"])} {_e(sw["version"])} on '
-             f"{_e(_when(report['generated']))}. It describes the release identified by the SHA-256 "
-             "above; any change to that file changes its hash.</p>")
+    h.append(
+        f'<p class="small">Report made by {_e(sw["name"])} {_e(sw["version"])} on '
+        f"{_e(_when(report['generated']))}. It describes the release identified by the SHA-256 "
+        "above; any change to that file changes its hash.</p>"
+    )
     h.append("</body></html>\n")
     return "\n".join(h)
 
@@ -631,43 +781,69 @@ def write_pdf(html_path: str | Path, pdf_path: str | Path, timeout: float = PDF_
     root = str(Path(kanon_engine.__file__).resolve().parents[1])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        proc = subprocess.run(pdf_command(html_path.resolve(), pdf_path.resolve()), env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
+        proc = subprocess.run(
+            pdf_command(html_path.resolve(), pdf_path.resolve()),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
-        raise DataError(f"Making the PDF report {pdf_path.name} took longer than {timeout:.0f} s and was "
-                        "stopped.", hint="Write the HTML report instead and print it to PDF.",
-                        where=str(pdf_path)) from None
+        raise DataError(
+            f"Making the PDF report {pdf_path.name} took longer than {timeout:.0f} s and was stopped.",
+            hint="Write the HTML report instead and print it to PDF.",
+            where=str(pdf_path),
+        ) from None
     except OSError as exc:
-        raise DataError(f"The PDF report {pdf_path.name} could not be made: {exc.strerror or exc}.",
-                        where=str(pdf_path)) from None
+        raise DataError(
+            f"The PDF report {pdf_path.name} could not be made: {exc.strerror or exc}.", where=str(pdf_path)
+        ) from None
     if proc.returncode != 0 or not pdf_path.is_file():
         lines = [ln for ln in (proc.stderr or "").strip().splitlines() if ln.strip()]
         if lines:
             reason = lines[-1].removeprefix("error: ")
         else:
             reason = f"the renderer stopped (code {proc.returncode})"
-        raise DataError(f"The PDF report {pdf_path.name} could not be made: {reason}",
-                        hint="Write the HTML report instead and print it to PDF.", where=str(pdf_path))
+        raise DataError(
+            f"The PDF report {pdf_path.name} could not be made: {reason}",
+            hint="Write the HTML report instead and print it to PDF.",
+            where=str(pdf_path),
+        )
     return pdf_path
 
 
-def write_reports(table: Any, result: Any, project: Any | None, html_path: str | Path | None,
-                  pdf_path: str | Path | None, release_path: str | Path | None = None, *,
-                  release: Mapping[str, Any] | None = None, linkage: Any | None = None,
-                  threshold: float = DEFAULT_THRESHOLD, project_path: str | Path | None = None
-                  ) -> dict[str, Any]:
+def write_reports(
+    table: Any,
+    result: Any,
+    project: Any | None,
+    html_path: str | Path | None,
+    pdf_path: str | Path | None,
+    release_path: str | Path | None = None,
+    *,
+    release: Mapping[str, Any] | None = None,
+    linkage: Any | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    project_path: str | Path | None = None,
+) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
     Inputs (data, project, release) are never overwritten. With only a PDF wanted, the HTML goes to a
     temporary file next to it, removed afterwards. Returns the report dict.
     """
-    inputs = [getattr(table, "source", None), project_path, release_path,
-              getattr(project, "data_path", None)]
+    inputs = [getattr(table, "source", None), project_path, release_path, getattr(project, "data_path", None)]
     for p in (html_path, pdf_path):
         if p is not None:
             refuse_input_overwrite(Path(p), inputs)
-    report = build_report(table, result, project, release_path=release_path, release=release, linkage=linkage,
-                          threshold=threshold)
+    report = build_report(
+        table,
+        result,
+        project,
+        release_path=release_path,
+        release=release,
+        linkage=linkage,
+        threshold=threshold,
+    )
     if html_path is not None:
         write_html(report, html_path)
     if pdf_path is not None:
@@ -675,8 +851,11 @@ def write_reports(table: Any, result: Any, project: Any | None, html_path: str |
         if html_path is not None:
             write_pdf(html_path, pdf_path)
         else:
-            fd, tmp = tempfile.mkstemp(prefix=f".{pdf_path.stem}.", suffix=".html",
-                                       dir=pdf_path.parent if pdf_path.parent.is_dir() else None)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{pdf_path.stem}.",
+                suffix=".html",
+                dir=pdf_path.parent if pdf_path.parent.is_dir() else None,
+            )
             os.close(fd)
             try:
                 atomic_write_text(tmp, render_html(report))

@@ -29,8 +29,12 @@ class PartitionRecord:
 
     def boxes(self) -> list[dict[str, Any]]:
         return [
-            {"size": int(self.sizes[i]),
-             "bounds": {q: [float(self.lower[i, j]), float(self.upper[i, j])] for j, q in enumerate(self.qi)}}
+            {
+                "size": int(self.sizes[i]),
+                "bounds": {
+                    q: [float(self.lower[i, j]), float(self.upper[i, j])] for j, q in enumerate(self.qi)
+                },
+            }
             for i in range(len(self.sizes))
         ]
 
@@ -62,6 +66,13 @@ class AnonymizationResult:
         return self.row_class < 0
 
     @property
+    def release_rows(self) -> np.ndarray:
+        """The input row of every release row (drop and shuffle undone by indexing with it)."""
+        from kanon_engine.release import release_row_order
+
+        return release_row_order(self.records, self.suppressed_mask, self.config)
+
+    @property
     def suppressed(self) -> int:
         return int((self.row_class < 0).sum())
 
@@ -79,7 +90,8 @@ class AnonymizationResult:
             "algorithm": self.algorithm,
             "parameters": self.parameters,
             "models": [m.to_dict() for m in self.config.models]
-            if self.parameters.get("privacy_models_enforced", True) else [],
+            if self.parameters.get("privacy_models_enforced", True)
+            else [],
             "quasi_identifiers": list(self.config.quasi_identifiers),
             "sensitive": list(self.config.sensitive),
             "identifiers_removed": list(self.config.identifiers),

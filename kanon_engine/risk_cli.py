@@ -27,9 +27,11 @@ from kanon_engine.errors import ConfigError
 def add_risk_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``risk`` subcommand to the CLI's subparsers; returns its parser."""
     p = subparsers.add_parser(
-        "risk", help="re-identification risk before/after, homogeneity, linkage demo, why a record is unsafe",
+        "risk",
+        help="re-identification risk before/after, homogeneity, linkage demo, why a record is unsafe",
         description="Measure re-identification risk (prosecutor, journalist, marketer, sample uniques) and "
-                    "homogeneity of the sensitive attributes, for the original data and a release.")
+        "homogeneity of the sensitive attributes, for the original data and a release.",
+    )
     p.add_argument("input", nargs="?", metavar="INPUT", help="the original table (or give --project)")
     p.add_argument("--delimiter", help="field delimiter of INPUT (detected when omitted)")
     p.add_argument("--project", help="a kanon project file with roles, hierarchies and settings")
@@ -39,20 +41,36 @@ def add_risk_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--hierarchy", action="append", metavar="COL=FILE", help="ARX hierarchy CSV (repeatable)")
     p.add_argument("--release", metavar="FILE", help="a released table to assess against INPUT")
     p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
-    p.add_argument("--anonymize", action="store_true",
-                   help="run the project's algorithm first and assess its release")
+    p.add_argument(
+        "--anonymize", action="store_true", help="run the project's algorithm first and assess its release"
+    )
     p.add_argument("--algorithm", help="algorithm for --anonymize (default: the project's)")
     p.add_argument("--k", type=int, help="k (for --anonymize and for --explain)")
     p.add_argument("--suppression-limit", type=float, metavar="FRACTION", help="for --anonymize")
-    p.add_argument("--threshold", type=float, default=0.2,
-                   help="risk above which a record counts as at risk (default 0.2 = 1 in 5)")
-    p.add_argument("--population", metavar="FILE",
-                   help="a table of the population the data was drawn from (journalist/marketer risk); "
-                        "without it the population is the table itself")
-    p.add_argument("--external", metavar="FILE",
-                   help="an outside list (e.g. a voter register) to join on shared quasi-identifiers")
-    p.add_argument("--explain", type=int, action="append", metavar="ROW",
-                   help="explain why record ROW (1 = first data row) is unsafe (repeatable)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.2,
+        help="risk above which a record counts as at risk (default 0.2 = 1 in 5)",
+    )
+    p.add_argument(
+        "--population",
+        metavar="FILE",
+        help="a table of the population the data was drawn from (journalist/marketer risk); "
+        "without it the population is the table itself",
+    )
+    p.add_argument(
+        "--external",
+        metavar="FILE",
+        help="an outside list (e.g. a voter register) to join on shared quasi-identifiers",
+    )
+    p.add_argument(
+        "--explain",
+        type=int,
+        action="append",
+        metavar="ROW",
+        help="explain why record ROW (1 = first data row) is unsafe (repeatable)",
+    )
     p.add_argument("--max-examples", type=int, default=5, help="homogeneous groups listed per attribute")
     p.add_argument("--definitions", action="store_true", help="include the definitions of every figure")
     p.add_argument("--output", help="with --anonymize: write the release (.csv, .xlsx, .parquet)")
@@ -107,16 +125,23 @@ def cmd_risk(args: argparse.Namespace) -> int:
 
     wants_report = args.report_html or args.report_pdf or args.output
     if wants_report and not args.anonymize:
-        raise ConfigError("--output, --report-html and --report-pdf need --anonymize (a run to report on).",
-                          where="--anonymize")
+        raise ConfigError(
+            "--output, --report-html and --report-pdf need --anonymize (a run to report on).",
+            where="--anonymize",
+        )
     if args.release and args.anonymize:
-        raise ConfigError("Give either --release (assess a file) or --anonymize (make one), not both.",
-                          where="--release")
+        raise ConfigError(
+            "Give either --release (assess a file) or --anonymize (make one), not both.", where="--release"
+        )
     project, table, config = _config(args)
     population = _read(args.population, None) if args.population else None
     pop_name = Path(args.population).name if args.population else "a population table"
-    common = {"threshold": args.threshold, "population": population, "population_name": pop_name,
-              "max_examples": args.max_examples}
+    common = {
+        "threshold": args.threshold,
+        "population": population,
+        "population_name": pop_name,
+        "max_examples": args.max_examples,
+    }
     out: dict[str, Any] = {}
     before = assess(table, config.quasi_identifiers, config.sensitive, suppressed_marker=None, **common)
     out["before"] = before.to_dict()
@@ -128,14 +153,24 @@ def cmd_risk(args: argparse.Namespace) -> int:
     elif args.release:
         release_frame = _read(args.release, args.release_delimiter).frame
     if release_frame is not None:
-        after = assess(release_frame, config.quasi_identifiers, config.sensitive,
-                       hierarchies=config.hierarchies, **common)
+        after = assess(
+            release_frame,
+            config.quasi_identifiers,
+            config.sensitive,
+            hierarchies=config.hierarchies,
+            **common,
+        )
         out["after"] = after.to_dict()
     link = None
     if args.external:
         external = _read(args.external, None)
-        link = linkage_attack(external, table, release_frame, quasi_identifiers=config.quasi_identifiers,
-                              hierarchies=config.hierarchies)
+        link = linkage_attack(
+            external,
+            table,
+            release_frame,
+            quasi_identifiers=config.quasi_identifiers,
+            hierarchies=config.hierarchies,
+        )
         out["linkage"] = link.to_dict()
     if args.explain:
         explainer = RecordExplainer(table, config)
@@ -162,10 +197,18 @@ def _write_outputs(args: argparse.Namespace, table, project, result, link) -> No
     if args.output:
         release = export_release(table, result, Path(args.output), project_path=args.project).to_dict()
     if args.report_html or args.report_pdf:
-        write_reports(table, result, project, Path(args.report_html) if args.report_html else None,
-                      Path(args.report_pdf) if args.report_pdf else None,
-                      Path(args.output) if args.output else None, release=release, linkage=link,
-                      threshold=args.threshold, project_path=args.project)
+        write_reports(
+            table,
+            result,
+            project,
+            Path(args.report_html) if args.report_html else None,
+            Path(args.report_pdf) if args.report_pdf else None,
+            Path(args.output) if args.output else None,
+            release=release,
+            linkage=link,
+            threshold=args.threshold,
+            project_path=args.project,
+        )
 
 
 def _json_default(o: Any) -> Any:

@@ -25,16 +25,26 @@ from kanon_engine.release import full_domain_release
 from kanon_engine.result import AnonymizationResult
 
 SUPPRESSION_LIMIT = ParamSpec(
-    "suppression_limit", "Suppression limit", "float", None,
+    "suppression_limit",
+    "Suppression limit",
+    "float",
+    None,
     "Largest share of records that may be removed (suppressed) instead of generalizing further, "
-    "from 0 (none) to 1.", minimum=0.0, maximum=1.0, presets=(0.0, 0.01, 0.02, 0.05, 0.1),
+    "from 0 (none) to 1.",
+    minimum=0.0,
+    maximum=1.0,
+    presets=(0.0, 0.01, 0.02, 0.05, 0.1),
 )
 METRIC = ParamSpec(
-    "metric", "Quality metric", "choice", "dm",
+    "metric",
+    "Quality metric",
+    "choice",
+    "dm",
     "What 'best' means: dm counts how many records each record is confused with (plus a penalty per "
     "suppressed record), dm-star ignores suppression, cavg is the average group size relative to k, "
     "precision the average generalization, height the number of generalization steps, entropy the "
-    "information lost in bits.", choices=tuple(METRICS),
+    "information lost in bits.",
+    choices=tuple(METRICS),
 )
 
 
@@ -54,7 +64,8 @@ class Algorithm(ABC):
             if key not in known:
                 raise ConfigError(
                     f"The algorithm '{self.name}' has no parameter '{key}'; its parameters are "
-                    f"{', '.join(sorted(known))}.", where=key,
+                    f"{', '.join(sorted(known))}.",
+                    where=key,
                 )
         self.parameters: dict[str, Any] = {p.name: p.coerce(params.get(p.name)) for p in self.params}
 
@@ -67,23 +78,44 @@ class Algorithm(ABC):
         limit = self.parameters.get("suppression_limit")
         return suppression_allowance(n_rows, 0.0 if limit is None else limit)
 
-    def run(self, table: Table, config: AnonymizationConfig,
-            progress: ProgressCallback = no_progress) -> AnonymizationResult:
+    def run(
+        self, table: Table, config: AnonymizationConfig, progress: ProgressCallback = no_progress
+    ) -> AnonymizationResult:
         """Anonymize ``table``; the input table is never modified."""
         start = time.perf_counter()
         config.check_columns(table)
         progress(0.0, "encoding the quasi-identifiers")
-        enc = encode_table(table, config.quasi_identifiers, config.hierarchies, config.sensitive,
-                           config.sensitive_hierarchies)
+        enc = encode_table(
+            table,
+            config.quasi_identifiers,
+            config.hierarchies,
+            config.sensitive,
+            config.sensitive_hierarchies,
+        )
         return self._run(table, config, enc, progress, start)
 
     @abstractmethod
-    def _run(self, table: Table, config: AnonymizationConfig, enc: EncodedTable,
-             progress: ProgressCallback, start: float) -> AnonymizationResult: ...
+    def _run(
+        self,
+        table: Table,
+        config: AnonymizationConfig,
+        enc: EncodedTable,
+        progress: ProgressCallback,
+        start: float,
+    ) -> AnonymizationResult: ...
 
-    def _finish(self, table: Table, config: AnonymizationConfig, enc: EncodedTable, ev: NodeEvaluation,
-                ctx: MetricContext, start: float, checks: int, record: SearchRecord | None,
-                notes: tuple[str, ...] = ()) -> AnonymizationResult:
+    def _finish(
+        self,
+        table: Table,
+        config: AnonymizationConfig,
+        enc: EncodedTable,
+        ev: NodeEvaluation,
+        ctx: MetricContext,
+        start: float,
+        checks: int,
+        record: SearchRecord | None,
+        notes: tuple[str, ...] = (),
+    ) -> AnonymizationResult:
         """Build the release of the chosen full-domain node and everything reported about it."""
         release, row_class, sizes = full_domain_release(table, config, enc, ev)
         metrics = node_metrics(ev, ctx)

@@ -44,18 +44,26 @@ class _LatticeAlgorithm(Algorithm):
 
     max_nodes: int | None = None
 
-    def _run(self, table: Table, config: AnonymizationConfig, enc: EncodedTable,
-             progress: ProgressCallback, start: float) -> AnonymizationResult:
+    def _run(
+        self,
+        table: Table,
+        config: AnonymizationConfig,
+        enc: EncodedTable,
+        progress: ProgressCallback,
+        start: float,
+    ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
-        search = LatticeSearch(enc, config.models, allowance, get_metric(self.metric_name), progress,
-                               self.name, self.max_nodes)
+        search = LatticeSearch(
+            enc, config.models, allowance, get_metric(self.metric_name), progress, self.name, self.max_nodes
+        )
         best = self._search(search)
         if best is None:
             raise _infeasible(config, allowance)
         ev = search.evaluation(best)
         progress(1.0, "building the release")
-        return self._finish(table, config, enc, ev, search.ctx, start, search.checks, search.record(best),
-                            self._notes(search))
+        return self._finish(
+            table, config, enc, ev, search.ctx, start, search.checks, search.record(best), self._notes(search)
+        )
 
     def _search(self, search: LatticeSearch) -> int | None:
         raise NotImplementedError
@@ -63,8 +71,10 @@ class _LatticeAlgorithm(Algorithm):
     def _notes(self, search: LatticeSearch) -> tuple[str, ...]:
         if search.monotone:
             return ()
-        return ("The privacy models are not monotone with suppression, so every transformation that could "
-                "beat the optimum was checked (no pruning by satisfaction).",)
+        return (
+            "The privacy models are not monotone with suppression, so every transformation that could "
+            "beat the optimum was checked (no pruning by satisfaction).",
+        )
 
 
 @register
@@ -195,8 +205,14 @@ class Datafly(Algorithm):
         limit = self.parameters.get("suppression_limit")
         return min(k, n_rows) if limit is None else suppression_allowance(n_rows, limit)
 
-    def _run(self, table: Table, config: AnonymizationConfig, enc: EncodedTable,
-             progress: ProgressCallback, start: float) -> AnonymizationResult:
+    def _run(
+        self,
+        table: Table,
+        config: AnonymizationConfig,
+        enc: EncodedTable,
+        progress: ProgressCallback,
+        start: float,
+    ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         evaluator = NodeEvaluator(enc, config.models, allowance)
         lat = Lattice(enc.heights, enc.qi)
@@ -221,8 +237,14 @@ class Datafly(Algorithm):
             st = np.zeros(lat.size, dtype=np.int8)
             for idx, s in status.items():
                 st[idx] = s
-            record = SearchRecord(enc.qi, lat.max_levels.copy(), st, np.full(lat.size, np.nan),
-                                  lat.index(levels), self.metric_name)
+            record = SearchRecord(
+                enc.qi,
+                lat.max_levels.copy(),
+                st,
+                np.full(lat.size, np.nan),
+                lat.index(levels),
+                self.metric_name,
+            )
         ctx = MetricContext(enc, evaluator.k, allowance)
         record_values = get_metric(self.metric_name).value(ev, ctx)
         if record is not None:
@@ -239,9 +261,15 @@ def _distinct_per_level(enc: EncodedTable) -> list[np.ndarray]:
     return out
 
 
-def apply_transformation(table: Table, config: AnonymizationConfig, levels: dict[str, int] | tuple[int, ...],
-                         suppression_limit: float = 1.0, metric: str = "dm",
-                         search: SearchRecord | None = None, enforce: bool = True) -> AnonymizationResult:
+def apply_transformation(
+    table: Table,
+    config: AnonymizationConfig,
+    levels: dict[str, int] | tuple[int, ...],
+    suppression_limit: float = 1.0,
+    metric: str = "dm",
+    search: SearchRecord | None = None,
+    enforce: bool = True,
+) -> AnonymizationResult:
     """Apply one full-domain transformation chosen by the user (CLI ``apply``, a click in the lattice).
 
     Classes failing the privacy models are suppressed when they fit within ``suppression_limit``;
@@ -255,12 +283,15 @@ def apply_transformation(table: Table, config: AnonymizationConfig, levels: dict
 
     start = time.perf_counter()
     config.check_columns(table)
-    enc = encode_table(table, config.quasi_identifiers, config.hierarchies, config.sensitive,
-                       config.sensitive_hierarchies)
+    enc = encode_table(
+        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
+    )
     if isinstance(levels, dict):
         unknown = [c for c in levels if c not in enc.qi]
         if unknown:
-            raise ConfigError(f"--levels names '{unknown[0]}', which is not a quasi-identifier.", where=unknown[0])
+            raise ConfigError(
+                f"--levels names '{unknown[0]}', which is not a quasi-identifier.", where=unknown[0]
+            )
         vector = tuple(int(levels.get(q, 0)) for q in enc.qi)
     else:
         vector = tuple(int(x) for x in levels)
@@ -277,7 +308,9 @@ def apply_transformation(table: Table, config: AnonymizationConfig, levels: dict
         raise InfeasibleError(
             f"At these levels {ev.suppressed} records fall in groups that fail the privacy models, more "
             f"than the {allowance} the suppression limit allows.",
-            hint="Generalize more, or allow more suppression.", where="levels")
+            hint="Generalize more, or allow more suppression.",
+            where="levels",
+        )
 
     class _Applied(Algorithm):
         name = "apply"

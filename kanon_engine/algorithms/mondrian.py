@@ -83,7 +83,10 @@ from kanon_engine.release import assemble_release
 from kanon_engine.result import AnonymizationResult, PartitionRecord
 
 SUMMARY = ParamSpec(
-    "summary", "Summary statistic", "choice", "range",
+    "summary",
+    "Summary statistic",
+    "choice",
+    "range",
     "How a class shows its numbers: range releases [min-max] (or the hierarchy node for categories); "
     "mean also adds a <column>_mean column with the class average of each numeric quasi-identifier.",
     choices=("range", "mean"),
@@ -162,8 +165,9 @@ def _range_text(a: str, b: str) -> str:
 class _OrderedAxis(_Axis):
     """Numbers or dates: keys are dense ranks of the values; other values (missing) follow, one key each."""
 
-    def __init__(self, name: str, hierarchy: Hierarchy, values: np.ndarray, present: np.ndarray,
-                 is_date: bool) -> None:
+    def __init__(
+        self, name: str, hierarchy: Hierarchy, values: np.ndarray, present: np.ndarray, is_date: bool
+    ) -> None:
         self.name = name
         self.numeric = True
         self.is_date = is_date
@@ -402,8 +406,15 @@ def _key_dtype(n_keys: int) -> type:
 class _Level:
     """The candidate cuts of one attempt at one recursion level (all partitions at once)."""
 
-    def __init__(self, ka: np.ndarray, pid: np.ndarray, sizes: np.ndarray, cand: np.ndarray,
-                 dim: np.ndarray, n_keys: int) -> None:
+    def __init__(
+        self,
+        ka: np.ndarray,
+        pid: np.ndarray,
+        sizes: np.ndarray,
+        cand: np.ndarray,
+        dim: np.ndarray,
+        n_keys: int,
+    ) -> None:
         self.cidx = np.flatnonzero(cand)
         m = len(self.cidx)
         if m == len(sizes):
@@ -460,8 +471,9 @@ class _Level:
         return left, right
 
 
-def partition(keys: np.ndarray, axes: list[_Axis], strict: bool, checker: _CutChecker,
-              progress: ProgressCallback) -> Partitioning:
+def partition(
+    keys: np.ndarray, axes: list[_Axis], strict: bool, checker: _CutChecker, progress: ProgressCallback
+) -> Partitioning:
     """Run Mondrian on the key matrix ``keys`` (n_qi, n_rows), level by level for all partitions."""
     d, n = keys.shape
     n_keys = max(ax.n_keys for ax in axes)
@@ -478,8 +490,10 @@ def partition(keys: np.ndarray, axes: list[_Axis], strict: bool, checker: _CutCh
     finished = 0
     while len(sizes):
         share = max(level / expected, finished / n)
-        progress(min(0.9, 0.05 + 0.85 * share),
-                 f"Mondrian level {level}: {len(sizes)} open partitions, {splits} splits so far")
+        progress(
+            min(0.9, 0.05 + 0.85 * share),
+            f"Mondrian level {level}: {len(sizes)} open partitions, {splits} splits so far",
+        )
         n_parts = len(sizes)
         starts = np.cumsum(sizes) - sizes
         lo = np.minimum.reduceat(ka, starts, axis=1).astype(np.int64)
@@ -532,12 +546,27 @@ def partition(keys: np.ndarray, axes: list[_Axis], strict: bool, checker: _CutCh
     part_starts = np.cumsum(part_sizes) - part_sizes
     row_partition = np.empty(n, dtype=np.int64)
     row_partition[all_rows] = np.repeat(np.arange(len(part_sizes), dtype=np.int64), part_sizes)
-    return Partitioning(row_partition, np.concatenate(done_lo), np.concatenate(done_hi), part_sizes,
-                        np.minimum.reduceat(all_rows, part_starts), splits, checked)
+    return Partitioning(
+        row_partition,
+        np.concatenate(done_lo),
+        np.concatenate(done_hi),
+        part_sizes,
+        np.minimum.reduceat(all_rows, part_starts),
+        splits,
+        checked,
+    )
 
 
-def _regroup(rows: np.ndarray, ka: np.ndarray, pid: np.ndarray, keep: np.ndarray, right: np.ndarray,
-             cut: np.ndarray, sizes: np.ndarray, n_left: np.ndarray) -> tuple[np.ndarray, ...]:
+def _regroup(
+    rows: np.ndarray,
+    ka: np.ndarray,
+    pid: np.ndarray,
+    keep: np.ndarray,
+    right: np.ndarray,
+    cut: np.ndarray,
+    sizes: np.ndarray,
+    n_left: np.ndarray,
+) -> tuple[np.ndarray, ...]:
     """Lay the records of the cut partitions out as left child, right child, in order (a stable
     partition of every segment by its side, from cumulative counts; final partitions leave)."""
     if cut.all():
@@ -587,21 +616,33 @@ class _Mondrian(Algorithm):
     params = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
-    def _run(self, table: Table, config: AnonymizationConfig, enc: EncodedTable,
-             progress: ProgressCallback, start: float) -> AnonymizationResult:
+    def _run(
+        self,
+        table: Table,
+        config: AnonymizationConfig,
+        enc: EncodedTable,
+        progress: ProgressCallback,
+        start: float,
+    ) -> AnonymizationResult:
         n = enc.n_rows
         k = config.k
         if k > n:
-            raise ConfigError(f"k = {k} is larger than the table, which has {n} records.",
-                              hint=f"Choose k of at most {n}.", where="k")
+            raise ConfigError(
+                f"k = {k} is larger than the table, which has {n} records.",
+                hint=f"Choose k of at most {n}.",
+                where="k",
+            )
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
         checker = _CutChecker(enc, config.models)
         everyone = np.arange(n)
         if not checker.passes(everyone, np.zeros(n, dtype=np.int64), 1)[0]:
-            failing = [m for m in config.models
-                       if not _CutChecker(enc, (m,)).passes(everyone, np.zeros(n, dtype=np.int64), 1)[0]]
+            failing = [
+                m
+                for m in config.models
+                if not _CutChecker(enc, (m,)).passes(everyone, np.zeros(n, dtype=np.int64), 1)[0]
+            ]
             models = " ".join(m.describe() for m in failing)
             raise InfeasibleError(
                 f"The whole table of {n} records does not satisfy {models} Mondrian never suppresses "
@@ -617,8 +658,15 @@ class _Mondrian(Algorithm):
         progress(0.92, "building the release")
         return self._result(table, config, enc, axes, parts, start)
 
-    def _result(self, table: Table, config: AnonymizationConfig, enc: EncodedTable, axes: list[_Axis],
-                parts: Partitioning, start: float) -> AnonymizationResult:
+    def _result(
+        self,
+        table: Table,
+        config: AnonymizationConfig,
+        enc: EncodedTable,
+        axes: list[_Axis],
+        parts: Partitioning,
+        start: float,
+    ) -> AnonymizationResult:
         lo, hi = parts.lower, parts.upper
         labels = [ax.labels(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)]
         # partitions with identical released values form one class of the release
@@ -666,8 +714,10 @@ class _Mondrian(Algorithm):
         )
         notes = []
         if n_classes < len(parts.sizes):
-            notes.append(f"{len(parts.sizes)} partitions were made; some share their released values, so "
-                         f"the release has {n_classes} equivalence classes.")
+            notes.append(
+                f"{len(parts.sizes)} partitions were made; some share their released values, so "
+                f"the release has {n_classes} equivalence classes."
+            )
         return AnonymizationResult(
             algorithm=self.name,
             parameters=dict(self.parameters),

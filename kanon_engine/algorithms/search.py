@@ -37,9 +37,16 @@ from kanon_engine.progress import ProgressCallback, no_progress
 class LatticeSearch:
     """The state of one search over the lattice of an encoded table."""
 
-    def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], max_suppressed: int,
-                 metric: Metric, progress: ProgressCallback = no_progress, algorithm: str = "search",
-                 max_nodes: int | None = None) -> None:
+    def __init__(
+        self,
+        enc: EncodedTable,
+        models: tuple[PrivacyModel, ...],
+        max_suppressed: int,
+        metric: Metric,
+        progress: ProgressCallback = no_progress,
+        algorithm: str = "search",
+        max_nodes: int | None = None,
+    ) -> None:
         self.enc = enc
         self.lattice = Lattice(enc.heights, enc.qi)
         if max_nodes is not None:
@@ -74,8 +81,10 @@ class LatticeSearch:
     def check(self, index: int) -> NodeEvaluation:
         """Evaluate one node; record status, metric value and the bound for its generalizations."""
         known = int(np.count_nonzero(self.status))
-        self.progress(known / self.lattice.size,
-                      f"checking node {self.checks + 1:,} ({known:,} of {self.lattice.size:,} classified)")
+        self.progress(
+            known / self.lattice.size,
+            f"checking node {self.checks + 1:,} ({known:,} of {self.lattice.size:,} classified)",
+        )
         ev = self.evaluator.evaluate(self.lattice.levels[index])
         self.status[index] = SATISFIES if ev.satisfies else FAILS
         up = self.lattice.upset(index)
@@ -140,8 +149,11 @@ class LatticeSearch:
                 nxt = None
                 for i in sorted(options, key=lambda a: (lv[a] * rel[a], a)):
                     cand = cur + int(lat.strides[i])
-                    if self.status[cand] == NOT_EVALUATED and (candidates is None or candidates[cand]) and not (
-                            prune and self.hopeless(cand)):
+                    if (
+                        self.status[cand] == NOT_EVALUATED
+                        and (candidates is None or candidates[cand])
+                        and not (prune and self.hopeless(cand))
+                    ):
                         nxt = cand
                         break
                 if nxt is None:
@@ -179,9 +191,8 @@ class LatticeSearch:
                 if st == NOT_EVALUATED:
                     self.status[index] = PRUNED
                 continue
-            if np.isnan(self.values[index]):
-                if not self.check(index).satisfies:
-                    continue
+            if np.isnan(self.values[index]) and not self.check(index).satisfies:
+                continue
             value = self.values[index]
             if value < best_val:
                 best_val, best = value, index
@@ -200,5 +211,11 @@ class LatticeSearch:
         return self._evals[index]
 
     def record(self, optimum: int | None) -> SearchRecord:
-        return SearchRecord(self.enc.qi, self.lattice.max_levels.copy(), self.status.copy(),
-                            self.values.copy(), optimum, self.metric.name)
+        return SearchRecord(
+            self.enc.qi,
+            self.lattice.max_levels.copy(),
+            self.status.copy(),
+            self.values.copy(),
+            optimum,
+            self.metric.name,
+        )

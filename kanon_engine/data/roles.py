@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import pandas as pd
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     IDENTIFIER = "identifier"
     QUASI_IDENTIFIER = "quasi-identifier"
     SENSITIVE = "sensitive"
@@ -53,15 +53,33 @@ def suggest_roles(frame: pd.DataFrame, unique_share: float = 0.95) -> list[RoleS
     for col in frame.columns:
         name = str(col)
         if _IDENTIFIER_NAMES.search(name) or _ID_LIKE.match(name.strip()):
-            out.append(RoleSuggestion(name, Role.IDENTIFIER, f"'{name}' looks like a direct identifier "
-                                      "(a name, number or contact detail): it will be removed."))
+            out.append(
+                RoleSuggestion(
+                    name,
+                    Role.IDENTIFIER,
+                    f"'{name}' looks like a direct identifier "
+                    "(a name, number or contact detail): it will be removed.",
+                )
+            )
             continue
         values = frame[col].dropna()
         if n >= 10 and len(values) and values.nunique() >= unique_share * len(values):
-            out.append(RoleSuggestion(name, Role.IDENTIFIER, f"Almost every value of '{name}' is unique, "
-                                      "so it likely identifies people: check it.", flagged=True))
+            out.append(
+                RoleSuggestion(
+                    name,
+                    Role.IDENTIFIER,
+                    f"Almost every value of '{name}' is unique, so it likely identifies people: check it.",
+                    flagged=True,
+                )
+            )
             continue
-        out.append(RoleSuggestion(name, None, "No suggestion: choose quasi-identifier if an outsider "
-                                  "could know it (age, sex, postcode, dates), sensitive if it must be "
-                                  "protected (diagnosis), insensitive otherwise."))
+        out.append(
+            RoleSuggestion(
+                name,
+                None,
+                "No suggestion: choose quasi-identifier if an outsider "
+                "could know it (age, sex, postcode, dates), sensitive if it must be "
+                "protected (diagnosis), insensitive otherwise.",
+            )
+        )
     return out

@@ -8,7 +8,7 @@ column the release does not touch is exported byte-for-byte as it came in. Missi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,7 @@ import pandas as pd
 from kanon_engine.errors import DataError
 
 
-class ColumnKind(str, Enum):
+class ColumnKind(StrEnum):
     """What a column's values look like (import wizard's type detection)."""
 
     INTEGER = "integer"
@@ -104,8 +104,8 @@ class Table:
         for c in text.columns:
             col = text[c]
             if not (pd.api.types.is_object_dtype(col) or pd.api.types.is_string_dtype(col)):
-                text[c] = col.astype(object).where(col.notna(), None).map(
-                    lambda v: v if v is None else str(v)
+                text[c] = (
+                    col.astype(object).where(col.notna(), None).map(lambda v: v if v is None else str(v))
                 )
         text.columns = [str(c) for c in text.columns]
         types = kw.pop("column_types", None) or detect_types(text)

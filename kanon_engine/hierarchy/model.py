@@ -161,8 +161,10 @@ class Hierarchy:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hierarchy):
             return NotImplemented
-        return self.attribute == other.attribute and self.matrix.shape == other.matrix.shape and bool(
-            (self.matrix == other.matrix).all()
+        return (
+            self.attribute == other.attribute
+            and self.matrix.shape == other.matrix.shape
+            and bool((self.matrix == other.matrix).all())
         )
 
     def __hash__(self) -> int:

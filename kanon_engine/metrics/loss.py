@@ -98,7 +98,9 @@ class EntropyTables:
         extra = 0.0
         for q, lv in enumerate(levels):
             top = len(self.cost[q]) - 1
-            extra += float(((self.cost[q][top][leaf_codes[q]] - self.cost[q][lv][leaf_codes[q]]) * counts).sum())
+            extra += float(
+                ((self.cost[q][top][leaf_codes[q]] - self.cost[q][lv][leaf_codes[q]]) * counts).sum()
+            )
         return extra
 
 
@@ -232,18 +234,25 @@ def _suppressed_entropy(ev, ctx: MetricContext) -> float:
     failing_rows = ~ev.passes[ev.classes.row_class]
     levels = ev.levels
     sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
-    gen_fail = [enc.level_maps[q][lv][freq.rep[q][failing_rows]] for q, lv in enumerate(levels)]
+    leaves = freq.leaves()
+    gen_fail = [enc.level_maps[q][lv][leaves[q][failing_rows]] for q, lv in enumerate(levels)]
     gen_base = [enc.level_maps[q][lv][base.rep[q]] for q, lv in enumerate(levels)]
     ids, _ = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
     fail_ids = ids[: len(gen_fail[0])]
-    in_fail = np.isin(ids[len(gen_fail[0]):], fail_ids)
+    in_fail = np.isin(ids[len(gen_fail[0]) :], fail_ids)
     return ctx.entropy.suppressed_extra(base.rep[:, in_fail], base.counts[in_fail], levels)
 
 
 METRICS: dict[str, type[Metric]] = {
     m.name: m
-    for m in (DiscernibilityMetric, DiscernibilityStarMetric, AverageClassSizeMetric, PrecisionMetric,
-              HeightMetric, EntropyMetric)
+    for m in (
+        DiscernibilityMetric,
+        DiscernibilityStarMetric,
+        AverageClassSizeMetric,
+        PrecisionMetric,
+        HeightMetric,
+        EntropyMetric,
+    )
 }
 
 

@@ -76,8 +76,9 @@ def global_certainty_penalty(ncp: np.ndarray, sizes: np.ndarray) -> float:
     return float(per_qi.mean()) if per_qi.size else 0.0
 
 
-def partition_metrics(qi: Sequence[str], class_sizes: np.ndarray, partition_sizes: np.ndarray,
-                      ncp: np.ndarray, k: int) -> dict[str, float]:
+def partition_metrics(
+    qi: Sequence[str], class_sizes: np.ndarray, partition_sizes: np.ndarray, ncp: np.ndarray, k: int
+) -> dict[str, float]:
     """Every metric reported for a partitioned release.
 
     ``class_sizes`` are the released equivalence classes (records that look alike in the release);

@@ -48,51 +48,64 @@ DEFAULT_THRESHOLD = 0.2
 def definitions() -> dict[str, str]:
     """Plain-language definitions of every figure, keyed like :meth:`RiskFigures.to_dict` (for reports)."""
     return {
-        "equivalence_class":
+        "equivalence_class": (
             "Group (equivalence class): records that share the same values of every quasi-identifier; an "
-            "outsider who knows those values cannot tell them apart.",
-        "prosecutor_highest":
-            "Prosecutor risk, highest: the attacker knows their target is in the file. A record in a group "
-            "of f records is re-identified with probability 1/f; this is the largest such probability "
-            "(1/smallest group).",
-        "prosecutor_average":
-            "Prosecutor risk, average: the mean of 1/f over all released records, which equals the number of "
-            "groups divided by the number of records.",
-        "records_above_threshold":
-            "Records at risk: released records whose prosecutor risk 1/f is above the threshold (for example "
-            "0.2, a 1 in 5 chance).",
-        "journalist_highest":
+            "outsider who knows those values cannot tell them apart."
+        ),
+        "prosecutor_highest": (
+            "Prosecutor risk, highest: the attacker knows their target is in the file. A record in a "
+            "group of f records is re-identified with probability 1/f; this is the largest such "
+            "probability (1/smallest group)."
+        ),
+        "prosecutor_average": (
+            "Prosecutor risk, average: the mean of 1/f over all released records, which equals the number"
+            " of groups divided by the number of records."
+        ),
+        "records_above_threshold": (
+            "Records at risk: released records whose prosecutor risk 1/f is above the threshold (for "
+            "example 0.2, a 1 in 5 chance)."
+        ),
+        "journalist_highest": (
             "Journalist risk, highest: the attacker does not know whether the target is in the file and "
-            "matches against a population register; a group matched by F people of the population is "
-            "re-identified with probability 1/F. Without a population table the population is taken to be "
-            "this table (F = f), so it equals the prosecutor risk.",
-        "marketer":
+            "matches against a population register; a group matched by F people of the population is re-"
+            "identified with probability 1/F. Without a population table the population is taken to be "
+            "this table (F = f), so it equals the prosecutor risk."
+        ),
+        "marketer": (
             "Marketer risk: the expected share of records an attacker who links every record to the "
             "population register re-identifies correctly, (1/n) x sum of f/F over the groups; equal to "
-            "groups / records when the population is this table.",
-        "sample_uniques":
-            "Sample uniques: records that are alone in their group (f = 1), identifiable by their "
-            "quasi-identifier values alone.",
-        "suppressed":
-            "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they belong "
-            "to no group and are not counted in the figures above.",
-        "homogeneous_classes":
+            "groups / records when the population is this table."
+        ),
+        "sample_uniques": (
+            "Sample uniques: records that are alone in their group (f = 1), identifiable by their quasi-"
+            "identifier values alone."
+        ),
+        "suppressed": (
+            "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
+            "belong to no group and are not counted in the figures above."
+        ),
+        "homogeneous_classes": (
             "Homogeneous groups: groups whose sensitive attribute has one single value. Anyone who can "
-            "place a person in such a group learns that value (the homogeneity attack), however large the "
-            "group is.",
-        "distinct_l":
+            "place a person in such a group learns that value (the homogeneity attack), however large the"
+            " group is."
+        ),
+        "distinct_l": (
             "Distinct l reached: the fewest different sensitive values found in any group (distinct "
-            "l-diversity).",
-        "entropy_l":
-            "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a group with "
-            "l equally frequent values has entropy l = l (entropy l-diversity).",
-        "t_equal":
-            "t reached (equal distance): the largest Earth Mover's Distance between the distribution of the "
-            "sensitive values in a group and in the whole table, counting every pair of different values as "
-            "distance 1 (half the sum of the absolute differences; t-closeness).",
-        "t_ordered":
-            "t reached (ordered distance): the same for a numeric attribute, where moving between the i-th "
-            "and j-th smallest values costs |i - j| / (m - 1).",
+            "l-diversity)."
+        ),
+        "entropy_l": (
+            "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a group "
+            "with l equally frequent values has entropy l = l (entropy l-diversity)."
+        ),
+        "t_equal": (
+            "t reached (equal distance): the largest Earth Mover's Distance between the distribution of "
+            "the sensitive values in a group and in the whole table, counting every pair of different "
+            "values as distance 1 (half the sum of the absolute differences; t-closeness)."
+        ),
+        "t_ordered": (
+            "t reached (ordered distance): the same for a numeric attribute, where moving between the "
+            "i-th and j-th smallest values costs |i - j| / (m - 1)."
+        ),
     }
 
 
@@ -124,15 +137,21 @@ class RiskFigures:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "records": self.records, "suppressed": self.suppressed, "classes": self.classes,
+            "records": self.records,
+            "suppressed": self.suppressed,
+            "classes": self.classes,
             "smallest_class": self.smallest_class,
-            "prosecutor_highest": self.prosecutor_highest, "prosecutor_average": self.prosecutor_average,
-            "threshold": self.threshold, "records_above_threshold": self.records_above_threshold,
+            "prosecutor_highest": self.prosecutor_highest,
+            "prosecutor_average": self.prosecutor_average,
+            "threshold": self.threshold,
+            "records_above_threshold": self.records_above_threshold,
             "share_above_threshold": self.share_above_threshold,
             "journalist_highest": self.journalist_highest,
             "journalist_records_above_threshold": self.journalist_records_above_threshold,
-            "marketer": self.marketer, "sample_uniques": self.sample_uniques,
-            "share_sample_uniques": self.share_sample_uniques, "population": self.population,
+            "marketer": self.marketer,
+            "sample_uniques": self.sample_uniques,
+            "share_sample_uniques": self.share_sample_uniques,
+            "population": self.population,
         }
 
 
@@ -160,10 +179,14 @@ class SensitiveProfile:
             return None if a is None or not len(a) else float(fn(a))
 
         return {
-            "attribute": self.attribute, "numeric": self.numeric,
-            "homogeneous_classes": self.homogeneous_classes, "homogeneous_records": self.homogeneous_records,
-            "distinct_l": reached(self.distinct_l, np.min), "entropy_l": reached(self.entropy_l, np.min),
-            "t_equal": reached(self.t_equal, np.max), "t_ordered": reached(self.t_ordered, np.max),
+            "attribute": self.attribute,
+            "numeric": self.numeric,
+            "homogeneous_classes": self.homogeneous_classes,
+            "homogeneous_records": self.homogeneous_records,
+            "distinct_l": reached(self.distinct_l, np.min),
+            "entropy_l": reached(self.entropy_l, np.min),
+            "t_equal": reached(self.t_equal, np.max),
+            "t_ordered": reached(self.t_ordered, np.max),
             "examples": self.examples,
         }
 
@@ -187,29 +210,40 @@ class RiskAssessment:
         out[kept] = 1.0 / self.class_sizes[self.row_class[kept]]
         return out
 
-    def risk_distribution(self, bins: Sequence[float] = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.34, 0.5, 1.0)
-                          ) -> list[dict[str, Any]]:
+    def risk_distribution(
+        self, bins: Sequence[float] = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.34, 0.5, 1.0)
+    ) -> list[dict[str, Any]]:
         """Records per prosecutor-risk band ``(low, high]`` (the first band includes its low end)."""
         risk = 1.0 / self.class_sizes
         edges = np.asarray(bins, dtype=float)
         idx = np.clip(np.searchsorted(edges, risk, side="left") - 1, 0, len(edges) - 2)
         counts = np.bincount(idx, weights=self.class_sizes, minlength=len(edges) - 1).astype(np.int64)
-        return [{"low": float(edges[i]), "high": float(edges[i + 1]), "records": int(counts[i])}
-                for i in range(len(edges) - 1)]
+        return [
+            {"low": float(edges[i]), "high": float(edges[i + 1]), "records": int(counts[i])}
+            for i in range(len(edges) - 1)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"quasi_identifiers": list(self.qi), **self.figures.to_dict(),
-                "risk_distribution": self.risk_distribution(),
-                "homogeneity": [h.to_dict() for h in self.homogeneity]}
+        return {
+            "quasi_identifiers": list(self.qi),
+            **self.figures.to_dict(),
+            "risk_distribution": self.risk_distribution(),
+            "homogeneity": [h.to_dict() for h in self.homogeneity],
+        }
 
 
-def risk_figures(class_sizes: np.ndarray, suppressed: int = 0, threshold: float = DEFAULT_THRESHOLD,
-                 population_sizes: np.ndarray | None = None, population: str = "the table itself"
-                 ) -> RiskFigures:
+def risk_figures(
+    class_sizes: np.ndarray,
+    suppressed: int = 0,
+    threshold: float = DEFAULT_THRESHOLD,
+    population_sizes: np.ndarray | None = None,
+    population: str = "the table itself",
+) -> RiskFigures:
     """Prosecutor, journalist and marketer figures from the sizes ``f`` (and population sizes ``F``)."""
     if not 0.0 <= threshold <= 1.0:
-        raise ConfigError(f"The risk threshold must be a probability between 0 and 1; got {threshold}.",
-                          where="threshold")
+        raise ConfigError(
+            f"The risk threshold must be a probability between 0 and 1; got {threshold}.", where="threshold"
+        )
     f = np.asarray(class_sizes, dtype=np.int64)
     F = f if population_sizes is None else np.maximum(np.asarray(population_sizes, dtype=np.int64), f)
     n = int(f.sum())
@@ -234,16 +268,23 @@ def risk_figures(class_sizes: np.ndarray, suppressed: int = 0, threshold: float 
     )
 
 
-def sensitive_profile(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: np.ndarray, attribute: str,
-                      qi: Sequence[str] = (), max_examples: int = 20) -> SensitiveProfile:
+def sensitive_profile(
+    frame: pd.DataFrame,
+    row_class: np.ndarray,
+    class_sizes: np.ndarray,
+    attribute: str,
+    qi: Sequence[str] = (),
+    max_examples: int = 20,
+) -> SensitiveProfile:
     """The l and t every class reaches for ``attribute``, and its homogeneous classes.
 
     The reference distribution of t is that of all rows of ``frame`` (suppressed rows included: they are
     part of the table and keep their sensitive values).
     """
     if attribute not in frame.columns:
-        raise ConfigError(f"The sensitive attribute '{attribute}' is not a column of the table.",
-                          where=attribute)
+        raise ConfigError(
+            f"The sensitive attribute '{attribute}' is not a column of the table.", where=attribute
+        )
     col = encode_sensitive(frame[attribute], attribute)
     m = len(col.values)
     n_classes = len(class_sizes)
@@ -252,8 +293,16 @@ def sensitive_profile(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: n
     pair, n_pairs = group_columns([cls_rows, val_rows], [max(n_classes, 1), max(m, 1)])
     if n_pairs == 0:
         empty = np.zeros(0)
-        return SensitiveProfile(attribute, col.numeric, empty.astype(int), empty, empty,
-                                empty if col.numeric else None, np.zeros(0, np.int64), 0)
+        return SensitiveProfile(
+            attribute,
+            col.numeric,
+            empty.astype(int),
+            empty,
+            empty,
+            empty if col.numeric else None,
+            np.zeros(0, np.int64),
+            0,
+        )
     counts = np.bincount(pair, minlength=n_pairs).astype(float)
     rep = representatives(pair, n_pairs)
     cls, val = cls_rows[rep], val_rows[rep]
@@ -268,8 +317,17 @@ def sensitive_profile(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: n
     t_ordered = _ordered_emd(cls, val, p, q, n_classes) if col.numeric else None
     homogeneous = np.flatnonzero(distinct == 1)
     examples = _examples(frame, row_class, class_sizes, homogeneous, attribute, qi, max_examples)
-    return SensitiveProfile(attribute, col.numeric, distinct, np.exp(entropy), np.clip(t_equal, 0.0, 1.0),
-                            t_ordered, homogeneous, int(class_sizes[homogeneous].sum()), examples)
+    return SensitiveProfile(
+        attribute,
+        col.numeric,
+        distinct,
+        np.exp(entropy),
+        np.clip(t_equal, 0.0, 1.0),
+        t_ordered,
+        homogeneous,
+        int(class_sizes[homogeneous].sum()),
+        examples,
+    )
 
 
 def _ordered_emd(cls: np.ndarray, val: np.ndarray, p: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
@@ -286,8 +344,15 @@ def _ordered_emd(cls: np.ndarray, val: np.ndarray, p: np.ndarray, q: np.ndarray,
     return out
 
 
-def _examples(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: np.ndarray, classes: np.ndarray,
-              attribute: str, qi: Sequence[str], limit: int) -> list[dict[str, Any]]:
+def _examples(
+    frame: pd.DataFrame,
+    row_class: np.ndarray,
+    class_sizes: np.ndarray,
+    classes: np.ndarray,
+    attribute: str,
+    qi: Sequence[str],
+    limit: int,
+) -> list[dict[str, Any]]:
     """The largest homogeneous classes: their QI values, size and the value they reveal."""
     if not len(classes) or limit <= 0:
         return []
@@ -297,9 +362,14 @@ def _examples(frame: pd.DataFrame, row_class: np.ndarray, class_sizes: np.ndarra
     for c in chosen:
         row = frame.iloc[int(rep[c])]
         value = row[attribute]
-        out.append({"class": int(c), "size": int(class_sizes[c]),
-                    "quasi_identifiers": {q: _cell(row[q]) for q in qi},
-                    "value": _cell(value)})
+        out.append(
+            {
+                "class": int(c),
+                "size": int(class_sizes[c]),
+                "quasi_identifiers": {q: _cell(row[q]) for q in qi},
+                "value": _cell(value),
+            }
+        )
     return out
 
 
@@ -307,10 +377,18 @@ def _cell(v: Any) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
 
 
-def assess(frame: Any, qi: Sequence[str], sensitive: Sequence[str] = (), *,
-           threshold: float = DEFAULT_THRESHOLD, population: pd.DataFrame | None = None,
-           population_name: str = "a population table", hierarchies: Mapping[str, Hierarchy] | None = None,
-           suppressed_marker: str | None = ROOT, max_examples: int = 20) -> RiskAssessment:
+def assess(
+    frame: Any,
+    qi: Sequence[str],
+    sensitive: Sequence[str] = (),
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    population: pd.DataFrame | None = None,
+    population_name: str = "a population table",
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    suppressed_marker: str | None = ROOT,
+    max_examples: int = 20,
+) -> RiskAssessment:
     """Risk of a table (a release, or raw data with ``suppressed_marker=None``) on ``qi``.
 
     With ``population`` (a table of the population the file was drawn from, holding the quasi-
@@ -354,16 +432,36 @@ class RiskComparison:
         return {"before": self.before.to_dict(), "after": self.after.to_dict()}
 
 
-def compare(table: Any, result: Any, *, threshold: float = DEFAULT_THRESHOLD,
-            population: pd.DataFrame | None = None, population_name: str = "a population table",
-            max_examples: int = 20) -> RiskComparison:
+def compare(
+    table: Any,
+    result: Any,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    population: pd.DataFrame | None = None,
+    population_name: str = "a population table",
+    max_examples: int = 20,
+) -> RiskComparison:
     """Risk before (``table`` as loaded, every record) and after (``result.release`` as published)."""
     cfg = result.config
     original: pd.DataFrame = getattr(table, "frame", table)
-    before = assess(original, cfg.quasi_identifiers, cfg.sensitive, threshold=threshold,
-                    population=population, population_name=population_name, suppressed_marker=None,
-                    max_examples=max_examples)
-    after = assess(result.release, cfg.quasi_identifiers, cfg.sensitive, threshold=threshold,
-                   population=population, population_name=population_name, hierarchies=cfg.hierarchies,
-                   max_examples=max_examples)
+    before = assess(
+        original,
+        cfg.quasi_identifiers,
+        cfg.sensitive,
+        threshold=threshold,
+        population=population,
+        population_name=population_name,
+        suppressed_marker=None,
+        max_examples=max_examples,
+    )
+    after = assess(
+        result.release,
+        cfg.quasi_identifiers,
+        cfg.sensitive,
+        threshold=threshold,
+        population=population,
+        population_name=population_name,
+        hierarchies=cfg.hierarchies,
+        max_examples=max_examples,
+    )
     return RiskComparison(before, after)

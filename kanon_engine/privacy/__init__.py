@@ -13,6 +13,13 @@ from kanon_engine.privacy.models import (
 )
 
 __all__ = [
-    "ClassStats", "DistinctLDiversity", "EntropyLDiversity", "KAnonymity", "PrivacyModel",
-    "RecursiveCLDiversity", "TCloseness", "all_monotone", "model_from_dict",
+    "ClassStats",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "KAnonymity",
+    "PrivacyModel",
+    "RecursiveCLDiversity",
+    "TCloseness",
+    "all_monotone",
+    "model_from_dict",
 ]

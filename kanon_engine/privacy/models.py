@@ -120,7 +120,10 @@ class KAnonymity(PrivacyModel):
         return self.k
 
     def describe(self) -> str:
-        return f"{self.k}-anonymity: every person shares their quasi-identifier values with at least {self.k - 1} others."
+        others = "1 other person" if self.k == 2 else f"{self.k - 1} others"
+        return (
+            f"{self.k}-anonymity: every person shares their quasi-identifier values with at least {others}."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "k": self.k}
@@ -151,7 +154,10 @@ class DistinctLDiversity(PrivacyModel):
         return self.l
 
     def describe(self) -> str:
-        return f"distinct {self.l}-diversity: every group holds at least {self.l} different values of '{self.sensitive}'."
+        return (
+            f"distinct {self.l}-diversity: every group holds at least {self.l} different values of "
+            f"'{self.sensitive}'."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "l": self.l, "sensitive": self.sensitive}
@@ -190,8 +196,10 @@ class EntropyLDiversity(PrivacyModel):
         return math.ceil(self.l)
 
     def describe(self) -> str:
-        return (f"entropy {self.l:g}-diversity: the values of '{self.sensitive}' in every group are at least as "
-                f"varied as {self.l:g} equally frequent values.")
+        return (
+            f"entropy {self.l:g}-diversity: the values of '{self.sensitive}' in every group are at least as "
+            f"varied as {self.l:g} equally frequent values."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "l": self.l, "sensitive": self.sensitive}
@@ -213,7 +221,9 @@ class RecursiveCLDiversity(PrivacyModel):
         except (TypeError, ValueError):
             cv = math.nan
         if not cv > 0:
-            raise ConfigError(f"c must be a number > 0 for recursive (c,l)-diversity; got {self.c!r}.", where="c")
+            raise ConfigError(
+                f"c must be a number > 0 for recursive (c,l)-diversity; got {self.c!r}.", where="c"
+            )
         object.__setattr__(self, "c", cv)
         _need_sensitive("l-diversity", self.sensitive)
 
@@ -234,8 +244,10 @@ class RecursiveCLDiversity(PrivacyModel):
         return self.l
 
     def describe(self) -> str:
-        return (f"recursive ({self.c:g},{self.l})-diversity: in every group the most frequent value of "
-                f"'{self.sensitive}' is rarer than {self.c:g} times the values from the {self.l}-th on together.")
+        return (
+            f"recursive ({self.c:g},{self.l})-diversity: in every group the most frequent value of "
+            f"'{self.sensitive}' is rarer than {self.c:g} times the values from the {self.l}-th on together."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "c": self.c, "l": self.l, "sensitive": self.sensitive}
@@ -289,15 +301,24 @@ class TCloseness(PrivacyModel):
         return self.distances(stats) <= self.t + 1e-9
 
     def describe(self) -> str:
-        return (f"{self.t:g}-closeness ({self.distance} distance): the distribution of '{self.sensitive}' in "
-                f"every group differs from the whole table's by at most {self.t:g}.")
+        return (
+            f"{self.t:g}-closeness ({self.distance} distance): the distribution of '{self.sensitive}' in "
+            f"every group differs from the whole table's by at most {self.t:g}."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "t": self.t, "sensitive": self.sensitive, "distance": self.distance}
 
 
-def _dense_emd(cls: np.ndarray, val: np.ndarray, p: np.ndarray, q: np.ndarray, n: int,
-               col: SensitiveColumn, distance: str) -> np.ndarray:
+def _dense_emd(
+    cls: np.ndarray,
+    val: np.ndarray,
+    p: np.ndarray,
+    q: np.ndarray,
+    n: int,
+    col: SensitiveColumn,
+    distance: str,
+) -> np.ndarray:
     """Ordered or hierarchical EMD on dense (class x value) blocks, bounded to ~8M cells at a time."""
     m = len(q)
     out = np.zeros(n)

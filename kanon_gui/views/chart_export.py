@@ -41,10 +41,13 @@ def _paint(widget: QWidget, painter: QPainter, size: QSize) -> None:
 
 
 def _size(widget: QWidget) -> QSize:
+    """The size to draw at; lays out a widget that was never shown (a hidden tab), as grab() would:
+    a scene render alone would use the plot's stale geometry."""
     size = widget.size()
-    if size.width() < 10 or size.height() < 10:  # never laid out (hidden tab): a sensible default
+    if size.width() < 10 or size.height() < 10:
         size = widget.sizeHint().expandedTo(QSize(640, 400))
         widget.resize(size)
+    widget.grab(QRect(0, 0, 1, 1))  # sends the pending resize/layout events
     return size
 
 
@@ -83,6 +86,9 @@ def svg_bytes(widget: QWidget, title: str = "") -> bytes:
     gen.setOutputDevice(buf)
     gen.setSize(size)
     gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+    # QPicture-cached items (pyqtgraph bars, axes, our boxes) replay scaled by the ratio of DPIs: record
+    # the SVG at the widget's DPI or bars and axes drift apart (QSvgGenerator defaults to 72 dpi)
+    gen.setResolution(widget.logicalDpiX())
     gen.setTitle(title or widget.objectName() or "kanon chart")
     gen.setDescription("Exported by kanon")
     painter = QPainter(gen)

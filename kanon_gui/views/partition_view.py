@@ -35,6 +35,8 @@ MAX_POINTS = 50_000
 #: Colour steps of the box fill.
 COLOR_STEPS = 48
 BOX_TINT = 0.45
+#: Boxes are drawn in tiers of halving area (larger first, so nested boxes show).
+AREA_TIERS = 12
 BELOW_K_COLOR = "#d7191c"
 SELECTED_COLOR = "#005ab5"
 POINT_COLOR = (35, 35, 35, 110)
@@ -232,9 +234,10 @@ class BoxesItem(pg.GraphicsObject):
     Why it is drawn this way: projected on two axes, thousands of boxes overlap (Adult's Mondrian
     release has 4,057 boxes, about 27 per cell on age x sex), so replaying the picture costs pixel
     overdraw. Boxes that coincide are drawn once, coloured by the mean of their values; fills are opaque
-    (a pale tint instead of transparency: no blending), larger boxes first so nested ones stay visible;
-    the outlines of every box go on top, classes below k in red. Measured on Adult: a pan or zoom
-    repaint went from about 300 ms (translucent paths) to under 20 ms.
+    (a pale tint instead of transparency: no blending) with one ``drawRects`` per area tier and colour,
+    larger boxes first so nested ones stay visible; the outlines of every box go on top, classes below k
+    in red. Measured on Adult: a pan or zoom repaint went from about 300 ms (translucent paths) to under
+    20 ms.
     """
 
     def __init__(self) -> None:
@@ -261,19 +264,29 @@ class BoxesItem(pg.GraphicsObject):
         if highlight is not None:
             np.logical_or.at(hi, inverse, highlight)
         x0, x1, y0, y1 = (uniq[:, i] for i in range(4))
-        order = np.argsort(-(x1 - x0) * (y1 - y0), kind="stable")
-        rect_list = _rects(x0, x1, y0, y1)
+        # larger boxes first, so nested ones stay visible: tiers of area, one drawRects per tier and colour
+        # (a bounded number of painter calls: each one costs a Python-to-Qt round trip)
+        log_area = np.log2(np.maximum((x1 - x0) * (y1 - y0), 1e-12))
+        tier = (
+            np.floor(log_area.max() - log_area).astype(np.int64) if len(uniq) else log_area.astype(np.int64)
+        )
+        tier = np.minimum(tier, AREA_TIERS - 1)
         pic = QPicture()
         p = QPainter(pic)
         try:
-            for i in order.tolist():
-                p.fillRect(rect_list[i], palette[step[i]])
+            p.setPen(Qt.PenStyle.NoPen)
+            for t in np.unique(tier):
+                in_tier = tier == t
+                for s_ in np.unique(step[in_tier]):
+                    sel = np.flatnonzero(in_tier & (step == s_))
+                    p.setBrush(palette[int(s_)])
+                    p.drawRects(_rects(x0[sel], x1[sel], y0[sel], y1[sel]))
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.setPen(pg.mkPen((70, 70, 70, 160), width=1))
-            p.drawRects(rect_list)
+            p.drawRects(_rects(x0, x1, y0, y1))
             if hi.any():
                 p.setPen(pg.mkPen(BELOW_K_COLOR, width=2.5))
-                p.drawRects([rect_list[i] for i in np.flatnonzero(hi).tolist()])
+                p.drawRects(_rects(x0[hi], x1[hi], y0[hi], y1[hi]))
         finally:
             p.end()
         self._picture = pic
@@ -328,6 +341,8 @@ class PartitionView(QWidget):
         self.points_check = QCheckBox("records")
         self.points_check.setChecked(True)
         self.points_check.setToolTip("Show the records as points (a sample when there are many).")
+        for combo in (self.x_combo, self.y_combo, self.color_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for label, w in (
             ("Horizontal:", self.x_combo),
             ("Vertical:", self.y_combo),

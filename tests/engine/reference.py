@@ -35,7 +35,7 @@ def entropy(values: pd.Series) -> float:
 
 def recursive_ok(values: pd.Series, c: float, l: int) -> bool:  # noqa: E741
     r = sorted(values.value_counts(dropna=False).tolist(), reverse=True)
-    return r[0] < c * sum(r[l - 1:])
+    return r[0] < c * sum(r[l - 1 :])
 
 
 def emd_equal(values: pd.Series, whole: pd.Series) -> float:
@@ -72,8 +72,9 @@ def group_passes(group: pd.DataFrame, models: list[dict], whole: pd.DataFrame) -
     return True
 
 
-def release_satisfies(release: pd.DataFrame, original: pd.DataFrame, qi: list[str], models: list[dict],
-                      max_suppressed: int) -> tuple[bool, str]:
+def release_satisfies(
+    release: pd.DataFrame, original: pd.DataFrame, qi: list[str], models: list[dict], max_suppressed: int
+) -> tuple[bool, str]:
     """Check a release as an attacker sees it: every class passes every model; the records whose QIs are
     all ``*`` form a class like any other when they pass, else they count as suppressed, and suppressed
     (or dropped) records must fit within the limit."""
@@ -89,15 +90,18 @@ def release_satisfies(release: pd.DataFrame, original: pd.DataFrame, qi: list[st
     return True, "ok"
 
 
-def generalize(frame: pd.DataFrame, maps: dict[str, list[dict[str, str]]], levels: dict[str, int]) -> pd.DataFrame:
+def generalize(
+    frame: pd.DataFrame, maps: dict[str, list[dict[str, str]]], levels: dict[str, int]
+) -> pd.DataFrame:
     out = frame.copy()
     for q, lv in levels.items():
         out[q] = frame[q].map(maps[q][lv])
     return out
 
 
-def brute_force(frame: pd.DataFrame, rows_by_qi: dict[str, list[list[str]]], models: list[dict],
-                max_suppressed: int) -> list[dict]:
+def brute_force(
+    frame: pd.DataFrame, rows_by_qi: dict[str, list[list[str]]], models: list[dict], max_suppressed: int
+) -> list[dict]:
     """Every node of the lattice: levels, satisfies, suppressed, class sizes, DM and friends (pandas)."""
     qi = list(rows_by_qi)
     maps = hierarchy_maps(rows_by_qi)
@@ -116,18 +120,20 @@ def brute_force(frame: pd.DataFrame, rows_by_qi: dict[str, list[list[str]]], mod
         kept = sizes_a[passes_a]
         frac = [lv / h if h else 0.0 for lv, h in zip(levels, heights)]
         prec = 1 - ((n - suppressed) * sum(frac) + suppressed * sum(1 for h in heights if h)) / (n * len(qi))
-        out.append({
-            "levels": tuple(levels),
-            "height": sum(levels),
-            "satisfies": suppressed <= max_suppressed,
-            "suppressed": suppressed,
-            "dm": float((kept.astype(float) ** 2).sum() + suppressed * n),
-            "dm-star": float((sizes_a.astype(float) ** 2).sum()),
-            "cavg": (n - suppressed) / len(kept) / k if len(kept) else math.inf,
-            "precision": 1 - prec,
-            "classes": len(kept),
-            "entropy": _entropy_loss(frame, gen, maps, qi, levels, heights, passes_a, sizes_a),
-        })
+        out.append(
+            {
+                "levels": tuple(levels),
+                "height": sum(levels),
+                "satisfies": suppressed <= max_suppressed,
+                "suppressed": suppressed,
+                "dm": float((kept.astype(float) ** 2).sum() + suppressed * n),
+                "dm-star": float((sizes_a.astype(float) ** 2).sum()),
+                "cavg": (n - suppressed) / len(kept) / k if len(kept) else math.inf,
+                "precision": 1 - prec,
+                "classes": len(kept),
+                "entropy": _entropy_loss(frame, gen, maps, qi, levels, heights, passes_a, sizes_a),
+            }
+        )
     return out
 
 
@@ -136,7 +142,7 @@ def _entropy_loss(frame, gen, maps, qi, levels, heights, passes, sizes) -> float
     records (in failing classes) count at the top level."""
     keys = gen[qi].astype(str).agg("\x1f".join, axis=1)
     fail_keys = set()
-    for (key, g), ok in zip(gen.groupby(qi, dropna=False, sort=False), passes):
+    for (key, _), ok in zip(gen.groupby(qi, dropna=False, sort=False), passes):
         if not ok:
             fail_keys.add("\x1f".join(str(x) for x in (key if isinstance(key, tuple) else (key,))))
     suppressed = keys.isin(fail_keys).to_numpy()

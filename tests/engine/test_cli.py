@@ -42,22 +42,52 @@ def test_check_exit_codes(capsys, seed_dir, adult_dir):
 def test_apply_then_drop_gives_sweeneys_release(capsys, seed_dir, tmp_path):
     out = tmp_path / "release.csv"
     report = tmp_path / "r.json"
-    code, _, err = run(capsys, "apply", seed_dir / "datafly_sweeney.csv", *sweeney_flags(seed_dir),
-                       "--levels", "race=0,birth_date=1,gender=0,zip=0", "--k", "2", "--drop-suppressed",
-                       "--output", out, "--report", report)
+    code, _, err = run(
+        capsys,
+        "apply",
+        seed_dir / "datafly_sweeney.csv",
+        *sweeney_flags(seed_dir),
+        "--levels",
+        "race=0,birth_date=1,gender=0,zip=0",
+        "--k",
+        "2",
+        "--drop-suppressed",
+        "--output",
+        out,
+        "--report",
+        report,
+    )
     assert code == 0, err
     assert out.read_bytes() == (seed_dir / "datafly_sweeney_expected.csv").read_bytes()
     data = json.loads(report.read_text())
-    for key in ("algorithm", "parameters", "records", "suppressed", "classes", "min_class_size",
-                "discernibility", "cavg", "transformation", "runtime_seconds"):
+    for key in (
+        "algorithm",
+        "parameters",
+        "records",
+        "suppressed",
+        "classes",
+        "min_class_size",
+        "discernibility",
+        "cavg",
+        "transformation",
+        "runtime_seconds",
+    ):
         assert key in data
     assert data["suppressed"] == 2 and data["transformation"]["birth_date"] == 1
 
 
 def test_apply_without_k_suppresses_nothing(capsys, seed_dir, tmp_path):
     out = tmp_path / "release.csv"
-    code, stdout, err = run(capsys, "apply", seed_dir / "datafly_sweeney.csv", *sweeney_flags(seed_dir),
-                            "--levels", "zip=1", "--output", out)
+    code, stdout, err = run(
+        capsys,
+        "apply",
+        seed_dir / "datafly_sweeney.csv",
+        *sweeney_flags(seed_dir),
+        "--levels",
+        "zip=1",
+        "--output",
+        out,
+    )
     assert code == 0, err
     release = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert len(release) == 12 and (release["zip"].str.endswith("*")).all()
@@ -66,8 +96,19 @@ def test_apply_without_k_suppresses_nothing(capsys, seed_dir, tmp_path):
 
 def test_anonymize_datafly_sweeney(capsys, seed_dir, tmp_path):
     out = tmp_path / "release.csv"
-    code, stdout, err = run(capsys, "anonymize", seed_dir / "datafly_sweeney.csv", *sweeney_flags(seed_dir),
-                            "--algorithm", "datafly", "--k", "2", "--drop-suppressed", "--output", out)
+    code, stdout, err = run(
+        capsys,
+        "anonymize",
+        seed_dir / "datafly_sweeney.csv",
+        *sweeney_flags(seed_dir),
+        "--algorithm",
+        "datafly",
+        "--k",
+        "2",
+        "--drop-suppressed",
+        "--output",
+        out,
+    )
     assert code == 0, err
     assert out.read_bytes() == (seed_dir / "datafly_sweeney_expected.csv").read_bytes()
 
@@ -102,16 +143,19 @@ def test_anonymize_with_project_file(capsys, adult_dir, tmp_path):
     assert code == 0 and json.loads(stdout)["suppressed"] == 60
 
 
-@pytest.mark.parametrize("case,expect", [
-    ("wrong-delimiter", "delimiter"),
-    ("empty", "is empty"),
-    ("header-only", "has a header but no rows"),
-    ("ragged", "Line 4"),
-    ("unknown-column", "The quasi-identifier 'postcode' is not in"),
-    ("k-too-large", "k = 99 is larger than the table, which has 3 records"),
-    ("value-missing", "does not cover 1 value(s) of the data: 'c'"),
-    ("non-tree", "two parents"),
-])
+@pytest.mark.parametrize(
+    "case,expect",
+    [
+        ("wrong-delimiter", "delimiter"),
+        ("empty", "is empty"),
+        ("header-only", "has a header but no rows"),
+        ("ragged", "Line 4"),
+        ("unknown-column", "The quasi-identifier 'postcode' is not in"),
+        ("k-too-large", "k = 99 is larger than the table, which has 3 records"),
+        ("value-missing", "does not cover 1 value(s) of the data: 'c'"),
+        ("non-tree", "two parents"),
+    ],
+)
 def test_bad_input_messages(capsys, tmp_path, case, expect):
     data = tmp_path / "data.csv"
     data.write_text("a,b\nx,1\ny,2\nc,3\n")
@@ -151,6 +195,20 @@ def test_output_never_overwrites_input(capsys, seed_dir, tmp_path):
 
 
 def test_module_entry_point_runs(seed_dir):
-    proc = subprocess.run([sys.executable, "-m", "kanon_engine", "check", str(seed_dir / "test_scores.csv"),
-                           "--qi", "age", "--k", "2"], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kanon_engine",
+            "check",
+            str(seed_dir / "test_scores.csv"),
+            "--qi",
+            "age",
+            "--k",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 1 and '"k": 1' in proc.stdout

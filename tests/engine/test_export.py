@@ -48,7 +48,7 @@ HARMLESS = ["-5", "-3.2", "-0.5", "-.5", "-1e3", "abc", "5", "a=b", ""]
 
 
 def test_neutralize_rule() -> None:
-    for text in INJECTIONS + ["+5", "-5+1", "=HYPERLINK(\"x\")", "-", "@SUM(A1)"]:
+    for text in INJECTIONS + ["+5", "-5+1", '=HYPERLINK("x")', "-", "@SUM(A1)"]:
         assert needs_neutralizing(text), repr(text)
     for text in HARMLESS:
         assert not needs_neutralizing(text), repr(text)
@@ -76,8 +76,9 @@ def small(tmp_path: Path):
     # put the real control characters in (CSV read keeps the escaped text otherwise)
     frame = table.frame.copy()
     frame["note"] = notes
-    table = Table(frame, source=src, sha256=table.sha256, options=table.options,
-                  column_types=table.column_types)
+    table = Table(
+        frame, source=src, sha256=table.sha256, options=table.options, column_types=table.column_types
+    )
     qi = ("age", "sex")
     hs = {q: default_hierarchy(q, frame[q], table.column_types.get(q)) for q in qi}
     config = AnonymizationConfig(qi, hs, build_models(2), identifiers=("id", "name"))
@@ -235,8 +236,9 @@ def test_value_mapping_lists_several_released_values() -> None:
     hs = {"age": Hierarchy.flat("age", ["35", "36", "40"]), "sex": Hierarchy.flat("sex", ["F", "M"])}
     config = AnonymizationConfig(("age", "sex"), hs, build_models(2))
     release = pd.DataFrame({"age": ["[35-40]", "[35-36]", "[35-36]", "[35-40]"], "sex": ["M", "F", "F", "M"]})
-    result = AnonymizationResult("mondrian", {}, config, release, np.array([0, 1, 1, 0]), np.array([2, 2]),
-                                 {}, 0.0)
+    result = AnonymizationResult(
+        "mondrian", {}, config, release, np.array([0, 1, 1, 0]), np.array([2, 2]), {}, 0.0
+    )
     vm = value_mapping(table, result)
     age = vm[vm["quasi_identifier"] == "age"][["original_value", "released_value", "records"]].values.tolist()
     assert age == [["35", "[35-40]", 1], ["35", "[35-36]", 1], ["36", "[35-36]", 1], ["40", "[35-40]", 1]]
@@ -257,13 +259,14 @@ def test_export_hierarchies_round_trip(small, tmp_path: Path) -> None:
 
 
 def test_csv_round_trips_awkward_values(tmp_path: Path) -> None:
-    frame = pd.DataFrame({"a;b": ['x;y', 'say "hi"', "line\nbreak", "cr\ronly", None],
-                          "c": ["1", "", "é", "-5", "z"]})
+    frame = pd.DataFrame(
+        {"a;b": ["x;y", 'say "hi"', "line\nbreak", "cr\ronly", None], "c": ["1", "", "é", "-5", "z"]}
+    )
     from kanon_engine.export import csv_bytes
 
     path = tmp_path / "t.csv"
     path.write_bytes(csv_bytes(frame, ";"))
     back = read_table(path, delimiter=";").frame
     assert list(back.columns) == ["a;b", "c"]
-    assert back["a;b"].tolist()[:4] == ['x;y', 'say "hi"', "line\nbreak", "cr\ronly"]
+    assert back["a;b"].tolist()[:4] == ["x;y", 'say "hi"', "line\nbreak", "cr\ronly"]
     assert pd.isna(back["a;b"].iloc[4]) and back["c"].iloc[2] == "é"

@@ -41,8 +41,9 @@ ALGORITHMS = ["datafly", "optimal"] + (["mondrian"] if "mondrian" in algorithms(
 def test_voters_singled_out_before_but_not_after_k2(seeds, algorithm: str) -> None:
     patients, voters, config = seeds
     result = get_algorithm(algorithm).run(patients, config)
-    link = linkage_attack(voters, patients, result.release, quasi_identifiers=QI,
-                          hierarchies=config.hierarchies)
+    link = linkage_attack(
+        voters, patients, result.release, quasi_identifiers=QI, hierarchies=config.hierarchies
+    )
     assert link.columns == QI and link.external_records == 5
     # Lee (35, Male, 533449) matches exactly one patient: the flu patient
     assert link.before.singled_out == 1
@@ -65,9 +66,15 @@ def test_value_matching_rules() -> None:
     h = Hierarchy.from_rows("m", [["Married-civ-spouse", "Married", "*"], ["Never-married", "Single", "*"]])
     m = value_matches(known, released, h)
     want = {  # (known, released) pairs that match, besides "*" (column 4) and the missing value (row 5)
-        ("35", "35"), ("35", "[34-36)"), ("36", "[36-38]"), ("533447", "5334**"),
-        ("Female", "{Female, Male}"), ("Married-civ-spouse", "Married"), ("35.0", "35"),
-        ("35.0", "[34-36)"), ("-3", "(-5--1)"),
+        ("35", "35"),
+        ("35", "[34-36)"),
+        ("36", "[36-38]"),
+        ("533447", "5334**"),
+        ("Female", "{Female, Male}"),
+        ("Married-civ-spouse", "Married"),
+        ("35.0", "35"),
+        ("35.0", "[34-36)"),
+        ("-3", "(-5--1)"),
     }
     for i, kv in enumerate(known):
         for j, rv in enumerate(released):
@@ -122,7 +129,9 @@ def test_fast_join_agrees_with_the_matrix_path() -> None:
     rng = np.random.default_rng(7)
     n = 400
     original = pd.DataFrame({"age": rng.integers(20, 40, n).astype(str), "sex": rng.choice(["M", "F"], n)})
-    external = pd.DataFrame({"age": rng.integers(15, 45, 300).astype(str), "sex": rng.choice(["M", "F", "X"], 300)})
+    external = pd.DataFrame(
+        {"age": rng.integers(15, 45, 300).astype(str), "sex": rng.choice(["M", "F", "X"], 300)}
+    )
     h = Hierarchy.from_rows("age", [[str(a), f"[{a // 5 * 5}-{a // 5 * 5 + 5})", "*"] for a in range(15, 45)])
     release = pd.DataFrame({"age": h.generalize(original["age"], 1), "sex": original["sex"]})
     release.iloc[:7] = "*"  # suppressed records

@@ -43,8 +43,16 @@ from kanon_engine.privacy.models import (
 from tests.engine import reference as ref
 
 ROOT = Path(__file__).resolve().parents[2]
-ADULT_QI = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex",
-            "workclass"]
+ADULT_QI = [
+    "age",
+    "education",
+    "marital-status",
+    "native-country",
+    "race",
+    "salary-class",
+    "sex",
+    "workclass",
+]
 BOTH = ["mondrian", "mondrian-relaxed"]
 
 
@@ -89,8 +97,12 @@ def group_rows(release: pd.DataFrame, qi: list[str]) -> list[np.ndarray]:
 
 def run(name: str, frame: pd.DataFrame, qi, hierarchies, models, table: Table | None = None, **params):
     table = table if table is not None else Table.from_frame(frame)
-    config = AnonymizationConfig(tuple(qi), {q: hierarchies[q] for q in qi}, tuple(models),
-                                 sensitive=tuple({m.sensitive for m in models if m.sensitive}))
+    config = AnonymizationConfig(
+        tuple(qi),
+        {q: hierarchies[q] for q in qi},
+        tuple(models),
+        sensitive=tuple({m.sensitive for m in models if m.sensitive}),
+    )
     return get_algorithm(name, **params).run(table, config)
 
 
@@ -142,8 +154,9 @@ def _joins(release: pd.DataFrame, person: pd.Series, zip_rows: dict[str, set[str
     if zip_rows is None:
         zc = release["zipcode"].map(lambda s: numeric_covers(s, float(person["zipcode"])))
     else:  # a masked code covers the voter's code when the unmasked prefix matches
-        zc = release["zipcode"].map(lambda s: re.fullmatch(s.replace("*", "."), person["zipcode"]) is not None
-                                    or s == "*")
+        zc = release["zipcode"].map(
+            lambda s: re.fullmatch(s.replace("*", "."), person["zipcode"]) is not None or s == "*"
+        )
     return np.flatnonzero((age & sex & zc).to_numpy())
 
 
@@ -238,8 +251,9 @@ def test_random_numeric_tables(problem, name):
         assert all(numeric_covers(s, float(v)) for s, v in zip(release[q], frame[q]))
     sizes = result.partitions.sizes
     assert sizes.sum() == len(frame) and sizes.min() >= k
-    ref_parts = BENCH.reference_mondrian(x, [BENCH.RefNumeric(x[:, q]) for q in range(len(qi))], k,
-                                         name == "mondrian")
+    ref_parts = BENCH.reference_mondrian(
+        x, [BENCH.RefNumeric(x[:, q]) for q in range(len(qi))], k, name == "mondrian"
+    )
     assert kanon_boxes(result) == BENCH.reference_boxes(x, ref_parts)
     if name == "mondrian":
         m = frame.groupby(qi).size().max()
@@ -372,8 +386,9 @@ def _check_covering(frame: pd.DataFrame, release: pd.DataFrame, hs: dict[str, Hi
         assert all(s in up[v] for v, s in zip(pairs["v"], pairs["s"])), q
 
 
-@pytest.mark.parametrize("name, dm_limit, size_limit", [("mondrian", 1_184_616, None),
-                                                        ("mondrian-relaxed", 272_938, 9)])
+@pytest.mark.parametrize(
+    "name, dm_limit, size_limit", [("mondrian", 1_184_616, None), ("mondrian-relaxed", 272_938, 9)]
+)
 def test_adult_k5_quality_and_the_recursive_reference(adult, name, dm_limit, size_limit):
     frame, hs = adult
     result = run(name, frame, ADULT_QI, hs, [KAnonymity(5)])
@@ -546,8 +561,13 @@ def test_dates_and_missing_numbers():
     rng = np.random.default_rng(3)
     n = 60
     days = pd.date_range("2019-12-20", periods=50).strftime("%d.%m.%Y").to_numpy()
-    frame = pd.DataFrame({"admitted": rng.choice(days, n), "age": rng.integers(20, 60, n).astype(str),
-                          "dx": rng.choice(["a", "b", "c"], n)})
+    frame = pd.DataFrame(
+        {
+            "admitted": rng.choice(days, n),
+            "age": rng.integers(20, 60, n).astype(str),
+            "dx": rng.choice(["a", "b", "c"], n),
+        }
+    )
     frame.loc[[2, 7, 11, 19], "age"] = np.nan
     table = Table.from_frame(frame)
     assert table.kind("admitted") == ColumnKind.DATE and table.kind("age") == ColumnKind.INTEGER
@@ -572,8 +592,9 @@ def test_dates_and_missing_numbers():
 
 
 def test_tree_order_keeps_groups_together():
-    h = Hierarchy.from_rows("c", [["a", "G1", "*"], ["b", "G2", "*"], ["c", "G1", "*"], ["d", "G3", "*"],
-                                  ["e", "G2", "*"]])
+    h = Hierarchy.from_rows(
+        "c", [["a", "G1", "*"], ["b", "G2", "*"], ["c", "G1", "*"], ["d", "G3", "*"], ["e", "G2", "*"]]
+    )
     assert [h.values[i] for i in tree_order(h)] == ["a", "c", "b", "e", "d"]
     frame = pd.DataFrame({"c": list("aabbccddeeabce")})
     result = run("mondrian", frame, ["c"], {"c": h}, [KAnonymity(2)])

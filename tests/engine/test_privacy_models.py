@@ -27,8 +27,13 @@ def stats_for(groups: list[list[str]], sensitive_hierarchy: Hierarchy | None = N
     rows = [(f"c{i}", v) for i, values in enumerate(groups) for v in values]
     frame = pd.DataFrame(rows, columns=["g", "s"], dtype=object)
     h = Hierarchy.flat("g", sorted(frame["g"].unique()))
-    enc = encode_table(Table.from_frame(frame), ["g"], {"g": h}, ["s"],
-                       {"s": sensitive_hierarchy} if sensitive_hierarchy else None)
+    enc = encode_table(
+        Table.from_frame(frame),
+        ["g"],
+        {"g": h},
+        ["s"],
+        {"s": sensitive_hierarchy} if sensitive_hierarchy else None,
+    )
     combos = sensitive_combos(enc)
     classes: NodeClasses = roll_up(enc, base_frequency_set(enc, combos), (0,), combos.n_combos)
     return ClassStats(enc, classes, combos)
@@ -39,7 +44,7 @@ def by_class(stats: ClassStats, values: np.ndarray) -> dict[str, float]:
     h = stats.enc.hierarchies[0]
     out = {}
     row_class = stats.classes.row_class
-    reps = stats.classes.freq.rep[0]
+    reps = stats.classes.freq.leaves()[0]
     for row, c in enumerate(row_class):
         out[h.values[reps[row]]] = values[c]
     return out
@@ -80,11 +85,21 @@ def _hier_emd(p: dict[str, float], q: dict[str, float], rows: list[list[str]]) -
 
 
 def test_hierarchical_distance_matches_the_papers_recursion():
-    rows = [["flu", "respiratory", "*"], ["pneumonia", "respiratory", "*"], ["bronchitis", "respiratory", "*"],
-            ["gastritis", "digestive", "*"], ["ulcer", "digestive", "*"], ["cancer", "digestive", "*"]]
+    rows = [
+        ["flu", "respiratory", "*"],
+        ["pneumonia", "respiratory", "*"],
+        ["bronchitis", "respiratory", "*"],
+        ["gastritis", "digestive", "*"],
+        ["ulcer", "digestive", "*"],
+        ["cancer", "digestive", "*"],
+    ]
     h = Hierarchy.from_rows("s", rows)
-    groups = [["gastritis", "ulcer", "cancer"], ["flu", "flu", "ulcer"], ["pneumonia", "bronchitis", "cancer"],
-              ["flu", "gastritis", "bronchitis", "pneumonia", "ulcer", "cancer"]]
+    groups = [
+        ["gastritis", "ulcer", "cancer"],
+        ["flu", "flu", "ulcer"],
+        ["pneumonia", "bronchitis", "cancer"],
+        ["flu", "gastritis", "bronchitis", "pneumonia", "ulcer", "cancer"],
+    ]
     stats = stats_for(groups, h)
     d = by_class(stats, TCloseness(1.0, "s", "hierarchical").distances(stats))
     everyone = [v for g in groups for v in g]
@@ -114,7 +129,12 @@ def test_l_diversity_variants_by_hand():
 def test_models_round_trip_and_describe():
     from kanon_engine.privacy.models import model_from_dict
 
-    for m in (KAnonymity(5), DistinctLDiversity(3, "d"), EntropyLDiversity(2.5, "d"),
-              RecursiveCLDiversity(3, 2, "d"), TCloseness(0.2, "d", "ordered")):
+    for m in (
+        KAnonymity(5),
+        DistinctLDiversity(3, "d"),
+        EntropyLDiversity(2.5, "d"),
+        RecursiveCLDiversity(3, 2, "d"),
+        TCloseness(0.2, "d", "ordered"),
+    ):
         assert model_from_dict(m.to_dict()) == m
         assert m.describe()

@@ -65,8 +65,12 @@ def test_report_content(seeds, seed_dir: Path) -> None:
     assert summary.startswith("Every person in the released file shares their ")
     assert "with at least 1 other person" in summary
     assert "singles out 1 of them; with the release, 0." in summary
-    assert report["dataset"]["roles"] == {"age": "quasi-identifier", "sex": "quasi-identifier",
-                                          "zipcode": "quasi-identifier", "disease": "sensitive"}
+    assert report["dataset"]["roles"] == {
+        "age": "quasi-identifier",
+        "sex": "quasi-identifier",
+        "zipcode": "quasi-identifier",
+        "disease": "sensitive",
+    }
     assert report["result"]["transformation"] == result.transformation
     assert report["risk"]["after"]["prosecutor_highest"] == 0.5
     assert report["risk"]["before"]["sample_uniques"] == 6
@@ -74,8 +78,17 @@ def test_report_content(seeds, seed_dir: Path) -> None:
     bands = report["result"]["class_size_bands"]
     assert sum(b["before"] for b in bands) == 6 == sum(b["after"] for b in bands)
     html = render_html(report)
-    for heading in ("In plain words", "Dataset", "Configuration", "Result", "Re-identification risk",
-                    "Sensitive attributes", "Linkage attack demonstration", "Released file", "Definitions"):
+    for heading in (
+        "In plain words",
+        "Dataset",
+        "Configuration",
+        "Result",
+        "Re-identification risk",
+        "Sensitive attributes",
+        "Linkage attack demonstration",
+        "Released file",
+        "Definitions",
+    ):
         assert f"<h2>{heading}" in html, heading
     # self-contained: no scripts, no external resources; the chart is inline SVG
     assert "<script" not in html and "<link" not in html and "src=" not in html
@@ -87,8 +100,12 @@ def test_report_with_project_names_hierarchy_files(adult_dir: Path, tmp_path: Pa
     qi = ["age", "sex", "race"]
     table = read_table(adult_dir / "adult.csv")
     hs = {q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in qi}
-    project = Project(data_path=table.source, roles={}, hierarchies=hs,
-                      hierarchy_files={q: f"adult_hierarchy_{q}.csv" for q in qi})
+    project = Project(
+        data_path=table.source,
+        roles={},
+        hierarchies=hs,
+        hierarchy_files={q: f"adult_hierarchy_{q}.csv" for q in qi},
+    )
     config = AnonymizationConfig(tuple(qi), hs, build_models(5))
     result = get_algorithm("optimal", suppression_limit=0.01).run(table, config)
     report = build_report(table, result, project)
@@ -98,8 +115,13 @@ def test_report_with_project_names_hierarchy_files(adult_dir: Path, tmp_path: Pa
 
 
 def test_svg_chart_marks_bands_below_k() -> None:
-    svg = class_size_svg([{"label": "1", "low": 1, "high": 1, "before": 7, "after": 0},
-                          {"label": "5–9", "low": 5, "high": 9, "before": 3, "after": 10}], k=5)
+    svg = class_size_svg(
+        [
+            {"label": "1", "low": 1, "high": 1, "before": 7, "after": 0},
+            {"label": "5–9", "low": 5, "high": 9, "before": 3, "after": 10},
+        ],
+        k=5,
+    )
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert 'fill="#c53030">1</text>' in svg and ">5–9</text>" in svg and "k = 5" in svg
 
@@ -134,9 +156,15 @@ def test_pdf_renders_not_blank(seeds, tmp_path: Path) -> None:
         "               if (img.pixel(x, y) & 0xFFFFFF) < 0x808080)\n"
         "    color = sum(1 for y in range(0, h, 2) for x in range(0, w, 2)\n"
         "                if (img.pixel(x, y) & 0xFF) > ((img.pixel(x, y) >> 16) & 0xFF) + 60)\n"
-        "    print(w, h, dark, color)\n")
-    out = subprocess.run([sys.executable, "-c", code, *map(str, pages)], capture_output=True, text=True,
-                         check=True, env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"})
+        "    print(w, h, dark, color)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, pages)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"},
+    )
     stats = [tuple(map(int, line.split())) for line in out.stdout.splitlines()]
     assert all(w > 100 and h > 100 for w, h, _, _ in stats)
     assert all(dark > 200 for _, _, dark, _ in stats[:-1])  # text on every full page

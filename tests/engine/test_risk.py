@@ -111,8 +111,10 @@ def test_risk_before_matches_pandas(adult: Run) -> None:
 
 def test_homogeneity_matches_pandas(adult: Run) -> None:
     cmp = compare(adult.table, adult.result)
-    for assessment, frame, release in ((cmp.before, adult.table.frame, False),
-                                       (cmp.after, adult.result.release, True)):
+    for assessment, frame, release in (
+        (cmp.before, adult.table.frame, False),
+        (cmp.after, adult.result.release, True),
+    ):
         (prof,) = assessment.homogeneity
         got = prof.to_dict()
         want = pandas_homogeneity(frame, QI, "occupation", release)
@@ -123,15 +125,20 @@ def test_homogeneity_matches_pandas(adult: Run) -> None:
 
 def test_homogeneous_examples_reveal_the_value(seed_dir: Path) -> None:
     """A release where one class has a single disease: the example names the class and the value."""
-    frame = pd.DataFrame({"age": ["[30-40)"] * 3 + ["[40-50)"] * 3 + ["*"],
-                          "zip": ["537**"] * 6 + ["*"],
-                          "disease": ["flu", "flu", "flu", "flu", "cancer", "hiv", "flu"]})
+    frame = pd.DataFrame(
+        {
+            "age": ["[30-40)"] * 3 + ["[40-50)"] * 3 + ["*"],
+            "zip": ["537**"] * 6 + ["*"],
+            "disease": ["flu", "flu", "flu", "flu", "cancer", "hiv", "flu"],
+        }
+    )
     a = assess(frame, ["age", "zip"], ["disease"])
     (prof,) = a.homogeneity
     assert a.figures.suppressed == 1 and a.figures.classes == 2
     assert prof.homogeneous_classes == 1 and prof.homogeneous_records == 3
-    assert prof.examples == [{"class": 0, "size": 3, "quasi_identifiers": {"age": "[30-40)", "zip": "537**"},
-                              "value": "flu"}]
+    assert prof.examples == [
+        {"class": 0, "size": 3, "quasi_identifiers": {"age": "[30-40)", "zip": "537**"}, "value": "flu"}
+    ]
     assert prof.to_dict()["distinct_l"] == 1
 
 
@@ -146,8 +153,14 @@ def test_ordered_t_for_numeric_sensitive() -> None:
 
 def test_population_table_gives_journalist_and_marketer(seed_dir: Path) -> None:
     """Patients released as two classes; the voter list as population: F = matching voters, >= f."""
-    release = pd.DataFrame({"age": ["*"] * 6, "sex": ["Male", "Female", "Male", "Male", "Female", "Male"],
-                            "zipcode": ["53344*"] * 6, "disease": list("abcdef")})
+    release = pd.DataFrame(
+        {
+            "age": ["*"] * 6,
+            "sex": ["Male", "Female", "Male", "Male", "Female", "Male"],
+            "zipcode": ["53344*"] * 6,
+            "disease": list("abcdef"),
+        }
+    )
     voters = read_table(seed_dir / "voter_registration.csv")
     a = assess(release, ["age", "sex", "zipcode"], population=voters, population_name="voters")
     f = a.figures
@@ -174,16 +187,27 @@ def test_risk_figures_edge_cases() -> None:
 
 def test_definitions_cover_every_figure() -> None:
     d = definitions()
-    for key in ("prosecutor_highest", "prosecutor_average", "records_above_threshold", "journalist_highest",
-                "marketer", "sample_uniques", "homogeneous_classes", "distinct_l", "entropy_l", "t_equal",
-                "t_ordered"):
+    for key in (
+        "prosecutor_highest",
+        "prosecutor_average",
+        "records_above_threshold",
+        "journalist_highest",
+        "marketer",
+        "sample_uniques",
+        "homogeneous_classes",
+        "distinct_l",
+        "entropy_l",
+        "t_equal",
+        "t_ordered",
+    ):
         assert len(d[key]) > 40, key
     assert "population" in d["journalist_highest"] and "this table" in d["journalist_highest"]
 
 
 # --- why unsafe --------------------------------------------------------------------------------------------
-def _generalized_class_size(frame: pd.DataFrame, rows: dict[str, list[list[str]]], levels: dict[str, int],
-                            row: int) -> int:
+def _generalized_class_size(
+    frame: pd.DataFrame, rows: dict[str, list[list[str]]], levels: dict[str, int], row: int
+) -> int:
     maps = ref.hierarchy_maps(rows)
     gen = ref.generalize(frame, maps, levels)
     mine = gen.iloc[row]
