@@ -89,7 +89,7 @@ class NodeEvaluator:
         self.base = base_frequency_set(enc, self.combos, CompositeLayout(enc))
         self.checks = 0
         self._entries: list[FrequencySet] = []
-        self._keys = np.zeros((64, enc.n_qi), dtype=np.int64)
+        self._keys = np.zeros((64, enc.n_qi), dtype=np.int16)
         self._sizes = np.zeros(64, dtype=np.int64)
         self._cache_bytes = cache_bytes
         self._used = 0
@@ -99,7 +99,7 @@ class NodeEvaluator:
         n = len(self._entries)
         if n == 0:
             return self.base
-        below = (self._keys[:n] <= np.asarray(levels)).all(axis=1)
+        below = (self._keys[:n] <= np.asarray(levels, dtype=np.int16)).all(axis=1)
         if not below.any():
             return self.base
         sizes = np.where(below, self._sizes[:n], np.iinfo(np.int64).max)

@@ -18,20 +18,25 @@ import pandas as pd
 from kanon_engine.encoding import EncodedTable
 
 _DENSE_FACTOR = 8
+_SORT_ROWS = 2048
 _MAX_KEY = 1 << 62
 
 
 def dense_ids(key: np.ndarray, space: int) -> tuple[np.ndarray, int]:
     """Ids 0..g-1 of the distinct values of a non-negative int64 ``key`` below ``space``.
 
-    A presence table is used when the key space is small (one pass, no sort or hash), hashing otherwise.
+    A presence table when the key space is small relative to the rows (one pass, no sort or hash), a
+    sort for a few rows, hashing otherwise.
     """
     m = len(key)
-    if space <= max(_DENSE_FACTOR * m, 1 << 16):
+    if space <= _DENSE_FACTOR * m:
         present = np.zeros(space, dtype=bool)
         present[key] = True
         ids = np.cumsum(present, dtype=np.int64) - 1
         return ids[key], int(ids[-1] + 1) if space else 0
+    if m <= _SORT_ROWS:
+        uniques, inverse = np.unique(key, return_inverse=True)
+        return inverse.astype(np.int64, copy=False), len(uniques)
     codes, uniques = pd.factorize(key, sort=False)
     return codes.astype(np.int64), len(uniques)
 

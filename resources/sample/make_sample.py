@@ -300,7 +300,7 @@ def project() -> dict:
         },
         "hierarchies": {col: {"file": f"hierarchy_{col}.csv"} for col in HIERARCHIES},
         "models": [{"name": "k-anonymity", "k": 5}],
-        "algorithm": {"name": "optimal", "suppression_limit": 0.05, "metric": "dm"},
+        "algorithm": {"name": "optimal", "suppression_limit": 0.05, "metric": "precision"},
         "output": {"drop_suppressed": False},
     }
 

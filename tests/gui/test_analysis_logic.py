@@ -184,3 +184,37 @@ def test_chart_export_of_a_plain_widget(qtbot, tmp_path: Path) -> None:
 def test_levels_roundtrip(levels: tuple[int, int]) -> None:
     lat = Lattice([2, 1])
     assert tuple(levels_of(lat.max_levels, np.array([lat.index(levels)]))[0]) == levels
+
+
+def test_partition_view_draws_dates_on_their_scale(qtbot) -> None:
+    """A date quasi-identifier is drawn in ordinal days, as Mondrian records its boxes."""
+    from kanon_engine.algorithms import algorithms, get_algorithm
+    from kanon_engine.config import AnonymizationConfig, build_models
+    from kanon_engine.data.table import Table
+    from kanon_engine.hierarchy import default_hierarchy
+    from kanon_gui.views.partition_view import PartitionView
+
+    if "mondrian" not in algorithms():
+        pytest.skip("Mondrian is not available")
+    rng = np.random.default_rng(0)
+    n = 300
+    days = pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 700, n), unit="D")
+    frame = pd.DataFrame({"admit": days.strftime("%Y-%m-%d"), "sex": rng.choice(["F", "M"], n)})
+    table = Table.from_frame(frame)
+    hierarchies = {c: default_hierarchy(c, table.frame[c], table.column_types[c]) for c in ("admit", "sex")}
+    config = AnonymizationConfig(("admit", "sex"), hierarchies, build_models(5))
+    result = get_algorithm("mondrian").run(table, config)
+    view = PartitionView()
+    qtbot.addWidget(view)
+    view.set_result(result, table)
+    view.set_axes("admit", "sex")
+    assert view.boxes.source == "partitions" and view.box_count() == len(result.partitions.sizes)
+    ordinal = np.array([d.toordinal() for d in days.date], dtype=float)
+    assert np.allclose(view._axis("admit").coords, ordinal)
+    inside = np.zeros(n, dtype=bool)
+    b = view.boxes
+    for i in range(len(b)):
+        rows = result.row_class == b.cls[i]
+        inside[rows] |= (b.x0[i] <= ordinal[rows]) & (ordinal[rows] <= b.x1[i])
+    assert inside.all()
+    assert view.plot_item.getAxis("bottom").tickStrings([737_800.0], 1, 1) == ["2021-01-10"]
