@@ -83,6 +83,33 @@ def _final_mode(path: Path) -> int:
 
 
 @contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` for a writer that needs a file name (Qt's PDF writer, say).
+
+    On a clean exit the temporary file gets the target's permissions (an existing file's, else 0666 less
+    the umask: mkstemp makes 0600, which would hide a release from colleagues) and replaces ``path``;
+    if the block raises, it is removed and ``path`` is left as it was. OS errors become a DataError.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise _os_error(path, IsADirectoryError(errno.EISDIR, "Is a directory"))
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        yield Path(tmp)
+        os.chmod(tmp, _final_mode(path))
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as err:
+        raise _os_error(path, err) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+@contextlib.contextmanager
 def atomic_writer(
     path: str | Path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None
 ) -> Iterator[IO[Any]]:
@@ -93,29 +120,18 @@ def atomic_writer(
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb'; got {mode!r}")
-    path = Path(path)
-    if path.is_dir():
-        raise _os_error(path, IsADirectoryError(errno.EISDIR, "Is a directory"))
-    tmp: str | None = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        if mode == "wb":
-            fh: IO[Any] = os.fdopen(fd, "wb")
-        else:
-            fh = os.fdopen(fd, "w", encoding=encoding, newline=newline)
+    with atomic_path(path) as tmp:
+        try:
+            if mode == "wb":
+                fh: IO[Any] = open(tmp, "wb")  # noqa: SIM115  (closed below, before the rename)
+            else:
+                fh = open(tmp, "w", encoding=encoding, newline=newline)  # noqa: SIM115
+        except OSError as err:
+            raise _os_error(Path(path), err) from None
         with fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _final_mode(path))
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as err:
-        raise _os_error(path, err) from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

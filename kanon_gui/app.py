@@ -5,6 +5,8 @@
                                    ``.json`` project
 ``python main.py --screenshots D`` headless tour: open the sample (or FILE), walk every main view, run an
                                    algorithm, and save one PNG per view into D
+``python main.py --self-test``     headless check of an installation (see kanon_gui.selftest)
+``python main.py --render-pdf H P`` render an HTML report to PDF (used by the CLI in a child process)
 
 Before any window: the bundled font is registered (machines without fonts would show empty boxes), the
 log goes to the app data folder, and unexpected exceptions are routed to the crash dialog.
@@ -51,13 +53,32 @@ def create_application(argv: list[str] | None = None):
     return app
 
 
+def _quiet_offscreen_warnings() -> None:
+    """The offscreen platform warns "does not support propagateSizeHints()" for every window shown;
+    drop that one message in the headless tour and pass every other message through."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_mode, _context, message: str) -> None:
+        if "propagateSizeHints" not in message:
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run the workbench (or the screenshot tour); returns the process exit code."""
     argv = list(sys.argv if argv is None else argv)
+    if argv[1:2] in (["--self-test"], ["--render-pdf"]):
+        # headless modes of the installed app: no window, no display needed
+        from kanon_gui import selftest
+
+        return selftest.headless_main(argv[1:])
     args = _parse(argv[1:])
     if args.screenshots and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     app = create_application(argv[:1])
+    if args.screenshots:
+        _quiet_offscreen_warnings()
 
     from kanon_gui.appdata import setup_logging
     from kanon_gui.errors import ExceptionHook

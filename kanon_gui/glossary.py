@@ -31,8 +31,9 @@ TERMS: dict[str, str] = {
     "dm": "Discernibility (DM): the sum over records of the size of the group they hide in, plus a "
     "penalty for each suppressed record. Lower keeps more detail.",
     "cavg": "C_AVG: average group size divided by k; 1 is the ideal.",
-    "precision": "Precision loss: the average share of the hierarchy height used, from 0 (original "
-    "values) to 1 (everything *).",
+    "precision": "Precision (Sweeney's Prec): 1 minus the average share of the hierarchy height used, "
+    "from 1 (original values) to 0 (everything *); suppressed records count as fully generalized. "
+    "Higher keeps more detail; the 'precision' metric maximizes it.",
 }
 
 ROLE_COLORS: dict[Role, QColor] = {

@@ -13,11 +13,9 @@ The bundled DejaVu font is loaded first, since an air-gapped machine may have no
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +31,9 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 from PySide6.QtSvg import QSvgRenderer
+
+from kanon_engine.errors import DataError
+from kanon_engine.fileio import atomic_path
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL | re.IGNORECASE)
 _SIZE = re.compile(r'\b(width|height)="([\d.]+)"')
@@ -103,42 +104,29 @@ def render_pdf(html: str, pdf_path: str | Path, title: str = "De-identification 
     """Write ``html`` as an A4 PDF at ``pdf_path``, atomically (temporary file + rename)."""
     pdf_path = Path(pdf_path)
     doc = prepare_document(html)
-    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{pdf_path.name}.", suffix=".tmp", dir=pdf_path.parent)
-        os.close(fd)
-        writer = QPdfWriter(tmp)
-        writer.setTitle(title)
-        writer.setCreator("kanon")
-        writer.setResolution(300)
-        writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
-                                         QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
-        # lay out at a screen-like width so CSS pixel sizes (chart, tables) keep their proportions
-        doc.setPageSize(QSizeF(LAYOUT_WIDTH, LAYOUT_WIDTH * 267 / 180))
-        doc.print_(writer)
-        del writer  # flushes and closes the file
-        if os.path.getsize(tmp) == 0:
-            raise ReportRenderError(f"Qt wrote an empty PDF for {pdf_path.name}.")
-        os.chmod(tmp, _final_mode(pdf_path))
-        os.replace(tmp, pdf_path)
-        tmp = None
-    except OSError as exc:
-        raise ReportRenderError(f"{pdf_path.name} cannot be written: {exc.strerror or exc}.") from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        with atomic_path(pdf_path) as tmp:
+            writer = QPdfWriter(str(tmp))
+            writer.setTitle(title)
+            writer.setCreator("kanon")
+            writer.setResolution(300)
+            writer.setPageLayout(
+                QPageLayout(
+                    QPageSize(QPageSize.PageSizeId.A4),
+                    QPageLayout.Orientation.Portrait,
+                    QMarginsF(15, 15, 15, 15),
+                    QPageLayout.Unit.Millimeter,
+                )
+            )
+            # lay out at a screen-like width so CSS pixel sizes (chart, tables) keep their proportions
+            doc.setPageSize(QSizeF(LAYOUT_WIDTH, LAYOUT_WIDTH * 267 / 180))
+            doc.print_(writer)
+            del writer  # flushes and closes the file
+            if os.path.getsize(tmp) == 0:
+                raise ReportRenderError(f"Qt wrote an empty PDF for {pdf_path.name}.")
+    except DataError as exc:
+        raise ReportRenderError(str(exc)) from None
     return pdf_path
-
-
-def _final_mode(path: Path) -> int:
-    """Keep an existing file's permissions; a new file gets 0666 less the umask (mkstemp makes 0600)."""
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 def main(argv: Sequence[str] | None = None) -> int:

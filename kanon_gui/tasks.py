@@ -39,12 +39,13 @@ TaskFunction = Callable[[ProgressCallback], Any]
 
 
 class _WorkerSignals(QObject):
-    """Lives in the GUI thread; emitted from the pool thread (so delivery is queued to the GUI)."""
+    """One per runner, living in the GUI thread; workers emit through it, so delivery is queued to the
+    GUI thread. Only plain values cross threads (task id, fraction, message): results and exceptions
+    stay on the task object and are read on the GUI thread, so no Python object is handed to Qt's
+    queued-event machinery from a worker thread (whose reference counting is not safe everywhere)."""
 
     progress = Signal(int, float, str)
-    done = Signal(int, object)
-    error = Signal(int, object)
-    cancelled = Signal(int)
+    ended = Signal(int)
 
 
 @dataclass
@@ -56,10 +57,12 @@ class _Task:
     superseded: bool = False
     finished: bool = False
     started_at: float = field(default_factory=time.perf_counter)
+    outcome: str = ""  # "done", "error" or "cancelled", set by the worker before it emits ``ended``
+    value: Any = None  # the result, or the exception
 
 
 class _Worker(QRunnable):
-    """Runs one task function in a pool thread; touches nothing but its own signals object."""
+    """Runs one task function in a pool thread; touches nothing but its task and the runner's signals."""
 
     def __init__(self, task: _Task, fn: TaskFunction, signals: _WorkerSignals) -> None:
         super().__init__()
@@ -78,19 +81,22 @@ class _Worker(QRunnable):
             self.signals.progress.emit(self.task.task_id, float(fraction), str(message))
 
     def run(self) -> None:
-        tid = self.task.task_id
+        task = self.task
         try:
-            if self.task.cancel_event.is_set():
+            if task.cancel_event.is_set():
                 raise Cancelled()
             result = self.fn(self._progress)
-            if self.task.cancel_event.is_set():
+            if task.cancel_event.is_set():
                 raise Cancelled()
         except Cancelled:
-            self.signals.cancelled.emit(tid)
+            task.outcome, task.value = "cancelled", None
         except BaseException as exc:  # noqa: BLE001 - every failure must reach the GUI, never vanish
-            self.signals.error.emit(tid, exc)
+            task.outcome, task.value = "error", exc
         else:
-            self.signals.done.emit(tid, result)
+            task.outcome, task.value = "done", result
+        finally:
+            self.fn = None
+        self.signals.ended.emit(task.task_id)
 
 
 class TaskRunner(QObject):
@@ -118,7 +124,9 @@ class TaskRunner(QObject):
         self._next_id = 1
         self._tasks: dict[int, _Task] = {}
         self._current: dict[str, int] = {}  # channel -> newest task id
-        self._signals: dict[int, _WorkerSignals] = {}
+        self._signals = _WorkerSignals(self)
+        self._signals.progress.connect(self._on_progress)
+        self._signals.ended.connect(self._on_ended)
         self._callbacks: dict[int, tuple[Callable | None, Callable | None]] = {}
         TaskRunner._live.add(self)
 
@@ -168,15 +176,9 @@ class TaskRunner(QObject):
         task = _Task(tid, channel, label)
         self._tasks[tid] = task
         self._current[channel] = tid
-        signals = _WorkerSignals()
-        signals.progress.connect(self._on_progress)
-        signals.done.connect(self._on_done)
-        signals.error.connect(self._on_error)
-        signals.cancelled.connect(self._on_cancelled)
-        self._signals[tid] = signals
         self._callbacks[tid] = (on_done, on_error)
         LOG.info("task %d (%s) started: %s", tid, channel, label)
-        self.pool.start(_Worker(task, fn, signals))
+        self.pool.start(_Worker(task, fn, self._signals))
         self.started.emit(tid, channel, label)
         if not was_busy:
             self.busy_changed.emit(True)
@@ -202,14 +204,12 @@ class TaskRunner(QObject):
             for t in self._tasks.values():
                 t.finished = True
             self._tasks.clear()
-            self._signals.clear()
             self._callbacks.clear()
         return ok
 
     # --- worker outcome (GUI thread) -------------------------------------------------------------------
     def _end(self, tid: int) -> _Task | None:
         task = self._tasks.pop(tid, None)
-        self._signals.pop(tid, None)
         if task is None:
             return None
         task.finished = True
@@ -226,33 +226,23 @@ class TaskRunner(QObject):
         if task is not None and not task.superseded and not task.cancel_event.is_set():
             self.progress.emit(tid, task.channel, fraction, message)
 
-    @Slot(int, object)
-    def _on_done(self, tid: int, result: object) -> None:
-        task = self._end(tid)
-        on_done, _ = self._callbacks.pop(tid, (None, None))
-        if task is not None and not task.superseded:
-            if task.cancel_event.is_set():
-                self.cancelled.emit(tid, task.channel)
-            else:
-                self.finished.emit(tid, task.channel, result)
-                if on_done is not None:
-                    on_done(result)
-        self._after()
-
-    @Slot(int, object)
-    def _on_error(self, tid: int, exc: object) -> None:
-        task = self._end(tid)
-        _, on_error = self._callbacks.pop(tid, (None, None))
-        if task is not None and not task.superseded:
-            self.failed.emit(tid, task.channel, exc)
-            if on_error is not None:
-                on_error(exc)  # type: ignore[arg-type]
-        self._after()
-
     @Slot(int)
-    def _on_cancelled(self, tid: int) -> None:
+    def _on_ended(self, tid: int) -> None:
         task = self._end(tid)
-        self._callbacks.pop(tid, None)
-        if task is not None and not task.superseded:
-            self.cancelled.emit(tid, task.channel)
+        on_done, on_error = self._callbacks.pop(tid, (None, None))
+        if task is not None:
+            outcome, value = task.outcome, task.value
+            task.value = None
+            if task.superseded:
+                pass
+            elif outcome == "done" and not task.cancel_event.is_set():
+                self.finished.emit(tid, task.channel, value)
+                if on_done is not None:
+                    on_done(value)
+            elif outcome == "error":
+                self.failed.emit(tid, task.channel, value)
+                if on_error is not None:
+                    on_error(value)
+            else:
+                self.cancelled.emit(tid, task.channel)
         self._after()

@@ -9,11 +9,13 @@
 #   dist/installers/kanon-<ver>-linux-x86_64.tar.gz  unpack anywhere and start ./kanon (or sh install.sh)
 #   dist/installers/SHA256SUMS                     checksums to verify the files after carrying them over
 #
-# usage: bash packaging/build_linux.sh [--skip-bundle] [--only deb|run|tar]...
+# usage: bash packaging/build_linux.sh [--skip-bundle] [--fast] [--only deb|run|tar]...
 #   --skip-bundle   reuse dist/linux/kanon instead of running PyInstaller again
+#   --fast          light compression (zstd -3, gzip -1): for CI smoke tests, not for release
 #   --only KIND     build only these installers (repeatable)
 # Environment: KANON_VENV (default .venv), KANON_DIST (default dist), KANON_MAINTAINER (the .deb's
-#   Maintainer field), KANON_ZSTD_LEVEL (default 19: the .deb's zstd level), KANON_DRY_RUN=1 (print the
+#   Maintainer field), KANON_ZSTD_LEVEL (the .deb's zstd level, default 19: 12% smaller than 9 but about
+#   3 minutes longer), KANON_GZIP_LEVEL (.run and .tar.gz, default 6), KANON_DRY_RUN=1 (print the
 #   system-package installs instead of running them).
 #
 # Needs: the project's .venv with the pinned PyInstaller (bash packaging/dev.sh test sets it up); Debian
@@ -32,6 +34,7 @@ OUT="$DIST/installers"
 STAGE="$DIST/stage"
 MAINTAINER="${KANON_MAINTAINER:-kanon maintainers <kanon@localhost>}"
 ZSTD_LEVEL="${KANON_ZSTD_LEVEL:-19}"
+GZIP_LEVEL="${KANON_GZIP_LEVEL:-6}"
 DRY="${KANON_DRY_RUN:-0}"
 
 # Debian packages needed to build, and the X11/xcb libraries Qt's xcb plugin links: installed on the
@@ -53,13 +56,17 @@ KINDS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --skip-bundle) SKIP_BUNDLE=1 ;;
+    --fast)
+        ZSTD_LEVEL=3
+        GZIP_LEVEL=1
+        ;;
     --only)
         [[ $# -ge 2 ]] || die "--only needs deb, run or tar"
         KINDS+=("$2")
         shift
         ;;
     -h | --help)
-        sed -n '2,27p' "$0"
+        sed -n '2,29p' "$0"
         exit 0
         ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -162,8 +169,10 @@ while read -r lib; do
     fi
 done <<<"$SYSTEM_LIBS"
 [[ ${#UNRESOLVED[@]} -eq 0 ]] || say "warning: no system library found for: ${UNRESOLVED[*]} (some Qt plugins will not load)"
-# libc6 gets the version floor; libgl1/libegl1/fontconfig/xcb are named whatever the scan says (the spec
-# asks for them), and a font so that menus and dialogs outside the app's own text have glyphs.
+# libc6 gets the version floor. libgl1, libegl1 and libxcb1 are named whatever the scan says; libfontconfig1
+# too although the bundle carries its own copy, because it brings /etc/fonts (fontconfig-config), without
+# which the bundled fontconfig finds no system font; and a font package, for the glyphs the bundled DejaVu
+# lacks (Qt falls back to system fonts).
 mapfile -t DEPENDS_PKGS < <(printf '%s\n' "${DEPENDS_PKGS[@]}" libgl1 libegl1 libfontconfig1 libxcb1 |
     grep -vx 'libc6' | sort -u)
 DEPENDS="libc6 (>= ${GLIBC_MIN})"
@@ -295,9 +304,9 @@ build_run() {
     local dir="$STAGE/run/kanon-$VERSION"
     portable_tree "$dir"
     rm -f "$RUN"
-    say "packing $(basename "$RUN") (makeself, gzip)"
+    say "packing $(basename "$RUN") (makeself, gzip -$GZIP_LEVEL)"
     # gzip: every Linux can unpack it (zstd is not installed everywhere); --sha256 checks the payload
-    makeself --gzip --complevel 6 --sha256 --tar-quietly "$dir" "$RUN" "kanon $VERSION (per-user installer)" \
+    makeself --gzip --complevel "$GZIP_LEVEL" --sha256 --tar-quietly "$dir" "$RUN" "kanon $VERSION (per-user installer)" \
         ./install.sh >/dev/null || die "makeself failed (see above)."
 }
 
@@ -306,9 +315,9 @@ build_tar() {
     local parent="$STAGE/tar"
     portable_tree "$parent/kanon-$VERSION"
     rm -f "$TGZ"
-    say "packing $(basename "$TGZ")"
+    say "packing $(basename "$TGZ") (gzip -$GZIP_LEVEL)"
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
-        -C "$parent" -cf - "kanon-$VERSION" | gzip -6 -n >"$TGZ" || die "tar failed."
+        -C "$parent" -cf - "kanon-$VERSION" | gzip -"$GZIP_LEVEL" -n >"$TGZ" || die "tar failed."
 }
 
 wants deb && timed deb build_deb

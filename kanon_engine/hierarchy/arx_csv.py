@@ -11,11 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
-from kanon_engine.errors import HierarchyError
+from kanon_engine.errors import DataError, HierarchyError
+from kanon_engine.fileio import atomic_write_bytes
 from kanon_engine.hierarchy.model import Hierarchy
 
 #: Delimiters tried when none is given, in order of preference (ARX's own is ``;``).
@@ -168,22 +168,12 @@ def write_arx_csv(h: Hierarchy, path: str | os.PathLike[str], delimiter: str = "
         )
     buf = io.StringIO(newline="")
     csv.writer(buf, delimiter=delimiter, lineterminator="\n").writerows(h.rows())
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(buf.getvalue())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
+        atomic_write_bytes(path, buf.getvalue().encode("utf-8"))
+    except DataError as exc:
         raise HierarchyError(
-            f"The hierarchy of '{h.attribute}' cannot be written to '{path}' ({exc.strerror}).",
+            f"The hierarchy of '{h.attribute}' cannot be written: {exc.message}",
             hint="Check that the folder exists and that you may write to it.",
             where=str(path),
         ) from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
     return path

@@ -10,6 +10,7 @@ else goes to the crash dialog.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,8 +45,11 @@ from kanon_engine.export import (
 from kanon_engine.report import write_reports
 from kanon_gui.errors import error_text, is_expected
 
-FORMATS = (("csv", "CSV (text)", ".csv"), ("xlsx", "Excel workbook (XLSX)", ".xlsx"),
-           ("parquet", "Parquet (columnar)", ".parquet"))
+FORMATS = (
+    ("csv", "CSV (text)", ".csv"),
+    ("xlsx", "Excel workbook (XLSX)", ".xlsx"),
+    ("parquet", "Parquet (columnar)", ".parquet"),
+)
 DELIMITERS = ((",", "Comma ,"), (";", "Semicolon ;"), ("\t", "Tab"), ("|", "Pipe |"))
 
 
@@ -69,16 +73,36 @@ def perform_export(table: Table, project: Any | None, result: Any, plan: ExportP
     summary = export_release(table, result, plan.release_path, plan.options, project_path=plan.project_path)
     written = [summary.path]
     if plan.value_mapping_path is not None:
-        written.append(export_value_mapping(table, result, plan.value_mapping_path,
-                                            delimiter=plan.options.delimiter, bom=plan.options.bom,
-                                            project_path=plan.project_path))
+        written.append(
+            export_value_mapping(
+                table,
+                result,
+                plan.value_mapping_path,
+                delimiter=plan.options.delimiter,
+                bom=plan.options.bom,
+                project_path=plan.project_path,
+            )
+        )
     if plan.hierarchies_folder is not None:
-        written.extend(export_hierarchies(result.config, plan.hierarchies_folder, plan.hierarchy_prefix,
-                                          inputs=(table.source, plan.project_path, plan.release_path,
-                                                  *plan.inputs)))
+        written.extend(
+            export_hierarchies(
+                result.config,
+                plan.hierarchies_folder,
+                plan.hierarchy_prefix,
+                inputs=(table.source, plan.project_path, plan.release_path, *plan.inputs),
+            )
+        )
     if plan.report_html is not None or plan.report_pdf is not None:
-        write_reports(table, result, project, plan.report_html, plan.report_pdf, plan.release_path,
-                      release=summary.to_dict(), project_path=plan.project_path)
+        write_reports(
+            table,
+            result,
+            project,
+            plan.report_html,
+            plan.report_pdf,
+            plan.release_path,
+            release=summary.to_dict(),
+            project_path=plan.project_path,
+        )
         written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)
     return {"release": summary.to_dict(), "written": [str(p) for p in written]}
 
@@ -86,8 +110,15 @@ def perform_export(table: Table, project: Any | None, result: Any, plan: ExportP
 class ExportDialog(QDialog):
     """Export the release of ``result`` (computed on ``table``) and its companions."""
 
-    def __init__(self, parent: QWidget | None, table: Table, project: Any | None, result: Any,
-                 project_path: str | Path | None = None, runner: Any | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None,
+        table: Table,
+        project: Any | None,
+        result: Any,
+        project_path: str | Path | None = None,
+        runner: Any | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export the release")
         self.setObjectName("export_dialog")
@@ -125,8 +156,9 @@ class ExportDialog(QDialog):
         self.shuffle_check.setChecked(cfg.shuffle_seed is not None)
         self.formula_check = QCheckBox("Neutralize cells a spreadsheet would run as formulas (=, +, -, @)")
         self.formula_check.setChecked(True)
-        self.pseudo_check = QCheckBox("Replace identifiers by keyed pseudonyms (HMAC-SHA256) instead of "
-                                      "removing them")
+        self.pseudo_check = QCheckBox(
+            "Replace identifiers by keyed pseudonyms (HMAC-SHA256) instead of removing them"
+        )
         self.key_edit = QLineEdit()
         self.key_edit.setPlaceholderText("key file (at least 16 bytes; keep it secret)")
         self.key_browse = QPushButton("Key file…")
@@ -177,8 +209,11 @@ class ExportDialog(QDialog):
 
     # --- choices -----------------------------------------------------------------------------------------
     def _default_path(self) -> Path:
+        """Beside the input when that folder is writable (not the read-only bundled sample), else home."""
         src = self.table.source
         folder = src.parent if src else (self.project_path.parent if self.project_path else Path.home())
+        if not os.access(folder, os.W_OK) or _inside_app(folder):
+            folder = Path.home()
         stem = src.stem if src else "table"
         return folder / f"{stem}_release.csv"
 
@@ -226,27 +261,36 @@ class ExportDialog(QDialog):
         key = None
         if self.pseudo_check.isChecked():
             if not self.key_edit.text().strip():
-                raise ConfigError("Choose the key file for the pseudonyms, or untick pseudonymization.",
-                                  where="pseudonym key")
+                raise ConfigError(
+                    "Choose the key file for the pseudonyms, or untick pseudonymization.",
+                    where="pseudonym key",
+                )
             key = read_key_file(self.key_edit.text().strip())
-        options = ExportOptions(fmt=self.format_box.currentData(), delimiter=self.delimiter_box.currentData(),
-                                bom=self.bom_check.isChecked() and self.bom_check.isEnabled(),
-                                suppressed=self.suppressed_box.currentData(),
-                                shuffle=self.shuffle_check.isChecked(),
-                                shuffle_seed=self.run_result.config.shuffle_seed,
-                                neutralize_formulas=self.formula_check.isChecked(), pseudonymize_key=key)
+        options = ExportOptions(
+            fmt=self.format_box.currentData(),
+            delimiter=self.delimiter_box.currentData(),
+            bom=self.bom_check.isChecked() and self.bom_check.isEnabled(),
+            suppressed=self.suppressed_box.currentData(),
+            shuffle=self.shuffle_check.isChecked(),
+            shuffle_seed=self.run_result.config.shuffle_seed,
+            neutralize_formulas=self.formula_check.isChecked(),
+            pseudonymize_key=key,
+        )
         stem = path.with_suffix("")
         files = tuple(Path(f) for f in (getattr(self.project, "hierarchy_files", {}) or {}).values())
         if self.project_path is not None:
             files = tuple(f if f.is_absolute() else self.project_path.parent / f for f in files)
         return ExportPlan(
-            release_path=path, options=options,
+            release_path=path,
+            options=options,
             value_mapping_path=Path(f"{stem}_value_mapping.csv") if self.mapping_check.isChecked() else None,
             hierarchies_folder=path.parent if self.hierarchies_check.isChecked() else None,
             hierarchy_prefix=f"{stem.name}_hierarchy_",
             report_html=Path(f"{stem}_report.html") if self.html_check.isChecked() else None,
             report_pdf=Path(f"{stem}_report.pdf") if self.pdf_check.isChecked() else None,
-            project_path=self.project_path, inputs=files)
+            project_path=self.project_path,
+            inputs=files,
+        )
 
     # --- running -----------------------------------------------------------------------------------------
     def start_export(self) -> None:
@@ -259,8 +303,13 @@ class ExportDialog(QDialog):
         table, project, result = self.table, self.project, self.run_result
         self.export_button.setEnabled(False)
         self.status.setText("Exporting…")
-        self.runner.submit(lambda progress: perform_export(table, project, result, plan), channel="export",
-                           label="export", on_done=self._done, on_error=self._failed)
+        self.runner.submit(
+            lambda progress: perform_export(table, project, result, plan),
+            channel="export",
+            label="export",
+            on_done=self._done,
+            on_error=self._failed,
+        )
 
     def is_busy(self) -> bool:
         return bool(self.runner.is_busy("export"))
@@ -269,8 +318,10 @@ class ExportDialog(QDialog):
         self.outcome = outcome
         rel = outcome["release"]
         more = len(outcome["written"]) - 1
-        self.status.setText(f"Wrote {rel['file']} ({rel['rows']:,} rows, SHA-256 {rel['sha256'][:16]}…)"
-                            + (f" and {more} more file(s)." if more else "."))
+        self.status.setText(
+            f"Wrote {rel['file']} ({rel['rows']:,} rows, SHA-256 {rel['sha256'][:16]}…)"
+            + (f" and {more} more file(s)." if more else ".")
+        )
         self.export_button.setEnabled(True)
         self.accept()
 
@@ -288,3 +339,14 @@ class ExportDialog(QDialog):
         if self._own_runner:
             self.runner.wait()
         super().done(r)
+
+
+def _inside_app(folder: Path) -> bool:
+    """True for the app's own resources folder (the bundled sample): never write releases there."""
+    from kanon_gui.resources import resources_dir
+
+    try:
+        folder.resolve().relative_to(resources_dir().resolve())
+    except ValueError:
+        return False
+    return True

@@ -26,22 +26,18 @@ _DISPLAY = Qt.ItemDataRole.DisplayRole
 def release_rows(original: pd.DataFrame, result: AnonymizationResult) -> np.ndarray | None:
     """Release row of every input row (-1 where the row was dropped); None if it cannot be known.
 
-    Mirrors :func:`kanon_engine.release.assemble_release`: suppressed rows are dropped when
-    ``drop_suppressed``, then rows are permuted by ``numpy.random.default_rng(seed).permutation`` when a
-    shuffle seed is set. The mapping is verified on a column the run does not change; if the check
-    fails (the engine changed how it orders rows) None is returned and the grids are not aligned.
+    Inverts the engine's ``result.release_rows`` (the input row of every release row, which undoes the
+    drop of suppressed rows and the shuffle). The mapping is verified on a column the run does not
+    change; if that check fails, None is returned and the grids are shown unaligned rather than wrong.
     """
     n = len(original)
     cfg = result.config
-    kept = np.flatnonzero(result.row_class >= 0) if cfg.drop_suppressed else np.arange(n)
-    out = np.full(n, -1, dtype=np.int64)
-    if len(kept) != len(result.release):
+    order = np.asarray(result.release_rows, dtype=np.int64)
+    if len(order) != len(result.release) or (len(order) and (order.min() < 0 or order.max() >= n)):
         return None
-    if cfg.shuffle_seed is not None:
-        perm = np.random.default_rng(cfg.shuffle_seed).permutation(len(kept))
-        out[kept[perm]] = np.arange(len(kept))
-    else:
-        out[kept] = np.arange(len(kept))
+    out = np.full(n, -1, dtype=np.int64)
+    out[order] = np.arange(len(order))
+    kept = order
     untouched = [
         c
         for c in result.release.columns
@@ -49,7 +45,7 @@ def release_rows(original: pd.DataFrame, result: AnonymizationResult) -> np.ndar
     ]
     if untouched and len(kept):
         col = untouched[0]
-        rel = result.release[col].to_numpy(dtype=object)[out[kept]]
+        rel = result.release[col].to_numpy(dtype=object)
         orig = original[col].to_numpy(dtype=object)[kept]
         same = (rel == orig) | (pd.isna(rel) & pd.isna(orig))
         if not bool(np.all(same)):

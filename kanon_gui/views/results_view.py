@@ -67,7 +67,7 @@ def metrics_html(result: AnonymizationResult) -> str:
         ("Smallest class", f"{result.min_class_size:,}", term("k")),
         ("DM", _fmt(m.get("discernibility")), term("dm")),
         ("C_AVG", _fmt(m.get("cavg")), term("cavg")),
-        ("Precision loss", _fmt(m.get("precision")), term("precision")),
+        ("Precision (Prec)", _fmt(m.get("precision")), term("precision")),
         ("Runtime", f"{result.runtime_seconds:.2f} s", ""),
         ("Transformations checked", f"{result.nodes_checked:,}", term("lattice")),
     ]

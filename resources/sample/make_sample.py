@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from kanon_engine.fileio import atomic_write_bytes  # noqa: E402
 
 SEED = 20240117
 N_ROWS = 2000
@@ -306,15 +308,8 @@ def project() -> dict:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder and os.replace, so a reader never sees half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write via kanon's atomic writer (temp file + rename), so a reader never sees half a file."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def write_sample(out: Path) -> list[Path]:
