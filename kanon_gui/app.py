@@ -109,6 +109,9 @@ def run(argv: list[str] | None = None) -> int:
     window = MainWindow()
     hook.parent = window
     window.show()
+    from kanon_gui.selftest import report_first_paint
+
+    report_first_paint(window)  # only with KANON_FIRST_PAINT=1: prints the start-up time and quits
     if args.file:
         window.open_path(args.file)
     else:

@@ -37,9 +37,11 @@ ZSTD_LEVEL="${KANON_ZSTD_LEVEL:-19}"
 GZIP_LEVEL="${KANON_GZIP_LEVEL:-6}"
 DRY="${KANON_DRY_RUN:-0}"
 
-# Debian packages needed to build, and the X11/xcb libraries Qt's xcb plugin links: installed on the
-# build machine so that PyInstaller bundles them (libxcb-cursor0 in particular is missing from many
-# desktops, and Qt then refuses to start on X11).
+# Debian packages needed to build, and the libraries Qt's platform plugins link. The X11/xcb ones are
+# installed on the build machine so that PyInstaller bundles them (libxcb-cursor0 in particular is
+# missing from many desktops, and Qt then refuses to start on X11); libGL/libEGL, libxcb and the Wayland
+# client libraries are never bundled (they must match the target's drivers and display server) and are
+# installed here so the dependency scan below can name their packages for the .deb's Depends.
 BUILD_PKGS=(binutils makeself dpkg)
 BUNDLED_PKGS=(libglib2.0-0 libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libxkbcommon0 fonts-dejavu-core
     libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0 libxcb-shape0 libxkbcommon-x11-0

@@ -85,14 +85,16 @@ class Optimal(_LatticeAlgorithm):
     title = "Optimal (globally best full-domain generalization)"
     description = (
         "Finds the full-domain generalization with the best quality metric among all that satisfy the "
-        "privacy models within the suppression limit. It classifies the lattice of generalizations with "
-        "few checks (if a generalization is safe, every coarser one is too) and skips those that cannot "
-        "beat the best found. Use it when the lattice has up to a few hundred thousand nodes: it gives "
+        "privacy models within the suppression limit. It first finds a good solution by stepping down "
+        "from the coarsest generalization, then classifies the lattice with few checks (if a "
+        "generalization is safe, every coarser one is too) and skips those that cannot beat the best "
+        "found. Use it when the lattice has up to a few hundred thousand nodes: it gives "
         "the provably best result of its kind."
     )
     max_nodes = 500_000
 
     def _search(self, search: LatticeSearch) -> int | None:
+        search.descend()
         if search.monotone:
             search.tag_lattice(prune=True)
         return search.optimize()

@@ -34,6 +34,11 @@ from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
 
 
+#: Bounds and values are floats computed along different paths; a bound may exceed the value it bounds by
+#: rounding, so pruning against a solution already found allows this relative slack.
+_TOLERANCE = 1e-9
+
+
 class LatticeSearch:
     """The state of one search over the lattice of an encoded table."""
 
@@ -122,7 +127,8 @@ class LatticeSearch:
     def hopeless(self, index: int) -> bool:
         """True when the node's metric bound cannot beat a solution already found (nor can its
         generalizations': the bound holds for the whole upset)."""
-        return max(self.bound[index], self.levels_bound()[index]) >= self.incumbent
+        slack = _TOLERANCE * max(1.0, abs(self.incumbent)) if np.isfinite(self.incumbent) else 0.0
+        return max(self.bound[index], self.levels_bound()[index]) >= self.incumbent + slack
 
     def tag_lattice(self, candidates: np.ndarray | None = None, prune: bool = False) -> None:
         """Classify every node (requires a monotone model) by binary search along upward paths.
@@ -168,6 +174,32 @@ class LatticeSearch:
                 else:
                     lo = mid + 1
 
+    def descend(self) -> None:
+        """Find a good solution early, to prune with: from the top node, step down to the best satisfying
+        specialization while the metric improves (a local optimum). The top nodes are cheap to check
+        (tiny frequency sets) and every check also classifies nodes, so little is wasted."""
+        lat = self.lattice
+        current = lat.size - 1
+        if not self.satisfies(current):
+            return
+        value = self._value(current)
+        while True:
+            best, best_value = None, value
+            for p in lat.predecessors(current):
+                if self.satisfies(p):
+                    v = self._value(p)
+                    if v < best_value:
+                        best, best_value = p, v
+            if best is None:
+                return
+            current, value = best, best_value
+
+    def _value(self, index: int) -> float:
+        """Metric value of a satisfying node (checking it if it was only inferred)."""
+        if np.isnan(self.values[index]):
+            self.check(index)
+        return float(self.values[index])
+
     # --- branch and bound -----------------------------------------------------------------------------
     def optimize(self, candidates: np.ndarray | None = None) -> int | None:
         """Index of the best satisfying node among ``candidates`` (all nodes by default).
@@ -187,7 +219,10 @@ class LatticeSearch:
             st = self.status[index]
             if st in (FAILS, INFERRED_FAILS):
                 continue
-            if max(self.bound[index], levels_lb[index]) >= best_val:
+            bound = max(self.bound[index], levels_lb[index])
+            # a satisfying node checked earlier (the incumbent) already caps the optimum; a node whose
+            # bound equals it may still tie with it and win on order, so only strictly worse are skipped
+            if bound >= best_val or bound > self.incumbent + _TOLERANCE * max(1.0, abs(self.incumbent)):
                 if st == NOT_EVALUATED:
                     self.status[index] = PRUNED
                 continue
