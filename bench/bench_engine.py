@@ -133,8 +133,12 @@ def main() -> None:
 
         checks = search_only().checks
         t = best_of(search_only, 5)
-        row(f"optimal search only (no encoding, no release), {limit:.0%} suppression", t, ref,
-            f"{checks} checked; {arx}")
+        row(
+            f"optimal search only (no encoding, no release), {limit:.0%} suppression",
+            t,
+            ref,
+            f"{checks} checked; {arx}",
+        )
 
     print()
     with tempfile.TemporaryDirectory() as tmp:
@@ -179,10 +183,18 @@ def main() -> None:
     t_small = min(search(enc, 5) for _ in range(3))
     t_big = min(search(big_enc, 150) for _ in range(3))
     row("optimal search, Adult (k=5, 5%)", t_small, ref)
-    row(f"optimal search, Adult x30 = {big.n_rows:,} rows (k=150, 5%)", t_big, ref,
-        f"{t_big / t_small:.2f} x Adult's (target within 2x)")
-    t_run = best_of(lambda: get_algorithm("optimal", suppression_limit=0.05).run(big, AnonymizationConfig(
-        tuple(QI), hs, (KAnonymity(150),))), 2)
+    row(
+        f"optimal search, Adult x30 = {big.n_rows:,} rows (k=150, 5%)",
+        t_big,
+        ref,
+        f"{t_big / t_small:.2f} x Adult's (target within 2x)",
+    )
+    t_run = best_of(
+        lambda: get_algorithm("optimal", suppression_limit=0.05).run(
+            big, AnonymizationConfig(tuple(QI), hs, (KAnonymity(150),))
+        ),
+        2,
+    )
     row("whole optimal run on Adult x30 (encode + search + release of 904,860 rows)", t_run, ref)
     print(f"\nnumpy {np.__version__}, pandas {pd.__version__}, python {sys.version.split()[0]}")
 

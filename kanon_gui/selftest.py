@@ -33,8 +33,14 @@ from typing import Any
 #: The privacy level the self-test asks for.
 K = 5
 #: Qt modules an offline product must never load (checked after the workflow).
-FORBIDDEN_MODULES = ("PySide6.QtNetwork", "PySide6.QtWebEngineCore", "PySide6.QtWebEngineWidgets",
-                     "PySide6.QtWebEngine", "PySide6.QtWebChannel", "PySide6.QtWebSockets")
+FORBIDDEN_MODULES = (
+    "PySide6.QtNetwork",
+    "PySide6.QtWebEngineCore",
+    "PySide6.QtWebEngineWidgets",
+    "PySide6.QtWebEngine",
+    "PySide6.QtWebChannel",
+    "PySide6.QtWebSockets",
+)
 
 
 class SelfTestFailure(Exception):
@@ -62,8 +68,12 @@ class _Steps:
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="kanon --self-test", description=__doc__.split("\n\n")[0])
     parser.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--output", metavar="DIR", help="write the releases and reports into DIR and keep "
-                        "them (default: a temporary folder, removed afterwards)")
+    parser.add_argument(
+        "--output",
+        metavar="DIR",
+        help="write the releases and reports into DIR and keep "
+        "them (default: a temporary folder, removed afterwards)",
+    )
     parser.add_argument("--no-window", action="store_true", help="skip opening the main window")
     return parser.parse_args(list(argv))
 
@@ -140,8 +150,9 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
     return steps.count
 
 
-def _run_and_export(steps: _Steps, ctx: dict[str, Any], name: str, params: dict[str, Any],
-                    folder: Path) -> None:
+def _run_and_export(
+    steps: _Steps, ctx: dict[str, Any], name: str, params: dict[str, Any], folder: Path
+) -> None:
     """Anonymize with ``name`` at k=5, export the release and the reports, check the files."""
     from kanon_engine.algorithms import get_algorithm
     from kanon_engine.checks import check_table
@@ -159,8 +170,10 @@ def _run_and_export(steps: _Steps, ctx: dict[str, Any], name: str, params: dict[
             raise SelfTestFailure(f"the {name} release is not {K}-anonymous ({check.to_dict()}).")
         res["result"] = result
         ctx.setdefault("first_result", result)
-        return (f"{result.n_classes:,} classes, {result.suppressed:,} suppressed, smallest class "
-                f"{result.min_class_size}")
+        return (
+            f"{result.n_classes:,} classes, {result.suppressed:,} suppressed, smallest class "
+            f"{result.min_class_size}"
+        )
 
     def export() -> str:
         from kanon_engine.data.io import read_table
@@ -193,9 +206,16 @@ def _run_and_export(steps: _Steps, ctx: dict[str, Any], name: str, params: dict[
 
         html, pdf = folder / f"report_{name}.html", folder / f"report_{name}.pdf"
         summary = res.get("summary")
-        write_reports(table, res["result"], project, html, pdf, res["path"],
-                      release=summary.to_dict() if summary is not None else None,
-                      project_path=ctx["project_path"])
+        write_reports(
+            table,
+            res["result"],
+            project,
+            html,
+            pdf,
+            res["path"],
+            release=summary.to_dict() if summary is not None else None,
+            project_path=ctx["project_path"],
+        )
         html_size, pdf_size = _nonempty(html), _nonempty(pdf)
         text = html.read_text(encoding="utf-8")
         if "De-identification report" not in text or "<svg" not in text:
@@ -320,8 +340,12 @@ def report_first_paint(window: Any) -> None:
         done = False
 
         def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-            if (not self.done and event.type() == QEvent.Type.Paint and isinstance(obj, QWidget)
-                    and (obj is window or window.isAncestorOf(obj))):
+            if (
+                not self.done
+                and event.type() == QEvent.Type.Paint
+                and isinstance(obj, QWidget)
+                and (obj is window or window.isAncestorOf(obj))
+            ):
                 self.done = True
                 print(f"first-paint {process_age():.3f}", flush=True)
                 QTimer.singleShot(0, QApplication.quit)

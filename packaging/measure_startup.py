@@ -41,8 +41,13 @@ ADULT_QI = ("sex", "age", "race", "marital-status", "education", "native-country
 def _env(home: Path, **extra: str) -> dict[str, str]:
     drop = ("DISPLAY", "WAYLAND_DISPLAY", "KANON_FIRST_PAINT")
     env = {k: v for k, v in os.environ.items() if k not in drop}
-    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(home), XDG_DATA_HOME=str(home / "share"),
-               XDG_CONFIG_HOME=str(home / "config"), XDG_CACHE_HOME=str(home / "cache"))
+    env.update(
+        QT_QPA_PLATFORM="offscreen",
+        HOME=str(home),
+        XDG_DATA_HOME=str(home / "share"),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_CACHE_HOME=str(home / "cache"),
+    )
     env.update(extra)
     return env
 
@@ -50,8 +55,14 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 def first_paint(cmd: list[str], home: Path, timeout: float = 30.0) -> tuple[float, float] | None:
     """(wall seconds from Popen to the first-paint line, the process's own age then), or None."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(home, KANON_FIRST_PAINT="1"), stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=_env(home, KANON_FIRST_PAINT="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     result = None
     try:
         assert proc.stdout is not None
@@ -92,8 +103,9 @@ def _loaded(home: Path) -> bool:
 def rss_after_load(cmd: list[str], home: Path, timeout: float = 90.0) -> dict[str, float] | None:
     """Start the app on the Adult project, wait until RSS is stable for 3 s; RSS and peak in MiB."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(home), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         stable_since, last = time.perf_counter(), 0
         while time.perf_counter() - start < timeout:
@@ -105,8 +117,11 @@ def rss_after_load(cmd: list[str], home: Path, timeout: float = 90.0) -> dict[st
                 last, stable_since = rss, time.perf_counter()
             elif time.perf_counter() - stable_since >= 3.0 and _loaded(home):
                 s = _status(proc.pid)
-                return {"rss_mib": s["VmRSS"] / 1024, "peak_mib": s["VmHWM"] / 1024,
-                        "stable_after_s": stable_since - start}
+                return {
+                    "rss_mib": s["VmRSS"] / 1024,
+                    "peak_mib": s["VmHWM"] / 1024,
+                    "stable_after_s": stable_since - start,
+                }
         return None
     finally:
         proc.kill()
@@ -140,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bundle", default=str(ROOT / "dist" / "linux" / "kanon" / "kanon"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--python", default=sys.executable, help="interpreter for the checkout reference")
-    parser.add_argument("--adult", default=os.environ.get("KANON_SHARED", str(ROOT.parent / "shared"))
-                        + "/datasets/adult")
+    parser.add_argument(
+        "--adult", default=os.environ.get("KANON_SHARED", str(ROOT.parent / "shared")) + "/datasets/adult"
+    )
     args = parser.parse_args(argv)
     bundle = Path(args.bundle)
     targets = {"frozen onedir": [str(bundle)], "checkout (python main.py)": [args.python, "main.py"]}
@@ -155,14 +171,18 @@ def main(argv: list[str] | None = None) -> int:
         for label, cmd in targets.items():
             runs = [first_paint(cmd, home) for _ in range(args.runs)]
             if any(r is None for r in runs):
-                print(f"{label}: no 'first-paint' line: kanon_gui/app.py must call "
-                      "selftest.report_first_paint(window) after window.show()")
+                print(
+                    f"{label}: no 'first-paint' line: kanon_gui/app.py must call "
+                    "selftest.report_first_paint(window) after window.show()"
+                )
                 continue
             walls = [r[0] for r in runs]
             ages = [r[1] for r in runs]
-            print(f"launch to first paint, {label}: first run {walls[0]:.2f} s; later runs median "
-                  f"{statistics.median(walls[1:] or walls):.2f} s (all: {_fmt(walls)}; process age at paint: "
-                  f"{_fmt(ages)})")
+            print(
+                f"launch to first paint, {label}: first run {walls[0]:.2f} s; later runs median "
+                f"{statistics.median(walls[1:] or walls):.2f} s (all: {_fmt(walls)}; process age at paint: "
+                f"{_fmt(ages)})"
+            )
         adult = Path(args.adult)
         if not (adult / "adult.csv").is_file():
             print(f"Adult not found at {adult}: memory not measured")
@@ -177,8 +197,10 @@ def main(argv: list[str] | None = None) -> int:
             if mem is None:
                 print(f"memory after loading Adult, {label}: the app exited or never settled")
                 continue
-            print(f"memory after loading Adult ({rows:,} rows), {label}: RSS {mem['rss_mib']:.0f} MiB "
-                  f"(peak {mem['peak_mib']:.0f} MiB), settled {mem['stable_after_s']:.1f} s after launch")
+            print(
+                f"memory after loading Adult ({rows:,} rows), {label}: RSS {mem['rss_mib']:.0f} MiB "
+                f"(peak {mem['peak_mib']:.0f} MiB), settled {mem['stable_after_s']:.1f} s after launch"
+            )
     return 0
 
 

@@ -38,9 +38,15 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = REPO_ROOT / "resources" / "sample"
 K = 5
 #: Modules an offline product must never load.
-FORBIDDEN = ("PySide6.QtNetwork", "PySide6.QtWebEngineCore", "PySide6.QtWebEngineWidgets",
-             "PySide6.QtWebEngineQuick", "PySide6.QtWebChannel", "PySide6.QtWebSockets",
-             "PySide6.QtHttpServer")
+FORBIDDEN = (
+    "PySide6.QtNetwork",
+    "PySide6.QtWebEngineCore",
+    "PySide6.QtWebEngineWidgets",
+    "PySide6.QtWebEngineQuick",
+    "PySide6.QtWebChannel",
+    "PySide6.QtWebSockets",
+    "PySide6.QtHttpServer",
+)
 
 
 class NetworkBlocked(OSError):
@@ -124,15 +130,26 @@ def test_engine_end_to_end_offline(no_network, tmp_path: Path) -> None:
             path = tmp_path / f"{name}.{ext}"
             export_release(table, result, path)
             assert check_table(read_table(path).frame, qi, K).k_anonymous, path.name
-        html = write_html(build_report(table, result, project, release_path=tmp_path / f"{name}.csv"),
-                          tmp_path / f"{name}.html")
+        html = write_html(
+            build_report(table, result, project, release_path=tmp_path / f"{name}.csv"),
+            tmp_path / f"{name}.html",
+        )
         assert "De-identification report" in html.read_text(encoding="utf-8")
         ran.append(name)
     assert {"datafly", "optimal"} <= set(ran)
 
     out = tmp_path / "cli_release.csv"
-    code = cli_main(["anonymize", "--project", str(SAMPLE / "sample_project.json"), "--output", str(out),
-                     "--report", str(tmp_path / "cli_report.json")])
+    code = cli_main(
+        [
+            "anonymize",
+            "--project",
+            str(SAMPLE / "sample_project.json"),
+            "--output",
+            str(out),
+            "--report",
+            str(tmp_path / "cli_report.json"),
+        ]
+    )
     assert code == 0
     assert check_table(read_table(out).frame, qi, K).k_anonymous
     assert json.loads((tmp_path / "cli_report.json").read_text(encoding="utf-8"))
@@ -161,8 +178,9 @@ def log_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.mark.gui
-def test_window_workflow_offline_and_log_has_no_patient_values(no_network, log_folder: Path, qtbot,
-                                                               tmp_path: Path) -> None:
+def test_window_workflow_offline_and_log_has_no_patient_values(
+    no_network, log_folder: Path, qtbot, tmp_path: Path
+) -> None:
     from kanon_engine.checks import check_table
     from kanon_engine.errors import DataError
     from kanon_engine.report import build_report, render_html
@@ -175,8 +193,9 @@ def test_window_workflow_offline_and_log_has_no_patient_values(no_network, log_f
     window.show()
     try:
         window.open_sample()
-        qtbot.waitUntil(lambda: window.state.table is not None and not window.runner.is_busy(),
-                        timeout=60_000)
+        qtbot.waitUntil(
+            lambda: window.state.table is not None and not window.runner.is_busy(), timeout=60_000
+        )
         assert window.state.table.n_rows == 2000
         window.run()
         qtbot.waitUntil(lambda: bool(window.state.runs) and not window.runner.is_busy(), timeout=120_000)
@@ -188,8 +207,9 @@ def test_window_workflow_offline_and_log_has_no_patient_values(no_network, log_f
         # an engine error quoting a patient value goes through the window's one error path
         values = sample_patient_values()
         name = sorted(values["name"])[0]
-        window.show_error(DataError(f"The value '{name}' in row 3 of column name cannot be used.",
-                                    where="name"), "export")
+        window.show_error(
+            DataError(f"The value '{name}' in row 3 of column name cannot be used.", where="name"), "export"
+        )
     finally:
         window.close()
         window.runner.shutdown()
@@ -236,8 +256,15 @@ def test_self_test_in_a_fresh_process_is_offline(tmp_path: Path) -> None:
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["HOME"] = str(tmp_path / "home")
     env["XDG_DATA_HOME"] = str(tmp_path / "home" / "share")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ATTEMPTS []" in proc.stdout and "FORBIDDEN []" in proc.stdout
     assert "self-test passed" in proc.stdout

@@ -30,9 +30,15 @@ def headless_env(tmp_path: Path) -> dict[str, str]:
 
 def test_main_self_test_passes_headless(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "main.py", "--self-test", "--output", str(out)],
-                          cwd=REPO_ROOT, env=headless_env(tmp_path), capture_output=True, text=True,
-                          timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "main.py", "--self-test", "--output", str(out)],
+        cwd=REPO_ROOT,
+        env=headless_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     text = proc.stdout + proc.stderr
     assert "unrecognized arguments: --self-test" not in text, DISPATCH_HINT
     assert proc.returncode == 0, text
@@ -41,12 +47,23 @@ def test_main_self_test_passes_headless(tmp_path: Path) -> None:
     ok = [ln for ln in lines if ln.startswith("ok ")]
     assert not [ln for ln in lines if ln.startswith("FAIL")]
     assert lines[-1].startswith(f"self-test passed: {len(ok)} steps")
-    for step in ("datafly at k=5", "datafly: export the release", "datafly: write the report",
-                 "XLSX and Parquet", "main window (offscreen)", "offline"):
+    for step in (
+        "datafly at k=5",
+        "datafly: export the release",
+        "datafly: write the report",
+        "XLSX and Parquet",
+        "main window (offscreen)",
+        "offline",
+    ):
         assert any(step in ln for ln in ok), f"step '{step}' missing:\n{proc.stdout}"
     # the files it checked are there (kept because of --output)
-    for name in ("release_datafly.csv", "report_datafly.html", "report_datafly.pdf", "release.xlsx",
-                 "release.parquet"):
+    for name in (
+        "release_datafly.csv",
+        "report_datafly.html",
+        "report_datafly.pdf",
+        "release.xlsx",
+        "release.parquet",
+    ):
         assert (out / name).stat().st_size > 0, name
     assert (out / "report_datafly.pdf").read_bytes()[:5] == b"%PDF-"
     # it left the user's app data folder alone: no log, no settings, no autosave
@@ -56,12 +73,19 @@ def test_main_self_test_passes_headless(tmp_path: Path) -> None:
 
 def test_main_render_pdf_mode(tmp_path: Path) -> None:
     html = tmp_path / "r.html"
-    html.write_text("<html><body><h1>De-identification report</h1><p>k = 5</p></body></html>",
-                    encoding="utf-8")
+    html.write_text(
+        "<html><body><h1>De-identification report</h1><p>k = 5</p></body></html>", encoding="utf-8"
+    )
     pdf = tmp_path / "r.pdf"
-    proc = subprocess.run([sys.executable, "main.py", "--render-pdf", str(html), str(pdf)],
-                          cwd=REPO_ROOT, env=headless_env(tmp_path), capture_output=True, text=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "main.py", "--render-pdf", str(html), str(pdf)],
+        cwd=REPO_ROOT,
+        env=headless_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert "unrecognized arguments" not in proc.stderr, DISPATCH_HINT
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert pdf.read_bytes()[:5] == b"%PDF-"

@@ -33,7 +33,6 @@ from kanon_engine.metrics.loss import Metric, MetricContext
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
 
-
 #: Bounds and values are floats computed along different paths; a bound may exceed the value it bounds by
 #: rounding, so pruning against a solution already found allows this relative slack.
 _TOLERANCE = 1e-9

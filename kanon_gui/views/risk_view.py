@@ -78,8 +78,9 @@ class RiskPanel(QWidget):
 
     row_requested = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None, runner: Any | None = None,
-                 threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, runner: Any | None = None, threshold: float = DEFAULT_THRESHOLD
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("risk_panel")
         self.runner = runner
@@ -124,8 +125,9 @@ class RiskPanel(QWidget):
 
         self.homogeneity = QTableWidget(0, 4)
         self.homogeneity.setObjectName("homogeneity")
-        self.homogeneity.setHorizontalHeaderLabels(["Attribute", "Revealed value", "Records",
-                                                    "Group (released quasi-identifier values)"])
+        self.homogeneity.setHorizontalHeaderLabels(
+            ["Attribute", "Revealed value", "Records", "Group (released quasi-identifier values)"]
+        )
         self.homogeneity.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.homogeneity.horizontalHeader().setStretchLastSection(True)
         self.homogeneity.setToolTip(self._defs["homogeneous_classes"])
@@ -235,8 +237,13 @@ class RiskPanel(QWidget):
                 self.status.setText(str(exc))
             return
         self.status.setText("Computing the risk…")
-        self.runner.submit(work, channel="risk", label="risk analysis", on_done=self._show,
-                           on_error=lambda exc: self.status.setText(str(exc)))
+        self.runner.submit(
+            work,
+            channel="risk",
+            label="risk analysis",
+            on_done=self._show,
+            on_error=lambda exc: self.status.setText(str(exc)),
+        )
 
     def _show(self, comparison: RiskComparison) -> None:
         self.comparison = comparison
@@ -252,8 +259,12 @@ class RiskPanel(QWidget):
         pop = a["population"]
         self.status.setText(
             f"Risk of the original data and of the release on {', '.join(comparison.after.qi)}. "
-            + ("Journalist and marketer risk take the table itself as the population."
-               if pop == "the table itself" else f"Population: {pop}."))
+            + (
+                "Journalist and marketer risk take the table itself as the population."
+                if pop == "the table itself"
+                else f"Population: {pop}."
+            )
+        )
         self.figures.resizeColumnsToContents()
         header = self.figures.verticalHeader().sizeHint().width()
         columns = sum(self.figures.columnWidth(c) for c in range(2))
@@ -274,10 +285,26 @@ class RiskPanel(QWidget):
         before = comparison.before.risk_distribution()
         after = comparison.after.risk_distribution()
         x = np.arange(len(before), dtype=float)
-        item.addItem(pg.BarGraphItem(x=x - 0.2, height=[d["records"] for d in before], width=0.38,
-                                     brush=BEFORE_COLOR, pen=pg.mkPen(None), name="original data"))
-        item.addItem(pg.BarGraphItem(x=x + 0.2, height=[d["records"] for d in after], width=0.38,
-                                     brush=AFTER_COLOR, pen=pg.mkPen(None), name="release"))
+        item.addItem(
+            pg.BarGraphItem(
+                x=x - 0.2,
+                height=[d["records"] for d in before],
+                width=0.38,
+                brush=BEFORE_COLOR,
+                pen=pg.mkPen(None),
+                name="original data",
+            )
+        )
+        item.addItem(
+            pg.BarGraphItem(
+                x=x + 0.2,
+                height=[d["records"] for d in after],
+                width=0.38,
+                brush=AFTER_COLOR,
+                pen=pg.mkPen(None),
+                name="release",
+            )
+        )
         ticks = [(float(i), f"≤{100 * d['high']:.0f}%") for i, d in enumerate(before)]
         item.getAxis("bottom").setTicks([ticks])
         item.setXRange(-0.6, len(before) - 0.4, padding=0)
@@ -292,7 +319,9 @@ class RiskPanel(QWidget):
                 f"{ha.attribute}: {ha.homogeneous_classes} homogeneous group(s) in the release "
                 f"({hb.homogeneous_classes} in the original); distinct l reached {_num(d['distinct_l'])}, "
                 f"entropy l {_num(d['entropy_l'])}, t (equal) {_num(d['t_equal'])}"
-                + (f", t (ordered) {_num(d['t_ordered'])}" if d["t_ordered"] is not None else "") + ".")
+                + (f", t (ordered) {_num(d['t_ordered'])}" if d["t_ordered"] is not None else "")
+                + "."
+            )
             for ex in ha.examples:
                 qis = ", ".join(f"{q}={v}" for q, v in ex["quasi_identifiers"].items())
                 rows.append((ha.attribute, ex["value"], f"{ex['size']:,}", qis))

@@ -72,11 +72,16 @@ def test_risk_panel_shows_before_and_after(qtbot, seeds) -> None:
 
 
 def test_risk_panel_lists_homogeneous_groups(qtbot) -> None:
-    frame = pd.DataFrame({"age": ["30", "30", "31", "31", "40", "40"], "disease": ["flu", "flu", "flu", "hiv",
-                                                                                 "cancer", "cancer"]})
+    frame = pd.DataFrame(
+        {
+            "age": ["30", "30", "31", "31", "40", "40"],
+            "disease": ["flu", "flu", "flu", "hiv", "cancer", "cancer"],
+        }
+    )
     table = Table.from_frame(frame)
-    config = AnonymizationConfig(("age",), {"age": default_hierarchy("age", frame["age"])}, build_models(2),
-                                 sensitive=("disease",))
+    config = AnonymizationConfig(
+        ("age",), {"age": default_hierarchy("age", frame["age"])}, build_models(2), sensitive=("disease",)
+    )
     result = get_algorithm("optimal").run(table, config)
     panel = RiskPanel()
     qtbot.addWidget(panel)
@@ -114,8 +119,12 @@ def test_export_dialog_writes_everything(qtbot, seeds, tmp_path: Path) -> None:
     assert dialog.error is None and dialog.outcome is not None
     release = tmp_path / "patients_release.csv"
     assert dialog.outcome["release"]["sha256"] == hashlib.sha256(release.read_bytes()).hexdigest()
-    for name in ("patients_release_value_mapping.csv", "patients_release_report.html",
-                 "patients_release_report.pdf", "patients_release_hierarchy_age.csv"):
+    for name in (
+        "patients_release_value_mapping.csv",
+        "patients_release_report.html",
+        "patients_release_report.pdf",
+        "patients_release_hierarchy_age.csv",
+    ):
         assert (tmp_path / name).is_file(), name
     assert release.read_text().splitlines()[0] == "age;sex;zipcode;disease"
     html = (tmp_path / "patients_release_report.html").read_text(encoding="utf-8")
