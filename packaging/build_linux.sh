@@ -154,8 +154,8 @@ GLIBC_MIN="$(elf_files | xargs -r objdump -T 2>/dev/null | grep -oE 'GLIBC_[0-9]
 
 lib_package() { # the Debian package that provides a library soname on this machine
     local path
-    path="$(/sbin/ldconfig -p | awk -v n="$1" '$1 == n && /x86-64|x86_64|64bit/ {print $NF; exit}')"
-    [[ -n "$path" ]] || path="$(/sbin/ldconfig -p | awk -v n="$1" '$1 == n {print $NF; exit}')"
+    path="$(/sbin/ldconfig -p | awk -v n="$1" '$1 == n && /x86-64|x86_64|64bit/ && !f {print $NF; f = 1}')"
+    [[ -n "$path" ]] || path="$(/sbin/ldconfig -p | awk -v n="$1" '$1 == n && !f {print $NF; f = 1}')"
     [[ -n "$path" ]] || return 1
     dpkg-query -S "$(readlink -f "$path")" 2>/dev/null | head -n 1 | cut -d: -f1 ||
         dpkg-query -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1

@@ -175,7 +175,8 @@ direct="$(find "$BUNDLE" -type f \( -name '*.so' -o -name '*.so.*' -o -path "$BU
 say "   linked directly from the system: $(echo "$direct" | tr '\n' ' ')"
 covered=1
 for name in $direct; do
-    lib="$(/sbin/ldconfig -p | awk -v n="$name" '$1 == n {print $NF; exit}')"
+    # awk reads to the end (no early exit): closing the pipe early would SIGPIPE ldconfig under pipefail
+    lib="$(/sbin/ldconfig -p | awk -v n="$name" '$1 == n && !found {print $NF; found = 1}')"
     [[ -n "$lib" ]] || {
         fail "$name is not on this system"
         covered=0
@@ -195,7 +196,7 @@ for path in ./opt/kanon/kanon ./usr/share/applications/kanon.desktop ./usr/share
     ./usr/share/icons/hicolor/256x256/apps/kanon.png ./opt/kanon/_internal/resources/sample/sample_project.json; do
     if grep -qxF "$path" <<<"$contents"; then pass ".deb holds $path"; else fail ".deb lacks $path"; fi
 done
-if dpkg-deb -c "$DEB" | grep -q ' ./usr/bin/kanon -> /opt/kanon/kanon$'; then
+if grep -q ' ./usr/bin/kanon -> /opt/kanon/kanon$' <<<"$(dpkg-deb -c "$DEB")"; then
     pass ".deb links /usr/bin/kanon -> /opt/kanon/kanon"
 else
     fail ".deb lacks the /usr/bin/kanon link"
