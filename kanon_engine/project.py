@@ -31,6 +31,8 @@ class Project:
     data_path: Path | None = None
     data_sha256: str | None = None
     read_options: ReadOptions = field(default_factory=ReadOptions)
+    #: column -> (kind, date format) chosen by the user, applied over type detection on load
+    column_types: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     roles: dict[str, Role] = field(default_factory=dict)
     hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
     hierarchy_files: dict[str, str] = field(default_factory=dict)  # column -> file as written
@@ -52,6 +54,7 @@ class Project:
     def load_table(self) -> tuple[Table, list[str]]:
         """Read the data the project points to; warnings (e.g. the file changed since saving)."""
         from kanon_engine.data.io import read_table
+        from kanon_engine.data.types import apply_type_overrides
 
         if self.data_path is None:
             raise ConfigError("The project does not name a data file.", where="data")
@@ -64,6 +67,7 @@ class Project:
             header=o.header,
             sheet=o.sheet,
         )
+        table = apply_type_overrides(table, self.column_types)
         warnings = []
         if self.data_sha256 and table.sha256 and table.sha256 != self.data_sha256:
             warnings.append(
@@ -126,6 +130,7 @@ class Project:
                 "quotechar": o.quotechar,
                 "header": o.header,
                 "sheet": o.sheet,
+                "column_types": {c: {"kind": k, "date_format": f} for c, (k, f) in self.column_types.items()},
             },
             "roles": {c: r.value for c, r in self.roles.items()},
             "hierarchies": hier,
@@ -141,6 +146,16 @@ class Project:
         data = d.get("data") or {}
         path = data.get("path")
         data_path = None if not path else (base_dir / path if not Path(path).is_absolute() else Path(path))
+        column_types: dict[str, tuple[str, str | None]] = {}
+        for col, spec in (data.get("column_types") or {}).items():
+            kind = spec.get("kind") if isinstance(spec, dict) else None
+            if kind not in ("integer", "decimal", "date", "categorical"):
+                raise ConfigError(
+                    f"{source}: the type '{kind}' of column '{col}' is unknown; use integer, "
+                    "decimal, date or categorical.",
+                    where=col,
+                )
+            column_types[col] = (kind, spec.get("date_format"))
         roles: dict[str, Role] = {}
         for col, role in (d.get("roles") or {}).items():
             try:
@@ -178,6 +193,7 @@ class Project:
                 header=data.get("header", True),
                 sheet=data.get("sheet"),
             ),
+            column_types=column_types,
             roles=roles,
             hierarchies=hierarchies,
             hierarchy_files=files,

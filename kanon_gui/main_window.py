@@ -421,7 +421,7 @@ class MainWindow(QMainWindow):
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
     ) -> int:
         """Read a data file in the background; the table replaces the current one when done."""
-        from kanon_gui.dialogs.import_dialog import apply_types
+        from kanon_engine.data.types import apply_type_overrides
 
         path = Path(path)
         o = options or ReadOptions()
@@ -437,13 +437,13 @@ class MainWindow(QMainWindow):
                 sheet=o.sheet,
             )
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
-            table = apply_types(table, overrides or {})
+            table = apply_type_overrides(table, overrides or {})
             return table, analyze_table(table)
 
         def done(loaded: tuple[Table, TableFacts]) -> None:
             self._end_task()
             table, facts = loaded
-            self.state.set_table(table, facts)
+            self.state.set_table(table, facts, overrides)
             appdata.add_recent_file(path)
             self.message_bar.show_message(
                 f"Loaded {path.name}: {table.n_rows:,} rows, {len(table.columns)} columns. Next: mark the "

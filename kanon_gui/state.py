@@ -545,11 +545,17 @@ class AppState(QObject):
         self._distinct.update(facts.counts)
         self._defaults.update(facts.defaults)
 
-    def set_table(self, table: Table, facts: TableFacts | None = None) -> None:
+    def set_table(
+        self,
+        table: Table,
+        facts: TableFacts | None = None,
+        type_overrides: dict[str, tuple[Any, str | None]] | None = None,
+    ) -> None:
         """A newly imported table: a fresh project with the engine's role suggestions pre-filled.
 
         Suggested identifiers are marked identifier; every other column starts insensitive (the
-        suggestion explains why, and the user picks the quasi-identifiers).
+        suggestion explains why, and the user picks the quasi-identifiers). Column types the user chose
+        in the import dialog (``type_overrides``) are kept in the project.
         """
         self._table = table
         self._reset_caches()
@@ -566,6 +572,7 @@ class AppState(QObject):
             models=keep.models,
             algorithm=keep.algorithm,
             algorithm_params=dict(keep.algorithm_params),
+            column_types={c: (str(kind), fmt) for c, (kind, fmt) in (type_overrides or {}).items()},
         )
         self._replace_all(project, None)
         LOG.info("table loaded: %d rows, %d columns", table.n_rows, len(table.columns))

@@ -10,7 +10,6 @@ engine's messages, shown inline under the options.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data import list_sheets, preview_table
-from kanon_engine.data.table import ColumnKind, ColumnType, ReadOptions, Table
+from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.data.types import guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_gui.errors import error_text, log_error
@@ -91,25 +90,6 @@ def type_shares(values: pd.Series) -> dict[ColumnKind, tuple[float, str | None]]
         ColumnKind.DATE: (found[1], found[0]) if found else (0.0, None),
         ColumnKind.CATEGORICAL: (1.0, None),
     }
-
-
-def apply_types(table: Table, overrides: dict[str, tuple[ColumnKind, str | None]]) -> Table:
-    """The table with the user's type choices (kind, date format) replacing the detected ones."""
-    if not overrides:
-        return table
-    types = dict(table.column_types)
-    for col, (kind, fmt) in overrides.items():
-        old = types.get(col)
-        if old is None or old.kind != kind or (kind == ColumnKind.DATE and fmt and old.date_format != fmt):
-            share = old.share if old is not None and old.kind == kind else 1.0
-            types[col] = ColumnType(
-                kind,
-                share,
-                fmt if kind == ColumnKind.DATE else None,
-                old.distinct if old else 0,
-                old.missing if old else 0,
-            )
-    return replace(table, column_types=types)
 
 
 class ImportDialog(QDialog):

@@ -212,3 +212,26 @@ def test_module_entry_point_runs(seed_dir):
         cwd=ROOT,
     )
     assert proc.returncode == 1 and '"k": 1' in proc.stdout
+
+
+def test_project_keeps_the_users_column_types(tmp_path):
+    """A type chosen in the import dialog survives saving and reopening the project."""
+    from kanon_engine.data.table import ColumnKind
+    from kanon_engine.project import Project
+
+    data = tmp_path / "d.csv"
+    data.write_text("code,when\n01,2024\n02,2023\n03,2022\n")
+    project = Project(data_path=data, column_types={"code": ("integer", None), "when": ("date", "%Y")})
+    path = tmp_path / "p.json"
+    project.save(path)
+    reopened = Project.load(path)
+    assert reopened.column_types == project.column_types
+    table, _ = reopened.load_table()
+    assert table.column_types["code"].kind == ColumnKind.INTEGER  # detection alone says categorical
+    assert table.column_types["when"].kind == ColumnKind.DATE
+    assert table.column_types["when"].date_format == "%Y"
+    bad = json.loads(path.read_text())
+    bad["data"]["column_types"]["code"]["kind"] = "colour"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(Exception, match="the type 'colour' of column 'code' is unknown"):
+        Project.load(path)

@@ -121,3 +121,20 @@ def test_prepare_hierarchy_in_a_worker_is_adopted(state):
     assert prepared.default and prepared.issues == ()
     state.adopt(prepared)
     assert state.hierarchy("age") is prepared.hierarchy
+
+
+def test_type_overrides_from_the_import_dialog_are_saved(state, tmp_path):
+    from kanon_engine.data.io import read_table
+    from kanon_engine.data.table import ColumnKind
+    from kanon_engine.data.types import apply_type_overrides
+
+    data = tmp_path / "d.csv"
+    data.write_text("code,age\n01,30\n02,40\n03,50\n")
+    overrides = {"code": (ColumnKind.INTEGER, None)}
+    table = apply_type_overrides(read_table(data), overrides)
+    state.set_table(table, analyze_table(table), overrides)
+    path = tmp_path / "p.json"
+    state.save(path)
+    reopened = Project.load(path)
+    assert reopened.column_types == {"code": ("integer", None)}
+    assert reopened.load_table()[0].column_types["code"].kind == ColumnKind.INTEGER
