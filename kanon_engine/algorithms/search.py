@@ -65,7 +65,8 @@ class LatticeSearch:
         self.bound = np.full(n, -np.inf)
         self._levels_bound: np.ndarray | None = None
         self._evals: dict[int, NodeEvaluation] = {}
-        #: best metric value of any satisfying node checked so far (an upper bound of the optimum)
+        #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
+        #: the whole lattice; used to skip classifying hopeless nodes)
         self.incumbent = np.inf
 
     @property
@@ -210,6 +211,11 @@ class LatticeSearch:
         levels_lb = self.levels_bound()
         best_val = np.inf
         best: int | None = None
+        # the best value of a satisfying candidate checked earlier caps the optimum (only candidates count:
+        # Samarati's binary search checks nodes at other heights that must not prune this one's)
+        known = self.values if candidates is None else np.where(candidates, self.values, np.nan)
+        incumbent = float(np.nanmin(known)) if np.isfinite(known).any() else np.inf
+        cap = incumbent + _TOLERANCE * max(1.0, abs(incumbent)) if np.isfinite(incumbent) else np.inf
         order = lat.bottom_up_order()
         for index in order:
             index = int(index)
@@ -221,7 +227,7 @@ class LatticeSearch:
             bound = max(self.bound[index], levels_lb[index])
             # a satisfying node checked earlier (the incumbent) already caps the optimum; a node whose
             # bound equals it may still tie with it and win on order, so only strictly worse are skipped
-            if bound >= best_val or bound > self.incumbent + _TOLERANCE * max(1.0, abs(self.incumbent)):
+            if bound >= best_val or bound > cap:
                 if st == NOT_EVALUATED:
                     self.status[index] = PRUNED
                 continue

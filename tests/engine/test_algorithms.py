@@ -372,3 +372,21 @@ def test_result_release_row_order_and_shuffle(seed_dir):
     assert sorted(shuffled.release["id"]) == sorted(frame["id"])
     assert shuffled.release["id"].tolist() != frame["id"].tolist()
     assert np.array_equal(np.sort(plain.class_sizes), np.sort(shuffled.class_sizes))
+
+
+def test_samarati_is_not_pruned_by_solutions_at_other_heights():
+    """Regression (found by the brute-force property test): a solution checked during the binary search
+    at a greater height has a better DM than every solution at the lowest height; it must not prune them."""
+    q0 = ["v00"] * 16 + ["v01", "v01", "v02", "v03", "v03", "v02", "v00"]
+    q1 = ["v10"] * 19 + ["v11", "v11", "v12", "v12"]
+    frame = pd.DataFrame({"q0": q0, "q1": q1, "q2": ["v20"] * 23}, dtype=object)
+    rows = {
+        "q0": [["v00", "*"], ["v01", "*"], ["v02", "*"], ["v03", "*"]],
+        "q1": [["v10", "g0", "*"], ["v11", "g0", "*"], ["v12", "g1", "*"]],
+        "q2": [["v20", "*"]],
+    }
+    config = _config(rows, (KAnonymity(2),))
+    result = get_algorithm("samarati", suppression_limit=0.0, metric="dm").run(Table.from_frame(frame), config)
+    nodes = ref.brute_force(frame, rows, [{"name": "k-anonymity", "k": 2}], 0)
+    low = min(nd["height"] for nd in nodes if nd["satisfies"])
+    assert sum(result.transformation.values()) == low
