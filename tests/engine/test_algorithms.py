@@ -386,7 +386,8 @@ def test_samarati_is_not_pruned_by_solutions_at_other_heights():
         "q2": [["v20", "*"]],
     }
     config = _config(rows, (KAnonymity(2),))
-    result = get_algorithm("samarati", suppression_limit=0.0, metric="dm").run(Table.from_frame(frame), config)
+    samarati = get_algorithm("samarati", suppression_limit=0.0, metric="dm")
+    result = samarati.run(Table.from_frame(frame), config)
     nodes = ref.brute_force(frame, rows, [{"name": "k-anonymity", "k": 2}], 0)
     low = min(nd["height"] for nd in nodes if nd["satisfies"])
     assert sum(result.transformation.values()) == low
