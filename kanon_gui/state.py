@@ -364,6 +364,17 @@ class AppState(QObject):
                 out.append(Issue("warning", s.reason, col))
         if self._model_error:
             out.append(Issue("error", self._model_error, "models"))
+        else:
+            k = max((getattr(m, "k", 0) for m in self._project.models), default=0)
+            if k > self._table.n_rows:
+                out.append(
+                    Issue(
+                        "error",
+                        f"k = {k} is larger than the table, which has "
+                        f"{self._table.n_rows:,} records: choose k of at most {self._table.n_rows:,}.",
+                        "models",
+                    )
+                )
         if self._algo_error:
             out.append(Issue("error", self._algo_error, "algorithm"))
         if qi and not self._model_error:

@@ -138,3 +138,18 @@ def test_type_overrides_from_the_import_dialog_are_saved(state, tmp_path):
     reopened = Project.load(path)
     assert reopened.column_types == {"code": ("integer", None)}
     assert reopened.load_table()[0].column_types["code"].kind == ColumnKind.INTEGER
+
+
+def test_k_larger_than_the_table_blocks_the_run(state, tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("age,sex\n30,F\n40,M\n50,F\n")
+    from kanon_engine.data.io import read_table
+
+    table = read_table(data)
+    state.set_table(table, analyze_table(table))
+    state.set_role("age", Role.QUASI_IDENTIFIER)
+    state.set_model_values(k=5)
+    blocker = state.run_blocker()
+    assert blocker is not None and "k = 5 is larger than the table, which has 3 records" in blocker
+    state.set_model_values(k=2)
+    assert state.run_blocker() is None or "larger than the table" not in state.run_blocker()
