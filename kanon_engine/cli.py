@@ -1,4 +1,4 @@
-"""Command line: ``python -m kanon_engine check | apply | anonymize | algorithms``.
+"""Command line: ``python -m kanon_engine check | apply | anonymize | hierarchy | risk | algorithms``.
 
 Flags and file formats here are a contract (scripts use them). Exit codes: 0 success (``check``: the table
 is k-anonymous), 1 ``check``: not k-anonymous, 2 bad input (one plain sentence on stderr naming the
@@ -324,6 +324,59 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_hierarchy(args: argparse.Namespace) -> int:
+    """Build a hierarchy for a column (the GUI wizard's builders) or check one against the data."""
+    from kanon_engine.fileio import refuse_input_overwrite
+    from kanon_engine.hierarchy import (
+        date_hierarchy,
+        default_hierarchy,
+        interval_hierarchy,
+        masking_hierarchy,
+        read_arx_csv,
+        validate_hierarchy,
+        write_arx_csv,
+    )
+
+    table = _read(args.input, args.delimiter)
+    series = table.column(args.column)
+    if args.check:
+        issues = validate_hierarchy(read_arx_csv(args.check, args.column), series)
+        print(json.dumps([{"severity": i.severity, "message": i.message} for i in issues], indent=2))
+        return EXIT_FAIL if any(i.severity == "error" for i in issues) else EXIT_OK
+    values = series.dropna().astype(str).unique()
+    if args.intervals:
+        try:
+            widths = [float(w) for w in _list(args.intervals)]
+        except ValueError:
+            raise ConfigError(
+                f"--intervals expects widths such as 5,10,20; got '{args.intervals}'.", where="--intervals"
+            ) from None
+        h = interval_hierarchy(args.column, values, widths, bottom=args.bottom, top=args.top)
+    elif args.dates:
+        h = date_hierarchy(args.column, values, args.date_format, _list(args.dates))
+    elif args.masking:
+        h = masking_hierarchy(args.column, values)
+    else:
+        h = default_hierarchy(args.column, series, table.column_types.get(args.column))
+    if not args.output:
+        raise ConfigError(
+            "--output is needed to write the hierarchy (or use --check FILE).", where="--output"
+        )
+    refuse_input_overwrite(Path(args.output), [table.source])
+    write_arx_csv(h, Path(args.output))
+    print(
+        json.dumps(
+            {
+                "column": args.column,
+                "levels": h.height,
+                "values": len(h.values),
+                "distinct_per_level": [h.distinct_at(j) for j in range(h.depth)],
+            }
+        )
+    )
+    return EXIT_OK
+
+
 def cmd_algorithms(args: argparse.Namespace) -> int:
     from kanon_engine.algorithms import algorithms
 
@@ -423,6 +476,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--verbose", "-v", action="store_true", help="print progress on stderr")
     p.set_defaults(func=cmd_anonymize)
+
+    p = sub.add_parser("hierarchy", help="build a generalization hierarchy for a column, or check one")
+    _add_table_flags(p, True)
+    p.add_argument("--column", required=True, help="the column")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--intervals", metavar="W1,W2,...", help="numeric intervals of nested widths, e.g. 5,10,20"
+    )
+    kind.add_argument("--dates", metavar="LEVELS", help="date levels, finest first, e.g. month,year,decade")
+    kind.add_argument("--masking", action="store_true", help="mask characters right to left (ZIP codes, IDs)")
+    kind.add_argument("--check", metavar="FILE", help="validate an ARX hierarchy file against the column")
+    p.add_argument("--bottom", type=float, help="with --intervals: values below are coded '<bottom'")
+    p.add_argument("--top", type=float, help="with --intervals: values from here on are coded '>=top'")
+    p.add_argument("--date-format", help="with --dates: strftime format of the values (detected otherwise)")
+    p.add_argument("--output", help="where to write the hierarchy (ARX CSV, ';'-separated)")
+    p.set_defaults(func=cmd_hierarchy)
 
     p = sub.add_parser("algorithms", help="list the algorithms and their parameters")
     p.add_argument("--verbose", "-v", action="store_true")

@@ -235,3 +235,41 @@ def test_project_keeps_the_users_column_types(tmp_path):
     path.write_text(json.dumps(bad))
     with pytest.raises(Exception, match="the type 'colour' of column 'code' is unknown"):
         Project.load(path)
+
+
+def test_hierarchy_build_and_check(capsys, seed_dir, adult_dir, tmp_path):
+    out = tmp_path / "age.csv"
+    code, stdout, err = run(
+        capsys,
+        "hierarchy",
+        adult_dir / "adult.csv",
+        "--column",
+        "age",
+        "--intervals",
+        "5,10,20",
+        "--output",
+        out,
+    )
+    assert code == 0, err
+    info = json.loads(stdout)
+    assert info["levels"] == 4 and info["distinct_per_level"][-1] == 1
+    code, stdout, _ = run(capsys, "hierarchy", adult_dir / "adult.csv", "--column", "age", "--check", out)
+    assert code == 0 and json.loads(stdout) == []
+    zip_h = tmp_path / "zip.csv"
+    code, stdout, _ = run(
+        capsys,
+        "hierarchy",
+        seed_dir / "datafly_sweeney.csv",
+        "--column",
+        "zip",
+        "--masking",
+        "--output",
+        zip_h,
+    )
+    assert code == 0 and "0213*" in zip_h.read_text()
+    partial = tmp_path / "partial.csv"
+    partial.write_text("02138;*\n")
+    code, stdout, _ = run(
+        capsys, "hierarchy", seed_dir / "datafly_sweeney.csv", "--column", "zip", "--check", partial
+    )
+    assert code == 1 and "02141" in stdout
