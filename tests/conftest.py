@@ -58,3 +58,32 @@ def seed_dir(shared_dir: Path) -> Path:
 def sample_dir() -> Path:
     """The bundled sample (``resources/sample``): data, ARX hierarchies and ``sample_project.json``."""
     return REPO_ROOT / "resources" / "sample"
+
+
+#: The standard quasi-identifiers of the Adult benchmark (../shared/README.md); occupation is sensitive.
+ADULT_QI = [
+    "age",
+    "education",
+    "marital-status",
+    "native-country",
+    "race",
+    "salary-class",
+    "sex",
+    "workclass",
+]
+
+
+@pytest.fixture(scope="session")
+def adult_frame(adult_dir: Path):
+    """Adult as strings (read once per test session; tests copy before changing it)."""
+    import pandas as pd
+
+    return pd.read_csv(adult_dir / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+
+
+@pytest.fixture(scope="session")
+def adult_hierarchies(adult_dir: Path):
+    """The ARX hierarchies of the 8 standard quasi-identifiers and of occupation."""
+    from kanon_engine.hierarchy import read_arx_csv
+
+    return {q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in [*ADULT_QI, "occupation"]}

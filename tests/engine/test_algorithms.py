@@ -24,18 +24,9 @@ from kanon_engine.privacy.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
+from tests.conftest import ADULT_QI
 from tests.engine import reference as ref
 
-ADULT_QI = [
-    "age",
-    "education",
-    "marital-status",
-    "native-country",
-    "race",
-    "salary-class",
-    "sex",
-    "workclass",
-]
 FULL_DOMAIN = ["datafly", "samarati", "incognito", "optimal"]
 
 
@@ -160,11 +151,8 @@ def test_datafly_release_satisfies_model(problem):
 
 # --- contract over every registered algorithm ----------------------------------------------------------
 @pytest.fixture(scope="module")
-def adult_sample(adult_dir):
-    frame = pd.read_csv(adult_dir / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    frame = frame.iloc[:3000].reset_index(drop=True)
-    hierarchies = {q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in ADULT_QI}
-    return frame, hierarchies
+def adult_sample(adult_frame, adult_hierarchies):
+    return adult_frame.iloc[:3000].reset_index(drop=True), adult_hierarchies
 
 
 CONTRACT_MODELS = {
@@ -250,12 +238,8 @@ def test_datafly_with_limit_keeps_generalizing(seed_dir):
 
 # --- Adult, the field's benchmark --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def adult(adult_dir):
-    frame = pd.read_csv(adult_dir / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    hierarchies = {
-        q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in ADULT_QI + ["occupation"]
-    }
-    return Table.from_frame(frame), hierarchies
+def adult(adult_frame, adult_hierarchies):
+    return Table.from_frame(adult_frame), adult_hierarchies
 
 
 def test_optimal_matches_arx_on_adult(adult):

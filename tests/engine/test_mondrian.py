@@ -24,7 +24,7 @@ from kanon_engine.algorithms.mondrian import tree_order
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import ColumnKind, ColumnType, Table
 from kanon_engine.errors import Cancelled, ConfigError, InfeasibleError
-from kanon_engine.hierarchy import default_hierarchy, masking_hierarchy, read_arx_csv
+from kanon_engine.hierarchy import default_hierarchy, masking_hierarchy
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.metrics.partition import (
     categorical_ncp,
@@ -40,19 +40,10 @@ from kanon_engine.privacy.models import (
     RecursiveCLDiversity,
     TCloseness,
 )
+from tests.conftest import ADULT_QI
 from tests.engine import reference as ref
 
 ROOT = Path(__file__).resolve().parents[2]
-ADULT_QI = [
-    "age",
-    "education",
-    "marital-status",
-    "native-country",
-    "race",
-    "salary-class",
-    "sex",
-    "workclass",
-]
 BOTH = ["mondrian", "mondrian-relaxed"]
 
 
@@ -370,10 +361,8 @@ def test_random_categorical_tables(problem, name):
 
 # --- Adult ---------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def adult(adult_dir):
-    frame = pd.read_csv(adult_dir / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    hs = {q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in ADULT_QI + ["occupation"]}
-    return frame, hs
+def adult(adult_frame, adult_hierarchies):
+    return adult_frame.copy(), adult_hierarchies
 
 
 def _check_covering(frame: pd.DataFrame, release: pd.DataFrame, hs: dict[str, Hierarchy]) -> None:
