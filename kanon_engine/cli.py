@@ -74,7 +74,7 @@ def _json_default(o: Any) -> Any:
 # --- check ---------------------------------------------------------------------------------------------
 def cmd_check(args: argparse.Namespace) -> int:
     from kanon_engine.checks import check_table
-    from kanon_engine.config import MODEL_PARAMS
+    from kanon_engine.config import MODEL_PARAMS, require_k_fits
 
     k = next(p for p in MODEL_PARAMS if p.name == "k").coerce(args.k)
     table = _read(args.input, args.delimiter)
@@ -82,12 +82,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not qi:
         raise ConfigError("--qi needs at least one column.", where="--qi")
     table.require_columns(qi, "quasi-identifier")
-    if k > table.n_rows:
-        raise ConfigError(
-            f"k = {k} is larger than the table, which has {table.n_rows} records.",
-            hint=f"Choose k of at most {table.n_rows}.",
-            where="k",
-        )
+    require_k_fits(k, table.n_rows)
     result = check_table(table.frame, qi, k)
     print(json.dumps(result.to_dict(), indent=2))
     return EXIT_OK if result.k_anonymous else EXIT_FAIL

@@ -38,11 +38,12 @@ from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.validation import TableFacts, analyze_table
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
 from kanon_gui.glossary import TERMS
 from kanon_gui.resources import icon, sample_project
-from kanon_gui.state import AppState, TableFacts, analyze_table
+from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.algorithm_panel import AlgorithmPanel
 from kanon_gui.views.attributes_panel import AttributesPanel

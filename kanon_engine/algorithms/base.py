@@ -83,7 +83,7 @@ class Algorithm(ABC):
     ) -> AnonymizationResult:
         """Anonymize ``table``; the input table is never modified."""
         start = time.perf_counter()
-        config.check_columns(table)
+        config.check_table(table)
         progress(0.0, "encoding the quasi-identifiers")
         enc = encode_table(
             table,

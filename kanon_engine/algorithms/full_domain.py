@@ -284,7 +284,10 @@ def apply_transformation(
     from kanon_engine.errors import ConfigError
 
     start = time.perf_counter()
-    config.check_columns(table)
+    if enforce:
+        config.check_table(table)
+    else:
+        config.check_columns(table)
     enc = encode_table(
         table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
     )

@@ -67,7 +67,7 @@ from kanon_engine.algorithms.base import METRIC, Algorithm, register
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.errors import ConfigError, InfeasibleError
+from kanon_engine.errors import InfeasibleError
 from kanon_engine.frequency import (
     FrequencySet,
     NodeClasses,
@@ -625,13 +625,6 @@ class _Mondrian(Algorithm):
         start: float,
     ) -> AnonymizationResult:
         n = enc.n_rows
-        k = config.k
-        if k > n:
-            raise ConfigError(
-                f"k = {k} is larger than the table, which has {n} records.",
-                hint=f"Choose k of at most {n}.",
-                where="k",
-            )
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)

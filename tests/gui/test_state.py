@@ -11,7 +11,8 @@ from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.project import Project
-from kanon_gui.state import AppState, analyze_table, model_values_of, prepare_hierarchy
+from kanon_engine.validation import analyze_table, model_values_of, prepare_hierarchy
+from kanon_gui.state import AppState
 
 pytestmark = pytest.mark.gui
 
