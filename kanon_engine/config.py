@@ -3,6 +3,7 @@ CLI flags and the GUI's forms (one spec per parameter, so validation and message
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -28,19 +29,45 @@ class ParamSpec:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     presets: tuple[Any, ...] = ()
+    #: plain words for each choice, in the order of ``choices`` (the GUI shows these, the CLI the codes)
+    choice_labels: tuple[str, ...] = ()
+    #: a share from 0 to 1 that people read and type as a percentage ("5 %", "5%", "0.05", "0,05")
+    percent: bool = False
+
+    def choice_label(self, choice: str) -> str:
+        """The plain words for one of ``choices`` (the code itself when none are given)."""
+        if choice in self.choices and len(self.choice_labels) == len(self.choices):
+            return self.choice_labels[self.choices.index(choice)]
+        return str(choice)
+
+    def show(self, value: Any) -> str:
+        """A value as a person reads it: a percentage for shares, the plain words of a choice."""
+        if value is None:
+            return ""
+        if self.percent:
+            return format_percent(float(value))
+        if self.kind == "choice":
+            return self.choice_label(str(value))
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
 
     def coerce(self, value: Any) -> Any:
-        """Convert and check a value; a ConfigError that names the parameter and the value otherwise."""
+        """Convert and check a value; a ConfigError that names the parameter and the value otherwise.
+
+        Numbers may use a decimal comma (``0,05``); a share (``percent``) may also be written as a
+        percentage (``5%``, ``5 %``).
+        """
         if value is None:
             return self.default
         try:
             if self.kind == "int":
-                f = float(value)
+                f = parse_number(value)
                 if not f.is_integer():
                     raise ValueError
                 value = int(f)
             elif self.kind == "float":
-                value = float(value)
+                value = parse_fraction(value) if self.percent else parse_number(value)
             elif self.kind == "bool":
                 value = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
             elif self.kind == "choice":
@@ -59,6 +86,8 @@ class ParamSpec:
         return value
 
     def _expectation(self, value: Any) -> str:
+        if self.percent:
+            return f"{self.name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value!r}."
         if self.kind == "choice":
             return f"{self.name} must be one of {', '.join(self.choices)}; got {value!r}."
         what = "an integer" if self.kind == "int" else "a number"
@@ -68,6 +97,38 @@ class ParamSpec:
         if self.maximum is not None:
             rng.append(f"<= {self.maximum:g}")
         return f"{self.name} must be {what} {' and '.join(rng)}; got {value!r}.".replace("  ", " ")
+
+
+def parse_number(value: Any) -> float:
+    """A number from a float or from text with a decimal point or comma (``0.05``, ``0,05``)."""
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, (int, float)):
+        if not math.isfinite(float(value)):
+            raise ValueError(value)
+        return float(value)
+    text = str(value).strip().replace("\u00a0", " ")
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(value)
+    return number
+
+
+def parse_fraction(value: Any) -> float:
+    """A share from ``0.05``, ``0,05``, ``5%`` or ``5 %`` (a percentage is divided by 100)."""
+    if isinstance(value, str):
+        text = value.strip().replace("\u00a0", " ")
+        if text.endswith("%"):
+            return parse_number(text[:-1].strip()) / 100.0
+    return parse_number(value)
+
+
+def format_percent(share: float) -> str:
+    """``0.05`` -> ``5 %``, ``0.125`` -> ``12.5 %``: a share as people read it."""
+    pct = round(100.0 * float(share), 6)
+    return f"{pct:g} %"
 
 
 @dataclass(frozen=True)

@@ -34,20 +34,11 @@ import kanon_engine
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
 from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
-
-_METRIC_LABELS = {
-    "discernibility": "Discernibility (DM): sum of squared group sizes, plus n per suppressed record",
-    "discernibility_star": "Discernibility without the suppression penalty (DM*)",
-    "cavg": "Normalized average group size (C_AVG; 1 is ideal)",
-    "precision": "Precision loss (share of hierarchy height used; 0 keeps the original values)",
-    "height": "Generalization height (steps in the lattice)",
-    "entropy": "Non-uniform entropy loss (bits)",
-}
-
 
 # --- building the report data ---------------------------------------------------------------------------
 def _file_sha256(path: Path | None) -> str | None:
@@ -311,6 +302,7 @@ def build_report(
                 "name": result.algorithm,
                 "title": getattr(algo_cls, "title", result.algorithm),
                 "parameters": params,
+                "parameters_shown": _parameters_shown(algo_cls, params),
             },
             "suppression": {
                 "limit": params.get("suppression_limit"),
@@ -344,6 +336,19 @@ def build_report(
     }
     report["summary"] = plain_summary(report)
     return report
+
+
+def _parameters_shown(algo_cls: Any, params: Mapping[str, Any]) -> list[list[str]]:
+    """[label, value in plain words] per parameter of the run (percentages, the choices' words)."""
+    specs = {p.name: p for p in getattr(algo_cls, "params", ())}
+    out = []
+    for name, value in params.items():
+        spec = specs.get(name)
+        if spec is None:
+            out.append([name.replace("_", " "), "not set" if value is None else str(value)])
+        else:
+            out.append([spec.label, "not set" if value is None else spec.show(value)])
+    return out
 
 
 def _num(v: Any) -> float | None:
@@ -570,11 +575,8 @@ def render_html(report: Mapping[str, Any]) -> str:
     h.append("</ul>")
     algo = c["algorithm"]
     h.append("<h3>Algorithm</h3>")
-    h.append(f"<p>{_e(algo['title'])} (<code>{_e(algo['name'])}</code>).</p>")
-    prow = [
-        [name.replace("_", " "), "not set" if v is None else _fmt(v)]
-        for name, v in algo["parameters"].items()
-    ]
+    h.append(f"<p>{_e(algo['title'])}.</p>")
+    prow = [list(row) for row in algo.get("parameters_shown") or ()]
     sup = c["suppression"]
     prow.append(
         ["suppressed records", "dropped from the file" if sup["dropped"] else "kept, values shown as *"]
@@ -631,10 +633,8 @@ def render_html(report: Mapping[str, Any]) -> str:
     h.append("<h3>Quality metrics</h3>")
     mrows = []
     for key, v in r["metrics"].items():
-        label = _METRIC_LABELS.get(key) or (
-            f"Generalization intensity of {key.split(':', 1)[1]}" if key.startswith("intensity:") else key
-        )
-        mrows.append([label, _fmt(v)])
+        label = metric_label(key)
+        mrows.append([_Raw(f"{_e(label.name)}<br><small>{_e(label.meaning)}</small>"), label.show(v)])
     h.append(_table(mrows, ["Metric", "Value"], (1,)))
     h.append("<h3>Group sizes</h3>")
     h.append(
