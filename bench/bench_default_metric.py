@@ -31,14 +31,22 @@ sys.path.insert(0, str(ROOT))
 from kanon_engine.algorithms import get_algorithm  # noqa: E402
 from kanon_engine.config import AnonymizationConfig  # noqa: E402
 from kanon_engine.data.io import read_table  # noqa: E402
-from kanon_engine.data.roles import Role  # noqa: E402
 from kanon_engine.data.table import Table  # noqa: E402
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv  # noqa: E402
 from kanon_engine.metrics.loss import METRICS  # noqa: E402
 from kanon_engine.privacy.models import KAnonymity  # noqa: E402
 from kanon_engine.project import Project  # noqa: E402
 
-ADULT_QI = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"]
+ADULT_QI = [
+    "age",
+    "education",
+    "marital-status",
+    "native-country",
+    "race",
+    "salary-class",
+    "sex",
+    "workclass",
+]
 HOSPITAL_QI = ["Geburtsdatum", "Geschlecht", "PLZ", "Aufnahmedatum", "Verweildauer"]
 
 

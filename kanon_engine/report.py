@@ -40,6 +40,7 @@ from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
 
+
 # --- building the report data ---------------------------------------------------------------------------
 def _file_sha256(path: Path | None) -> str | None:
     from kanon_engine.export import sha256_file

@@ -78,8 +78,7 @@ METRIC_LABELS: dict[str, MetricLabel] = {
     ),
     "height": MetricLabel(
         "Generalization steps (height in the lattice)",
-        "The sum of the generalization levels applied to the quasi-identifiers; 0 keeps the original "
-        "values.",
+        "The sum of the generalization levels applied to the quasi-identifiers; 0 keeps the original values.",
     ),
     "entropy": MetricLabel(
         "Information lost (non-uniform entropy, bits)",
