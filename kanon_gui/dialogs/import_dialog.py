@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data import list_sheets, preview_table
+from kanon_engine.data.sniff import describe_encoding
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.data.types import guess_date_format
 from kanon_engine.errors import KanonError
@@ -50,13 +51,8 @@ DELIMITERS = (
     ("Space", " "),
     ("Colon :", ":"),
 )
-ENCODINGS = (
-    ("Detect", None),
-    ("UTF-8", "utf-8"),
-    ("UTF-8 with BOM", "utf-8-sig"),
-    ("UTF-16", "utf-16"),
-    ("Windows-1252", "cp1252"),
-    ("Latin-1 (ISO-8859-1)", "latin-1"),
+ENCODINGS = (("Detect", None),) + tuple(
+    (describe_encoding(code), code) for code in ("utf-8", "utf-8-sig", "utf-16", "cp1252", "latin-1")
 )
 QUOTES = (('Double quote "', '"'), ("Single quote '", "'"))
 KINDS = (ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.DATE, ColumnKind.CATEGORICAL)
@@ -272,8 +268,11 @@ class ImportDialog(QDialog):
             from kanon_engine.data.sniff import describe_delimiter
 
             self.detected.setText(
-                f"Read as: delimiter {describe_delimiter(o.delimiter or ',')}, encoding "
-                f"{o.encoding}, {len(table.columns)} columns."
+                "Read as: delimiter {delimiter}, encoding {encoding}, {columns} columns.".format(
+                    delimiter=describe_delimiter(o.delimiter or ","),
+                    encoding=describe_encoding(o.encoding),
+                    columns=len(table.columns),
+                )
             )
         else:
             self.detected.setText(f"{len(table.columns)} columns.")
