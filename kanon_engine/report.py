@@ -33,7 +33,8 @@ import pandas as pd
 import kanon_engine
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
-from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.hierarchy.builders import MISSING_LABEL
+from kanon_engine.hierarchy.model import MISSING, ROOT
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 
@@ -51,8 +52,10 @@ def _file_sha256(path: Path | None) -> str | None:
 
 
 def _example_label(values: pd.Series) -> str | None:
-    """The most frequent released label that is not ``*`` (to describe a generalization)."""
-    v = values[values.astype(object) != ROOT].dropna()
+    """The most frequent released label that is a real value: not ``*``, not a missing cell (to
+    describe a generalization)."""
+    v = values.dropna()
+    v = v[~v.astype(object).isin([ROOT, MISSING, MISSING_LABEL])]
     if not len(v):
         return None
     return str(v.value_counts().index[0])
@@ -82,7 +85,11 @@ def _qi_treatment(table: Any, result: Any) -> dict[str, dict[str, Any]]:
         elif len(rel) and bool((rel == ROOT).all()):
             out[q] = {"treatment": "removed", "example": ROOT, "share": 1.0}
         else:
-            changed = (rel != orig).to_numpy() if full is not None else np.ones(len(rel), dtype=bool)
+            changed = (
+                (~((rel == orig) | (rel.isna() & orig.isna()))).to_numpy()
+                if full is not None
+                else np.ones(len(rel), dtype=bool)
+            )
             out[q] = {
                 "treatment": "generalized",
                 "example": _example_label(rel[changed]),
@@ -108,7 +115,8 @@ def _hierarchy_summary(config: Any, project: Any | None) -> list[dict[str, Any]]
         levels = []
         for j in range(1, h.depth):
             labels = h.level_codes[j][1]
-            levels.append({"level": j, "groups": len(labels), "examples": [str(x) for x in labels[:3]]})
+            real = [str(x) for x in labels if x not in (MISSING, MISSING_LABEL)]
+            levels.append({"level": j, "groups": len(labels), "examples": real[:3]})
         out.append(
             {"attribute": q, "source": source, "values": len(h.values), "height": h.height, "levels": levels}
         )
