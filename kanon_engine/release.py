@@ -1,7 +1,8 @@
 """Turn a transformation into the release table: the one place that decides what a release holds.
 
 Identifier columns never reach a release. Columns the run does not touch keep their original strings
-(byte-for-byte). A missing cell stays an empty cell, whichever algorithm ran (:func:`missing_as_empty`). Suppressed records keep their non-QI columns and show ``*`` in every QI, or are dropped.
+(byte-for-byte). A missing cell stays an empty cell, whichever algorithm ran (:func:`missing_as_empty`).
+Suppressed records keep their non-QI columns and show ``*`` in every QI, or are dropped.
 Rows keep the input's order unless a shuffle seed is given (a release in input order can leak through
 position).
 """
