@@ -343,8 +343,23 @@ def build_report(
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
     }
+    report["warnings"] = _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
     return report
+
+
+def _warnings(table: Any, result: Any, roles: Mapping[str, str]) -> list[str]:
+    """What the ethics board must know: columns that look knowable but were released unchanged, and
+    what makes the release of little use (the same rules the workbench and CLI warn with)."""
+    from kanon_engine.data.roles import Role, suggest_roles
+    from kanon_engine.validation import released_unchanged_warnings, result_warnings
+
+    kept = [c for c, r in roles.items() if r in (Role.INSENSITIVE.value, Role.SENSITIVE.value)]
+    found = suggest_roles(table.frame[kept], column_types=getattr(table, "column_types", None)) if kept else []
+    suggestions = {x.column: x for x in found}
+    issues = released_unchanged_warnings({c: Role(r) for c, r in roles.items()}, suggestions)
+    issues += result_warnings(result)
+    return [i.message for i in issues]
 
 
 def _parameters_shown(algo_cls: Any, params: Mapping[str, Any]) -> list[list[str]]:
@@ -556,6 +571,10 @@ def render_html(report: Mapping[str, Any]) -> str:
     h.append('<table class="summary" width="100%" cellpadding="8" border="0"><tr><td><ul>')
     h.extend(f"<li>{_e(s)}</li>" for s in report["summary"])
     h.append("</ul></td></tr></table>")
+
+    if report.get("warnings"):
+        h.append("<h2>Warnings</h2>")
+        h.append('<ul class="warn">' + "".join(f"<li>{_e(w)}</li>" for w in report["warnings"]) + "</ul>")
 
     h.append("<h2>Dataset</h2>")
     h.append(

@@ -84,3 +84,16 @@ def test_mondrian_column_lost_is_found_from_the_release(export) -> None:
     config = project.with_changes(models=(KAnonymity(1500),)).config(export)
     result = get_algorithm("mondrian").run(export, config)
     assert any(i.where == "result" for i in result_warnings(result))
+
+
+def test_report_says_which_knowable_columns_were_released_unchanged(export) -> None:
+    from kanon_engine.report import build_report, render_html
+
+    project = _project(export, Geschlecht=Role.QUASI_IDENTIFIER)
+    config = project.with_changes(models=(KAnonymity(5),)).config(export)
+    result = get_algorithm("optimal", suppression_limit=0.05).run(export, config)
+    report = build_report(export, result)
+    text = " ".join(report["warnings"])
+    for col in ("Geburtsdatum", "PLZ", "Aufnahmedatum", "Patientenname"):
+        assert f"'{col}'" in text, col
+    assert "<h2>Warnings</h2>" in render_html(report)

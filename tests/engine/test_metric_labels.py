@@ -129,3 +129,20 @@ def test_every_objective_has_plain_words() -> None:
 def test_missing_values_are_not_shown_as_nan() -> None:
     assert show_metric("precision", float("nan")) == "not available"
     assert show_metric("cavg", np.inf) == "infinite"
+
+
+def test_report_prints_each_metric_under_its_true_name(result) -> None:
+    from kanon_engine.report import build_report, render_html
+
+    html = render_html(build_report(result_table(result), result))
+    assert "Precision kept (Sweeney&#x27;s Prec)" in html and "62.5 %" in html
+    assert "Precision loss" not in html
+    assert "Information lost (Loss, as in ARX)" in html and "29.8 %" in html
+    assert "Generalization of age" in html and "50.0 %" in html
+
+
+def result_table(result) -> Table:
+    frame = pd.DataFrame(
+        {"age": ["31", "32", "41", "42", "41", "31"], "sex": ["m", "m", "f", "f", "f", "f"]}, dtype=object
+    )
+    return Table(frame, column_types=detect_types(frame))
