@@ -82,13 +82,19 @@ def _final_mode(path: Path) -> int:
         return 0o666 & ~mask
 
 
+#: Permissions of files that hold patient values and are meant for their owner only (project files,
+#: autosave copies): read and write for the user, nothing for anyone else.
+PRIVATE_MODE = 0o600
+
+
 @contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path, *, private: bool = False) -> Iterator[Path]:
     """A temporary path beside ``path`` for a writer that needs a file name (Qt's PDF writer, say).
 
     On a clean exit the temporary file gets the target's permissions (an existing file's, else 0666 less
     the umask: mkstemp makes 0600, which would hide a release from colleagues) and replaces ``path``;
     if the block raises, it is removed and ``path`` is left as it was. OS errors become a DataError.
+    ``private``: the file is the user's alone (:data:`PRIVATE_MODE`), whatever it had before.
     """
     path = Path(path)
     if path.is_dir():
@@ -98,7 +104,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         os.close(fd)
         yield Path(tmp)
-        os.chmod(tmp, _final_mode(path))
+        os.chmod(tmp, PRIVATE_MODE if private else _final_mode(path))
         os.replace(tmp, path)
         tmp = None
     except OSError as err:
@@ -111,7 +117,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def atomic_writer(
-    path: str | Path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None
+    path: str | Path,
+    mode: str = "w",
+    *,
+    encoding: str | None = "utf-8",
+    newline: str | None = None,
+    private: bool = False,
 ) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing; on a clean exit it replaces ``path``.
 
@@ -120,7 +131,7 @@ def atomic_writer(
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb'; got {mode!r}")
-    with atomic_path(path) as tmp:
+    with atomic_path(path, private=private) as tmp:
         try:
             if mode == "wb":
                 fh: IO[Any] = open(tmp, "wb")  # noqa: SIM115  (closed below, before the rename)
@@ -134,14 +145,14 @@ def atomic_writer(
             os.fsync(fh.fileno())
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically."""
-    with atomic_writer(path, "wb") as fh:
+def atomic_write_bytes(path: str | Path, data: bytes, *, private: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically (``private``: readable by the user only)."""
+    with atomic_writer(path, "wb", private=private) as fh:
         fh.write(data)
 
 
-def atomic_write_text(path: str | Path, text: str, encoding: str = "utf-8") -> None:
-    """Write ``text`` to ``path`` atomically (newlines written as given)."""
+def atomic_write_text(path: str | Path, text: str, encoding: str = "utf-8", *, private: bool = False) -> None:
+    """Write ``text`` to ``path`` atomically (newlines written as given; ``private``: user only)."""
     try:
         data = text.encode(encoding)
     except UnicodeEncodeError as err:
@@ -150,7 +161,7 @@ def atomic_write_text(path: str | Path, text: str, encoding: str = "utf-8") -> N
         raise DataError(
             f"'{encoding}' is not a text encoding this program knows.", hint="Use utf-8.", where=encoding
         ) from None
-    atomic_write_bytes(path, data)
+    atomic_write_bytes(path, data, private=private)
 
 
 def refuse_input_overwrite(out: str | Path, inputs: Iterable[str | Path | None]) -> None:

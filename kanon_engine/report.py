@@ -355,7 +355,9 @@ def _warnings(table: Any, result: Any, roles: Mapping[str, str]) -> list[str]:
     from kanon_engine.validation import released_unchanged_warnings, result_warnings
 
     kept = [c for c, r in roles.items() if r in (Role.INSENSITIVE.value, Role.SENSITIVE.value)]
-    found = suggest_roles(table.frame[kept], column_types=getattr(table, "column_types", None)) if kept else []
+    found = (
+        suggest_roles(table.frame[kept], column_types=getattr(table, "column_types", None)) if kept else []
+    )
     suggestions = {x.column: x for x in found}
     issues = released_unchanged_warnings({c: Role(r) for c, r in roles.items()}, suggestions)
     issues += result_warnings(result)
