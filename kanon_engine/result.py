@@ -56,6 +56,8 @@ class AnonymizationResult:
     lattice: SearchRecord | None = None
     partitions: PartitionRecord | None = None
     notes: tuple[str, ...] = ()
+    #: False when levels were applied as they are (``apply`` without k): no privacy model is claimed.
+    models_enforced: bool = True
 
     @property
     def records(self) -> int:
@@ -88,10 +90,11 @@ class AnonymizationResult:
         """The JSON report's core (keys are a contract: scripts read them)."""
         out: dict[str, Any] = {
             "algorithm": self.algorithm,
-            "parameters": self.parameters,
-            "models": [m.to_dict() for m in self.config.models]
-            if self.parameters.get("privacy_models_enforced", True)
-            else [],
+            # the report's keys are a contract: "privacy_models_enforced" has always sat in parameters
+            "parameters": self.parameters
+            if self.models_enforced
+            else {**self.parameters, "privacy_models_enforced": False},
+            "models": [m.to_dict() for m in self.config.models] if self.models_enforced else [],
             "quasi_identifiers": list(self.config.quasi_identifiers),
             "sensitive": list(self.config.sensitive),
             "identifiers_removed": list(self.config.identifiers),

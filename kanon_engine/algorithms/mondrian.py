@@ -63,7 +63,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kanon_engine.algorithms.base import METRIC, Algorithm, register
+from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
@@ -616,6 +616,10 @@ class _Mondrian(Algorithm):
     params = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
+    def __init__(self, *, metric: str = "dm", summary: str = "range") -> None:
+        self.metric = metric
+        self.summary = summary
+
     def _run(
         self,
         table: Table,
@@ -728,7 +732,6 @@ class _Mondrian(Algorithm):
         )
 
 
-@register
 class Mondrian(_Mondrian):
     """Strict Mondrian (LeFevre et al. 2006): median cuts, non-overlapping regions."""
 
@@ -745,7 +748,6 @@ class Mondrian(_Mondrian):
     strict = True
 
 
-@register
 class MondrianRelaxed(_Mondrian):
     """Relaxed Mondrian (LeFevre et al. 2006): records at the median are split evenly between sides."""
 
