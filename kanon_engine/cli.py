@@ -46,8 +46,9 @@ def _delimiter(value: str | None) -> str | None:
 
 def _read(path: str, delimiter: str | None):
     from kanon_engine.data.io import read_table
+    from kanon_engine.data.table import ReadOptions
 
-    return read_table(path, delimiter=_delimiter(delimiter))
+    return read_table(path, ReadOptions(delimiter=_delimiter(delimiter)))
 
 
 def _write_json(path: str | None, data: dict[str, Any]) -> None:

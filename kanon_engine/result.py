@@ -10,6 +10,7 @@ import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.lattice import SearchRecord
+from kanon_engine.release import release_row_order
 
 
 @dataclass(eq=False)
@@ -70,8 +71,6 @@ class AnonymizationResult:
     @property
     def release_rows(self) -> np.ndarray:
         """The input row of every release row (drop and shuffle undone by indexing with it)."""
-        from kanon_engine.release import release_row_order
-
         return release_row_order(self.records, self.suppressed_mask, self.config)
 
     @property

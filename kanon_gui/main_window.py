@@ -422,21 +422,13 @@ class MainWindow(QMainWindow):
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
     ) -> int:
         """Read a data file in the background; the table replaces the current one when done."""
-        from kanon_engine.data.types import apply_type_overrides
+        from kanon_engine.data.table import apply_type_overrides
 
         path = Path(path)
-        o = options or ReadOptions()
 
         def work(progress: Callable[[float, str], None]) -> Table:
             progress(0.0, f"reading {path.name}")
-            table = read_table(
-                path,
-                delimiter=o.delimiter,
-                encoding=o.encoding,
-                quotechar=o.quotechar,
-                header=o.header,
-                sheet=o.sheet,
-            )
+            table = read_table(path, options)
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
             table = apply_type_overrides(table, overrides or {})
             return table, analyze_table(table)
