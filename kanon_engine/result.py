@@ -15,10 +15,12 @@ from kanon_engine.release import release_row_order
 
 @dataclass(eq=False)
 class PartitionRecord:
-    """Mondrian's classes as boxes, for the 2D viewer and reports.
+    """Mondrian's partitions as boxes, for the 2D viewer and reports.
 
-    ``lower``/``upper`` are (n_classes, n_qi) bounds in each QI's order (numeric value for numeric QIs,
-    leaf position in hierarchy order for categorical ones), inclusive; ``sizes`` the records per class.
+    ``lower``/``upper`` are (n_partitions, n_qi) bounds in each QI's order (numeric value for numeric
+    QIs, ordinal day for dates, leaf position in tree order for categorical ones), inclusive; ``sizes``
+    the records per partition; ``classes`` the release's class of every partition (partitions with
+    identical released values are one class), so a viewer never has to guess it.
     """
 
     qi: tuple[str, ...]
@@ -26,7 +28,8 @@ class PartitionRecord:
     upper: np.ndarray
     sizes: np.ndarray
     numeric: tuple[bool, ...]
-    labels: list[tuple[str, ...]] = field(default_factory=list)  # released value per class and QI
+    labels: list[tuple[str, ...]] = field(default_factory=list)  # released value per partition and QI
+    classes: np.ndarray | None = None  # class id of every partition (None: not known)
 
     def boxes(self) -> list[dict[str, Any]]:
         return [

@@ -708,6 +708,7 @@ class _Mondrian(Algorithm):
             sizes=parts.sizes[order],
             numeric=tuple(ax.numeric for ax in axes),
             labels=list(zip(*(lab[order] for lab in labels))),
+            classes=part_class[order],
         )
         notes = []
         if n_classes < len(parts.sizes):
