@@ -81,18 +81,19 @@ def check_outputs(outputs: Sequence[Output], protect: Iterable[Protected] = ()) 
         if path.is_dir():
             example = path / f"{'release' if out.kind == 'release' else 'report'}{_first_suffix(out.kind)}"
             raise ConfigError(
-                f"{out.label} names the folder {path}, not a file.",
+                f"{_cap(out.label)} names the folder {path}, not a file.",
                 hint=f"Give a file name inside it, for example {example}.",
                 where=str(path),
             )
         try:
             check_not_input(path, protect)
         except DataError as exc:
-            raise DataError(f"{out.label}: {exc.message}", hint=exc.hint, where=exc.where) from None
+            raise DataError(f"{_cap(out.label)}: {exc.message}", hint=exc.hint, where=exc.where) from None
         for other in checked:
             if same_file(path, other.path):
                 raise ConfigError(
-                    f"{other.label} and {out.label} both name {path.name}; one would replace the other.",
+                    f"{_cap(other.label)} and {out.label} both name {path.name}; "
+                    "one would replace the other.",
                     hint="Give each output its own file name.",
                     where=str(path),
                 )
@@ -106,11 +107,15 @@ def _first_suffix(kind: str) -> str:
 
 
 def _check_name(out: Output, path: Path) -> None:
+    """The release's format comes from its name; other kinds only refuse the ending of another kind.
+    A kind not in :data:`SUFFIXES` (a release whose format was chosen apart from its name) passes."""
+    if out.kind not in SUFFIXES:
+        return
     suffix = path.suffix.lower()
     if out.kind == "release":
         if suffix not in FORMATS_BY_SUFFIX:
             raise ConfigError(
-                f"{out.label} {path.name}: kanon picks the release's format from the end of its name, "
+                f"{_cap(out.label)} {path.name}: kanon picks the release's format from the end of its name, "
                 "and this one names none it writes.",
                 hint="End the name in .csv, .tsv, .xlsx or .parquet.",
                 where=str(path),
@@ -120,13 +125,17 @@ def _check_name(out: Output, path: Path) -> None:
     for kind, suffixes in SUFFIXES.items():
         if kind != out.kind and suffix in suffixes and suffix not in own:
             raise ConfigError(
-                f"{out.label} {path.name}: {_a(out.kind)} would be written under a name ending in "
+                f"{_cap(out.label)} {path.name}: {_a(out.kind)} would be written under a name ending in "
                 f"{suffix}, which is the ending of {_a(kind)}.",
                 hint=f"End the name in {own[0]}, or check that the flags are not swapped."
                 if own
                 else "Check that the flags are not swapped.",
                 where=str(path),
             )
+
+
+def _cap(label: str) -> str:
+    return label[:1].upper() + label[1:]
 
 
 def _a(kind: str) -> str:
@@ -137,7 +146,7 @@ def _check_folder(out: Output, path: Path) -> None:
     folder = path.absolute().parent
     if not folder.is_dir():
         raise DataError(
-            f"{out.label}: {path.name} cannot be written: the folder {folder} does not exist.",
+            f"{_cap(out.label)}: {path.name} cannot be written: the folder {folder} does not exist.",
             hint="Create the folder or choose another one.",
             where=str(path),
         )
@@ -145,7 +154,7 @@ def _check_folder(out: Output, path: Path) -> None:
         with temp_file_beside(path):
             pass
     except DataError as exc:
-        raise DataError(f"{out.label}: {exc.message}", hint=exc.hint, where=exc.where) from None
+        raise DataError(f"{_cap(out.label)}: {exc.message}", hint=exc.hint, where=exc.where) from None
     except OSError as err:  # pragma: no cover - temp_file_beside turns these into DataError
         raise _os_error(path, err) from None
 
