@@ -63,7 +63,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kanon_engine.algorithms.base import METRIC, Algorithm, register
+from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
@@ -76,6 +76,7 @@ from kanon_engine.frequency import (
     sensitive_combos,
 )
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
@@ -616,6 +617,10 @@ class _Mondrian(Algorithm):
     params = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
+    def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
+        self.metric = metric
+        self.summary = summary
+
     def _run(
         self,
         table: Table,
@@ -704,6 +709,7 @@ class _Mondrian(Algorithm):
             sizes=parts.sizes[order],
             numeric=tuple(ax.numeric for ax in axes),
             labels=list(zip(*(lab[order] for lab in labels))),
+            classes=part_class[order],
         )
         notes = []
         if n_classes < len(parts.sizes):
@@ -728,7 +734,6 @@ class _Mondrian(Algorithm):
         )
 
 
-@register
 class Mondrian(_Mondrian):
     """Strict Mondrian (LeFevre et al. 2006): median cuts, non-overlapping regions."""
 
@@ -745,7 +750,6 @@ class Mondrian(_Mondrian):
     strict = True
 
 
-@register
 class MondrianRelaxed(_Mondrian):
     """Relaxed Mondrian (LeFevre et al. 2006): records at the median are split evenly between sides."""
 
