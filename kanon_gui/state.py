@@ -427,15 +427,17 @@ class AppState(QObject):
     ) -> None:
         """A newly imported table: a fresh project with the engine's role suggestions pre-filled.
 
-        Suggested identifiers are marked identifier; every other column starts insensitive (the
-        suggestion explains why, and the user picks the quasi-identifiers). Column types the user chose
-        in the import dialog (``type_overrides``) are kept in the project.
+        Roles suggested by a column's name (a name is an identifier, a date of birth or a postcode a
+        quasi-identifier, a diagnosis sensitive; in English, German, French and Spanish) and likely
+        identifiers (almost unique values) are applied; every other column starts insensitive, with the
+        suggestion made from its values shown beside it. Column types the user chose in the import
+        dialog (``type_overrides``) are kept in the project.
         """
         self._table = table
         self._cache = ColumnCache(table, facts)
         self._issues = None
         roles = {
-            c: (s.role if s.role is not None else Role.INSENSITIVE)
+            c: (s.role if s.role is not None and (s.confident or s.flagged) else Role.INSENSITIVE)
             for c, s in self._cache.suggestions.items()
         }
         keep = self._project

@@ -63,7 +63,7 @@ def adult() -> Adult:
     qi = [c for c in df.columns if c != "salary-class"]
     hierarchies = {c: read_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in qi}
     config = AnonymizationConfig(tuple(qi), hierarchies, build_models(5), sensitive=("salary-class",))
-    optimal = get_algorithm("optimal", suppression_limit=0.05).run(table, config)
+    optimal = get_algorithm("optimal", suppression_limit=0.05, metric="dm").run(table, config)
     datafly = get_algorithm("datafly", suppression_limit=0.05).run(table, config)
     return Adult(table, config, optimal, datafly)
 

@@ -52,6 +52,10 @@ def test_whole_workflow_on_adult(window, qtbot, adult_dir, tmp_path, wait_idle):
     state = window.state
     assert window.tabs.currentIndex() == window.TAB_DATA
     assert window.data_panel.model.rowCount() == 30162
+    # roles suggested by the column names are filled in (issue 12, item 6), each with its reason
+    assert state.role("age") == Role.QUASI_IDENTIFIER and state.role("sex") == Role.QUASI_IDENTIFIER
+    assert "looks like an age" in state.suggestion("age").reason
+    state.set_roles({c: Role.INSENSITIVE for c in state.columns}, "No roles")
     # Run is disabled, with the reason, until quasi-identifiers are chosen
     assert not window.algorithm_panel.run_button.isEnabled()
     assert "quasi-identifier" in window.algorithm_panel.reason.text()
@@ -232,6 +236,9 @@ def test_run_disabled_with_reason_and_role_undo(qtbot, adult_dir):
 
     state = AppState()
     state.set_table(read_table(adult_dir / "adult.csv"))
+    assert state.run_blocker() is None  # the suggested quasi-identifiers (age, sex, race, ...) can run
+    state.set_roles({c: Role.INSENSITIVE for c in state.columns}, "No roles")
+    state.undo_stack.clear()
     assert state.run_blocker() is not None and "quasi-identifier" in state.run_blocker()
     state.set_role("age", Role.QUASI_IDENTIFIER)
     assert state.run_blocker() is None  # the default hierarchy of an integer column covers it
