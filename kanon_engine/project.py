@@ -25,6 +25,8 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
 
 SCHEMA_VERSION = 1
+#: What a project file is called among the protected inputs (saving may replace it; nothing else may).
+PROJECT_FILE = "the project file"
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class Project:
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
     runs: tuple[dict[str, Any], ...] = ()
+    #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
+    base_dir: Path | None = field(default=None, compare=False, repr=False)
 
     # --- roles ------------------------------------------------------------------------------------------
     def columns_with(self, role: Role) -> tuple[str, ...]:
@@ -54,6 +58,19 @@ class Project:
         return replace(self, **changes)
 
     # --- data -------------------------------------------------------------------------------------------
+    def input_files(self) -> list[tuple[Path, str]]:
+        """The files a run of this project reads (data, hierarchy files), each with what it is: no
+        writer may replace them (see :class:`kanon_engine.fileio.InputGuard`)."""
+        out: list[tuple[Path, str]] = []
+        if self.data_path is not None:
+            out.append((Path(self.data_path), "the data file"))
+        for col, file in self.hierarchy_files.items():
+            path = Path(file)
+            if not path.is_absolute() and self.base_dir is not None:
+                path = self.base_dir / path
+            out.append((path, f"the hierarchy file of '{col}'"))
+        return out
+
     def load_table(self) -> tuple[Table, list[str]]:
         """Read the data the project points to; warnings (e.g. the file changed since saving)."""
         if self.data_path is None:
@@ -191,13 +208,22 @@ class Project:
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
             runs=tuple(d.get("runs") or ()),
+            base_dir=base_dir,
         )
 
     def save(self, path: Path) -> None:
-        """Write atomically (temp file + rename): a crash never leaves half a project."""
+        """Write atomically (temp file + rename): a crash never leaves half a project. Never over the
+        project's own data or hierarchy files, nor any other protected input (a registered project
+        file may be replaced: that is saving it)."""
         path = Path(path)
         text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False)
-        atomic_write_text(path, text + "\n", encoding="utf-8")
+        atomic_write_text(
+            path,
+            text + "\n",
+            encoding="utf-8",
+            protect=self.input_files(),
+            may_replace=(PROJECT_FILE,),
+        )
 
     @classmethod
     def load(cls, path: Path) -> Project:

@@ -36,6 +36,7 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.errors import Cancelled, KanonError
+from kanon_engine.fileio import clean_stale_temp_files
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.validation import TableFacts, analyze_table
@@ -388,6 +389,7 @@ class MainWindow(QMainWindow):
         path = Path(path)
 
         def work(progress: Callable[[float, str], None]) -> Table:
+            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             progress(0.0, f"reading {path.name}")
             table = read_table(path, options)
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
@@ -426,6 +428,7 @@ class MainWindow(QMainWindow):
             return None
 
         def work(progress: Callable[[float, str], None]) -> tuple[Table, list[str], TableFacts]:
+            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             progress(0.0, "reading the project's data")
             table, warnings = project.load_table()
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")

@@ -30,9 +30,10 @@ from kanon_engine.config import MODEL_PARAMS, AnonymizationConfig, build_models
 from kanon_engine.data.roles import Role, RoleSuggestion
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
+from kanon_engine.fileio import InputGuard
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import PrivacyModel
-from kanon_engine.project import Project
+from kanon_engine.project import PROJECT_FILE, Project
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.validation import (
     PREPARE_IN_BACKGROUND,
@@ -115,6 +116,10 @@ class AppState(QObject):
         self._algo_error: str | None = None
         self._issues: list[Issue] | None = None
         self.load_warnings: list[str] = []
+        #: files read for the hierarchies since the table was loaded (protected like the data file)
+        self._imported: list[tuple[Path, str]] = []
+        #: every writer of the process refuses the files this project reads while this state exists
+        self.input_guard = InputGuard().register()
 
     # --- reading -----------------------------------------------------------------------------------------
     @property
@@ -263,9 +268,27 @@ class AppState(QObject):
         self.issues_changed.emit()
 
     # --- changing the project ----------------------------------------------------------------------------
+    def input_files(self) -> list[tuple[Path, str]]:
+        """The files this project reads (data, hierarchy files, imported hierarchies, the project
+        file itself), each with what it is; no writer may replace them (saving may replace the
+        project file)."""
+        project = self._project
+        if self._table is not None:
+            project = project.with_changes(data_path=self._table.source)
+        files = project.input_files() + list(self._imported)
+        if self._path is not None:
+            files.append((self._path, PROJECT_FILE))
+        return files
+
+    def note_input(self, path: str | Path, what: str) -> None:
+        """Protect a file read into the project (an imported hierarchy) until another table is loaded."""
+        self._imported.append((Path(path), what))
+        self.input_guard.set(self.input_files())
+
     def _apply(self, fields: dict[str, Any]) -> None:
         """Replace the project with these field values (used by undo commands and plain setters)."""
         self._project = self._project.with_changes(**fields)
+        self.input_guard.set(self.input_files())
         if "roles" in fields:
             self._rebuild_models()
         self._invalidate()
@@ -455,6 +478,8 @@ class AppState(QObject):
         self._project = project
         self._saved = project
         self._path = Path(path) if path is not None else None
+        self._imported = []
+        self.input_guard.set(self.input_files())
         self._model_values = model_values_of(project.models)
         self._model_error = None
         self._algo_values = dict(project.algorithm_params)
@@ -479,6 +504,7 @@ class AppState(QObject):
         self._project = project
         self._saved = project
         self._path = path
+        self.input_guard.set(self.input_files())
         LOG.info("project saved")
         self.path_changed.emit()
 
