@@ -67,6 +67,18 @@ DATA_FILTER = (
 PROJECT_FILTER = "kanon project (*.kanon.json *.json)"
 AUTOSAVE_MS = 3 * 60 * 1000
 
+#: The window's own sentences (whole sentences with named placeholders, one place, ready for translation).
+TEXT = {
+    "untitled": "the new project",
+    "unsaved_title": "Save the project?",
+    "unsaved_before": (
+        "{name} has unsaved changes (roles, hierarchies, settings or runs). Save them before you {action}?"
+    ),
+    "action_open": "open {name}",
+    "action_close": "close kanon",
+    "the_sample": "the sample",
+}
+
 
 class MainWindow(QMainWindow):
     """The kanon workbench window."""
@@ -355,9 +367,31 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path)
 
+    def confirm_discard(self, action: str) -> bool:
+        """Before ``action`` replaces the project: Save / Discard / Cancel when it has unsaved changes.
+        True when the action may go on (saved, or the user chose to discard)."""
+        if not self.ask_before_close or not self.state.is_dirty():
+            return True
+        name = self.state.project_path.name if self.state.project_path else TEXT["untitled"]
+        answer = QMessageBox.question(
+            self,
+            TEXT["unsaved_title"],
+            TEXT["unsaved_before"].format(action=action, name=name),
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
     def open_path(self, path: str | Path) -> None:
-        """Open a project (``.json``) or a data file (through the import dialog)."""
+        """Open a project (``.json``) or a data file (through the import dialog), after asking whether
+        to save unsaved changes of the current project."""
         path = Path(path)
+        if not self.confirm_discard(TEXT["action_open"].format(name=path.name)):
+            return
         if path.suffix.lower() == ".json":
             self.open_project(path)
             return
@@ -375,7 +409,8 @@ class MainWindow(QMainWindow):
                 f"The bundled sample is missing ({path}); reinstall kanon.", "error"
             )
             return
-        self.open_project(path)
+        if self.confirm_discard(TEXT["action_open"].format(name=TEXT["the_sample"])):
+            self.open_project(path)
 
     def load_data(
         self,
@@ -627,9 +662,12 @@ class MainWindow(QMainWindow):
     def _table_changed(self) -> None:
         self.results_panel.show_run(None)
         self._runs_changed()
+        self.message_bar.clear()  # a message about the previous file no longer applies
         if self.state.table is not None:
             cols = self.state.columns
-            self.attributes_panel.select_column(cols[0] if cols else "")
+            first = cols[0] if cols else ""
+            self.attributes_panel.select_column(first)
+            self.hierarchy_editor.set_column(first)  # even when the selection stayed on the same row
 
     def _runs_changed(self) -> None:
         self._schedule_views()
@@ -708,20 +746,9 @@ class MainWindow(QMainWindow):
 
     # --- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.ask_before_close and self.state.is_dirty():
-            answer = QMessageBox.question(
-                self,
-                "Save the project?",
-                "The project has unsaved changes. Save them before closing?",
-                QMessageBox.StandardButton.Save
-                | QMessageBox.StandardButton.Discard
-                | QMessageBox.StandardButton.Cancel,
-            )
-            if answer == QMessageBox.StandardButton.Cancel or (
-                answer == QMessageBox.StandardButton.Save and not self.save()
-            ):
-                event.ignore()
-                return
+        if not self.confirm_discard(TEXT["action_close"]):
+            event.ignore()
+            return
         self._autosave.stop()
         self.runner.shutdown()
         event.accept()

@@ -386,8 +386,13 @@ class AppState(QObject):
         )
 
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
-        """Choose the algorithm and its parameter values (raw form values are checked by its specs)."""
-        values = dict(values or {})
+        """Choose the algorithm and its parameter values (raw form values are checked by its specs).
+
+        Values are remembered by parameter name across algorithms, so a parameter the algorithms share
+        (the suppression limit, the metric) keeps what the user set when they switch back and forth,
+        even through an algorithm that does not have it.
+        """
+        values = {**self._algo_values, **dict(values or {})}
         self._algo_values = values
         cls = algorithms().get(name)
         params = {}
