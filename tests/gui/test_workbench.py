@@ -136,7 +136,11 @@ def test_whole_workflow_on_adult(window, qtbot, adult_dir, tmp_path, wait_idle):
     assert again.algorithm_panel.current_algorithm() == "optimal"
     assert again.algorithm_panel.model_form.values()["k"] == 5
     assert not s2.is_dirty()
-    assert "1 earlier run" in again.history.saved.text()
+    # the saved run is back, rebuilt from its saved transformation (issue 12, item 15)
+    assert len(s2.runs) == 1 and s2.runs[0].restored and s2.current_run is s2.runs[0]
+    assert s2.runs[0].label == state.runs[0].label
+    pd.testing.assert_frame_equal(s2.runs[0].result.release, result.release)
+    assert s2.next_run_number() == 2 and not s2.is_stale()
     again.runner.shutdown()
 
 
