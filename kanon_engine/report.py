@@ -253,6 +253,8 @@ def build_report(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     generated: datetime | None = None,
+    run_label: str | None = None,
+    stale: bool = False,
 ) -> dict[str, Any]:
     """The report as a JSON-able dict (also the data of the HTML/PDF).
 
@@ -343,9 +345,17 @@ def build_report(
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
     }
-    report["warnings"] = _warnings(table, result, roles)
+    report["run"] = {"label": run_label, "stale": bool(stale)}
+    report["warnings"] = ([STALE_WARNING] if stale else []) + _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
     return report
+
+
+#: Said first when the release was made with settings the project no longer has.
+STALE_WARNING = (
+    "This release was made with settings (roles, hierarchies or privacy models) that differ from the "
+    "project's current ones: it describes the release as it was made, not the current configuration."
+)
 
 
 def _warnings(table: Any, result: Any, roles: Mapping[str, str]) -> list[str]:
@@ -565,8 +575,9 @@ def render_html(report: Mapping[str, Any]) -> str:
         f"<title>{_e(report['title'])} – {_e(d['file'] or 'table')}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>{_e(report['title'])}</h1>",
-        f'<p class="meta">{_e(d["file"] or "table")} · made with {_e(sw["name"])} '
-        f"{_e(sw['version'])} on {_e(_when(report['generated']))}</p>",
+        f'<p class="meta">{_e(d["file"] or "table")}'
+        + (f" · {_e(report['run']['label'])}" if (report.get("run") or {}).get("label") else "")
+        + f" · made with {_e(sw['name'])} {_e(sw['version'])} on {_e(_when(report['generated']))}</p>",
     ]
 
     h.append("<h2>In plain words</h2>")
@@ -867,6 +878,8 @@ def write_reports(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     project_path: str | Path | None = None,
+    run_label: str | None = None,
+    stale: bool = False,
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
@@ -885,6 +898,8 @@ def write_reports(
         release=release,
         linkage=linkage,
         threshold=threshold,
+        run_label=run_label,
+        stale=stale,
     )
     if html_path is not None:
         write_html(report, html_path)

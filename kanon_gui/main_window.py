@@ -135,25 +135,6 @@ def restore_saved_runs(
     return out
 
 
-def documents_folder() -> Path:
-    """The user's documents folder (home when the system names none)."""
-    from PySide6.QtCore import QStandardPaths
-
-    loc = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-    return Path(loc) if loc and Path(loc).is_dir() else Path.home()
-
-
-def _inside_app(folder: Path) -> bool:
-    """The app's own folder (the bundled sample): never a place to write into or to start dialogs."""
-    from kanon_gui.resources import resources_dir
-
-    try:
-        folder.resolve().relative_to(resources_dir().resolve())
-    except ValueError:
-        return False
-    return True
-
-
 class MainWindow(QMainWindow):
     """The kanon workbench window."""
 
@@ -375,6 +356,7 @@ class MainWindow(QMainWindow):
         s.issues_changed.connect(self._update_enabled)
         s.project_changed.connect(self._update_enabled)
         s.current_run_changed.connect(self._current_run_changed)
+        s.stale_changed.connect(self._show_stale)
         s.run_added.connect(lambda _i: self._runs_changed())
         s.table_changed.connect(self._table_changed)
         self.attributes_panel.column_selected.connect(self.hierarchy_editor.set_column)
@@ -549,9 +531,9 @@ class MainWindow(QMainWindow):
             t.source.parent if t is not None and t.source is not None else None,
             Path(appdata.recent_files()[0]).parent if appdata.recent_files() else None,
         ):
-            if candidate is not None and candidate.is_dir() and not _inside_app(candidate):
+            if candidate is not None and candidate.is_dir() and not appdata.inside_app(candidate):
                 return candidate
-        return documents_folder()
+        return appdata.documents_folder()
 
     def open_project(self, path: str | Path, password: str | None = None) -> int | None:
         """Open a project file (asking for its password when it is protected); its data is read and its
@@ -808,8 +790,15 @@ class MainWindow(QMainWindow):
         self._schedule_views()
         self._update_enabled()
 
+    def _show_stale(self) -> None:
+        """Every view of the current run says whether it is out of date."""
+        stale = self.state.current_run is not None and self.state.is_stale()
+        for view in (self.results_panel, self.analysis_panel, self.risk_panel):
+            view.set_stale(stale)
+
     def _current_run_changed(self, index: int) -> None:
         self.results_panel.show_run(self.state.current_run)
+        self._show_stale()
         self._schedule_views()
         self._update_enabled()
 
@@ -832,6 +821,7 @@ class MainWindow(QMainWindow):
             if view is current and i in self._stale_views:
                 self._stale_views.discard(i)
                 view.show_run(self.state.current_run)
+                view.set_stale(self.state.current_run is not None and self.state.is_stale())
 
     def _analysis_rows(self, rows: Any) -> None:
         rows = np.asarray(rows, dtype=np.int64)
@@ -856,7 +846,15 @@ class MainWindow(QMainWindow):
                 "Run an anonymization first: there is no release to export yet.", "warning"
             )
             return
-        dialog = ExportDialog(self, run.table, self.state.project, run.result, self.state.project_path)
+        dialog = ExportDialog(
+            self,
+            run.table,
+            self.state.project,
+            run.result,
+            self.state.project_path,
+            run_label=run.label,
+            stale=self.state.is_stale(),
+        )
         self.export_dialog = dialog
         dialog.open()
 
