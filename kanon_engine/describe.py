@@ -80,5 +80,5 @@ def run_settings(result: Any) -> list[tuple[str, str]]:
         ("Parameters", parameters_short(result.algorithm, result.parameters) or "none"),
         ("Privacy models", models_short(cfg.models)),
         ("Quasi-identifiers", ", ".join(cfg.quasi_identifiers)),
-        ("Suppressed records", "left out of the file" if cfg.drop_suppressed else "kept, shown as *"),
+        ("Suppressed records are", "left out of the file" if cfg.drop_suppressed else "kept, shown as *"),
     ]

@@ -235,10 +235,13 @@ class CompareView(QWidget):
         self.metrics_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.metrics_table.setWordWrap(True)
         head = self.metrics_table.horizontalHeader()
-        # the names take what is left; the values and the difference are always shown whole
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for c in (1, 2, 3):
-            head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        # names and the two runs share the width (long texts wrap); the difference is always whole
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        head.resizeSection(0, 170)
+        for c in (1, 2):
+            head.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.metrics_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.metrics_table.setMinimumWidth(560)
         pair.addWidget(self.metrics_table, 3)
         self.charts = pg.GraphicsLayoutWidget()
@@ -321,7 +324,8 @@ class CompareView(QWidget):
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
-                if j:
+                numeric = j and not isinstance((a, b, None)[j - 1] if j < 3 else a, str)
+                if numeric:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.metrics_table.setItem(i, j, item)
             if lower is not None and cells[3] not in ("", "–", "0", "differs", "0.0 points"):
