@@ -196,9 +196,11 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     if sup:
         share = _pct(sup / max(res["records"], 1))
         if report["configuration"]["suppression"]["dropped"]:
-            out.append(f"{sup} records ({share}) too unusual to hide were left out of the file.")
+            out.append(f"{sup:,} records ({share}) too unusual to hide were left out of the file.")
         else:
-            out.append(f"{sup} records ({share}) too unusual to hide kept none of these values (shown as *).")
+            out.append(
+                f"{sup:,} records ({share}) too unusual to hide kept none of these values (shown as *)."
+            )
     ids = report["configuration"]["identifiers"]
     if ids:
         how = (
@@ -219,7 +221,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
         )
     if risk_b["records"]:
         out.append(
-            f"Before anonymization, {risk_b['sample_uniques']} records "
+            f"Before anonymization, {int(risk_b['sample_uniques']):,} records "
             f"({_pct(risk_b['share_sample_uniques'])}) were unique on these values, and the chance "
             f"was up to {_one_in(risk_b['prosecutor_highest'])}."
         )
@@ -227,7 +229,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
         attr = h["attribute"]
         if h["homogeneous_classes"]:
             out.append(
-                f"In {h['homogeneous_classes']} group(s) ({h['homogeneous_records']} records) "
+                f"In {int(h['homogeneous_classes']):,} group(s) ({int(h['homogeneous_records']):,} records) "
                 f"everyone has the same {attr}: whoever can place a person in such a group learns "
                 f"their {attr} without knowing which record is theirs."
             )
@@ -255,8 +257,11 @@ def build_report(
     generated: datetime | None = None,
     run_label: str | None = None,
     stale: bool = False,
+    purpose: str | None = None,
+    recipient: str | None = None,
 ) -> dict[str, Any]:
-    """The report as a JSON-able dict (also the data of the HTML/PDF).
+    """The report as a JSON-able dict (also the data of the HTML/PDF). ``purpose`` and ``recipient``
+    fill the sign-off section (left blank to be filled in by hand when not given).
 
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.export.ExportSummary.to_dict>`; with
     only ``release_path`` the file's SHA-256 is computed here. Hashes are of the actual files.
@@ -346,6 +351,7 @@ def build_report(
         "release": dict(release) if release is not None else None,
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
+    report["sign_off"] = {"purpose": purpose, "recipient": recipient}
     report["warnings"] = ([STALE_WARNING] if stale else []) + _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
     return report
@@ -484,7 +490,7 @@ h3 { font-size: 11pt; color: #2d3748; margin-top: 12px; }
 p.meta { color: #4a5568; margin-top: 0; }
 table { border-collapse: collapse; margin: 6px 0 10px 0; }
 th, td { border: 1px solid #cbd5e0; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background-color: #edf2f7; font-weight: bold; }
+th { background-color: #edf2f7; font-weight: bold; white-space: nowrap; }
 td.num { text-align: right; }
 .hash { font-family: 'DejaVu Sans Mono', monospace; font-size: 8.5pt; }
 .summary { background-color: #ebf8ff; border: 1px solid #90cdf4; padding: 8px 12px; }
@@ -771,6 +777,23 @@ def render_html(report: Mapping[str, Any]) -> str:
     else:
         h.append("<p>The release has not been written to a file yet.</p>")
 
+    h.append("<h2>Release and sign-off</h2>")
+    sign = report.get("sign_off") or {}
+    rows = [
+        (SIGN_OFF["purpose"], sign.get("purpose")),
+        (SIGN_OFF["recipient"], sign.get("recipient")),
+        (SIGN_OFF["approved"], None),
+        (SIGN_OFF["date"], None),
+    ]
+    h.append(
+        '<table border="1" cellspacing="0" cellpadding="8" width="100%">'
+        + "".join(
+            f'<tr><td width="30%">{_e(label)}</td><td width="70%">{_e(value) if value else "&nbsp;<br>&nbsp;"}</td></tr>'
+            for label, value in rows
+        )
+        + "</table>"
+    )
+
     h.append("<h2>Definitions</h2>")
     for text in report["risk"]["definitions"].values():
         term, _, rest = text.partition(": ")
@@ -782,6 +805,15 @@ def render_html(report: Mapping[str, Any]) -> str:
     )
     h.append("</body></html>\n")
     return "\n".join(h)
+
+
+#: The sign-off rows an ethics board fills in (whole phrases, one place).
+SIGN_OFF = {
+    "purpose": "Purpose of the release",
+    "recipient": "Recipient (person, institution)",
+    "approved": "Approved by (name, role)",
+    "date": "Date and signature",
+}
 
 
 def _when(iso: str) -> str:
