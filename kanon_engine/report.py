@@ -788,7 +788,7 @@ def render_html(report: Mapping[str, Any]) -> str:
     h.append(
         '<table border="1" cellspacing="0" cellpadding="8" width="100%">'
         + "".join(
-            f'<tr><td width="30%">{_e(label)}</td><td width="70%">{_e(value) if value else "&nbsp;<br>&nbsp;"}</td></tr>'
+            f'<tr><td width="30%">{_e(label)}</td><td width="70%">{_e(value) if value else _BLANK}</td></tr>'
             for label, value in rows
         )
         + "</table>"
@@ -807,6 +807,7 @@ def render_html(report: Mapping[str, Any]) -> str:
     return "\n".join(h)
 
 
+_BLANK = "&nbsp;<br>&nbsp;"
 #: The sign-off rows an ethics board fills in (whole phrases, one place).
 SIGN_OFF = {
     "purpose": "Purpose of the release",
