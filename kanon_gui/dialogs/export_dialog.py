@@ -220,8 +220,48 @@ class ExportDialog(QDialog):
 
             runner = TaskRunner(self, max_threads=1)
         self.runner = runner
-        cfg = result.config
+        form = self._release_form(result.config)
+        extra = self._extra_files_box()
+        self.status = QLabel("Identifier columns are never exported.")
+        self.status.setObjectName("export_status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.accepted.connect(self.start_export)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for w in self._heading(result):
+            layout.addWidget(w)
+        layout.addLayout(form)
+        layout.addWidget(extra)
+        layout.addWidget(self.status)
+        layout.addWidget(self.buttons)
+        self._restore_settings()
+        self._format_changed()
 
+    def _heading(self, result: Any) -> tuple[QLabel, QLabel]:
+        """Which run is exported (its name, size and privacy models), and whether it is out of date."""
+        self.heading = QLabel(
+            TEXT["heading"].format(
+                run=escape(self.run_label),
+                records=f"{len(result.release):,}",
+                groups=f"{result.n_classes:,}",
+                models=escape(models_short(result.config.models)),
+            )
+        )
+        self.heading.setObjectName("export_heading")
+        self.heading.setWordWrap(True)
+        self.stale_label = QLabel(TEXT["stale"])
+        self.stale_label.setObjectName("export_stale")
+        self.stale_label.setWordWrap(True)
+        self.stale_label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px;")
+        self.stale_label.setVisible(self.stale)
+        return self.heading, self.stale_label
+
+    def _release_form(self, cfg: Any) -> QFormLayout:
+        """Where and how the release is written: file, format, delimiter, suppressed records, row order,
+        formulas, pseudonyms."""
         self.path_edit = QLineEdit(str(self._default_path()))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
@@ -261,28 +301,6 @@ class ExportDialog(QDialog):
             self.pseudo_check.setToolTip("No column is marked as identifier.")
         self.pseudo_check.toggled.connect(self._sync)
 
-        self.mapping_check = QCheckBox("Value mapping (original → released value per quasi-identifier, CSV)")
-        self.hierarchies_check = QCheckBox("Hierarchies (ARX CSV, one file per quasi-identifier)")
-        self.html_check = QCheckBox("De-identification report (HTML)")
-        self.html_check.setChecked(True)
-        self.pdf_check = QCheckBox("De-identification report (PDF)")
-
-        heading = QLabel(
-            TEXT["heading"].format(
-                run=escape(self.run_label),
-                records=f"{len(result.release):,}",
-                groups=f"{result.n_classes:,}",
-                models=escape(models_short(cfg.models)),
-            )
-        )
-        heading.setObjectName("export_heading")
-        heading.setWordWrap(True)
-        self.heading = heading
-        self.stale_label = QLabel(TEXT["stale"])
-        self.stale_label.setObjectName("export_stale")
-        self.stale_label.setWordWrap(True)
-        self.stale_label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px;")
-        self.stale_label.setVisible(stale)
         form = QFormLayout()
         form.addRow("Release file", path_row)
         form.addRow("Format", self.format_box)
@@ -293,27 +311,20 @@ class ExportDialog(QDialog):
         form.addRow("", self.formula_check)
         form.addRow("", self.pseudo_check)
         form.addRow("Pseudonym key", key_row)
+        return form
+
+    def _extra_files_box(self) -> QGroupBox:
+        """The files written next to the release: value mapping, hierarchies, HTML and PDF reports."""
+        self.mapping_check = QCheckBox("Value mapping (original → released value per quasi-identifier, CSV)")
+        self.hierarchies_check = QCheckBox("Hierarchies (ARX CSV, one file per quasi-identifier)")
+        self.html_check = QCheckBox("De-identification report (HTML)")
+        self.html_check.setChecked(True)
+        self.pdf_check = QCheckBox("De-identification report (PDF)")
         extra = QGroupBox("Also write (next to the release)")
         el = QVBoxLayout(extra)
         for w in (self.mapping_check, self.hierarchies_check, self.html_check, self.pdf_check):
             el.addWidget(w)
-        self.status = QLabel("Identifier columns are never exported.")
-        self.status.setObjectName("export_status")
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.buttons.accepted.connect(self.start_export)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(heading)
-        layout.addWidget(self.stale_label)
-        layout.addLayout(form)
-        layout.addWidget(extra)
-        layout.addWidget(self.status)
-        layout.addWidget(self.buttons)
-        self._restore_settings()
-        self._format_changed()
+        return extra
 
     # --- choices -----------------------------------------------------------------------------------------
     def _default_path(self) -> Path:
