@@ -41,6 +41,10 @@ from kanon_engine.project import Project
 from kanon_engine.validation import model_values_of, models_from_values
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
+#: The environment variable holding a protected project's password for the command line.
+PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
+
+
 NONE_WORDS = ("none", "off")
 
 
@@ -341,7 +345,10 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     ``args.flags`` is the subcommand's table (set by its ``register``). The table is INPUT, read with
     ``--delimiter``; without INPUT, the project's data file, read with the project's options
     (``--delimiter`` overriding its delimiter)."""
-    project = Project.load(Path(args.project)) if getattr(args, "project", None) else Project()
+    # a password-protected project opens with the password in KANON_PROJECT_PASSWORD (never a flag:
+    # command lines are visible to other users and kept in shell histories)
+    password = os.environ.get(PASSWORD_VARIABLE) or None
+    project = Project.load(Path(args.project), password) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
     table, project = _load_table(project, values)
     project = apply_flags(project, values, quiet=not any(f.option == "--algorithm" for f in args.flags))

@@ -132,10 +132,12 @@ def test_missing_values_are_not_shown_as_nan() -> None:
 
 
 def test_report_prints_each_metric_under_its_true_name(result) -> None:
+    import html as html_module
+
     from kanon_engine.report import build_report, render_html
 
-    html = render_html(build_report(result_table(result), result))
-    assert "Precision kept (Sweeney&#x27;s Prec)" in html and "62.5 %" in html
+    html = html_module.unescape(render_html(build_report(result_table(result), result)))
+    assert "Precision kept (Sweeney's Prec)" in html and "62.5 %" in html
     assert "Precision loss" not in html
     assert "Information lost (Loss, as in ARX)" in html and "29.8 %" in html
     assert "Generalization of age" in html and "50.0 %" in html
