@@ -228,10 +228,10 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     )
     tool = shutil.which("pdftoppm")
     if tool is None:
-        print("pdftoppm not found: the report is in report.pdf, no page images", flush=True)
-        return [pdf]
+        print(f"pdftoppm not found: the report is {pdf}, without page images", flush=True)
+        return []
     prefix = out_dir / "report_page"
     for old in out_dir.glob("report_page-*.png"):
         old.unlink()
     subprocess.run([tool, "-png", "-r", "70", str(pdf), str(prefix)], check=True, timeout=120)
-    return [pdf, *sorted(out_dir.glob("report_page-*.png"))]
+    return sorted(out_dir.glob("report_page-*.png"))

@@ -76,13 +76,16 @@ class ProjectFlag:
 
 def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
     option = "--" + spec.name.replace("_", "-")
-    words = f"{spec.help} ({_values_text(spec)})"
+    # argparse formats help with %: a literal percent sign (a share written "5 %") is doubled
+    words = f"{spec.help} ({_values_text(spec)})".replace("%", "%%")
     off = "--no-" + option[2:] if spec.kind == "bool" else None
     return ProjectFlag(option, f"{group}.{spec.name}", words, spec, off, _metavar(spec))
 
 
 def _values_text(spec: ParamSpec) -> str:
-    if spec.kind == "choice":
+    if spec.percent:
+        text = "a share from 0 to 1, or a percentage such as 5%"
+    elif spec.kind == "choice":
         text = "one of " + ", ".join(spec.choices)
     elif spec.kind == "bool":
         text = "yes or no"
