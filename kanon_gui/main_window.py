@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,7 @@ class MainWindow(QMainWindow):
         self._run_task: int | None = None
         self._load_task: int | None = None
         self._views_pending = False
-        self.resize(1360, 860)
+        self._restore_geometry()
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -364,6 +365,7 @@ class MainWindow(QMainWindow):
         self.hier_actions.message.connect(lambda text, level: self.message_bar.show_message(text, level))
         self.data_panel.welcome.open_requested.connect(self.open_dialog)
         self.data_panel.welcome.sample_requested.connect(self.open_sample)
+        self.data_panel.welcome.recent_requested.connect(self.open_path)
         self.results_panel.class_selected.connect(self.analysis_panel.select_class)
         self.analysis_panel.rows_selected.connect(self._analysis_rows)
         self.analysis_panel.class_selected.connect(self._analysis_class)
@@ -859,12 +861,20 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def show_glossary(self) -> None:
-        text = "".join(f"<p><b>{k}</b>: {v}</p>" for k, v in TERMS.items())
-        box = QMessageBox(
-            QMessageBox.Icon.Information, "Glossary", text, QMessageBox.StandardButton.Close, self
-        )
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.open()
+        """Every term of the field in one scrollable window (not a message box: it grows with the
+        terms, and stays open beside the work)."""
+        from PySide6.QtWidgets import QDialog, QTextBrowser
+
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Glossary")
+        dialog.setObjectName("GlossaryDialog")
+        text = QTextBrowser()
+        text.setHtml("".join(f"<p><b>{escape(k)}</b>: {escape(v)}</p>" for k, v in TERMS.items()))
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(text)
+        dialog.resize(560, 520)
+        dialog.show()
+        self.glossary_dialog = dialog
 
     def show_about(self) -> None:
         box = QMessageBox(
@@ -884,4 +894,11 @@ class MainWindow(QMainWindow):
             return
         self._autosave.stop()
         self.runner.shutdown()
+        appdata.settings().setValue("window/geometry", self.saveGeometry())
         event.accept()
+
+    def _restore_geometry(self) -> None:
+        """The size and place the window had when it was last closed (a sensible size the first time)."""
+        saved = appdata.settings().value("window/geometry")
+        if saved is None or not self.restoreGeometry(saved):
+            self.resize(1360, 860)

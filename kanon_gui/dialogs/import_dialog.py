@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.data import list_sheets, preview_table
 from kanon_engine.data.sniff import describe_encoding
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
-from kanon_engine.data.types import guess_date_format
+from kanon_engine.data.types import describe_date_format, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
@@ -96,7 +96,7 @@ class ImportDialog(QDialog):
         self.setObjectName("ImportDialog")
         self.path = Path(path)
         self.setWindowTitle(f"Open {self.path.name}")
-        self.resize(960, 680)
+        self._fit_to_screen()
         self.preview: Table | None = None
         self.error: str = ""
         self._shares: dict[str, dict[ColumnKind, tuple[float, str | None]]] = {}
@@ -193,8 +193,16 @@ class ImportDialog(QDialog):
         for i, w in enumerate((160, 150, 150)):
             self.types.setColumnWidth(i, w)
         split.addWidget(self._boxed("Column types (change a type if the detection is wrong)", self.types))
-        split.setSizes([380, 220])
+        split.setSizes([300, 340])  # the column types get room for about ten rows
         return split
+
+    def _fit_to_screen(self) -> None:
+        """As large as the preview and the column types need, within the screen."""
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        width, height = 1100, 820
+        if screen is not None:
+            width, height = min(width, int(screen.width() * 0.9)), min(height, int(screen.height() * 0.9))
+        self.resize(width, height)
 
     @staticmethod
     def _boxed(title: str, widget: QWidget) -> QWidget:
@@ -319,6 +327,8 @@ class ImportDialog(QDialog):
             examples = ", ".join(str(v) for v in pd.unique(table.frame[col].dropna())[:4])
             self.types.setItem(r, 3, QTableWidgetItem(examples))
             self._show_share(col, r)
+        self.types.resizeColumnToContents(0)  # column names whole
+        self.types.resizeColumnToContents(2)
 
     def _kind_picked(self, column: str, row: int, index: int) -> None:
         self._kinds[column] = KINDS[index]
@@ -327,7 +337,7 @@ class ImportDialog(QDialog):
     def _show_share(self, column: str, row: int) -> None:
         kind = self._kinds[column]
         share, fmt = self._shares[column][kind]
-        text = f"{share:.0%}" + (f" (format {fmt})" if fmt else "")
+        text = f"{share:.0%}" + (f" (dates as {describe_date_format(fmt)})" if fmt else "")
         item = self.types.item(row, 2)
         item.setText(text)
         item.setForeground(Qt.GlobalColor.darkGreen if share >= 0.95 else Qt.GlobalColor.red)
