@@ -41,6 +41,7 @@ from kanon_engine.data.types import describe_date_format, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
+from kanon_gui.views.data_view import fit_headers
 
 DELIMITERS = (
     ("Detect", None),
@@ -279,6 +280,7 @@ class ImportDialog(QDialog):
         self.message.hide()
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
         self.model.set_frame(table.frame, {c: t.kind for c, t in table.column_types.items()})
+        fit_headers(self.grid)
         o = table.options
         if self.kind == "text":
             from kanon_engine.data.sniff import describe_delimiter
@@ -328,6 +330,7 @@ class ImportDialog(QDialog):
             self.types.setItem(r, 3, QTableWidgetItem(examples))
             self._show_share(col, r)
         self.types.resizeColumnToContents(0)  # column names whole
+        self.types.setColumnWidth(1, 220)  # "text / category (detected)" whole
         self.types.resizeColumnToContents(2)
 
     def _kind_picked(self, column: str, row: int, index: int) -> None:
