@@ -46,6 +46,9 @@ class Project:
     algorithm_params: dict[str, Any] = field(default_factory=dict)
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
+    #: the language of the de-identification report (None: English on the command line, the
+    #: interface's language in the workbench); see kanon_engine.i18n
+    report_language: str | None = None
     runs: tuple[dict[str, Any], ...] = ()
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
@@ -143,7 +146,11 @@ class Project:
             "hierarchies": hier,
             "models": [m.to_dict() for m in self.models],
             "algorithm": {"name": self.algorithm, **self.algorithm_params},
-            "output": {"drop_suppressed": self.drop_suppressed, "shuffle_seed": self.shuffle_seed},
+            "output": {
+                "drop_suppressed": self.drop_suppressed,
+                "shuffle_seed": self.shuffle_seed,
+                **({"report_language": self.report_language} if self.report_language else {}),
+            },
             "runs": list(self.runs),
         }
 
@@ -207,6 +214,7 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            report_language=out.get("report_language") or None,
             runs=tuple(d.get("runs") or ()),
             base_dir=base_dir,
         )

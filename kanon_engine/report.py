@@ -37,6 +37,7 @@ from kanon_engine.errors import DataError, KanonError
 from kanon_engine.fileio import atomic_path, atomic_write_text, refuse_input_overwrite, temp_file_beside
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING, ROOT
+from kanon_engine.i18n import using
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_engine.pdf_check import verify_pdf
@@ -884,26 +885,49 @@ def write_reports(
     project_path: str | Path | None = None,
     run_label: str | None = None,
     stale: bool = False,
+    language: str | None = None,
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
     Inputs (data, project, release) are never overwritten. With only a PDF wanted, the HTML goes to a
-    temporary file next to it, removed afterwards. Returns the report dict.
+    temporary file next to it, removed afterwards. ``language``: the report's language (``de``, ...;
+    None: the language in force), its words and its number and date formats. Returns the report dict.
     """
     inputs = [getattr(table, "source", None), project_path, release_path, getattr(project, "data_path", None)]
     for p in (html_path, pdf_path):
         if p is not None:
             refuse_input_overwrite(Path(p), inputs)
+    with using(language):
+        return _write_reports(
+            table,
+            result,
+            project,
+            html_path,
+            pdf_path,
+            release_path,
+            release=release,
+            linkage=linkage,
+            threshold=threshold,
+            run_label=run_label,
+            stale=stale,
+        )
+
+
+def _write_reports(
+    table: Any,
+    result: Any,
+    project: Any | None,
+    html_path: str | Path | None,
+    pdf_path: str | Path | None,
+    release_path: str | Path | None,
+    **options: Any,
+) -> dict[str, Any]:
     report = build_report(
         table,
         result,
         project,
         release_path=release_path,
-        release=release,
-        linkage=linkage,
-        threshold=threshold,
-        run_label=run_label,
-        stale=stale,
+        **options,
     )
     if html_path is not None:
         write_html(report, html_path)

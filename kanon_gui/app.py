@@ -8,7 +8,8 @@
 ``python main.py --self-test``     headless check of an installation (see kanon_gui.selftest)
 ``python main.py --render-pdf H P`` render an HTML report to PDF (used by the CLI in a child process)
 
-Before any window: the bundled font is registered (machines without fonts would show empty boxes), the
+Before any window: the language is chosen (:mod:`kanon_gui.language`), the bundled font is
+registered (machines without fonts would show empty boxes), the
 log goes to the app data folder, and unexpected exceptions are routed to the crash dialog.
 """
 
@@ -50,6 +51,9 @@ def create_application(argv: list[str] | None = None):
     if family:
         app.setFont(app_font(family))
     app.setWindowIcon(icon("kanon"))
+    from kanon_gui.language import install_language
+
+    install_language()  # KANON_LANG, else the saved choice, else the system's language, else English
     return app
 
 

@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from kanon_engine import __version__
+from kanon_engine import __version__, i18n
 from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # the messages speak --language when it is given, else English (scripts read them whatever the
+    # machine's locale); the report's language is the project's (see cli.common.write_run_reports)
+    language = getattr(args, "report_language", None)
+    i18n.install(language if language in i18n.available_languages() else i18n.SOURCE_LANGUAGE)
     notes = notes_on_stderr()
     try:
         with InputGuard() as args.guard:  # every file the command reads is protected from its writes

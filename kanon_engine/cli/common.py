@@ -21,6 +21,7 @@ from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.export import ExportOptions, ExportSummary, export_release
 from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.i18n import SOURCE_LANGUAGE
 from kanon_engine.outputs import check_cli_outputs
 from kanon_engine.project import Project
 from kanon_engine.report import write_reports
@@ -157,6 +158,7 @@ def write_run_reports(
         Path(args.output) if args.output else None,
         release=written.to_dict() if written is not None else None,
         project_path=args.project,
+        language=project.report_language or SOURCE_LANGUAGE,
         **extra,
     )
 

@@ -16,8 +16,8 @@ Fields are named as in the project file (:meth:`~kanon_engine.project.Project.to
 ``data.path``, ``data.delimiter``, ``roles.<role>``, ``hierarchies``, ``models.<form value>`` (the flat
 values of :func:`~kanon_engine.validation.model_values_of`: k, l, l_variant, c, t, t_distance,
 sensitive), ``algorithm.name``, ``algorithm.<parameter>``, ``output.drop_suppressed``,
-``output.shuffle_seed``. :func:`get_field` reads one from a project; :func:`apply_flags` writes the given
-ones into a project.
+``output.shuffle_seed``, ``output.report_language``. :func:`get_field` reads one from a project;
+:func:`apply_flags` writes the given ones into a project.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
+from kanon_engine.i18n import available_languages
 from kanon_engine.project import Project
 from kanon_engine.validation import model_values_of, models_from_values
 
@@ -184,6 +185,17 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             ParamSpec("shuffle_seed", "Shuffle seed", "int", None, "", minimum=0),
             off="--no-shuffle",
             metavar="SEED",
+        ),
+        ProjectFlag(
+            "--language",
+            "output.report_language",
+            "the language of the HTML/PDF report and of this command's messages: "
+            + ", ".join(available_languages())
+            + " (default: the project's report language, else en)",
+            ParamSpec(
+                "report_language", "Report language", "choice", None, "", choices=tuple(available_languages())
+            ),
+            metavar="LANG",
         ),
     )
 

@@ -1,0 +1,127 @@
+"""kanon in the user's language: message lookup and local formats, usable without Qt.
+
+Write every user-facing sentence through these functions, with named placeholders filled *after*
+translation (never an f-string inside the call: the catalog could not hold it)::
+
+    from kanon_engine.i18n import N_, _, ngettext
+
+    _("Column {column} is empty.", column=name)
+    ngettext("{n} record", "{n} records", n)          # n filled in as a local count: 2.000
+    pgettext("verb", "Export")                       # a context where one English word has two senses
+    LABEL = N_("Discernibility (DM)")                # marked for the catalog, translated where shown:
+    _(LABEL)
+
+An ``int`` given to a placeholder is written as a local count (``2.000`` in German), a ``float`` as a
+local decimal; format anything else (percentages, dates) yourself with :mod:`kanon_engine.i18n.formats`.
+
+The language in force is the one :func:`install` set for the process (the workbench at start, the CLI
+from ``--language``); :func:`using` switches it for one block in one thread (the report in another
+language than the interface, written by a worker thread) through a context variable, so the rest of
+the program is not affected. The rule that picks the language is in :mod:`.language`; the catalogs
+(``resources/locale/<lang>/LC_MESSAGES/kanon.po``) in :mod:`.catalog`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from kanon_engine.i18n.catalog import PSEUDO, SOURCE_LANGUAGE, Catalog, load_catalog
+from kanon_engine.i18n.language import available_languages, language_name, resolve_language
+
+__all__ = [
+    "N_",
+    "PSEUDO",
+    "SOURCE_LANGUAGE",
+    "_",
+    "available_languages",
+    "catalog",
+    "current_language",
+    "install",
+    "language_name",
+    "ngettext",
+    "pgettext",
+    "resolve_language",
+    "using",
+]
+
+_lock = threading.Lock()
+_catalogs: dict[str, Catalog] = {}
+_installed: Catalog = Catalog(SOURCE_LANGUAGE)
+_scoped: ContextVar[Catalog | None] = ContextVar("kanon_language", default=None)
+
+
+def catalog(language: str) -> Catalog:
+    """The catalog of ``language``, read once per process."""
+    with _lock:
+        if language not in _catalogs:
+            _catalogs[language] = load_catalog(language)
+        return _catalogs[language]
+
+
+def install(language: str) -> Catalog:
+    """Make ``language`` the process's language (every thread without a :func:`using` block)."""
+    global _installed
+    _installed = catalog(language)
+    return _installed
+
+
+def current_language() -> str:
+    return _active().language
+
+
+def _active() -> Catalog:
+    scoped = _scoped.get()
+    return _installed if scoped is None else scoped
+
+
+@contextmanager
+def using(language: str | None) -> Iterator[None]:
+    """Speak ``language`` inside the block, in this thread only (None: no change)."""
+    if language is None:
+        yield
+        return
+    token = _scoped.set(catalog(language))
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
+
+
+def _fill(text: str, values: dict[str, Any]) -> str:
+    if not values:
+        return text
+    from kanon_engine.i18n.formats import format_number_for
+
+    return text.format_map(_Values({k: format_number_for(v) for k, v in values.items()}))
+
+
+class _Values(dict):
+    """A placeholder with no value stays as it is (a catalog mistake shows, it does not crash)."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _(message: str, /, **values: Any) -> str:
+    """The translation of ``message``, its ``{placeholders}`` filled from ``values``."""
+    return _fill(_active().gettext(message), values)
+
+
+def pgettext(context: str, message: str, /, **values: Any) -> str:
+    """As :func:`_`, for a message whose English words mean different things in different places."""
+    return _fill(_active().gettext(message, context), values)
+
+
+def ngettext(singular: str, plural: str, n: int, /, **values: Any) -> str:
+    """The form of a message for ``n`` things in the current language (``{n}`` filled with ``n``)."""
+    return _fill(_active().ngettext(singular, plural, n), {"n": n, **values})
+
+
+def N_(message: str, /) -> str:
+    """Mark ``message`` for the catalog without translating it now (module constants, translated with
+    :func:`_` where they are shown, in the language of that moment)."""
+    return message
