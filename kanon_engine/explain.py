@@ -31,6 +31,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import group_columns, representatives
+from kanon_engine.i18n import _, ngettext
 
 #: Lattices larger than this are not scanned for the smallest hiding generalization.
 MAX_GRID_NODES = 5_000_000
@@ -88,41 +89,75 @@ class Explanation:
         combo = ", ".join(f"{q} = {v[q]}" for q in v)
         if self.safe:
             out = [
-                f"Record {self.row + 1} ({combo}) shares these values with {self.class_size - 1} other "
-                f"records, so it is in a group of at least k = {self.k}."
+                _(
+                    "Record {n} ({combo}) shares these values with {n2} other records, so it is in a "
+                    "group of at least k = {k}.",
+                    n=self.row + 1,
+                    combo=combo,
+                    n2=self.class_size - 1,
+                    k=self.k,
+                )
             ]
         else:
             others = self.class_size - 1
             if others == 0:
-                who = "no other record in the data shares these values"
+                who = _("no other record in the data shares these values")
             else:
-                who = f"only {others} other record{'s share' if others > 1 else ' shares'} these values"
-            out = [f"Record {self.row + 1} ({combo}) is unsafe: {who}, fewer than k - 1 = {self.k - 1}."]
+                who = ngettext(
+                    "only {n} other record shares these values",
+                    "only {n} other records share these values",
+                    others,
+                )
+            out = [
+                _(
+                    "Record {n} ({combo}) is unsafe: {who}, fewer than k - 1 = {n2}.",
+                    n=self.row + 1,
+                    combo=combo,
+                    who=who,
+                    n2=self.k - 1,
+                )
+            ]
             rare_alone = [a for a in self.attributes if a.records_with_value < self.k]
             if rare_alone:
-                out.append(
-                    "On its own, "
-                    + "; ".join(
-                        f"{a.attribute} = {a.value} is shared by only {a.records_with_value} record(s)"
-                        for a in rare_alone
+                parts = "; ".join(
+                    ngettext(
+                        "{column} = {value} is shared by only {n} record",
+                        "{column} = {value} is shared by only {n} records",
+                        a.records_with_value,
+                        column=a.attribute,
+                        value=a.value,
                     )
-                    + "."
+                    for a in rare_alone
                 )
+                out.append(_("On its own, {parts}.", parts=parts))
             else:
                 rarest = sorted(self.attributes, key=lambda a: a.records_with_value)[:3]
-                out.append(
-                    "Each value on its own is common (the rarest: "
-                    + ", ".join(
-                        f"{a.attribute} = {a.value} in {a.records_with_value} records" for a in rarest
+                parts = ", ".join(
+                    ngettext(
+                        "{column} = {value} in {n} record",
+                        "{column} = {value} in {n} records",
+                        a.records_with_value,
+                        column=a.attribute,
+                        value=a.value,
                     )
-                    + "); it is their combination that is rare."
+                    for a in rarest
+                )
+                out.append(
+                    _(
+                        "Each value on its own is common (the rarest: {parts}); it is their combination "
+                        "that is rare.",
+                        parts=parts,
+                    )
                 )
             culprits = self.culprits()
             for a in self.attributes:
                 if a.attribute in culprits:
                     out.append(
-                        f"Without {a.attribute} it would share its values with "
-                        f"{a.class_size_without - 1} other records."
+                        _(
+                            "Without {column} it would share its values with {n} other records.",
+                            column=a.attribute,
+                            n=a.class_size_without - 1,
+                        )
                     )
         if self.levels is not None and not self.safe:
             changed = {q: lv for q, lv in self.levels.items() if lv > 0}
@@ -132,8 +167,13 @@ class Explanation:
                 else ""
             )
             out.append(
-                f"The smallest generalization that hides it ({sum(changed.values())} step(s): "
-                f"{shown}) puts it in a group of {self.class_size_generalized} records."
+                _(
+                    "The smallest generalization that hides it ({sum} step(s): {shown}) puts it in a "
+                    "group of {class_size_generalized} records.",
+                    sum=sum(changed.values()),
+                    shown=shown,
+                    class_size_generalized=self.class_size_generalized,
+                )
             )
         out.extend(self.notes)
         return out
@@ -197,7 +237,9 @@ class RecordExplainer:
         """Explain record ``row`` (0-based input order) at ``k`` (default: the configuration's k)."""
         n = self.table.n_rows
         if not 0 <= row < n:
-            raise ConfigError(f"There is no record {row + 1}: the table has {n} records.", where="row")
+            raise ConfigError(
+                _("There is no record {n}: the table has {n2} records.", n=row + 1, n2=n), where="row"
+            )
         k = int(self.config.k if k is None else k)
         e = self.enc
         join = self.join_levels(row)
@@ -222,8 +264,11 @@ class RecordExplainer:
             return Explanation(row, k, class_size, values, tuple(rarities))
         if self._grid_size > MAX_GRID_NODES:
             note = (
-                f"The lattice has {self._grid_size:,} generalizations, too many to search for the "
-                "smallest one that hides this record.",
+                _(
+                    "The lattice has {grid_size} generalizations, too many to search for the smallest one "
+                    "that hides this record.",
+                    grid_size=self._grid_size,
+                ),
             )
             return Explanation(row, k, class_size, values, tuple(rarities), notes=note)
         grid = self.class_size_grid(join)
@@ -237,8 +282,11 @@ class RecordExplainer:
                 values,
                 tuple(rarities),
                 notes=(
-                    f"Even the most general transformation leaves it in a group smaller than {k}; only "
-                    "suppression can hide it.",
+                    _(
+                        "Even the most general transformation leaves it in a group smaller than {k}; only "
+                        "suppression can hide it.",
+                        k=k,
+                    ),
                 ),
             )
         levels_all = np.stack(np.unravel_index(ok, grid.shape), axis=1)

@@ -39,6 +39,7 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.fileio import _format_for, atomic_write_bytes, refuse_input_overwrite, write_table
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.i18n import _
 
 #: First characters that make a spreadsheet cell a formula (or DDE payload).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -85,8 +86,11 @@ def csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = False) -> b
     Built column by column with pandas string operations (no loop per row)."""
     if len(delimiter) != 1 or delimiter in '"\r\n':
         raise DataError(
-            f"The delimiter must be one character other than a quote or a line break; got {delimiter!r}.",
-            hint="Use ',', ';', a tab or '|'.",
+            _(
+                "The delimiter must be one character other than a quote or a line break; got {delimiter}.",
+                delimiter=repr(delimiter),
+            ),
+            hint=_("Use ',', ';', a tab or '|'."),
             where="delimiter",
         )
     special = "[" + "".join(re.escape(c) for c in (delimiter, '"', "\n", "\r")) + "]"
@@ -122,9 +126,12 @@ def check_key(key: bytes) -> bytes:
         key = key.encode("utf-8")
     if not isinstance(key, (bytes, bytearray)) or len(key) < MIN_KEY_BYTES:
         raise ConfigError(
-            f"The pseudonymization key must be at least {MIN_KEY_BYTES} bytes long.",
-            hint="Use a key file made with 'head -c 32 /dev/urandom > release.key' and keep it safe.",
-            where="pseudonymization key",
+            _(
+                "The pseudonymization key must be at least {min_key_bytes} bytes long.",
+                min_key_bytes=MIN_KEY_BYTES,
+            ),
+            hint=_("Use a key file made with 'head -c 32 /dev/urandom > release.key' and keep it safe."),
+            where=_("pseudonymization key"),
         )
     return bytes(key)
 
@@ -135,7 +142,10 @@ def read_key_file(path: str | Path) -> bytes:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise DataError(f"The key file {path} cannot be read ({exc.strerror}).", where=str(path)) from None
+        raise DataError(
+            _("The key file {path} cannot be read ({strerror}).", path=path, strerror=exc.strerror),
+            where=str(path),
+        ) from None
     return check_key(data.rstrip(b"\r\n"))
 
 
@@ -156,7 +166,7 @@ def pseudonymize_identifiers(
     out = frame.copy()
     for c in columns:
         if c not in out.columns:
-            raise ConfigError(f"The identifier column '{c}' is not in the table.", where=c)
+            raise ConfigError(_("The identifier column '{column}' is not in the table.", column=c), where=c)
         codes, uniques = pd.factorize(out[c].astype(object), use_na_sentinel=True)
         hashed = np.array([pseudonym(str(u), key) for u in uniques], dtype=object)
         values = np.where(codes >= 0, hashed[np.maximum(codes, 0)] if len(hashed) else None, None)
@@ -179,9 +189,14 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
     rows = result.release_rows
     if len(rows) != len(rel):
         raise DataError(
-            f"The release has {len(rel)} rows, which matches neither the {n} input records nor the "
-            f"{len(kept)} unsuppressed ones.",
-            hint="Run the anonymization again before exporting.",
+            _(
+                "The release has {n} rows, which matches neither the {n2} input records nor the {n3} "
+                "unsuppressed ones.",
+                n=len(rel),
+                n2=n,
+                n3=len(kept),
+            ),
+            hint=_("Run the anonymization again before exporting."),
             where="release",
         )
     masked_cols = set(cfg.quasi_identifiers) | {c for c in rel.columns if c not in table.frame.columns}
@@ -200,8 +215,8 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
         same = (a == b) | (a.isna() & b.isna())
         if not bool(same.to_numpy().all()):
             raise DataError(
-                "The release does not line up with the loaded table (different rows).",
-                hint="Run the anonymization again on this table before exporting.",
+                _("The release does not line up with the loaded table (different rows)."),
+                hint=_("Run the anonymization again on this table before exporting."),
                 where="release",
             )
     return full
@@ -224,7 +239,11 @@ class ExportOptions:
     def __post_init__(self) -> None:
         if self.suppressed not in (None, "mask", "drop"):
             raise ConfigError(
-                f"Suppressed records are masked or dropped; got '{self.suppressed}'.", where="suppressed"
+                _(
+                    "Suppressed records are masked or dropped; got '{suppressed}'.",
+                    suppressed=self.suppressed,
+                ),
+                where="suppressed",
             )
 
 
@@ -379,7 +398,7 @@ def export_value_mapping(
     """Write :func:`value_mapping` as CSV (formula-neutralized), atomically."""
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
-    frame, _ = neutralize_formulas(value_mapping(table, result))
+    frame, _cells = neutralize_formulas(value_mapping(table, result))
     _write(frame, path, "csv", delimiter, bom)
     return path
 
@@ -403,7 +422,9 @@ def export_hierarchies(
     folder = Path(folder)
     if not folder.is_dir():
         raise DataError(
-            f"The folder {folder} does not exist.", hint="Create it or choose another one.", where=str(folder)
+            _("The folder {folder} does not exist.", folder=folder),
+            hint=_("Create it or choose another one."),
+            where=str(folder),
         )
     targets = hierarchy_targets(config, folder, prefix)
     for target in targets.values():

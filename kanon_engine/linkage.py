@@ -38,6 +38,7 @@ import pandas as pd
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import _
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _RANGE = re.compile(rf"^\s*([\[(])\s*({_NUM})\s*(?:-|,|\.\.|–|to)\s*({_NUM})\s*([\])])\s*$")
@@ -247,7 +248,7 @@ def _single_match_counts(
         matched[q] = per_value[kc.codes[q]]
     sizes = [len(rv) + 1 for rv in rc.values]
     none = [np.where(matched[q] >= 0, matched[q], sizes[q] - 1) for q in range(n_cols)]  # "no match" code
-    rel_key, _ = group_columns([np.concatenate([rc.codes[q, rest], none[q]]) for q in range(n_cols)], sizes)
+    rel_key, _n = group_columns([np.concatenate([rc.codes[q, rest], none[q]]) for q in range(n_cols)], sizes)
     ok = (matched >= 0).all(axis=0)
     rel_ids, known_ids = rel_key[: len(rest)], rel_key[len(rest) :]
     slot = pd.Index(rel_ids).get_indexer(known_ids)  # release combos are distinct, so keys are unique
@@ -333,13 +334,16 @@ class LinkageResult:
     def summary(self) -> str:
         """One plain sentence for the report and the GUI."""
         on = ", ".join(self.columns)
-        text = (
-            f"Joining an outside list of {self.external_records} people with the original data on {on} "
-            f"singles out {self.before.singled_out} of them"
+        text = _(
+            "Joining an outside list of {external_records} people with the original data on {on} singles "
+            "out {singled_out} of them",
+            external_records=self.external_records,
+            on=on,
+            singled_out=self.before.singled_out,
         )
         if self.after is None:
             return text + "."
-        return text + f"; with the release, {self.after.singled_out}."
+        return text + _("; with the release, {n}.", n=self.after.singled_out)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -378,20 +382,23 @@ def linkage_attack(
     columns = tuple(columns)
     if not columns:
         raise ConfigError(
-            "The outside list shares no quasi-identifier column with the data, so no join is possible.",
-            hint="Name its columns like the data's quasi-identifiers (for example age, sex, zipcode).",
+            _("The outside list shares no quasi-identifier column with the data, so no join is possible."),
+            hint=_("Name its columns like the data's quasi-identifiers (for example age, sex, zipcode)."),
             where="external",
         )
-    for name, frame in (("outside list", ext), ("original data", orig)) + (
+    for name, frame in ((_("outside list"), ext), (_("original data"), orig)) + (
         (("release", release),) if release is not None else ()
     ):
         missing = [c for c in columns if c not in frame.columns]
         if missing:
-            raise DataError(f"The {name} has no column '{missing[0]}' to join on.", where=missing[0])
-    before_counts, _ = count_matches(ext, orig, columns, None)
+            raise DataError(
+                _("The {name} has no column '{missing}' to join on.", name=name, missing=missing[0]),
+                where=missing[0],
+            )
+    before_counts, _per_class = count_matches(ext, orig, columns, None)
     before = LinkageSide("original", before_counts, np.flatnonzero(before_counts == 1))
     after = None
     if release is not None:
-        after_counts, _ = count_matches(ext, release, columns, hierarchies)
+        after_counts, _per_class = count_matches(ext, release, columns, hierarchies)
         after = LinkageSide("release", after_counts, np.flatnonzero(after_counts == 1))
     return LinkageResult(columns, int(len(ext)), before, after)

@@ -22,11 +22,12 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.fileio import atomic_write_text
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import N_, _
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
 
 SCHEMA_VERSION = 1
 #: What a project file is called among the protected inputs (saving may replace it; nothing else may).
-PROJECT_FILE = "the project file"
+PROJECT_FILE = N_("the project file")
 
 
 @dataclass(frozen=True)
@@ -66,25 +67,27 @@ class Project:
         writer may replace them (see :class:`kanon_engine.fileio.InputGuard`)."""
         out: list[tuple[Path, str]] = []
         if self.data_path is not None:
-            out.append((Path(self.data_path), "the data file"))
+            out.append((Path(self.data_path), _("the data file")))
         for col, file in self.hierarchy_files.items():
             path = Path(file)
             if not path.is_absolute() and self.base_dir is not None:
                 path = self.base_dir / path
-            out.append((path, f"the hierarchy file of '{col}'"))
+            out.append((path, _("the hierarchy file of '{column}'", column=col)))
         return out
 
     def load_table(self) -> tuple[Table, list[str]]:
         """Read the data the project points to; warnings (e.g. the file changed since saving)."""
         if self.data_path is None:
-            raise ConfigError("The project does not name a data file.", where="data")
+            raise ConfigError(_("The project does not name a data file."), where="data")
         table = read_table(self.data_path, self.read_options)
         table = apply_type_overrides(table, self.column_types)
         warnings = []
         if self.data_sha256 and table.sha256 and table.sha256 != self.data_sha256:
             warnings.append(
-                f"The data file {self.data_path.name} has changed since the project was saved "
-                "(its SHA-256 differs)."
+                _(
+                    "The data file {name} has changed since the project was saved (its SHA-256 differs).",
+                    name=self.data_path.name,
+                )
             )
         return table, warnings
 
@@ -92,7 +95,7 @@ class Project:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
         qi = self.columns_with(Role.QUASI_IDENTIFIER)
         sensitive = self.columns_with(Role.SENSITIVE)
-        table.require_columns(list(self.roles), "column named in the project")
+        table.require_columns(list(self.roles), _("column named in the project"))
         hierarchies = {}
         for q in qi:
             h = self.hierarchies.get(q)
@@ -165,8 +168,13 @@ class Project:
             kind = spec.get("kind") if isinstance(spec, dict) else None
             if kind not in ("integer", "decimal", "date", "categorical"):
                 raise ConfigError(
-                    f"{source}: the type '{kind}' of column '{col}' is unknown; use integer, "
-                    "decimal, date or categorical.",
+                    _(
+                        "{source}: the type '{kind}' of column '{column}' is unknown; use integer, "
+                        "decimal, date or categorical.",
+                        source=source,
+                        kind=kind,
+                        column=col,
+                    ),
                     where=col,
                 )
             column_types[col] = (kind, spec.get("date_format"))
@@ -176,8 +184,13 @@ class Project:
                 roles[col] = Role(role)
             except ValueError:
                 raise ConfigError(
-                    f"{source}: the role '{role}' of column '{col}' is unknown; use identifier, "
-                    "quasi-identifier, sensitive or insensitive.",
+                    _(
+                        "{source}: the role '{role}' of column '{column}' is unknown; use identifier, "
+                        "quasi-identifier, sensitive or insensitive.",
+                        source=source,
+                        role=role,
+                        column=col,
+                    ),
                     where=col,
                 ) from None
         hierarchies: dict[str, Hierarchy] = {}
@@ -190,7 +203,14 @@ class Project:
                 hierarchies[col] = read_arx_csv(f if f.is_absolute() else base_dir / f, col)
                 files[col] = spec["file"]
             else:
-                raise ConfigError(f"{source}: the hierarchy of '{col}' needs 'rows' or 'file'.", where=col)
+                raise ConfigError(
+                    _(
+                        "{source}: the hierarchy of '{column}' needs 'rows' or 'file'.",
+                        source=source,
+                        column=col,
+                    ),
+                    where=col,
+                )
         models = tuple(model_from_dict(m) for m in (d.get("models") or [{"name": "k-anonymity", "k": 5}]))
         algo = dict(d.get("algorithm") or {})
         name = algo.pop("name", "optimal")
@@ -263,7 +283,9 @@ class Project:
         if is_sealed(d):
             d = _parse_json(unseal(d, password, path.name), path)
         if not isinstance(d, dict):
-            raise DataError(f"The project file {path.name} is not a kanon project.", where=str(path))
+            raise DataError(
+                _("The project file {name} is not a kanon project.", name=path.name), where=str(path)
+            )
         return cls.from_dict(d, path.parent, path.name)
 
 
@@ -271,14 +293,20 @@ def _read_json(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
+        raise DataError(_("The project file {path} does not exist.", path=path), where=str(path)) from None
     except UnicodeDecodeError as exc:
         raise DataError(
-            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).", where=str(path)
+            _(
+                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
+                name=path.name,
+                reason=exc,
+            ),
+            where=str(path),
         ) from None
     except OSError as exc:
         raise DataError(
-            f"The project file {path.name} cannot be read: {exc.strerror or exc}.", where=str(path)
+            _("The project file {name} cannot be read: {value}.", name=path.name, value=exc.strerror or exc),
+            where=str(path),
         ) from None
     return _parse_json(text, path)
 
@@ -288,7 +316,11 @@ def _parse_json(text: str, path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(
-            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
+            _(
+                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
+                name=path.name,
+                reason=exc,
+            ),
             where=str(path),
         ) from None
 
@@ -298,9 +330,14 @@ def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
     version = d.get("schema_version", 1)
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise ConfigError(
-            f"{source} was written by a newer kanon (schema {version}); this version reads up to "
-            f"{SCHEMA_VERSION}.",
-            hint="Update kanon to open it.",
+            _(
+                "{source} was written by a newer kanon (schema {version}); this version reads up to "
+                "{schema_version}.",
+                source=source,
+                version=version,
+                schema_version=SCHEMA_VERSION,
+            ),
+            hint=_("Update kanon to open it."),
             where="schema_version",
         )
     return d

@@ -33,6 +33,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _
 from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 from kanon_engine.project import Project
@@ -181,7 +182,7 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
     ``cache`` keeps the costly per-column facts between calls (one is made when not given).
     """
     if table is None:
-        return [Issue("error", "Open a data file (File > Open) to begin.", "data")]
+        return [Issue("error", _("Open a data file (File > Open) to begin."), "data")]
     cache = cache if cache is not None and cache.table is table else ColumnCache(table)
     qi = [c for c in table.columns if project.roles.get(c) == Role.QUASI_IDENTIFIER]
     found = (
@@ -216,8 +217,10 @@ def _quasi_identifier_rule(qi: list[str]) -> list[Issue]:
     return [
         Issue(
             "error",
-            "No quasi-identifier is chosen: mark the columns an outsider could "
-            "know (age, sex, postcode, dates) as quasi-identifiers.",
+            _(
+                "No quasi-identifier is chosen: mark the columns an outsider could know (age, sex, "
+                "postcode, dates) as quasi-identifiers."
+            ),
             "roles",
         )
     ]
@@ -250,13 +253,13 @@ def _identifier_warnings(project: Project, table: Table, cache: ColumnCache) -> 
 #: Kinds of column that outsiders commonly know (dates, postcodes, ...): left insensitive, they are
 #: released unchanged, which is warned about before a run and said in the report.
 _KNOWABLE_KINDS = frozenset(
-    {"date of birth", "age", "sex", "postcode", "town", "admission date", "nationality", "date"}
+    {N_("date of birth"), "age", "sex", "postcode", "town", N_("admission date"), "nationality", "date"}
 )
-_UNCHANGED = (
-    "'{column}' looks like {kind} and would be released unchanged (insensitive): an outsider may know "
-    "it. Make it a quasi-identifier, unless you are sure nobody outside can know it."
+_UNCHANGED = N_(
+    "'{column}' looks like {kind} and would be released unchanged (insensitive): an outsider may know it. "
+    "Make it a quasi-identifier, unless you are sure nobody outside can know it."
 )
-_IDENTIFIER_RELEASED = (
+_IDENTIFIER_RELEASED = N_(
     "'{column}' looks like {kind}, a direct identifier, but its role is {role}: it would be released. "
     "Make it an identifier (removed)."
 )
@@ -281,11 +284,11 @@ def released_unchanged_warnings(
 
 #: A release with fewer groups than this says little (every value generalized to a few broad ranges).
 HANDFUL = 5
-_FEW_GROUPS = (
+_FEW_GROUPS = N_(
     "With k = {k} and {records} records the release can have at most {groups} groups, so it will say "
     "little about anyone. Lower k unless that is what you want."
 )
-_ONE_GROUP = (
+_ONE_GROUP = N_(
     "With k = {k} and {records} records the release can have only one group: every value will be "
     "generalized to the same thing. Lower k unless that is what you want."
 )
@@ -328,7 +331,9 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
     large for it."""
     cls = algorithms().get(project.algorithm)
     if cls is None:
-        message = f"The algorithm '{project.algorithm}' is not available; choose another one."
+        message = _(
+            "The algorithm '{algorithm}' is not available; choose another one.", algorithm=project.algorithm
+        )
         return [Issue("error", message, "algorithm")]
     try:
         get_algorithm(project.algorithm, **project.algorithm_params)
@@ -401,19 +406,19 @@ def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------- after a run: the result
-_COLUMN_LOST = (
+_COLUMN_LOST = N_(
     "'{column}' was generalized to its top level: every record shows * for it, so the release says "
     "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
 )
-_FEW_CLASSES = (
-    "The release has only {classes} groups of records: almost everything was generalized away. Lower "
-    "k, choose fewer quasi-identifiers, or allow some suppression."
+_FEW_CLASSES = N_(
+    "The release has only {classes} groups of records: almost everything was generalized away. Lower k, "
+    "choose fewer quasi-identifiers, or allow some suppression."
 )
-_ONE_CLASS = (
+_ONE_CLASS = N_(
     "The release has a single group of records: every quasi-identifier was generalized away. Lower k, "
     "choose fewer quasi-identifiers, or allow some suppression."
 )
-_MOSTLY_SUPPRESSED = (
+_MOSTLY_SUPPRESSED = N_(
     "{suppressed} of {records} records ({share}) were suppressed: the release keeps little of the data. "
     "Lower k or use broader hierarchies."
 )

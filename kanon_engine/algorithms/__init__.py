@@ -47,6 +47,7 @@ from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
 from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
 
 #: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
 BUILT_IN: tuple[type[Algorithm], ...] = (Optimal, Samarati, Incognito, Datafly, Mondrian, MondrianRelaxed)
@@ -76,14 +77,19 @@ def get_algorithm(name: str, **params: Any) -> Algorithm:
     cls = _REGISTRY.get(name)
     if cls is None:
         raise ConfigError(
-            f"Unknown algorithm '{name}'; choose one of {', '.join(_REGISTRY)}.", where="algorithm"
+            _("Unknown algorithm '{name}'; choose one of {names}.", name=name, names=", ".join(_REGISTRY)),
+            where="algorithm",
         )
     known = {p.name for p in cls.params}
     for key in params:
         if key not in known:
             raise ConfigError(
-                f"The algorithm '{name}' has no parameter '{key}'; its parameters are "
-                f"{', '.join(sorted(known))}.",
+                _(
+                    "The algorithm '{name}' has no parameter '{key}'; its parameters are {known}.",
+                    name=name,
+                    key=key,
+                    known=", ".join(sorted(known)),
+                ),
                 where=key,
             )
     return cls(**{p.name: p.coerce(params.get(p.name)) for p in cls.params})

@@ -18,18 +18,21 @@ from typing import Any, ClassVar
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
-from kanon_engine.metrics.labels import objective_label
+from kanon_engine.i18n import N_, _
+from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 
 SUPPRESSION_LIMIT = ParamSpec(
     "suppression_limit",
-    "Suppression limit",
+    N_("Suppression limit"),
     "float",
     None,
-    "Largest share of records that may be removed (suppressed) instead of generalizing further, "
-    "from 0 % (none) to 100 %; write 5 %, 5% or 0.05.",
+    N_(
+        "Largest share of records that may be removed (suppressed) instead of generalizing further, "
+        "from 0 % (none) to 100 %; write 5 %, 5% or 0.05."
+    ),
     minimum=0.0,
     maximum=1.0,
     presets=(0.0, 0.01, 0.02, 0.05, 0.1),
@@ -37,15 +40,17 @@ SUPPRESSION_LIMIT = ParamSpec(
 )
 METRIC = ParamSpec(
     "metric",
-    "Quality metric",
+    N_("Quality metric"),
     "choice",
     DEFAULT_METRIC,
-    "What 'best' means among the safe releases. Loss (the default, as in ARX) weighs how much of "
-    "every quasi-identifier's range is left open and how many records are suppressed, so no single "
-    "column is sacrificed; discernibility prefers small groups (and may turn whole columns into *); "
-    "precision the fewest generalization levels; entropy the fewest bits lost.",
+    N_(
+        "What 'best' means among the safe releases. Loss (the default, as in ARX) weighs how much of "
+        "every quasi-identifier's range is left open and how many records are suppressed, so no single "
+        "column is sacrificed; discernibility prefers small groups (and may turn whole columns into *); "
+        "precision the fewest generalization levels; entropy the fewest bits lost."
+    ),
     choices=tuple(METRICS),
-    choice_labels=tuple(objective_label(m) for m in METRICS),
+    choice_labels=tuple(OBJECTIVE_LABELS.get(m, m) for m in METRICS),
 )
 
 
@@ -91,7 +96,7 @@ class Algorithm(ABC):
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
         config.check_table(table)
-        progress(0.0, "encoding the quasi-identifiers")
+        progress(0.0, _("encoding the quasi-identifiers"))
         enc = encode_table(
             table,
             config.quasi_identifiers,

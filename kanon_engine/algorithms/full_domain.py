@@ -26,6 +26,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
+from kanon_engine.i18n import _
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
@@ -43,8 +44,12 @@ def infeasible(config: AnonymizationConfig, limit: int) -> InfeasibleError:
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
     models = "; ".join(m.describe() for m in config.models)
     return InfeasibleError(
-        f"No transformation satisfies {models} with at most {limit} suppressed records.",
-        hint="Allow more suppression, lower k (or l, or raise t), or use broader hierarchies.",
+        _(
+            "No transformation satisfies {models} with at most {n} suppressed records.",
+            models=models,
+            n=limit,
+        ),
+        hint=_("Allow more suppression, lower k (or l, or raise t), or use broader hierarchies."),
         where="models",
     )
 
@@ -89,7 +94,7 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         if best is None:
             raise infeasible(config, allowance)
         ev = search.evaluation(best)
-        progress(1.0, "building the release")
+        progress(1.0, _("building the release"))
         record = search.record(best)
         return full_domain_result(
             self.name,
@@ -113,8 +118,10 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         if search.monotone:
             return ()
         return (
-            "The privacy models are not monotone with suppression, so every transformation that could "
-            "beat the optimum was checked (no pruning by satisfaction).",
+            _(
+                "The privacy models are not monotone with suppression, so every transformation that could "
+                "beat the optimum was checked (no pruning by satisfaction)."
+            ),
         )
 
 
@@ -160,14 +167,23 @@ def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -
         unknown = [c for c in levels if c not in enc.qi]
         if unknown:
             raise ConfigError(
-                f"--levels names '{unknown[0]}', which is not a quasi-identifier.", where=unknown[0]
+                _("--levels names '{column}', which is not a quasi-identifier.", column=unknown[0]),
+                where=unknown[0],
             )
         vector = tuple(int(levels.get(q, 0)) for q in enc.qi)
     else:
         vector = tuple(int(x) for x in levels)
     for q, lv, h in zip(enc.qi, vector, enc.heights):
         if not 0 <= lv <= h:
-            raise ConfigError(f"The level of '{q}' must be between 0 and {int(h)}; got {lv}.", where=q)
+            raise ConfigError(
+                _(
+                    "The level of '{column}' must be between 0 and {height}; got {level}.",
+                    column=q,
+                    height=int(h),
+                    level=lv,
+                ),
+                where=q,
+            )
     return vector
 
 
@@ -207,9 +223,13 @@ def apply_transformation(
         ev.suppressed, ev.satisfies = 0, True
     if not ev.satisfies:
         raise InfeasibleError(
-            f"At these levels {ev.suppressed} records fall in groups that fail the privacy models, more "
-            f"than the {allowance} the suppression limit allows.",
-            hint="Generalize more, or allow more suppression.",
+            _(
+                "At these levels {n} records fall in groups that fail the privacy models, more "
+                "than the {allowance} the suppression limit allows.",
+                n=int(ev.suppressed),
+                allowance=allowance,
+            ),
+            hint=_("Generalize more, or allow more suppression."),
             where="levels",
         )
     ctx = MetricContext(enc, evaluator.k, allowance)

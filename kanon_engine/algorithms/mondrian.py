@@ -76,6 +76,7 @@ from kanon_engine.frequency import (
     sensitive_combos,
 )
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
@@ -85,12 +86,15 @@ from kanon_engine.result import AnonymizationResult, PartitionRecord
 
 SUMMARY = ParamSpec(
     "summary",
-    "Summary statistic",
+    N_("Summary statistic"),
     "choice",
     "range",
-    "How a class shows its numbers: range releases [min-max] (or the hierarchy node for categories); "
-    "mean also adds a <column>_mean column with the class average of each numeric quasi-identifier.",
+    N_(
+        "How a class shows its numbers: range releases [min-max] (or the hierarchy node for categories); "
+        "mean also adds a <column>_mean column with the class average of each numeric quasi-identifier."
+    ),
     choices=("range", "mean"),
+    choice_labels=(N_("Range [min-max]"), N_("Range, and the mean in a column of its own")),
 )
 
 #: Proleptic Gregorian ordinal of 1970-01-01 (``datetime.date(1970, 1, 1).toordinal()``).
@@ -301,7 +305,7 @@ class _TreeAxis(_Axis):
         return categorical_ncp(leaves, self.n_keys)
 
     def block(self, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        level, _ = self.lca(lo, hi)
+        level, _label = self.lca(lo, hi)
         blo, bhi = v.copy(), v.copy()
         for j in np.unique(level):
             if j == 0:
@@ -493,7 +497,12 @@ def partition(
         share = max(level / expected, finished / n)
         progress(
             min(0.9, 0.05 + 0.85 * share),
-            f"Mondrian level {level}: {len(sizes)} open partitions, {splits} splits so far",
+            _(
+                "Mondrian level {level}: {open} open partitions, {splits} splits so far",
+                level=level,
+                open=len(sizes),
+                splits=splits,
+            ),
         )
         n_parts = len(sizes)
         starts = np.cumsum(sizes) - sizes
@@ -656,9 +665,13 @@ class _Mondrian(Algorithm):
             ]
             models = " ".join(m.describe() for m in failing)
             raise InfeasibleError(
-                f"The whole table of {n} records does not satisfy {models} Mondrian never suppresses "
-                "records, so it cannot release this table.",
-                hint="Lower k or l (or raise t), or use a full-domain algorithm with a suppression limit.",
+                _(
+                    "The whole table of {n} records does not satisfy {models} Mondrian never suppresses "
+                    "records, so it cannot release this table.",
+                    n=n,
+                    models=models,
+                ),
+                hint=_("Lower k or l (or raise t), or use a full-domain algorithm with a suppression limit."),
                 where="models",
             )
         axes = make_axes(table, enc)
@@ -666,7 +679,7 @@ class _Mondrian(Algorithm):
         for q, ax in enumerate(axes):
             keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
         parts = partition(keys, axes, self.strict, checker, progress)
-        progress(0.92, "building the release")
+        progress(0.92, _("building the release"))
         return self._result(table, config, enc, axes, parts, start)
 
     def _result(
@@ -727,8 +740,12 @@ class _Mondrian(Algorithm):
         notes = []
         if n_classes < len(parts.sizes):
             notes.append(
-                f"{len(parts.sizes)} partitions were made; some share their released values, so "
-                f"the release has {n_classes} equivalence classes."
+                _(
+                    "{partitions} partitions were made; some share their released values, so "
+                    "the release has {classes} equivalence classes.",
+                    partitions=len(parts.sizes),
+                    classes=int(n_classes),
+                )
             )
         return AnonymizationResult(
             algorithm=self.name,
@@ -751,8 +768,8 @@ class Mondrian(_Mondrian):
     """Strict Mondrian (LeFevre et al. 2006): median cuts, non-overlapping regions."""
 
     name = "mondrian"
-    title = "Mondrian (strict multidimensional partitioning)"
-    description = (
+    title = N_("Mondrian (strict multidimensional partitioning)")
+    description = N_(
         "Cuts the table in two again and again at the median of one quasi-identifier (the one whose "
         "values spread widest), as long as both halves satisfy the privacy models; each final group is "
         "released as ranges such as [35-38] or as the smallest hierarchy group covering it. Records "
@@ -767,8 +784,8 @@ class MondrianRelaxed(_Mondrian):
     """Relaxed Mondrian (LeFevre et al. 2006): records at the median are split evenly between sides."""
 
     name = "mondrian-relaxed"
-    title = "Mondrian relaxed (groups of k to 2k-1 records)"
-    description = (
+    title = N_("Mondrian relaxed (groups of k to 2k-1 records)")
+    description = N_(
         "Like Mondrian, but the records at the median value are shared out between the two halves, so "
         "every partition holds between k and 2k-1 records: the smallest groups (best discernibility). "
         "Records with identical values may fall into different partitions, whose released ranges then "

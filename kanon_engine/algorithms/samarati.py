@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.search import LatticeSearch
+from kanon_engine.i18n import N_
 
 
 class Samarati(LatticeSearchAlgorithm):
@@ -16,8 +17,8 @@ class Samarati(LatticeSearchAlgorithm):
     """
 
     name = "samarati"
-    title = "Samarati (lowest generalization height)"
-    description = (
+    title = N_("Samarati (lowest generalization height)")
+    description = N_(
         "Searches for the lowest level of generalization (the height in the lattice) at which some "
         "full-domain generalization satisfies the privacy models within the suppression limit, by binary "
         "search over heights, as in Samarati's 2001 paper; among the solutions at that height it keeps "

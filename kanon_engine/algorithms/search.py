@@ -19,6 +19,7 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator
+from kanon_engine.i18n import _
 from kanon_engine.lattice import (
     FAILS,
     INFERRED_FAILS,
@@ -88,7 +89,12 @@ class LatticeSearch:
         known = int(np.count_nonzero(self.status))
         self.progress(
             known / self.lattice.size,
-            f"checking node {self.checks + 1:,} ({known:,} of {self.lattice.size:,} classified)",
+            _(
+                "checking node {node} ({known} of {size} classified)",
+                node=self.checks + 1,
+                known=known,
+                size=self.lattice.size,
+            ),
         )
         ev = self.evaluator.evaluate(self.lattice.levels[index])
         self.status[index] = SATISFIES if ev.satisfies else FAILS

@@ -50,16 +50,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         with InputGuard() as args.guard:  # every file the command reads is protected from its writes
             return int(args.func(args))
     except Cancelled:
-        print("Cancelled.", file=sys.stderr)
+        print(i18n._("Cancelled."), file=sys.stderr)
         return EXIT_CANCELLED
     except InfeasibleError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(i18n._("error: {message}", message=str(exc)), file=sys.stderr)
         return EXIT_INFEASIBLE
     except KanonError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(i18n._("error: {message}", message=str(exc)), file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
-        print("Cancelled.", file=sys.stderr)
+        print(i18n._("Cancelled."), file=sys.stderr)
         return EXIT_CANCELLED
     except BrokenPipeError:  # the reader of stdout stopped early (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

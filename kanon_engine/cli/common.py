@@ -21,7 +21,7 @@ from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.export import ExportOptions, ExportSummary, export_release
 from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
-from kanon_engine.i18n import SOURCE_LANGUAGE
+from kanon_engine.i18n import SOURCE_LANGUAGE, _
 from kanon_engine.outputs import check_cli_outputs
 from kanon_engine.project import Project
 from kanon_engine.report import write_reports
@@ -44,7 +44,9 @@ def pairs(values: Sequence[str] | None, flag: str, comma_separated: bool = False
     for item in values or []:
         for part in item.split(",") if comma_separated else [item]:
             if "=" not in part:
-                raise ConfigError(f"{flag} expects COLUMN=VALUE; got '{part}'.", where=flag)
+                raise ConfigError(
+                    _("{flag} expects COLUMN=VALUE; got '{part}'.", flag=flag, part=part), where=flag
+                )
             key, val = part.split("=", 1)
             out[key.strip()] = val.strip()
     return out
@@ -85,7 +87,7 @@ def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
 
 def warn(messages: Sequence[str]) -> None:
     for message in messages:
-        print(f"warning: {message}", file=sys.stderr)
+        print(_("warning: {message}", message=message), file=sys.stderr)
 
 
 def progress_printer(enabled: bool) -> Callable[[float, str], None]:
@@ -200,7 +202,7 @@ def notes_on_stderr() -> Callable[[], None]:
     a command runs; returns the function that stops it."""
     log = logging.getLogger("kanon_engine.fileio")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("note: %(message)s"))
+    handler.setFormatter(logging.Formatter(_("note: %(message)s")))
     handler.setLevel(logging.INFO)
     log.addHandler(handler)
     level = log.level

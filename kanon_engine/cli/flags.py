@@ -31,13 +31,13 @@ from typing import Any
 from kanon_engine.algorithms import algorithms
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
 from kanon_engine.cli.common import delimiter, pairs, split_list, warn
-from kanon_engine.config import MODEL_PARAMS, ParamSpec
+from kanon_engine.config import MODEL_PARAMS, ParamSpec, role_name
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
-from kanon_engine.i18n import available_languages
+from kanon_engine.i18n import N_, _, available_languages
 from kanon_engine.project import Project
 from kanon_engine.validation import model_values_of, models_from_values
 
@@ -175,14 +175,14 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             "--drop-suppressed",
             "output.drop_suppressed",
             "drop suppressed records instead of masking their quasi-identifiers with *",
-            ParamSpec("drop_suppressed", "Drop suppressed records", "bool", False, ""),
+            ParamSpec("drop_suppressed", N_("Drop suppressed records"), "bool", False, ""),
             off="--keep-suppressed",
         ),
         ProjectFlag(
             "--shuffle",
             "output.shuffle_seed",
             "shuffle the release's rows with this seed (--no-shuffle: keep the input's order)",
-            ParamSpec("shuffle_seed", "Shuffle seed", "int", None, "", minimum=0),
+            ParamSpec("shuffle_seed", N_("Shuffle seed"), "int", None, "", minimum=0),
             off="--no-shuffle",
             metavar="SEED",
         ),
@@ -193,7 +193,12 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             + ", ".join(available_languages())
             + " (default: the project's report language, else en)",
             ParamSpec(
-                "report_language", "Report language", "choice", None, "", choices=tuple(available_languages())
+                "report_language",
+                N_("Report language"),
+                "choice",
+                None,
+                "",
+                choices=tuple(available_languages()),
             ),
             metavar="LANG",
         ),
@@ -246,13 +251,17 @@ def coerce(flag: ProjectFlag, raw: Any) -> Any:
     try:
         return spec.coerce(raw)
     except ConfigError as exc:
-        raise ConfigError(f"{flag.option}: {exc.message}", hint=exc.hint, where=flag.option) from None
+        raise ConfigError(
+            _("{option}: {message}", option=flag.option, message=exc.message),
+            hint=exc.hint,
+            where=flag.option,
+        ) from None
 
 
 # --- fields of a project ------------------------------------------------------------------------------
 def get_field(project: Project, field: str) -> Any:
     """The value of a project-file field, as a flag sets it (the table's second column)."""
-    group, _, key = field.partition(".")
+    group, _sep, key = field.partition(".")
     if group == "data":
         return project.data_path if key == "path" else getattr(project.read_options, key)
     if group == "roles":
@@ -275,7 +284,7 @@ def apply_flags(project: Project, values: dict[str, tuple[ProjectFlag, Any]], qu
     project = _apply_hierarchies(project, values)
     project = _apply_models(project, values)
     project = _apply_algorithm(project, values, quiet)
-    changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("output.")}
+    changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
 
 
@@ -291,9 +300,16 @@ def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -
         for col in split_list(columns):
             if col in named:
                 raise ConfigError(
-                    f"The column '{col}' is given both as {named[col].field[6:]} ({named[col].option}) "
-                    f"and as {role.value} ({flag.option}).",
-                    hint="Give every column one role.",
+                    _(
+                        "The column '{column}' is given both as {role} ({option}) and as {other} "
+                        "({other_option}).",
+                        column=col,
+                        role=role_name(named[col].field[6:]),
+                        option=named[col].option,
+                        other=role_name(role),
+                        other_option=flag.option,
+                    ),
+                    hint=_("Give every column one role."),
                     where=col,
                 )
             named[col] = flag
@@ -313,7 +329,7 @@ def _apply_hierarchies(project: Project, values: dict[str, tuple[ProjectFlag, An
 
 def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
     """Model flags change the project's flat model values; the models are rebuilt from them."""
-    flat = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("models.")}
+    flat = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("models.")}
     if not flat:
         return project
     current = model_values_of(project.models)
@@ -324,7 +340,7 @@ def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) 
     wants_sensitive = merged["l"] is not None or merged["t"] is not None
     if wants_sensitive and merged["sensitive"] is None and len(sensitive) > 1:
         raise ConfigError(
-            "Several sensitive attributes were given; name the one to protect with --protect COLUMN.",
+            _("Several sensitive attributes were given; name the one to protect with --protect COLUMN."),
             where="--sensitive",
         )
     return project.with_changes(models=models_from_values(merged, sensitive))
@@ -340,12 +356,12 @@ def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]
     params = dict(project.algorithm_params) if name == project.algorithm else {}
     params = {k: v for k, v in params.items() if cls is None or k in accepted}
     for field, (flag, value) in values.items():
-        group, _, key = field.partition(".")
+        group, _sep, key = field.partition(".")
         if group != "algorithm" or key in ("", "name"):
             continue
         if cls is not None and key not in accepted:
             if not quiet:
-                warn([f"{flag.option} does not apply to {name}; ignored."])
+                warn([_("{option} does not apply to {name}; ignored.", option=flag.option, name=name)])
             continue
         params[key] = value
     if "algorithm" in values:
@@ -380,7 +396,7 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
             data_path=path, data_sha256=table.sha256, read_options=table.options
         )
     if project.data_path is None:
-        raise ConfigError("No input table: give INPUT or a --project that names one.", where="INPUT")
+        raise ConfigError(_("No input table: give INPUT or a --project that names one."), where="INPUT")
     if d is not None:
         project = project.with_changes(read_options=replace(project.read_options, delimiter=d))
     table, warnings = project.load_table()
@@ -389,13 +405,13 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
 
 
 _ROLE_WORDS = {
-    Role.IDENTIFIER: "identifier column",
-    Role.QUASI_IDENTIFIER: "quasi-identifier",
-    Role.SENSITIVE: "sensitive attribute",
-    Role.INSENSITIVE: "column",
+    Role.IDENTIFIER: N_("identifier column"),
+    Role.QUASI_IDENTIFIER: N_("quasi-identifier"),
+    Role.SENSITIVE: N_("sensitive attribute"),
+    Role.INSENSITIVE: N_("column"),
 }
 
 
 def _require_role_columns(project: Project, table: Table) -> None:
     for col, role in project.roles.items():
-        table.require_columns([col], _ROLE_WORDS[role])
+        table.require_columns([col], _(_ROLE_WORDS[role]))

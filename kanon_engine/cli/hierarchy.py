@@ -20,6 +20,7 @@ from kanon_engine.hierarchy import (
     write_arx_csv,
 )
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import _
 
 
 def register(subparsers: Any) -> None:
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     h = _build(args, table)
     if not args.output:
         raise ConfigError(
-            "--output is needed to write the hierarchy (or use --check FILE).", where="--output"
+            _("--output is needed to write the hierarchy (or use --check FILE)."), where="--output"
         )
     write_arx_csv(h, Path(args.output))
     levels = [h.distinct_at(j) for j in range(h.depth)]
@@ -72,7 +73,8 @@ def _build(args: argparse.Namespace, table: Table) -> Hierarchy:
             widths = [float(w) for w in split_list(args.intervals)]
         except ValueError:
             raise ConfigError(
-                f"--intervals expects widths such as 5,10,20; got '{args.intervals}'.", where="--intervals"
+                _("--intervals expects widths such as 5,10,20; got '{intervals}'.", intervals=args.intervals),
+                where="--intervals",
             ) from None
         return interval_hierarchy(args.column, values, widths, bottom=args.bottom, top=args.top)
     if args.dates:

@@ -38,6 +38,7 @@ from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.data.types import detect_types
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import reading
+from kanon_engine.i18n import _, ngettext
 
 _XLSX_MAGIC = b"PK\x03\x04"
 _XLS_MAGIC = b"\xd0\xcf\x11\xe0"
@@ -100,8 +101,8 @@ def list_sheets(path: str | Path) -> list[str]:
     data = _read_bytes(path)
     if _format_of(path, data) != "xlsx":
         raise DataError(
-            f"{path.name} is not an Excel .xlsx workbook, so it has no sheets.",
-            hint="Sheets exist only in .xlsx files.",
+            _("{file} is not an Excel .xlsx workbook, so it has no sheets.", file=path.name),
+            hint=_("Sheets exist only in .xlsx files."),
             where=path.name,
         )
     wb = _open_workbook(openpyxl, data, path.name)
@@ -140,8 +141,8 @@ def _format_of(path: Path, data: bytes) -> str:
         return "xlsx"
     if head.startswith(_XLS_MAGIC) or path.suffix.lower() == ".xls":
         raise DataError(
-            f"{path.name} is in the old Excel .xls format, which cannot be read.",
-            hint="Open it in Excel or LibreOffice and save it as .xlsx or .csv.",
+            _("{file} is in the old Excel .xls format, which cannot be read.", file=path.name),
+            hint=_("Open it in Excel or LibreOffice and save it as .xlsx or .csv."),
             where=path.name,
         )
     return "text"
@@ -160,8 +161,15 @@ def _column_names(raw: list[str], name: str) -> list[str]:
                 n += "_"
         if n in seen:
             raise DataError(
-                f"The header of {name} has the column name '{n}' twice (columns {seen[n]} and {i}).",
-                hint="Give each column its own name in the file, then load it again.",
+                _(
+                    "The header of {file} has the column name '{column}' twice "
+                    "(columns {first} and {second}).",
+                    file=name,
+                    column=n,
+                    first=str(seen[n]),
+                    second=str(i),
+                ),
+                hint=_("Give each column its own name in the file, then load it again."),
                 where=n,
             )
         seen[n] = i
@@ -171,14 +179,16 @@ def _column_names(raw: list[str], name: str) -> list[str]:
 
 def _empty_error(name: str) -> DataError:
     return DataError(
-        f"{name} is empty.", hint="Choose a file that holds a header row and data rows.", where=name
+        _("{file} is empty.", file=name),
+        hint=_("Choose a file that holds a header row and data rows."),
+        where=name,
     )
 
 
 def _header_only_error(name: str) -> DataError:
     return DataError(
-        f"{name} has a header but no rows.",
-        hint="Choose a file that holds data rows below the header.",
+        _("{file} has a header but no rows.", file=name),
+        hint=_("Choose a file that holds data rows below the header."),
         where=name,
     )
 
@@ -211,14 +221,19 @@ def _to_utf8(data: bytes, encoding: str, name: str, complete: bool, validated: b
 def _decode_error(data: bytes, err: UnicodeDecodeError, encoding: str, name: str) -> DataError:
     line = data.count(b"\n", 0, err.start) + 1
     other = (
-        f"{describe_encoding('cp1252')} or {describe_encoding('latin-1')}"
+        _("{one} or {other}", one=describe_encoding("cp1252"), other=describe_encoding("latin-1"))
         if encoding.startswith("utf")
         else describe_encoding("utf-8")
     )
     return DataError(
-        f"Line {line} of {name} cannot be read as {describe_encoding(encoding)} text.",
-        hint=f"Choose the file's encoding (often {other}), or leave it empty to detect it.",
-        where=f"{name}, line {line}",
+        _(
+            "Line {line} of {file} cannot be read as {encoding} text.",
+            line=str(line),
+            file=name,
+            encoding=describe_encoding(encoding),
+        ),
+        hint=_("Choose the file's encoding (often {other}), or leave it empty to detect it.", other=other),
+        where=_("{file}, line {line}", file=name, line=str(line)),
     )
 
 
@@ -233,7 +248,7 @@ def _header_record(text: str, delimiter: str, quotechar: str) -> tuple[list[str]
         for rec in reader:
             if rec:
                 pos = 0
-                for _ in range(reader.line_num):
+                for _line in range(reader.line_num):
                     nxt = text.find("\n", pos)
                     if nxt < 0:
                         return rec, len(text.encode("utf-8"))
@@ -288,9 +303,15 @@ def _check_single_column(sample: str, delimiter: str, quotechar: str, name: str)
     other = better_delimiter(sample, delimiter, quotechar)
     if other is not None:
         raise DataError(
-            f"With the delimiter {describe_delimiter(delimiter)} every line of {name} is a single column, "
-            f"but {describe_delimiter(other.delimiter)} splits it into {other.fields} columns.",
-            hint=f"Choose {describe_delimiter(other.delimiter)} as the delimiter.",
+            _(
+                "With the delimiter {delimiter} every line of {file} is a single column, "
+                "but {other} splits it into {n} columns.",
+                delimiter=describe_delimiter(delimiter),
+                file=name,
+                other=describe_delimiter(other.delimiter),
+                n=other.fields,
+            ),
+            hint=_("Choose {delimiter} as the delimiter.", delimiter=describe_delimiter(other.delimiter)),
             where=name,
         )
 
@@ -347,28 +368,49 @@ def _parse_error(
         found = _first_ragged_line(utf8, len(names), delimiter, quotechar, skip_first=header)
         sample = decoded_sample(utf8, "utf-8", complete=True)
         other = better_delimiter(sample, delimiter, quotechar)
-        hint = (
-            f"The file seems to be separated by {describe_delimiter(other.delimiter)}: choose it as the "
-            "delimiter."
-            if other and other.fields != len(names)
-            else f"A value probably contains the delimiter {describe_delimiter(delimiter)} without quotes, "
-            "or a field is missing: fix that line (or quote the value), then load the file again."
-        )
-        what = "the header has" if header else "the first line has"
+        if other and other.fields != len(names):
+            hint = _(
+                "The file seems to be separated by {delimiter}: choose it as the delimiter.",
+                delimiter=describe_delimiter(other.delimiter),
+            )
+        else:
+            hint = _(
+                "A value probably contains the delimiter {delimiter} without quotes, or a field is missing: "
+                "fix that line (or quote the value), then load the file again.",
+                delimiter=describe_delimiter(delimiter),
+            )
         if found:
             line, n = found
-            return DataError(
-                f"Line {line} of {name} has {n} field{'s' if n != 1 else ''}; {what} {len(names)}.",
-                hint=hint,
-                where=f"{name}, line {line}",
+            if header:
+                text = ngettext(
+                    "Line {line} of {file} has {n} field; the header has {expected}.",
+                    "Line {line} of {file} has {n} fields; the header has {expected}.",
+                    n,
+                    line=str(line),
+                    file=name,
+                    expected=len(names),
+                )
+            else:
+                text = ngettext(
+                    "Line {line} of {file} has {n} field; the first line has {expected}.",
+                    "Line {line} of {file} has {n} fields; the first line has {expected}.",
+                    n,
+                    line=str(line),
+                    file=name,
+                    expected=len(names),
+                )
+            return DataError(text, hint=hint, where=_("{file}, line {line}", file=name, line=str(line)))
+        if header:
+            text = _("A line of {file} does not have the {n} fields the header has.", file=name, n=len(names))
+        else:
+            text = _(
+                "A line of {file} does not have the {n} fields the first line has.", file=name, n=len(names)
             )
-        return DataError(
-            f"A line of {name} does not have the {len(names)} fields {what}.", hint=hint, where=name
-        )
+        return DataError(text, hint=hint, where=name)
     reason = msg.split(":", 1)[0] if ":" in msg else msg  # never echo row contents
     return DataError(
-        f"{name} cannot be read as delimited text ({reason}).",
-        hint="Check the delimiter and quote character, or save the file again as CSV.",
+        _("{file} cannot be read as delimited text ({reason}).", file=name, reason=reason),
+        hint=_("Check the delimiter and quote character, or save the file again as CSV."),
         where=name,
     )
 
@@ -400,8 +442,12 @@ def _open_workbook(openpyxl: Any, data: bytes, name: str) -> Any:
         return openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as err:  # openpyxl raises many types for a damaged file
         raise DataError(
-            f"{name} cannot be opened as an Excel workbook ({type(err).__name__}).",
-            hint="Open it in Excel or LibreOffice and save it again as .xlsx.",
+            _(
+                "{file} cannot be opened as an Excel workbook ({reason}).",
+                file=name,
+                reason=type(err).__name__,
+            ),
+            hint=_("Open it in Excel or LibreOffice and save it again as .xlsx."),
             where=name,
         ) from None
 
@@ -439,8 +485,14 @@ def _read_xlsx(
         elif isinstance(sheet, int) and not isinstance(sheet, bool):
             if not 0 <= sheet < len(sheets):
                 raise DataError(
-                    f"{name} has {len(sheets)} sheet(s); there is no sheet number {sheet + 1}.",
-                    hint=f"Its sheets are: {', '.join(sheets)}.",
+                    ngettext(
+                        "{file} has {n} sheet; there is no sheet number {number}.",
+                        "{file} has {n} sheets; there is no sheet number {number}.",
+                        len(sheets),
+                        file=name,
+                        number=sheet + 1,
+                    ),
+                    hint=_("Its sheets are: {sheets}.", sheets=", ".join(sheets)),
                     where=name,
                 )
             title = sheets[sheet]
@@ -448,8 +500,8 @@ def _read_xlsx(
             title = str(sheet)
         else:
             raise DataError(
-                f"{name} has no sheet named '{sheet}'.",
-                hint=f"Its sheets are: {', '.join(sheets)}.",
+                _("{file} has no sheet named '{sheet}'.", file=name, sheet=sheet),
+                hint=_("Its sheets are: {sheets}.", sheets=", ".join(sheets)),
                 where=str(sheet),
             )
         limit = None if max_rows is None else max_rows + (1 if header else 0)
@@ -513,8 +565,8 @@ def _read_parquet(data: bytes, name: str, max_rows: int | None = None) -> pd.Dat
         )
     except Exception as err:  # pyarrow raises several types for a damaged file
         raise DataError(
-            f"{name} cannot be read as a Parquet file ({type(err).__name__}).",
-            hint="Check that the file is complete, or export it again.",
+            _("{file} cannot be read as a Parquet file ({reason}).", file=name, reason=type(err).__name__),
+            hint=_("Check that the file is complete, or export it again."),
             where=name,
         ) from None
     if table.num_columns == 0:

@@ -24,6 +24,8 @@ from typing import Any
 
 import pandas as pd
 
+from kanon_engine.i18n import N_, _
+
 
 class Role(StrEnum):
     IDENTIFIER = "identifier"
@@ -63,44 +65,44 @@ class _NameRule:
 
 #: Reasons per role, whole sentences with named placeholders (one place, ready for translation).
 _REASONS = {
-    Role.IDENTIFIER: (
+    Role.IDENTIFIER: N_(
         "'{column}' looks like {kind}, a direct identifier: it will be removed from the release."
     ),
-    Role.QUASI_IDENTIFIER: (
+    Role.QUASI_IDENTIFIER: N_(
         "'{column}' looks like {kind}: an outsider may know it, so it is a quasi-identifier and will be "
         "generalized."
     ),
-    Role.SENSITIVE: (
+    Role.SENSITIVE: N_(
         "'{column}' looks like {kind}: it is sensitive; protect it with l-diversity or t-closeness if needed."
     ),
 }
 _KIND_WORDS = {
-    "name": "a person's name",
-    "patient number": "a patient or case number",
-    "insurance number": "an insurance or social security number",
-    "contact": "a contact detail (phone, e-mail)",
-    "address": "a street address",
-    "document": "an identity document number",
-    "account": "a bank account",
-    "date of birth": "a date of birth",
-    "age": "an age",
-    "sex": "sex or gender",
-    "postcode": "a postcode",
-    "town": "a place of residence",
-    "admission date": "an admission or discharge date",
-    "nationality": "a nationality or ethnicity",
-    "marital status": "a marital status",
-    "profession": "a profession",
-    "diagnosis": "a diagnosis",
-    "date": "a date",
-    "categories": "a category",
-    "unique": "an identifying code",
+    "name": N_("a person's name"),
+    "patient number": N_("a patient or case number"),
+    "insurance number": N_("an insurance or social security number"),
+    "contact": N_("a contact detail (phone, e-mail)"),
+    "address": N_("a street address"),
+    "document": N_("an identity document number"),
+    "account": N_("a bank account"),
+    "date of birth": N_("a date of birth"),
+    "age": N_("an age"),
+    "sex": N_("sex or gender"),
+    "postcode": N_("a postcode"),
+    "town": N_("a place of residence"),
+    "admission date": N_("an admission or discharge date"),
+    "nationality": N_("a nationality or ethnicity"),
+    "marital status": N_("a marital status"),
+    "profession": N_("a profession"),
+    "diagnosis": N_("a diagnosis"),
+    "date": N_("a date"),
+    "categories": N_("a category"),
+    "unique": N_("an identifying code"),
 }
 
 
 def kind_words(kind: str) -> str:
     """What a suggestion's ``kind`` is called in a sentence ("a date of birth")."""
-    return _KIND_WORDS.get(kind, kind)
+    return _(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
 
 
 # Order matters: the first rule that matches wins (a "Patientennummer" is a number, not a name).
@@ -358,7 +360,7 @@ def _from_name(column: str) -> RoleSuggestion | None:
     if found is None:
         return None
     kind, role = found
-    reason = _REASONS[role].format(column=column, kind=_KIND_WORDS.get(kind, kind))
+    reason = _(_REASONS[role], column=column, kind=kind_words(kind))
     return RoleSuggestion(column, role, reason, confident=True, kind=kind)
 
 
@@ -375,16 +377,16 @@ def looks_like_codes(counts: pd.Series) -> bool:
 
 
 _VALUE_REASONS = {
-    "unique": "Almost every value of '{column}' is unique, so it likely identifies people: check it.",
-    "date": (
+    "unique": N_("Almost every value of '{column}' is unique, so it likely identifies people: check it."),
+    "date": N_(
         "'{column}' holds dates: a date of birth, admission or death can be known to outsiders, so it is "
         "probably a quasi-identifier."
     ),
-    "postcode": (
+    "postcode": N_(
         "'{column}' holds 4- or 5-digit codes such as '{example}' (a postcode?): if outsiders can know it, "
         "make it a quasi-identifier."
     ),
-    "categories": (
+    "categories": N_(
         "'{column}' has only {count} different values (like sex or blood group): if outsiders can know it, "
         "make it a quasi-identifier."
     ),
@@ -395,13 +397,13 @@ def _from_values(column: str, counts: pd.Series, kind: str, n_rows: int) -> Role
     """A suggestion from the values alone (shown, never applied by itself)."""
     present = counts[counts.index.notna()]
     if kind == "date":
-        reason = _VALUE_REASONS["date"].format(column=column)
+        reason = _(_VALUE_REASONS["date"], column=column)
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="date")
     if looks_like_codes(present):
-        reason = _VALUE_REASONS["postcode"].format(column=column, example=str(present.index[0]))
+        reason = _(_VALUE_REASONS["postcode"], column=column, example=str(present.index[0]))
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="postcode")
     if 2 <= len(present) <= _FEW_VALUES and n_rows >= 10 * len(present):
-        reason = _VALUE_REASONS["categories"].format(column=column, count=len(present))
+        reason = _(_VALUE_REASONS["categories"], column=column, count=len(present))
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="categories")
     return None
 
@@ -410,7 +412,7 @@ def _almost_unique(column: str, counts: pd.Series, n_rows: int, unique_share: fl
     present = counts[counts.index.notna()]
     filled = float(present.sum())
     if n_rows >= 10 and filled and len(present) >= unique_share * filled:
-        reason = _VALUE_REASONS["unique"].format(column=column)
+        reason = _(_VALUE_REASONS["unique"], column=column)
         return RoleSuggestion(column, Role.IDENTIFIER, reason, flagged=True, kind="unique")
     return None
 
@@ -443,11 +445,11 @@ def suggest_roles(
         kind = getattr(getattr(ctype, "kind", None), "value", "")
         found = _almost_unique(name, vc, n, unique_share) if kind != "date" else None
         found = found or _from_values(name, vc, kind, n)
-        out.append(found or RoleSuggestion(name, None, _NO_SUGGESTION.format(column=name)))
+        out.append(found or RoleSuggestion(name, None, _(_NO_SUGGESTION, column=name)))
     return out
 
 
-_NO_SUGGESTION = (
+_NO_SUGGESTION = N_(
     "No suggestion for '{column}': choose quasi-identifier if an outsider could know it (age, sex, "
     "postcode, dates), sensitive if it must be protected (diagnosis), insensitive otherwise."
 )

@@ -16,20 +16,31 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from kanon_engine.i18n import N_, _, formats
+
 
 @dataclass(frozen=True)
 class MetricLabel:
     """How one metric is named and shown.
 
     ``name``: a short name (table rows, chart axes); ``meaning``: one plain sentence saying what the
-    number is and which end is good; ``share``: the value is a fraction shown as a percentage;
-    ``lower_is_better``: True / False, or None when neither end is better (a count, say).
+    number is and which end is good, both in the current language (the fields hold the catalog's
+    English ids); ``share``: the value is a fraction shown as a percentage; ``lower_is_better``: True /
+    False, or None when neither end is better (a count, say).
     """
 
-    name: str
-    meaning: str
+    name_id: str
+    meaning_id: str
     share: bool = False
     lower_is_better: bool | None = True
+
+    @property
+    def name(self) -> str:
+        return _(self.name_id)
+
+    @property
+    def meaning(self) -> str:
+        return _(self.meaning_id) if self.meaning_id else ""
 
     def show(self, value: Any) -> str:
         """The value as people read it: a percentage for shares, thousands separators for counts."""
@@ -41,93 +52,110 @@ def format_metric(value: Any, share: bool = False) -> str:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        return "not available"
+        return _("not available")
     if math.isnan(x):
-        return "not available"
+        return _("not available")
     if math.isinf(x):
-        return "infinite"
+        return _("infinite")
     if share:
-        return f"{100 * x:.1f} %"
-    if x.is_integer():
-        return f"{x:,.0f}"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:,.3g}" if abs(x) < 1 else f"{x:,.2f}"
+        return formats.percent(x, 1)
+    if x.is_integer() or abs(x) >= 1000:
+        return formats.count(x)
+    if abs(x) < 1:
+        return formats.decimal(float(f"{x:.3g}"), 6)
+    return formats.decimal(x, 2, fixed=True)
 
 
 METRIC_LABELS: dict[str, MetricLabel] = {
     "discernibility": MetricLabel(
-        "Discernibility (DM)",
-        "Sum over the groups of the squared group size, plus the number of records for every "
-        "suppressed record; lower keeps records easier to tell apart.",
+        N_("Discernibility (DM)"),
+        N_(
+            "Sum over the groups of the squared group size, plus the number of records for every "
+            "suppressed record; lower keeps records easier to tell apart."
+        ),
     ),
     "discernibility_star": MetricLabel(
-        "Discernibility without suppression penalty (DM*)",
-        "Sum over all groups, suppressed ones included, of the squared group size; lower is better.",
+        N_("Discernibility without suppression penalty (DM*)"),
+        N_("Sum over all groups, suppressed ones included, of the squared group size; lower is better."),
     ),
     "cavg": MetricLabel(
-        "Average group size relative to k (C_AVG)",
-        "Released records per group, divided by k; 1 is ideal (every group has exactly k records).",
+        N_("Average group size relative to k (C_AVG)"),
+        N_("Released records per group, divided by k; 1 is ideal (every group has exactly k records)."),
     ),
     "precision": MetricLabel(
-        "Precision kept (Sweeney's Prec)",
-        "Share of the hierarchies' precision the release keeps, over every record and "
-        "quasi-identifier: 100 % keeps every original value, 0 % generalizes everything to *.",
+        N_("Precision kept (Sweeney's Prec)"),
+        N_(
+            "Share of the hierarchies' precision the release keeps, over every record and "
+            "quasi-identifier: 100 % keeps every original value, 0 % generalizes everything to *."
+        ),
         share=True,
         lower_is_better=False,
     ),
     "height": MetricLabel(
-        "Generalization steps (height in the lattice)",
-        "The sum of the generalization levels applied to the quasi-identifiers; 0 keeps the original values.",
+        N_("Generalization steps (height in the lattice)"),
+        N_(
+            "The sum of the generalization levels applied to the quasi-identifiers; 0 keeps the original "
+            "values."
+        ),
     ),
     "entropy": MetricLabel(
-        "Information lost (non-uniform entropy, bits)",
-        "Bits of information lost over every record and quasi-identifier; 0 keeps the original values.",
+        N_("Information lost (non-uniform entropy, bits)"),
+        N_("Bits of information lost over every record and quasi-identifier; 0 keeps the original values."),
     ),
     "loss": MetricLabel(
-        "Information lost (Loss, as in ARX)",
-        "How much of each quasi-identifier's range the released values leave open, suppressed records "
-        "counting in full, combined over the attributes: 0 % keeps the original values, 100 % "
-        "generalizes or suppresses everything.",
+        N_("Information lost (Loss, as in ARX)"),
+        N_(
+            "How much of each quasi-identifier's range the released values leave open, suppressed records "
+            "counting in full, combined over the attributes: 0 % keeps the original values, 100 % "
+            "generalizes or suppresses everything."
+        ),
         share=True,
     ),
     "gcp": MetricLabel(
-        "Range left open, on average (GCP)",
-        "Share of each quasi-identifier's range that the released values leave open, averaged over "
-        "records and quasi-identifiers: 0 % keeps the original values, 100 % releases only *.",
+        N_("Range left open, on average (GCP)"),
+        N_(
+            "Share of each quasi-identifier's range that the released values leave open, averaged over "
+            "records and quasi-identifiers: 0 % keeps the original values, 100 % releases only *."
+        ),
         share=True,
     ),
     "partitions": MetricLabel(
-        "Partitions made",
-        "Groups of records the partitioning made (partitions with the same released values are one "
-        "group of the release).",
+        N_("Partitions made"),
+        N_(
+            "Groups of records the partitioning made (partitions with the same released values are one "
+            "group of the release)."
+        ),
         lower_is_better=None,
     ),
     "discernibility_partitions": MetricLabel(
-        "Discernibility of the partitions (DM*)",
-        "Sum over the partitions of the squared partition size; lower is better.",
+        N_("Discernibility of the partitions (DM*)"),
+        N_("Sum over the partitions of the squared partition size; lower is better."),
     ),
     "cavg_partitions": MetricLabel(
-        "Average partition size relative to k",
-        "Records per partition, divided by k; 1 is ideal.",
+        N_("Average partition size relative to k"),
+        N_("Records per partition, divided by k; 1 is ideal."),
     ),
     "splits": MetricLabel(
-        "Cuts made",
-        "How many times the partitioning cut a group of records in two.",
+        N_("Cuts made"),
+        N_("How many times the partitioning cut a group of records in two."),
         lower_is_better=None,
     ),
 }
 
 _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
     "intensity": (
-        "Generalization of {column}",
-        "Share of the height of the hierarchy of {column} that was used: 0 % keeps its original values, "
-        "100 % releases it as *.",
+        N_("Generalization of {column}"),
+        N_(
+            "Share of the height of the hierarchy of {column} that was used: 0 % keeps its original "
+            "values, 100 % releases it as *."
+        ),
     ),
     "ncp": (
-        "Range left open for {column} (NCP)",
-        "Share of the range of {column} that its released values leave open, averaged over the records: "
-        "0 % keeps its original values, 100 % releases it as *.",
+        N_("Range left open for {column} (NCP)"),
+        N_(
+            "Share of the range of {column} that its released values leave open, averaged over the "
+            "records: 0 % keeps its original values, 100 % releases it as *."
+        ),
     ),
 }
 
@@ -142,7 +170,7 @@ def metric_label(key: str) -> MetricLabel:
     kind, sep, column = key.partition(":")
     if sep and kind in _PER_ATTRIBUTE:
         name, meaning = _PER_ATTRIBUTE[kind]
-        return MetricLabel(name.format(column=column), meaning.format(column=column), share=True)
+        return MetricLabel(_(name, column=column), _(meaning, column=column), share=True)
     return MetricLabel(key, "", lower_is_better=None)
 
 
@@ -153,16 +181,16 @@ def show_metric(key: str, value: Any) -> str:
 
 #: Plain words for the search objectives (the ``metric`` parameter's codes), in one place.
 OBJECTIVE_LABELS: dict[str, str] = {
-    "loss": "Balanced information loss (Loss, as in ARX)",
-    "dm": "Smallest groups (discernibility, DM)",
-    "dm-star": "Smallest groups, ignoring suppression (DM*)",
-    "cavg": "Group size closest to k (C_AVG)",
-    "precision": "Most precision kept (Sweeney's precision)",
-    "height": "Fewest generalization steps (height)",
-    "entropy": "Least information lost in bits (entropy)",
+    "loss": N_("Balanced information loss (Loss, as in ARX)"),
+    "dm": N_("Smallest groups (discernibility, DM)"),
+    "dm-star": N_("Smallest groups, ignoring suppression (DM*)"),
+    "cavg": N_("Group size closest to k (C_AVG)"),
+    "precision": N_("Most precision kept (Sweeney's precision)"),
+    "height": N_("Fewest generalization steps (height)"),
+    "entropy": N_("Least information lost in bits (entropy)"),
 }
 
 
 def objective_label(code: str) -> str:
     """Plain words for a search objective code (the code itself when unknown)."""
-    return OBJECTIVE_LABELS.get(code, code)
+    return _(OBJECTIVE_LABELS[code]) if code in OBJECTIVE_LABELS else code

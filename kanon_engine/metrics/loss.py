@@ -19,6 +19,7 @@ import numpy as np
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns, sensitive_combos
+from kanon_engine.i18n import N_, _
 
 
 # --- formulas ------------------------------------------------------------------------------------------
@@ -213,7 +214,7 @@ class DomainShares:
 
 class DiscernibilityMetric(Metric):
     name = "dm"
-    label = "Discernibility (DM, with suppression penalty)"
+    label = N_("Discernibility (DM, with suppression penalty)")
 
     def value(self, ev, ctx: MetricContext) -> float:
         return discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows)
@@ -228,7 +229,7 @@ class DiscernibilityMetric(Metric):
 
 class DiscernibilityStarMetric(Metric):
     name = "dm-star"
-    label = "Discernibility DM* (monotone, no suppression penalty)"
+    label = N_("Discernibility DM* (monotone, no suppression penalty)")
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -240,7 +241,7 @@ class DiscernibilityStarMetric(Metric):
 
 class AverageClassSizeMetric(Metric):
     name = "cavg"
-    label = "Normalized average class size (C_AVG)"
+    label = N_("Normalized average class size (C_AVG)")
 
     def value(self, ev, ctx: MetricContext) -> float:
         return average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k)
@@ -252,7 +253,7 @@ class AverageClassSizeMetric(Metric):
 
 class PrecisionMetric(Metric):
     name = "precision"
-    label = "Precision loss (1 - Sweeney's Prec)"
+    label = N_("Precision loss (1 - Sweeney's Prec)")
 
     def value(self, ev, ctx: MetricContext) -> float:
         return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
@@ -265,7 +266,7 @@ class PrecisionMetric(Metric):
 
 class HeightMetric(Metric):
     name = "height"
-    label = "Height (sum of levels)"
+    label = N_("Height (sum of levels)")
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -277,7 +278,7 @@ class HeightMetric(Metric):
 
 class EntropyMetric(Metric):
     name = "entropy"
-    label = "Non-uniform entropy (bits)"
+    label = N_("Non-uniform entropy (bits)")
 
     def value(self, ev, ctx: MetricContext) -> float:
         base = ctx.entropy.unsuppressed(ev.levels)
@@ -304,7 +305,7 @@ class LossMetric(Metric):
     """
 
     name = "loss"
-    label = "Loss (ARX's default: generalization and suppression)"
+    label = N_("Loss (ARX's default: generalization and suppression)")
 
     def value(self, ev, ctx: MetricContext) -> float:
         return loss_aggregate(loss_per_attribute(ev, ctx))
@@ -349,7 +350,7 @@ def _suppressed_entropy(ev, ctx: MetricContext) -> float:
     leaves = freq.leaves()
     gen_fail = [enc.level_maps[q][lv][leaves[q][failing_rows]] for q, lv in enumerate(levels)]
     gen_base = [enc.level_maps[q][lv][base.rep[q]] for q, lv in enumerate(levels)]
-    ids, _ = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
+    ids, _sizes = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
     fail_ids = ids[: len(gen_fail[0])]
     in_fail = np.isin(ids[len(gen_fail[0]) :], fail_ids)
     return ctx.entropy.suppressed_extra(base.rep[:, in_fail], base.counts[in_fail], levels)
@@ -375,7 +376,10 @@ DEFAULT_METRIC = "loss"
 
 def get_metric(name: str) -> Metric:
     if name not in METRICS:
-        raise ConfigError(f"Unknown metric '{name}'; choose one of {', '.join(METRICS)}.", where="metric")
+        raise ConfigError(
+            _("Unknown metric '{name}'; choose one of {values}.", name=name, values=", ".join(METRICS)),
+            where="metric",
+        )
     return METRICS[name]()
 
 

@@ -1,0 +1,260 @@
+"""Static checks of the translation calls: no user-facing sentence outside the catalog.
+
+Every string literal in kanon_engine/ and kanon_gui/ that reads like words for a person (two words or
+more, or one capitalised word shown by a Qt text setter) must be inside ``_()``, ``N_()``, ``ngettext``
+or ``pgettext``, unless it is one of the kinds below that nobody reads on screen or in the report:
+
+- docstrings, comments; log messages (``LOG.info(...)``: the log is for support, in English);
+- the text of programming errors (``ValueError``, ``TypeError``, ... : a bug, shown only in the crash
+  dialog's traceback) and ``assert`` messages;
+- the command line's ``--help`` (argparse ``help=``, ``description=``, ``metavar=``): kanon's command
+  line speaks English to scripts unless ``--language`` is given, and its help is read before that;
+- the few reviewed lines of :data:`EXCEPTIONS`, each with the reason.
+
+And: no f-string, ``%`` or ``.format`` *inside* a translation call (the catalog could not hold the
+message; placeholders are named and filled after translation), and no module assigns ``_`` while it
+imports the translation function of that name.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("kanon_engine", "kanon_gui")
+TRANSLATE = {"_", "N_", "ngettext", "pgettext"}
+LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical", "log"}
+PROGRAMMING_ERRORS = {
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "IndexError",
+    "RuntimeError",
+    "NotImplementedError",
+    "AssertionError",
+    "AttributeError",
+    "LookupError",
+    "argparse.ArgumentTypeError",
+}
+ARGPARSE_KEYWORDS = {"help", "description", "metavar", "epilog", "prog", "usage", "report_help"}
+#: Calls and functions that make the command line's --help (English; see the module docstring).
+HELP_CALLS = {"ProjectFlag", "add_output_flags"}
+HELP_FUNCTIONS = {"_values_text", "_off_help", "add_output_flags"}
+#: Qt setters and constructors whose text argument is shown on screen.
+QT_TEXT_CALLS = {
+    "setText",
+    "setWindowTitle",
+    "setToolTip",
+    "setStatusTip",
+    "setPlaceholderText",
+    "setTitle",
+    "setLabelText",
+    "setTabText",
+    "setTabToolTip",
+    "setSuffix",
+    "setPrefix",
+    "setSpecialValueText",
+    "setWhatsThis",
+    "addAction",
+    "addMenu",
+    "addTab",
+    "insertTab",
+    "addItem",
+    "addItems",
+    "addRow",
+    "addButton",
+    "setHorizontalHeaderLabels",
+    "setVerticalHeaderLabels",
+    "setLabel",
+    "show_message",
+    "setFormat",
+    "QLabel",
+    "QPushButton",
+    "QToolButton",
+    "QCheckBox",
+    "QRadioButton",
+    "QGroupBox",
+    "QAction",
+    "QMenu",
+    "QTableWidgetItem",
+    "QListWidgetItem",
+    "QTreeWidgetItem",
+    "information",
+    "warning",
+    "critical",
+    "question",
+    "getText",
+    "getSaveFileName",
+    "getOpenFileName",
+    "getExistingDirectory",
+}
+#: Reviewed: (file, literal) pairs that are shown but are not words of a language.
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    **{
+        ("kanon_engine/data/roles.py", kind): "a kind key of the column-name rules (shown through kind_words)"
+        for kind in (
+            "patient number",
+            "insurance number",
+            "date of birth",
+            "admission date",
+            "marital status",
+        )
+    },
+    **{
+        ("kanon_engine/outputs.py", kind): "a kind key of the outputs (shown through _KIND_PHRASES)"
+        for kind in ("JSON report", "HTML report", "PDF report")
+    },
+}
+#: Whole files that are tools for developers, not for users.
+TOOL_FILES = {
+    "kanon_engine/i18n/maintain.py": "the catalog maintainer's command, for developers",
+    "kanon_gui/screenshots.py": "the screenshot tour, a developer's tool (the pictures show the app's words)",
+}
+
+WORDS = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
+MARKUP = re.compile(r'^\s*<[a-zA-Z/!]|="|^"\s')
+
+
+def _sources() -> list[Path]:
+    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
+
+
+def _name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _name(node.value)
+        return f"{base}.{node.attr}" if base else node.attr
+    return ""
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def _is_exempt_call(call: ast.Call) -> bool:
+    name = _name(call.func)
+    last = name.rsplit(".", 1)[-1]
+    if last in TRANSLATE:
+        return True
+    if last in LOG_METHODS and any(w in name.lower() for w in ("log", "logger", "logging")):
+        return True
+    if name in PROGRAMMING_ERRORS or last in PROGRAMMING_ERRORS:
+        return True
+    if last in HELP_CALLS:
+        return True
+    return last in ("add_argument", "add_parser", "ArgumentParser", "add_subparsers", "add_argument_group")
+
+
+def _reads_like_words(text: str, shown: bool) -> bool:
+    if MARKUP.search(text):
+        return False  # HTML / SVG markup and its attributes, not words
+    words = WORDS.findall(text)
+    if len(words) >= 2 and " " in text.strip():
+        return True
+    return shown and len(words) == 1 and text.strip()[:1].isupper() and len(text.strip()) > 1
+
+
+def _literals_outside_calls(path: Path) -> list[tuple[int, str]]:
+    """User-facing literals of one file that no translation call holds."""
+    rel = path.relative_to(ROOT).as_posix()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = _docstrings(tree)
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, exempt: bool, shown: bool) -> None:
+        if isinstance(node, ast.Call):
+            exempt = exempt or _is_exempt_call(node)
+            last = _name(node.func).rsplit(".", 1)[-1]
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.keyword) and child.arg in ARGPARSE_KEYWORDS:
+                    visit(child, True, shown)
+                else:
+                    visit(child, exempt, shown or last in QT_TEXT_CALLS)
+            return
+        if isinstance(node, ast.Assert):
+            return
+        if isinstance(node, ast.FunctionDef) and node.name in HELP_FUNCTIONS:
+            return
+        if isinstance(node, (ast.Subscript, ast.Compare)) and not shown:
+            return  # d["key words"], x == "some value": data, not text
+        if isinstance(node, ast.Dict):
+            for value in node.values:  # {"key words": ...}: keys are data, values may be text
+                visit(value, exempt, shown)
+            return
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            reviewed = (rel, text) in EXCEPTIONS
+            if not exempt and not reviewed and id(node) not in docs and _reads_like_words(text, shown):
+                found.append((node.lineno, text))
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, exempt, shown)
+
+    visit(tree, False, False)
+    return found
+
+
+def _files() -> list[Path]:
+    return [p for p in _sources() if p.relative_to(ROOT).as_posix() not in TOOL_FILES]
+
+
+@pytest.mark.parametrize("path", _files(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_user_facing_literal_outside_a_translation_call(path: Path) -> None:
+    found = _literals_outside_calls(path)
+    shown = "\n".join(f"  line {line}: {text!r}" for line, text in found[:40])
+    assert not found, (
+        f"{len(found)} literal(s) in {path.name} read like words but are not translated:\n{shown}"
+    )
+
+
+def _translation_calls(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _name(node.func).rsplit(".", 1)[-1] in TRANSLATE:
+            yield node
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_translation_calls_hold_plain_literals(path: Path) -> None:
+    """The message of ``_()`` is a literal (or a name holding an ``N_()`` literal), never built."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for call in _translation_calls(tree):
+        name = _name(call.func).rsplit(".", 1)[-1]
+        count = {"ngettext": 2, "pgettext": 2}.get(name, 1)
+        for arg in call.args[:count]:
+            if isinstance(arg, (ast.JoinedStr, ast.BinOp)) or (
+                isinstance(arg, ast.Call) and _name(arg.func).endswith("format")
+            ):
+                bad.append(f"line {call.lineno}: {ast.unparse(arg)[:80]}")
+            elif name == "N_" and not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                bad.append(f"line {call.lineno}: N_ of {ast.unparse(arg)[:80]}")
+    assert not bad, "messages built inside a translation call:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_underscore_is_not_reassigned_where_it_translates(path: Path) -> None:
+    """``for _ in ...`` in a module that imports ``_`` would shadow the translation function."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imports = any(
+        isinstance(n, ast.ImportFrom) and any(a.name == "_" and a.asname is None for a in n.names)
+        for n in ast.walk(tree)
+    )
+    if not imports:
+        return
+    bad = [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)
+    ]
+    assert not bad, f"{path.name} assigns _ on lines {bad} but imports _ to translate"
