@@ -85,98 +85,108 @@ class Explanation:
 
     def sentences(self) -> list[str]:
         """A plain-language explanation, one point per sentence."""
-        v = self.values
-        combo = ", ".join(f"{q} = {v[q]}" for q in v)
+        combo = ", ".join(f"{q} = {self.values[q]}" for q in self.values)
         if self.safe:
             out = [
-                _(
-                    "Record {n} ({combo}) shares these values with {n2} other records, so it is in a "
+                ngettext(
+                    "Record {row} ({combo}) shares these values with {n} other record, so it is in a "
                     "group of at least k = {k}.",
-                    n=self.row + 1,
+                    "Record {row} ({combo}) shares these values with {n} other records, so it is in a "
+                    "group of at least k = {k}.",
+                    self.class_size - 1,
+                    row=self.row + 1,
                     combo=combo,
-                    n2=self.class_size - 1,
                     k=self.k,
                 )
             ]
         else:
-            others = self.class_size - 1
-            if others == 0:
-                who = _("no other record in the data shares these values")
-            else:
-                who = ngettext(
-                    "only {n} other record shares these values",
-                    "only {n} other records share these values",
-                    others,
-                )
-            out = [
-                _(
-                    "Record {n} ({combo}) is unsafe: {who}, fewer than k - 1 = {n2}.",
-                    n=self.row + 1,
-                    combo=combo,
-                    who=who,
-                    n2=self.k - 1,
-                )
-            ]
-            rare_alone = [a for a in self.attributes if a.records_with_value < self.k]
-            if rare_alone:
-                parts = "; ".join(
-                    ngettext(
-                        "{column} = {value} is shared by only {n} record",
-                        "{column} = {value} is shared by only {n} records",
-                        a.records_with_value,
-                        column=a.attribute,
-                        value=a.value,
-                    )
-                    for a in rare_alone
-                )
-                out.append(_("On its own, {parts}.", parts=parts))
-            else:
-                rarest = sorted(self.attributes, key=lambda a: a.records_with_value)[:3]
-                parts = ", ".join(
-                    ngettext(
-                        "{column} = {value} in {n} record",
-                        "{column} = {value} in {n} records",
-                        a.records_with_value,
-                        column=a.attribute,
-                        value=a.value,
-                    )
-                    for a in rarest
-                )
-                out.append(
-                    _(
-                        "Each value on its own is common (the rarest: {parts}); it is their combination "
-                        "that is rare.",
-                        parts=parts,
-                    )
-                )
-            culprits = self.culprits()
-            for a in self.attributes:
-                if a.attribute in culprits:
-                    out.append(
-                        _(
-                            "Without {column} it would share its values with {n} other records.",
-                            column=a.attribute,
-                            n=a.class_size_without - 1,
-                        )
-                    )
+            out = self._unsafe_sentences(combo)
         if self.levels is not None and not self.safe:
-            changed = {q: lv for q, lv in self.levels.items() if lv > 0}
-            shown = (
-                ", ".join(f"{q} as {self.generalized_values[q]}" for q in changed)
-                if self.generalized_values
-                else ""
+            out.append(self._generalization_sentence())
+        out.extend(self.notes)
+        return out
+
+    def _unsafe_sentences(self, combo: str) -> list[str]:
+        """Why the record is unsafe: who shares its values, which values are rare, which column to drop."""
+        others = self.class_size - 1
+        if others == 0:
+            who = _("no other record in the data shares these values")
+        else:
+            who = ngettext(
+                "only {n} other record shares these values",
+                "only {n} other records share these values",
+                others,
+            )
+        out = [
+            _(
+                "Record {row} ({combo}) is unsafe: {who}, fewer than k - 1 = {needed}.",
+                row=self.row + 1,
+                combo=combo,
+                who=who,
+                needed=self.k - 1,
+            )
+        ]
+        rare_alone = [a for a in self.attributes if a.records_with_value < self.k]
+        if rare_alone:
+            parts = "; ".join(
+                ngettext(
+                    "{column} = {value} is shared by only {n} record",
+                    "{column} = {value} is shared by only {n} records",
+                    a.records_with_value,
+                    column=a.attribute,
+                    value=a.value,
+                )
+                for a in rare_alone
+            )
+            out.append(_("On its own, {parts}.", parts=parts))
+        else:
+            rarest = sorted(self.attributes, key=lambda a: a.records_with_value)[:3]
+            parts = ", ".join(
+                ngettext(
+                    "{column} = {value} in {n} record",
+                    "{column} = {value} in {n} records",
+                    a.records_with_value,
+                    column=a.attribute,
+                    value=a.value,
+                )
+                for a in rarest
             )
             out.append(
                 _(
-                    "The smallest generalization that hides it ({sum} step(s): {shown}) puts it in a "
-                    "group of {class_size_generalized} records.",
-                    sum=sum(changed.values()),
-                    shown=shown,
-                    class_size_generalized=self.class_size_generalized,
+                    "Each value on its own is common (the rarest: {parts}); it is their combination that is "
+                    "rare.",
+                    parts=parts,
                 )
             )
-        out.extend(self.notes)
+        culprits = self.culprits()
+        for a in self.attributes:
+            if a.attribute in culprits:
+                out.append(
+                    ngettext(
+                        "Without {column} it would share its values with {n} other record.",
+                        "Without {column} it would share its values with {n} other records.",
+                        a.class_size_without - 1,
+                        column=a.attribute,
+                    )
+                )
         return out
+
+    def _generalization_sentence(self) -> str:
+        changed = {q: lv for q, lv in (self.levels or {}).items() if lv > 0}
+        shown = (
+            ", ".join(_("{column} as {value}", column=q, value=self.generalized_values[q]) for q in changed)
+            if self.generalized_values
+            else ""
+        )
+        return ngettext(
+            "The smallest generalization that hides it ({n} step: {shown}) puts it in a group of {size} "
+            "records.",
+            "The smallest generalization that hides it ({n} steps: {shown}) puts it in a group of {size} "
+            "records.",
+            sum(changed.values()),
+            shown=shown,
+            size=self.class_size_generalized,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

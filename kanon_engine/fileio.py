@@ -146,7 +146,12 @@ def input_refusal(target: Path, input_path: Path, what: str) -> DataError:
     name = target.name
     same = "" if input_path.name == name else _(" (the same file as {file})", file=input_path.name)
     return DataError(
-        _("{name}{same} is {what}; kanon never writes over its input data.", name=name, same=same, what=what),
+        _(
+            "{name}{same} is {what}; kanon never writes over its input data.",
+            name=name,
+            same=same,
+            what=_(what),
+        ),
         hint=_("Choose another file name for the output."),
         where=str(target),
     )

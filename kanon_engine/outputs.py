@@ -91,7 +91,7 @@ def check_outputs(outputs: Sequence[Output], protect: Iterable[Protected] = ()) 
             check_not_input(path, protect)
         except DataError as exc:
             raise DataError(
-                _("{what}: {message}", what=_cap(out.label), message=exc.message),
+                f"{_cap(out.label)}: {exc.message}",
                 hint=exc.hint,
                 where=exc.where,
             ) from None
@@ -193,9 +193,7 @@ def _check_folder(out: Output, path: Path) -> None:
         with temp_file_beside(path):
             pass
     except DataError as exc:
-        raise DataError(
-            _("{what}: {message}", what=_cap(out.label), message=exc.message), hint=exc.hint, where=exc.where
-        ) from None
+        raise DataError(f"{_cap(out.label)}: {exc.message}", hint=exc.hint, where=exc.where) from None
     except OSError as err:  # pragma: no cover - temp_file_beside turns these into DataError
         raise _os_error(path, err) from None
 
@@ -215,7 +213,7 @@ def guard_cli_inputs(args: argparse.Namespace, project: object | None = None) ->
     for item in getattr(args, "hierarchy", None) or []:
         if "=" in item:
             col, file = item.split("=", 1)
-            guard.add(file.strip(), _("the hierarchy file of '{strip}'", strip=col.strip()))
+            guard.add(file.strip(), _("the hierarchy file of '{column}'", column=col.strip()))
     if project is not None:
         for path, what in project.input_files():  # type: ignore[attr-defined]
             guard.add(path, what)

@@ -715,7 +715,7 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any
         [_("Records in the release file"), _fmt(r["released_records"])],
         [_("Groups"), _fmt(r["classes"])],
         [_("Smallest group"), _fmt(r["smallest_class"])],
-        [_("Run time"), _("{seconds} s", seconds=formats.decimal(r["runtime_seconds"], 3, fixed=True))],
+        [_("Run time"), f"{formats.decimal(r['runtime_seconds'], 3, fixed=True)} s"],
     ]
     k = max((m.get("k", 0) for m in c["models"] if m.get("name") == "k-anonymity"), default=2)
     p = r["partitions"]

@@ -27,13 +27,13 @@ from typing import Any
 import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits
+from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits, role_name
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 from kanon_engine.project import Project
@@ -275,10 +275,10 @@ def released_unchanged_warnings(
         role = roles.get(col, Role.INSENSITIVE)
         kind = kind_words(s.kind)
         if s.confident and s.role == Role.IDENTIFIER and role in (Role.INSENSITIVE, Role.SENSITIVE):
-            text = _IDENTIFIER_RELEASED.format(column=col, kind=kind, role=role.value)
+            text = _(_IDENTIFIER_RELEASED, column=col, kind=kind, role=role_name(role))
             out.append(Issue("warning", text, col))
         elif role == Role.INSENSITIVE and s.role == Role.QUASI_IDENTIFIER and s.kind in _KNOWABLE_KINDS:
-            out.append(Issue("warning", _UNCHANGED.format(column=col, kind=kind), col))
+            out.append(Issue("warning", _(_UNCHANGED, column=col, kind=kind), col))
     return out
 
 
@@ -300,7 +300,7 @@ def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
         return []
     groups = table.n_rows // k
     template = _ONE_GROUP if groups == 1 else _FEW_GROUPS
-    text = template.format(k=f"{k:,}", records=f"{table.n_rows:,}", groups=f"{groups:,}")
+    text = _(template, k=k, records=table.n_rows, groups=groups)
     return [Issue("warning", text, "models")]
 
 
@@ -430,16 +430,14 @@ def result_warnings(result: Any) -> list[Issue]:
     Shown after a run (workbench and CLI) and in the report."""
     out = []
     for q in _columns_lost(result):
-        out.append(Issue("warning", _COLUMN_LOST.format(column=q), q))
+        out.append(Issue("warning", _(_COLUMN_LOST, column=q), q))
     released = result.records - result.suppressed
     if released and result.n_classes < HANDFUL:
         template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES
-        out.append(Issue("warning", template.format(classes=result.n_classes), "result"))
+        out.append(Issue("warning", _(template, classes=result.n_classes), "result"))
     if result.records and result.suppressed >= 0.5 * result.records:
-        share = f"{100 * result.suppressed / result.records:.0f} %"
-        text = _MOSTLY_SUPPRESSED.format(
-            suppressed=f"{result.suppressed:,}", records=f"{result.records:,}", share=share
-        )
+        share = formats.percent(result.suppressed / result.records, 0)
+        text = _(_MOSTLY_SUPPRESSED, suppressed=result.suppressed, records=result.records, share=share)
         out.append(Issue("warning", text, "result"))
     return out
 

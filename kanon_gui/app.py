@@ -21,6 +21,8 @@ import os
 import sys
 from pathlib import Path
 
+from kanon_engine.i18n import _
+
 LOG = logging.getLogger("kanon_gui.app")
 
 
@@ -100,7 +102,7 @@ def run(argv: list[str] | None = None) -> int:
             import traceback
 
             traceback.print_exc()
-            print(f"screenshots failed: {exc}", file=sys.stderr)
+            print(_("screenshots failed: {reason}", reason=exc), file=sys.stderr)
             return 1
         finally:
             hook.uninstall()
@@ -120,8 +122,10 @@ def run(argv: list[str] | None = None) -> int:
         window.open_path(args.file)
     else:
         window.show_message(
-            "Open a data file with File > Open (Ctrl+O), or start with the bundled sample: "
-            "File > Open the sample.",
+            _(
+                "Open a data file with File > Open (Ctrl+O), or start with the bundled sample: File > "
+                "Open the sample."
+            ),
             "info",
         )
     code = app.exec()

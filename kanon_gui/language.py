@@ -12,10 +12,14 @@ kanon starts again (the menu offers to restart at once).
 from __future__ import annotations
 
 import logging
+import os
+import sys
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QProcess, QTranslator
+from PySide6.QtWidgets import QMenu, QMessageBox
 
 from kanon_engine import i18n
+from kanon_engine.i18n import _
 from kanon_engine.i18n.catalog import pseudo
 
 LOG = logging.getLogger("kanon_gui.language")
@@ -102,3 +106,72 @@ def qt_translation_loaded(code: str) -> bool:
     translator = QTranslator()
     folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     return translator.load(f"qtbase_{code}", folder)
+
+
+# --- the Language menu -----------------------------------------------------------------------------------
+def add_language_menu(window) -> QMenu:
+    """A Language menu in ``window``'s menu bar: follow the system, or one of the languages kanon has
+    (each in its own name). A choice is saved and applies after a restart, which the menu offers."""
+    from PySide6.QtGui import QActionGroup
+
+    menu = window.menuBar().addMenu(_("&Language"))
+    group = QActionGroup(menu)
+    group.setExclusive(True)
+    saved = saved_language()
+    choices = [(None, _("Follow the system"))] + [
+        (code, i18n.language_name(code)) for code in i18n.available_languages()
+    ]
+    for code, text in choices:
+        action = menu.addAction(text)
+        action.setCheckable(True)
+        action.setChecked(code == saved)
+        action.setData(code or "")
+        group.addAction(action)
+        action.triggered.connect(lambda _checked=False, code=code: choose_language(window, code))
+    forced = os.environ.get(i18n.language.ENV_VARIABLE)
+    if forced:
+        menu.addSeparator()
+        note = menu.addAction(
+            _(
+                "{variable}={value} is set and wins over this choice.",
+                variable=i18n.language.ENV_VARIABLE,
+                value=forced,
+            )
+        )
+        note.setEnabled(False)
+    return menu
+
+
+def choose_language(window, code: str | None) -> None:
+    """Save the choice and offer to restart kanon in the new language."""
+    save_language(code)
+    new = i18n.resolve_language(code, system_languages())
+    LOG.info("language chosen: %s (applies at the next start)", code or "system")
+    if new == i18n.current_language():
+        return
+    box = QMessageBox(window)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle(_("Language"))
+    with i18n.using(new):  # said in the language the user just chose, so they can read it
+        text = _(
+            "kanon will speak {language} from its next start. Restart now?", language=i18n.language_name(new)
+        )
+        restart_text, later_text = _("Restart now"), _("Later")
+    box.setText(text)
+    restart = box.addButton(restart_text, QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(later_text, QMessageBox.ButtonRole.RejectRole)
+    box.exec()
+    if box.clickedButton() is restart:
+        restart_application(window)
+
+
+def restart_application(window) -> bool:
+    """Close the window (it asks to save unsaved work) and start kanon again; False if the user kept
+    the window open."""
+    if not window.close():
+        return False
+    frozen = getattr(sys, "frozen", False)
+    args = sys.argv[1:] if frozen else [sys.argv[0], *sys.argv[1:]]
+    QProcess.startDetached(sys.executable, args)
+    QCoreApplication.quit()
+    return True

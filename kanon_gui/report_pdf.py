@@ -35,6 +35,7 @@ from PySide6.QtSvg import QSvgRenderer
 
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import atomic_path
+from kanon_engine.i18n import N_, _
 from kanon_engine.pdf_check import verify_pdf
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL | re.IGNORECASE)
@@ -53,7 +54,7 @@ def svg_to_image(svg: str, scale: float = IMAGE_SCALE) -> tuple[QImage, float, f
     """Draw an SVG string into a white-backed ARGB image; returns the image and its size in SVG units."""
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     if not renderer.isValid():
-        raise ReportRenderError("A chart of the report is not valid SVG.")
+        raise ReportRenderError(_("A chart of the report is not valid SVG."))
     size = renderer.defaultSize()
     w, h = float(size.width() or 640), float(size.height() or 260)
     image = QImage(int(w * scale), int(h * scale), QImage.Format.Format_RGB32)
@@ -103,7 +104,7 @@ def _font_family() -> str | None:
 
 
 #: The footer of every page (page numbers, so a page missing from a printout is noticed).
-FOOTER = "{title} \u00b7 page {page} of {pages}"
+FOOTER = N_("{title} · page {page} of {pages}")
 _FOOTER_PX = 28
 
 
@@ -134,7 +135,7 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
             painter.setPen(QColor("#4a5568"))
             footer = QRectF(0, page_h - _FOOTER_PX + 8, LAYOUT_WIDTH, _FOOTER_PX - 8)
             painter.drawText(
-                footer, int(Qt.AlignmentFlag.AlignRight), FOOTER.format(title=title, page=i + 1, pages=pages)
+                footer, int(Qt.AlignmentFlag.AlignRight), _(FOOTER, title=title, page=i + 1, pages=pages)
             )
             painter.restore()
     finally:
@@ -143,7 +144,7 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
 
 
 def render_pdf(
-    html: str, pdf_path: str | Path, title: str = "De-identification report", name: str | None = None
+    html: str, pdf_path: str | Path, title: str = _("De-identification report"), name: str | None = None
 ) -> Path:
     """Write ``html`` as an A4 PDF at ``pdf_path``, atomically (temporary file + rename), after checking
     that the file Qt wrote is a whole PDF (:func:`kanon_engine.pdf_check.verify_pdf`). ``name`` is the
@@ -179,21 +180,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] == "--render-pdf":
         args = args[1:]
     if len(args) not in (2, 3):
-        print("usage: python -m kanon_gui.report_pdf REPORT.html OUT.pdf [NAME]", file=sys.stderr)
+        print(_("usage: python -m kanon_gui.report_pdf REPORT.html OUT.pdf [NAME]"), file=sys.stderr)
         return 2
     html_path, pdf_path = Path(args[0]), Path(args[1])
     name = args[2] if len(args) == 3 else None
     try:
         html = html_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"error: the HTML report {html_path} cannot be read ({exc}).", file=sys.stderr)
+        print(
+            _(
+                "error: the HTML report {html_path} cannot be read ({reason}).",
+                html_path=html_path,
+                reason=exc,
+            ),
+            file=sys.stderr,
+        )
         return 2
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = QCoreApplication.instance() or QGuiApplication(["kanon-report-pdf"])
     try:
         render_pdf(html, pdf_path, name=name)
     except ReportRenderError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_("error: {message}", message=str(exc)), file=sys.stderr)
         return 2
     finally:
         del app

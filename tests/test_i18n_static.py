@@ -116,7 +116,8 @@ TOOL_FILES = {
 }
 
 WORDS = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
-MARKUP = re.compile(r'^\s*<[a-zA-Z/!]|="|^"\s')
+MARKUP = re.compile(r'="|^"\s')  # SVG / HTML attributes: markup, not words
+TAGS = re.compile(r"<[^<>]*>")
 
 
 def _sources() -> list[Path]:
@@ -159,6 +160,7 @@ def _is_exempt_call(call: ast.Call) -> bool:
 def _reads_like_words(text: str, shown: bool) -> bool:
     if MARKUP.search(text):
         return False  # HTML / SVG markup and its attributes, not words
+    text = TAGS.sub(" ", text)  # <b>words</b> are words
     words = WORDS.findall(text)
     if len(words) >= 2 and " " in text.strip():
         return True

@@ -171,6 +171,13 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             if algorithm_choice
             else ()
         ),
+        *_output_flags(),
+    )
+
+
+def _output_flags() -> tuple[ProjectFlag, ...]:
+    """The rows of the output options: suppressed records, row order, the report's language."""
+    return (
         ProjectFlag(
             "--drop-suppressed",
             "output.drop_suppressed",
@@ -252,7 +259,7 @@ def coerce(flag: ProjectFlag, raw: Any) -> Any:
         return spec.coerce(raw)
     except ConfigError as exc:
         raise ConfigError(
-            _("{option}: {message}", option=flag.option, message=exc.message),
+            f"{flag.option}: {exc.message}",
             hint=exc.hint,
             where=flag.option,
         ) from None

@@ -23,14 +23,13 @@ the program is not affected. The rule that picks the language is in :mod:`.langu
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
-from kanon_engine.i18n.catalog import PSEUDO, SOURCE_LANGUAGE, Catalog, load_catalog
+from kanon_engine.i18n.catalog import PSEUDO, SOURCE_LANGUAGE
+from kanon_engine.i18n.formats import format_number_for
 from kanon_engine.i18n.language import available_languages, language_name, resolve_language
+from kanon_engine.i18n.lookup import active as _active
+from kanon_engine.i18n.lookup import catalog, current_language, install, using
 
 __all__ = [
     "N_",
@@ -48,54 +47,10 @@ __all__ = [
     "using",
 ]
 
-_lock = threading.Lock()
-_catalogs: dict[str, Catalog] = {}
-_installed: Catalog = Catalog(SOURCE_LANGUAGE)
-_scoped: ContextVar[Catalog | None] = ContextVar("kanon_language", default=None)
-
-
-def catalog(language: str) -> Catalog:
-    """The catalog of ``language``, read once per process."""
-    with _lock:
-        if language not in _catalogs:
-            _catalogs[language] = load_catalog(language)
-        return _catalogs[language]
-
-
-def install(language: str) -> Catalog:
-    """Make ``language`` the process's language (every thread without a :func:`using` block)."""
-    global _installed
-    _installed = catalog(language)
-    return _installed
-
-
-def current_language() -> str:
-    return _active().language
-
-
-def _active() -> Catalog:
-    scoped = _scoped.get()
-    return _installed if scoped is None else scoped
-
-
-@contextmanager
-def using(language: str | None) -> Iterator[None]:
-    """Speak ``language`` inside the block, in this thread only (None: no change)."""
-    if language is None:
-        yield
-        return
-    token = _scoped.set(catalog(language))
-    try:
-        yield
-    finally:
-        _scoped.reset(token)
-
 
 def _fill(text: str, values: dict[str, Any]) -> str:
     if not values:
         return text
-    from kanon_engine.i18n.formats import format_number_for
-
     return text.format_map(_Values({k: format_number_for(v) for k, v in values.items()}))
 
 

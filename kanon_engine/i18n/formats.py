@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from kanon_engine.i18n.catalog import PSEUDO, SOURCE_LANGUAGE
+from kanon_engine.i18n.lookup import current_language
 
 #: CLDR's minimumGroupingDigits where it is 2 (Babel 2.18 does not apply it): no separator in 4-digit
 #: numbers (``2000``) but in longer ones (``30.162``).
@@ -28,8 +29,6 @@ _DECIMALS = 2
 
 
 def _locale_code(language: str | None) -> str:
-    from kanon_engine.i18n import current_language
-
     code = language or current_language()
     return "de" if code == PSEUDO else code  # the pseudo-locale writes numbers the German way
 

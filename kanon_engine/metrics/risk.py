@@ -47,93 +47,98 @@ DEFAULT_THRESHOLD = 0.2
 
 
 def definitions() -> dict[str, str]:
-    """Plain-language definitions of every figure, keyed like :meth:`RiskFigures.to_dict` (for reports)."""
-    return {
-        "equivalence_class": (
-            _(
-                "Group (equivalence class): records that share the same values of every quasi-identifier; "
-                "an outsider who knows those values cannot tell them apart."
-            )
-        ),
-        "prosecutor_highest": (
-            _(
-                "Prosecutor risk, highest: the attacker knows their target is in the file. A record in a "
-                "group of f records is re-identified with probability 1/f; this is the largest such "
-                "probability (1/smallest group)."
-            )
-        ),
-        "prosecutor_average": (
-            _(
-                "Prosecutor risk, average: the mean of 1/f over all released records, which equals the "
-                "number of groups divided by the number of records."
-            )
-        ),
-        "records_above_threshold": (
-            _(
-                "Records at risk: released records whose prosecutor risk 1/f is above the threshold (for "
-                "example 0.2, a 1 in 5 chance)."
-            )
-        ),
-        "journalist_highest": (
-            _(
-                "Journalist risk, highest: the attacker does not know whether the target is in the file "
-                "and matches against a population register; a group matched by F people of the population "
-                "is re-identified with probability 1/F. Without a population table the population is "
-                "taken to be this table (F = f), so it equals the prosecutor risk."
-            )
-        ),
-        "marketer": (
-            _(
-                "Marketer risk: the expected share of records an attacker who links every record to the "
-                "population register re-identifies correctly, (1/n) x sum of f/F over the groups; equal "
-                "to groups / records when the population is this table."
-            )
-        ),
-        "sample_uniques": (
-            _(
-                "Sample uniques: records that are alone in their group (f = 1), identifiable by their "
-                "quasi-identifier values alone."
-            )
-        ),
-        "suppressed": (
-            _(
-                "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
-                "belong to no group and are not counted in the figures above."
-            )
-        ),
-        "homogeneous_classes": (
-            _(
-                "Homogeneous groups: groups whose sensitive attribute has one single value. Anyone who "
-                "can place a person in such a group learns that value (the homogeneity attack), however "
-                "large the group is."
-            )
-        ),
-        "distinct_l": (
-            _(
-                "Distinct l reached: the fewest different sensitive values found in any group (distinct "
-                "l-diversity)."
-            )
-        ),
-        "entropy_l": (
-            _(
-                "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a "
-                "group with l equally frequent values has entropy l = l (entropy l-diversity)."
-            )
-        ),
-        "t_equal": (
-            _(
-                "t reached (equal distance): the largest Earth Mover's Distance between the distribution "
-                "of the sensitive values in a group and in the whole table, counting every pair of "
-                "different values as distance 1 (half the sum of the absolute differences; t-closeness)."
-            )
-        ),
-        "t_ordered": (
-            _(
-                "t reached (ordered distance): the same for a numeric attribute, where moving between the "
-                "i-th and j-th smallest values costs |i - j| / (m - 1)."
-            )
-        ),
-    }
+    """Plain-language definitions of every figure, keyed like :meth:`RiskFigures.to_dict` (for reports),
+    in the current language."""
+    return {key: _(text) for key, text in _DEFINITIONS.items()}
+
+
+#: The definitions (catalog ids; :func:`definitions` translates them).
+_DEFINITIONS = {
+    "equivalence_class": (
+        N_(
+            "Group (equivalence class): records that share the same values of every quasi-identifier; "
+            "an outsider who knows those values cannot tell them apart."
+        )
+    ),
+    "prosecutor_highest": (
+        N_(
+            "Prosecutor risk, highest: the attacker knows their target is in the file. A record in a "
+            "group of f records is re-identified with probability 1/f; this is the largest such "
+            "probability (1/smallest group)."
+        )
+    ),
+    "prosecutor_average": (
+        N_(
+            "Prosecutor risk, average: the mean of 1/f over all released records, which equals the "
+            "number of groups divided by the number of records."
+        )
+    ),
+    "records_above_threshold": (
+        N_(
+            "Records at risk: released records whose prosecutor risk 1/f is above the threshold (for "
+            "example 0.2, a 1 in 5 chance)."
+        )
+    ),
+    "journalist_highest": (
+        N_(
+            "Journalist risk, highest: the attacker does not know whether the target is in the file "
+            "and matches against a population register; a group matched by F people of the population "
+            "is re-identified with probability 1/F. Without a population table the population is "
+            "taken to be this table (F = f), so it equals the prosecutor risk."
+        )
+    ),
+    "marketer": (
+        N_(
+            "Marketer risk: the expected share of records an attacker who links every record to the "
+            "population register re-identifies correctly, (1/n) x sum of f/F over the groups; equal "
+            "to groups / records when the population is this table."
+        )
+    ),
+    "sample_uniques": (
+        N_(
+            "Sample uniques: records that are alone in their group (f = 1), identifiable by their "
+            "quasi-identifier values alone."
+        )
+    ),
+    "suppressed": (
+        N_(
+            "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
+            "belong to no group and are not counted in the figures above."
+        )
+    ),
+    "homogeneous_classes": (
+        N_(
+            "Homogeneous groups: groups whose sensitive attribute has one single value. Anyone who "
+            "can place a person in such a group learns that value (the homogeneity attack), however "
+            "large the group is."
+        )
+    ),
+    "distinct_l": (
+        N_(
+            "Distinct l reached: the fewest different sensitive values found in any group (distinct "
+            "l-diversity)."
+        )
+    ),
+    "entropy_l": (
+        N_(
+            "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a "
+            "group with l equally frequent values has entropy l = l (entropy l-diversity)."
+        )
+    ),
+    "t_equal": (
+        N_(
+            "t reached (equal distance): the largest Earth Mover's Distance between the distribution "
+            "of the sensitive values in a group and in the whole table, counting every pair of "
+            "different values as distance 1 (half the sum of the absolute differences; t-closeness)."
+        )
+    ),
+    "t_ordered": (
+        N_(
+            "t reached (ordered distance): the same for a numeric attribute, where moving between the "
+            "i-th and j-th smallest values costs |i - j| / (m - 1)."
+        )
+    ),
+}
 
 
 @dataclass(frozen=True)

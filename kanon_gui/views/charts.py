@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
@@ -41,7 +42,7 @@ RELEASED_COLOR = "#91bfdb"
 K_LINE_COLOR = "#d7191c"
 MAX_CATEGORIES = 30
 OTHER = "other"
-MISSING_LABEL = "(missing)"
+MISSING_LABEL = N_("(missing)")
 
 
 class LabelAxis(pg.AxisItem):
@@ -63,7 +64,7 @@ class LabelAxis(pg.AxisItem):
     def set_labels(self, pairs: list[tuple[float, str]] | None) -> None:
         """Label exactly these positions (every n-th one when they do not fit); None for automatic ticks."""
         if pairs:
-            self._values = np.array([float(v) for v, _ in pairs])
+            self._values = np.array([float(v) for v, _unused in pairs])
             self._texts = {float(v): str(t) for v, t in pairs}
             longest = max(len(t) for t in self._texts.values())
             self._extent = 16.0 if self.orientation in ("left", "right") else 7.0 * longest + 14.0
@@ -108,7 +109,7 @@ def log_labels(lo: float, hi: float, extra: tuple[int, ...] = ()) -> list[tuple[
     """Ticks 1, 2, 5, 10, 20, 50, ... between ``lo`` and ``hi`` (linear values) at their log10."""
     values = {v for e in range(0, 10) for v in (10**e, 2 * 10**e, 5 * 10**e) if lo <= v <= hi}
     values |= {int(v) for v in extra}
-    return [(float(np.log10(v)), f"{v:,}") for v in sorted(values)]
+    return [(float(np.log10(v)), formats.count(v)) for v in sorted(values)]
 
 
 def style_plot(item: pg.PlotItem, title: str = "") -> None:
@@ -141,10 +142,10 @@ def size_histogram(
     hi = max(int(hi), lo)
     if hi - lo <= log_above:
         edges = np.arange(lo, hi + 2, dtype=float) - 0.5
-        counts, _ = np.histogram(sizes, bins=edges)
+        counts, _unused = np.histogram(sizes, bins=edges)
         return edges, counts, False
     edges = np.unique(np.round(np.geomspace(lo, hi + 1, 41))).astype(float)
-    counts, _ = np.histogram(sizes, bins=edges)
+    counts, _unused = np.histogram(sizes, bins=edges)
     return edges, counts, True
 
 
@@ -173,7 +174,9 @@ def _ordered(counts: pd.Series, order: list[str] | None) -> pd.Series:
         key = list(counts.sort_values(ascending=False, kind="stable").index)
     out = counts.reindex(key)
     if other is not None:
-        out = pd.concat([out, pd.Series([other], index=[f"{OTHER} ({n_other} values)"])])
+        out = pd.concat(
+            [out, pd.Series([other], index=[_("{other} ({n_other} values)", other=OTHER, n_other=n_other)])]
+        )
     return out
 
 
@@ -205,7 +208,9 @@ def _numeric_bins(values: np.ndarray, n_bins: int = 20) -> tuple[np.ndarray, lis
             top = int(b) if last else int(b) - 1
             labels.append(f"{int(a)}" if top <= int(a) else f"{int(a)}-{top}")
         else:
-            labels.append(f"{a:.4g}-{b:.4g}")
+            labels.append(
+                f"{formats.decimal(float(f'{a:.4g}'), 12)}-{formats.decimal(float(f'{b:.4g}'), 12)}"
+            )
     return edges, labels
 
 
@@ -249,8 +254,8 @@ def distribution(
 def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
     """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``."""
     for prefix, kind in (
-        ("ncp:", "NCP (normalized certainty penalty)"),
-        ("intensity:", "generalization intensity (level / height)"),
+        ("ncp:", _("NCP (normalized certainty penalty)")),
+        ("intensity:", _("generalization intensity (level / height)")),
     ):
         values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
         if values:
@@ -291,15 +296,24 @@ def draw_class_sizes(
     if log:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(log_labels(edges[0], edges[-1], (k,)))
-        item.setLabel("bottom", "records in the class (log scale)")
+        item.setLabel("bottom", _("records in the class (log scale)"))
     else:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(None)
-        item.setLabel("bottom", "records in the class")
-    item.setLabel("left", "classes")
+        item.setLabel("bottom", _("records in the class"))
+    item.setLabel("left", _("classes"))
     share = 100.0 * suppressed / records if records else 0.0
-    head = title or "Class sizes"
-    style_plot(item, f"{head}: {len(sizes):,} classes, {suppressed:,} records suppressed ({share:.1f}%)")
+    head = title or _("Class sizes")
+    style_plot(
+        item,
+        _(
+            "{head}: {n} classes, {suppressed} records suppressed ({share}%)",
+            head=head,
+            n=len(sizes),
+            suppressed=suppressed,
+            share=formats.decimal(share, 1, fixed=True),
+        ),
+    )
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
@@ -352,8 +366,8 @@ class ChartsView(QWidget):
         top = QHBoxLayout()
         self.status = QLabel()
         top.addWidget(self.status, 1)
-        self.save_button = QPushButton("Save charts as PNG and SVG…")
-        self.save_button.setToolTip("Write every chart as a PNG image and an SVG drawing into a folder.")
+        self.save_button = QPushButton(_("Save charts as PNG and SVG…"))
+        self.save_button.setToolTip(_("Write every chart as a PNG image and an SVG drawing into a folder."))
         self.save_button.clicked.connect(self._ask_save)
         top.addWidget(self.save_button)
         col.addLayout(top)
@@ -365,7 +379,7 @@ class ChartsView(QWidget):
         grid.addWidget(self.sizes_plot, 0, 0)
         grid.addWidget(self.loss_plot, 0, 1)
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Distribution of column:"))
+        bar.addWidget(QLabel(_("Distribution of column:")))
         self.column_combo = QComboBox()
         self.column_combo.setMinimumContentsLength(18)
         self.column_combo.currentTextChanged.connect(self._draw_distribution)
@@ -409,12 +423,19 @@ class ChartsView(QWidget):
             item.clear()
             style_plot(item)
         if result is None:
-            self.status.setText("Run an algorithm to see the charts of its release.")
+            self.status.setText(_("Run an algorithm to see the charts of its release."))
             self.column_combo.blockSignals(True)
             self.column_combo.clear()
             self.column_combo.blockSignals(False)
             return
-        self.status.setText(f"Run: {result.algorithm}, k = {result.config.k}, {result.records:,} records.")
+        self.status.setText(
+            _(
+                "Run: {algorithm}, k = {k}, {records} records.",
+                algorithm=result.algorithm,
+                k=result.config.k,
+                records=result.records,
+            )
+        )
         draw_class_sizes(
             self.sizes_plot.getPlotItem(),
             result.class_sizes,
@@ -444,13 +465,13 @@ class ChartsView(QWidget):
         draw_hbars(
             item,
             series,
-            f"Information loss per attribute: {kind}" if kind else "Information loss",
+            _("Information loss per attribute: {kind}", kind=kind) if kind else _("Information loss"),
             "#d6604d",
-            xlabel="0 = unchanged, 1 = fully generalized",
+            xlabel=_("0 = unchanged, 1 = fully generalized"),
         )
         item.setXRange(0, 1.0, padding=0.02)
         for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
-            text = pg.TextItem(f"{v:.2f}", color="#202020", anchor=(0, 0.5))
+            text = pg.TextItem(formats.decimal(v, 2, fixed=True), color="#202020", anchor=(0, 0.5))
             text.setPos(min(float(v), 0.9) + 0.01, float(y))
             item.addItem(text)
 
@@ -470,13 +491,13 @@ class ChartsView(QWidget):
             bins = numeric_bins_for(original) if numeric else None
             orig = distribution(original, hierarchy, bins)
             rel = distribution(released, hierarchy, bins)
-            draw_hbars(self.orig_plot, orig, f"Original {column}", BAR_COLOR)
+            draw_hbars(self.orig_plot, orig, _("Original {column}", column=column), BAR_COLOR)
         else:
             orig = pd.Series(dtype=float)
             rel = distribution(released, hierarchy)
             self.orig_plot.clear()
-            style_plot(self.orig_plot, f"Original {column}: not in the loaded table")
-        draw_hbars(self.rel_plot, rel, f"Released {column}", RELEASED_COLOR)
+            style_plot(self.orig_plot, _("Original {column}: not in the loaded table", column=column))
+        draw_hbars(self.rel_plot, rel, _("Released {column}", column=column), RELEASED_COLOR)
         top = max(float(orig.max()) if len(orig) else 0.0, float(rel.max()) if len(rel) else 0.0)
         self.orig_plot.setXRange(0, max(top, 1.0), padding=0.04)
 
@@ -491,12 +512,12 @@ class ChartsView(QWidget):
         return out
 
     def _ask_save(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Save charts into folder")
+        folder = QFileDialog.getExistingDirectory(self, _("Save charts into folder"))
         if not folder:
             return
         try:
             paths = self.save_all(folder)
         except Exception as err:  # an OS error becomes a DataError with a plain message
-            self.status.setText(f"Could not save the charts: {err}")
+            self.status.setText(_("Could not save the charts: {reason}", reason=err))
             return
-        self.status.setText(f"Saved {len(paths)} files into {folder}.")
+        self.status.setText(_("Saved {n} files into {folder}.", n=len(paths), folder=folder))

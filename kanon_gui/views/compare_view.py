@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.describe import algorithm_name, models_short, parameters_short, run_settings
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import AppState, Run
@@ -37,18 +38,18 @@ Index = QModelIndex | QPersistentModelIndex
 
 #: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("#", "Position in the run history (oldest first)."),
-    ("Run", "The name of the run in the history."),
-    ("Algorithm", "The algorithm that produced the release."),
-    ("Privacy models", "k, and l-diversity or t-closeness with the attribute they protect."),
-    ("Parameters", "The algorithm's parameters (suppression limit, quality metric, ...)."),
-    ("Suppressed", "Records suppressed (all quasi-identifiers replaced by *)."),
-    ("Groups", "Number of groups of records that look alike (equivalence classes)."),
-    (metric_label("discernibility").name, metric_label("discernibility").meaning),
-    (metric_label("cavg").name, metric_label("cavg").meaning),
-    (metric_label("precision").name, metric_label("precision").meaning),
-    (metric_label("loss").name, metric_label("loss").meaning),
-    ("Run time (s)", "Seconds the run took."),
+    ("#", N_("Position in the run history (oldest first).")),
+    (N_("Run"), N_("The name of the run in the history.")),
+    (N_("Algorithm"), N_("The algorithm that produced the release.")),
+    (N_("Privacy models"), N_("k, and l-diversity or t-closeness with the attribute they protect.")),
+    (N_("Parameters"), N_("The algorithm's parameters (suppression limit, quality metric, ...).")),
+    (N_("Suppressed"), N_("Records suppressed (all quasi-identifiers replaced by *).")),
+    (N_("Groups"), N_("Number of groups of records that look alike (equivalence classes).")),
+    (metric_label("discernibility").name_id, metric_label("discernibility").meaning_id),
+    (metric_label("cavg").name_id, metric_label("cavg").meaning_id),
+    (metric_label("precision").name_id, metric_label("precision").meaning_id),
+    (metric_label("loss").name_id, metric_label("loss").meaning_id),
+    (N_("Run time (s)"), N_("Seconds the run took.")),
 )
 _PARAMETERS_COLUMN = 4
 #: columns of the runs table holding shares (shown as percentages)
@@ -81,10 +82,10 @@ def _fmt(value: Any) -> str:
         return "–"
     v = float(value)
     if v.is_integer() and abs(v) >= 1:
-        return f"{int(v):,}"
+        return formats.count(v)
     if abs(v) >= 1000:
-        return f"{v:,.0f}"
-    return f"{v:.4g}"
+        return formats.count(v)
+    return formats.decimal(float(f"{v:.4g}"), 12)
 
 
 class RunsModel(QAbstractTableModel):
@@ -132,21 +133,21 @@ class RunsModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
+            return _(COLUMNS[section][0])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][1]
+            return _(COLUMNS[section][1])
         return None
 
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
-    ("Suppressed records", lambda r: r.suppressed, True),
-    ("Groups", lambda r: r.n_classes, None),
-    ("Smallest group", lambda r: r.min_class_size, None),
-    ("Run time (s)", lambda r: r.runtime_seconds, True),
+    (N_("Suppressed records"), lambda r: r.suppressed, True),
+    (N_("Groups"), lambda r: r.n_classes, None),
+    (N_("Smallest group"), lambda r: r.min_class_size, None),
+    (N_("Run time (s)"), lambda r: r.runtime_seconds, True),
 )
 #: The difference of two shares, in percentage points.
-POINTS = "{sign}{value:.1f} points"
+POINTS = N_("{sign}{value} points")
 
 
 def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tuple[str, Any, Any, Any, bool]]:
@@ -154,9 +155,9 @@ def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tup
     first (algorithm, parameters, privacy models with l and t), so two runs that differ only there never
     look alike; then the outcome and every metric under its plain name."""
     rows: list[tuple[str, Any, Any, Any, bool]] = []
-    for (label, a), (_, b) in zip(run_settings(left), run_settings(right)):
+    for (label, a), (_unused, b) in zip(run_settings(left), run_settings(right)):
         rows.append((label, a, b, None, False))
-    rows += [(label, get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
+    rows += [(_(label), get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
     for key in dict.fromkeys([*left.metrics, *right.metrics]):
         info = metric_label(key)
         rows.append(
@@ -179,7 +180,7 @@ def _difference(a: Any, b: Any, share: bool) -> str:
     if not np.isfinite(diff):
         return "–"
     if share:
-        return POINTS.format(sign="+" if diff > 0 else "", value=100 * diff)
+        return _(POINTS, sign="+" if diff > 0 else "", value=formats.decimal(100 * diff, 1, fixed=True))
     return ("+" if diff > 0 else "") + _fmt(diff)
 
 
@@ -220,17 +221,17 @@ class CompareView(QWidget):
         pick = QHBoxLayout()
         self.left_combo = QComboBox()
         self.right_combo = QComboBox()
-        for label, combo in (("Compare", self.left_combo), ("with", self.right_combo)):
+        for label, combo in ((_("Compare"), self.left_combo), ("with", self.right_combo)):
             pick.addWidget(QLabel(label))
             combo.setMinimumContentsLength(24)
             combo.currentIndexChanged.connect(self._draw_pair)
             pick.addWidget(combo)
-        pick.addWidget(QLabel("(or select two rows above)"))
+        pick.addWidget(QLabel(_("(or select two rows above)")))
         pick.addStretch(1)
         bcol.addLayout(pick)
         pair = QHBoxLayout()
         self.metrics_table = QTableWidget(0, 4)
-        self.metrics_table.setHorizontalHeaderLabels(["", "left", "right", "right − left"])
+        self.metrics_table.setHorizontalHeaderLabels(["", "left", "right", _("right − left")])
         self.metrics_table.verticalHeader().setVisible(False)
         self.metrics_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.metrics_table.setWordWrap(True)
@@ -272,7 +273,7 @@ class CompareView(QWidget):
         for c in range(len(COLUMNS)):
             if c != _PARAMETERS_COLUMN:
                 self.table.resizeColumnToContents(c)
-        names = [f"{i + 1}. {name}" for i, (name, _) in enumerate(self.runs)]
+        names = [f"{i + 1}. {name}" for i, (name, _unused) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
             combo.blockSignals(True)
             combo.clear()
@@ -300,12 +301,12 @@ class CompareView(QWidget):
     def pair(self) -> tuple[int, int]:
         return self.left_combo.currentIndex(), self.right_combo.currentIndex()
 
-    def _on_table_selection(self, *_: object) -> None:
+    def _on_table_selection(self, *_args: object) -> None:
         rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
         if len(rows) == 2:
             self.set_pair(rows[0], rows[1])
 
-    def _draw_pair(self, *_: object) -> None:
+    def _draw_pair(self, *_args: object) -> None:
         li, ri = self.pair()
         valid = 0 <= li < len(self.runs) and 0 <= ri < len(self.runs)
         self.metrics_table.setRowCount(0)
@@ -315,7 +316,7 @@ class CompareView(QWidget):
             return
         (ln, left), (rn, right) = self.runs[li], self.runs[ri]
         self.metrics_table.setHorizontalHeaderLabels(
-            ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", "right − left"]
+            ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", _("right − left")]
         )
         rows = pair_rows(left, right)
         self.metrics_table.setRowCount(len(rows))
@@ -331,7 +332,7 @@ class CompareView(QWidget):
             if lower is not None and cells[3] not in ("", "–", "0", "differs", "0.0 points"):
                 better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
                 self.metrics_table.item(i, 3).setToolTip(
-                    "right is better" if better_right else "left is better"
+                    _("right is better") if better_right else _("left is better")
                 )
                 self.metrics_table.item(i, 3).setForeground(
                     pg.mkColor("#1a9850" if better_right else "#d73027")

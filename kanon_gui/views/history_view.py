@@ -7,23 +7,25 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from kanon_engine.describe import models_short, run_settings
+from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
-RUN_LINE = "{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time:.2f} s"
-STALE_LINE = "{line}\n(out of date: the settings changed since this run)"
+RUN_LINE = N_("{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time} s")
+STALE_LINE = N_("{line}\n(out of date: the settings changed since this run)")
 
 
 def run_line(run: Run) -> str:
     """The run's label, its privacy models (k, l, t: two runs that differ there never look alike) and
     what came out."""
     r = run.result
-    return RUN_LINE.format(
+    return _(
+        RUN_LINE,
         label=run.label,
         models=models_short(r.config.models),
-        groups=f"{r.n_classes:,}",
-        suppressed=f"{r.suppressed:,}",
-        time=r.runtime_seconds,
+        groups=r.n_classes,
+        suppressed=r.suppressed,
+        time=formats.decimal(r.runtime_seconds, 2, fixed=True),
     )
 
 
@@ -58,7 +60,7 @@ class RunHistoryPanel(QWidget):
             for i, run in enumerate(self.state.runs):
                 line = run_line(run)
                 stale = self.state.is_stale(i)
-                item = QListWidgetItem(STALE_LINE.format(line=line) if stale else line)
+                item = QListWidgetItem(_(STALE_LINE, line=line) if stale else line)
                 if stale:
                     item.setForeground(Qt.GlobalColor.darkYellow)
                 tip = [f"{label}: {value}" for label, value in run_settings(run.result)]
@@ -70,12 +72,16 @@ class RunHistoryPanel(QWidget):
         live = len(self.state.runs)
         saved = len(self.state.project.runs) - live
         self.saved.setText(
-            f"{saved} earlier run{'s' if saved != 1 else ''} recorded in the project file (summaries only)."
+            ngettext(
+                "{n} earlier run recorded in the project file (summaries only).",
+                "{n} earlier runs recorded in the project file (summaries only).",
+                saved,
+            )
             if saved > 0
             else ""
         )
         if not live:
-            self.list.addItem(QListWidgetItem("No run yet."))
+            self.list.addItem(QListWidgetItem(_("No run yet.")))
             self.list.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
 
     def _current_changed(self, index: int) -> None:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
+from kanon_engine.i18n import _, formats
 from kanon_engine.lattice import (
     DEFAULT_NODE_CAP,
     FAILS,
@@ -77,15 +78,27 @@ HOVER_TOLERANCE_PX = 7.0
 def level_words(name: str, level: int, hierarchy: Hierarchy | None) -> str:
     """'age: level 2 of 4 (e.g. 20-39)': a level in words with an example label from the hierarchy."""
     if hierarchy is None:
-        return f"{name}: level {level}"
+        return _("{name}: level {level}", name=name, level=level)
     height = hierarchy.height
     labels = [x for x in hierarchy.level_codes[level][1] if x != MISSING]
     example = labels[len(labels) // 2] if labels else ""
     if level == 0:
-        return f"{name}: original values (e.g. {example})"
+        return _("{name}: original values (e.g. {example})", name=name, example=example)
     if level == height and (not labels or labels == [ROOT]):
-        return f"{name}: level {level} of {height} (fully generalized, {ROOT})"
-    return f"{name}: level {level} of {height} (e.g. {example})"
+        return _(
+            "{name}: level {level} of {height} (fully generalized, {root})",
+            name=name,
+            level=level,
+            height=height,
+            root=ROOT,
+        )
+    return _(
+        "{name}: level {level} of {height} (e.g. {example})",
+        name=name,
+        level=level,
+        height=height,
+        example=example,
+    )
 
 
 def _swatch(color: str, ring: bool = False, star: bool = False) -> QIcon:
@@ -117,10 +130,10 @@ def _swatch(color: str, ring: bool = False, star: bool = False) -> QIcon:
 
 def _fmt(value: float) -> str:
     if value is None or not np.isfinite(value):
-        return "unknown"
+        return _("unknown")
     if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:,.4g}"
+        return formats.count(value)
+    return formats.decimal(float(f"{value:.4g}"), 12)
 
 
 # --- the widget ------------------------------------------------------------------------------------------
@@ -191,7 +204,7 @@ class LatticeView(QWidget):
         self.plot.setAntialiasing(False)
         item = self.plot.getPlotItem()
         item.hideAxis("bottom")
-        item.setLabel("left", "height (generalization steps)")
+        item.setLabel("left", _("height (generalization steps)"))
         item.setMenuEnabled(False)
         item.hideButtons()
         for name in ("left", "bottom"):
@@ -225,12 +238,12 @@ class LatticeView(QWidget):
 
     def _build_legend(self) -> QGroupBox:
         """The status colours, each a check box that shows or hides its nodes."""
-        legend = QGroupBox("Status (tick to show)")
-        legend.setToolTip("What the search learned about each transformation. Untick a status to hide it.")
+        legend = QGroupBox(_("Status (tick to show)"))
+        legend.setToolTip(_("What the search learned about each transformation. Untick a status to hide it."))
         lg = QVBoxLayout(legend)
         self.status_boxes: dict[int, QCheckBox] = {}
         for s in STATUS_ORDER:
-            box = QCheckBox(STATUS_NAMES[s])
+            box = QCheckBox(_(STATUS_NAMES[s]))
             box.setIcon(_swatch(STATUS_COLORS[s]))
             box.setChecked(True)
             box.toggled.connect(self._apply_filters)
@@ -240,7 +253,7 @@ class LatticeView(QWidget):
         opt.setPixmap(_swatch(OPTIMUM_COLOR, star=True).pixmap(14, 14))
         cur = QLabel()
         cur.setPixmap(_swatch(CURRENT_COLOR, ring=True).pixmap(14, 14))
-        for icon_label, text in ((opt, "optimum (best satisfying node)"), (cur, "node now shown")):
+        for icon_label, text in ((opt, _("optimum (best satisfying node)")), (cur, _("node now shown"))):
             row = QHBoxLayout()
             row.addWidget(icon_label)
             row.addWidget(QLabel(text), 1)
@@ -249,17 +262,17 @@ class LatticeView(QWidget):
 
     def _build_filters(self, side_col: QVBoxLayout) -> None:
         """Filters by level ranges and by metric value, and the button that clears them."""
-        self.levels_box = QGroupBox("Levels")
-        self.levels_box.setToolTip("Show only nodes whose level of each attribute is in the range.")
+        self.levels_box = QGroupBox(_("Levels"))
+        self.levels_box.setToolTip(_("Show only nodes whose level of each attribute is in the range."))
         self.levels_grid = QGridLayout(self.levels_box)
         self.level_spins: list[tuple[QSpinBox, QSpinBox]] = []
         side_col.addWidget(self.levels_box)
 
-        self.metric_box = QGroupBox("Metric")
+        self.metric_box = QGroupBox(_("Metric"))
         mg = QGridLayout(self.metric_box)
-        self.metric_check = QCheckBox("only nodes with a value between")
+        self.metric_check = QCheckBox(_("only nodes with a value between"))
         self.metric_check.setToolTip(
-            "Nodes whose metric was not computed (inferred, pruned) are hidden while this is ticked."
+            _("Nodes whose metric was not computed (inferred, pruned) are hidden while this is ticked.")
         )
         self.metric_min = QDoubleSpinBox()
         self.metric_max = QDoubleSpinBox()
@@ -274,21 +287,21 @@ class LatticeView(QWidget):
         mg.addWidget(self.metric_max, 1, 1)
         side_col.addWidget(self.metric_box)
 
-        reset = QPushButton("Show all nodes")
+        reset = QPushButton(_("Show all nodes"))
         reset.clicked.connect(self.reset_filters)
         side_col.addWidget(reset)
 
     def _build_node_boxes(self, side_col: QVBoxLayout) -> None:
         """What the node under the pointer and the node shown are."""
-        hover_box = QGroupBox("Node under the pointer")
+        hover_box = QGroupBox(_("Node under the pointer"))
         hv = QVBoxLayout(hover_box)
-        self.hover_label = QLabel("Point at a node to see its levels; click it to apply it.")
+        self.hover_label = QLabel(_("Point at a node to see its levels; click it to apply it."))
         self.hover_label.setWordWrap(True)
         self.hover_label.setTextFormat(Qt.TextFormat.RichText)
         hv.addWidget(self.hover_label)
         side_col.addWidget(hover_box)
 
-        shown_box = QGroupBox("Node shown")
+        shown_box = QGroupBox(_("Node shown"))
         sv = QVBoxLayout(shown_box)
         self.shown_label = QLabel("")
         self.shown_label.setWordWrap(True)
@@ -310,8 +323,10 @@ class LatticeView(QWidget):
         """
         if result is None:
             self._clear(
-                "Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the "
-                "lattice of generalizations it explored."
+                _(
+                    "Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the "
+                    "lattice of generalizations it explored."
+                )
             )
             return
         record = result.lattice
@@ -320,11 +335,14 @@ class LatticeView(QWidget):
         if record is None:
             if result.transformation is None:
                 self._clear(
-                    f"'{result.algorithm}' partitions the records instead of generalizing whole "
-                    "columns, so it has no lattice of transformations. See the Partitions tab."
+                    _(
+                        "'{algorithm}' partitions the records instead of generalizing whole columns, so "
+                        "it has no lattice of transformations. See the Partitions tab.",
+                        algorithm=result.algorithm,
+                    )
                 )
             else:
-                self._clear("This run kept no record of the lattice search.")
+                self._clear(_("This run kept no record of the lattice search."))
             return
         self.hierarchies = dict(result.config.hierarchies)
         if record is not self.record:
@@ -418,7 +436,7 @@ class LatticeView(QWidget):
             box.blockSignals(True)
             box.setChecked(True)
             count = int((record.status == s).sum())
-            box.setText(f"{STATUS_NAMES[s]} ({count:,})")
+            box.setText(f"{_(STATUS_NAMES[s])} ({formats.count(count)})")
             box.blockSignals(False)
         while self.levels_grid.count():
             w = self.levels_grid.takeAt(0).widget()
@@ -435,10 +453,10 @@ class LatticeView(QWidget):
             label.setToolTip(name)
             self.levels_grid.addWidget(label, a, 0)
             self.levels_grid.addWidget(lo, a, 1)
-            self.levels_grid.addWidget(QLabel("to"), a, 2)
+            self.levels_grid.addWidget(QLabel(_("to")), a, 2)
             self.levels_grid.addWidget(hi, a, 3)
             self.level_spins.append((lo, hi))
-        metric_label = METRICS[record.metric_name].label if record.metric_name in METRICS else "Metric"
+        metric_label = _(METRICS[record.metric_name].label) if record.metric_name in METRICS else _("Metric")
         self.metric_box.setTitle(metric_label)
         finite = self._metric[np.isfinite(self._metric)]
         for spin, value in (
@@ -457,18 +475,22 @@ class LatticeView(QWidget):
         if lay is None or rec is None:
             return
         shown = int(self._visible.sum())
-        what = (
-            f"Lattice of {lay.total:,} transformations of {len(rec.names)} quasi-identifiers; "
-            f"{int(np.isin(rec.status, (SATISFIES, FAILS)).sum()):,} checked by the search."
+        what = _(
+            "Lattice of {total} transformations of {n} quasi-identifiers; {sum} checked by the search.",
+            total=lay.total,
+            n=len(rec.names),
+            sum=int(np.isin(rec.status, (SATISFIES, FAILS)).sum()),
         )
         if lay.frontier_only:
-            what += (
-                f" Too many to draw: showing the satisfying frontier ({len(lay.nodes):,} nodes: the "
-                f"minimal satisfying ones and the optimum); {lay.hidden:,} nodes hidden."
+            what += _(
+                " Too many to draw: showing the satisfying frontier ({n} nodes: the minimal satisfying "
+                "ones and the optimum); {hidden} nodes hidden.",
+                n=len(lay.nodes),
+                hidden=lay.hidden,
             )
         if shown < len(lay.nodes):
-            what += f" Filters hide {len(lay.nodes) - shown:,} of the drawn nodes."
-        self.header.setText(what + " Click a node to apply it.")
+            what += _(" Filters hide {n} of the drawn nodes.", n=len(lay.nodes) - shown)
+        self.header.setText(what + " " + _("Click a node to apply it."))
 
     # --- filters -----------------------------------------------------------------------------------
     def reset_filters(self) -> None:
@@ -525,7 +547,7 @@ class LatticeView(QWidget):
                 mask &= np.isfinite(m) & (m >= self.metric_min.value()) & (m <= self.metric_max.value())
         return mask
 
-    def _apply_filters(self, *_: object) -> None:
+    def _apply_filters(self, *_args: object) -> None:
         if self.layout_ is None:
             return
         mask = self.filter_mask()
@@ -606,23 +628,29 @@ class LatticeView(QWidget):
             return ""
         levels = self.levels_of_node(index)
         status = int(rec.status[index])
-        tags = [STATUS_NAMES.get(status, "?")]
+        tags = [_(STATUS_NAMES[status]) if status in STATUS_NAMES else "?"]
         if rec.optimum is not None and index == rec.optimum:
-            tags.append("<b>optimum</b>")
+            tags.append(_("<b>optimum</b>"))
         if self._current is not None and index == self._current:
             tags.append("shown")
         metric_name = METRICS[rec.metric_name].label if rec.metric_name in METRICS else "metric"
         lines = [
-            f"<b>{escape(str(levels))}</b> &nbsp;height {sum(levels)}",
-            f"status: {', '.join(tags)}",
+            _("<b>{escape}</b> &nbsp;height {sum}", escape=escape(str(levels)), sum=sum(levels)),
+            _("status: {values}", values=", ".join(tags)),
             f"{escape(metric_name)}: {_fmt(float(rec.metric[index]))}",
         ]
         lines += [escape(level_words(n, lv, self.hierarchies.get(n))) for n, lv in zip(rec.names, levels)]
         applied = self._applied.get(index)
         if applied:
-            lines.append(f"classes: {int(applied['classes']):,}; suppressed: {int(applied['suppressed']):,}")
+            lines.append(
+                _(
+                    "classes: {applied}; suppressed: {applied2}",
+                    applied=int(applied["classes"]),
+                    applied2=int(applied["suppressed"]),
+                )
+            )
         elif status in (FAILS, INFERRED_FAILS):
-            lines.append("<i>fails the privacy models within the suppression limit</i>")
+            lines.append(_("<i>fails the privacy models within the suppression limit</i>"))
         return "<br>".join(lines)
 
     # --- interaction -------------------------------------------------------------------------------
@@ -655,7 +683,7 @@ class LatticeView(QWidget):
         """What a click on a node does: ask the window to apply it (answer in show_node_result)."""
         levels = self.levels_of_node(index)
         self._pending = index
-        self.shown_label.setText(f"Applying {escape(str(levels))}…")
+        self.shown_label.setText(_("Applying {escape}…", escape=escape(str(levels))))
         self.node_clicked.emit(levels)
 
     def show_node_result(self, result: AnonymizationResult) -> None:
@@ -689,14 +717,18 @@ class LatticeView(QWidget):
         levels = self.levels_of_node(index)
         rows = [
             f"<b>{escape(str(levels))}</b> ({escape(result.algorithm)})",
-            f"classes: {result.n_classes:,} (smallest {result.min_class_size:,})",
-            f"suppressed: {result.suppressed:,} of {result.records:,}",
+            _(
+                "classes: {n_classes} (smallest {min_class_size})",
+                n_classes=result.n_classes,
+                min_class_size=result.min_class_size,
+            ),
+            _("suppressed: {suppressed} of {records}", suppressed=result.suppressed, records=result.records),
         ]
         for key, label in (
             ("discernibility", "DM"),
             ("cavg", "C_AVG"),
             ("precision", "precision"),
-            ("entropy", "entropy (bits)"),
+            ("entropy", _("entropy (bits)")),
         ):
             if key in m:
                 rows.append(f"{label}: {_fmt(float(m[key]))}")

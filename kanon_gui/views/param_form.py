@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.config import ParamSpec
 from kanon_engine.errors import KanonError
+from kanon_engine.i18n import _
 
 _INT_MAX = 1_000_000_000
 
@@ -81,9 +82,9 @@ class ParamForm(QWidget):
             err.hide()
             box.addWidget(err)
             self.errors[spec.name] = err
-            label = QLabel(spec.label)
-            label.setToolTip(spec.help)
-            field.setToolTip(spec.help)
+            label = QLabel(spec.shown_label)
+            label.setToolTip(spec.shown_help)
+            field.setToolTip(spec.shown_help)
             form.addRow(label, row)
             self.rows[spec.name] = row
 
@@ -120,8 +121,8 @@ class ParamForm(QWidget):
 
     def _presets_button(self, spec: ParamSpec) -> QToolButton:
         button = QToolButton()
-        button.setText("Presets")
-        button.setToolTip(f"Typical values of {spec.label}")
+        button.setText(_("Presets"))
+        button.setToolTip(_("Typical values of {label}", label=spec.shown_label))
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
         for value in spec.presets:
@@ -205,7 +206,7 @@ class ParamForm(QWidget):
             if label is not None:
                 label.setVisible(visible)
 
-    def _emit(self, *_: Any) -> None:
+    def _emit(self, *_args: Any) -> None:
         if self._quiet:
             return
         self.validate()

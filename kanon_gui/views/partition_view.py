@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 
 from kanon_engine.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
 from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.i18n import _, ngettext
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis, log_labels
@@ -151,17 +152,17 @@ class PartitionView(QWidget):
         self.x_combo = QComboBox()
         self.y_combo = QComboBox()
         self.color_combo = QComboBox()
-        self.below_k_check = QCheckBox("highlight classes below k")
+        self.below_k_check = QCheckBox(_("highlight classes below k"))
         self.below_k_check.setChecked(True)
         self.points_check = QCheckBox("records")
         self.points_check.setChecked(True)
-        self.points_check.setToolTip("Show the records as points (a sample when there are many).")
+        self.points_check.setToolTip(_("Show the records as points (a sample when there are many)."))
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for label, w in (
-            ("Horizontal:", self.x_combo),
-            ("Vertical:", self.y_combo),
-            ("Colour by:", self.color_combo),
+            (_("Horizontal:"), self.x_combo),
+            (_("Vertical:"), self.y_combo),
+            (_("Colour by:"), self.color_combo),
         ):
             bar.addWidget(QLabel(label))
             bar.addWidget(w)
@@ -235,9 +236,9 @@ class PartitionView(QWidget):
                 combo.blockSignals(False)
             self._clear_plot()
             self.info.setText(
-                "Run an algorithm to see its classes on two quasi-identifiers."
+                _("Run an algorithm to see its classes on two quasi-identifiers.")
                 if result is None or table is None
-                else "This run was computed on other data than the table now loaded."
+                else _("This run was computed on other data than the table now loaded.")
             )
             return
         qi = list(result.config.quasi_identifiers)
@@ -246,10 +247,10 @@ class PartitionView(QWidget):
         x_name, y_name = self._default_axes(result, table)
         self.x_combo.setCurrentText(x_name)
         self.y_combo.setCurrentText(y_name)
-        self.color_combo.addItem("class size", "size")
+        self.color_combo.addItem(_("class size"), "size")
         for s in result.config.sensitive:
             if s in table.frame.columns:
-                self.color_combo.addItem(f"distinct values of {s} (l-diversity)", f"distinct:{s}")
+                self.color_combo.addItem(_("distinct values of {s} (l-diversity)", s=s), f"distinct:{s}")
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.blockSignals(False)
         n = table.n_rows
@@ -314,7 +315,7 @@ class PartitionView(QWidget):
             it.clear()
         self.selected_box.setData([], [])
 
-    def _redraw(self, *_: object) -> None:
+    def _redraw(self, *_args: object) -> None:
         res = self.result
         if res is None or self.table is None:
             return
@@ -338,23 +339,23 @@ class PartitionView(QWidget):
         (x_lo, x_hi), (y_lo, y_hi) = ax.extent, ay.extent
         self.plot_item.getViewBox().setRange(xRange=(x_lo, x_hi), yRange=(y_lo, y_hi), padding=0.02)
 
-    def _toggle_points(self, *_: object) -> None:
+    def _toggle_points(self, *_args: object) -> None:
         on = self.points_check.isChecked()
         self.points_item.setVisible(on)
         self.suppressed_item.setVisible(on)
 
-    def _recolor(self, *_: object) -> None:
+    def _recolor(self, *_args: object) -> None:
         res, boxes = self.result, self.boxes
         if res is None or boxes is None or self.table is None:
             return
         mode = self.color_combo.currentData() or "size"
         if mode == "size":
             values = res.class_sizes.astype(float)
-            label = "class size (records)"
+            label = _("class size (records)")
         else:
             column = mode.split(":", 1)[1]
             values = distinct_per_class(res.row_class, self.table.frame[column], res.n_classes).astype(float)
-            label = f"distinct {column} per class"
+            label = _("distinct {column} per class", column=column)
         self._values = values
         lo, hi = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
         use_log = mode == "size" and lo > 0 and hi / max(lo, 1) > 20
@@ -371,7 +372,7 @@ class PartitionView(QWidget):
         hi = hi if hi > lo else lo + 1
         self.colorbar.setLevels((lo, hi))
         axis = self.colorbar.axis
-        axis.setLabel(label + (" (log scale)" if use_log else ""))
+        axis.setLabel(_("{label} (log scale)", label=label) if use_log else label)
         axis.set_labels(log_labels(10**lo, 10**hi) if use_log else None)
 
     def _update_info(self) -> None:
@@ -380,33 +381,48 @@ class PartitionView(QWidget):
             return
         below = int((res.class_sizes < res.config.k).sum())
         src = (
-            "Mondrian's partitions"
+            _("Mondrian's partitions")
             if boxes.source == "partitions"
-            else "min/max of each class's records on these two axes"
+            else _("min/max of each class's records on these two axes")
         )
         shown = (
-            f"{len(self.sample):,} of {res.records:,} records drawn (a uniform sample)"
+            _("{n} of {records} records drawn (a uniform sample)", n=len(self.sample), records=res.records)
             if len(self.sample) < res.records
-            else f"{res.records:,} records"
+            else ngettext("{n} record", "{n} records", res.records)
         )
         boxes_text = (
-            f"{res.n_classes:,} classes as boxes"
+            ngettext("{n} class as a box", "{n} classes as boxes", res.n_classes)
             if len(boxes) == res.n_classes
-            else f"{res.n_classes:,} classes as {len(boxes):,} boxes (partitions with equal released "
-            "values form one class)"
+            else _(
+                "{n} classes as {boxes} boxes (partitions with equal released values form one class)",
+                n=res.n_classes,
+                boxes=len(boxes),
+            )
         )
-        text = (
-            f"{boxes_text} ({src}; where boxes coincide, their mean colour); {shown}; "
-            f"{res.suppressed:,} suppressed (red x); {below:,} classes below k={res.config.k} (red outline)."
+        text = _(
+            "{boxes_text} ({src}; where boxes coincide, their mean colour); {shown}; {suppressed} "
+            "suppressed (red x); {below} classes below k={k} (red outline).",
+            boxes_text=boxes_text,
+            src=src,
+            shown=shown,
+            suppressed=res.suppressed,
+            below=below,
+            k=res.config.k,
         )
         if self.selected_class is not None:
             size = int(res.class_sizes[self.selected_class])
-            text += f" Selected: class {self.selected_class} ({size:,} records)"
+            text += _(
+                " Selected: class {selected_class} ({size} records)",
+                selected_class=self.selected_class,
+                size=size,
+            )
             if len(self._hits) > 1:
-                text += f", one of {len(self._hits)} classes overlapping here (click again for the next)"
+                text += _(
+                    ", one of {n} classes overlapping here (click again for the next)", n=len(self._hits)
+                )
             text += "."
         else:
-            text += " Click a box to select its class and records."
+            text += _(" Click a box to select its class and records.")
         self.info.setText(text)
 
     # --- selection ---------------------------------------------------------------------------------
@@ -419,7 +435,7 @@ class PartitionView(QWidget):
             return np.zeros(0, dtype=np.int64)
         hits = np.flatnonzero(self.boxes.contains(x, y))
         cls = self.boxes.cls[hits[np.lexsort((hits, self.boxes.area[hits]))]]
-        _, first = np.unique(cls, return_index=True)
+        _unused, first = np.unique(cls, return_index=True)
         return cls[np.sort(first)]
 
     def click_at(self, x: float, y: float) -> int | None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
@@ -33,27 +34,35 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not np.isfinite(value)):
         return "\u2013"
     if abs(value) >= 1e5:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}g}"
+        return formats.count(value)
+    return formats.decimal(float(f"{value:.{digits}g}"), 12)
 
 
 def transformation_text(result: AnonymizationResult) -> str:
     """The levels of a full-domain result in words ("age: level 2 of 4, e.g. '30-39'")."""
     if not result.transformation:
-        return "Records were partitioned (local recoding): each class has its own ranges."
+        return _("Records were partitioned (local recoding): each class has its own ranges.")
     parts = []
     for q, lv in result.transformation.items():
         h = result.config.hierarchies.get(q)
         if h is None:
-            parts.append(f"{q}: level {lv}")
+            parts.append(_("{column}: level {level}", column=q, level=lv))
             continue
         if lv == 0:
-            parts.append(f"<b>{escape(q)}</b>: original values")
+            parts.append(_("<b>{escape}</b>: original values", escape=escape(q)))
         elif lv == h.height:
-            parts.append(f"<b>{escape(q)}</b>: fully generalized (*)")
+            parts.append(_("<b>{escape}</b>: fully generalized (*)", escape=escape(q)))
         else:
             example = escape(str(h.labels(lv)[0]))
-            parts.append(f"<b>{escape(q)}</b>: level {lv} of {h.height} (e.g. '{example}')")
+            parts.append(
+                _(
+                    "<b>{escape}</b>: level {level} of {height} (e.g. '{example}')",
+                    escape=escape(q),
+                    level=lv,
+                    height=h.height,
+                    example=example,
+                )
+            )
     return "; ".join(parts)
 
 
@@ -62,19 +71,23 @@ def metrics_html(result: AnonymizationResult) -> str:
     m = result.metrics
     n = max(result.records, 1)
     cells = [
-        ("Records", f"{result.records:,}", ""),
-        ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression")),
-        ("Groups", f"{result.n_classes:,}", term("equivalence class")),
-        ("Smallest group", f"{result.min_class_size:,}", term("k")),
+        (_("Records"), formats.count(result.records), ""),
+        (
+            _("Suppressed"),
+            f"{formats.count(result.suppressed)} ({formats.percent(result.suppressed / n, 1)})",
+            term("suppression"),
+        ),
+        (_("Groups"), formats.count(result.n_classes), term("equivalence class")),
+        (_("Smallest group"), formats.count(result.min_class_size), term("k")),
     ]
     for key in ("loss", "precision", "gcp", "discernibility", "cavg"):
         if key in m:
             label = metric_label(key)
             cells.append((label.name, label.show(m[key]), label.meaning))
-    cells.append(("Run time", f"{result.runtime_seconds:.2f} s", ""))
+    cells.append((_("Run time"), f"{formats.decimal(result.runtime_seconds, 2, fixed=True)} s", ""))
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not
-        cells.append(("Transformations checked", f"{result.nodes_checked:,}", term("lattice")))
+        cells.append((_("Transformations checked"), formats.count(result.nodes_checked), term("lattice")))
     tds = "".join(
         f"<td style='padding-right:18px' title='{escape(tip)}'><small>{escape(a)}</small><br>"
         f"<b>{escape(b)}</b></td>"
@@ -97,7 +110,7 @@ def _chip(color, text: str) -> QWidget:
 
 
 #: Shown above every view of a run whose settings no longer match the project's (issue 12, item 10).
-STALE_TEXT = (
+STALE_TEXT = N_(
     "Out of date: the roles, hierarchies or privacy settings changed after this run. What you see (and "
     "would export) was made with the old settings; press Run to make a release with the new ones."
 )
@@ -105,7 +118,7 @@ STALE_TEXT = (
 
 def stale_banner() -> QLabel:
     """The out-of-date notice (hidden until a run is out of date)."""
-    label = QLabel(STALE_TEXT)
+    label = QLabel(_(STALE_TEXT))
     label.setObjectName("StaleBanner")
     label.setWordWrap(True)
     label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px; color: #744210;")
@@ -124,7 +137,7 @@ class ResultsPanel(QWidget):
         self._rel: np.ndarray | None = None
         self._syncing = False
         layout = QVBoxLayout(self)
-        self.title = QLabel("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+        self.title = QLabel(_("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R)."))
         self.title.setObjectName("ResultTitle")
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
@@ -144,13 +157,13 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.notes)
 
         legend = QHBoxLayout()
-        legend.addWidget(_chip(CHANGED_BG, "changed by the anonymization"))
-        legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716)"))
-        legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected class"))
+        legend.addWidget(_chip(CHANGED_BG, _("changed by the anonymization")))
+        legend.addWidget(_chip(SUPPRESSED_BG, _("suppressed record (✖)")))
+        legend.addWidget(_chip(HIGHLIGHT_BG, _("records of the selected class")))
         legend.addStretch(1)
         self.filter_caption = QLabel()
         legend.addWidget(self.filter_caption)
-        self.show_all_button = QPushButton("Show all records")
+        self.show_all_button = QPushButton(_("Show all records"))
         self.show_all_button.clicked.connect(self.show_all)
         self.show_all_button.hide()
         legend.addWidget(self.show_all_button)
@@ -162,8 +175,8 @@ class ResultsPanel(QWidget):
         self.release_model = ComparisonModel("release", self)
         self.original_view = self._grid(self.original_model, "OriginalGrid")
         self.release_view = self._grid(self.release_model, "ReleaseGrid")
-        grids.addWidget(self._titled("Original", self.original_view))
-        grids.addWidget(self._titled("Anonymized release", self.release_view))
+        grids.addWidget(self._titled(_("Original"), self.original_view))
+        grids.addWidget(self._titled(_("Anonymized release"), self.release_view))
         split.addWidget(grids)
 
         split.addWidget(self._class_panel())
@@ -184,7 +197,7 @@ class ResultsPanel(QWidget):
         classes = QWidget()
         cl = QVBoxLayout(classes)
         cl.setContentsMargins(0, 0, 0, 0)
-        head = QLabel("<b>Equivalence classes</b>")
+        head = QLabel(_("<b>Equivalence classes</b>"))
         head.setToolTip(term("equivalence class"))
         cl.addWidget(head)
         self.class_model = EquivalenceClassModel(self)
@@ -201,7 +214,7 @@ class ResultsPanel(QWidget):
         self.class_view.horizontalHeader().setDefaultSectionSize(90)
         self.class_view.selectionModel().selectionChanged.connect(self._class_clicked)
         cl.addWidget(self.class_view, 1)
-        self.only_class = QCheckBox("Show only the records of the selected class")
+        self.only_class = QCheckBox(_("Show only the records of the selected class"))
         self.only_class.setChecked(True)
         self.only_class.toggled.connect(lambda _: self._apply_class(self.selected_class()))
         cl.addWidget(self.only_class)
@@ -244,7 +257,9 @@ class ResultsPanel(QWidget):
             self.metrics.setText("")
             self.transformation.setText("")
             self.notes.setText("")
-            self.title.setText("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+            self.title.setText(
+                _("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+            )
             return
         r, t = run.result, run.table
         self._rel = release_rows(t.frame, r)
@@ -258,7 +273,9 @@ class ResultsPanel(QWidget):
         self.transformation.setText(transformation_text(r))
         notes = list(r.notes)
         if self._rel is None:
-            notes.append("The release rows are shuffled, so they are shown without the original beside them.")
+            notes.append(
+                _("The release rows are shuffled, so they are shown without the original beside them.")
+            )
         self.notes.setText(" ".join(notes))
         self.notes.setVisible(bool(notes))
         self.original_view.setVisible(self._rel is not None)
@@ -292,7 +309,7 @@ class ResultsPanel(QWidget):
         rows = self.rows_of_class(class_id)
         size = len(rows)
         if self.only_class.isChecked():
-            self.show_rows(rows, f"Class {class_id + 1}: {size:,} records")
+            self.show_rows(rows, _("Class {n}: {size} records", n=class_id + 1, size=size))
         else:
             self.original_model.set_highlight(rows)
             self.release_model.set_highlight(rows)
@@ -309,7 +326,9 @@ class ResultsPanel(QWidget):
                 continue
             model.set_rows(rows)
             model.set_highlight(None)
-        self.filter_caption.setText(caption or f"{len(rows):,} selected records")
+        self.filter_caption.setText(
+            caption or ngettext("{n} selected record", "{n} selected records", len(rows))
+        )
         self.show_all_button.show()
 
     def show_all(self) -> None:

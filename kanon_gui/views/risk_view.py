@@ -36,27 +36,34 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
 from kanon_engine.explain import RecordExplainer
-from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_engine.i18n import N_, _, formats, ngettext
+from kanon_engine.metrics.risk import (
+    DEFAULT_THRESHOLD,
+    POPULATION_IS_TABLE,
+    RiskComparison,
+    compare,
+    definitions,
+)
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
-ALL_SAFE = "Every record of the original data is already in a group of at least k."
+ALL_SAFE = N_("Every record of the original data is already in a group of at least k.")
 
 #: (label, key in RiskFigures.to_dict(), key in definitions(), formatter)
 _ROWS: tuple[tuple[str, str, str, str], ...] = (
-    ("Records assessed", "records", "equivalence_class", "int"),
-    ("Suppressed records", "suppressed", "suppressed", "int"),
-    ("Groups", "classes", "equivalence_class", "int"),
-    ("Smallest group", "smallest_class", "equivalence_class", "int"),
-    ("Prosecutor risk, highest", "prosecutor_highest", "prosecutor_highest", "risk"),
-    ("Prosecutor risk, average", "prosecutor_average", "prosecutor_average", "pct"),
-    ("Records at risk", "records_above_threshold", "records_above_threshold", "int"),
-    ("Journalist risk, highest", "journalist_highest", "journalist_highest", "risk"),
-    ("Marketer risk", "marketer", "marketer", "pct"),
-    ("Sample uniques", "sample_uniques", "sample_uniques", "int"),
+    (N_("Records assessed"), "records", "equivalence_class", "int"),
+    (N_("Suppressed records"), "suppressed", "suppressed", "int"),
+    (N_("Groups"), "classes", "equivalence_class", "int"),
+    (N_("Smallest group"), "smallest_class", "equivalence_class", "int"),
+    (N_("Prosecutor risk, highest"), "prosecutor_highest", "prosecutor_highest", "risk"),
+    (N_("Prosecutor risk, average"), "prosecutor_average", "prosecutor_average", "pct"),
+    (N_("Records at risk"), "records_above_threshold", "records_above_threshold", "int"),
+    (N_("Journalist risk, highest"), "journalist_highest", "journalist_highest", "risk"),
+    (N_("Marketer risk"), "marketer", "marketer", "pct"),
+    (N_("Sample uniques"), "sample_uniques", "sample_uniques", "int"),
 )
 
 
@@ -64,11 +71,13 @@ def _fmt(value: Any, kind: str) -> str:
     if value is None:
         return "–"
     if kind == "int":
-        return f"{int(value):,}"
+        return formats.count(int(value))
     if kind == "pct":
-        return f"{100 * float(value):.1f} %"
+        return formats.percent(float(value), 1)
     v = float(value)
-    return f"{100 * v:.1f} % (1 in {1 / v:,.0f})" if v > 0 else "0 %"
+    if v <= 0:
+        return formats.percent(0, 0)
+    return _("{share} (1 in {n})", share=formats.percent(v, 1), n=formats.count(1 / v))
 
 
 class RiskPanel(QWidget):
@@ -105,19 +114,19 @@ class RiskPanel(QWidget):
         self.threshold.setValue(threshold)
         self.threshold.setToolTip(self._defs["records_above_threshold"])
         self.threshold.valueChanged.connect(self._recompute)
-        self.status = QLabel("Run an anonymization to see the risk that remains.")
+        self.status = QLabel(_("Run an anonymization to see the risk that remains."))
         self.status.setWordWrap(True)
 
         self.figures = QTableWidget(len(_ROWS), 2)
         self.figures.setObjectName("risk_figures")
-        self.figures.setHorizontalHeaderLabels(["Original data", "Release"])
-        self.figures.setVerticalHeaderLabels([r[0] for r in _ROWS])
+        self.figures.setHorizontalHeaderLabels([_("Original data"), _("Release")])
+        self.figures.setVerticalHeaderLabels([_(r[0]) for r in _ROWS])
         self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.figures.horizontalHeader().setStretchLastSection(True)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        for i, (_, _, d, _) in enumerate(_ROWS):
+        for i, (_unused, _unused, d, _unused) in enumerate(_ROWS):
             head = self.figures.verticalHeaderItem(i)
             if head is not None:
                 head.setToolTip(self._defs[d])
@@ -130,13 +139,13 @@ class RiskPanel(QWidget):
         item = self.plot.getPlotItem()
         style_plot(item)
         item.setLabel("left", "records")
-        item.setLabel("bottom", "re-identification risk (prosecutor, 1 / group size)")
+        item.setLabel("bottom", _("re-identification risk (prosecutor, 1 / group size)"))
         item.addLegend(offset=(-10, 10))
 
         self.homogeneity = QTableWidget(0, 4)
         self.homogeneity.setObjectName("homogeneity")
         self.homogeneity.setHorizontalHeaderLabels(
-            ["Attribute", "Revealed value", "Records", "Group (released quasi-identifier values)"]
+            [_("Attribute"), _("Revealed value"), _("Records"), _("Group (released quasi-identifier values)")]
         )
         self.homogeneity.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.homogeneity.horizontalHeader().setStretchLastSection(True)
@@ -146,11 +155,13 @@ class RiskPanel(QWidget):
 
         self.row_spin = QSpinBox()
         self.row_spin.setMinimum(1)
-        self.row_spin.setToolTip("Record number in the original table (1 = first data row).")
-        self.explain_button = QPushButton("Explain")
+        self.row_spin.setToolTip(_("Record number in the original table (1 = first data row)."))
+        self.explain_button = QPushButton(_("Explain"))
         self.explain_button.clicked.connect(lambda: self.explain_row(self.row_spin.value() - 1))
-        self.next_unsafe = QPushButton("Next unsafe record")
-        self.next_unsafe.setToolTip("Jump to the next record of the original data in a group smaller than k.")
+        self.next_unsafe = QPushButton(_("Next unsafe record"))
+        self.next_unsafe.setToolTip(
+            _("Jump to the next record of the original data in a group smaller than k.")
+        )
         self.next_unsafe.clicked.connect(self._next_unsafe)
         self.explanation = QTextBrowser()
         self.explanation.setObjectName("explanation")
@@ -159,21 +170,21 @@ class RiskPanel(QWidget):
     def _lay_out(self) -> None:
         """Figures and chart above; homogeneity and explanations below, in splitters."""
         top = QHBoxLayout()
-        top.addWidget(QLabel("Records at risk above"))
+        top.addWidget(QLabel(_("Records at risk above")))
         top.addWidget(self.threshold)
         top.addStretch(1)
-        fig_box = QGroupBox("Re-identification risk")
+        fig_box = QGroupBox(_("Re-identification risk"))
         fl = QVBoxLayout(fig_box)
         fl.addLayout(top)
         fl.addWidget(self.figures)
-        hom_box = QGroupBox("Homogeneity of sensitive attributes (release)")
+        hom_box = QGroupBox(_("Homogeneity of sensitive attributes (release)"))
         hl = QVBoxLayout(hom_box)
         hl.addWidget(self.homogeneity_summary)
         hl.addWidget(self.homogeneity)
-        why_box = QGroupBox("Why is this record unsafe? (original data)")
+        why_box = QGroupBox(_("Why is this record unsafe? (original data)"))
         wl = QVBoxLayout(why_box)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Record"))
+        row.addWidget(QLabel(_("Record")))
         row.addWidget(self.row_spin)
         row.addWidget(self.explain_button)
         row.addWidget(self.next_unsafe)
@@ -237,15 +248,20 @@ class RiskPanel(QWidget):
         lines = ex.sentences()
         if not self.result.suppressed_mask[row]:
             cls = int(self.result.row_class[row])
-            lines.append(f"In this release it is in a group of {int(self.result.class_sizes[cls])} records.")
+            lines.append(
+                _(
+                    "In this release it is in a group of {class_size} records.",
+                    class_size=int(self.result.class_sizes[cls]),
+                )
+            )
         else:
-            lines.append("In this release it is suppressed: its quasi-identifiers are shown as *.")
+            lines.append(_("In this release it is suppressed: its quasi-identifiers are shown as *."))
         self.explanation.setPlainText("\n\n".join(lines))
         if announce:
             self.row_requested.emit(int(row))
 
     # --- computing ---------------------------------------------------------------------------------------
-    def _recompute(self, *_: object) -> None:
+    def _recompute(self, *_args: object) -> None:
         if self.table is None or self.result is None:
             return
         table, result, threshold = self.table, self.result, float(self.threshold.value())
@@ -259,11 +275,11 @@ class RiskPanel(QWidget):
             except KanonError as exc:
                 self.status.setText(str(exc))
             return
-        self.status.setText("Computing the risk…")
+        self.status.setText(_("Computing the risk…"))
         self.runner.submit(
             work,
             channel="risk",
-            label="risk analysis",
+            label=_("risk analysis"),
             on_done=self._show,
             on_error=lambda exc: self.status.setText(str(exc)),
         )
@@ -271,21 +287,25 @@ class RiskPanel(QWidget):
     def _show(self, comparison: RiskComparison) -> None:
         self.comparison = comparison
         b, a = comparison.before.figures.to_dict(), comparison.after.figures.to_dict()
-        for i, (_, key, _, kind) in enumerate(_ROWS):
+        for i, (_unused, key, _unused, kind) in enumerate(_ROWS):
             for j, fig in enumerate((b, a)):
                 text = _fmt(fig[key], kind)
                 if key == "records_above_threshold":
-                    text += f" ({100 * fig['share_above_threshold']:.1f} %)"
+                    text += f" ({formats.percent(fig['share_above_threshold'], 1)})"
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(i, j, item)
         pop = a["population"]
         self.status.setText(
-            f"Risk of the original data and of the release on {', '.join(comparison.after.qi)}. "
+            _(
+                "Risk of the original data and of the release on {columns}.",
+                columns=", ".join(comparison.after.qi),
+            )
+            + " "
             + (
-                "Journalist and marketer risk take the table itself as the population."
-                if pop == "the table itself"
-                else f"Population: {pop}."
+                _("Journalist and marketer risk take the table itself as the population.")
+                if pop == POPULATION_IS_TABLE
+                else _("Population: {population}.", population=pop)
             )
         )
         self.figures.resizeColumnsToContents()
@@ -300,7 +320,7 @@ class RiskPanel(QWidget):
         if unsafe is not None and len(unsafe):
             self.explain_row(int(unsafe[0]), announce=False)
         else:
-            self.explanation.setPlainText(ALL_SAFE)
+            self.explanation.setPlainText(_(ALL_SAFE))
 
     def _draw(self, comparison: RiskComparison) -> None:
         item = self.plot.getPlotItem()
@@ -315,7 +335,7 @@ class RiskPanel(QWidget):
                 width=0.38,
                 brush=BEFORE_COLOR,
                 pen=pg.mkPen(None),
-                name="original data",
+                name=_("original data"),
             )
         )
         item.addItem(
@@ -328,7 +348,7 @@ class RiskPanel(QWidget):
                 name="release",
             )
         )
-        ticks = [(float(i), f"≤{100 * d['high']:.0f}%") for i, d in enumerate(before)]
+        ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(before)]
         item.getAxis("bottom").setTicks([ticks])
         item.setXRange(-0.6, len(before) - 0.4, padding=0)
 
@@ -338,18 +358,26 @@ class RiskPanel(QWidget):
         rows: list[tuple[str, str, str, str]] = []
         for hb, ha in zip(comparison.before.homogeneity, comparison.after.homogeneity):
             d = ha.to_dict()
-            notes.append(
-                f"{ha.attribute}: {ha.homogeneous_classes} homogeneous group(s) in the release "
-                f"({hb.homogeneous_classes} in the original); distinct l reached {_num(d['distinct_l'])}, "
-                f"entropy l {_num(d['entropy_l'])}, t (equal) {_num(d['t_equal'])}"
-                + (f", t (ordered) {_num(d['t_ordered'])}" if d["t_ordered"] is not None else "")
-                + "."
+            note = ngettext(
+                "{attribute}: {n} homogeneous group in the release ({before} in the original); distinct l "
+                "reached {distinct_l}, entropy l {entropy_l}, t (equal) {t_equal}",
+                "{attribute}: {n} homogeneous groups in the release ({before} in the original); distinct l "
+                "reached {distinct_l}, entropy l {entropy_l}, t (equal) {t_equal}",
+                int(ha.homogeneous_classes),
+                attribute=ha.attribute,
+                before=int(hb.homogeneous_classes),
+                distinct_l=_num(d["distinct_l"]),
+                entropy_l=_num(d["entropy_l"]),
+                t_equal=_num(d["t_equal"]),
             )
+            if d["t_ordered"] is not None:
+                note += _(", t (ordered) {t}", t=_num(d["t_ordered"]))
+            notes.append(note + ".")
             for ex in ha.examples:
                 qis = ", ".join(f"{q}={v}" for q, v in ex["quasi_identifiers"].items())
-                rows.append((ha.attribute, ex["value"], f"{ex['size']:,}", qis))
+                rows.append((ha.attribute, ex["value"], formats.count(int(ex["size"])), qis))
         if not comparison.after.homogeneity:
-            notes.append("No column is marked sensitive: mark one to see homogeneity findings.")
+            notes.append(_("No column is marked sensitive: mark one to see homogeneity findings."))
         self.homogeneity_summary.setText("\n".join(notes))
         self.homogeneity.setRowCount(len(rows))
         for i, r in enumerate(rows):
@@ -372,7 +400,7 @@ class RiskPanel(QWidget):
     def _next_unsafe(self) -> None:
         unsafe = self._unsafe_rows()
         if unsafe is None or not len(unsafe):
-            self.explanation.setPlainText(ALL_SAFE)
+            self.explanation.setPlainText(_(ALL_SAFE))
             return
         current = self.row_spin.value() - 1
         later = unsafe[unsafe > current]
@@ -384,7 +412,7 @@ class RiskPanel(QWidget):
         self.homogeneity.setRowCount(0)
         self.homogeneity_summary.setText("")
         self.explanation.clear()
-        self.status.setText("Run an anonymization to see the risk that remains.")
+        self.status.setText(_("Run an anonymization to see the risk that remains."))
         self._set_enabled(False)
 
     def _set_enabled(self, on: bool) -> None:
@@ -393,4 +421,4 @@ class RiskPanel(QWidget):
 
 
 def _num(v: float | None) -> str:
-    return "–" if v is None else f"{v:.3g}"
+    return "–" if v is None else formats.decimal(float(f"{v:.3g}"), 6)

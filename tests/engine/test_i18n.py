@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from kanon_engine import i18n
-from kanon_engine.i18n import _, formats, ngettext, using
+from kanon_engine.i18n import _, formats, lookup, ngettext, using
 from kanon_engine.i18n.catalog import Catalog, pseudo
 from kanon_engine.i18n.language import normalize, resolve_language, system_languages
 from kanon_engine.i18n.maintain import check, placeholders
@@ -79,7 +79,7 @@ def test_the_four_languages_are_available() -> None:
 # --- lookup -------------------------------------------------------------------------------------------------
 def test_placeholders_are_filled_after_translation_with_local_counts() -> None:
     cat = Catalog("de", {(None, "Column {column} has {n} values."): "Spalte {column} hat {n} Werte."})
-    i18n._catalogs["test-de"] = cat
+    lookup._catalogs["test-de"] = cat
     cat.language = "de"
     with using("test-de"):
         assert _("Column {column} has {n} values.", column="Alter", n=2000) == "Spalte Alter hat 2.000 Werte."
@@ -95,7 +95,7 @@ def test_plurals_follow_the_language_rule() -> None:
     fr = Catalog(
         "fr", {(None, "{n} record"): ("{n} enregistrement", "{n} enregistrements")}, lambda n: int(n > 1)
     )
-    i18n._catalogs.update({"test-de": de, "test-fr": fr})
+    lookup._catalogs.update({"test-de": de, "test-fr": fr})
     with using("test-de"):
         assert ngettext("{n} record", "{n} records", 1) == "1 Datensatz"
         assert ngettext("{n} record", "{n} records", 2000) == "2.000 Datensätze"

@@ -89,7 +89,7 @@ def test_risk_panel_lists_homogeneous_groups(qtbot) -> None:
     panel.set_result(table, result)
     rows = {panel.homogeneity.item(r, 1).text() for r in range(panel.homogeneity.rowCount())}
     assert rows == {"flu", "cancer"} or rows == {"cancer"}
-    assert "homogeneous group(s) in the release" in panel.homogeneity_summary.text()
+    assert "homogeneous groups in the release" in panel.homogeneity_summary.text()
 
 
 def test_risk_panel_in_background(qtbot, seeds) -> None:

@@ -219,7 +219,7 @@ def test_import_dialog_types_are_editable(window, qtbot, tmp_path, wait_idle):
     assert dialog.preview.column_types["zip"].kind.value == "categorical"
     assert dialog.preview.column_types["visit"].kind.value == "date"
     age_row = dialog.preview.columns.index("age")
-    assert dialog.types.item(age_row, 2).text() == "100%"  # text: everything fits
+    assert dialog.types.item(age_row, 2).text() == "100 %"  # text: everything fits
     from kanon_engine.data.table import ColumnKind
 
     dialog.set_kind("age", ColumnKind.INTEGER)
