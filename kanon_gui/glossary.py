@@ -136,3 +136,32 @@ def tinted(color: QColor, alpha: int = 40) -> QColor:
     c = QColor(color)
     c.setAlpha(alpha)
     return c
+
+
+def glossary_html() -> str:
+    """The glossary window's text: every term of the field in the current language (with its English
+    name and its source), then the other words the workbench explains."""
+    from html import escape
+
+    from kanon_engine.i18n import current_language
+    from kanon_engine.i18n.glossary import glossary
+
+    parts, explained = [], set()
+    for entry in glossary(current_language()):
+        meaning = term(entry.definition) if entry.definition else ""
+        explained.add(entry.definition)
+        english = (
+            f" <i>({escape(entry.english)})</i>" if entry.english.casefold() != entry.term.casefold() else ""
+        )
+        source = (
+            "<br><small>" + escape(_("Source: {source}", source=entry.source)) + "</small>"
+            if entry.source
+            else "<br><small>" + escape(_("No published source found: kanon's own term.")) + "</small>"
+            if current_language() != "en"
+            else ""
+        )
+        parts.append(f"<p><b>{escape(entry.term)}</b>{english}: {escape(meaning)}{source}</p>")
+    for key in TERMS:
+        if key not in explained:
+            parts.append(f"<p>{escape(term(key))}</p>")
+    return "".join(parts)

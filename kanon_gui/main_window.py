@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +52,7 @@ from kanon_engine.validation import TableFacts, analyze_table, result_warnings
 from kanon_gui import appdata
 from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
-from kanon_gui.glossary import TERMS
+from kanon_gui.glossary import glossary_html
 from kanon_gui.language import add_language_menu
 from kanon_gui.resources import icon, sample_project
 from kanon_gui.state import AppState
@@ -904,10 +903,10 @@ class MainWindow(QMainWindow):
         dialog.setWindowTitle(_("Glossary"))
         dialog.setObjectName("GlossaryDialog")
         text = QTextBrowser()
-        text.setHtml("".join(f"<p><b>{escape(k)}</b>: {escape(v)}</p>" for k, v in TERMS.items()))
+        text.setHtml(glossary_html())
         layout = QVBoxLayout(dialog)
         layout.addWidget(text)
-        dialog.resize(560, 520)
+        dialog.resize(640, 560)
         dialog.show()
         self.glossary_dialog = dialog
 

@@ -43,6 +43,8 @@ PROGRAMMING_ERRORS = {
 ARGPARSE_KEYWORDS = {"help", "description", "metavar", "epilog", "prog", "usage", "report_help"}
 #: Calls and functions that make the command line's --help (English; see the module docstring).
 HELP_CALLS = {"ProjectFlag", "add_output_flags"}
+#: Calls whose string argument is a key, not text (the text is looked up from it).
+KEY_CALLS = {"term", "setStyleSheet", "_task_failed"}
 HELP_FUNCTIONS = {"_values_text", "_off_help", "add_output_flags"}
 #: Qt setters and constructors whose text argument is shown on screen.
 QT_TEXT_CALLS = {
@@ -105,18 +107,22 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         )
     },
     **{
-        ("kanon_engine/outputs.py", kind): "a kind key of the outputs (shown through _KIND_PHRASES)"
-        for kind in ("JSON report", "HTML report", "PDF report")
+        (path, kind): "a kind key of the outputs (shown through _KIND_PHRASES)"
+        for path in ("kanon_engine/outputs.py", "kanon_gui/dialogs/export_dialog.py")
+        for kind in ("JSON report", "HTML report", "PDF report", "value mapping")
     },
+    ("kanon_gui/main_window.py", "open project"): "a task's name in the log",
+    ("kanon_gui/main_window.py", "apply node"): "a task's name in the log",
 }
 #: Whole files that are tools for developers, not for users.
 TOOL_FILES = {
     "kanon_engine/i18n/maintain.py": "the catalog maintainer's command, for developers",
     "kanon_gui/screenshots.py": "the screenshot tour, a developer's tool (the pictures show the app's words)",
+    "kanon_gui/selftest.py": "the installation check, for IT staff in a terminal (English, like a log)",
 }
 
 WORDS = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
-MARKUP = re.compile(r'="|^"\s')  # SVG / HTML attributes: markup, not words
+MARKUP = re.compile(r"""=['"]|^['"]\s|^[#\w\s.-]*\{?\s*[\w-]+:\s*[^;]+;""")  # markup, attributes, CSS
 TAGS = re.compile(r"<[^<>]*>")
 
 
@@ -152,7 +158,7 @@ def _is_exempt_call(call: ast.Call) -> bool:
         return True
     if name in PROGRAMMING_ERRORS or last in PROGRAMMING_ERRORS:
         return True
-    if last in HELP_CALLS:
+    if last in HELP_CALLS or last in KEY_CALLS:
         return True
     return last in ("add_argument", "add_parser", "ArgumentParser", "add_subparsers", "add_argument_group")
 

@@ -49,7 +49,7 @@ def sort_order(values: np.ndarray, kind: ColumnKind | None, date_format: str | N
         key = parsed.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
         key = np.where(parsed.isna().to_numpy(), np.inf, key)
         return np.argsort(key, kind="stable")
-    codes, _ = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, _unused = pd.factorize(series, sort=True, use_na_sentinel=True)
     codes = np.where(codes < 0, np.iinfo(np.int64).max, codes)
     return np.argsort(codes, kind="stable")
 

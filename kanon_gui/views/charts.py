@@ -36,6 +36,7 @@ from kanon_engine.i18n import N_, _, formats
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
+from kanon_gui.views.plot_menu import add_plot_menu
 
 BAR_COLOR = "#4575b4"
 RELEASED_COLOR = "#91bfdb"
@@ -389,6 +390,8 @@ class ChartsView(QWidget):
         self.dist_widget = pg.GraphicsLayoutWidget()
         self.dist_widget.setBackground("w")
         self.dist_widget.setObjectName("distribution")
+        for view in (self.sizes_plot, self.loss_plot, self.dist_widget):
+            add_plot_menu(view)
         self.orig_plot = self.dist_widget.addPlot(row=0, col=0, axisItems={"left": LabelAxis("left")})
         self.rel_plot = self.dist_widget.addPlot(row=0, col=1, axisItems={"left": LabelAxis("left")})
         self.rel_plot.setXLink(self.orig_plot)

@@ -33,6 +33,7 @@ from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
+from kanon_gui.views.plot_menu import add_plot_menu
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -248,6 +249,7 @@ class CompareView(QWidget):
         self.charts = pg.GraphicsLayoutWidget()
         self.charts.setBackground("w")
         self.charts.setObjectName("compare_class_sizes")
+        add_plot_menu(self.charts)
         self.left_plot = self.charts.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
         self.right_plot = self.charts.addPlot(row=1, col=0, axisItems={"bottom": LabelAxis("bottom")})
         pair.addWidget(self.charts, 3)

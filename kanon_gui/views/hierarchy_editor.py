@@ -326,8 +326,9 @@ class HierarchyEditorPanel(QWidget):
             )
         elif not self.feedback.property("sticky"):
             self.feedback.setText(
-                "<span style='color:#2f855a'>\u2714 The hierarchy covers every value of the "
-                "column and is a tree.</span>"
+                "<span style='color:#2f855a'>\u2714 "
+                + _("The hierarchy covers every value of the column and is a tree.")
+                + "</span>"
                 if role == Role.QUASI_IDENTIFIER
                 else ""
             )

@@ -56,6 +56,7 @@ from kanon_engine.metrics.loss import METRICS
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis
+from kanon_gui.views.plot_menu import add_plot_menu
 
 #: Status -> colour (colour-blind-safe ColorBrewer RdYlGn/PuOr picks, grey for "nothing known").
 STATUS_COLORS: dict[int, str] = {
@@ -201,6 +202,7 @@ class LatticeView(QWidget):
         self.header.setWordWrap(True)
         col.addWidget(self.header)
         self.plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        add_plot_menu(self.plot)
         self.plot.setAntialiasing(False)
         item = self.plot.getPlotItem()
         item.hideAxis("bottom")

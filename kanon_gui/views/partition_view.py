@@ -22,6 +22,7 @@ from kanon_engine.i18n import _, ngettext
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis, log_labels
+from kanon_gui.views.plot_menu import add_plot_menu
 
 #: Records drawn at most (a uniform sample beyond; the data itself is never reduced).
 MAX_POINTS = 50_000
@@ -175,6 +176,7 @@ class PartitionView(QWidget):
         col.addWidget(self.info)
 
         self.glw = pg.GraphicsLayoutWidget()
+        add_plot_menu(self.glw)
         self.glw.setBackground("w")
         self.plot_item = self.glw.addPlot(
             axisItems={"bottom": LabelAxis("bottom"), "left": LabelAxis("left")}

@@ -46,6 +46,7 @@ from kanon_engine.metrics.risk import (
 )
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
+from kanon_gui.views.plot_menu import add_plot_menu
 from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
@@ -135,6 +136,7 @@ class RiskPanel(QWidget):
         """The risk chart, the homogeneity table and the "why is this record unsafe" controls."""
         self.plot = pg.PlotWidget(background="w")
         self.plot.setObjectName("risk_distribution")
+        add_plot_menu(self.plot)
         self.plot.setMinimumHeight(160)
         item = self.plot.getPlotItem()
         style_plot(item)
