@@ -52,10 +52,10 @@ def models_short(models: Any) -> str:
 
 def algorithm_name(name: str) -> str:
     """The algorithm's short title (``Optimal``, ``Mondrian relaxed``), never the registry code."""
-    from kanon_engine.algorithms import algorithms
+    from kanon_engine.algorithms import algorithms, title_of
 
     cls = algorithms().get(name)
-    title = _(getattr(cls, "title", name)) if cls is not None else name.replace("-", " ").capitalize()
+    title = _(title_of(cls, name)) if cls is not None else name.replace("-", " ").capitalize()
     return title.split(" (", 1)[0]
 
 

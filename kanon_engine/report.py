@@ -32,12 +32,12 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 import kanon_engine
-from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms import algorithms, title_of
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.fileio import atomic_path, atomic_write_text, refuse_input_overwrite, temp_file_beside
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING, ROOT
-from kanon_engine.i18n import N_, _, current_language, formats, ngettext, using
+from kanon_engine.i18n import N_, _, current_language, formats, ngettext, text_of, using
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import (
     DEFAULT_THRESHOLD,
@@ -429,7 +429,7 @@ def _configuration_facts(table: Any, result: Any, project: Any | None) -> dict[s
         "models": [{**m.to_dict(), "description": m.describe()} for m in cfg.models],
         "algorithm": {
             "name": result.algorithm,
-            "title": _(getattr(algo_cls, "title", result.algorithm)),
+            "title": _(title_of(algo_cls, result.algorithm)),
             "parameters": params,
             "parameters_shown": _parameters_shown(algo_cls, params),
         },
@@ -772,7 +772,7 @@ def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
     ]
     is_table = a["population"] == POPULATION_IS_TABLE
     return {
-        "population": _(a["population"]) if is_table else a["population"],
+        "population": text_of(a, "population") if is_table else a["population"],
         "population_is_table": is_table,
         "figures": _table(rows, [_("Measure"), _("Original data"), _("Release")], (1, 2)),
     }
@@ -854,10 +854,10 @@ SIGN_OFF = {
 def _sign_off_rows(sign: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, value) rows; an empty value is a blank line to be filled in by hand."""
     return [
-        (_(SIGN_OFF["purpose"]), sign.get("purpose") or ""),
-        (_(SIGN_OFF["recipient"]), sign.get("recipient") or ""),
-        (_(SIGN_OFF["approved"]), ""),
-        (_(SIGN_OFF["date"]), ""),
+        (text_of(SIGN_OFF, "purpose"), sign.get("purpose") or ""),
+        (text_of(SIGN_OFF, "recipient"), sign.get("recipient") or ""),
+        (text_of(SIGN_OFF, "approved"), ""),
+        (text_of(SIGN_OFF, "date"), ""),
     ]
 
 

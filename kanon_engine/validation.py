@@ -253,7 +253,7 @@ def _identifier_warnings(project: Project, table: Table, cache: ColumnCache) -> 
 #: Kinds of column that outsiders commonly know (dates, postcodes, ...): left insensitive, they are
 #: released unchanged, which is warned about before a run and said in the report.
 _KNOWABLE_KINDS = frozenset(
-    {N_("date of birth"), "age", "sex", "postcode", "town", N_("admission date"), "nationality", "date"}
+    {"date of birth", "age", "sex", "postcode", "town", "admission date", "nationality", "date"}
 )
 _UNCHANGED = N_(
     "'{column}' looks like {kind} and would be released unchanged (insensitive): an outsider may know it. "

@@ -14,8 +14,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
-from kanon_engine.i18n import _
-
 LOG = logging.getLogger("kanon_gui")
 MAX_RECENT = 8
 _handler: logging.Handler | None = None
@@ -84,7 +82,7 @@ def setup_logging(level: int = logging.INFO) -> Path:
         _handler = logging.handlers.RotatingFileHandler(
             path, maxBytes=1_000_000, backupCount=3, encoding="utf-8"
         )
-        _handler.setFormatter(logging.Formatter(_("%(asctime)s %(levelname)s %(name)s: %(message)s")))
+        _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         for name in ("kanon_gui", "kanon_engine"):
             logger = logging.getLogger(name)
             logger.addHandler(_handler)

@@ -42,7 +42,7 @@ from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.fileio import clean_stale_temp_files
-from kanon_engine.i18n import N_, _, formats
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.project import Project
 from kanon_engine.restore import restore_run
@@ -453,11 +453,11 @@ class MainWindow(QMainWindow):
         True when the action may go on (saved, or the user chose to discard)."""
         if not self.ask_before_close or not self.state.is_dirty():
             return True
-        name = self.state.project_path.name if self.state.project_path else _(TEXT["untitled"])
+        name = self.state.project_path.name if self.state.project_path else text_of(TEXT, "untitled")
         answer = QMessageBox.question(
             self,
-            _(TEXT["unsaved_title"]),
-            _(TEXT["unsaved_before"], action=action, name=name),
+            text_of(TEXT, "unsaved_title"),
+            text_of(TEXT, "unsaved_before", action=action, name=name),
             QMessageBox.StandardButton.Save
             | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel,
@@ -471,7 +471,7 @@ class MainWindow(QMainWindow):
         """Open a project (``.json``) or a data file (through the import dialog), after asking whether
         to save unsaved changes of the current project."""
         path = Path(path)
-        if not self.confirm_discard(_(TEXT["action_open"], name=path.name)):
+        if not self.confirm_discard(text_of(TEXT, "action_open", name=path.name)):
             return
         if path.suffix.lower() == ".json":
             self.open_project(path)
@@ -490,7 +490,7 @@ class MainWindow(QMainWindow):
                 _("The bundled sample is missing ({path}); reinstall kanon.", path=path), "error"
             )
             return
-        if self.confirm_discard(_(TEXT["action_open"], name=_(TEXT["the_sample"]))):
+        if self.confirm_discard(text_of(TEXT, "action_open", name=text_of(TEXT, "the_sample"))):
             self.open_project(path)
 
     def load_data(
@@ -542,11 +542,11 @@ class MainWindow(QMainWindow):
 
     def ask_password(self, path: Path, error: PasswordError) -> str | None:
         """The password of a protected project (None when the user cancels); a wrong one is said."""
-        text = _(TEXT["password_ask"], name=path.name)
+        text = text_of(TEXT, "password_ask", name=path.name)
         if not error.missing:
-            text = _(TEXT["password_wrong"], name=path.name)
+            text = text_of(TEXT, "password_wrong", name=path.name)
         password, ok = QInputDialog.getText(
-            self, _(TEXT["password_title"]), text, QLineEdit.EchoMode.Password
+            self, text_of(TEXT, "password_title"), text, QLineEdit.EchoMode.Password
         )
         return password if ok and password else None
 
@@ -573,7 +573,7 @@ class MainWindow(QMainWindow):
             password = self.ask_password(path, exc)
             return None if password is None else self.open_project(path, password)
         except KanonError as exc:
-            self.show_error(exc, _("open project"))
+            self.show_error(exc, "open project")
             return None
 
         def work(progress: Callable[[float, str], None]) -> LoadedProject:
@@ -663,7 +663,7 @@ class MainWindow(QMainWindow):
         try:
             self.state.save(Path(path), password or None)
         except (KanonError, OSError) as exc:
-            self.show_error(exc, _("save project"))
+            self.show_error(exc, "save project")
             return False
         self.project_password = password or None
         appdata.add_recent_file(path)
@@ -711,7 +711,7 @@ class MainWindow(QMainWindow):
             self.autosave()
 
         self.message_bar.clear()
-        self._begin_task(_(TEXT["running"], algorithm=algorithm_name(request.algorithm)))
+        self._begin_task(text_of(TEXT, "running", algorithm=algorithm_name(request.algorithm)))
         LOG.info("run %s with %s", request.algorithm, {k: v for k, v in request.params.items()})
         self._run_task = self.runner.submit(
             work, channel="run", label=request.label(), on_done=done, on_error=self._task_failed("run")
@@ -721,8 +721,9 @@ class MainWindow(QMainWindow):
     def show_run_outcome(self, result: AnonymizationResult) -> None:
         """What came out, and what makes the release of little use if anything does (a column lost to
         *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
-        done = _(
-            TEXT["run_done"],
+        done = text_of(
+            TEXT,
+            "run_done",
             groups=result.n_classes,
             suppressed=result.suppressed,
             smallest=result.min_class_size,
@@ -730,7 +731,7 @@ class MainWindow(QMainWindow):
         )
         warnings = [i.message for i in result_warnings(result)]
         if self.state.is_stale():
-            warnings.insert(0, _(TEXT["run_stale"]))
+            warnings.insert(0, text_of(TEXT, "run_stale"))
         if warnings:
             self.message_bar.show_message(" ".join([done, *warnings]), "warning")
         else:
@@ -760,7 +761,7 @@ class MainWindow(QMainWindow):
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()
-            label = _(TEXT["levels_label"], number=self.state.next_run_number(), levels=vector)
+            label = text_of(TEXT, "levels_label", number=self.state.next_run_number(), levels=vector)
             self.state.add_run(res, label=label, table=table)
 
         self._begin_task(_("Applying levels {vector}…", vector=vector), busy=True)
@@ -807,7 +808,9 @@ class MainWindow(QMainWindow):
         self._end_task()
         self.status_label.setText(_("Cancelled."))
         self.message_bar.show_message(
-            _("The {value} was cancelled; nothing was changed.", value="run" if channel == "run" else "task"),
+            _("The run was cancelled; nothing was changed.")
+            if channel == "run"
+            else _("The task was cancelled; nothing was changed."),
             "info",
         )
 
@@ -926,7 +929,7 @@ class MainWindow(QMainWindow):
 
     # --- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self.confirm_discard(_(TEXT["action_close"])):
+        if not self.confirm_discard(text_of(TEXT, "action_close")):
             event.ignore()
             return
         self._autosave.stop()

@@ -44,7 +44,7 @@ ARGPARSE_KEYWORDS = {"help", "description", "metavar", "epilog", "prog", "usage"
 #: Calls and functions that make the command line's --help (English; see the module docstring).
 HELP_CALLS = {"ProjectFlag", "add_output_flags"}
 #: Calls whose string argument is a key, not text (the text is looked up from it).
-KEY_CALLS = {"term", "setStyleSheet", "_task_failed"}
+KEY_CALLS = {"term", "setStyleSheet", "_task_failed", "text_of", "show_error", "Formatter", "log_error"}
 HELP_FUNCTIONS = {"_values_text", "_off_help", "add_output_flags"}
 #: Qt setters and constructors whose text argument is shown on screen.
 QT_TEXT_CALLS = {
@@ -107,12 +107,18 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         )
     },
     **{
+        ("kanon_engine/validation.py", kind): "a kind key of the column-name rules (shown through kind_words)"
+        for kind in ("date of birth", "admission date")
+    },
+    **{
         (path, kind): "a kind key of the outputs (shown through _KIND_PHRASES)"
         for path in ("kanon_engine/outputs.py", "kanon_gui/dialogs/export_dialog.py")
         for kind in ("JSON report", "HTML report", "PDF report", "value mapping")
     },
     ("kanon_gui/main_window.py", "open project"): "a task's name in the log",
     ("kanon_gui/main_window.py", "apply node"): "a task's name in the log",
+    ("kanon_gui/views/attributes_panel.py", "prepare hierarchy"): "a task's name in the log",
+    ("kanon_gui/views/risk_view.py", "risk analysis"): "a task's name in the log",
 }
 #: Whole files that are tools for developers, not for users.
 TOOL_FILES = {

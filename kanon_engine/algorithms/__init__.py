@@ -71,6 +71,17 @@ def algorithms() -> dict[str, type[Algorithm]]:
     return dict(_REGISTRY)
 
 
+def title_of(cls: type | None, default: str) -> str:
+    """An algorithm class's title (its catalog id; ``default`` when it has none)."""
+    return str(getattr(cls, "title", default))
+
+
+def description_of(cls: type | None) -> str:
+    """An algorithm class's description in the current language ("" when it has none)."""
+    text = str(getattr(cls, "description", ""))
+    return _(text) if text else ""
+
+
 def get_algorithm(name: str, **params: Any) -> Algorithm:
     """The algorithm ``name`` with raw parameter values (form text, CLI strings) checked and converted by
     its specs: a ConfigError names an unknown algorithm, an unknown parameter or a bad value."""

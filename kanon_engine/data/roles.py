@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, text_of
 
 
 class Role(StrEnum):
@@ -397,13 +397,13 @@ def _from_values(column: str, counts: pd.Series, kind: str, n_rows: int) -> Role
     """A suggestion from the values alone (shown, never applied by itself)."""
     present = counts[counts.index.notna()]
     if kind == "date":
-        reason = _(_VALUE_REASONS["date"], column=column)
+        reason = text_of(_VALUE_REASONS, "date", column=column)
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="date")
     if looks_like_codes(present):
-        reason = _(_VALUE_REASONS["postcode"], column=column, example=str(present.index[0]))
+        reason = text_of(_VALUE_REASONS, "postcode", column=column, example=str(present.index[0]))
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="postcode")
     if 2 <= len(present) <= _FEW_VALUES and n_rows >= 10 * len(present):
-        reason = _(_VALUE_REASONS["categories"], column=column, count=len(present))
+        reason = text_of(_VALUE_REASONS, "categories", column=column, count=len(present))
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="categories")
     return None
 
@@ -412,7 +412,7 @@ def _almost_unique(column: str, counts: pd.Series, n_rows: int, unique_share: fl
     present = counts[counts.index.notna()]
     filled = float(present.sum())
     if n_rows >= 10 and filled and len(present) >= unique_share * filled:
-        reason = _(_VALUE_REASONS["unique"], column=column)
+        reason = text_of(_VALUE_REASONS, "unique", column=column)
         return RoleSuggestion(column, Role.IDENTIFIER, reason, flagged=True, kind="unique")
     return None
 

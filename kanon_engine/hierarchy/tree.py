@@ -60,19 +60,16 @@ def _require_level(h: Hierarchy, level: int, low: int = 0, high: int | None = No
         )
 
 
-def _rows_of(h: Hierarchy, level: int, label: str, what: str = "group") -> np.ndarray:
+def _rows_of(h: Hierarchy, level: int, label: str) -> np.ndarray:
     """Boolean mask of the rows under ``label`` at ``level``; raises if there is no such node."""
     rows = h.matrix[:, level] == label
     if not rows.any():
-        name = "value" if level == 0 else what
+        if level == 0:
+            text = _("There is no value {values} at level {level} of '{column}'.")
+        else:
+            text = _("There is no group {values} at level {level} of '{column}'.")
         raise HierarchyError(
-            _(
-                "There is no {name} {values} at level {level} of '{column}'.",
-                name=name,
-                values=show_value(label),
-                level=level,
-                column=h.attribute,
-            ),
+            text.format(values=show_value(label), level=level, column=h.attribute),
             hint=_("The hierarchy may have changed; refresh the tree and try again."),
             where=f"{h.attribute}={label}",
         )

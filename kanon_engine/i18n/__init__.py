@@ -43,6 +43,7 @@ __all__ = [
     "language_name",
     "ngettext",
     "pgettext",
+    "text_of",
     "resolve_language",
     "using",
 ]
@@ -74,6 +75,12 @@ def pgettext(context: str, message: str, /, **values: Any) -> str:
 def ngettext(singular: str, plural: str, n: int, /, **values: Any) -> str:
     """The form of a message for ``n`` things in the current language (``{n}`` filled with ``n``)."""
     return _fill(_active().ngettext(singular, plural, n), {"n": n, **values})
+
+
+def text_of(table: Any, key: Any, /, **values: Any) -> str:
+    """The translation of ``table[key]``, a table of ``N_``-marked messages (a dictionary of a module's
+    sentences). Kept apart from ``_`` so the catalog extractor never mistakes the key for a message."""
+    return _(table[key], **values)
 
 
 def N_(message: str, /) -> str:

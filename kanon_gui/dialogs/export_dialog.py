@@ -47,7 +47,7 @@ from kanon_engine.export import (
     hierarchy_targets,
     read_key_file,
 )
-from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext
+from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
 from kanon_engine.outputs import Output, check_outputs
 from kanon_engine.report import write_reports
 from kanon_gui import appdata
@@ -222,7 +222,7 @@ class ExportDialog(QDialog):
         stale: bool = False,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(_(TEXT["title"]))
+        self.setWindowTitle(text_of(TEXT, "title"))
         self.run_label = run_label or _("the current run")
         self.stale = stale
         self.setObjectName("export_dialog")
@@ -259,8 +259,9 @@ class ExportDialog(QDialog):
     def _heading(self, result: Any) -> tuple[QLabel, QLabel]:
         """Which run is exported (its name, size and privacy models), and whether it is out of date."""
         self.heading = QLabel(
-            _(
-                TEXT["heading"],
+            text_of(
+                TEXT,
+                "heading",
                 run=escape(self.run_label),
                 records=len(result.release),
                 groups=int(result.n_classes),
@@ -269,7 +270,7 @@ class ExportDialog(QDialog):
         )
         self.heading.setObjectName("export_heading")
         self.heading.setWordWrap(True)
-        self.stale_label = QLabel(_(TEXT["stale"]))
+        self.stale_label = QLabel(text_of(TEXT, "stale"))
         self.stale_label.setObjectName("export_stale")
         self.stale_label.setWordWrap(True)
         self.stale_label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px;")
@@ -297,8 +298,8 @@ class ExportDialog(QDialog):
         self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as *"), "mask")
         self.suppressed_box.addItem(_("Leave them out of the file"), "drop")
         self.suppressed_box.setCurrentIndex(1 if cfg.drop_suppressed else 0)
-        self.shuffle_check = QCheckBox(_(TEXT["shuffle"]))
-        self.shuffle_check.setToolTip(_(TEXT["shuffle_tip"]))
+        self.shuffle_check = QCheckBox(text_of(TEXT, "shuffle"))
+        self.shuffle_check.setToolTip(text_of(TEXT, "shuffle_tip"))
         self.shuffle_check.setChecked(True)
         self.formula_check = QCheckBox(_("Neutralize cells a spreadsheet would run as formulas (=, +, -, @)"))
         self.formula_check.setChecked(True)
@@ -514,14 +515,14 @@ class ExportDialog(QDialog):
 
     def confirm_replace(self, plan: ExportPlan, existing: list[Path], leftovers: list[Path]) -> bool:
         """Ask before an earlier export is replaced (and its leftover files removed)."""
-        text = _(
-            TEXT["replace"], folder=plan.release_path.parent, names="\n".join(p.name for p in existing) or "–"
+        text = text_of(
+            TEXT, "replace", folder=plan.release_path.parent, names="\n".join(p.name for p in existing) or "–"
         )
         if leftovers:
-            text += _(TEXT["leftover"], names="\n".join(p.name for p in leftovers))
+            text += text_of(TEXT, "leftover", names="\n".join(p.name for p in leftovers))
         answer = QMessageBox.question(
             self,
-            _(TEXT["replace_title"]),
+            text_of(TEXT, "replace_title"),
             text,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
@@ -561,12 +562,12 @@ class ExportDialog(QDialog):
         folder = files[0].parent
         box = QMessageBox(
             QMessageBox.Icon.Information,
-            _(TEXT["done_title"]),
-            _(TEXT["done"], run=self.run_label, folder=folder, names="\n".join(p.name for p in files)),
+            text_of(TEXT, "done_title"),
+            text_of(TEXT, "done", run=self.run_label, folder=folder, names="\n".join(p.name for p in files)),
             QMessageBox.StandardButton.Close,
             self.parentWidget(),
         )
-        show = box.addButton(_(TEXT["show_folder"]), QMessageBox.ButtonRole.ActionRole)
+        show = box.addButton(text_of(TEXT, "show_folder"), QMessageBox.ButtonRole.ActionRole)
         show.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))))
         box.setObjectName("export_done")
         box.open()

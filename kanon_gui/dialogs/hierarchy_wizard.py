@@ -372,13 +372,13 @@ class HierarchyWizardDialog(QDialog):
                 if j > 1 and maps[j - 1].get(prev, g) != g:
                     raise HierarchyError(
                         _(
-                            "The group '{prev}' of level {n} is put in two groups of level {level}: "
-                            "'{map}' and '{g}'.",
-                            prev=prev,
-                            n=j - 1,
-                            level=j,
-                            map=maps[j - 1][prev],
-                            g=g,
+                            "The group '{group}' of level {below} is put in two groups of level {level}: "
+                            "'{first}' and '{second}'.",
+                            group=prev,
+                            below=str(j - 1),
+                            level=str(j),
+                            first=maps[j - 1][prev],
+                            second=g,
                         ),
                         hint=_("A group has one parent: use the same name on every row."),
                     )

@@ -275,11 +275,11 @@ class ImportDialog(QDialog):
         try:
             table = preview_table(self.path, self.options(), n_rows=PREVIEW_ROWS)
         except KanonError as exc:
-            log_error(exc, _("import preview"))
+            log_error(exc, "import preview")
             self._show_error(error_text(exc))
             return
         except Exception as exc:  # noqa: BLE001 - a preview failure must be shown, not crash the dialog
-            log_error(exc, _("import preview"))
+            log_error(exc, "import preview")
             self._show_error(_("The file could not be previewed: {reason}", reason=exc))
             return
         self.preview = table

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, text_of
 
 #: Every sentence of the dialog, whole, with named placeholders (one place, ready for translation).
 TEXT = {
@@ -52,31 +52,31 @@ class SaveProjectDialog(QDialog):
 
     def __init__(self, start: Path, protected: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(_(TEXT["title"]))
+        self.setWindowTitle(text_of(TEXT, "title"))
         self.setObjectName("SaveProjectDialog")
         layout = QVBoxLayout(self)
-        note = QLabel(_(TEXT["warning"]))
+        note = QLabel(text_of(TEXT, "warning"))
         note.setWordWrap(True)
         note.setObjectName("SaveProjectWarning")
         note.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 8px;")
         layout.addWidget(note)
         form = QFormLayout()
         self.path_edit = QLineEdit(str(start))
-        browse = QPushButton(_(TEXT["browse"]))
+        browse = QPushButton(text_of(TEXT, "browse"))
         browse.clicked.connect(self._browse)
         row = QHBoxLayout()
         row.addWidget(self.path_edit, 1)
         row.addWidget(browse)
-        form.addRow(_(TEXT["file"]), row)
-        self.protect = QCheckBox(_(TEXT["protect"]))
+        form.addRow(text_of(TEXT, "file"), row)
+        self.protect = QCheckBox(text_of(TEXT, "protect"))
         self.protect.setChecked(protected)
         form.addRow(self.protect)
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.repeat = QLineEdit()
         self.repeat.setEchoMode(QLineEdit.EchoMode.Password)
-        form.addRow(_(TEXT["password"]), self.password)
-        form.addRow(_(TEXT["repeat"]), self.repeat)
+        form.addRow(text_of(TEXT, "password"), self.password)
+        form.addRow(text_of(TEXT, "repeat"), self.repeat)
         layout.addLayout(form)
         self.message = QLabel()
         self.message.setStyleSheet("color: #c0392b;")
@@ -98,7 +98,7 @@ class SaveProjectDialog(QDialog):
 
     def _browse(self) -> None:
         path, _unused = QFileDialog.getSaveFileName(
-            self, _(TEXT["title"]), self.path_edit.text(), _(TEXT["filter"])
+            self, text_of(TEXT, "title"), self.path_edit.text(), text_of(TEXT, "filter")
         )
         if path:
             self.path_edit.setText(path)
@@ -106,14 +106,14 @@ class SaveProjectDialog(QDialog):
     def problem(self) -> str:
         """Why the choices cannot be saved yet ("" when they can)."""
         if not self.path_edit.text().strip():
-            return _(TEXT["no_file"])
+            return text_of(TEXT, "no_file")
         if self.protect.isChecked():
             if not self.password.text():
-                return _(TEXT["no_password"])
+                return text_of(TEXT, "no_password")
             if len(self.password.text()) < MIN_PASSWORD:
-                return _(TEXT["short"])
+                return text_of(TEXT, "short")
             if self.password.text() != self.repeat.text():
-                return _(TEXT["mismatch"])
+                return text_of(TEXT, "mismatch")
         return ""
 
     def _accept(self) -> None:

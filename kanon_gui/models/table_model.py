@@ -20,7 +20,7 @@ from PySide6.QtGui import QBrush, QFont, QIcon, QPixmap
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind
 from kanon_engine.i18n import N_, _
-from kanon_gui.glossary import MISSING_FG, ROLE_COLORS, role_label, role_tooltip, tinted
+from kanon_gui.glossary import MISSING_FG, ROLE_COLORS, kind_label, role_label, role_tooltip, tinted
 
 _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -225,7 +225,7 @@ class FrameModel(QAbstractTableModel):
             if r is not None:
                 parts.append(f"{role_label(r)}: {role_tooltip(r)}")
             if kind is not None:
-                parts.append(_("type: {value}", value=kind.value))
+                parts.append(_("type: {kind}", kind=kind_label(kind)))
             return "\n".join(parts)
         return None
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms import algorithms, description_of, title_of
 from kanon_engine.config import MODEL_PARAMS
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import _
@@ -72,7 +72,7 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     ]
     if limit is not None:
         parts.append(
-            _("{getattr} accepts at most {limit}.", getattr=getattr(algorithm_cls, "name", ""), limit=limit)
+            _("{algorithm} accepts at most {limit}.", algorithm=title_of(algorithm_cls, ""), limit=limit)
         )
     parts.append(_("Each transformation checked groups all records once."))
     return " ".join(parts)
@@ -123,7 +123,7 @@ class AlgorithmPanel(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("AlgorithmList")
         for name, cls in self._classes.items():
-            item = QListWidgetItem(_(getattr(cls, "title", name)))
+            item = QListWidgetItem(_(title_of(cls, name)))
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setToolTip(getattr(cls, "description", ""))
             self.list.addItem(item)
@@ -270,9 +270,7 @@ class AlgorithmPanel(QWidget):
         self.params_form.set_values(values)
         self.params_form.changed.connect(self._params_changed)
         self.params_layout.addWidget(self.params_form)
-        self.description.setText(
-            _(getattr(cls, "description", "")) if getattr(cls, "description", "") else ""
-        )
+        self.description.setText(description_of(cls))
 
     # --- user edits ----------------------------------------------------------------------------------
     def _algorithm_picked(self, *_args: Any) -> None:

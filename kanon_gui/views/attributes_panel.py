@@ -221,7 +221,7 @@ class AttributesPanel(QWidget):
         (the GUI stays responsive; the combo box shows the new role meanwhile)."""
         args = self.state.preparation_args(column)
         self.details.setText(
-            _("Preparing the hierarchy of '{escape}' ({n} values)…", escape=escape(column), n=len(args[1]))
+            _("Preparing the hierarchy of '{column}' ({n} values)…", column=escape(column), n=len(args[1]))
         )
 
         def done(prepared: PreparedHierarchy) -> None:
@@ -232,7 +232,7 @@ class AttributesPanel(QWidget):
         self.runner.submit(
             lambda progress: prepare_hierarchy(*args),
             channel=f"prepare:{column}",
-            label=_("prepare hierarchy"),
+            label="prepare hierarchy",
             on_done=done,
             on_error=lambda exc: self.refresh(),
         )

@@ -192,9 +192,9 @@ class DataPanel(QWidget):
         fit_headers(self.view)
         self.caption.setText(
             _(
-                "<b>{escape}</b> — {n_rows} rows × {n} columns. Click a column header to sort; select a "
+                "<b>{name}</b> — {n_rows} rows × {n} columns. Click a column header to sort; select a "
                 "column to see its summary.",
-                escape=escape(t.name()),
+                name=escape(t.name()),
                 n_rows=t.n_rows,
                 n=len(t.columns),
             )
@@ -259,6 +259,6 @@ class DataPanel(QWidget):
             lines.append(_("<p>Most frequent:</p><table cellspacing='4'>{rows}</table>", rows=rows))
         s = self.state.suggestion(name)
         if s is not None and s.role is not None:
-            lines.append(_("<p><i>Suggestion: {escape}</i></p>", escape=escape(s.reason)))
+            lines.append(_("<p><i>Suggestion: {reason}</i></p>", reason=escape(s.reason)))
         self.summary.setText("".join(lines))
         self.summary_box.setTitle(_("Column {n} of {n2}", n=column + 1, n2=len(t.columns)))

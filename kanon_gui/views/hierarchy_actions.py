@@ -42,7 +42,7 @@ class HierarchyActions(QObject):
         try:
             h = read_arx_csv(Path(path), column)
         except KanonError as exc:
-            log_error(exc, _("import hierarchy"))
+            log_error(exc, "import hierarchy")
             self.message.emit(error_text(exc), "error")
             return False
         self.state.note_input(path, _("the hierarchy file imported for '{column}'", column=column))
@@ -96,7 +96,7 @@ class HierarchyActions(QObject):
                 loaded[col] = read_arx_csv(path, col)
                 self.state.note_input(path, _("the hierarchy file imported for '{column}'", column=col))
             except KanonError as exc:
-                log_error(exc, _("load hierarchy folder"))
+                log_error(exc, "load hierarchy folder")
                 failed.append(error_text(exc))
         if loaded:
             self.state.set_hierarchies(

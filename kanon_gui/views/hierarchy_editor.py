@@ -38,7 +38,7 @@ from kanon_engine.data.roles import Role
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import tree, uncovered_values
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.i18n import _, formats
+from kanon_engine.i18n import _, formats, ngettext
 from kanon_gui.errors import error_text
 from kanon_gui.glossary import term
 from kanon_gui.models.hierarchy_model import HierarchyTreeModel, Node
@@ -288,9 +288,9 @@ class HierarchyEditorPanel(QWidget):
             if self.column:
                 self.title.setText(
                     _(
-                        "<b>'{escape}'</b> is not a quasi-identifier, so it needs no hierarchy. Mark it "
+                        "<b>'{column}'</b> is not a quasi-identifier, so it needs no hierarchy. Mark it "
                         "as a quasi-identifier to see its default hierarchy, or use Build / Import.",
-                        escape=escape(self.column),
+                        column=escape(self.column),
                     )
                 )
             else:
@@ -307,9 +307,9 @@ class HierarchyEditorPanel(QWidget):
         )
         self.title.setText(
             _(
-                "<b>Hierarchy of '{escape}'</b> — {source}, height {height}; distinct labels per level: "
+                "<b>Hierarchy of '{column}'</b> — {source}, height {height}; distinct labels per level: "
                 "{levels}{note}",
-                escape=escape(self.column),
+                column=escape(self.column),
                 source=source,
                 height=h.height,
                 levels=levels,
@@ -422,16 +422,16 @@ class HierarchyEditorPanel(QWidget):
     def place(self, values: Sequence[str], group: str) -> bool:
         n = len(values)
         ok = self._apply(
-            _("Place {n} value{value} under '{group}'", n=n, value="s" if n != 1 else "", group=group),
+            ngettext("Place {n} value under '{group}'", "Place {n} values under '{group}'", n, group=group),
             lambda h: tree.place_values(h, list(values), group),
         )
         if ok:
             self._say(
-                _(
-                    "Placed {n} value{value} under '{values}'.",
-                    n=n,
-                    value="s" if n != 1 else "",
-                    values=_shown(group),
+                ngettext(
+                    "Placed {n} value under '{group}'.",
+                    "Placed {n} values under '{group}'.",
+                    n,
+                    group=_shown(group),
                 )
             )
         return ok

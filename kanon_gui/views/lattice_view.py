@@ -637,7 +637,7 @@ class LatticeView(QWidget):
             tags.append("shown")
         metric_name = METRICS[rec.metric_name].label if rec.metric_name in METRICS else "metric"
         lines = [
-            _("<b>{escape}</b> &nbsp;height {sum}", escape=escape(str(levels)), sum=sum(levels)),
+            _("<b>{levels}</b> &nbsp;height {height}", levels=escape(str(levels)), height=sum(levels)),
             _("status: {values}", values=", ".join(tags)),
             f"{escape(metric_name)}: {_fmt(float(rec.metric[index]))}",
         ]
@@ -685,7 +685,7 @@ class LatticeView(QWidget):
         """What a click on a node does: ask the window to apply it (answer in show_node_result)."""
         levels = self.levels_of_node(index)
         self._pending = index
-        self.shown_label.setText(_("Applying {escape}…", escape=escape(str(levels))))
+        self.shown_label.setText(_("Applying {levels}…", levels=escape(str(levels))))
         self.node_clicked.emit(levels)
 
     def show_node_result(self, result: AnonymizationResult) -> None:

@@ -64,12 +64,8 @@ class MessageBar(QFrame):
         self.level = level if level in _STYLES else "info"
         bg, fg = _STYLES[self.level]
         self.setStyleSheet(
-            _(
-                "#MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 4px; "
-                "}}#MessageBar QLabel {{ color: #222; }}",
-                bg=bg,
-                fg=fg,
-            )
+            f"#MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 4px; }}"
+            "#MessageBar QLabel { color: #222; }"
         )
         body = escape(text)
         self.label.setText(f"<b style='color:{fg}'>{escape(title)}</b> {body}" if title else body)

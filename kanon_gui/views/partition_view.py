@@ -252,7 +252,9 @@ class PartitionView(QWidget):
         self.color_combo.addItem(_("class size"), "size")
         for s in result.config.sensitive:
             if s in table.frame.columns:
-                self.color_combo.addItem(_("distinct values of {s} (l-diversity)", s=s), f"distinct:{s}")
+                self.color_combo.addItem(
+                    _("distinct values of {column} (l-diversity)", column=s), f"distinct:{s}"
+                )
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.blockSignals(False)
         n = table.n_rows

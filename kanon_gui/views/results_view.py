@@ -49,15 +49,15 @@ def transformation_text(result: AnonymizationResult) -> str:
             parts.append(_("{column}: level {level}", column=q, level=lv))
             continue
         if lv == 0:
-            parts.append(_("<b>{escape}</b>: original values", escape=escape(q)))
+            parts.append(_("<b>{column}</b>: original values", column=escape(q)))
         elif lv == h.height:
-            parts.append(_("<b>{escape}</b>: fully generalized (*)", escape=escape(q)))
+            parts.append(_("<b>{column}</b>: fully generalized (*)", column=escape(q)))
         else:
             example = escape(str(h.labels(lv)[0]))
             parts.append(
                 _(
-                    "<b>{escape}</b>: level {level} of {height} (e.g. '{example}')",
-                    escape=escape(q),
+                    "<b>{column}</b>: level {level} of {height} (e.g. '{example}')",
+                    column=escape(q),
                     level=lv,
                     height=h.height,
                     example=example,

@@ -281,7 +281,7 @@ class RiskPanel(QWidget):
         self.runner.submit(
             work,
             channel="risk",
-            label=_("risk analysis"),
+            label="risk analysis",
             on_done=self._show,
             on_error=lambda exc: self.status.setText(str(exc)),
         )
