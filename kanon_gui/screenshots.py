@@ -75,6 +75,15 @@ class _Shooter:
         return path
 
 
+def _window_size() -> tuple[int, int]:
+    """WINDOW_SIZE, or the screen's available size when that is smaller (a 1280x800 display)."""
+    screen = QApplication.primaryScreen()
+    if screen is None:
+        return WINDOW_SIZE
+    area = screen.availableGeometry()
+    return min(WINDOW_SIZE[0], area.width()), min(WINDOW_SIZE[1], area.height())
+
+
 def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
     """Run the tour; returns the PNG files written (one per view)."""
     from kanon_gui.main_window import MainWindow
@@ -83,7 +92,7 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
     shot = _Shooter(out_dir)
     window = MainWindow()
     window.ask_before_close = False
-    window.resize(*WINDOW_SIZE)
+    window.resize(*_window_size())
     window.show()
     try:
         shot.save("welcome", window)

@@ -179,6 +179,38 @@ def _reads_like_words(text: str, shown: bool) -> bool:
     return shown and len(words) == 1 and text.strip()[:1].isupper() and len(text.strip()) > 1
 
 
+#: Qt calls whose first argument is always text on screen: even one lowercase word there is flagged.
+FIRST_ARG_TEXT = {
+    "setText",
+    "setWindowTitle",
+    "setToolTip",
+    "setStatusTip",
+    "setPlaceholderText",
+    "setTitle",
+    "setLabelText",
+    "QLabel",
+    "QPushButton",
+    "QCheckBox",
+    "QRadioButton",
+    "QGroupBox",
+}
+
+
+def _first_arg_words(call: ast.Call) -> list[tuple[int, str]]:
+    last = _name(call.func).rsplit(".", 1)[-1]
+    if last not in FIRST_ARG_TEXT or not call.args:
+        return []
+    arg = call.args[0]
+    if (
+        isinstance(arg, ast.Constant)
+        and isinstance(arg.value, str)
+        and WORDS.search(TAGS.sub(" ", arg.value))
+    ):
+        if not MARKUP.search(arg.value):
+            return [(arg.lineno, arg.value)]
+    return []
+
+
 def _literals_outside_calls(path: Path) -> list[tuple[int, str]]:
     """User-facing literals of one file that no translation call holds."""
     rel = path.relative_to(ROOT).as_posix()
@@ -189,6 +221,8 @@ def _literals_outside_calls(path: Path) -> list[tuple[int, str]]:
     def visit(node: ast.AST, exempt: bool, shown: bool) -> None:
         if isinstance(node, ast.Call):
             exempt = exempt or _is_exempt_call(node)
+            if not exempt:
+                found.extend(w for w in _first_arg_words(node) if (rel, w[1]) not in EXCEPTIONS)
             last = _name(node.func).rsplit(".", 1)[-1]
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.keyword) and child.arg in ARGPARSE_KEYWORDS:

@@ -179,10 +179,10 @@ class HierarchyWizardDialog(QDialog):
         self.widths = QLineEdit(sep.join(formats.decimal(w, 6) for w in widths))
         self.widths.setToolTip(_("Interval widths, one per level, each a multiple of the previous one."))
         self.bottom = QLineEdit()
-        self.bottom.setPlaceholderText("none")
+        self.bottom.setPlaceholderText(_("none"))
         self.bottom.setToolTip(_("Values below this become '<bottom' at every level (bottom-coding)."))
         self.top = QLineEdit()
-        self.top.setPlaceholderText("none")
+        self.top.setPlaceholderText(_("none"))
         self.top.setToolTip(
             _(
                 "Values at or above this become '>=top' at every level (top-coding rare extreme values, "
@@ -212,7 +212,7 @@ class HierarchyWizardDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         self.date_fmt = QLineEdit(self.date_format or "")
-        self.date_fmt.setPlaceholderText("detect")
+        self.date_fmt.setPlaceholderText(_("detect"))
         self.date_fmt.setToolTip(_("strftime format of the dates, e.g. %d.%m.%Y; empty to detect it."))
         form.addRow(_("Date format"), self.date_fmt)
         row = QHBoxLayout()

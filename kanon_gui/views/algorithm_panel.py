@@ -72,7 +72,7 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     ]
     if limit is not None:
         parts.append(
-            _("{algorithm} accepts at most {limit}.", algorithm=title_of(algorithm_cls, ""), limit=limit)
+            _("{algorithm} accepts at most {limit}.", algorithm=_(title_of(algorithm_cls, "")), limit=limit)
         )
     parts.append(_("Each transformation checked groups all records once."))
     return " ".join(parts)
@@ -152,6 +152,8 @@ class AlgorithmPanel(QWidget):
         ml.addWidget(self.model_form)
         sens = QFormLayout()
         self.sensitive = QComboBox()
+        self.sensitive.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.sensitive.setMinimumContentsLength(16)
         self.sensitive.setToolTip(
             _(
                 "The sensitive attribute that l-diversity / t-closeness protect (mark it sensitive in the "

@@ -15,7 +15,7 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -88,7 +88,9 @@ class AttributesPanel(QWidget):
         self.table.itemSelectionChanged.connect(self._selection_changed)
         layout.addWidget(self.table, 1)
 
-        buttons = QHBoxLayout()
+        # two rows of two: the German labels ("Mit Assistent erstellen…") would otherwise make the
+        # Attributes tab wider than a 1280-pixel screen
+        buttons = QGridLayout()
         self.import_button = QPushButton(icon("open"), _("Import ARX CSV…"))
         self.import_button.setToolTip(_("Read the selected column's hierarchy from an ARX hierarchy file."))
         self.import_button.clicked.connect(lambda: self.actions.import_arx(self, self._current))
@@ -105,9 +107,11 @@ class AttributesPanel(QWidget):
             _("Load every ARX file named like 'hierarchy_<column>.csv' in a folder.")
         )
         self.folder_button.clicked.connect(lambda: self.actions.load_folder_dialog(self))
-        for b in (self.import_button, self.build_button, self.default_button, self.folder_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        for i, b in enumerate(
+            (self.import_button, self.build_button, self.default_button, self.folder_button)
+        ):
+            buttons.addWidget(b, i // 2, i % 2)
+        buttons.setColumnStretch(2, 1)
         layout.addLayout(buttons)
 
         self.details = QLabel()
@@ -166,7 +170,9 @@ class AttributesPanel(QWidget):
                 ct = t.column_types.get(name)
                 self.table.item(r, 2).setText(kind_label(ct.kind) if ct else "")
                 self.table.item(r, 3).setText(formats.count(ct.distinct) if ct else "")
-                self.table.item(r, 4).setText(self._hierarchy_text(name, role))
+                height, source = self._hierarchy_text(name, role)
+                self.table.item(r, 4).setText(height)
+                self.table.item(r, 4).setToolTip(source)
                 issues = self.state.issues_for(name)
                 check = self.table.item(r, 5)
                 if any(i.is_error for i in issues):
@@ -182,24 +188,45 @@ class AttributesPanel(QWidget):
                 self.table.item(r, 0).setForeground(ROLE_COLORS[role])
         finally:
             self._refreshing = False
+        self._fit_columns()
         self._show_details()
         self._enable_buttons()
 
-    def _hierarchy_text(self, name: str, role: Role) -> str:
+    def _fit_columns(self) -> None:
+        """Columns as wide as their header and cells in the current language (German runs about a
+        third longer than English), so no header, role or hierarchy text is cut."""
+        head = self.table.horizontalHeader().fontMetrics()
+        cells = self.table.fontMetrics()
+        for c in range(self.table.columnCount() - 1):
+            header = self.table.horizontalHeaderItem(c)
+            width = head.horizontalAdvance(header.text() if header else "") + 24
+            if c == 1:  # the role combo: icon, longest role name, arrow
+                width = max(width, max(cells.horizontalAdvance(role_label(r)) for r in ROLES) + 64)
+            for r in range(self.table.rowCount()):
+                item = self.table.item(r, c)
+                if item is not None:
+                    width = max(width, cells.horizontalAdvance(item.text()) + 16)
+            self.table.setColumnWidth(c, width)
+
+    def _hierarchy_text(self, name: str, role: Role) -> tuple[str, str]:
+        """(``height 4``, where the hierarchy comes from): the height in the cell, the source (a file
+        name can be long) in its tooltip."""
         if role not in (Role.QUASI_IDENTIFIER, Role.SENSITIVE) and not self.state.has_explicit_hierarchy(
             name
         ):
-            return ""
+            return "", ""
         explicit = self.state.has_explicit_hierarchy(name)
         if role == Role.SENSITIVE and not explicit:
-            return ""
+            return "", ""
         h = self.state.hierarchy(name)
         if h is None:
-            return ""
-        source = "custom" if explicit else "default"
+            return "", ""
+        source = _("custom") if explicit else _("default")
         if explicit and name in self.state.project.hierarchy_files:
             source = Path(self.state.project.hierarchy_files[name]).name
-        return _("height {height} ({source})", height=h.height, source=source)
+        return _("height {height}", height=h.height), _(
+            "height {height} ({source})", height=h.height, source=source
+        )
 
     # --- interaction ---------------------------------------------------------------------------------
     def _role_picked(self, column: str, combo: QComboBox) -> None:

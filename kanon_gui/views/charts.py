@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.result import AnonymizationResult
@@ -91,11 +92,11 @@ class LabelAxis(pg.AxisItem):
             out = []
             for v in values:
                 try:
-                    out.append(datetime.date.fromordinal(int(round(v))).isoformat())
+                    out.append(formats.date(datetime.date.fromordinal(int(round(v)))))
                 except (ValueError, OverflowError):
                     out.append("")
             return out
-        return pg.AxisItem.tickStrings(self, values, scale, spacing)
+        return local_tick_strings(values, scale, spacing)
 
     @classmethod
     def adopt(cls, axis: pg.AxisItem) -> pg.AxisItem:
@@ -113,6 +114,18 @@ def log_labels(lo: float, hi: float, extra: tuple[int, ...] = ()) -> list[tuple[
     return [(float(np.log10(v)), formats.count(v)) for v in sorted(values)]
 
 
+def local_tick_strings(values: list[float], scale: float, spacing: float) -> list[str]:
+    """Tick labels as pyqtgraph writes them (as many decimals as the spacing needs), in the current
+    language's number format: ``0,2`` and ``2.000`` in German."""
+    places = max(0, int(np.ceil(-np.log10(spacing * scale)))) if spacing * scale > 0 else 0
+    return [formats.decimal(v * scale, places, fixed=True) for v in values]
+
+
+def _localize_axis(axis: pg.AxisItem) -> None:
+    if not isinstance(axis, LabelAxis):  # LabelAxis falls back to local_tick_strings itself
+        axis.tickStrings = local_tick_strings  # the instance's own, in place of pyqtgraph's
+
+
 def style_plot(item: pg.PlotItem, title: str = "") -> None:
     """Dark axes and text on a white background; no context menu (its SVG export is broken)."""
     item.setMenuEnabled(False)
@@ -121,6 +134,7 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
         ax = item.getAxis(name)
         ax.setPen(pg.mkPen("#606060"))
         ax.setTextPen(pg.mkPen("#303030"))
+        _localize_axis(ax)
     if title:
         item.setTitle(title, color="#202020", size="10.5pt")
 
@@ -308,7 +322,7 @@ def draw_class_sizes(
     style_plot(
         item,
         _(
-            "{head}: {n} classes, {suppressed} records suppressed ({share}%)",
+            "{head}<br><small>{n} classes, {suppressed} records suppressed ({share}%)</small>",
             head=head,
             n=len(sizes),
             suppressed=suppressed,
@@ -320,7 +334,9 @@ def draw_class_sizes(
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
 
 
-def draw_hbars(item: pg.PlotItem, counts: pd.Series, title: str, color: str, xlabel: str = "records") -> None:
+def draw_hbars(
+    item: pg.PlotItem, counts: pd.Series, title: str, color: str, xlabel: str | None = None
+) -> None:
     """Horizontal bars, first category on top, labels on the left axis."""
     item.clear()
     n = len(counts)
@@ -344,7 +360,7 @@ def draw_hbars(item: pg.PlotItem, counts: pd.Series, title: str, color: str, xla
     # pyqtgraph drops tick labels wider than the axis: size the axis to the longest label
     metrics = QFontMetrics(left.style.get("tickFont") or QFont())
     left.setWidth(max((metrics.horizontalAdvance(lab) for lab in labels), default=20) + 16)
-    item.setLabel("bottom", xlabel)
+    item.setLabel("bottom", xlabel if xlabel is not None else _("records"))
     style_plot(item, title)
     item.setYRange(-0.7, max(n, 1) - 0.3, padding=0)
     item.setXRange(0, float(values.max()) if n and values.max() > 0 else 1.0, padding=0.04)
@@ -434,7 +450,7 @@ class ChartsView(QWidget):
         self.status.setText(
             _(
                 "Run: {algorithm}, k = {k}, {records} records.",
-                algorithm=result.algorithm,
+                algorithm=algorithm_name(result.algorithm),
                 k=result.config.k,
                 records=result.records,
             )
@@ -468,7 +484,9 @@ class ChartsView(QWidget):
         draw_hbars(
             item,
             series,
-            _("Information loss per attribute: {kind}", kind=kind) if kind else _("Information loss"),
+            _("Information loss per attribute") + f"<br><small>{kind}</small>"
+            if kind
+            else _("Information loss"),
             "#d6604d",
             xlabel=_("0 = unchanged, 1 = fully generalized"),
         )

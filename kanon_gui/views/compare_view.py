@@ -176,13 +176,21 @@ def _cell(value: Any, share: bool) -> str:
 def _difference(a: Any, b: Any, share: bool) -> str:
     numbers = (int, float, np.number)
     if not (isinstance(a, numbers) and isinstance(b, numbers)) or isinstance(a, bool):
-        return "" if a == b else "differs"
+        return "" if a == b else _("differs")
     diff = float(b) - float(a)
     if not np.isfinite(diff):
         return "–"
     if share:
         return _(POINTS, sign="+" if diff > 0 else "", value=formats.decimal(100 * diff, 1, fixed=True))
     return ("+" if diff > 0 else "") + _fmt(diff)
+
+
+def _differ(a: Any, b: Any) -> bool:
+    """Two numbers that differ (a better or worse run), not text or a missing value."""
+    numbers = (int, float, np.number)
+    if not (isinstance(a, numbers) and isinstance(b, numbers)) or isinstance(a, bool):
+        return False
+    return bool(np.isfinite(float(b) - float(a))) and float(a) != float(b)
 
 
 class CompareView(QWidget):
@@ -222,7 +230,7 @@ class CompareView(QWidget):
         pick = QHBoxLayout()
         self.left_combo = QComboBox()
         self.right_combo = QComboBox()
-        for label, combo in ((_("Compare"), self.left_combo), ("with", self.right_combo)):
+        for label, combo in ((_("Compare"), self.left_combo), (_("with"), self.right_combo)):
             pick.addWidget(QLabel(label))
             combo.setMinimumContentsLength(24)
             combo.currentIndexChanged.connect(self._draw_pair)
@@ -331,7 +339,7 @@ class CompareView(QWidget):
                 if numeric:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.metrics_table.setItem(i, j, item)
-            if lower is not None and cells[3] not in ("", "–", "0", "differs", "0.0 points"):
+            if lower is not None and _differ(a, b):
                 better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
                 self.metrics_table.item(i, 3).setToolTip(
                     _("right is better") if better_right else _("left is better")

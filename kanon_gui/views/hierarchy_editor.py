@@ -123,9 +123,14 @@ class HierarchyEditorPanel(QWidget):
         self.place_all = QPushButton(_("Place all"))
         self.place_all.setToolTip(_("Add every uncovered value under the chosen group in one step."))
         self.place_all.clicked.connect(self._place_all)
-        row.addWidget(self.place_selected)
-        row.addWidget(self.place_all)
         ub.addLayout(row)
+        # the buttons on a row of their own: the German labels are long, and the editor shares the
+        # tab with the attributes table
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.place_selected)
+        buttons.addWidget(self.place_all)
+        ub.addLayout(buttons)
         split.addWidget(self.uncovered_box)
         split.setStretchFactor(0, 4)
         split.setStretchFactor(1, 1)

@@ -4,7 +4,7 @@ saved in the project file by earlier sessions (read-only: their releases are not
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from kanon_engine.describe import models_short, run_settings
 from kanon_engine.i18n import N_, _, formats, ngettext
@@ -40,6 +40,9 @@ class RunHistoryPanel(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("RunHistory")
         self.list.setWordWrap(True)
+        # lines wrap at the dock's width instead of running off to the right (longer in German)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setAlternatingRowColors(True)
         self.list.currentRowChanged.connect(self._picked)
         layout.addWidget(self.list, 1)

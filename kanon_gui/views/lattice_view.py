@@ -279,6 +279,8 @@ class LatticeView(QWidget):
         self.metric_min = QDoubleSpinBox()
         self.metric_max = QDoubleSpinBox()
         for spin in (self.metric_min, self.metric_max):
+            spin.setMaximumWidth(120)
+        for spin in (self.metric_min, self.metric_max):
             spin.setDecimals(3)
             spin.setRange(-1e18, 1e18)
             spin.setGroupSeparatorShown(True)
@@ -448,6 +450,7 @@ class LatticeView(QWidget):
         for a, (name, top) in enumerate(zip(record.names, record.max_levels)):
             lo, hi = QSpinBox(), QSpinBox()
             for spin, value in ((lo, 0), (hi, int(top))):
+                spin.setMaximumWidth(64)  # a level is one or two digits: leave the width to the words
                 spin.setRange(0, int(top))
                 spin.setValue(value)
                 spin.valueChanged.connect(self._apply_filters)

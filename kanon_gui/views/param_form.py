@@ -92,6 +92,9 @@ class ParamForm(QWidget):
     def _make_field(self, spec: ParamSpec) -> QWidget:
         if spec.kind == "choice":
             w = QComboBox()
+            # the choices' words can be long (French, German): the combo shrinks, its list shows them whole
+            w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            w.setMinimumContentsLength(16)
             for choice in spec.choices:  # plain words shown, the code kept as the item's data
                 w.addItem(spec.choice_label(choice), choice)
             if spec.default in spec.choices:
@@ -114,7 +117,7 @@ class ParamForm(QWidget):
             w.valueChanged.connect(self._emit)
             return w
         w = QLineEdit()
-        w.setPlaceholderText("none" if spec.default is None else spec.show(spec.default))
+        w.setPlaceholderText(_("none") if spec.default is None else spec.show(spec.default))
         w.setClearButtonEnabled(True)
         w.textChanged.connect(self._emit)
         return w

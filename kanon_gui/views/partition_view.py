@@ -155,7 +155,7 @@ class PartitionView(QWidget):
         self.color_combo = QComboBox()
         self.below_k_check = QCheckBox(_("highlight classes below k"))
         self.below_k_check.setChecked(True)
-        self.points_check = QCheckBox("records")
+        self.points_check = QCheckBox(_("records"))
         self.points_check.setChecked(True)
         self.points_check.setToolTip(_("Show the records as points (a sample when there are many)."))
         for combo in (self.x_combo, self.y_combo, self.color_combo):

@@ -88,12 +88,16 @@ def metrics_html(result: AnonymizationResult) -> str:
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not
         cells.append((_("Transformations checked"), formats.count(result.nodes_checked), term("lattice")))
-    tds = "".join(
+    tds = [
         f"<td style='padding-right:18px' title='{escape(tip)}'><small>{escape(a)}</small><br>"
         f"<b>{escape(b)}</b></td>"
         for a, b, tip in cells
-    )
-    return f"<table><tr>{tds}</tr></table>"
+    ]
+    # rows of at most four: metric names run a third longer in German and French than in English,
+    # and one row of ten would make the window wider than a 1280-pixel screen
+    per_row = -(-len(tds) // -(-len(tds) // 4))  # as even as possible, at most 4
+    rows = "".join(f"<tr>{''.join(tds[i : i + per_row])}</tr>" for i in range(0, len(tds), per_row))
+    return f"<table>{rows}</table>"
 
 
 def _chip(color, text: str) -> QWidget:
@@ -105,7 +109,9 @@ def _chip(color, text: str) -> QWidget:
     swatch.setFixedSize(16, 14)
     swatch.setStyleSheet(f"background: {color.name()}; border: 1px solid #999;")
     lay.addWidget(swatch)
-    lay.addWidget(QLabel(text))
+    label = QLabel(text)
+    label.setWordWrap(True)  # wraps rather than widen the window when the words are long (German, French)
+    lay.addWidget(label, 1)
     return box
 
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -124,9 +125,12 @@ class RiskPanel(QWidget):
         self.figures.setVerticalHeaderLabels([_(r[0]) for r in _ROWS])
         self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.figures.horizontalHeader().setStretchLastSection(True)
+        # as wide as its words and numbers, no wider: the chart beside it gets the rest of the row
+        self.figures.horizontalHeader().setStretchLastSection(False)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # always there, so the width the table asks for includes it and no column is cut
+        self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         for i, (_unused, _unused, d, _unused) in enumerate(_ROWS):
             head = self.figures.verticalHeaderItem(i)
             if head is not None:
@@ -140,7 +144,7 @@ class RiskPanel(QWidget):
         self.plot.setMinimumHeight(160)
         item = self.plot.getPlotItem()
         style_plot(item)
-        item.setLabel("left", "records")
+        item.setLabel("left", _("records"))
         item.setLabel("bottom", _("re-identification risk (prosecutor, 1 / group size)"))
         item.addLegend(offset=(-10, 10))
 
@@ -199,9 +203,11 @@ class RiskPanel(QWidget):
         upper.addWidget(self.plot)
         upper.setStretchFactor(0, 0)
         upper.setStretchFactor(1, 1)
+        fig_box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(hom_box)
         lower.addWidget(why_box)
+        lower.setSizes([500, 500])  # two halves: the homogeneity table's columns need the room too
         main = QSplitter(Qt.Orientation.Vertical)
         main.addWidget(upper)
         main.addWidget(lower)
@@ -347,7 +353,7 @@ class RiskPanel(QWidget):
                 width=0.38,
                 brush=AFTER_COLOR,
                 pen=pg.mkPen(None),
-                name="release",
+                name=_("release"),
             )
         )
         ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(before)]
