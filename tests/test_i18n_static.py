@@ -205,9 +205,8 @@ def _first_arg_words(call: ast.Call) -> list[tuple[int, str]]:
         isinstance(arg, ast.Constant)
         and isinstance(arg.value, str)
         and WORDS.search(TAGS.sub(" ", arg.value))
-    ):
-        if not MARKUP.search(arg.value):
-            return [(arg.lineno, arg.value)]
+    ) and not MARKUP.search(arg.value):
+        return [(arg.lineno, arg.value)]
     return []
 
 

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
 from kanon_engine.i18n import _, formats
 from kanon_engine.lattice import (
@@ -342,7 +343,7 @@ class LatticeView(QWidget):
                     _(
                         "'{algorithm}' partitions the records instead of generalizing whole columns, so "
                         "it has no lattice of transformations. See the Partitions tab.",
-                        algorithm=result.algorithm,
+                        algorithm=algorithm_name(result.algorithm),
                     )
                 )
             else:
@@ -638,7 +639,7 @@ class LatticeView(QWidget):
             tags.append(_("<b>optimum</b>"))
         if self._current is not None and index == self._current:
             tags.append("shown")
-        metric_name = METRICS[rec.metric_name].label if rec.metric_name in METRICS else "metric"
+        metric_name = _(METRICS[rec.metric_name].label) if rec.metric_name in METRICS else _("Metric")
         lines = [
             _("<b>{levels}</b> &nbsp;height {height}", levels=escape(str(levels)), height=sum(levels)),
             _("status: {values}", values=", ".join(tags)),
@@ -721,7 +722,7 @@ class LatticeView(QWidget):
             return
         levels = self.levels_of_node(index)
         rows = [
-            f"<b>{escape(str(levels))}</b> ({escape(result.algorithm)})",
+            f"<b>{escape(str(levels))}</b> ({escape(algorithm_name(result.algorithm))})",
             _(
                 "classes: {n_classes} (smallest {min_class_size})",
                 n_classes=result.n_classes,
