@@ -30,7 +30,8 @@ SUPPRESSION_LIMIT = ParamSpec(
     "float",
     None,
     "Largest share of records that may be removed (suppressed) instead of generalizing further, "
-    "from 0 (none) to 1.",
+    "from 0 (none) to 1; with cell suppression, the largest share of quasi-identifier cells that may "
+    "be replaced by '*'.",
     minimum=0.0,
     maximum=1.0,
     presets=(0.0, 0.01, 0.02, 0.05, 0.1),
@@ -117,8 +118,17 @@ class Algorithm(ABC):
         notes: tuple[str, ...] = (),
     ) -> AnonymizationResult:
         """Build the release of the chosen full-domain node and everything reported about it."""
+        from kanon_engine.algorithms.cell_suppression import CellNodeEvaluation, cell_result
+
+        if isinstance(ev, CellNodeEvaluation):
+            return cell_result(
+                self.name, self.parameters, table, config, enc, ev, ctx, start, checks, record, notes
+            )
         release, row_class, sizes = full_domain_release(table, config, enc, ev)
+        from kanon_engine.cell_recoding import node_ncp
+
         metrics = node_metrics(ev, ctx)
+        metrics.update(node_ncp(enc, ev.levels, row_class < 0))
         for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
             metrics[f"intensity:{q}"] = float(value)
         return AnonymizationResult(

@@ -10,7 +10,13 @@ from itertools import combinations
 
 import numpy as np
 
-from kanon_engine.algorithms.base import Algorithm, register
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm, register
+from kanon_engine.algorithms.cell_suppression import (
+    SUPPRESS,
+    CellMetric,
+    CellSuppressionEvaluator,
+    cell_budget,
+)
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
@@ -30,10 +36,10 @@ from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
 
-def _infeasible(config: AnonymizationConfig, limit: int) -> InfeasibleError:
+def _infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
     models = "; ".join(m.describe() for m in config.models)
     return InfeasibleError(
-        f"No transformation satisfies {models} with at most {limit} suppressed records.",
+        f"No transformation satisfies {models} with at most {limit} suppressed {what}.",
         hint="Allow more suppression, lower k (or l, or raise t), or use broader hierarchies.",
         where="models",
     )
@@ -43,6 +49,10 @@ class _LatticeAlgorithm(Algorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 
     max_nodes: int | None = None
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS)
+
+    def _cells(self) -> bool:
+        return self.parameters.get("suppress") == "cells"
 
     def _run(
         self,
@@ -53,12 +63,17 @@ class _LatticeAlgorithm(Algorithm):
         start: float,
     ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
+        metric, evaluator, what = get_metric(self.metric_name), None, "records"
+        if self._cells():
+            allowance = cell_budget(enc.n_rows, enc.n_qi, self.parameters.get("suppression_limit"))
+            evaluator = CellSuppressionEvaluator(enc, config.models, allowance)
+            metric, what = CellMetric(metric), "cells"
         search = LatticeSearch(
-            enc, config.models, allowance, get_metric(self.metric_name), progress, self.name, self.max_nodes
+            enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator
         )
         best = self._search(search)
         if best is None:
-            raise _infeasible(config, allowance)
+            raise _infeasible(config, allowance, what)
         ev = search.evaluation(best)
         progress(1.0, "building the release")
         return self._finish(
@@ -71,6 +86,12 @@ class _LatticeAlgorithm(Algorithm):
     def _notes(self, search: LatticeSearch) -> tuple[str, ...]:
         if search.monotone:
             return ()
+        if self._cells():
+            return (
+                "With cell suppression a node's '*' cells come from local suppression, which need not "
+                "fall under generalization, so every transformation that could beat the optimum was "
+                "checked (no pruning by satisfaction).",
+            )
         return (
             "The privacy models are not monotone with suppression, so every transformation that could "
             "beat the optimum was checked (no pruning by satisfaction).",
@@ -203,9 +224,25 @@ class Datafly(Algorithm):
         "as in Sweeney's original."
     )
 
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS)
+
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         limit = self.parameters.get("suppression_limit")
         return min(k, n_rows) if limit is None else suppression_allowance(n_rows, limit)
+
+    def _evaluator(self, enc: EncodedTable, config: AnonymizationConfig) -> tuple[NodeEvaluator, int, str]:
+        """The node checker, the allowance and its unit: records, or with cell suppression cells (k
+        records' worth of cells without a limit, Sweeney's rule)."""
+        if self.parameters.get("suppress") != "cells":
+            allowance = self.suppression_allowance(enc.n_rows, config.k)
+            return NodeEvaluator(enc, config.models, allowance), allowance, "records"
+        limit = self.parameters.get("suppression_limit")
+        cells = (
+            min(config.k, enc.n_rows) * enc.n_qi
+            if limit is None
+            else cell_budget(enc.n_rows, enc.n_qi, limit)
+        )
+        return CellSuppressionEvaluator(enc, config.models, cells), cells, "cells"
 
     def _run(
         self,
@@ -215,8 +252,7 @@ class Datafly(Algorithm):
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        allowance = self.suppression_allowance(enc.n_rows, config.k)
-        evaluator = NodeEvaluator(enc, config.models, allowance)
+        evaluator, allowance, what = self._evaluator(enc, config)
         lat = Lattice(enc.heights, enc.qi)
         distinct = _distinct_per_level(enc)
         levels = np.zeros(enc.n_qi, dtype=np.int64)
@@ -230,7 +266,7 @@ class Datafly(Algorithm):
                 break
             open_qi = [q for q in range(enc.n_qi) if levels[q] < enc.heights[q]]
             if not open_qi:
-                raise _infeasible(config, allowance)
+                raise _infeasible(config, allowance, what)
             # the attribute with the most distinct values at its current level; ties: the first listed
             q = max(open_qi, key=lambda a: (distinct[a][levels[a]], -a))
             levels[q] += 1
@@ -248,7 +284,8 @@ class Datafly(Algorithm):
                 self.metric_name,
             )
         ctx = MetricContext(enc, evaluator.k, allowance)
-        record_values = get_metric(self.metric_name).value(ev, ctx)
+        metric = get_metric(self.metric_name)
+        record_values = (CellMetric(metric) if what == "cells" else metric).value(ev, ctx)
         if record is not None:
             record.metric[lat.index(levels)] = record_values
         return self._finish(table, config, enc, ev, ctx, start, evaluator.checks, record)

@@ -50,12 +50,14 @@ class LatticeSearch:
         progress: ProgressCallback = no_progress,
         algorithm: str = "search",
         max_nodes: int | None = None,
+        evaluator: NodeEvaluator | None = None,
     ) -> None:
         self.enc = enc
         self.lattice = Lattice(enc.heights, enc.qi)
         if max_nodes is not None:
             Lattice.require_size(self.lattice.size, algorithm, max_nodes)
-        self.evaluator = NodeEvaluator(enc, models, max_suppressed)
+        # a given evaluator decides what "satisfies" means (cell suppression: the AG_CS model)
+        self.evaluator = evaluator or NodeEvaluator(enc, models, max_suppressed)
         self.metric = metric
         self.ctx = MetricContext(enc, self.evaluator.k, max_suppressed)
         self.progress = progress
