@@ -25,7 +25,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from kanon_engine.algorithms.base import Algorithm, register
+from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.peeling import (
     GroupChecker,
     Peeler,
@@ -66,26 +66,30 @@ def flat_hierarchy(series: pd.Series, name: str) -> Hierarchy:
     return Hierarchy.flat(name, leaves or [MISSING])
 
 
-def importance_order(enc: EncodedTable, listed: str | None) -> list[int]:
-    """Quasi-identifier indices from most to least important (see the module docstring)."""
+def importance_names(listed: str | None, qi: tuple[str, ...]) -> list[str]:
+    """The attributes named in ``importance``, checked: quasi-identifiers, each once."""
     names = [v.strip() for v in (listed or "").split(",") if v.strip()]
-    unknown = [v for v in names if v not in enc.qi]
+    unknown = [v for v in names if v not in qi]
     if unknown:
         raise ConfigError(
             f"importance names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers are "
-            f"{', '.join(enc.qi)}.",
+            f"{', '.join(qi) or 'not chosen yet'}.",
             where="importance",
         )
     if len(set(names)) < len(names):
         dup = next(v for v in names if names.count(v) > 1)
         raise ConfigError(f"importance names '{dup}' twice.", where="importance")
-    first = [enc.qi.index(v) for v in names]
+    return names
+
+
+def importance_order(enc: EncodedTable, listed: str | None) -> list[int]:
+    """Quasi-identifier indices from most to least important (see the module docstring)."""
+    first = [enc.qi.index(v) for v in importance_names(listed, enc.qi)]
     distinct = [int((np.bincount(enc.codes[q]) > 0).sum()) for q in range(enc.n_qi)]
     rest = sorted((q for q in range(enc.n_qi) if q not in first), key=lambda q: (distinct[q], q))
     return first + rest
 
 
-@register
 class LocalSuppression(Algorithm):
     """Local suppression (CS): the fewest ``*`` cells for k-anonymity in the strict reading."""
 
@@ -101,13 +105,17 @@ class LocalSuppression(Algorithm):
     full_domain = False
     params = (IMPORTANCE,)
 
+    def __init__(self, *, importance: str | None = None) -> None:
+        self.importance = importance
+
     def run(
         self, table: Table, config: AnonymizationConfig, progress: ProgressCallback = no_progress
     ) -> AnonymizationResult:
         """Like every algorithm's run, but the quasi-identifiers need no hierarchy: each is encoded
         with two levels, its values and ``*``."""
         start = time.perf_counter()
-        config.check_columns(table)
+        importance_names(self.parameters["importance"], getattr(config, "quasi_identifiers", ()))
+        config.check_table(table)
         progress(0.0, "encoding the quasi-identifiers")
         flat = {q: flat_hierarchy(table.frame[q], q) for q in config.quasi_identifiers}
         enc = encode_table(
@@ -123,7 +131,7 @@ class LocalSuppression(Algorithm):
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        order = importance_order(enc, self.parameters.get("importance"))
+        order = importance_order(enc, self.parameters["importance"])
         combos = sensitive_combos(enc)
         checker = GroupChecker(enc, config.models, combos)
         require_feasible(enc, checker, "Local suppression")

@@ -519,15 +519,11 @@ def peeling_input(
 def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -> None:
     """k no larger than the table, and the whole table (everything at the root) passing the models:
     otherwise no release keeps every record, so say so before any work."""
-    from kanon_engine.errors import ConfigError, InfeasibleError
+    from kanon_engine.config import require_k_fits
+    from kanon_engine.errors import InfeasibleError
 
     n = enc.n_rows
-    if checker.k > n:
-        raise ConfigError(
-            f"k = {checker.k} is larger than the table, which has {n} records.",
-            hint=f"Choose k of at most {n}.",
-            where="k",
-        )
+    require_k_fits(checker.k, n)
     combo = checker.combos.row_combo
     if not checker.passes(np.zeros(n, dtype=np.int64), 1, combo, np.ones(n, dtype=np.int64))[0]:
         models = " ".join(m.describe() for m in checker.models)
