@@ -231,3 +231,24 @@ def node_ncp(enc: EncodedTable, levels: tuple[int, ...], suppressed_rows: np.nda
         out[f"ncp:{name}"] = per_qi[-1]
     out["gcp"] = float(np.mean(per_qi)) if per_qi else 0.0
     return out
+
+
+def wildcard_reading(release: pd.DataFrame, qi: tuple[str, ...] | list[str], k: int) -> dict[str, int]:
+    """The release's groups in sdcMicro's reading (``*`` matches any value) beside the strict one:
+    the smallest number of records each record matches, and how many records match fewer than k."""
+    ids, star = [], []
+    for q in qi:
+        col = release[q].astype(object)
+        codes, _ = pd.factorize(col, use_na_sentinel=False)
+        ids.append(codes.astype(np.int64))
+        star.append((col == ROOT).to_numpy())
+    stars = np.stack(star, axis=1) if star else np.zeros((len(release), 0), dtype=bool)
+    freq = wildcard_frequencies(ids, stars)
+    strict, sizes = released_classes(ids, [int(c.max(initial=0)) + 1 for c in ids])
+    return {
+        "smallest_frequency": int(freq.min()) if len(freq) else 0,
+        "records_below_k": int((freq < k).sum()),
+        "strict_smallest_class": int(sizes.min()) if len(sizes) else 0,
+        "strict_records_below_k": int((sizes[strict] < k).sum()) if len(sizes) else 0,
+        "records_with_star": int(stars.any(axis=1).sum()),
+    }

@@ -84,6 +84,7 @@ def _json_default(o: Any) -> Any:
 def cmd_check(args: argparse.Namespace) -> int:
     from kanon_engine.checks import check_table
     from kanon_engine.config import MODEL_PARAMS, require_k_fits
+    from kanon_engine.hierarchy.model import ROOT
 
     k = next(p for p in MODEL_PARAMS if p.name == "k").coerce(args.k)
     table = _read(args.input, args.delimiter)
@@ -92,7 +93,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError("--qi needs at least one column.", where="--qi")
     table.require_columns(qi, "quasi-identifier")
     require_k_fits(k, table.n_rows)
-    result = check_table(table.frame, qi, k)
+    result = check_table(table.frame, qi, k, None if args.star_is_value else ROOT)
     print(json.dumps(result.to_dict(), indent=2))
     return EXIT_OK if result.k_anonymous else EXIT_FAIL
 
@@ -264,7 +265,13 @@ def cmd_apply(args: argparse.Namespace) -> int:
     levels = {c: int(v) for c, v in _pairs(args.levels, "--levels").items()} if args.levels else {}
     limit = 1.0 if args.suppression_limit is None else args.suppression_limit
     result = apply_transformation(
-        table, config, levels, suppression_limit=limit, metric=args.metric or "dm", enforce=enforce
+        table,
+        config,
+        levels,
+        suppression_limit=limit,
+        metric=args.metric or "dm",
+        enforce=enforce,
+        suppress=args.suppress or "records",
     )
     written = _write_release(args, table, result)
     summary = result.summary()
@@ -294,6 +301,8 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         params["suppression_limit"] = args.suppression_limit
     if args.metric is not None:
         params["metric"] = args.metric
+    if args.suppress is not None:
+        params["suppress"] = args.suppress
     for key, value in _pairs(args.param, "--param").items():
         params[key.replace("-", "_")] = value
     from kanon_engine.algorithms import algorithms
@@ -301,6 +310,12 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     known = algorithms()
     if name in known:
         accepted = {p.name for p in known[name].params}
+        if args.suppress is not None and "suppress" not in accepted:
+            raise ConfigError(
+                f"--suppress chooses what the full-domain algorithms suppress; '{name}' does not take it.",
+                hint="local-suppression and local-recoding always keep every record; drop --suppress.",
+                where="--suppress",
+            )
         params = {k: v for k, v in params.items() if k in accepted or k in _pairs(args.param, "--param")}
     algorithm = get_algorithm(name, **params)
     config = project.config(table)
@@ -322,7 +337,11 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
                     "cavg",
                     "transformation",
                     "runtime_seconds",
+                    "model",
+                    "suppressed_cells",
+                    "records_touched",
                 )
+                if k in summary
             },
             default=_json_default,
         )
@@ -424,6 +443,12 @@ def _add_config_flags(p: argparse.ArgumentParser) -> None:
         help="largest share of records that may be suppressed, 0 to 1",
     )
     p.add_argument("--metric", help="dm, dm-star, cavg, precision, height or entropy")
+    p.add_argument(
+        "--suppress",
+        choices=("records", "cells"),
+        help="full-domain algorithms: suppress whole records (default) or only single cells (the "
+        "suppression limit then counts quasi-identifier cells)",
+    )
     p.add_argument("--output", help="where to write the release (.csv, .tsv, .xlsx, .parquet)")
     p.add_argument("--output-delimiter", help="delimiter of a CSV release (default ',')")
     p.add_argument("--bom", action="store_true", help="write a UTF-8 byte-order mark (for Excel)")
@@ -450,6 +475,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_table_flags(p, True)
     p.add_argument("--qi", required=True, help="quasi-identifiers, comma-separated")
     p.add_argument("--k", required=True, help="k to check")
+    p.add_argument(
+        "--star-is-value",
+        action="store_true",
+        help="count '*' as a value of its own (cell-level releases): rows whose quasi-identifiers are "
+        "all '*' form a group that must hold k rows too, instead of counting as suppressed records",
+    )
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("apply", help="apply given generalization levels and write the release")
@@ -461,7 +492,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("anonymize", help="search for a release that satisfies the privacy models")
     _add_table_flags(p, False)
     _add_config_flags(p)
-    p.add_argument("--algorithm", help="datafly, samarati, incognito, optimal, mondrian, mondrian-relaxed")
+    p.add_argument(
+        "--algorithm",
+        help="datafly, samarati, incognito, optimal, mondrian, mondrian-relaxed, local-recoding or "
+        "local-suppression (python -m kanon_engine algorithms -v lists them)",
+    )
     p.add_argument("--l", type=float, help="l of l-diversity (on the sensitive attribute)")
     p.add_argument("--l-variant", default="distinct", choices=("distinct", "entropy", "recursive"))
     p.add_argument("--c", type=float, default=2.0, help="c of recursive (c,l)-diversity")
@@ -477,7 +512,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--param",
         action="append",
         metavar="NAME=VALUE",
-        help="an algorithm-specific parameter (e.g. summary=mean for Mondrian)",
+        help="an algorithm-specific parameter (e.g. summary=mean for Mondrian, importance=age,sex for "
+        "local suppression)",
     )
     p.add_argument("--verbose", "-v", action="store_true", help="print progress on stderr")
     p.set_defaults(func=cmd_anonymize)

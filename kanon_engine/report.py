@@ -35,6 +35,7 @@ from kanon_engine.fileio import atomic_path, atomic_write_text, refuse_input_ove
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_engine.pdf_check import verify_pdf
+from kanon_engine.result import SURVEY_MODELS
 
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
@@ -43,10 +44,29 @@ _METRIC_LABELS = {
     "discernibility": "Discernibility (DM): sum of squared group sizes, plus n per suppressed record",
     "discernibility_star": "Discernibility without the suppression penalty (DM*)",
     "cavg": "Normalized average group size (C_AVG; 1 is ideal)",
-    "precision": "Precision loss (share of hierarchy height used; 0 keeps the original values)",
+    "precision": "Precision (Sweeney's Prec: 1 keeps the original values, 0 generalizes every value fully)",
     "height": "Generalization height (steps in the lattice)",
     "entropy": "Non-uniform entropy loss (bits)",
+    "gcp": "NCP: average share of each quasi-identifier's values a released value covers (0 exact, 1 *)",
+    "suppressed_cells": "Cells replaced by * (suppressed single values)",
+    "star_cells": "Cells released as * (suppressed, or generalized to a * root)",
+    "records_touched": "Records with at least one value replaced by *",
+    "records_generalized": "Records with at least one value generalized",
+    "transformations_used": "Different transformations used by the records",
 }
+
+
+def _metric_label(key: str) -> str:
+    """The report's name of a metric key (per-attribute keys name their attribute)."""
+    if key in _METRIC_LABELS:
+        return _METRIC_LABELS[key]
+    kind, _, attribute = key.partition(":")
+    per_attribute = {
+        "intensity": "Generalization intensity of",
+        "ncp": "NCP of",
+        "suppressed_cells": "Cells replaced by * in",
+    }
+    return f"{per_attribute[kind]} {attribute}" if attribute and kind in per_attribute else key
 
 
 # --- building the report data ---------------------------------------------------------------------------
@@ -91,12 +111,57 @@ def _qi_treatment(table: Any, result: Any) -> dict[str, dict[str, Any]]:
             out[q] = {"treatment": "removed", "example": ROOT, "share": 1.0}
         else:
             changed = (rel != orig).to_numpy() if full is not None else np.ones(len(rel), dtype=bool)
+            example = _example_label(rel[changed])
             out[q] = {
-                "treatment": "generalized",
-                "example": _example_label(rel[changed]),
+                # a cell-level release may only star single values: say so rather than "generalized"
+                "treatment": "generalized" if example is not None else "partly suppressed",
+                "example": example,
                 "share": float(changed.mean()) if len(changed) else 0.0,
+                "stars": int((rel[changed] == ROOT).sum()),
             }
     return out
+
+
+def _cell_level(result: Any) -> dict[str, Any] | None:
+    """What a cell-level release (every record kept, single values recoded) must say about itself:
+    cells per attribute, records touched, the transformations used, and its groups in both readings
+    of ``*`` (strict: a value of its own, as checked; sdcMicro's: matching anything)."""
+    from kanon_engine.cell_recoding import wildcard_reading
+
+    rec = getattr(result, "recoding", None)
+    if rec is None:
+        return None
+    cfg = result.config
+    used = rec.transformations()
+    generalized = ((rec.levels > 0) & ~rec.suppressed).sum(axis=0)
+    return {
+        "suppressed_cells": rec.suppressed_cells,
+        "cells": int(result.records * len(rec.qi)),
+        "per_attribute": rec.suppressed_per_attribute(),
+        "generalized_per_attribute": {q: int(n) for q, n in zip(rec.qi, generalized)},
+        "shown_as_star_per_attribute": {
+            q: int((result.release[q].astype(object) == ROOT).sum()) for q in rec.qi
+        },
+        "records_touched": rec.records_touched,
+        "records_generalized": rec.records_generalized,
+        "transformations": used[:12],
+        "transformations_used": len(used),
+        "readings": wildcard_reading(result.release, cfg.quasi_identifiers, cfg.k),
+    }
+
+
+#: Plain words on what ``*`` means in a cell-level release, and what such a release gives away.
+STAR_MEANING = (
+    "In this file * is a value of its own: a record showing * is hidden only among records that show * "
+    "in the same place and the same other values, and every such group has at least k records (the "
+    "strict reading, in which the release was checked). Reading * as matching any value, as sdcMicro "
+    "does, can only make the groups larger."
+)
+MINIMALITY_WARNING = (
+    "A * or a broader value marks a record that was unusual: whoever knows how the file was made can "
+    "guess that its true value is a rare one, and narrow it down (the minimality attack, Wong, Fu, Wang "
+    "& Pei, VLDB 2007). Keep the file's audience as narrow as for any patient-level data."
+)
 
 
 def _hierarchy_summary(config: Any, project: Any | None) -> list[dict[str, Any]]:
@@ -172,6 +237,8 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
             shown.append(q)
         elif t["treatment"] == "removed":
             removed.append(q)
+        elif t["treatment"] == "partly suppressed":
+            shown.append(f"{q} (some values replaced by *)")
         else:
             ex = t.get("example")
             if not ex:
@@ -192,6 +259,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     if removed:
         verb = "was" if len(removed) == 1 else "were"
         out.append(f"{_join(removed)} {verb} removed entirely (shown as *).")
+    out.extend(_cell_level_sentences(res))
     sup = int(res["suppressed"])
     if sup:
         share = _pct(sup / max(res["records"], 1))
@@ -240,6 +308,27 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     if link:
         out.append(link["summary"])
     return [x[:1].upper() + x[1:] for x in out]
+
+
+def _cell_level_sentences(res: Mapping[str, Any]) -> list[str]:
+    """The plain-words sentences of a cell-level release: what was kept and changed, what * means and
+    what it gives away."""
+    cl = res.get("cell_level")
+    if not cl:
+        return []
+    out = [f"Every record is kept ({res['model']['name']}: {res['model']['description']})."]
+    if cl["suppressed_cells"]:
+        per = [f"{q} {n:,}" for q, n in cl["per_attribute"].items() if n]
+        out.append(
+            f"{cl['suppressed_cells']:,} values ({_pct(cl['suppressed_cells'] / max(cl['cells'], 1))} of "
+            f"the quasi-identifier values) in {cl['records_touched']:,} records were replaced by *: "
+            f"{_join(per)}."
+        )
+    if cl["records_generalized"]:
+        out.append(f"{cl['records_generalized']:,} records show at least one value as a broader group.")
+    out.append(STAR_MEANING)
+    out.append(MINIMALITY_WARNING)
+    return out
 
 
 def build_report(
@@ -320,6 +409,8 @@ def build_report(
             "shuffled": cfg.shuffle_seed is not None,
         },
         "result": {
+            "model": {"name": result.model, "description": SURVEY_MODELS.get(result.model, "")},
+            "cell_level": _cell_level(result),
             "records": result.records,
             "suppressed": result.suppressed,
             "classes": risk.after.figures.classes,
@@ -576,12 +667,15 @@ def render_html(report: Mapping[str, Any]) -> str:
         for name, v in algo["parameters"].items()
     ]
     sup = c["suppression"]
-    prow.append(
-        ["suppressed records", "dropped from the file" if sup["dropped"] else "kept, values shown as *"]
-    )
+    if not r.get("cell_level"):
+        prow.append(
+            ["suppressed records", "dropped from the file" if sup["dropped"] else "kept, values shown as *"]
+        )
     prow.append(["row order", "shuffled" if c["shuffled"] else "as in the input"])
     h.append(_table(prow, ["Parameter", "Value"]))
     h.append("<h3>Generalization hierarchies</h3>")
+    if (r.get("model") or {}).get("name") == "CS":
+        h.append("<p>Not used: local suppression generalizes nothing (values are kept or replaced by *).</p>")
     hrows = []
     for hs in c["hierarchies"]:
         lv = "<br>".join(
@@ -595,9 +689,12 @@ def render_html(report: Mapping[str, Any]) -> str:
             for x in hs["levels"]
         )
         hrows.append([hs["attribute"], hs["source"], _fmt(hs["values"]), _fmt(hs["height"]), _Raw(lv)])
-    h.append(
-        _table(hrows, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"], (2, 3))
-    )
+    if (r.get("model") or {}).get("name") != "CS":
+        h.append(
+            _table(
+                hrows, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"], (2, 3)
+            )
+        )
 
     h.append("<h2>Result</h2>")
     h.append(
@@ -612,6 +709,14 @@ def render_html(report: Mapping[str, Any]) -> str:
             ]
         )
     )
+    model = r.get("model")
+    if model:
+        h.append(
+            f"<p>Model: <b>{_e(model['name'])}</b> (the names of the survey of k-anonymity models): "
+            f"{_e(model['description'])}.</p>"
+        )
+    if r.get("cell_level"):
+        h.extend(_cell_level_html(r["cell_level"], k))
     if r["transformation"]:
         trows = []
         heights = {x["attribute"]: x["height"] for x in c["hierarchies"]}
@@ -631,10 +736,7 @@ def render_html(report: Mapping[str, Any]) -> str:
     h.append("<h3>Quality metrics</h3>")
     mrows = []
     for key, v in r["metrics"].items():
-        label = _METRIC_LABELS.get(key) or (
-            f"Generalization intensity of {key.split(':', 1)[1]}" if key.startswith("intensity:") else key
-        )
-        mrows.append([label, _fmt(v)])
+        mrows.append([_metric_label(key), _fmt(v)])
     h.append(_table(mrows, ["Metric", "Value"], (1,)))
     h.append("<h3>Group sizes</h3>")
     h.append(
@@ -655,6 +757,12 @@ def render_html(report: Mapping[str, Any]) -> str:
         )
         + "</p>"
     )
+    if ra.get("star_counted_as_value"):
+        h.append(
+            "<p>In the release, * is counted as a value of its own (the strict reading): records that "
+            "show * are grouped only with records that show * in the same place, and records whose "
+            "values are all * form a group like any other.</p>"
+        )
     h.append(_table(_risk_rows(rb, ra), ["Measure", "Original data", "Release"], (1, 2)))
 
     h.append("<h2>Sensitive attributes (homogeneity)</h2>")
@@ -741,6 +849,62 @@ def render_html(report: Mapping[str, Any]) -> str:
     )
     h.append("</body></html>\n")
     return "\n".join(h)
+
+
+def _cell_level_html(cl: Mapping[str, Any], k: int) -> list[str]:
+    """The cell-level part of the Result section: cells replaced per attribute, records touched, the
+    transformations used, both readings of *, and the warnings."""
+    rd = cl["readings"]
+    out = ["<h3>Values changed per quasi-identifier, and records touched</h3>"]
+    per_qi = max(cl["cells"] / max(len(cl["per_attribute"]), 1), 1)
+    rows = []
+    for q, n in cl["per_attribute"].items():
+        gen = cl["generalized_per_attribute"][q]
+        rows.append(
+            [q, _fmt(n), _fmt(gen), _fmt(cl["shown_as_star_per_attribute"][q]), _pct((n + gen) / per_qi)]
+        )
+    total_gen = sum(cl["generalized_per_attribute"].values())
+    total_star = sum(cl["shown_as_star_per_attribute"].values())
+    share = (cl["suppressed_cells"] + total_gen) / max(cl["cells"], 1)
+    rows.append(["All", _fmt(cl["suppressed_cells"]), _fmt(total_gen), _fmt(total_star), _pct(share)])
+    head = ["Quasi-identifier", "Replaced by *", "Generalized", "Shown as * in the file", "Share changed"]
+    out.append(_table(rows, head, (1, 2, 3, 4)))
+    out.append(
+        _table(
+            [
+                ["Records with at least one *", _fmt(cl["records_touched"])],
+                ["Records with at least one generalized value", _fmt(cl["records_generalized"])],
+                ["Different transformations used", _fmt(cl["transformations_used"])],
+            ]
+        )
+    )
+    out.append("<h3>What * means here</h3>")
+    out.append(f"<p>{_e(STAR_MEANING)}</p>")
+    out.append(
+        _table(
+            [
+                [
+                    "Smallest group, * a value of its own (strict, as checked)",
+                    _fmt(rd["strict_smallest_class"]),
+                    _fmt(rd["strict_records_below_k"]),
+                ],
+                [
+                    "Fewest matching records, * matching any value (sdcMicro)",
+                    _fmt(rd["smallest_frequency"]),
+                    _fmt(rd["records_below_k"]),
+                ],
+            ],
+            ["Reading of *", "Smallest", f"Records below k = {k}"],
+            (1, 2),
+        )
+    )
+    out.append(f'<p class="warn">{_e(MINIMALITY_WARNING)}</p>')
+    if cl["transformations"]:
+        qis = list(cl["transformations"][0]["levels"])
+        trows = [[*(str(t["levels"][q]) for q in qis), _fmt(t["records"])] for t in cl["transformations"]]
+        out.append("<h3>Transformations used (level per quasi-identifier, * suppressed)</h3>")
+        out.append(_table(trows, [*qis, "Records"], tuple(range(len(qis) + 1))))
+    return out
 
 
 def _when(iso: str) -> str:
