@@ -221,8 +221,11 @@ def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
     attribute's own hierarchy is only checked for warnings (it matters to hierarchical t-closeness)."""
     out: list[Issue] = []
     sensitive = [c for c in table.columns if project.roles.get(c) == Role.SENSITIVE]
+    # local suppression generalizes nothing: a broken hierarchy is then only worth a warning
+    used = getattr(algorithms().get(project.algorithm), "uses_hierarchies", True)
     for col in qi:
-        out.extend(cache.hierarchy_issues(col, cache.hierarchy(project, col)))
+        issues = cache.hierarchy_issues(col, cache.hierarchy(project, col))
+        out.extend(issues if used else [replace(i, severity="warning") for i in issues])
     for col in sensitive:
         h = project.hierarchies.get(col)
         if h is not None:

@@ -104,6 +104,8 @@ class LocalSuppression(Algorithm):
     )
     full_domain = False
     params = (IMPORTANCE,)
+    #: the quasi-identifiers' hierarchies are not used (validation only warns about them)
+    uses_hierarchies = False
 
     def __init__(self, *, importance: str | None = None) -> None:
         self.importance = importance
