@@ -38,9 +38,9 @@ from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult, CellRecoding
 
-CELL_METRIC = ParamSpec(
-    "metric",
-    "Quality metric",
+CELL_COST = ParamSpec(
+    "cost",
+    "Cost of a generalized value",
     "choice",
     "ncp",
     "What each generalized value costs: ncp the share of the hierarchy's values it covers (a group of "
@@ -79,10 +79,10 @@ class LocalRecoding(Algorithm):
         "a generalized value hints that the record was unusual."
     )
     full_domain = False
-    params = (CELL_METRIC,)
+    params = (CELL_COST,)
 
-    def __init__(self, *, metric: str = "ncp") -> None:
-        self.metric = metric
+    def __init__(self, *, cost: str = "ncp") -> None:
+        self.cost = cost
 
     def _run(
         self,
@@ -96,7 +96,7 @@ class LocalRecoding(Algorithm):
         checker = GroupChecker(enc, config.models, combos)
         require_feasible(enc, checker, "Local recoding")
         record_row, rep = frequency_rows(enc, combos)
-        cost = cell_costs(enc, self.parameters["metric"])
+        cost = cell_costs(enc, self.parameters["cost"])
         peeling = Peeler(peeling_input(enc, combos, cost, record_row, rep), checker, None, progress).run()
         progress(0.95, "building the release")
         record_class = peeling.record_classes(record_row)

@@ -541,6 +541,19 @@ def partition(
         splits += int(cut.sum())
         rows, ka, sizes = _regroup(rows, ka, pid, keep, right, cut, sizes, n_left)
         level += 1
+    return _partitioning(n, done_rows, done_lo, done_hi, done_sizes, splits, checked)
+
+
+def _partitioning(
+    n: int,
+    done_rows: list[np.ndarray],
+    done_lo: list[np.ndarray],
+    done_hi: list[np.ndarray],
+    done_sizes: list[np.ndarray],
+    splits: int,
+    checked: int,
+) -> Partitioning:
+    """The final partitions, gathered level by level, as one :class:`Partitioning`."""
     all_rows = np.concatenate(done_rows)
     part_sizes = np.concatenate(done_sizes)
     part_starts = np.cumsum(part_sizes) - part_sizes

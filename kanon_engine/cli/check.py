@@ -1,0 +1,47 @@
+"""``check``: is a table k-anonymous on the given quasi-identifiers? Exit 0 yes, 1 no, 2 bad input.
+
+Counts the classes of the table as it is (a release or raw data); rows whose quasi-identifiers are all
+``*`` are suppressed records and are counted apart (:func:`kanon_engine.checks.check_table`), unless
+``--star-is-value`` says ``*`` is a value of its own (releases of local recoding or suppression).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kanon_engine.checks import check_table
+from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, dumps, read, split_list
+from kanon_engine.config import MODEL_PARAMS, require_k_fits
+from kanon_engine.errors import ConfigError
+from kanon_engine.hierarchy.model import ROOT
+
+K = next(p for p in MODEL_PARAMS if p.name == "k")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("check", help="is a table k-anonymous? (exit 0 yes, 1 no, 2 bad input)")
+    p.add_argument("input", metavar="INPUT", help="the table (CSV/TSV/XLSX/Parquet)")
+    p.add_argument("--delimiter", help="field delimiter of INPUT (detected when omitted; 'tab' for TSV)")
+    p.add_argument("--qi", required=True, metavar="COLS", help="quasi-identifiers, comma-separated")
+    p.add_argument("--k", required=True, metavar="N", help=f"k to check: {K.help}")
+    p.add_argument(
+        "--star-is-value",
+        action="store_true",
+        help="count * as a value of its own (releases that keep every record): rows whose "
+        "quasi-identifiers are all * form a group that needs k rows too, instead of being suppressed records",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    k = K.coerce(args.k)
+    table = read(args.input, args.delimiter)
+    qi = split_list(args.qi)
+    if not qi:
+        raise ConfigError("--qi needs at least one column.", where="--qi")
+    table.require_columns(qi, "quasi-identifier")
+    require_k_fits(k, table.n_rows)
+    result = check_table(table.frame, qi, k, None if args.star_is_value else ROOT)
+    print(dumps(result.to_dict(), indent=2))
+    return EXIT_OK if result.k_anonymous else EXIT_FAIL
