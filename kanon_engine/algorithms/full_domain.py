@@ -2,7 +2,8 @@
 per quasi-identifier, Samarati 2001) and the release built from it.
 
 - :class:`FullDomainAlgorithm`: the parameters (suppression limit, quality metric) and the suppression
-  allowance of every full-domain algorithm (Datafly, Samarati, Incognito, optimal);
+  allowance of every full-domain algorithm (Datafly, Samarati, Incognito, optimal); its ``_run`` ends
+  with :func:`full_domain_result`;
 - :class:`LatticeSearchAlgorithm`: the run of those that search the lattice with
   :class:`~kanon_engine.algorithms.search.LatticeSearch`; a subclass only says which nodes to check and
   in what order (``_search``);
@@ -96,27 +97,6 @@ class FullDomainAlgorithm(Algorithm):
         cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
         return CellSuppressionEvaluator(enc, config.models, cells), CellMetric(metric), cells, "cells"
 
-    def _result(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        ev: NodeEvaluation,
-        ctx: MetricContext,
-        start: float,
-        checks: int,
-        record: SearchRecord | None,
-        notes: tuple[str, ...] = (),
-    ) -> AnonymizationResult:
-        if isinstance(ev, CellNodeEvaluation):
-            return cell_result(
-                self.name, self.parameters, table, config, enc, ev, ctx, start, checks, record, notes
-            )
-        return full_domain_result(
-            self.name, self.parameters, table, config, enc, ev, ctx, start, checks, record, notes
-        )
-
-
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 
@@ -137,8 +117,19 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
             raise infeasible(config, allowance, unit)
         ev = search.evaluation(best)
         progress(1.0, "building the release")
-        return self._result(
-            table, config, enc, ev, search.ctx, start, search.checks, search.record(best), self._notes(search)
+        record = search.record(best)
+        return full_domain_result(
+            self.name,
+            self.parameters,
+            table,
+            config,
+            enc,
+            ev,
+            search.ctx,
+            start,
+            search.checks,
+            record,
+            self._notes(search),
         )
 
     @abstractmethod
@@ -174,7 +165,10 @@ def full_domain_result(
     notes: tuple[str, ...] = (),
     models_enforced: bool = True,
 ) -> AnonymizationResult:
-    """The release of the full-domain node ``ev`` and everything reported about it."""
+    """The release of the full-domain node ``ev`` and everything reported about it (under cell
+    suppression, the AG_CS release of :mod:`.cell_suppression`)."""
+    if isinstance(ev, CellNodeEvaluation):
+        return cell_result(algorithm, parameters, table, config, enc, ev, ctx, start, checks, record, notes)
     from kanon_engine.cell_recoding import node_ncp
 
     release, row_class, sizes = full_domain_release(table, config, enc, ev)
