@@ -28,6 +28,14 @@ class ParamSpec:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     presets: tuple[Any, ...] = ()
+    #: what a form shows for each choice (plain words); empty: the choices themselves
+    choice_labels: tuple[str, ...] = ()
+
+    def choice_label(self, value: Any) -> str:
+        """The plain words a form shows for a choice (the value itself when none were given)."""
+        if self.choice_labels and value in self.choices:
+            return self.choice_labels[self.choices.index(value)]
+        return str(value)
 
     def coerce(self, value: Any) -> Any:
         """Convert and check a value; a ConfigError that names the parameter and the value otherwise."""

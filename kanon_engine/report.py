@@ -58,6 +58,20 @@ _METRIC_LABELS = {
     "records_generalized": "Records with at least one value generalized",
     "transformations_used": "Different transformations used by the records",
 }
+_METRIC_SHORT = {
+    "discernibility": "DM (discernibility)",
+    "discernibility_star": "DM* (no suppression penalty)",
+    "cavg": "C_AVG (1 is ideal)",
+    "precision": "Precision (Prec)",
+    "height": "Generalization height",
+    "entropy": "Entropy loss (bits)",
+    "gcp": "NCP (average)",
+    "suppressed_cells": "Values replaced by *",
+    "star_cells": "Cells shown as *",
+    "records_touched": "Records with a *",
+    "records_generalized": "Records generalized",
+    "transformations_used": "Transformations used",
+}
 _PER_ATTRIBUTE_LABELS = {
     "intensity": "Generalization intensity of",
     "ncp": "NCP of",
@@ -681,7 +695,7 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any
         if p
         else None,
         "metrics": _table(
-            [[_metric_label(key), _fmt(v)] for key, v in r["metrics"].items()], ["Metric", "Value"], (1,)
+            [[metric_label(key), _fmt(v)] for key, v in r["metrics"].items()], ["Metric", "Value"], (1,)
         ),
         "chart": Markup(class_size_svg(r["class_size_bands"], k)),
         "notes": list(r["notes"]),
@@ -744,8 +758,11 @@ def _transformation_table(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[st
     return _table(rows, ["Quasi-identifier", "Level", "Example released value"])
 
 
-def _metric_label(key: str) -> str:
-    """The report's name of a metric key (per-attribute keys name their attribute)."""
+def metric_label(key: str, short: bool = False) -> str:
+    """The plain name of a metric key, as the report and the workbench show it (per-attribute keys name
+    their attribute); ``short``: a few words, for tables with little room."""
+    if short and key in _METRIC_SHORT:
+        return _METRIC_SHORT[key]
     if key in _METRIC_LABELS:
         return _METRIC_LABELS[key]
     kind, _, attribute = key.partition(":")

@@ -93,9 +93,20 @@ class CellRecoding:
         """Records with at least one cell generalized (released above level 0, not suppressed)."""
         return int(((self.levels > 0) & ~self.suppressed).any(axis=1).sum())
 
-    def transformations(self) -> list[dict[str, Any]]:
+    def in_words(self) -> str:
+        """ "every record kept, 1,234 values replaced by *" (and/or records generalized), for status
+        lines."""
+        parts = ["every record kept"]
+        if self.suppressed_cells or not self.records_generalized:
+            parts.append(f"{self.suppressed_cells:,} values replaced by *")
+        if self.records_generalized:
+            parts.append(f"{self.records_generalized:,} records generalized")
+        return ", ".join(parts)
+
+    def transformations(self, row_class: np.ndarray | None = None) -> list[dict[str, Any]]:
         """The transformations the records use, most used first: per QI the level (or ``"*"`` when the
-        cell is suppressed), with the number of records and classes using it."""
+        cell is suppressed), with the number of records using it (and of classes, given the class of
+        every record)."""
         from kanon_engine.frequency import group_columns, representatives
 
         d = len(self.qi)
@@ -106,15 +117,20 @@ class CellRecoding:
         ids, n_ids = group_columns([code[:, j] for j in range(d)], [top] * d)
         counts = np.bincount(ids, minlength=n_ids)
         rep = representatives(ids, n_ids)
+        classes = None
+        if row_class is not None:  # distinct (transformation, class) pairs per transformation
+            pair, n_pairs = group_columns([ids, row_class], [n_ids, int(row_class.max(initial=0)) + 1])
+            classes = np.bincount(ids[representatives(pair, n_pairs)], minlength=n_ids)
         out = []
         for t in np.argsort(-counts, kind="stable"):
             row = code[rep[t]]
-            out.append(
-                {
-                    "levels": {q: ("*" if c == 0 else int(c) - 1) for q, c in zip(self.qi, row)},
-                    "records": int(counts[t]),
-                }
-            )
+            entry: dict[str, Any] = {
+                "levels": {q: ("*" if c == 0 else int(c) - 1) for q, c in zip(self.qi, row)},
+                "records": int(counts[t]),
+            }
+            if classes is not None:
+                entry["classes"] = int(classes[t])
+            out.append(entry)
         return out
 
 

@@ -534,9 +534,14 @@ class MainWindow(QMainWindow):
         def done(result: AnonymizationResult) -> None:
             self._end_task()
             self.state.add_run(result, table=table)
+            removed = (
+                result.recoding.in_words()
+                if result.recoding is not None
+                else f"{result.suppressed:,} records suppressed"
+            )
             self.message_bar.show_message(
-                f"Done: {result.n_classes:,} classes, {result.suppressed:,} records suppressed, "
-                f"smallest class {result.min_class_size}, in {result.runtime_seconds:.2f} s.",
+                f"Done: {result.n_classes:,} classes, {removed}, smallest class {result.min_class_size}, "
+                f"in {result.runtime_seconds:.2f} s.",
                 "info",
             )
             self.tabs.setCurrentIndex(self.TAB_RESULTS)

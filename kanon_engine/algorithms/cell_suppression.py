@@ -51,6 +51,7 @@ SUPPRESS = ParamSpec(
     "record (or masks all its quasi-identifiers); cells replaces only the values that make it stand "
     "out with '*' and keeps the record (the limit then counts cells).",
     choices=("records", "cells"),
+    choice_labels=("whole records (remove or mask the record)", "single values (keep every patient)"),
 )
 
 

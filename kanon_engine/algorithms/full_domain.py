@@ -97,6 +97,7 @@ class FullDomainAlgorithm(Algorithm):
         cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
         return CellSuppressionEvaluator(enc, config.models, cells), CellMetric(metric), cells, "cells"
 
+
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 

@@ -47,6 +47,11 @@ CELL_COST = ParamSpec(
     "5 ages out of 100 costs 0.04), precision the share of the hierarchy's levels climbed, entropy the "
     "information lost in bits. The recoding keeps the total cost low.",
     choices=("ncp", "precision", "entropy"),
+    choice_labels=(
+        "share of values covered (NCP)",
+        "share of levels climbed (precision)",
+        "information lost (entropy, bits)",
+    ),
 )
 
 
@@ -79,6 +84,8 @@ class LocalRecoding(Algorithm):
         "a generalized value hints that the record was unusual."
     )
     full_domain = False
+    #: every record kept, recoded cell by cell (the workbench describes the job accordingly)
+    cell_level = True
     params = (CELL_COST,)
 
     def __init__(self, *, cost: str = "ncp") -> None:

@@ -103,6 +103,8 @@ class LocalSuppression(Algorithm):
         "a '*' hints that the record was unusual."
     )
     full_domain = False
+    #: every record kept, recoded cell by cell (the workbench describes the job accordingly)
+    cell_level = True
     params = (IMPORTANCE,)
     #: the quasi-identifiers' hierarchies are not used (validation only warns about them)
     uses_hierarchies = False

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.report import metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
@@ -38,9 +39,16 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", "Position in the run history (oldest first)."),
     ("Run", "The name of the run in the history."),
     ("Algorithm", "The algorithm that produced the release."),
+    (
+        "Model",
+        "How the release was made, in the survey's names: AG_TS one level per attribute and whole records "
+        "suppressed; AG_CS the same with single values suppressed; CG local recoding; CS local "
+        "suppression (the last three keep every record); multidimensional for Mondrian.",
+    ),
     ("Parameters", "The algorithm's parameters (suppression limit, metric, ...)."),
     ("k", "Every record shares its quasi-identifier values with at least k-1 others."),
     ("Suppressed", "Records removed (all quasi-identifiers replaced by *)."),
+    ("Values *", "Single values replaced by * in records that were kept (cell-level models)."),
     ("Classes", "Number of equivalence classes (groups of records that look alike)."),
     (
         "DM",
@@ -48,8 +56,13 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ),
     ("C_AVG", "Average class size divided by k (1 is ideal, lower is better)."),
     ("Precision", "Sweeney's precision: 1 = data unchanged, 0 = everything generalized (higher is better)."),
+    ("NCP", "Average share of each value's domain a released value covers: 0 exact, 1 * (lower is better)."),
     ("Runtime (s)", "Seconds the run took."),
 )
+
+
+#: The column that stretches (the algorithm's parameters).
+_PARAMETERS = [h for h, _ in COLUMNS].index("Parameters")
 
 
 def _params_text(params: dict[str, Any]) -> str:
@@ -63,13 +76,16 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
         position,
         name,
         r.algorithm,
+        r.model,
         _params_text(r.parameters),
         r.config.k,
         r.suppressed,
+        r.recoding.suppressed_cells if r.recoding is not None else 0,
         r.n_classes,
         m.get("discernibility", np.nan),
         m.get("cavg", np.nan),
         m.get("precision", np.nan),
+        m.get("gcp", np.nan),
         r.runtime_seconds,
     ]
 
@@ -137,8 +153,10 @@ class RunsModel(QAbstractTableModel):
 #: Rows of the side-by-side metrics table: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
     ("algorithm", lambda r: r.algorithm, None),
+    ("model", lambda r: r.model, None),
     ("k", lambda r: r.config.k, None),
     ("suppressed records", lambda r: r.suppressed, True),
+    ("values replaced by *", lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0, True),
     ("classes", lambda r: r.n_classes, None),
     ("smallest class", lambda r: r.min_class_size, None),
     ("runtime (s)", lambda r: r.runtime_seconds, True),
@@ -150,6 +168,11 @@ _LOWER_BETTER = {
     "precision": False,
     "height": True,
     "entropy": True,
+    "gcp": True,
+    "ncp": True,
+    "intensity": True,
+    "suppressed_cells": True,
+    "records_touched": True,
 }
 
 
@@ -179,7 +202,7 @@ class CompareView(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # parameters
+        header.setStretchLastSection(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection)
         split.addWidget(self.table)
@@ -205,13 +228,13 @@ class CompareView(QWidget):
         self.metrics_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.metrics_table.horizontalHeader().setStretchLastSection(True)
         self.metrics_table.setMinimumWidth(430)
-        pair.addWidget(self.metrics_table, 2)
+        pair.addWidget(self.metrics_table, 1)
         self.charts = pg.GraphicsLayoutWidget()
         self.charts.setBackground("w")
         self.charts.setObjectName("compare_class_sizes")
         self.left_plot = self.charts.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
         self.right_plot = self.charts.addPlot(row=1, col=0, axisItems={"bottom": LabelAxis("bottom")})
-        pair.addWidget(self.charts, 3)
+        pair.addWidget(self.charts, 1)
         bcol.addLayout(pair, 1)
         split.addWidget(bottom)
         split.setStretchFactor(0, 2)
@@ -232,8 +255,8 @@ class CompareView(QWidget):
         self.runs = list(runs)
         self.model.set_runs(self.runs)
         for c in range(len(COLUMNS)):
-            if c != 3:
-                self.table.resizeColumnToContents(c)
+            self.table.resizeColumnToContents(c)
+        self.table.setColumnWidth(_PARAMETERS, min(self.table.columnWidth(_PARAMETERS), 220))
         names = [f"{i + 1}. {name}" for i, (name, _) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
             combo.blockSignals(True)
@@ -276,14 +299,23 @@ class CompareView(QWidget):
         if not valid:
             return
         (ln, left), (rn, right) = self.runs[li], self.runs[ri]
-        self.metrics_table.setHorizontalHeaderLabels(
-            ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", "right − left"]
-        )
+        # numbers as headers (the names are in the pickers above and in the tooltips): values stay visible
+        self.metrics_table.setHorizontalHeaderLabels(["", f"run {li + 1}", f"run {ri + 1}", "difference"])
+        for column, name in ((1, f"{li + 1}. {ln}"), (2, f"{ri + 1}. {rn}")):
+            self.metrics_table.horizontalHeaderItem(column).setToolTip(name)
         rows: list[tuple[str, Any, Any, bool | None]] = [
             (label, get(left), get(right), lower) for label, get, lower in _SUMMARY
         ]
         keys = list(dict.fromkeys([*left.metrics, *right.metrics]))
-        rows += [(k, left.metrics.get(k), right.metrics.get(k), _LOWER_BETTER.get(k)) for k in keys]
+        rows += [
+            (
+                metric_label(k, short=True),
+                left.metrics.get(k),
+                right.metrics.get(k),
+                _LOWER_BETTER.get(k.partition(":")[0]),
+            )
+            for k in keys
+        ]
         self.metrics_table.setRowCount(len(rows))
         for i, (label, a, b, lower) in enumerate(rows):
             cells = [label, _fmt(a), _fmt(b), ""]
@@ -298,6 +330,8 @@ class CompareView(QWidget):
                 item = QTableWidgetItem(text)
                 if j:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                else:
+                    item.setToolTip(text)
                 self.metrics_table.setItem(i, j, item)
             if lower is not None and cells[3] not in ("", "–", "0"):
                 better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
@@ -308,6 +342,9 @@ class CompareView(QWidget):
                     pg.mkColor("#1a9850" if better_right else "#d73027")
                 )
         self.metrics_table.resizeColumnsToContents()
+        self.metrics_table.setColumnWidth(
+            0, min(self.metrics_table.columnWidth(0), 190)
+        )  # full name: tooltip
         # the same bins and axes for both, so the two histograms compare at a glance
         both = np.concatenate([left.class_sizes, right.class_sizes])
         span = (int(both.min()), int(both.max())) if len(both) else None
@@ -320,6 +357,7 @@ class CompareView(QWidget):
             title=f"{li + 1}. {ln}",
             brush=BAR_COLOR,
             span=span,
+            cells=left.recoding.suppressed_cells if left.recoding is not None else None,
         )
         draw_class_sizes(
             self.right_plot,
@@ -330,5 +368,6 @@ class CompareView(QWidget):
             title=f"{ri + 1}. {rn}",
             brush=RELEASED_COLOR,
             span=span,
+            cells=right.recoding.suppressed_cells if right.recoding is not None else None,
         )
         self.right_plot.setXLink(self.left_plot)

@@ -11,8 +11,11 @@ from kanon_gui.state import AppState, Run
 
 def run_line(run: Run) -> str:
     r = run.result
+    removed = (
+        f"{r.model}: {r.recoding.in_words()}" if r.recoding is not None else f"{r.suppressed:,} suppressed"
+    )
     return (
-        f"{run.label}\n{r.n_classes:,} classes, {r.suppressed:,} suppressed, "
+        f"{run.label}\n{r.n_classes:,} classes, {removed}, "
         f"DM {r.metrics.get('discernibility', float('nan')):,.0f}, {r.runtime_seconds:.2f} s"
     )
 

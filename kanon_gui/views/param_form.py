@@ -87,10 +87,11 @@ class ParamForm(QWidget):
     def _make_field(self, spec: ParamSpec) -> QWidget:
         if spec.kind == "choice":
             w = QComboBox()
-            w.addItems(list(spec.choices))
+            for choice in spec.choices:  # plain words shown, the spec's value kept as the item's data
+                w.addItem(spec.choice_label(choice), choice)
             if spec.default in spec.choices:
-                w.setCurrentText(str(spec.default))
-            w.currentTextChanged.connect(self._emit)
+                w.setCurrentIndex(spec.choices.index(spec.default))
+            w.currentIndexChanged.connect(self._emit)
             return w
         if spec.kind == "bool":
             w = QCheckBox()
@@ -109,6 +110,8 @@ class ParamForm(QWidget):
             return w
         w = QLineEdit()
         w.setPlaceholderText("none" if spec.default is None else _show(spec.default))
+        if spec.kind == "columns":
+            w.setPlaceholderText("column names, most important first (empty: the automatic order)")
         w.setClearButtonEnabled(True)
         w.textChanged.connect(self._emit)
         return w
@@ -131,7 +134,7 @@ class ParamForm(QWidget):
         for spec in self.specs:
             w = self.fields[spec.name]
             if isinstance(w, QComboBox):
-                out[spec.name] = w.currentText()
+                out[spec.name] = w.currentData()
             elif isinstance(w, QCheckBox):
                 out[spec.name] = w.isChecked()
             elif isinstance(w, QSpinBox):
@@ -144,8 +147,9 @@ class ParamForm(QWidget):
     def set_value(self, name: str, value: Any) -> None:
         w = self.fields[name]
         if isinstance(w, QComboBox):
-            if value is not None:
-                w.setCurrentText(str(value))
+            index = w.findData(str(value)) if value is not None else -1
+            if index >= 0:
+                w.setCurrentIndex(index)
         elif isinstance(w, QCheckBox):
             w.setChecked(bool(value))
         elif isinstance(w, QSpinBox):
