@@ -277,6 +277,9 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
         get_algorithm(project.algorithm, **project.algorithm_params)
     except KanonError as exc:
         return [Issue("error", str(exc), "algorithm")]
+    named = _columns_rule(cls, project, qi)
+    if named:
+        return named
     limit = getattr(cls, "max_nodes", None)
     if not qi or not cls.full_domain or limit is None:
         return []
@@ -284,6 +287,20 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
         Lattice.require_size(lattice_size(project, cache, qi), cls.name, limit)
     except KanonError as exc:
         return [Issue("error", str(exc), "algorithm")]
+    return []
+
+
+def _columns_rule(cls: Any, project: Project, qi: list[str]) -> list[Issue]:
+    """A parameter that lists columns (local suppression's importance) names quasi-identifiers only."""
+    for spec in cls.params:
+        value = spec.coerce(project.algorithm_params.get(spec.name)) if spec.kind == "columns" else None
+        unknown = [v for v in (value or "").split(",") if v and v not in qi]
+        if unknown:
+            message = (
+                f"{spec.label} names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers "
+                f"are {', '.join(qi) or 'not chosen yet'}."
+            )
+            return [Issue("error", message, "algorithm")]
     return []
 
 

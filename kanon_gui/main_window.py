@@ -568,13 +568,20 @@ class MainWindow(QMainWindow):
         if limit is None:
             limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
         metric = result.parameters.get("metric", "dm")
+        suppress = result.parameters.get("suppress", "records")  # a cell-suppression run applies cells
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
         search = result.lattice
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, f"applying levels {vector}")
             return apply_transformation(
-                table, config, vector, suppression_limit=limit, metric=metric, search=search
+                table,
+                config,
+                vector,
+                suppression_limit=limit,
+                metric=metric,
+                search=search,
+                suppress=suppress,
             )
 
         def done(res: AnonymizationResult) -> None:
