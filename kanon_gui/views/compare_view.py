@@ -298,6 +298,11 @@ class CompareView(QWidget):
         self.right_plot.clear()
         if not valid:
             return
+        self._fill_metrics(li, ri)
+        self._draw_histograms(li, ri)
+
+    def _fill_metrics(self, li: int, ri: int) -> None:
+        """Every figure of the two runs side by side, with the difference coloured by which is better."""
         (ln, left), (rn, right) = self.runs[li], self.runs[ri]
         # numbers as headers (the names are in the pickers above and in the tooltips): values stay visible
         self.metrics_table.setHorizontalHeaderLabels(["", f"run {li + 1}", f"run {ri + 1}", "difference"])
@@ -318,56 +323,50 @@ class CompareView(QWidget):
         ]
         self.metrics_table.setRowCount(len(rows))
         for i, (label, a, b, lower) in enumerate(rows):
-            cells = [label, _fmt(a), _fmt(b), ""]
-            if (
-                isinstance(a, (int, float, np.number))
-                and isinstance(b, (int, float, np.number))
-                and not isinstance(a, bool)
-            ):
-                diff = float(b) - float(a)
-                cells[3] = ("+" if diff > 0 else "") + _fmt(diff) if np.isfinite(diff) else "–"
-            for j, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if j:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                else:
-                    item.setToolTip(text)
-                self.metrics_table.setItem(i, j, item)
-            if lower is not None and cells[3] not in ("", "–", "0"):
-                better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
-                self.metrics_table.item(i, 3).setToolTip(
-                    "right is better" if better_right else "left is better"
-                )
-                self.metrics_table.item(i, 3).setForeground(
-                    pg.mkColor("#1a9850" if better_right else "#d73027")
-                )
+            self._metrics_row(i, label, a, b, lower)
         self.metrics_table.resizeColumnsToContents()
-        self.metrics_table.setColumnWidth(
-            0, min(self.metrics_table.columnWidth(0), 190)
-        )  # full name: tooltip
-        # the same bins and axes for both, so the two histograms compare at a glance
+        # long names are cut (the full name is the cell's tooltip)
+        self.metrics_table.setColumnWidth(0, min(self.metrics_table.columnWidth(0), 190))
+
+    def _metrics_row(self, i: int, label: str, a: Any, b: Any, lower: bool | None) -> None:
+        cells = [label, _fmt(a), _fmt(b), ""]
+        if (
+            isinstance(a, (int, float, np.number))
+            and isinstance(b, (int, float, np.number))
+            and not isinstance(a, bool)
+        ):
+            diff = float(b) - float(a)
+            cells[3] = ("+" if diff > 0 else "") + _fmt(diff) if np.isfinite(diff) else "–"
+        for j, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if j:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            else:
+                item.setToolTip(text)
+            self.metrics_table.setItem(i, j, item)
+        if lower is not None and cells[3] not in ("", "–", "0"):
+            better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
+            self.metrics_table.item(i, 3).setToolTip("right is better" if better_right else "left is better")
+            self.metrics_table.item(i, 3).setForeground(pg.mkColor("#1a9850" if better_right else "#d73027"))
+
+    def _draw_histograms(self, li: int, ri: int) -> None:
+        """The two runs' class sizes on the same bins and axes, so they compare at a glance."""
+        (ln, left), (rn, right) = self.runs[li], self.runs[ri]
         both = np.concatenate([left.class_sizes, right.class_sizes])
         span = (int(both.min()), int(both.max())) if len(both) else None
-        draw_class_sizes(
-            self.left_plot,
-            left.class_sizes,
-            left.config.k,
-            left.suppressed,
-            left.records,
-            title=f"{li + 1}. {ln}",
-            brush=BAR_COLOR,
-            span=span,
-            cells=left.recoding.suppressed_cells if left.recoding is not None else None,
-        )
-        draw_class_sizes(
-            self.right_plot,
-            right.class_sizes,
-            right.config.k,
-            right.suppressed,
-            right.records,
-            title=f"{ri + 1}. {rn}",
-            brush=RELEASED_COLOR,
-            span=span,
-            cells=right.recoding.suppressed_cells if right.recoding is not None else None,
-        )
+        for plot, (i, name, run), brush in (
+            (self.left_plot, (li, ln, left), BAR_COLOR),
+            (self.right_plot, (ri, rn, right), RELEASED_COLOR),
+        ):
+            draw_class_sizes(
+                plot,
+                run.class_sizes,
+                run.config.k,
+                run.suppressed,
+                run.records,
+                title=f"{i + 1}. {name}",
+                brush=brush,
+                span=span,
+                cells=run.recoding.suppressed_cells if run.recoding is not None else None,
+            )
         self.right_plot.setXLink(self.left_plot)
