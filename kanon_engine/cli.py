@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kanon_engine import __version__
-from kanon_engine.errors import Cancelled, ConfigError, InfeasibleError, KanonError
+from kanon_engine.errors import Cancelled, ConfigError, DataError, InfeasibleError, KanonError
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
@@ -119,6 +119,7 @@ def _project_and_table(args: argparse.Namespace):
         table, warnings = project.load_table()
     else:
         raise ConfigError("No input table: give INPUT or a --project that names one.", where="INPUT")
+    project, table = _column_types(args, project, table)
     roles = dict(project.roles)
     flags = (
         (Role.IDENTIFIER, args.identifier),
@@ -146,9 +147,26 @@ def _project_and_table(args: argparse.Namespace):
         hierarchies[col] = read_arx_csv(file, col)
         files[col] = os.path.abspath(file)
     project = project.with_changes(roles=roles, hierarchies=hierarchies, hierarchy_files=files)
+    from kanon_engine.data.dates import check_dates
+
+    qi = project.columns_with(Role.QUASI_IDENTIFIER)
+    check_dates(table, [q for q in qi if q not in hierarchies], project.column_types)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     return project, table
+
+
+def _column_types(args: argparse.Namespace, project, table):
+    """``--column-type COL=KIND[:FORMAT]`` over the project's column types, applied to the table."""
+    from kanon_engine.data.dates import parse_column_type
+    from kanon_engine.data.types import apply_type_overrides
+
+    types = dict(project.column_types)
+    for col, spec in _pairs(getattr(args, "column_type", None), "--column-type").items():
+        table.require_columns([col], "column given to --column-type")
+        types[col] = parse_column_type(col, spec)
+    project = project.with_changes(column_types=types)
+    return project, apply_type_overrides(table, types)
 
 
 def _models(args: argparse.Namespace, project) -> tuple:
@@ -363,6 +381,7 @@ def cmd_hierarchy(args: argparse.Namespace) -> int:
             ) from None
         h = interval_hierarchy(args.column, values, widths, bottom=args.bottom, top=args.top)
     elif args.dates:
+        _check_one_date_format(table, args.column, args.date_format)
         h = date_hierarchy(args.column, values, args.date_format, _list(args.dates))
     elif args.masking:
         h = masking_hierarchy(args.column, values)
@@ -384,6 +403,21 @@ def cmd_hierarchy(args: argparse.Namespace) -> int:
         )
     )
     return EXIT_OK
+
+
+def _check_one_date_format(table, column: str, fmt: str | None) -> None:
+    """Every value of the column fits one date format (``--date-format`` or the most common one)."""
+    from kanon_engine.data.dates import date_fit, describe_misfits, suggested_format
+
+    fit = date_fit(table.frame[column], fmt, column)
+    if fit.misfits:
+        raise DataError(
+            describe_misfits(fit, table),
+            hint=f"kanon reads a column with one date format. Fix these values in the file, give the "
+            f"format with --date-format (e.g. {suggested_format(fit)}), or build "
+            "another kind of hierarchy (--masking, or none of --dates/--intervals for the default).",
+            where=column,
+        )
 
 
 def cmd_algorithms(args: argparse.Namespace) -> int:
@@ -421,6 +455,7 @@ def _add_config_flags(p: argparse.ArgumentParser) -> None:
         help="ARX hierarchy CSV for a quasi-identifier (repeatable)",
     )
     p.add_argument("--k", type=int, help="k of k-anonymity")
+    add_column_type_flag(p)
     p.add_argument(
         "--suppression-limit",
         type=float,
@@ -440,6 +475,16 @@ def _add_config_flags(p: argparse.ArgumentParser) -> None:
         help="drop suppressed records instead of masking their quasi-identifiers with *",
     )
     p.add_argument("--shuffle", type=int, metavar="SEED", help="shuffle the release's rows with this seed")
+
+
+def add_column_type_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--column-type",
+        action="append",
+        metavar="COL=KIND[:FORMAT]",
+        help="a column's type over the detected one (the project file's column_types): integer, decimal, "
+        "text, or date with its format, e.g. birth=date:%%d.%%m.%%Y (repeatable)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

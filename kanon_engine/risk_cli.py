@@ -39,6 +39,9 @@ def add_risk_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--sensitive", help="sensitive attributes, comma-separated")
     p.add_argument("--identifier", help="identifier columns, comma-separated")
     p.add_argument("--hierarchy", action="append", metavar="COL=FILE", help="ARX hierarchy CSV (repeatable)")
+    from kanon_engine.cli import add_column_type_flag
+
+    add_column_type_flag(p)
     p.add_argument("--release", metavar="FILE", help="a released table to assess against INPUT")
     p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
     p.add_argument(

@@ -26,6 +26,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import MODEL_PARAMS, AnonymizationConfig, build_models
+from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, suggest_roles
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
@@ -187,6 +188,7 @@ class AppState(QObject):
         self._distinct: dict[str, pd.Series] = {}
         self._defaults: dict[str, Hierarchy] = {}
         self._hier_issues: dict[tuple[str, int], list[Issue]] = {}
+        self._dates: dict[str, list[Issue]] = {}
         self._model_values: dict[str, Any] = model_values_of(self._project.models)
         self._model_error: str | None = None
         self._algo_values: dict[str, Any] = {}
@@ -342,6 +344,22 @@ class AppState(QObject):
             self._hier_issues[key] = [Issue(i.severity, i.message, column) for i in found]
         return self._hier_issues[key]
 
+    def _date_issues(self, column: str) -> list[Issue]:
+        """A column read as dates whose values do not all fit one format (cached per table)."""
+        if column not in self._dates:
+            found = date_problems(self._table, [column], self._project.column_types)
+            self._dates[column] = [
+                Issue(
+                    "error",
+                    f"{text} kanon reads a column with one date format and never guesses: fix the file, "
+                    "or open it again (File > Open) and pick the format, or the type text, in the import "
+                    "dialog.",
+                    column,
+                )
+                for _, text in found
+            ]
+        return self._dates[column]
+
     def _compute_issues(self) -> list[Issue]:
         if self._table is None:
             return [Issue("error", "Open a data file (File > Open) to begin.", "data")]
@@ -356,6 +374,9 @@ class AppState(QObject):
                     "roles",
                 )
             )
+        for col in qi:
+            if not self.has_explicit_hierarchy(col):
+                out.extend(self._date_issues(col))
         for col in qi + self.columns_with(Role.SENSITIVE):
             h = self.hierarchy(col)
             if h is None:
@@ -568,6 +589,7 @@ class AppState(QObject):
 
     # --- data and projects -------------------------------------------------------------------------------
     def _reset_caches(self) -> None:
+        self._dates.clear()
         self._distinct.clear()
         self._defaults.clear()
         self._hier_issues.clear()

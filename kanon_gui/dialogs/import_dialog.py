@@ -24,8 +24,10 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSplitter,
     QTableView,
     QTableWidget,
@@ -35,8 +37,9 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data import list_sheets, preview_table
+from kanon_engine.data.dates import DateFit, date_problems, format_label
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
-from kanon_engine.data.types import guess_date_format
+from kanon_engine.data.types import DATE_FORMATS, apply_type_overrides, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
@@ -105,6 +108,9 @@ class ImportDialog(QDialog):
         self.error: str = ""
         self._shares: dict[str, dict[ColumnKind, tuple[float, str | None]]] = {}
         self._kinds: dict[str, ColumnKind] = {}
+        self._formats: dict[str, str] = {}  # date formats the user picked
+        self._as_text: set[str] = set()  # columns the user chose to read as text
+        self.date_problem: DateFit | None = None
         suffix = self.path.suffix.lower()
         self.kind = (
             "xlsx" if suffix in (".xlsx", ".xlsm") else "parquet" if suffix in (".parquet", ".pq") else "text"
@@ -174,6 +180,7 @@ class ImportDialog(QDialog):
         split.addWidget(self._boxed("Column types (change a type if the detection is wrong)", self.types))
         split.setSizes([380, 220])
         layout.addWidget(split, 1)
+        layout.addWidget(self._date_box())
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -191,6 +198,76 @@ class ImportDialog(QDialog):
             combo.currentIndexChanged.connect(lambda *_: self._timer.start())
         self.header.toggled.connect(lambda *_: self._timer.start())
         self.refresh_preview()
+
+    def _date_box(self) -> QWidget:
+        """Dates that do not fit one format: the facts, and the three choices (fix the file, pick
+        another format, treat the column as text). Load stays disabled until one is made."""
+        self.date_box = QGroupBox("Dates that do not fit one format")
+        self.date_box.setObjectName("ImportDateProblem")
+        lay = QVBoxLayout(self.date_box)
+        self.date_text = QLabel()
+        self.date_text.setWordWrap(True)
+        self.date_text.setStyleSheet("color: #c0392b;")
+        lay.addWidget(self.date_text)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Read the column with the format"))
+        self.date_format = QComboBox()
+        self.date_format.setObjectName("ImportDateFormat")
+        for fmt in DATE_FORMATS:
+            self.date_format.addItem(format_label(fmt), fmt)
+        self.date_format.activated.connect(lambda i: self.set_date_format(self.date_format.itemData(i)))
+        row.addWidget(self.date_format)
+        self.date_as_text = QPushButton("Treat the column as text")
+        self.date_as_text.setObjectName("ImportDateAsText")
+        self.date_as_text.clicked.connect(self._date_as_text)
+        row.addWidget(self.date_as_text)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.date_box.hide()
+        return self.date_box
+
+    def set_date_format(self, fmt: str) -> None:
+        """Read the column of the current date problem as dates in ``fmt`` (one of the choices)."""
+        if self.date_problem is not None:
+            col = self.date_problem.column
+            self._formats[col] = fmt
+            if self._kinds.get(col) != ColumnKind.DATE:
+                self.set_kind(col, ColumnKind.DATE)
+            self._check_dates()
+
+    def _date_as_text(self) -> None:
+        if self.date_problem is not None:
+            col = self.date_problem.column
+            self._as_text.add(col)
+            self._formats.pop(col, None)
+            if self._kinds.get(col) != ColumnKind.CATEGORICAL:
+                self.set_kind(col, ColumnKind.CATEGORICAL)
+            self._check_dates()
+
+    def _check_dates(self) -> None:
+        """Show the first column whose dates (in the preview) do not all fit one format, and block Load."""
+        self.date_problem = None
+        if self.preview is not None:
+            table = apply_type_overrides(self.preview, self.type_overrides())
+            typed = [
+                c for c, k in self._kinds.items() if k != table.column_types[c].kind or c in self._formats
+            ]
+            changed = set(self.type_overrides()) | set(typed)
+            found = date_problems(table, table.columns, changed)
+            if found:
+                self.date_problem, text = found[0]
+                n = len(self.preview.frame)
+                self.date_text.setText(
+                    f"{text.rstrip('.')} (in the first {n:,} rows). kanon reads a column with one date "
+                    "format and never guesses: fix the file and open it again, pick the format these "
+                    "dates are written in, or treat the column as text."
+                )
+                fmt = self.date_problem.format
+                if fmt in DATE_FORMATS:
+                    self.date_format.setCurrentIndex(DATE_FORMATS.index(fmt))
+        self.date_box.setVisible(self.date_problem is not None)
+        ok = self.preview is not None and self.date_problem is None
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
 
     @staticmethod
     def _boxed(title: str, widget: QWidget) -> QWidget:
@@ -237,8 +314,10 @@ class ImportDialog(QDialog):
             return out
         for col, kind in self._kinds.items():
             detected = self.preview.column_types.get(col)
-            if detected is None or detected.kind != kind:
-                fmt = self._shares.get(col, {}).get(kind, (0.0, None))[1]
+            picked = self._formats.get(col) if kind == ColumnKind.DATE else None
+            chosen = kind == ColumnKind.CATEGORICAL and col in self._as_text
+            if detected is None or detected.kind != kind or picked or chosen:
+                fmt = picked or self._shares.get(col, {}).get(kind, (0.0, None))[1]
                 out[col] = (kind, fmt)
         return out
 
@@ -312,10 +391,12 @@ class ImportDialog(QDialog):
             examples = ", ".join(str(v) for v in pd.unique(table.frame[col].dropna())[:4])
             self.types.setItem(r, 3, QTableWidgetItem(examples))
             self._show_share(col, r)
+        self._check_dates()
 
     def _kind_picked(self, column: str, row: int, index: int) -> None:
         self._kinds[column] = KINDS[index]
         self._show_share(column, row)
+        self._check_dates()
 
     def _show_share(self, column: str, row: int) -> None:
         kind = self._kinds[column]
