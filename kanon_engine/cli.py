@@ -104,7 +104,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 # --- shared configuration of apply / anonymize ---------------------------------------------------------
 def _project_and_table(args: argparse.Namespace):
     """The project (from --project, overridden by flags) and its table."""
-    from kanon_engine.data.roles import Role
+    from kanon_engine.data.roles import Role, merge_roles
     from kanon_engine.hierarchy import read_arx_csv
     from kanon_engine.project import Project
 
@@ -120,19 +120,14 @@ def _project_and_table(args: argparse.Namespace):
     else:
         raise ConfigError("No input table: give INPUT or a --project that names one.", where="INPUT")
     project, table = _column_types(args, project, table)
-    roles = dict(project.roles)
     flags = (
-        (Role.IDENTIFIER, args.identifier),
-        (Role.QUASI_IDENTIFIER, args.qi),
-        (Role.SENSITIVE, getattr(args, "sensitive", None)),
+        (Role.IDENTIFIER, "--identifier", args.identifier),
+        (Role.QUASI_IDENTIFIER, "--qi", args.qi),
+        (Role.SENSITIVE, "--sensitive", getattr(args, "sensitive", None)),
     )
-    if any(v for _, v in flags):
-        # flags replace the project's roles of that kind
-        for role, value in flags:
-            if value is not None:
-                roles = {c: r for c, r in roles.items() if r != role}
-                for col in _list(value):
-                    roles[col] = role
+    given = [(role, flag, None if value is None else _list(value)) for role, flag, value in flags]
+    name = f"the project {Path(args.project).name}" if getattr(args, "project", None) else "the project"
+    roles = merge_roles(dict(project.roles), given, name)  # flags replace the project's roles of that kind
     what = {
         Role.IDENTIFIER: "identifier column",
         Role.QUASI_IDENTIFIER: "quasi-identifier",

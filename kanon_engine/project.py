@@ -243,7 +243,7 @@ class Project:
     def load(cls, path: Path) -> Project:
         path = Path(path)
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
+            d = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_once(path.name))
         except FileNotFoundError:
             raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -254,6 +254,34 @@ class Project:
         if not isinstance(d, dict):
             raise DataError(f"The project file {path.name} is not a kanon project.", where=str(path))
         return cls.from_dict(d, path.parent, path.name)
+
+
+def _once(source: str):
+    """A JSON object hook refusing a key given twice (JSON keeps the last silently): in ``roles`` that
+    would be a column with two roles, of which one would be dropped without a word."""
+    role_names = {r.value for r in Role}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                first = out[key]
+                if isinstance(first, str) and isinstance(value, str) and {first, value} <= role_names:
+                    raise ConfigError(
+                        f"{source}: the column '{key}' is given two roles, '{first}' and '{value}'; "
+                        "a column has one role.",
+                        hint="Keep one of the two lines in the project file's roles.",
+                        where=key,
+                    )
+                raise ConfigError(
+                    f"{source}: '{key}' is given twice in one section of the project file.",
+                    hint="Keep one of the two entries.",
+                    where=key,
+                )
+            out[key] = value
+        return out
+
+    return hook
 
 
 def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
