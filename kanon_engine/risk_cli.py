@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,7 @@ def _anonymize(args: argparse.Namespace, project, table, config):
 
 def cmd_risk(args: argparse.Namespace) -> int:
     """Handler of ``risk``: prints the JSON document, writes the optional files; returns 0."""
+    from kanon_engine.checks import check_population, check_release_of
     from kanon_engine.explain import RecordExplainer
     from kanon_engine.linkage import linkage_attack
     from kanon_engine.metrics.risk import assess, definitions
@@ -151,6 +153,7 @@ def cmd_risk(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {}
     before = assess(table, config.quasi_identifiers, config.sensitive, suppressed_marker=None, **common)
     out["before"] = before.to_dict()
+    warnings = check_population(before, pop_name, table.name()) if population is not None else []
     result = None
     release_frame = None
     if args.anonymize:
@@ -158,6 +161,11 @@ def cmd_risk(args: argparse.Namespace) -> int:
         release_frame = result.release
     elif args.release:
         release_frame = _read(args.release, args.release_delimiter).frame
+        warnings += check_release_of(table, release_frame, config, Path(args.release).name)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if warnings:
+        out["warnings"] = warnings
     if release_frame is not None:
         after = assess(
             release_frame,
