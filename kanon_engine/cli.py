@@ -44,6 +44,22 @@ def _pairs(values: Sequence[str] | None, flag: str) -> dict[str, str]:
     return out
 
 
+def _levels(values: Sequence[str] | None) -> dict[str, int]:
+    """``--levels COL=N,...`` -> {column: level}; a level that is not a whole number is named."""
+    out = {}
+    for col, value in _pairs(values, "--levels").items():
+        try:
+            out[col] = int(value)
+        except ValueError:
+            raise ConfigError(
+                f"--levels {col}={value}: a level is a whole number, 0 for the original values up to the "
+                f"height of the hierarchy of '{col}'.",
+                hint="For example --levels age=2,zip=1.",
+                where="--levels",
+            ) from None
+    return out
+
+
 def _delimiter(value: str | None) -> str | None:
     if value is None:
         return None
@@ -158,7 +174,7 @@ def _column_types(args: argparse.Namespace, project, table):
 
     types = dict(project.column_types)
     for col, spec in _pairs(getattr(args, "column_type", None), "--column-type").items():
-        table.require_columns([col], "column given to --column-type")
+        table.require_columns([col], "--column-type column")
         types[col] = parse_column_type(col, spec)
     project = project.with_changes(column_types=types)
     return project, apply_type_overrides(table, types)
@@ -278,7 +294,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     enforce = args.k is not None
     project = project.with_changes(models=_models(args, project) if enforce else (KAnonymity(2),))
     config = project.config(table)
-    levels = {c: int(v) for c, v in _pairs(args.levels, "--levels").items()} if args.levels else {}
+    levels = _levels(args.levels)
     limit = 1.0 if args.suppression_limit is None else args.suppression_limit
     result = apply_transformation(
         table, config, levels, suppression_limit=limit, metric=args.metric or "dm", enforce=enforce
