@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kanon_engine.data.table import ColumnKind, Table
-from kanon_engine.data.types import DATE_FORMATS
+from kanon_engine.data.table import Table
+from kanon_engine.data.types import DATE_FORMATS, ColumnKind
 from kanon_engine.errors import ConfigError, DataError
 
 #: A text column counts as dates written in several formats when this share of its values fits one

@@ -38,8 +38,8 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data import list_sheets, preview_table
 from kanon_engine.data.dates import DateFit, date_problems, format_label
-from kanon_engine.data.table import ColumnKind, ReadOptions, Table
-from kanon_engine.data.types import DATE_FORMATS, apply_type_overrides, guess_date_format
+from kanon_engine.data.table import ColumnKind, ReadOptions, Table, apply_type_overrides
+from kanon_engine.data.types import DATE_FORMATS, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
@@ -125,6 +125,37 @@ class ImportDialog(QDialog):
         head.setWordWrap(True)
         layout.addWidget(head)
 
+        layout.addWidget(self._options_box())
+
+        self.message = QLabel()
+        self.message.setObjectName("ImportError")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #c0392b;")
+        self.message.hide()
+        layout.addWidget(self.message)
+
+        layout.addWidget(self._preview_split(), 1)
+        layout.addWidget(self._date_box())
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Load")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(200)
+        self._timer.timeout.connect(self.refresh_preview)
+        for combo in (self.delimiter, self.encoding, self.quote, self.sheet):
+            combo.currentIndexChanged.connect(lambda *_: self._timer.start())
+        self.header.toggled.connect(lambda *_: self._timer.start())
+        self.refresh_preview()
+
+    def _options_box(self) -> QGroupBox:
+        """How to read the file: delimiter, encoding, quote and header for text; the sheet of a workbook."""
         options = QGroupBox("How to read the file")
         form = QFormLayout(options)
         self.delimiter = self._combo(DELIMITERS)
@@ -151,15 +182,10 @@ class ImportDialog(QDialog):
         self.detected.setObjectName("ImportDetected")
         self.detected.setWordWrap(True)
         form.addRow(self.detected)
-        layout.addWidget(options)
+        return options
 
-        self.message = QLabel()
-        self.message.setObjectName("ImportError")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
-        self.message.hide()
-        layout.addWidget(self.message)
-
+    def _preview_split(self) -> QSplitter:
+        """The preview grid above, the detected column types (editable) below."""
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = FrameModel(self)
         self.grid = QTableView()
@@ -179,25 +205,7 @@ class ImportDialog(QDialog):
             self.types.setColumnWidth(i, w)
         split.addWidget(self._boxed("Column types (change a type if the detection is wrong)", self.types))
         split.setSizes([380, 220])
-        layout.addWidget(split, 1)
-        layout.addWidget(self._date_box())
-
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Load")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout.addWidget(self.buttons)
-
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(200)
-        self._timer.timeout.connect(self.refresh_preview)
-        for combo in (self.delimiter, self.encoding, self.quote, self.sheet):
-            combo.currentIndexChanged.connect(lambda *_: self._timer.start())
-        self.header.toggled.connect(lambda *_: self._timer.start())
-        self.refresh_preview()
+        return split
 
     def _date_box(self) -> QWidget:
         """Dates that do not fit one format: the facts, and the three choices (fix the file, pick
@@ -248,12 +256,9 @@ class ImportDialog(QDialog):
         """Show the first column whose dates (in the preview) do not all fit one format, and block Load."""
         self.date_problem = None
         if self.preview is not None:
-            table = apply_type_overrides(self.preview, self.type_overrides())
-            typed = [
-                c for c, k in self._kinds.items() if k != table.column_types[c].kind or c in self._formats
-            ]
-            changed = set(self.type_overrides()) | set(typed)
-            found = date_problems(table, table.columns, changed)
+            overrides = self.type_overrides()
+            table = apply_type_overrides(self.preview, overrides)
+            found = date_problems(table, table.columns, set(overrides))
             if found:
                 self.date_problem, text = found[0]
                 n = len(self.preview.frame)

@@ -221,7 +221,7 @@ CASES = [
     Case(
         "hierarchy-misses-a-value",
         [*ANON, "--hierarchy", "age={d}/h.csv"],
-        ("does not cover 1 value(s) of the data: '33'",),
+        ("1 value of 'age' in the data is not in its hierarchy: '33'", "rebuild the hierarchy"),
         files={"h.csv": "30;30-31;*\n31;30-31;*\n32;32-33;*\n"},
     ),
     Case(

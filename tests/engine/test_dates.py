@@ -152,3 +152,18 @@ def test_parse_column_type_errors() -> None:
         parse_column_type("c", "colour")
     with pytest.raises(ConfigError, match="only a date type takes a format"):
         parse_column_type("c", "integer:%Y")
+
+
+def test_validation_flags_a_date_quasi_identifier_in_two_formats(tmp_path: Path) -> None:
+    """The workbench's rule (kanon_engine.validation): the same facts, and both ways to choose."""
+    from kanon_engine.data.roles import Role
+    from kanon_engine.project import Project
+    from kanon_engine.validation import validate
+
+    mixed_file(tmp_path / "d.csv")
+    table = read_table(tmp_path / "d.csv")
+    project = Project(data_path=tmp_path / "d.csv", roles={"dob": Role.QUASI_IDENTIFIER})
+    errors = [i for i in validate(project, table) if i.is_error and i.where == "dob"]
+    assert errors and "mixes date formats" in errors[0].message and "import dialog" in errors[0].message
+    as_text = project.with_changes(column_types={"dob": ("categorical", None)})
+    assert not [i for i in validate(as_text, table) if i.where == "dob" and i.is_error]
