@@ -376,6 +376,17 @@ CASES = [
         absent=("rel.csv",),
     ),
     Case(
+        "save-project-over-the-project",
+        ["anonymize", "--project", "{d}/p.json", "--save-project", "{d}/p.json"],
+        ("--save-project: p.json is the project file",),
+    ),
+    Case(
+        "save-project-onto-the-release",
+        [*ANON, "--output", "{d}/rel.csv", "--save-project", "{d}/rel.csv"],
+        ("--output and --save-project both name rel.csv",),
+        absent=("rel.csv",),
+    ),
+    Case(
         "output-delimiter-too-long",
         [*ANON, "--output", "{d}/rel.csv", "--output-delimiter", "ab"],
         ("delimiter must be one character",),
