@@ -326,11 +326,10 @@ def _leaf_values(table: Table, name: str, hierarchy: Hierarchy, kind: ColumnKind
     """Numbers (or ordinal days) of the hierarchy's leaves; NaN where a leaf is not one."""
     leaves = pd.Series(np.asarray(hierarchy.values, dtype=object), dtype=object)
     if kind == ColumnKind.DATE:
-        from kanon_engine.data.dates import date_fit, parse_dates
+        from kanon_engine.data.dates import read_dates
 
         ctype = table.column_types.get(name)
-        fmt = (ctype.date_format if ctype is not None else None) or date_fit(leaves).format
-        dt = parse_dates(leaves, fmt) if fmt else pd.Series(pd.NaT, index=leaves.index)
+        dt = read_dates(leaves, ctype.date_format if ctype is not None else None)
         ns = dt.to_numpy(dtype="datetime64[ns]")
         days = ns.astype(np.int64) / 86_400e9 + _EPOCH_ORDINAL
         return np.where(np.isnat(ns), np.nan, days)

@@ -49,6 +49,16 @@ def parse_dates(values: pd.Series, fmt: str) -> pd.Series:
                               errors="coerce", exact=True)  # fmt: skip
 
 
+def read_dates(values: pd.Series, fmt: str | None = None) -> pd.Series:
+    """``values`` as datetimes read with ``fmt``, or with the one known format most of them fit; NaT for
+    a value that does not fit it (never a per-value guess). For drawing and matching, where a value that
+    does not fit is left out; a release refuses such a column instead (:func:`date_problems`)."""
+    fmt = fmt or date_fit(values).format
+    if fmt is None:
+        return pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
+    return parse_dates(values, fmt)
+
+
 @dataclass(frozen=True)
 class DateFit:
     """How a column's values fit one date format."""

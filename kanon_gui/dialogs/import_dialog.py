@@ -406,7 +406,7 @@ class ImportDialog(QDialog):
     def _show_share(self, column: str, row: int) -> None:
         kind = self._kinds[column]
         share, fmt = self._shares[column][kind]
-        text = f"{share:.0%}" + (f" (format {fmt})" if fmt else "")
+        text = f"{share:.0%}" + (f" (format {format_label(fmt)})" if fmt else "")
         item = self.types.item(row, 2)
         item.setText(text)
         item.setForeground(Qt.GlobalColor.darkGreen if share >= 0.95 else Qt.GlobalColor.red)

@@ -167,3 +167,15 @@ def test_validation_flags_a_date_quasi_identifier_in_two_formats(tmp_path: Path)
     assert errors and "mixes date formats" in errors[0].message and "import dialog" in errors[0].message
     as_text = project.with_changes(column_types={"dob": ("categorical", None)})
     assert not [i for i in validate(as_text, table) if i.where == "dob" and i.is_error]
+
+
+def test_drawing_and_matching_read_one_format() -> None:
+    """Linkage and the partition axes read dates with one format too: a value that does not fit is left
+    out (NaT), never read as another month."""
+    from kanon_engine.data.dates import read_dates
+    from kanon_engine.linkage import _as_dates
+
+    values = pd.Series(["2022-05-01", "2022-06-01", "01.12.2022"], dtype=object)
+    for parsed in (read_dates(values), _as_dates(values)):
+        assert list(parsed.dt.month[:2]) == [5, 6] and pd.isna(parsed.iloc[2])
+    assert read_dates(values, "%d.%m.%Y").iloc[2] == pd.Timestamp("2022-12-01")
