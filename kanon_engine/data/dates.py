@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.data.table import Table
-from kanon_engine.data.types import DATE_FORMATS, ColumnKind
+from kanon_engine.data.types import DATE_FORMATS, ColumnKind, describe_date_format
 from kanon_engine.errors import ConfigError, DataError
 
 #: A text column counts as dates written in several formats when this share of its values fits one
@@ -30,14 +30,6 @@ EXAMPLES = 3
 #: ``--column-type`` kinds: the project file's four, and "text" for categorical.
 KINDS = {"integer": "integer", "decimal": "decimal", "date": "date", "categorical": "categorical"}
 KINDS["text"] = "categorical"
-
-
-def format_label(fmt: str) -> str:
-    """A strftime format as people write it: ``%d.%m.%Y`` -> ``dd.mm.yyyy``."""
-    out = fmt
-    for code, word in (("%Y", "yyyy"), ("%m", "mm"), ("%d", "dd"), ("%H", "hh"), ("%M", "mi"), ("%S", "ss")):
-        out = out.replace(code, word)
-    return out.replace("%b", "mon").replace("%%", "%")
 
 
 def parse_dates(values: pd.Series, fmt: str) -> pd.Series:
@@ -117,7 +109,7 @@ def describe_misfits(fit: DateFit, table: Table) -> str:
     where = _line_word(table)
     first = 2 if table.options.header else 1
     shown = ", ".join(f"{where} {r + first}: '{v}'" for r, v in fit.examples)
-    label = format_label(fit.format) if fit.format else "any date format"
+    label = describe_date_format(fit.format) if fit.format else "any date format"
     head = (
         f"The column '{fit.column}' of {table.name()} mixes date formats"
         if fit.mixed
@@ -127,7 +119,7 @@ def describe_misfits(fit: DateFit, table: Table) -> str:
     verb = "does" if fit.misfits == 1 else "do"
     text = f"{head}: {fit.misfits:,} of its {fit.values:,} values {verb} not fit {label}{why}, e.g. {shown}"
     if fit.others:
-        text += "; " + " and ".join(f"{n:,} fit {format_label(f)}" for f, n in fit.others)
+        text += "; " + " and ".join(f"{n:,} fit {describe_date_format(f)}" for f, n in fit.others)
     return text + "."
 
 

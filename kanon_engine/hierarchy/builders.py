@@ -244,14 +244,15 @@ def suggest_widths(low: float, high: float, integer: bool = True, levels: int = 
 def _parse_dates(attribute: str, distinct: np.ndarray, date_format: str | None) -> pd.Series:
     """The distinct values as dates, all read with ONE format: ``date_format``, or the known format most
     of them fit (:mod:`kanon_engine.data.dates`); a value that does not fit is an error, never guessed."""
-    from kanon_engine.data.dates import date_fit, format_label, parse_dates
+    from kanon_engine.data.dates import date_fit, parse_dates
+    from kanon_engine.data.types import describe_date_format
 
     s = pd.Series(distinct, dtype=object)
     fmt = date_format or date_fit(s, None, attribute).format
     dt = parse_dates(s, fmt) if fmt else pd.Series(pd.NaT, index=s.index)
     bad = dt.isna().to_numpy()
     if bad.any():
-        label = f" in the format {format_label(fmt)}" if fmt else ""
+        label = f" in the format {describe_date_format(fmt)}" if fmt else ""
         raise HierarchyError(
             f"The column '{attribute}' has values that are not dates{label}: {_show_list(distinct[bad])}.",
             hint="A column is read with one date format: give the format (for example %d.%m.%Y), fix "

@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 
 from kanon_engine.cli import main
-from kanon_engine.data.dates import date_fit, format_label, parse_column_type
+from kanon_engine.data.dates import date_fit, parse_column_type
 from kanon_engine.data.io import read_table
+from kanon_engine.data.types import describe_date_format
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy import date_hierarchy
 
@@ -49,7 +50,7 @@ def test_date_fit_reports_count_examples_lines_and_other_format(tmp_path: Path) 
     first = list(dotted[dotted].index[:3])
     assert [r for r, _ in fit.examples] == first
     assert fit.others[0] == ("%d.%m.%Y", fit.misfits)
-    assert format_label("%d.%m.%Y") == "dd.mm.yyyy"
+    assert describe_date_format("%d.%m.%Y") == "dd.mm.yyyy"
 
 
 def test_cli_refuses_a_date_column_in_several_formats(capsys, tmp_path: Path) -> None:
