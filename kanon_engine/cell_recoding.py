@@ -28,7 +28,14 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT
-from kanon_engine.metrics.loss import EntropyTables, average_class_size, discernibility
+from kanon_engine.metrics.loss import (
+    DomainShares,
+    EntropyTables,
+    average_class_size,
+    discernibility,
+    loss_aggregate,
+    normalized_loss,
+)
 from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.release import assemble_release
 from kanon_engine.result import CellRecoding
@@ -103,16 +110,20 @@ def cell_metrics(
 ) -> dict[str, float]:
     """Information loss of a cell-level release (every record kept; ``*`` costs like the root).
 
+    ``loss`` is ARX's Loss (domain shares, ``*`` = 1, attributes combined by the geometric mean);
     ``gcp`` is the average NCP over all quasi-identifier cells, ``ncp:<qi>`` its average per attribute;
     ``precision`` is Sweeney's Prec per cell (level / height, ``*`` = 1); ``entropy`` the non-uniform
     entropy (bits) with ``*`` at the top level; ``suppressed_cells`` (and per attribute) count ``*``.
     """
     n = enc.n_rows
     entropy = entropy or EntropyTables(enc)
-    ncp_cols, prec_cols, ent_total = [], [], 0.0
+    shares = DomainShares(enc)
+    ncp_cols, prec_cols, ent_total, losses = [], [], 0.0, []
     for q, h in enumerate(enc.hierarchies):
         lv = rec.levels[:, q].astype(np.int64)
         sup = rec.suppressed[:, q]
+        share = np.stack(shares.share[q])[lv, enc.codes[q]]
+        losses.append(normalized_loss(float(np.where(sup, 1.0, share).sum()), n, len(h.values)))
         ncp = hierarchy_ncp(h)[enc.codes[q], lv]
         ncp_cols.append(np.where(sup, 1.0, ncp))
         frac = lv / h.height if h.height > 0 else np.zeros(n)
@@ -123,6 +134,7 @@ def cell_metrics(
     per_qi = np.array([c.mean() if n else 0.0 for c in ncp_cols])
     sizes = np.asarray(class_sizes, dtype=np.int64)
     out = {
+        "loss": loss_aggregate(np.array(losses)),
         "discernibility": discernibility(sizes, 0, n),
         "discernibility_star": discernibility(sizes, 0, n),
         "cavg": average_class_size(n, len(sizes), k),

@@ -217,6 +217,7 @@ class AnonymizationResult:
             "nodes_checked": self.nodes_checked,
             "runtime_seconds": round(self.runtime_seconds, 6),
             "metrics": self.metrics,
+            "config_fingerprint": self.config.fingerprint(),
         }
         out["model"] = self.model
         if self.recoding is not None:

@@ -38,6 +38,7 @@ from kanon_engine.metrics.loss import (
     average_class_size,
     discernibility,
     discernibility_star,
+    loss_aggregate,
 )
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.result import AnonymizationResult, CellRecoding
@@ -159,6 +160,7 @@ class CellMetric(Metric):
 
 #: metric name -> key of :func:`cell_node_metrics`
 _METRIC_KEYS = {
+    "loss": "loss",
     "dm": "discernibility",
     "dm-star": "discernibility_star",
     "cavg": "cavg",
@@ -178,9 +180,12 @@ def cell_node_metrics(ev: CellNodeEvaluation, ctx: MetricContext) -> dict[str, f
     loss = ((n - per_attr) * frac + per_attr).sum() / (n * len(heights))
     sizes = ev.class_sizes if ev.class_sizes is not None else ev.sizes
     entropy = ctx.entropy.unsuppressed(ev.levels)
+    extra_share = np.zeros(enc.n_qi)
     if ev.peeling is not None and ev.rows is not None:
         entropy += _suppressed_cells_entropy(ev, ctx)
+        extra_share = _suppressed_cells_share(ev, ctx)
     return {
+        "loss": loss_aggregate(ctx.shares.per_attribute(ev.levels, extra_share)),
         "discernibility": discernibility(sizes, 0, n),
         "discernibility_star": discernibility_star(ev.sizes),
         "cavg": average_class_size(n, len(sizes), ctx.k),
@@ -189,6 +194,22 @@ def cell_node_metrics(ev: CellNodeEvaluation, ctx: MetricContext) -> dict[str, f
         "entropy": float(entropy),
         "suppressed_cells": float(ev.cells),
     }
+
+
+def _suppressed_cells_share(ev: CellNodeEvaluation, ctx: MetricContext) -> np.ndarray:
+    """Per attribute, the domain share the ``*`` cells add (ARX's Loss counts a ``*`` as share 1): each
+    starred cell adds 1 minus the share of its value at the node's level (the same for every leaf under
+    that value, so the frequency row's representative leaf gives the exact figure)."""
+    peeling, freq = ev.peeling, ev.classes.freq
+    assert peeling is not None
+    leaves = freq.leaves()
+    starred = peeling.class_levels[peeling.entry_class] > 0
+    rows, count = peeling.entry_row, peeling.entry_count
+    out = np.zeros(len(ev.levels))
+    for q, lv in enumerate(ev.levels):
+        share = ctx.shares.share[q][lv][leaves[q][rows]]
+        out[q] = float(((1.0 - share) * count * starred[:, q]).sum())
+    return out
 
 
 def _suppressed_cells_entropy(ev: CellNodeEvaluation, ctx: MetricContext) -> float:

@@ -36,6 +36,7 @@ from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
+    DEFAULT_METRIC,
     Metric,
     MetricContext,
     generalization_intensity,
@@ -72,7 +73,11 @@ class FullDomainAlgorithm(Algorithm):
     max_nodes: ClassVar[int | None] = None
 
     def __init__(
-        self, *, suppression_limit: float | None = None, metric: str = "dm", suppress: str = "records"
+        self,
+        *,
+        suppression_limit: float | None = None,
+        metric: str = DEFAULT_METRIC,
+        suppress: str = "records",
     ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
@@ -216,7 +221,7 @@ def apply_transformation(
     config: AnonymizationConfig,
     levels: dict[str, int] | tuple[int, ...],
     suppression_limit: float = 1.0,
-    metric: str = "dm",
+    metric: str = DEFAULT_METRIC,
     search: SearchRecord | None = None,
     enforce: bool = True,
     suppress: str = "records",

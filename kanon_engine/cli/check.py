@@ -1,8 +1,7 @@
 """``check``: is a table k-anonymous on the given quasi-identifiers? Exit 0 yes, 1 no, 2 bad input.
 
 Counts the classes of the table as it is (a release or raw data); rows whose quasi-identifiers are all
-``*`` are suppressed records and are counted apart (:func:`kanon_engine.checks.check_table`), unless
-``--star-is-value`` says ``*`` is a value of its own (releases of local recoding or suppression).
+``*`` are suppressed records and are counted apart (:func:`kanon_engine.checks.check_table`).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from kanon_engine.checks import check_table
 from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, dumps, read, split_list
 from kanon_engine.config import MODEL_PARAMS, require_k_fits
 from kanon_engine.errors import ConfigError
-from kanon_engine.hierarchy.model import ROOT
 
 K = next(p for p in MODEL_PARAMS if p.name == "k")
 
@@ -25,12 +23,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--delimiter", help="field delimiter of INPUT (detected when omitted; 'tab' for TSV)")
     p.add_argument("--qi", required=True, metavar="COLS", help="quasi-identifiers, comma-separated")
     p.add_argument("--k", required=True, metavar="N", help=f"k to check: {K.help}")
-    p.add_argument(
-        "--star-is-value",
-        action="store_true",
-        help="count * as a value of its own (releases that keep every record): rows whose "
-        "quasi-identifiers are all * form a group that needs k rows too, instead of being suppressed records",
-    )
     p.set_defaults(func=run)
 
 
@@ -42,6 +34,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--qi needs at least one column.", where="--qi")
     table.require_columns(qi, "quasi-identifier")
     require_k_fits(k, table.n_rows)
-    result = check_table(table.frame, qi, k, None if args.star_is_value else ROOT)
+    result = check_table(table.frame, qi, k)
     print(dumps(result.to_dict(), indent=2))
     return EXIT_OK if result.k_anonymous else EXIT_FAIL

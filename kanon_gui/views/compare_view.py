@@ -27,14 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_engine.report import metric_label
+from kanon_engine.describe import algorithm_name, models_short, parameters_short, run_settings
+from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
 
 Index = QModelIndex | QPersistentModelIndex
 
-#: (header, tooltip) of the runs table.
+#: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", "Position in the run history (oldest first)."),
     ("Run", "The name of the run in the history."),
@@ -45,28 +46,21 @@ COLUMNS: tuple[tuple[str, str], ...] = (
         "suppressed; AG_CS the same with single values suppressed; CG local recoding; CS local "
         "suppression (the last three keep every record); multidimensional for Mondrian.",
     ),
-    ("Parameters", "The algorithm's parameters (suppression limit, metric, ...)."),
-    ("k", "Every record shares its quasi-identifier values with at least k-1 others."),
-    ("Suppressed", "Records removed (all quasi-identifiers replaced by *)."),
-    ("Values *", "Single values replaced by * in records that were kept (cell-level models)."),
-    ("Classes", "Number of equivalence classes (groups of records that look alike)."),
-    (
-        "DM",
-        "Discernibility: sum of squared class sizes plus a penalty per suppressed record (lower is better).",
-    ),
-    ("C_AVG", "Average class size divided by k (1 is ideal, lower is better)."),
-    ("Precision", "Sweeney's precision: 1 = data unchanged, 0 = everything generalized (higher is better)."),
-    ("NCP", "Average share of each value's domain a released value covers: 0 exact, 1 * (lower is better)."),
-    ("Runtime (s)", "Seconds the run took."),
+    ("Privacy models", "k, and l-diversity or t-closeness with the attribute they protect."),
+    ("Parameters", "The algorithm's parameters (suppression limit, quality metric, ...)."),
+    ("Suppressed", "Records suppressed (all quasi-identifiers replaced by *)."),
+    ("Values *", "Single values replaced by * in records that were kept (local recoding and suppression)."),
+    ("Groups", "Number of groups of records that look alike (equivalence classes)."),
+    (metric_label("discernibility").name, metric_label("discernibility").meaning),
+    (metric_label("cavg").name, metric_label("cavg").meaning),
+    (metric_label("precision").name, metric_label("precision").meaning),
+    (metric_label("loss").name, metric_label("loss").meaning),
+    ("Run time (s)", "Seconds the run took."),
 )
-
-
-#: The column that stretches (the algorithm's parameters).
-_PARAMETERS = [h for h, _ in COLUMNS].index("Parameters")
-
-
-def _params_text(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+_HEADS = [h for h, _ in COLUMNS]
+_PARAMETERS_COLUMN = _HEADS.index("Parameters")
+#: columns of the runs table holding shares (shown as percentages)
+_SHARE_COLUMNS = {_HEADS.index(metric_label(key).name) for key in ("precision", "loss")}
 
 
 def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
@@ -75,17 +69,17 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
     return [
         position,
         name,
-        r.algorithm,
+        algorithm_name(r.algorithm),
         r.model,
-        _params_text(r.parameters),
-        r.config.k,
+        models_short(r.config.models),
+        parameters_short(r.algorithm, r.parameters),
         r.suppressed,
         r.recoding.suppressed_cells if r.recoding is not None else 0,
         r.n_classes,
         m.get("discernibility", np.nan),
         m.get("cavg", np.nan),
         m.get("precision", np.nan),
-        m.get("gcp", np.nan),
+        m.get("loss", np.nan),
         r.runtime_seconds,
     ]
 
@@ -126,7 +120,11 @@ class RunsModel(QAbstractTableModel):
             return None
         value = self._rows[index.row()][index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() in _SHARE_COLUMNS and not isinstance(value, str):
+                return format_metric(value, share=True)
             return _fmt(value)
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(value, str):
+            return value
         if role == Qt.ItemDataRole.UserRole:
             if isinstance(value, float) and not np.isfinite(value):
                 return float("inf")
@@ -150,30 +148,51 @@ class RunsModel(QAbstractTableModel):
         return None
 
 
-#: Rows of the side-by-side metrics table: (label, getter, lower is better?).
+#: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
-    ("algorithm", lambda r: r.algorithm, None),
-    ("model", lambda r: r.model, None),
-    ("k", lambda r: r.config.k, None),
-    ("suppressed records", lambda r: r.suppressed, True),
-    ("values replaced by *", lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0, True),
-    ("classes", lambda r: r.n_classes, None),
-    ("smallest class", lambda r: r.min_class_size, None),
-    ("runtime (s)", lambda r: r.runtime_seconds, True),
+    ("Model (survey's name)", lambda r: r.model, None),
+    ("Suppressed records", lambda r: r.suppressed, True),
+    ("Values replaced by *", lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0, True),
+    ("Groups", lambda r: r.n_classes, None),
+    ("Smallest group", lambda r: r.min_class_size, None),
+    ("Run time (s)", lambda r: r.runtime_seconds, True),
 )
-_LOWER_BETTER = {
-    "discernibility": True,
-    "discernibility_star": True,
-    "cavg": True,
-    "precision": False,
-    "height": True,
-    "entropy": True,
-    "gcp": True,
-    "ncp": True,
-    "intensity": True,
-    "suppressed_cells": True,
-    "records_touched": True,
-}
+#: The difference of two shares, in percentage points.
+POINTS = "{sign}{value:.1f} points"
+
+
+def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tuple[str, Any, Any, Any, bool]]:
+    """Rows of the side-by-side table: (label, left, right, lower is better?, share?). The settings come
+    first (algorithm, parameters, privacy models with l and t), so two runs that differ only there never
+    look alike; then the outcome and every metric under its plain name."""
+    rows: list[tuple[str, Any, Any, Any, bool]] = []
+    for (label, a), (_, b) in zip(run_settings(left), run_settings(right)):
+        rows.append((label, a, b, None, False))
+    rows += [(label, get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
+    for key in dict.fromkeys([*left.metrics, *right.metrics]):
+        info = metric_label(key)
+        rows.append(
+            (info.name, left.metrics.get(key), right.metrics.get(key), info.lower_is_better, info.share)
+        )
+    return rows
+
+
+def _cell(value: Any, share: bool) -> str:
+    if isinstance(value, str):
+        return value
+    return format_metric(value, share=True) if share else _fmt(value)
+
+
+def _difference(a: Any, b: Any, share: bool) -> str:
+    numbers = (int, float, np.number)
+    if not (isinstance(a, numbers) and isinstance(b, numbers)) or isinstance(a, bool):
+        return "" if a == b else "differs"
+    diff = float(b) - float(a)
+    if not np.isfinite(diff):
+        return "–"
+    if share:
+        return POINTS.format(sign="+" if diff > 0 else "", value=100 * diff)
+    return ("+" if diff > 0 else "") + _fmt(diff)
 
 
 class CompareView(QWidget):
@@ -202,7 +221,7 @@ class CompareView(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(_PARAMETERS_COLUMN, QHeaderView.ResizeMode.Stretch)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection)
         split.addWidget(self.table)
@@ -226,15 +245,23 @@ class CompareView(QWidget):
         self.metrics_table.setHorizontalHeaderLabels(["", "left", "right", "right − left"])
         self.metrics_table.verticalHeader().setVisible(False)
         self.metrics_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.metrics_table.horizontalHeader().setStretchLastSection(True)
-        self.metrics_table.setMinimumWidth(430)
-        pair.addWidget(self.metrics_table, 1)
+        self.metrics_table.setWordWrap(True)
+        head = self.metrics_table.horizontalHeader()
+        # names and the two runs share the width (long texts wrap); the difference is always whole
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        head.resizeSection(0, 170)
+        for c in (1, 2):
+            head.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.metrics_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.metrics_table.setMinimumWidth(560)
+        pair.addWidget(self.metrics_table, 3)
         self.charts = pg.GraphicsLayoutWidget()
         self.charts.setBackground("w")
         self.charts.setObjectName("compare_class_sizes")
         self.left_plot = self.charts.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
         self.right_plot = self.charts.addPlot(row=1, col=0, axisItems={"bottom": LabelAxis("bottom")})
-        pair.addWidget(self.charts, 1)
+        pair.addWidget(self.charts, 3)
         bcol.addLayout(pair, 1)
         split.addWidget(bottom)
         split.setStretchFactor(0, 2)
@@ -255,8 +282,8 @@ class CompareView(QWidget):
         self.runs = list(runs)
         self.model.set_runs(self.runs)
         for c in range(len(COLUMNS)):
-            self.table.resizeColumnToContents(c)
-        self.table.setColumnWidth(_PARAMETERS, min(self.table.columnWidth(_PARAMETERS), 220))
+            if c != _PARAMETERS_COLUMN:
+                self.table.resizeColumnToContents(c)
         names = [f"{i + 1}. {name}" for i, (name, _) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
             combo.blockSignals(True)
@@ -298,75 +325,53 @@ class CompareView(QWidget):
         self.right_plot.clear()
         if not valid:
             return
-        self._fill_metrics(li, ri)
-        self._draw_histograms(li, ri)
-
-    def _fill_metrics(self, li: int, ri: int) -> None:
-        """Every figure of the two runs side by side, with the difference coloured by which is better."""
         (ln, left), (rn, right) = self.runs[li], self.runs[ri]
-        # numbers as headers (the names are in the pickers above and in the tooltips): values stay visible
-        self.metrics_table.setHorizontalHeaderLabels(["", f"run {li + 1}", f"run {ri + 1}", "difference"])
-        for column, name in ((1, f"{li + 1}. {ln}"), (2, f"{ri + 1}. {rn}")):
-            self.metrics_table.horizontalHeaderItem(column).setToolTip(name)
-        rows: list[tuple[str, Any, Any, bool | None]] = [
-            (label, get(left), get(right), lower) for label, get, lower in _SUMMARY
-        ]
-        keys = list(dict.fromkeys([*left.metrics, *right.metrics]))
-        rows += [
-            (
-                metric_label(k, short=True),
-                left.metrics.get(k),
-                right.metrics.get(k),
-                _LOWER_BETTER.get(k.partition(":")[0]),
-            )
-            for k in keys
-        ]
+        self.metrics_table.setHorizontalHeaderLabels(
+            ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", "right − left"]
+        )
+        rows = pair_rows(left, right)
         self.metrics_table.setRowCount(len(rows))
-        for i, (label, a, b, lower) in enumerate(rows):
-            self._metrics_row(i, label, a, b, lower)
-        self.metrics_table.resizeColumnsToContents()
-        # long names are cut (the full name is the cell's tooltip)
-        self.metrics_table.setColumnWidth(0, min(self.metrics_table.columnWidth(0), 190))
-
-    def _metrics_row(self, i: int, label: str, a: Any, b: Any, lower: bool | None) -> None:
-        cells = [label, _fmt(a), _fmt(b), ""]
-        if (
-            isinstance(a, (int, float, np.number))
-            and isinstance(b, (int, float, np.number))
-            and not isinstance(a, bool)
-        ):
-            diff = float(b) - float(a)
-            cells[3] = ("+" if diff > 0 else "") + _fmt(diff) if np.isfinite(diff) else "–"
-        for j, text in enumerate(cells):
-            item = QTableWidgetItem(text)
-            if j:
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            else:
+        for i, (label, a, b, lower, share) in enumerate(rows):
+            cells = [label, _cell(a, share), _cell(b, share), _difference(a, b, share)]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
                 item.setToolTip(text)
-            self.metrics_table.setItem(i, j, item)
-        if lower is not None and cells[3] not in ("", "–", "0"):
-            better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
-            self.metrics_table.item(i, 3).setToolTip("right is better" if better_right else "left is better")
-            self.metrics_table.item(i, 3).setForeground(pg.mkColor("#1a9850" if better_right else "#d73027"))
-
-    def _draw_histograms(self, li: int, ri: int) -> None:
-        """The two runs' class sizes on the same bins and axes, so they compare at a glance."""
-        (ln, left), (rn, right) = self.runs[li], self.runs[ri]
+                numeric = j and not isinstance((a, b, None)[j - 1] if j < 3 else a, str)
+                if numeric:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.metrics_table.setItem(i, j, item)
+            if lower is not None and cells[3] not in ("", "–", "0", "differs", "0.0 points"):
+                better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
+                self.metrics_table.item(i, 3).setToolTip(
+                    "right is better" if better_right else "left is better"
+                )
+                self.metrics_table.item(i, 3).setForeground(
+                    pg.mkColor("#1a9850" if better_right else "#d73027")
+                )
+        self.metrics_table.resizeRowsToContents()
+        # the same bins and axes for both, so the two histograms compare at a glance
         both = np.concatenate([left.class_sizes, right.class_sizes])
         span = (int(both.min()), int(both.max())) if len(both) else None
-        for plot, (i, name, run), brush in (
-            (self.left_plot, (li, ln, left), BAR_COLOR),
-            (self.right_plot, (ri, rn, right), RELEASED_COLOR),
-        ):
-            draw_class_sizes(
-                plot,
-                run.class_sizes,
-                run.config.k,
-                run.suppressed,
-                run.records,
-                title=f"{i + 1}. {name}",
-                brush=brush,
-                span=span,
-                cells=run.recoding.suppressed_cells if run.recoding is not None else None,
-            )
+        draw_class_sizes(
+            self.left_plot,
+            left.class_sizes,
+            left.config.k,
+            left.suppressed,
+            left.records,
+            title=f"{li + 1}. {ln}",
+            brush=BAR_COLOR,
+            span=span,
+            cells=left.recoding.suppressed_cells if left.recoding is not None else None,
+        )
+        draw_class_sizes(
+            self.right_plot,
+            right.class_sizes,
+            right.config.k,
+            right.suppressed,
+            right.records,
+            title=f"{ri + 1}. {rn}",
+            brush=RELEASED_COLOR,
+            span=span,
+            cells=right.recoding.suppressed_cells if right.recoding is not None else None,
+        )
         self.right_plot.setXLink(self.left_plot)

@@ -106,7 +106,7 @@ def test_cli_local_suppression_and_cells(tmp_path):
     assert summary["model"] == "CS" and summary["suppressed_cells"] == 2
     assert summary["suppressed_cells_per_attribute"] == {"age": 2, "sex": 0}
     assert summary["parameters"]["importance"] == "sex,age"
-    assert main(["check", str(out), "--qi", "age,sex", "--k", "2", "--star-is-value"]) == 0
+    assert main(["check", str(out), "--qi", "age,sex", "--k", "2"]) == 0
     # --suppress is a parameter of the full-domain algorithms: ignored (with a warning) for the others
     ok = main(
         [

@@ -43,7 +43,7 @@ def _brute_force(table, config, limit, metric_name):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problems(), st.sampled_from(["dm", "precision", "entropy", "cavg", "dm-star", "height"]))
+@given(problems(), st.sampled_from(["loss", "dm", "precision", "entropy", "cavg", "dm-star", "height"]))
 def test_optimal_with_cells_equals_brute_force(problem, metric):
     frame, rows_by_qi, k, kind, limit = problem
     models = _models(kind, k)
