@@ -455,6 +455,10 @@ _COLUMN_LOST = (
     "'{column}' was generalized to its top level: every record shows * for it, so the release says "
     "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
 )
+_COLUMN_LOST_CELLS = (
+    "Every record shows * for '{column}', so the release says nothing about it. Try a smaller k or fewer "
+    "quasi-identifiers (local suppression: name '{column}' among the columns to keep longest)."
+)
 _FEW_CLASSES = (
     "The release has only {classes} groups of records: almost everything was generalized away. Lower "
     "k, choose fewer quasi-identifiers, or allow some suppression."
@@ -474,8 +478,9 @@ def result_warnings(result: Any) -> list[Issue]:
     generalized to ``*`` throughout, fewer than a handful of groups, or most records suppressed.
     Shown after a run (workbench and CLI) and in the report."""
     out = []
+    lost = _COLUMN_LOST_CELLS if getattr(result, "recoding", None) is not None else _COLUMN_LOST
     for q in _columns_lost(result):
-        out.append(Issue("warning", _COLUMN_LOST.format(column=q), q))
+        out.append(Issue("warning", lost.format(column=q), q))
     released = result.records - result.suppressed
     if released and result.n_classes < HANDFUL:
         template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES

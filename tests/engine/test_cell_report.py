@@ -125,3 +125,21 @@ def test_cli_local_suppression_and_cells(tmp_path):
         ]
     )
     assert ok == 0
+
+
+def test_a_column_lost_to_stars_is_said_plainly():
+    """Local suppression that stars one column everywhere warns in its own words (no hierarchy advice)."""
+    from kanon_engine.validation import result_warnings
+
+    frame = pd.DataFrame({"a": list("xyzw"), "b": ["1", "1", "2", "2"]}, dtype=object)
+    qi = ("a", "b")
+    config = AnonymizationConfig(
+        qi, {q: Hierarchy.flat(q, sorted(set(frame[q]))) for q in qi}, (KAnonymity(2),)
+    )
+    result = get_algorithm("local-suppression").run(Table.from_frame(frame), config)
+    assert list(result.release["a"]) == ["*"] * 4 and list(result.release["b"]) == ["1", "1", "2", "2"]
+    warnings = [i.message for i in result_warnings(result)]
+    assert warnings[:1] == [
+        "Every record shows * for 'a', so the release says nothing about it. Try a smaller k or fewer "
+        "quasi-identifiers (local suppression: name 'a' among the columns to keep longest)."
+    ]
