@@ -182,6 +182,8 @@ def _output_options(args: argparse.Namespace, project):
         changes["drop_suppressed"] = True
     if getattr(args, "shuffle", None) is not None:
         changes["shuffle_seed"] = int(args.shuffle)
+    if getattr(args, "allow_small_suppressed_group", False):
+        changes["protect_suppressed_group"] = False
     return project.with_changes(**changes) if changes else project
 
 
@@ -199,7 +201,9 @@ def _write_release(args: argparse.Namespace, table, result):
     )
 
 
-def _reports(args: argparse.Namespace, table, project, result, summary: dict[str, Any], written=None) -> None:
+def _reports(
+    args: argparse.Namespace, table, project, result, summary: dict[str, Any], written=None, workload=None
+) -> None:
     from kanon_engine.fileio import refuse_input_overwrite
 
     for path in (args.report, getattr(args, "report_html", None), getattr(args, "report_pdf", None)):
@@ -227,6 +231,7 @@ def _reports(args: argparse.Namespace, table, project, result, summary: dict[str
             Path(args.output) if args.output else None,
             release=written.to_dict() if written is not None else None,
             project_path=getattr(args, "project", None),
+            workload=workload,
         )
 
 
@@ -298,10 +303,16 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
         params = {k: v for k, v in params.items() if k in accepted or k in _pairs(args.param, "--param")}
     algorithm = get_algorithm(name, **params)
     config = project.config(table)
+    from kanon_engine.workload_cli import choose_workload, run_workload
+
+    workload = choose_workload(args, table, config)
+    config = config.with_changes(workload=workload)
     result = algorithm.run(table, config, progress=_progress_printer(args.verbose))
     written = _write_release(args, table, result)
     summary = result.summary()
-    _reports(args, table, project, result, summary, written)
+    evaluation = run_workload(args, table, workload, result=result)
+    summary["workload"] = evaluation.to_dict()
+    _reports(args, table, project, result, summary, written, evaluation)
     print(
         json.dumps(
             {
@@ -431,6 +442,12 @@ def _add_config_flags(p: argparse.ArgumentParser) -> None:
         help="drop suppressed records instead of masking their quasi-identifiers with *",
     )
     p.add_argument("--shuffle", type=int, metavar="SEED", help="shuffle the release's rows with this seed")
+    p.add_argument(
+        "--allow-small-suppressed-group",
+        action="store_true",
+        help="let the suppressed records kept in the release (all quasi-identifiers *) form a group "
+        "smaller than k (by default it holds 0 or at least k records: Datafly's step 4)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -475,6 +492,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="an algorithm-specific parameter (e.g. summary=mean for Mondrian)",
     )
     p.add_argument("--verbose", "-v", action="store_true", help="print progress on stderr")
+    p.add_argument(
+        "--workload",
+        metavar="FILE",
+        help="the analyses the release is meant for (one aggregate query per line); the report's "
+        "'workload' figures use it, and so does --param workload_aware=true (Mondrian)",
+    )
+    from kanon_engine.workload_cli import add_generator_flags, add_workload_subcommand
+
+    add_generator_flags(p)
     p.set_defaults(func=cmd_anonymize)
 
     p = sub.add_parser("hierarchy", help="build a generalization hierarchy for a column, or check one")
@@ -503,6 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_risk_subcommand(sub)
+    add_workload_subcommand(sub)
     return parser
 
 

@@ -253,6 +253,7 @@ def build_report(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     generated: datetime | None = None,
+    workload: Any | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-able dict (also the data of the HTML/PDF).
 
@@ -341,6 +342,7 @@ def build_report(
         },
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
+        "workload": workload.to_dict() if workload is not None else None,
     }
     report["summary"] = plain_summary(report)
     return report
@@ -696,6 +698,10 @@ def render_html(report: Mapping[str, Any]) -> str:
             ]
             h.append(_table(rows, [*qis, "Records", ha["attribute"]], (len(qis),)))
 
+    from kanon_engine.workload.report_section import html_section
+
+    h.extend(html_section(report.get("workload"), _table, _e))
+
     link = report.get("linkage")
     if link:
         h.append("<h2>Linkage attack demonstration</h2>")
@@ -825,6 +831,7 @@ def write_reports(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     project_path: str | Path | None = None,
+    workload: Any | None = None,
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
@@ -843,6 +850,7 @@ def write_reports(
         release=release,
         linkage=linkage,
         threshold=threshold,
+        workload=workload,
     )
     if html_path is not None:
         write_html(report, html_path)
