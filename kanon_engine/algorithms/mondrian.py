@@ -64,6 +64,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kanon_engine.algorithms.base import METRIC, Algorithm, register
+from kanon_engine.algorithms.mondrian_workload import WorkloadGuide
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
@@ -90,6 +91,16 @@ SUMMARY = ParamSpec(
     "How a class shows its numbers: range releases [min-max] (or the hierarchy node for categories); "
     "mean also adds a <column>_mean column with the class average of each numeric quasi-identifier.",
     choices=("range", "mean"),
+)
+
+WORKLOAD_AWARE = ParamSpec(
+    "workload_aware",
+    "Cut along the workload",
+    "bool",
+    False,
+    "Choose where to cut from the workload of intended analyses: cut the attribute whose query "
+    "boundaries fall inside a group, at such a boundary, so the release answers those queries without "
+    "spreading (needs a workload).",
 )
 
 #: Proleptic Gregorian ordinal of 1970-01-01 (``datetime.date(1970, 1, 1).toordinal()``).
@@ -148,6 +159,14 @@ class _Axis(ABC):
         """Keys that a strict cut must keep on one side together with key ``v``."""
         return v, v
 
+    def snap(self, t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
+        """Cut positions (a cut after key t) a strict cut may use near the wanted positions ``t``."""
+        return [t]
+
+    @abstractmethod
+    def key_text(self) -> np.ndarray:
+        """The original value (string) of every key."""
+
     @abstractmethod
     def labels(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Released value (object array of strings) of partitions spanning ``[lo, hi]``."""
@@ -202,6 +221,9 @@ class _OrderedAxis(_Axis):
     def _mixed(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         return (hi >= self.n_numeric) & (lo != hi)
 
+    def key_text(self) -> np.ndarray:
+        return self.text
+
     def width(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         n_num = self.n_numeric
         lo_v = self.value[np.minimum(lo, max(n_num - 1, 0))] if n_num else np.zeros(len(lo))
@@ -252,6 +274,7 @@ class _TreeAxis(_Axis):
         self.numeric = False
         n = len(hierarchy.values)
         order = tree_order(hierarchy)
+        self.leaf_text = np.asarray(hierarchy.values, dtype=object)[order]
         self.n_keys = n
         self.key_of_leaf = np.empty(n, dtype=np.int64)
         self.key_of_leaf[order] = np.arange(n)
@@ -310,6 +333,23 @@ class _TreeAxis(_Axis):
             blo[sel] = self.first[j - 1][child]
             bhi[sel] = self.last[j - 1][child]
         return blo, bhi
+
+    def key_text(self) -> np.ndarray:
+        return self.leaf_text
+
+    def snap(self, t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
+        """The edges of the child subtree (of the partition's lowest covering node) holding key t: a
+        strict cut on a hierarchy runs along child boundaries, so labels become more specific."""
+        level, _ = self.lca(lo, hi)
+        after, before = t.copy(), t.copy()
+        for j in np.unique(level):
+            if j == 0:
+                continue
+            sel = level == j
+            child = self.node[j - 1][t[sel]]
+            after[sel] = self.last[j - 1][child]
+            before[sel] = self.first[j - 1][child] - 1
+        return [after, before]
 
     def labels(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         level, ids = self.lca(lo, hi)
@@ -442,8 +482,20 @@ class _Level:
         query = (self.base + t).astype(self.sorted.dtype)
         return np.searchsorted(self.sorted, query, side="right") - self.start
 
+    def count_le_at(self, local: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Records with key <= t[i] in candidate partition local[i] (any number of pairs)."""
+        query = (self.base[local] + t).astype(self.sorted.dtype)
+        return np.searchsorted(self.sorted, query, side="right") - self.start[local]
+
     def strict(self, axes: list[_Axis], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Left sizes and the right-side mask of the median cuts (see the module docstring)."""
+        threshold, left = self.strict_threshold(axes, lo, hi)
+        return left, self.key > threshold[self.lp]
+
+    def strict_threshold(
+        self, axes: list[_Axis], lo: np.ndarray, hi: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Thresholds (keys <= t go left) and left sizes of the median cuts."""
         v = self.sorted[self.start + (self.size - 1) // 2].astype(np.int64) - self.base
         blo, bhi = v.copy(), v.copy()
         for q in np.unique(self.dim):
@@ -455,7 +507,7 @@ class _Level:
         use_after = np.minimum(after, self.size - after) >= np.minimum(before, self.size - before)
         threshold = np.where(use_after, bhi, blo - 1)
         left = np.where(use_after, after, before)
-        return left, self.key > threshold[self.lp]
+        return threshold, left
 
     def relaxed(self) -> tuple[np.ndarray, np.ndarray]:
         """Left sizes (ceil(n/2)) and the right-side mask; ties at the median split in record order."""
@@ -472,9 +524,18 @@ class _Level:
 
 
 def partition(
-    keys: np.ndarray, axes: list[_Axis], strict: bool, checker: _CutChecker, progress: ProgressCallback
+    keys: np.ndarray,
+    axes: list[_Axis],
+    strict: bool,
+    checker: _CutChecker,
+    progress: ProgressCallback,
+    guide: WorkloadGuide | None = None,
 ) -> Partitioning:
-    """Run Mondrian on the key matrix ``keys`` (n_qi, n_rows), level by level for all partitions."""
+    """Run Mondrian on the key matrix ``keys`` (n_qi, n_rows), level by level for all partitions.
+
+    With a ``guide`` (workload-aware Mondrian, strict only) dimensions and cut values follow the
+    workload's boundaries (:mod:`kanon_engine.algorithms.mondrian_workload`).
+    """
     d, n = keys.shape
     n_keys = max(ax.n_keys for ax in axes)
     ka = keys.astype(_key_dtype(n_keys), copy=False)  # never written: each level makes a new array
@@ -499,7 +560,11 @@ def partition(
         lo = np.minimum.reduceat(ka, starts, axis=1).astype(np.int64)
         hi = np.maximum.reduceat(ka, starts, axis=1).astype(np.int64)
         width = np.stack([ax.width(lo[q], hi[q]) for q, ax in enumerate(axes)])
-        order = np.argsort(-width, axis=0, kind="stable")
+        if guide is None:
+            order = np.argsort(-width, axis=0, kind="stable")
+        else:  # most workload boundaries inside first, then the widest
+            score = guide.scores(lo, hi)
+            order = np.lexsort((np.broadcast_to(np.arange(d)[:, None], width.shape), -width, -score), axis=0)
         pid = np.repeat(np.arange(n_parts, dtype=np.int64), sizes)
         cut = np.zeros(n_parts, dtype=bool)
         n_left = np.zeros(n_parts, dtype=np.int64)
@@ -513,7 +578,12 @@ def partition(
             if not is_open.any():
                 break
             cand = _Level(ka, pid, sizes, is_open, dim, n_keys)
-            left, side = cand.strict(axes, lo, hi) if strict else cand.relaxed()
+            if not strict:
+                left, side = cand.relaxed()
+            elif guide is not None:
+                left, side = guide.cut(cand, lo, hi, checker.min_size)
+            else:
+                left, side = cand.strict(axes, lo, hi)
             ok = np.minimum(left, cand.size - left) >= checker.min_size
             if not checker.simple and ok.any():
                 sel = ok[cand.lp]
@@ -654,7 +724,16 @@ class _Mondrian(Algorithm):
         keys = np.empty(enc.codes.shape, dtype=_key_dtype(max(ax.n_keys for ax in axes)))
         for q, ax in enumerate(axes):
             keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
-        parts = partition(keys, axes, self.strict, checker, progress)
+        guide = None
+        if self.parameters.get("workload_aware"):
+            if config.workload is None:
+                raise ConfigError(
+                    "workload_aware needs a workload of intended analyses.",
+                    hint="Give one with --workload FILE (or in the workbench's Workload tab).",
+                    where="workload_aware",
+                )
+            guide = WorkloadGuide(config.workload, table, axes)
+        parts = partition(keys, axes, self.strict, checker, progress, guide)
         progress(0.92, "building the release")
         return self._result(table, config, enc, axes, parts, start)
 
@@ -747,8 +826,10 @@ class Mondrian(_Mondrian):
         "released as ranges such as [35-38] or as the smallest hierarchy group covering it. Records "
         "with the same values always land in the same group. Fast on large tables, much less "
         "generalization than full-domain methods, never suppresses; groups are not aligned across the "
-        "table (age 35 may be [35-36] in one group and [33-37] in another)."
+        "table (age 35 may be [35-36] in one group and [33-37] in another). With workload_aware it "
+        "cuts where the workload's queries draw their boundaries, so those queries are answered better."
     )
+    params = (METRIC, SUMMARY, WORKLOAD_AWARE)
     strict = True
 
 

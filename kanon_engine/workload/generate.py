@@ -49,7 +49,13 @@ class _Window:
         else:
             counts_s = values.dropna().astype(str).value_counts()
             h = config.hierarchies.get(name) if config is not None else None
-            order = [v for v in h.values if v in counts_s.index] if h is not None else sorted(counts_s.index)
+            if h is not None:
+                from kanon_engine.algorithms.mondrian import tree_order
+
+                leaves = [h.values[i] for i in tree_order(h)]
+                order = [v for v in leaves if v in counts_s.index]
+            else:
+                order = sorted(counts_s.index)
             self.items = order
             counts = counts_s.reindex(order).to_numpy()
         if not len(self.items):
