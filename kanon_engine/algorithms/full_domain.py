@@ -16,7 +16,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
-from kanon_engine.evaluation import NodeEvaluator, suppression_allowance
+from kanon_engine.evaluation import NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.lattice import (
     FAILS,
     INFERRED_FAILS,
@@ -25,7 +25,7 @@ from kanon_engine.lattice import (
     Lattice,
     SearchRecord,
 )
-from kanon_engine.metrics.loss import MetricContext, get_metric
+from kanon_engine.metrics.loss import get_metric
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
@@ -54,7 +54,14 @@ class _LatticeAlgorithm(Algorithm):
     ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         search = LatticeSearch(
-            enc, config.models, allowance, get_metric(self.metric_name), progress, self.name, self.max_nodes
+            enc,
+            config.models,
+            allowance,
+            get_metric(self.metric_name),
+            progress,
+            self.name,
+            self.max_nodes,
+            config.suppressed_group_k,
         )
         best = self._search(search)
         if best is None:
@@ -200,7 +207,8 @@ class Datafly(Algorithm):
         "k-1 others are more than the suppression allowance, generalize the quasi-identifier with the "
         "most distinct values by one level; then suppress the remaining outliers. Very fast and simple; "
         "often generalizes more than needed. Without a suppression limit it may suppress up to k records, "
-        "as in Sweeney's original."
+        "as in Sweeney's original. Suppressed records kept in the release form one group of 0 or at least "
+        "k records (Sweeney's step 4): if fewer are suppressed, more are, within the limit."
     )
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
@@ -216,7 +224,7 @@ class Datafly(Algorithm):
         start: float,
     ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
-        evaluator = NodeEvaluator(enc, config.models, allowance)
+        evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=config.suppressed_group_k)
         lat = Lattice(enc.heights, enc.qi)
         distinct = _distinct_per_level(enc)
         levels = np.zeros(enc.n_qi, dtype=np.int64)
@@ -247,7 +255,7 @@ class Datafly(Algorithm):
                 lat.index(levels),
                 self.metric_name,
             )
-        ctx = MetricContext(enc, evaluator.k, allowance)
+        ctx = evaluator_context(evaluator)
         record_values = get_metric(self.metric_name).value(ev, ctx)
         if record is not None:
             record.metric[lat.index(levels)] = record_values
@@ -301,7 +309,8 @@ def apply_transformation(
         if not 0 <= lv <= h:
             raise ConfigError(f"The level of '{q}' must be between 0 and {int(h)}; got {lv}.", where=q)
     allowance = suppression_allowance(enc.n_rows, suppression_limit)
-    evaluator = NodeEvaluator(enc, config.models, allowance)
+    group_k = config.suppressed_group_k if enforce else 0
+    evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
     ev = evaluator.evaluate(vector)
     if not enforce:
         ev.passes = np.ones(ev.classes.n_classes, dtype=bool)
@@ -323,7 +332,7 @@ def apply_transformation(
             raise NotImplementedError
 
     algo = _Applied(suppression_limit=suppression_limit, metric=metric)
-    ctx = MetricContext(enc, evaluator.k, allowance)
+    ctx = evaluator_context(evaluator)
     result = algo._finish(table, config, enc, ev, ctx, start, evaluator.checks, search)
     if not enforce:
         result.parameters["privacy_models_enforced"] = False

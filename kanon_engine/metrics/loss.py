@@ -18,7 +18,13 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns, sensitive_combos
+from kanon_engine.frequency import (
+    FrequencySet,
+    base_frequency_set,
+    group_columns,
+    representatives,
+    sensitive_combos,
+)
 
 
 # --- formulas ------------------------------------------------------------------------------------------
@@ -131,6 +137,8 @@ class MetricContext:
     enc: EncodedTable
     k: int
     max_suppressed: int
+    #: Datafly's step 4 may take records out of released classes (k-anonymity only, suppression allowed)
+    trims: bool = False
 
     @cached_property
     def entropy(self) -> EntropyTables:
@@ -151,14 +159,17 @@ class DiscernibilityMetric(Metric):
     label = "Discernibility (DM, with suppression penalty)"
 
     def value(self, ev, ctx: MetricContext) -> float:
-        return discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows)
+        return discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows)
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
         # Under generalization a record's class only grows; in a satisfying generalization it is either
         # in a released class of >= k records or suppressed at cost |T| >= k. So each record of a class E
         # costs at least max(|E|, k): DM(Y) >= sum_E |E| * max(|E|, k) for every satisfying Y >= X.
+        # When step 4 may take up to k-1 records out of a class, a kept record's class in Y still holds
+        # at least |E| - (k-1) records (and a taken one costs |T|): max(|E| - k + 1, k) then.
         s = ev.sizes.astype(np.float64)
-        return float((s * np.maximum(s, ctx.k)).sum())
+        floor = s - (ctx.k - 1) if ctx.trims else s
+        return float((s * np.maximum(floor, ctx.k)).sum())
 
 
 class DiscernibilityStarMetric(Metric):
@@ -218,11 +229,30 @@ class EntropyMetric(Metric):
         base = ctx.entropy.unsuppressed(ev.levels)
         if ev.suppressed == 0:
             return base
-        return base + _suppressed_entropy(ev, ctx)
+        extra = _trimmed_entropy(ev, ctx) if ev.trimmed is not None else 0.0
+        if ev.suppressed == (0 if ev.trimmed is None else int(ev.trimmed.sum())):
+            return base + extra
+        return base + _suppressed_entropy(ev, ctx) + extra
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
         tables = ctx.entropy.total
         return np.array([sum(tables[q][lv] for q, lv in enumerate(row)) for row in levels])
+
+
+def _trimmed_entropy(ev, ctx: MetricContext) -> float:
+    """Entropy added by the records step 4 takes out of released classes: suppressing a record whose
+    value v is released as g adds -log2(f(v)/|T|) + log2(f(v)/f(g)) = log2(|T| / f(g)) per attribute,
+    which depends only on g, shared by the whole class, so no record needs to be named."""
+    enc = ctx.enc
+    cls = ev.classes
+    taken = np.flatnonzero(ev.trimmed)
+    rep = cls.freq.leaves()[:, representatives(cls.row_class, cls.n_classes)[taken]]
+    per_record = np.zeros(len(taken))
+    for q, lv in enumerate(ev.levels):
+        gen = enc.level_maps[q][lv]
+        f_g = np.bincount(gen[enc.codes[q]], minlength=enc.level_sizes[q][lv]).astype(np.float64)
+        per_record += np.log2(ctx.n_rows / f_g[gen[rep[q]]])
+    return float((per_record * ev.trimmed[taken]).sum())
 
 
 def _suppressed_entropy(ev, ctx: MetricContext) -> float:
@@ -265,7 +295,7 @@ def get_metric(name: str) -> Metric:
 def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
     """Every metric of one node, as reported (precision as Prec, higher is better)."""
     out = {
-        "discernibility": discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows),
+        "discernibility": discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows),
         "discernibility_star": discernibility_star(ev.sizes),
         "cavg": average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
         "precision": precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows),
