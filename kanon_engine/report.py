@@ -42,7 +42,8 @@ PDF_TIMEOUT = 180
 _METRIC_LABELS = {
     "discernibility": "Discernibility (DM): sum of squared group sizes, plus n per suppressed record",
     "discernibility_star": "Discernibility without the suppression penalty (DM*)",
-    "cavg": "Normalized average group size (C_AVG; 1 is ideal)",
+    "cavg": "Normalized average group size (C_AVG: all records / groups / k; 1 is ideal)",
+    "cavg_released": "Normalized average size of the released groups (released records / groups / k)",
     "precision": "Precision loss (share of hierarchy height used; 0 keeps the original values)",
     "height": "Generalization height (steps in the lattice)",
     "entropy": "Non-uniform entropy loss (bits)",

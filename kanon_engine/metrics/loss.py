@@ -45,14 +45,22 @@ def discernibility_star(sizes: np.ndarray) -> float:
     return float((s * s).sum())
 
 
-def average_class_size(released_records: int, released_classes: int, k: int) -> float:
-    """C_AVG = (|T| / number of classes) / k over the released records (LeFevre et al. 2006).
+def average_class_size(records: int, classes: int, k: int) -> float:
+    """C_AVG = (|T| / number of equivalence classes) / k (LeFevre, DeWitt & Ramakrishnan 2006, the seed's
+    "normalized average equivalence class size metric"), with |T| every record of the table.
 
-    1.0 is the ideal: every class has exactly k records.
+    1.0 is the ideal: every class has exactly k records. With suppression the paper's |T| still counts the
+    suppressed records; :func:`average_released_class_size` is the variant over released records only.
     """
-    if released_classes == 0:
+    if classes == 0:
         return float("inf")
-    return released_records / released_classes / k
+    return records / classes / k
+
+
+def average_released_class_size(released_records: int, released_classes: int, k: int) -> float:
+    """C_AVG over the released records only: (|T| - suppressed) / classes / k (the average size of the
+    groups a reader of the release sees, relative to k; reported as ``cavg_released``)."""
+    return average_class_size(released_records, released_classes, k)
 
 
 def precision(levels: np.ndarray, heights: np.ndarray, suppressed: int, n_rows: int) -> float:
@@ -189,11 +197,11 @@ class AverageClassSizeMetric(Metric):
     label = "Normalized average class size (C_AVG)"
 
     def value(self, ev, ctx: MetricContext) -> float:
-        return average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k)
+        return average_class_size(ctx.n_rows, ev.n_classes, ctx.k)
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
-        # a generalization has at most as many classes; a satisfying one keeps >= |T| - MaxSup records
-        return (ctx.n_rows - ctx.max_suppressed) / max(ev.classes.n_classes, 1) / ctx.k
+        # a generalization has at most as many classes, and releases at most as many
+        return ctx.n_rows / max(ev.classes.n_classes, 1) / ctx.k
 
 
 class PrecisionMetric(Metric):
@@ -297,7 +305,8 @@ def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
     out = {
         "discernibility": discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows),
         "discernibility_star": discernibility_star(ev.sizes),
-        "cavg": average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
+        "cavg": average_class_size(ctx.n_rows, ev.n_classes, ctx.k),
+        "cavg_released": average_released_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
         "precision": precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows),
         "height": float(sum(ev.levels)),
         "entropy": EntropyMetric().value(ev, ctx),

@@ -143,7 +143,8 @@ def brute_force(
                 "suppressed": suppressed,
                 "dm": float((kept.astype(float) ** 2).sum() + suppressed * n),
                 "dm-star": float((sizes_a.astype(float) ** 2).sum()),
-                "cavg": (n - suppressed) / len(kept) / k if len(kept) else math.inf,
+                "cavg": n / len(kept) / k if len(kept) else math.inf,
+                "cavg_released": (n - suppressed) / len(kept) / k if len(kept) else math.inf,
                 "precision": 1 - prec,
                 "classes": len(kept),
                 "entropy": _entropy_loss(frame, gen, maps, qi, levels, heights, passes_a, sizes_a)

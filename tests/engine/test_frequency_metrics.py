@@ -47,6 +47,7 @@ def test_node_evaluation_matches_pandas(problem, data):
         assert got["entropy"] == pytest.approx(expected["entropy"], abs=1e-9)
         if expected["classes"]:
             assert got["cavg"] == pytest.approx(expected["cavg"])
+            assert got["cavg_released"] == pytest.approx(expected["cavg_released"])
         for name in ("dm", "dm-star", "cavg", "precision", "entropy", "height"):
             metric = get_metric(name)
             if ev.satisfies:

@@ -101,3 +101,12 @@ def test_apply_enforces_it_too():
     with pytest.raises(InfeasibleError):
         apply_transformation(table, _config(h), {"x": 0}, suppression_limit=0.2)
     assert np.all(result.class_sizes >= 3)
+
+
+def test_cavg_is_the_papers_with_the_released_variant_beside_it():
+    """C_AVG = (|T| / #classes) / k with |T| all records (the seed's Mondrian paper); the variant over
+    released records is reported as cavg_released. Here 10 records, groups of 3 and 4 released, k = 3."""
+    table, h = _problem()
+    result = get_algorithm("datafly", suppression_limit=0.3).run(table, _config(h))
+    assert result.metrics["cavg"] == pytest.approx(10 / 2 / 3)
+    assert result.metrics["cavg_released"] == pytest.approx(7 / 2 / 3)
