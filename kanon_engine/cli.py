@@ -397,6 +397,11 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
             print(f"    {cls.description}")
             for p in cls.params:
                 print(f"    --{p.name.replace('_', '-')}: {p.help}")
+    if args.verbose:
+        from kanon_engine.algorithms import HARDNESS_NOTE
+
+        print()
+        print(HARDNESS_NOTE)
     return EXIT_OK
 
 

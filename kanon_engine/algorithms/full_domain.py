@@ -10,9 +10,9 @@ from itertools import combinations
 
 import numpy as np
 
-from kanon_engine.algorithms.base import Algorithm, register
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm, register
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig
+from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
@@ -107,9 +107,28 @@ class Optimal(_LatticeAlgorithm):
         return search.optimize()
 
 
+BOUNDED = ParamSpec(
+    "bounded",
+    "Bound the search",
+    "bool",
+    True,
+    "Search only between the lowest height the attributes force one by one and the height of Datafly's "
+    "solution (the survey's suggested combination of Samarati and Sweeney): the same result, fewer "
+    "heights probed.",
+)
+
+
 @register
 class Samarati(_LatticeAlgorithm):
-    """Samarati's binary search on lattice height with MaxSup (Samarati 2001, IEEE TKDE 13(6))."""
+    """Samarati's binary search on lattice height with MaxSup (Samarati 2001, IEEE TKDE 13(6)).
+
+    With ``bounded`` (default) the binary search runs between two heights known without probing whole
+    heights, as the seed survey's future work proposes: above, the height of Datafly's solution (Sweeney's
+    greedy climb satisfies the models, so the lowest satisfying height is at most its height); below,
+    the sum over attributes of the lowest level each needs when every other attribute is fully
+    generalized (with monotone models no satisfying node has an attribute below that level). Only
+    with monotone models; otherwise heights are scanned upwards as before.
+    """
 
     name = "samarati"
     title = "Samarati (lowest generalization height)"
@@ -117,20 +136,32 @@ class Samarati(_LatticeAlgorithm):
         "Searches for the lowest level of generalization (the height in the lattice) at which some "
         "full-domain generalization satisfies the privacy models within the suppression limit, by binary "
         "search over heights, as in Samarati's 2001 paper; among the solutions at that height it keeps "
-        "the best by the quality metric. Minimal generalization, fast, not always the best quality."
+        "the best by the quality metric. Minimal generalization, fast, not always the best quality. "
+        "The search is bounded by Datafly's solution above and by what each attribute needs on its own "
+        "below."
     )
+    params = (SUPPRESSION_LIMIT, METRIC, BOUNDED)
     max_nodes = 2_000_000
 
     def _search(self, search: LatticeSearch) -> int | None:
         lat = search.lattice
+        self.probed: list[int] = []
+        self.bounds: tuple[int, int] | None = None
 
         def feasible(height: int) -> bool:
+            self.probed.append(height)
             return any(search.satisfies(int(i)) for i in lat.at_height(height))
 
         if search.monotone:
             lo, hi = 0, lat.max_height
-            if not feasible(hi):
+            if self.parameters["bounded"]:
+                upper = datafly_climb(search)
+                if upper is None:
+                    return None
+                lo, hi = attribute_floor(search), int(sum(upper))
+            elif not feasible(hi):
                 return None
+            self.bounds = (lo, hi)
             while lo < hi:
                 mid = (lo + hi) // 2
                 if feasible(mid):
@@ -143,6 +174,65 @@ class Samarati(_LatticeAlgorithm):
             if height is None:
                 return None
         return search.optimize(lat.heights == height)
+
+    def _notes(self, search: LatticeSearch) -> tuple[str, ...]:
+        notes = list(super()._notes(search))
+        probed = ", ".join(str(h) for h in self.probed) or "none"
+        if self.bounds is not None and self.parameters["bounded"]:
+            lo, hi = self.bounds
+            notes.append(
+                f"Binary search between heights {lo} (what each attribute needs on its own) and {hi} "
+                f"(Datafly's solution); heights probed: {probed}."
+            )
+        else:
+            notes.append(f"Heights probed: {probed}.")
+        return tuple(notes)
+
+
+def datafly_climb(search: LatticeSearch) -> tuple[int, ...] | None:
+    """Sweeney's greedy climb on a search's lattice (checks go through the search, so they are counted
+    and tagged): the satisfying node it reaches, or None when even the top fails."""
+    lat = search.lattice
+
+    def satisfies(levels: np.ndarray) -> bool:
+        return search.satisfies(lat.index(levels))
+
+    return greedy_climb(search.enc, satisfies)
+
+
+def greedy_climb(enc: EncodedTable, satisfies) -> tuple[int, ...] | None:
+    """Datafly's loop: from the original values, generalize the attribute with the most distinct values
+    by one level until ``satisfies(levels)``; None when every attribute is at its top and it fails."""
+    distinct = _distinct_per_level(enc)
+    levels = np.zeros(enc.n_qi, dtype=np.int64)
+    while not satisfies(levels):
+        open_qi = [q for q in range(enc.n_qi) if levels[q] < enc.heights[q]]
+        if not open_qi:
+            return None
+        # the attribute with the most distinct values at its current level; ties: the first listed
+        q = max(open_qi, key=lambda a: (distinct[a][levels[a]], -a))
+        levels[q] += 1
+    return tuple(int(x) for x in levels)
+
+
+def attribute_floor(search: LatticeSearch) -> int:
+    """Sum over attributes of the lowest level at which the attribute satisfies the models while every
+    other attribute is at its top: no satisfying node lies below it (monotone models)."""
+    lat = search.lattice
+    top = lat.max_levels.astype(np.int64)
+    total = 0
+    for q in range(len(top)):
+        lo, hi = 0, int(top[q])
+        while lo < hi:
+            mid = (lo + hi) // 2
+            levels = top.copy()
+            levels[q] = mid
+            if search.satisfies(lat.index(levels)):
+                hi = mid
+            else:
+                lo = mid + 1
+        total += lo
+    return total
 
 
 @register
@@ -226,22 +316,22 @@ class Datafly(Algorithm):
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=config.suppressed_group_k)
         lat = Lattice(enc.heights, enc.qi)
-        distinct = _distinct_per_level(enc)
-        levels = np.zeros(enc.n_qi, dtype=np.int64)
         status: dict[int, int] = {}
         total = int(enc.heights.sum()) + 1
-        while True:
+        last: list = []
+
+        def satisfies(levels: np.ndarray) -> bool:
             progress(float(levels.sum()) / total, f"checking levels {tuple(int(x) for x in levels)}")
             ev = evaluator.evaluate(levels)
             status[lat.index(levels)] = SATISFIES if ev.satisfies else FAILS
-            if ev.satisfies:
-                break
-            open_qi = [q for q in range(enc.n_qi) if levels[q] < enc.heights[q]]
-            if not open_qi:
-                raise _infeasible(config, allowance)
-            # the attribute with the most distinct values at its current level; ties: the first listed
-            q = max(open_qi, key=lambda a: (distinct[a][levels[a]], -a))
-            levels[q] += 1
+            last[:] = [ev]
+            return ev.satisfies
+
+        found = greedy_climb(enc, satisfies)
+        if found is None:
+            raise _infeasible(config, allowance)
+        ev = last[0]
+        levels = np.asarray(found)
         record = None
         if lat.size <= 5_000_000:
             st = np.zeros(lat.size, dtype=np.int8)
