@@ -65,11 +65,21 @@ class _Window:
         self.cum = np.concatenate([[0.0], np.cumsum(share) / share.sum()])
 
     def predicate(self, fraction: float, rng: np.random.Generator):
-        start = rng.uniform(0.0, max(0.0, 1.0 - fraction))
-        i = int(np.searchsorted(self.cum, start, side="right") - 1)
-        j = int(np.searchsorted(self.cum, min(1.0, start + fraction), side="left") - 1)
-        i = min(max(i, 0), len(self.items) - 1)
-        j = min(max(j, i), len(self.items) - 1)
+        """A window of neighbouring values whose record share is near ``fraction``: for every start the
+        best end is found, and a start is drawn among those within half the fraction of it (the closest
+        ones when a few values hold most records, as Adult's race or country)."""
+        cum = self.cum
+        starts = np.arange(len(self.items))
+        end = np.searchsorted(cum, cum[starts] + fraction) - 1  # last item of the window
+        best = np.clip(end, starts, len(self.items) - 1)
+        longer = np.clip(end + 1, starts, len(self.items) - 1)
+        share_b, share_l = cum[best + 1] - cum[starts], cum[longer + 1] - cum[starts]
+        use_longer = np.abs(share_l - fraction) < np.abs(share_b - fraction)
+        stop = np.where(use_longer, longer, best)
+        miss = np.abs(np.where(use_longer, share_l, share_b) - fraction)
+        good = np.flatnonzero(miss <= max(0.5 * fraction, miss.min() + 1e-12))
+        i = int(rng.choice(good))
+        j = int(stop[i])
         if self.spec.kind in (NUMBER, DECIMAL, DATE):
             lo, hi = _number_literal(self.items[i], self.spec), _number_literal(self.items[j], self.spec)
             return Comparison(self.name, "=", lo) if i == j else Between(self.name, lo, hi)

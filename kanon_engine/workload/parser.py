@@ -275,6 +275,8 @@ class _LineParser:
         if token.kind == "QNAME" or (token.kind == "NAME" and token.text.upper() not in KEYWORDS):
             self.pos += 1
             return token.text
+        if token.kind == "NAME":
+            expected += f' (a column named {token.text} goes in double quotes: "{token.text}")'
         self.fail(token, expected)
         raise AssertionError
 
