@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,13 @@ from kanon_engine import __version__
 from kanon_engine.errors import Cancelled, ConfigError, InfeasibleError, KanonError
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
+
+
+def _check_outputs(args: argparse.Namespace, project: Any = None, kinds: dict[str, str] | None = None):
+    """Every output flag checked before any work starts (see :mod:`kanon_engine.outputs`)."""
+    from kanon_engine.outputs import check_cli_outputs as check
+
+    check(args, project, kinds)
 
 
 def _list(value: str | None) -> list[str]:
@@ -46,8 +54,9 @@ def _delimiter(value: str | None) -> str | None:
 
 def _read(path: str, delimiter: str | None):
     from kanon_engine.data.io import read_table
+    from kanon_engine.data.table import ReadOptions
 
-    return read_table(path, delimiter=_delimiter(delimiter))
+    return read_table(path, ReadOptions(delimiter=_delimiter(delimiter)))
 
 
 def _write_json(path: str | None, data: dict[str, Any]) -> None:
@@ -74,7 +83,7 @@ def _json_default(o: Any) -> Any:
 # --- check ---------------------------------------------------------------------------------------------
 def cmd_check(args: argparse.Namespace) -> int:
     from kanon_engine.checks import check_table
-    from kanon_engine.config import MODEL_PARAMS
+    from kanon_engine.config import MODEL_PARAMS, require_k_fits
 
     k = next(p for p in MODEL_PARAMS if p.name == "k").coerce(args.k)
     table = _read(args.input, args.delimiter)
@@ -82,12 +91,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not qi:
         raise ConfigError("--qi needs at least one column.", where="--qi")
     table.require_columns(qi, "quasi-identifier")
-    if k > table.n_rows:
-        raise ConfigError(
-            f"k = {k} is larger than the table, which has {table.n_rows} records.",
-            hint=f"Choose k of at most {table.n_rows}.",
-            where="k",
-        )
+    require_k_fits(k, table.n_rows)
     result = check_table(table.frame, qi, k)
     print(json.dumps(result.to_dict(), indent=2))
     return EXIT_OK if result.k_anonymous else EXIT_FAIL
@@ -136,7 +140,7 @@ def _project_and_table(args: argparse.Namespace):
     files = dict(project.hierarchy_files)
     for col, file in _pairs(args.hierarchy, "--hierarchy").items():
         hierarchies[col] = read_arx_csv(file, col)
-        files[col] = file
+        files[col] = os.path.abspath(file)
     project = project.with_changes(roles=roles, hierarchies=hierarchies, hierarchy_files=files)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
@@ -257,6 +261,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     from kanon_engine.privacy.models import KAnonymity
 
     project, table = _project_and_table(args)
+    _check_outputs(args, project)
     project = _output_options(args, project)
     enforce = args.k is not None
     project = project.with_changes(models=_models(args, project) if enforce else (KAnonymity(2),))
@@ -283,6 +288,7 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     from kanon_engine.algorithms import get_algorithm
 
     project, table = _project_and_table(args)
+    _check_outputs(args, project)
     project = _output_options(args, project)
     project = project.with_changes(models=_models(args, project))
     name = args.algorithm or project.algorithm
@@ -337,7 +343,6 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
 
 def cmd_hierarchy(args: argparse.Namespace) -> int:
     """Build a hierarchy for a column (the GUI wizard's builders) or check one against the data."""
-    from kanon_engine.fileio import refuse_input_overwrite
     from kanon_engine.hierarchy import (
         date_hierarchy,
         default_hierarchy,
@@ -348,6 +353,7 @@ def cmd_hierarchy(args: argparse.Namespace) -> int:
         write_arx_csv,
     )
 
+    _check_outputs(args, kinds={"output": "hierarchy"})
     table = _read(args.input, args.delimiter)
     series = table.column(args.column)
     if args.check:
@@ -373,7 +379,6 @@ def cmd_hierarchy(args: argparse.Namespace) -> int:
         raise ConfigError(
             "--output is needed to write the hierarchy (or use --check FILE).", where="--output"
         )
-    refuse_input_overwrite(Path(args.output), [table.source])
     write_arx_csv(h, Path(args.output))
     print(
         json.dumps(
@@ -534,15 +539,21 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_risk_subcommand(sub)
-    add_workload_subcommand(sub)
+    from kanon_engine.risk_cli import _anonymize, _config
+
+    add_workload_subcommand(sub, _config, _anonymize, _read)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from kanon_engine.fileio import InputGuard
+
+    notes = _notes_on_stderr()
     try:
-        return int(args.func(args))
+        with InputGuard() as args.guard:  # every file the command reads is protected from its writes
+            return int(args.func(args))
     except Cancelled:
         print("Cancelled.", file=sys.stderr)
         return EXIT_CANCELLED
@@ -555,3 +566,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Cancelled.", file=sys.stderr)
         return EXIT_CANCELLED
+    finally:
+        notes()
+
+
+def _notes_on_stderr():
+    """Show the engine's file notes (stale temporary files removed) as ``note:`` lines on stderr while
+    a command runs; returns the function that stops it."""
+    import logging
+
+    log = logging.getLogger("kanon_engine.fileio")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("note: %(message)s"))
+    handler.setLevel(logging.INFO)
+    log.addHandler(handler)
+    level = log.level
+    log.setLevel(logging.INFO)
+
+    def stop() -> None:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+    return stop

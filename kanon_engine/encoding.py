@@ -18,6 +18,7 @@ import pandas as pd
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.hierarchy.validate import require_valid
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,7 +147,6 @@ def encode_table(
         )
     table.require_columns(qi, "quasi-identifier")
     table.require_columns(tuple(sensitive), "sensitive attribute")
-    from kanon_engine.hierarchy.validate import require_valid
 
     hs = []
     for q in qi:

@@ -134,6 +134,9 @@ def cmd_risk(args: argparse.Namespace) -> int:
             "Give either --release (assess a file) or --anonymize (make one), not both.", where="--release"
         )
     project, table, config = _config(args)
+    from kanon_engine.outputs import check_cli_outputs
+
+    check_cli_outputs(args, project)
     population = _read(args.population, None) if args.population else None
     pop_name = Path(args.population).name if args.population else "a population table"
     common = {

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +48,15 @@ def add_generator_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--write-workload", metavar="FILE", help="write the workload used to FILE")
 
 
-def add_workload_subcommand(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``workload`` subcommand to the CLI's subparsers; returns its parser."""
+def add_workload_subcommand(
+    subparsers: Any, configure: Callable, anonymize: Callable, read: Callable
+) -> argparse.ArgumentParser:
+    """Add the ``workload`` subcommand to the CLI's subparsers; returns its parser.
+
+    The CLI hands over its helpers (so this module imports no CLI module): ``configure(args)`` ->
+    (project, table, config) from the shared flags, ``anonymize(args, project, table, config)`` -> a
+    result, ``read(path, delimiter)`` -> a table.
+    """
     p = subparsers.add_parser(
         "workload",
         help="how well a release answers a workload of aggregate queries (errors, match share)",
@@ -69,7 +78,7 @@ def add_workload_subcommand(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--workload", metavar="FILE", help="the workload file (one query per line)")
     add_generator_flags(p)
     p.add_argument("--report", metavar="R.json", help="write the JSON printed on stdout to a file too")
-    p.set_defaults(func=cmd_workload)
+    p.set_defaults(func=partial(cmd_workload, configure=configure, anonymize=anonymize, read=read))
     return p
 
 
@@ -108,24 +117,21 @@ def run_workload(args: argparse.Namespace, table, workload, result=None, release
     return evaluate_release(workload, table, release, config)
 
 
-def cmd_workload(args: argparse.Namespace) -> int:
+def cmd_workload(args: argparse.Namespace, configure: Callable, anonymize: Callable, read: Callable) -> int:
     """Handler of ``workload``: prints the JSON document; returns 0."""
-    from kanon_engine.cli import _read
-    from kanon_engine.risk_cli import _anonymize, _config
-
     if bool(args.release) == bool(args.anonymize):
         raise ConfigError(
             "Give either --release (evaluate a file) or --anonymize (make a release), one of the two.",
             where="--release",
         )
     args.sensitive = None
-    project, table, config = _config(args)
+    project, table, config = configure(args)
     workload = choose_workload(args, table, config)
     if args.anonymize:
-        result = _anonymize(args, project, table, config.with_changes(workload=workload))
+        result = anonymize(args, project, table, config.with_changes(workload=workload))
         evaluation = run_workload(args, table, workload, result=result)
     else:
-        release = _read(args.release, args.release_delimiter).frame
+        release = read(args.release, args.release_delimiter).frame
         evaluation = run_workload(args, table, workload, release=release, config=config)
     text = json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False)
     if args.report:

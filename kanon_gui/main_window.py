@@ -36,13 +36,15 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.errors import Cancelled, KanonError
+from kanon_engine.fileio import clean_stale_temp_files
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.validation import TableFacts, analyze_table
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
 from kanon_gui.glossary import TERMS
 from kanon_gui.resources import icon, sample_project
-from kanon_gui.state import AppState, TableFacts, analyze_table
+from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.algorithm_panel import AlgorithmPanel
 from kanon_gui.views.attributes_panel import AttributesPanel
@@ -421,21 +423,14 @@ class MainWindow(QMainWindow):
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
     ) -> int:
         """Read a data file in the background; the table replaces the current one when done."""
-        from kanon_engine.data.types import apply_type_overrides
+        from kanon_engine.data.table import apply_type_overrides
 
         path = Path(path)
-        o = options or ReadOptions()
 
         def work(progress: Callable[[float, str], None]) -> Table:
+            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             progress(0.0, f"reading {path.name}")
-            table = read_table(
-                path,
-                delimiter=o.delimiter,
-                encoding=o.encoding,
-                quotechar=o.quotechar,
-                header=o.header,
-                sheet=o.sheet,
-            )
+            table = read_table(path, options)
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
             table = apply_type_overrides(table, overrides or {})
             return table, analyze_table(table)
@@ -472,6 +467,7 @@ class MainWindow(QMainWindow):
             return None
 
         def work(progress: Callable[[float, str], None]) -> tuple[Table, list[str], TableFacts]:
+            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             progress(0.0, "reading the project's data")
             table, warnings = project.load_table()
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")

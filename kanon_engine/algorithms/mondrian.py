@@ -69,7 +69,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kanon_engine.algorithms.base import METRIC, Algorithm, register
+from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.algorithms.mondrian_workload import WorkloadGuide
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
@@ -721,6 +721,10 @@ class _Mondrian(Algorithm):
     params = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
+    def __init__(self, *, metric: str = "dm", summary: str = "range") -> None:
+        self.metric = metric
+        self.summary = summary
+
     def _run(
         self,
         table: Table,
@@ -730,13 +734,6 @@ class _Mondrian(Algorithm):
         start: float,
     ) -> AnonymizationResult:
         n = enc.n_rows
-        k = config.k
-        if k > n:
-            raise ConfigError(
-                f"k = {k} is larger than the table, which has {n} records.",
-                hint=f"Choose k of at most {n}.",
-                where="k",
-            )
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
@@ -825,6 +822,7 @@ class _Mondrian(Algorithm):
             sizes=parts.sizes[order],
             numeric=tuple(ax.numeric for ax in axes),
             labels=list(zip(*(lab[order] for lab in labels))),
+            classes=part_class[order],
         )
         notes = []
         if n_classes < len(parts.sizes):
@@ -849,7 +847,6 @@ class _Mondrian(Algorithm):
         )
 
 
-@register
 class Mondrian(_Mondrian):
     """Strict Mondrian (LeFevre et al. 2006): median cuts, non-overlapping regions."""
 
@@ -867,8 +864,11 @@ class Mondrian(_Mondrian):
     params = (METRIC, SUMMARY, WORKLOAD_AWARE)
     strict = True
 
+    def __init__(self, *, metric: str = "dm", summary: str = "range", workload_aware: bool = False) -> None:
+        super().__init__(metric=metric, summary=summary)
+        self.workload_aware = workload_aware
 
-@register
+
 class MondrianRelaxed(_Mondrian):
     """Relaxed Mondrian (LeFevre et al. 2006): records at the median are split evenly between sides."""
 

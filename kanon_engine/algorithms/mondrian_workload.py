@@ -23,7 +23,7 @@ Everything is vectorized over partitions and queries (arrays of shape queries x 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -32,8 +32,32 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.workload.constraints import column_spec, compile_query
 from kanon_engine.workload.query import Workload
 
-if TYPE_CHECKING:
-    from kanon_engine.algorithms.mondrian import _Axis, _Level
+
+class _Axis(Protocol):
+    """What the guide needs of a Mondrian axis (:class:`kanon_engine.algorithms.mondrian._Axis`)."""
+
+    name: str
+    n_keys: int
+
+    def key_text(self) -> np.ndarray: ...
+
+    def snap(self, t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]: ...
+
+
+class _Level(Protocol):
+    """What the guide needs of one level's candidate cuts (``mondrian._Level``)."""
+
+    cidx: np.ndarray
+    dim: np.ndarray
+    size: np.ndarray
+    key: np.ndarray
+    lp: np.ndarray
+
+    def strict_threshold(
+        self, axes: list, lo: np.ndarray, hi: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def count_le_at(self, local: np.ndarray, t: np.ndarray) -> np.ndarray: ...
 
 
 class WorkloadGuide:

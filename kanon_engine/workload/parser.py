@@ -30,6 +30,7 @@ from pathlib import Path
 from kanon_engine.errors import KanonError
 from kanon_engine.workload.query import (
     AGGREGATES,
+    KEYWORDS,
     Between,
     Comparison,
     InList,
@@ -37,9 +38,10 @@ from kanon_engine.workload.query import (
     Literal,
     Query,
     Workload,
+    is_bare_name,
 )
 
-KEYWORDS = frozenset({"SELECT", "FROM", "WHERE", "AND", "BETWEEN", "IN", "LIKE", "WEIGHT", *AGGREGATES})
+__all__ = ["KEYWORDS", "WorkloadError", "is_bare_name", "parse_query", "parse_workload", "read_workload"]
 
 
 class WorkloadError(KanonError):
@@ -62,11 +64,6 @@ class Token:
         if self.kind == "QNAME":
             return f'"{self.text}"'
         return f"'{self.text}'"
-
-
-def is_bare_name(text: str) -> bool:
-    """Whether ``text`` reads as one unquoted name token."""
-    return bool(text) and _name_start(text[0]) and all(_name_char(c) for c in text)
 
 
 def _name_start(c: str) -> bool:

@@ -139,10 +139,20 @@ class Workload:
         return "".join(q.to_text() + "\n" for q in self.queries)
 
 
+#: The words of the workload format (any case); a column named like one goes in double quotes.
+KEYWORDS = frozenset({"SELECT", "FROM", "WHERE", "AND", "BETWEEN", "IN", "LIKE", "WEIGHT", *AGGREGATES})
+
+
+def is_bare_name(text: str) -> bool:
+    """Whether ``text`` reads as one unquoted name: a letter or ``_`` first, then letters, digits,
+    ``_``, ``-`` or ``.``."""
+    return (
+        bool(text) and (text[0].isalpha() or text[0] == "_") and all(c.isalnum() or c in "_-." for c in text)
+    )
+
+
 def quote_column(name: str) -> str:
     """A column name as the parser reads it: bare when it is a plain name, else in double quotes."""
-    from kanon_engine.workload.parser import KEYWORDS, is_bare_name
-
     if is_bare_name(name) and name.upper() not in KEYWORDS:
         return name
     return '"' + name.replace('"', '""') + '"'

@@ -23,6 +23,7 @@ from PySide6.QtSvg import QSvgRenderer
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.algorithms.mondrian import tree_order
+from kanon_engine.boxes import axis_data
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import read_arx_csv
@@ -32,7 +33,7 @@ from kanon_gui.views.analysis import AnalysisPanel
 from kanon_gui.views.charts import ChartsView
 from kanon_gui.views.compare_view import COLUMNS, CompareView
 from kanon_gui.views.lattice_view import OPTIMUM_COLOR, STATUS_COLORS, LatticeView
-from kanon_gui.views.partition_view import PartitionView, axis_data
+from kanon_gui.views.partition_view import PartitionView
 
 pytestmark = pytest.mark.gui
 
