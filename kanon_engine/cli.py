@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -315,9 +316,9 @@ def cmd_anonymize(args: argparse.Namespace) -> int:
     config = config.with_changes(workload=workload)
     result = algorithm.run(table, config, progress=_progress_printer(args.verbose))
     written = _write_release(args, table, result)
-    summary = result.summary()
     evaluation = run_workload(args, table, workload, result=result)
-    summary["workload"] = evaluation.to_dict()
+    result = replace(result, workload=evaluation)
+    summary = result.summary()
     _reports(args, table, project, result, summary, written, evaluation)
     print(
         json.dumps(

@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from kanon_engine.errors import ConfigError
-
-#: The generated workload's defaults (the same in the CLI, the report and the workbench).
-DEFAULT_QUERIES = 100
-DEFAULT_SELECTIVITY = 0.1
-DEFAULT_SEED = 0
+from kanon_engine.workload.generate import (
+    DEFAULT_PER_QUERY,
+    DEFAULT_QUERIES,
+    DEFAULT_SEED,
+    DEFAULT_SELECTIVITY,
+)
 
 
 def add_generator_flags(p: argparse.ArgumentParser) -> None:
@@ -44,7 +45,9 @@ def add_generator_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed (default 0)")
     g.add_argument("--attributes", help="columns the queries use, comma-separated (default: the QIs)")
-    g.add_argument("--per-query", type=int, default=2, help="range predicates per query (default 2)")
+    g.add_argument(
+        "--per-query", type=int, default=DEFAULT_PER_QUERY, help="range predicates per query (default 2)"
+    )
     g.add_argument("--write-workload", metavar="FILE", help="write the workload used to FILE")
 
 
@@ -97,7 +100,7 @@ def choose_workload(args: argparse.Namespace, table, config):
         n_queries=getattr(args, "queries", DEFAULT_QUERIES),
         selectivity=getattr(args, "selectivity", DEFAULT_SELECTIVITY),
         attributes=attributes or None,
-        per_query=getattr(args, "per_query", 2),
+        per_query=getattr(args, "per_query", DEFAULT_PER_QUERY),
         seed=getattr(args, "seed", DEFAULT_SEED),
     )
 

@@ -13,7 +13,7 @@ Figures (the seed's Mondrian paper, section 2.4, measures quality this way):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.workload.constraints import check_columns
 from kanon_engine.workload.estimate import ESTIMATOR_NOTE, ReleaseReader
 from kanon_engine.workload.exact import exact_answers, table_specs
+from kanon_engine.workload.parser import WorkloadError
 from kanon_engine.workload.query import Workload
 
 
@@ -146,3 +147,14 @@ def evaluate_release(
 def evaluate_result(workload: Workload, table: Table, result: Any) -> WorkloadEvaluation:
     """Figures of a run's release (an :class:`~kanon_engine.result.AnonymizationResult`)."""
     return evaluate_release(workload, table, result.release, result.config)
+
+
+def with_workload(result: Any, table: Table, workload: Workload) -> Any:
+    """The result with its workload figures attached (``result.workload``). A workload that does not
+    fit the release (a column removed as an identifier, say) leaves the run as it is, with a note."""
+    try:
+        evaluation = evaluate_result(workload, table, result)
+    except WorkloadError as exc:
+        note = f"The workload could not be measured on this release: {exc}"
+        return replace(result, notes=(*result.notes, note))
+    return replace(result, workload=evaluation)

@@ -87,6 +87,22 @@ class _Window:
         return Comparison(self.name, "=", chosen[0]) if len(chosen) == 1 else InList(self.name, tuple(chosen))
 
 
+#: The generated workload every run is measured with when the user gives none (CLI, report, workbench).
+DEFAULT_QUERIES = 100
+DEFAULT_SELECTIVITY = 0.1
+DEFAULT_SEED = 0
+DEFAULT_PER_QUERY = 2
+
+
+def default_workload(table: Table, config: AnonymizationConfig) -> Workload:
+    """The config's workload, or the default generated one over its quasi-identifiers."""
+    if config.workload is not None:
+        return config.workload
+    return generate_workload(
+        table, config, DEFAULT_QUERIES, DEFAULT_SELECTIVITY, None, DEFAULT_PER_QUERY, DEFAULT_SEED
+    )
+
+
 def generate_workload(
     table: Table,
     config: AnonymizationConfig | None = None,
