@@ -40,6 +40,8 @@ from kanon_engine.fileio import clean_stale_temp_files
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.validation import TableFacts, analyze_table
+from kanon_engine.workload.evaluate import with_workload
+from kanon_engine.workload.generate import default_workload
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
 from kanon_gui.glossary import TERMS
@@ -54,6 +56,7 @@ from kanon_gui.views.hierarchy_editor import HierarchyEditorPanel
 from kanon_gui.views.history_view import RunHistoryPanel
 from kanon_gui.views.message_bar import MessageBar
 from kanon_gui.views.results_view import ResultsPanel
+from kanon_gui.views.workload_view import WorkloadPanel
 
 LOG = logging.getLogger("kanon_gui.window")
 
@@ -124,6 +127,8 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
         self.analysis_panel = self._make_analysis()
         self.risk_panel = self._make_risk()
+        self.workload_panel = WorkloadPanel(self.state)
+        self.tabs.addTab(self.workload_panel, icon("chart"), f"{self.tabs.count() + 1}  Workload")
 
         self.history = RunHistoryPanel(self.state)
         dock = QDockWidget("Run history", self)
@@ -568,7 +573,9 @@ class MainWindow(QMainWindow):
         table, config = request.table, request.config
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
-            return algorithm.run(table, config, progress=progress)
+            result = algorithm.run(table, config, progress=progress)
+            progress(1.0, "measuring the workload")
+            return with_workload(result, table, default_workload(table, config))
 
         def done(result: AnonymizationResult) -> None:
             self._end_task()
@@ -607,9 +614,10 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, f"applying levels {vector}")
-            return apply_transformation(
+            res = apply_transformation(
                 table, config, vector, suppression_limit=limit, metric=metric, search=search
             )
+            return with_workload(res, table, default_workload(table, config))
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()
@@ -665,6 +673,7 @@ class MainWindow(QMainWindow):
     # --- reacting to the state -----------------------------------------------------------------------
     def _table_changed(self) -> None:
         self.results_panel.show_run(None)
+        self.workload_panel.show_run(None)
         self._runs_changed()
         if self.state.table is not None:
             cols = self.state.columns
@@ -676,6 +685,7 @@ class MainWindow(QMainWindow):
 
     def _current_run_changed(self, index: int) -> None:
         self.results_panel.show_run(self.state.current_run)
+        self.workload_panel.show_run(self.state.current_run)
         self._schedule_views()
         self._update_enabled()
 

@@ -385,6 +385,14 @@ class AppState(QObject):
             c["k"], sensitive, _int_if_whole(c["l"]), c["l_variant"], c["c"], c["t"], c["t_distance"]
         )
 
+    def set_workload(self, text: str | None, file: str | None = None) -> None:
+        """Use this workload of intended analyses for the runs (undoable); None or blank: none (runs are
+        then measured with a generated workload)."""
+        text = text if text and text.strip() else None
+        if text == self._project.workload_text and file == self._project.workload_file:
+            return
+        self._edit("Change the workload", workload_text=text, workload_file=file if text else None)
+
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose the algorithm and its parameter values (raw form values are checked by its specs)."""
         values = dict(values or {})
@@ -542,6 +550,8 @@ class AppState(QObject):
         self._runs.append(Run(label, result, table))
         summary = _jsonable(result.summary())
         summary["label"] = label
+        if isinstance(summary.get("workload"), dict):  # the figures, not every query, go in the project
+            summary["workload"].pop("queries", None)
         self._project = self._project.with_changes(runs=tuple(self._project.runs) + (summary,))
         index = len(self._runs) - 1
         LOG.info(

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.workload.report_section import percent
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
 
 Index = QModelIndex | QPersistentModelIndex
@@ -47,8 +48,16 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ),
     ("C_AVG", "Average class size divided by k (1 is ideal, lower is better)."),
     ("Precision", "Sweeney's precision: 1 = data unchanged, 0 = everything generalized (higher is better)."),
+    (
+        "Workload error",
+        "Mean relative error of the workload's queries answered from the release (lower is better); "
+        "the Workload tab lists every query.",
+    ),
+    ("Queries matched", "Share of the workload's queries the release answers without spreading records."),
     ("Runtime (s)", "Seconds the run took."),
 )
+#: Columns shown as percentages (the values are shares).
+PERCENT_COLUMNS = frozenset({11, 12})
 
 
 def _params_text(params: dict[str, Any]) -> str:
@@ -69,6 +78,8 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
         m.get("discernibility", np.nan),
         m.get("cavg", np.nan),
         m.get("precision", np.nan),
+        np.nan if r.workload is None or r.workload.mean_error is None else r.workload.mean_error,
+        np.nan if r.workload is None else r.workload.match_share,
         r.runtime_seconds,
     ]
 
@@ -109,6 +120,8 @@ class RunsModel(QAbstractTableModel):
             return None
         value = self._rows[index.row()][index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() in PERCENT_COLUMNS:
+                return percent(value if np.isfinite(value) else None)
             return _fmt(value)
         if role == Qt.ItemDataRole.UserRole:
             if isinstance(value, float) and not np.isfinite(value):
@@ -140,8 +153,18 @@ _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
     ("suppressed records", lambda r: r.suppressed, True),
     ("classes", lambda r: r.n_classes, None),
     ("smallest class", lambda r: r.min_class_size, None),
+    ("workload: mean relative error", lambda r: _workload(r, "mean_error"), True),
+    ("workload: median relative error", lambda r: _workload(r, "median_error"), True),
+    ("workload: queries matched (share)", lambda r: _workload(r, "match_share"), False),
     ("runtime (s)", lambda r: r.runtime_seconds, True),
 )
+
+
+def _workload(r: AnonymizationResult, figure: str) -> float | None:
+    """One workload figure of a run (None when it has none)."""
+    return None if r.workload is None else getattr(r.workload, figure)
+
+
 _LOWER_BETTER = {
     "discernibility": True,
     "discernibility_star": True,

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.workload.report_section import percent
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
@@ -68,6 +69,11 @@ def metrics_html(result: AnonymizationResult) -> str:
         ("DM", _fmt(m.get("discernibility")), term("dm")),
         ("C_AVG", _fmt(m.get("cavg")), term("cavg")),
         ("Precision (Prec)", _fmt(m.get("precision")), term("precision")),
+        (
+            "Workload error",
+            "\u2013" if result.workload is None else percent(result.workload.mean_error),
+            "Mean relative error of the workload's queries answered from the release (Workload tab).",
+        ),
         ("Runtime", f"{result.runtime_seconds:.2f} s", ""),
         ("Transformations checked", f"{result.nodes_checked:,}", term("lattice")),
     ]
