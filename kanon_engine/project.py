@@ -107,7 +107,8 @@ class Project:
         if self.workload_text:
             from kanon_engine.workload import parse_workload
 
-            workload = parse_workload(self.workload_text, self.workload_file or "the project's workload")
+            source = Path(self.workload_file).name if self.workload_file else "the project's workload"
+            workload = parse_workload(self.workload_text, source)
         return AnonymizationConfig(
             quasi_identifiers=qi,
             hierarchies=hierarchies,

@@ -143,6 +143,18 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
             wait_until(lambda: len(window.state.runs) == 2 and not window.runner.is_busy(), 300)
             window.state.set_current_run(0)
 
+        # the sample's planned analyses: the Workload tab, and a run measured against them
+        workload = sample_project().parent / "sample_workload.txt"
+        if workload.is_file() and (file is None or file == sample_project()):
+            window.tabs.setCurrentWidget(window.workload_panel)
+            window.workload_panel.load_file(workload)
+            window.workload_panel.use()
+            window.run()
+            wait_until(lambda: len(window.state.runs) == 3 and not window.runner.is_busy(), 300)
+            window.tabs.setCurrentWidget(window.workload_panel)
+            settle(300)
+            shot.save("workload", window)
+
         panel = window.analysis_panel
         if panel is not None and hasattr(panel, "views"):
             window.tabs.setCurrentWidget(panel)

@@ -57,7 +57,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("Runtime (s)", "Seconds the run took."),
 )
 #: Columns shown as percentages (the values are shares).
-PERCENT_COLUMNS = frozenset({11, 12})
+PERCENT_COLUMNS = frozenset(
+    i for i, (h, _) in enumerate(COLUMNS) if h in ("Workload error", "Queries matched")
+)
 
 
 def _params_text(params: dict[str, Any]) -> str:
@@ -155,9 +157,13 @@ _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
     ("smallest class", lambda r: r.min_class_size, None),
     ("workload: mean relative error", lambda r: _workload(r, "mean_error"), True),
     ("workload: median relative error", lambda r: _workload(r, "median_error"), True),
-    ("workload: queries matched (share)", lambda r: _workload(r, "match_share"), False),
+    ("workload: queries matched", lambda r: _workload(r, "match_share"), False),
     ("runtime (s)", lambda r: r.runtime_seconds, True),
 )
+
+
+#: Rows of the side-by-side table shown as percentages.
+_PERCENT_ROWS = frozenset(label for label, _, _ in _SUMMARY if label.startswith("workload"))
 
 
 def _workload(r: AnonymizationResult, figure: str) -> float | None:
@@ -300,14 +306,15 @@ class CompareView(QWidget):
         rows += [(k, left.metrics.get(k), right.metrics.get(k), _LOWER_BETTER.get(k)) for k in keys]
         self.metrics_table.setRowCount(len(rows))
         for i, (label, a, b, lower) in enumerate(rows):
-            cells = [label, _fmt(a), _fmt(b), ""]
+            fmt = percent if label in _PERCENT_ROWS else _fmt
+            cells = [label, fmt(a), fmt(b), ""]
             if (
                 isinstance(a, (int, float, np.number))
                 and isinstance(b, (int, float, np.number))
                 and not isinstance(a, bool)
             ):
                 diff = float(b) - float(a)
-                cells[3] = ("+" if diff > 0 else "") + _fmt(diff) if np.isfinite(diff) else "–"
+                cells[3] = ("+" if diff > 0 else "") + fmt(diff) if np.isfinite(diff) else "–"
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if j:

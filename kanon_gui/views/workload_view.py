@@ -270,6 +270,8 @@ class WorkloadPanel(QWidget):
         hh.setStretchLastSection(False)
         for col, width in enumerate((48, 520, 100, 100, 150, 70)):
             self.table.setColumnWidth(col, width)
+        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         lay.addWidget(self.table, 1)
         return box
 

@@ -32,7 +32,10 @@ from kanon_engine.workload import (
 from kanon_engine.workload.exact import exact_answers
 from tests.conftest import ADULT_QI
 
-PAPER_QUERIES = "SELECT AVG(Age) FROM Patients WHERE Sex = 'Male'\nSELECT COUNT(*) FROM Patients WHERE Sex = 'Male' AND Age <= 36\n"
+PAPER_QUERIES = (
+    "SELECT AVG(Age) FROM Patients WHERE Sex = 'Male'\n"
+    "SELECT COUNT(*) FROM Patients WHERE Sex = 'Male' AND Age <= 36\n"
+)
 
 
 # --- the paper's Patients example (section 2.4, Table 4) -------------------------------------------------
@@ -301,7 +304,8 @@ def test_errors_relative_absolute_and_weighted():
     release = frame.copy()
     release["age"] = "[30-33]"
     w = parse_workload(
-        "COUNT(*) WHERE age <= 30 WEIGHT 3\nCOUNT(*) WHERE age > 40\nCOUNT(*) WHERE sex = 'F'\nAVG(age) WHERE age > 40"
+        "COUNT(*) WHERE age <= 30 WEIGHT 3\nCOUNT(*) WHERE age > 40\n"
+        "COUNT(*) WHERE sex = 'F'\nAVG(age) WHERE age > 40"
     )
     ev = evaluate_release(w, table, release, config)
     q1, q2, q3, q4 = ev.queries
@@ -335,7 +339,7 @@ def test_generated_workload_is_seeded_and_selective(adult_frame, adult_hierarchi
     assert 0.03 < float(np.median(shares)) < 0.3  # about the selectivity asked (attributes correlate)
 
 
-# --- workload-aware Mondrian ---------------------------------------------------------------------------------
+# --- workload-aware Mondrian -----------------------------------------------------------------------
 @pytest.mark.parametrize("k", [5, 10])
 def test_workload_aware_mondrian_answers_its_workload_better(adult_frame, adult_hierarchies, k):
     table = Table.from_frame(adult_frame)
@@ -365,7 +369,7 @@ def test_workload_aware_needs_a_workload(patients):
         )
 
 
-# --- CLI ------------------------------------------------------------------------------------------------------
+# --- CLI ------------------------------------------------------------------------------------------
 def test_cli_workload_and_anonymize_report(tmp_path, seed_dir, capsys):
     data = seed_dir / "mondrian_patients.csv"
     wfile = tmp_path / "w.txt"
