@@ -343,10 +343,15 @@ def build_report(
         },
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
-        "workload": workload.to_dict() if workload is not None else None,
+        "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
     }
     report["summary"] = plain_summary(report)
     return report
+
+
+def _workload_dict(workload: Any | None) -> dict[str, Any] | None:
+    """The workload figures of the run (a WorkloadEvaluation) as report data."""
+    return workload.to_dict() if workload is not None else None
 
 
 def _num(v: Any) -> float | None:

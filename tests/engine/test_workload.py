@@ -441,3 +441,22 @@ def test_cli_workload_and_anonymize_report(tmp_path, seed_dir, capsys):
 def test_parse_query_alone():
     q = parse_query("MIN(age) WHERE sex = 'F'")
     assert q.aggregate == "MIN" and q.column == "age" and q.line == 0
+
+
+def test_report_section_names_and_values_on_the_patients_example(patients):
+    """The report's figures carry their names and hand-computed values (section 2.4's example: the
+    mean answers the AVG exactly, the COUNT predicate matches one class)."""
+    from kanon_engine.report import _e, _table
+    from kanon_engine.workload.report_section import html_section, summary_rows
+
+    table, config = patients
+    ev = evaluate_release(
+        parse_workload(PAPER_QUERIES, "paper.txt"), table, _multidimensional(table.frame["Disease"]), config
+    )
+    rows = dict(summary_rows(ev.to_dict()))
+    assert rows["Mean relative error (weighted)"] == "0.0 %"
+    assert rows["Median relative error (weighted)"] == "0.0 %"
+    assert rows["Queries the release answers without spreading (predicate matches the groups)"] == "100.0 %"
+    html = "\n".join(html_section(ev.to_dict(), _table, _e))
+    assert "<h2>Fitness for the intended analyses</h2>" in html and "the workload file paper.txt" in html
+    assert "AVG(Age) WHERE Sex = &#x27;Male&#x27;" in html and "36.50" in html
