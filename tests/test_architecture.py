@@ -290,7 +290,6 @@ def test_cycle_finder_sees_cycles_through_function_level_imports(
 
 def test_no_import_cycles_in_the_product() -> None:
     found = cycles(module_graph([ENGINE, GUI]))
-    known = [["kanon_engine.cli", "kanon_engine.risk_cli"]]  # goes with the CLI package (issue 11)
-    assert [c for c in found if c not in known] == [], (
-        "import cycles (function-level imports included):\n" + "\n".join(" <-> ".join(c) for c in found)
+    assert found == [], "import cycles (function-level imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in found
     )

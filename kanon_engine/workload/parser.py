@@ -340,6 +340,11 @@ def parse_workload(text: str, source: str = "workload") -> Workload:
 
 def read_workload(path: str | Path) -> Workload:
     """Read a workload file (UTF-8, or cp1252 as Windows editors save it)."""
+    return parse_workload(read_workload_text(path), Path(path).name)
+
+
+def read_workload_text(path: str | Path) -> str:
+    """The text of a workload file as written (UTF-8, or cp1252 as Windows editors save it)."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -350,7 +355,6 @@ def read_workload(path: str | Path) -> Workload:
             f"The workload file {path} cannot be read: {exc.strerror or exc}.", where=str(path)
         ) from None
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        text = raw.decode("cp1252", errors="replace")
-    return parse_workload(text, path.name)
+        return raw.decode("cp1252", errors="replace")

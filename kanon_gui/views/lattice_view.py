@@ -53,6 +53,7 @@ from kanon_engine.lattice import (
 )
 from kanon_engine.metrics.loss import METRICS
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis
 
 #: Status -> colour (colour-blind-safe ColorBrewer RdYlGn/PuOr picks, grey for "nothing known").
@@ -285,6 +286,10 @@ class LatticeView(QWidget):
         self.side_panel = scroll
 
     # --- data --------------------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the lattice of ``run``'s result."""
+        self.set_result(run.result if run is not None else None)
+
     def set_result(self, result: AnonymizationResult | None) -> None:
         """Show the lattice of ``result`` (a plain message for Mondrian or no result).
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 from kanon_engine.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis, log_labels
 
 #: Records drawn at most (a uniform sample beyond; the data itself is never reduced).
@@ -216,6 +217,10 @@ class PartitionView(QWidget):
         self.points_check.toggled.connect(self._toggle_points)
 
     # --- data --------------------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): ``run``'s classes on two axes."""
+        self.set_result(*((run.result, run.table) if run is not None else (None, None)))
+
     def set_result(self, result: AnonymizationResult | None, table: Table | None) -> None:
         """Show ``result`` over ``table`` (the input the result was computed from)."""
         self.result, self.table = result, table

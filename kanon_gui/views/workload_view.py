@@ -45,6 +45,7 @@ from kanon_engine.fileio import atomic_write_text
 from kanon_engine.workload import WorkloadError, generate_workload, parse_workload, read_workload
 from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY
+from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
 from kanon_gui.state import AppState, Run
 
@@ -363,11 +364,7 @@ class WorkloadPanel(QWidget):
             if "line" not in exc.where:
                 self._set_status(str(exc), ok=False)
                 return
-        raw = Path(path).read_bytes()
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = raw.decode("cp1252", errors="replace")
+        text = read_workload_text(path)
         self._file = str(path)
         self.editor.setPlainText(text)
         self.check_text()

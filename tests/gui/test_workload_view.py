@@ -15,6 +15,7 @@ def _run(window, qtbot, wait_idle, n: int) -> None:
     window.run()
     qtbot.waitUntil(lambda: len(window.state.runs) == n, timeout=60_000)
     wait_idle(window)
+    window.tabs.setCurrentWidget(window.workload_panel)  # run views are brought up to date when shown
 
 
 def test_workload_tab_checks_uses_and_measures(window, qtbot, wait_idle, sample_dir: Path, tmp_path: Path):
