@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.workload.report_section import percent
+from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
 
@@ -140,13 +141,7 @@ class RunsModel(QAbstractTableModel):
         orientation: Qt.Orientation,  # noqa: N802
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][1]
-        return None
+        return column_header(COLUMNS, section, orientation, role)
 
 
 #: Rows of the side-by-side metrics table: (label, getter, lower is better?).

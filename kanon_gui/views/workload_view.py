@@ -47,6 +47,7 @@ from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY
 from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
+from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 
 Index = QModelIndex | QPersistentModelIndex
@@ -122,13 +123,7 @@ class WorkloadQueriesModel(QAbstractTableModel):
         orientation: Qt.Orientation,  # noqa: N802
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][1]
-        return None
+        return column_header(COLUMNS, section, orientation, role)
 
 
 def summary_text(workload: dict[str, Any] | None) -> str:

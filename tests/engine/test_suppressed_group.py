@@ -27,9 +27,7 @@ def _problem():
             "s": ["a", "b", "c", "d", "e", "a", "b", "c", "d", "e"],
         }
     )
-    h = Hierarchy.from_rows("x", [["A", "AB"], ["B", "AB"], ["C", "C"]]).with_rows(
-        [["A", "AB", "*"], ["B", "AB", "*"], ["C", "C", "*"]]
-    )
+    h = Hierarchy.from_rows("x", [["A", "AB", "*"], ["B", "AB", "*"], ["C", "C", "*"]])
     return Table.from_frame(frame), h
 
 
