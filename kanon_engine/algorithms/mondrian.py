@@ -563,7 +563,7 @@ def partition(
     With a ``guide`` (workload-aware Mondrian, strict only) dimensions and cut values follow the
     workload's boundaries (:mod:`kanon_engine.algorithms.mondrian_workload`).
     """
-    d, n = keys.shape
+    n = keys.shape[1]
     n_keys = max(ax.n_keys for ax in axes)
     ka = keys.astype(_key_dtype(n_keys), copy=False)  # never written: each level makes a new array
     rows = np.arange(n, dtype=np.int64)
@@ -587,51 +587,12 @@ def partition(
         lo = np.minimum.reduceat(ka, starts, axis=1).astype(np.int64)
         hi = np.maximum.reduceat(ka, starts, axis=1).astype(np.int64)
         width = np.stack([ax.width(lo[q], hi[q]) for q, ax in enumerate(axes)])
-        if guide is None:
-            order = np.argsort(-width, axis=0, kind="stable")
-        else:  # most workload boundaries inside first, then the widest
-            score = guide.scores(lo, hi)
-            order = np.lexsort((np.broadcast_to(np.arange(d)[:, None], width.shape), -width, -score), axis=0)
+        order = _dimension_order(width, lo, hi, guide)
         pid = np.repeat(np.arange(n_parts, dtype=np.int64), sizes)
-        cut = np.zeros(n_parts, dtype=bool)
-        n_left = np.zeros(n_parts, dtype=np.int64)
-        right = np.zeros(len(rows), dtype=bool)
-        is_open = sizes >= 2 * checker.min_size
-        cols = np.arange(n_parts)
-        # relaxed: first every attribute that still spreads, categorical ones cut along subtrees only; a
-        # last attempt divides the median block of the widest attribute (the paper's relaxed cut)
-        attempts = [(a, False) for a in range(d)] + ([] if strict else [(0, True)])
-        for a, last_resort in attempts:
-            dim = order[a]
-            if strict:
-                is_open &= width[dim, cols] > 0
-            active = is_open if strict or last_resort else is_open & (width[dim, cols] > 0)
-            if not active.any():
-                if strict:
-                    break
-                continue
-            cand = _Level(ka, pid, sizes, active, dim, n_keys)
-            if last_resort:
-                left, side = cand.relaxed()
-            elif not strict:
-                left, side = cand.relaxed_on_trees(axes, lo, hi, checker.min_size)
-            elif guide is not None:
-                left, side = guide.cut(cand, lo, hi, checker.min_size)
-            else:
-                left, side = cand.strict(axes, lo, hi)
-            ok = np.minimum(left, cand.size - left) >= checker.min_size
-            if not checker.simple and ok.any():
-                sel = ok[cand.lp]
-                group = 2 * cand.lp[sel] + side[sel]
-                passes = checker.passes(rows[cand.pos[sel]], group, 2 * len(cand.cidx))
-                ok &= passes[0::2] & passes[1::2]
-            checked += len(cand.cidx)
-            won = cand.cidx[ok]
-            cut[won] = True
-            n_left[won] = left[ok]
-            sel = ok[cand.lp]
-            right[cand.pos[sel]] = side[sel]
-            is_open[won] = False
+        cut, n_left, right, tried = _cut_level(
+            _LevelState(ka, rows, pid, sizes, lo, hi, width, n_keys), order, axes, strict, checker, guide
+        )
+        checked += tried
         # partitions without an allowable cut are final
         keep = cut[pid]
         if not cut.all():
@@ -646,6 +607,113 @@ def partition(
         splits += int(cut.sum())
         rows, ka, sizes = _regroup(rows, ka, pid, keep, right, cut, sizes, n_left)
         level += 1
+    return _partitioning(n, done_rows, done_lo, done_hi, done_sizes, splits, checked)
+
+
+def _dimension_order(
+    width: np.ndarray, lo: np.ndarray, hi: np.ndarray, guide: WorkloadGuide | None
+) -> np.ndarray:
+    """(attempt, partition) -> attribute: the widest normalized range first (ties: the first listed);
+    with a workload guide, the most workload boundaries inside the partition first."""
+    if guide is None:
+        return np.argsort(-width, axis=0, kind="stable")
+    score = guide.scores(lo, hi)
+    first = np.broadcast_to(np.arange(width.shape[0])[:, None], width.shape)
+    return np.lexsort((first, -width, -score), axis=0)
+
+
+@dataclass(frozen=True, eq=False)
+class _LevelState:
+    """The open partitions of one recursion level: keys, records, partition of each record, sizes,
+    key ranges and normalized widths per attribute."""
+
+    ka: np.ndarray
+    rows: np.ndarray
+    pid: np.ndarray
+    sizes: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    width: np.ndarray
+    n_keys: int
+
+
+def _cut_level(
+    st: _LevelState,
+    order: np.ndarray,
+    axes: list[_Axis],
+    strict: bool,
+    checker: _CutChecker,
+    guide: WorkloadGuide | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Try the attributes in ``order`` for every open partition; which partitions were cut, their left
+    sizes, the right-side mask of the records, and the number of candidate cuts checked.
+
+    Relaxed: first every attribute that still spreads, categorical ones cut along subtrees only; a last
+    attempt divides the median block of the widest attribute (the paper's relaxed cut)."""
+    n_parts = len(st.sizes)
+    cut = np.zeros(n_parts, dtype=bool)
+    n_left = np.zeros(n_parts, dtype=np.int64)
+    right = np.zeros(len(st.rows), dtype=bool)
+    is_open = st.sizes >= 2 * checker.min_size
+    cols = np.arange(n_parts)
+    checked = 0
+    attempts = [(a, False) for a in range(len(axes))] + ([] if strict else [(0, True)])
+    for a, last_resort in attempts:
+        dim = order[a]
+        if strict:
+            is_open &= st.width[dim, cols] > 0
+        active = is_open if strict or last_resort else is_open & (st.width[dim, cols] > 0)
+        if not active.any():
+            if strict:
+                break
+            continue
+        cand = _Level(st.ka, st.pid, st.sizes, active, dim, st.n_keys)
+        left, side = _propose(cand, axes, st, strict, last_resort, guide, checker.min_size)
+        ok = np.minimum(left, cand.size - left) >= checker.min_size
+        if not checker.simple and ok.any():
+            sel = ok[cand.lp]
+            group = 2 * cand.lp[sel] + side[sel]
+            passes = checker.passes(st.rows[cand.pos[sel]], group, 2 * len(cand.cidx))
+            ok &= passes[0::2] & passes[1::2]
+        checked += len(cand.cidx)
+        won = cand.cidx[ok]
+        cut[won] = True
+        n_left[won] = left[ok]
+        sel = ok[cand.lp]
+        right[cand.pos[sel]] = side[sel]
+        is_open[won] = False
+    return cut, n_left, right, checked
+
+
+def _propose(
+    cand: _Level,
+    axes: list[_Axis],
+    st: _LevelState,
+    strict: bool,
+    last_resort: bool,
+    guide: WorkloadGuide | None,
+    min_size: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cut of one attempt: left sizes and the records' right-side mask."""
+    if last_resort:
+        return cand.relaxed()
+    if not strict:
+        return cand.relaxed_on_trees(axes, st.lo, st.hi, min_size)
+    if guide is not None:
+        return guide.cut(cand, st.lo, st.hi, min_size)
+    return cand.strict(axes, st.lo, st.hi)
+
+
+def _partitioning(
+    n: int,
+    done_rows: list[np.ndarray],
+    done_lo: list[np.ndarray],
+    done_hi: list[np.ndarray],
+    done_sizes: list[np.ndarray],
+    splits: int,
+    checked: int,
+) -> Partitioning:
+    """The final partitions, gathered level by level, as one :class:`Partitioning`."""
     all_rows = np.concatenate(done_rows)
     part_sizes = np.concatenate(done_sizes)
     part_starts = np.cumsum(part_sizes) - part_sizes

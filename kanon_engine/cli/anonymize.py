@@ -12,17 +12,12 @@ from typing import Any
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.cli.common import (
-    EXIT_OK,
     add_output_flags,
     check_outputs,
-    print_keys,
+    finish_run,
     progress_printer,
-    run_summary,
     save_project,
     warn,
-    write_json,
-    write_release,
-    write_run_reports,
 )
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.cli.workload_flags import add_generator_flags, measured
@@ -60,12 +55,7 @@ def run(args: argparse.Namespace) -> int:
     warn([i.message for i in require_valid(project, table)])
     save_project(args, project)  # the project as this run understood it, even if no release comes of it
     result = measured(args, table, run_project(project, table, verbose=args.verbose))
-    written = write_release(args, table, result)
-    summary = run_summary(args, table, result)
-    write_json(args.report, summary)
-    write_run_reports(args, table, project, result, written)
-    print_keys(summary, PRINTED)
-    return EXIT_OK
+    return finish_run(args, table, project, result, PRINTED)
 
 
 def run_project(project: Project, table: Table, verbose: bool = False) -> AnonymizationResult:

@@ -13,16 +13,11 @@ from typing import Any
 
 from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.cli.common import (
-    EXIT_OK,
     add_output_flags,
     check_outputs,
+    finish_run,
     pairs,
-    print_keys,
-    run_summary,
     save_project,
-    write_json,
-    write_release,
-    write_run_reports,
 )
 from kanon_engine.cli.flags import add_project_flags, given, project_and_table
 from kanon_engine.privacy.models import KAnonymity
@@ -54,12 +49,7 @@ def run(args: argparse.Namespace) -> int:
     result = apply_transformation(
         table, config, levels, suppression_limit=limit, metric=metric, enforce=enforce
     )
-    written = write_release(args, table, result)
-    summary = run_summary(args, table, result)
-    write_json(args.report, summary)
-    write_run_reports(args, table, project, result, written)
-    print_keys(summary, PRINTED)
-    return EXIT_OK
+    return finish_run(args, table, project, result, PRINTED)
 
 
 def _setting(values: dict[str, Any], params: dict[str, Any], name: str, default: Any) -> Any:

@@ -176,6 +176,23 @@ def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationRes
     return summary
 
 
+def finish_run(
+    args: argparse.Namespace,
+    table: Table,
+    project: Project,
+    result: AnonymizationResult,
+    printed: Sequence[str],
+) -> int:
+    """Write what a run was asked to write (release, JSON report, HTML/PDF reports) and print the keys
+    of its summary that the command prints."""
+    written = write_release(args, table, result)
+    summary = run_summary(args, table, result)
+    write_json(args.report, summary)
+    write_run_reports(args, table, project, result, written)
+    print_keys(summary, printed)
+    return EXIT_OK
+
+
 def notes_on_stderr() -> Callable[[], None]:
     """Show the engine's file notes (stale temporary files removed) as ``note:`` lines on stderr while
     a command runs; returns the function that stops it."""

@@ -164,6 +164,13 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             if algorithm_choice
             else ()
         ),
+        *_output_flags(),
+    )
+
+
+def _output_flags() -> tuple[ProjectFlag, ...]:
+    """The flags of the output options and of the workload (fields ``output.*``, ``workload.file``)."""
+    return (
         ProjectFlag(
             "--drop-suppressed",
             "output.drop_suppressed",

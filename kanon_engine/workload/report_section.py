@@ -11,6 +11,7 @@ from typing import Any
 
 #: Queries listed one by one in the HTML/PDF report (all of them are in the JSON report).
 LISTED = 25
+QUERY_HEADER = ["Query", "True answer", "Estimate from the release", "Error", "Matches"]
 
 
 def percent(x: float | None) -> str:
@@ -73,32 +74,29 @@ def query_rows(w: Mapping[str, Any], limit: int = LISTED) -> list[list[str]]:
     ]
 
 
-def html_section(w: Mapping[str, Any] | None, table, escape) -> list[str]:
-    """The section's HTML pieces; ``table`` and ``escape`` are the report's table and escape helpers."""
+def section(w: Mapping[str, Any] | None, table) -> dict[str, Any] | None:
+    """What the report's template shows in this section (None without workload figures); ``table`` is
+    the report's table builder (rows, header, numeric columns)."""
     if not w:
-        return []
+        return None
     source = w["source"]
-    where = (
-        f"generated workload ({source.removeprefix('generated: ')})"
-        if source.startswith("generated")
-        else f"the workload file {source}"
-    )
-    h = [
-        "<h2>Fitness for the intended analyses</h2>",
-        f"<p>How well the release answers {escape(where)}: each query's true answer on the original data "
+    if source.startswith("generated"):
+        where = f"a generated workload ({source.removeprefix('generated: ')})"
+    else:
+        where = f"the workload file {source}"
+    more = None
+    if len(w["queries"]) > LISTED:
+        more = f"The first {LISTED} of {len(w['queries']):,} queries; the JSON report lists all."
+    return {
+        "intro": f"How well the release answers {where}: each query's true answer on the original data "
         "beside the answer an analyst estimates from the release. The relative error is the difference "
-        "divided by the true answer; 0 % means the release gives the true answer.</p>",
-        table(summary_rows(w), ["Figure", "Value"], (1,)),
-        table(
+        "divided by the true answer; 0 % means the release gives the true answer.",
+        "figures": table(summary_rows(w), ["Figure", "Value"], (1,)),
+        "queries": table(
             query_rows(w),
             ["Query", "True answer", "Estimate from the release", "Error", "Matches"],
             (1, 2, 3),
         ),
-    ]
-    if len(w["queries"]) > LISTED:
-        h.append(
-            f'<p class="small">The first {LISTED} of {len(w["queries"]):,} queries; '
-            "the JSON report lists all.</p>"
-        )
-    h.append(f'<p class="small">{escape(w["estimator"])}</p>')
-    return h
+        "more": more,
+        "estimator": w["estimator"],
+    }
