@@ -408,12 +408,19 @@ class AppState(QObject):
         self._apply({"algorithm": name, "algorithm_params": params})
 
     def set_output(
-        self, drop_suppressed: bool | None = None, shuffle_seed: int | None | str = "keep"
+        self,
+        drop_suppressed: bool | None = None,
+        shuffle_seed: int | None | str = "keep",
+        protect_suppressed_group: bool | None = None,
     ) -> None:
-        """Output options of the release (drop suppressed rows, shuffle seed)."""
+        """Output options of the release (drop suppressed rows, shuffle seed, the group of kept
+        suppressed records of at least k)."""
         changes: dict[str, Any] = {}
         if drop_suppressed is not None and drop_suppressed != self._project.drop_suppressed:
             changes["drop_suppressed"] = bool(drop_suppressed)
+        protect = protect_suppressed_group
+        if protect is not None and protect != self._project.protect_suppressed_group:
+            changes["protect_suppressed_group"] = bool(protect)
         if shuffle_seed != "keep" and shuffle_seed != self._project.shuffle_seed:
             changes["shuffle_seed"] = shuffle_seed
         if changes:

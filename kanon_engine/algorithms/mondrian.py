@@ -926,8 +926,9 @@ class Mondrian(_Mondrian):
         "released as ranges such as [35-38] or as the smallest hierarchy group covering it. Records "
         "with the same values always land in the same group. Fast on large tables, much less "
         "generalization than full-domain methods, never suppresses; groups are not aligned across the "
-        "table (age 35 may be [35-36] in one group and [33-37] in another). With workload_aware it "
-        "cuts where the workload's queries draw their boundaries, so those queries are answered better."
+        "table (age 35 may be [35-36] in one group and [33-37] in another). Cutting along the workload, "
+        "it cuts where the workload's queries draw their boundaries, so those queries are answered "
+        "better."
     )
     params = (METRIC, SUMMARY, WORKLOAD_AWARE)
     strict = True

@@ -97,3 +97,13 @@ def test_mondrian_offers_the_workload_tick_box(window, wait_idle):
     form.fields["workload_aware"].setChecked(True)
     blocker = window.state.run_blocker()
     assert blocker is not None and "needs a workload" in blocker
+
+
+def test_release_box_turns_the_suppressed_group_rule_off(window, wait_idle):
+    window.open_sample()
+    wait_idle(window)
+    box = window.algorithm_panel.protect
+    assert box.isChecked() and window.state.project.protect_suppressed_group
+    box.setChecked(False)
+    assert window.state.project.protect_suppressed_group is False
+    assert window.state.config().suppressed_group_k == 0
