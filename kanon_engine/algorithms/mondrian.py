@@ -83,6 +83,7 @@ from kanon_engine.frequency import (
     sensitive_combos,
 )
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
@@ -789,7 +790,7 @@ class _Mondrian(Algorithm):
     params = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
-    def __init__(self, *, metric: str = "dm", summary: str = "range") -> None:
+    def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
         self.metric = metric
         self.summary = summary
 
@@ -933,7 +934,9 @@ class Mondrian(_Mondrian):
     params = (METRIC, SUMMARY, WORKLOAD_AWARE)
     strict = True
 
-    def __init__(self, *, metric: str = "dm", summary: str = "range", workload_aware: bool = False) -> None:
+    def __init__(
+        self, *, metric: str = DEFAULT_METRIC, summary: str = "range", workload_aware: bool = False
+    ) -> None:
         super().__init__(metric=metric, summary=summary)
         self.workload_aware = workload_aware
 

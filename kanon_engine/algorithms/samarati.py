@@ -12,6 +12,7 @@ from kanon_engine.algorithms.datafly import greedy_climb
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import ParamSpec
+from kanon_engine.metrics.loss import DEFAULT_METRIC
 
 BOUNDED = ParamSpec(
     "bounded",
@@ -52,7 +53,7 @@ class Samarati(LatticeSearchAlgorithm):
     max_nodes = 2_000_000
 
     def __init__(
-        self, *, suppression_limit: float | None = None, metric: str = "dm", bounded: bool = True
+        self, *, suppression_limit: float | None = None, metric: str = DEFAULT_METRIC, bounded: bool = True
     ) -> None:
         super().__init__(suppression_limit=suppression_limit, metric=metric)
         self.bounded = bounded

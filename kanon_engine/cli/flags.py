@@ -42,6 +42,10 @@ from kanon_engine.validation import model_values_of, models_from_values
 from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
+#: The environment variable holding a protected project's password for the command line.
+PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
+
+
 NONE_WORDS = ("none", "off")
 
 
@@ -73,13 +77,16 @@ class ProjectFlag:
 
 def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
     option = "--" + spec.name.replace("_", "-")
-    words = f"{spec.help} ({_values_text(spec)})"
+    # argparse formats help with %: a literal percent sign (a share written "5 %") is doubled
+    words = f"{spec.help} ({_values_text(spec)})".replace("%", "%%")
     off = "--no-" + option[2:] if spec.kind == "bool" else None
     return ProjectFlag(option, f"{group}.{spec.name}", words, spec, off, _metavar(spec))
 
 
 def _values_text(spec: ParamSpec) -> str:
-    if spec.kind == "choice":
+    if spec.percent:
+        text = "a share from 0 to 1, or a percentage such as 5%"
+    elif spec.kind == "choice":
         text = "one of " + ", ".join(spec.choices)
     elif spec.kind == "bool":
         text = "yes or no"
@@ -383,7 +390,10 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     ``args.flags`` is the subcommand's table (set by its ``register``). The table is INPUT, read with
     ``--delimiter``; without INPUT, the project's data file, read with the project's options
     (``--delimiter`` overriding its delimiter)."""
-    project = Project.load(Path(args.project)) if getattr(args, "project", None) else Project()
+    # a password-protected project opens with the password in KANON_PROJECT_PASSWORD (never a flag:
+    # command lines are visible to other users and kept in shell histories)
+    password = os.environ.get(PASSWORD_VARIABLE) or None
+    project = Project.load(Path(args.project), password) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
     table, project = _load_table(project, values)
     project = apply_flags(project, values, quiet=not any(f.option == "--algorithm" for f in args.flags))

@@ -29,6 +29,7 @@ from kanon_engine.data.sniff import (
     better_delimiter,
     decoded_sample,
     describe_delimiter,
+    describe_encoding,
     detect_encoding,
     normalize_encoding,
     sniff_text,
@@ -209,9 +210,13 @@ def _to_utf8(data: bytes, encoding: str, name: str, complete: bool, validated: b
 
 def _decode_error(data: bytes, err: UnicodeDecodeError, encoding: str, name: str) -> DataError:
     line = data.count(b"\n", 0, err.start) + 1
-    other = "cp1252 (Windows) or latin-1" if encoding.startswith("utf") else "utf-8"
+    other = (
+        f"{describe_encoding('cp1252')} or {describe_encoding('latin-1')}"
+        if encoding.startswith("utf")
+        else describe_encoding("utf-8")
+    )
     return DataError(
-        f"Line {line} of {name} cannot be read as {encoding} text.",
+        f"Line {line} of {name} cannot be read as {describe_encoding(encoding)} text.",
         hint=f"Choose the file's encoding (often {other}), or leave it empty to detect it.",
         where=f"{name}, line {line}",
     )

@@ -35,11 +35,13 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data import list_sheets, preview_table
+from kanon_engine.data.sniff import describe_encoding
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
-from kanon_engine.data.types import guess_date_format
+from kanon_engine.data.types import describe_date_format, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
+from kanon_gui.views.data_view import fit_headers
 
 DELIMITERS = (
     ("Detect", None),
@@ -50,13 +52,8 @@ DELIMITERS = (
     ("Space", " "),
     ("Colon :", ":"),
 )
-ENCODINGS = (
-    ("Detect", None),
-    ("UTF-8", "utf-8"),
-    ("UTF-8 with BOM", "utf-8-sig"),
-    ("UTF-16", "utf-16"),
-    ("Windows-1252", "cp1252"),
-    ("Latin-1 (ISO-8859-1)", "latin-1"),
+ENCODINGS = (("Detect", None),) + tuple(
+    (describe_encoding(code), code) for code in ("utf-8", "utf-8-sig", "utf-16", "cp1252", "latin-1")
 )
 QUOTES = (('Double quote "', '"'), ("Single quote '", "'"))
 KINDS = (ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.DATE, ColumnKind.CATEGORICAL)
@@ -100,7 +97,7 @@ class ImportDialog(QDialog):
         self.setObjectName("ImportDialog")
         self.path = Path(path)
         self.setWindowTitle(f"Open {self.path.name}")
-        self.resize(960, 680)
+        self._fit_to_screen()
         self.preview: Table | None = None
         self.error: str = ""
         self._shares: dict[str, dict[ColumnKind, tuple[float, str | None]]] = {}
@@ -197,8 +194,16 @@ class ImportDialog(QDialog):
         for i, w in enumerate((160, 150, 150)):
             self.types.setColumnWidth(i, w)
         split.addWidget(self._boxed("Column types (change a type if the detection is wrong)", self.types))
-        split.setSizes([380, 220])
+        split.setSizes([300, 340])  # the column types get room for about ten rows
         return split
+
+    def _fit_to_screen(self) -> None:
+        """As large as the preview and the column types need, within the screen."""
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        width, height = 1100, 820
+        if screen is not None:
+            width, height = min(width, int(screen.width() * 0.9)), min(height, int(screen.height() * 0.9))
+        self.resize(width, height)
 
     @staticmethod
     def _boxed(title: str, widget: QWidget) -> QWidget:
@@ -275,13 +280,17 @@ class ImportDialog(QDialog):
         self.message.hide()
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
         self.model.set_frame(table.frame, {c: t.kind for c, t in table.column_types.items()})
+        fit_headers(self.grid)
         o = table.options
         if self.kind == "text":
             from kanon_engine.data.sniff import describe_delimiter
 
             self.detected.setText(
-                f"Read as: delimiter {describe_delimiter(o.delimiter or ',')}, encoding "
-                f"{o.encoding}, {len(table.columns)} columns."
+                "Read as: delimiter {delimiter}, encoding {encoding}, {columns} columns.".format(
+                    delimiter=describe_delimiter(o.delimiter or ","),
+                    encoding=describe_encoding(o.encoding),
+                    columns=len(table.columns),
+                )
             )
         else:
             self.detected.setText(f"{len(table.columns)} columns.")
@@ -320,6 +329,9 @@ class ImportDialog(QDialog):
             examples = ", ".join(str(v) for v in pd.unique(table.frame[col].dropna())[:4])
             self.types.setItem(r, 3, QTableWidgetItem(examples))
             self._show_share(col, r)
+        self.types.resizeColumnToContents(0)  # column names whole
+        self.types.setColumnWidth(1, 220)  # "text / category (detected)" whole
+        self.types.resizeColumnToContents(2)
 
     def _kind_picked(self, column: str, row: int, index: int) -> None:
         self._kinds[column] = KINDS[index]
@@ -328,7 +340,7 @@ class ImportDialog(QDialog):
     def _show_share(self, column: str, row: int) -> None:
         kind = self._kinds[column]
         share, fmt = self._shares[column][kind]
-        text = f"{share:.0%}" + (f" (format {fmt})" if fmt else "")
+        text = f"{share:.0%}" + (f" (dates as {describe_date_format(fmt)})" if fmt else "")
         item = self.types.item(row, 2)
         item.setText(text)
         item.setForeground(Qt.GlobalColor.darkGreen if share >= 0.95 else Qt.GlobalColor.red)

@@ -263,7 +263,8 @@ class AlgorithmPanel(QWidget):
             return
         name = self.current_algorithm()
         keep = self.params_form.values() if self.params_form is not None else {}
-        self._build_params_form(name, keep)
+        # every value the user set, by parameter name: shared parameters survive the switch
+        self._build_params_form(name, {**self.state.algorithm_values(), **keep})
         self.state.set_algorithm(name, self.params_form.values())
 
     def select_algorithm(self, name: str) -> None:

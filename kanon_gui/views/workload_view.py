@@ -49,6 +49,7 @@ from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
+from kanon_gui.views.results_view import stale_banner
 
 Index = QModelIndex | QPersistentModelIndex
 WORKLOAD_FILTER = "Workload files (*.txt *.sql *.workload);;All files (*)"
@@ -247,6 +248,8 @@ class WorkloadPanel(QWidget):
     def _results_box(self) -> QGroupBox:
         box = QGroupBox("Fitness of the current run for these analyses")
         lay = QVBoxLayout(box)
+        self.stale_banner = stale_banner()
+        lay.addWidget(self.stale_banner)
         self.summary = QLabel()
         self.summary.setObjectName("WorkloadSummary")
         self.summary.setWordWrap(True)
@@ -392,9 +395,14 @@ class WorkloadPanel(QWidget):
         self.check_text()
 
     # --- the run -------------------------------------------------------------------------------------------
+    def set_stale(self, stale: bool) -> None:
+        """Mark the run shown as out of date (its settings are not the project's any more)."""
+        self.stale_banner.setVisible(stale and self.run is not None)
+
     def show_run(self, run: Run | None) -> None:
         """Show a run's workload figures (the view contract of the analysis views)."""
         self.run = run
+        self.stale_banner.hide()
         if run is None:
             self.summary.setText("No run yet: press Run (Ctrl+R); its answers to the workload appear here.")
             self.model.set_queries([])

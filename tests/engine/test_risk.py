@@ -40,7 +40,7 @@ def adult(adult_dir: Path) -> Run:
     table = read_table(adult_dir / "adult.csv")
     hs = {q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in QI}
     config = AnonymizationConfig(tuple(QI), hs, build_models(5), sensitive=("occupation",))
-    result = get_algorithm("optimal", suppression_limit=0.05).run(table, config)
+    result = get_algorithm("optimal", suppression_limit=0.05, metric="dm").run(table, config)
     return Run(table, config, result)
 
 
