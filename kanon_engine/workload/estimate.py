@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from kanon_engine.checks import release_classes
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.workload.constraints import ColumnSpec, Constraint, compile_query, parse_values
 from kanon_engine.workload.query import Query, Workload
@@ -303,9 +304,7 @@ class ReleaseReader:
     @property
     def suppressed_rows(self) -> int:
         qi = [q for q in self.qi if q in self.release.columns]
-        if not qi:
-            return 0
-        return int((self.release[qi].astype(object) == ROOT).all(axis=1).sum())
+        return release_classes(self.release, qi).n_suppressed if qi else 0
 
     def estimate(self, query: Query) -> tuple[float, bool]:
         """The estimated answer of one query and whether the query matches the release."""

@@ -9,6 +9,7 @@ import pytest
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.full_domain import apply_transformation
+from kanon_engine.checks import check_table
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import InfeasibleError
@@ -50,6 +51,7 @@ def test_kept_suppressed_records_number_zero_or_at_least_k(name):
     sizes = release[release["x"] != "*"].groupby("x").size()
     assert sizes.min() >= 3 and sizes.sum() == 7
     assert sorted(sizes.tolist()) == [3, 4]  # the two records came from A, the largest group
+    assert check_table(release, ["x"], 3).k_anonymous  # the check counts the '*' rows as one group
     assert int(result.class_sizes.sum()) == 7
     # DM counts the released groups and |T| per suppressed record
     assert result.metrics["discernibility"] == 3 * 3 + 4 * 4 + 3 * 10
@@ -72,6 +74,7 @@ def test_option_off_and_drop_suppressed_make_it_moot():
         table, _config(h, protect_suppressed_group=False)
     )
     assert _stars(off.release) == off.suppressed == 1
+    assert not check_table(off.release, ["x"], 3).k_anonymous  # a group of 1 kept suppressed record
     dropped = get_algorithm("datafly", suppression_limit=0.3).run(table, _config(h, drop_suppressed=True))
     assert dropped.suppressed == 1 and len(dropped.release) == 9
 
