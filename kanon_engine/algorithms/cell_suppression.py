@@ -72,7 +72,9 @@ class CellSuppressionEvaluator(NodeEvaluator):
     """Checks nodes under the AG_CS model: outliers lose single cells, at most ``max_cells`` in all."""
 
     def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], max_cells: int) -> None:
-        super().__init__(enc, models, enc.n_rows)
+        # every record is kept (its outlying cells become '*'), so no record is suppressed and Datafly's
+        # step 4 (the group of suppressed records holds 0 or >= k) has nothing to act on: it is off here
+        super().__init__(enc, models, enc.n_rows, suppressed_group_k=0)
         self.max_cells = int(max_cells)
         self.max_suppressed = 0
         self.monotone = False  # a heuristic's cell count may rise under generalization

@@ -33,7 +33,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
@@ -97,7 +97,11 @@ class FullDomainAlgorithm(Algorithm):
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         metric = get_metric(self.parameters["metric"])
         if self.parameters["suppress"] != "cells":
-            return NodeEvaluator(enc, config.models, allowance), metric, allowance, "records"
+            group_k = config.suppressed_group_k  # Datafly's step 4 (:mod:`kanon_engine.suppressed_group`)
+            evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
+            return evaluator, metric, allowance, "records"
+        # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
+        # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
         limit = self.parameters["suppression_limit"]
         cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
         return CellSuppressionEvaluator(enc, config.models, cells), CellMetric(metric), cells, "cells"
@@ -250,7 +254,8 @@ def apply_transformation(
     if enforce and parameters["suppress"] == "cells":
         return _apply_with_cells(table, config, enc, vector, parameters, search, start)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
-    evaluator = NodeEvaluator(enc, config.models, allowance)
+    group_k = config.suppressed_group_k if enforce else 0
+    evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
     ev = evaluator.evaluate(vector)
     if not enforce:
         ev.passes = np.ones(ev.classes.n_classes, dtype=bool)
@@ -262,7 +267,7 @@ def apply_transformation(
             hint="Generalize more, or allow more suppression.",
             where="levels",
         )
-    ctx = MetricContext(enc, evaluator.k, allowance)
+    ctx = evaluator_context(evaluator)
     return full_domain_result(
         "apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )

@@ -6,12 +6,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.cell_suppression import CellMetric, CellSuppressionEvaluator, cell_budget
+from kanon_engine.checks import check_table
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import encode_table
@@ -111,3 +113,27 @@ def test_adult_cells_keep_more_detail_than_records(adult_frame, adult_hierarchie
     assert int(cells.metrics["suppressed_cells"]) == cells.recoding.suppressed_cells
     sizes = np.asarray(cells.class_sizes)
     assert sizes.min() >= 5
+
+
+@pytest.mark.parametrize("name", ["datafly", "samarati", "incognito", "optimal"])
+def test_step4_is_moot_under_cell_suppression(name):
+    """Datafly's step 4 (kept suppressed records form a group of 0 or >= k) acts on suppressed records;
+    AG_CS suppresses none, so the rule's setting changes nothing. The lone outlier C still cannot stand
+    alone as '*': the strict reading makes its '*' a value of its own, so two more cells go with it."""
+    from tests.engine.test_suppressed_group import _config as group_config
+    from tests.engine.test_suppressed_group import _problem
+
+    table, h = _problem()
+    runs = [
+        get_algorithm(name, suppression_limit=0.3, suppress="cells").run(table, group_config(h, **kw))
+        for kw in ({}, {"protect_suppressed_group": False}, {"drop_suppressed": True})
+    ]
+    for result in runs:
+        assert result.model == "AG_CS" and result.suppressed == 0 and len(result.release) == 10
+        assert check_table(result.release, ["x"], 3).k_anonymous
+    first = runs[0].release
+    for result in runs[1:]:
+        pd.testing.assert_frame_equal(result.release, first)
+        assert result.transformation == runs[0].transformation
+    assert runs[0].transformation == {"x": 0}
+    assert int((first["x"] == "*").sum()) == 3  # C and two records of the largest group, A
