@@ -202,18 +202,22 @@ LangString UnKeeps ${LANG_SPANISH} "kanon se quitará de este equipo. Sus proyec
   ${EndIf}
 !macroend
 
-; SetShellVarContext, and the default folder unless /D= chose one
+; SetShellVarContext, and the folder unless /D= chose one: where this mode's earlier installation is
+; (an upgrade replaces it in place), else the mode's default
 Function ApplyMode
   ${If} $Mode == "AllUsers"
     SetShellVarContext all
-    ${If} $DirGiven != 1
-      StrCpy $INSTDIR "$PROGRAMFILES64\${APP}"
-    ${EndIf}
+    StrCpy $1 "$PROGRAMFILES64\${APP}"
   ${Else}
     SetShellVarContext current
-    ${If} $DirGiven != 1
-      StrCpy $INSTDIR "$LOCALAPPDATA\Programs\${APP}"
+    StrCpy $1 "$LOCALAPPDATA\Programs\${APP}"
+  ${EndIf}
+  ${If} $DirGiven != 1
+    ReadRegStr $0 SHCTX "${UNINST_KEY}" "InstallLocation"
+    ${If} $0 != ""
+      StrCpy $1 $0
     ${EndIf}
+    StrCpy $INSTDIR $1
   ${EndIf}
 FunctionEnd
 
@@ -254,15 +258,19 @@ Function .onInit
   ${EndIf}
   !insertmacro READ_MODE_OPTIONS
   Call ApplyMode
-  ${If} $ModeGiven == 1
-  ${AndIf} $Mode == "AllUsers"
-    Call IsAdmin
-    Pop $0
-    ${If} $0 != 1
-      Call Elevate
-      StrCpy $Mode "CurrentUser" ; not elevated: the user may still install for themselves
-      StrCpy $ModeGiven 0
-      Call ApplyMode
+  ; all users asked for on the command line, or an all-users installation upgraded silently: that needs
+  ; administrator rights now (interactively, the second page asks)
+  ${If} $Mode == "AllUsers"
+    ${If} $ModeGiven == 1
+    ${OrIf} ${Silent}
+      Call IsAdmin
+      Pop $0
+      ${If} $0 != 1
+        Call Elevate
+        StrCpy $Mode "CurrentUser" ; not elevated: the user may still install for themselves
+        StrCpy $ModeGiven 0
+        Call ApplyMode
+      ${EndIf}
     ${EndIf}
   ${EndIf}
 FunctionEnd

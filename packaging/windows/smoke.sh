@@ -13,8 +13,9 @@
 #                      default dist/screenshots) and its log written to the user's AppData
 #  10. uninstall:      `Uninstall.exe /S` removes the program, entries and registry keys; the user's log
 #                      and a project in Documents stay, and nothing else is left in the prefix
-#  11. all users:      `setup.exe /S /ALLUSERS /NOSELFTEST` into Program Files with HKLM entries, then
-#                      uninstalled again
+#  11. all users:      `setup.exe /S /ALLUSERS /NOSELFTEST` into Program Files with HKLM entries, an
+#                      upgrade over it (`setup.exe /S`: stays there), then uninstalled; a file the user put
+#                      into the folder survives both
 #
 # Wine cannot stand in for Windows everywhere: the prefix gets the test-time stand-ins of
 # packaging/windows/wine/ (never shipped), and no UAC prompt exists (Wine's user is an administrator),
@@ -240,7 +241,7 @@ win_nothing_left() {
 }
 
 win_install_all_users() {
-    say "11. silent install and uninstall for all users"
+    say "11. silent install, upgrade and uninstall for all users"
     local rc=0 dir_w dir
     wine_run "$(winpath "$WIN_SETUP")" /S /ALLUSERS /NOSELFTEST >"$T/win-install-all.log" || rc=$?
     wineserver -w
@@ -255,14 +256,26 @@ win_install_all_users() {
     fi
     find "$WINEPREFIX/drive_c/ProgramData" -path '*/Start Menu/Programs/kanon.lnk' | grep -q . &&
         pass "all-users Start-menu entry" || fail "no all-users Start-menu entry"
+    # an upgrade with no option replaces that installation in place; a file the user put there stays
+    echo "my notes" >"$dir/my-notes.txt"
+    rc=0
+    wine_run "$(winpath "$WIN_SETUP")" /S /NOSELFTEST >"$T/win-upgrade.log" || rc=$?
+    wineserver -w
+    if [[ $rc -eq 0 && -f "$dir/kanon.exe" && -f "$dir/my-notes.txt" ]] && ! win_reg_has "HKCU\\$WIN_UNINST_KEY"; then
+        pass "upgrade (setup.exe /S) replaced the all-users installation in place and kept the user's file there"
+    else
+        fail "upgrade exited with $rc, installed per user instead, or removed the user's file"
+    fi
     rc=0
     wine_run "$(winpath "$dir/Uninstall.exe")" /S >"$T/win-uninstall-all.log" || rc=$?
     wineserver -w
-    if [[ $rc -eq 0 && ! -e "$dir" ]] && ! win_reg_has "HKLM\\$WIN_UNINST_KEY" &&
-        ! win_reg_has 'HKLM\Software\Classes\kanon.project'; then
-        pass "Uninstall.exe /S removed the all-users installation and its HKLM keys"
+    if [[ $rc -eq 0 && ! -e "$dir/kanon.exe" && ! -e "$dir/_internal" && -f "$dir/my-notes.txt" ]] &&
+        ! win_reg_has "HKLM\\$WIN_UNINST_KEY" && ! win_reg_has 'HKLM\Software\Classes\kanon.project'; then
+        pass "Uninstall.exe /S removed the all-users installation and its HKLM keys, and kept the user's file"
     else
-        fail "the all-users uninstall exited with $rc or left files or keys"
+        fail "the all-users uninstall exited with $rc, left program files or keys, or removed the user's file"
     fi
+    rm -f "$dir/my-notes.txt"
+    rmdir "$dir" 2>/dev/null || true
     win_nothing_left
 }
