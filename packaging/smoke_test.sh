@@ -21,7 +21,7 @@
 #   --fast    passed to the build scripts (light compression; what CI uses)
 #   --only    test (and build) only the Linux or only the Windows installers
 # Exit code 0 when every check passed. Takes about 1 minute for Linux and 3 for Windows, plus the builds
-# (with --fast about 3 minutes for Linux and 6 for Windows on 2 cores).
+# (with --fast about 3 minutes for Linux and 8 for Windows on a shared 2-core machine).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
