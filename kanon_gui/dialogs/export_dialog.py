@@ -40,8 +40,10 @@ from kanon_engine.export import (
     export_hierarchies,
     export_release,
     export_value_mapping,
+    hierarchy_targets,
     read_key_file,
 )
+from kanon_engine.outputs import Output, check_outputs
 from kanon_engine.report import write_reports
 from kanon_gui.errors import error_text, is_expected
 
@@ -67,9 +69,26 @@ class ExportPlan:
     project_path: Path | None = None
     inputs: tuple[Path, ...] = field(default=())
 
+    def outputs(self, result: Any) -> list[Output]:
+        """Every file the plan writes, for :func:`kanon_engine.outputs.check_outputs`."""
+        kind = "release" if self.options.fmt is None else f"{self.options.fmt} release"  # named apart
+        out = [Output(self.release_path, kind, "the release file")]
+        if self.value_mapping_path is not None:
+            out.append(Output(self.value_mapping_path, "value mapping", "the value mapping"))
+        if self.hierarchies_folder is not None:
+            targets = hierarchy_targets(result.config, self.hierarchies_folder, self.hierarchy_prefix)
+            out.extend(Output(t, "hierarchy", f"the hierarchy file of '{q}'") for q, t in targets.items())
+        if self.report_html is not None:
+            out.append(Output(self.report_html, "HTML report", "the HTML report"))
+        if self.report_pdf is not None:
+            out.append(Output(self.report_pdf, "PDF report", "the PDF report"))
+        return out
+
 
 def perform_export(table: Table, project: Any | None, result: Any, plan: ExportPlan) -> dict[str, Any]:
-    """Write every file of ``plan`` (release first; the report cites the release's SHA-256)."""
+    """Write every file of ``plan`` (release first; the report cites the release's SHA-256), after
+    checking all of them (distinct, writable, none an input) so a bad one never leaves half an export."""
+    check_outputs(plan.outputs(result), [table.source, plan.project_path, *plan.inputs])
     summary = export_release(table, result, plan.release_path, plan.options, project_path=plan.project_path)
     written = [summary.path]
     if plan.value_mapping_path is not None:
@@ -132,8 +151,26 @@ class ExportDialog(QDialog):
 
             runner = TaskRunner(self, max_threads=1)
         self.runner = runner
-        cfg = result.config
+        form = self._release_form(result.config)
+        extra = self._extra_files_box()
+        self.status = QLabel("Identifier columns are never exported.")
+        self.status.setObjectName("export_status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.accepted.connect(self.start_export)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(extra)
+        layout.addWidget(self.status)
+        layout.addWidget(self.buttons)
+        self._format_changed()
 
+    def _release_form(self, cfg: Any) -> QFormLayout:
+        """Where and how the release is written: file, format, delimiter, suppressed records, row order,
+        formulas, pseudonyms."""
         self.path_edit = QLineEdit(str(self._default_path()))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
@@ -172,12 +209,6 @@ class ExportDialog(QDialog):
             self.pseudo_check.setToolTip("No column is marked as identifier.")
         self.pseudo_check.toggled.connect(self._sync)
 
-        self.mapping_check = QCheckBox("Value mapping (original → released value per quasi-identifier, CSV)")
-        self.hierarchies_check = QCheckBox("Hierarchies (ARX CSV, one file per quasi-identifier)")
-        self.html_check = QCheckBox("De-identification report (HTML)")
-        self.html_check.setChecked(True)
-        self.pdf_check = QCheckBox("De-identification report (PDF)")
-
         form = QFormLayout()
         form.addRow("Release file", path_row)
         form.addRow("Format", self.format_box)
@@ -188,24 +219,20 @@ class ExportDialog(QDialog):
         form.addRow("", self.formula_check)
         form.addRow("", self.pseudo_check)
         form.addRow("Pseudonym key", key_row)
+        return form
+
+    def _extra_files_box(self) -> QGroupBox:
+        """The files written next to the release: value mapping, hierarchies, HTML and PDF reports."""
+        self.mapping_check = QCheckBox("Value mapping (original → released value per quasi-identifier, CSV)")
+        self.hierarchies_check = QCheckBox("Hierarchies (ARX CSV, one file per quasi-identifier)")
+        self.html_check = QCheckBox("De-identification report (HTML)")
+        self.html_check.setChecked(True)
+        self.pdf_check = QCheckBox("De-identification report (PDF)")
         extra = QGroupBox("Also write (next to the release)")
         el = QVBoxLayout(extra)
         for w in (self.mapping_check, self.hierarchies_check, self.html_check, self.pdf_check):
             el.addWidget(w)
-        self.status = QLabel("Identifier columns are never exported.")
-        self.status.setObjectName("export_status")
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.buttons.accepted.connect(self.start_export)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(extra)
-        layout.addWidget(self.status)
-        layout.addWidget(self.buttons)
-        self._format_changed()
+        return extra
 
     # --- choices -----------------------------------------------------------------------------------------
     def _default_path(self) -> Path:

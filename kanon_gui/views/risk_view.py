@@ -37,6 +37,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
 from kanon_engine.explain import RecordExplainer
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 
 BEFORE_COLOR = "#a0aec0"
@@ -89,7 +90,13 @@ class RiskPanel(QWidget):
         self.comparison: RiskComparison | None = None
         self._explainer: RecordExplainer | None = None
         self._defs = definitions()
+        self._make_figures(threshold)
+        self._make_details()
+        self._lay_out()
+        self._set_enabled(False)
 
+    def _make_figures(self, threshold: float) -> None:
+        """The threshold, the status line and the table of risk figures (each row explains its figure)."""
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 1.0)
         self.threshold.setSingleStep(0.05)
@@ -114,6 +121,8 @@ class RiskPanel(QWidget):
             if head is not None:
                 head.setToolTip(self._defs[d])
 
+    def _make_details(self) -> None:
+        """The risk chart, the homogeneity table and the "why is this record unsafe" controls."""
         self.plot = pg.PlotWidget(background="w")
         self.plot.setObjectName("risk_distribution")
         self.plot.setMinimumHeight(160)
@@ -146,6 +155,8 @@ class RiskPanel(QWidget):
         self.explanation.setObjectName("explanation")
         self.explanation.setOpenLinks(False)
 
+    def _lay_out(self) -> None:
+        """Figures and chart above; homogeneity and explanations below, in splitters."""
         top = QHBoxLayout()
         top.addWidget(QLabel("Records at risk above"))
         top.addWidget(self.threshold)
@@ -184,9 +195,12 @@ class RiskPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.status)
         layout.addWidget(main, 1)
-        self._set_enabled(False)
 
     # --- contract with the window ------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release."""
+        self.set_result(*((run.table, run.result) if run is not None else (None, None)))
+
     def set_result(self, table: Table | None, result: Any | None) -> None:
         """Show the risk of ``result`` (a run on ``table``); None clears the panel."""
         self.table, self.result = table, result
@@ -198,8 +212,9 @@ class RiskPanel(QWidget):
         self.row_spin.setMaximum(max(table.n_rows, 1))
         self._recompute()
 
-    def explain_row(self, row: int) -> None:
-        """Explain record ``row`` (0-based) of the original table in the "why" box."""
+    def explain_row(self, row: int, announce: bool = True) -> None:
+        """Explain record ``row`` (0-based) of the original table in the "why" box; ``announce`` asks
+        the window to show the record in its grids (the user picked it, the view did not)."""
         if self.table is None or self.result is None:
             return
         try:
@@ -219,7 +234,8 @@ class RiskPanel(QWidget):
         else:
             lines.append("In this release it is suppressed: its quasi-identifiers are shown as *.")
         self.explanation.setPlainText("\n\n".join(lines))
-        self.row_requested.emit(int(row))
+        if announce:
+            self.row_requested.emit(int(row))
 
     # --- computing ---------------------------------------------------------------------------------------
     def _recompute(self, *_: object) -> None:
@@ -275,7 +291,7 @@ class RiskPanel(QWidget):
         self._set_enabled(True)
         unsafe = self._unsafe_rows()
         if unsafe is not None and len(unsafe):
-            self.explain_row(int(unsafe[0]))
+            self.explain_row(int(unsafe[0]), announce=False)
         else:
             self.explanation.setPlainText(ALL_SAFE)
 
