@@ -159,6 +159,9 @@ build_bundle() {
         die "PyInstaller failed under Wine (exit code $rc; full log: $log)."
     SECONDS_FOR[bundle]="$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')"
     wineserver -k 2>/dev/null || true
+    # the prefix is throw-away, and its drive Z: is a link to / that tools walking the checkout (setuptools'
+    # package finder in `pip install -e .`) would follow into the whole file system
+    rm -rf "$WORK/wineprefix"
     check_bundle
 }
 

@@ -8,6 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,7 +23,6 @@ def _load():
 
 
 wheels = _load()
-Requirement = pytest.importorskip("packaging.requirements").Requirement
 
 
 def _wheel(folder: Path, name: str, version: str, requires: list[str]) -> Path:
