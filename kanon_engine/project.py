@@ -47,6 +47,12 @@ class Project:
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
     runs: tuple[dict[str, Any], ...] = ()
+    #: the workload of intended analyses, as its text (see :mod:`kanon_engine.workload.parser`), and the
+    #: file it was read from (kept so the user knows where it came from; the text is what counts)
+    workload_text: str | None = None
+    workload_file: str | None = None
+    #: kept suppressed records form one group of 0 or >= k records (Datafly's step 4)
+    protect_suppressed_group: bool = True
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
 
@@ -97,6 +103,12 @@ class Project:
                 h if h is not None else default_hierarchy(q, table.frame[q], table.column_types.get(q))
             )
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
+        workload = None
+        if self.workload_text:
+            from kanon_engine.workload import parse_workload
+
+            source = Path(self.workload_file).name if self.workload_file else "the project's workload"
+            workload = parse_workload(self.workload_text, source)
         return AnonymizationConfig(
             quasi_identifiers=qi,
             hierarchies=hierarchies,
@@ -106,6 +118,8 @@ class Project:
             drop_suppressed=self.drop_suppressed,
             shuffle_seed=self.shuffle_seed,
             sensitive_hierarchies=sens_h,
+            workload=workload,
+            protect_suppressed_group=self.protect_suppressed_group,
         )
 
     # --- (de)serialization ------------------------------------------------------------------------------
@@ -143,7 +157,14 @@ class Project:
             "hierarchies": hier,
             "models": [m.to_dict() for m in self.models],
             "algorithm": {"name": self.algorithm, **self.algorithm_params},
-            "output": {"drop_suppressed": self.drop_suppressed, "shuffle_seed": self.shuffle_seed},
+            "output": {
+                "drop_suppressed": self.drop_suppressed,
+                "shuffle_seed": self.shuffle_seed,
+                "protect_suppressed_group": self.protect_suppressed_group,
+            },
+            "workload": {"text": self.workload_text, "file": self.workload_file}
+            if self.workload_text
+            else None,
             "runs": list(self.runs),
         }
 
@@ -207,39 +228,113 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             runs=tuple(d.get("runs") or ()),
+            workload_text=(d.get("workload") or {}).get("text"),
+            workload_file=(d.get("workload") or {}).get("file"),
             base_dir=base_dir,
         )
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, password: str | None = None) -> None:
         """Write atomically (temp file + rename): a crash never leaves half a project. Never over the
         project's own data or hierarchy files, nor any other protected input (a registered project
-        file may be replaced: that is saving it)."""
+        file may be replaced: that is saving it).
+
+        A project holds patient values (every distinct value of the hierarchies), so the file is
+        written for its owner only (0600); with a ``password`` it is sealed with authenticated
+        encryption (:mod:`kanon_engine.sealed`).
+        """
         path = Path(path)
-        text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False)
+        text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False) + "\n"
+        if password:
+            from kanon_engine.sealed import seal
+
+            text = seal(text, password)
         atomic_write_text(
             path,
-            text + "\n",
+            text,
             encoding="utf-8",
             protect=self.input_files(),
             may_replace=(PROJECT_FILE,),
+            private=True,
         )
 
-    @classmethod
-    def load(cls, path: Path) -> Project:
-        path = Path(path)
+    @staticmethod
+    def is_protected(path: Path) -> bool:
+        """Whether the project file at ``path`` is sealed with a password (False if unreadable)."""
+        from kanon_engine.sealed import is_sealed
+
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(
-                f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
-                where=str(path),
-            ) from None
+            return is_sealed(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return False
+
+    @classmethod
+    def load(cls, path: Path, password: str | None = None) -> Project:
+        """Read a project file; a sealed one needs its ``password`` (a PasswordError otherwise)."""
+        from kanon_engine.sealed import is_sealed, unseal
+
+        path = Path(path)
+        d = _read_json(path)
+        if is_sealed(d):
+            d = _parse_json(unseal(d, password, path.name), path)
         if not isinstance(d, dict):
             raise DataError(f"The project file {path.name} is not a kanon project.", where=str(path))
         return cls.from_dict(d, path.parent, path.name)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).", where=str(path)
+        ) from None
+    except OSError as exc:
+        raise DataError(
+            f"The project file {path.name} cannot be read: {exc.strerror or exc}.", where=str(path)
+        ) from None
+    return _parse_json(text, path)
+
+
+def _parse_json(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_once(path.name))
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
+            where=str(path),
+        ) from None
+
+
+def _once(source: str):
+    """A JSON object hook refusing a key given twice (JSON keeps the last silently): in ``roles`` that
+    would be a column with two roles, of which one would be dropped without a word."""
+    role_names = {r.value for r in Role}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                first = out[key]
+                if isinstance(first, str) and isinstance(value, str) and {first, value} <= role_names:
+                    raise ConfigError(
+                        f"{source}: the column '{key}' is given two roles, '{first}' and '{value}'; "
+                        "a column has one role.",
+                        hint="Keep one of the two lines in the project file's roles.",
+                        where=key,
+                    )
+                raise ConfigError(
+                    f"{source}: '{key}' is given twice in one section of the project file.",
+                    hint="Keep one of the two entries.",
+                    where=key,
+                )
+            out[key] = value
+        return out
+
+    return hook
 
 
 def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Turn a transformation into the release table: the one place that decides what a release holds.
 
 Identifier columns never reach a release. Columns the run does not touch keep their original strings
-(byte-for-byte). Suppressed records keep their non-QI columns and show ``*`` in every QI, or are dropped.
+(byte-for-byte). A missing cell stays an empty cell, whichever algorithm ran (:func:`missing_as_empty`).
+Suppressed records keep their non-QI columns and show ``*`` in every QI, or are dropped.
 Rows keep the input's order unless a shuffle seed is given (a release in input order can leak through
 position).
 """
@@ -16,7 +17,9 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation
 from kanon_engine.frequency import group_columns, representatives
-from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.hierarchy.builders import MISSING_LABEL
+from kanon_engine.hierarchy.model import MISSING, ROOT
+from kanon_engine.suppressed_group import trimmed_rows
 
 
 def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: AnonymizationConfig) -> np.ndarray:
@@ -25,6 +28,20 @@ def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: Anonymiz
     if config.shuffle_seed is not None:
         rows = rows[np.random.default_rng(config.shuffle_seed).permutation(len(rows))]
     return rows
+
+
+def missing_as_empty(values: np.ndarray | pd.Series) -> np.ndarray:
+    """Released values with the missing-value group as an empty cell (one rule for every algorithm).
+
+    A missing input cell is its own group below the root of every hierarchy (the leaf ``""`` and its
+    label ``(missing)``); the release shows that group as an empty cell, as the input had it, so
+    ``(missing)`` never appears in a file as if it were a value. The views label it; the root ``*``
+    stays ``*`` (there the missing cells are merged with everything else).
+    """
+    out = np.asarray(values, dtype=object).copy()
+    text = pd.Series(out, dtype=object)
+    out[(text.isin([MISSING, MISSING_LABEL]) | text.isna()).to_numpy()] = np.nan
+    return out
 
 
 def assemble_release(
@@ -43,7 +60,7 @@ def assemble_release(
     keep = [c for c in frame.columns if c not in set(config.identifiers)]
     out = frame[keep].copy()
     for name, values in qi_values.items():
-        out[name] = pd.Series(np.asarray(values, dtype=object), index=out.index, dtype=object)
+        out[name] = pd.Series(missing_as_empty(values), index=out.index, dtype=object)
     if suppressed_rows.any():
         for name in config.quasi_identifiers:
             col = out[name].astype(object)
@@ -93,6 +110,8 @@ def full_domain_release(
     """Release of a full-domain transformation, the class of each record (-1 if suppressed), and the
     sizes of the released classes (renumbered 0..c-1 in order of first appearance)."""
     record_class, suppressed = row_classes(enc, ev)
+    if ev.trimmed is not None:  # Datafly's step 4: records taken out of released classes
+        suppressed |= trimmed_rows(record_class, ev.trimmed)
     qi_values: dict[str, np.ndarray] = {}
     for q, (name, lv) in enumerate(zip(enc.qi, ev.levels)):
         if lv > 0:
@@ -102,4 +121,4 @@ def full_domain_release(
     renumber = np.full(ev.classes.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))
     out_class = np.where(suppressed, -1, renumber[record_class])
-    return release, out_class, ev.sizes[kept_ids]
+    return release, out_class, ev.released_sizes

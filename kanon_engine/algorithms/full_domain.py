@@ -25,9 +25,15 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.lattice import SearchRecord
-from kanon_engine.metrics.loss import MetricContext, generalization_intensity, get_metric, node_metrics
+from kanon_engine.metrics.loss import (
+    DEFAULT_METRIC,
+    MetricContext,
+    generalization_intensity,
+    get_metric,
+    node_metrics,
+)
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.release import full_domain_release
 from kanon_engine.result import AnonymizationResult
@@ -55,7 +61,7 @@ class FullDomainAlgorithm(Algorithm):
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
-    def __init__(self, *, suppression_limit: float | None = None, metric: str = "dm") -> None:
+    def __init__(self, *, suppression_limit: float | None = None, metric: str = DEFAULT_METRIC) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
 
@@ -78,7 +84,16 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
     ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         metric = get_metric(self.parameters["metric"])
-        search = LatticeSearch(enc, config.models, allowance, metric, progress, self.name, self.max_nodes)
+        search = LatticeSearch(
+            enc,
+            config.models,
+            allowance,
+            metric,
+            progress,
+            self.name,
+            self.max_nodes,
+            config.suppressed_group_k,
+        )
         best = self._search(search)
         if best is None:
             raise infeasible(config, allowance)
@@ -170,7 +185,7 @@ def apply_transformation(
     config: AnonymizationConfig,
     levels: dict[str, int] | tuple[int, ...],
     suppression_limit: float = 1.0,
-    metric: str = "dm",
+    metric: str = DEFAULT_METRIC,
     search: SearchRecord | None = None,
     enforce: bool = True,
 ) -> AnonymizationResult:
@@ -194,7 +209,8 @@ def apply_transformation(
     )
     vector = _level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
-    evaluator = NodeEvaluator(enc, config.models, allowance)
+    group_k = config.suppressed_group_k if enforce else 0
+    evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
     ev = evaluator.evaluate(vector)
     if not enforce:
         ev.passes = np.ones(ev.classes.n_classes, dtype=bool)
@@ -206,7 +222,7 @@ def apply_transformation(
             hint="Generalize more, or allow more suppression.",
             where="levels",
         )
-    ctx = MetricContext(enc, evaluator.k, allowance)
+    ctx = evaluator_context(evaluator)
     return full_domain_result(
         "apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )

@@ -18,7 +18,13 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns, sensitive_combos
+from kanon_engine.frequency import (
+    FrequencySet,
+    base_frequency_set,
+    group_columns,
+    representatives,
+    sensitive_combos,
+)
 
 
 # --- formulas ------------------------------------------------------------------------------------------
@@ -39,14 +45,22 @@ def discernibility_star(sizes: np.ndarray) -> float:
     return float((s * s).sum())
 
 
-def average_class_size(released_records: int, released_classes: int, k: int) -> float:
-    """C_AVG = (|T| / number of classes) / k over the released records (LeFevre et al. 2006).
+def average_class_size(records: int, classes: int, k: int) -> float:
+    """C_AVG = (|T| / number of equivalence classes) / k (LeFevre, DeWitt & Ramakrishnan 2006, the seed's
+    "normalized average equivalence class size metric"), with |T| every record of the table.
 
-    1.0 is the ideal: every class has exactly k records.
+    1.0 is the ideal: every class has exactly k records. With suppression the paper's |T| still counts the
+    suppressed records; :func:`average_released_class_size` is the variant over released records only.
     """
-    if released_classes == 0:
+    if classes == 0:
         return float("inf")
-    return released_records / released_classes / k
+    return records / classes / k
+
+
+def average_released_class_size(released_records: int, released_classes: int, k: int) -> float:
+    """C_AVG over the released records only: (|T| - suppressed) / classes / k (the average size of the
+    groups a reader of the release sees, relative to k; reported as ``cavg_released``)."""
+    return average_class_size(released_records, released_classes, k)
 
 
 def precision(levels: np.ndarray, heights: np.ndarray, suppressed: int, n_rows: int) -> float:
@@ -58,6 +72,27 @@ def precision(levels: np.ndarray, heights: np.ndarray, suppressed: int, n_rows: 
     kept = n_rows - suppressed
     loss = (kept * frac.sum() + suppressed * float((heights > 0).sum())) / (n_rows * len(heights))
     return 1.0 - loss
+
+
+def loss_aggregate(per_attribute: np.ndarray) -> float:
+    """ARX's aggregate of per-attribute losses: the geometric mean of ``1 + loss``, minus 1 (so one
+    attribute generalized to ``*`` weighs more than the same total spread over several attributes)."""
+    v = np.asarray(per_attribute, dtype=np.float64)
+    if v.size == 0:
+        return 0.0
+    return float(np.exp(np.log1p(v).mean()) - 1.0)
+
+
+def normalized_loss(total_share: float, n_rows: int, domain_size: int) -> float:
+    """One attribute's Loss from the sum over records of the domain share of their released value.
+
+    0 when every value is released as it is (each record's share is ``1/|D|``), 1 when every value is
+    ``*`` or suppressed (share 1): ``(S - n/|D|) / (n - n/|D|)``, as ARX normalizes it.
+    """
+    low = n_rows / max(domain_size, 1)
+    if n_rows - low <= 0:
+        return 0.0
+    return float(max(0.0, (total_share - low) / (n_rows - low)))
 
 
 def generalization_intensity(levels: np.ndarray, heights: np.ndarray) -> np.ndarray:
@@ -131,6 +166,8 @@ class MetricContext:
     enc: EncodedTable
     k: int
     max_suppressed: int
+    #: Datafly's step 4 may take records out of released classes (k-anonymity only, suppression allowed)
+    trims: bool = False
 
     @cached_property
     def entropy(self) -> EntropyTables:
@@ -141,9 +178,53 @@ class MetricContext:
         return self.enc.n_rows
 
     @cached_property
+    def shares(self) -> DomainShares:
+        return DomainShares(self.enc)
+
+    @cached_property
     def base(self) -> FrequencySet:
         """Leaf-level frequency set (for the entropy of suppressed records)."""
         return base_frequency_set(self.enc, sensitive_combos(self.enc))
+
+
+class DomainShares:
+    """Per quasi-identifier and level: the *domain share* of every leaf's generalization, i.e. the
+    share of the hierarchy's values its group covers (Iyengar 2002, "Transforming data to satisfy
+    privacy constraints", KDD: the loss metric LM; ARX's "Loss" uses the same shares), and the sum of
+    the shares over all records when nothing is suppressed (tabulated once, like the entropy costs)."""
+
+    def __init__(self, enc: EncodedTable) -> None:
+        self.enc = enc
+        self.share: list[list[np.ndarray]] = []  # [q][level] -> share per leaf
+        self.total: list[np.ndarray] = []  # [q] -> sum over records per level
+        for q, h in enumerate(enc.hierarchies):
+            f0 = np.bincount(enc.codes[q], minlength=len(h.values)).astype(np.float64)
+            per_level, totals = [], []
+            for j in range(h.depth):
+                gen = enc.level_maps[q][j]
+                covered = np.bincount(gen, minlength=enc.level_sizes[q][j]).astype(np.float64)
+                share = covered[gen] / len(h.values)
+                per_level.append(share)
+                totals.append(float((share * f0).sum()))
+            self.share.append(per_level)
+            self.total.append(np.array(totals))
+
+    def normalized(self, q: int) -> np.ndarray:
+        """Normalized Loss of attribute ``q`` at every level when nothing is suppressed."""
+        n = self.enc.n_rows
+        size = len(self.enc.hierarchies[q].values)
+        return np.array([normalized_loss(t, n, size) for t in self.total[q]])
+
+    def per_attribute(
+        self, levels: tuple[int, ...], suppressed_extra: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Normalized Loss per attribute at ``levels`` (plus the extra share of suppressed records)."""
+        n = self.enc.n_rows
+        out = np.empty(self.enc.n_qi)
+        for q, lv in enumerate(levels):
+            total = self.total[q][lv] + (0.0 if suppressed_extra is None else suppressed_extra[q])
+            out[q] = normalized_loss(total, n, len(self.enc.hierarchies[q].values))
+        return out
 
 
 class DiscernibilityMetric(Metric):
@@ -151,14 +232,17 @@ class DiscernibilityMetric(Metric):
     label = "Discernibility (DM, with suppression penalty)"
 
     def value(self, ev, ctx: MetricContext) -> float:
-        return discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows)
+        return discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows)
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
         # Under generalization a record's class only grows; in a satisfying generalization it is either
         # in a released class of >= k records or suppressed at cost |T| >= k. So each record of a class E
         # costs at least max(|E|, k): DM(Y) >= sum_E |E| * max(|E|, k) for every satisfying Y >= X.
+        # When step 4 may take up to k-1 records out of a class, a kept record's class in Y still holds
+        # at least |E| - (k-1) records (and a taken one costs |T|): max(|E| - k + 1, k) then.
         s = ev.sizes.astype(np.float64)
-        return float((s * np.maximum(s, ctx.k)).sum())
+        floor = s - (ctx.k - 1) if ctx.trims else s
+        return float((s * np.maximum(floor, ctx.k)).sum())
 
 
 class DiscernibilityStarMetric(Metric):
@@ -178,11 +262,11 @@ class AverageClassSizeMetric(Metric):
     label = "Normalized average class size (C_AVG)"
 
     def value(self, ev, ctx: MetricContext) -> float:
-        return average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k)
+        return average_class_size(ctx.n_rows, ev.n_classes, ctx.k)
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
-        # a generalization has at most as many classes; a satisfying one keeps >= |T| - MaxSup records
-        return (ctx.n_rows - ctx.max_suppressed) / max(ev.classes.n_classes, 1) / ctx.k
+        # a generalization has at most as many classes, and releases at most as many
+        return ctx.n_rows / max(ev.classes.n_classes, 1) / ctx.k
 
 
 class PrecisionMetric(Metric):
@@ -218,11 +302,86 @@ class EntropyMetric(Metric):
         base = ctx.entropy.unsuppressed(ev.levels)
         if ev.suppressed == 0:
             return base
-        return base + _suppressed_entropy(ev, ctx)
+        extra = _trimmed_entropy(ev, ctx) if ev.trimmed is not None else 0.0
+        if ev.suppressed == (0 if ev.trimmed is None else int(ev.trimmed.sum())):
+            return base + extra
+        return base + _suppressed_entropy(ev, ctx) + extra
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
         tables = ctx.entropy.total
         return np.array([sum(tables[q][lv] for q, lv in enumerate(row)) for row in levels])
+
+
+class LossMetric(Metric):
+    """ARX's default utility measure "Loss" (MetricMDNMLoss with its defaults: generalization and
+    suppression weighed equally, per-attribute losses combined by the geometric mean).
+
+    Per attribute: every released record costs the domain share of its released value, a suppressed
+    record costs 1 (as if released as ``*``); the sum is normalized to 0 (original values) .. 1
+    (everything ``*`` or suppressed), see :func:`normalized_loss`. The attributes are combined by
+    :func:`loss_aggregate`. Unlike DM it looks at every attribute, so a release that keeps most
+    attributes exact but turns one into ``*`` scores worse than one that generalizes all a little.
+    Not monotone (suppression): the value without suppression bounds a node and all its
+    generalizations from below (shares only grow under generalization, and suppression only adds).
+    """
+
+    name = "loss"
+    label = "Loss (ARX's default: generalization and suppression)"
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        return loss_aggregate(loss_per_attribute(ev, ctx))
+
+    def lower_bound(self, ev, ctx: MetricContext) -> float:
+        return loss_aggregate(ctx.shares.per_attribute(ev.levels))
+
+    def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
+        levels = np.asarray(levels)
+        if levels.shape[0] == 0:
+            return np.zeros(0)
+        per = np.stack([ctx.shares.normalized(q)[levels[:, q]] for q in range(ctx.enc.n_qi)], axis=1)
+        return np.exp(np.log1p(per).mean(axis=1)) - 1.0
+
+
+def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
+    """Normalized Loss of every attribute at the evaluated node, suppressed records counting 1."""
+    if ev.suppressed == 0:
+        return ctx.shares.per_attribute(ev.levels)
+    freq = ev.classes.freq
+    failing = ~ev.passes[ev.classes.row_class]
+    leaves = freq.leaves()
+    counts = freq.counts[failing].astype(np.float64)
+    extra = np.array(
+        [
+            float(((1.0 - ctx.shares.share[q][lv][leaves[q][failing]]) * counts).sum())
+            for q, lv in enumerate(ev.levels)
+        ]
+    )
+    if ev.trimmed is not None:  # records Datafly's step 4 took out of released classes
+        taken = np.flatnonzero(ev.trimmed)
+        rep = leaves[:, representatives(ev.classes.row_class, ev.classes.n_classes)[taken]]
+        extra += np.array(
+            [
+                float(((1.0 - ctx.shares.share[q][lv][rep[q]]) * ev.trimmed[taken]).sum())
+                for q, lv in enumerate(ev.levels)
+            ]
+        )
+    return ctx.shares.per_attribute(ev.levels, extra)
+
+
+def _trimmed_entropy(ev, ctx: MetricContext) -> float:
+    """Entropy added by the records step 4 takes out of released classes: suppressing a record whose
+    value v is released as g adds -log2(f(v)/|T|) + log2(f(v)/f(g)) = log2(|T| / f(g)) per attribute,
+    which depends only on g, shared by the whole class, so no record needs to be named."""
+    enc = ctx.enc
+    cls = ev.classes
+    taken = np.flatnonzero(ev.trimmed)
+    rep = cls.freq.leaves()[:, representatives(cls.row_class, cls.n_classes)[taken]]
+    per_record = np.zeros(len(taken))
+    for q, lv in enumerate(ev.levels):
+        gen = enc.level_maps[q][lv]
+        f_g = np.bincount(gen[enc.codes[q]], minlength=enc.level_sizes[q][lv]).astype(np.float64)
+        per_record += np.log2(ctx.n_rows / f_g[gen[rep[q]]])
+    return float((per_record * ev.trimmed[taken]).sum())
 
 
 def _suppressed_entropy(ev, ctx: MetricContext) -> float:
@@ -252,8 +411,13 @@ METRICS: dict[str, type[Metric]] = {
         PrecisionMetric,
         HeightMetric,
         EntropyMetric,
+        LossMetric,
     )
 }
+
+
+#: The search objective when none is chosen (see bench/bench_default_metric.py for why).
+DEFAULT_METRIC = "loss"
 
 
 def get_metric(name: str) -> Metric:
@@ -265,11 +429,13 @@ def get_metric(name: str) -> Metric:
 def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
     """Every metric of one node, as reported (precision as Prec, higher is better)."""
     out = {
-        "discernibility": discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows),
+        "discernibility": discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows),
         "discernibility_star": discernibility_star(ev.sizes),
-        "cavg": average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
+        "cavg": average_class_size(ctx.n_rows, ev.n_classes, ctx.k),
+        "cavg_released": average_released_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
         "precision": precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows),
         "height": float(sum(ev.levels)),
         "entropy": EntropyMetric().value(ev, ctx),
+        "loss": LossMetric().value(ev, ctx),
     }
     return out
