@@ -26,8 +26,8 @@
 #      there by test-time stand-ins built from packaging/windows/wine/*.c (prefix.sh), never shipped;
 #   4. NSIS (Debian's makensis, native) packs the bundle into one setup.exe.
 # Time on a shared 2-core machine: about 8 minutes with --fast (PyInstaller under Wine 2-6 minutes
-# depending on the load, zlib about 1 minute); release compression (solid LZMA, about 56 MB instead of
-# 90) takes 3-7 minutes instead of 1.
+# depending on the load, zlib about 1 minute); release compression (solid LZMA, about 60 MB instead of
+# 95) takes 3-7 minutes instead of 1.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
