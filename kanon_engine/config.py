@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
@@ -15,6 +15,9 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 
+if TYPE_CHECKING:
+    from kanon_engine.workload.query import Workload
+
 
 @dataclass(frozen=True)
 class ParamSpec:
@@ -22,7 +25,7 @@ class ParamSpec:
 
     name: str
     label: str
-    kind: str  # "int", "float", "choice", "bool"
+    kind: str  # "int", "float", "choice", "bool", "columns" (column names, comma-separated)
     default: Any
     help: str
     minimum: float | None = None
@@ -85,6 +88,10 @@ class ParamSpec:
                 value = str(value)
                 if value not in self.choices:
                     raise ValueError
+            elif self.kind == "columns":
+                items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+                names = [v.strip() for v in items if str(v).strip()]
+                return ",".join(names) if names else self.default
         except (TypeError, ValueError):
             raise ConfigError(self._expectation(value), where=self.name) from None
         if (
@@ -110,6 +117,10 @@ class ParamSpec:
                 name=self.name,
                 choices=", ".join(self.choices),
                 value=got,
+            )
+        if self.kind == "columns":
+            return _(
+                "{name} must be column names separated by commas; got {value}.", name=self.name, value=got
             )
         low = None if self.minimum is None else formats.decimal(self.minimum, 6)
         high = None if self.maximum is None else formats.decimal(self.maximum, 6)
@@ -167,6 +178,12 @@ class AnonymizationConfig:
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
     sensitive_hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+    #: The analyses the release is meant for (:mod:`kanon_engine.workload`): evaluated after a run, and
+    #: read by workload-aware Mondrian. None: no workload given.
+    workload: Workload | None = None
+    #: Datafly's step 4 (Sweeney; the seed slides): suppressed records kept in the release form one group
+    #: (every quasi-identifier ``*``) that must hold 0 or at least k records. Moot when they are dropped.
+    protect_suppressed_group: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quasi_identifiers", tuple(self.quasi_identifiers))
@@ -220,6 +237,11 @@ class AnonymizationConfig:
     @property
     def k(self) -> int:
         return max(m.k for m in self.models if isinstance(m, KAnonymity))
+
+    @property
+    def suppressed_group_k(self) -> int:
+        """The least size of the group of suppressed records kept in the release (0: no rule)."""
+        return self.k if self.protect_suppressed_group and not self.drop_suppressed else 0
 
     def role_of(self, column: str) -> Role:
         if column in self.identifiers:

@@ -51,6 +51,12 @@ class Project:
     #: interface's language in the workbench); see kanon_engine.i18n
     report_language: str | None = None
     runs: tuple[dict[str, Any], ...] = ()
+    #: the workload of intended analyses, as its text (see :mod:`kanon_engine.workload.parser`), and the
+    #: file it was read from (kept so the user knows where it came from; the text is what counts)
+    workload_text: str | None = None
+    workload_file: str | None = None
+    #: kept suppressed records form one group of 0 or >= k records (Datafly's step 4)
+    protect_suppressed_group: bool = True
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
 
@@ -103,6 +109,12 @@ class Project:
                 h if h is not None else default_hierarchy(q, table.frame[q], table.column_types.get(q))
             )
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
+        workload = None
+        if self.workload_text:
+            from kanon_engine.workload import parse_workload
+
+            source = Path(self.workload_file).name if self.workload_file else "the project's workload"
+            workload = parse_workload(self.workload_text, source)
         return AnonymizationConfig(
             quasi_identifiers=qi,
             hierarchies=hierarchies,
@@ -112,6 +124,8 @@ class Project:
             drop_suppressed=self.drop_suppressed,
             shuffle_seed=self.shuffle_seed,
             sensitive_hierarchies=sens_h,
+            workload=workload,
+            protect_suppressed_group=self.protect_suppressed_group,
         )
 
     # --- (de)serialization ------------------------------------------------------------------------------
@@ -152,8 +166,12 @@ class Project:
             "output": {
                 "drop_suppressed": self.drop_suppressed,
                 "shuffle_seed": self.shuffle_seed,
+                "protect_suppressed_group": self.protect_suppressed_group,
                 **({"report_language": self.report_language} if self.report_language else {}),
             },
+            "workload": {"text": self.workload_text, "file": self.workload_file}
+            if self.workload_text
+            else None,
             "runs": list(self.runs),
         }
 
@@ -234,8 +252,11 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             report_language=out.get("report_language") or None,
             runs=tuple(d.get("runs") or ()),
+            workload_text=(d.get("workload") or {}).get("text"),
+            workload_file=(d.get("workload") or {}).get("file"),
             base_dir=base_dir,
         )
 
@@ -313,7 +334,7 @@ def _read_json(path: Path) -> Any:
 
 def _parse_json(text: str, path: Path) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_once(path.name))
     except json.JSONDecodeError as exc:
         raise DataError(
             _(
@@ -323,6 +344,34 @@ def _parse_json(text: str, path: Path) -> Any:
             ),
             where=str(path),
         ) from None
+
+
+def _once(source: str):
+    """A JSON object hook refusing a key given twice (JSON keeps the last silently): in ``roles`` that
+    would be a column with two roles, of which one would be dropped without a word."""
+    role_names = {r.value for r in Role}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                first = out[key]
+                if isinstance(first, str) and isinstance(value, str) and {first, value} <= role_names:
+                    raise ConfigError(
+                        f"{source}: the column '{key}' is given two roles, '{first}' and '{value}'; "
+                        "a column has one role.",
+                        hint="Keep one of the two lines in the project file's roles.",
+                        where=key,
+                    )
+                raise ConfigError(
+                    f"{source}: '{key}' is given twice in one section of the project file.",
+                    hint="Keep one of the two entries.",
+                    where=key,
+                )
+            out[key] = value
+        return out
+
+    return hook
 
 
 def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:

@@ -21,6 +21,7 @@ edit without redoing them, and a worker can prepare them (:func:`analyze_table`,
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,6 +29,7 @@ import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits, role_name
+from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
@@ -37,6 +39,8 @@ from kanon_engine.i18n import N_, _, formats
 from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 from kanon_engine.project import Project
+from kanon_engine.workload.exact import table_specs
+from kanon_engine.workload.parser import WorkloadError, parse_workload
 
 #: Columns with more distinct values than this get their default hierarchy and its checks prepared in a
 #: worker before they become quasi-identifiers (building and checking takes about a second per 100,000).
@@ -115,6 +119,7 @@ class ColumnCache:
         self._counts: dict[str, pd.Series] = {}
         self._defaults: dict[str, Hierarchy] = {}
         self._issues: dict[tuple[str, int], list[Issue]] = {}
+        self._dates: dict[str, list[Issue]] = {}
         self._suggestions: dict[str, RoleSuggestion] | None = None
         if facts is not None:
             self._counts.update(facts.counts)
@@ -162,6 +167,15 @@ class ColumnCache:
             self._issues[key] = [Issue(i.severity, i.message, column) for i in found]
         return self._issues[key]
 
+    def date_issues(self, column: str, user_typed: Iterable[str] = ()) -> list[Issue]:
+        """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""
+        if column not in self._dates:
+            self._dates[column] = [
+                Issue("error", f"{text} {DATE_CHOICES}", column)
+                for _, text in date_problems(self.table, [column], user_typed)
+            ]
+        return self._dates[column]
+
     def adopt(self, prepared: PreparedHierarchy) -> None:
         """Keep what a worker prepared (a default hierarchy and its issues)."""
         if prepared.default:
@@ -187,6 +201,7 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
     qi = [c for c in table.columns if project.roles.get(c) == Role.QUASI_IDENTIFIER]
     found = (
         _quasi_identifier_rule(qi)
+        + _date_rule(project, cache, qi)
         + _hierarchy_rules(project, table, cache, qi)
         + _identifier_warnings(project, table, cache)
         + released_unchanged_warnings(project.roles, cache.suggestions)
@@ -194,6 +209,7 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
         + _few_groups_warning(project, table)
         + _config_rule(project, table, cache, qi)
         + _algorithm_rules(project, table, cache, qi)
+        + _workload_rule(project, table)
     )
     return sorted(found, key=lambda i: not i.is_error)
 
@@ -226,13 +242,33 @@ def _quasi_identifier_rule(qi: list[str]) -> list[Issue]:
     ]
 
 
+#: What to do about a column whose dates do not fit one format, in the workbench and on the command line.
+DATE_CHOICES = (
+    "kanon reads a column with one date format and never guesses: fix the file, or pick the format or "
+    "the type text (the import dialog, or --column-type COLUMN=date:FORMAT / COLUMN=text)."
+)
+
+
+def _date_rule(project: Project, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+    """A quasi-identifier read as dates (no hierarchy of its own) must have every value in one format:
+    a date read under a guess would be generalized into the wrong month and released."""
+    out: list[Issue] = []
+    for col in qi:
+        if col not in project.hierarchies:
+            out.extend(cache.date_issues(col, project.column_types))
+    return out
+
+
 def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The hierarchy of every quasi-identifier must be a tree covering the data (errors); a sensitive
     attribute's own hierarchy is only checked for warnings (it matters to hierarchical t-closeness)."""
     out: list[Issue] = []
     sensitive = [c for c in table.columns if project.roles.get(c) == Role.SENSITIVE]
+    # local suppression generalizes nothing: a broken hierarchy is then only worth a warning
+    used = getattr(algorithms().get(project.algorithm), "uses_hierarchies", True)
     for col in qi:
-        out.extend(cache.hierarchy_issues(col, cache.hierarchy(project, col)))
+        issues = cache.hierarchy_issues(col, cache.hierarchy(project, col))
+        out.extend(issues if used else [replace(i, severity="warning") for i in issues])
     for col in sensitive:
         h = project.hierarchies.get(col)
         if h is not None:
@@ -321,8 +357,30 @@ def _config_rule(project: Project, table: Table, cache: ColumnCache, qi: list[st
     hierarchies = {q: cache.hierarchy(project, q) for q in qi}
     try:
         project.with_changes(hierarchies={**project.hierarchies, **hierarchies}).config(table)
+    except WorkloadError:
+        return []  # reported by _workload_rule
     except KanonError as exc:
         return [Issue("error", str(exc), exc.where if exc.where in table.columns else "models")]
+    return []
+
+
+def _workload_rule(project: Project, table: Table) -> list[Issue]:
+    """The workload reads (syntax, columns, types), and workload-aware Mondrian has one."""
+    if not project.workload_text:
+        aware = str(project.algorithm_params.get("workload_aware", "")).lower() in ("true", "1", "yes", "on")
+        if project.algorithm == "mondrian" and aware:
+            return [
+                Issue(
+                    "error",
+                    "Cutting along the workload needs a workload: write or open one in the Workload tab.",
+                    "workload",
+                )
+            ]
+        return []
+    try:
+        table_specs(table, parse_workload(project.workload_text, project.workload_file or "the workload"))
+    except WorkloadError as exc:
+        return [Issue("error", str(exc), "workload")]
     return []
 
 
@@ -339,6 +397,9 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
         get_algorithm(project.algorithm, **project.algorithm_params)
     except KanonError as exc:
         return [Issue("error", str(exc), "algorithm")]
+    named = _columns_rule(cls, project, qi)
+    if named:
+        return named
     limit = getattr(cls, "max_nodes", None)
     if not qi or not cls.full_domain or limit is None:
         return []
@@ -346,6 +407,20 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
         Lattice.require_size(lattice_size(project, cache, qi), cls.name, limit)
     except KanonError as exc:
         return [Issue("error", str(exc), "algorithm")]
+    return []
+
+
+def _columns_rule(cls: Any, project: Project, qi: list[str]) -> list[Issue]:
+    """A parameter that lists columns (local suppression's importance) names quasi-identifiers only."""
+    for spec in cls.params:
+        value = spec.coerce(project.algorithm_params.get(spec.name)) if spec.kind == "columns" else None
+        unknown = [v for v in (value or "").split(",") if v and v not in qi]
+        if unknown:
+            message = (
+                f"{spec.label} names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers "
+                f"are {', '.join(qi) or 'not chosen yet'}."
+            )
+            return [Issue("error", message, "algorithm")]
     return []
 
 
@@ -410,6 +485,10 @@ _COLUMN_LOST = N_(
     "'{column}' was generalized to its top level: every record shows * for it, so the release says "
     "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
 )
+_COLUMN_LOST_CELLS = N_(
+    "Every record shows * for '{column}', so the release says nothing about it. Try a smaller k or fewer "
+    "quasi-identifiers (local suppression: name '{column}' among the columns to keep longest)."
+)
 _FEW_CLASSES = N_(
     "The release has only {classes} groups of records: almost everything was generalized away. Lower k, "
     "choose fewer quasi-identifiers, or allow some suppression."
@@ -429,8 +508,9 @@ def result_warnings(result: Any) -> list[Issue]:
     generalized to ``*`` throughout, fewer than a handful of groups, or most records suppressed.
     Shown after a run (workbench and CLI) and in the report."""
     out = []
+    lost = _COLUMN_LOST_CELLS if getattr(result, "recoding", None) is not None else _COLUMN_LOST
     for q in _columns_lost(result):
-        out.append(Issue("warning", _(_COLUMN_LOST, column=q), q))
+        out.append(Issue("warning", _(lost, column=q), q))
     released = result.records - result.suppressed
     if released and result.n_classes < HANDFUL:
         template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES

@@ -13,68 +13,95 @@ from kanon_engine.i18n import N_, _
 
 TERMS: dict[str, str] = {
     "identifier": N_(
-        "An identifier names a person directly (name, patient number, phone): it is removed from every "
-        "release."
+        "An identifier names a person directly (name, patient number, phone): it is removed from "
+        "every release."
     ),
     "quasi-identifier": N_(
-        "A quasi-identifier is a value an outsider could know and link to other data (age, sex, postcode, "
-        "dates): it is generalized until each person hides among at least k others."
+        "A quasi-identifier is a value an outsider could know and link to other data (age, sex, "
+        "postcode, dates): it is generalized until each person hides among at least k others."
     ),
     "sensitive": N_(
-        "A sensitive attribute is what must not be learned about a person (a diagnosis): it is kept, and "
-        "l-diversity or t-closeness can protect it."
+        "A sensitive attribute is what must not be learned about a person (a diagnosis): it is kept, "
+        "and l-diversity or t-closeness can protect it."
     ),
     "insensitive": N_(
         "An insensitive attribute is neither identifying nor sensitive: it is released as it is."
     ),
     "equivalence class": N_(
-        "An equivalence class is a group of records that share the same released quasi-identifier values, "
-        "so they cannot be told apart."
+        "An equivalence class is a group of records that share the same released quasi-identifier "
+        "values, so they cannot be told apart."
     ),
     "suppression": N_(
-        "Suppression removes a record's quasi-identifiers (shown as *) or the whole record, instead of "
-        "generalizing everyone further for the sake of a few outliers."
+        "Suppression removes a record's quasi-identifiers (shown as *) or the whole record, instead "
+        "of generalizing everyone further for the sake of a few outliers."
     ),
     "k": N_("k-anonymity: every person shares their quasi-identifier values with at least k-1 others."),
     "hierarchy": N_(
-        "A generalization hierarchy says how a value becomes less precise step by step (37 -> 35-39 -> "
-        "30-39 -> *)."
+        "A generalization hierarchy says how a value becomes less precise step by step (37 -> 35-39 "
+        "-> 30-39 -> *)."
     ),
     "lattice": N_(
-        "The lattice holds every combination of generalization levels, one per quasi-identifier; its size "
-        "is the product of (height + 1) over the quasi-identifiers."
+        "The lattice holds every combination of generalization levels, one per quasi-identifier; its "
+        "size is the product of (height + 1) over the quasi-identifiers."
     ),
     "dm": N_(
-        "Discernibility (DM): the sum over records of the size of the group they hide in, plus a penalty "
-        "for each suppressed record. Lower keeps more detail."
+        "Discernibility (DM): the sum over records of the size of the group they hide in, plus a "
+        "penalty for each suppressed record. Lower keeps more detail."
     ),
-    "cavg": N_("C_AVG: average group size divided by k; 1 is the ideal."),
+    "cavg": N_("C_AVG: all records divided by the number of groups, divided by k; 1 is the ideal."),
+    "local recoding": N_(
+        "Local recoding keeps every record and generalizes each record's values only as far as that "
+        "record needs, within the hierarchies (the survey's CG model)."
+    ),
+    "local suppression": N_(
+        "Local suppression keeps every record, generalizes nothing, and replaces as few single values "
+        "by * as needed (the survey's CS model)."
+    ),
+    "cell suppression": N_(
+        "Cell suppression: after a generalization, only the values that make a record stand out are "
+        "replaced by *; the record is kept (the survey's AG_CS model)."
+    ),
+    "star": N_(
+        "* in a release that keeps every record is a value of its own: a record showing * hides only "
+        "among records showing * in the same place. It also hints that the record was unusual (the "
+        "minimality attack)."
+    ),
+    "minimality attack": N_(
+        "Minimality attack (Wong et al. 2007): knowing that values were changed only where needed, an "
+        "attacker can guess that a * or a broader value hides a rare value."
+    ),
+    "ncp": N_(
+        "NCP: the average share of a quasi-identifier's values that a released value covers, from 0 "
+        "(exact) to 1 (*). Lower keeps more detail."
+    ),
     "precision": N_(
-        "Precision kept (Sweeney's Prec): 1 minus the average share of the hierarchy height used, from "
-        "100 % (original values) to 0 % (everything *); suppressed records count as fully generalized. "
-        "Higher keeps more detail."
+        "Precision kept (Sweeney's Prec): 1 minus the average share of the hierarchy height used, "
+        "from 100 % (original values) to 0 % (everything *); suppressed records count as fully "
+        "generalized. Higher keeps more detail."
     ),
     "loss": N_(
         "Loss (as in ARX, the default quality metric): how much of each quasi-identifier's range the "
-        "released values leave open, suppressed records counting in full, combined over the attributes; 0 "
-        "% keeps the original values. It keeps every column usable instead of sacrificing one to *."
+        "released values leave open, suppressed records counting in full, combined over the "
+        "attributes; 0 % keeps the original values. It keeps every column usable instead of "
+        "sacrificing one to *."
     ),
     "l": N_(
-        "l-diversity: every group holds at least l well-represented values of the sensitive attribute, so "
-        "placing a person in a group does not reveal their diagnosis (distinct: l different values; "
-        "entropy: evenly spread; recursive: no value dominates)."
+        "l-diversity: every group holds at least l well-represented values of the sensitive "
+        "attribute, so placing a person in a group does not reveal their diagnosis (distinct: l "
+        "different values; entropy: evenly spread; recursive: no value dominates)."
     ),
     "t": N_(
-        "t-closeness: in every group, the sensitive values are distributed within distance t of the whole "
-        "table's distribution, so a group reveals little more than the table as a whole."
+        "t-closeness: in every group, the sensitive values are distributed within distance t of the "
+        "whole table's distribution, so a group reveals little more than the table as a whole."
     ),
     "risk": N_(
-        "Re-identification risk: the chance that an attacker who knows someone's quasi-identifier values "
-        "picks their record; 1 / group size for a person known to be in the file (prosecutor risk)."
+        "Re-identification risk: the chance that an attacker who knows someone's quasi-identifier "
+        "values picks their record; 1 / group size for a person known to be in the file (prosecutor "
+        "risk)."
     ),
     "linkage": N_(
-        "Linkage attack: joining the release with a public list (a register, a voter list) on the shared "
-        "columns; a person matching exactly one record is singled out."
+        "Linkage attack: joining the release with a public list (a register, a voter list) on the "
+        "shared columns; a person matching exactly one record is singled out."
     ),
     "missing": N_(
         "A missing value is an empty cell: it stays empty in the release; the views show it as (missing)."

@@ -49,6 +49,8 @@ from kanon_engine.restore import restore_run
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sealed import PasswordError
 from kanon_engine.validation import TableFacts, analyze_table, result_warnings
+from kanon_engine.workload.evaluate import with_workload
+from kanon_engine.workload.generate import default_workload
 from kanon_gui import appdata
 from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
@@ -67,6 +69,7 @@ from kanon_gui.views.history_view import RunHistoryPanel
 from kanon_gui.views.message_bar import MessageBar
 from kanon_gui.views.results_view import ResultsPanel
 from kanon_gui.views.risk_view import RiskPanel
+from kanon_gui.views.workload_view import WorkloadPanel
 
 LOG = logging.getLogger("kanon_gui.window")
 
@@ -97,6 +100,7 @@ TEXT = {
             "{seconds} s."
         )
     ),
+    "run_done_cells": N_("Done: {groups} groups, {kept}, smallest group {smallest}, in {seconds} s."),
     "run_stale": (
         N_(
             "The settings changed while it ran, so this result is out of date: run again to use the new "
@@ -195,8 +199,14 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.results_panel, icon("chart"), _("4  Results"))
         self.tabs.addTab(self.analysis_panel, icon("lattice"), _("5  Analysis"))
         self.tabs.addTab(self.risk_panel, icon("risk"), _("6  Risk"))
+        self.workload_panel = WorkloadPanel(self.state)
+        self.tabs.addTab(self.workload_panel, icon("chart"), _("7  Workload"))
         #: Tabs that show the current run (each has show_run), redrawn when they are on screen.
-        self.run_views: tuple[AnalysisPanel | RiskPanel, ...] = (self.analysis_panel, self.risk_panel)
+        self.run_views: tuple[AnalysisPanel | RiskPanel | WorkloadPanel, ...] = (
+            self.analysis_panel,
+            self.risk_panel,
+            self.workload_panel,
+        )
         self._stale_views: set[int] = set()
 
         self.history = RunHistoryPanel(self.state)
@@ -701,7 +711,9 @@ class MainWindow(QMainWindow):
         table, config = request.table, request.config
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
-            return algorithm.run(table, config, progress=progress)
+            result = algorithm.run(table, config, progress=progress)
+            progress(1.0, "measuring the workload")
+            return with_workload(result, table, default_workload(table, config))
 
         def done(result: AnonymizationResult) -> None:
             self._end_task()
@@ -721,14 +733,15 @@ class MainWindow(QMainWindow):
     def show_run_outcome(self, result: AnonymizationResult) -> None:
         """What came out, and what makes the release of little use if anything does (a column lost to
         *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
-        done = text_of(
-            TEXT,
-            "run_done",
-            groups=result.n_classes,
-            suppressed=result.suppressed,
-            smallest=result.min_class_size,
-            seconds=formats.decimal(result.runtime_seconds, 2, fixed=True),
-        )
+        figures = {
+            "groups": result.n_classes,
+            "smallest": result.min_class_size,
+            "seconds": formats.decimal(result.runtime_seconds, 2, fixed=True),
+        }
+        if result.recoding is not None:  # every record kept: say what happened to single values
+            done = text_of(TEXT, "run_done_cells", kept=result.recoding.in_words(), **figures)
+        else:
+            done = text_of(TEXT, "run_done", suppressed=result.suppressed, **figures)
         warnings = [i.message for i in result_warnings(result)]
         if self.state.is_stale():
             warnings.insert(0, text_of(TEXT, "run_stale"))
@@ -750,14 +763,22 @@ class MainWindow(QMainWindow):
         if limit is None:
             limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
         metric = result.parameters.get("metric", DEFAULT_METRIC)
+        suppress = result.parameters.get("suppress", "records")  # a cell-suppression run applies cells
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
         search = result.lattice
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, _("applying levels {vector}", vector=vector))
-            return apply_transformation(
-                table, config, vector, suppression_limit=limit, metric=metric, search=search
+            res = apply_transformation(
+                table,
+                config,
+                vector,
+                suppression_limit=limit,
+                metric=metric,
+                search=search,
+                suppress=suppress,
             )
+            return with_workload(res, table, default_workload(table, config))
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()

@@ -2,7 +2,10 @@
 
 One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal` (full
 domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the lattice machinery of
-:mod:`.search`) and :mod:`.mondrian` (multidimensional partitioning, strict and relaxed).
+:mod:`.search`), :mod:`.mondrian` (multidimensional partitioning, strict and relaxed), and the cell-level
+models that keep every record: :mod:`.local_recoding` (CG) and :mod:`.local_suppression` (CS), sharing
+:mod:`.peeling`; with ``suppress="cells"`` the full-domain ones release the AG_CS model
+(:mod:`.cell_suppression`).
 
 Adding an algorithm
 -------------------
@@ -43,14 +46,25 @@ from typing import Any
 from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.datafly import Datafly
 from kanon_engine.algorithms.incognito import Incognito
+from kanon_engine.algorithms.local_recoding import LocalRecoding
+from kanon_engine.algorithms.local_suppression import LocalSuppression
 from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
 from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _
 
 #: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
-BUILT_IN: tuple[type[Algorithm], ...] = (Optimal, Samarati, Incognito, Datafly, Mondrian, MondrianRelaxed)
+BUILT_IN: tuple[type[Algorithm], ...] = (
+    Optimal,
+    Samarati,
+    Incognito,
+    Datafly,
+    Mondrian,
+    MondrianRelaxed,
+    LocalRecoding,
+    LocalSuppression,
+)
 
 _REGISTRY: dict[str, type[Algorithm]] = {}
 
@@ -106,4 +120,16 @@ def get_algorithm(name: str, **params: Any) -> Algorithm:
     return cls(**{p.name: p.coerce(params.get(p.name)) for p in cls.params})
 
 
-__all__ = ["BUILT_IN", "Algorithm", "algorithms", "get_algorithm", "register"]
+#: Why kanon offers heuristics beside the exact search (shown by ``algorithms --verbose`` and the README).
+HARDNESS_NOTE = N_(
+    "Why no exact answer for big lattices: finding the best k-anonymous generalization is NP-hard "
+    "(Meyerson & Williams 2004; the seed chapter), for full-domain generalization as for Mondrian's "
+    "multidimensional partitions, so no method is known that finds it quickly on every table. kanon's "
+    "optimal search is exact: it checks the lattice of full-domain generalizations with pruning, up to "
+    "500,000 transformations (incognito the same, samarati 2,000,000). Past that limit it stops with a "
+    "message instead of running for hours; use datafly (Sweeney's greedy climb, one path through the "
+    "lattice) or mondrian (greedy median cuts, any table size), which are fast and always k-anonymous "
+    "but not provably the best, or reduce the lattice (fewer quasi-identifiers, shallower hierarchies)."
+)
+
+__all__ = ["BUILT_IN", "HARDNESS_NOTE", "Algorithm", "algorithms", "get_algorithm", "register"]

@@ -7,7 +7,9 @@ The report, the workbench's views and the CLI's summaries all take their wording
 
 Metric keys are those of :func:`kanon_engine.metrics.loss.node_metrics` (full-domain runs) and
 :func:`kanon_engine.metrics.partition.partition_metrics` (Mondrian), plus per-attribute keys
-``intensity:<column>`` and ``ncp:<column>``.
+``intensity:<column>`` and ``ncp:<column>``; cell-level releases
+(:func:`kanon_engine.cell_recoding.cell_metrics`) add the values replaced by * (``suppressed_cells`` and
+``suppressed_cells:<column>``), the records touched and generalized, and the transformations used.
 """
 
 from __future__ import annotations
@@ -80,7 +82,14 @@ METRIC_LABELS: dict[str, MetricLabel] = {
     ),
     "cavg": MetricLabel(
         N_("Average group size relative to k (C_AVG)"),
-        N_("Released records per group, divided by k; 1 is ideal (every group has exactly k records)."),
+        N_(
+            "All records of the table (suppressed ones included) per released group, divided by k, as the "
+            "Mondrian paper defines it; 1 is ideal (every group has exactly k records)."
+        ),
+    ),
+    "cavg_released": MetricLabel(
+        N_("Average released group size relative to k (C_AVG over released records)"),
+        N_("Released records per group, divided by k: C_AVG without the suppressed records; 1 is ideal."),
     ),
     "precision": MetricLabel(
         N_("Precision kept (Sweeney's Prec)"),
@@ -140,6 +149,30 @@ METRIC_LABELS: dict[str, MetricLabel] = {
         N_("How many times the partitioning cut a group of records in two."),
         lower_is_better=None,
     ),
+    # releases that keep every record and recode single values (local recoding and suppression, and
+    # the full-domain algorithms with cell suppression)
+    "suppressed_cells": MetricLabel(
+        "Values replaced by *",
+        "Single quasi-identifier values replaced by * in records that were kept; fewer keeps more detail.",
+    ),
+    "star_cells": MetricLabel(
+        "Values shown as *",
+        "Quasi-identifier values the release shows as *: replaced by *, or generalized to a hierarchy "
+        "root that reads *.",
+    ),
+    "records_touched": MetricLabel(
+        "Records with a value replaced by *",
+        "Records kept in the release with at least one quasi-identifier value replaced by *.",
+    ),
+    "records_generalized": MetricLabel(
+        "Records with a value generalized",
+        "Records with at least one quasi-identifier value released as a broader group.",
+    ),
+    "transformations_used": MetricLabel(
+        "Transformations used",
+        "Different combinations of generalization levels (and of values replaced by *) the records use.",
+        lower_is_better=None,
+    ),
 }
 
 _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
@@ -157,6 +190,10 @@ _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
             "records: 0 % keeps its original values, 100 % releases it as *."
         ),
     ),
+    "suppressed_cells": (
+        N_("Values of {column} replaced by *"),
+        N_("Records kept in the release whose value of {column} was replaced by *."),
+    ),
 }
 
 
@@ -170,7 +207,8 @@ def metric_label(key: str) -> MetricLabel:
     kind, sep, column = key.partition(":")
     if sep and kind in _PER_ATTRIBUTE:
         name, meaning = _PER_ATTRIBUTE[kind]
-        return MetricLabel(_(name, column=column), _(meaning, column=column), share=True)
+        share = kind != "suppressed_cells"  # a count, not a share
+        return MetricLabel(_(name, column=column), _(meaning, column=column), share=share)
     return MetricLabel(key, "", lower_is_better=None)
 
 

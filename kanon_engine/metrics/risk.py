@@ -20,8 +20,12 @@ single value reveals it to anyone who can place a person in the class. For each 
 reaches (distinct values; entropy l = exp(entropy)) and its t (Earth Mover's Distance to the whole
 table's distribution, Li, Li & Venkatasubramanian 2007: equal distance, and ordered distance for numbers).
 
-Released tables mark suppressed records with ``*`` in every quasi-identifier: they carry no
-quasi-identifier value, so they are counted apart (``suppressed``) and not as a class. Everything is
+Released tables mark suppressed records with ``*`` in every quasi-identifier. An attacker sees those
+rows as alike (as alike as records generalized to the top of every hierarchy), so they form one class
+like any other (see :mod:`kanon_engine.checks`); ``suppressed`` says how many there are. In releases that
+keep every record and suppress single cells (cell-level models) no record is suppressed: ``*`` is a value
+of its own everywhere (``star_is_value``, the reading their k was checked in), and the figures say so.
+Everything is
 computed on class ids with numpy (no loop per record).
 """
 
@@ -35,12 +39,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kanon_engine.checks import equivalence_classes
+from kanon_engine.checks import release_classes
 from kanon_engine.encoding import encode_sensitive
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, ngettext
 
 #: Default threshold for "records at risk": more than a 1 in 5 chance of re-identification (the k = 5 line).
 DEFAULT_THRESHOLD = 0.2
@@ -104,6 +108,15 @@ _DEFINITIONS = {
         N_(
             "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
             "belong to no group and are not counted in the figures above."
+        )
+    ),
+    "star_counted_as_value": (
+        N_(
+            "In a release that keeps every record and suppresses single values (local suppression, local "
+            "recoding, cell suppression), * counts as a value of its own: a record showing * is grouped "
+            "only with records showing * in the same place and the same other values (the strict "
+            "reading, in which k was checked). Records whose values are all * form a group like any "
+            "other. Reading * as matching any value (sdcMicro's reading) can only make groups larger."
         )
     ),
     "homogeneous_classes": (
@@ -229,10 +242,14 @@ class RiskAssessment:
 
     qi: tuple[str, ...]
     figures: RiskFigures
-    row_class: np.ndarray  # per row of the table assessed, -1 when suppressed
+    row_class: np.ndarray  # class of every row of the table assessed (the all-* rows share one)
     class_sizes: np.ndarray
     population_sizes: np.ndarray  # F per class (== class_sizes without a population table)
     homogeneity: tuple[SensitiveProfile, ...] = ()
+    #: records the population table lacks (their class matches fewer of its rows than it holds)
+    population_missing: int = 0
+    #: True for cell-level releases: '*' is a value of its own, all-'*' rows a class of kept records
+    star_is_value: bool = False
 
     @property
     def record_risk(self) -> np.ndarray:
@@ -261,6 +278,7 @@ class RiskAssessment:
             **self.figures.to_dict(),
             "risk_distribution": self.risk_distribution(),
             "homogeneity": [h.to_dict() for h in self.homogeneity],
+            "star_counted_as_value": self.star_is_value,
         }
 
 
@@ -429,6 +447,7 @@ def assess(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     suppressed_marker: str | None = ROOT,
     max_examples: int = 20,
+    star_is_value: bool = False,
 ) -> RiskAssessment:
     """Risk of a table (a release, or raw data with ``suppressed_marker=None``) on ``qi``.
 
@@ -438,15 +457,18 @@ def assess(
     """
     df: pd.DataFrame = getattr(frame, "frame", frame)
     qi = tuple(qi)
+    if star_is_value:
+        suppressed_marker = None
     missing = [c for c in (*qi, *sensitive) if c not in df.columns]
     if missing:
         raise ConfigError(
             _("The column '{missing}' is not in the table assessed.", missing=missing[0]), where=missing[0]
         )
-    row_class, sizes = equivalence_classes(df, qi, suppressed_marker)
-    suppressed = int((row_class < 0).sum())
+    found = release_classes(df, qi, suppressed_marker)
+    row_class, sizes, suppressed = found.row_class, found.sizes, found.n_suppressed
     pop_sizes = sizes
     pop_text = POPULATION_IS_TABLE
+    missing = 0
     if population is not None:
         from kanon_engine.linkage import count_matches
 
@@ -459,11 +481,14 @@ def assess(
         kept = np.flatnonzero(row_class >= 0)
         rep = kept[representatives(row_class[kept], len(sizes))] if len(kept) else kept
         _counts, per_class = count_matches(pdf, df.iloc[rep], qi, hierarchies)
+        missing = int(np.maximum(sizes - per_class, 0).sum())
         pop_sizes = np.maximum(per_class, sizes)
-        pop_text = f"{population_name} ({len(pdf)} records)"
+        pop_text = ngettext(
+            "{name} ({n} record)", "{name} ({n} records)", len(pdf), name=population_name, n=len(pdf)
+        )
     figures = risk_figures(sizes, suppressed, threshold, pop_sizes, pop_text)
     profiles = tuple(sensitive_profile(df, row_class, sizes, s, qi, max_examples) for s in sensitive)
-    return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles)
+    return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles, missing, star_is_value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -508,5 +533,6 @@ def compare(
         population_name=population_name,
         hierarchies=cfg.hierarchies,
         max_examples=max_examples,
+        star_is_value=bool(getattr(result, "cell_level", False)),
     )
     return RiskComparison(before, after)

@@ -421,13 +421,28 @@ def model_from_dict(d: dict[str, Any]) -> PrivacyModel:
             _("Unknown privacy model '{name}'; known: {known}.", name=str(name), known=", ".join(_MODELS)),
             where="models",
         )
-    try:
-        return _MODELS[name](**d)
-    except TypeError as exc:
+    import inspect
+
+    params = inspect.signature(_MODELS[name]).parameters
+    unknown = [k for k in d if k not in params]
+    if unknown:
         raise ConfigError(
-            _("The privacy model '{name}' got unexpected settings: {reason}.", name=name, reason=str(exc)),
+            _("The privacy model '{name}' has no setting '{setting}'.", name=name, setting=unknown[0]),
+            hint=_("Its settings are: {settings}.", settings=", ".join(params)),
             where=name,
-        ) from None
+        )
+    needed = [p for p, v in params.items() if v.default is inspect.Parameter.empty and p not in d]
+    if needed:
+        raise ConfigError(
+            _(
+                "The privacy model '{name}' needs its setting '{setting}', which is missing.",
+                name=name,
+                setting=needed[0],
+            ),
+            hint=_('Add it to the model in the project file, for example "{setting}": 5.', setting=needed[0]),
+            where=name,
+        )
+    return _MODELS[name](**d)
 
 
 def all_monotone(models: tuple[PrivacyModel, ...] | list[PrivacyModel], suppression: bool) -> bool:

@@ -48,6 +48,8 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     qi = state.columns_with(Role.QUASI_IDENTIFIER)
     if not qi:
         return _("{n_rows} records; choose quasi-identifiers to see the size of the job.", n_rows=t.n_rows)
+    if getattr(algorithm_cls, "cell_level", False):
+        return _cell_level_estimate(state, algorithm_cls, qi)
     if algorithm_cls is not None and not getattr(algorithm_cls, "full_domain", True):
         return _(
             "{n_rows} records split on {n} quasi-identifiers: the work grows like records × log(records).",
@@ -76,6 +78,20 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
         )
     parts.append(_("Each transformation checked groups all records once."))
     return " ".join(parts)
+
+
+def _cell_level_estimate(state: AppState, algorithm_cls: type, qi: list[str]) -> str:
+    """The job of local recoding / local suppression: transformations visited cheapest first, each
+    grouping only the records not yet released."""
+    n = state.table.n_rows if state.table is not None else 0
+    if getattr(algorithm_cls, "uses_hierarchies", True):
+        what = f"<b>{state.lattice_size():,}</b> transformations of the hierarchies"
+    else:
+        what = f"<b>{2 ** len(qi):,}</b> patterns of * over {len(qi)} quasi-identifiers"
+    return (
+        f"{what}, tried cheapest first on <b>{n:,}</b> records; each try groups only the records "
+        "not yet released, and every record is kept."
+    )
 
 
 class AlgorithmPanel(QWidget):
@@ -110,6 +126,7 @@ class AlgorithmPanel(QWidget):
             lambda *_args: self._models_changed(self.model_form.values())
         )
         self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
+        self.protect.toggled.connect(lambda v: self.state.set_output(protect_suppressed_group=v))
         self.seed.editingFinished.connect(self._seed_changed)
         state.project_changed.connect(self.refresh)
         state.issues_changed.connect(self.refresh)
@@ -173,6 +190,13 @@ class AlgorithmPanel(QWidget):
             _("{meaning} When unchecked, their quasi-identifiers read *.", meaning=term("suppression"))
         )
         ol.addRow(self.drop)
+        self.protect = QCheckBox("Kept suppressed records form a group of at least k")
+        self.protect.setToolTip(
+            "Suppressed records kept in the release (shown as *) look alike, so they form a group of "
+            "their own. Ticked (Sweeney's Datafly, step 4), it holds 0 or at least k records: when fewer "
+            "are suppressed, more are, within the suppression limit."
+        )
+        ol.addRow(self.protect)
         self.seed = QLineEdit()
         self.seed.setPlaceholderText(_("keep input order"))
         self.seed.setToolTip(
@@ -234,6 +258,8 @@ class AlgorithmPanel(QWidget):
             self.model_form.set_values(mv)
             self._fill_sensitive(mv.get("sensitive"))
             self.drop.setChecked(p.drop_suppressed)
+            self.protect.setChecked(p.protect_suppressed_group)
+            self.protect.setEnabled(not p.drop_suppressed)
             self.seed.setText("" if p.shuffle_seed is None else str(p.shuffle_seed))
             self._update_visibility()
         finally:

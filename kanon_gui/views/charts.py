@@ -288,8 +288,10 @@ def draw_class_sizes(
     title: str | None = None,
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
+    cells: int | None = None,
 ) -> None:
-    """Class-size histogram with the k line; the title says how many classes and suppressed records.
+    """Class-size histogram with the k line; the title says how many classes and suppressed records
+    (or, for a release that keeps every record, how many values were replaced by *: ``cells``).
     ``span`` forces the binning (see :func:`size_histogram`)."""
     item.clear()
     edges, counts, log = size_histogram(sizes, span=span)
@@ -319,15 +321,18 @@ def draw_class_sizes(
     item.setLabel("left", _("classes"))
     share = 100.0 * suppressed / records if records else 0.0
     head = title or _("Class sizes")
-    style_plot(
-        item,
-        _(
-            "{head}<br><small>{n} classes, {suppressed} records suppressed ({share}%)</small>",
-            head=head,
-            n=len(sizes),
+    removed = (
+        _("{cells} values * (no record removed)", cells=cells)
+        if cells is not None
+        else _(
+            "{suppressed} records suppressed ({share}%)",
             suppressed=suppressed,
             share=formats.decimal(share, 1, fixed=True),
-        ),
+        )
+    )
+    style_plot(
+        item,
+        _("{head}<br><small>{n} classes, {removed}</small>", head=head, n=len(sizes), removed=removed),
     )
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
@@ -461,6 +466,7 @@ class ChartsView(QWidget):
             result.config.k,
             result.suppressed,
             result.records,
+            cells=result.recoding.suppressed_cells if result.recoding is not None else None,
         )
         self._draw_loss()
         previous = self.column_combo.currentText()

@@ -31,6 +31,7 @@ from kanon_engine.describe import algorithm_name, models_short, parameters_short
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
 from kanon_gui.views.plot_menu import add_plot_menu
@@ -42,19 +43,49 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", N_("Position in the run history (oldest first).")),
     (N_("Run"), N_("The name of the run in the history.")),
     (N_("Algorithm"), N_("The algorithm that produced the release.")),
+    (
+        N_("Model"),
+        N_(
+            "How the release was made, in the survey's names: AG_TS one level per attribute and whole "
+            "records suppressed; AG_CS the same with single values suppressed; CG local recoding; CS local "
+            "suppression (the last three keep every record); multidimensional for Mondrian."
+        ),
+    ),
     (N_("Privacy models"), N_("k, and l-diversity or t-closeness with the attribute they protect.")),
     (N_("Parameters"), N_("The algorithm's parameters (suppression limit, quality metric, ...).")),
     (N_("Suppressed"), N_("Records suppressed (all quasi-identifiers replaced by *).")),
+    (
+        N_("Values *"),
+        N_("Single values replaced by * in records that were kept (local recoding and suppression)."),
+    ),
     (N_("Groups"), N_("Number of groups of records that look alike (equivalence classes).")),
     (metric_label("discernibility").name_id, metric_label("discernibility").meaning_id),
     (metric_label("cavg").name_id, metric_label("cavg").meaning_id),
     (metric_label("precision").name_id, metric_label("precision").meaning_id),
     (metric_label("loss").name_id, metric_label("loss").meaning_id),
+    (
+        N_("Workload error"),
+        N_(
+            "Mean relative error of the workload's queries answered from the release (lower is better); "
+            "the Workload tab lists every query."
+        ),
+    ),
+    (
+        N_("Queries matched"),
+        N_("Share of the workload's queries the release answers without spreading records."),
+    ),
     (N_("Run time (s)"), N_("Seconds the run took.")),
 )
-_PARAMETERS_COLUMN = 4
+_HEADS = [h for h, _ in COLUMNS]
+_PARAMETERS_COLUMN = _HEADS.index("Parameters")
 #: columns of the runs table holding shares (shown as percentages)
-_SHARE_COLUMNS = {9, 10}
+_SHARE_HEADS = (
+    metric_label("precision").name,
+    metric_label("loss").name,
+    "Workload error",
+    "Queries matched",
+)
+_SHARE_COLUMNS = {_HEADS.index(head) for head in _SHARE_HEADS}
 
 
 def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
@@ -64,16 +95,26 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
         position,
         name,
         algorithm_name(r.algorithm),
+        r.model,
         models_short(r.config.models),
         parameters_short(r.algorithm, r.parameters),
         r.suppressed,
+        r.recoding.suppressed_cells if r.recoding is not None else 0,
         r.n_classes,
         m.get("discernibility", np.nan),
         m.get("cavg", np.nan),
         m.get("precision", np.nan),
         m.get("loss", np.nan),
+        _workload(r, "mean_error"),
+        _workload(r, "match_share"),
         r.runtime_seconds,
     ]
+
+
+def _workload(r: AnonymizationResult, figure: str) -> float:
+    """One workload figure of a run (NaN when it has none)."""
+    value = None if r.workload is None else getattr(r.workload, figure)
+    return np.nan if value is None else float(value)
 
 
 def _fmt(value: Any) -> str:
@@ -131,21 +172,27 @@ class RunsModel(QAbstractTableModel):
         orientation: Qt.Orientation,  # noqa: N802
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return _(COLUMNS[section][0])
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return _(COLUMNS[section][1])
-        return None
+        return column_header(COLUMNS, section, orientation, role)
 
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
+    (N_("Model (survey's name)"), lambda r: r.model, None),
     (N_("Suppressed records"), lambda r: r.suppressed, True),
+    (
+        N_("Values replaced by *"),
+        lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0,
+        True,
+    ),
     (N_("Groups"), lambda r: r.n_classes, None),
     (N_("Smallest group"), lambda r: r.min_class_size, None),
     (N_("Run time (s)"), lambda r: r.runtime_seconds, True),
+)
+#: Rows of the workload figures (shares): (label, getter, lower is better?).
+_WORKLOAD: tuple[tuple[str, Any, bool | None], ...] = (
+    (N_("Workload: mean relative error"), lambda r: _workload(r, "mean_error"), True),
+    (N_("Workload: median relative error"), lambda r: _workload(r, "median_error"), True),
+    (N_("Workload: queries matched"), lambda r: _workload(r, "match_share"), False),
 )
 #: The difference of two shares, in percentage points.
 POINTS = N_("{sign}{value} points")
@@ -159,6 +206,7 @@ def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tup
     for (label, a), (_unused, b) in zip(run_settings(left), run_settings(right)):
         rows.append((label, a, b, None, False))
     rows += [(_(label), get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
+    rows += [(_(label), get(left), get(right), lower, True) for label, get, lower in _WORKLOAD]
     for key in dict.fromkeys([*left.metrics, *right.metrics]):
         info = metric_label(key)
         rows.append(
@@ -360,6 +408,7 @@ class CompareView(QWidget):
             title=f"{li + 1}. {ln}",
             brush=BAR_COLOR,
             span=span,
+            cells=left.recoding.suppressed_cells if left.recoding is not None else None,
         )
         draw_class_sizes(
             self.right_plot,
@@ -370,5 +419,6 @@ class CompareView(QWidget):
             title=f"{ri + 1}. {rn}",
             brush=RELEASED_COLOR,
             span=span,
+            cells=right.recoding.suppressed_cells if right.recoding is not None else None,
         )
         self.right_plot.setXLink(self.left_plot)

@@ -12,6 +12,8 @@ from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
 RUN_LINE = N_("{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time} s")
+#: The same for a release that keeps every record (its model, and what happened to single values).
+RUN_LINE_CELLS = N_("{label}\n{models}\n{groups} groups, {model}: {kept}, {time} s")
 STALE_LINE = N_("{line}\n(out of date: the settings changed since this run)")
 
 
@@ -19,6 +21,16 @@ def run_line(run: Run) -> str:
     """The run's label, its privacy models (k, l, t: two runs that differ there never look alike) and
     what came out."""
     r = run.result
+    if r.recoding is not None:
+        return _(
+            RUN_LINE_CELLS,
+            label=run.label,
+            models=models_short(r.config.models),
+            groups=r.n_classes,
+            model=r.model,
+            kept=r.recoding.in_words(),
+            time=formats.decimal(r.runtime_seconds, 2, fixed=True),
+        )
     return _(
         RUN_LINE,
         label=run.label,

@@ -118,6 +118,8 @@ class ParamForm(QWidget):
             return w
         w = QLineEdit()
         w.setPlaceholderText(_("none") if spec.default is None else spec.show(spec.default))
+        if spec.kind == "columns":
+            w.setPlaceholderText(_("column names, most important first (empty: the automatic order)"))
         w.setClearButtonEnabled(True)
         w.textChanged.connect(self._emit)
         return w

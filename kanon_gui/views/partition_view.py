@@ -403,13 +403,22 @@ class PartitionView(QWidget):
                 boxes=len(boxes),
             )
         )
+        removed = (
+            _(
+                "every record kept ({cells} values *: a class showing * on an axis spans its records' "
+                "values there)",
+                cells=res.recoding.suppressed_cells,
+            )
+            if res.recoding is not None
+            else _("{suppressed} suppressed (red x)", suppressed=res.suppressed)
+        )
         text = _(
-            "{boxes_text} ({src}; where boxes coincide, their mean colour); {shown}; {suppressed} "
-            "suppressed (red x); {below} classes below k={k} (red outline).",
+            "{boxes_text} ({src}; where boxes coincide, their mean colour); {shown}; {removed}; {below} "
+            "classes below k={k} (red outline).",
             boxes_text=boxes_text,
             src=src,
             shown=shown,
-            suppressed=res.suppressed,
+            removed=removed,
             below=below,
             k=res.config.k,
         )

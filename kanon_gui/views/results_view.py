@@ -1,5 +1,6 @@
-"""Results of the current run: its metrics, the anonymized grid beside the original (changed cells
-highlighted, suppressed rows marked), and the equivalence classes (select one to see its records)."""
+"""Results of the current run: its metrics, the anonymized grid beside the original (generalized cells
+highlighted, suppressed records and single suppressed values marked), and the equivalence classes
+(select one to see its records)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
-from kanon_engine.result import AnonymizationResult
+from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
@@ -39,9 +40,62 @@ def _fmt(value: float | None, digits: int = 4) -> str:
 
 
 def transformation_text(result: AnonymizationResult) -> str:
-    """The levels of a full-domain result in words ("age: level 2 of 4, e.g. '30-39'")."""
+    """How the release was made, in words: the model (the survey's name), and for a full-domain result
+    its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what it did to single values."""
+    rec = result.recoding
+    if rec is not None and not result.transformation:
+        return _(
+            "<b>{model}</b>: {description}. {what}",
+            model=escape(result.model),
+            description=escape(_(SURVEY_MODELS[result.model])),
+            what=cell_text(result),
+        )
     if not result.transformation:
-        return _("Records were partitioned (local recoding): each class has its own ranges.")
+        return _(
+            "Records were partitioned (Mondrian, multidimensional recoding): each class has its own ranges."
+        )
+    text = _levels_text(result)
+    if rec is not None:
+        text += _(". <b>{model}</b>, then: {what}", model=escape(result.model), what=cell_text(result))
+    return text
+
+
+def cell_text(result: AnonymizationResult) -> str:
+    """What a cell-level release did: values replaced by * per attribute, records touched, generalized."""
+    rec = result.recoding
+    assert rec is not None
+    parts = []
+    if rec.suppressed_cells:
+        per = ", ".join(
+            f"{escape(q)} {formats.count(n)}" for q, n in rec.suppressed_per_attribute().items() if n
+        )
+        parts.append(
+            ngettext(
+                "{cells} value in {records} records replaced by * ({per})",
+                "{cells} values in {records} records replaced by * ({per})",
+                rec.suppressed_cells,
+                cells=rec.suppressed_cells,
+                records=rec.records_touched,
+                per=per,
+            )
+        )
+    if rec.records_generalized:
+        parts.append(
+            ngettext(
+                "{n} record with at least one generalized value",
+                "{n} records with at least one generalized value",
+                rec.records_generalized,
+                n=rec.records_generalized,
+            )
+        )
+    return _(
+        "{what}. {meaning}",
+        what="; ".join(parts) or _("no value had to change"),
+        meaning=escape(term("star")),
+    )
+
+
+def _levels_text(result: AnonymizationResult) -> str:
     parts = []
     for q, lv in result.transformation.items():
         h = result.config.hierarchies.get(q)
@@ -70,13 +124,23 @@ def metrics_html(result: AnonymizationResult) -> str:
     """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
     m = result.metrics
     n = max(result.records, 1)
-    cells = [
-        (_("Records"), formats.count(result.records), ""),
-        (
+    if result.recoding is not None:
+        stars = result.recoding.suppressed_cells
+        share = stars / max(n * len(result.recoding.qi), 1)
+        removed = (
+            _("Values replaced by *"),
+            f"{formats.count(stars)} ({formats.percent(share, 1)})",
+            term("star"),
+        )
+    else:
+        removed = (
             _("Suppressed"),
             f"{formats.count(result.suppressed)} ({formats.percent(result.suppressed / n, 1)})",
             term("suppression"),
-        ),
+        )
+    cells = [
+        (_("Records"), formats.count(result.records), ""),
+        removed,
         (_("Groups"), formats.count(result.n_classes), term("equivalence class")),
         (_("Smallest group"), formats.count(result.min_class_size), term("k")),
     ]
@@ -84,6 +148,14 @@ def metrics_html(result: AnonymizationResult) -> str:
         if key in m:
             label = metric_label(key)
             cells.append((label.name, label.show(m[key]), label.meaning))
+    if result.workload is not None:
+        cells.append(
+            (
+                _("Workload error"),
+                formats.percent(result.workload.mean_error, 1),
+                _("Mean relative error of the workload's queries answered from the release (Workload tab)."),
+            )
+        )
     cells.append((_("Run time"), f"{formats.decimal(result.runtime_seconds, 2, fixed=True)} s", ""))
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not
@@ -164,7 +236,7 @@ class ResultsPanel(QWidget):
 
         legend = QHBoxLayout()
         legend.addWidget(_chip(CHANGED_BG, _("changed by the anonymization")))
-        legend.addWidget(_chip(SUPPRESSED_BG, _("suppressed record (✖)")))
+        legend.addWidget(_chip(SUPPRESSED_BG, _("suppressed record (✖) or value (*)")))
         legend.addWidget(_chip(HIGHLIGHT_BG, _("records of the selected class")))
         legend.addStretch(1)
         self.filter_caption = QLabel()

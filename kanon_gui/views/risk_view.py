@@ -315,6 +315,12 @@ class RiskPanel(QWidget):
                 if pop == POPULATION_IS_TABLE
                 else _("Population: {population}.", population=pop)
             )
+            + (
+                " In this release * counts as a value of its own: records showing * are grouped only "
+                "with records showing * in the same place."
+                if comparison.after.star_is_value
+                else ""
+            )
         )
         self.figures.resizeColumnsToContents()
         header = self.figures.verticalHeader().sizeHint().width()
