@@ -89,8 +89,9 @@ class InputGuard:
         self._inputs: list[tuple[Path, str]] = []
         self.set(inputs)
 
-    def add(self, path: str | Path | None, what: str = _("an input file")) -> None:
+    def add(self, path: str | Path | None, what: str | None = None) -> None:
         """Protect ``path`` (None is ignored); ``what`` names it in the refusal ("the data file")."""
+        what = _("an input file") if what is None else what
         if path is None or str(path) == "":
             return
         with self._lock:

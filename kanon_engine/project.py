@@ -113,7 +113,7 @@ class Project:
         if self.workload_text:
             from kanon_engine.workload import parse_workload
 
-            source = Path(self.workload_file).name if self.workload_file else "the project's workload"
+            source = Path(self.workload_file).name if self.workload_file else _("the project's workload")
             workload = parse_workload(self.workload_text, source)
         return AnonymizationConfig(
             quasi_identifiers=qi,
@@ -196,21 +196,7 @@ class Project:
                     where=col,
                 )
             column_types[col] = (kind, spec.get("date_format"))
-        roles: dict[str, Role] = {}
-        for col, role in (d.get("roles") or {}).items():
-            try:
-                roles[col] = Role(role)
-            except ValueError:
-                raise ConfigError(
-                    _(
-                        "{source}: the role '{role}' of column '{column}' is unknown; use identifier, "
-                        "quasi-identifier, sensitive or insensitive.",
-                        source=source,
-                        role=role,
-                        column=col,
-                    ),
-                    where=col,
-                ) from None
+        roles = _roles_from_dict(d.get("roles") or {}, source)
         hierarchies: dict[str, Hierarchy] = {}
         files: dict[str, str] = {}
         for col, spec in (d.get("hierarchies") or {}).items():
@@ -358,14 +344,24 @@ def _once(source: str):
                 first = out[key]
                 if isinstance(first, str) and isinstance(value, str) and {first, value} <= role_names:
                     raise ConfigError(
-                        f"{source}: the column '{key}' is given two roles, '{first}' and '{value}'; "
-                        "a column has one role.",
-                        hint="Keep one of the two lines in the project file's roles.",
+                        _(
+                            "{source}: the column '{key}' is given two roles, '{first}' and '{value}'; a "
+                            "column has one role.",
+                            source=source,
+                            key=key,
+                            first=first,
+                            value=value,
+                        ),
+                        hint=_("Keep one of the two lines in the project file's roles."),
                         where=key,
                     )
                 raise ConfigError(
-                    f"{source}: '{key}' is given twice in one section of the project file.",
-                    hint="Keep one of the two entries.",
+                    _(
+                        "{source}: '{key}' is given twice in one section of the project file.",
+                        source=source,
+                        key=key,
+                    ),
+                    hint=_("Keep one of the two entries."),
                     where=key,
                 )
             out[key] = value
@@ -390,3 +386,23 @@ def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
             where="schema_version",
         )
     return d
+
+
+def _roles_from_dict(given: dict[str, Any], source: str) -> dict[str, Role]:
+    """The project file's roles; an unknown role is an error naming the column."""
+    roles: dict[str, Role] = {}
+    for col, role in given.items():
+        try:
+            roles[col] = Role(role)
+        except ValueError:
+            raise ConfigError(
+                _(
+                    "{source}: the role '{role}' of column '{column}' is unknown; use identifier, "
+                    "quasi-identifier, sensitive or insensitive.",
+                    source=source,
+                    role=role,
+                    column=col,
+                ),
+                where=col,
+            ) from None
+    return roles

@@ -55,16 +55,16 @@ from kanon_engine.workload.report_section import section as workload_section
 PDF_TIMEOUT = 180
 
 #: Plain words on what ``*`` means in a cell-level release, and what such a release gives away.
-STAR_MEANING = (
-    "In this file * is a value of its own: a record showing * is hidden only among records that show * "
-    "in the same place and the same other values, and every such group has at least k records (the "
-    "strict reading, in which the release was checked). Reading * as matching any value, as sdcMicro "
-    "does, can only make the groups larger."
+STAR_MEANING = N_(
+    "In this file * is a value of its own: a record showing * is hidden only among records that show * in "
+    "the same place and the same other values, and every such group has at least k records (the strict "
+    "reading, in which the release was checked). Reading * as matching any value, as sdcMicro does, can "
+    "only make the groups larger."
 )
-MINIMALITY_WARNING = (
+MINIMALITY_WARNING = N_(
     "A * or a broader value marks a record that was unusual: whoever knows how the file was made can "
-    "guess that its true value is a rare one, and narrow it down (the minimality attack, Wong, Fu, Wang "
-    "& Pei, VLDB 2007). Keep the file's audience as narrow as for any patient-level data."
+    "guess that its true value is a rare one, and narrow it down (the minimality attack, Wong, Fu, Wang & "
+    "Pei, VLDB 2007). Keep the file's audience as narrow as for any patient-level data."
 )
 
 
@@ -235,7 +235,7 @@ def _values_sentences(treat: Mapping[str, Mapping[str, Any]], risk_a: Mapping[st
         elif t["treatment"] == "exact":
             shown.append(q)
         elif t["treatment"] == "partly suppressed":
-            shown.append(f"{q} (some values replaced by *)")
+            shown.append(_("{column} (some values replaced by *)", column=q))
         elif not t.get("example"):
             shown.append(_("{column} (generalized)", column=q))
         elif t.get("share", 1.0) < 1.0:
@@ -277,17 +277,39 @@ def _cell_level_sentences(res: Mapping[str, Any]) -> list[str]:
     cl = res.get("cell_level")
     if not cl:
         return []
-    out = [f"Every record is kept ({res['model']['name']}: {res['model']['description']})."]
+    described = res["model"]["description"]  # a catalog id (SURVEY_MODELS)
+    out = [
+        _(
+            "Every record is kept ({model}: {description}).",
+            model=res["model"]["name"],
+            description=_(described),
+        )
+    ]
     if cl["suppressed_cells"]:
-        per = [f"{q} {n:,}" for q, n in cl["per_attribute"].items() if n]
+        per = [f"{q} {formats.count(n)}" for q, n in cl["per_attribute"].items() if n]
         out.append(
-            f"{cl['suppressed_cells']:,} values ({_pct(cl['suppressed_cells'] / max(cl['cells'], 1))} of "
-            f"the quasi-identifier values) in {cl['records_touched']:,} records were replaced by *: "
-            f"{_join(per)}."
+            ngettext(
+                "{cells} value ({share} of the quasi-identifier values) in {records} records was replaced by "
+                "*: {per_attribute}.",
+                "{cells} values ({share} of the quasi-identifier values) in {records} records were replaced "
+                "by *: {per_attribute}.",
+                cl["suppressed_cells"],
+                cells=cl["suppressed_cells"],
+                share=_pct(cl["suppressed_cells"] / max(cl["cells"], 1)),
+                records=cl["records_touched"],
+                per_attribute=_join(per),
+            )
         )
     if cl["records_generalized"]:
-        out.append(f"{cl['records_generalized']:,} records show at least one value as a broader group.")
-    return [*out, STAR_MEANING, MINIMALITY_WARNING]
+        out.append(
+            ngettext(
+                "{n} record shows at least one value as a broader group.",
+                "{n} records show at least one value as a broader group.",
+                cl["records_generalized"],
+                n=cl["records_generalized"],
+            )
+        )
+    return [*out, _(STAR_MEANING), _(MINIMALITY_WARNING)]
 
 
 def _suppression_sentences(report: Mapping[str, Any]) -> list[str]:
@@ -808,9 +830,17 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any
         ),
         "chart": Markup(class_size_svg(r["class_size_bands"], k)),
         "notes": list(r["notes"]),
-        "model": r.get("model"),
+        "model": _model_view(r.get("model")),
         "cell_level": _cell_level_view(r["cell_level"], k) if r.get("cell_level") else None,
     }
+
+
+def _model_view(model: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The survey's name of the release's model and its description in the report's language."""
+    if not model:
+        return None
+    described = model["description"]  # a catalog id (SURVEY_MODELS)
+    return {**model, "description": _(described)}
 
 
 def _cell_level_view(cl: Mapping[str, Any], k: int) -> dict[str, Any]:
@@ -824,36 +854,44 @@ def _cell_level_view(cl: Mapping[str, Any], k: int) -> dict[str, Any]:
     gen_all = sum(cl["generalized_per_attribute"].values())
     star_all = sum(cl["shown_as_star_per_attribute"].values())
     changed = (cl["suppressed_cells"] + gen_all) / max(cl["cells"], 1)
-    rows.append(["All", _fmt(cl["suppressed_cells"]), _fmt(gen_all), _fmt(star_all), _pct(changed)])
+    rows.append([_("All"), _fmt(cl["suppressed_cells"]), _fmt(gen_all), _fmt(star_all), _pct(changed)])
     rd = cl["readings"]
     readings = [
         [
-            "* a value of its own (strict, as checked)",
+            _("* a value of its own (strict, as checked)"),
             _fmt(rd["strict_smallest_class"]),
             _fmt(rd["strict_records_below_k"]),
         ],
-        ["* matching any value (sdcMicro)", _fmt(rd["smallest_frequency"]), _fmt(rd["records_below_k"])],
+        [_("* matching any value (sdcMicro)"), _fmt(rd["smallest_frequency"]), _fmt(rd["records_below_k"])],
     ]
     used = None
     if cl["transformations"]:
         qis = list(cl["transformations"][0]["levels"])
         trows = [[*(str(t["levels"][q]) for q in qis), _fmt(t["records"])] for t in cl["transformations"]]
-        used = _table(trows, [*qis, "Records"], tuple(range(len(qis) + 1)))
+        used = _table(trows, [*qis, _("Records")], tuple(range(len(qis) + 1)))
     touched = [
-        ["Records with at least one *", _fmt(cl["records_touched"])],
-        ["Records with at least one generalized value", _fmt(cl["records_generalized"])],
-        ["Different transformations used", _fmt(cl["transformations_used"])],
+        [_("Records with at least one *"), _fmt(cl["records_touched"])],
+        [_("Records with at least one generalized value"), _fmt(cl["records_generalized"])],
+        [_("Different transformations used"), _fmt(cl["transformations_used"])],
     ]
     return {
         "cells": _table(
             rows,
-            ["Quasi-identifier", "Replaced by *", "Generalized", "Shown as *", "Share changed"],
+            [
+                _("Quasi-identifier"),
+                _("Replaced by *"),
+                _("Generalized"),
+                _("Shown as *"),
+                _("Share changed"),
+            ],
             (1, 2, 3, 4),
         ),
         "touched": _table(touched),
-        "star_meaning": STAR_MEANING,
-        "readings": _table(readings, ["Reading of *", "Smallest group", f"Records below k = {k}"], (1, 2)),
-        "warning": MINIMALITY_WARNING,
+        "star_meaning": _(STAR_MEANING),
+        "readings": _table(
+            readings, [_("Reading of *"), _("Smallest group"), _("Records below k = {k}", k=k)], (1, 2)
+        ),
+        "warning": _(MINIMALITY_WARNING),
         "transformations": used,
     }
 

@@ -99,8 +99,9 @@ def seal(text: str, password: str) -> str:
     return json.dumps(fields, indent=1) + "\n"
 
 
-def unseal(document: dict[str, Any], password: str | None, name: str = _("the project")) -> str:
+def unseal(document: dict[str, Any], password: str | None, name: str | None = None) -> str:
     """The text inside a sealed document; a PasswordError when the password is missing or wrong."""
+    name = _("the project") if name is None else name
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 

@@ -171,8 +171,8 @@ class ColumnCache:
         """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""
         if column not in self._dates:
             self._dates[column] = [
-                Issue("error", f"{text} {DATE_CHOICES}", column)
-                for _, text in date_problems(self.table, [column], user_typed)
+                Issue("error", f"{text} {_(DATE_CHOICES)}", column)
+                for _fit, text in date_problems(self.table, [column], user_typed)
             ]
         return self._dates[column]
 
@@ -243,9 +243,9 @@ def _quasi_identifier_rule(qi: list[str]) -> list[Issue]:
 
 
 #: What to do about a column whose dates do not fit one format, in the workbench and on the command line.
-DATE_CHOICES = (
-    "kanon reads a column with one date format and never guesses: fix the file, or pick the format or "
-    "the type text (the import dialog, or --column-type COLUMN=date:FORMAT / COLUMN=text)."
+DATE_CHOICES = N_(
+    "kanon reads a column with one date format and never guesses: fix the file, or pick the format or the "
+    "type text (the import dialog, or --column-type COLUMN=date:FORMAT / COLUMN=text)."
 )
 
 
@@ -372,13 +372,13 @@ def _workload_rule(project: Project, table: Table) -> list[Issue]:
             return [
                 Issue(
                     "error",
-                    "Cutting along the workload needs a workload: write or open one in the Workload tab.",
+                    _("Cutting along the workload needs a workload: write or open one in the Workload tab."),
                     "workload",
                 )
             ]
         return []
     try:
-        table_specs(table, parse_workload(project.workload_text, project.workload_file or "the workload"))
+        table_specs(table, parse_workload(project.workload_text, project.workload_file or _("the workload")))
     except WorkloadError as exc:
         return [Issue("error", str(exc), "workload")]
     return []
@@ -416,9 +416,12 @@ def _columns_rule(cls: Any, project: Project, qi: list[str]) -> list[Issue]:
         value = spec.coerce(project.algorithm_params.get(spec.name)) if spec.kind == "columns" else None
         unknown = [v for v in (value or "").split(",") if v and v not in qi]
         if unknown:
-            message = (
-                f"{spec.label} names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers "
-                f"are {', '.join(qi) or 'not chosen yet'}."
+            message = _(
+                "{label} names '{unknown}', which is not a quasi-identifier; the quasi-identifiers are "
+                "{value}.",
+                label=spec.shown_label,
+                unknown=unknown[0],
+                value=", ".join(qi) or _("not chosen yet"),
             )
             return [Issue("error", message, "algorithm")]
     return []

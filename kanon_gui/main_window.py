@@ -712,7 +712,7 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             result = algorithm.run(table, config, progress=progress)
-            progress(1.0, "measuring the workload")
+            progress(1.0, _("measuring the workload"))
             return with_workload(result, table, default_workload(table, config))
 
         def done(result: AnonymizationResult) -> None:

@@ -143,12 +143,11 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
     return pages
 
 
-def render_pdf(
-    html: str, pdf_path: str | Path, title: str = _("De-identification report"), name: str | None = None
-) -> Path:
+def render_pdf(html: str, pdf_path: str | Path, title: str | None = None, name: str | None = None) -> Path:
     """Write ``html`` as an A4 PDF at ``pdf_path``, atomically (temporary file + rename), after checking
     that the file Qt wrote is a whole PDF (:func:`kanon_engine.pdf_check.verify_pdf`). ``name`` is the
     file name messages use (the engine renders into a temporary file named after the real report)."""
+    title = _("De-identification report") if title is None else title
     pdf_path = Path(pdf_path)
     doc = prepare_document(html)
     try:

@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import AnonymizationConfig
+from kanon_engine.config import AnonymizationConfig, role_name
 from kanon_engine.data.roles import Role, RoleSuggestion
 from kanon_engine.data.table import Table
 from kanon_engine.describe import algorithm_name
@@ -353,11 +353,12 @@ class AppState(QObject):
         roles = dict(self._project.roles)
         roles[column] = Role(role)
         self._edit(
-            _("Set the role of '{column}' to {value}", column=column, value=Role(role).value), roles=roles
+            _("Set the role of '{column}' to {value}", column=column, value=role_name(role)), roles=roles
         )
 
-    def set_roles(self, roles: dict[str, Role], text: str = _("Set roles")) -> None:
+    def set_roles(self, roles: dict[str, Role], text: str | None = None) -> None:
         """Set several roles in one undoable step."""
+        text = _("Set roles") if text is None else text
         merged = dict(self._project.roles)
         merged.update({c: Role(r) for c, r in roles.items()})
         if merged != self._project.roles:
@@ -436,7 +437,7 @@ class AppState(QObject):
         text = text if text and text.strip() else None
         if text == self._project.workload_text and file == self._project.workload_file:
             return
-        self._edit("Change the workload", workload_text=text, workload_file=file if text else None)
+        self._edit(_("Change the workload"), workload_text=text, workload_file=file if text else None)
 
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose the algorithm and its parameter values (raw form values are checked by its specs).

@@ -95,6 +95,9 @@ QT_TEXT_CALLS = {
     "getExistingDirectory",
 }
 #: Reviewed: (file, literal) pairs that are shown but are not words of a language.
+GENERATED_KEY = "generated: {n_queries} COUNT queries, selectivity {selectivity}, seed {seed}"
+GENERATED_KEY_PATTERN = r"^generated: (\d+) COUNT queries, selectivity (\S+), seed (\S+)$"
+WORKLOAD_EXAMPLE = "COUNT(*) WHERE age BETWEEN 30 AND 39 AND sex = 'F'"
 EXCEPTIONS: dict[tuple[str, str], str] = {
     **{
         ("kanon_engine/data/roles.py", kind): "a kind key of the column-name rules (shown through kind_words)"
@@ -115,6 +118,18 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         for path in ("kanon_engine/outputs.py", "kanon_gui/dialogs/export_dialog.py")
         for kind in ("JSON report", "HTML report", "PDF report", "value mapping")
     },
+    (
+        "kanon_engine/report.py",
+        "partly suppressed",
+    ): "a treatment key of the report (shown through _values_sentences)",
+    (
+        "kanon_engine/workload/generate.py",
+        GENERATED_KEY,
+    ): "a generated workload's source key (describe_source)",
+    ("kanon_engine/workload/generate.py", GENERATED_KEY_PATTERN): "the pattern that reads that key",
+    ("kanon_engine/workload/query.py", "{} BETWEEN {} AND {}"): "a query in the workload language (keywords)",
+    ("kanon_gui/views/workload_view.py", WORKLOAD_EXAMPLE): "a query in the workload language (keywords)",
+    ("kanon_gui/views/workload_view.py", "DejaVu Sans Mono"): "a font's name",
     ("kanon_gui/main_window.py", "open project"): "a task's name in the log",
     ("kanon_gui/main_window.py", "apply node"): "a task's name in the log",
     ("kanon_gui/views/attributes_panel.py", "prepare hierarchy"): "a task's name in the log",
@@ -128,7 +143,7 @@ TOOL_FILES = {
 }
 
 WORDS = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
-MARKUP = re.compile(r"""=['"]|^['"]\s|^[#\w\s.-]*\{?\s*[\w-]+:\s*[^;]+;""")  # markup, attributes, CSS
+MARKUP = re.compile(r"""=['"]|^['"]\s|^\s*[\w-]+\s*:\s*[^;]+;|\{\s*[\w-]+\s*:""")  # markup, attributes, CSS
 TAGS = re.compile(r"<[^<>]*>")
 
 
@@ -233,11 +248,20 @@ def _literals_outside_calls(path: Path) -> list[tuple[int, str]]:
             return
         if isinstance(node, ast.FunctionDef) and node.name in HELP_FUNCTIONS:
             return
+        if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Dict, ast.List, ast.Tuple)):
+            visit(node.value, exempt, shown)  # {"a": "some words", ...}[key]: the values are text
+            return
         if isinstance(node, (ast.Subscript, ast.Compare)) and not shown:
             return  # d["key words"], x == "some value": data, not text
         if isinstance(node, ast.Dict):
             for value in node.values:  # {"key words": ...}: keys are data, values may be text
                 visit(value, exempt, shown)
+            return
+        if isinstance(node, ast.JoinedStr):  # an f-string: its words together, values left out
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            reviewed = (rel, text) in EXCEPTIONS
+            if not exempt and not reviewed and _reads_like_words(text.replace("{}", "0"), shown):
+                found.append((node.lineno, text))
             return
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value
@@ -305,3 +329,28 @@ def test_underscore_is_not_reassigned_where_it_translates(path: Path) -> None:
         if isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)
     ]
     assert not bad, f"{path.name} assigns _ on lines {bad} but imports _ to translate"
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_nothing_is_translated_at_import(path: Path) -> None:
+    """``_()`` at module level, in a class body or as a default argument runs once, at import, in whatever
+    language is in force then: such text must be marked with ``N_`` and translated where it is used."""
+    if "/i18n/" in path.as_posix():
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    bad = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _name(node.func) in ("_", "ngettext", "pgettext")):
+            continue
+        q, at_import = node, True
+        while q in parents:
+            q = parents[q]
+            if isinstance(q, ast.arguments):
+                break  # a default argument: evaluated when the function is defined
+            if isinstance(q, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                at_import = False
+                break
+        if at_import:
+            bad.append(f"line {node.lineno}: {ast.unparse(node)[:80]}")
+    assert not bad, "translated at import (use N_ and translate where shown):\n" + "\n".join(bad)

@@ -164,9 +164,11 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
             return ()
         if self.parameters["suppress"] == "cells":
             return (
-                "With cell suppression a node's '*' cells come from local suppression, which need not "
-                "fall under generalization, so every transformation that could beat the optimum was "
-                "checked (no pruning by satisfaction).",
+                _(
+                    "With cell suppression a node's '*' cells come from local suppression, which need not "
+                    "fall under generalization, so every transformation that could beat the optimum was "
+                    "checked (no pruning by satisfaction)."
+                ),
             )
         return (
             _(
@@ -316,9 +318,22 @@ def _apply_with_cells(
     ev = evaluator.evaluate(vector)
     if not ev.satisfies:
         raise InfeasibleError(
-            f"At these levels {'' if ev.peeling is not None else 'at least '}{ev.cells} cells would have "
-            f"to be suppressed, more than the {budget} the suppression limit allows.",
-            hint="Generalize more, or allow more suppression.",
+            (
+                _(
+                    "At these levels {cells} values would have to be suppressed, more than the {budget} the "
+                    "suppression limit allows.",
+                    cells=ev.cells,
+                    budget=budget,
+                )
+                if ev.peeling is not None
+                else _(
+                    "At these levels at least {cells} values would have to be suppressed, more than the "
+                    "{budget} the suppression limit allows.",
+                    cells=ev.cells,
+                    budget=budget,
+                )
+            ),
+            hint=_("Generalize more, or allow more suppression."),
             where="levels",
         )
     ctx = MetricContext(enc, evaluator.k, budget)

@@ -105,12 +105,14 @@ SUMMARY = ParamSpec(
 
 WORKLOAD_AWARE = ParamSpec(
     "workload_aware",
-    "Cut along the workload",
+    N_("Cut along the workload"),
     "bool",
     False,
-    "Choose where to cut from the workload of intended analyses: cut the attribute whose query "
-    "boundaries fall inside a group, at such a boundary, so the release answers those queries without "
-    "spreading (needs a workload).",
+    N_(
+        "Choose where to cut from the workload of intended analyses: cut the attribute whose query "
+        "boundaries fall inside a group, at such a boundary, so the release answers those queries without "
+        "spreading (needs a workload)."
+    ),
 )
 
 #: Proleptic Gregorian ordinal of 1970-01-01 (``datetime.date(1970, 1, 1).toordinal()``).
@@ -350,7 +352,7 @@ class _TreeAxis(_Axis):
     def snap(self, t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
         """The edges of the child subtree (of the partition's lowest covering node) holding key t: a
         strict cut on a hierarchy runs along child boundaries, so labels become more specific."""
-        level, _ = self.lca(lo, hi)
+        level, _node = self.lca(lo, hi)
         after, before = t.copy(), t.copy()
         for j in np.unique(level):
             if j == 0:

@@ -13,7 +13,7 @@ from kanon_engine.algorithms.datafly import greedy_climb
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import ParamSpec
-from kanon_engine.i18n import N_
+from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 
 BOUNDED = ParamSpec(
@@ -106,11 +106,16 @@ class Samarati(LatticeSearchAlgorithm):
         if self.bounds is not None and self.parameters["bounded"]:
             lo, hi = self.bounds
             notes.append(
-                f"Binary search between heights {lo} (what each attribute needs on its own) and {hi} "
-                f"(Datafly's solution); heights probed: {probed}."
+                _(
+                    "Binary search between heights {lo} (what each attribute needs on its own) and {hi} "
+                    "(Datafly's solution); heights probed: {probed}.",
+                    lo=lo,
+                    hi=hi,
+                    probed=probed,
+                )
             )
         else:
-            notes.append(f"Heights probed: {probed}.")
+            notes.append(_("Heights probed: {probed}.", probed=probed))
         return tuple(notes)
 
 

@@ -60,9 +60,13 @@ def levels(values: Sequence[str] | None) -> dict[str, int]:
             out[col] = int(value)
         except ValueError:
             raise ConfigError(
-                f"--levels {col}={value}: a level is a whole number, 0 for the original values up to the "
-                f"height of the hierarchy of '{col}'.",
-                hint="For example --levels age=2,zip=1.",
+                _(
+                    "--levels {column}={value}: a level is a whole number, 0 for the original values up "
+                    "to the height of the hierarchy of '{column}'.",
+                    column=col,
+                    value=value,
+                ),
+                hint=_("For example --levels age=2,zip=1."),
                 where="--levels",
             ) from None
     return out

@@ -328,20 +328,21 @@ def apply_flags(
     project: Project,
     values: dict[str, tuple[ProjectFlag, Any]],
     quiet: bool = False,
-    project_name: str = "the project",
+    project_name: str | None = None,
 ) -> Project:
     """The project with every given flag written into its field (flags win over the project file).
 
     ``quiet``: a parameter the project's algorithm does not take is left out without a warning (``apply``
     uses its suppression limit and metric itself, whatever the project's algorithm). ``project_name``
     names the project file in a role conflict."""
+    project_name = _("the project") if project_name is None else project_name
     project = _apply_roles(project, values, project_name)
     project = _apply_column_types(project, values)
     project = _apply_hierarchies(project, values)
     project = _apply_models(project, values)
     project = _apply_algorithm(project, values, quiet)
     project = _apply_workload(project, values)
-    changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("output.")}
+    changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
 
 
@@ -445,12 +446,15 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     project = Project.load(Path(args.project), password) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
     table, project = _load_table(project, values)
-    name = f"the project {Path(args.project).name}" if getattr(args, "project", None) else "the project"
+    if getattr(args, "project", None):
+        name = _("the project {file}", file=Path(args.project).name)
+    else:
+        name = _("the project")
     quiet = not any(f.option == "--algorithm" for f in args.flags)
     project = apply_flags(project, values, quiet=quiet, project_name=name)
     if "data.column_types" in values:
         table.require_columns(
-            list(pairs(values["data.column_types"][1], "--column-type")), "--column-type column"
+            list(pairs(values["data.column_types"][1], "--column-type")), _("--column-type column")
         )
     table = apply_type_overrides(table, project.column_types)
     _require_role_columns(project, table)

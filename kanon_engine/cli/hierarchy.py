@@ -92,8 +92,11 @@ def _check_one_date_format(table: Table, column: str, fmt: str | None) -> None:
     if fit.misfits:
         raise DataError(
             describe_misfits(fit, table),
-            hint=f"kanon reads a column with one date format. Fix these values in the file, give the "
-            f"format with --date-format (e.g. {suggested_format(fit)}), or build another kind of hierarchy "
-            "(--masking, or none of --dates/--intervals for the default).",
+            hint=_(
+                "kanon reads a column with one date format. Fix these values in the file, give the format "
+                "with --date-format (e.g. {suggested_format}), or build another kind of hierarchy "
+                "(--masking, or none of --dates/--intervals for the default).",
+                suggested_format=suggested_format(fit),
+            ),
             where=column,
         )

@@ -314,21 +314,34 @@ def _check_text(utf8: bytes, name: str) -> None:
         pos = next(i for i, b in enumerate(head) if b in _CONTROLS)
         line = head.count(b"\n", 0, pos) + 1
         raise DataError(
-            f"{name} does not look like a text table: from line {line} it holds bytes that text never has "
-            f"(such as 0x{head[pos]:02X}).",
-            hint="Is it a database, an image or a compressed file? Export the table as CSV or .xlsx and "
-            "open that.",
-            where=f"{name}, line {line}",
+            _(
+                "{file} does not look like a text table: from line {line} it holds bytes that text never has "
+                "(such as 0x{byte}).",
+                file=name,
+                line=str(line),
+                byte=f"{head[pos]:02X}",
+            ),
+            hint=_(
+                "Is it a database, an image or a compressed file? Export the table as CSV or .xlsx and "
+                "open that."
+            ),
+            where=_("{file}, line {line}", file=name, line=str(line)),
         )
     pos = utf8.find(b"\x00")
     if pos >= 0:
         line = utf8.count(b"\n", 0, pos) + 1
         raise DataError(
-            f"Line {line} of {name} holds a NUL byte (0x00), which text tables never hold: the file is "
-            "damaged, or saved as UTF-16 and read as 8-bit text.",
-            hint="Choose the encoding UTF-16, or open the file in a spreadsheet and save it again as CSV "
-            "(UTF-8).",
-            where=f"{name}, line {line}",
+            _(
+                "Line {line} of {name} holds a NUL byte (0x00), which text tables never hold: the file is "
+                "damaged, or saved as UTF-16 and read as 8-bit text.",
+                line=str(line),
+                name=name,
+            ),
+            hint=_(
+                "Choose the encoding UTF-16, or open the file in a spreadsheet and save it again as CSV "
+                "(UTF-8)."
+            ),
+            where=_("{file}, line {line}", file=name, line=str(line)),
         )
 
 
@@ -545,7 +558,7 @@ def _read_xlsx(
         rows = [[_cell_text(v) for v in row] for row in wb[title].iter_rows(values_only=True, max_row=limit)]
     finally:
         wb.close()
-    where = f"Sheet '{title}' of {name}"
+    where = _("Sheet '{sheet}' of {file}", sheet=title, file=name)
     rows = [r for r in rows if any(v is not None for v in r)]
     if not rows:
         raise _empty_error(where)

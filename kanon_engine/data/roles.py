@@ -36,22 +36,23 @@ class Role(StrEnum):
 
 #: How a role is named in messages.
 ROLE_NAMES = {
-    Role.IDENTIFIER: "an identifier",
-    Role.QUASI_IDENTIFIER: "a quasi-identifier",
-    Role.SENSITIVE: "a sensitive attribute",
-    Role.INSENSITIVE: "an insensitive column",
+    Role.IDENTIFIER: N_("an identifier"),
+    Role.QUASI_IDENTIFIER: N_("a quasi-identifier"),
+    Role.SENSITIVE: N_("a sensitive attribute"),
+    Role.INSENSITIVE: N_("an insensitive column"),
 }
 
 
 def merge_roles(
     project_roles: dict[str, Role],
     given: list[tuple[Role, str, list[str] | None]],
-    project_name: str = "the project",
+    project_name: str | None = None,
 ) -> dict[str, Role]:
     """The project's roles with those ``given`` (role, how it was given e.g. ``--qi``, columns; None when
     not given) replacing the project's roles of that kind. A column given two roles, or given a role
     while the project keeps it in another, is a ConfigError naming the column and both roles: a column
     both identifier and quasi-identifier must never be released generalized by a silent choice."""
+    project_name = _("the project") if project_name is None else project_name
     seen: dict[str, tuple[Role, str]] = {}
     for role, label, columns in given:
         for col in columns or []:
@@ -59,7 +60,7 @@ def merge_roles(
                 first, how = seen[col]
                 raise _conflict(col, first, how, role, label)
             seen[col] = (role, label)
-    replaced = {role for role, _, columns in given if columns is not None}
+    replaced = {role for role, _how, columns in given if columns is not None}
     roles = {c: r for c, r in project_roles.items() if r not in replaced}
     for col, (role, label) in seen.items():
         kept = roles.get(col)
@@ -72,12 +73,22 @@ def merge_roles(
 def _conflict(col: str, first: Role, how_first: str, second: Role, how_second: str) -> Exception:
     from kanon_engine.errors import ConfigError
 
-    hint = "Give the column one role only."
+    hint = _("Give the column one role only.")
     if how_first.startswith("in "):
-        hint += f" A flag replaces the project's columns of its role: e.g. {how_second} with the project's."
+        hint += _(
+            " A flag replaces the project's columns of its role: e.g. {how_second} with the project's.",
+            how_second=how_second,
+        )
     return ConfigError(
-        f"The column '{col}' is given both as {ROLE_NAMES[first]} ({how_first}) and as "
-        f"{ROLE_NAMES[second]} ({how_second}); a column has one role.",
+        _(
+            "The column '{column}' is given both as {role_name} ({how_first}) and as {role_name2} "
+            "({how_second}); a column has one role.",
+            column=col,
+            role_name=_(ROLE_NAMES[first]),
+            how_first=how_first,
+            role_name2=_(ROLE_NAMES[second]),
+            how_second=how_second,
+        ),
         hint=hint,
         where=col,
     )

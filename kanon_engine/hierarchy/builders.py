@@ -28,7 +28,7 @@ import pandas as pd
 
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats, ngettext
 
 if TYPE_CHECKING:  # data.table is imported for typing only, to keep the package import order loose
     from kanon_engine.data.table import ColumnType
@@ -68,8 +68,10 @@ def _show_list(values: Sequence[str] | np.ndarray) -> str:
     vals = [f"'{v}'" for v in list(values)[:_LISTED]]
     extra = len(values) - len(vals)
     if extra:
-        return ", ".join(vals) + f" and {extra} more"
-    return vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
+        return ngettext(
+            "{values} and {n} more", "{values} and {n} more", extra, values=", ".join(vals), n=extra
+        )
+    return formats.join(vals)
 
 
 def _assemble(

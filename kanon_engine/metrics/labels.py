@@ -152,25 +152,29 @@ METRIC_LABELS: dict[str, MetricLabel] = {
     # releases that keep every record and recode single values (local recoding and suppression, and
     # the full-domain algorithms with cell suppression)
     "suppressed_cells": MetricLabel(
-        "Values replaced by *",
-        "Single quasi-identifier values replaced by * in records that were kept; fewer keeps more detail.",
+        N_("Values replaced by *"),
+        N_(
+            "Single quasi-identifier values replaced by * in records that were kept; fewer keeps more detail."
+        ),
     ),
     "star_cells": MetricLabel(
-        "Values shown as *",
-        "Quasi-identifier values the release shows as *: replaced by *, or generalized to a hierarchy "
-        "root that reads *.",
+        N_("Values shown as *"),
+        N_(
+            "Quasi-identifier values the release shows as *: replaced by *, or generalized to a hierarchy "
+            "root that reads *."
+        ),
     ),
     "records_touched": MetricLabel(
-        "Records with a value replaced by *",
-        "Records kept in the release with at least one quasi-identifier value replaced by *.",
+        N_("Records with a value replaced by *"),
+        N_("Records kept in the release with at least one quasi-identifier value replaced by *."),
     ),
     "records_generalized": MetricLabel(
-        "Records with a value generalized",
-        "Records with at least one quasi-identifier value released as a broader group.",
+        N_("Records with a value generalized"),
+        N_("Records with at least one quasi-identifier value released as a broader group."),
     ),
     "transformations_used": MetricLabel(
-        "Transformations used",
-        "Different combinations of generalization levels (and of values replaced by *) the records use.",
+        N_("Transformations used"),
+        N_("Different combinations of generalization levels (and of values replaced by *) the records use."),
         lower_is_better=None,
     ),
 }

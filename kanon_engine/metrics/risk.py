@@ -443,7 +443,7 @@ def assess(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     population: pd.DataFrame | None = None,
-    population_name: str = _("a population table"),
+    population_name: str | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     suppressed_marker: str | None = ROOT,
     max_examples: int = 20,
@@ -455,6 +455,7 @@ def assess(
     identifiers), ``F`` is the number of its rows each class matches (a released range or hierarchy
     label matches the values below it, see :mod:`kanon_engine.linkage`), at least ``f``.
     """
+    population_name = _("a population table") if population_name is None else population_name
     df: pd.DataFrame = getattr(frame, "frame", frame)
     qi = tuple(qi)
     if star_is_value:
@@ -508,10 +509,11 @@ def compare(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     population: pd.DataFrame | None = None,
-    population_name: str = _("a population table"),
+    population_name: str | None = None,
     max_examples: int = 20,
 ) -> RiskComparison:
     """Risk before (``table`` as loaded, every record) and after (``result.release`` as published)."""
+    population_name = _("a population table") if population_name is None else population_name
     cfg = result.config
     original: pd.DataFrame = getattr(table, "frame", table)
     before = assess(

@@ -214,7 +214,7 @@ class ImportDialog(QDialog):
     def _date_box(self) -> QWidget:
         """Dates that do not fit one format: the facts, and the three choices (fix the file, pick
         another format, treat the column as text). Load stays disabled until one is made."""
-        self.date_box = QGroupBox("Dates that do not fit one format")
+        self.date_box = QGroupBox(_("Dates that do not fit one format"))
         self.date_box.setObjectName("ImportDateProblem")
         lay = QVBoxLayout(self.date_box)
         self.date_text = QLabel()
@@ -222,14 +222,14 @@ class ImportDialog(QDialog):
         self.date_text.setStyleSheet("color: #c0392b;")
         lay.addWidget(self.date_text)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Read the column with the format"))
+        row.addWidget(QLabel(_("Read the column with the format")))
         self.date_format = QComboBox()
         self.date_format.setObjectName("ImportDateFormat")
         for fmt in DATE_FORMATS:
             self.date_format.addItem(describe_date_format(fmt), fmt)
         self.date_format.activated.connect(lambda i: self.set_date_format(self.date_format.itemData(i)))
         row.addWidget(self.date_format)
-        self.date_as_text = QPushButton("Treat the column as text")
+        self.date_as_text = QPushButton(_("Treat the column as text"))
         self.date_as_text.setObjectName("ImportDateAsText")
         self.date_as_text.clicked.connect(self._date_as_text)
         row.addWidget(self.date_as_text)
@@ -267,9 +267,13 @@ class ImportDialog(QDialog):
                 self.date_problem, text = found[0]
                 n = len(self.preview.frame)
                 self.date_text.setText(
-                    f"{text.rstrip('.')} (in the first {n:,} rows). kanon reads a column with one date "
-                    "format and never guesses: fix the file and open it again, pick the format these "
-                    "dates are written in, or treat the column as text."
+                    _(
+                        "{problem} (in the first {n} rows). kanon reads a column with one date format and "
+                        "never guesses: fix the file and open it again, pick the format these dates are "
+                        "written in, or treat the column as text.",
+                        problem=text.rstrip("."),
+                        n=n,
+                    )
                 )
                 fmt = self.date_problem.format
                 if fmt in DATE_FORMATS:

@@ -85,12 +85,18 @@ def _cell_level_estimate(state: AppState, algorithm_cls: type, qi: list[str]) ->
     grouping only the records not yet released."""
     n = state.table.n_rows if state.table is not None else 0
     if getattr(algorithm_cls, "uses_hierarchies", True):
-        what = f"<b>{state.lattice_size():,}</b> transformations of the hierarchies"
+        what = _(
+            "<b>{lattice_size}</b> transformations of the hierarchies", lattice_size=state.lattice_size()
+        )
     else:
-        what = f"<b>{2 ** len(qi):,}</b> patterns of * over {len(qi)} quasi-identifiers"
-    return (
-        f"{what}, tried cheapest first on <b>{n:,}</b> records; each try groups only the records "
-        "not yet released, and every record is kept."
+        what = _(
+            "<b>{patterns}</b> patterns of * over {n} quasi-identifiers", patterns=2 ** len(qi), n=len(qi)
+        )
+    return _(
+        "{what}, tried cheapest first on <b>{n}</b> records; each try groups only the records not yet "
+        "released, and every record is kept.",
+        what=what,
+        n=n,
     )
 
 
@@ -190,11 +196,13 @@ class AlgorithmPanel(QWidget):
             _("{meaning} When unchecked, their quasi-identifiers read *.", meaning=term("suppression"))
         )
         ol.addRow(self.drop)
-        self.protect = QCheckBox("Kept suppressed records form a group of at least k")
+        self.protect = QCheckBox(_("Kept suppressed records form a group of at least k"))
         self.protect.setToolTip(
-            "Suppressed records kept in the release (shown as *) look alike, so they form a group of "
-            "their own. Ticked (Sweeney's Datafly, step 4), it holds 0 or at least k records: when fewer "
-            "are suppressed, more are, within the suppression limit."
+            _(
+                "Suppressed records kept in the release (shown as *) look alike, so they form a group of "
+                "their own. Ticked (Sweeney's Datafly, step 4), it holds 0 or at least k records: when "
+                "fewer are suppressed, more are, within the suppression limit."
+            )
         )
         ol.addRow(self.protect)
         self.seed = QLineEdit()

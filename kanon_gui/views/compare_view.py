@@ -76,14 +76,14 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ),
     (N_("Run time (s)"), N_("Seconds the run took.")),
 )
-_HEADS = [h for h, _ in COLUMNS]
+_HEADS = [h for h, _tip in COLUMNS]
 _PARAMETERS_COLUMN = _HEADS.index("Parameters")
 #: columns of the runs table holding shares (shown as percentages)
 _SHARE_HEADS = (
-    metric_label("precision").name,
-    metric_label("loss").name,
-    "Workload error",
-    "Queries matched",
+    metric_label("precision").name_id,
+    metric_label("loss").name_id,
+    N_("Workload error"),
+    N_("Queries matched"),
 )
 _SHARE_COLUMNS = {_HEADS.index(head) for head in _SHARE_HEADS}
 

@@ -107,6 +107,24 @@ class HierarchyEditorPanel(QWidget):
         self.view.selectionModel().selectionChanged.connect(lambda *_args: self._enable())
         split.addWidget(self.view)
 
+        self._build_uncovered_box()
+        split.addWidget(self.uncovered_box)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        layout.addWidget(split, 1)
+
+        self.feedback = QLabel()
+        self.feedback.setObjectName("HierarchyFeedback")
+        self.feedback.setWordWrap(True)
+        self.feedback.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.feedback)
+
+        state.project_changed.connect(self.refresh)
+        state.table_changed.connect(lambda: self.set_column(""))
+        self._enable()
+
+    def _build_uncovered_box(self) -> None:
+        """The values of the data no group covers, and the buttons that place them under a group."""
         self.uncovered_box = QGroupBox(_("Data values not in this hierarchy"))
         ub = QVBoxLayout(self.uncovered_box)
         self.uncovered = QListWidget()
@@ -131,20 +149,6 @@ class HierarchyEditorPanel(QWidget):
         buttons.addWidget(self.place_selected)
         buttons.addWidget(self.place_all)
         ub.addLayout(buttons)
-        split.addWidget(self.uncovered_box)
-        split.setStretchFactor(0, 4)
-        split.setStretchFactor(1, 1)
-        layout.addWidget(split, 1)
-
-        self.feedback = QLabel()
-        self.feedback.setObjectName("HierarchyFeedback")
-        self.feedback.setWordWrap(True)
-        self.feedback.setTextFormat(Qt.TextFormat.RichText)
-        layout.addWidget(self.feedback)
-
-        state.project_changed.connect(self.refresh)
-        state.table_changed.connect(lambda: self.set_column(""))
-        self._enable()
 
     # --- actions -------------------------------------------------------------------------------------
     def _action(

@@ -268,12 +268,17 @@ class LatticeView(QWidget):
         used = rec.transformations(result.row_class)
         hierarchies = result.config.hierarchies
         self.used_header.setText(
-            f"This release recodes records one by one ({result.model}): its {result.n_classes:,} "
-            f"classes use {len(used):,} transformations. Each row gives the level of every "
-            "quasi-identifier (0 = original value, * = value replaced by *) and how many records and "
-            "classes use it, the most used first. Point at a level to see it in words."
+            _(
+                "This release recodes records one by one ({model}): its {n_classes} classes use {n} "
+                "transformations. Each row gives the level of every quasi-identifier (0 = original value, "
+                "* = value replaced by *) and how many records and classes use it, the most used first. "
+                "Point at a level to see it in words.",
+                model=result.model,
+                n_classes=result.n_classes,
+                n=len(used),
+            )
         )
-        heads = [*rec.qi, "Records", "Share", "Classes"]
+        heads = [*rec.qi, _("Records"), _("Share"), _("Classes")]
         table = self.used_table
         table.clear()
         table.setColumnCount(len(heads))
@@ -284,7 +289,7 @@ class LatticeView(QWidget):
             for col, q in enumerate(rec.qi):
                 lv = t["levels"][q]
                 item = QTableWidgetItem(str(lv))
-                words = "value replaced by *" if lv == "*" else level_words(q, lv, hierarchies.get(q))
+                words = _("value replaced by *") if lv == "*" else level_words(q, lv, hierarchies.get(q))
                 item.setToolTip(words)
                 table.setItem(row, col, item)
             for col, text in enumerate(

@@ -316,8 +316,11 @@ class RiskPanel(QWidget):
                 else _("Population: {population}.", population=pop)
             )
             + (
-                " In this release * counts as a value of its own: records showing * are grouped only "
-                "with records showing * in the same place."
+                " "
+                + _(
+                    "In this release * counts as a value of its own: records showing * are grouped only "
+                    "with records showing * in the same place."
+                )
                 if comparison.after.star_is_value
                 else ""
             )

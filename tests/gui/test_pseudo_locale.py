@@ -221,3 +221,29 @@ def test_the_report_in_the_pseudo_locale_has_no_english_word(sample_dir) -> None
     data = _words_of_data(table, project) | set(WORD.findall(str(project.data_path)))
     words = sorted(set(_stray_words(body, data)))
     assert not words, f"report words that no catalog holds: {words}"
+
+
+@pytest.mark.parametrize("algorithm", ["local-suppression", "local-recoding"])
+def test_a_cell_level_report_with_a_workload_in_the_pseudo_locale_has_no_english_word(
+    sample_dir, algorithm
+) -> None:
+    """The sections only some runs have: cell-level models (what * means, values changed) and the
+    fitness for a generated workload."""
+    from kanon_engine.algorithms import get_algorithm
+    from kanon_engine.report import build_report, render_html
+    from kanon_engine.workload.evaluate import with_workload
+    from kanon_engine.workload.generate import default_workload
+
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _warnings = project.load_table()
+    config = project.config(table)
+    with i18n.using(i18n.PSEUDO):  # as the command line runs: its notes in the report's language
+        result = get_algorithm(algorithm).run(table, config)
+        result = with_workload(result, table, default_workload(table, config))
+        html = render_html(build_report(table, result, project))
+    body = html.split("<body>", 1)[1]
+    data = _words_of_data(table, project) | set(WORD.findall(str(project.data_path)))
+    # the workload's queries are written in the workload language (COUNT, WHERE, AND, BETWEEN, IN)
+    data |= {"COUNT", "WHERE", "AND", "BETWEEN", "IN", "LIKE"}
+    words = sorted(set(_stray_words(body, data)))
+    assert not words, f"report words that no catalog holds: {words}"

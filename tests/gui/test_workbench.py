@@ -223,7 +223,7 @@ def test_import_dialog_types_are_editable(window, qtbot, tmp_path, wait_idle):
     from kanon_engine.data.table import ColumnKind
 
     dialog.set_kind("age", ColumnKind.INTEGER)
-    assert dialog.types.item(age_row, 2).text() == "50%"
+    assert dialog.types.item(age_row, 2).text() == "50 %"
     dialog.set_delimiter(",")  # wrong delimiter: the engine's message, shown inline; Load disabled
     assert dialog.preview is None and "comma" in dialog.message.text().lower()
     assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
