@@ -23,10 +23,30 @@ from kanon_engine.fileio import atomic_write_text
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
+from kanon_engine.public_list import PUBLIC_LIST_FILE, PublicList
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: What a project file is called among the protected inputs (saving may replace it; nothing else may).
 PROJECT_FILE = "the project file"
+
+
+@dataclass(frozen=True)
+class ReportDetails:
+    """What the report's sign-off says besides the date and signature: why the data is released, to
+    whom, and who approved it (the workbench's "Report details", the CLI's ``--purpose``,
+    ``--recipient`` and ``--approved-by``). Empty fields are left blank to be filled in by hand."""
+
+    purpose: str = ""
+    recipient: str = ""
+    approved_by: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"purpose": self.purpose, "recipient": self.recipient, "approved_by": self.approved_by}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> ReportDetails:
+        d = d or {}
+        return cls(*(str(d.get(k) or "") for k in ("purpose", "recipient", "approved_by")))
 
 
 @dataclass(frozen=True)
@@ -47,6 +67,10 @@ class Project:
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
     runs: tuple[dict[str, Any], ...] = ()
+    #: the report's sign-off fields (purpose, recipient, approved by)
+    report: ReportDetails = field(default_factory=ReportDetails)
+    #: the public list of the linkage demonstration (Risk tab, ``--external``), if any
+    public_list: PublicList | None = None
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
 
@@ -69,6 +93,8 @@ class Project:
             if not path.is_absolute() and self.base_dir is not None:
                 path = self.base_dir / path
             out.append((path, f"the hierarchy file of '{col}'"))
+        if self.public_list is not None:
+            out.append((self.public_list.resolved(self.base_dir), PUBLIC_LIST_FILE))
         return out
 
     def load_table(self) -> tuple[Table, list[str]]:
@@ -144,6 +170,8 @@ class Project:
             "models": [m.to_dict() for m in self.models],
             "algorithm": {"name": self.algorithm, **self.algorithm_params},
             "output": {"drop_suppressed": self.drop_suppressed, "shuffle_seed": self.shuffle_seed},
+            "report": self.report.to_dict(),
+            "linkage": self.public_list.to_dict(rel) if self.public_list is not None else None,
             "runs": list(self.runs),
         }
 
@@ -208,6 +236,8 @@ class Project:
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
             runs=tuple(d.get("runs") or ()),
+            report=ReportDetails.from_dict(d.get("report")),
+            public_list=PublicList.from_dict(d.get("linkage"), base_dir, source),
             base_dir=base_dir,
         )
 
@@ -285,14 +315,34 @@ def _parse_json(text: str, path: Path) -> Any:
         ) from None
 
 
+def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 adds the report's sign-off fields (``report``) and the linkage demonstration's public
+    list (``linkage``); a schema-1 project has neither."""
+    return {**d, "schema_version": 2, "report": ReportDetails().to_dict(), "linkage": None}
+
+
+#: version -> the step that brings a document of that version to the next one.
+MIGRATIONS = {1: _v1_to_v2}
+
+
 def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
-    """Bring an older project document to the current schema (each step one function)."""
+    """Bring an older project document to the current schema (each step one function of
+    :data:`MIGRATIONS`); a newer one is refused, since saving it would drop what this version does not
+    know."""
     version = d.get("schema_version", 1)
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
+    if not isinstance(version, int) or version < 1:
+        raise ConfigError(
+            f"{source} has an unknown schema version ({version!r}); it is not a kanon project file.",
+            where="schema_version",
+        )
+    if version > SCHEMA_VERSION:
         raise ConfigError(
             f"{source} was written by a newer kanon (schema {version}); this version reads up to "
             f"{SCHEMA_VERSION}.",
             hint="Update kanon to open it.",
             where="schema_version",
         )
+    while version < SCHEMA_VERSION:
+        d = MIGRATIONS[version](d)
+        version = d["schema_version"]
     return d

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QMarginsF, QRectF, QSizeF, Qt, QUrl
@@ -29,7 +30,13 @@ from PySide6.QtGui import (
     QPageSize,
     QPainter,
     QPdfWriter,
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCursor,
     QTextDocument,
+    QTextFormat,
+    QTextFrame,
+    QTextTable,
 )
 from PySide6.QtSvg import QSvgRenderer
 
@@ -105,16 +112,17 @@ def _font_family() -> str | None:
 #: The footer of every page (page numbers, so a page missing from a printout is noticed).
 FOOTER = "{title} \u00b7 page {page} of {pages}"
 _FOOTER_PX = 28
+#: Height of a page's body in layout pixels (A4's 180 x 267 mm inside the margins, minus the footer).
+BODY_HEIGHT = LAYOUT_WIDTH * 267 / 180 - _FOOTER_PX
 
 
 def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
     """Lay the document out page by page at a screen-like width (CSS pixel sizes keep their
-    proportions), paint each page scaled to the paper, and a footer with the page number; returns the
-    number of pages."""
+    proportions), keep headings with what follows and small tables whole (:func:`paginate`), paint each
+    page scaled to the paper, and a footer with the page number; returns the number of pages."""
     page_h = LAYOUT_WIDTH * 267 / 180
-    body_h = page_h - _FOOTER_PX
-    doc.setPageSize(QSizeF(LAYOUT_WIDTH, body_h))
-    pages = doc.pageCount()
+    body_h = BODY_HEIGHT
+    pages = paginate(doc, body_h)
     painter = QPainter(writer)
     try:
         scale = writer.width() / LAYOUT_WIDTH
@@ -140,6 +148,159 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
     finally:
         painter.end()
     return pages
+
+
+# --- pagination ---------------------------------------------------------------------------------------
+@dataclass
+class _Piece:
+    """A top-level piece of the document: a table (``frame``) or a block (a heading when ``heading``,
+    a chart when ``chart``), with its vertical extent in the paginated layout."""
+
+    top: float
+    bottom: float
+    frame: QTextFrame | None = None
+    block: QTextBlock | None = None
+    heading: bool = False
+    chart: bool = False
+    empty: bool = False
+
+
+def _top_frame(block: QTextBlock, root: QTextFrame) -> QTextFrame | None:
+    frame = QTextCursor(block).currentFrame()
+    while frame is not None and frame.parentFrame() is not None and frame.parentFrame() != root:
+        frame = frame.parentFrame()
+    return None if frame is None or frame == root else frame
+
+
+def _pieces(doc: QTextDocument) -> list[_Piece]:
+    """The document's top-level blocks and tables, in order, where the layout put them."""
+    layout, root = doc.documentLayout(), doc.rootFrame()
+    out: list[_Piece] = []
+    block = doc.begin()
+    while block.isValid():
+        frame = _top_frame(block, root)
+        if frame is not None:
+            if not out or out[-1].frame != frame:
+                rect = layout.frameBoundingRect(frame)
+                out.append(_Piece(rect.top(), rect.bottom(), frame=frame))
+        else:
+            rect = layout.blockBoundingRect(block)
+            text = block.text()
+            out.append(
+                _Piece(
+                    rect.top(),
+                    rect.bottom(),
+                    block=block,
+                    heading=block.blockFormat().headingLevel() > 0,
+                    chart="\ufffc" in text,
+                    empty=not text.strip(),
+                )
+            )
+        block = block.next()
+    return out
+
+
+def _page(y: float, body_h: float) -> int:
+    return int(max(y, 0.0) // body_h)
+
+
+def _crosses(top: float, bottom: float, body_h: float) -> bool:
+    return _page(top, body_h) != _page(bottom - 1.0, body_h)
+
+
+def _break_before(piece: _Piece) -> None:
+    """Start a new page at ``piece``."""
+    if piece.frame is not None:
+        fmt = piece.frame.frameFormat()
+        fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+        piece.frame.setFrameFormat(fmt)
+    elif piece.block is not None:
+        cursor = QTextCursor(piece.block)
+        fmt = QTextBlockFormat()
+        fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+        cursor.mergeBlockFormat(fmt)
+
+
+def _is_object(piece: _Piece) -> bool:
+    """A table or a chart: what a heading and its short introduction lead to."""
+    return piece.frame is not None or piece.chart
+
+
+def _keep_bottom(piece: _Piece, doc: QTextDocument, body_h: float, top: float) -> float:
+    """How far down a unit starting at ``top`` and ending with ``piece`` must stay on one page: all of
+    it when that fits on a page, else (a long table) its header row and first data row."""
+    if piece.bottom - top <= body_h or piece.frame is None or not isinstance(piece.frame, QTextTable):
+        return piece.bottom
+    table = piece.frame
+    row = min(table.rows() - 1, table.format().headerRowCount())
+    block = table.cellAt(row, 0).firstCursorPosition().block()
+    return doc.documentLayout().blockBoundingRect(block).bottom()
+
+
+def _units(pieces: list[_Piece]) -> list[tuple[int, int]]:
+    """(first, last) piece of every unit that must not be cut by a page boundary: a run of headings
+    with up to three short pieces after it and the table or chart they introduce; a run of headings
+    with the first line after it; a short introduction with its table or chart; a table or a chart."""
+    out, i, n = [], 0, len(pieces)
+    while i < n:
+        j = i
+        while j < n and pieces[j].heading:
+            j += 1
+        k = j
+        while k < n and k - j < 4 and not _is_object(pieces[k]) and not pieces[k].heading:
+            k += 1
+        if k < n and k - j < 4 and _is_object(pieces[k]):
+            out.append((i, k))
+            i = k + 1
+        elif j > i:
+            end = next((m for m in range(j, n) if not pieces[m].empty), j - 1)
+            out.append((i, end))
+            i = max(end, j - 1) + 1
+        else:
+            i += 1
+    return out
+
+
+def _first_split(doc: QTextDocument, pieces: list[_Piece], body_h: float, done: set[int]) -> _Piece | None:
+    """The first piece a page must start at: the head of a unit (:func:`_units`) that a page boundary
+    cuts although it would fit on a page. So no heading is left at the foot of a page, and no table that
+    fits on a page is split (a longer one is split after its first rows, and Qt repeats its header row,
+    from ``<thead>``, on every page it continues on). ``done``: heads already given a page break."""
+    for first, last in _units(pieces):
+        head = pieces[first]
+        key = _position(head)
+        if key in done:
+            continue
+        bottom = _keep_bottom(pieces[last], doc, body_h, head.top)
+        if _crosses(head.top, bottom, body_h) and bottom - head.top <= body_h:
+            return head
+    return None
+
+
+def _position(piece: _Piece) -> int:
+    if piece.frame is not None:
+        return piece.frame.firstPosition()
+    return piece.block.position() if piece.block is not None else -1
+
+
+def paginate(doc: QTextDocument, body_h: float, rounds: int = 200) -> int:
+    """Lay ``doc`` out on pages of ``body_h`` layout pixels, inserting page breaks so that headings
+    stay with what follows and tables that fit on a page are not split (Qt's QTextDocument knows no
+    ``page-break-inside: avoid``, so the layout is measured and breaks are added one by one). Returns
+    the number of pages that hold something: a trailing page with only empty lines is not counted, so
+    no page holds only the footer."""
+    doc.setPageSize(QSizeF(LAYOUT_WIDTH, body_h))
+    done: set[int] = set()
+    for _ in range(rounds):
+        doc.pageCount()  # lays the document out
+        piece = _first_split(doc, _pieces(doc), body_h, done)
+        if piece is None:
+            break
+        done.add(_position(piece))
+        _break_before(piece)
+    filled = [p.bottom for p in _pieces(doc) if not p.empty]
+    last = max(filled, default=0.0)
+    return min(doc.pageCount(), _page(last - 1.0, body_h) + 1)
 
 
 def render_pdf(
