@@ -1,4 +1,4 @@
-"""Linkage attack demonstration: join an outside list of named people with the data on shared columns.
+"""Linkage attack demonstration: join an public list of named people with the data on shared columns.
 
 This is the attack of Sweeney's Massachusetts example (Sweeney 2002, "k-anonymity: a model for
 protecting privacy", IJUFKS 10(5)) and of the joining example in LeFevre, DeWitt & Ramakrishnan 2006
@@ -18,7 +18,7 @@ When does a released value match a value the attacker knows? (:func:`value_match
 - it is a masked code such as ``53344*`` or ``02**8``: same length, equal wherever the label has no ``*``;
 - it is a set ``{a, b, c}`` holding the value;
 - it is an ancestor of the known value in the column's hierarchy (``Married`` for ``Married-civ-spouse``);
-- a value the attacker does not know (a missing cell in the outside list) matches anything.
+- a value the attacker does not know (a missing cell in the public list) matches anything.
 
 The matching is computed on distinct values (one boolean matrix per column), then on distinct
 combinations in blocks, so the cost does not depend on how many records share a combination.
@@ -314,10 +314,10 @@ def matching_rows(
 
 @dataclass(frozen=True, eq=False)
 class LinkageSide:
-    """Outcome of joining the outside list with one table (the original, or the release)."""
+    """Outcome of joining the public list with one table (the original, or the release)."""
 
     table: str
-    candidates: np.ndarray  # per person on the outside list: records of the table that match
+    candidates: np.ndarray  # per person on the public list: records of the table that match
     singled_out_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
@@ -327,7 +327,7 @@ class LinkageSide:
 
     @property
     def singled_out_share(self) -> float:
-        """Singled-out people as a share of the outside list (0 for an empty list)."""
+        """Singled-out people as a share of the public list (0 for an empty list)."""
         return self.singled_out / len(self.candidates) if len(self.candidates) else 0.0
 
     @property
@@ -358,11 +358,11 @@ class LinkageSide:
 #: The linkage demo's summary, whole sentences with named placeholders (one place, ready for translation).
 SUMMARY = {
     "before": (
-        "Joining an outside list of {people} people with the original data on {columns} singles out "
+        "Joining a public list of {people} people with the original data on {columns} singles out "
         "{before} of them."
     ),
     "after": (
-        "Joining an outside list of {people} people with the original data on {columns} singles out "
+        "Joining a public list of {people} people with the original data on {columns} singles out "
         "{before} of them; with the release, {after}."
     ),
 }
@@ -370,9 +370,9 @@ SUMMARY = {
 
 @dataclass(frozen=True, eq=False)
 class LinkageResult:
-    """People on an outside list singled out by a join on ``columns``, before and after anonymization.
+    """People on an public list singled out by a join on ``columns``, before and after anonymization.
 
-    ``columns`` are the data's column names; ``list_columns`` the outside list's column joined with each
+    ``columns`` are the data's column names; ``list_columns`` the public list's column joined with each
     (the same names unless the join said otherwise)."""
 
     columns: tuple[str, ...]
@@ -380,11 +380,11 @@ class LinkageResult:
     before: LinkageSide
     after: LinkageSide | None
     list_columns: tuple[str, ...] = ()
-    list_file: str = ""  # the outside list's file name, when it came from a file
+    list_file: str = ""  # the public list's file name, when it came from a file
 
     @property
     def join(self) -> dict[str, str]:
-        """Data column -> the outside list's column joined with it."""
+        """Data column -> the public list's column joined with it."""
         return dict(zip(self.columns, self.list_columns or self.columns))
 
     def summary(self) -> str:
@@ -410,14 +410,14 @@ class LinkageResult:
 
 
 def shared_columns(external: pd.DataFrame, quasi_identifiers: Sequence[str]) -> tuple[str, ...]:
-    """The quasi-identifiers the outside list also has (the join keys)."""
+    """The quasi-identifiers the public list also has (the join keys)."""
     cols = set(str(c) for c in external.columns)
     return tuple(q for q in quasi_identifiers if q in cols)
 
 
 @dataclass(frozen=True)
 class JoinSuggestion:
-    """A column of the outside list proposed for joining with a quasi-identifier, and why."""
+    """A column of the public list proposed for joining with a quasi-identifier, and why."""
 
     column: str
     list_column: str
@@ -432,7 +432,7 @@ JOIN_REASONS = {
 
 
 def suggest_join(list_columns: Sequence[str], quasi_identifiers: Sequence[str]) -> list[JoinSuggestion]:
-    """Columns of the outside list to join with each quasi-identifier: the same name (ignoring case,
+    """Columns of the public list to join with each quasi-identifier: the same name (ignoring case,
     accents, spaces and punctuation: ``Zip code`` and ``zip_code``), else the same kind of column by the
     words of the names, in English, German, French and Spanish (``PLZ`` and ``Postleitzahl``)."""
     from kanon_engine.data.roles import kind_words, match_name, name_words
@@ -457,10 +457,10 @@ def suggest_join(list_columns: Sequence[str], quasi_identifiers: Sequence[str]) 
 
 
 def _join_frame(external: pd.DataFrame, join: Mapping[str, str]) -> pd.DataFrame:
-    """The outside list's join columns, named as the data's columns they are joined with."""
+    """The public list's join columns, named as the data's columns they are joined with."""
     missing = [c for c in join.values() if c not in external.columns]
     if missing:
-        raise DataError(f"The outside list has no column '{missing[0]}' to join on.", where=missing[0])
+        raise DataError(f"The public list has no column '{missing[0]}' to join on.", where=missing[0])
     frame = external[list(join.values())]
     frame.columns = list(join.keys())
     return frame
@@ -477,7 +477,7 @@ def linkage_attack(
     join: Mapping[str, str] | None = None,
     progress: Callable[[float, str], None] | None = None,
 ) -> LinkageResult:
-    """Join the outside list ``external`` with ``original`` and with ``release`` on shared columns.
+    """Join the public list ``external`` with ``original`` and with ``release`` on shared columns.
 
     ``columns`` defaults to the ``quasi_identifiers`` (or, without them, all columns of ``original``)
     that ``external`` also has; ``join`` (data column -> the list's column) joins columns named
@@ -494,11 +494,11 @@ def linkage_attack(
     columns = tuple(columns)
     if not columns:
         raise ConfigError(
-            "The outside list shares no quasi-identifier column with the data, so no join is possible.",
+            "The public list shares no quasi-identifier column with the data, so no join is possible.",
             hint="Name its columns like the data's quasi-identifiers (for example age, sex, zipcode).",
             where="external",
         )
-    for name, frame in (("outside list", ext), ("original data", orig)) + (
+    for name, frame in (("public list", ext), ("original data", orig)) + (
         (("release", release),) if release is not None else ()
     ):
         missing = [c for c in columns if c not in frame.columns]
@@ -506,17 +506,17 @@ def linkage_attack(
             raise DataError(f"The {name} has no column '{missing[0]}' to join on.", where=missing[0])
     report = progress or (lambda fraction, message: None)
     share = 0.5 if release is not None else 1.0
-    report(0.0, "joining the outside list with the original data")
+    report(0.0, "joining the public list with the original data")
     before_counts, _ = count_matches(ext, orig, columns, None, lambda f: report(share * f, "joining"))
     before = LinkageSide("original", before_counts, np.flatnonzero(before_counts == 1))
     after = None
     if release is not None:
-        report(share, "joining the outside list with the release")
+        report(share, "joining the public list with the release")
         after_counts, _ = count_matches(
             ext, release, columns, hierarchies, lambda f: report(share + share * f, "joining")
         )
         after = LinkageSide("release", after_counts, np.flatnonzero(after_counts == 1))
-    report(1.0, "joined")
+    report(1.0, "the public list is joined")
     list_columns = tuple(join.values()) if join else columns
     source = getattr(external, "source", None)
     name = source.name if isinstance(source, Path) else ""
@@ -525,7 +525,7 @@ def linkage_attack(
 
 @dataclass(frozen=True)
 class LinkageExample:
-    """One person of the outside list as the demo shows them: what the list says (public), how many
+    """One person of the public list as the demo shows them: what the list says (public), how many
     records of each table match, and, when the release singles them out, the released values the
     attacker learns. Nothing of the original data is shown beyond a count."""
 

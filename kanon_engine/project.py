@@ -88,14 +88,18 @@ class Project:
         out: list[tuple[Path, str]] = []
         if self.data_path is not None:
             out.append((Path(self.data_path), "the data file"))
-        for col, file in self.hierarchy_files.items():
-            path = Path(file)
-            if not path.is_absolute() and self.base_dir is not None:
-                path = self.base_dir / path
-            out.append((path, f"the hierarchy file of '{col}'"))
+        for col in self.hierarchy_files:
+            out.append((self._hierarchy_path(col), f"the hierarchy file of '{col}'"))
         if self.public_list is not None:
             out.append((self.public_list.resolved(self.base_dir), PUBLIC_LIST_FILE))
         return out
+
+    def _hierarchy_path(self, column: str) -> Path:
+        """The hierarchy file of ``column``; a relative name is taken from the project file's folder."""
+        path = Path(self.hierarchy_files[column])
+        if not path.is_absolute() and self.base_dir is not None:
+            path = self.base_dir / path
+        return path
 
     def load_table(self) -> tuple[Table, list[str]]:
         """Read the data the project points to; warnings (e.g. the file changed since saving)."""
@@ -150,7 +154,10 @@ class Project:
         hier: dict[str, Any] = {}
         for col, h in self.hierarchies.items():
             if col in self.hierarchy_files:
-                hier[col] = {"file": self.hierarchy_files[col]}
+                # a file named relative to where the project was read from is named relative to where
+                # it is written now (Save as into another folder must not lose the hierarchies)
+                file = self.hierarchy_files[col]
+                hier[col] = {"file": file if Path(file).is_absolute() else rel(self._hierarchy_path(col))}
             else:
                 hier[col] = {"rows": h.rows()}
         return {

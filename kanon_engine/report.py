@@ -742,7 +742,7 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not link:
         return None
     people = _fmt(link["external_records"])
-    rows = [["People on the outside list", people, people]]
+    rows = [["People on the public list", people, people]]
     b, a = link["before"], link["after"] or {}
 
     def singled(side: Mapping[str, Any]) -> str:

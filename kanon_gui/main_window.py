@@ -181,7 +181,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(attributes_tab, icon("hierarchy"), "2  Attributes && hierarchies")
         self.tabs.addTab(self.algorithm_panel, icon("run"), "3  Anonymize")
         self.analysis_panel = AnalysisPanel(self.state)
-        self.risk_panel = RiskPanel(runner=self.runner)
+        self.risk_panel = RiskPanel(runner=self.runner, state=self.state)
         self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
         self.tabs.addTab(self.analysis_panel, icon("lattice"), "5  Analysis")
         self.tabs.addTab(self.risk_panel, icon("risk"), "6  Risk")

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -37,8 +38,10 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
 from kanon_engine.explain import RecordExplainer
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_gui.glossary import term
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
+from kanon_gui.views.linkage_view import LinkagePanel
 from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
@@ -81,11 +84,16 @@ class RiskPanel(QWidget):
     row_requested = Signal(int)
 
     def __init__(
-        self, parent: QWidget | None = None, runner: Any | None = None, threshold: float = DEFAULT_THRESHOLD
+        self,
+        parent: QWidget | None = None,
+        runner: Any | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+        state: Any | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("risk_panel")
         self.runner = runner
+        self.linkage = LinkagePanel(state, runner)
         self.table: Table | None = None
         self.result: Any | None = None
         self.comparison: RiskComparison | None = None
@@ -192,12 +200,21 @@ class RiskPanel(QWidget):
         main = QSplitter(Qt.Orientation.Vertical)
         main.addWidget(upper)
         main.addWidget(lower)
+        risk_page = QWidget()
+        rl = QVBoxLayout(risk_page)
+        rl.setContentsMargins(0, 4, 0, 0)
+        rl.addWidget(self.status)
+        rl.addWidget(main, 1)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("risk_pages")
+        self.pages.addTab(risk_page, "Re-identification risk")
+        self.pages.addTab(self.linkage, "Linkage attack")
+        self.pages.setTabToolTip(1, term("linkage"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.stale_banner = stale_banner()
         layout.addWidget(self.stale_banner)
-        layout.addWidget(self.status)
-        layout.addWidget(main, 1)
+        layout.addWidget(self.pages, 1)
 
     # --- contract with the window ------------------------------------------------------------------------
     def set_stale(self, stale: bool) -> None:
@@ -205,8 +222,10 @@ class RiskPanel(QWidget):
         self.stale_banner.setVisible(stale and self.result is not None)
 
     def show_run(self, run: Run | None) -> None:
-        """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release."""
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release, and
+        the linkage demonstration of the project's public list on it."""
         self.set_result(*((run.table, run.result) if run is not None else (None, None)))
+        self.linkage.show_run(run)
 
     def set_result(self, table: Table | None, result: Any | None) -> None:
         """Show the risk of ``result`` (a run on ``table``); None clears the panel."""

@@ -138,7 +138,7 @@ def test_fast_join_agrees_with_the_matrix_path() -> None:
     for rel, hs in ((original, {}), (release, {"age": h})):
         fast, _ = count_matches(external, rel, ["age", "sex"], hs)
         np.testing.assert_array_equal(fast, _matrix_counts(external, rel, ["age", "sex"], hs))
-    # a missing value in the outside list matches every released value: the matrix path is used
+    # a missing value in the public list matches every released value: the matrix path is used
     external.loc[0, "sex"] = None
     fast, _ = count_matches(external, release, ["age", "sex"], {"age": h})
     np.testing.assert_array_equal(fast, _matrix_counts(external, release, ["age", "sex"], {"age": h}))
@@ -185,7 +185,7 @@ def test_counts_share_and_summary_with_thousands_separators() -> None:
     assert link.before.singled_out == 600 and link.before.singled_out_share == 0.5
     assert link.after.singled_out == 0 and link.after.smallest_group == 1200
     assert link.summary() == (
-        "Joining an outside list of 1,200 people with the original data on age, sex singles out 600 of "
+        "Joining a public list of 1,200 people with the original data on age, sex singles out 600 of "
         "them; with the release, 0."
     )
     assert link.to_dict()["before"]["share_singled_out"] == 0.5

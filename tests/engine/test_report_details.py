@@ -107,9 +107,9 @@ def test_cli_flags_fill_the_sign_off_and_the_linkage_section(capsys, seed_dir: P
     ):
         assert re.search(rf"<td[^>]*>{re.escape(label)}</td><td[^>]*>{re.escape(value)}</td>", text), label
     # the cp1252 list was read with its encoding and delimiter detected; Lee is singled out before, not after
-    assert "Outside list: Wählerverzeichnis.csv" in text
+    assert "Public list: Wählerverzeichnis.csv" in text
     assert (
-        "Joining an outside list of 3 people with the original data on age, sex, zipcode singles out 1"
+        "Joining a public list of 3 people with the original data on age, sex, zipcode singles out 1"
         in text
     )
     assert re.search(r"Singled out \(exactly one matching record\)</td><td[^>]*>1 \(33\.3 %\)</td>", text)
@@ -138,7 +138,7 @@ def test_join_needs_a_list_and_a_release_may_not_replace_it(capsys, seed_dir: Pa
     assert "--join needs a public list" in capsys.readouterr().err
     before = voters.read_bytes()
     assert main(["anonymize", *data, "--external", str(voters), "--output", str(voters)]) == 2
-    assert "the outside list" in capsys.readouterr().err
+    assert "the public list" in capsys.readouterr().err
     assert voters.read_bytes() == before
 
 
@@ -149,3 +149,16 @@ def test_a_list_sharing_nothing_is_one_plain_sentence(capsys, seed_dir: Path, tm
     assert main(["risk", *argv, "--anonymize", "--external", str(other)]) == 2
     err = capsys.readouterr().err
     assert "shares no quasi-identifier" in err and "Traceback" not in err
+
+
+def test_save_as_into_another_folder_keeps_the_hierarchy_files(sample_dir: Path, tmp_path: Path) -> None:
+    """The sample names its hierarchy files relative to its folder; saved elsewhere, they are named
+    relative to the new project file, so it opens with the same hierarchies."""
+    project = Project.load(sample_dir / "sample_project.json")
+    project.save(tmp_path / "copy.kanon.json")
+    saved = json.loads((tmp_path / "copy.kanon.json").read_text(encoding="utf-8"))
+    age = Path(saved["hierarchies"]["age"]["file"])
+    assert (tmp_path / age).resolve() == (sample_dir / "hierarchy_age.csv").resolve()
+    again = Project.load(tmp_path / "copy.kanon.json")
+    assert again.hierarchies["age"].rows() == project.hierarchies["age"].rows()
+    assert {p.resolve() for p, _ in again.input_files()} == {p.resolve() for p, _ in project.input_files()}

@@ -114,4 +114,4 @@ def test_the_sample_report_pages_read_whole(qtbot, sample_dir: Path, tmp_path: P
     whole = text.stdout
     assert "Purpose of the release" in whole and "Length of stay by ward" in whole
     assert "M. Keller" in whole  # (its cell may wrap the role to a second line)
-    assert "Outside list: register.csv" in whole
+    assert "Public list: register.csv" in whole
