@@ -856,6 +856,7 @@ class MainWindow(QMainWindow):
             self.state.project_path,
             run_label=run.label,
             stale=self.state.is_stale(),
+            on_details=self.state.set_report_details,
         )
         self.export_dialog = dialog
         dialog.open()
