@@ -370,6 +370,7 @@ class MainWindow(QMainWindow):
         self.analysis_panel.rows_selected.connect(self._analysis_rows)
         self.analysis_panel.class_selected.connect(self._analysis_class)
         self.analysis_panel.apply_node_requested.connect(self.apply_node)
+        self.analysis_panel.rerun_requested.connect(self.run)
         self.risk_panel.row_requested.connect(self._show_record)
         self.tabs.currentChanged.connect(self._tab_changed)
         r = self.runner
