@@ -370,7 +370,7 @@ class MainWindow(QMainWindow):
         self.analysis_panel.rows_selected.connect(self._analysis_rows)
         self.analysis_panel.class_selected.connect(self._analysis_class)
         self.analysis_panel.apply_node_requested.connect(self.apply_node)
-        self.analysis_panel.rerun_requested.connect(self.run)
+        self.analysis_panel.rerun_requested.connect(lambda: self.run(show=self.analysis_panel))
         self.risk_panel.row_requested.connect(self._show_record)
         self.tabs.currentChanged.connect(self._tab_changed)
         r = self.runner
@@ -657,8 +657,9 @@ class MainWindow(QMainWindow):
         return target
 
     # --- running -------------------------------------------------------------------------------------
-    def run(self) -> int | None:
-        """Start the chosen algorithm on a frozen snapshot of the project, in the background."""
+    def run(self, show: QWidget | None = None) -> int | None:
+        """Start the chosen algorithm on a frozen snapshot of the project, in the background; when it is
+        done, the Results tab is shown (or ``show``: the lattice view's "Run again" stays there)."""
         if self.runner.is_busy("run"):
             return None
         try:
@@ -676,7 +677,10 @@ class MainWindow(QMainWindow):
             self._end_task()
             self.state.add_run(result, table=table)
             self.show_run_outcome(result)
-            self.tabs.setCurrentIndex(self.TAB_RESULTS)
+            if show is None:
+                self.tabs.setCurrentIndex(self.TAB_RESULTS)
+            else:
+                self.tabs.setCurrentWidget(show)
             self.autosave()
 
         self.message_bar.clear()

@@ -175,13 +175,39 @@ def _analysis_and_export(window: Any, shot: _Shooter) -> None:
         reveal(view)
         settle(300)
         shot.save(f"analysis {name}", window)
+    dates = [
+        q
+        for q in window.state.columns_with(Role.QUASI_IDENTIFIER)
+        if window.state.table.kind(q).value == "date"
+    ]
+    if dates:  # a date column's distribution, binned by the calendar
+        reveal(panel.charts_view)
+        panel.charts_view.set_distribution_column(dates[0])
+        shot.save("analysis charts dates", window)
     window.tabs.setCurrentWidget(window.risk_panel)
     wait_until(lambda: not window.runner.is_busy(), 60)
     shot.save("risk", window)
+    _linkage_shot(window, shot)
     window.export()
     settle(300)
     shot.save("export dialog", window.export_dialog)
     window.export_dialog.close()
+
+
+def _linkage_shot(window: Any, shot: _Shooter) -> None:
+    """The linkage attack demonstration with the sample's public register (invented people), when the
+    tour runs on the sample."""
+    from kanon_gui.resources import sample_register
+
+    source = window.state.table.source
+    if source is None or source.parent != sample_register().parent or not sample_register().is_file():
+        return
+    linkage = window.risk_panel.linkage
+    window.risk_panel.pages.setCurrentWidget(linkage)
+    linkage.load_list(sample_register())
+    wait_until(lambda: linkage.outcome is not None and not window.runner.is_busy(), 120)
+    shot.save("risk linkage attack", window)
+    window.risk_panel.pages.setCurrentIndex(0)
 
 
 def _save_dialog_shot(window, shot: _Shooter) -> None:

@@ -242,11 +242,12 @@ def date_distributions(
     date_format: str | None,
     hierarchy: Hierarchy | None = None,
     rows: int = MAX_CATEGORIES,
-) -> tuple[pd.Series, pd.Series, str]:
+) -> tuple[pd.Series, pd.Series, str, bool]:
     """Records per calendar bin of a date column before and after (:mod:`kanon_engine.calendar_steps`):
     the original's dates binned by month, quarter, year or several years (the finest step with at
     most ``rows`` bars), the release on the same bins when its values are dates or date labels that each
-    fall in one bin, else by its own labels in time order; and the unit of the bins in words."""
+    fall in one bin, else by its own labels in time order; the unit of the bins in words; and whether the
+    release is drawn on the original's bins."""
     bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2))
     orig = _with_missing(
         pd.Series(bins.count(to_ordinal_days(original, date_format)), index=bins.labels), original
@@ -259,9 +260,9 @@ def date_distributions(
     elif len(kept):
         rel_counts = count_labels_in_bins(kept.astype(str).value_counts(sort=False), bins)
     if rel_counts is None:
-        return orig, distribution(released, hierarchy, limit=rows), bins.unit
+        return orig, distribution(released, hierarchy, limit=rows), bins.unit, False
     rel = pd.Series(rel_counts, index=bins.labels)
-    return orig, _with_missing(rel, released), bins.unit
+    return orig, _with_missing(rel, released), bins.unit, True
 
 
 def _with_missing(counts: pd.Series, values: pd.Series) -> pd.Series:
@@ -306,11 +307,10 @@ TEXT = {
     "sizes_x": "records in the group",
     "sizes_x_log": "records in the group (log scale)",
     "sizes_y": "groups",
-    "loss_title": "Information loss per quasi-identifier: {kind}",
     "loss_none": "Information loss per quasi-identifier",
     "loss_x": "0 % keeps the values, 100 % generalizes them to *",
-    "ncp": "range left open (NCP)",
-    "intensity": "share of the hierarchy's height used",
+    "ncp": "Range left open per quasi-identifier (NCP)",
+    "intensity": "Generalization per quasi-identifier (share of its hierarchy used)",
     "status": "{algorithm}, k = {k}: {records} records.",
     "empty": "Run an algorithm to see the charts of its release.",
     "original": "Original {column}",
@@ -323,8 +323,8 @@ TEXT = {
 
 
 def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
-    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``; ``kind`` in
-    words."""
+    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``; ``kind`` is
+    the chart's title in words."""
     for prefix, kind in (("ncp:", TEXT["ncp"]), ("intensity:", TEXT["intensity"])):
         values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
         if values:
@@ -442,7 +442,9 @@ class ChartsView(QWidget):
         grid = QGridLayout()
         self.sizes_plot = pg.PlotWidget(background="w", axisItems={"bottom": LabelAxis("bottom")})
         self.sizes_plot.setObjectName("class_sizes")
-        self.loss_plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        self.loss_plot = pg.PlotWidget(
+            background="w", axisItems={"left": LabelAxis("left"), "bottom": LabelAxis("bottom")}
+        )
         self.loss_plot.setObjectName("information_loss")
         grid.addWidget(self.sizes_plot, 0, 0)
         grid.addWidget(self.loss_plot, 0, 1)
@@ -530,7 +532,7 @@ class ChartsView(QWidget):
         draw_hbars(
             item,
             series,
-            TEXT["loss_title"].format(kind=kind) if kind else TEXT["loss_none"],
+            kind or TEXT["loss_none"],
             "#d6604d",
             xlabel=TEXT["loss_x"],
         )
@@ -559,9 +561,10 @@ class ChartsView(QWidget):
             if kind == ColumnKind.DATE:
                 ctype = table.column_types.get(column)
                 fmt = ctype.date_format if ctype is not None else None
-                orig, rel, unit = date_distributions(original, released, fmt, hierarchy, rows)
-                titles = tuple(
-                    TEXT[k].format(column=column, unit=unit) for k in ("original_dates", "released_dates")
+                orig, rel, unit, same_bins = date_distributions(original, released, fmt, hierarchy, rows)
+                titles = (
+                    TEXT["original_dates"].format(column=column, unit=unit),
+                    TEXT["released_dates"].format(column=column, unit=unit) if same_bins else titles[1],
                 )
             else:
                 numeric = kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
