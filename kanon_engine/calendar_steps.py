@@ -16,11 +16,12 @@ for translation).
 from __future__ import annotations
 
 import re
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from kanon_engine.data.dates import read_dates
 
 #: ``date.toordinal()`` of 1970-01-01 (numpy's datetime64 epoch).
 EPOCH_ORDINAL = 719_163
@@ -40,12 +41,10 @@ MAX_BINS = 24
 def to_ordinal_days(values: pd.Series, date_format: str | None = None) -> np.ndarray:
     """Ordinal days of date strings (float, NaN where missing or not a date of ``date_format``).
 
-    ``date_format`` is a strftime format (``%d.%m.%Y``); without it pandas' mixed parsing is used."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        parsed = pd.to_datetime(
-            pd.Series(values, dtype=object), format=date_format or "mixed", errors="coerce"
-        ).to_numpy(dtype="datetime64[ns]")
+    ``date_format`` is a strftime format (``%d.%m.%Y``); without it, the one known format most values
+    fit. Values are read with that one format, never guessed one by one
+    (:func:`kanon_engine.data.dates.read_dates`)."""
+    parsed = read_dates(pd.Series(values, dtype=object), date_format).to_numpy(dtype="datetime64[ns]")
     days = parsed.astype("datetime64[D]")
     out = days.astype(np.int64).astype(float) + EPOCH_ORDINAL
     out[np.isnat(parsed)] = np.nan

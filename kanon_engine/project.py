@@ -314,7 +314,7 @@ def _read_json(path: Path) -> Any:
 
 def _parse_json(text: str, path: Path) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_once(path.name))
     except json.JSONDecodeError as exc:
         raise DataError(
             f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
@@ -330,6 +330,34 @@ def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
 
 #: version -> the step that brings a document of that version to the next one.
 MIGRATIONS = {1: _v1_to_v2}
+
+
+def _once(source: str):
+    """A JSON object hook refusing a key given twice (JSON keeps the last silently): in ``roles`` that
+    would be a column with two roles, of which one would be dropped without a word."""
+    role_names = {r.value for r in Role}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                first = out[key]
+                if isinstance(first, str) and isinstance(value, str) and {first, value} <= role_names:
+                    raise ConfigError(
+                        f"{source}: the column '{key}' is given two roles, '{first}' and '{value}'; "
+                        "a column has one role.",
+                        hint="Keep one of the two lines in the project file's roles.",
+                        where=key,
+                    )
+                raise ConfigError(
+                    f"{source}: '{key}' is given twice in one section of the project file.",
+                    hint="Keep one of the two entries.",
+                    where=key,
+                )
+            out[key] = value
+        return out
+
+    return hook
 
 
 def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:

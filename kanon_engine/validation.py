@@ -21,6 +21,7 @@ edit without redoing them, and a worker can prepare them (:func:`analyze_table`,
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,6 +29,7 @@ import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits
+from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
@@ -114,6 +116,7 @@ class ColumnCache:
         self._counts: dict[str, pd.Series] = {}
         self._defaults: dict[str, Hierarchy] = {}
         self._issues: dict[tuple[str, int], list[Issue]] = {}
+        self._dates: dict[str, list[Issue]] = {}
         self._suggestions: dict[str, RoleSuggestion] | None = None
         if facts is not None:
             self._counts.update(facts.counts)
@@ -161,6 +164,15 @@ class ColumnCache:
             self._issues[key] = [Issue(i.severity, i.message, column) for i in found]
         return self._issues[key]
 
+    def date_issues(self, column: str, user_typed: Iterable[str] = ()) -> list[Issue]:
+        """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""
+        if column not in self._dates:
+            self._dates[column] = [
+                Issue("error", f"{text} {DATE_CHOICES}", column)
+                for _, text in date_problems(self.table, [column], user_typed)
+            ]
+        return self._dates[column]
+
     def adopt(self, prepared: PreparedHierarchy) -> None:
         """Keep what a worker prepared (a default hierarchy and its issues)."""
         if prepared.default:
@@ -186,6 +198,7 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
     qi = [c for c in table.columns if project.roles.get(c) == Role.QUASI_IDENTIFIER]
     found = (
         _quasi_identifier_rule(qi)
+        + _date_rule(project, cache, qi)
         + _hierarchy_rules(project, table, cache, qi)
         + _identifier_warnings(project, table, cache)
         + released_unchanged_warnings(project.roles, cache.suggestions)
@@ -221,6 +234,23 @@ def _quasi_identifier_rule(qi: list[str]) -> list[Issue]:
             "roles",
         )
     ]
+
+
+#: What to do about a column whose dates do not fit one format, in the workbench and on the command line.
+DATE_CHOICES = (
+    "kanon reads a column with one date format and never guesses: fix the file, or pick the format or "
+    "the type text (the import dialog, or --column-type COLUMN=date:FORMAT / COLUMN=text)."
+)
+
+
+def _date_rule(project: Project, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+    """A quasi-identifier read as dates (no hierarchy of its own) must have every value in one format:
+    a date read under a guess would be generalized into the wrong month and released."""
+    out: list[Issue] = []
+    for col in qi:
+        if col not in project.hierarchies:
+            out.extend(cache.date_issues(col, project.column_types))
+    return out
 
 
 def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:

@@ -32,6 +32,55 @@ class Role(StrEnum):
     INSENSITIVE = "insensitive"
 
 
+#: How a role is named in messages.
+ROLE_NAMES = {
+    Role.IDENTIFIER: "an identifier",
+    Role.QUASI_IDENTIFIER: "a quasi-identifier",
+    Role.SENSITIVE: "a sensitive attribute",
+    Role.INSENSITIVE: "an insensitive column",
+}
+
+
+def merge_roles(
+    project_roles: dict[str, Role],
+    given: list[tuple[Role, str, list[str] | None]],
+    project_name: str = "the project",
+) -> dict[str, Role]:
+    """The project's roles with those ``given`` (role, how it was given e.g. ``--qi``, columns; None when
+    not given) replacing the project's roles of that kind. A column given two roles, or given a role
+    while the project keeps it in another, is a ConfigError naming the column and both roles: a column
+    both identifier and quasi-identifier must never be released generalized by a silent choice."""
+    seen: dict[str, tuple[Role, str]] = {}
+    for role, label, columns in given:
+        for col in columns or []:
+            if col in seen and seen[col][0] != role:
+                first, how = seen[col]
+                raise _conflict(col, first, how, role, label)
+            seen[col] = (role, label)
+    replaced = {role for role, _, columns in given if columns is not None}
+    roles = {c: r for c, r in project_roles.items() if r not in replaced}
+    for col, (role, label) in seen.items():
+        kept = roles.get(col)
+        if kept is not None and kept != role and kept != Role.INSENSITIVE:
+            raise _conflict(col, kept, f"in {project_name}", role, label)
+        roles[col] = role
+    return roles
+
+
+def _conflict(col: str, first: Role, how_first: str, second: Role, how_second: str) -> Exception:
+    from kanon_engine.errors import ConfigError
+
+    hint = "Give the column one role only."
+    if how_first.startswith("in "):
+        hint += f" A flag replaces the project's columns of its role: e.g. {how_second} with the project's."
+    return ConfigError(
+        f"The column '{col}' is given both as {ROLE_NAMES[first]} ({how_first}) and as "
+        f"{ROLE_NAMES[second]} ({how_second}); a column has one role.",
+        hint=hint,
+        where=col,
+    )
+
+
 @dataclass(frozen=True)
 class RoleSuggestion:
     """A suggested role with the reason shown to the user ("looks like a name column").

@@ -64,6 +64,66 @@ def test_non_identifier_names(name: str) -> None:
     assert suggest_roles(frame)[0].role is not Role.IDENTIFIER
 
 
+# --- conflicting roles (issue 17, item 7) ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "flags,words",
+    [
+        (
+            ["--identifier", "patient_id,name", "--qi", "age,name"],
+            "an identifier (--identifier) and as a quasi",
+        ),
+        (["--identifier", "name", "--qi", "age", "--sensitive", "name"], "(--identifier) and as a sensitive"),
+        (
+            ["--qi", "age,diagnosis", "--sensitive", "diagnosis"],
+            "a quasi-identifier (--qi) and as a sensitive",
+        ),
+    ],
+)
+def test_a_column_given_two_roles_is_refused(capsys, tmp_path, flags, words) -> None:
+    from kanon_engine.cli import main
+
+    data = Path(__file__).resolve().parents[2] / "resources" / "sample" / "sample_patients.csv"
+    out = tmp_path / "rel.csv"
+    code = main(["anonymize", str(data), *flags, "--k", "5", "--output", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and "a column has one role" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_a_flag_against_the_projects_role_is_refused(capsys, tmp_path) -> None:
+    from kanon_engine.cli import main
+
+    sample = Path(__file__).resolve().parents[2] / "resources" / "sample"
+    project = str(sample / "sample_project.json")
+    code = main(["anonymize", "--project", project, "--qi", "age,sex,name", "--k", "5"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "'name' is given both as an identifier (in the project sample_project.json)" in err
+    assert "as a quasi-identifier (--qi)" in err
+    # giving --identifier too replaces the project's identifiers: then the choice is explicit
+    code = main(
+        ["anonymize", "--project", project, "--identifier", "patient_id", "--qi", "age,name", "--k", "2"]
+    )
+    assert code == 0, capsys.readouterr().err
+
+
+def test_project_file_with_a_column_twice_in_roles(capsys, tmp_path) -> None:
+    from kanon_engine.cli import main
+    from kanon_engine.errors import ConfigError
+    from kanon_engine.project import Project
+
+    (tmp_path / "d.csv").write_text("name,age\nA,1\nB,2\n")
+    path = tmp_path / "p.json"
+    path.write_text(
+        '{"schema_version": 1, "data": {"path": "d.csv"}, '
+        '"roles": {"name": "identifier", "age": "quasi-identifier", "name": "quasi-identifier"}}'
+    )
+    with pytest.raises(ConfigError, match="'name' is given two roles, 'identifier' and 'quasi-identifier'"):
+        Project.load(path)
+    assert main(["anonymize", "--project", str(path), "--k", "2"]) == 2
+    assert "a column has one role" in capsys.readouterr().err
+
+
 # --- issue 12, item 6: names in English, German, French and Spanish, words inside compounds ------------
 @pytest.mark.parametrize(
     ("name", "role", "kind"),
