@@ -152,6 +152,45 @@ def _data_and_role_flags() -> tuple[ProjectFlag, ...]:
     )
 
 
+def _list_and_report_flags() -> tuple[ProjectFlag, ...]:
+    """The public list of the linkage demonstration and its join, and the report's sign-off fields."""
+    return (
+        ProjectFlag(
+            "--external",
+            "linkage.path",
+            "a public list (a voter register, a staff directory) joined with the data and the release to "
+            "show the linkage attack (in the risk output and the reports)",
+            metavar="FILE",
+        ),
+        ProjectFlag(
+            "--join",
+            "linkage.join",
+            "join a quasi-identifier with a column of the public list named otherwise (repeatable; "
+            "default: the same name, or the same kind of column such as PLZ and postcode)",
+            metavar="COLUMN=LIST_COLUMN",
+            repeat=True,
+        ),
+        ProjectFlag(
+            "--purpose",
+            "report.purpose",
+            "the purpose of the release, for the report's sign-off",
+            metavar="TEXT",
+        ),
+        ProjectFlag(
+            "--recipient",
+            "report.recipient",
+            "who receives the release (person, institution), for the report's sign-off",
+            metavar="TEXT",
+        ),
+        ProjectFlag(
+            "--approved-by",
+            "report.approved_by",
+            "who approved the release (name, role), for the report's sign-off",
+            metavar="NAME",
+        ),
+    )
+
+
 def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
     """THE table: every flag that sets a project-file field, and the field.
 
@@ -203,39 +242,7 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             off="--no-shuffle",
             metavar="SEED",
         ),
-        ProjectFlag(
-            "--external",
-            "linkage.path",
-            "a public list (a voter register, a staff directory) joined with the data and the release to "
-            "show the linkage attack (in the risk output and the reports)",
-            metavar="FILE",
-        ),
-        ProjectFlag(
-            "--join",
-            "linkage.join",
-            "join a quasi-identifier with a column of the public list named otherwise (repeatable; "
-            "default: the same name, or the same kind of column such as PLZ and postcode)",
-            metavar="COLUMN=LIST_COLUMN",
-            repeat=True,
-        ),
-        ProjectFlag(
-            "--purpose",
-            "report.purpose",
-            "the purpose of the release, for the report's sign-off",
-            metavar="TEXT",
-        ),
-        ProjectFlag(
-            "--recipient",
-            "report.recipient",
-            "who receives the release (person, institution), for the report's sign-off",
-            metavar="TEXT",
-        ),
-        ProjectFlag(
-            "--approved-by",
-            "report.approved_by",
-            "who approved the release (name, role), for the report's sign-off",
-            metavar="NAME",
-        ),
+        *_list_and_report_flags(),
     )
 
 

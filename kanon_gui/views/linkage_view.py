@@ -153,6 +153,19 @@ class LinkagePanel(QWidget):
         if runner is not None:
             runner.progress.connect(self._on_progress)
             runner.cancelled.connect(self._on_cancelled)
+        if state is not None and hasattr(state, "table_changed"):
+            state.table_changed.connect(self.forget_list)  # new data, new project: its own list or none
+        self._update_buttons()
+
+    def forget_list(self) -> None:
+        """Drop the list read for the previous data (the project now open names its own, if any)."""
+        if self._task is not None:
+            self.cancel()
+        self.list_table = None
+        self._reasons = {}
+        self.file_label.setText(TEXT["no_list"])
+        self.join_table.setRowCount(0)
+        self._clear_outcome("")
         self._update_buttons()
 
     # --- building ------------------------------------------------------------------------------------

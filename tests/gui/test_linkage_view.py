@@ -190,3 +190,20 @@ def test_an_unreadable_saved_list_is_one_sentence(qtbot, seed_run: Run, tmp_path
     assert text.startswith("The public list gone.csv named in the project cannot be read:")
     assert text.endswith("Choose it again.") and "Traceback" not in text
     assert panel.list_table is None and not panel.run_button.isEnabled()
+
+
+def test_new_data_forgets_the_list_of_the_previous_project(qtbot, seed_run: Run, tmp_path: Path) -> None:
+    from kanon_gui.state import AppState
+
+    state = AppState()
+    state.set_table(seed_run.table)
+    voters = tmp_path / "voters.csv"
+    voters.write_text("age,sex,zipcode\n35,Male,533449\n", encoding="utf-8")
+    panel = LinkagePanel(state)
+    qtbot.addWidget(panel)
+    panel.show_run(seed_run)
+    panel.load_list(voters)
+    assert state.project.public_list is not None and panel.list_table is not None
+    state.set_table(seed_run.table)  # another file opened: a fresh project
+    assert state.project.public_list is None
+    assert panel.list_table is None and panel.file_label.text() == TEXT["no_list"] and panel.outcome is None
