@@ -109,8 +109,7 @@ def test_cli_flags_fill_the_sign_off_and_the_linkage_section(capsys, seed_dir: P
     # the cp1252 list was read with its encoding and delimiter detected; Lee is singled out before, not after
     assert "Public list: Wählerverzeichnis.csv" in text
     assert (
-        "Joining a public list of 3 people with the original data on age, sex, zipcode singles out 1"
-        in text
+        "Joining a public list of 3 people with the original data on age, sex, zipcode singles out 1" in text
     )
     assert re.search(r"Singled out \(exactly one matching record\)</td><td[^>]*>1 \(33\.3 %\)</td>", text)
     project = Project.load(saved)

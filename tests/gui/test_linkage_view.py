@@ -116,7 +116,9 @@ def test_a_join_chosen_by_hand_and_no_join_at_all(qtbot, seed_run: Run, tmp_path
     assert panel.summary.text() == TEXT["need_join"]
 
 
-def test_the_workbench_remembers_and_protects_the_list(qtbot, window, wait_idle, tmp_path: Path) -> None:
+def test_the_workbench_remembers_and_protects_the_list(
+    qtbot, window, wait_idle, reopen, tmp_path: Path
+) -> None:
     window.open_project(sample_project())
     wait_idle(window)
     window.run()
@@ -140,19 +142,12 @@ def test_the_workbench_remembers_and_protects_the_list(qtbot, window, wait_idle,
 
     saved = tmp_path / "with_list.kanon.json"
     assert window.save_to(saved, None)
-    from kanon_gui.main_window import MainWindow
-
-    again = MainWindow()
-    again.ask_before_close = False
-    qtbot.addWidget(again)
-    again.open_project(saved)
-    wait_idle(again)
+    again = reopen(saved)
     again.tabs.setCurrentWidget(again.risk_panel)
     again_panel = again.risk_panel.linkage
     qtbot.waitUntil(lambda: again_panel.outcome is not None and not again.runner.is_busy(), timeout=60_000)
     assert again_panel.outcome.result.before.singled_out == singled
     assert again_panel.join() == {"age": "Alter", "sex": "Geschlecht", "zip": "Postleitzahl"}
-    again.runner.shutdown()
 
 
 def test_cancel_stops_the_join(qtbot, window, wait_idle, seed_run: Run, monkeypatch, tmp_path: Path) -> None:

@@ -119,7 +119,9 @@ def test_lattice_metric_filter_in_percent(qtbot) -> None:
     )
 
 
-def test_a_restored_run_says_why_there_is_no_lattice(window, qtbot, sample_dir: Path, tmp_path, wait_idle):
+def test_a_restored_run_says_why_there_is_no_lattice(
+    window, qtbot, sample_dir: Path, tmp_path, wait_idle, reopen
+):
     work = tmp_path / "sample"
     shutil.copytree(sample_dir, work)
     window.open_project(work / "sample_project.json")
@@ -127,13 +129,7 @@ def test_a_restored_run_says_why_there_is_no_lattice(window, qtbot, sample_dir: 
     window.run()
     wait_idle(window)
     assert window.save_to(work / "sample_project.json", None)
-    from kanon_gui.main_window import MainWindow
-
-    again = MainWindow()
-    again.ask_before_close = False
-    qtbot.addWidget(again)
-    again.open_project(work / "sample_project.json")
-    wait_idle(again)
+    again = reopen(work / "sample_project.json")
     run = again.state.current_run
     assert run is not None and run.restored and run.result.lattice is None
     again.tabs.setCurrentWidget(again.analysis_panel)
@@ -146,7 +142,6 @@ def test_a_restored_run_says_why_there_is_no_lattice(window, qtbot, sample_dir: 
     qtbot.waitUntil(lambda: view.record is not None, timeout=30_000)
     assert len(again.state.runs) == 2 and again.state.current_run.result.lattice is not None
     assert not view.rerun_button.isVisibleTo(view)
-    again.runner.shutdown()
 
 
 def test_a_run_of_another_algorithm_names_it_in_words(qtbot) -> None:

@@ -19,7 +19,9 @@ def _open_and_run(window, folder: Path, wait_idle) -> None:
     wait_idle(window)
 
 
-def test_sign_off_fields_reach_the_report_and_the_project(window, qtbot, sample_dir, tmp_path, wait_idle):
+def test_sign_off_fields_reach_the_report_and_the_project(
+    window, qtbot, sample_dir, tmp_path, wait_idle, reopen
+):
     work = tmp_path / "sample"
     shutil.copytree(sample_dir, work)
     _open_and_run(window, work, wait_idle)
@@ -62,13 +64,7 @@ def test_sign_off_fields_reach_the_report_and_the_project(window, qtbot, sample_
     # saved with the project, and offered again when it is reopened
     path = work / "sample_project.json"
     assert window.save_to(path, None)
-    from kanon_gui.main_window import MainWindow
-
-    again = MainWindow()
-    again.ask_before_close = False
-    qtbot.addWidget(again)
-    again.open_project(path)
-    wait_idle(again)
+    again = reopen(path)
     assert again.state.project.report == expected
     again.export()
     assert again.export_dialog.approved_edit.text() == "M. Keller, data protection officer"
@@ -76,4 +72,3 @@ def test_sign_off_fields_reach_the_report_and_the_project(window, qtbot, sample_
     again.export_dialog.pdf_check.setChecked(False)
     assert not again.export_dialog.details_box.isEnabled()  # no report: nothing to sign
     again.export_dialog.close()
-    again.runner.shutdown()
