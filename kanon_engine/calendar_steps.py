@@ -200,8 +200,8 @@ def calendar_ticks(lo: float, hi: float, max_ticks: int = 8) -> list[tuple[float
     """Ticks between ordinal days ``lo`` and ``hi`` on calendar boundaries, with their words.
 
     The finest step that gives at most ``max_ticks`` ticks: days (``5 Mar 2022``), weeks (Mondays),
-    months (``Jan 2022``, then ``Apr``, ``Jul``: the year is written on the first tick and on every
-    January), or years (``2022``; every 2, 5, 10, 20, 50 or 100 years)."""
+    months (``Apr 2022``: every tick says its year, since the first may be cut off at the axis' edge),
+    or years (``2022``; every 2, 5, 10, 20, 50 or 100 years)."""
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi < lo:
         return []
     max_ticks = max(2, int(max_ticks))
@@ -219,16 +219,10 @@ def calendar_ticks(lo: float, hi: float, max_ticks: int = 8) -> list[tuple[float
         start = months_lo + (-months_lo) % step
         if start > months_hi or (months_hi - start) // step + 1 <= max_ticks:
             break
-    ticks = np.arange(start, months_hi + 1, step)
     out = []
-    for i, m in enumerate(ticks):
+    for m in np.arange(start, months_hi + 1, step):
         year, month = divmod(int(m), 12)
-        if step >= 12:
-            text = f"{year}"
-        elif i == 0 or month == 0:
-            text = f"{MONTH_NAMES[month]} {year}"
-        else:
-            text = MONTH_NAMES[month]
+        text = f"{year}" if step >= 12 else f"{MONTH_NAMES[month]} {year}"
         out.append((float(month_start(int(m))), text))
     return out
 

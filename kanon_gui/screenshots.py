@@ -17,9 +17,16 @@ from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication, QStackedWidget, QTabWidget, QWidget
 
 from kanon_engine.data.roles import Role
+from kanon_engine.project import ReportDetails
 from kanon_gui.resources import sample_project
 
 WINDOW_SIZE = (1440, 900)
+#: The report details the tour's report is signed with (invented, as the sample is).
+EXAMPLE_DETAILS = ReportDetails(
+    "Study of length of stay by ward, 2022-2024",
+    "Dr. Ana Ruiz, Institute of Health Services Research",
+    "M. Keller, data protection officer",
+)
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -237,20 +244,25 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     import shutil
     import subprocess
 
+    from kanon_engine.public_list import project_linkage
     from kanon_engine.report import write_reports
 
     run = window.state.current_run
     if run is None:
         return []
     pdf = out_dir / "report.pdf"
+    project = window.state.project
+    if not any(project.report.to_dict().values()):  # what the export dialog's report details would hold
+        project = project.with_changes(report=EXAMPLE_DETAILS)
     write_reports(
         run.table,
         run.result,
-        window.state.project,
+        project,
         None,
         pdf,
         run_label=run.label,
         stale=window.state.is_stale(),
+        linkage=project_linkage(project, run.table, run.result),
     )
     tool = shutil.which("pdftoppm")
     if tool is None:
