@@ -72,3 +72,24 @@ def test_sign_off_fields_reach_the_report_and_the_project(
     again.export_dialog.pdf_check.setChecked(False)
     assert not again.export_dialog.details_box.isEnabled()  # no report: nothing to sign
     again.export_dialog.close()
+
+
+def test_an_unreadable_public_list_stops_the_export_before_anything_is_written(sample_dir, tmp_path):
+    from kanon_engine.cli.anonymize import run_project
+    from kanon_engine.errors import DataError
+    from kanon_engine.export import ExportOptions
+    from kanon_engine.project import Project
+    from kanon_gui.dialogs.export_dialog import ExportPlan, perform_export
+
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _ = project.load_table()
+    result = run_project(project, table)
+    project = project.with_changes(public_list=PublicList(tmp_path / "gone.csv"))
+    plan = ExportPlan(tmp_path / "release.csv", ExportOptions(), report_html=tmp_path / "release_report.html")
+    try:
+        perform_export(table, project, result, plan)
+    except DataError as exc:
+        assert "gone.csv" in str(exc)
+    else:
+        raise AssertionError("the export went on without its public list")
+    assert not list(tmp_path.glob("release*"))  # no release without its report
