@@ -18,10 +18,12 @@ from kanon_engine.frequency import (
     FrequencySet,
     NodeClasses,
     base_frequency_set,
+    representatives,
     roll_up,
     sensitive_combos,
 )
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
+from kanon_engine.suppressed_group import GroupRule, enforce
 
 
 @dataclass(eq=False)
@@ -32,17 +34,35 @@ class NodeEvaluation:
     classes: NodeClasses
     stats: ClassStats
     passes: np.ndarray  # per class: passes every model
-    suppressed: int  # records in classes that fail (suppressed when the node is applied)
+    suppressed: int  # records in classes that fail (suppressed when the node is applied), plus trimmed
     satisfies: bool  # suppressed records fit within the limit
+    #: per class: records taken out of a passing class so the kept suppressed records number 0 or >= k
+    #: (Datafly's step 4, :mod:`kanon_engine.suppressed_group`); None when nothing was taken
+    trimmed: np.ndarray | None = None
 
     @property
     def sizes(self) -> np.ndarray:
         return self.classes.sizes
 
     @property
+    def released_sizes(self) -> np.ndarray:
+        """Sizes of the released (passing) classes, after the records taken out by step 4."""
+        sizes = self.classes.sizes if self.trimmed is None else self.classes.sizes - self.trimmed
+        return sizes[self.passes]
+
+    @property
     def n_classes(self) -> int:
         """Classes of the release (classes that are not suppressed)."""
         return int(self.passes.sum())
+
+
+def evaluator_context(evaluator: NodeEvaluator):
+    """The metric context of an evaluator's nodes (k, MaxSup, and whether step 4 may trim classes)."""
+    from kanon_engine.metrics.loss import MetricContext
+
+    rule = evaluator.group_rule
+    trims = rule.trim and rule.group_k > 0 and evaluator.max_suppressed > 0
+    return MetricContext(evaluator.enc, evaluator.k, evaluator.max_suppressed, trims)
 
 
 def suppression_allowance(n_rows: int, limit: float) -> int:
@@ -67,6 +87,7 @@ class NodeEvaluator:
         models: tuple[PrivacyModel, ...],
         max_suppressed: int,
         cache_bytes: int = 256 << 20,
+        suppressed_group_k: int = 0,
     ) -> None:
         if not any(isinstance(m, KAnonymity) for m in models):
             raise ConfigError("Every run needs k-anonymity (k >= 2) among its privacy models.", where="k")
@@ -78,7 +99,12 @@ class NodeEvaluator:
         self.models = tuple(models)
         self.k = k
         self.max_suppressed = int(max_suppressed)
-        self.monotone = all_monotone(self.models, self.max_suppressed > 0)
+        simple = all(isinstance(m, KAnonymity) for m in self.models)
+        self.group_rule = GroupRule(int(suppressed_group_k), k, simple)
+        # whole-class step 4 (other models than k) can make a coarser node need more suppression
+        self.monotone = all_monotone(self.models, self.max_suppressed > 0) and (
+            simple or self.group_rule.group_k == 0 or self.max_suppressed == 0
+        )
         self.combos = sensitive_combos(enc)
         self.base = base_frequency_set(enc, self.combos, CompositeLayout(enc))
         self.checks = 0
@@ -114,7 +140,21 @@ class NodeEvaluator:
         for m in self.models:
             passes &= m.passes(stats)
         suppressed = int(classes.sizes[~passes].sum())
-        return NodeEvaluation(levels, classes, stats, passes, suppressed, suppressed <= self.max_suppressed)
+        trimmed = None
+        if self.group_rule.applies(suppressed):
+            passes, trimmed, suppressed = enforce(
+                self.group_rule, classes.sizes, passes, suppressed, self._class_order(classes, levels)
+            )
+        ok = suppressed <= self.max_suppressed
+        return NodeEvaluation(levels, classes, stats, passes, suppressed, ok, trimmed)
+
+    def _class_order(self, classes: NodeClasses, levels: tuple[int, ...]) -> np.ndarray:
+        """Rank of every class by its generalized values (hierarchy order, first attribute first)."""
+        leaves = classes.freq.leaves()[:, representatives(classes.row_class, classes.n_classes)]
+        codes = [self.enc.level_maps[q][lv][leaves[q]] for q, lv in enumerate(levels)]
+        rank = np.empty(classes.n_classes, dtype=np.int64)
+        rank[np.lexsort(codes[::-1])] = np.arange(classes.n_classes)
+        return rank
 
     def _remember(self, fs: FrequencySet) -> None:
         """Cache a frequency set; when over budget, forget the largest ones (the least useful)."""

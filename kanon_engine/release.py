@@ -19,6 +19,7 @@ from kanon_engine.evaluation import NodeEvaluation
 from kanon_engine.frequency import group_columns, representatives
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING, ROOT
+from kanon_engine.suppressed_group import trimmed_rows
 
 
 def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: AnonymizationConfig) -> np.ndarray:
@@ -109,6 +110,8 @@ def full_domain_release(
     """Release of a full-domain transformation, the class of each record (-1 if suppressed), and the
     sizes of the released classes (renumbered 0..c-1 in order of first appearance)."""
     record_class, suppressed = row_classes(enc, ev)
+    if ev.trimmed is not None:  # Datafly's step 4: records taken out of released classes
+        suppressed |= trimmed_rows(record_class, ev.trimmed)
     qi_values: dict[str, np.ndarray] = {}
     for q, (name, lv) in enumerate(zip(enc.qi, ev.levels)):
         if lv > 0:
@@ -118,4 +121,4 @@ def full_domain_release(
     renumber = np.full(ev.classes.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))
     out_class = np.where(suppressed, -1, renumber[record_class])
-    return release, out_class, ev.sizes[kept_ids]
+    return release, out_class, ev.released_sizes
