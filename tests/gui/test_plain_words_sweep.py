@@ -94,7 +94,9 @@ def test_no_internal_names_on_screen(window, wait_idle, qtbot) -> None:
         found += texts_of(window)
     window.export()
     found += texts_of(window.export_dialog)
-    window.export_dialog.close()
+    window.export_dialog.reject()
+    window.export_dialog.deleteLater()
+    qtbot.wait(50)
     from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
 
     for column in ("age", "admission_date", "zip", "ward"):
