@@ -225,14 +225,10 @@ class LinkagePanel(QWidget):
         lower.setStretchFactor(0, 2)
         lower.setStretchFactor(1, 3)
         lower.setSizes([520, 680])
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(setup)
-        split.addWidget(lower)
-        split.setStretchFactor(0, 0)
-        split.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
+        layout = QVBoxLayout(self)  # the setup takes the height it needs, the outcome the rest
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(split)
+        layout.addWidget(setup)
+        layout.addWidget(lower, 1)
 
     def _build_outcome(self) -> None:
         self.summary = QLabel("")
@@ -375,6 +371,10 @@ class LinkagePanel(QWidget):
             self.join_table.setCellWidget(r, 1, combo)
             self._set_reason(r, q, join.get(q))
         self.join_table.resizeRowsToContents()
+        rows = sum(self.join_table.rowHeight(r) for r in range(self.join_table.rowCount()))
+        head = self.join_table.horizontalHeader().sizeHint().height()
+        # every quasi-identifier's row in view (up to a handful; more scroll)
+        self.join_table.setMinimumHeight(min(head + rows + 2 * self.join_table.frameWidth() + 2, 300))
 
     def _set_reason(self, row: int, column: str, list_column: str | None) -> None:
         if self.list_table is None:
