@@ -2,7 +2,10 @@
 
 One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal` (full
 domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the lattice machinery of
-:mod:`.search`) and :mod:`.mondrian` (multidimensional partitioning, strict and relaxed).
+:mod:`.search`), :mod:`.mondrian` (multidimensional partitioning, strict and relaxed), and the cell-level
+models that keep every record: :mod:`.local_recoding` (CG) and :mod:`.local_suppression` (CS), sharing
+:mod:`.peeling`; with ``suppress="cells"`` the full-domain ones release the AG_CS model
+(:mod:`.cell_suppression`).
 
 Adding an algorithm
 -------------------
@@ -43,13 +46,24 @@ from typing import Any
 from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.datafly import Datafly
 from kanon_engine.algorithms.incognito import Incognito
+from kanon_engine.algorithms.local_recoding import LocalRecoding
+from kanon_engine.algorithms.local_suppression import LocalSuppression
 from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
 from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError
 
 #: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
-BUILT_IN: tuple[type[Algorithm], ...] = (Optimal, Samarati, Incognito, Datafly, Mondrian, MondrianRelaxed)
+BUILT_IN: tuple[type[Algorithm], ...] = (
+    Optimal,
+    Samarati,
+    Incognito,
+    Datafly,
+    Mondrian,
+    MondrianRelaxed,
+    LocalRecoding,
+    LocalSuppression,
+)
 
 _REGISTRY: dict[str, type[Algorithm]] = {}
 

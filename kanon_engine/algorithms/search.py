@@ -50,13 +50,18 @@ class LatticeSearch:
         progress: ProgressCallback = no_progress,
         algorithm: str = "search",
         max_nodes: int | None = None,
+        evaluator: NodeEvaluator | None = None,
         suppressed_group_k: int = 0,
     ) -> None:
         self.enc = enc
         self.lattice = Lattice(enc.heights, enc.qi)
         if max_nodes is not None:
             Lattice.require_size(self.lattice.size, algorithm, max_nodes)
-        self.evaluator = NodeEvaluator(enc, models, max_suppressed, suppressed_group_k=suppressed_group_k)
+        # a given evaluator decides what "satisfies" means (cell suppression: the AG_CS model) and
+        # carries its own step-4 rule; otherwise records are suppressed with step 4 at suppressed_group_k
+        self.evaluator = evaluator or NodeEvaluator(
+            enc, models, max_suppressed, suppressed_group_k=suppressed_group_k
+        )
         self.metric = metric
         self.ctx = evaluator_context(self.evaluator)
         self.progress = progress

@@ -304,6 +304,8 @@ def distribution(
 TEXT = {
     "sizes_title": "Group sizes: {groups} groups, {suppressed} records suppressed ({share})",
     "sizes_title_of": "{title}: {groups} groups, {suppressed} records suppressed ({share})",
+    "sizes_cells_title": "Group sizes: {groups} groups, {cells} values replaced by * (no record removed)",
+    "sizes_cells_title_of": "{title}: {groups} groups, {cells} values replaced by * (no record removed)",
     "sizes_x": "records in the group",
     "sizes_x_log": "records in the group (log scale)",
     "sizes_y": "groups",
@@ -342,8 +344,10 @@ def draw_class_sizes(
     title: str | None = None,
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
+    cells: int | None = None,
 ) -> None:
-    """Class-size histogram with the k line; the title says how many classes and suppressed records.
+    """Class-size histogram with the k line; the title says how many classes and suppressed records
+    (or, for a release that keeps every record, how many values were replaced by *: ``cells``).
     ``span`` forces the binning (see :func:`size_histogram`)."""
     item.clear()
     edges, counts, log = size_histogram(sizes, span=span)
@@ -372,14 +376,14 @@ def draw_class_sizes(
         item.setLabel("bottom", TEXT["sizes_x"])
     item.setLabel("left", TEXT["sizes_y"])
     words = {
+        "title": title or "",
         "groups": f"{len(sizes):,}",
         "suppressed": f"{suppressed:,}",
         "share": f"{100.0 * suppressed / records if records else 0.0:.1f} %",
+        "cells": f"{cells:,}" if cells is not None else "",
     }
-    style_plot(
-        item,
-        TEXT["sizes_title_of"].format(title=title, **words) if title else TEXT["sizes_title"].format(**words),
-    )
+    key = ("sizes_cells" if cells is not None else "sizes") + ("_title_of" if title else "_title")
+    style_plot(item, TEXT[key].format(**words))
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
@@ -509,6 +513,7 @@ class ChartsView(QWidget):
             result.config.k,
             result.suppressed,
             result.records,
+            cells=result.recoding.suppressed_cells if result.recoding is not None else None,
         )
         self._draw_loss()
         previous = self.column_combo.currentText()

@@ -69,6 +69,16 @@ TEXT = {
         "A uniform sample of {drawn} of the {records} records is drawn as points; {suppressed} suppressed "
         "records are a red x; {below} groups are smaller than k = {k} (red outline)."
     ),
+    "records_all_cells": (
+        "Every record is a point, and every record is kept: {cells} values were replaced by * (a group "
+        "showing * on an axis spans its records' values there); {below} groups are smaller than k = {k} (red "
+        "outline)."
+    ),
+    "records_sample_cells": (
+        "A uniform sample of {drawn} of the {records} records is drawn as points; every record is kept: "
+        "{cells} values were replaced by * (a group showing * on an axis spans its records' values there); "
+        "{below} groups are smaller than k = {k} (red outline)."
+    ),
     "selected": "Selected: group {group}, {size} records.",
     "selected_overlap": (
         "Selected: group {group}, {size} records, one of {hits} groups overlapping here (click again for "
@@ -416,12 +426,14 @@ class PartitionView(QWidget):
             "records": f"{res.records:,}",
             "drawn": f"{len(self.sample):,}",
             "suppressed": f"{res.suppressed:,}",
+            "cells": f"{res.recoding.suppressed_cells:,}" if res.recoding is not None else "",
             "below": f"{int((res.class_sizes < res.config.k).sum()):,}",
             "k": res.config.k,
         }
+        records = "records_sample" if len(self.sample) < res.records else "records_all"
         sentences = [
             TEXT["boxes_partitions" if boxes.source == "partitions" else "boxes_data"].format(**words),
-            TEXT["records_sample" if len(self.sample) < res.records else "records_all"].format(**words),
+            TEXT[records + ("_cells" if res.recoding is not None else "")].format(**words),
         ]
         if self.selected_class is not None:
             selected = {
