@@ -15,7 +15,16 @@ from kanon_engine.cli.anonymize import run_project
 from kanon_engine.project import Project, ReportDetails
 from kanon_engine.public_list import PublicList, project_linkage
 from kanon_engine.report import build_report, render_html
-from kanon_gui.report_pdf import BODY_HEIGHT, _page, _pieces, paginate, prepare_document, render_pdf
+from kanon_gui.report_layout import (
+    BODY_HEIGHT,
+    _page,
+    _pieces,
+    layout_document,
+    row_across_pages,
+    split_table,
+    tables_in_order,
+)
+from kanon_gui.report_pdf import render_pdf
 
 
 def _table(rows: int, title: str) -> str:
@@ -28,8 +37,7 @@ def _filler(lines: int) -> str:
 
 
 def _layout(html: str):
-    doc = prepare_document(html)
-    pages = paginate(doc, BODY_HEIGHT)
+    doc, pages = layout_document(html)
     return doc, pages, _pieces(doc)
 
 
@@ -115,3 +123,63 @@ def test_the_sample_report_pages_read_whole(qtbot, sample_dir: Path, tmp_path: P
     assert "Purpose of the release" in whole and "Length of stay by ward" in whole
     assert "M. Keller" in whole  # (its cell may wrap the role to a second line)
     assert "Public list: register.csv" in whole
+
+
+def test_a_long_table_splits_after_its_first_rows_not_after_its_header(qtbot) -> None:
+    """A table taller than 40 % of a page is not moved whole (that would leave a page nearly empty): it
+    starts where it is, but only with its header row and at least three data rows on that page."""
+    html = _filler(24) + "<h3>Quality metrics</h3>" + _table(30, "Metric")
+    doc, _, pieces = _layout(html)
+    table = next(p for p in pieces if p.frame is not None)
+    first = _page(table.top, BODY_HEIGHT)
+    assert first == 0 and _page(table.bottom - 1, BODY_HEIGHT) == 1  # split, not moved
+    assert _page_of_text(doc, "Metric row 2") == first == _page_of_text(doc, "Quality metrics")
+    # with room for the header and no, one or two rows only, heading and table go to the next page
+    for lines in (34, 35, 36):
+        doc, _, _ = _layout(_filler(lines) + "<h3>Quality metrics</h3>" + _table(30, "Metric"))
+        assert _page_of_text(doc, "Quality metrics") == _page_of_text(doc, "Metric row 2") == 1, lines
+
+
+def _two_line_table(rows: int) -> str:
+    body = "".join(
+        f"<tr><td>Metric {i}<br><small>what metric {i} means, on a line</small></td><td>{i} %</td></tr>"
+        for i in range(rows)
+    )
+    return f"<table border='1'><thead><tr><th>Metric</th><th>Value</th></tr></thead>{body}</table>"
+
+
+def test_a_row_is_never_cut_between_two_pages(qtbot) -> None:
+    """Rows of two lines (a metric and what it means): the table is split before the row a page would
+    cut, and its second part starts the next page under a copy of the header."""
+    for lines in range(20, 27):
+        doc, _, _ = _layout(_filler(lines) + "<h3>Quality metrics</h3>" + _two_line_table(30))
+        assert row_across_pages(doc, BODY_HEIGHT) is None, lines
+        tables = tables_in_order(doc)
+        # every part has the header row (Qt repeats it where a part goes on to another page)
+        assert all(t.format().headerRowCount() == 1 for t in tables), lines
+        if len(tables) == 2:  # split by us: the second part starts a page with its own header
+            top = doc.documentLayout().frameBoundingRect(tables[1]).top()
+            assert top - _page(top, BODY_HEIGHT) * BODY_HEIGHT < 30
+        assert [b for b in _texts(doc) if b.startswith("Metric ")][-1].startswith("Metric 29")
+
+
+def _texts(doc) -> list[str]:
+    out, block = [], doc.begin()
+    while block.isValid():
+        out.append(block.text())
+        block = block.next()
+    return out
+
+
+def test_split_table_cuts_the_html_before_a_row() -> None:
+    html = (
+        "<p>x</p><table border='1'><thead><tr><th>H</th></tr></thead><tr><td>a</td></tr>"
+        "<tr><td>b</td></tr></table>"
+    )
+    out = split_table(html, 0, 2)
+    assert out == (
+        "<p>x</p><table border='1'><thead><tr><th>H</th></tr></thead><tr><td>a</td></tr></table>"
+        "<table border='1' style=\"page-break-before: always\"><thead><tr><th>H</th></tr></thead>"
+        "<tr><td>b</td></tr></table>"
+    )
+    assert split_table(html, 1, 1) is None and split_table(html, 0, 5) is None
