@@ -14,14 +14,15 @@ Run: python bench/bench_linkage.py [--shared PATH]
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_local import cpu_median  # noqa: E402  (median CPU seconds of repeated calls)
 
 from kanon_engine.algorithms import get_algorithm  # noqa: E402
 from kanon_engine.config import AnonymizationConfig, build_models  # noqa: E402
@@ -30,15 +31,6 @@ from kanon_engine.hierarchy import read_arx_csv  # noqa: E402
 from kanon_engine.linkage import linkage_attack, linkage_examples  # noqa: E402
 
 QI = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"]
-
-
-def cpu_median(fn, repeat: int = 5) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        t0 = time.process_time()
-        value = fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times), value
 
 
 def pandas_singled_out(public: pd.DataFrame, original: pd.DataFrame) -> int:
@@ -60,12 +52,12 @@ def main() -> None:
     public = table.frame.rename(columns=renamed)
     join = {q: renamed[q] for q in QI}
 
-    ref, ref_value = cpu_median(lambda: pandas_singled_out(table.frame, table.frame))
-    before, link_before = cpu_median(lambda: linkage_attack(public, table, join=join))
+    ref, ref_value = cpu_median(lambda: pandas_singled_out(table.frame, table.frame), 5)
+    before, link_before = cpu_median(lambda: linkage_attack(public, table, join=join), 5)
     both, link = cpu_median(
-        lambda: linkage_attack(public, table, release, hierarchies=hierarchies, join=join)
+        lambda: linkage_attack(public, table, release, hierarchies=hierarchies, join=join), 5
     )
-    examples, _ = cpu_median(lambda: linkage_examples(link, public, release, hierarchies, ["occupation"]))
+    examples, _ = cpu_median(lambda: linkage_examples(link, public, release, hierarchies, ["occupation"]), 5)
     assert link_before.before.singled_out == ref_value, "the join disagrees with the pandas reference"
     print(f"Adult: {table.n_rows:,} records; public list of {len(public):,} people; 8 join columns")
     before_n, after_n = link.before.singled_out, link.after.singled_out
