@@ -46,7 +46,7 @@ INPUT_FLAGS: dict[str, str] = {
     "project": N_("the project file"),
     "release": N_("the release assessed"),
     "population": N_("the population file"),
-    "external": N_("the outside list"),
+    "external": N_("the public list"),
     "workload": N_("the workload file"),
     "check": N_("the hierarchy file checked"),
 }

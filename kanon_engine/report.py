@@ -423,10 +423,12 @@ def build_report(
     stale: bool = False,
     purpose: str | None = None,
     recipient: str | None = None,
+    approved_by: str | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-able dict (also the data of the HTML/PDF). ``run_label`` names the run,
-    ``stale`` says its settings are not the project's any more; ``purpose`` and ``recipient`` fill the
-    sign-off section (left blank to be filled in by hand when not given).
+    ``stale`` says its settings are not the project's any more; ``purpose``, ``recipient`` and
+    ``approved_by`` fill the sign-off section (by default the project's report details; a field left
+    empty is a blank line to be filled in by hand).
 
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.export.ExportSummary.to_dict>`; with
     only ``release_path`` the file's SHA-256 is computed here. Hashes are of the actual files.
@@ -452,7 +454,12 @@ def build_report(
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
-    report["sign_off"] = {"purpose": purpose, "recipient": recipient}
+    details = getattr(project, "report", None)
+    report["sign_off"] = {
+        "purpose": purpose if purpose is not None else getattr(details, "purpose", ""),
+        "recipient": recipient if recipient is not None else getattr(details, "recipient", ""),
+        "approved_by": approved_by if approved_by is not None else getattr(details, "approved_by", ""),
+    }
     roles = report["dataset"]["roles"]
     report["language"] = current_language()
     report["warnings"] = ([_(STALE_WARNING)] if stale else []) + _warnings(table, result, roles)
@@ -978,10 +985,16 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not link:
         return None
     people = _fmt(link["external_records"])
-    rows = [[_("People on the outside list"), people, people]]
+    rows = [[_("People on the public list"), people, people]]
     b, a = link["before"], link["after"] or {}
+
+    def singled(side: Mapping[str, Any]) -> str:
+        if side.get("people_singled_out") is None:
+            return _fmt(None)
+        return f"{_fmt(side['people_singled_out'])} ({_pct(float(side.get('share_singled_out') or 0.0))})"
+
+    rows.append([_("Singled out (exactly one matching record)"), singled(b), singled(a)])
     for key, label in (
-        ("people_singled_out", _("Singled out (exactly one matching record)")),
         ("people_matched", _("Matching at least one record")),
         ("people_unmatched", _("Matching no record")),
     ):
@@ -989,6 +1002,7 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {
         "summary": link["summary"],
         "columns": ", ".join(link["columns"]),
+        "file": link.get("list_file") or "",
         "figures": _table(rows, ["", _("Original data"), _("Release")], (1, 2)),
     }
 
@@ -1020,7 +1034,7 @@ def _sign_off_rows(sign: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (text_of(SIGN_OFF, "purpose"), sign.get("purpose") or ""),
         (text_of(SIGN_OFF, "recipient"), sign.get("recipient") or ""),
-        (text_of(SIGN_OFF, "approved"), ""),
+        (text_of(SIGN_OFF, "approved"), sign.get("approved_by") or ""),
         (text_of(SIGN_OFF, "date"), ""),
     ]
 

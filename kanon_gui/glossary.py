@@ -28,8 +28,8 @@ TERMS: dict[str, str] = {
         "An insensitive attribute is neither identifying nor sensitive: it is released as it is."
     ),
     "equivalence class": N_(
-        "An equivalence class is a group of records that share the same released quasi-identifier "
-        "values, so they cannot be told apart."
+        "A group of records (an equivalence class, in the papers) holds the records that share the "
+        "same released quasi-identifier values, so they cannot be told apart."
     ),
     "suppression": N_(
         "Suppression removes a record's quasi-identifiers (shown as *) or the whole record, instead "

@@ -130,6 +130,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("kanon_engine/workload/query.py", "{} BETWEEN {} AND {}"): "a query in the workload language (keywords)",
     ("kanon_gui/views/workload_view.py", WORKLOAD_EXAMPLE): "a query in the workload language (keywords)",
     ("kanon_gui/views/workload_view.py", "DejaVu Sans Mono"): "a font's name",
+    ("kanon_gui/views/linkage_view.py", "read public list"): "a task's name in the log",
+    ("kanon_gui/views/linkage_view.py", "linkage demonstration"): "a task's name in the log",
     ("kanon_gui/main_window.py", "open project"): "a task's name in the log",
     ("kanon_gui/main_window.py", "apply node"): "a task's name in the log",
     ("kanon_gui/views/attributes_panel.py", "prepare hierarchy"): "a task's name in the log",

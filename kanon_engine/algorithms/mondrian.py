@@ -96,8 +96,8 @@ SUMMARY = ParamSpec(
     "choice",
     "range",
     N_(
-        "How a class shows its numbers: range releases [min-max] (or the hierarchy node for categories); "
-        "mean also adds a <column>_mean column with the class average of each numeric quasi-identifier."
+        "How a group of records shows its numbers: range releases [min-max] (or the hierarchy node for "
+        "categories); mean also adds a column with the group's average of each numeric quasi-identifier."
     ),
     choices=("range", "mean"),
     choice_labels=(N_("Range [min-max]"), N_("Range, and the mean in a column of its own")),

@@ -143,10 +143,9 @@ def _tree_issues(h: Hierarchy) -> list[HierarchyIssue]:
             HierarchyIssue(
                 "error",
                 _(
-                    "'{label}' at level {level} has {count} parents at level {above}: {values}. Each "
-                    "group needs "
-                    "exactly one parent so that the levels nest; rename one of the groups or move it under a "
-                    "single parent.",
+                    "'{label}' at level {level} has {count} parents at level {above}: {values}. Each group "
+                    "needs exactly one parent so that the levels nest; rename one of the groups or move it "
+                    "under a single parent.",
                     label=label,
                     level=level,
                     count=_(_NUMBER_WORDS[len(parents)]) if len(parents) in _NUMBER_WORDS else len(parents),

@@ -129,6 +129,34 @@ def date_time(value: dt.datetime, language: str | None = None) -> str:
     return f"{date(value, language)} {value.strftime('%H:%M')}" + (f" {zone}" if zone else "")
 
 
+#: Short month names in kanon's English (no CLDR dots): the axis labels of date charts.
+_ENGLISH_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def month_names(language: str | None = None) -> tuple[str, ...]:
+    """The twelve short month names, January first: ``Jan … Dec`` (en), ``Jan. … März … Dez.`` (de),
+    ``janv. … mars …`` (fr), ``ene … mar …`` (es), as CLDR abbreviates them inside a date."""
+    from babel.dates import get_month_names
+
+    code = _locale_code(language)
+    if code == SOURCE_LANGUAGE:
+        return _ENGLISH_MONTHS
+    names = get_month_names("abbreviated", context="format", locale=_locale(code))
+    return tuple(names[m] for m in range(1, 13))
+
+
+def month_year(year: int, month: int, language: str | None = None) -> str:
+    """A month of a year on a chart: ``Mar 2022``, ``März 2022``, ``mars 2022`` (``month`` 1-12)."""
+    return f"{month_names(language)[month - 1]} {year}"
+
+
+def day_month_year(value: dt.date, language: str | None = None) -> str:
+    """A day on a chart axis: ``5 Mar 2022`` (en), ``5. März 2022`` (de), ``5 mars 2022`` (fr, es)."""
+    code = _locale_code(language)
+    day = f"{value.day}." if code == "de" else str(value.day)
+    return f"{day} {month_names(language)[value.month - 1]} {value.year}"
+
+
 def join(items: Sequence[str], language: str | None = None) -> str:
     """``a, b and c`` (en, the house style) / ``a, b und c`` / ``a, b et c`` / ``a, b y c`` (CLDR's
     list patterns)."""

@@ -15,7 +15,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QFont
 
-from kanon_engine.i18n import _, formats, ngettext
+from kanon_engine.i18n import _, formats, ngettext, pgettext
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, MISSING_FG, SUPPRESSED_BG, term
 from kanon_gui.models.table_model import MISSING_TEXT, FrameModel, is_missing
@@ -275,10 +275,10 @@ class EquivalenceClassModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             return ngettext(
-                "Class {number}: {n} record shares these quasi-identifier values. {meaning}",
-                "Class {number}: {n} records share these quasi-identifier values. {meaning}",
+                "Group {group}: {n} record shares these quasi-identifier values. {meaning}",
+                "Group {group}: {n} records share these quasi-identifier values. {meaning}",
                 int(self._sizes[c]),
-                number=c + 1,
+                group=c + 1,
                 meaning=term("equivalence class"),
             )
         return None
@@ -287,7 +287,11 @@ class EquivalenceClassModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == _DISPLAY:
-            return [_("Class"), _("Size")][section] if section < 2 else self._qi[section - 2]
+            return (
+                [pgettext("column header: a group of records", "Group"), _("Size")][section]
+                if section < 2
+                else self._qi[section - 2]
+            )
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
                 term("equivalence class")

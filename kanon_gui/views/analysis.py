@@ -63,13 +63,13 @@ VIEWS: tuple[ViewEntry, ...] = (
     ViewEntry(
         "partitions",
         N_("Partitions (2D)"),
-        N_("The records and their equivalence classes on two quasi-identifiers."),
+        N_("The records and their groups on two quasi-identifiers."),
         lambda state: PartitionView(),
     ),
     ViewEntry(
         "charts",
         N_("Charts"),
-        N_("Class sizes, information loss per attribute, distributions before and after."),
+        N_("Group sizes, information loss per quasi-identifier, distributions before and after."),
         lambda state: ChartsView(),
     ),
     ViewEntry(
@@ -84,6 +84,7 @@ class AnalysisPanel(QWidget):
     rows_selected = Signal(object)  # np.ndarray of input row indices
     class_selected = Signal(int)
     apply_node_requested = Signal(object)  # tuple of levels, one per quasi-identifier
+    rerun_requested = Signal()  # run again (a restored run has no lattice to show)
 
     def __init__(self, state: AppState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,6 +107,7 @@ class AnalysisPanel(QWidget):
         self.partition_view.class_selected.connect(self.class_selected)
         self.partition_view.rows_selected.connect(self.rows_selected)
         self.lattice_view.node_clicked.connect(self.apply_node_requested)
+        self.lattice_view.rerun_requested.connect(self.rerun_requested)
 
     # --- the views the window talks to through this panel --------------------------------------------
     @property

@@ -30,10 +30,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.calendar_steps import calendar_ticks, count_labels_in_bins, date_bins, to_ordinal_days
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
-from kanon_engine.i18n import N_, _, formats
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
@@ -43,8 +44,8 @@ BAR_COLOR = "#4575b4"
 RELEASED_COLOR = "#91bfdb"
 K_LINE_COLOR = "#d7191c"
 MAX_CATEGORIES = 30
-OTHER = "other"
-MISSING_LABEL = N_("(missing)")
+OTHER = N_("{count} other values")
+MISSING_LABEL = N_("(missing)")  # a bar's key; shown in the interface language (draw_hbars)
 
 
 class LabelAxis(pg.AxisItem):
@@ -69,13 +70,20 @@ class LabelAxis(pg.AxisItem):
             self._values = np.array([float(v) for v, _unused in pairs])
             self._texts = {float(v): str(t) for v, t in pairs}
             longest = max(len(t) for t in self._texts.values())
-            self._extent = 16.0 if self.orientation in ("left", "right") else 7.0 * longest + 14.0
+            vertical = self.orientation in ("left", "right")
+            self._extent = label_height() if vertical else 7.0 * longest + 14.0
         else:
             self._values, self._texts = None, {}
         self.picture = None
         self.update()
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803
+        if self._values is None and self.date_mode:
+            # calendar ticks (years, months, weeks, days) for the visible range, as many as fit
+            fit = max(2, int(float(size) // (DATE_TICK_PX if self.orientation in ("top", "bottom") else 28)))
+            ticks = calendar_ticks(min(minVal, maxVal), max(minVal, maxVal), fit)
+            self._date_texts = dict(ticks)
+            return [(1.0, [v for v, _label in ticks])]
         if self._values is None:
             return pg.AxisItem.tickValues(self, minVal, maxVal, size)
         lo, hi = min(minVal, maxVal), max(minVal, maxVal)
@@ -87,15 +95,8 @@ class LabelAxis(pg.AxisItem):
         if self._values is not None:
             return [self._texts.get(float(v), "") for v in values]
         if self.date_mode:
-            import datetime
-
-            out = []
-            for v in values:
-                try:
-                    out.append(formats.date(datetime.date.fromordinal(int(round(v)))))
-                except (ValueError, OverflowError):
-                    out.append("")
-            return out
+            texts = getattr(self, "_date_texts", {})
+            return [texts.get(float(v), "") for v in values]
         return local_tick_strings(values, scale, spacing)
 
     @classmethod
@@ -105,6 +106,21 @@ class LabelAxis(pg.AxisItem):
         for name in ("set_labels", "tickValues", "tickStrings"):
             setattr(axis, name, types.MethodType(getattr(cls, name), axis))
         return axis
+
+
+#: Room a date tick label needs along a horizontal axis ("Jan 2022" and a gap), in pixels.
+DATE_TICK_PX = 78
+
+
+def label_height() -> float:
+    """Height one category label needs on a vertical axis: the font's line height and a small gap."""
+    return float(QFontMetrics(QFont()).height() + 2)
+
+
+def rows_that_fit(height: float, reserved: float = 70.0) -> int:
+    """How many labelled bars fit one above the other in a chart ``height`` pixels tall (title and
+    axis take ``reserved``), so that every bar keeps its label: between 6 and MAX_CATEGORIES."""
+    return int(max(6, min(MAX_CATEGORIES, (height - reserved) // label_height())))
 
 
 def log_labels(lo: float, hi: float, extra: tuple[int, ...] = ()) -> list[tuple[float, str]]:
@@ -136,7 +152,25 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
         ax.setTextPen(pg.mkPen("#303030"))
         _localize_axis(ax)
     if title:
-        item.setTitle(title, color="#202020", size="10.5pt")
+        item.setTitle(wrap_title(title), color="#202020", size="10.5pt")
+
+
+#: A chart title longer than this (in characters, tags aside) is written on two lines: pyqtgraph does not
+#: wrap titles, and a title wider than its chart widens the chart past the view's edge (German and French
+#: titles run a third longer than the English ones).
+TITLE_CHARACTERS = 48
+
+
+def wrap_title(title: str, most: int = TITLE_CHARACTERS) -> str:
+    """``title`` split into two lines at the space nearest its middle when it is longer than ``most``
+    characters (a title that already has a line break, or has no space, is left as it is)."""
+    if "<br" in title or len(re.sub(r"<[^<>]*>", "", title)) <= most:
+        return title
+    spaces = [i for i, c in enumerate(title) if c == " " and "<" not in title[:i].rsplit(">", 1)[-1]]
+    if not spaces:
+        return title
+    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
+    return title[:cut] + "<br>" + title[cut + 1 :]
 
 
 # --- pure computations -----------------------------------------------------------------------------------
@@ -169,15 +203,15 @@ def _leading_number(label: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _ordered(counts: pd.Series, order: list[str] | None) -> pd.Series:
+def _ordered(counts: pd.Series, order: list[str] | None, limit: int = MAX_CATEGORIES) -> pd.Series:
     """Categories in a meaningful order: the hierarchy's, else by leading number, else by frequency;
-    at most MAX_CATEGORIES (the most frequent), the rest summed as 'other'."""
+    at most ``limit`` bars (the most frequent values), the rest summed as 'other'."""
     other = None
-    if len(counts) > MAX_CATEGORIES:
+    if len(counts) > limit:
         top = counts.sort_values(ascending=False, kind="stable")
-        other = int(top.iloc[MAX_CATEGORIES - 1 :].sum())
-        n_other = len(top) - (MAX_CATEGORIES - 1)
-        counts = top.iloc[: MAX_CATEGORIES - 1]
+        other = int(top.iloc[limit - 1 :].sum())
+        n_other = len(top) - (limit - 1)
+        counts = top.iloc[: limit - 1]
     labels = list(counts.index)
     rank: dict[str, int] = {v: i for i, v in enumerate(order or [])}
     numbers = {lab: _leading_number(lab) for lab in labels}
@@ -189,9 +223,7 @@ def _ordered(counts: pd.Series, order: list[str] | None) -> pd.Series:
         key = list(counts.sort_values(ascending=False, kind="stable").index)
     out = counts.reindex(key)
     if other is not None:
-        out = pd.concat(
-            [out, pd.Series([other], index=[_("{other} ({n_other} values)", other=OTHER, n_other=n_other)])]
-        )
+        out = pd.concat([out, pd.Series([other], index=[_(OTHER, count=n_other)])])
     return out
 
 
@@ -229,17 +261,58 @@ def _numeric_bins(values: np.ndarray, n_bins: int = 20) -> tuple[np.ndarray, lis
     return edges, labels
 
 
-def numeric_bins_for(series: pd.Series) -> tuple[np.ndarray, list[str]] | None:
-    """Bins for a numeric column with more than MAX_CATEGORIES distinct values, else None."""
+def numeric_bins_for(series: pd.Series, rows: int = MAX_CATEGORIES) -> tuple[np.ndarray, list[str]] | None:
+    """Bins for a numeric column with more than ``rows`` distinct values (at most ``rows`` bins, so every
+    bar keeps its label), else None."""
     nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
     finite = nums[np.isfinite(nums)]
-    if len(np.unique(finite)) <= MAX_CATEGORIES:
+    if len(np.unique(finite)) <= rows:
         return None
-    return _numeric_bins(finite)
+    return _numeric_bins(finite, n_bins=max(2, rows - 2))
+
+
+def date_distributions(
+    original: pd.Series,
+    released: pd.Series,
+    date_format: str | None,
+    hierarchy: Hierarchy | None = None,
+    rows: int = MAX_CATEGORIES,
+) -> tuple[pd.Series, pd.Series, str, bool]:
+    """Records per calendar bin of a date column before and after (:mod:`kanon_engine.calendar_steps`):
+    the original's dates binned by month, quarter, year or several years (the finest step with at
+    most ``rows`` bars), the release on the same bins when its values are dates or date labels that each
+    fall in one bin, else by its own labels in time order; the unit of the bins in words; and whether the
+    release is drawn on the original's bins."""
+    bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2))
+    orig = _with_missing(
+        pd.Series(bins.count(to_ordinal_days(original, date_format)), index=bins.labels), original
+    )
+    rel_counts = None
+    kept = released[released.notna() & (released != ROOT)]
+    days = to_ordinal_days(kept, date_format)
+    if len(kept) and not np.isnan(days).any():
+        rel_counts = bins.count(days)
+    elif len(kept):
+        rel_counts = count_labels_in_bins(kept.astype(str).value_counts(sort=False), bins)
+    if rel_counts is None:
+        return orig, distribution(released, hierarchy, limit=rows), bins.unit, False
+    rel = pd.Series(rel_counts, index=bins.labels)
+    return orig, _with_missing(rel, released), bins.unit, True
+
+
+def _with_missing(counts: pd.Series, values: pd.Series) -> pd.Series:
+    """Bars for missing values and for ``*`` (suppressed or fully generalized) after the bins."""
+    for label, count in ((MISSING_LABEL, int(values.isna().sum())), (ROOT, int((values == ROOT).sum()))):
+        if count:
+            counts[label] = count
+    return counts
 
 
 def distribution(
-    series: pd.Series, hierarchy: Hierarchy | None = None, bins: tuple[np.ndarray, list[str]] | None = None
+    series: pd.Series,
+    hierarchy: Hierarchy | None = None,
+    bins: tuple[np.ndarray, list[str]] | None = None,
+    limit: int = MAX_CATEGORIES,
 ) -> pd.Series:
     """Counts of a column's values for a bar chart (label -> records), in display order.
 
@@ -255,23 +328,41 @@ def distribution(
         if (finite | missing | star).all():
             edges, labels = bins
             idx = np.clip(np.searchsorted(edges, nums[finite], side="right") - 1, 0, len(labels) - 1)
-            out = pd.Series(np.bincount(idx, minlength=len(labels)), index=labels)
-            for label, count in ((MISSING_LABEL, int(missing.sum())), (ROOT, int(star.sum()))):
-                if count:
-                    out[label] = count
-            return out
+            return _with_missing(pd.Series(np.bincount(idx, minlength=len(labels)), index=labels), series)
     s = series.astype(object).where(series.notna(), MISSING_LABEL)
     counts = s.value_counts(sort=False)
     counts.index = [str(v) for v in counts.index]
-    return _ordered(counts, _hierarchy_order(hierarchy))
+    return _ordered(counts, _hierarchy_order(hierarchy), limit)
+
+
+#: The charts' words: whole sentences and titles with named placeholders (one place, for translation).
+TEXT = {
+    "sizes_title": N_("Group sizes: {groups} groups, {suppressed} records suppressed ({share})"),
+    "sizes_title_of": N_("{title}: {groups} groups, {suppressed} records suppressed ({share})"),
+    "sizes_cells_title": N_("Group sizes: {groups} groups, {cells} values replaced by * (no record removed)"),
+    "sizes_cells_title_of": N_("{title}: {groups} groups, {cells} values replaced by * (no record removed)"),
+    "sizes_x": N_("records in the group"),
+    "sizes_x_log": N_("records in the group (log scale)"),
+    "sizes_y": N_("groups"),
+    "loss_none": N_("Information loss per quasi-identifier"),
+    "loss_x": N_("0 % keeps the values, 100 % generalizes them to *"),
+    "ncp": N_("Range left open per quasi-identifier (NCP)"),
+    "intensity": N_("Generalization per quasi-identifier (share of its hierarchy used)"),
+    "status": N_("{algorithm}, k = {k}: {records} records."),
+    "empty": N_("Run an algorithm to see the charts of its release."),
+    "original": N_("Original {column}"),
+    "released": N_("Released {column}"),
+    "original_dates": N_("Original {column}, records per {unit}"),
+    "released_dates": N_("Released {column}, records per {unit}"),
+    "not_loaded": N_("Original {column}: not in the loaded table"),
+    "records": N_("records"),
+}
 
 
 def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
-    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``."""
-    for prefix, kind in (
-        ("ncp:", _("NCP (normalized certainty penalty)")),
-        ("intensity:", _("generalization intensity (level / height)")),
-    ):
+    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``; ``kind`` is
+    the chart's title in words."""
+    for prefix, kind in (("ncp:", text_of(TEXT, "ncp")), ("intensity:", text_of(TEXT, "intensity"))):
         values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
         if values:
             return kind, values
@@ -313,27 +404,21 @@ def draw_class_sizes(
     if log:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(log_labels(edges[0], edges[-1], (k,)))
-        item.setLabel("bottom", _("records in the class (log scale)"))
+        item.setLabel("bottom", text_of(TEXT, "sizes_x_log"))
     else:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(None)
-        item.setLabel("bottom", _("records in the class"))
-    item.setLabel("left", _("classes"))
-    share = 100.0 * suppressed / records if records else 0.0
-    head = title or _("Class sizes")
-    removed = (
-        _("{cells} values * (no record removed)", cells=cells)
-        if cells is not None
-        else _(
-            "{suppressed} records suppressed ({share}%)",
-            suppressed=suppressed,
-            share=formats.decimal(share, 1, fixed=True),
-        )
-    )
-    style_plot(
-        item,
-        _("{head}<br><small>{n} classes, {removed}</small>", head=head, n=len(sizes), removed=removed),
-    )
+        item.setLabel("bottom", text_of(TEXT, "sizes_x"))
+    item.setLabel("left", text_of(TEXT, "sizes_y"))
+    words = {
+        "title": title or "",
+        "groups": len(sizes),
+        "suppressed": suppressed,
+        "share": formats.percent(suppressed / records if records else 0.0, 1),
+        "cells": cells if cells is not None else "",
+    }
+    key = ("sizes_cells" if cells is not None else "sizes") + ("_title_of" if title else "_title")
+    style_plot(item, text_of(TEXT, key, **words))
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
@@ -358,14 +443,15 @@ def draw_hbars(
                 pen=pg.mkPen("#ffffff", width=0.5),
             )
         )
-    labels = [str(lab) if len(str(lab)) <= 28 else str(lab)[:27] + "…" for lab in counts.index]
+    shown = [_(MISSING_LABEL) if lab == MISSING_LABEL else str(lab) for lab in counts.index]
+    labels = [lab if len(lab) <= 28 else lab[:27] + "…" for lab in shown]
     left = item.getAxis("left")
     if isinstance(left, LabelAxis):
         left.set_labels(list(zip(y.tolist(), labels)))
     # pyqtgraph drops tick labels wider than the axis: size the axis to the longest label
     metrics = QFontMetrics(left.style.get("tickFont") or QFont())
     left.setWidth(max((metrics.horizontalAdvance(lab) for lab in labels), default=20) + 16)
-    item.setLabel("bottom", xlabel if xlabel is not None else _("records"))
+    item.setLabel("bottom", xlabel if xlabel is not None else text_of(TEXT, "records"))
     style_plot(item, title)
     item.setYRange(-0.7, max(n, 1) - 0.3, padding=0)
     item.setXRange(0, float(values.max()) if n and values.max() > 0 else 1.0, padding=0.04)
@@ -396,7 +482,9 @@ class ChartsView(QWidget):
         grid = QGridLayout()
         self.sizes_plot = pg.PlotWidget(background="w", axisItems={"bottom": LabelAxis("bottom")})
         self.sizes_plot.setObjectName("class_sizes")
-        self.loss_plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        self.loss_plot = pg.PlotWidget(
+            background="w", axisItems={"left": LabelAxis("left"), "bottom": LabelAxis("bottom")}
+        )
         self.loss_plot.setObjectName("information_loss")
         grid.addWidget(self.sizes_plot, 0, 0)
         grid.addWidget(self.loss_plot, 0, 1)
@@ -447,14 +535,15 @@ class ChartsView(QWidget):
             item.clear()
             style_plot(item)
         if result is None:
-            self.status.setText(_("Run an algorithm to see the charts of its release."))
+            self.status.setText(text_of(TEXT, "empty"))
             self.column_combo.blockSignals(True)
             self.column_combo.clear()
             self.column_combo.blockSignals(False)
             return
         self.status.setText(
-            _(
-                "Run: {algorithm}, k = {k}, {records} records.",
+            text_of(
+                TEXT,
+                "status",
                 algorithm=algorithm_name(result.algorithm),
                 k=result.config.k,
                 records=result.records,
@@ -490,15 +579,16 @@ class ChartsView(QWidget):
         draw_hbars(
             item,
             series,
-            _("Information loss per attribute") + f"<br><small>{kind}</small>"
-            if kind
-            else _("Information loss"),
+            kind or text_of(TEXT, "loss_none"),
             "#d6604d",
-            xlabel=_("0 = unchanged, 1 = fully generalized"),
+            xlabel=text_of(TEXT, "loss_x"),
         )
         item.setXRange(0, 1.0, padding=0.02)
+        bottom = item.getAxis("bottom")
+        if isinstance(bottom, LabelAxis):
+            bottom.set_labels([(v / 100, f"{v} %") for v in range(0, 101, 20)])
         for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
-            text = pg.TextItem(formats.decimal(v, 2, fixed=True), color="#202020", anchor=(0, 0.5))
+            text = pg.TextItem(formats.percent(v, 0), color="#202020", anchor=(0, 0.5))
             text.setPos(min(float(v), 0.9) + 0.01, float(y))
             item.addItem(text)
 
@@ -511,20 +601,32 @@ class ChartsView(QWidget):
             return
         hierarchy = res.config.hierarchies.get(column) or res.config.sensitive_hierarchies.get(column)
         released = res.release[column]
-        has_original = table is not None and column in table.frame.columns
-        if has_original:
-            original = table.frame[column]
-            numeric = table.kind(column) in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
-            bins = numeric_bins_for(original) if numeric else None
-            orig = distribution(original, hierarchy, bins)
-            rel = distribution(released, hierarchy, bins)
-            draw_hbars(self.orig_plot, orig, _("Original {column}", column=column), BAR_COLOR)
+        rows = rows_that_fit(self.dist_widget.height()) if self.dist_widget.height() > 150 else MAX_CATEGORIES
+        titles = (text_of(TEXT, "original", column=column), text_of(TEXT, "released", column=column))
+        if table is not None and column in table.frame.columns:
+            original, kind = table.frame[column], table.kind(column)
+            if kind == ColumnKind.DATE:
+                ctype = table.column_types.get(column)
+                fmt = ctype.date_format if ctype is not None else None
+                orig, rel, unit, same_bins = date_distributions(original, released, fmt, hierarchy, rows)
+                titles = (
+                    text_of(TEXT, "original_dates", column=column, unit=unit),
+                    text_of(TEXT, "released_dates", column=column, unit=unit) if same_bins else titles[1],
+                )
+            else:
+                numeric = kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
+                bins = numeric_bins_for(original, rows) if numeric else None
+                orig = distribution(original, hierarchy, bins, limit=rows)
+                rel = distribution(released, hierarchy, bins, limit=rows)
+            draw_hbars(self.orig_plot, orig, titles[0], BAR_COLOR)
         else:
             orig = pd.Series(dtype=float)
-            rel = distribution(released, hierarchy)
+            rel = distribution(released, hierarchy, limit=rows)
             self.orig_plot.clear()
-            style_plot(self.orig_plot, _("Original {column}: not in the loaded table", column=column))
-        draw_hbars(self.rel_plot, rel, _("Released {column}", column=column), RELEASED_COLOR)
+            style_plot(self.orig_plot, text_of(TEXT, "not_loaded", column=column))
+        if len(rel) and rel.index.isin(orig.index).all() and len(orig):
+            rel = rel.reindex(orig.index, fill_value=0)  # the same bars in the same order, side by side
+        draw_hbars(self.rel_plot, rel, titles[1], RELEASED_COLOR)
         top = max(float(orig.max()) if len(orig) else 0.0, float(rel.max()) if len(rel) else 0.0)
         self.orig_plot.setXRange(0, max(top, 1.0), padding=0.04)
 

@@ -76,9 +76,13 @@ class HierarchyEditorPanel(QWidget):
         self.title.setWordWrap(True)
         self.title.setToolTip(term("hierarchy"))
         layout.addWidget(self.title)
+        # two rows: editing, then files (in one row, German words pushed Build and Import out of sight)
         self.toolbar = QToolBar()
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.file_toolbar = QToolBar()
+        self.file_toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         layout.addWidget(self.toolbar)
+        layout.addWidget(self.file_toolbar)
         self._make_actions()
 
         split = QSplitter(Qt.Orientation.Vertical)
@@ -158,7 +162,6 @@ class HierarchyEditorPanel(QWidget):
         tip: str,
         shortcut: QKeySequence | str | None = None,
         icon_name: str | None = None,
-        toolbar: bool = True,
     ) -> QAction:
         a = QAction(icon(icon_name) if icon_name else icon(""), text, self)
         a.setToolTip(tip)
@@ -167,8 +170,6 @@ class HierarchyEditorPanel(QWidget):
             a.setShortcut(QKeySequence(shortcut))
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         a.triggered.connect(slot)
-        if toolbar:
-            self.toolbar.addAction(a)
         self.addAction(a)
         return a
 
@@ -193,7 +194,6 @@ class HierarchyEditorPanel(QWidget):
             _("Delete the selected group (its members go to its parent) or value."),
             QKeySequence(QKeySequence.StandardKey.Delete),
         )
-        self.toolbar.addSeparator()
         self.build_action = self._action(
             _("Build…"),
             lambda: self.actions.build(self, self.column),
@@ -212,12 +212,14 @@ class HierarchyEditorPanel(QWidget):
             _("Export this hierarchy as an ARX CSV."),
             icon_name="export",
         )
-        self.expand_action = self._action(
-            _("Expand all"), self.view_expand_all, _("Expand every group."), toolbar=False
-        )
+        self.expand_action = self._action(_("Expand all"), self.view_expand_all, _("Expand every group."))
         self.collapse_action = self._action(
-            _("Collapse all"), lambda: self.view.collapseAll(), _("Collapse every group."), toolbar=False
+            _("Collapse all"), lambda: self.view.collapseAll(), _("Collapse every group.")
         )
+        for a in (self.rename_action, self.add_action, self.merge_action, self.delete_action):
+            self.toolbar.addAction(a)
+        for a in (self.build_action, self.import_action, self.export_action):
+            self.file_toolbar.addAction(a)
 
     def _context_menu(self, pos) -> None:
         menu = QMenu(self)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 
 from kanon_engine.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
 from kanon_engine.data.table import ColumnKind, Table
-from kanon_engine.i18n import _, ngettext
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis, log_labels
@@ -43,6 +43,65 @@ def _rects(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> li
         QRectF(a, b, w, h)
         for a, b, w, h in zip(x0.tolist(), y0.tolist(), (x1 - x0).tolist(), (y1 - y0).tolist())
     ]
+
+
+#: The view's sentences, whole, with named placeholders (one place, ready for translation).
+TEXT = {
+    "below_k": N_("highlight groups smaller than k"),
+    "empty": N_("Run an algorithm to see its groups of records on two quasi-identifiers."),
+    "other_data": N_("This run was computed on other data than the table now loaded."),
+    "color_size": N_("group size"),
+    "color_distinct": N_("distinct values of {column} (l-diversity)"),
+    "bar_size": N_("records in the group"),
+    "bar_distinct": N_("distinct values of {column} in the group"),
+    "log": N_("{label} (log scale)"),
+    "boxes_partitions": (
+        N_(
+            "{groups} groups of records drawn as {boxes} boxes, as Mondrian cut them (partitions with the "
+            "same released values form one group; where boxes overlap, their colours mix)."
+        )
+    ),
+    "boxes_data": (
+        N_(
+            "{groups} groups of records, each drawn as a box from the smallest to the largest value of its "
+            "records on these two axes (where boxes overlap, their colours mix)."
+        )
+    ),
+    "records_all": (
+        N_(
+            "Every record is a point; {suppressed} suppressed records are a red x; {below} groups are "
+            "smaller than k = {k} (red outline)."
+        )
+    ),
+    "records_sample": (
+        N_(
+            "A uniform sample of {drawn} of the {records} records is drawn as points; {suppressed} "
+            "suppressed records are a red x; {below} groups are smaller than k = {k} (red outline)."
+        )
+    ),
+    "records_all_cells": (
+        N_(
+            "Every record is a point, and every record is kept: {cells} values were replaced by * (a group "
+            "showing * on an axis spans its records' values there); {below} groups are smaller than k = {k} "
+            "(red outline)."
+        )
+    ),
+    "records_sample_cells": (
+        N_(
+            "A uniform sample of {drawn} of the {records} records is drawn as points; every record is kept: "
+            "{cells} values were replaced by * (a group showing * on an axis spans its records' values "
+            "there); {below} groups are smaller than k = {k} (red outline)."
+        )
+    ),
+    "selected": N_("Selected: group {group}, {size} records."),
+    "selected_overlap": (
+        N_(
+            "Selected: group {group}, {size} records, one of {hits} groups overlapping here (click again "
+            "for the next)."
+        )
+    ),
+    "click": N_("Click a box to select its group and its records."),
+}
 
 
 class BoxesItem(pg.GraphicsObject):
@@ -153,7 +212,7 @@ class PartitionView(QWidget):
         self.x_combo = QComboBox()
         self.y_combo = QComboBox()
         self.color_combo = QComboBox()
-        self.below_k_check = QCheckBox(_("highlight classes below k"))
+        self.below_k_check = QCheckBox(text_of(TEXT, "below_k"))
         self.below_k_check.setChecked(True)
         self.points_check = QCheckBox(_("records"))
         self.points_check.setChecked(True)
@@ -221,7 +280,7 @@ class PartitionView(QWidget):
 
     # --- data --------------------------------------------------------------------------------------
     def show_run(self, run: Run | None) -> None:
-        """The view contract (see :mod:`kanon_gui.views.analysis`): ``run``'s classes on two axes."""
+        """The view contract (see :mod:`kanon_gui.views.analysis`): ``run``'s groups on two axes."""
         self.set_result(*((run.result, run.table) if run is not None else (None, None)))
 
     def set_result(self, result: AnonymizationResult | None, table: Table | None) -> None:
@@ -238,9 +297,7 @@ class PartitionView(QWidget):
                 combo.blockSignals(False)
             self._clear_plot()
             self.info.setText(
-                _("Run an algorithm to see its classes on two quasi-identifiers.")
-                if result is None or table is None
-                else _("This run was computed on other data than the table now loaded.")
+                text_of(TEXT, "empty") if result is None or table is None else text_of(TEXT, "other_data")
             )
             return
         qi = list(result.config.quasi_identifiers)
@@ -249,12 +306,10 @@ class PartitionView(QWidget):
         x_name, y_name = self._default_axes(result, table)
         self.x_combo.setCurrentText(x_name)
         self.y_combo.setCurrentText(y_name)
-        self.color_combo.addItem(_("class size"), "size")
+        self.color_combo.addItem(text_of(TEXT, "color_size"), "size")
         for s in result.config.sensitive:
             if s in table.frame.columns:
-                self.color_combo.addItem(
-                    _("distinct values of {column} (l-diversity)", column=s), f"distinct:{s}"
-                )
+                self.color_combo.addItem(text_of(TEXT, "color_distinct", column=s), f"distinct:{s}")
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.blockSignals(False)
         n = table.n_rows
@@ -355,11 +410,11 @@ class PartitionView(QWidget):
         mode = self.color_combo.currentData() or "size"
         if mode == "size":
             values = res.class_sizes.astype(float)
-            label = _("class size (records)")
+            label = text_of(TEXT, "bar_size")
         else:
             column = mode.split(":", 1)[1]
             values = distinct_per_class(res.row_class, self.table.frame[column], res.n_classes).astype(float)
-            label = _("distinct {column} per class", column=column)
+            label = text_of(TEXT, "bar_distinct", column=column)
         self._values = values
         lo, hi = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
         use_log = mode == "size" and lo > 0 and hi / max(lo, 1) > 20
@@ -376,67 +431,41 @@ class PartitionView(QWidget):
         hi = hi if hi > lo else lo + 1
         self.colorbar.setLevels((lo, hi))
         axis = self.colorbar.axis
-        axis.setLabel(_("{label} (log scale)", label=label) if use_log else label)
+        axis.setLabel(text_of(TEXT, "log", label=label) if use_log else label)
         axis.set_labels(log_labels(10**lo, 10**hi) if use_log else None)
 
     def _update_info(self) -> None:
+        """What the view shows, in whole sentences: the boxes, the records, and the selection."""
         res, boxes = self.result, self.boxes
         if res is None or boxes is None:
             return
-        below = int((res.class_sizes < res.config.k).sum())
-        src = (
-            _("Mondrian's partitions")
-            if boxes.source == "partitions"
-            else _("min/max of each class's records on these two axes")
-        )
-        shown = (
-            _("{n} of {records} records drawn (a uniform sample)", n=len(self.sample), records=res.records)
-            if len(self.sample) < res.records
-            else ngettext("{n} record", "{n} records", res.records)
-        )
-        boxes_text = (
-            ngettext("{n} class as a box", "{n} classes as boxes", res.n_classes)
-            if len(boxes) == res.n_classes
-            else _(
-                "{n} classes as {boxes} boxes (partitions with equal released values form one class)",
-                n=res.n_classes,
-                boxes=len(boxes),
-            )
-        )
-        removed = (
-            _(
-                "every record kept ({cells} values *: a class showing * on an axis spans its records' "
-                "values there)",
-                cells=res.recoding.suppressed_cells,
-            )
-            if res.recoding is not None
-            else _("{suppressed} suppressed (red x)", suppressed=res.suppressed)
-        )
-        text = _(
-            "{boxes_text} ({src}; where boxes coincide, their mean colour); {shown}; {removed}; {below} "
-            "classes below k={k} (red outline).",
-            boxes_text=boxes_text,
-            src=src,
-            shown=shown,
-            removed=removed,
-            below=below,
-            k=res.config.k,
-        )
+        words = {
+            "groups": formats.count(res.n_classes),
+            "boxes": formats.count(len(boxes)),
+            "records": formats.count(res.records),
+            "drawn": formats.count(len(self.sample)),
+            "suppressed": formats.count(res.suppressed),
+            "cells": formats.count(res.recoding.suppressed_cells) if res.recoding is not None else "",
+            "below": formats.count(int((res.class_sizes < res.config.k).sum())),
+            "k": res.config.k,
+        }
+        records = "records_sample" if len(self.sample) < res.records else "records_all"
+        sentences = [
+            text_of(TEXT, "boxes_partitions" if boxes.source == "partitions" else "boxes_data", **words),
+            text_of(TEXT, records + ("_cells" if res.recoding is not None else ""), **words),
+        ]
         if self.selected_class is not None:
-            size = int(res.class_sizes[self.selected_class])
-            text += _(
-                " Selected: class {selected_class} ({size} records)",
-                selected_class=self.selected_class,
-                size=size,
+            selected = {
+                "group": formats.count(self.selected_class + 1),
+                "size": formats.count(int(res.class_sizes[self.selected_class])),
+                "hits": formats.count(len(self._hits)),
+            }
+            sentences.append(
+                text_of(TEXT, "selected_overlap" if len(self._hits) > 1 else "selected", **selected)
             )
-            if len(self._hits) > 1:
-                text += _(
-                    ", one of {n} classes overlapping here (click again for the next)", n=len(self._hits)
-                )
-            text += "."
         else:
-            text += _(" Click a box to select its class and records.")
-        self.info.setText(text)
+            sentences.append(text_of(TEXT, "click"))
+        self.info.setText(" ".join(sentences))
 
     # --- selection ---------------------------------------------------------------------------------
     def box_count(self) -> int:

@@ -30,6 +30,9 @@ from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassMode
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid
 
+#: The caption of the records of one group (a whole phrase with named placeholders).
+TEXT_GROUP = N_("Group {group}: {size} records")
+
 
 def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not np.isfinite(value)):
@@ -52,7 +55,7 @@ def transformation_text(result: AnonymizationResult) -> str:
         )
     if not result.transformation:
         return _(
-            "Records were partitioned (Mondrian, multidimensional recoding): each class has its own ranges."
+            "Records were partitioned (Mondrian, multidimensional recoding): each group has its own ranges."
         )
     text = _levels_text(result)
     if rec is not None:
@@ -237,7 +240,7 @@ class ResultsPanel(QWidget):
         legend = QHBoxLayout()
         legend.addWidget(_chip(CHANGED_BG, _("changed by the anonymization")))
         legend.addWidget(_chip(SUPPRESSED_BG, _("suppressed record (✖) or value (*)")))
-        legend.addWidget(_chip(HIGHLIGHT_BG, _("records of the selected class")))
+        legend.addWidget(_chip(HIGHLIGHT_BG, _("records of the selected group")))
         legend.addStretch(1)
         self.filter_caption = QLabel()
         legend.addWidget(self.filter_caption)
@@ -275,7 +278,7 @@ class ResultsPanel(QWidget):
         classes = QWidget()
         cl = QVBoxLayout(classes)
         cl.setContentsMargins(0, 0, 0, 0)
-        head = QLabel(_("<b>Equivalence classes</b>"))
+        head = QLabel(_("<b>Groups of records</b>"))
         head.setToolTip(term("equivalence class"))
         cl.addWidget(head)
         self.class_model = EquivalenceClassModel(self)
@@ -292,7 +295,7 @@ class ResultsPanel(QWidget):
         self.class_view.horizontalHeader().setDefaultSectionSize(90)
         self.class_view.selectionModel().selectionChanged.connect(self._class_clicked)
         cl.addWidget(self.class_view, 1)
-        self.only_class = QCheckBox(_("Show only the records of the selected class"))
+        self.only_class = QCheckBox(_("Show only the records of the selected group"))
         self.only_class.setChecked(True)
         self.only_class.toggled.connect(lambda _: self._apply_class(self.selected_class()))
         cl.addWidget(self.only_class)
@@ -387,7 +390,7 @@ class ResultsPanel(QWidget):
         rows = self.rows_of_class(class_id)
         size = len(rows)
         if self.only_class.isChecked():
-            self.show_rows(rows, _("Class {n}: {size} records", n=class_id + 1, size=size))
+            self.show_rows(rows, _(TEXT_GROUP, group=class_id + 1, size=size))
         else:
             self.original_model.set_highlight(rows)
             self.release_model.set_highlight(rows)

@@ -287,8 +287,11 @@ class WorkloadPanel(QWidget):
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(False)
+        metrics = hh.fontMetrics()
         for col, width in enumerate((48, 520, 100, 100, 150, 70)):
-            self.table.setColumnWidth(col, width)
+            head = str(proxy.headerData(col, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or "")
+            # at least the header and its sort arrow ("Respuesta verdadera" is wider than "True answer")
+            self.table.setColumnWidth(col, max(width, metrics.horizontalAdvance(head) + 28))
         hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         lay.addWidget(self.table, 1)

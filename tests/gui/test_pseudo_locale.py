@@ -16,20 +16,11 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
-    QComboBox,
-    QGroupBox,
-    QLabel,
-    QLineEdit,
-    QMenu,
-    QTabWidget,
-    QWidget,
-)
+from PySide6.QtWidgets import QWidget
 
 from kanon_engine import i18n
 from kanon_engine.project import Project
+from kanon_gui.visible_text import menu_texts, visible_texts
 
 pytestmark = pytest.mark.gui
 
@@ -62,63 +53,6 @@ def _words_of_data(table, project: Project) -> set[str]:
     return words
 
 
-def _texts(widget: QWidget) -> list[str]:
-    """The words a person can read on ``widget`` and its visible children."""
-    out: list[str] = []
-    for w in [widget, *widget.findChildren(QWidget)]:
-        if not w.isVisibleTo(widget) and w is not widget:
-            continue
-        out.append(w.windowTitle() if w.isWindow() else "")
-        out.append(w.toolTip())
-        if isinstance(w, (QLabel, QAbstractButton)):
-            out.append(w.text())
-        elif isinstance(w, QGroupBox):
-            out.append(w.title())
-        elif isinstance(w, QLineEdit):
-            out.append(w.placeholderText())
-        elif isinstance(w, QComboBox):
-            out.extend(w.itemText(i) for i in range(w.count()))
-        elif isinstance(w, QTabWidget):
-            for i in range(w.count()):
-                out.extend((w.tabText(i), w.tabToolTip(i)))
-        elif isinstance(w, QAbstractItemView) and w.model() is not None:
-            out.extend(_header_texts(w))
-        for action in QWidget.actions(w):
-            out.extend((action.text(), action.toolTip()))
-            if action.menu() is not None:
-                out.extend(_menu_texts(action.menu()))
-    return [t for t in out if t]
-
-
-def _header_texts(view: QAbstractItemView) -> list[str]:
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QTableView, QTreeView
-
-    if isinstance(view, QTableView):
-        header = view.horizontalHeader()
-    elif isinstance(view, QTreeView):
-        header = view.header()
-    else:
-        return []
-    model = view.model()
-    out = []
-    for section in range(min(header.count(), 60)):
-        for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            value = model.headerData(section, Qt.Orientation.Horizontal, role)
-            if isinstance(value, str):
-                out.append(value)
-    return out
-
-
-def _menu_texts(menu: QMenu) -> list[str]:
-    out = [menu.title()]
-    for action in menu.actions():
-        out.extend((action.text(), action.toolTip()))
-        if action.menu() is not None:
-            out.extend(_menu_texts(action.menu()))
-    return out
-
-
 def _stray_words(text: str, data: set[str]) -> list[str]:
     """Words of ``text`` that did not come through a catalog and are no data value."""
     rest = HEX.sub(" ", TAGS.sub(" ", text))
@@ -138,7 +72,7 @@ class _Collector:
         self.stray: dict[str, set[str]] = {}
 
     def look(self, where: str, widget: QWidget) -> None:
-        for text in _texts(widget):
+        for text in visible_texts(widget):
             words = _stray_words(text, self.data)
             if words:
                 self.stray.setdefault(f"{where}: {text[:90]!r}", set()).update(words)
@@ -164,6 +98,10 @@ def test_every_visible_word_comes_through_a_catalog(
     project = Project.load(sample_dir / "sample_project.json")
     table, _warnings = project.load_table()
     data = _words_of_data(table, project) | set(WORD.findall(str(sample_dir / "sample_project.json")))
+    # the linkage demo's public register (invented people; German column names) is data too
+    from kanon_gui.resources import sample_register
+
+    data |= set(WORD.findall(sample_register().read_text(encoding="cp1252")))
     collector = _Collector(data | {"ValueError"})  # the crash dialog's title is the error's name
     windows: list[QWidget] = []
 
@@ -197,7 +135,7 @@ def test_every_visible_word_comes_through_a_catalog(
 
     view = QGraphicsView()
     qtbot.addWidget(view)
-    for text in _menu_texts(plot_menu(view)):
+    for text in menu_texts(plot_menu(view)):
         words = _stray_words(text, collector.data)
         if words:
             collector.stray[f"chart menu: {text!r}"] = set(words)
