@@ -67,6 +67,7 @@ def clipped(widget) -> list[str]:
         QTableView,
         QTabWidget,
         QToolButton,
+        QTreeView,
     )
 
     out: list[str] = []
@@ -107,7 +108,7 @@ def clipped(widget) -> list[str]:
                 ):
                     need, room = bar.tabSizeHint(i).width(), bar.tabRect(i).width()
                     out.append(f"tab {bar.tabText(i)[:70]!r}: {need} > {room} px")
-    for view in widget.findChildren(QTableView):
+    for view in [*widget.findChildren(QTableView), *widget.findChildren(QTreeView)]:
         if view.isVisible() and not view.visibleRegion().isEmpty() and view.model() is not None:
             out.extend(_clipped_headers(view))
     return out
@@ -116,7 +117,8 @@ def clipped(widget) -> list[str]:
 def _clipped_headers(view) -> list[str]:
     from PySide6.QtCore import Qt
 
-    header, model, out = view.horizontalHeader(), view.model(), []
+    header = view.header() if hasattr(view, "header") else view.horizontalHeader()
+    model, out = view.model(), []
     if header.isHidden():
         return out
     for section in range(min(header.count(), 60)):

@@ -37,6 +37,8 @@ from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_cl
 from kanon_gui.views.plot_menu import add_plot_menu
 
 Index = QModelIndex | QPersistentModelIndex
+#: The side-by-side table's least width in pixels (wider when the run names need it).
+METRICS_TABLE_WIDTH = 560
 
 #: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -300,7 +302,7 @@ class CompareView(QWidget):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         head.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.metrics_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.metrics_table.setMinimumWidth(560)
+        self.metrics_table.setMinimumWidth(METRICS_TABLE_WIDTH)
         pair.addWidget(self.metrics_table, 3)
         self.charts = pg.GraphicsLayoutWidget()
         self.charts.setBackground("w")
@@ -359,6 +361,17 @@ class CompareView(QWidget):
     def pair(self) -> tuple[int, int]:
         return self.left_combo.currentIndex(), self.right_combo.currentIndex()
 
+    def _fit_metrics_table(self, heads: list[str]) -> None:
+        """At least as wide as the run names and the difference's header need (run names are not cut
+        short, however long the interface language's words)."""
+        table = self.metrics_table
+        metrics = table.horizontalHeader().fontMetrics()
+        runs = max(metrics.horizontalAdvance(h) for h in heads[1:3]) + 16
+        difference = max(metrics.horizontalAdvance(heads[3]) + 16, table.sizeHintForColumn(3))
+        need = table.columnWidth(0) + 2 * runs + difference
+        need += table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth()
+        table.setMinimumWidth(max(METRICS_TABLE_WIDTH, need))
+
     def _on_table_selection(self, *_args: object) -> None:
         rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
         if len(rows) == 2:
@@ -373,9 +386,8 @@ class CompareView(QWidget):
         if not valid:
             return
         (ln, left), (rn, right) = self.runs[li], self.runs[ri]
-        self.metrics_table.setHorizontalHeaderLabels(
-            ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", _("right − left")]
-        )
+        heads = ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", _("right − left")]
+        self.metrics_table.setHorizontalHeaderLabels(heads)
         rows = pair_rows(left, right)
         self.metrics_table.setRowCount(len(rows))
         for i, (label, a, b, lower, share) in enumerate(rows):
@@ -395,6 +407,7 @@ class CompareView(QWidget):
                 self.metrics_table.item(i, 3).setForeground(
                     pg.mkColor("#1a9850" if better_right else "#d73027")
                 )
+        self._fit_metrics_table(heads)
         self.metrics_table.resizeRowsToContents()
         # the same bins and axes for both, so the two histograms compare at a glance
         both = np.concatenate([left.class_sizes, right.class_sizes])

@@ -106,8 +106,10 @@ class HierarchyEditorPanel(QWidget):
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.view.header().setStretchLastSection(False)
-        self.view.header().resizeSection(1, 70)
-        self.view.header().resizeSection(2, 80)
+        for section, width in ((1, 70), (2, 80)):  # at least the header's words ("Enregistrements")
+            words = self.model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+            need = self.view.header().fontMetrics().horizontalAdvance(str(words or "")) + 16
+            self.view.header().resizeSection(section, max(width, need))
         self.view.selectionModel().selectionChanged.connect(lambda *_args: self._enable())
         split.addWidget(self.view)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -255,7 +255,6 @@ class LinkagePanel(QWidget):
         )
         self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.figures.horizontalHeader().setStretchLastSection(True)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -263,7 +262,8 @@ class LinkagePanel(QWidget):
         self.examples.setObjectName("linkage_examples")
         self.examples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.examples.verticalHeader().setVisible(False)
-        self.examples.horizontalHeader().setStretchLastSection(True)
+        # every column as wide as its words (a stretched last column kept 100 px and cut its header)
+        self.examples.horizontalHeader().setStretchLastSection(False)
         note = QLabel(text_of(TEXT, "examples_note"))
         note.setWordWrap(True)
         self.outcome_box = QGroupBox(_("Who is singled out"))
@@ -486,9 +486,7 @@ class LinkagePanel(QWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(row, col, item)
         self.figures.resizeColumnsToContents()
-        columns = sum(self.figures.columnWidth(c) for c in range(2))
-        self.figures.setMinimumWidth(self.figures.verticalHeader().width() + columns + 8)
-        self._fit_outcome()
+        QTimer.singleShot(0, self._fit_outcome)  # once the headers have their final widths
         self._fill_examples(link, outcome.examples)
         self._update_buttons()
         self.shown.emit(outcome)
@@ -529,6 +527,9 @@ class LinkagePanel(QWidget):
     def _fit_outcome(self) -> None:
         """Give the figures the width their words need (a splitter keeps the sizes it was given, so the
         German row names would push the release column out of sight); the examples take the rest."""
+        f = self.figures
+        columns = sum(f.columnWidth(c) for c in range(f.columnCount()))
+        f.setMinimumWidth(f.verticalHeader().sizeHint().width() + columns + 2 * f.frameWidth() + 2)
         sizes = self.lower.sizes()
         need = self.outcome_box.minimumSizeHint().width()
         if len(sizes) == 2 and 0 < sizes[0] < need:
