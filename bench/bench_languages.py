@@ -210,6 +210,16 @@ def run_tours(languages: list[str], screens: Path) -> dict[str, dict]:
     return out
 
 
+def _pdf_lines(pdf: Path) -> list[str]:
+    """The PDF's text lines as pdftotext reads them (what an ethics board reads); none without it."""
+    import shutil
+
+    if shutil.which("pdftotext") is None:
+        return []
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
+    return [" ".join(t.split()) for t in text.split("\n") if t.strip()]
+
+
 def report_lines(shared: Path, out: Path) -> tuple[dict[str, list[str]], dict[str, str], set[str]]:
     """The report's text lines (tags, styles and charts removed) of anonymize on Adult in English and
     German, the whole HTML of each, and the words of Adult's data (column names, values, labels)."""
@@ -223,7 +233,9 @@ def report_lines(shared: Path, out: Path) -> tuple[dict[str, list[str]], dict[st
         args = [str(adult / "adult.csv"), "--qi", ",".join(qi), "--k", "5", "--algorithm", "optimal"]
         for q in qi:
             args += ["--hierarchy", f"{q}={adult / f'adult_hierarchy_{q}.csv'}"]
+        pdf = out / f"adult_report_{lang}.pdf"
         args += ["--output", str(out / f"adult_{lang}.csv"), "--report-html", str(path), "--language", lang]
+        args += ["--report-pdf", str(pdf)]
         subprocess.run(
             [sys.executable, "-m", "kanon_engine", "anonymize", *args],
             check=True,
@@ -236,6 +248,8 @@ def report_lines(shared: Path, out: Path) -> tuple[dict[str, list[str]], dict[st
         body = re.sub(r"<(style|svg)\b.*?</\1>", " ", body, flags=re.S | re.I)
         text = html.unescape(TAGS.sub("\n", body))
         lines[lang] = [" ".join(t.split()) for t in text.split("\n") if WORD.search(t)]
+        lines[f"{lang}-pdf"] = _pdf_lines(pdf)
+        lines[f"{lang}-html-source"] = [t for t in pages[lang].split("\n") if t.strip()]
     frame = pd.read_csv(adult / "adult.csv", sep=None, engine="python", dtype=str)
     data = {w for c in frame.columns for w in WORD.findall(c)}
     for col in frame.columns:
@@ -315,6 +329,14 @@ def compare_reports(shared: Path, screens: Path) -> None:
         f"{'30,162' if '30,162' in pages['en'] else 'NOT as 30,162'} (en)"
     )
     print(f"  unchanged lines with words: {same_worded}")
+    for kind, what in (("pdf", "PDF text lines (pdftotext -layout)"), ("html-source", "HTML file lines")):
+        en_lines, de_lines = lines[f"en-{kind}"], set(lines[f"de-{kind}"])
+        if en_lines:
+            kept = [t for t in en_lines if t in de_lines]
+            print(
+                f"  {what}: {len(en_lines)} English, {100 * len(kept) / len(en_lines):.1f}% unchanged: "
+                f"{kept[:12]}"
+            )
 
 
 if __name__ == "__main__":

@@ -523,6 +523,9 @@ class LinkagePanel(QWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.examples.setItem(r, c, item)
         self.examples.resizeColumnsToContents()
+        head = self.examples.horizontalHeader()
+        for c in range(self.examples.columnCount()):  # at least the header's words ("Alter" over "28")
+            self.examples.setColumnWidth(c, max(self.examples.columnWidth(c), head.sectionSizeHint(c)))
 
     def _fit_outcome(self) -> None:
         """Give the figures the width their words need (a splitter keeps the sizes it was given, so the
