@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from kanon_engine.algorithms.local_suppression import importance_order, star_costs
 from kanon_engine.algorithms.peeling import GroupChecker, Peeler, Peeling, PeelingInput
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
@@ -71,7 +72,13 @@ class CellNodeEvaluation(NodeEvaluation):
 class CellSuppressionEvaluator(NodeEvaluator):
     """Checks nodes under the AG_CS model: outliers lose single cells, at most ``max_cells`` in all."""
 
-    def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], max_cells: int) -> None:
+    def __init__(
+        self,
+        enc: EncodedTable,
+        models: tuple[PrivacyModel, ...],
+        max_cells: int,
+        importance: str | None = None,
+    ) -> None:
         # every record is kept (its outlying cells become '*'), so no record is suppressed and Datafly's
         # step 4 (the group of suppressed records holds 0 or >= k) has nothing to act on: it is off here
         super().__init__(enc, models, enc.n_rows, suppressed_group_k=0)
@@ -79,9 +86,9 @@ class CellSuppressionEvaluator(NodeEvaluator):
         self.max_suppressed = 0
         self.monotone = False  # a heuristic's cell count may rise under generalization
         self.checker = GroupChecker(enc, self.models, self.combos)
-        distinct = [int((np.bincount(enc.codes[q]) > 0).sum()) for q in range(enc.n_qi)]
-        order = sorted(range(enc.n_qi), key=lambda q: (distinct[q], q))
-        self._tie = {q: 1e-3 * 2.0 ** (enc.n_qi - 1 - i) / 2.0**enc.n_qi for i, q in enumerate(order)}
+        # which attribute loses its value first among choices with as many '*': local suppression's rule
+        self.order = importance_order(enc, importance)
+        self._star = star_costs(self.order)
 
     def evaluate(self, levels: tuple[int, ...] | np.ndarray) -> CellNodeEvaluation:
         base = super().evaluate(levels)
@@ -110,8 +117,8 @@ class CellSuppressionEvaluator(NodeEvaluator):
 
     def node_rows(self, ev: NodeEvaluation) -> PeelingInput:
         """The node's frequency set as a suppression problem: each generalized value is a leaf with
-        ``*`` above it; keeping costs 0, a ``*`` 1 (plus a tie-break that keeps the attributes with
-        fewer distinct values longest)."""
+        ``*`` above it; keeping costs 0, a ``*`` 1 (plus a tie-break that keeps the more important
+        attributes longest: the ``importance`` order, then fewer distinct values first)."""
         freq = ev.classes.freq
         leaves = freq.leaves()
         codes, maps, sizes, cost = [], [], [], []
@@ -121,7 +128,7 @@ class CellSuppressionEvaluator(NodeEvaluator):
             maps.append((np.arange(n_codes), np.zeros(n_codes, dtype=np.int64)))
             sizes.append((n_codes, 1))
             c = np.zeros((n_codes, 2))
-            c[:, 1] = 1.0 + self._tie[q]
+            c[:, 1] = self._star[q]
             cost.append(c)
         return PeelingInput(
             np.stack(codes).astype(np.int64), freq.counts, freq.combo, tuple(maps), tuple(sizes), tuple(cost)

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSpinBox,
+    QSplitter,
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
@@ -229,19 +230,88 @@ class LatticeView(QWidget):
         return page
 
     def _build_transformations_page(self) -> QWidget:
-        """For a result that recodes records one by one: the transformations its classes use."""
+        """For a result that recodes records one by one: the transformations its classes use, marked on
+        the lattice diagram (a circle per transformation used, its area growing with its records) above
+        the table that lists them."""
         page = QWidget()
         col = QVBoxLayout(page)
         col.setContentsMargins(4, 4, 4, 4)
         self.used_header = QLabel()
         self.used_header.setWordWrap(True)
         col.addWidget(self.used_header)
+        self.used_plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        self.used_plot.setObjectName("TransformationsDiagram")
+        item = self.used_plot.getPlotItem()
+        item.hideAxis("bottom")
+        item.setLabel("left", "height (generalization steps)")
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        self.used_edges = pg.PlotCurveItem(pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs")
+        self.used_grid = pg.ScatterPlotItem(
+            pxMode=True, size=5, pen=pg.mkPen(None), brush=pg.mkBrush(STATUS_COLORS[NOT_EVALUATED])
+        )
+        self.used_nodes = pg.ScatterPlotItem(
+            pxMode=True, pen=pg.mkPen(CURRENT_COLOR, width=1.5), brush=pg.mkBrush(0, 90, 181, 110)
+        )
+        self.used_nodes.setZValue(2)
+        for it in (self.used_edges, self.used_grid, self.used_nodes):
+            self.used_plot.addItem(it)
         self.used_table = QTableWidget()
         self.used_table.setObjectName("TransformationsUsed")
         self.used_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.used_table.verticalHeader().setVisible(False)
-        col.addWidget(self.used_table, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.used_plot)
+        split.addWidget(self.used_table)
+        split.setSizes([320, 280])
+        col.addWidget(split, 1)
         return page
+
+    def _draw_used(self, result: AnonymizationResult, used: list[dict]) -> bool:
+        """Mark the transformations ``used`` on the lattice of the result's model (levels 0..height of
+        each hierarchy; local suppression: kept or ``*``). False when that lattice is too large to draw."""
+        rec = result.recoding
+        assert rec is not None
+        if result.model == "CS":
+            max_levels = np.ones(len(rec.qi), dtype=np.int64)
+        else:
+            hs = result.config.hierarchies
+            max_levels = np.array([hs[q].height if q in hs else 1 for q in rec.qi], dtype=np.int64)
+        size = int(np.prod(max_levels + 1))
+        self.used_plot.setVisible(size <= self.node_cap)
+        if size > self.node_cap:
+            return False
+        levels = np.array(
+            [
+                [int(m) if t["levels"][q] == "*" else int(t["levels"][q]) for q, m in zip(rec.qi, max_levels)]
+                for t in used
+            ],
+            dtype=np.int64,
+        ).reshape(len(used), len(rec.qi))
+        records = np.bincount(
+            levels @ strides_of(max_levels), weights=[t["records"] for t in used], minlength=size
+        )
+        status = np.full(size, NOT_EVALUATED, dtype=np.int8)
+        lay = build_layout(SearchRecord(tuple(rec.qi), max_levels, status, np.full(size, np.nan)), size)
+        e = lay.edges
+        self.used_edges.setData(x=lay.x[e].ravel(), y=lay.y[e].ravel())
+        self.used_grid.setData(x=lay.x, y=lay.y)
+        on = np.flatnonzero(records[lay.nodes] > 0)
+        share = records[lay.nodes][on] / max(float(records.sum()), 1.0)
+        self.used_nodes.setData(x=lay.x[on], y=lay.y[on], size=8 + 40 * np.sqrt(share))
+        self.used_plot.setProperty("row_step", float(lay.row_step))
+        left = self.used_plot.getPlotItem().getAxis("left")
+        rows = int(max_levels.sum()) + 1
+        left.set_labels([(h * lay.row_step, str(h)) for h in range(0, rows, max(1, rows // 12))])
+        self.used_plot.getPlotItem().getViewBox().autoRange(padding=0.06)
+        return True
+
+    def used_marks(self) -> np.ndarray:
+        """Heights (generalization steps) of the transformations the diagram marks (tests)."""
+        if self.used_plot.isHidden():
+            return np.zeros(0, dtype=np.int64)
+        step = self.used_plot.property("row_step") or 1.0
+        return np.rint(np.asarray(self.used_nodes.data["y"], dtype=float) / step).astype(np.int64)
 
     def _show_transformations(self, result: AnonymizationResult) -> None:
         """Fill the transformations page: one row per transformation (a level per quasi-identifier, *
@@ -251,11 +321,19 @@ class LatticeView(QWidget):
         assert rec is not None
         used = rec.transformations(result.row_class)
         hierarchies = result.config.hierarchies
+        drawn = self._draw_used(result, used)
+        diagram = (
+            "The diagram marks them on the lattice (one row per number of generalization steps): a blue "
+            "circle per transformation used, larger for more records; grey dots are transformations no "
+            "class uses. "
+            if drawn
+            else "The lattice is too large to draw here. "
+        )
         self.used_header.setText(
             f"This release recodes records one by one ({result.model}): its {result.n_classes:,} "
-            f"classes use {len(used):,} transformations. Each row gives the level of every "
-            "quasi-identifier (0 = original value, * = value replaced by *) and how many records and "
-            "classes use it, the most used first. Point at a level to see it in words."
+            f"classes use {len(used):,} transformations. {diagram}Each row of the table gives the level "
+            "of every quasi-identifier (0 = original value, * = value replaced by *) and how many records "
+            "and classes use it, the most used first. Point at a level to see it in words."
         )
         heads = [*rec.qi, "Records", "Share", "Classes"]
         table = self.used_table

@@ -105,3 +105,41 @@ def test_compare_runs_shows_the_model_and_the_values_replaced(qtbot, four):
     models = [view.model.index(r, model_col).data() for r in range(3)]
     assert models == ["AG_TS", "AG_CS", "CS"]
     assert view.model.index(2, cells_col).data(Qt.ItemDataRole.UserRole) == 2
+
+
+def test_lattice_view_marks_the_transformations_on_the_diagram(qtbot, four):
+    """Local suppression on two attributes: a lattice of 4 patterns (kept or *); the two used (nothing
+    starred, age starred) are marked at heights 0 and 1. Local recoding marks nodes of the hierarchies'
+    lattice (age has 2 levels above the values, sex 1: 6 transformations)."""
+    table, config = four
+    view = LatticeView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_result(get_algorithm("local-suppression").run(table, config))
+    assert sorted(view.used_marks().tolist()) == [0, 1]
+    assert len(view.used_grid.data) == 4 and "diagram marks them" in view.used_header.text()
+    cg = get_algorithm("local-recoding").run(table, config)
+    view.set_result(cg)
+    assert len(view.used_grid.data) == 6
+    used = cg.recoding.transformations(cg.row_class)
+    assert len(view.used_marks()) == len(used)
+
+
+def test_release_box_says_why_removing_records_does_not_apply(window):
+    """Removing suppressed records (and the suppressed group's rule) mean nothing for a release that keeps
+    every record: disabled, with a sentence; the importance order shows only where values are suppressed."""
+    panel = window.algorithm_panel
+    panel.select_algorithm("optimal")
+    assert panel.drop.isEnabled() and panel.keeps_all.isHidden()
+    assert panel.params_form.rows["importance"].isHidden()
+    panel.params_form.set_value("suppress", "cells")
+    panel.params_form._emit()
+    assert not panel.drop.isEnabled() and not panel.protect.isEnabled()
+    assert not panel.keeps_all.isHidden() and "keeps every record" in panel.keeps_all.text()
+    assert not panel.params_form.rows["importance"].isHidden()
+    panel.select_algorithm("local-suppression")
+    assert not panel.drop.isEnabled() and not panel.keeps_all.isHidden()
+    panel.select_algorithm("datafly")
+    panel.params_form.set_value("suppress", "records")
+    panel.params_form._emit()
+    assert panel.drop.isEnabled() and panel.keeps_all.isHidden()
