@@ -300,6 +300,8 @@ class LatticeView(QWidget):
         share = records[lay.nodes][on] / max(float(records.sum()), 1.0)
         self.used_nodes.setData(x=lay.x[on], y=lay.y[on], size=8 + 40 * np.sqrt(share))
         self.used_plot.setProperty("row_step", float(lay.row_step))
+        axis = "values replaced by *" if result.model == "CS" else "height (generalization steps)"
+        self.used_plot.getPlotItem().setLabel("left", axis)
         left = self.used_plot.getPlotItem().getAxis("left")
         rows = int(max_levels.sum()) + 1
         left.set_labels([(h * lay.row_step, str(h)) for h in range(0, rows, max(1, rows // 12))])
@@ -322,10 +324,10 @@ class LatticeView(QWidget):
         used = rec.transformations(result.row_class)
         hierarchies = result.config.hierarchies
         drawn = self._draw_used(result, used)
+        rows = "values replaced by *" if result.model == "CS" else "generalization steps"
         diagram = (
-            "The diagram marks them on the lattice (one row per number of generalization steps): a blue "
-            "circle per transformation used, larger for more records; grey dots are transformations no "
-            "class uses. "
+            f"The diagram marks them on the lattice (one row per number of {rows}): a blue circle per "
+            "transformation used, larger for more records; grey dots are transformations no class uses. "
             if drawn
             else "The lattice is too large to draw here. "
         )
