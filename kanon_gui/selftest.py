@@ -155,7 +155,18 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
         _run_and_export(steps, ctx, name, params, folder)
     steps.run("XLSX and Parquet", lambda: _formats_step(ctx, folder))
     if window:
-        steps.run("main window (offscreen)", _window_step)
+        # the window reads and saves settings (its size): into the temporary folder, not the user's profile
+        from kanon_gui.appdata import APP_DATA_ENV
+
+        before = os.environ.get(APP_DATA_ENV)
+        os.environ[APP_DATA_ENV] = str(folder / "app-data")
+        try:
+            steps.run("main window (offscreen)", _window_step)
+        finally:
+            if before is None:
+                os.environ.pop(APP_DATA_ENV, None)
+            else:
+                os.environ[APP_DATA_ENV] = before
     steps.run("offline", _offline_step)
     return steps.count
 
