@@ -104,7 +104,8 @@ TEXT = {
     ),
     "diagram": (
         "The diagram marks them on the lattice (one row per number of {rows}): a blue circle per "
-        "transformation used, larger for more records; grey dots are transformations no group uses. "
+        "transformation used, larger for more records (point at one to see it in words, click it to find its "
+        "row); grey dots are transformations no group uses. "
     ),
     "diagram_too_large": "The lattice is too large to draw here. ",
     "rows_stars": "values replaced by *",
@@ -308,9 +309,15 @@ class LatticeView(QWidget):
             pxMode=True, size=5, pen=pg.mkPen(None), brush=pg.mkBrush(STATUS_COLORS[NOT_EVALUATED])
         )
         self.used_nodes = pg.ScatterPlotItem(
-            pxMode=True, pen=pg.mkPen(CURRENT_COLOR, width=1.5), brush=pg.mkBrush(0, 90, 181, 110)
+            pxMode=True,
+            pen=pg.mkPen(CURRENT_COLOR, width=1.5),
+            brush=pg.mkBrush(0, 90, 181, 110),
+            hoverable=True,
+            tip=self._used_tip,
         )
         self.used_nodes.setZValue(2)
+        self.used_nodes.sigClicked.connect(self._used_clicked)
+        self._used_tips: list[str] = []
         for it in (self.used_edges, self.used_grid, self.used_nodes):
             self.used_plot.addItem(it)
         self.used_table = QTableWidget()
@@ -355,7 +362,9 @@ class LatticeView(QWidget):
         self.used_grid.setData(x=lay.x, y=lay.y)
         on = np.flatnonzero(records[lay.nodes] > 0)
         share = records[lay.nodes][on] / max(float(records.sum()), 1.0)
-        self.used_nodes.setData(x=lay.x[on], y=lay.y[on], size=8 + 40 * np.sqrt(share))
+        row_of = {int(n): row for row, n in enumerate(levels @ strides_of(max_levels))}
+        rows_on = [row_of[int(n)] for n in lay.nodes[on]]  # the table row of each circle
+        self.used_nodes.setData(x=lay.x[on], y=lay.y[on], size=8 + 40 * np.sqrt(share), data=rows_on)
         self.used_plot.setProperty("row_step", float(lay.row_step))
         axis = TEXT["axis_stars"] if result.model == "CS" else TEXT["axis_steps"]
         self.used_plot.getPlotItem().setLabel("left", axis)
@@ -364,6 +373,18 @@ class LatticeView(QWidget):
         left.set_labels([(h * lay.row_step, str(h)) for h in range(0, rows, max(1, rows // 12))])
         self.used_plot.getPlotItem().getViewBox().autoRange(padding=0.06)
         return True
+
+    def _used_tip(self, x: float, y: float, data: object) -> str:
+        """The tooltip of a circle: its transformation in words, its records and groups."""
+        row = int(data) if isinstance(data, (int, np.integer)) else -1
+        return self._used_tips[row] if 0 <= row < len(self._used_tips) else ""
+
+    def _used_clicked(self, _item: object, points: list, *_: object) -> None:
+        """A click on a circle selects its row in the table below (and scrolls to it)."""
+        if len(points):
+            row = int(points[0].data())
+            self.used_table.selectRow(row)
+            self.used_table.scrollToItem(self.used_table.item(row, 0))
 
     def used_marks(self) -> np.ndarray:
         """Heights (generalization steps) of the transformations the diagram marks (tests)."""
@@ -380,6 +401,20 @@ class LatticeView(QWidget):
         assert rec is not None
         used = rec.transformations(result.row_class)
         hierarchies = result.config.hierarchies
+        n = max(result.records, 1)
+        words = [
+            [
+                "value replaced by *"
+                if t["levels"][q] == "*"
+                else level_words(q, t["levels"][q], hierarchies.get(q))
+                for q in rec.qi
+            ]
+            for t in used
+        ]
+        counts = [f"{t['records']:,} records ({100 * t['records'] / n:.1f} %)" for t in used]
+        self._used_tips = [
+            "\n".join([*w, f"{c}, {t.get('classes', 0):,} groups"]) for w, c, t in zip(words, counts, used)
+        ]
         drawn = self._draw_used(result, used)
         rows = TEXT["rows_stars"] if result.model == "CS" else TEXT["rows_steps"]
         diagram = TEXT["diagram"].format(rows=rows) if drawn else TEXT["diagram_too_large"]
@@ -394,13 +429,10 @@ class LatticeView(QWidget):
         table.setColumnCount(len(heads))
         table.setHorizontalHeaderLabels(heads)
         table.setRowCount(len(used))
-        n = max(result.records, 1)
         for row, t in enumerate(used):
             for col, q in enumerate(rec.qi):
-                lv = t["levels"][q]
-                item = QTableWidgetItem(str(lv))
-                words = "value replaced by *" if lv == "*" else level_words(q, lv, hierarchies.get(q))
-                item.setToolTip(words)
+                item = QTableWidgetItem(str(t["levels"][q]))
+                item.setToolTip(words[row][col])
                 table.setItem(row, col, item)
             for col, text in enumerate(
                 (f"{t['records']:,}", f"{100 * t['records'] / n:.1f} %", f"{t.get('classes', 0):,}"),

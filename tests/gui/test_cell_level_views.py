@@ -123,6 +123,17 @@ def test_lattice_view_marks_the_transformations_on_the_diagram(qtbot, four):
     assert len(view.used_grid.data) == 6
     used = cg.recoding.transformations(cg.row_class)
     assert len(view.used_marks()) == len(used)
+    # each circle names its transformation in words and finds its row in the table when clicked
+    spots = view.used_nodes.points()
+    rows = sorted(int(p.data()) for p in spots)
+    assert rows == list(range(len(used)))
+    last = next(p for p in spots if int(p.data()) == len(used) - 1)
+    tip = view._used_tip(x=0.0, y=0.0, data=last.data())
+    t = used[-1]
+    assert tip.endswith(f"{t['records']:,} records ({100 * t['records'] / 4:.1f} %), {t['classes']:,} groups")
+    assert tip.startswith("age: ") and "sex: " in tip
+    view._used_clicked(view.used_nodes, [last])
+    assert [i.row() for i in view.used_table.selectionModel().selectedRows()] == [len(used) - 1]
 
 
 def test_release_box_says_why_removing_records_does_not_apply(window):
