@@ -95,8 +95,7 @@ class Optimal(_LatticeAlgorithm):
 
     def _search(self, search: LatticeSearch) -> int | None:
         search.descend()
-        if search.monotone:
-            search.tag_lattice(prune=True)
+        search.tag_lattice(prune=True)
         return search.optimize()
 
 
@@ -302,9 +301,9 @@ def apply_transformation(
             raise ConfigError(f"The level of '{q}' must be between 0 and {int(h)}; got {lv}.", where=q)
     allowance = suppression_allowance(enc.n_rows, suppression_limit)
     evaluator = NodeEvaluator(enc, config.models, allowance)
-    ev = evaluator.evaluate(vector)
+    ev = evaluator.evaluate(vector, complete=True)
     if not enforce:
-        ev.passes = np.ones(ev.classes.n_classes, dtype=bool)
+        ev.passes = np.ones(ev.freq.n_classes, dtype=bool)
         ev.suppressed, ev.satisfies = 0, True
     if not ev.satisfies:
         raise InfeasibleError(
