@@ -89,8 +89,8 @@ def group_passes(group: pd.DataFrame, models: list[dict], whole: pd.DataFrame) -
         if name == "recursive-cl-diversity" and not recursive_ok(group[m["sensitive"]], m["c"], m["l"]):
             return False
         if name == "t-closeness":
-            dist = {"equal": emd_equal, "ordered": emd_ordered, "hierarchical": emd_hierarchical}[m["distance"]]
-            if dist(group[m["sensitive"]], whole[m["sensitive"]]) > m["t"] + 1e-9:
+            dist = {"equal": emd_equal, "ordered": emd_ordered, "hierarchical": emd_hierarchical}
+            if dist[m["distance"]](group[m["sensitive"]], whole[m["sensitive"]]) > m["t"] + 1e-9:
                 return False
     return True
 
