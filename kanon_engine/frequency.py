@@ -56,14 +56,14 @@ def group_columns(columns: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarr
     """
     if not columns:
         return np.zeros(0, dtype=np.int64), 0
-    m = len(columns[0])
-    key = np.zeros(m, dtype=np.int64)
-    space = 1
-    for col, size in zip(columns, sizes):
+    key = columns[0].astype(np.int64)
+    space = max(int(sizes[0]), 1)
+    for col, size in zip(columns[1:], sizes[1:]):
         size = max(int(size), 1)
         if space * size >= _MAX_KEY:
             key, space = dense_ids(key, space)
-        key = key * size + col
+        key *= size
+        key += col
         space *= size
     return dense_ids(key, space)
 
@@ -112,11 +112,12 @@ class CompositeLayout:
         self._maps: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, int]] = {}
 
     def compose(self, codes: np.ndarray) -> np.ndarray:
-        """Composite leaf codes (n_groups, m) from per-attribute leaf codes (n_qi, m)."""
-        out = np.zeros((len(self.groups), codes.shape[1]), dtype=np.int32)
+        """Composite leaf codes (n_groups, m) from per-attribute leaf codes (n_qi, m), as intp (numpy
+        converts any other index type before every gather)."""
+        out = np.zeros((len(self.groups), codes.shape[1]), dtype=np.intp)
         for g, (attrs, st) in enumerate(zip(self.groups, self.strides)):
             for a, s in zip(attrs, st):
-                out[g] += codes[a] * np.int32(s)
+                out[g] += codes[a].astype(np.intp) * s
         return out
 
     def decode(self, crep: np.ndarray) -> np.ndarray:
