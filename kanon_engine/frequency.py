@@ -114,10 +114,10 @@ class CompositeLayout:
     def compose(self, codes: np.ndarray) -> np.ndarray:
         """Composite leaf codes (n_groups, m) from per-attribute leaf codes (n_qi, m), as intp (numpy
         converts any other index type before every gather)."""
-        out = np.zeros((len(self.groups), codes.shape[1]), dtype=np.intp)
-        for g, (attrs, st) in enumerate(zip(self.groups, self.strides)):
-            for a, s in zip(attrs, st):
-                out[g] += codes[a].astype(np.intp) * s
+        out = np.empty((len(self.groups), codes.shape[1]), dtype=np.intp)
+        for g, attrs in enumerate(self.groups):
+            dims = [self.n_leaves[a] for a in attrs]
+            out[g] = np.ravel_multi_index([codes[a] for a in attrs], dims)
         return out
 
     def decode(self, crep: np.ndarray) -> np.ndarray:
@@ -215,6 +215,8 @@ class FrequencySet:
     counts: np.ndarray  # (m,) int64 records per class
     layout: CompositeLayout
     hists: dict[int, Histograms] | None = None
+    #: the bottom frequency set only: the class of every record (what the release writer maps records by)
+    records: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -252,7 +254,19 @@ def base_frequency_set(
         s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values))
         for s in sensitive
     }
-    return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists)
+    return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists, group)
+
+
+def match_classes(a: FrequencySet, b: FrequencySet) -> np.ndarray:
+    """For two frequency sets of the same node (rolled up from different sources, so numbered
+    differently): the class of ``a`` of every class of ``b``."""
+    layout = a.layout
+    maps = [layout.generalize(g, a.levels) for g in range(len(layout.groups))]
+    cols = [m[np.concatenate([a.crep[g], b.crep[g]])] for g, (m, _) in enumerate(maps)]
+    ids, n_ids = group_columns(cols, [size for _, size in maps])
+    class_of_id = np.full(n_ids, -1, dtype=np.int64)
+    class_of_id[ids[: a.n_classes]] = np.arange(a.n_classes)
+    return class_of_id[ids[a.n_classes :]]
 
 
 def roll_up(source: FrequencySet, levels: tuple[int, ...]) -> tuple[FrequencySet, np.ndarray]:

@@ -117,7 +117,7 @@ class Algorithm(ABC):
         notes: tuple[str, ...] = (),
     ) -> AnonymizationResult:
         """Build the release of the chosen full-domain node and everything reported about it."""
-        release, row_class, sizes = full_domain_release(table, config, enc, ev)
+        release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
         metrics = node_metrics(ev, ctx)
         for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
             metrics[f"intensity:{q}"] = float(value)

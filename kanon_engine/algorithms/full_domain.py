@@ -246,7 +246,7 @@ class Datafly(Algorithm):
                 lat.index(levels),
                 self.metric_name,
             )
-        ctx = MetricContext(enc, evaluator.k, allowance)
+        ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
         record_values = get_metric(self.metric_name).value(ev, ctx)
         if record is not None:
             record.metric[lat.index(levels)] = record_values
@@ -322,7 +322,7 @@ def apply_transformation(
             raise NotImplementedError
 
     algo = _Applied(suppression_limit=suppression_limit, metric=metric)
-    ctx = MetricContext(enc, evaluator.k, allowance)
+    ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
     result = algo._finish(table, config, enc, ev, ctx, start, evaluator.checks, search)
     if not enforce:
         result.parameters["privacy_models_enforced"] = False
