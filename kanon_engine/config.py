@@ -143,11 +143,27 @@ class AnonymizationConfig:
         table.require_columns(self.quasi_identifiers, "quasi-identifier")
         table.require_columns(self.sensitive, "sensitive attribute")
 
+    def check_table(self, table: Table) -> None:
+        """The config can run on ``table``: its columns exist and k is at most the number of records."""
+        self.check_columns(table)
+        require_k_fits(self.k, table.n_rows)
+
     def with_changes(self, **changes: Any) -> AnonymizationConfig:
         """A new config (configs are replaced, never edited in place)."""
         data = {f: getattr(self, f) for f in self.__dataclass_fields__}
         data.update(changes)
         return AnonymizationConfig(**data)
+
+
+def require_k_fits(k: int, n_rows: int) -> None:
+    """k-anonymity needs at least k records: with fewer, every record would be suppressed and the
+    release would be empty. Raised before any search starts (a ConfigError naming k and the table size)."""
+    if k > n_rows:
+        raise ConfigError(
+            f"k = {k} is larger than the table, which has {n_rows:,} records.",
+            hint=f"Choose k of at most {n_rows:,}.",
+            where="k",
+        )
 
 
 # Parameter specs of the privacy models, for the CLI and the GUI form.

@@ -18,6 +18,7 @@ import pandas as pd
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.hierarchy.validate import require_valid
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,10 +80,6 @@ class EncodedTable:
             hint="Mark it as sensitive before asking for l-diversity or t-closeness on it.",
             where=name,
         )
-
-    def generalized_codes(self, levels: tuple[int, ...] | np.ndarray) -> np.ndarray:
-        """Codes of every row at ``levels`` (shape (n_qi, n_rows)); one lookup per column."""
-        return np.stack([self.level_maps[q][int(lv)][self.codes[q]] for q, lv in enumerate(levels)])
 
 
 def _factorize(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +176,6 @@ def encode_table(
         )
     table.require_columns(qi, "quasi-identifier")
     table.require_columns(tuple(sensitive), "sensitive attribute")
-    from kanon_engine.hierarchy.validate import require_valid
 
     hs = []
     for q in qi:

@@ -90,12 +90,6 @@ class NodeEvaluator:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
         k = max(m.k for m in models if isinstance(m, KAnonymity))
-        if k > enc.n_rows:
-            raise ConfigError(
-                f"k = {k} is larger than the table, which has {enc.n_rows} records.",
-                hint=f"Choose k of at most {enc.n_rows}.",
-                where="k",
-            )
         self.enc = enc
         self.models = tuple(models)
         self.k = k

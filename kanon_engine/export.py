@@ -383,9 +383,14 @@ def export_hierarchies(
         raise DataError(
             f"The folder {folder} does not exist.", hint="Create it or choose another one.", where=str(folder)
         )
-    written = []
-    for q in config.quasi_identifiers:
-        target = folder / f"{prefix}{_safe_name(q)}.csv"
+    targets = hierarchy_targets(config, folder, prefix)
+    for target in targets.values():
         refuse_input_overwrite(target, list(inputs))
-        written.append(write_arx_csv(config.hierarchies[q], target))
-    return written
+    return [write_arx_csv(config.hierarchies[q], target) for q, target in targets.items()]
+
+
+def hierarchy_targets(
+    config: AnonymizationConfig, folder: str | Path, prefix: str = "hierarchy_"
+) -> dict[str, Path]:
+    """Quasi-identifier -> the file :func:`export_hierarchies` writes its hierarchy to."""
+    return {q: Path(folder) / f"{prefix}{_safe_name(q)}.csv" for q in config.quasi_identifiers}

@@ -15,13 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
 from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.fileio import atomic_write_text
+from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
 
 SCHEMA_VERSION = 1
+#: What a project file is called among the protected inputs (saving may replace it; nothing else may).
+PROJECT_FILE = "the project file"
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,8 @@ class Project:
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
     runs: tuple[dict[str, Any], ...] = ()
+    #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
+    base_dir: Path | None = field(default=None, compare=False, repr=False)
 
     # --- roles ------------------------------------------------------------------------------------------
     def columns_with(self, role: Role) -> tuple[str, ...]:
@@ -51,22 +58,24 @@ class Project:
         return replace(self, **changes)
 
     # --- data -------------------------------------------------------------------------------------------
+    def input_files(self) -> list[tuple[Path, str]]:
+        """The files a run of this project reads (data, hierarchy files), each with what it is: no
+        writer may replace them (see :class:`kanon_engine.fileio.InputGuard`)."""
+        out: list[tuple[Path, str]] = []
+        if self.data_path is not None:
+            out.append((Path(self.data_path), "the data file"))
+        for col, file in self.hierarchy_files.items():
+            path = Path(file)
+            if not path.is_absolute() and self.base_dir is not None:
+                path = self.base_dir / path
+            out.append((path, f"the hierarchy file of '{col}'"))
+        return out
+
     def load_table(self) -> tuple[Table, list[str]]:
         """Read the data the project points to; warnings (e.g. the file changed since saving)."""
-        from kanon_engine.data.io import read_table
-        from kanon_engine.data.types import apply_type_overrides
-
         if self.data_path is None:
             raise ConfigError("The project does not name a data file.", where="data")
-        o = self.read_options
-        table = read_table(
-            self.data_path,
-            delimiter=o.delimiter,
-            encoding=o.encoding,
-            quotechar=o.quotechar,
-            header=o.header,
-            sheet=o.sheet,
-        )
+        table = read_table(self.data_path, self.read_options)
         table = apply_type_overrides(table, self.column_types)
         warnings = []
         if self.data_sha256 and table.sha256 and table.sha256 != self.data_sha256:
@@ -78,8 +87,6 @@ class Project:
 
     def config(self, table: Table) -> AnonymizationConfig:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
-        from kanon_engine.hierarchy import default_hierarchy
-
         qi = self.columns_with(Role.QUASI_IDENTIFIER)
         sensitive = self.columns_with(Role.SENSITIVE)
         table.require_columns(list(self.roles), "column named in the project")
@@ -172,8 +179,6 @@ class Project:
             if "rows" in spec:
                 hierarchies[col] = Hierarchy.from_rows(col, spec["rows"])
             elif "file" in spec:
-                from kanon_engine.hierarchy import read_arx_csv
-
                 f = Path(spec["file"])
                 hierarchies[col] = read_arx_csv(f if f.is_absolute() else base_dir / f, col)
                 files[col] = spec["file"]
@@ -189,7 +194,7 @@ class Project:
             read_options=ReadOptions(
                 delimiter=data.get("delimiter"),
                 encoding=data.get("encoding"),
-                quotechar=data.get("quotechar") or '"',
+                quotechar=data.get("quotechar"),
                 header=data.get("header", True),
                 sheet=data.get("sheet"),
             ),
@@ -203,15 +208,22 @@ class Project:
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
             runs=tuple(d.get("runs") or ()),
+            base_dir=base_dir,
         )
 
     def save(self, path: Path) -> None:
-        """Write atomically (temp file + rename): a crash never leaves half a project."""
-        from kanon_engine.fileio import atomic_write_text
-
+        """Write atomically (temp file + rename): a crash never leaves half a project. Never over the
+        project's own data or hierarchy files, nor any other protected input (a registered project
+        file may be replaced: that is saving it)."""
         path = Path(path)
         text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False)
-        atomic_write_text(path, text + "\n", encoding="utf-8")
+        atomic_write_text(
+            path,
+            text + "\n",
+            encoding="utf-8",
+            protect=self.input_files(),
+            may_replace=(PROJECT_FILE,),
+        )
 
     @classmethod
     def load(cls, path: Path) -> Project:

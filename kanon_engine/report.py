@@ -21,7 +21,6 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -32,9 +31,10 @@ import pandas as pd
 
 import kanon_engine
 from kanon_engine.errors import DataError, KanonError
-from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.fileio import atomic_path, atomic_write_text, refuse_input_overwrite, temp_file_beside
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_engine.pdf_check import verify_pdf
 
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
@@ -762,27 +762,38 @@ def write_html(report: Mapping[str, Any], path: str | Path) -> Path:
 
 
 # --- PDF ------------------------------------------------------------------------------------------------
-def pdf_command(html_path: Path, pdf_path: Path) -> list[str]:
-    """The command that renders ``html_path`` to ``pdf_path``: the frozen app's ``--render-pdf`` switch,
-    or ``python -m kanon_gui.report_pdf``."""
+def pdf_command(html_path: Path, pdf_path: Path, name: str | None = None) -> list[str]:
+    """The command that renders ``html_path`` to ``pdf_path`` (``name``: the report's file name for
+    messages): the frozen app's ``--render-pdf`` switch, or ``python -m kanon_gui.report_pdf``."""
+    tail = [str(html_path), str(pdf_path), *([name] if name else [])]
     if getattr(sys, "frozen", False):
-        return [sys.executable, "--render-pdf", str(html_path), str(pdf_path)]
-    return [sys.executable, "-m", "kanon_gui.report_pdf", str(html_path), str(pdf_path)]
+        return [sys.executable, "--render-pdf", *tail]
+    return [sys.executable, "-m", "kanon_gui.report_pdf", *tail]
 
 
 def write_pdf(html_path: str | Path, pdf_path: str | Path, timeout: float = PDF_TIMEOUT) -> Path:
     """Render an HTML report to PDF with Qt in a child process (offscreen; no network, no browser).
 
-    A failure (Qt missing, display libraries missing, disk full) becomes a plain DataError.
+    The child writes into a temporary file beside ``pdf_path``; the file is checked (a whole PDF with
+    its pages, :func:`kanon_engine.pdf_check.verify_pdf`) before it replaces ``pdf_path``, so a full disk
+    or a crash never leaves a cut-short report nor removes the previous one. A failure (Qt missing,
+    display libraries missing, disk full) becomes a plain DataError.
     """
     html_path, pdf_path = Path(html_path), Path(pdf_path)
+    with atomic_path(pdf_path) as tmp:
+        _render_pdf(html_path, tmp, pdf_path.name, timeout)
+        verify_pdf(tmp, pdf_path.name)
+    return pdf_path
+
+
+def _render_pdf(html_path: Path, out: Path, name: str, timeout: float) -> None:
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
     root = str(Path(kanon_engine.__file__).resolve().parents[1])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
         proc = subprocess.run(
-            pdf_command(html_path.resolve(), pdf_path.resolve()),
+            pdf_command(html_path.resolve(), out.resolve(), name),
             env=env,
             capture_output=True,
             text=True,
@@ -791,26 +802,27 @@ def write_pdf(html_path: str | Path, pdf_path: str | Path, timeout: float = PDF_
         )
     except subprocess.TimeoutExpired:
         raise DataError(
-            f"Making the PDF report {pdf_path.name} took longer than {timeout:.0f} s and was stopped.",
+            f"Making the PDF report {name} took longer than {timeout:.0f} s and was stopped.",
             hint="Write the HTML report instead and print it to PDF.",
-            where=str(pdf_path),
+            where=name,
         ) from None
     except OSError as exc:
         raise DataError(
-            f"The PDF report {pdf_path.name} could not be made: {exc.strerror or exc}.", where=str(pdf_path)
+            f"The PDF report {name} could not be made: {exc.strerror or exc}.", where=name
         ) from None
-    if proc.returncode != 0 or not pdf_path.is_file():
+    if proc.returncode != 0 or not out.is_file():
         lines = [ln for ln in (proc.stderr or "").strip().splitlines() if ln.strip()]
         if lines:
             reason = lines[-1].removeprefix("error: ")
         else:
             reason = f"the renderer stopped (code {proc.returncode})"
+        if reason.startswith(f"The PDF report {name} "):  # the renderer's own sentence says it all
+            raise DataError(reason, where=name)
         raise DataError(
-            f"The PDF report {pdf_path.name} could not be made: {reason}",
+            f"The PDF report {name} could not be made: {reason}",
             hint="Write the HTML report instead and print it to PDF.",
-            where=str(pdf_path),
+            where=name,
         )
-    return pdf_path
 
 
 def write_reports(
@@ -851,15 +863,7 @@ def write_reports(
         if html_path is not None:
             write_pdf(html_path, pdf_path)
         else:
-            fd, tmp = tempfile.mkstemp(
-                prefix=f".{pdf_path.stem}.",
-                suffix=".html",
-                dir=pdf_path.parent if pdf_path.parent.is_dir() else None,
-            )
-            os.close(fd)
-            try:
-                atomic_write_text(tmp, render_html(report))
+            html = render_html(report).encode("utf-8")
+            with temp_file_beside(pdf_path.with_suffix(".html"), html) as tmp:
                 write_pdf(tmp, pdf_path)
-            finally:
-                Path(tmp).unlink(missing_ok=True)
     return report

@@ -10,14 +10,17 @@ import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.lattice import SearchRecord
+from kanon_engine.release import release_row_order
 
 
 @dataclass(eq=False)
 class PartitionRecord:
-    """Mondrian's classes as boxes, for the 2D viewer and reports.
+    """Mondrian's partitions as boxes, for the 2D viewer and reports.
 
-    ``lower``/``upper`` are (n_classes, n_qi) bounds in each QI's order (numeric value for numeric QIs,
-    leaf position in hierarchy order for categorical ones), inclusive; ``sizes`` the records per class.
+    ``lower``/``upper`` are (n_partitions, n_qi) bounds in each QI's order (numeric value for numeric
+    QIs, ordinal day for dates, leaf position in tree order for categorical ones), inclusive; ``sizes``
+    the records per partition; ``classes`` the release's class of every partition (partitions with
+    identical released values are one class), so a viewer never has to guess it.
     """
 
     qi: tuple[str, ...]
@@ -25,7 +28,8 @@ class PartitionRecord:
     upper: np.ndarray
     sizes: np.ndarray
     numeric: tuple[bool, ...]
-    labels: list[tuple[str, ...]] = field(default_factory=list)  # released value per class and QI
+    labels: list[tuple[str, ...]] = field(default_factory=list)  # released value per partition and QI
+    classes: np.ndarray | None = None  # class id of every partition (None: not known)
 
     def boxes(self) -> list[dict[str, Any]]:
         return [
@@ -56,6 +60,8 @@ class AnonymizationResult:
     lattice: SearchRecord | None = None
     partitions: PartitionRecord | None = None
     notes: tuple[str, ...] = ()
+    #: False when levels were applied as they are (``apply`` without k): no privacy model is claimed.
+    models_enforced: bool = True
 
     @property
     def records(self) -> int:
@@ -68,8 +74,6 @@ class AnonymizationResult:
     @property
     def release_rows(self) -> np.ndarray:
         """The input row of every release row (drop and shuffle undone by indexing with it)."""
-        from kanon_engine.release import release_row_order
-
         return release_row_order(self.records, self.suppressed_mask, self.config)
 
     @property
@@ -88,10 +92,11 @@ class AnonymizationResult:
         """The JSON report's core (keys are a contract: scripts read them)."""
         out: dict[str, Any] = {
             "algorithm": self.algorithm,
-            "parameters": self.parameters,
-            "models": [m.to_dict() for m in self.config.models]
-            if self.parameters.get("privacy_models_enforced", True)
-            else [],
+            # the report's keys are a contract: "privacy_models_enforced" has always sat in parameters
+            "parameters": self.parameters
+            if self.models_enforced
+            else {**self.parameters, "privacy_models_enforced": False},
+            "models": [m.to_dict() for m in self.config.models] if self.models_enforced else [],
             "quasi_identifiers": list(self.config.quasi_identifiers),
             "sensitive": list(self.config.sensitive),
             "identifiers_removed": list(self.config.identifiers),

@@ -1,5 +1,5 @@
-"""The workbench window: tabs for the workflow (Data, Attributes & hierarchies, Anonymize, Results, and
-the analysis and risk views when installed), the run history dock, the status bar with progress and
+"""The workbench window: tabs for the workflow (Data, Attributes & hierarchies, Anonymize, Results,
+Analysis, Risk), the run history dock, the status bar with progress and
 Cancel, menus with keyboard shortcuts, projects (save/open, recent files, autosave).
 
 The window wires panels to :class:`~kanon_gui.state.AppState` and to the one
@@ -36,15 +36,19 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.errors import Cancelled, KanonError
+from kanon_engine.fileio import clean_stale_temp_files
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.validation import TableFacts, analyze_table
 from kanon_gui import appdata
+from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
 from kanon_gui.glossary import TERMS
 from kanon_gui.resources import icon, sample_project
-from kanon_gui.state import AppState, TableFacts, analyze_table
+from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.algorithm_panel import AlgorithmPanel
+from kanon_gui.views.analysis import AnalysisPanel
 from kanon_gui.views.attributes_panel import AttributesPanel
 from kanon_gui.views.data_view import DataPanel
 from kanon_gui.views.hierarchy_actions import HierarchyActions
@@ -52,6 +56,7 @@ from kanon_gui.views.hierarchy_editor import HierarchyEditorPanel
 from kanon_gui.views.history_view import RunHistoryPanel
 from kanon_gui.views.message_bar import MessageBar
 from kanon_gui.views.results_view import ResultsPanel
+from kanon_gui.views.risk_view import RiskPanel
 
 LOG = logging.getLogger("kanon_gui.window")
 
@@ -61,19 +66,6 @@ DATA_FILTER = (
 )
 PROJECT_FILTER = "kanon project (*.kanon.json *.json)"
 AUTOSAVE_MS = 3 * 60 * 1000
-
-
-def _optional(module: str, name: str) -> Any:
-    """A class from another helper's module, or None when the module is not there (or broken)."""
-    import importlib
-
-    try:
-        return getattr(importlib.import_module(module), name)
-    except ImportError:
-        return None
-    except Exception as exc:  # noqa: BLE001 - a broken optional view must not stop the workbench
-        LOG.error("optional view %s.%s failed to import: %s", module, name, type(exc).__name__)
-        return None
 
 
 class MainWindow(QMainWindow):
@@ -92,7 +84,6 @@ class MainWindow(QMainWindow):
         self._run_task: int | None = None
         self._load_task: int | None = None
         self._views_pending = False
-        self._analysis_stale = False
         self.resize(1360, 860)
 
         central = QWidget()
@@ -119,9 +110,14 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.data_panel, icon("open"), "1  Data")
         self.tabs.addTab(attributes_tab, icon("hierarchy"), "2  Attributes && hierarchies")
         self.tabs.addTab(self.algorithm_panel, icon("run"), "3  Anonymize")
+        self.analysis_panel = AnalysisPanel(self.state)
+        self.risk_panel = RiskPanel(runner=self.runner)
         self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
-        self.analysis_panel = self._make_analysis()
-        self.risk_panel = self._make_risk()
+        self.tabs.addTab(self.analysis_panel, icon("lattice"), "5  Analysis")
+        self.tabs.addTab(self.risk_panel, icon("risk"), "6  Risk")
+        #: Tabs that show the current run (each has show_run), redrawn when they are on screen.
+        self.run_views: tuple[AnalysisPanel | RiskPanel, ...] = (self.analysis_panel, self.risk_panel)
+        self._stale_views: set[int] = set()
 
         self.history = RunHistoryPanel(self.state)
         dock = QDockWidget("Run history", self)
@@ -144,43 +140,6 @@ class MainWindow(QMainWindow):
         self._autosave.start()
         self._update_title()
         self._update_enabled()
-
-    # --- optional views of the other helpers ---------------------------------------------------------
-    def _make_analysis(self) -> QWidget | None:
-        cls = _optional("kanon_gui.views.analysis", "AnalysisPanel")
-        if cls is None:
-            return None
-        try:
-            panel = cls(self)
-        except Exception as exc:  # noqa: BLE001
-            LOG.error("AnalysisPanel failed: %s", type(exc).__name__)
-            return None
-        self.tabs.addTab(panel, icon("lattice"), "5  Analysis")
-        for signal, slot in (
-            ("rows_selected", self._analysis_rows),
-            ("class_selected", self._analysis_class),
-            ("apply_node_requested", self.apply_node),
-        ):
-            if hasattr(panel, signal):
-                getattr(panel, signal).connect(slot)
-        return panel
-
-    def _make_risk(self) -> QWidget | None:
-        cls = _optional("kanon_gui.views.risk_view", "RiskPanel")
-        if cls is None:
-            return None
-        try:
-            try:
-                panel = cls(self, runner=self.runner)
-            except TypeError:
-                panel = cls(self)
-        except Exception as exc:  # noqa: BLE001
-            LOG.error("RiskPanel failed: %s", type(exc).__name__)
-            return None
-        self.tabs.addTab(panel, icon("risk"), "6  Risk")
-        if hasattr(panel, "row_requested"):
-            panel.row_requested.connect(self._show_record)
-        return panel
 
     # --- building ------------------------------------------------------------------------------------
     def _make_status_bar(self) -> None:
@@ -335,7 +294,11 @@ class MainWindow(QMainWindow):
         self.hier_actions.message.connect(lambda text, level: self.message_bar.show_message(text, level))
         self.data_panel.welcome.open_requested.connect(self.open_dialog)
         self.data_panel.welcome.sample_requested.connect(self.open_sample)
-        self.results_panel.class_selected.connect(self._results_class)
+        self.results_panel.class_selected.connect(self.analysis_panel.select_class)
+        self.analysis_panel.rows_selected.connect(self._analysis_rows)
+        self.analysis_panel.class_selected.connect(self._analysis_class)
+        self.analysis_panel.apply_node_requested.connect(self.apply_node)
+        self.risk_panel.row_requested.connect(self._show_record)
         self.tabs.currentChanged.connect(self._tab_changed)
         r = self.runner
         r.progress.connect(self._task_progress)
@@ -421,21 +384,14 @@ class MainWindow(QMainWindow):
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
     ) -> int:
         """Read a data file in the background; the table replaces the current one when done."""
-        from kanon_engine.data.types import apply_type_overrides
+        from kanon_engine.data.table import apply_type_overrides
 
         path = Path(path)
-        o = options or ReadOptions()
 
         def work(progress: Callable[[float, str], None]) -> Table:
+            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             progress(0.0, f"reading {path.name}")
-            table = read_table(
-                path,
-                delimiter=o.delimiter,
-                encoding=o.encoding,
-                quotechar=o.quotechar,
-                header=o.header,
-                sheet=o.sheet,
-            )
+            table = read_table(path, options)
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
             table = apply_type_overrides(table, overrides or {})
             return table, analyze_table(table)
@@ -472,6 +428,7 @@ class MainWindow(QMainWindow):
             return None
 
         def work(progress: Callable[[float, str], None]) -> tuple[Table, list[str], TableFacts]:
+            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             progress(0.0, "reading the project's data")
             table, warnings = project.load_table()
             progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
@@ -684,44 +641,24 @@ class MainWindow(QMainWindow):
         self._update_enabled()
 
     def _schedule_views(self) -> None:
-        """Update the analysis and risk views in later event-loop turns, one view per turn, so the end of
-        a run never blocks the GUI thread for all of them at once (coalesced when asked twice). The
-        analysis views are only brought up to date when their tab is shown (:meth:`_tab_changed`)."""
-        self._analysis_stale = True
+        """Bring the run views up to date with the current run: the one on screen in a later event-loop
+        turn (so the end of a run never blocks the GUI thread; coalesced when asked twice), the others
+        when their tab is shown (:meth:`_tab_changed`)."""
+        self._stale_views = set(range(len(self.run_views)))
         if not self._views_pending:
             self._views_pending = True
-            QTimer.singleShot(0, self._sync_analysis)
+            QTimer.singleShot(0, self._sync_visible_view)
 
     def _tab_changed(self, _index: int) -> None:
-        if (
-            self._analysis_stale
-            and self.analysis_panel is not None
-            and self.tabs.currentWidget() is self.analysis_panel
-        ):
-            self._sync_analysis(then_risk=False)
+        self._sync_visible_view()
 
-    def _sync_analysis(self, then_risk: bool = True) -> None:
-        panel = self.analysis_panel
-        visible = panel is not None and self.tabs.currentWidget() is panel
-        if panel is not None and hasattr(panel, "set_runs") and (visible or not then_risk):
-            self._analysis_stale = False
-            try:
-                panel.set_runs([(r.label, r.result) for r in self.state.runs], self.state.table)
-                if self.state.current_index >= 0 and hasattr(panel, "set_current"):
-                    panel.set_current(self.state.current_index)
-            except Exception as exc:  # noqa: BLE001
-                self.show_error(exc, "analysis views")
-        if then_risk:
-            QTimer.singleShot(0, self._sync_risk)
-
-    def _sync_risk(self) -> None:
+    def _sync_visible_view(self) -> None:
         self._views_pending = False
-        run = self.state.current_run
-        if self.risk_panel is not None and run is not None and hasattr(self.risk_panel, "set_result"):
-            try:
-                self.risk_panel.set_result(run.table, run.result)
-            except Exception as exc:  # noqa: BLE001
-                self.show_error(exc, "risk view")
+        current = self.tabs.currentWidget()
+        for i, view in enumerate(self.run_views):
+            if view is current and i in self._stale_views:
+                self._stale_views.discard(i)
+                view.show_run(self.state.current_run)
 
     def _analysis_rows(self, rows: Any) -> None:
         rows = np.asarray(rows, dtype=np.int64)
@@ -729,8 +666,7 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"{len(rows):,} records selected: see them in the Results tab.")
 
     def _show_record(self, row: int) -> None:
-        """Show one input record in the Results grids when the user asks for it in the risk view (the
-        view also emits this while refreshing itself, when it is not on screen: ignored then)."""
+        """Show one input record in the Results grids when the user asks for it in the risk view."""
         if self.tabs.currentWidget() is not self.risk_panel or self.state.current_run is None:
             return
         self.results_panel.show_rows(np.array([int(row)], dtype=np.int64), f"Record {int(row) + 1}")
@@ -738,14 +674,6 @@ class MainWindow(QMainWindow):
 
     def _analysis_class(self, class_id: int) -> None:
         self.results_panel.select_class(int(class_id))
-
-    def _results_class(self, class_id: int) -> None:
-        panel = self.analysis_panel
-        if panel is not None and hasattr(panel, "select_class"):
-            try:
-                panel.select_class(class_id)
-            except Exception as exc:  # noqa: BLE001
-                self.show_error(exc, "analysis views")
 
     # --- export and help -----------------------------------------------------------------------------
     def export(self) -> None:
@@ -755,15 +683,7 @@ class MainWindow(QMainWindow):
                 "Run an anonymization first: there is no release to export yet.", "warning"
             )
             return
-        cls = _optional("kanon_gui.dialogs.export_dialog", "ExportDialog")
-        if cls is None:
-            self.message_bar.show_message("Exporting is not available in this build.", "warning")
-            return
-        try:
-            dialog = cls(self, run.table, self.state.project, run.result, self.state.project_path)
-        except Exception as exc:  # noqa: BLE001
-            self.show_error(exc, "export dialog")
-            return
+        dialog = ExportDialog(self, run.table, self.state.project, run.result, self.state.project_path)
         self.export_dialog = dialog
         dialog.open()
 

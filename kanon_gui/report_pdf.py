@@ -34,6 +34,7 @@ from PySide6.QtSvg import QSvgRenderer
 
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import atomic_path
+from kanon_engine.pdf_check import verify_pdf
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL | re.IGNORECASE)
 _SIZE = re.compile(r'\b(width|height)="([\d.]+)"')
@@ -100,8 +101,12 @@ def _font_family() -> str | None:
     return load_fonts()
 
 
-def render_pdf(html: str, pdf_path: str | Path, title: str = "De-identification report") -> Path:
-    """Write ``html`` as an A4 PDF at ``pdf_path``, atomically (temporary file + rename)."""
+def render_pdf(
+    html: str, pdf_path: str | Path, title: str = "De-identification report", name: str | None = None
+) -> Path:
+    """Write ``html`` as an A4 PDF at ``pdf_path``, atomically (temporary file + rename), after checking
+    that the file Qt wrote is a whole PDF (:func:`kanon_engine.pdf_check.verify_pdf`). ``name`` is the
+    file name messages use (the engine renders into a temporary file named after the real report)."""
     pdf_path = Path(pdf_path)
     doc = prepare_document(html)
     try:
@@ -122,22 +127,23 @@ def render_pdf(html: str, pdf_path: str | Path, title: str = "De-identification 
             doc.setPageSize(QSizeF(LAYOUT_WIDTH, LAYOUT_WIDTH * 267 / 180))
             doc.print_(writer)
             del writer  # flushes and closes the file
-            if os.path.getsize(tmp) == 0:
-                raise ReportRenderError(f"Qt wrote an empty PDF for {pdf_path.name}.")
+            verify_pdf(tmp, name or pdf_path.name)  # Qt reports no write error (a full disk): check the file
     except DataError as exc:
         raise ReportRenderError(str(exc)) from None
     return pdf_path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``REPORT.html OUT.pdf``: exit 0 on success, 2 with one plain sentence on stderr otherwise."""
+    """``REPORT.html OUT.pdf [NAME]``: exit 0 on success, 2 with one plain sentence on stderr otherwise
+    (``NAME``: the report's file name for messages, when OUT is a temporary file)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "--render-pdf":
         args = args[1:]
-    if len(args) != 2:
-        print("usage: python -m kanon_gui.report_pdf REPORT.html OUT.pdf", file=sys.stderr)
+    if len(args) not in (2, 3):
+        print("usage: python -m kanon_gui.report_pdf REPORT.html OUT.pdf [NAME]", file=sys.stderr)
         return 2
     html_path, pdf_path = Path(args[0]), Path(args[1])
+    name = args[2] if len(args) == 3 else None
     try:
         html = html_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -146,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = QCoreApplication.instance() or QGuiApplication(["kanon-report-pdf"])
     try:
-        render_pdf(html, pdf_path)
+        render_pdf(html, pdf_path, name=name)
     except ReportRenderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

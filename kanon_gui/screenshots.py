@@ -144,22 +144,18 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
             window.state.set_current_run(0)
 
         panel = window.analysis_panel
-        if panel is not None and hasattr(panel, "views"):
-            window.tabs.setCurrentWidget(panel)
-            for name, view in panel.views():
-                reveal(view)
-                settle(300)
-                shot.save(f"analysis {name}", window)
-        if window.risk_panel is not None:
-            window.tabs.setCurrentWidget(window.risk_panel)
-            wait_until(lambda: not window.runner.is_busy(), 60)
-            shot.save("risk", window)
-        window.export()
-        dialog = getattr(window, "export_dialog", None)
-        if dialog is not None:
+        window.tabs.setCurrentWidget(panel)
+        for name, view in panel.views():
+            reveal(view)
             settle(300)
-            shot.save("export dialog", dialog)
-            dialog.close()
+            shot.save(f"analysis {name}", window)
+        window.tabs.setCurrentWidget(window.risk_panel)
+        wait_until(lambda: not window.runner.is_busy(), 60)
+        shot.save("risk", window)
+        window.export()
+        settle(300)
+        shot.save("export dialog", window.export_dialog)
+        window.export_dialog.close()
     finally:
         window.close()
         window.runner.shutdown()

@@ -6,16 +6,17 @@ Panels read it and ask it for changes; it replaces the project (never edits it i
 ``project_changed``. Role and hierarchy edits go on :attr:`AppState.undo_stack`, each command storing
 only the project fields it changed, so undoing a role change never reverts an unrelated setting.
 
-Validation is a set of engine calls (hierarchy coverage and shape, parameter specs, the config's own
-checks); :meth:`AppState.issues` lists what they found with a severity, and Run stays disabled, with
-the reason shown, while any error remains.
+Validation is the engine's :func:`~kanon_engine.validation.validate` (the CLI calls the same function),
+with the costly per-column facts kept in one :class:`~kanon_engine.validation.ColumnCache` per table;
+:meth:`AppState.issues` adds the form values the engine refused, and Run stays disabled, with the reason
+shown, while any error remains.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,34 +26,32 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import MODEL_PARAMS, AnonymizationConfig, build_models
-from kanon_engine.data.roles import Role, RoleSuggestion, suggest_roles
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.data.roles import Role, RoleSuggestion
 from kanon_engine.data.table import Table
-from kanon_engine.errors import KanonError
-from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
+from kanon_engine.errors import ConfigError, KanonError
+from kanon_engine.fileio import InputGuard
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.privacy.models import KAnonymity, PrivacyModel
-from kanon_engine.project import Project
+from kanon_engine.privacy.models import PrivacyModel
+from kanon_engine.project import PROJECT_FILE, Project
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.validation import (
+    PREPARE_IN_BACKGROUND,
+    ColumnCache,
+    Issue,
+    PreparedHierarchy,
+    TableFacts,
+    blank_to_none,
+    lattice_size,
+    model_values_of,
+    models_from_values,
+    validate,
+)
 
 LOG = logging.getLogger("kanon_gui.state")
 
 #: Project fields that role/hierarchy commands may change (and restore on undo).
 _EDIT_FIELDS = ("roles", "hierarchies", "hierarchy_files")
-
-
-@dataclass(frozen=True)
-class Issue:
-    """One validation finding: ``severity`` "error" (blocks Run) or "warning"; ``where`` is a column
-    name, or one of "data", "roles", "models", "algorithm"."""
-
-    severity: str
-    message: str
-    where: str = ""
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == "error"
 
 
 @dataclass(frozen=True)
@@ -77,54 +76,6 @@ class RunRequest:
         return f"{self.algorithm} k={self.config.k}"
 
 
-@dataclass(frozen=True)
-class TableFacts:
-    """What the workbench needs to know about a freshly loaded table, computed off the GUI thread:
-    the engine's role suggestions and the value counts of every column (most frequent first)."""
-
-    suggestions: tuple[RoleSuggestion, ...]
-    counts: dict[str, pd.Series]
-    defaults: dict[str, Hierarchy]
-
-
-def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
-    """Role suggestions, per-column value counts and the default hierarchies of the columns
-    ``default_for`` (pure pandas/engine: safe to run in a worker). On a 1,000,000-row table this is the
-    costly part of opening a file, so it is done with the loading, not on the GUI thread."""
-    counts = {c: table.frame[c].value_counts(dropna=False) for c in table.columns}
-    defaults = {
-        c: default_hierarchy(c, pd.Series(counts[c].index, dtype=object), table.column_types.get(c))
-        for c in default_for
-        if c in counts
-    }
-    return TableFacts(tuple(suggest_roles(table.frame)), counts, defaults)
-
-
-#: Columns with more distinct values than this get their default hierarchy and its checks prepared in a
-#: worker before they become quasi-identifiers (building and checking takes about a second per 100,000).
-PREPARE_IN_BACKGROUND = 20_000
-
-
-@dataclass(frozen=True)
-class PreparedHierarchy:
-    """A column's hierarchy (its default when ``default``) and the engine's issues about it."""
-
-    column: str
-    hierarchy: Hierarchy
-    issues: tuple
-    default: bool
-
-
-def prepare_hierarchy(
-    column: str, counts: pd.Series, column_type: Any, hierarchy: Hierarchy | None = None
-) -> PreparedHierarchy:
-    """Build the default hierarchy (unless one is given) and validate it against the column's distinct
-    values: pure engine calls, safe in a worker."""
-    values = pd.Series(counts.index, dtype=object)
-    h = hierarchy if hierarchy is not None else default_hierarchy(column, values, column_type)
-    return PreparedHierarchy(column, h, tuple(validate_hierarchy(h, values)), hierarchy is None)
-
-
 class _ProjectEdit(QUndoCommand):
     """An undoable change of some project fields (old values kept for undo)."""
 
@@ -139,28 +90,6 @@ class _ProjectEdit(QUndoCommand):
 
     def undo(self) -> None:
         self.state._apply(self.old)
-
-
-def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
-    """The flat form values (k, l, l_variant, c, t, t_distance, sensitive) of a tuple of models."""
-    values: dict[str, Any] = {p.name: p.default for p in MODEL_PARAMS}
-    values["sensitive"] = None
-    for m in models:
-        d = m.to_dict()
-        name = d.get("name", "")
-        if isinstance(m, KAnonymity):
-            values["k"] = m.k
-        elif name.endswith("l-diversity"):
-            values["l"] = d.get("l")
-            values["l_variant"] = name.split("-")[0]
-            if "c" in d:
-                values["c"] = d["c"]
-            values["sensitive"] = d.get("sensitive")
-        elif name == "t-closeness":
-            values["t"] = d.get("t")
-            values["t_distance"] = d.get("distance", "equal")
-            values["sensitive"] = d.get("sensitive")
-    return values
 
 
 class AppState(QObject):
@@ -182,16 +111,17 @@ class AppState(QObject):
         self._path: Path | None = None
         self._runs: list[Run] = []
         self._current = -1
-        self._suggestions: dict[str, RoleSuggestion] = {}
-        self._distinct: dict[str, pd.Series] = {}
-        self._defaults: dict[str, Hierarchy] = {}
-        self._hier_issues: dict[tuple[str, int], list[Issue]] = {}
+        self._cache: ColumnCache | None = None
         self._model_values: dict[str, Any] = model_values_of(self._project.models)
         self._model_error: str | None = None
         self._algo_values: dict[str, Any] = {}
         self._algo_error: str | None = None
         self._issues: list[Issue] | None = None
         self.load_warnings: list[str] = []
+        #: files read for the hierarchies since the table was loaded (protected like the data file)
+        self._imported: list[tuple[Path, str]] = []
+        #: every writer of the process refuses the files this project reads while this state exists
+        self.input_guard = InputGuard().register()
 
     # --- reading -----------------------------------------------------------------------------------------
     @property
@@ -233,7 +163,7 @@ class AppState(QObject):
         return [c for c in self.columns if self.role(c) == role]
 
     def suggestion(self, column: str) -> RoleSuggestion | None:
-        return self._suggestions.get(column)
+        return self._cache.suggestions.get(column) if self._cache is not None else None
 
     def model_values(self) -> dict[str, Any]:
         return dict(self._model_values)
@@ -245,42 +175,41 @@ class AppState(QObject):
         """Counts of the column's distinct values, most frequent first (missing values as NaN), cached:
         every panel that needs distinct values (summary, validation, hierarchy editor) shares one
         ``value_counts`` per column."""
-        if column not in self._distinct:
-            assert self._table is not None
-            self._distinct[column] = self._table.frame[column].value_counts(dropna=False)
-        return self._distinct[column]
+        assert self._cache is not None
+        return self._cache.distinct(column)
 
     def distinct_values(self, column: str) -> pd.Series:
         """The distinct values of a column as a Series (NaN for missing), most frequent first."""
-        return pd.Series(self.distinct(column).index, dtype=object)
+        assert self._cache is not None
+        return self._cache.distinct_values(column)
 
     def has_explicit_hierarchy(self, column: str) -> bool:
         return column in self._project.hierarchies
 
     def hierarchy(self, column: str) -> Hierarchy | None:
         """The hierarchy a run would use: the project's, else the default for the column's type."""
-        h = self._project.hierarchies.get(column)
-        if h is not None or self._table is None or column not in self.columns:
-            return h
-        if column not in self._defaults:
-            self._defaults[column] = default_hierarchy(
-                column, self.distinct_values(column), self._table.column_types.get(column)
-            )
-        return self._defaults[column]
+        if self._cache is None or column not in self.columns:
+            return self._project.hierarchies.get(column)
+        return self._cache.hierarchy(self._project, column)
 
     def lattice_size(self) -> int:
         """Number of full-domain transformations: product of (height + 1) over the quasi-identifiers."""
-        size = 1
-        for q in self.columns_with(Role.QUASI_IDENTIFIER):
-            h = self.hierarchy(q)
-            size *= (h.height + 1) if h is not None else 1
-        return size
+        if self._cache is None:
+            return 1
+        return lattice_size(self._project, self._cache, self.columns_with(Role.QUASI_IDENTIFIER))
 
     # --- validation --------------------------------------------------------------------------------------
     def issues(self) -> list[Issue]:
-        """Every validation finding, errors first (cached until the project or table changes)."""
+        """Every validation finding, errors first (cached until the project or table changes): the
+        engine's :func:`~kanon_engine.validation.validate`, plus form values the engine refused."""
         if self._issues is None:
-            self._issues = sorted(self._compute_issues(), key=lambda i: not i.is_error)
+            found = validate(self._project, self._table, self._cache)
+            if self._model_error:  # the project keeps its last valid models until the form is fixed
+                found = [i for i in found if i.where != "models"]
+                found.append(Issue("error", self._model_error, "models"))
+            if self._algo_error:
+                found.append(Issue("error", self._algo_error, "algorithm"))
+            self._issues = sorted(found, key=lambda i: not i.is_error)
         return list(self._issues)
 
     def errors(self) -> list[Issue]:
@@ -299,16 +228,23 @@ class AppState(QObject):
 
     def needs_preparation(self, column: str) -> bool:
         """Whether making ``column`` a quasi-identifier would build or check a large hierarchy on the
-        GUI thread (the window then prepares it in a worker first, see :func:`prepare_hierarchy`)."""
-        if self._table is None or column not in self.columns:
+        GUI thread (the window then prepares it in a worker first, see
+        :func:`~kanon_engine.validation.prepare_hierarchy`)."""
+        cache = self._cache
+        if cache is None or column not in self.columns:
             return False
-        if len(self.distinct(column)) <= PREPARE_IN_BACKGROUND:
+        if len(cache.distinct(column)) <= PREPARE_IN_BACKGROUND:
             return False
-        h = self._project.hierarchies.get(column) or self._defaults.get(column)
-        return h is None or (column, id(h)) not in self._hier_issues
+        h = self._project.hierarchies.get(column)
+        if h is None:
+            return not cache.has_default(column) or not cache.is_checked(
+                column, cache.default_hierarchy(column)
+            )
+        return not cache.is_checked(column, h)
 
     def preparation_args(self, column: str) -> tuple:
-        """Arguments of :func:`prepare_hierarchy` for ``column`` (frozen data only, for a worker)."""
+        """Arguments of :func:`~kanon_engine.validation.prepare_hierarchy` for ``column`` (frozen data
+        only, for a worker)."""
         assert self._table is not None
         return (
             column,
@@ -318,102 +254,43 @@ class AppState(QObject):
         )
 
     def adopt(self, prepared: PreparedHierarchy) -> None:
-        """Keep what a worker prepared (default hierarchy and its issues) in the caches."""
-        if self._table is None or prepared.column not in self.columns:
+        """Keep what a worker prepared (default hierarchy and its issues) in the caches, unless the
+        project moved on meanwhile (another hierarchy was chosen)."""
+        if self._cache is None or prepared.column not in self.columns:
             return
-        if prepared.default:
-            if prepared.column in self._project.hierarchies:
-                return
-            self._defaults[prepared.column] = prepared.hierarchy
-        elif self._project.hierarchies.get(prepared.column) is not prepared.hierarchy:
+        explicit = self._project.hierarchies.get(prepared.column)
+        if (prepared.default and explicit is not None) or (
+            not prepared.default and explicit is not prepared.hierarchy
+        ):
             return
-        key = (prepared.column, id(prepared.hierarchy))
-        self._hier_issues[key] = [Issue(i.severity, i.message, prepared.column) for i in prepared.issues]
-
-    def _hierarchy_issues(self, column: str, h: Hierarchy) -> list[Issue]:
-        key = (column, id(h))
-        if key not in self._hier_issues:
-            found = validate_hierarchy(h, self.distinct_values(column))
-            self._hier_issues[key] = [Issue(i.severity, i.message, column) for i in found]
-        return self._hier_issues[key]
-
-    def _compute_issues(self) -> list[Issue]:
-        if self._table is None:
-            return [Issue("error", "Open a data file (File > Open) to begin.", "data")]
-        out: list[Issue] = []
-        qi = self.columns_with(Role.QUASI_IDENTIFIER)
-        if not qi:
-            out.append(
-                Issue(
-                    "error",
-                    "No quasi-identifier is chosen: mark the columns an outsider could "
-                    "know (age, sex, postcode, dates) as quasi-identifiers.",
-                    "roles",
-                )
-            )
-        for col in qi + self.columns_with(Role.SENSITIVE):
-            h = self.hierarchy(col)
-            if h is None:
-                continue
-            if col in qi or self.has_explicit_hierarchy(col):
-                found = self._hierarchy_issues(col, h)
-                out.extend(found if col in qi else [replace(i, severity="warning") for i in found])
-        for col in self.columns:
-            s = self._suggestions.get(col)
-            if s is not None and s.flagged and self.role(col) != Role.IDENTIFIER:
-                out.append(Issue("warning", s.reason, col))
-        if self._model_error:
-            out.append(Issue("error", self._model_error, "models"))
-        else:
-            k = max((getattr(m, "k", 0) for m in self._project.models), default=0)
-            if k > self._table.n_rows:
-                out.append(
-                    Issue(
-                        "error",
-                        f"k = {k} is larger than the table, which has "
-                        f"{self._table.n_rows:,} records: choose k of at most {self._table.n_rows:,}.",
-                        "models",
-                    )
-                )
-        if self._algo_error:
-            out.append(Issue("error", self._algo_error, "algorithm"))
-        if qi and not self._model_error:
-            try:
-                self.config()
-            except KanonError as exc:
-                out.append(Issue("error", str(exc), exc.where if exc.where in self.columns else "models"))
-        cls = algorithms().get(self._project.algorithm)
-        if cls is None:
-            out.append(
-                Issue(
-                    "error",
-                    f"The algorithm '{self._project.algorithm}' is not available; choose another one.",
-                    "algorithm",
-                )
-            )
-        elif qi and getattr(cls, "full_domain", True):
-            limit = getattr(cls, "max_nodes", None)
-            size = self.lattice_size()
-            if limit is not None and size > limit:
-                out.append(
-                    Issue(
-                        "error",
-                        f"The generalization lattice has {size:,} transformations, too "
-                        f"many for {cls.name} (at most {limit:,}): choose Datafly or Mondrian, "
-                        "fewer quasi-identifiers or shallower hierarchies.",
-                        "algorithm",
-                    )
-                )
-        return out
+        self._cache.adopt(prepared)
 
     def _invalidate(self) -> None:
         self._issues = None
         self.issues_changed.emit()
 
     # --- changing the project ----------------------------------------------------------------------------
+    def input_files(self) -> list[tuple[Path, str]]:
+        """The files this project reads (data, hierarchy files, imported hierarchies, the project
+        file itself), each with what it is; no writer may replace them (saving may replace the
+        project file)."""
+        project = self._project
+        if self._table is not None:
+            project = project.with_changes(data_path=self._table.source)
+        files = project.input_files() + list(self._imported)
+        if self._path is not None:
+            files.append((self._path, PROJECT_FILE))
+        return files
+
+    def note_input(self, path: str | Path, what: str) -> None:
+        """Protect a file read into the project (an imported hierarchy) until another table is loaded."""
+        self._imported.append((Path(path), what))
+        self.input_guard.set(self.input_files())
+
     def _apply(self, fields: dict[str, Any]) -> None:
         """Replace the project with these field values (used by undo commands and plain setters)."""
         self._project = self._project.with_changes(**fields)
+        self.input_guard.set(self.input_files())
         if "roles" in fields:
             self._rebuild_models()
         self._invalidate()
@@ -499,16 +376,7 @@ class AppState(QObject):
             self._project = self._project.with_changes(models=models)
 
     def _build_models(self, v: dict[str, Any]) -> tuple[PrivacyModel, ...]:
-        specs = {p.name: p for p in MODEL_PARAMS}
-        c = {name: specs[name].coerce(_blank_to_none(v.get(name))) for name in specs}
-        sensitive = v.get("sensitive") or None
-        if sensitive is None and (c["l"] is not None or c["t"] is not None):
-            candidates = self.columns_with(Role.SENSITIVE)
-            if len(candidates) == 1:
-                sensitive = candidates[0]
-        return build_models(
-            c["k"], sensitive, _int_if_whole(c["l"]), c["l_variant"], c["c"], c["t"], c["t_distance"]
-        )
+        return models_from_values(v, self.columns_with(Role.SENSITIVE))
 
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose the algorithm and its parameter values (raw form values are checked by its specs)."""
@@ -519,7 +387,7 @@ class AppState(QObject):
         self._algo_error = None
         if cls is not None:
             known = {p.name for p in cls.params}
-            raw = {k: _blank_to_none(v) for k, v in values.items() if k in known}
+            raw = {k: blank_to_none(v) for k, v in values.items() if k in known}
             try:
                 params = dict(get_algorithm(name, **raw).parameters)
             except KanonError as exc:
@@ -544,18 +412,6 @@ class AppState(QObject):
             self._apply(changes)
 
     # --- data and projects -------------------------------------------------------------------------------
-    def _reset_caches(self) -> None:
-        self._distinct.clear()
-        self._defaults.clear()
-        self._hier_issues.clear()
-        self._issues = None
-
-    def _take_facts(self, table: Table, facts: TableFacts | None) -> None:
-        facts = facts if facts is not None else analyze_table(table)
-        self._suggestions = {s.column: s for s in facts.suggestions}
-        self._distinct.update(facts.counts)
-        self._defaults.update(facts.defaults)
-
     def set_table(
         self,
         table: Table,
@@ -569,10 +425,11 @@ class AppState(QObject):
         in the import dialog (``type_overrides``) are kept in the project.
         """
         self._table = table
-        self._reset_caches()
-        self._take_facts(table, facts)
+        self._cache = ColumnCache(table, facts)
+        self._issues = None
         roles = {
-            c: (s.role if s.role is not None else Role.INSENSITIVE) for c, s in self._suggestions.items()
+            c: (s.role if s.role is not None else Role.INSENSITIVE)
+            for c, s in self._cache.suggestions.items()
         }
         keep = self._project
         project = Project(
@@ -600,8 +457,8 @@ class AppState(QObject):
     ) -> None:
         """An opened project with its table (loaded by a worker, with its ``facts``)."""
         self._table = table
-        self._reset_caches()
-        self._take_facts(table, facts)
+        self._cache = ColumnCache(table, facts)
+        self._issues = None
         roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
         roles.update(project.roles)
         project = project.with_changes(roles=roles, data_sha256=project.data_sha256 or table.sha256)
@@ -614,6 +471,8 @@ class AppState(QObject):
         self._project = project
         self._saved = project
         self._path = Path(path) if path is not None else None
+        self._imported = []
+        self.input_guard.set(self.input_files())
         self._model_values = model_values_of(project.models)
         self._model_error = None
         self._algo_values = dict(project.algorithm_params)
@@ -638,6 +497,7 @@ class AppState(QObject):
         self._project = project
         self._saved = project
         self._path = path
+        self.input_guard.set(self.input_files())
         LOG.info("project saved")
         self.path_changed.emit()
 
@@ -658,8 +518,6 @@ class AppState(QObject):
     # --- runs --------------------------------------------------------------------------------------------
     def run_request(self) -> RunRequest:
         """A frozen snapshot for a worker; raises the first blocking issue as a KanonError."""
-        from kanon_engine.errors import ConfigError
-
         blocker = self.run_blocker()
         if blocker is not None:
             raise ConfigError(blocker)
@@ -697,22 +555,6 @@ class AppState(QObject):
         if index != self._current:
             self._current = index
             self.current_run_changed.emit(index)
-
-
-def _blank_to_none(value: Any) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip() == "":
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def _int_if_whole(value: float | None) -> float | int | None:
-    if value is not None and float(value).is_integer():
-        return int(value)
-    return value
 
 
 def _jsonable(value: Any) -> Any:

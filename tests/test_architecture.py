@@ -5,6 +5,10 @@
    source, wherever it is, including inside functions) and dynamically (import every engine module in a
    fresh interpreter whose import system refuses those packages, which also catches indirect imports).
 2. No product code uses network modules: kanon handles patient data and promises to work offline.
+3. No import cycles among the product's modules, counting imports inside functions too (a cycle hidden
+   behind a function-level import is still a cycle: the two modules cannot be understood, tested or
+   moved apart). A package's ``__init__`` may import its own submodules; a submodule importing its own
+   package's ``__init__`` back is a cycle like any other.
 """
 
 from __future__ import annotations
@@ -200,3 +204,92 @@ def test_product_code_uses_no_network_modules() -> None:
     files = python_files(ENGINE) + (python_files(GUI) if GUI.is_dir() else [])
     found = violations(files, NETWORK_MODULES)
     assert not found, "kanon must work offline; remove these network imports:\n" + "\n".join(found)
+
+
+# ------------------------------------------------------------------------------------- import cycles
+def module_graph(packages: list[Path]) -> dict[str, set[str]]:
+    """``module -> product modules it imports`` for every module of ``packages``, counting every import
+    statement wherever it is (top level, functions, ``TYPE_CHECKING`` blocks). ``from a import b``
+    points at ``a.b`` when that is a module, else at ``a``."""
+    files: dict[str, Path] = {}
+    for package in packages:
+        for path in python_files(package):
+            parts = list(path.relative_to(REPO_ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            files[".".join(parts)] = path
+
+    def resolve(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        targets = {resolve(name) for _, name in imported_modules(path.read_text(encoding="utf-8"), str(path))}
+        graph[module] = {t for t in targets if t is not None and t != module}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def test_cycle_finder_sees_cycles_through_function_level_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from pkg import a\n", encoding="utf-8")
+    (pkg / "a.py").write_text("from pkg.b import f\n", encoding="utf-8")
+    (pkg / "b.py").write_text("def f():\n    from pkg import a\n", encoding="utf-8")
+    (pkg / "c.py").write_text("import pkg.a\n", encoding="utf-8")
+    graph = module_graph([pkg])
+    assert graph["pkg.b"] == {"pkg", "pkg.a"} and graph["pkg.c"] == {"pkg.a"}
+    assert cycles(graph) == [["pkg", "pkg.a", "pkg.b"]]
+
+
+def test_no_import_cycles_in_the_product() -> None:
+    found = cycles(module_graph([ENGINE, GUI]))
+    assert found == [], "import cycles (function-level imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in found
+    )

@@ -1,10 +1,92 @@
-"""Anonymization algorithms, registered by name for the CLI and the GUI's picker.
+"""Anonymization algorithms and their registry (the CLI's ``--algorithm``, the workbench's picker).
 
-Importing this package registers the built-in algorithms: datafly, samarati, incognito and optimal
-(full-domain, :mod:`.full_domain`) and mondrian / mondrian-relaxed (multidimensional, :mod:`.mondrian`).
+One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal` (full
+domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the lattice machinery of
+:mod:`.search`) and :mod:`.mondrian` (multidimensional partitioning, strict and relaxed).
+
+Adding an algorithm
+-------------------
+1. Write ``kanon_engine/algorithms/<name>.py`` with one class (scikit-learn's manners, see
+   :mod:`.base`)::
+
+       class LocalSuppression(Algorithm):
+           \"\"\"What it does and why; cite the paper.\"\"\"
+
+           name = "local-suppression"           # registry key, CLI value, project-file value
+           title = "Local suppression (...)"    # the picker's words
+           description = "..."                  # one paragraph for the picker and `algorithms -v`
+           full_domain = False                  # True: releases one lattice node (has max_nodes)
+           params = (SUPPRESSION_LIMIT, MY_SPEC)  # one ParamSpec per constructor argument, same order
+
+           def __init__(self, *, suppression_limit: float | None = None, my_param: int = 3) -> None:
+               self.suppression_limit = suppression_limit   # store only; run() validates
+               self.my_param = my_param
+
+           def _run(self, table, config, enc, progress, start) -> AnonymizationResult:
+               p = self.parameters          # checked and converted by the specs
+               ...                          # call progress(fraction, message) often (it cancels)
+
+   A full-domain algorithm subclasses :class:`~.full_domain.FullDomainAlgorithm` (suppression limit
+   and metric, ``_result`` builds the release of the chosen node); a lattice search subclasses
+   :class:`~.full_domain.LatticeSearchAlgorithm` and only writes ``_search``.
+2. Add the class to ``BUILT_IN`` below: that one line gives it a CLI flag for each of its ParamSpecs,
+   a parameter form in the workbench, a place in ``python -m kanon_engine algorithms`` and in the
+   contract tests run over every registered algorithm (tests/engine/test_algorithms.py).
+
+Algorithm modules never import this package (it imports them), so the import graph stays acyclic.
 """
 
-from kanon_engine.algorithms import full_domain, mondrian  # noqa: F401  (registration)
-from kanon_engine.algorithms.base import Algorithm, algorithms, get_algorithm, register
+from __future__ import annotations
 
-__all__ = ["Algorithm", "algorithms", "get_algorithm", "register"]
+from typing import Any
+
+from kanon_engine.algorithms.base import Algorithm
+from kanon_engine.algorithms.datafly import Datafly
+from kanon_engine.algorithms.incognito import Incognito
+from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
+from kanon_engine.algorithms.optimal import Optimal
+from kanon_engine.algorithms.samarati import Samarati
+from kanon_engine.errors import ConfigError
+
+#: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
+BUILT_IN: tuple[type[Algorithm], ...] = (Optimal, Samarati, Incognito, Datafly, Mondrian, MondrianRelaxed)
+
+_REGISTRY: dict[str, type[Algorithm]] = {}
+
+
+def register(cls: type[Algorithm]) -> type[Algorithm]:
+    """Make an algorithm known to the CLI and the picker (usable as a class decorator outside this
+    package, e.g. by a plug-in or a test)."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+for _cls in BUILT_IN:
+    register(_cls)
+
+
+def algorithms() -> dict[str, type[Algorithm]]:
+    """Every registered algorithm by name."""
+    return dict(_REGISTRY)
+
+
+def get_algorithm(name: str, **params: Any) -> Algorithm:
+    """The algorithm ``name`` with raw parameter values (form text, CLI strings) checked and converted by
+    its specs: a ConfigError names an unknown algorithm, an unknown parameter or a bad value."""
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        raise ConfigError(
+            f"Unknown algorithm '{name}'; choose one of {', '.join(_REGISTRY)}.", where="algorithm"
+        )
+    known = {p.name for p in cls.params}
+    for key in params:
+        if key not in known:
+            raise ConfigError(
+                f"The algorithm '{name}' has no parameter '{key}'; its parameters are "
+                f"{', '.join(sorted(known))}.",
+                where=key,
+            )
+    return cls(**{p.name: p.coerce(params.get(p.name)) for p in cls.params})
+
+
+__all__ = ["BUILT_IN", "Algorithm", "algorithms", "get_algorithm", "register"]

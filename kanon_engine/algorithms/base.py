@@ -1,8 +1,12 @@
-"""The one shape every algorithm has: parameters in the constructor, data in ``run``.
+"""The one shape every algorithm has: parameters in the constructor, data in ``run`` (scikit-learn's
+manners: Buitinck et al. 2013, "API design for machine learning software").
 
 ``Samarati(suppression_limit=0.02, metric="precision").run(table, config, progress=cb)`` returns a frozen
-:class:`~kanon_engine.result.AnonymizationResult`. The picker, the CLI and one contract test treat every
-registered algorithm alike.
+:class:`~kanon_engine.result.AnonymizationResult`. The constructor names every parameter (so
+``help(Samarati)`` lists them) and only stores them; ``run`` checks them with their
+:class:`~kanon_engine.config.ParamSpec` (a ConfigError that names the parameter and the value) before it
+touches the data. The picker, the CLI and one contract test treat every registered algorithm alike; how
+to add one is in :mod:`kanon_engine.algorithms`.
 """
 
 from __future__ import annotations
@@ -11,17 +15,11 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-import numpy as np
-
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
-from kanon_engine.errors import ConfigError
-from kanon_engine.evaluation import NodeEvaluation, suppression_allowance
-from kanon_engine.lattice import SearchRecord
-from kanon_engine.metrics.loss import METRICS, MetricContext, generalization_intensity, node_metrics
+from kanon_engine.metrics.loss import METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
-from kanon_engine.release import full_domain_release
 from kanon_engine.result import AnonymizationResult
 
 SUPPRESSION_LIMIT = ParamSpec(
@@ -49,41 +47,47 @@ METRIC = ParamSpec(
 
 
 class Algorithm(ABC):
-    """Base class of every anonymization algorithm."""
+    """Base class of every anonymization algorithm.
+
+    A subclass declares ``name`` (the registry key, also the CLI's ``--algorithm`` value), ``title``
+    and ``description`` (the picker's words), ``full_domain`` and ``params``, the
+    :class:`~kanon_engine.config.ParamSpec` of each constructor argument, in signature order and with
+    the same defaults (a contract test checks both). ``__init__`` stores each argument under its own
+    name and does nothing else; ``_run`` does the work on data that ``run`` has checked and encoded.
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
     description: ClassVar[str]
-    #: Full-domain algorithms explore the lattice; the others partition records (Mondrian).
+    #: Full-domain algorithms pick one node of the generalization lattice; the others (Mondrian)
+    #: recode classes of records each in their own way.
     full_domain: ClassVar[bool] = True
-    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC)
+    params: ClassVar[tuple[ParamSpec, ...]] = ()
 
-    def __init__(self, **params: Any) -> None:
-        known = {p.name for p in self.params}
-        for key in params:
-            if key not in known:
-                raise ConfigError(
-                    f"The algorithm '{self.name}' has no parameter '{key}'; its parameters are "
-                    f"{', '.join(sorted(known))}.",
-                    where=key,
-                )
-        self.parameters: dict[str, Any] = {p.name: p.coerce(params.get(p.name)) for p in self.params}
+    def get_params(self) -> dict[str, Any]:
+        """The parameters as given to the constructor (scikit-learn's ``get_params``)."""
+        return {p.name: getattr(self, p.name) for p in self.params}
 
     @property
-    def metric_name(self) -> str:
-        return self.parameters.get("metric", "dm")
+    def parameters(self) -> dict[str, Any]:
+        """The parameters checked and converted by their specs; a ConfigError names a bad one."""
+        return {p.name: p.coerce(getattr(self, p.name)) for p in self.params}
 
-    def suppression_allowance(self, n_rows: int, k: int) -> int:
-        """Records that may be suppressed; no suppression unless a limit is given."""
-        limit = self.parameters.get("suppression_limit")
-        return suppression_allowance(n_rows, 0.0 if limit is None else limit)
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
 
     def run(
         self, table: Table, config: AnonymizationConfig, progress: ProgressCallback = no_progress
     ) -> AnonymizationResult:
-        """Anonymize ``table``; the input table is never modified."""
+        """Anonymize ``table``; the input table is never modified.
+
+        The parameters, the columns and k against the table size are checked first, so a bad value
+        fails at once with a message naming it, never halfway through a search.
+        """
         start = time.perf_counter()
-        config.check_columns(table)
+        self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
+        config.check_table(table)
         progress(0.0, "encoding the quasi-identifiers")
         enc = encode_table(
             table,
@@ -102,59 +106,6 @@ class Algorithm(ABC):
         enc: EncodedTable,
         progress: ProgressCallback,
         start: float,
-    ) -> AnonymizationResult: ...
-
-    def _finish(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        ev: NodeEvaluation,
-        ctx: MetricContext,
-        start: float,
-        checks: int,
-        record: SearchRecord | None,
-        notes: tuple[str, ...] = (),
     ) -> AnonymizationResult:
-        """Build the release of the chosen full-domain node and everything reported about it."""
-        release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
-        metrics = node_metrics(ev, ctx)
-        for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
-            metrics[f"intensity:{q}"] = float(value)
-        return AnonymizationResult(
-            algorithm=self.name,
-            parameters=dict(self.parameters),
-            config=config,
-            release=release,
-            row_class=row_class,
-            class_sizes=sizes,
-            metrics=metrics,
-            runtime_seconds=time.perf_counter() - start,
-            transformation=dict(zip(enc.qi, (int(x) for x in ev.levels))),
-            nodes_checked=checks,
-            lattice=record,
-            notes=notes,
-        )
-
-
-_REGISTRY: dict[str, type[Algorithm]] = {}
-
-
-def register(cls: type[Algorithm]) -> type[Algorithm]:
-    """Class decorator: make an algorithm known to the CLI and the GUI's picker."""
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def algorithms() -> dict[str, type[Algorithm]]:
-    """Every registered algorithm by name (importing the package registers the built-in ones)."""
-    import kanon_engine.algorithms  # noqa: F401  (registers)
-
-    return dict(_REGISTRY)
-
-
-def get_algorithm(name: str, **params: Any) -> Algorithm:
-    known = algorithms()
-    if name not in known:
-        raise ConfigError(f"Unknown algorithm '{name}'; choose one of {', '.join(known)}.", where="algorithm")
-    return known[name](**params)
+        """The algorithm proper, on the encoded quasi-identifiers; ``start`` is ``run``'s start time
+        (for :attr:`AnonymizationResult.runtime_seconds`)."""

@@ -63,11 +63,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kanon_engine.algorithms.base import METRIC, Algorithm, register
+from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.errors import ConfigError, InfeasibleError
+from kanon_engine.errors import InfeasibleError
 from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
@@ -604,6 +604,10 @@ class _Mondrian(Algorithm):
     params = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
+    def __init__(self, *, metric: str = "dm", summary: str = "range") -> None:
+        self.metric = metric
+        self.summary = summary
+
     def _run(
         self,
         table: Table,
@@ -613,13 +617,6 @@ class _Mondrian(Algorithm):
         start: float,
     ) -> AnonymizationResult:
         n = enc.n_rows
-        k = config.k
-        if k > n:
-            raise ConfigError(
-                f"k = {k} is larger than the table, which has {n} records.",
-                hint=f"Choose k of at most {n}.",
-                where="k",
-            )
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
@@ -699,6 +696,7 @@ class _Mondrian(Algorithm):
             sizes=parts.sizes[order],
             numeric=tuple(ax.numeric for ax in axes),
             labels=list(zip(*(lab[order] for lab in labels))),
+            classes=part_class[order],
         )
         notes = []
         if n_classes < len(parts.sizes):
@@ -723,7 +721,6 @@ class _Mondrian(Algorithm):
         )
 
 
-@register
 class Mondrian(_Mondrian):
     """Strict Mondrian (LeFevre et al. 2006): median cuts, non-overlapping regions."""
 
@@ -740,7 +737,6 @@ class Mondrian(_Mondrian):
     strict = True
 
 
-@register
 class MondrianRelaxed(_Mondrian):
     """Relaxed Mondrian (LeFevre et al. 2006): records at the median are split evenly between sides."""
 

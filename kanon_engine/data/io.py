@@ -36,6 +36,7 @@ from kanon_engine.data.sniff import (
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.data.types import detect_types
 from kanon_engine.errors import DataError
+from kanon_engine.fileio import reading
 
 _XLSX_MAGIC = b"PK\x03\x04"
 _XLS_MAGIC = b"\xd0\xcf\x11\xe0"
@@ -43,42 +44,28 @@ _PARQUET_MAGIC = b"PAR1"
 
 
 # --------------------------------------------------------------------------------------------- public API
-def read_table(
-    path: str | Path,
-    *,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    quotechar: str | None = None,
-    header: bool = True,
-    sheet: str | int | None = None,
-) -> Table:
+def read_table(path: str | Path, options: ReadOptions | None = None) -> Table:
     """Load a CSV/TSV, ``.xlsx`` or Parquet file as a :class:`Table` of original strings.
 
     The format is recognised from the file's first bytes (zip = xlsx, ``PAR1`` = Parquet, else text).
-    For text, ``delimiter``, ``encoding`` and ``quotechar`` are detected when None; the values used are in
+    ``options`` says how to read it (a project's saved :class:`ReadOptions`, the import dialog's, the
+    CLI's ``--delimiter``); every field left None is detected, and the values used are in
     ``Table.options``. ``sheet`` (xlsx only) is a sheet name or a 0-based index; default the first sheet.
 
     Column names: a blank name becomes ``column_<position>`` (1-based); two columns with the same name are
     refused with a DataError, since the release must name each column unambiguously.
     """
+    o = options or ReadOptions()
     path = Path(path)
     data = _read_bytes(path)
     sha = hashlib.sha256(data).hexdigest()
     kind = _format_of(path, data)
     if kind == "xlsx":
-        frame, opts = _read_xlsx(data, path.name, sheet=sheet, header=header)
+        frame, opts = _read_xlsx(data, path.name, sheet=o.sheet, header=o.header)
     elif kind == "parquet":
         frame, opts = _read_parquet(data, path.name), ReadOptions(header=True)
     else:
-        frame, opts = _read_delimited(
-            data,
-            path.name,
-            delimiter=delimiter,
-            encoding=encoding,
-            quotechar=quotechar,
-            header=header,
-            complete=True,
-        )
+        frame, opts = _read_delimited(data, path.name, o, complete=True)
     return Table(frame, source=path, sha256=sha, options=opts, column_types=detect_types(frame))
 
 
@@ -99,16 +86,7 @@ def preview_table(path: str | Path, options: ReadOptions | None = None, n_rows: 
         else:
             frame, used = _read_parquet(data, path.name, max_rows=n_rows), ReadOptions(header=True)
     else:
-        frame, used = _read_delimited(
-            head,
-            path.name,
-            delimiter=opts.delimiter,
-            encoding=opts.encoding,
-            quotechar=opts.quotechar if options else None,
-            header=opts.header,
-            complete=complete,
-            max_rows=n_rows,
-        )
+        frame, used = _read_delimited(head, path.name, opts, complete=complete, max_rows=n_rows)
     frame = frame.iloc[:n_rows].reset_index(drop=True)
     return Table(frame, source=path, sha256=None, options=used, column_types=detect_types(frame))
 
@@ -134,52 +112,23 @@ def list_sheets(path: str | Path) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- file access
 def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(
-            f"{path.name} was not found in {path.absolute().parent}.",
-            hint="Check the file name and folder.",
-            where=str(path),
-        ) from None
-    except IsADirectoryError:
-        raise DataError(
-            f"{path} is a folder, not a file.", hint="Choose a data file.", where=str(path)
-        ) from None
-    except OSError as err:
-        raise DataError(
-            f"{path.name} cannot be read: {err.strerror or err}.",
-            hint="Check that you may read the file.",
-            where=str(path),
-        ) from None
+    with reading(path) as fh:
+        return fh.read()
 
 
 def _read_head(path: Path, n_lines: int) -> tuple[bytes, bool]:
     """The start of a file holding at least ``n_lines`` newlines (or the whole file); True if complete."""
-    try:
-        with path.open("rb") as fh:
-            buf = bytearray()
-            size = SAMPLE_BYTES
-            while True:
-                chunk = fh.read(size)
-                if not chunk:
-                    return bytes(buf), True
-                buf += chunk
-                if buf.count(b"\n") > n_lines or len(buf) > (64 << 20):
-                    return bytes(buf), False
-                size *= 2
-    except FileNotFoundError:
-        raise DataError(
-            f"{path.name} was not found in {path.absolute().parent}.",
-            hint="Check the file name and folder.",
-            where=str(path),
-        ) from None
-    except OSError as err:
-        raise DataError(
-            f"{path.name} cannot be read: {err.strerror or err}.",
-            hint="Check that you may read the file.",
-            where=str(path),
-        ) from None
+    with reading(path) as fh:
+        buf = bytearray()
+        size = SAMPLE_BYTES
+        while True:
+            chunk = fh.read(size)
+            if not chunk:
+                return bytes(buf), True
+            buf += chunk
+            if buf.count(b"\n") > n_lines or len(buf) > (64 << 20):
+                return bytes(buf), False
+            size *= 2
 
 
 def _format_of(path: Path, data: bytes) -> str:
@@ -301,16 +250,9 @@ def _sample(utf8: bytes, complete: bool) -> str:
 
 
 def _read_delimited(
-    data: bytes,
-    name: str,
-    *,
-    delimiter: str | None,
-    encoding: str | None,
-    quotechar: str | None,
-    header: bool,
-    complete: bool,
-    max_rows: int | None = None,
+    data: bytes, name: str, options: ReadOptions, *, complete: bool, max_rows: int | None = None
 ) -> tuple[pd.DataFrame, ReadOptions]:
+    encoding, header = options.encoding, options.header
     enc = normalize_encoding(encoding, name) if encoding else detect_encoding(data, partial=not complete)
     utf8 = _to_utf8(data, enc, name, complete, validated=encoding is None and complete)
     if not complete:  # a preview parses whole lines only
@@ -318,7 +260,7 @@ def _read_delimited(
     if _is_blank(utf8):
         raise _empty_error(name)
     sample = _sample(utf8, complete)
-    d, q = sniff_text(sample, delimiter=delimiter, quotechar=quotechar)
+    d, q = sniff_text(sample, delimiter=options.delimiter, quotechar=options.quotechar)
     opts = ReadOptions(delimiter=d, encoding=enc, quotechar=q, header=header)
 
     first, after_header = _header_record(sample, d, q)

@@ -7,46 +7,26 @@ column the release does not touch is exported byte-for-byte as it came in. Missi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.types import ColumnKind, ColumnType, detect_types
 from kanon_engine.errors import DataError
-
-
-class ColumnKind(StrEnum):
-    """What a column's values look like (import wizard's type detection)."""
-
-    INTEGER = "integer"
-    DECIMAL = "decimal"
-    DATE = "date"
-    CATEGORICAL = "categorical"
-
-
-@dataclass(frozen=True)
-class ColumnType:
-    """Detected type of one column: its kind, the share of non-missing values that fit it, the
-    date format (strftime style) when it is a date, and how many distinct and missing values it has."""
-
-    kind: ColumnKind
-    share: float = 1.0
-    date_format: str | None = None
-    distinct: int = 0
-    missing: int = 0
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How a file was read (kept in the project file so it reads the same way next time)."""
+    """How to read a file, and how it was read (kept in the project file so it reads the same way next
+    time). A field left None is detected when reading; the table's own options hold what was used."""
 
     delimiter: str | None = None
     encoding: str | None = None
-    quotechar: str = '"'
+    quotechar: str | None = None
     header: bool = True
-    sheet: str | None = None
+    sheet: str | int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,8 +78,6 @@ class Table:
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: Path | None = None, **kw) -> Table:
         """Wrap a DataFrame (converted to strings, missing kept missing), detecting column types."""
-        from kanon_engine.data.types import detect_types  # local: types imports table
-
         text = frame.copy()
         for c in text.columns:
             col = text[c]
@@ -110,3 +88,27 @@ class Table:
         text.columns = [str(c) for c in text.columns]
         types = kw.pop("column_types", None) or detect_types(text)
         return cls(text, source=source, column_types=types, **kw)
+
+
+def apply_type_overrides(table: Table, overrides: dict[str, tuple[ColumnKind | str, str | None]]) -> Table:
+    """The table with the user's type choices (kind, date format) replacing the detected ones.
+
+    The import dialog and the project file both use this, so a project reopens with the types the user
+    chose, not the ones detection would guess again.
+    """
+    if not overrides:
+        return table
+    types = dict(table.column_types)
+    for col, (kind, fmt) in overrides.items():
+        kind = ColumnKind(kind)
+        old = types.get(col)
+        if old is None or old.kind != kind or (kind == ColumnKind.DATE and fmt and old.date_format != fmt):
+            share = old.share if old is not None and old.kind == kind else 1.0
+            types[col] = ColumnType(
+                kind,
+                share,
+                fmt if kind == ColumnKind.DATE else None,
+                old.distinct if old else 0,
+                old.missing if old else 0,
+            )
+    return replace(table, column_types=types)

@@ -23,12 +23,33 @@ Rules:
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
-from kanon_engine.data.table import ColumnKind, ColumnType, Table
+
+class ColumnKind(StrEnum):
+    """What a column's values look like (import wizard's type detection)."""
+
+    INTEGER = "integer"
+    DECIMAL = "decimal"
+    DATE = "date"
+    CATEGORICAL = "categorical"
+
+
+@dataclass(frozen=True)
+class ColumnType:
+    """Detected type of one column: its kind, the share of non-missing values that fit it, the
+    date format (strftime style) when it is a date, and how many distinct and missing values it has."""
+
+    kind: ColumnKind
+    share: float = 1.0
+    date_format: str | None = None
+    distinct: int = 0
+    missing: int = 0
+
 
 NUMERIC_SHARE = 0.95
 DATE_SHARE = 0.95
@@ -140,27 +161,3 @@ def _integer_date(uniq: pd.Series, counts: np.ndarray, name: str) -> tuple[str, 
         if found and found[1] >= DATE_SHARE:
             return found
     return None
-
-
-def apply_type_overrides(table: Table, overrides: dict[str, tuple[ColumnKind | str, str | None]]) -> Table:
-    """The table with the user's type choices (kind, date format) replacing the detected ones.
-
-    The import dialog and the project file both use this, so a project reopens with the types the user
-    chose, not the ones detection would guess again.
-    """
-    if not overrides:
-        return table
-    types = dict(table.column_types)
-    for col, (kind, fmt) in overrides.items():
-        kind = ColumnKind(kind)
-        old = types.get(col)
-        if old is None or old.kind != kind or (kind == ColumnKind.DATE and fmt and old.date_format != fmt):
-            share = old.share if old is not None and old.kind == kind else 1.0
-            types[col] = ColumnType(
-                kind,
-                share,
-                fmt if kind == ColumnKind.DATE else None,
-                old.distinct if old else 0,
-                old.missing if old else 0,
-            )
-    return replace(table, column_types=types)

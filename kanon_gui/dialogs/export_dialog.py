@@ -40,8 +40,10 @@ from kanon_engine.export import (
     export_hierarchies,
     export_release,
     export_value_mapping,
+    hierarchy_targets,
     read_key_file,
 )
+from kanon_engine.outputs import Output, check_outputs
 from kanon_engine.report import write_reports
 from kanon_gui.errors import error_text, is_expected
 
@@ -67,9 +69,26 @@ class ExportPlan:
     project_path: Path | None = None
     inputs: tuple[Path, ...] = field(default=())
 
+    def outputs(self, result: Any) -> list[Output]:
+        """Every file the plan writes, for :func:`kanon_engine.outputs.check_outputs`."""
+        kind = "release" if self.options.fmt is None else f"{self.options.fmt} release"  # named apart
+        out = [Output(self.release_path, kind, "the release file")]
+        if self.value_mapping_path is not None:
+            out.append(Output(self.value_mapping_path, "value mapping", "the value mapping"))
+        if self.hierarchies_folder is not None:
+            targets = hierarchy_targets(result.config, self.hierarchies_folder, self.hierarchy_prefix)
+            out.extend(Output(t, "hierarchy", f"the hierarchy file of '{q}'") for q, t in targets.items())
+        if self.report_html is not None:
+            out.append(Output(self.report_html, "HTML report", "the HTML report"))
+        if self.report_pdf is not None:
+            out.append(Output(self.report_pdf, "PDF report", "the PDF report"))
+        return out
+
 
 def perform_export(table: Table, project: Any | None, result: Any, plan: ExportPlan) -> dict[str, Any]:
-    """Write every file of ``plan`` (release first; the report cites the release's SHA-256)."""
+    """Write every file of ``plan`` (release first; the report cites the release's SHA-256), after
+    checking all of them (distinct, writable, none an input) so a bad one never leaves half an export."""
+    check_outputs(plan.outputs(result), [table.source, plan.project_path, *plan.inputs])
     summary = export_release(table, result, plan.release_path, plan.options, project_path=plan.project_path)
     written = [summary.path]
     if plan.value_mapping_path is not None:

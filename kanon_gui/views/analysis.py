@@ -1,61 +1,97 @@
 """The analysis panel the main window embeds: lattice, 2D partitions, charts and run comparison as tabs.
 
-The window hands it the run history and the input table (``set_runs``), says which run is current
-(``set_current``) and listens to three signals: ``rows_selected`` / ``class_selected`` (a box clicked in
-the partition view: select those rows in the grid and that class in the class table) and
-``apply_node_requested`` (a lattice node clicked: apply that transformation in a worker, add the run,
-and hand the result back through ``show_node_result`` or ``set_runs`` + ``set_current``).
+The view contract: every analysis view is a QWidget with ``show_run(run)`` (a
+:class:`~kanon_gui.state.Run` of the history, None for nothing). The window calls
+:meth:`AnalysisPanel.show_run` with the current run; the panel passes it on. Adding a view: write its
+module (a widget with ``show_run``) and add one line to :data:`VIEWS`.
 
-Views are rebuilt lazily: only the visible tab is redrawn when the current run changes, the others when
-they are shown (or when ``views()`` is asked for, e.g. for screenshots), so switching runs stays quick.
+The panel listens to its views' signals and passes three on to the window: ``rows_selected`` /
+``class_selected`` (a box clicked in the partition view: select those rows in the grid and that class
+in the class table) and ``apply_node_requested`` (a lattice node clicked: apply that transformation in a
+worker and add it as a run, which then comes back through ``show_run``).
+
+Views are redrawn lazily: only the visible tab is redrawn when the run changes, the others when they are
+shown (or when ``views()`` is asked for, e.g. for screenshots), so switching runs stays quick.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, cast
+
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from kanon_engine.data.table import Table
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import ChartsView
 from kanon_gui.views.compare_view import CompareView
 from kanon_gui.views.lattice_view import LatticeView
 from kanon_gui.views.partition_view import PartitionView
 
 
+class RunView(Protocol):
+    """What every analysis view implements (besides being a QWidget)."""
+
+    def show_run(self, run: Run | None) -> None:
+        """Show ``run`` (a finished run of the history: its label, result and input table); None
+        clears the view."""
+
+
+@dataclass(frozen=True)
+class ViewEntry:
+    """One analysis tab: its key (for screenshots and ``show_view``), title, tooltip and how to build
+    the view (from the app state, which a view may read but never changes)."""
+
+    key: str
+    title: str
+    tip: str
+    make: Callable[[AppState | None], QWidget]
+
+
+#: The analysis views, in tab order. Each builds a widget with ``show_run(run)``.
+VIEWS: tuple[ViewEntry, ...] = (
+    ViewEntry(
+        "lattice",
+        "Lattice",
+        "Every full-domain generalization the search considered, coloured by what it learned.",
+        lambda state: LatticeView(),
+    ),
+    ViewEntry(
+        "partitions",
+        "Partitions (2D)",
+        "The records and their equivalence classes on two quasi-identifiers.",
+        lambda state: PartitionView(),
+    ),
+    ViewEntry(
+        "charts",
+        "Charts",
+        "Class sizes, information loss per attribute, distributions before and after.",
+        lambda state: ChartsView(),
+    ),
+    ViewEntry("compare", "Compare runs", "All runs in a table, and any two side by side.", CompareView),
+)
+
+
 class AnalysisPanel(QWidget):
-    """Tabs: Lattice, Partitions (2D), Charts, Compare runs."""
+    """Tabs of the :data:`VIEWS`, shown one run at a time."""
 
     rows_selected = Signal(object)  # np.ndarray of input row indices
     class_selected = Signal(int)
     apply_node_requested = Signal(object)  # tuple of levels, one per quasi-identifier
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("analysis_panel")
-        self.runs: list[tuple[str, AnonymizationResult]] = []
-        self.table: Table | None = None
-        self.current = -1
-        self.lattice_view = LatticeView()
-        self.partition_view = PartitionView()
-        self.charts_view = ChartsView()
-        self.compare_view = CompareView()
+        self.run: Run | None = None
         self.tabs = QTabWidget()
-        self._views: list[tuple[str, str, QWidget]] = [
-            ("lattice", "Lattice", self.lattice_view),
-            ("partitions", "Partitions (2D)", self.partition_view),
-            ("charts", "Charts", self.charts_view),
-            ("compare", "Compare runs", self.compare_view),
-        ]
-        tips = {
-            "lattice": "Every full-domain generalization the search considered, coloured by what it learned.",
-            "partitions": "The records and their equivalence classes on two quasi-identifiers.",
-            "charts": "Class sizes, information loss per attribute, distributions before and after.",
-            "compare": "All runs in a table, and any two side by side.",
-        }
-        for key, title, widget in self._views:
-            i = self.tabs.addTab(widget, title)
-            self.tabs.setTabToolTip(i, tips[key])
+        self._views: dict[str, QWidget] = {}
+        for entry in VIEWS:
+            view = entry.make(state)
+            self._views[entry.key] = view
+            i = self.tabs.addTab(view, entry.title)
+            self.tabs.setTabToolTip(i, entry.tip)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -65,49 +101,43 @@ class AnalysisPanel(QWidget):
         self.partition_view.rows_selected.connect(self.rows_selected)
         self.lattice_view.node_clicked.connect(self.apply_node_requested)
 
+    # --- the views the window talks to through this panel --------------------------------------------
+    @property
+    def lattice_view(self) -> LatticeView:
+        return cast(LatticeView, self._views["lattice"])
+
+    @property
+    def partition_view(self) -> PartitionView:
+        return cast(PartitionView, self._views["partitions"])
+
+    @property
+    def charts_view(self) -> ChartsView:
+        return cast(ChartsView, self._views["charts"])
+
+    @property
+    def compare_view(self) -> CompareView:
+        return cast(CompareView, self._views["compare"])
+
     # --- contract with the window --------------------------------------------------------------------
-    def set_runs(self, runs: list[tuple[str, AnonymizationResult]], table: Table | None) -> None:
-        """The run history (name, result) and the input table the runs were computed from.
-
-        The current run stays the same run when it is still in the list, else becomes the last one.
-        """
-        previous = self.runs[self.current][1] if 0 <= self.current < len(self.runs) else None
-        self.runs = list(runs)
-        keep = next((i for i, (_, r) in enumerate(self.runs) if r is previous), None)
-        self.compare_view.set_runs(self.runs, keep)
-        if keep is not None and self.table is table:  # same run on screen: nothing to redraw
-            self.current = keep
-            return
-        self.table = table
-        self.current = -1
-        self.set_current(keep if keep is not None else len(self.runs) - 1)
-
-    def set_current(self, index: int) -> None:
-        """Show run ``index`` of the history in the lattice, partition and chart views."""
-        index = int(index) if 0 <= int(index) < len(self.runs) else -1
-        if index == self.current and index >= 0:
-            return
-        self.current = index
-        self._stale |= {"lattice", "partitions", "charts"}
-        if index >= 0 and len(self.runs) > 1:
-            other = index - 1 if index > 0 else 1
-            self.compare_view.set_pair(other, index)
+    def show_run(self, run: Run | None) -> None:
+        """Show ``run`` in every view (the visible one now, the others when they are shown). The same
+        run again only refreshes the comparison (the history around it may have grown)."""
+        self._stale |= {"compare"} if run is self.run and run is not None else set(self._views)
+        self.run = run
         self._refresh_visible()
 
     def current_result(self) -> AnonymizationResult | None:
-        return self.runs[self.current][1] if 0 <= self.current < len(self.runs) else None
+        return self.run.result if self.run is not None else None
 
     def views(self) -> list[tuple[str, QWidget]]:
         """(name, widget) of every view, each up to date (the window saves screenshots of them)."""
-        for key, _, _ in self._views:
+        for key in self._views:
             self._refresh(key)
-        return [(key, widget) for key, _, widget in self._views]
+        return list(self._views.items())
 
     def show_view(self, name: str) -> None:
         """Bring a view to the front by name (lattice, partitions, charts, compare)."""
-        for i, (key, _, _) in enumerate(self._views):
-            if key == name:
-                self.tabs.setCurrentIndex(i)
+        self.tabs.setCurrentWidget(self._views[name])
 
     @Slot(int)
     def select_class(self, class_id: int) -> None:
@@ -121,20 +151,12 @@ class AnalysisPanel(QWidget):
 
     # --- lazy refresh --------------------------------------------------------------------------------
     def _refresh_visible(self, *_: object) -> None:
-        i = self.tabs.currentIndex()
-        if 0 <= i < len(self._views):
-            self._refresh(self._views[i][0])
+        widget = self.tabs.currentWidget()
+        key = next((k for k, v in self._views.items() if v is widget), None)
+        if key is not None:
+            self._refresh(key)
 
     def _refresh(self, key: str) -> None:
-        if key not in self._stale:
-            return
-        self._stale.discard(key)
-        result = self.current_result()
-        if key == "lattice":
-            self.lattice_view.set_result(result)
-        elif key == "partitions":
-            self.partition_view.set_result(result, self.table)
-        elif key == "charts":
-            self.charts_view.set_result(result, self.table)
-        elif key == "compare":
-            pass  # kept current by set_runs / set_current
+        if key in self._stale:
+            self._stale.discard(key)
+            cast(RunView, self._views[key]).show_run(self.run)

@@ -26,9 +26,10 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.roles import Role
+from kanon_engine.validation import PreparedHierarchy, prepare_hierarchy
 from kanon_gui.glossary import ROLE_COLORS, ROLE_LABELS, role_tooltip, term
 from kanon_gui.resources import icon
-from kanon_gui.state import AppState, PreparedHierarchy, prepare_hierarchy
+from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.hierarchy_actions import HierarchyActions
 
@@ -237,9 +238,6 @@ class AttributesPanel(QWidget):
     def select_column(self, column: str) -> None:
         if column in self.state.columns:
             self.table.selectRow(self.state.columns.index(column))
-
-    def current_column(self) -> str:
-        return self._current
 
     def _selection_changed(self) -> None:
         rows = {i.row() for i in self.table.selectedIndexes()}

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
 
 BAR_COLOR = "#4575b4"
@@ -390,6 +391,10 @@ class ChartsView(QWidget):
             ("information_loss", self.loss_plot),
             (f"distribution_{col}", self.dist_widget),
         ]
+
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the charts of ``run``."""
+        self.set_result(*((run.result, run.table) if run is not None else (None, None)))
 
     def set_result(self, result: AnonymizationResult | None, table: Table | None) -> None:
         """Draw the charts of ``result`` (``table`` is the original input, for before/after)."""

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
 
 Index = QModelIndex | QPersistentModelIndex
@@ -155,9 +156,10 @@ _LOWER_BETTER = {
 class CompareView(QWidget):
     """Sortable run history on top; two chosen runs side by side below."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("compare_view")
+        self.state = state  # read only: the run history
         self.runs: list[tuple[str, AnonymizationResult]] = []
         self.model = RunsModel(self)
         self.proxy = QSortFilterProxyModel(self)
@@ -218,6 +220,13 @@ class CompareView(QWidget):
         col.addWidget(split)
 
     # --- data --------------------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the whole history from the app state,
+        the pair being ``run`` and the run before it."""
+        runs = self.state.runs if self.state is not None else ([run] if run is not None else [])
+        current = next((i for i, r in enumerate(runs) if r is run), None)
+        self.set_runs([(r.label, r.result) for r in runs], current)
+
     def set_runs(self, runs: list[tuple[str, AnonymizationResult]], current: int | None = None) -> None:
         """Show the run history; the pair defaults to the current run and the one before it."""
         self.runs = list(runs)

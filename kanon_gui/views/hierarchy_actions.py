@@ -44,6 +44,7 @@ class HierarchyActions(QObject):
             log_error(exc, "import hierarchy")
             self.message.emit(error_text(exc), "error")
             return False
+        self.state.note_input(path, f"the hierarchy file imported for '{column}'")
         self.state.set_hierarchy(column, h, f"Import the hierarchy of '{column}' from {Path(path).name}")
         issues = [i for i in self.state.issues_for(column) if i.is_error]
         if issues:
@@ -80,6 +81,7 @@ class HierarchyActions(QObject):
         for col, path in found.items():
             try:
                 loaded[col] = read_arx_csv(path, col)
+                self.state.note_input(path, f"the hierarchy file imported for '{col}'")
             except KanonError as exc:
                 log_error(exc, "load hierarchy folder")
                 failed.append(error_text(exc))

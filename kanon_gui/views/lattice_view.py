@@ -14,7 +14,6 @@ frontier (the minimal satisfying nodes and the optimum) is drawn, and the view s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 
 import numpy as np
@@ -38,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
 from kanon_engine.lattice import (
+    DEFAULT_NODE_CAP,
     FAILS,
     INFERRED_FAILS,
     INFERRED_SATISFIES,
@@ -45,15 +45,16 @@ from kanon_engine.lattice import (
     PRUNED,
     SATISFIES,
     STATUS_NAMES,
+    LatticeLayout,
     SearchRecord,
+    build_layout,
+    levels_of,
+    strides_of,
 )
 from kanon_engine.metrics.loss import METRICS
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis
-
-#: Above this many nodes only the satisfying frontier is drawn. Adult (8 QIs) has 6,480 nodes and stays
-#: fluid when drawn whole (measured: see the test/bench figures), so the cap sits above it.
-DEFAULT_NODE_CAP = 10_000
 
 #: Status -> colour (colour-blind-safe ColorBrewer RdYlGn/PuOr picks, grey for "nothing known").
 STATUS_COLORS: dict[int, str] = {
@@ -71,107 +72,6 @@ EDGE_COLOR = (110, 110, 110, 28)
 NODE_SIZE = 8
 OPTIMUM_SIZE = 16
 HOVER_TOLERANCE_PX = 7.0
-
-
-# --- pure layout (no Qt) ---------------------------------------------------------------------------------
-def strides_of(max_levels: np.ndarray) -> np.ndarray:
-    """Mixed-radix strides of lattice indices (last attribute fastest), as :class:`Lattice` numbers nodes."""
-    radix = np.asarray(max_levels, dtype=np.int64) + 1
-    strides = np.ones(len(radix), dtype=np.int64)
-    for i in range(len(radix) - 2, -1, -1):
-        strides[i] = strides[i + 1] * radix[i + 1]
-    return strides
-
-
-def levels_of(max_levels: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """(n, n_qi) level vectors of the given node indices (without building the whole lattice)."""
-    radix = np.asarray(max_levels, dtype=np.int64) + 1
-    idx = np.asarray(indices, dtype=np.int64)
-    return (idx[:, None] // strides_of(max_levels)[None, :]) % radix[None, :]
-
-
-def satisfying_frontier(record: SearchRecord) -> np.ndarray:
-    """Indices of the minimal satisfying nodes (no direct specialization known to satisfy), plus the
-    optimum. Monotonicity makes every other satisfying node a generalization of one of these, so they
-    summarize the solution space of a lattice too large to draw. Memory stays O(satisfying nodes)."""
-    status = record.status
-    sat = (status == SATISFIES) | (status == INFERRED_SATISFIES)
-    idx = np.flatnonzero(sat).astype(np.int64)
-    strides = strides_of(record.max_levels)
-    radix = np.asarray(record.max_levels, dtype=np.int64) + 1
-    has_sat_pred = np.zeros(len(idx), dtype=bool)
-    for a in range(len(strides)):
-        level = (idx // strides[a]) % radix[a]
-        down = level > 0
-        pred = np.where(down, idx - strides[a], 0)
-        has_sat_pred |= down & sat[pred]
-    out = idx[~has_sat_pred]
-    if record.optimum is not None and record.optimum not in set(out.tolist()):
-        out = np.sort(np.append(out, np.int64(record.optimum)))
-    return out
-
-
-@dataclass(eq=False)
-class LatticeLayout:
-    """Where every drawn node sits, and the edges between drawn nodes (positions into ``nodes``)."""
-
-    nodes: np.ndarray  # lattice indices drawn
-    levels: np.ndarray  # (n, n_qi)
-    heights: np.ndarray
-    x: np.ndarray
-    y: np.ndarray
-    edges: np.ndarray  # (m, 2) positions into nodes
-    total: int  # nodes in the lattice
-    frontier_only: bool
-    row_step: float
-
-    @property
-    def hidden(self) -> int:
-        return self.total - len(self.nodes)
-
-
-def build_layout(record: SearchRecord, node_cap: int = DEFAULT_NODE_CAP) -> LatticeLayout:
-    """Hasse layout: one row per height, nodes of a row in index order, centred; edges one level up."""
-    max_levels = np.asarray(record.max_levels, dtype=np.int64)
-    total = int(len(record.status))
-    frontier_only = total > node_cap
-    if frontier_only:
-        nodes = satisfying_frontier(record)
-        if len(nodes) > node_cap:  # keep the best by metric, then the lowest
-            metric = np.nan_to_num(record.metric[nodes], nan=np.inf)
-            keep = np.lexsort((nodes, levels_of(max_levels, nodes).sum(axis=1), metric))[:node_cap]
-            if record.optimum is not None and record.optimum in set(nodes.tolist()):
-                opt_pos = int(np.flatnonzero(nodes == record.optimum)[0])
-                if opt_pos not in set(keep.tolist()):
-                    keep[-1] = opt_pos
-            nodes = np.sort(nodes[keep])
-    else:
-        nodes = np.arange(total, dtype=np.int64)
-    levels = levels_of(max_levels, nodes)
-    heights = levels.sum(axis=1)
-    # rank of each node inside its row (rows = heights), nodes of a row in index order
-    order = np.lexsort((nodes, heights))
-    sorted_h = heights[order]
-    row_start = np.searchsorted(sorted_h, sorted_h, side="left")
-    rank = np.empty(len(nodes), dtype=np.int64)
-    rank[order] = np.arange(len(nodes)) - row_start
-    counts = np.bincount(heights, minlength=int(max_levels.sum()) + 1)
-    x = rank - (counts[heights] - 1) / 2.0
-    n_rows = int(max_levels.sum()) + 1
-    widest = int(counts.max()) if len(counts) else 1
-    row_step = max(1.0, 0.55 * widest / max(1, n_rows - 1))
-    y = heights * row_step
-    edges = np.zeros((0, 2), dtype=np.int64)
-    if not frontier_only and total > 1:
-        strides = strides_of(max_levels)
-        parts = []
-        for a in range(len(max_levels)):
-            src = np.flatnonzero(levels[:, a] < max_levels[a])
-            parts.append(np.column_stack([src, src + strides[a]]))
-        edges = np.concatenate(parts) if parts else edges
-    return LatticeLayout(
-        nodes, levels, heights, x.astype(float), y.astype(float), edges, total, frontier_only, row_step
-    )
 
 
 def level_words(name: str, level: int, hierarchy: Hierarchy | None) -> str:
@@ -386,6 +286,10 @@ class LatticeView(QWidget):
         self.side_panel = scroll
 
     # --- data --------------------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the lattice of ``run``'s result."""
+        self.set_result(run.result if run is not None else None)
+
     def set_result(self, result: AnonymizationResult | None) -> None:
         """Show the lattice of ``result`` (a plain message for Mondrian or no result).
 

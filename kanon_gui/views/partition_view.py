@@ -1,12 +1,7 @@
 """Records and equivalence classes on any two quasi-identifiers: Mondrian's boxes, or a full-domain grid.
 
-Mondrian (LeFevre, DeWitt & Ramakrishnan 2006, "Mondrian Multidimensional K-Anonymity", ICDE) cuts the
-QI space into boxes: they come from ``result.partitions`` (one box per partition; partitions with equal
-released values form one class). A full-domain result induces a grid (every class is a product of
-generalized values); its boxes are computed from the release's classes as the min/max of each class's
-original values on the two axes. Numeric QIs are drawn on their scale (dates as ordinal days), categorical
-ones in Mondrian's tree order of the hierarchy (each group's leaves contiguous) with jitter for
-overlapping points.
+The geometry (axes, boxes, the class of every box) is engine code, :mod:`kanon_engine.boxes`, tested
+without Qt; this module draws it. Categorical axes get jitter for overlapping points.
 
 Why it stays fast: all boxes are ONE item replayed from a cached QPicture (see :class:`BoxesItem`), all
 records one ScatterPlotItem (a uniform sample past ``MAX_POINTS`` for display, never for the data), and
@@ -15,19 +10,16 @@ a click is a vectorized point-in-box test.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
-
 import numpy as np
-import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPicture
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from kanon_engine.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
 from kanon_engine.data.table import ColumnKind, Table
-from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.result import AnonymizationResult, PartitionRecord
+from kanon_engine.result import AnonymizationResult
+from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis, log_labels
 
 #: Records drawn at most (a uniform sample beyond; the data itself is never reduced).
@@ -41,183 +33,6 @@ BELOW_K_COLOR = "#d7191c"
 SELECTED_COLOR = "#005ab5"
 POINT_COLOR = (35, 35, 35, 110)
 SUPPRESSED_COLOR = (215, 25, 28, 170)
-
-
-# --- pure geometry (no widgets) -------------------------------------------------------------------------
-@dataclass(eq=False)
-class AxisData:
-    """One axis: a coordinate per input row (NaN where missing) and, for categories, tick labels."""
-
-    name: str
-    numeric: bool
-    integer: bool
-    coords: np.ndarray
-    ticks: list[tuple[float, str]] | None = None
-    date: bool = False  # coordinates are ordinal days
-
-    @property
-    def pad(self) -> float:
-        """Half a step around discrete values, so boxes of adjacent integers/categories touch."""
-        return 0.5 if (self.integer or not self.numeric) else 0.0
-
-    @property
-    def extent(self) -> tuple[float, float]:
-        finite = self.coords[np.isfinite(self.coords)]
-        if not len(finite):
-            return 0.0, 1.0
-        return float(finite.min()) - self.pad, float(finite.max()) + self.pad
-
-
-#: date.toordinal() of 1970-01-01: dates are drawn as ordinal days, as Mondrian records their bounds.
-EPOCH_ORDINAL = 719_163
-
-
-def _leaf_order(h: Hierarchy) -> np.ndarray:
-    """Leaf indices in the order Mondrian's boxes use (every hierarchy node's leaves contiguous)."""
-    try:
-        from kanon_engine.algorithms.mondrian import tree_order
-    except ImportError:  # pragma: no cover - Mondrian not installed: hierarchy order
-        return np.arange(len(h.values))
-    return np.asarray(tree_order(h))
-
-
-def axis_data(table: Table, result: AnonymizationResult, qi: str) -> AxisData:
-    """Coordinates of every record on ``qi``: its number, its date as an ordinal day, or for a
-    categorical attribute its leaf position in tree order (each hierarchy group contiguous)."""
-    kind = table.kind(qi)
-    values = table.frame[qi]
-    if kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL):
-        return AxisData(qi, True, kind == ColumnKind.INTEGER, table.numeric(qi))
-    if kind == ColumnKind.DATE:
-        ctype = table.column_types.get(qi)
-        fmt = ctype.date_format if ctype is not None and ctype.date_format else "mixed"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            dt = pd.to_datetime(values, format=fmt, errors="coerce").to_numpy(dtype="datetime64[ns]")
-        days = np.where(np.isnat(dt), np.nan, dt.astype(np.int64) / 86_400e9 + EPOCH_ORDINAL)
-        return AxisData(qi, True, True, days, date=True)
-    h = result.config.hierarchies.get(qi)
-    if h is not None:
-        order = _leaf_order(h)
-        position = np.empty(len(order), dtype=float)
-        position[order] = np.arange(len(order))
-        leaf = h.encode(values.where(values.notna(), MISSING))
-        pos = np.where(leaf >= 0, position[np.maximum(leaf, 0)], np.nan)
-        labels = [h.values[i] if h.values[i] != MISSING else "(missing)" for i in order]
-    else:  # no hierarchy: categories in sorted order
-        codes, uniques = pd.factorize(values, sort=True)
-        pos = np.where(codes >= 0, codes, np.nan).astype(float)
-        labels = [str(u) for u in uniques]
-    return AxisData(qi, False, False, pos, [(float(i), lab) for i, lab in enumerate(labels)])
-
-
-@dataclass(eq=False)
-class BoxSet:
-    """Boxes on two axes and the released class of each (Mondrian partitions sharing their released
-    values form one class, so a class may have several boxes)."""
-
-    x0: np.ndarray
-    x1: np.ndarray
-    y0: np.ndarray
-    y1: np.ndarray
-    cls: np.ndarray  # class id of every box
-    source: str  # "partitions" (Mondrian's cuts) or "data" (min/max of each class's records)
-
-    def __len__(self) -> int:
-        return len(self.x0)
-
-    def contains(self, x: float, y: float) -> np.ndarray:
-        return (self.x0 <= x) & (x <= self.x1) & (self.y0 <= y) & (y <= self.y1)
-
-    @property
-    def area(self) -> np.ndarray:
-        return (self.x1 - self.x0) * (self.y1 - self.y0)
-
-
-def _class_minmax(row_class: np.ndarray, coords: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per class, min and max of ``coords`` over its records (NaN ignored; NaN if all missing)."""
-    kept = np.flatnonzero(row_class >= 0)
-    order = kept[np.argsort(row_class[kept], kind="stable")]
-    cls = row_class[order]
-    lo = np.full(n_classes, np.nan)
-    hi = np.full(n_classes, np.nan)
-    if not len(order):
-        return lo, hi
-    starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
-    vals = coords[order]
-    with np.errstate(invalid="ignore"):
-        lo[cls[starts]] = np.fmin.reduceat(vals, starts)
-        hi[cls[starts]] = np.fmax.reduceat(vals, starts)
-    return lo, hi
-
-
-def partition_classes(part: PartitionRecord, class_sizes: np.ndarray) -> np.ndarray | None:
-    """Class of every partition, or None when the record does not line up with the classes.
-
-    Mondrian lists partitions grouped by class, in class order; a class is one or more partitions
-    (those with identical released values). So the running total of partition sizes passes through
-    every running total of class sizes, and partition ``j`` belongs to the class whose running total
-    is the first to reach its own.
-    """
-    sizes = np.asarray(part.sizes, dtype=np.int64)
-    if len(sizes) < len(class_sizes) or sizes.sum() != np.sum(class_sizes) or (sizes <= 0).any():
-        return None
-    part_end = np.cumsum(sizes)
-    class_end = np.cumsum(class_sizes)
-    if not np.isin(class_end, part_end).all():
-        return None
-    return np.searchsorted(class_end, part_end, side="left").astype(np.int64)
-
-
-def class_boxes(result: AnonymizationResult, ax: AxisData, ay: AxisData) -> BoxSet:
-    """Boxes of ``result``'s classes on two axes: Mondrian's partitions (one box per partition) when
-    the record lines up with the classes and uses the same scales, else one box per class computed
-    from the min/max of its records' original values (a full-domain release's grid)."""
-    part = result.partitions
-    cls = None
-    if (
-        part is not None
-        and ax.name in part.qi
-        and ay.name in part.qi
-        and all(bool(part.numeric[part.qi.index(a.name)]) == a.numeric for a in (ax, ay))
-    ):
-        cls = partition_classes(part, result.class_sizes)
-    if cls is not None:
-        bounds = [
-            (
-                np.asarray(part.lower[:, part.qi.index(a.name)], dtype=float),
-                np.asarray(part.upper[:, part.qi.index(a.name)], dtype=float),
-            )
-            for a in (ax, ay)
-        ]
-        source = "partitions"
-    else:
-        bounds = [_class_minmax(result.row_class, a.coords, result.n_classes) for a in (ax, ay)]
-        cls = np.arange(result.n_classes, dtype=np.int64)
-        source = "data"
-    edges = []
-    for a, (lo, hi) in zip((ax, ay), bounds):
-        full_lo, full_hi = a.extent
-        lo = np.where(np.isfinite(lo), lo - a.pad, full_lo)
-        hi = np.where(np.isfinite(hi), hi + a.pad, full_hi)
-        if a.pad == 0.0:  # continuous axis: give degenerate boxes a visible width
-            min_w = 0.004 * max(full_hi - full_lo, 1e-9)
-            thin = (hi - lo) < min_w
-            mid = (lo + hi) / 2
-            lo = np.where(thin, mid - min_w / 2, lo)
-            hi = np.where(thin, mid + min_w / 2, hi)
-        edges.append((lo, hi))
-    (x0, x1), (y0, y1) = edges
-    return BoxSet(x0, x1, y0, y1, cls, source)
-
-
-def distinct_per_class(row_class: np.ndarray, values: pd.Series, n_classes: int) -> np.ndarray:
-    """Number of distinct values of a (sensitive) column in every class (distinct l-diversity)."""
-    codes, _ = pd.factorize(values, use_na_sentinel=False)
-    kept = row_class >= 0
-    pairs = row_class[kept].astype(np.int64) * (int(codes.max(initial=0)) + 1) + codes[kept]
-    unique_pairs = np.unique(pairs)
-    return np.bincount(unique_pairs // (int(codes.max(initial=0)) + 1), minlength=n_classes)
 
 
 def _rects(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> list[QRectF]:
@@ -402,6 +217,10 @@ class PartitionView(QWidget):
         self.points_check.toggled.connect(self._toggle_points)
 
     # --- data --------------------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): ``run``'s classes on two axes."""
+        self.set_result(*((run.result, run.table) if run is not None else (None, None)))
+
     def set_result(self, result: AnonymizationResult | None, table: Table | None) -> None:
         """Show ``result`` over ``table`` (the input the result was computed from)."""
         self.result, self.table = result, table

@@ -37,6 +37,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
 from kanon_engine.explain import RecordExplainer
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 
 BEFORE_COLOR = "#a0aec0"
@@ -187,6 +188,10 @@ class RiskPanel(QWidget):
         self._set_enabled(False)
 
     # --- contract with the window ------------------------------------------------------------------------
+    def show_run(self, run: Run | None) -> None:
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release."""
+        self.set_result(*((run.table, run.result) if run is not None else (None, None)))
+
     def set_result(self, table: Table | None, result: Any | None) -> None:
         """Show the risk of ``result`` (a run on ``table``); None clears the panel."""
         self.table, self.result = table, result
@@ -198,8 +203,9 @@ class RiskPanel(QWidget):
         self.row_spin.setMaximum(max(table.n_rows, 1))
         self._recompute()
 
-    def explain_row(self, row: int) -> None:
-        """Explain record ``row`` (0-based) of the original table in the "why" box."""
+    def explain_row(self, row: int, announce: bool = True) -> None:
+        """Explain record ``row`` (0-based) of the original table in the "why" box; ``announce`` asks
+        the window to show the record in its grids (the user picked it, the view did not)."""
         if self.table is None or self.result is None:
             return
         try:
@@ -219,7 +225,8 @@ class RiskPanel(QWidget):
         else:
             lines.append("In this release it is suppressed: its quasi-identifiers are shown as *.")
         self.explanation.setPlainText("\n\n".join(lines))
-        self.row_requested.emit(int(row))
+        if announce:
+            self.row_requested.emit(int(row))
 
     # --- computing ---------------------------------------------------------------------------------------
     def _recompute(self, *_: object) -> None:
@@ -275,7 +282,7 @@ class RiskPanel(QWidget):
         self._set_enabled(True)
         unsafe = self._unsafe_rows()
         if unsafe is not None and len(unsafe):
-            self.explain_row(int(unsafe[0]))
+            self.explain_row(int(unsafe[0]), announce=False)
         else:
             self.explanation.setPlainText(ALL_SAFE)
 

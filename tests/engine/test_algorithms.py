@@ -324,6 +324,47 @@ def test_bad_parameters_name_the_value():
         get_algorithm("optimal", metric="speed")
 
 
+@pytest.mark.parametrize("name", sorted(algorithms()))
+def test_parameters_are_named_in_the_constructor(name):
+    """scikit-learn's manners: every ParamSpec is a keyword of __init__ with the same default, stored
+    under its own name; the constructor checks nothing, run() does."""
+    import inspect
+
+    cls = algorithms()[name]
+    signature = inspect.signature(cls)
+    assert list(signature.parameters) == [p.name for p in cls.params]
+    for spec in cls.params:
+        param = signature.parameters[spec.name]
+        assert param.kind is inspect.Parameter.KEYWORD_ONLY and param.default == spec.default
+    algo = cls()
+    assert algo.get_params() == {p.name: p.default for p in cls.params}
+    assert repr(algo).startswith(f"{cls.__name__}(")
+    bad = cls(**{cls.params[0].name: "not a value"})  # stored as given ...
+    assert bad.get_params()[cls.params[0].name] == "not a value"
+    with pytest.raises(ConfigError, match=cls.params[0].name):  # ... refused by run, naming it
+        bad.run(Table.from_frame(pd.DataFrame({"a": ["x", "y"]})), None)  # type: ignore[arg-type]
+
+
+def test_help_shows_the_parameters():
+    from kanon_engine.algorithms.samarati import Samarati
+
+    assert "suppression_limit" in str(__import__("inspect").signature(Samarati))
+    s = Samarati(suppression_limit=0.02, metric="precision")
+    assert s.parameters == {"suppression_limit": 0.02, "metric": "precision"}
+
+
+def test_apply_without_k_claims_no_model(seed_dir):
+    from kanon_engine.algorithms.full_domain import apply_transformation
+
+    frame, qi, hs = _sweeney(seed_dir)
+    config = AnonymizationConfig(qi, hs, (KAnonymity(2),))
+    result = apply_transformation(Table.from_frame(frame), config, (0, 0, 0, 0), enforce=False)
+    assert not result.models_enforced and result.suppressed == 0
+    summary = result.summary()
+    assert summary["models"] == [] and summary["parameters"]["privacy_models_enforced"] is False
+    assert "privacy_models_enforced" not in result.parameters
+
+
 def test_lattice_too_large_is_refused():
     from kanon_engine.lattice import Lattice as L
 

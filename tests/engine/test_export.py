@@ -24,7 +24,7 @@ import pytest
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.io import read_table
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.export import (
     ExportOptions,
@@ -266,7 +266,7 @@ def test_csv_round_trips_awkward_values(tmp_path: Path) -> None:
 
     path = tmp_path / "t.csv"
     path.write_bytes(csv_bytes(frame, ";"))
-    back = read_table(path, delimiter=";").frame
+    back = read_table(path, ReadOptions(delimiter=";")).frame
     assert list(back.columns) == ["a;b", "c"]
     assert back["a;b"].tolist()[:4] == ["x;y", 'say "hi"', "line\nbreak", "cr\ronly"]
     assert pd.isna(back["a;b"].iloc[4]) and back["c"].iloc[2] == "é"

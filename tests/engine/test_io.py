@@ -88,7 +88,7 @@ def test_semicolon_file_with_decimal_commas(tmp_path: Path) -> None:
 def test_wrong_explicit_delimiter_names_the_right_one(tmp_path: Path) -> None:
     p = write(tmp_path, "adult.csv", "\n".join(nine_column_lines(20)) + "\n")
     with pytest.raises(DataError) as exc:
-        read_table(p, delimiter=",")
+        read_table(p, ReadOptions(delimiter=","))
     assert str(exc.value).startswith(
         "With the delimiter ',' (comma) every line of adult.csv is a single "
         "column, but ';' (semicolon) splits it into 9 columns."
@@ -145,7 +145,7 @@ def test_blank_column_name_renamed_by_position(tmp_path: Path) -> None:
 
 
 def test_no_header(tmp_path: Path) -> None:
-    t = read_table(write(tmp_path, "nh.csv", "1,a\n2,b\n"), header=False)
+    t = read_table(write(tmp_path, "nh.csv", "1,a\n2,b\n"), ReadOptions(header=False))
     assert t.columns == ["column_1", "column_2"]
     assert t.frame["column_1"].tolist() == ["1", "2"]
     assert t.options.header is False
@@ -199,14 +199,14 @@ def test_cp1252_file_reads_curly_quotes_and_euro(tmp_path: Path) -> None:
 def test_explicit_utf8_on_latin1_file_names_the_line(tmp_path: Path) -> None:
     p = write(tmp_path, "l.csv", "name\nBob\nRené\n".encode("latin-1"))
     with pytest.raises(DataError) as exc:
-        read_table(p, encoding="utf-8")
+        read_table(p, ReadOptions(encoding="utf-8"))
     assert exc.value.message == "Line 3 of l.csv cannot be read as utf-8 text."
     assert "cp1252" in exc.value.hint
 
 
 def test_unknown_encoding_name(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="'klingon' is not a text encoding"):
-        read_table(write(tmp_path, "a.csv", "a\n1\n"), encoding="klingon")
+        read_table(write(tmp_path, "a.csv", "a\n1\n"), ReadOptions(encoding="klingon"))
 
 
 def test_bom_stripped_from_first_column_name(tmp_path: Path) -> None:
@@ -215,7 +215,7 @@ def test_bom_stripped_from_first_column_name(tmp_path: Path) -> None:
     assert t.columns == ["name", "age"]
     assert t.options.encoding == "utf-8-sig"
     assert t.frame["name"].iloc[0] == "José"
-    assert read_table(p, encoding="utf-8").columns[0] == "name"
+    assert read_table(p, ReadOptions(encoding="utf-8")).columns[0] == "name"
 
 
 def test_utf16_with_bom(tmp_path: Path) -> None:
@@ -320,19 +320,19 @@ def test_xlsx_first_sheet_by_default(workbook: Path) -> None:
 
 def test_xlsx_sheet_by_name_and_index(workbook: Path) -> None:
     assert list_sheets(workbook) == ["patients", "codes", "empty"]
-    assert read_table(workbook, sheet="codes").frame["label"].tolist() == ["flu"]
-    assert read_table(workbook, sheet=1).options.sheet == "codes"
+    assert read_table(workbook, ReadOptions(sheet="codes")).frame["label"].tolist() == ["flu"]
+    assert read_table(workbook, ReadOptions(sheet=1)).options.sheet == "codes"
 
 
 def test_xlsx_unknown_and_empty_sheet(workbook: Path) -> None:
     with pytest.raises(DataError) as exc:
-        read_table(workbook, sheet="visits")
+        read_table(workbook, ReadOptions(sheet="visits"))
     assert exc.value.message == "book.xlsx has no sheet named 'visits'."
     assert exc.value.hint == "Its sheets are: patients, codes, empty."
     with pytest.raises(DataError, match="there is no sheet number 5"):
-        read_table(workbook, sheet=4)
+        read_table(workbook, ReadOptions(sheet=4))
     with pytest.raises(DataError, match=r"^Sheet 'empty' of book\.xlsx is empty\."):
-        read_table(workbook, sheet="empty")
+        read_table(workbook, ReadOptions(sheet="empty"))
 
 
 def test_list_sheets_on_csv_refused(tmp_path: Path) -> None:
@@ -503,12 +503,12 @@ def test_write_over_existing_keeps_permissions(tmp_path: Path) -> None:
 
 def test_delimiter_aliases_and_bad_delimiters(tmp_path: Path) -> None:
     p = write(tmp_path, "t.tsv", "a\tb\n1\t2\n")
-    assert read_table(p, delimiter="\\t").columns == ["a", "b"]
-    assert read_table(p, delimiter="tab").options.delimiter == "\t"
+    assert read_table(p, ReadOptions(delimiter="\\t")).columns == ["a", "b"]
+    assert read_table(p, ReadOptions(delimiter="tab")).options.delimiter == "\t"
     with pytest.raises(DataError, match="The delimiter must be one character"):
-        read_table(p, delimiter=";;")
+        read_table(p, ReadOptions(delimiter=";;"))
     with pytest.raises(DataError, match="both ','"):
-        read_table(p, delimiter=",", quotechar=",")
+        read_table(p, ReadOptions(delimiter=",", quotechar=","))
 
 
 def test_blank_looking_line_reported_as_one_field(tmp_path: Path) -> None:

@@ -174,5 +174,5 @@ def test_pdf_renders_not_blank(seeds, tmp_path: Path) -> None:
 def test_pdf_failure_is_a_plain_error(tmp_path: Path) -> None:
     html = tmp_path / "r.html"
     html.write_text("<html><body>x</body></html>", encoding="utf-8")
-    with pytest.raises(DataError, match="could not be made"):
+    with pytest.raises(DataError, match="does not exist"):
         write_pdf(html, tmp_path / "missing-folder" / "r.pdf")

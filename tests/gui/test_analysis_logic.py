@@ -1,5 +1,6 @@
-"""The numeric core of the analysis views on small inputs, checked by brute force: lattice layout and
-frontier, partition-to-class mapping, class boxes, histograms and distributions, chart export."""
+"""The numeric core of the analysis views that still needs Qt or lives in the views: level words,
+histograms and distributions, chart export. (The lattice layout and the class boxes are engine code:
+tests/engine/test_geometry.py.)"""
 
 from __future__ import annotations
 
@@ -7,100 +8,18 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import itertools
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.lattice import (
-    FAILS,
-    INFERRED_FAILS,
-    INFERRED_SATISFIES,
-    SATISFIES,
-    Lattice,
-    SearchRecord,
-)
-from kanon_engine.result import PartitionRecord
 from kanon_gui.views.chart_export import save_chart
 from kanon_gui.views.charts import distribution, loss_per_attribute, numeric_bins_for, size_histogram
-from kanon_gui.views.lattice_view import build_layout, level_words, levels_of, satisfying_frontier
-from kanon_gui.views.partition_view import distinct_per_class, partition_classes
-
-
-def _monotone_record(max_levels: list[int], threshold: int, seed: int) -> SearchRecord:
-    """A record where a node satisfies iff a weighted sum of its levels reaches ``threshold``
-    (monotone under generalization), with some statuses marked as inferred."""
-    lat = Lattice(max_levels)
-    rng = np.random.default_rng(seed)
-    w = rng.integers(1, 4, len(max_levels))
-    sat = lat.levels @ w >= threshold
-    inferred = rng.random(lat.size) < 0.5
-    status = np.where(
-        sat, np.where(inferred, INFERRED_SATISFIES, SATISFIES), np.where(inferred, INFERRED_FAILS, FAILS)
-    ).astype(np.int8)
-    metric = np.where(sat & ~inferred, lat.levels.sum(axis=1).astype(float), np.nan)
-    optimum = int(np.flatnonzero(sat)[0]) if sat.any() else None
-    return SearchRecord(
-        tuple(f"q{i}" for i in range(len(max_levels))),
-        np.array(max_levels),
-        status,
-        metric,
-        optimum,
-        "height",
-    )
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(0, 3), min_size=1, max_size=4), st.integers(0, 12), st.integers(0, 10_000))
-def test_frontier_is_the_minimal_satisfying_nodes(max_levels: list[int], threshold: int, seed: int) -> None:
-    rec = _monotone_record(max_levels, threshold, seed)
-    lat = Lattice(max_levels)
-    sat = np.isin(rec.status, (SATISFIES, INFERRED_SATISFIES))
-    brute = {i for i in range(lat.size) if sat[i] and not any(sat[p] for p in lat.predecessors(i))}
-    if rec.optimum is not None:
-        brute.add(rec.optimum)
-    assert set(satisfying_frontier(rec).tolist()) == brute
-
-
-@settings(max_examples=30, deadline=None)
-@given(st.lists(st.integers(0, 3), min_size=1, max_size=4))
-def test_layout_rows_and_edges(max_levels: list[int]) -> None:
-    rec = _monotone_record(max_levels, 3, 1)
-    lay = build_layout(rec, node_cap=10_000)
-    lat = Lattice(max_levels)
-    assert np.array_equal(lay.nodes, np.arange(lat.size))
-    assert np.array_equal(lay.levels, lat.levels)
-    # one row per height, nodes of a row at distinct x, centred on 0
-    for h in np.unique(lat.heights):
-        row = lat.heights == h
-        assert len(np.unique(lay.y[row])) == 1
-        assert len(np.unique(lay.x[row])) == row.sum()
-        assert abs(lay.x[row].mean()) < 1e-9
-    # edges are exactly the covering pairs (one level up in one attribute)
-    brute = {(i, j) for i in range(lat.size) for j in lat.successors(i)}
-    assert {tuple(e) for e in lay.edges.tolist()} == brute
-
-
-def test_layout_past_the_cap_keeps_the_optimum() -> None:
-    rec = _monotone_record([3, 3, 3, 2], 5, 7)
-    full = satisfying_frontier(rec)
-    lay = build_layout(rec, node_cap=3)
-    assert lay.frontier_only and len(lay.nodes) == 3 and len(lay.edges) == 0
-    assert rec.optimum in lay.nodes and set(lay.nodes.tolist()) <= set(full.tolist())
-    assert lay.hidden == len(rec.status) - 3
-
-
-def test_levels_of_matches_the_engine_lattice() -> None:
-    lat = Lattice([2, 0, 3, 1])
-    idx = np.arange(lat.size)
-    assert np.array_equal(levels_of(lat.max_levels, idx), lat.levels)
+from kanon_gui.views.lattice_view import level_words
 
 
 def test_level_words() -> None:
@@ -115,20 +34,6 @@ def test_level_words() -> None:
     }
     assert level_words("age", 2, h) == "age: level 2 of 2 (fully generalized, *)"
     assert level_words("zip", 1, None) == "zip: level 1"
-
-
-def test_partition_classes_from_running_totals() -> None:
-    # partitions grouped by class in class order: class 0 = parts 0,1; class 1 = part 2; class 2 = parts 3,4
-    part = PartitionRecord(("a",), np.zeros((5, 1)), np.zeros((5, 1)), np.array([3, 2, 4, 5, 6]), (True,))
-    assert partition_classes(part, np.array([5, 4, 11])).tolist() == [0, 0, 1, 2, 2]
-    assert partition_classes(part, np.array([4, 5, 11])) is None  # does not line up
-    assert partition_classes(part, np.array([5, 4, 10])) is None  # different totals
-
-
-def test_distinct_per_class() -> None:
-    row_class = np.array([0, 0, 1, 1, 1, -1, 2])
-    values = pd.Series(["a", "b", "a", "a", np.nan, "c", "z"], dtype=object)
-    assert distinct_per_class(row_class, values, 3).tolist() == [2, 2, 1]
 
 
 def test_size_histogram_counts_every_class() -> None:
@@ -178,12 +83,6 @@ def test_chart_export_of_a_plain_widget(qtbot, tmp_path: Path) -> None:
     png, svg = save_chart(w, tmp_path / "chart.png")
     assert png.name == "chart.png" and svg.name == "chart.svg"
     assert png.read_bytes()[:4] == b"\x89PNG" and QSvgRenderer(str(svg)).isValid()
-
-
-@pytest.mark.parametrize("levels", list(itertools.product(range(3), range(2))))
-def test_levels_roundtrip(levels: tuple[int, int]) -> None:
-    lat = Lattice([2, 1])
-    assert tuple(levels_of(lat.max_levels, np.array([lat.index(levels)]))[0]) == levels
 
 
 def test_partition_view_draws_dates_on_their_scale(qtbot) -> None:

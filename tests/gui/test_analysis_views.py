@@ -23,16 +23,18 @@ from PySide6.QtSvg import QSvgRenderer
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.algorithms.mondrian import tree_order
+from kanon_engine.boxes import axis_data
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.lattice import FAILS, INFERRED_SATISFIES, SATISFIES, Lattice
-from kanon_engine.result import PartitionRecord
+from kanon_engine.result import AnonymizationResult, PartitionRecord
+from kanon_gui.state import AppState, Run
 from kanon_gui.views.analysis import AnalysisPanel
 from kanon_gui.views.charts import ChartsView
 from kanon_gui.views.compare_view import COLUMNS, CompareView
 from kanon_gui.views.lattice_view import OPTIMUM_COLOR, STATUS_COLORS, LatticeView
-from kanon_gui.views.partition_view import PartitionView, axis_data
+from kanon_gui.views.partition_view import PartitionView
 
 pytestmark = pytest.mark.gui
 
@@ -155,12 +157,13 @@ def test_lattice_hover_text_uses_hierarchy_labels(qtbot, adult: Adult) -> None:
 
 
 def test_lattice_click_emits_levels_and_shows_applied_metrics(qtbot, adult: Adult) -> None:
-    panel = AnalysisPanel()
+    state, runs = _history([("optimal", adult.optimal)], adult.table)
+    panel = AnalysisPanel(state)
     qtbot.addWidget(panel)
     panel.resize(1300, 800)
     panel.show()
     qtbot.waitExposed(panel)
-    panel.set_runs([("optimal", adult.optimal)], adult.table)
+    panel.show_run(runs[0])
     view = panel.lattice_view
     rec = adult.optimal.lattice
     lat = Lattice(rec.max_levels, rec.names)
@@ -178,8 +181,8 @@ def test_lattice_click_emits_levels_and_shows_applied_metrics(qtbot, adult: Adul
     assert f"classes: {applied.n_classes:,}" in view.shown_label.text()
     assert f"classes: {applied.n_classes:,}" in view.describe_node(target)
     # as a run added to the history, it keeps the lattice on screen with its node marked
-    panel.set_runs([("optimal", adult.optimal), ("applied", applied)], adult.table)
-    panel.set_current(1)
+    state.add_run(applied, "applied", adult.table)
+    panel.show_run(state.runs[1])
     assert view.record is rec and view._current == target
 
 
@@ -451,18 +454,26 @@ def test_compare_runs_table_sorts_and_pairs(qtbot, adult: Adult) -> None:
     assert t.item(rows["classes"], 2).text() == f"{adult.datafly.n_classes:,}"
 
 
+def _history(results: list[tuple[str, AnonymizationResult]], table: Table) -> tuple[AppState, list[Run]]:
+    """An app state whose run history holds ``results`` (as the window's would)."""
+    state = AppState()
+    for label, result in results:
+        state.add_run(result, label, table)
+    return state, state.runs
+
+
 # --- the panel the window embeds ------------------------------------------------------------------------
 def test_analysis_panel_contract(qtbot, adult: Adult, mondrian_like) -> None:
-    panel = AnalysisPanel()
+    state, runs = _history([("optimal", adult.optimal), ("mondrian", mondrian_like)], adult.table)
+    panel = AnalysisPanel(state)
     qtbot.addWidget(panel)
     panel.resize(1300, 850)
-    runs = [("optimal", adult.optimal), ("mondrian", mondrian_like)]
-    panel.set_runs(runs, adult.table)
-    assert panel.current == 1
+    panel.show_run(runs[1])
+    assert panel.run is runs[1] and panel.current_result() is mondrian_like
     names = [n for n, _ in panel.views()]
     assert names == ["lattice", "partitions", "charts", "compare"]
     assert panel.lattice_view.stack.currentIndex() == 0  # Mondrian: message
-    panel.set_current(0)
+    panel.show_run(runs[0])
     panel.show_view("lattice")
     assert panel.lattice_view.record is adult.optimal.lattice
     panel.show_view("partitions")
@@ -479,33 +490,47 @@ def test_analysis_panel_contract(qtbot, adult: Adult, mondrian_like) -> None:
         panel.lattice_view.click_node(0)
     assert blocker.args[0] == (0,) * len(adult.config.quasi_identifiers)
     assert panel.compare_view.row_count() == 2
-    panel.set_runs([], None)
-    assert panel.current == -1 and panel.partition_view.box_count() == 0  # the visible tab at once
+    panel.show_run(None)
+    assert panel.run is None and panel.partition_view.box_count() == 0  # the visible tab at once
+    assert panel.lattice_view.record is adult.optimal.lattice
     panel.views()  # the others when asked for
-    assert panel.lattice_view.stack.currentIndex() == 0 and panel.compare_view.row_count() == 0
+    assert panel.lattice_view.stack.currentIndex() == 0 and panel.lattice_view.record is None
+    assert panel.compare_view.row_count() == len(state.runs)  # the history, from the app state
+
+
+def test_every_analysis_view_implements_the_contract(qtbot, adult: Adult) -> None:
+    """Adding a view is one module plus one line in VIEWS: each entry builds a widget with show_run."""
+    from kanon_gui.views.analysis import VIEWS
+
+    state, runs = _history([("optimal", adult.optimal)], adult.table)
+    for entry in VIEWS:
+        view = entry.make(state)
+        qtbot.addWidget(view)
+        view.show_run(runs[0])
+        view.show_run(None)
 
 
 def test_screenshots_of_every_view(qtbot, adult: Adult, mondrian_like, tmp_path: Path) -> None:
     """Each view renders to a non-empty PNG (KANON_SHOTS_DIR keeps them for a look)."""
     out = Path(os.environ.get("KANON_SHOTS_DIR") or tmp_path)
     out.mkdir(parents=True, exist_ok=True)
-    panel = AnalysisPanel()
+    state, runs = _history(
+        [("optimal k=5", adult.optimal), ("datafly k=5", adult.datafly), ("mondrian-like", mondrian_like)],
+        adult.table,
+    )
+    panel = AnalysisPanel(state)
     qtbot.addWidget(panel)
     panel.resize(1400, 900)
     panel.show()
     qtbot.waitExposed(panel)
-    panel.set_runs(
-        [("optimal k=5", adult.optimal), ("datafly k=5", adult.datafly), ("mondrian-like", mondrian_like)],
-        adult.table,
-    )
-    panel.set_current(0)
+    panel.show_run(runs[0])
     for name, widget in panel.views():
         panel.show_view(name)
         qtbot.wait(20)
         path = out / f"analysis_{name}.png"
         assert widget.grab().save(str(path))
         assert path.stat().st_size > 5000
-    panel.set_current(2)
+    panel.show_run(runs[2])
     panel.show_view("partitions")
     path = out / "analysis_partitions_mondrian.png"
     assert panel.partition_view.grab().save(str(path))

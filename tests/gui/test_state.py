@@ -11,7 +11,8 @@ from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.project import Project
-from kanon_gui.state import AppState, analyze_table, model_values_of, prepare_hierarchy
+from kanon_engine.validation import analyze_table, model_values_of, prepare_hierarchy
+from kanon_gui.state import AppState
 
 pytestmark = pytest.mark.gui
 
@@ -125,8 +126,7 @@ def test_prepare_hierarchy_in_a_worker_is_adopted(state):
 
 def test_type_overrides_from_the_import_dialog_are_saved(state, tmp_path):
     from kanon_engine.data.io import read_table
-    from kanon_engine.data.table import ColumnKind
-    from kanon_engine.data.types import apply_type_overrides
+    from kanon_engine.data.table import ColumnKind, apply_type_overrides
 
     data = tmp_path / "d.csv"
     data.write_text("code,age\n01,30\n02,40\n03,50\n")

@@ -1,0 +1,340 @@
+"""Validation: every rule a project must meet before it runs, checked in one place.
+
+``validate(project, table)`` returns the :class:`Issue` list that the workbench shows inline (Run stays
+disabled while any is an error) and that the CLI turns into its one-sentence error (exit code 2). Both
+call the same function, so a rule can never hold in one and not the other.
+
+Each rule is a short function below, called in order by :func:`validate`. Where the engine itself also
+enforces a rule at run time, the rule is written once by the component that owns it and only called
+from here: a parameter's type and range by its :class:`~kanon_engine.config.ParamSpec`, role conflicts
+and the protected sensitive attribute by :class:`~kanon_engine.config.AnonymizationConfig`, k against
+the table size by :func:`~kanon_engine.config.require_k_fits`, the shape and coverage of a hierarchy by
+:func:`~kanon_engine.hierarchy.validate_hierarchy`, the lattice size an exhaustive search accepts by
+:meth:`~kanon_engine.lattice.Lattice.require_size`.
+
+Validating costs one ``value_counts`` per column and one hierarchy check per quasi-identifier; a
+:class:`ColumnCache` keeps both (and the default hierarchies), so the workbench re-validates on every
+edit without redoing them, and a worker can prepare them (:func:`analyze_table`,
+:func:`prepare_hierarchy`) before they are needed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from kanon_engine.algorithms import algorithms, get_algorithm
+from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits
+from kanon_engine.data.roles import Role, RoleSuggestion, suggest_roles
+from kanon_engine.data.table import Table
+from kanon_engine.errors import ConfigError, KanonError
+from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
+from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.lattice import Lattice
+from kanon_engine.privacy.models import KAnonymity, PrivacyModel
+from kanon_engine.project import Project
+
+#: Columns with more distinct values than this get their default hierarchy and its checks prepared in a
+#: worker before they become quasi-identifiers (building and checking takes about a second per 100,000).
+PREPARE_IN_BACKGROUND = 20_000
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One validation finding: ``severity`` "error" (blocks a run) or "warning"; ``where`` is a column
+    name, or one of "data", "roles", "models", "algorithm"."""
+
+    severity: str
+    message: str
+    where: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+
+# --------------------------------------------------------------------------------- facts about a table
+@dataclass(frozen=True)
+class TableFacts:
+    """What validation needs to know about a freshly loaded table, computed off the GUI thread:
+    the engine's role suggestions and the value counts of every column (most frequent first)."""
+
+    suggestions: tuple[RoleSuggestion, ...]
+    counts: dict[str, pd.Series]
+    defaults: dict[str, Hierarchy]
+
+
+def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
+    """Role suggestions, per-column value counts and the default hierarchies of the columns
+    ``default_for`` (pure pandas/engine: safe to run in a worker). On a 1,000,000-row table this is the
+    costly part of opening a file, so it is done with the loading, not on the GUI thread."""
+    counts = {c: table.frame[c].value_counts(dropna=False) for c in table.columns}
+    defaults = {
+        c: default_hierarchy(c, pd.Series(counts[c].index, dtype=object), table.column_types.get(c))
+        for c in default_for
+        if c in counts
+    }
+    return TableFacts(tuple(suggest_roles(table.frame)), counts, defaults)
+
+
+@dataclass(frozen=True)
+class PreparedHierarchy:
+    """A column's hierarchy (its default when ``default``) and the engine's issues about it."""
+
+    column: str
+    hierarchy: Hierarchy
+    issues: tuple
+    default: bool
+
+
+def prepare_hierarchy(
+    column: str, counts: pd.Series, column_type: Any, hierarchy: Hierarchy | None = None
+) -> PreparedHierarchy:
+    """Build the default hierarchy (unless one is given) and validate it against the column's distinct
+    values: pure engine calls, safe in a worker."""
+    values = pd.Series(counts.index, dtype=object)
+    h = hierarchy if hierarchy is not None else default_hierarchy(column, values, column_type)
+    return PreparedHierarchy(column, h, tuple(validate_hierarchy(h, values)), hierarchy is None)
+
+
+class ColumnCache:
+    """The costly facts validation needs about one table's columns, each computed once: value counts,
+    default hierarchies, role suggestions and the issues of every hierarchy checked against the data.
+
+    Hierarchies are frozen, so their issues are cached by identity: a new hierarchy object is checked
+    again, the same one never is.
+    """
+
+    def __init__(self, table: Table, facts: TableFacts | None = None) -> None:
+        self.table = table
+        self._counts: dict[str, pd.Series] = {}
+        self._defaults: dict[str, Hierarchy] = {}
+        self._issues: dict[tuple[str, int], list[Issue]] = {}
+        self._suggestions: dict[str, RoleSuggestion] | None = None
+        if facts is not None:
+            self._counts.update(facts.counts)
+            self._defaults.update(facts.defaults)
+            self._suggestions = {s.column: s for s in facts.suggestions}
+
+    @property
+    def suggestions(self) -> dict[str, RoleSuggestion]:
+        if self._suggestions is None:
+            self._suggestions = {s.column: s for s in suggest_roles(self.table.frame)}
+        return self._suggestions
+
+    def distinct(self, column: str) -> pd.Series:
+        """Counts of the column's distinct values, most frequent first (missing values as NaN)."""
+        if column not in self._counts:
+            self._counts[column] = self.table.frame[column].value_counts(dropna=False)
+        return self._counts[column]
+
+    def distinct_values(self, column: str) -> pd.Series:
+        """The distinct values of a column as a Series (NaN for missing), most frequent first."""
+        return pd.Series(self.distinct(column).index, dtype=object)
+
+    def has_default(self, column: str) -> bool:
+        return column in self._defaults
+
+    def default_hierarchy(self, column: str) -> Hierarchy:
+        """The default hierarchy for the column's type (built once)."""
+        if column not in self._defaults:
+            self._defaults[column] = default_hierarchy(
+                column, self.distinct_values(column), self.table.column_types.get(column)
+            )
+        return self._defaults[column]
+
+    def is_checked(self, column: str, hierarchy: Hierarchy) -> bool:
+        return (column, id(hierarchy)) in self._issues
+
+    def hierarchy_issues(self, column: str, hierarchy: Hierarchy) -> list[Issue]:
+        """The hierarchy's issues against the column's values (checked once per hierarchy object)."""
+        key = (column, id(hierarchy))
+        if key not in self._issues:
+            found = validate_hierarchy(hierarchy, self.distinct_values(column))
+            self._issues[key] = [Issue(i.severity, i.message, column) for i in found]
+        return self._issues[key]
+
+    def adopt(self, prepared: PreparedHierarchy) -> None:
+        """Keep what a worker prepared (a default hierarchy and its issues)."""
+        if prepared.default:
+            self._defaults[prepared.column] = prepared.hierarchy
+        key = (prepared.column, id(prepared.hierarchy))
+        self._issues[key] = [Issue(i.severity, i.message, prepared.column) for i in prepared.issues]
+
+    def hierarchy(self, project: Project, column: str) -> Hierarchy:
+        """The hierarchy a run would use: the project's, else the default for the column's type."""
+        h = project.hierarchies.get(column)
+        return h if h is not None else self.default_hierarchy(column)
+
+
+# ------------------------------------------------------------------------------------------ the rules
+def validate(project: Project, table: Table | None, cache: ColumnCache | None = None) -> list[Issue]:
+    """Every finding about running ``project`` on ``table``, errors first.
+
+    ``cache`` keeps the costly per-column facts between calls (one is made when not given).
+    """
+    if table is None:
+        return [Issue("error", "Open a data file (File > Open) to begin.", "data")]
+    cache = cache if cache is not None and cache.table is table else ColumnCache(table)
+    qi = [c for c in table.columns if project.roles.get(c) == Role.QUASI_IDENTIFIER]
+    found = (
+        _quasi_identifier_rule(qi)
+        + _hierarchy_rules(project, table, cache, qi)
+        + _identifier_warnings(project, table, cache)
+        + _k_rule(project, table)
+        + _config_rule(project, table, cache, qi)
+        + _algorithm_rules(project, table, cache, qi)
+    )
+    return sorted(found, key=lambda i: not i.is_error)
+
+
+def first_error(issues: list[Issue]) -> Issue | None:
+    return next((i for i in issues if i.is_error), None)
+
+
+def require_valid(project: Project, table: Table, cache: ColumnCache | None = None) -> list[Issue]:
+    """Raise the first error of :func:`validate` as a ConfigError; return the warnings."""
+    issues = validate(project, table, cache)
+    error = first_error(issues)
+    if error is not None:
+        raise ConfigError(error.message, where=error.where)
+    return issues
+
+
+def _quasi_identifier_rule(qi: list[str]) -> list[Issue]:
+    if qi:
+        return []
+    return [
+        Issue(
+            "error",
+            "No quasi-identifier is chosen: mark the columns an outsider could "
+            "know (age, sex, postcode, dates) as quasi-identifiers.",
+            "roles",
+        )
+    ]
+
+
+def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+    """The hierarchy of every quasi-identifier must be a tree covering the data (errors); a sensitive
+    attribute's own hierarchy is only checked for warnings (it matters to hierarchical t-closeness)."""
+    out: list[Issue] = []
+    sensitive = [c for c in table.columns if project.roles.get(c) == Role.SENSITIVE]
+    for col in qi:
+        out.extend(cache.hierarchy_issues(col, cache.hierarchy(project, col)))
+    for col in sensitive:
+        h = project.hierarchies.get(col)
+        if h is not None:
+            out.extend(replace(i, severity="warning") for i in cache.hierarchy_issues(col, h))
+    return out
+
+
+def _identifier_warnings(project: Project, table: Table, cache: ColumnCache) -> list[Issue]:
+    """A column that looks like it identifies people but would be released."""
+    out = []
+    for col in table.columns:
+        s = cache.suggestions.get(col)
+        if s is not None and s.flagged and project.roles.get(col, Role.INSENSITIVE) != Role.IDENTIFIER:
+            out.append(Issue("warning", s.reason, col))
+    return out
+
+
+def _k_rule(project: Project, table: Table) -> list[Issue]:
+    k = max((m.k for m in project.models if isinstance(m, KAnonymity)), default=0)
+    try:
+        require_k_fits(k, table.n_rows)
+    except ConfigError as exc:
+        return [Issue("error", str(exc), "models")]
+    return []
+
+
+def _config_rule(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+    """The run configuration builds: roles do not conflict, every named column exists, the models'
+    sensitive attribute is marked sensitive (the rules of AnonymizationConfig)."""
+    if not qi:
+        return []
+    hierarchies = {q: cache.hierarchy(project, q) for q in qi}
+    try:
+        project.with_changes(hierarchies={**project.hierarchies, **hierarchies}).config(table)
+    except KanonError as exc:
+        return [Issue("error", str(exc), exc.where if exc.where in table.columns else "models")]
+    return []
+
+
+def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+    """The algorithm exists, its parameters are valid, and an exhaustive search's lattice is not too
+    large for it."""
+    cls = algorithms().get(project.algorithm)
+    if cls is None:
+        message = f"The algorithm '{project.algorithm}' is not available; choose another one."
+        return [Issue("error", message, "algorithm")]
+    try:
+        get_algorithm(project.algorithm, **project.algorithm_params)
+    except KanonError as exc:
+        return [Issue("error", str(exc), "algorithm")]
+    limit = getattr(cls, "max_nodes", None)
+    if not qi or not cls.full_domain or limit is None:
+        return []
+    try:
+        Lattice.require_size(lattice_size(project, cache, qi), cls.name, limit)
+    except KanonError as exc:
+        return [Issue("error", str(exc), "algorithm")]
+    return []
+
+
+def lattice_size(project: Project, cache: ColumnCache, qi: list[str]) -> int:
+    """Number of full-domain transformations: product of (height + 1) over the quasi-identifiers."""
+    size = 1
+    for q in qi:
+        size *= cache.hierarchy(project, q).height + 1
+    return size
+
+
+# --------------------------------------------------------------------------------- form values <-> models
+def blank_to_none(value: Any) -> Any:
+    """An empty form field (blank text, NaN) is no value at all."""
+    if isinstance(value, str) and value.strip() == "":
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def models_from_values(
+    values: dict[str, Any], sensitive_columns: tuple[str, ...] | list[str] = ()
+) -> tuple[PrivacyModel, ...]:
+    """The privacy models of flat form values (the inverse of :func:`model_values_of`; the workbench's
+    form and the CLI's flags both go through it). Each value is checked by its spec (blank: its
+    default); l-diversity and t-closeness protect ``values["sensitive"]``, or the sensitive column when
+    there is exactly one."""
+    specs = {p.name: p for p in MODEL_PARAMS}
+    c = {name: specs[name].coerce(blank_to_none(values.get(name))) for name in specs}
+    sensitive = values.get("sensitive") or None
+    if sensitive is None and (c["l"] is not None or c["t"] is not None) and len(sensitive_columns) == 1:
+        sensitive = sensitive_columns[0]
+    l_value = int(c["l"]) if c["l"] is not None and float(c["l"]).is_integer() else c["l"]
+    return build_models(c["k"], sensitive, l_value, c["l_variant"], c["c"], c["t"], c["t_distance"])
+
+
+def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
+    """The flat form values (k, l, l_variant, c, t, t_distance, sensitive) of a tuple of models."""
+    values: dict[str, Any] = {p.name: p.default for p in MODEL_PARAMS}
+    values["sensitive"] = None
+    for m in models:
+        d = m.to_dict()
+        name = d.get("name", "")
+        if isinstance(m, KAnonymity):
+            values["k"] = m.k
+        elif name.endswith("l-diversity"):
+            values["l"] = d.get("l")
+            values["l_variant"] = name.split("-")[0]
+            if "c" in d:
+                values["c"] = d["c"]
+            values["sensitive"] = d.get("sensitive")
+        elif name == "t-closeness":
+            values["t"] = d.get("t")
+            values["t_distance"] = d.get("distance", "equal")
+            values["sensitive"] = d.get("sensitive")
+    return values
