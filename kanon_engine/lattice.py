@@ -45,7 +45,10 @@ class Lattice:
             raise InfeasibleError(
                 f"The generalization lattice has {size:,} transformations, too many for {algorithm} "
                 f"(at most {limit:,}).",
-                hint="Use Datafly or Mondrian, or fewer quasi-identifiers or shallower hierarchies.",
+                hint=(
+                    "Use the heuristic search (the best release within a time limit, for any lattice), "
+                    "Datafly or Mondrian; or fewer quasi-identifiers or shallower hierarchies."
+                ),
                 where="algorithm",
             )
 
@@ -84,14 +87,24 @@ class Lattice:
         starts = np.searchsorted(heights[order], np.arange(self.max_height + 2))
         return order, starts
 
-    def neighbours(self, indices: np.ndarray, up: bool) -> np.ndarray:
-        """The distinct direct generalizations (``up``) or specializations of the given nodes."""
+    def neighbours(self, indices: np.ndarray, up: bool, scratch: np.ndarray | None = None) -> np.ndarray:
+        """The distinct direct generalizations (``up``) or specializations of the given nodes.
+
+        ``scratch`` (an int array of the lattice's size, contents irrelevant) removes duplicates in one
+        pass instead of a sort."""
         idx = np.asarray(indices, dtype=np.int64)
         parts = []
         for stride, radix, top in zip(self.strides, self.radix, self.max_levels):
             digit = (idx // stride) % radix
             parts.append(idx[digit < top] + stride if up else idx[digit > 0] - stride)
-        return np.unique(np.concatenate(parts)) if parts else idx[:0]
+        if not parts:
+            return idx[:0]
+        out = np.concatenate(parts)
+        if scratch is None:
+            return np.unique(out)
+        pos = np.arange(len(out), dtype=scratch.dtype)
+        scratch[out] = pos
+        return out[scratch[out] == pos]
 
     @property
     def max_height(self) -> int:

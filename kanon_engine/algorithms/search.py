@@ -87,6 +87,7 @@ class LatticeSearch:
         self._levels_bound: np.ndarray | None = None
         self._order: tuple[np.ndarray, np.ndarray] | None = None
         self._evals: dict[int, NodeEvaluation] = {}
+        self._scratch: np.ndarray | None = None  # large lattices: for removing duplicates in walks
         self._known = 0
         #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
         #: the whole lattice; used to skip classifying hopeless nodes)
@@ -173,9 +174,11 @@ class LatticeSearch:
         known[index] = True
         if status and self.status[index] == NOT_EVALUATED:
             self.status[index] = status
+        if self._scratch is None:
+            self._scratch = np.empty(self.lattice.size, dtype=np.int32)
         frontier = np.array([index], dtype=np.int64)
         while len(frontier):
-            nxt = self.lattice.neighbours(frontier, up)
+            nxt = self.lattice.neighbours(frontier, up, self._scratch)
             nxt = nxt[~known[nxt]]
             known[nxt] = True
             if status:

@@ -368,7 +368,7 @@ def test_apply_without_k_claims_no_model(seed_dir):
 def test_lattice_too_large_is_refused():
     from kanon_engine.lattice import Lattice as L
 
-    with pytest.raises(InfeasibleError, match="too many for optimal.*Datafly or Mondrian"):
+    with pytest.raises(InfeasibleError, match="too many for optimal.*heuristic search"):
         L.require_size(10**7, "optimal")
 
 
