@@ -65,6 +65,19 @@ _TOLERANCE = 1e-9
 Levels = tuple[int, ...]
 
 
+#: How the progress messages of the search start; :func:`best_so_far` reads the quality back.
+BEST_SO_FAR = "Best so far: "
+_END_OF_QUALITY = " \u2014 "
+
+
+def best_so_far(message: str) -> str | None:
+    """The quality in a progress message of this search (``"DM 352,610"``), None in other messages:
+    what a progress bar shows while the search runs."""
+    if not message.startswith(BEST_SO_FAR) or _END_OF_QUALITY not in message:
+        return None
+    return message[len(BEST_SO_FAR) :].split(_END_OF_QUALITY, 1)[0]
+
+
 def format_quality(value: float) -> str:
     """A metric value as people read it: whole numbers with thousands separators, else 4 digits."""
     if float(value).is_integer() and abs(value) < 1e15:
@@ -122,13 +135,15 @@ class AnytimeSearch:
 
     def _report(self) -> None:
         elapsed = time.perf_counter() - self._started
-        if self.best is None:
-            quality = "no release yet"
-        else:
-            quality = f"best so far: {self.metric.label} {format_quality(self.best_value)}"
+        quality = (
+            "no release yet"
+            if self.best is None
+            else f"{self.metric.short} {format_quality(self.best_value)}"
+        )
         self.progress(
             min(elapsed / self.time_limit, 1.0),
-            f"{quality} ({self.checks:,} transformations checked; not proven optimal)",
+            f"{BEST_SO_FAR}{quality}{_END_OF_QUALITY}{self.checks:,} transformations checked"
+            + ("" if self.finished else ", not proven optimal"),
         )
 
     def _levels_bound(self, levels: Levels) -> float:
@@ -278,6 +293,7 @@ class AnytimeSearch:
             self.dive()
         if not self.out_of_time():
             self.best_first()
+        self._report()
         return self.best
 
     def evaluation(self) -> NodeEvaluation:

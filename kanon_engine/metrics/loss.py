@@ -111,6 +111,8 @@ class Metric(ABC):
 
     name: ClassVar[str]
     label: ClassVar[str]
+    #: a few words for tight places (a progress bar): the metric's usual abbreviation
+    short: ClassVar[str]
     #: True when the value never decreases under generalization (then only minimal nodes matter).
     monotone: ClassVar[bool] = False
 
@@ -151,6 +153,7 @@ class MetricContext:
 class DiscernibilityMetric(Metric):
     name = "dm"
     label = "Discernibility (DM, with suppression penalty)"
+    short = "DM"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows)
@@ -166,6 +169,7 @@ class DiscernibilityMetric(Metric):
 class DiscernibilityStarMetric(Metric):
     name = "dm-star"
     label = "Discernibility DM* (monotone, no suppression penalty)"
+    short = "DM*"
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -178,6 +182,7 @@ class DiscernibilityStarMetric(Metric):
 class AverageClassSizeMetric(Metric):
     name = "cavg"
     label = "Normalized average class size (C_AVG)"
+    short = "C_AVG"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k)
@@ -190,6 +195,7 @@ class AverageClassSizeMetric(Metric):
 class PrecisionMetric(Metric):
     name = "precision"
     label = "Precision loss (1 - Sweeney's Prec)"
+    short = "precision loss"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
@@ -203,6 +209,7 @@ class PrecisionMetric(Metric):
 class HeightMetric(Metric):
     name = "height"
     label = "Height (sum of levels)"
+    short = "height"
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -215,6 +222,7 @@ class HeightMetric(Metric):
 class EntropyMetric(Metric):
     name = "entropy"
     label = "Non-uniform entropy (bits)"
+    short = "entropy (bits)"
 
     def value(self, ev, ctx: MetricContext) -> float:
         base = ctx.entropy.unsuppressed(ev.levels)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import get_algorithm
-from kanon_engine.algorithms.heuristic import AnytimeSearch
+from kanon_engine.algorithms.heuristic import AnytimeSearch, best_so_far
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import InfeasibleError
@@ -79,7 +79,9 @@ def test_at_the_time_limit_it_returns_the_best_so_far_labelled_not_optimal(adult
     note = result.notes[0]
     assert "stopped at its time limit of 3 seconds after 40 checks" in note and "not proven optimal" in note
     assert f"{result.metrics['discernibility']:,.0f})" in note
-    assert any(m.startswith("best so far: Discernibility") for m in messages)
+    qualities = [best_so_far(m) for m in messages if best_so_far(m)]
+    assert qualities and qualities[-1] == f"DM {result.metrics['discernibility']:,.0f}"
+    assert best_so_far("checking node 3") is None
     frame = table.frame
     ok, why = ref.release_satisfies(result.release, frame, ADULT_QI, [{"name": "k-anonymity", "k": 5}], 1508)
     assert ok, why
