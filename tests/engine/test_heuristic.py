@@ -111,3 +111,22 @@ def test_past_the_exact_limit_optimal_points_to_the_heuristic():
     )
     assert ok, why
     assert result.lattice is not None and len(result.lattice.status) == 1_953_125
+
+
+def test_cli_runs_the_heuristic_with_its_time_limit(sample_dir, tmp_path, capsys):
+    """``--algorithm heuristic --param time_limit=...`` (and ``--time-limit``) from the command line."""
+    import json
+
+    from kanon_engine.cli import main
+
+    project = str(sample_dir / "sample_project.json")
+    report = tmp_path / "r.json"
+    args = ["anonymize", "--project", project, "--algorithm", "heuristic", "--param", "time_limit=30"]
+    assert main([*args, "--output", str(tmp_path / "out.csv"), "--report", str(report)]) == 0
+    summary = json.loads(report.read_text(encoding="utf-8"))
+    assert summary["algorithm"] == "heuristic" and summary["parameters"]["time_limit"] == 30.0
+    assert summary["notes"][0].startswith("The heuristic search")
+    capsys.readouterr()
+    bad = ["anonymize", "--project", project, "--algorithm", "heuristic", "--time-limit", "0"]
+    assert main(bad) == 2
+    assert "time_limit must be a number >= 0.1" in capsys.readouterr().err
