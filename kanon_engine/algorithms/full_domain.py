@@ -111,8 +111,9 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         if search.monotone:
             return ()
         return (
-            "The privacy models are not monotone with suppression, so every transformation that could "
-            "beat the optimum was checked (no pruning by satisfaction).",
+            "The privacy models are not monotone with suppression, so a transformation was ruled out "
+            "without a check only when the suppression it forces rules out all its specializations too; "
+            "every other one that could beat the optimum was checked.",
         )
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, infeasible
+from kanon_engine.algorithms.search import TOLERANCE
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
@@ -59,8 +60,6 @@ TIME_LIMIT = ParamSpec(
 
 #: Lattices up to this size get a search record (one byte per node) for the lattice view.
 _RECORD_NODES = 5_000_000
-#: Relative slack when comparing bounds with values computed along other paths (see search.py).
-_TOLERANCE = 1e-9
 
 Levels = tuple[int, ...]
 
@@ -156,7 +155,7 @@ class AnytimeSearch:
 
     def _beats(self, bound: float) -> bool:
         """Whether a transformation with this lower bound could still be strictly better than the best."""
-        slack = _TOLERANCE * max(1.0, abs(self.best_value)) if np.isfinite(self.best_value) else 0.0
+        slack = TOLERANCE * max(1.0, abs(self.best_value)) if np.isfinite(self.best_value) else 0.0
         return bound < self.best_value - slack or not np.isfinite(self.best_value)
 
     # --- checking ---------------------------------------------------------------------------------------
