@@ -111,6 +111,7 @@ class AnonymizationResult:
             "nodes_checked": self.nodes_checked,
             "runtime_seconds": round(self.runtime_seconds, 6),
             "metrics": self.metrics,
+            "config_fingerprint": self.config.fingerprint(),
         }
         if self.lattice is not None:
             out["lattice"] = {"size": int(len(self.lattice.status)), "status_counts": self.lattice.counts()}

@@ -2,7 +2,8 @@
 per quasi-identifier, Samarati 2001) and the release built from it.
 
 - :class:`FullDomainAlgorithm`: the parameters (suppression limit, quality metric) and the suppression
-  allowance of every full-domain algorithm (Datafly, Samarati, Incognito, optimal);
+  allowance of every full-domain algorithm (Datafly, Samarati, Incognito, optimal); its ``_run`` ends
+  with :func:`full_domain_result`;
 - :class:`LatticeSearchAlgorithm`: the run of those that search the lattice with
   :class:`~kanon_engine.algorithms.search.LatticeSearch`; a subclass only says which nodes to check and
   in what order (``_search``);
@@ -26,7 +27,13 @@ from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
 from kanon_engine.lattice import SearchRecord
-from kanon_engine.metrics.loss import MetricContext, generalization_intensity, get_metric, node_metrics
+from kanon_engine.metrics.loss import (
+    DEFAULT_METRIC,
+    MetricContext,
+    generalization_intensity,
+    get_metric,
+    node_metrics,
+)
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.release import full_domain_release
 from kanon_engine.result import AnonymizationResult
@@ -54,7 +61,7 @@ class FullDomainAlgorithm(Algorithm):
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
-    def __init__(self, *, suppression_limit: float | None = None, metric: str = "dm") -> None:
+    def __init__(self, *, suppression_limit: float | None = None, metric: str = DEFAULT_METRIC) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
 
@@ -62,22 +69,6 @@ class FullDomainAlgorithm(Algorithm):
         """Records that may be suppressed; no suppression unless a limit is given."""
         limit = self.parameters["suppression_limit"]
         return suppression_allowance(n_rows, 0.0 if limit is None else limit)
-
-    def _result(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        ev: NodeEvaluation,
-        ctx: MetricContext,
-        start: float,
-        checks: int,
-        record: SearchRecord | None,
-        notes: tuple[str, ...] = (),
-    ) -> AnonymizationResult:
-        return full_domain_result(
-            self.name, self.parameters, table, config, enc, ev, ctx, start, checks, record, notes
-        )
 
 
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
@@ -99,8 +90,19 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
             raise infeasible(config, allowance)
         ev = search.evaluation(best)
         progress(1.0, "building the release")
-        return self._result(
-            table, config, enc, ev, search.ctx, start, search.checks, search.record(best), self._notes(search)
+        record = search.record(best)
+        return full_domain_result(
+            self.name,
+            self.parameters,
+            table,
+            config,
+            enc,
+            ev,
+            search.ctx,
+            start,
+            search.checks,
+            record,
+            self._notes(search),
         )
 
     @abstractmethod
@@ -175,7 +177,7 @@ def apply_transformation(
     config: AnonymizationConfig,
     levels: dict[str, int] | tuple[int, ...],
     suppression_limit: float = 1.0,
-    metric: str = "dm",
+    metric: str = DEFAULT_METRIC,
     search: SearchRecord | None = None,
     enforce: bool = True,
 ) -> AnonymizationResult:

@@ -13,12 +13,13 @@ file holds, and the one table mapping each of them to its project-file field, ar
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from kanon_engine import __version__
 from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk
-from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, notes_on_stderr
+from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
 from kanon_engine.fileio import InputGuard
 
@@ -56,5 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("Cancelled.", file=sys.stderr)
         return EXIT_CANCELLED
+    except BrokenPipeError:  # the reader of stdout stopped early (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     finally:
         notes()

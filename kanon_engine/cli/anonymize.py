@@ -12,23 +12,18 @@ from typing import Any
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.cli.common import (
-    EXIT_OK,
     add_output_flags,
     check_outputs,
-    print_keys,
+    finish_run,
     progress_printer,
-    run_summary,
     save_project,
     warn,
-    write_json,
-    write_release,
-    write_run_reports,
 )
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.data.table import Table
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
-from kanon_engine.validation import require_valid
+from kanon_engine.validation import require_valid, result_warnings
 
 #: What ``anonymize`` prints on stdout (one JSON line; a contract).
 PRINTED = (
@@ -58,12 +53,8 @@ def run(args: argparse.Namespace) -> int:
     warn([i.message for i in require_valid(project, table)])
     save_project(args, project)  # the project as this run understood it, even if no release comes of it
     result = run_project(project, table, verbose=args.verbose)
-    written = write_release(args, table, result)
-    summary = run_summary(args, table, result)
-    write_json(args.report, summary)
-    write_run_reports(args, table, project, result, written)
-    print_keys(summary, PRINTED)
-    return EXIT_OK
+    warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
+    return finish_run(args, table, project, result, PRINTED)
 
 
 def run_project(project: Project, table: Table, verbose: bool = False) -> AnonymizationResult:

@@ -13,16 +13,11 @@ from typing import Any
 
 from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.cli.common import (
-    EXIT_OK,
     add_output_flags,
     check_outputs,
-    pairs,
-    print_keys,
-    run_summary,
+    finish_run,
+    levels,
     save_project,
-    write_json,
-    write_release,
-    write_run_reports,
 )
 from kanon_engine.cli.flags import add_project_flags, given, project_and_table
 from kanon_engine.privacy.models import KAnonymity
@@ -50,16 +45,10 @@ def run(args: argparse.Namespace) -> int:
     save_project(args, project)
     # without a model flag no model is claimed (k = 2 only makes the configuration complete)
     config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
-    levels = {c: int(v) for c, v in pairs(args.levels, "--levels", comma_separated=True).items()}
     result = apply_transformation(
-        table, config, levels, suppression_limit=limit, metric=metric, enforce=enforce
+        table, config, levels(args.levels), suppression_limit=limit, metric=metric, enforce=enforce
     )
-    written = write_release(args, table, result)
-    summary = run_summary(args, table, result)
-    write_json(args.report, summary)
-    write_run_reports(args, table, project, result, written)
-    print_keys(summary, PRINTED)
-    return EXIT_OK
+    return finish_run(args, table, project, result, PRINTED)
 
 
 def _setting(values: dict[str, Any], params: dict[str, Any], name: str, default: Any) -> Any:

@@ -49,6 +49,22 @@ def pairs(values: Sequence[str] | None, flag: str, comma_separated: bool = False
     return out
 
 
+def levels(values: Sequence[str] | None) -> dict[str, int]:
+    """``--levels COL=N,...`` -> {column: level}; a level that is not a whole number is named."""
+    out = {}
+    for col, value in pairs(values, "--levels", comma_separated=True).items():
+        try:
+            out[col] = int(value)
+        except ValueError:
+            raise ConfigError(
+                f"--levels {col}={value}: a level is a whole number, 0 for the original values up to the "
+                f"height of the hierarchy of '{col}'.",
+                hint="For example --levels age=2,zip=1.",
+                where="--levels",
+            ) from None
+    return out
+
+
 def delimiter(value: str | None) -> str | None:
     return None if value is None else DELIMITER_NAMES.get(value, value)
 
@@ -174,6 +190,23 @@ def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationRes
     summary["input_sha256"] = table.sha256
     summary["software"] = f"kanon {__version__}"
     return summary
+
+
+def finish_run(
+    args: argparse.Namespace,
+    table: Table,
+    project: Project,
+    result: AnonymizationResult,
+    printed: Sequence[str],
+) -> int:
+    """Write what a run was asked to write (release, JSON report, HTML/PDF reports) and print the keys
+    of its summary that the command prints."""
+    written = write_release(args, table, result)
+    summary = run_summary(args, table, result)
+    write_json(args.report, summary)
+    write_run_reports(args, table, project, result, written)
+    print_keys(summary, printed)
+    return EXIT_OK
 
 
 def notes_on_stderr() -> Callable[[], None]:

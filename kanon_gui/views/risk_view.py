@@ -39,6 +39,7 @@ from kanon_engine.explain import RecordExplainer
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
+from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
@@ -90,7 +91,13 @@ class RiskPanel(QWidget):
         self.comparison: RiskComparison | None = None
         self._explainer: RecordExplainer | None = None
         self._defs = definitions()
+        self._make_figures(threshold)
+        self._make_details()
+        self._lay_out()
+        self._set_enabled(False)
 
+    def _make_figures(self, threshold: float) -> None:
+        """The threshold, the status line and the table of risk figures (each row explains its figure)."""
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 1.0)
         self.threshold.setSingleStep(0.05)
@@ -115,6 +122,8 @@ class RiskPanel(QWidget):
             if head is not None:
                 head.setToolTip(self._defs[d])
 
+    def _make_details(self) -> None:
+        """The risk chart, the homogeneity table and the "why is this record unsafe" controls."""
         self.plot = pg.PlotWidget(background="w")
         self.plot.setObjectName("risk_distribution")
         self.plot.setMinimumHeight(160)
@@ -147,6 +156,8 @@ class RiskPanel(QWidget):
         self.explanation.setObjectName("explanation")
         self.explanation.setOpenLinks(False)
 
+    def _lay_out(self) -> None:
+        """Figures and chart above; homogeneity and explanations below, in splitters."""
         top = QHBoxLayout()
         top.addWidget(QLabel("Records at risk above"))
         top.addWidget(self.threshold)
@@ -183,11 +194,16 @@ class RiskPanel(QWidget):
         main.addWidget(lower)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        self.stale_banner = stale_banner()
+        layout.addWidget(self.stale_banner)
         layout.addWidget(self.status)
         layout.addWidget(main, 1)
-        self._set_enabled(False)
 
     # --- contract with the window ------------------------------------------------------------------------
+    def set_stale(self, stale: bool) -> None:
+        """Mark the run shown as out of date (its settings are not the project's any more)."""
+        self.stale_banner.setVisible(stale and self.result is not None)
+
     def show_run(self, run: Run | None) -> None:
         """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release."""
         self.set_result(*((run.table, run.result) if run is not None else (None, None)))
