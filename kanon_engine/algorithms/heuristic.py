@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
-from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, infeasible
+from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.algorithms.search import TOLERANCE
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
@@ -41,7 +41,7 @@ from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator
 from kanon_engine.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
-from kanon_engine.metrics.loss import Metric, MetricContext, get_metric
+from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric, MetricContext, get_metric
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult
@@ -335,7 +335,11 @@ class Heuristic(FullDomainAlgorithm):
     params = (SUPPRESSION_LIMIT, METRIC, TIME_LIMIT)
 
     def __init__(
-        self, *, suppression_limit: float | None = None, metric: str = "dm", time_limit: float = 10.0
+        self,
+        *,
+        suppression_limit: float | None = None,
+        metric: str = DEFAULT_METRIC,
+        time_limit: float = 10.0,
     ) -> None:
         super().__init__(suppression_limit=suppression_limit, metric=metric)
         self.time_limit = time_limit
@@ -364,8 +368,9 @@ class Heuristic(FullDomainAlgorithm):
             )
         progress(1.0, "building the release")
         notes = (_note(search, metric),)
-        return self._result(
-            table, config, enc, search.evaluation(), search.ctx, start, search.checks, search.record(), notes
+        ev, record = search.evaluation(), search.record()
+        return full_domain_result(
+            self.name, p, table, config, enc, ev, search.ctx, start, search.checks, record, notes
         )
 
 

@@ -318,6 +318,7 @@ class LossMetric(Metric):
 
     name = "loss"
     label = "Loss (ARX's default: generalization and suppression)"
+    short = "Loss"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return loss_aggregate(loss_per_attribute(ev, ctx))
@@ -337,8 +338,8 @@ def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
     """Normalized Loss of every attribute at the evaluated node, suppressed records counting 1."""
     if ev.suppressed == 0:
         return ctx.shares.per_attribute(ev.levels)
-    freq = ev.classes.freq
-    failing = ~ev.passes[ev.classes.row_class]
+    freq = ev.freq
+    failing = ~ev.passes
     leaves = freq.leaves()
     counts = freq.counts[failing].astype(np.float64)
     extra = np.array(

@@ -60,8 +60,10 @@ def adult(adult_frame, adult_hierarchies):
 def test_with_enough_time_it_reaches_arxs_optimum_on_adult(adult):
     """ARX 3.9.2 (and the optimal search): k=5, 5% suppression, DM -> 9,268,952."""
     table, config = adult
-    result = get_algorithm("heuristic", suppression_limit=0.05, time_limit=600).run(table, config)
-    exact = get_algorithm("optimal", suppression_limit=0.05).run(table, config)
+    result = get_algorithm("heuristic", suppression_limit=0.05, metric="dm", time_limit=600).run(
+        table, config
+    )
+    exact = get_algorithm("optimal", suppression_limit=0.05, metric="dm").run(table, config)
     assert result.metrics["discernibility"] == exact.metrics["discernibility"] == 9_268_952
     assert result.transformation == exact.transformation
     assert result.notes[0].startswith("The heuristic search finished")
@@ -72,7 +74,7 @@ def test_at_the_time_limit_it_returns_the_best_so_far_labelled_not_optimal(adult
     table, config = adult
     monkeypatch.setattr(AnytimeSearch, "out_of_time", lambda self: self.checks >= 40)
     messages: list[str] = []
-    result = get_algorithm("heuristic", suppression_limit=0.05, time_limit=3).run(
+    result = get_algorithm("heuristic", suppression_limit=0.05, metric="dm", time_limit=3).run(
         table, config, progress=lambda f, m: messages.append(m)
     )
     assert result.nodes_checked == 40

@@ -50,6 +50,7 @@ def test_too_large_for_optimal_offers_the_heuristic(window, qtbot, tmp_path, wai
     assert not panel.use_heuristic.isVisible()
     panel.params_form.set_value("suppression_limit", "0.02")
     panel.params_form.set_value("time_limit", "2")
+    panel.params_form.set_value("metric", "dm")
     assert panel.run_button.isEnabled(), panel.reason.text()
 
     shown: list[str] = []
