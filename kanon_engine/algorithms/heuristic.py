@@ -175,8 +175,17 @@ class AnytimeSearch:
         if ev.suppressed_floor > self.evaluator.max_suppressed or (
             self.evaluator.monotone and not ev.satisfies
         ):
-            self._fails_below = np.vstack([self._fails_below, np.asarray(levels)[None, :]])
+            self._fails_below_too(levels)
         return node
+
+    def _fails_below_too(self, levels: Levels) -> None:
+        """Remember that ``levels`` fails with all its specializations; only maximal ones are kept (one
+        below another says nothing more), so the list stays short as the search climbs."""
+        if self._known_to_fail(levels):
+            return
+        node = np.asarray(levels, dtype=np.int64)
+        rows = self._fails_below
+        self._fails_below = np.vstack([rows[~(rows <= node).all(axis=1)], node[None, :]])
 
     def _successors(self, levels: Levels) -> list[Levels]:
         return [
