@@ -121,8 +121,10 @@ class RefTree:
 def reference_mondrian(keys: np.ndarray, axes: list, k: int, strict: bool) -> list[np.ndarray]:
     """Straightforward recursive Mondrian (one partition at a time), with kanon's documented rules:
     widest normalized range first (ties: first attribute), strict = the more balanced of the cuts just
-    after / just before the median record's block, relaxed = first ceil(n/2) records in key order
-    (ties in record order). ``keys`` is (n_rows, n_qi). Returns the partitions' row indices."""
+    after / just before the median record's block; relaxed = on attributes that still spread, strict's
+    cut for categorical ones and the first ceil(n/2) records in key order (ties in record order) for
+    numeric ones, and when none is allowable the first ceil(n/2) records on the widest attribute.
+    ``keys`` is (n_rows, n_qi). Returns the partitions' row indices."""
     out: list[np.ndarray] = []
     stack = [np.arange(len(keys))]
     while stack:
@@ -130,13 +132,17 @@ def reference_mondrian(keys: np.ndarray, axes: list, k: int, strict: bool) -> li
         sub = keys[rows]
         n = len(rows)
         widths = [ax.width(sub[:, q]) for q, ax in enumerate(axes)]
+        dims = sorted(range(len(axes)), key=lambda q: (-widths[q], q))
+        attempts = [(q, False) for q in dims] + ([] if strict else [(dims[0], True)])
         was_cut = False
-        for q in sorted(range(len(axes)), key=lambda q: (-widths[q], q)):
-            if strict and widths[q] == 0:
-                break
+        for q, last_resort in attempts:
+            if widths[q] == 0 and not last_resort:
+                if strict:
+                    break
+                continue
             col = sub[:, q]
             order = np.argsort(col, kind="stable")
-            if strict:
+            if strict or (isinstance(axes[q], RefTree) and not last_resort):
                 v = int(col[order[(n - 1) // 2]])
                 blo, bhi = axes[q].block(col, v)
                 after, before = col <= bhi, col < blo

@@ -25,7 +25,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
@@ -84,7 +84,16 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
     ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         metric = get_metric(self.parameters["metric"])
-        search = LatticeSearch(enc, config.models, allowance, metric, progress, self.name, self.max_nodes)
+        search = LatticeSearch(
+            enc,
+            config.models,
+            allowance,
+            metric,
+            progress,
+            self.name,
+            self.max_nodes,
+            config.suppressed_group_k,
+        )
         best = self._search(search)
         if best is None:
             raise infeasible(config, allowance)
@@ -201,7 +210,8 @@ def apply_transformation(
     )
     vector = _level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
-    evaluator = NodeEvaluator(enc, config.models, allowance)
+    group_k = config.suppressed_group_k if enforce else 0
+    evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
     ev = evaluator.evaluate(vector, complete=True)
     if not enforce:
         ev.passes = np.ones(ev.freq.n_classes, dtype=bool)
@@ -213,7 +223,7 @@ def apply_transformation(
             hint="Generalize more, or allow more suppression.",
             where="levels",
         )
-    ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
+    ctx = evaluator_context(evaluator)
     return full_domain_result(
         "apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )
