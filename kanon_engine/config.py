@@ -25,7 +25,7 @@ class ParamSpec:
 
     name: str
     label: str
-    kind: str  # "int", "float", "choice", "bool"
+    kind: str  # "int", "float", "choice", "bool", "columns" (column names, comma-separated)
     default: Any
     help: str
     minimum: float | None = None
@@ -77,6 +77,10 @@ class ParamSpec:
                 value = str(value)
                 if value not in self.choices:
                     raise ValueError
+            elif self.kind == "columns":
+                items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+                names = [v.strip() for v in items if str(v).strip()]
+                return ",".join(names) if names else self.default
         except (TypeError, ValueError):
             raise ConfigError(self._expectation(value), where=self.name) from None
         if (
@@ -93,6 +97,8 @@ class ParamSpec:
             return f"{self.name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value!r}."
         if self.kind == "choice":
             return f"{self.name} must be one of {', '.join(self.choices)}; got {value!r}."
+        if self.kind == "columns":
+            return f"{self.name} must be column names separated by commas; got {value!r}."
         what = "an integer" if self.kind == "int" else "a number"
         rng = []
         if self.minimum is not None:

@@ -94,6 +94,7 @@ TEXT = {
     "run_done": (
         "Done: {groups} groups, {suppressed} records suppressed, smallest group {smallest}, in {seconds} s."
     ),
+    "run_done_cells": "Done: {groups} groups, {kept}, smallest group {smallest}, in {seconds} s.",
     "run_stale": (
         "The settings changed while it ran, so this result is out of date: run again to use the new settings."
     ),
@@ -702,12 +703,15 @@ class MainWindow(QMainWindow):
     def show_run_outcome(self, result: AnonymizationResult) -> None:
         """What came out, and what makes the release of little use if anything does (a column lost to
         *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
-        done = TEXT["run_done"].format(
-            groups=f"{result.n_classes:,}",
-            suppressed=f"{result.suppressed:,}",
-            smallest=f"{result.min_class_size:,}",
-            seconds=f"{result.runtime_seconds:.2f}",
-        )
+        figures = {
+            "groups": f"{result.n_classes:,}",
+            "smallest": f"{result.min_class_size:,}",
+            "seconds": f"{result.runtime_seconds:.2f}",
+        }
+        if result.recoding is not None:  # every record kept: say what happened to single values
+            done = TEXT["run_done_cells"].format(kept=result.recoding.in_words(), **figures)
+        else:
+            done = TEXT["run_done"].format(suppressed=f"{result.suppressed:,}", **figures)
         warnings = [i.message for i in result_warnings(result)]
         if self.state.is_stale():
             warnings.insert(0, TEXT["run_stale"])
@@ -729,13 +733,20 @@ class MainWindow(QMainWindow):
         if limit is None:
             limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
         metric = result.parameters.get("metric", DEFAULT_METRIC)
+        suppress = result.parameters.get("suppress", "records")  # a cell-suppression run applies cells
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
         search = result.lattice
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, f"applying levels {vector}")
             res = apply_transformation(
-                table, config, vector, suppression_limit=limit, metric=metric, search=search
+                table,
+                config,
+                vector,
+                suppression_limit=limit,
+                metric=metric,
+                search=search,
+                suppress=suppress,
             )
             return with_workload(res, table, default_workload(table, config))
 

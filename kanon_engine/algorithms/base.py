@@ -29,7 +29,8 @@ SUPPRESSION_LIMIT = ParamSpec(
     "float",
     None,
     "Largest share of records that may be removed (suppressed) instead of generalizing further, "
-    "from 0 % (none) to 100 %; write 5 %, 5% or 0.05.",
+    "from 0 % (none) to 100 %; write 5 %, 5% or 0.05. With cell suppression, the largest share of "
+    "quasi-identifier values that may be replaced by '*'.",
     minimum=0.0,
     maximum=1.0,
     presets=(0.0, 0.01, 0.02, 0.05, 0.1),

@@ -20,6 +20,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
+from kanon_engine.algorithms.cell_suppression import (
+    SUPPRESS,
+    CellMetric,
+    CellNodeEvaluation,
+    CellSuppressionEvaluator,
+    cell_budget,
+    cell_result,
+)
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
@@ -29,6 +37,7 @@ from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_con
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
+    Metric,
     MetricContext,
     generalization_intensity,
     get_metric,
@@ -39,11 +48,11 @@ from kanon_engine.release import full_domain_release
 from kanon_engine.result import AnonymizationResult
 
 
-def infeasible(config: AnonymizationConfig, limit: int) -> InfeasibleError:
+def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
     models = "; ".join(m.describe() for m in config.models)
     return InfeasibleError(
-        f"No transformation satisfies {models} with at most {limit} suppressed records.",
+        f"No transformation satisfies {models} with at most {limit} suppressed {what}.",
         hint="Allow more suppression, lower k (or l, or raise t), or use broader hierarchies.",
         where="models",
     )
@@ -53,22 +62,49 @@ class FullDomainAlgorithm(Algorithm):
     """Base of the algorithms that release one full-domain transformation.
 
     ``suppression_limit``: largest share of records that may be suppressed (None: none, except where an
-    algorithm's paper says otherwise, see Datafly); ``metric``: the quality metric that ranks solutions.
+    algorithm's paper says otherwise, see Datafly); ``metric``: the quality metric that ranks solutions;
+    ``suppress``: whole records (the survey's AG_TS) or single cells (AG_CS, :mod:`.cell_suppression`;
+    the limit then counts quasi-identifier cells).
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
-    def __init__(self, *, suppression_limit: float | None = None, metric: str = DEFAULT_METRIC) -> None:
+    def __init__(
+        self,
+        *,
+        suppression_limit: float | None = None,
+        metric: str = DEFAULT_METRIC,
+        suppress: str = "records",
+    ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
+        self.suppress = suppress
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
         limit = self.parameters["suppression_limit"]
         return suppression_allowance(n_rows, 0.0 if limit is None else limit)
+
+    def node_checker(
+        self, enc: EncodedTable, config: AnonymizationConfig
+    ) -> tuple[NodeEvaluator, Metric, int, str]:
+        """The node checker, the metric, the allowance and its unit: records, or with
+        ``suppress="cells"`` quasi-identifier cells (the records' allowance times the number of
+        quasi-identifiers when no limit is given)."""
+        allowance = self.suppression_allowance(enc.n_rows, config.k)
+        metric = get_metric(self.parameters["metric"])
+        if self.parameters["suppress"] != "cells":
+            group_k = config.suppressed_group_k  # Datafly's step 4 (:mod:`kanon_engine.suppressed_group`)
+            evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
+            return evaluator, metric, allowance, "records"
+        # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
+        # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
+        limit = self.parameters["suppression_limit"]
+        cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
+        return CellSuppressionEvaluator(enc, config.models, cells), CellMetric(metric), cells, "cells"
 
 
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
@@ -82,21 +118,13 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        allowance = self.suppression_allowance(enc.n_rows, config.k)
-        metric = get_metric(self.parameters["metric"])
+        evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = LatticeSearch(
-            enc,
-            config.models,
-            allowance,
-            metric,
-            progress,
-            self.name,
-            self.max_nodes,
-            config.suppressed_group_k,
+            enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator
         )
         best = self._search(search)
         if best is None:
-            raise infeasible(config, allowance)
+            raise infeasible(config, allowance, unit)
         ev = search.evaluation(best)
         progress(1.0, "building the release")
         record = search.record(best)
@@ -121,6 +149,12 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
     def _notes(self, search: LatticeSearch) -> tuple[str, ...]:
         if search.monotone:
             return ()
+        if self.parameters["suppress"] == "cells":
+            return (
+                "With cell suppression a node's '*' cells come from local suppression, which need not "
+                "fall under generalization, so every transformation that could beat the optimum was "
+                "checked (no pruning by satisfaction).",
+            )
         return (
             "The privacy models are not monotone with suppression, so a transformation was ruled out "
             "without a check only when the suppression it forces rules out all its specializations too; "
@@ -142,9 +176,15 @@ def full_domain_result(
     notes: tuple[str, ...] = (),
     models_enforced: bool = True,
 ) -> AnonymizationResult:
-    """The release of the full-domain node ``ev`` and everything reported about it."""
+    """The release of the full-domain node ``ev`` and everything reported about it (under cell
+    suppression, the AG_CS release of :mod:`.cell_suppression`)."""
+    if isinstance(ev, CellNodeEvaluation):
+        return cell_result(algorithm, parameters, table, config, enc, ev, ctx, start, checks, record, notes)
+    from kanon_engine.cell_recoding import node_ncp
+
     release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
     metrics = node_metrics(ev, ctx)
+    metrics.update(node_ncp(enc, ev.levels, row_class < 0))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
     return AnonymizationResult(
@@ -189,17 +229,20 @@ def apply_transformation(
     metric: str = DEFAULT_METRIC,
     search: SearchRecord | None = None,
     enforce: bool = True,
+    suppress: str = "records",
 ) -> AnonymizationResult:
     """Apply one full-domain transformation chosen by the user (CLI ``apply``, a click in the lattice).
 
     Classes failing the privacy models are suppressed when they fit within ``suppression_limit``;
-    otherwise an InfeasibleError says how many records would have to go. With ``enforce=False`` the levels
-    are applied as they are: nothing is suppressed and no privacy model is claimed.
+    otherwise an InfeasibleError says how many records would have to go. With ``suppress="cells"`` only
+    single cells of their records are suppressed (the limit counts cells). With ``enforce=False`` the
+    levels are applied as they are: nothing is suppressed and no privacy model is claimed.
     """
     start = time.perf_counter()
     parameters = {
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),
+        "suppress": SUPPRESS.coerce(suppress),
     }
     if enforce:
         config.check_table(table)
@@ -209,6 +252,8 @@ def apply_transformation(
         table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
     )
     vector = _level_vector(enc, levels)
+    if enforce and parameters["suppress"] == "cells":
+        return _apply_with_cells(table, config, enc, vector, parameters, search, start)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     group_k = config.suppressed_group_k if enforce else 0
     evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
@@ -227,3 +272,27 @@ def apply_transformation(
     return full_domain_result(
         "apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )
+
+
+def _apply_with_cells(
+    table: Table,
+    config: AnonymizationConfig,
+    enc: EncodedTable,
+    vector: tuple[int, ...],
+    parameters: dict[str, Any],
+    search: SearchRecord | None,
+    start: float,
+) -> AnonymizationResult:
+    """``apply`` under cell suppression: the outliers at these levels lose single cells (AG_CS)."""
+    budget = cell_budget(enc.n_rows, enc.n_qi, parameters["suppression_limit"])
+    evaluator = CellSuppressionEvaluator(enc, config.models, budget)
+    ev = evaluator.evaluate(vector)
+    if not ev.satisfies:
+        raise InfeasibleError(
+            f"At these levels {'' if ev.peeling is not None else 'at least '}{ev.cells} cells would have "
+            f"to be suppressed, more than the {budget} the suppression limit allows.",
+            hint="Generalize more, or allow more suppression.",
+            where="levels",
+        )
+    ctx = MetricContext(enc, evaluator.k, budget)
+    return cell_result("apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search)

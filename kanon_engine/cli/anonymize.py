@@ -37,6 +37,9 @@ PRINTED = (
     "cavg",
     "transformation",
     "runtime_seconds",
+    "model",
+    "suppressed_cells",
+    "records_touched",
 )
 
 

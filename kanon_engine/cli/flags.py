@@ -91,6 +91,8 @@ def _values_text(spec: ParamSpec) -> str:
         text = "one of " + ", ".join(spec.choices)
     elif spec.kind == "bool":
         text = "yes or no"
+    elif spec.kind == "columns":
+        text = "column names separated by commas"
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
@@ -102,7 +104,7 @@ def _values_text(spec: ParamSpec) -> str:
 
 
 def _metavar(spec: ParamSpec) -> str:
-    return {"int": "N", "float": "X", "choice": "NAME"}.get(spec.kind, spec.name.upper())
+    return {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS"}.get(spec.kind, spec.name.upper())
 
 
 def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:

@@ -7,7 +7,9 @@ The report, the workbench's views and the CLI's summaries all take their wording
 
 Metric keys are those of :func:`kanon_engine.metrics.loss.node_metrics` (full-domain runs) and
 :func:`kanon_engine.metrics.partition.partition_metrics` (Mondrian), plus per-attribute keys
-``intensity:<column>`` and ``ncp:<column>``.
+``intensity:<column>`` and ``ncp:<column>``; cell-level releases
+(:func:`kanon_engine.cell_recoding.cell_metrics`) add the values replaced by * (``suppressed_cells`` and
+``suppressed_cells:<column>``), the records touched and generalized, and the transformations used.
 """
 
 from __future__ import annotations
@@ -121,6 +123,30 @@ METRIC_LABELS: dict[str, MetricLabel] = {
         "How many times the partitioning cut a group of records in two.",
         lower_is_better=None,
     ),
+    # releases that keep every record and recode single values (local recoding and suppression, and
+    # the full-domain algorithms with cell suppression)
+    "suppressed_cells": MetricLabel(
+        "Values replaced by *",
+        "Single quasi-identifier values replaced by * in records that were kept; fewer keeps more detail.",
+    ),
+    "star_cells": MetricLabel(
+        "Values shown as *",
+        "Quasi-identifier values the release shows as *: replaced by *, or generalized to a hierarchy "
+        "root that reads *.",
+    ),
+    "records_touched": MetricLabel(
+        "Records with a value replaced by *",
+        "Records kept in the release with at least one quasi-identifier value replaced by *.",
+    ),
+    "records_generalized": MetricLabel(
+        "Records with a value generalized",
+        "Records with at least one quasi-identifier value released as a broader group.",
+    ),
+    "transformations_used": MetricLabel(
+        "Transformations used",
+        "Different combinations of generalization levels (and of values replaced by *) the records use.",
+        lower_is_better=None,
+    ),
 }
 
 _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
@@ -133,6 +159,10 @@ _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
         "Range left open for {column} (NCP)",
         "Share of the range of {column} that its released values leave open, averaged over the records: "
         "0 % keeps its original values, 100 % releases it as *.",
+    ),
+    "suppressed_cells": (
+        "Values of {column} replaced by *",
+        "Records kept in the release whose value of {column} was replaced by *.",
     ),
 }
 
@@ -147,7 +177,8 @@ def metric_label(key: str) -> MetricLabel:
     kind, sep, column = key.partition(":")
     if sep and kind in _PER_ATTRIBUTE:
         name, meaning = _PER_ATTRIBUTE[kind]
-        return MetricLabel(name.format(column=column), meaning.format(column=column), share=True)
+        share = kind != "suppressed_cells"  # a count, not a share
+        return MetricLabel(name.format(column=column), meaning.format(column=column), share=share)
     return MetricLabel(key, "", lower_is_better=None)
 
 

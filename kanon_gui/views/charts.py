@@ -268,8 +268,10 @@ def draw_class_sizes(
     title: str | None = None,
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
+    cells: int | None = None,
 ) -> None:
-    """Class-size histogram with the k line; the title says how many classes and suppressed records.
+    """Class-size histogram with the k line; the title says how many classes and suppressed records
+    (or, for a release that keeps every record, how many values were replaced by *: ``cells``).
     ``span`` forces the binning (see :func:`size_histogram`)."""
     item.clear()
     edges, counts, log = size_histogram(sizes, span=span)
@@ -299,7 +301,12 @@ def draw_class_sizes(
     item.setLabel("left", "classes")
     share = 100.0 * suppressed / records if records else 0.0
     head = title or "Class sizes"
-    style_plot(item, f"{head}: {len(sizes):,} classes, {suppressed:,} records suppressed ({share:.1f}%)")
+    removed = (
+        f"{cells:,} values * (no record removed)"
+        if cells is not None
+        else f"{suppressed:,} records suppressed ({share:.1f}%)"
+    )
+    style_plot(item, f"{head}: {len(sizes):,} classes, {removed}")
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
@@ -421,6 +428,7 @@ class ChartsView(QWidget):
             result.config.k,
             result.suppressed,
             result.records,
+            cells=result.recoding.suppressed_cells if result.recoding is not None else None,
         )
         self._draw_loss()
         previous = self.column_combo.currentText()

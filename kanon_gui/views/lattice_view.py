@@ -1,4 +1,6 @@
-"""The generalization lattice of a full-domain run as a Hasse diagram, coloured by what the search learned.
+"""The generalization lattice of a full-domain run as a Hasse diagram, coloured by what the search learned;
+for a run that recodes records one by one (local recoding, local suppression), the transformations its
+classes use and how many records each.
 
 One row per height (sum of levels), nodes are level vectors, an edge goes one level up in one attribute
 (Samarati 2001; LeFevre, DeWitt & Ramakrishnan 2005, "Incognito"). The colours show the search's record:
@@ -31,6 +33,8 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -162,6 +166,7 @@ class LatticeView(QWidget):
         self.message.setMargin(24)
         self.stack.addWidget(self.message)
         self.stack.addWidget(self._build_plot_page())
+        self.stack.addWidget(self._build_transformations_page())
         outer.addWidget(self.stack, 1)
 
         side = QWidget()
@@ -222,6 +227,60 @@ class LatticeView(QWidget):
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         col.addWidget(self.plot, 1)
         return page
+
+    def _build_transformations_page(self) -> QWidget:
+        """For a result that recodes records one by one: the transformations its classes use."""
+        page = QWidget()
+        col = QVBoxLayout(page)
+        col.setContentsMargins(4, 4, 4, 4)
+        self.used_header = QLabel()
+        self.used_header.setWordWrap(True)
+        col.addWidget(self.used_header)
+        self.used_table = QTableWidget()
+        self.used_table.setObjectName("TransformationsUsed")
+        self.used_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.used_table.verticalHeader().setVisible(False)
+        col.addWidget(self.used_table, 1)
+        return page
+
+    def _show_transformations(self, result: AnonymizationResult) -> None:
+        """Fill the transformations page: one row per transformation (a level per quasi-identifier, *
+        for a suppressed value), with its records, classes and share, most used first."""
+        self._clear("")
+        rec = result.recoding
+        assert rec is not None
+        used = rec.transformations(result.row_class)
+        hierarchies = result.config.hierarchies
+        self.used_header.setText(
+            f"This release recodes records one by one ({result.model}): its {result.n_classes:,} "
+            f"classes use {len(used):,} transformations. Each row gives the level of every "
+            "quasi-identifier (0 = original value, * = value replaced by *) and how many records and "
+            "classes use it, the most used first. Point at a level to see it in words."
+        )
+        heads = [*rec.qi, "Records", "Share", "Classes"]
+        table = self.used_table
+        table.clear()
+        table.setColumnCount(len(heads))
+        table.setHorizontalHeaderLabels(heads)
+        table.setRowCount(len(used))
+        n = max(result.records, 1)
+        for row, t in enumerate(used):
+            for col, q in enumerate(rec.qi):
+                lv = t["levels"][q]
+                item = QTableWidgetItem(str(lv))
+                words = "value replaced by *" if lv == "*" else level_words(q, lv, hierarchies.get(q))
+                item.setToolTip(words)
+                table.setItem(row, col, item)
+            for col, text in enumerate(
+                (f"{t['records']:,}", f"{100 * t['records'] / n:.1f} %", f"{t.get('classes', 0):,}"),
+                start=len(rec.qi),
+            ):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                table.setItem(row, col, item)
+        table.resizeColumnsToContents()
+        self.stack.setCurrentIndex(2)
+        self.side_panel.setVisible(False)  # the search's legend and filters do not apply here
 
     def _build_legend(self) -> QGroupBox:
         """The status colours, each a check box that shows or hides its nodes."""
@@ -318,7 +377,9 @@ class LatticeView(QWidget):
         if record is None and result.transformation is not None and self._same_lattice(result):
             record = self.record
         if record is None:
-            if result.transformation is None:
+            if result.recoding is not None and result.transformation is None:
+                self._show_transformations(result)
+            elif result.transformation is None:
                 self._clear(
                     f"'{result.algorithm}' partitions the records instead of generalizing whole "
                     "columns, so it has no lattice of transformations. See the Partitions tab."
@@ -366,6 +427,7 @@ class LatticeView(QWidget):
         self.message.setText(message)
         self.stack.setCurrentIndex(0)
         self.side_panel.setEnabled(False)
+        self.side_panel.setVisible(True)
 
     def _set_record(self, record: SearchRecord) -> None:
         self.record = record
@@ -410,6 +472,7 @@ class LatticeView(QWidget):
         self.plot.getPlotItem().getViewBox().autoRange(padding=0.04)
         self.stack.setCurrentIndex(1)
         self.side_panel.setEnabled(True)
+        self.side_panel.setVisible(True)
         self._current = None
         self.current_item.clear()
 

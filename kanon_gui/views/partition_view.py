@@ -395,9 +395,15 @@ class PartitionView(QWidget):
             else f"{res.n_classes:,} classes as {len(boxes):,} boxes (partitions with equal released "
             "values form one class)"
         )
+        removed = (
+            f"every record kept ({res.recoding.suppressed_cells:,} values *: a class showing * on an axis "
+            "spans its records' values there)"
+            if res.recoding is not None
+            else f"{res.suppressed:,} suppressed (red x)"
+        )
         text = (
             f"{boxes_text} ({src}; where boxes coincide, their mean colour); {shown}; "
-            f"{res.suppressed:,} suppressed (red x); {below:,} classes below k={res.config.k} (red outline)."
+            f"{removed}; {below:,} classes below k={res.config.k} (red outline)."
         )
         if self.selected_class is not None:
             size = int(res.class_sizes[self.selected_class])

@@ -1,5 +1,6 @@
-"""Results of the current run: its metrics, the anonymized grid beside the original (changed cells
-highlighted, suppressed rows marked), and the equivalence classes (select one to see its records)."""
+"""Results of the current run: its metrics, the anonymized grid beside the original (generalized cells
+highlighted, suppressed records and single suppressed values marked), and the equivalence classes
+(select one to see its records)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.metrics.labels import metric_label
-from kanon_engine.result import AnonymizationResult
+from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
 from kanon_engine.workload.report_section import percent
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
@@ -33,15 +34,43 @@ from kanon_gui.views.data_view import configure_grid
 def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not np.isfinite(value)):
         return "\u2013"
-    if abs(value) >= 1e5:
+    if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.{digits}g}"
 
 
 def transformation_text(result: AnonymizationResult) -> str:
-    """The levels of a full-domain result in words ("age: level 2 of 4, e.g. '30-39'")."""
+    """How the release was made, in words: the model (the survey's name), and for a full-domain result
+    its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what it did to single values."""
+    rec = result.recoding
+    if rec is not None and not result.transformation:
+        return f"<b>{escape(result.model)}</b>: {escape(SURVEY_MODELS[result.model])}. " + cell_text(result)
     if not result.transformation:
-        return "Records were partitioned (local recoding): each class has its own ranges."
+        return (
+            "Records were partitioned (Mondrian, multidimensional recoding): each class has its own ranges."
+        )
+    text = _levels_text(result)
+    if rec is not None:
+        text += f". <b>{escape(result.model)}</b>, then: " + cell_text(result)
+    return text
+
+
+def cell_text(result: AnonymizationResult) -> str:
+    """What a cell-level release did: values replaced by * per attribute, records touched, generalized."""
+    rec = result.recoding
+    assert rec is not None
+    parts = []
+    if rec.suppressed_cells:
+        per = ", ".join(f"{escape(q)} {n:,}" for q, n in rec.suppressed_per_attribute().items() if n)
+        parts.append(
+            f"{rec.suppressed_cells:,} values in {rec.records_touched:,} records replaced by * ({per})"
+        )
+    if rec.records_generalized:
+        parts.append(f"{rec.records_generalized:,} records with at least one generalized value")
+    return ("; ".join(parts) or "no value had to change") + ". " + escape(term("star"))
+
+
+def _levels_text(result: AnonymizationResult) -> str:
     parts = []
     for q, lv in result.transformation.items():
         h = result.config.hierarchies.get(q)
@@ -62,9 +91,15 @@ def metrics_html(result: AnonymizationResult) -> str:
     """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
     m = result.metrics
     n = max(result.records, 1)
+    if result.recoding is not None:
+        stars = result.recoding.suppressed_cells
+        share = stars / max(n * len(result.recoding.qi), 1)
+        removed = ("Values replaced by *", f"{stars:,} ({share:.1%})", term("star"))
+    else:
+        removed = ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression"))
     cells = [
         ("Records", f"{result.records:,}", ""),
-        ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression")),
+        removed,
         ("Groups", f"{result.n_classes:,}", term("equivalence class")),
         ("Smallest group", f"{result.min_class_size:,}", term("k")),
     ]
@@ -154,7 +189,7 @@ class ResultsPanel(QWidget):
 
         legend = QHBoxLayout()
         legend.addWidget(_chip(CHANGED_BG, "changed by the anonymization"))
-        legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716)"))
+        legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716) or value (*)"))
         legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected class"))
         legend.addStretch(1)
         self.filter_caption = QLabel()

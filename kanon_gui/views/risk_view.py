@@ -287,6 +287,12 @@ class RiskPanel(QWidget):
                 if pop == "the table itself"
                 else f"Population: {pop}."
             )
+            + (
+                " In this release * counts as a value of its own: records showing * are grouped only "
+                "with records showing * in the same place."
+                if comparison.after.star_is_value
+                else ""
+            )
         )
         self.figures.resizeColumnsToContents()
         header = self.figures.verticalHeader().sizeHint().width()

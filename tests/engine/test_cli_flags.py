@@ -81,6 +81,8 @@ def _other_value(spec: ParamSpec) -> Any:
         return not spec.default
     if spec.kind == "choice":
         return next(c for c in spec.choices if c != spec.default)
+    if spec.kind == "columns":
+        return "sex,age"
     if spec.presets:
         return next(p for p in reversed(spec.presets) if p != spec.default)
     low = spec.minimum if spec.minimum is not None else 0
