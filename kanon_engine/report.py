@@ -347,10 +347,12 @@ def build_report(
     stale: bool = False,
     purpose: str | None = None,
     recipient: str | None = None,
+    approved_by: str | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-able dict (also the data of the HTML/PDF). ``run_label`` names the run,
-    ``stale`` says its settings are not the project's any more; ``purpose`` and ``recipient`` fill the
-    sign-off section (left blank to be filled in by hand when not given).
+    ``stale`` says its settings are not the project's any more; ``purpose``, ``recipient`` and
+    ``approved_by`` fill the sign-off section (by default the project's report details; a field left
+    empty is a blank line to be filled in by hand).
 
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.export.ExportSummary.to_dict>`; with
     only ``release_path`` the file's SHA-256 is computed here. Hashes are of the actual files.
@@ -376,7 +378,12 @@ def build_report(
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
-    report["sign_off"] = {"purpose": purpose, "recipient": recipient}
+    details = getattr(project, "report", None)
+    report["sign_off"] = {
+        "purpose": purpose if purpose is not None else getattr(details, "purpose", ""),
+        "recipient": recipient if recipient is not None else getattr(details, "recipient", ""),
+        "approved_by": approved_by if approved_by is not None else getattr(details, "approved_by", ""),
+    }
     roles = report["dataset"]["roles"]
     report["warnings"] = ([STALE_WARNING] if stale else []) + _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
@@ -863,10 +870,16 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not link:
         return None
     people = _fmt(link["external_records"])
-    rows = [["People on the outside list", people, people]]
+    rows = [["People on the public list", people, people]]
     b, a = link["before"], link["after"] or {}
+
+    def singled(side: Mapping[str, Any]) -> str:
+        if side.get("people_singled_out") is None:
+            return _fmt(None)
+        return f"{_fmt(side['people_singled_out'])} ({_pct(float(side.get('share_singled_out') or 0.0))})"
+
+    rows.append(["Singled out (exactly one matching record)", singled(b), singled(a)])
     for key, label in (
-        ("people_singled_out", "Singled out (exactly one matching record)"),
         ("people_matched", "Matching at least one record"),
         ("people_unmatched", "Matching no record"),
     ):
@@ -874,6 +887,7 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {
         "summary": link["summary"],
         "columns": ", ".join(link["columns"]),
+        "file": link.get("list_file") or "",
         "figures": _table(rows, ["", "Original data", "Release"], (1, 2)),
     }
 
@@ -905,7 +919,7 @@ def _sign_off_rows(sign: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (SIGN_OFF["purpose"], sign.get("purpose") or ""),
         (SIGN_OFF["recipient"], sign.get("recipient") or ""),
-        (SIGN_OFF["approved"], ""),
+        (SIGN_OFF["approved"], sign.get("approved_by") or ""),
         (SIGN_OFF["date"], ""),
     ]
 

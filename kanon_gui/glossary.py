@@ -19,8 +19,8 @@ TERMS: dict[str, str] = {
     "sensitive": "A sensitive attribute is what must not be learned about a person (a diagnosis): it is "
     "kept, and l-diversity or t-closeness can protect it.",
     "insensitive": "An insensitive attribute is neither identifying nor sensitive: it is released as it is.",
-    "equivalence class": "An equivalence class is a group of records that share the same released "
-    "quasi-identifier values, so they cannot be told apart.",
+    "equivalence class": "A group of records (an equivalence class, in the papers) holds the records that "
+    "share the same released quasi-identifier values, so they cannot be told apart.",
     "suppression": "Suppression removes a record's quasi-identifiers (shown as *) or the whole record, "
     "instead of generalizing everyone further for the sake of a few outliers.",
     "k": "k-anonymity: every person shares their quasi-identifier values with at least k-1 others.",

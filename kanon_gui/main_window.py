@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(attributes_tab, icon("hierarchy"), "2  Attributes && hierarchies")
         self.tabs.addTab(self.algorithm_panel, icon("run"), "3  Anonymize")
         self.analysis_panel = AnalysisPanel(self.state)
-        self.risk_panel = RiskPanel(runner=self.runner)
+        self.risk_panel = RiskPanel(runner=self.runner, state=self.state)
         self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
         self.tabs.addTab(self.analysis_panel, icon("lattice"), "5  Analysis")
         self.tabs.addTab(self.risk_panel, icon("risk"), "6  Risk")
@@ -382,6 +382,7 @@ class MainWindow(QMainWindow):
         self.analysis_panel.rows_selected.connect(self._analysis_rows)
         self.analysis_panel.class_selected.connect(self._analysis_class)
         self.analysis_panel.apply_node_requested.connect(self.apply_node)
+        self.analysis_panel.rerun_requested.connect(lambda: self.run(show=self.analysis_panel))
         self.risk_panel.row_requested.connect(self._show_record)
         self.tabs.currentChanged.connect(self._tab_changed)
         r = self.runner
@@ -668,8 +669,9 @@ class MainWindow(QMainWindow):
         return target
 
     # --- running -------------------------------------------------------------------------------------
-    def run(self) -> int | None:
-        """Start the chosen algorithm on a frozen snapshot of the project, in the background."""
+    def run(self, show: QWidget | None = None) -> int | None:
+        """Start the chosen algorithm on a frozen snapshot of the project, in the background; when it is
+        done, the Results tab is shown (or ``show``: the lattice view's "Run again" stays there)."""
         if self.runner.is_busy("run"):
             return None
         try:
@@ -689,7 +691,10 @@ class MainWindow(QMainWindow):
             self._end_task()
             self.state.add_run(result, table=table)
             self.show_run_outcome(result)
-            self.tabs.setCurrentIndex(self.TAB_RESULTS)
+            if show is None:
+                self.tabs.setCurrentIndex(self.TAB_RESULTS)
+            else:
+                self.tabs.setCurrentWidget(show)
             self.autosave()
 
         self.message_bar.clear()
@@ -883,6 +888,7 @@ class MainWindow(QMainWindow):
             self.state.project_path,
             run_label=run.label,
             stale=self.state.is_stale(),
+            on_details=self.state.set_report_details,
         )
         self.export_dialog = dialog
         dialog.open()

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class MetricLabel:
@@ -202,3 +204,42 @@ OBJECTIVE_LABELS: dict[str, str] = {
 def objective_label(code: str) -> str:
     """Plain words for a search objective code (the code itself when unknown)."""
     return OBJECTIVE_LABELS.get(code, code)
+
+
+#: What the search objective's value at a lattice node *is* (the lattice view's metric filter and node
+#: descriptions): the same names as the report's metrics where the value is one of them.
+OBJECTIVE_VALUES: dict[str, MetricLabel] = {
+    "loss": METRIC_LABELS["loss"],
+    "precision": MetricLabel(
+        "Precision lost (1 minus Sweeney's Prec)",
+        "Share of the hierarchies' precision the release gives up, over every record and quasi-identifier: "
+        "0 % keeps every original value, 100 % generalizes everything to *.",
+        share=True,
+    ),
+    "dm": METRIC_LABELS["discernibility"],
+    "dm-star": METRIC_LABELS["discernibility_star"],
+    "cavg": METRIC_LABELS["cavg"],
+    "height": METRIC_LABELS["height"],
+    "entropy": METRIC_LABELS["entropy"],
+}
+
+
+def objective_value_label(code: str) -> MetricLabel:
+    """How the value of search objective ``code`` at a lattice node is named and shown."""
+    return OBJECTIVE_VALUES.get(code, MetricLabel(objective_label(code), "", lower_is_better=None))
+
+
+def decimals_to_tell_apart(values: Any, share: bool = False, most: int = 6) -> int:
+    """Decimals a number field needs so that distinct ``values`` show distinct (in percent for a
+    share): enough for the smallest gap between two of them, at least one for a share, none for whole
+    numbers, at most ``most``."""
+    x = np.asarray(values, dtype=float)
+    x = np.unique(x[np.isfinite(x)] * (100.0 if share else 1.0))
+    if not share and np.all(x == np.round(x)):
+        return 0
+    gaps = np.diff(x)
+    gaps = gaps[gaps > 1e-12]
+    if not len(gaps):
+        return 1 if share else 2
+    need = int(math.ceil(-math.log10(float(gaps.min())))) if gaps.min() < 1 else 0
+    return int(min(most, max(1 if share else 0, need)))

@@ -53,6 +53,10 @@ def release_rows(original: pd.DataFrame, result: AnonymizationResult) -> np.ndar
     return out
 
 
+#: The tooltip of a group in the group table (a whole sentence with named placeholders).
+GROUP_TIP = "Group {group}: {size} records share these quasi-identifier values."
+
+
 class ComparisonModel(FrameModel):
     """One side of the comparison: ``side="original"`` shows the input table, ``side="release"`` the
     anonymized table, both indexed by input row. On the release side, cells that differ from the input
@@ -274,7 +278,8 @@ class EquivalenceClassModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
-                f"Class {c + 1}: {int(self._sizes[c]):,} records share these quasi-identifier values. "
+                GROUP_TIP.format(group=f"{c + 1:,}", size=f"{int(self._sizes[c]):,}")
+                + " "
                 + term("equivalence class")
             )
         return None
@@ -283,7 +288,7 @@ class EquivalenceClassModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == _DISPLAY:
-            return ["Class", "Size"][section] if section < 2 else self._qi[section - 2]
+            return ["Group", "Size"][section] if section < 2 else self._qi[section - 2]
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
                 term("equivalence class") if section < 2 else f"Released value of '{self._qi[section - 2]}'"

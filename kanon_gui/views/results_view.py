@@ -30,6 +30,9 @@ from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassMode
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid
 
+#: The caption of the records of one group (a whole phrase with named placeholders).
+TEXT_GROUP = "Group {group}: {size} records"
+
 
 def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not np.isfinite(value)):
@@ -47,7 +50,7 @@ def transformation_text(result: AnonymizationResult) -> str:
         return f"<b>{escape(result.model)}</b>: {escape(SURVEY_MODELS[result.model])}. " + cell_text(result)
     if not result.transformation:
         return (
-            "Records were partitioned (Mondrian, multidimensional recoding): each class has its own ranges."
+            "Records were partitioned (Mondrian, multidimensional recoding): each group has its own ranges."
         )
     text = _levels_text(result)
     if rec is not None:
@@ -190,7 +193,7 @@ class ResultsPanel(QWidget):
         legend = QHBoxLayout()
         legend.addWidget(_chip(CHANGED_BG, "changed by the anonymization"))
         legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716) or value (*)"))
-        legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected class"))
+        legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected group"))
         legend.addStretch(1)
         self.filter_caption = QLabel()
         legend.addWidget(self.filter_caption)
@@ -228,7 +231,7 @@ class ResultsPanel(QWidget):
         classes = QWidget()
         cl = QVBoxLayout(classes)
         cl.setContentsMargins(0, 0, 0, 0)
-        head = QLabel("<b>Equivalence classes</b>")
+        head = QLabel("<b>Groups of records</b>")
         head.setToolTip(term("equivalence class"))
         cl.addWidget(head)
         self.class_model = EquivalenceClassModel(self)
@@ -245,7 +248,7 @@ class ResultsPanel(QWidget):
         self.class_view.horizontalHeader().setDefaultSectionSize(90)
         self.class_view.selectionModel().selectionChanged.connect(self._class_clicked)
         cl.addWidget(self.class_view, 1)
-        self.only_class = QCheckBox("Show only the records of the selected class")
+        self.only_class = QCheckBox("Show only the records of the selected group")
         self.only_class.setChecked(True)
         self.only_class.toggled.connect(lambda _: self._apply_class(self.selected_class()))
         cl.addWidget(self.only_class)
@@ -336,7 +339,7 @@ class ResultsPanel(QWidget):
         rows = self.rows_of_class(class_id)
         size = len(rows)
         if self.only_class.isChecked():
-            self.show_rows(rows, f"Class {class_id + 1}: {size:,} records")
+            self.show_rows(rows, TEXT_GROUP.format(group=f"{class_id + 1:,}", size=f"{size:,}"))
         else:
             self.original_model.set_highlight(rows)
             self.release_model.set_highlight(rows)

@@ -81,10 +81,10 @@ def test_lattice_view_lists_the_transformations_of_a_local_result(qtbot, four):
     assert view.stack.currentIndex() == 2 and view.side_panel.isHidden()  # the search legend does not apply
     t = view.used_table
     head = [t.horizontalHeaderItem(c).text() for c in range(t.columnCount())]
-    assert head == ["age", "sex", "Records", "Share", "Classes"]
+    assert head == ["age", "sex", "Records", "Share", "Groups"]
     rows = sorted(tuple(t.item(r, c).text() for c in range(t.columnCount())) for r in range(t.rowCount()))
     assert rows == [("*", "0", "2", "50.0 %", "1"), ("0", "0", "2", "50.0 %", "1")]
-    assert "2 classes use 2 transformations" in view.used_header.text()
+    assert "2 groups use 2 transformations" in view.used_header.text()
     full = get_algorithm("optimal", suppression_limit=1.0).run(table, config)
     view.set_result(full)
     assert view.stack.currentIndex() == 1 and not view.side_panel.isHidden()
