@@ -28,7 +28,9 @@ from tests.engine.test_algorithms import _config, _models, problems
 
 def _brute_force(table, config, limit, metric_name):
     """Every node checked under the cell model; the best satisfying one (ties: lowest, then first)."""
-    enc = encode_table(table, config.quasi_identifiers, config.hierarchies, config.sensitive)
+    enc = encode_table(
+        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
+    )
     budget = cell_budget(enc.n_rows, enc.n_qi, limit)
     evaluator = CellSuppressionEvaluator(enc, config.models, budget)
     metric = CellMetric(get_metric(metric_name))
@@ -61,7 +63,9 @@ def test_optimal_with_cells_equals_brute_force(problem, metric):
         return
     result = algo.run(table, config)
     chosen = tuple(result.transformation.values())
-    enc = encode_table(table, config.quasi_identifiers, config.hierarchies, config.sensitive)
+    enc = encode_table(
+        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
+    )
     budget = cell_budget(enc.n_rows, enc.n_qi, limit)
     ev = CellSuppressionEvaluator(enc, config.models, budget).evaluate(chosen)
     value = CellMetric(get_metric(metric)).value(ev, MetricContext(enc, config.k, budget))
