@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.algorithms import get_algorithm
+from kanon_engine.algorithms.heuristic import best_so_far
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
@@ -229,6 +230,7 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar()
         self.progress.setObjectName("RunProgress")
         self.progress.setRange(0, 1000)
+        self.progress.setMinimumWidth(170)  # room for "Best: DM 1,234,567" (anytime searches)
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
         self.progress.hide()
@@ -797,7 +799,9 @@ class MainWindow(QMainWindow):
         if channel == "run":
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
-            self.progress.setFormat(f"{fraction:.0%}")
+            quality = best_so_far(message)  # an anytime search: show the best release found so far
+            self.progress.setFormat(f"{fraction:.0%}" if quality is None else f"Best: {quality}")
+            self.progress.setToolTip("" if quality is None else message)
         self.status_label.setText(message[:1].upper() + message[1:] if message else "")
 
     def _on_cancelled(self, _tid: int, channel: str) -> None:

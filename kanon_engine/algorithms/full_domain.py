@@ -161,8 +161,9 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
                 "checked (no pruning by satisfaction).",
             )
         return (
-            "The privacy models are not monotone with suppression, so every transformation that could "
-            "beat the optimum was checked (no pruning by satisfaction).",
+            "The privacy models are not monotone with suppression, so a transformation was ruled out "
+            "without a check only when the suppression it forces rules out all its specializations too; "
+            "every other one that could beat the optimum was checked.",
         )
 
 
@@ -186,7 +187,7 @@ def full_domain_result(
         return cell_result(algorithm, parameters, table, config, enc, ev, ctx, start, checks, record, notes)
     from kanon_engine.cell_recoding import node_ncp
 
-    release, row_class, sizes = full_domain_release(table, config, enc, ev)
+    release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
     metrics = node_metrics(ev, ctx)
     metrics.update(node_ncp(enc, ev.levels, row_class < 0))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
@@ -264,9 +265,9 @@ def apply_transformation(
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     group_k = config.suppressed_group_k if enforce else 0
     evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
-    ev = evaluator.evaluate(vector)
+    ev = evaluator.evaluate(vector, complete=True)
     if not enforce:
-        ev.passes = np.ones(ev.classes.n_classes, dtype=bool)
+        ev.passes = np.ones(ev.freq.n_classes, dtype=bool)
         ev.suppressed, ev.satisfies = 0, True
     if not ev.satisfies:
         raise InfeasibleError(

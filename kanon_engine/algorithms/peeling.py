@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.frequency import FrequencySet, NodeClasses, SensitiveCombos, group_columns
+from kanon_engine.frequency import SensitiveCombos, group_columns
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
 
@@ -126,14 +126,18 @@ class GroupChecker:
         self.combos = combos
         self.k = max(m.k for m in models if isinstance(m, KAnonymity))
         self.simple = all(isinstance(m, KAnonymity) for m in models)
+        names = [s.name for s in enc.sensitive]
+        self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 
     def passes(self, group: np.ndarray, n_groups: int, combo: np.ndarray, weights: np.ndarray) -> np.ndarray:
         sizes = np.bincount(group, weights=weights, minlength=n_groups).astype(np.int64)
         ok = sizes >= self.k
         if self.simple or not ok.any():
             return ok
-        freq = FrequencySet((), None, combo, weights.astype(np.int64))
-        stats = ClassStats(self.enc, NodeClasses(freq, group, sizes), self.combos)
+        group = np.asarray(group, dtype=np.int64)
+        stats = ClassStats.from_combos(
+            self.enc, group, n_groups, combo, np.asarray(weights), self.combos, self.attributes
+        )
         for m in self.models:
             ok &= m.passes(stats)
         return ok
