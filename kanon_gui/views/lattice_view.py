@@ -78,6 +78,8 @@ EDGE_COLOR = (110, 110, 110, 28)
 NODE_SIZE = 8
 OPTIMUM_SIZE = 16
 HOVER_TOLERANCE_PX = 7.0
+#: Largest lattice whose edges the diagram of a local result draws: past it they only darken the middle.
+USED_EDGES_CAP = 600
 
 
 #: The view's words, whole sentences and phrases with named placeholders (one place, for translation).
@@ -357,7 +359,7 @@ class LatticeView(QWidget):
         )
         status = np.full(size, NOT_EVALUATED, dtype=np.int8)
         lay = build_layout(SearchRecord(tuple(rec.qi), max_levels, status, np.full(size, np.nan)), size)
-        e = lay.edges
+        e = lay.edges if size <= USED_EDGES_CAP else lay.edges[:0]
         self.used_edges.setData(x=lay.x[e].ravel(), y=lay.y[e].ravel())
         self.used_grid.setData(x=lay.x, y=lay.y)
         on = np.flatnonzero(records[lay.nodes] > 0)

@@ -16,6 +16,7 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity
 from kanon_gui.glossary import CHANGED_BG, SUPPRESSED_BG
 from kanon_gui.models.result_models import ComparisonModel
+from kanon_gui.views import lattice_view
 from kanon_gui.views.compare_view import COLUMNS, CompareView
 from kanon_gui.views.lattice_view import LatticeView
 from kanon_gui.views.param_form import ParamForm
@@ -107,7 +108,7 @@ def test_compare_runs_shows_the_model_and_the_values_replaced(qtbot, four):
     assert view.model.index(2, cells_col).data(Qt.ItemDataRole.UserRole) == 2
 
 
-def test_lattice_view_marks_the_transformations_on_the_diagram(qtbot, four):
+def test_lattice_view_marks_the_transformations_on_the_diagram(qtbot, four, monkeypatch):
     """Local suppression on two attributes: a lattice of 4 patterns (kept or *); the two used (nothing
     starred, age starred) are marked at heights 0 and 1. Local recoding marks nodes of the hierarchies'
     lattice (age has 2 levels above the values, sex 1: 6 transformations)."""
@@ -134,6 +135,12 @@ def test_lattice_view_marks_the_transformations_on_the_diagram(qtbot, four):
     assert tip.startswith("age: ") and "sex: " in tip
     view._used_clicked(view.used_nodes, [last])
     assert [i.row() for i in view.used_table.selectionModel().selectedRows()] == [len(used) - 1]
+    # edges are drawn on small lattices only (on large ones they darken the middle)
+    assert len(view.used_edges.xData) > 0
+    monkeypatch.setattr(lattice_view, "USED_EDGES_CAP", 5)
+    view.set_result(cg)
+    assert view.used_edges.xData is None or len(view.used_edges.xData) == 0
+    assert len(view.used_marks()) == len(used)
 
 
 def test_release_box_says_why_removing_records_does_not_apply(window):
