@@ -26,7 +26,14 @@ from typing import Any
 import numpy as np
 
 from kanon_engine.algorithms.local_suppression import importance_order, star_costs
-from kanon_engine.algorithms.peeling import GroupChecker, Peeler, Peeling, PeelingInput, frequency_rows
+from kanon_engine.algorithms.peeling import (
+    GroupChecker,
+    NoRelease,
+    Peeler,
+    Peeling,
+    PeelingInput,
+    frequency_rows,
+)
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
@@ -115,7 +122,11 @@ class CellSuppressionEvaluator(NodeEvaluator):
     def _suppress(self, ev: CellNodeEvaluation) -> None:
         """Local suppression of the node's outliers (cells per attribute, classes after)."""
         rows = self.node_rows(ev)
-        peeling = Peeler(rows, self.checker, donor_gain=1.0).run()
+        try:
+            peeling = Peeler(rows, self.checker, donor_gain=1.0).run()
+        except NoRelease:  # no way found to hide the outliers here (e.g. the whole table fails l)
+            ev.satisfies = False
+            return
         sizes = np.bincount(peeling.entry_class, weights=peeling.entry_count).astype(np.int64)
         per_class = peeling.class_levels > 0
         ev.per_attribute = (per_class * sizes[:, None]).sum(axis=0).astype(np.int64)

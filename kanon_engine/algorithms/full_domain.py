@@ -295,6 +295,13 @@ def _apply_with_cells(
     budget = cell_budget(enc.n_rows, enc.n_qi, parameters["suppression_limit"])
     evaluator = CellSuppressionEvaluator(enc, config.models, budget, parameters["importance"])
     ev = evaluator.evaluate(vector)
+    if not ev.satisfies and ev.peeling is None and ev.cells <= budget:
+        raise InfeasibleError(
+            "At these levels no choice of values to replace by * satisfies the privacy models (even "
+            "hiding every outlier's values leaves a group that fails them).",
+            hint="Generalize more, or relax l or t.",
+            where="levels",
+        )
     if not ev.satisfies:
         raise InfeasibleError(
             f"At these levels {'' if ev.peeling is not None else 'at least '}{ev.cells} cells would have "

@@ -175,3 +175,27 @@ def test_importance_decides_which_value_goes_under_cell_suppression(importance, 
         assert int((runs[-1].release[starred] == "*").sum()) in (0, 4)
     assert runs[0].transformation == runs[1].transformation
     assert runs[0].release.equals(runs[1].release)
+
+
+def test_cells_when_no_release_satisfies_l_diversity():
+    """Hypothesis found it: three records whose sensitive values (0, 0, 1) fail recursive (2,2)-diversity
+    as a whole, so no group hiding an outlier can pass. Each node then simply does not satisfy: the search
+    says no release exists and apply says why, in plain words (peeling used to stop with an internal
+    error)."""
+    from kanon_engine.algorithms.full_domain import apply_transformation
+
+    frame = pd.DataFrame(
+        {"q0": ["v00"] * 3, "q1": ["v10", "v11", "v10"], "q2": ["v20"] * 3, "s": ["0", "0", "1"]},
+        dtype=object,
+    )
+    rows = {"q0": [["v00", "*"]], "q1": [["v10", "*"], ["v11", "*"]], "q2": [["v20", "*"]]}
+    config = _config(rows, _models("recursive", 2))
+    table = Table.from_frame(frame)
+    assert _brute_force(table, config, 0.3, "loss") == (None, math.inf)
+    for name in ("optimal", "heuristic"):
+        with pytest.raises(InfeasibleError):
+            get_algorithm(name, suppression_limit=0.3, suppress="cells").run(table, config)
+    with pytest.raises(InfeasibleError, match="no choice of values to replace by"):
+        apply_transformation(
+            table, config, {"q0": 0, "q1": 0, "q2": 0}, suppression_limit=0.3, suppress="cells"
+        )
