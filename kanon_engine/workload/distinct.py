@@ -6,58 +6,26 @@ for the workload too: a query's answer depends on a record only through the valu
 query reads, so the records are counted once into their distinct value combinations and every query is
 answered over those (Adult x30: 19,502 distinct combinations of the 8 quasi-identifiers instead of
 904,860 records; a full-domain release of it: 231). A column is coded once (a categorical column of a
-release already is: its codes are used as they are), its codes are combined with
+release already is: its codes are used as they are; a loaded table's codes are shared with type
+detection and the search, :mod:`kanon_engine.data.codes`), its codes are combined with
 :func:`kanon_engine.frequency.group_columns`, and nothing else reads the records.
-
-The codes of a loaded table's columns are kept with the table (weakly: they go when the table goes),
-so the generated workload and the exact answers code each column once between them.
 """
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.codes import ColumnCodes, code_column
 from kanon_engine.data.table import Table
 from kanon_engine.frequency import group_columns, representatives
 
 
-@dataclass(frozen=True, eq=False)
-class ColumnCodes:
-    """A column as integer codes: ``values[codes[i]]`` is row ``i``'s value; the last slot of ``values``
-    is None and stands for a missing cell."""
-
-    codes: np.ndarray  # (rows,) int64, every code below len(values)
-    values: np.ndarray  # (distinct + 1,) object
-
-    def counts(self) -> np.ndarray:
-        """Records per value (the missing slot last)."""
-        return np.bincount(self.codes, minlength=len(self.values))
-
-
-def code_column(column: pd.Series) -> ColumnCodes:
-    """The column's codes: a categorical column's own (its categories as values), else one hash pass."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        codes, uniques = column.array.codes, column.array.categories
-    else:
-        codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
-    values = np.append(np.asarray(uniques, dtype=object), None)
-    codes = np.asarray(codes, dtype=np.int64)
-    return ColumnCodes(np.where(codes < 0, len(values) - 1, codes), values)
-
-
-_TABLE_CODES: weakref.WeakKeyDictionary[Table, dict[str, ColumnCodes]] = weakref.WeakKeyDictionary()
-
-
 def table_column(table: Table, name: str) -> ColumnCodes:
-    """The codes of a column of a loaded table (coded once per table: a table is never modified)."""
-    cache = _TABLE_CODES.setdefault(table, {})
-    if name not in cache:
-        cache[name] = code_column(table.frame[name])
-    return cache[name]
+    """The codes of a column of a loaded table (coded once: :func:`kanon_engine.data.codes.code_column`)."""
+    return code_column(table.frame[name])
 
 
 @dataclass(frozen=True, eq=False)
