@@ -598,3 +598,30 @@ def test_exact_answers_count_records_through_distinct_rows(adult_frame):
     mask = satisfying(w.queries[0], table, table_specs(table, w))
     age = pd.to_numeric(adult_frame["age"])
     assert np.array_equal(mask, (age.between(30, 39) & (adult_frame["sex"] == "Female")).to_numpy())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), st.just(float("nan")), st.sampled_from(["x", "xy", "y", "", "z1"]))),
+    st.one_of(st.none(), st.frozensets(st.sampled_from(["x", "xy", "q", ""]))),
+    st.lists(st.sampled_from(["x", "y", ""]), max_size=2),
+)
+def test_text_conditions_same_on_few_and_many_values(values, allowed, prefixes):
+    """check_text's plain path (few distinct values) and its pandas path answer alike, value by value."""
+    from kanon_engine.workload import constraints
+
+    c = constraints.Constraint(
+        constraints.ColumnSpec("t", constraints.TEXT), allowed=allowed, prefixes=prefixes
+    )
+    want = [
+        isinstance(v, str) and (allowed is None or v in allowed) and all(v.startswith(p) for p in prefixes)
+        for v in values
+    ]
+    plain = c.check_text(np.asarray(values, dtype=object))
+    saved = constraints._PLAIN_CHECK
+    constraints._PLAIN_CHECK = -1
+    try:
+        with_pandas = c.check_text(np.asarray(values, dtype=object))
+    finally:
+        constraints._PLAIN_CHECK = saved
+    assert plain.tolist() == want == with_pandas.tolist()
