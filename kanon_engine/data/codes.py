@@ -25,7 +25,7 @@ class ColumnCodes:
     """``values[codes[i]]`` is record ``i``'s value; the last slot of ``values`` is None and stands for a
     missing cell (whether or not the column has one)."""
 
-    codes: np.ndarray  # (rows,) int32 or int64, every code below len(values)
+    codes: np.ndarray  # (rows,) the smallest signed integer type that holds them, below len(values)
     values: np.ndarray  # (distinct + 1,) object, the distinct values in order of first appearance
 
     def counts(self) -> np.ndarray:
@@ -65,5 +65,13 @@ def _code(column: pd.Series) -> ColumnCodes:
         codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
     values = np.append(np.asarray(uniques, dtype=object), None)
     codes = np.where(codes < 0, len(values) - 1, codes)
-    dtype = np.int32 if len(values) < (1 << 31) else np.int64
-    return ColumnCodes(codes.astype(dtype, copy=False), values)
+    return ColumnCodes(codes.astype(_code_type(len(values)), copy=False), values)
+
+
+def _code_type(n_values: int) -> type[np.signedinteger]:
+    """The smallest integer type holding codes below ``n_values``: a column of a few dozen distinct values
+    costs one byte a record while its codes are kept."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_values <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
