@@ -82,8 +82,12 @@ def run_settings(result: Any) -> list[tuple[str, str]]:
         (_("Parameters"), parameters_short(result.algorithm, result.parameters) or _("none")),
         (_("Privacy models"), models_short(cfg.models)),
         (_("Quasi-identifiers"), ", ".join(cfg.quasi_identifiers)),
-        (
-            _("Suppressed records are"),
-            _("left out of the file") if cfg.drop_suppressed else _("kept, shown as *"),
-        ),
+        (_("Suppressed records are"), _suppressed_records(result)),
     ]
+
+
+def _suppressed_records(result: Any) -> str:
+    """What happened to suppressed records: a cell-level release has none (it keeps every record)."""
+    if getattr(result, "recoding", None) is not None:
+        return _("none: every record is kept, single values shown as *")
+    return _("left out of the file") if result.config.drop_suppressed else _("kept, shown as *")

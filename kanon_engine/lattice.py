@@ -17,6 +17,10 @@ from kanon_engine.i18n import N_, _
 
 #: Exhaustive methods (optimal, incognito) refuse lattices larger than this.
 MAX_EXHAUSTIVE_NODES = 500_000
+#: Up to this size a search tags whole upsets/downsets with precomputed masks (a few vector operations
+#: over the lattice per check); above it, by walking the lattice layer by layer from the checked node
+#: and stopping at nodes already tagged (work proportional to what is newly tagged).
+DENSE_TAGGING_NODES = 1 << 16
 #: Above this many nodes the lattice view draws only the satisfying frontier. Adult (8 QIs) has 6,480
 #: nodes and stays fluid when drawn whole, so the cap sits above it.
 DEFAULT_NODE_CAP = 10_000
@@ -47,7 +51,10 @@ class Lattice:
                     algorithm=algorithm,
                     limit=limit,
                 ),
-                hint=_("Use Datafly or Mondrian, or fewer quasi-identifiers or shallower hierarchies."),
+                hint=_(
+                    "Use the heuristic search (the best release within a time limit, for any lattice), "
+                    "Datafly or Mondrian; or fewer quasi-identifiers or shallower hierarchies."
+                ),
                 where="algorithm",
             )
 
@@ -61,9 +68,49 @@ class Lattice:
 
     @property
     def heights(self) -> np.ndarray:
+        """Height (sum of levels) of every node, in index order."""
         if self._heights is None:
-            self._heights = self.levels.sum(axis=1)
+            if self._levels is not None or self.size <= DENSE_TAGGING_NODES:
+                self._heights = self.levels.sum(axis=1)
+            else:  # without materializing the levels: one digit at a time, in small integers
+                dtype = np.int16 if self.max_height < 1 << 15 else np.int64
+                out = np.zeros(self.size, dtype=dtype)
+                idx = np.arange(self.size, dtype=np.int64)
+                for stride, radix in zip(self.strides, self.radix):
+                    out += ((idx // stride) % radix).astype(dtype)
+                self._heights = out
         return self._heights
+
+    def levels_of(self, indices: np.ndarray) -> np.ndarray:
+        """(len(indices), n_attributes) levels of the given nodes (no lattice-wide matrix needed)."""
+        return levels_of(self.max_levels, indices)
+
+    def by_height(self) -> tuple[np.ndarray, np.ndarray]:
+        """Node indices sorted by height then index, and where each height starts in that order
+        (``order[starts[h]:starts[h + 1]]`` are the nodes at height h)."""
+        heights = self.heights
+        order = np.argsort(heights, kind="stable")
+        starts = np.searchsorted(heights[order], np.arange(self.max_height + 2))
+        return order, starts
+
+    def neighbours(self, indices: np.ndarray, up: bool, scratch: np.ndarray | None = None) -> np.ndarray:
+        """The distinct direct generalizations (``up``) or specializations of the given nodes.
+
+        ``scratch`` (an int array of the lattice's size, contents irrelevant) removes duplicates in one
+        pass instead of a sort."""
+        idx = np.asarray(indices, dtype=np.int64)
+        parts = []
+        for stride, radix, top in zip(self.strides, self.radix, self.max_levels):
+            digit = (idx // stride) % radix
+            parts.append(idx[digit < top] + stride if up else idx[digit > 0] - stride)
+        if not parts:
+            return idx[:0]
+        out = np.concatenate(parts)
+        if scratch is None:
+            return np.unique(out)
+        pos = np.arange(len(out), dtype=scratch.dtype)
+        scratch[out] = pos
+        return out[scratch[out] == pos]
 
     @property
     def max_height(self) -> int:
@@ -112,11 +159,11 @@ class Lattice:
         return out
 
     def successors(self, index: int) -> list[int]:
-        lv = self.levels[index]
+        lv = self.node(index)
         return [index + int(self.strides[i]) for i in range(len(lv)) if lv[i] < self.max_levels[i]]
 
     def predecessors(self, index: int) -> list[int]:
-        lv = self.levels[index]
+        lv = self.node(index)
         return [index - int(self.strides[i]) for i in range(len(lv)) if lv[i] > 0]
 
     def at_height(self, height: int) -> np.ndarray:

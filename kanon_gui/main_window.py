@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.algorithms import get_algorithm
+from kanon_engine.algorithms.heuristic import best_so_far
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
@@ -239,6 +240,7 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar()
         self.progress.setObjectName("RunProgress")
         self.progress.setRange(0, 1000)
+        self.progress.setMinimumWidth(170)  # room for "Best: DM 1,234,567" (anytime searches)
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
         self.progress.hide()
@@ -769,6 +771,7 @@ class MainWindow(QMainWindow):
             limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
         metric = result.parameters.get("metric", DEFAULT_METRIC)
         suppress = result.parameters.get("suppress", "records")  # a cell-suppression run applies cells
+        importance = result.parameters.get("importance")
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
         search = result.lattice
 
@@ -782,6 +785,7 @@ class MainWindow(QMainWindow):
                 metric=metric,
                 search=search,
                 suppress=suppress,
+                importance=importance,
             )
             return with_workload(res, table, default_workload(table, config))
 
@@ -827,7 +831,11 @@ class MainWindow(QMainWindow):
         if channel == "run":
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
-            self.progress.setFormat(formats.percent(fraction, 0))
+            quality = best_so_far(message)  # an anytime search: show the best release found so far
+            self.progress.setFormat(
+                formats.percent(fraction, 0) if quality is None else _("Best: {quality}", quality=quality)
+            )
+            self.progress.setToolTip("" if quality is None else message)
         self.status_label.setText(message[:1].upper() + message[1:] if message else "")
 
     def _on_cancelled(self, _tid: int, channel: str) -> None:

@@ -1,11 +1,11 @@
 """Anonymization algorithms and their registry (the CLI's ``--algorithm``, the workbench's picker).
 
-One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal` (full
-domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the lattice machinery of
-:mod:`.search`), :mod:`.mondrian` (multidimensional partitioning, strict and relaxed), and the cell-level
-models that keep every record: :mod:`.local_recoding` (CG) and :mod:`.local_suppression` (CS), sharing
-:mod:`.peeling`; with ``suppress="cells"`` the full-domain ones release the AG_CS model
-(:mod:`.cell_suppression`).
+One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal`,
+:mod:`.heuristic` (full domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the
+lattice machinery of :mod:`.search`), :mod:`.mondrian` (multidimensional partitioning, strict and
+relaxed), and the cell-level models that keep every record: :mod:`.local_recoding` (CG) and
+:mod:`.local_suppression` (CS), sharing :mod:`.peeling`; with ``suppress="cells"`` the full-domain ones
+release the AG_CS model (:mod:`.cell_suppression`).
 
 Adding an algorithm
 -------------------
@@ -45,6 +45,7 @@ from typing import Any
 
 from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.datafly import Datafly
+from kanon_engine.algorithms.heuristic import Heuristic
 from kanon_engine.algorithms.incognito import Incognito
 from kanon_engine.algorithms.local_recoding import LocalRecoding
 from kanon_engine.algorithms.local_suppression import LocalSuppression
@@ -57,6 +58,7 @@ from kanon_engine.i18n import N_, _
 #: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
 BUILT_IN: tuple[type[Algorithm], ...] = (
     Optimal,
+    Heuristic,
     Samarati,
     Incognito,
     Datafly,

@@ -25,12 +25,20 @@ from typing import Any
 
 import numpy as np
 
-from kanon_engine.algorithms.peeling import GroupChecker, Peeler, Peeling, PeelingInput
+from kanon_engine.algorithms.local_suppression import importance_order, star_costs
+from kanon_engine.algorithms.peeling import (
+    GroupChecker,
+    NoRelease,
+    Peeler,
+    Peeling,
+    PeelingInput,
+    frequency_rows,
+)
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
-from kanon_engine.frequency import group_columns
+from kanon_engine.frequency import SensitiveCombos, group_columns, representatives, sensitive_combos
 from kanon_engine.i18n import N_
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
@@ -69,28 +77,43 @@ class CellNodeEvaluation(NodeEvaluation):
     per_attribute: np.ndarray | None = None
     peeling: Peeling | None = None
     rows: PeelingInput | None = None
+    row_leaves: np.ndarray | None = None  # (n_qi, rows) a leaf of every row of ``rows``
 
 
 class CellSuppressionEvaluator(NodeEvaluator):
     """Checks nodes under the AG_CS model: outliers lose single cells, at most ``max_cells`` in all."""
 
-    def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], max_cells: int) -> None:
+    rules_out_specializations = False
+
+    def __init__(
+        self,
+        enc: EncodedTable,
+        models: tuple[PrivacyModel, ...],
+        max_cells: int,
+        importance: str | None = None,
+    ) -> None:
         # every record is kept (its outlying cells become '*'), so no record is suppressed and Datafly's
         # step 4 (the group of suppressed records holds 0 or >= k) has nothing to act on: it is off here
         super().__init__(enc, models, enc.n_rows, suppressed_group_k=0)
         self.max_cells = int(max_cells)
         self.max_suppressed = 0
         self.monotone = False  # a heuristic's cell count may rise under generalization
+        # nothing is inferred about other nodes from records in failing classes (they lose cells, not
+        # the record), so the searches get neither a suppression floor nor upsets known to satisfy
+        self.monotone_without_suppression = False
+        self.combos = sensitive_combos(enc)
         self.checker = GroupChecker(enc, self.models, self.combos)
-        distinct = [int((np.bincount(enc.codes[q]) > 0).sum()) for q in range(enc.n_qi)]
-        order = sorted(range(enc.n_qi), key=lambda q: (distinct[q], q))
-        self._tie = {q: 1e-3 * 2.0 ** (enc.n_qi - 1 - i) / 2.0**enc.n_qi for i, q in enumerate(order)}
+        self._rows = _combination_rows(enc, self.combos)
+        # which attribute loses its value first among choices with as many '*': local suppression's rule
+        self.order = importance_order(enc, importance)
+        self._star = star_costs(self.order)
 
-    def evaluate(self, levels: tuple[int, ...] | np.ndarray) -> CellNodeEvaluation:
-        base = super().evaluate(levels)
+    def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = True) -> CellNodeEvaluation:
+        """Check one node under cell suppression (always completely: every outlier's cells count)."""
+        base = super().evaluate(levels, complete=True)
         outliers = base.suppressed
         ev = CellNodeEvaluation(
-            base.levels, base.classes, base.stats, base.passes, 0, outliers <= self.max_cells, outliers
+            base.levels, base.freq, base.passes, 0, outliers <= self.max_cells, cells=outliers
         )
         if outliers == 0:
             ev.class_sizes = base.sizes
@@ -102,7 +125,11 @@ class CellSuppressionEvaluator(NodeEvaluator):
     def _suppress(self, ev: CellNodeEvaluation) -> None:
         """Local suppression of the node's outliers (cells per attribute, classes after)."""
         rows = self.node_rows(ev)
-        peeling = Peeler(rows, self.checker, donor_gain=1.0).run()
+        try:
+            peeling = Peeler(rows, self.checker, donor_gain=1.0).run()
+        except NoRelease:  # no way found to hide the outliers here (e.g. the whole table fails l)
+            ev.satisfies = False
+            return
         sizes = np.bincount(peeling.entry_class, weights=peeling.entry_count).astype(np.int64)
         per_class = peeling.class_levels > 0
         ev.per_attribute = (per_class * sizes[:, None]).sum(axis=0).astype(np.int64)
@@ -111,24 +138,40 @@ class CellSuppressionEvaluator(NodeEvaluator):
         ev.satisfies = ev.cells <= self.max_cells
         ev.peeling, ev.rows = peeling, rows
 
-    def node_rows(self, ev: NodeEvaluation) -> PeelingInput:
+    def node_rows(self, ev: CellNodeEvaluation) -> PeelingInput:
         """The node's frequency set as a suppression problem: each generalized value is a leaf with
-        ``*`` above it; keeping costs 0, a ``*`` 1 (plus a tie-break that keeps the attributes with
-        fewer distinct values longest)."""
-        freq = ev.classes.freq
-        leaves = freq.leaves()
-        codes, maps, sizes, cost = [], [], [], []
-        for q, lv in enumerate(ev.levels):
-            n_codes = self.enc.level_sizes[q][lv]
-            codes.append(self.enc.level_maps[q][lv][leaves[q]])
+        ``*`` above it; keeping costs 0, a ``*`` 1 (plus a tie-break that keeps the more important
+        attributes longest: the ``importance`` order, then fewer distinct values first). Rows are the
+        node's (class, sensitive combination) pairs, rolled up from the table's, since suppression may
+        split a class; ``ev.row_leaves`` keeps a leaf of each row for the metrics."""
+        leaves, combo, counts = self._rows
+        gen = [self.enc.level_maps[q][lv][leaves[q]] for q, lv in enumerate(ev.levels)]
+        sizes = [self.enc.level_sizes[q][lv] for q, lv in enumerate(ev.levels)]
+        group, n = group_columns([*gen, combo], [*sizes, self.combos.n_combos])
+        rep = representatives(group, n)
+        ev.row_leaves = leaves[:, rep]
+        codes, maps, shapes, cost = [], [], [], []
+        for q, n_codes in enumerate(sizes):
+            codes.append(gen[q][rep])
             maps.append((np.arange(n_codes), np.zeros(n_codes, dtype=np.int64)))
-            sizes.append((n_codes, 1))
+            shapes.append((n_codes, 1))
             c = np.zeros((n_codes, 2))
-            c[:, 1] = 1.0 + self._tie[q]
+            c[:, 1] = self._star[q]
             cost.append(c)
+        row_counts = np.bincount(group, weights=counts, minlength=n).astype(np.int64)
         return PeelingInput(
-            np.stack(codes).astype(np.int64), freq.counts, freq.combo, tuple(maps), tuple(sizes), tuple(cost)
+            np.stack(codes).astype(np.int64), row_counts, combo[rep], tuple(maps), tuple(shapes), tuple(cost)
         )
+
+
+def _combination_rows(
+    enc: EncodedTable, combos: SensitiveCombos
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The table's distinct (quasi-identifier leaves, sensitive combination) rows: a leaf per attribute
+    of each row, its combination and its records (what :meth:`node_rows` rolls up to a node)."""
+    record_row, rep = frequency_rows(enc, combos)
+    counts = np.bincount(record_row, minlength=len(rep)).astype(np.int64)
+    return enc.codes[:, rep], combos.row_combo[rep], counts
 
 
 class CellMetric(Metric):
@@ -145,6 +188,10 @@ class CellMetric(Metric):
     @property
     def label(self) -> str:  # type: ignore[override]
         return self.inner.label
+
+    @property
+    def short(self) -> str:  # type: ignore[override]
+        return self.inner.short
 
     def value(self, ev: Any, ctx: MetricContext) -> float:
         figures = cell_node_metrics(ev, ctx)
@@ -205,9 +252,8 @@ def _suppressed_cells_share(ev: CellNodeEvaluation, ctx: MetricContext) -> np.nd
     """Per attribute, the domain share the ``*`` cells add (ARX's Loss counts a ``*`` as share 1): each
     starred cell adds 1 minus the share of its value at the node's level (the same for every leaf under
     that value, so the frequency row's representative leaf gives the exact figure)."""
-    peeling, freq = ev.peeling, ev.classes.freq
-    assert peeling is not None
-    leaves = freq.leaves()
+    peeling, leaves = ev.peeling, ev.row_leaves
+    assert peeling is not None and leaves is not None
     starred = peeling.class_levels[peeling.entry_class] > 0
     rows, count = peeling.entry_row, peeling.entry_count
     out = np.zeros(len(ev.levels))
@@ -220,9 +266,8 @@ def _suppressed_cells_share(ev: CellNodeEvaluation, ctx: MetricContext) -> np.nd
 def _suppressed_cells_entropy(ev: CellNodeEvaluation, ctx: MetricContext) -> float:
     """Entropy added by the ``*`` cells: each costs its leaf's top-level cost minus its cost at the
     node's level (leaves of the node's frequency rows weighted by their suppressed records)."""
-    peeling, freq = ev.peeling, ev.classes.freq
-    assert peeling is not None
-    leaves = freq.leaves()
+    peeling, leaves = ev.peeling, ev.row_leaves
+    assert peeling is not None and leaves is not None
     starred = peeling.class_levels[peeling.entry_class] > 0  # (entries, n_qi)
     rows, count = peeling.entry_row, peeling.entry_count
     extra = 0.0
@@ -245,8 +290,6 @@ def suppress_cells_at_node(
     if ev.peeling is None or ev.rows is None:
         return CellRecoding(enc.qi, levels, np.zeros((n, d), dtype=bool), "AG_CS")
     rows = ev.rows
-    from kanon_engine.frequency import sensitive_combos
-
     combos = sensitive_combos(enc)
     cols = [
         np.concatenate([rows.codes[q], enc.level_maps[q][lv][enc.codes[q]]]) for q, lv in enumerate(ev.levels)

@@ -28,6 +28,7 @@ from kanon_engine.algorithms.cell_suppression import (
     cell_budget,
     cell_result,
 )
+from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
@@ -77,11 +78,12 @@ class FullDomainAlgorithm(Algorithm):
     ``suppression_limit``: largest share of records that may be suppressed (None: none, except where an
     algorithm's paper says otherwise, see Datafly); ``metric``: the quality metric that ranks solutions;
     ``suppress``: whole records (the survey's AG_TS) or single cells (AG_CS, :mod:`.cell_suppression`;
-    the limit then counts quasi-identifier cells).
+    the limit then counts quasi-identifier cells); ``importance``: with cells, the attributes to keep
+    longest (as in local suppression; unused with records).
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -91,10 +93,12 @@ class FullDomainAlgorithm(Algorithm):
         suppression_limit: float | None = None,
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
+        importance: str | None = None,
     ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
         self.suppress = suppress
+        self.importance = importance
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
@@ -117,7 +121,8 @@ class FullDomainAlgorithm(Algorithm):
         # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
         limit = self.parameters["suppression_limit"]
         cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
-        return CellSuppressionEvaluator(enc, config.models, cells), CellMetric(metric), cells, "cells"
+        evaluator = CellSuppressionEvaluator(enc, config.models, cells, self.parameters["importance"])
+        return evaluator, CellMetric(metric), cells, "cells"
 
 
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
@@ -172,8 +177,9 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
             )
         return (
             _(
-                "The privacy models are not monotone with suppression, so every transformation that could "
-                "beat the optimum was checked (no pruning by satisfaction)."
+                "The privacy models are not monotone with suppression, so a transformation was ruled out "
+                "without a check only when the suppression it forces rules out all its specializations too; "
+                "every other one that could beat the optimum was checked."
             ),
         )
 
@@ -198,7 +204,7 @@ def full_domain_result(
         return cell_result(algorithm, parameters, table, config, enc, ev, ctx, start, checks, record, notes)
     from kanon_engine.cell_recoding import node_ncp
 
-    release, row_class, sizes = full_domain_release(table, config, enc, ev)
+    release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
     metrics = node_metrics(ev, ctx)
     metrics.update(node_ncp(enc, ev.levels, row_class < 0))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
@@ -255,12 +261,14 @@ def apply_transformation(
     search: SearchRecord | None = None,
     enforce: bool = True,
     suppress: str = "records",
+    importance: str | None = None,
 ) -> AnonymizationResult:
     """Apply one full-domain transformation chosen by the user (CLI ``apply``, a click in the lattice).
 
     Classes failing the privacy models are suppressed when they fit within ``suppression_limit``;
     otherwise an InfeasibleError says how many records would have to go. With ``suppress="cells"`` only
-    single cells of their records are suppressed (the limit counts cells). With ``enforce=False`` the
+    single cells of their records are suppressed (the limit counts cells; ``importance`` names the
+    attributes to keep longest). With ``enforce=False`` the
     levels are applied as they are: nothing is suppressed and no privacy model is claimed.
     """
     start = time.perf_counter()
@@ -268,6 +276,7 @@ def apply_transformation(
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),
         "suppress": SUPPRESS.coerce(suppress),
+        "importance": IMPORTANCE.coerce(importance),
     }
     if enforce:
         config.check_table(table)
@@ -282,9 +291,9 @@ def apply_transformation(
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     group_k = config.suppressed_group_k if enforce else 0
     evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
-    ev = evaluator.evaluate(vector)
+    ev = evaluator.evaluate(vector, complete=True)
     if not enforce:
-        ev.passes = np.ones(ev.classes.n_classes, dtype=bool)
+        ev.passes = np.ones(ev.freq.n_classes, dtype=bool)
         ev.suppressed, ev.satisfies = 0, True
     if not ev.satisfies:
         raise InfeasibleError(
@@ -314,8 +323,17 @@ def _apply_with_cells(
 ) -> AnonymizationResult:
     """``apply`` under cell suppression: the outliers at these levels lose single cells (AG_CS)."""
     budget = cell_budget(enc.n_rows, enc.n_qi, parameters["suppression_limit"])
-    evaluator = CellSuppressionEvaluator(enc, config.models, budget)
+    evaluator = CellSuppressionEvaluator(enc, config.models, budget, parameters["importance"])
     ev = evaluator.evaluate(vector)
+    if not ev.satisfies and ev.peeling is None and ev.cells <= budget:
+        raise InfeasibleError(
+            _(
+                "At these levels no choice of values to replace by * satisfies the privacy models (even "
+                "hiding every outlier's values leaves a group that fails them)."
+            ),
+            hint=_("Generalize more, or relax l or t."),
+            where="levels",
+        )
     if not ev.satisfies:
         raise InfeasibleError(
             (

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.frequency import FrequencySet, NodeClasses, SensitiveCombos, group_columns
+from kanon_engine.frequency import SensitiveCombos, group_columns
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -117,6 +117,12 @@ class Peeling:
         return out
 
 
+class NoRelease(RuntimeError):
+    """Peeling found no release: the records left at the top node fail the privacy models even with every
+    other record joining them (the local algorithms rule this out up front with
+    :func:`require_feasible`; under cell suppression the node simply does not satisfy)."""
+
+
 class GroupChecker:
     """Which groups of frequency rows satisfy every privacy model (the same model objects the
     full-domain searches use, on a frequency set built from the group ids)."""
@@ -127,14 +133,18 @@ class GroupChecker:
         self.combos = combos
         self.k = max(m.k for m in models if isinstance(m, KAnonymity))
         self.simple = all(isinstance(m, KAnonymity) for m in models)
+        names = [s.name for s in enc.sensitive]
+        self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 
     def passes(self, group: np.ndarray, n_groups: int, combo: np.ndarray, weights: np.ndarray) -> np.ndarray:
         sizes = np.bincount(group, weights=weights, minlength=n_groups).astype(np.int64)
         ok = sizes >= self.k
         if self.simple or not ok.any():
             return ok
-        freq = FrequencySet((), None, combo, weights.astype(np.int64))
-        stats = ClassStats(self.enc, NodeClasses(freq, group, sizes), self.combos)
+        group = np.asarray(group, dtype=np.int64)
+        stats = ClassStats.from_combos(
+            self.enc, group, n_groups, combo, np.asarray(weights), self.combos, self.attributes
+        )
         for m in self.models:
             ok &= m.passes(stats)
         return ok
@@ -405,7 +415,7 @@ class Peeler:
                 self._close(rows, group, ok, top)
                 return
             if not self._join_top(top, int(self.left[rows].sum())):
-                raise RuntimeError("the whole table fails the privacy models at the top node")
+                raise NoRelease(_("the whole table fails the privacy models at the top node"))
 
     def _join_top(self, top: np.ndarray, have: int) -> bool:
         """Move records into the open top group: spare records of large classes when k alone is short,

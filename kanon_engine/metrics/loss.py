@@ -18,13 +18,7 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import (
-    FrequencySet,
-    base_frequency_set,
-    group_columns,
-    representatives,
-    sensitive_combos,
-)
+from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns
 from kanon_engine.i18n import N_, _
 
 
@@ -147,6 +141,8 @@ class Metric(ABC):
 
     name: ClassVar[str]
     label: ClassVar[str]
+    #: a few words for tight places (a progress bar): the metric's usual abbreviation
+    short: ClassVar[str]
     #: True when the value never decreases under generalization (then only minimal nodes matter).
     monotone: ClassVar[bool] = False
 
@@ -169,6 +165,8 @@ class MetricContext:
     max_suppressed: int
     #: Datafly's step 4 may take records out of released classes (k-anonymity only, suppression allowed)
     trims: bool = False
+    #: the bottom frequency set, when the caller has it already (else computed on first use)
+    base_set: FrequencySet | None = None
 
     @cached_property
     def entropy(self) -> EntropyTables:
@@ -184,8 +182,8 @@ class MetricContext:
 
     @cached_property
     def base(self) -> FrequencySet:
-        """Leaf-level frequency set (for the entropy of suppressed records)."""
-        return base_frequency_set(self.enc, sensitive_combos(self.enc))
+        """Leaf-level frequency set (for the entropy of suppressed records, and the release)."""
+        return self.base_set if self.base_set is not None else base_frequency_set(self.enc)
 
 
 class DomainShares:
@@ -231,6 +229,7 @@ class DomainShares:
 class DiscernibilityMetric(Metric):
     name = "dm"
     label = N_("Discernibility (DM, with suppression penalty)")
+    short = "DM"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows)
@@ -249,6 +248,7 @@ class DiscernibilityMetric(Metric):
 class DiscernibilityStarMetric(Metric):
     name = "dm-star"
     label = N_("Discernibility DM* (monotone, no suppression penalty)")
+    short = "DM*"
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -261,18 +261,20 @@ class DiscernibilityStarMetric(Metric):
 class AverageClassSizeMetric(Metric):
     name = "cavg"
     label = N_("Normalized average class size (C_AVG)")
+    short = "C_AVG"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return average_class_size(ctx.n_rows, ev.n_classes, ctx.k)
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
         # a generalization has at most as many classes, and releases at most as many
-        return ctx.n_rows / max(ev.classes.n_classes, 1) / ctx.k
+        return ctx.n_rows / max(ev.freq.n_classes, 1) / ctx.k
 
 
 class PrecisionMetric(Metric):
     name = "precision"
     label = N_("Precision loss (1 - Sweeney's Prec)")
+    short = N_("precision loss")
 
     def value(self, ev, ctx: MetricContext) -> float:
         return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
@@ -286,6 +288,7 @@ class PrecisionMetric(Metric):
 class HeightMetric(Metric):
     name = "height"
     label = N_("Height (sum of levels)")
+    short = N_("height")
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -298,6 +301,7 @@ class HeightMetric(Metric):
 class EntropyMetric(Metric):
     name = "entropy"
     label = N_("Non-uniform entropy (bits)")
+    short = N_("entropy (bits)")
 
     def value(self, ev, ctx: MetricContext) -> float:
         base = ctx.entropy.unsuppressed(ev.levels)
@@ -310,7 +314,10 @@ class EntropyMetric(Metric):
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
         tables = ctx.entropy.total
-        return np.array([sum(tables[q][lv] for q, lv in enumerate(row)) for row in levels])
+        out = np.zeros(len(levels))
+        for q, table in enumerate(tables):
+            out += table[levels[:, q]]
+        return out
 
 
 class LossMetric(Metric):
@@ -328,6 +335,7 @@ class LossMetric(Metric):
 
     name = "loss"
     label = N_("Loss (ARX's default: generalization and suppression)")
+    short = "Loss"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return loss_aggregate(loss_per_attribute(ev, ctx))
@@ -347,8 +355,8 @@ def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
     """Normalized Loss of every attribute at the evaluated node, suppressed records counting 1."""
     if ev.suppressed == 0:
         return ctx.shares.per_attribute(ev.levels)
-    freq = ev.classes.freq
-    failing = ~ev.passes[ev.classes.row_class]
+    freq = ev.freq
+    failing = ~ev.passes
     leaves = freq.leaves()
     counts = freq.counts[failing].astype(np.float64)
     extra = np.array(
@@ -359,7 +367,7 @@ def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
     )
     if ev.trimmed is not None:  # records Datafly's step 4 took out of released classes
         taken = np.flatnonzero(ev.trimmed)
-        rep = leaves[:, representatives(ev.classes.row_class, ev.classes.n_classes)[taken]]
+        rep = leaves[:, taken]
         extra += np.array(
             [
                 float(((1.0 - ctx.shares.share[q][lv][rep[q]]) * ev.trimmed[taken]).sum())
@@ -374,9 +382,8 @@ def _trimmed_entropy(ev, ctx: MetricContext) -> float:
     value v is released as g adds -log2(f(v)/|T|) + log2(f(v)/f(g)) = log2(|T| / f(g)) per attribute,
     which depends only on g, shared by the whole class, so no record needs to be named."""
     enc = ctx.enc
-    cls = ev.classes
     taken = np.flatnonzero(ev.trimmed)
-    rep = cls.freq.leaves()[:, representatives(cls.row_class, cls.n_classes)[taken]]
+    rep = ev.freq.leaves()[:, taken]
     per_record = np.zeros(len(taken))
     for q, lv in enumerate(ev.levels):
         gen = enc.level_maps[q][lv]
@@ -390,17 +397,17 @@ def _suppressed_entropy(ev, ctx: MetricContext) -> float:
     base rows are matched to the failing classes by their generalized key."""
     enc = ctx.enc
     base = ctx.base
-    freq = ev.classes.freq
-    failing_rows = ~ev.passes[ev.classes.row_class]
+    failing = ~ev.passes
     levels = ev.levels
     sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
-    leaves = freq.leaves()
-    gen_fail = [enc.level_maps[q][lv][leaves[q][failing_rows]] for q, lv in enumerate(levels)]
-    gen_base = [enc.level_maps[q][lv][base.rep[q]] for q, lv in enumerate(levels)]
+    leaves = ev.freq.leaves()
+    base_leaves = base.leaves()
+    gen_fail = [enc.level_maps[q][lv][leaves[q][failing]] for q, lv in enumerate(levels)]
+    gen_base = [enc.level_maps[q][lv][base_leaves[q]] for q, lv in enumerate(levels)]
     ids, _sizes = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
     fail_ids = ids[: len(gen_fail[0])]
     in_fail = np.isin(ids[len(gen_fail[0]) :], fail_ids)
-    return ctx.entropy.suppressed_extra(base.rep[:, in_fail], base.counts[in_fail], levels)
+    return ctx.entropy.suppressed_extra(base_leaves[:, in_fail], base.counts[in_fail], levels)
 
 
 METRICS: dict[str, type[Metric]] = {

@@ -38,6 +38,9 @@ from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.views.param_form import ParamForm
 
+#: The algorithm offered when a lattice is too large for the chosen one.
+HEURISTIC = "heuristic"
+
 
 def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     """A plain sentence on the size of the job: lattice size for full-domain algorithms, records and
@@ -78,6 +81,15 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
         )
     parts.append(_("Each transformation checked groups all records once."))
     return " ".join(parts)
+
+
+def lattice_too_large(state: AppState, algorithm_cls: type | None) -> bool:
+    """Whether the lattice is past the chosen full-domain algorithm's limit (then the heuristic search,
+    which has none, is offered)."""
+    limit = getattr(algorithm_cls, "max_nodes", None)
+    if limit is None or state.table is None or not state.columns_with(Role.QUASI_IDENTIFIER):
+        return False
+    return state.lattice_size() > limit
 
 
 def _cell_level_estimate(state: AppState, algorithm_cls: type, qi: list[str]) -> str:
@@ -132,6 +144,7 @@ class AlgorithmPanel(QWidget):
             lambda *_args: self._models_changed(self.model_form.values())
         )
         self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
+        self.drop.toggled.connect(lambda *_: self._update_release_box())
         self.protect.toggled.connect(lambda v: self.state.set_output(protect_suppressed_group=v))
         self.seed.editingFinished.connect(self._seed_changed)
         state.project_changed.connect(self.refresh)
@@ -205,6 +218,15 @@ class AlgorithmPanel(QWidget):
             )
         )
         ol.addRow(self.protect)
+        self.keeps_all = QLabel(
+            _(
+                "This choice keeps every record and suppresses single values only, so no record is "
+                "suppressed: there is nothing to remove and no group of suppressed records."
+            )
+        )
+        self.keeps_all.setObjectName("KeepsEveryRecord")
+        self.keeps_all.setWordWrap(True)
+        ol.addRow(self.keeps_all)
         self.seed = QLineEdit()
         self.seed.setPlaceholderText(_("keep input order"))
         self.seed.setToolTip(
@@ -227,6 +249,17 @@ class AlgorithmPanel(QWidget):
         self.estimate.setWordWrap(True)
         self.estimate.setToolTip(term("lattice"))
         el.addWidget(self.estimate)
+        self.use_heuristic = QPushButton(_("Use the heuristic search instead"))
+        self.use_heuristic.setObjectName("UseHeuristic")
+        self.use_heuristic.setToolTip(
+            _(
+                "The heuristic search handles lattices of any size: it returns the best release it finds "
+                "within a time limit you set, and says whether it is proven optimal."
+            )
+        )
+        self.use_heuristic.clicked.connect(lambda: self.select_algorithm(HEURISTIC))
+        self.use_heuristic.hide()
+        el.addWidget(self.use_heuristic)
         rv.addWidget(est)
         checks = QGroupBox(_("Checks"))
         cl = QVBoxLayout(checks)
@@ -267,9 +300,9 @@ class AlgorithmPanel(QWidget):
             self._fill_sensitive(mv.get("sensitive"))
             self.drop.setChecked(p.drop_suppressed)
             self.protect.setChecked(p.protect_suppressed_group)
-            self.protect.setEnabled(not p.drop_suppressed)
             self.seed.setText("" if p.shuffle_seed is None else str(p.shuffle_seed))
             self._update_visibility()
+            self._update_release_box()
         finally:
             self._loading = False
         self.refresh()
@@ -307,6 +340,7 @@ class AlgorithmPanel(QWidget):
         self.params_form.changed.connect(self._params_changed)
         self.params_layout.addWidget(self.params_form)
         self.description.setText(description_of(cls))
+        self._update_release_box()
 
     # --- user edits ----------------------------------------------------------------------------------
     def _algorithm_picked(self, *_args: Any) -> None:
@@ -327,6 +361,7 @@ class AlgorithmPanel(QWidget):
         raise KeyError(name)
 
     def _params_changed(self, values: dict[str, Any]) -> None:
+        self._update_release_box()
         if not self._loading:
             self.state.set_algorithm(self.current_algorithm(), values)
 
@@ -346,6 +381,26 @@ class AlgorithmPanel(QWidget):
             self.seed.setText("")
             self.state.set_output(shuffle_seed=None)
 
+    def keeps_every_record(self) -> bool:
+        """The chosen algorithm and parameters suppress single values only (local recoding, local
+        suppression, or a full-domain algorithm suppressing cells): no record is ever suppressed."""
+        cls = self._classes.get(self.current_algorithm())
+        values = self.params_form.values() if self.params_form is not None else {}
+        return bool(getattr(cls, "cell_level", False)) or values.get("suppress") == "cells"
+
+    def _update_release_box(self) -> None:
+        """Removing suppressed records and their group's rule mean nothing for a release that keeps every
+        record: those tick boxes are disabled and a sentence says why. The importance order is shown
+        only where single values are suppressed."""
+        if not hasattr(self, "drop"):
+            return
+        keeps = self.keeps_every_record()
+        self.drop.setEnabled(not keeps)
+        self.protect.setEnabled(not keeps and not self.drop.isChecked())
+        self.keeps_all.setVisible(keeps)
+        if self.params_form is not None and "suppress" in self.params_form.values():
+            self.params_form.set_visible_param("importance", self.params_form.values()["suppress"] == "cells")
+
     def _update_visibility(self) -> None:
         v = self.model_form.values()
         has_l = bool(v.get("l"))
@@ -357,6 +412,7 @@ class AlgorithmPanel(QWidget):
     def refresh(self) -> None:
         cls = self._classes.get(self.state.project.algorithm)
         self.estimate.setText(work_estimate(self.state, cls))
+        self.use_heuristic.setVisible(lattice_too_large(self.state, cls) and HEURISTIC in self._classes)
         if self.sensitive.count() - 1 != len(self.state.columns_with(Role.SENSITIVE)):
             self._fill_sensitive(self.state.model_values().get("sensitive"))
         self.issues.clear()

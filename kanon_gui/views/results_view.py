@@ -123,6 +123,9 @@ def _levels_text(result: AnonymizationResult) -> str:
     return "; ".join(parts)
 
 
+_PER_ROW = 4  # figures per row at most (German and French names run a third longer)
+
+
 def metrics_html(result: AnonymizationResult) -> str:
     """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
     m = result.metrics
@@ -170,7 +173,7 @@ def metrics_html(result: AnonymizationResult) -> str:
     ]
     # rows of at most four: metric names run a third longer in German and French than in English,
     # and one row of ten would make the window wider than a 1280-pixel screen
-    per_row = -(-len(tds) // -(-len(tds) // 4))  # as even as possible, at most 4
+    per_row = -(-len(tds) // -(-len(tds) // _PER_ROW))  # as even as possible, at most _PER_ROW
     rows = "".join(f"<tr>{''.join(tds[i : i + per_row])}</tr>" for i in range(0, len(tds), per_row))
     return f"<table>{rows}</table>"
 

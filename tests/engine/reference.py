@@ -53,6 +53,29 @@ def emd_ordered(values: pd.Series, whole: pd.Series) -> float:
     return float(np.abs(np.cumsum(p - q)).sum() / max(m - 1, 1))
 
 
+#: The sensitive hierarchy of the random problems' "s" (values 0..3): {0, 1} and {2, 3}, then the root.
+S_HIERARCHY = [["0", "low", "*"], ["1", "low", "*"], ["2", "high", "*"], ["3", "high", "*"]]
+
+
+def emd_hierarchical(values: pd.Series, whole: pd.Series, rows: list[list[str]] = S_HIERARCHY) -> float:
+    """Li et al.'s hierarchical EMD by the paper's recursion over the tree (a dict per level)."""
+    p = values.value_counts(normalize=True).to_dict()
+    q = whole.value_counts(normalize=True).to_dict()
+    height = len(rows[0]) - 1
+    extra = {r[0]: p.get(r[0], 0.0) - q.get(r[0], 0.0) for r in rows}
+    cost = 0.0
+    for j in range(1, height + 1):
+        nxt: dict[str, float] = {}
+        for node in {r[j] for r in rows}:
+            kids = {r[j - 1] for r in rows if r[j] == node}
+            pos = sum(max(extra[c], 0.0) for c in kids)
+            neg = sum(max(-extra[c], 0.0) for c in kids)
+            cost += j / height * min(pos, neg)
+            nxt[node] = pos - neg
+        extra = nxt
+    return cost
+
+
 def group_passes(group: pd.DataFrame, models: list[dict], whole: pd.DataFrame) -> bool:
     """Whether one class passes every model (models as their to_dict() forms)."""
     for m in models:
@@ -66,8 +89,8 @@ def group_passes(group: pd.DataFrame, models: list[dict], whole: pd.DataFrame) -
         if name == "recursive-cl-diversity" and not recursive_ok(group[m["sensitive"]], m["c"], m["l"]):
             return False
         if name == "t-closeness":
-            dist = emd_equal if m["distance"] == "equal" else emd_ordered
-            if dist(group[m["sensitive"]], whole[m["sensitive"]]) > m["t"] + 1e-9:
+            dist = {"equal": emd_equal, "ordered": emd_ordered, "hierarchical": emd_hierarchical}
+            if dist[m["distance"]](group[m["sensitive"]], whole[m["sensitive"]]) > m["t"] + 1e-9:
                 return False
     return True
 
@@ -219,6 +242,63 @@ def _entropy_loss(frame, gen, maps, qi, levels, heights, passes, sizes) -> float
             fg = g.map(g.value_counts())
             total += float((-np.log2(f0 / fg))[mask].sum())
     return total
+
+
+# --- the release writer as it was before it worked on codes and labels (byte-identity oracle) ---------
+_LEGACY_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_LEGACY_NEGATIVE = r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$"
+
+
+def legacy_neutralize(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """kanon's formula neutralization before release writing worked on labels (pandas string ops)."""
+    import re
+
+    out = frame.copy()
+    changed = 0
+    for c in out.columns:
+        col = out[c]
+        if not (pd.api.types.is_object_dtype(col) or pd.api.types.is_string_dtype(col)):
+            continue
+        text = col.astype(object)
+        present = text.notna()
+        s = text.where(present, "").astype(str)
+        risky = s.str[:1].isin(_LEGACY_FORMULA_STARTS) & ~s.str.fullmatch(_LEGACY_NEGATIVE).fillna(
+            False
+        ).astype(bool)
+        risky &= present
+        n = int(risky.sum())
+        if n:
+            text = text.copy()
+            text[risky] = "'" + s[risky]
+            out[c] = text
+            changed += n
+    neg = re.compile(_LEGACY_NEGATIVE)
+    out.columns = [
+        ("'" + c) if isinstance(c, str) and c and c[0] in _LEGACY_FORMULA_STARTS and not neg.match(c) else c
+        for c in out.columns
+    ]
+    return out, changed
+
+
+def legacy_csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = False) -> bytes:
+    """kanon's CSV writer before release writing worked on labels (pandas string ops per column)."""
+    import re
+
+    special = "[" + "".join(re.escape(c) for c in (delimiter, '"', "\n", "\r")) + "]"
+
+    def quoted(values: pd.Series) -> pd.Series:
+        text = values.astype(object).where(values.notna(), "").astype(str)
+        need = text.str.contains(special, regex=True)
+        return text.where(~need, '"' + text.str.replace('"', '""', regex=False) + '"')
+
+    header = delimiter.join(quoted(pd.Series([str(c) for c in frame.columns], dtype=object)).tolist())
+    if len(frame.columns) and len(frame):
+        cols = [quoted(frame[c]).reset_index(drop=True) for c in frame.columns]
+        lines = cols[0].str.cat(cols[1:], sep=delimiter) if len(cols) > 1 else cols[0]
+        body = "\n".join(lines.tolist()) + "\n"
+    else:
+        body = "\n" * len(frame) if len(frame.columns) else ""
+    return ("\ufeff" if bom else "").encode("utf-8") + (header + "\n" + body).encode("utf-8")
 
 
 # --- cell-level releases (local recoding, local suppression, cell suppression) -------------------------
