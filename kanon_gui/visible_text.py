@@ -1,5 +1,5 @@
 """Every text a person can read on a widget: labels, buttons, actions and their menus, group titles,
-tabs, table headers, tooltips, placeholders, window titles and combo items.
+tabs, table headers, list items, tooltips, placeholders, window titles and combo items.
 
 The pseudo-locale walk (tests/gui/test_pseudo_locale.py) reads the screen through these functions to
 find words that did not come through a catalog, and bench/bench_languages.py to measure how much of the
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QLineEdit,
+    QListWidget,
     QMenu,
     QTableView,
     QTabWidget,
@@ -46,6 +47,9 @@ def visible_texts(widget: QWidget) -> list[str]:
         elif isinstance(w, QTabWidget):
             for i in range(w.count()):
                 out.extend((w.tabText(i), w.tabToolTip(i)))
+        elif isinstance(w, QListWidget):
+            for i in range(min(w.count(), MAX_HEADER_SECTIONS)):
+                out.extend((w.item(i).text(), w.item(i).toolTip()))
         elif isinstance(w, QAbstractItemView) and w.model() is not None:
             out.extend(header_texts(w))
         for action in QWidget.actions(w):

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -161,9 +162,13 @@ class AlgorithmPanel(QWidget):
         for name, cls in self._classes.items():
             item = QListWidgetItem(_(title_of(cls, name)))
             item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setToolTip(getattr(cls, "description", ""))
+            item.setToolTip(description_of(cls))
             self.list.addItem(item)
-        self.list.setMaximumHeight(26 * max(3, len(self._classes)) + 8)
+        # a long title wraps rather than hide its end behind a scroll bar (German titles run longer)
+        self.list.setWordWrap(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setMaximumHeight(26 * max(3, len(self._classes) + 1) + 8)
         bl.addWidget(self.list)
         self.description = QLabel()
         self.description.setObjectName("AlgorithmDescription")
