@@ -43,7 +43,7 @@ from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.fileio import clean_stale_temp_files
-from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.project import Project
 from kanon_engine.restore import restore_run
@@ -898,8 +898,20 @@ class MainWindow(QMainWindow):
 
     def _analysis_rows(self, rows: Any) -> None:
         rows = np.asarray(rows, dtype=np.int64)
-        self.results_panel.show_rows(rows, _("{n} records selected in the analysis view", n=len(rows)))
-        self.status_label.setText(_("{n} records selected: see them in the Results tab.", n=len(rows)))
+        n = len(rows)
+        self.results_panel.show_rows(
+            rows,
+            ngettext(
+                "{n} record selected in the analysis view", "{n} records selected in the analysis view", n
+            ),
+        )
+        self.status_label.setText(
+            ngettext(
+                "{n} record selected: see it in the Results tab.",
+                "{n} records selected: see them in the Results tab.",
+                n,
+            )
+        )
 
     def _show_record(self, row: int) -> None:
         """Show one input record in the Results grids when the user asks for it in the risk view."""

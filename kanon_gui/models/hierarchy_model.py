@@ -23,7 +23,7 @@ from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersiste
 from PySide6.QtGui import QBrush, QFont
 
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.i18n import N_, _, formats
+from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_gui.glossary import MISSING_FG
 
 MIME = "application/x-kanon-hierarchy-node"
@@ -298,10 +298,11 @@ class HierarchyTreeModel(QAbstractItemModel):
             return formats.count(node.records)
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
             if node.level == 0:
-                return _(
-                    "Original value {values}: {records} records.",
+                return ngettext(
+                    "Original value {values}: {n} record.",
+                    "Original value {values}: {n} records.",
+                    node.records,
                     values=_shown(node.label),
-                    records=node.records,
                 )
             return _(
                 "Group at level {level}: {n_leaves} values, {records} records. Double-click to rename; "

@@ -358,7 +358,9 @@ class HierarchyEditorPanel(QWidget):
         counts = self.state.distinct(self.column)
         for v in missing[:5000]:
             n = int(counts.get(v, 0)) if v != MISSING else int(counts[counts.index.isna()].sum())
-            item = QListWidgetItem(_("{values}  ({n} records)", values=_shown(v), n=n))
+            item = QListWidgetItem(
+                ngettext("{values}  ({n} record)", "{values}  ({n} records)", n, values=_shown(v))
+            )
             item.setData(Qt.ItemDataRole.UserRole, v)
             self.uncovered.addItem(item)
         self.uncovered_box.setTitle(_("Data values not in this hierarchy: {n}", n=len(missing)))
