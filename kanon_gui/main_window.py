@@ -95,13 +95,7 @@ TEXT = {
     "action_close": N_("close kanon"),
     "the_sample": N_("the sample"),
     "running": N_("Running {algorithm}…"),
-    "run_done": (
-        N_(
-            "Done: {groups} groups, {suppressed} records suppressed, smallest group {smallest}, in "
-            "{seconds} s."
-        )
-    ),
-    "run_done_cells": N_("Done: {groups} groups, {kept}, smallest group {smallest}, in {seconds} s."),
+    "run_done": N_("Done: {groups} groups, {kept}, smallest group {smallest}, in {seconds} s."),
     "run_stale": (
         N_(
             "The settings changed while it ran, so this result is out of date: run again to use the new "
@@ -746,9 +740,10 @@ class MainWindow(QMainWindow):
             "seconds": formats.decimal(result.runtime_seconds, 2, fixed=True),
         }
         if result.recoding is not None:  # every record kept: say what happened to single values
-            done = text_of(TEXT, "run_done_cells", kept=result.recoding.in_words(), **figures)
+            done = text_of(TEXT, "run_done", kept=result.recoding.in_words(), **figures)
         else:
-            done = text_of(TEXT, "run_done", suppressed=result.suppressed, **figures)
+            kept = ngettext("{n} record suppressed", "{n} records suppressed", result.suppressed)
+            done = text_of(TEXT, "run_done", kept=kept, **figures)
         warnings = [i.message for i in result_warnings(result)]
         if self.state.is_stale():
             warnings.insert(0, text_of(TEXT, "run_stale"))

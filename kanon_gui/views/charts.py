@@ -34,7 +34,7 @@ from kanon_engine.calendar_steps import calendar_ticks, count_labels_in_bins, da
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
-from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
@@ -337,8 +337,8 @@ def distribution(
 
 #: The charts' words: whole sentences and titles with named placeholders (one place, for translation).
 TEXT = {
-    "sizes_title": N_("Group sizes: {groups} groups, {suppressed} records suppressed ({share})"),
-    "sizes_title_of": N_("{title}: {groups} groups, {suppressed} records suppressed ({share})"),
+    "sizes_title": N_("Group sizes: {groups} groups, {kept} ({share})"),
+    "sizes_title_of": N_("{title}: {groups} groups, {kept} ({share})"),
     "sizes_cells_title": N_("Group sizes: {groups} groups, {cells} values replaced by * (no record removed)"),
     "sizes_cells_title_of": N_("{title}: {groups} groups, {cells} values replaced by * (no record removed)"),
     "sizes_x": N_("records in the group"),
@@ -413,7 +413,7 @@ def draw_class_sizes(
     words = {
         "title": title or "",
         "groups": len(sizes),
-        "suppressed": suppressed,
+        "kept": ngettext("{n} record suppressed", "{n} records suppressed", suppressed),
         "share": formats.percent(suppressed / records if records else 0.0, 1),
         "cells": cells if cells is not None else "",
     }
