@@ -16,28 +16,39 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import (
     CompositeLayout,
     FrequencySet,
-    NodeClasses,
     base_frequency_set,
     roll_up,
-    sensitive_combos,
+    with_histograms,
 )
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
 
 
 @dataclass(eq=False)
 class NodeEvaluation:
-    """The outcome of checking one full-domain transformation (a vector of levels)."""
+    """The outcome of checking one full-domain transformation (a vector of levels).
+
+    ``suppressed_monotone`` counts the records in classes failing a model that is monotone with
+    suppression (k-anonymity, distinct l-diversity): every generalization of a node where they fit within
+    the limit passes those models. ``suppressed_floor`` (at least ``suppressed_monotone``) is a number of
+    records every specialization of the node has to suppress (:meth:`PrivacyModel.assess`), so a node
+    where it exceeds the limit fails together with all its specializations. ``complete`` is False when the
+    check stopped after k-anonymity (too many records to suppress already, so the node fails whatever the
+    other models say); then ``passes`` and ``suppressed`` cover k-anonymity only.
+    """
 
     levels: tuple[int, ...]
-    classes: NodeClasses
-    stats: ClassStats
+    freq: FrequencySet
     passes: np.ndarray  # per class: passes every model
     suppressed: int  # records in classes that fail (suppressed when the node is applied)
     satisfies: bool  # suppressed records fit within the limit
+    suppressed_monotone: int = 0
+    suppressed_floor: int = 0
+    complete: bool = True
 
     @property
     def sizes(self) -> np.ndarray:
-        return self.classes.sizes
+        """Records per class, every class of the node (released or not)."""
+        return self.freq.counts
 
     @property
     def n_classes(self) -> int:
@@ -58,7 +69,10 @@ def suppression_allowance(n_rows: int, limit: float) -> int:
 class NodeEvaluator:
     """Checks nodes of one encoded table against a set of privacy models.
 
-    ``max_suppressed`` is the number of records that may be suppressed (MaxSup, Samarati 2001).
+    ``max_suppressed`` is the number of records that may be suppressed (MaxSup, Samarati 2001). Frequency
+    sets of checked nodes are cached (up to ``cache_bytes``) so each check rolls up the smallest cached
+    set below it. Histograms of sensitive attributes are rolled up only for nodes that pass k-anonymity
+    within the limit: the others fail whatever the distribution of their sensitive values.
     """
 
     def __init__(
@@ -79,8 +93,15 @@ class NodeEvaluator:
         self.k = k
         self.max_suppressed = int(max_suppressed)
         self.monotone = all_monotone(self.models, self.max_suppressed > 0)
-        self.combos = sensitive_combos(enc)
-        self.base = base_frequency_set(enc, self.combos, CompositeLayout(enc))
+        #: every model is monotone without suppression: a node whose classes all pass has only satisfying
+        #: generalizations
+        self.monotone_without_suppression = all(m.monotone_without_suppression for m in self.models)
+        others = [m for m in self.models if not isinstance(m, KAnonymity)]
+        self._mono = [m for m in others if m.monotone_with_suppression]
+        self._non_mono = [m for m in others if not m.monotone_with_suppression]
+        names = [s.name for s in enc.sensitive]
+        self._sensitive = tuple(sorted({names.index(m.sensitive) for m in others if m.sensitive}))
+        self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
         self.checks = 0
         self._entries: list[FrequencySet] = []
         self._keys = np.zeros((64, enc.n_qi), dtype=np.int16)
@@ -99,26 +120,51 @@ class NodeEvaluator:
         sizes = np.where(below, self._sizes[:n], np.iinfo(np.int64).max)
         return self._entries[int(np.argmin(sizes))]
 
-    def classes(self, levels: tuple[int, ...]) -> NodeClasses:
+    def frequency_set(self, levels: tuple[int, ...] | np.ndarray) -> FrequencySet:
+        """The classes at ``levels`` with the histograms the models need (not counted as a check)."""
         levels = tuple(int(x) for x in levels)
-        return roll_up(self.enc, self._source(levels), levels, self.combos.n_combos)
+        source = self._source(levels)
+        fs, class_map = roll_up(source, levels)
+        return with_histograms(fs, source, class_map) if self._sensitive else fs
 
-    def evaluate(self, levels: tuple[int, ...] | np.ndarray) -> NodeEvaluation:
-        """Check one node: classes, models, suppression. Counts as one check."""
+    def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = False) -> NodeEvaluation:
+        """Check one node: classes, models, suppression. Counts as one check.
+
+        Unless ``complete``, a node that fails k-anonymity within the limit is not checked further.
+        """
         levels = tuple(int(x) for x in levels)
-        classes = self.classes(levels)
-        self._remember(classes.freq)
+        source = self._source(levels)
+        fs, class_map = roll_up(source, levels)
         self.checks += 1
-        stats = ClassStats(self.enc, classes, self.combos)
-        passes = np.ones(classes.n_classes, dtype=bool)
-        for m in self.models:
+        passes = fs.counts >= self.k
+        suppressed = int(fs.counts[~passes].sum())
+        if not self._sensitive:
+            self._remember(fs)
+            ok = suppressed <= self.max_suppressed
+            return NodeEvaluation(levels, fs, passes, suppressed, ok, suppressed, suppressed)
+        if suppressed > self.max_suppressed and not complete:
+            return NodeEvaluation(levels, fs, passes, suppressed, False, suppressed, suppressed, False)
+        fs = with_histograms(fs, source, class_map)
+        self._remember(fs)
+        stats = ClassStats.of(self.enc, fs)
+        for m in self._mono:
             passes &= m.passes(stats)
-        suppressed = int(classes.sizes[~passes].sum())
-        return NodeEvaluation(levels, classes, stats, passes, suppressed, suppressed <= self.max_suppressed)
+        suppressed_monotone = int(fs.counts[~passes].sum())
+        share = (~passes).astype(np.float64)
+        for m in self._non_mono:
+            ok_m, share_m = m.assess(stats)
+            passes &= ok_m
+            np.maximum(share, share_m, out=share)
+        suppressed = int(fs.counts[~passes].sum())
+        # a lower bound on a count of records: round down, and a little more for float error
+        floor = max(suppressed_monotone, int(np.floor(float(share @ fs.counts) - 1e-6)))
+        ok = suppressed <= self.max_suppressed
+        return NodeEvaluation(levels, fs, passes, suppressed, ok, suppressed_monotone, floor)
 
     def _remember(self, fs: FrequencySet) -> None:
-        """Cache a frequency set; when over budget, forget the largest ones (the least useful)."""
-        if fs.size >= self.base.size or fs.nbytes > self._cache_bytes:
+        """Cache a frequency set; over budget, forget the largest ones (the least useful) until a quarter
+        of the budget is free again, so the eviction's sort is paid rarely."""
+        if fs.size >= self.base.size or fs.nbytes > self._cache_bytes // 4:
             return
         n = len(self._entries)
         if n == len(self._sizes):  # grow the key arrays geometrically
@@ -129,9 +175,16 @@ class NodeEvaluator:
         self._sizes[n] = fs.size
         self._used += fs.nbytes
         if self._used > self._cache_bytes:
-            self._entries.sort(key=lambda e: e.size)
-            while self._used > self._cache_bytes:
-                self._used -= self._entries.pop().nbytes
-            for i, e in enumerate(self._entries):
+            order = np.argsort(self._sizes[: n + 1], kind="stable")
+            kept: list[FrequencySet] = []
+            used = 0
+            for i in order:
+                e = self._entries[int(i)]
+                if used + e.nbytes > 3 * self._cache_bytes // 4:
+                    break
+                kept.append(e)
+                used += e.nbytes
+            self._entries, self._used = kept, used
+            for i, e in enumerate(kept):
                 self._keys[i] = e.levels
                 self._sizes[i] = e.size

@@ -1,11 +1,18 @@
-"""Frequency sets: the counts of distinct quasi-identifier combinations (LeFevre et al. 2005, Incognito).
+"""Frequency sets: the equivalence classes of a lattice node with their sizes (LeFevre et al. 2005,
+Incognito), and the per-class histograms of sensitive attributes.
 
-A frequency set at a lattice node holds one row per distinct (generalized QI combination, sensitive
-combination) with its count, plus one representative leaf code per QI. Because a hierarchy is a tree,
-the generalization of any representative at a higher level is the generalization of the whole group, so
-the frequency set of a more general node is *rolled up* from any cached less general one, never from the
-rows of the table (the Incognito "rollup" property). On Adult the bottom frequency set has a few
-thousand rows instead of 30,162; replicating the table changes only the counts.
+A frequency set at a lattice node holds one row per class (distinct generalized QI combination): its
+size and one representative record's leaf codes. Because a hierarchy is a tree, the generalization of
+the representative at a higher level is the generalization of the whole class, so the frequency set of a
+more general node is *rolled up* from any cached less general one, never from the rows of the table (the
+Incognito "rollup" property). The histograms of a sensitive attribute (how many records of each class
+hold each value, :class:`Histograms`) roll up the same way, so l-diversity and t-closeness are checked on
+the classes without regrouping records. On Adult the bottom frequency set has 12,458 classes instead of
+30,162 records; replicating the table changes only the counts.
+
+This module is the seam a table source (pandas in memory, DuckDB, Dask) fills: counting records into
+the bottom frequency set is the only step that reads rows (:func:`base_frequency_set`); everything above
+works on frequency sets.
 """
 
 from __future__ import annotations
@@ -139,137 +146,128 @@ class CompositeLayout:
 
 
 @dataclass(frozen=True, eq=False)
-class FrequencySet:
-    """Distinct (QI class, sensitive combination) rows at ``levels``, with counts.
+class Histograms:
+    """Per-class counts of one sensitive attribute's values: a sparse (class x value) matrix.
 
-    Each row carries representative leaf codes: per attribute in ``rep`` (n_qi, m), or as composite codes
-    in ``crep`` (see :class:`CompositeLayout`), from which :meth:`leaves` decodes them. ``combo`` is the id
-    of the row's combination of sensitive values, ``counts`` how many records share the row.
+    Stored as the triples (class, value, count) of every pair that occurs, sorted by class then value, so
+    a class with 3 distinct diagnoses costs 3 entries whatever the number of diagnoses in the table. Rolling
+    up a frequency set maps the class of every triple and adds the counts of triples that meet (one
+    grouping over the triples, never over records): the per-class distributions that l-diversity and
+    t-closeness test are carried along with the classes.
+    """
+
+    cls: np.ndarray  # (nnz,) int64 class id
+    val: np.ndarray  # (nnz,) int64 value code
+    cnt: np.ndarray  # (nnz,) int64 records
+    n_values: int
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.cls.nbytes + self.val.nbytes + self.cnt.nbytes)
+
+    @classmethod
+    def from_rows(
+        cls, row_class: np.ndarray, values: np.ndarray, n_classes: int, n_values: int
+    ) -> Histograms:
+        """Count the values of records grouped into classes (``row_class[i]`` of record ``i``)."""
+        weights = np.ones(len(row_class), dtype=np.int64)
+        return _triples(
+            row_class.astype(np.int64, copy=False), values.astype(np.int64), weights, n_classes, n_values
+        )
+
+    def roll_up(self, class_map: np.ndarray, n_classes: int) -> Histograms:
+        """The histograms of coarser classes: ``class_map[c]`` is the new class of old class ``c``."""
+        return _triples(class_map[self.cls], self.val, self.cnt, n_classes, self.n_values)
+
+    def distinct(self, n_classes: int) -> np.ndarray:
+        """Number of distinct values per class."""
+        return np.bincount(self.cls, minlength=n_classes)
+
+
+def _triples(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, n_classes: int, n_values: int) -> Histograms:
+    """Sum the counts of equal (class, value) pairs; the result sorted by class, then value."""
+    space = n_classes * n_values
+    key = cls * n_values + val
+    if space <= _DENSE_FACTOR * len(key) or len(key) <= _SORT_ROWS:
+        ids, n = dense_ids(key, space)  # presence table or sort: ids follow the key order
+    else:
+        uniques, inverse = np.unique(key, return_inverse=True)
+        ids, n = inverse.astype(np.int64, copy=False), len(uniques)
+    counts = np.bincount(ids, weights=cnt, minlength=n).astype(np.int64)
+    rep = representatives(ids, n)
+    return Histograms(cls[rep], val[rep], counts, n_values)
+
+
+@dataclass(frozen=True, eq=False)
+class FrequencySet:
+    """The equivalence classes of one lattice node: one row per class.
+
+    Each class keeps one representative record's leaf codes as composite codes ``crep`` (see
+    :class:`CompositeLayout`; :meth:`leaves` decodes them), its size in ``counts``, and, when a privacy
+    model looks at a sensitive attribute, that attribute's per-class :class:`Histograms` in ``hists``
+    (keyed by the attribute's index in the encoded table). ``hists`` is None while the histograms have not
+    been rolled up (a node that already fails k-anonymity never needs them).
     """
 
     levels: tuple[int, ...]
-    rep: np.ndarray | None  # (n_qi, m) int32 leaf codes, or None when only composite codes are kept
-    combo: np.ndarray  # (m,) int64 sensitive combination id (0 when no sensitive attribute)
-    counts: np.ndarray  # (m,) int64
-    crep: np.ndarray | None = None  # (n_groups, m) composite leaf codes
-    layout: CompositeLayout | None = None
+    crep: np.ndarray  # (n_groups, m) composite leaf codes
+    counts: np.ndarray  # (m,) int64 records per class
+    layout: CompositeLayout
+    hists: dict[int, Histograms] | None = None
 
     @property
     def size(self) -> int:
         return int(len(self.counts))
 
     @property
+    def n_classes(self) -> int:
+        return int(len(self.counts))
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return self.counts
+
+    @property
     def nbytes(self) -> int:
-        arrays = (self.rep, self.crep, self.combo, self.counts)
-        return int(sum(a.nbytes for a in arrays if a is not None))
+        extra = sum(h.nbytes for h in self.hists.values()) if self.hists else 0
+        return int(self.crep.nbytes + self.counts.nbytes + extra)
 
     def leaves(self) -> np.ndarray:
         """Representative leaf codes per attribute (n_qi, m)."""
-        if self.rep is not None:
-            return self.rep
-        assert self.layout is not None and self.crep is not None
         return self.layout.decode(self.crep)
 
 
-@dataclass(frozen=True, eq=False)
-class SensitiveCombos:
-    """The distinct combinations of sensitive values: ``codes[a][c]`` = code of attribute a in combo c."""
-
-    row_combo: np.ndarray  # (n_rows,) combo id of every record
-    codes: np.ndarray  # (n_sens, n_combos)
-
-    @property
-    def n_combos(self) -> int:
-        return int(self.codes.shape[1]) if self.codes.size else 1
-
-
-def sensitive_combos(enc: EncodedTable) -> SensitiveCombos:
-    """Factorize the records' combinations of sensitive values once."""
-    if not enc.sensitive:
-        return SensitiveCombos(np.zeros(enc.n_rows, dtype=np.int64), np.zeros((0, 1), dtype=np.int32))
-    cols = [s.codes for s in enc.sensitive]
-    row_combo, n = group_columns(cols, [len(s.values) for s in enc.sensitive])
-    rep = representatives(row_combo, n)
-    return SensitiveCombos(row_combo, np.stack([c[rep] for c in cols]).astype(np.int32))
-
-
 def base_frequency_set(
-    enc: EncodedTable, combos: SensitiveCombos, layout: CompositeLayout | None = None
+    enc: EncodedTable, layout: CompositeLayout | None = None, sensitive: tuple[int, ...] = ()
 ) -> FrequencySet:
-    """The frequency set of the bottom node (all levels 0), computed once from the records."""
-    if layout is not None:
-        crep_rows = layout.compose(enc.codes)
-        cols = [crep_rows[g] for g in range(len(layout.groups))] + [combos.row_combo]
-        sizes = [*layout.sizes0, combos.n_combos]
-    else:
-        cols = [enc.codes[q] for q in range(enc.n_qi)] + [combos.row_combo]
-        sizes = [h.distinct_at(0) for h in enc.hierarchies] + [combos.n_combos]
-    group, n = group_columns(cols, sizes)
+    """The frequency set of the bottom node (all levels 0), computed once from the records, with the
+    histograms of the sensitive attributes numbered in ``sensitive``."""
+    layout = layout or CompositeLayout(enc)
+    crep_rows = layout.compose(enc.codes)
+    group, n = group_columns([crep_rows[g] for g in range(len(layout.groups))], layout.sizes0)
     rep = representatives(group, n)
     counts = np.bincount(group, minlength=n).astype(np.int64)
-    crep = crep_rows[:, rep] if layout is not None else None
-    return FrequencySet(tuple([0] * enc.n_qi), enc.codes[:, rep], combos.row_combo[rep], counts, crep, layout)
+    hists = {
+        s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values))
+        for s in sensitive
+    }
+    return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists)
 
 
-@dataclass(frozen=True, eq=False)
-class NodeClasses:
-    """Equivalence classes of a node, computed from a (less general) frequency set.
-
-    ``row_class[i]`` is the class of row ``i`` of the node's own frequency set ``freq``; ``sizes`` the
-    number of records per class.
-    """
-
-    freq: FrequencySet
-    row_class: np.ndarray
-    sizes: np.ndarray
-
-    @property
-    def n_classes(self) -> int:
-        return int(len(self.sizes))
-
-
-def roll_up(enc: EncodedTable, source: FrequencySet, levels: tuple[int, ...], n_combos: int) -> NodeClasses:
-    """Classes and frequency set at ``levels`` from the frequency set of a node below it."""
+def roll_up(source: FrequencySet, levels: tuple[int, ...]) -> tuple[FrequencySet, np.ndarray]:
+    """The frequency set at ``levels`` from the frequency set of a node below it, and the new class of
+    every class of ``source`` (to roll up the histograms with :func:`with_histograms` when needed)."""
     layout = source.layout
-    if layout is not None and source.crep is not None:
-        maps = [layout.generalize(g, levels) for g in range(len(layout.groups))]
-        gen = [m[source.crep[g]] for g, (m, _) in enumerate(maps)]
-        sizes = [size for _, size in maps]
-    else:
-        leaves = source.leaves()
-        gen = [enc.level_maps[q][lv][leaves[q]] for q, lv in enumerate(levels)]
-        sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
-    cls, n_classes = group_columns(gen, sizes)
-    class_sizes = np.bincount(cls, weights=source.counts, minlength=n_classes).astype(np.int64)
-
-    def subset(rep: np.ndarray, counts: np.ndarray) -> FrequencySet:
-        if source.crep is not None:
-            return FrequencySet(levels, None, source.combo[rep], counts, source.crep[:, rep], layout)
-        return FrequencySet(levels, source.leaves()[:, rep], source.combo[rep], counts)
-
-    if n_combos <= 1:
-        freq = subset(representatives(cls, n_classes), class_sizes)
-        return NodeClasses(freq, np.arange(n_classes, dtype=np.int64), class_sizes)
-    row, n_rows = (
-        dense_ids(cls * n_combos + source.combo, n_classes * n_combos)
-        if (n_classes * n_combos < _MAX_KEY)
-        else group_columns([cls, source.combo], [n_classes, n_combos])
-    )
-    rep = representatives(row, n_rows)
-    counts = np.bincount(row, weights=source.counts, minlength=n_rows).astype(np.int64)
-    return NodeClasses(subset(rep, counts), cls[rep], class_sizes)
+    maps = [layout.generalize(g, levels) for g in range(len(layout.groups))]
+    gen = [m[source.crep[g]] for g, (m, _) in enumerate(maps)]
+    cls, n_classes = group_columns(gen, [size for _, size in maps])
+    sizes = np.bincount(cls, weights=source.counts, minlength=n_classes).astype(np.int64)
+    rep = representatives(cls, n_classes)
+    return FrequencySet(levels, source.crep[:, rep], sizes, layout), cls
 
 
-def class_value_counts(
-    classes: NodeClasses, combos: SensitiveCombos, attribute_index: int, n_values: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(class, value, count) triples of one sensitive attribute, one per distinct pair, sorted by class."""
-    values = combos.codes[attribute_index][classes.freq.combo]
-    n_classes = classes.n_classes
-    pair, n_pairs = group_columns([classes.row_class, values], [n_classes, n_values])
-    counts = np.bincount(pair, weights=classes.freq.counts, minlength=n_pairs).astype(np.int64)
-    rep = representatives(pair, n_pairs)
-    cls = classes.row_class[rep]
-    val = values[rep]
-    order = np.lexsort((val, cls))
-    return cls[order], val[order], counts[order]
+def with_histograms(target: FrequencySet, source: FrequencySet, class_map: np.ndarray) -> FrequencySet:
+    """``target`` (rolled up from ``source`` with ``class_map``) with ``source``'s histograms rolled up."""
+    assert source.hists is not None
+    hists = {s: h.roll_up(class_map, target.n_classes) for s, h in source.hists.items()}
+    return FrequencySet(target.levels, target.crep, target.counts, target.layout, hists)

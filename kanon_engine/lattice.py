@@ -19,6 +19,10 @@ MAX_EXHAUSTIVE_NODES = 500_000
 #: Above this many nodes the lattice view draws only the satisfying frontier. Adult (8 QIs) has 6,480
 #: nodes and stays fluid when drawn whole, so the cap sits above it.
 DEFAULT_NODE_CAP = 10_000
+#: Up to this size a search tags whole upsets/downsets with precomputed masks (a few vector operations
+#: over the lattice per check); above it, by walking the lattice layer by layer from the checked node
+#: and stopping at nodes already tagged (work proportional to what is newly tagged).
+DENSE_TAGGING_NODES = 1 << 16
 
 
 class Lattice:
@@ -55,9 +59,40 @@ class Lattice:
 
     @property
     def heights(self) -> np.ndarray:
+        """Height (sum of levels) of every node, in index order."""
         if self._heights is None:
-            self._heights = self.levels.sum(axis=1)
+            if self._levels is not None or self.size <= DENSE_TAGGING_NODES:
+                self._heights = self.levels.sum(axis=1)
+            else:  # without materializing the levels: one digit at a time, in small integers
+                dtype = np.int16 if self.max_height < 1 << 15 else np.int64
+                out = np.zeros(self.size, dtype=dtype)
+                idx = np.arange(self.size, dtype=np.int64)
+                for stride, radix in zip(self.strides, self.radix):
+                    out += ((idx // stride) % radix).astype(dtype)
+                self._heights = out
         return self._heights
+
+    def levels_of(self, indices: np.ndarray) -> np.ndarray:
+        """(len(indices), n_attributes) levels of the given nodes (no lattice-wide matrix needed)."""
+        idx = np.asarray(indices, dtype=np.int64)
+        return (idx[:, None] // self.strides[None, :]) % self.radix[None, :]
+
+    def by_height(self) -> tuple[np.ndarray, np.ndarray]:
+        """Node indices sorted by height then index, and where each height starts in that order
+        (``order[starts[h]:starts[h + 1]]`` are the nodes at height h)."""
+        heights = self.heights
+        order = np.argsort(heights, kind="stable")
+        starts = np.searchsorted(heights[order], np.arange(self.max_height + 2))
+        return order, starts
+
+    def neighbours(self, indices: np.ndarray, up: bool) -> np.ndarray:
+        """The distinct direct generalizations (``up``) or specializations of the given nodes."""
+        idx = np.asarray(indices, dtype=np.int64)
+        parts = []
+        for stride, radix, top in zip(self.strides, self.radix, self.max_levels):
+            digit = (idx // stride) % radix
+            parts.append(idx[digit < top] + stride if up else idx[digit > 0] - stride)
+        return np.unique(np.concatenate(parts)) if parts else idx[:0]
 
     @property
     def max_height(self) -> int:
@@ -106,11 +141,11 @@ class Lattice:
         return out
 
     def successors(self, index: int) -> list[int]:
-        lv = self.levels[index]
+        lv = self.node(index)
         return [index + int(self.strides[i]) for i in range(len(lv)) if lv[i] < self.max_levels[i]]
 
     def predecessors(self, index: int) -> list[int]:
-        lv = self.levels[index]
+        lv = self.node(index)
         return [index - int(self.strides[i]) for i in range(len(lv)) if lv[i] > 0]
 
     def at_height(self, height: int) -> np.ndarray:

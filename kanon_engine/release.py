@@ -4,6 +4,10 @@ Identifier columns never reach a release. Columns the run does not touch keep th
 (byte-for-byte). Suppressed records keep their non-QI columns and show ``*`` in every QI, or are dropped.
 Rows keep the input's order unless a shuffle seed is given (a release in input order can leak through
 position).
+
+A generalized quasi-identifier is built from integer codes and the level's label table, as a pandas
+categorical column (codes + labels): no string is copied per record, a million-row release costs a few
+megabytes per column, and the writers (:mod:`kanon_engine.release_writer`) format each label once.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation
-from kanon_engine.frequency import group_columns, representatives
+from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT
 
 
@@ -30,25 +34,28 @@ def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: Anonymiz
 def assemble_release(
     table: Table,
     config: AnonymizationConfig,
-    qi_values: dict[str, np.ndarray | pd.Series],
+    qi_values: dict[str, np.ndarray | pd.Series | pd.Categorical],
     suppressed_rows: np.ndarray,
     extra_columns: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """The release: input columns minus identifiers, QIs replaced by ``qi_values``, suppression applied.
 
+    ``qi_values`` are arrays of released values or categorical columns (kept categorical).
     ``extra_columns`` (e.g. Mondrian's mean summaries) are inserted right after the QI they belong to
     when named ``<qi>_mean``, else appended.
     """
     frame = table.frame
     keep = [c for c in frame.columns if c not in set(config.identifiers)]
-    out = frame[keep].copy()
+    columns: dict[str, pd.Series] = {c: frame[c] for c in keep}
     for name, values in qi_values.items():
-        out[name] = pd.Series(np.asarray(values, dtype=object), index=out.index, dtype=object)
+        if isinstance(values, pd.Categorical):
+            columns[name] = pd.Series(values, index=frame.index, copy=False)
+        else:
+            columns[name] = pd.Series(np.asarray(values, dtype=object), index=frame.index, dtype=object)
     if suppressed_rows.any():
         for name in config.quasi_identifiers:
-            col = out[name].astype(object)
-            col[suppressed_rows] = ROOT
-            out[name] = col
+            columns[name] = mask_suppressed(columns[name], suppressed_rows)
+    out = pd.DataFrame(columns, index=frame.index, copy=False)
     for name, values in (extra_columns or {}).items():
         vals = pd.Series(values, index=out.index)
         if suppressed_rows.any():
@@ -65,41 +72,66 @@ def assemble_release(
     return out.reset_index(drop=True)
 
 
-def row_classes(enc: EncodedTable, ev: NodeEvaluation) -> tuple[np.ndarray, np.ndarray]:
-    """Class of every record at the evaluated node (ids of ``ev``'s classes) and its suppression mask.
+def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray) -> pd.Series:
+    """``column`` with ``*`` in the suppressed rows; a categorical column stays categorical (``*`` joins
+    its labels if needed), a pyarrow-backed text column is masked by pyarrow (no Python string per row)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        cat = column.array
+        labels = list(cat.categories)
+        if ROOT not in labels:
+            labels.append(ROOT)
+        codes = np.where(suppressed_rows, labels.index(ROOT), cat.codes)
+        return pd.Series(pd.Categorical.from_codes(codes, labels), index=column.index, copy=False)
+    arrow = getattr(column.array, "_pa_array", None)
+    if arrow is not None and isinstance(column.dtype, pd.StringDtype):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        masked = pc.if_else(pa.array(suppressed_rows), pa.scalar(ROOT, arrow.type), arrow)
+        return pd.Series(pd.array(masked, dtype=column.dtype), index=column.index, copy=False)
+    col = column.astype(object)
+    col[suppressed_rows] = ROOT
+    return col
+
+
+def row_classes(enc: EncodedTable, ev: NodeEvaluation) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Class of every record at the evaluated node (ids of ``ev``'s classes), its suppression mask, and
+    every QI's generalized codes (one lookup per column).
 
     The records are matched to the node's classes through their generalized codes: one grouping over
     the class representatives followed by all records.
     """
     levels = ev.levels
-    cls = ev.classes
-    rep = cls.freq.leaves()[:, representatives(cls.row_class, cls.n_classes)]
+    fs = ev.freq
+    rep = fs.leaves()
     sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
-    cols = [
-        np.concatenate([enc.level_maps[q][lv][rep[q]], enc.level_maps[q][lv][enc.codes[q]]])
-        for q, lv in enumerate(levels)
-    ]
+    codes = [enc.level_maps[q][lv][enc.codes[q]] for q, lv in enumerate(levels)]
+    cols = [np.concatenate([enc.level_maps[q][lv][rep[q]], codes[q]]) for q, lv in enumerate(levels)]
     ids, n_ids = group_columns(cols, sizes)
     class_of_id = np.full(n_ids, -1, dtype=np.int64)
-    class_of_id[ids[: cls.n_classes]] = np.arange(cls.n_classes)
-    record_class = class_of_id[ids[cls.n_classes :]]
+    class_of_id[ids[: fs.n_classes]] = np.arange(fs.n_classes)
+    record_class = class_of_id[ids[fs.n_classes :]]
     suppressed = ~ev.passes[record_class]
-    return record_class, suppressed
+    return record_class, suppressed, codes
 
 
 def full_domain_release(
     table: Table, config: AnonymizationConfig, enc: EncodedTable, ev: NodeEvaluation
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Release of a full-domain transformation, the class of each record (-1 if suppressed), and the
-    sizes of the released classes (renumbered 0..c-1 in order of first appearance)."""
-    record_class, suppressed = row_classes(enc, ev)
-    qi_values: dict[str, np.ndarray] = {}
+    sizes of the released classes (renumbered 0..c-1 in the order of the node's classes).
+
+    A generalized QI is a categorical column: the codes of the level and its label table.
+    """
+    record_class, suppressed, codes = row_classes(enc, ev)
+    qi_values: dict[str, pd.Categorical] = {}
     for q, (name, lv) in enumerate(zip(enc.qi, ev.levels)):
         if lv > 0:
-            qi_values[name] = enc.hierarchies[q].matrix[enc.codes[q], lv]
+            labels = enc.hierarchies[q].level_codes[lv][1]
+            qi_values[name] = pd.Categorical.from_codes(codes[q], pd.Index(labels, dtype=object))
     release = assemble_release(table, config, qi_values, suppressed)
     kept_ids = np.flatnonzero(ev.passes)
-    renumber = np.full(ev.classes.n_classes, -1, dtype=np.int64)
+    renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))
     out_class = np.where(suppressed, -1, renumber[record_class])
     return release, out_class, ev.sizes[kept_ids]

@@ -199,9 +199,9 @@ def apply_transformation(
     vector = _level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     evaluator = NodeEvaluator(enc, config.models, allowance)
-    ev = evaluator.evaluate(vector)
+    ev = evaluator.evaluate(vector, complete=True)
     if not enforce:
-        ev.passes = np.ones(ev.classes.n_classes, dtype=bool)
+        ev.passes = np.ones(ev.freq.n_classes, dtype=bool)
         ev.suppressed, ev.satisfies = 0, True
     if not ev.satisfies:
         raise InfeasibleError(

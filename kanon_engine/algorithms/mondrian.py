@@ -67,14 +67,8 @@ from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.errors import InfeasibleError
-from kanon_engine.frequency import (
-    FrequencySet,
-    NodeClasses,
-    group_columns,
-    representatives,
-    sensitive_combos,
-)
+from kanon_engine.errors import ConfigError, InfeasibleError
+from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
@@ -364,20 +358,14 @@ class _CutChecker:
         self.models = models
         self.min_size = max(m.min_class_size for m in models)
         self.simple = all(isinstance(m, KAnonymity) for m in models)
-        self.combos = None if self.simple else sensitive_combos(enc)
+        names = [s.name for s in enc.sensitive]
+        self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 
     def passes(self, rows: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
         """One boolean per group id (``group[i]`` is the group of record ``rows[i]``)."""
-        sizes = np.bincount(group, minlength=n_groups).astype(np.int64)
         if self.simple:
-            return sizes >= self.min_size
-        combos = self.combos
-        combo = combos.row_combo[rows]
-        cell, n_cells = group_columns([group, combo], [n_groups, combos.n_combos])
-        rep = representatives(cell, n_cells)
-        counts = np.bincount(cell, minlength=n_cells).astype(np.int64)
-        freq = FrequencySet((), self.enc.codes[:, rows[rep]], combo[rep], counts)
-        stats = ClassStats(self.enc, NodeClasses(freq, group[rep].astype(np.int64), sizes), combos)
+            return np.bincount(group, minlength=n_groups) >= self.min_size
+        stats = ClassStats.from_rows(self.enc, rows, group.astype(np.int64), n_groups, self.attributes)
         ok = np.ones(n_groups, dtype=bool)
         for m in self.models:
             ok &= m.passes(stats)
@@ -629,6 +617,13 @@ class _Mondrian(Algorithm):
         start: float,
     ) -> AnonymizationResult:
         n = enc.n_rows
+        k = config.k
+        if k > n:
+            raise ConfigError(
+                f"k = {k} is larger than the table, which has {n} records.",
+                hint=f"Choose k of at most {n}.",
+                where="k",
+            )
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)

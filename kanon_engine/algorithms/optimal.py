@@ -30,6 +30,5 @@ class Optimal(LatticeSearchAlgorithm):
 
     def _search(self, search: LatticeSearch) -> int | None:
         search.descend()
-        if search.monotone:
-            search.tag_lattice(prune=True)
+        search.tag_lattice(prune=True)
         return search.optimize()

@@ -1,16 +1,25 @@
 """Lattice search machinery shared by the full-domain algorithms.
 
-- ``check`` evaluates a node, records its status and metric, and propagates its metric lower bound to
-  every generalization of it.
-- ``tag`` applies monotonicity: if a node satisfies a monotone model, so do all its generalizations; if
-  it fails, so do all its specializations (Samarati 2001; LeFevre et al. 2005).
+- ``check`` evaluates a node, records its status and metric, and keeps its metric lower bound, which holds
+  for every satisfying generalization of it.
+- ``_tag`` applies every monotonicity the models have (ARX's distinction, Prasser & Kohlmayer 2015):
+  with models monotone with suppression, a satisfying node's generalizations satisfy and a failing node's
+  specializations fail (Samarati 2001; LeFevre et al. 2005). Otherwise two facts still hold: a node whose
+  classes failing k-anonymity or distinct l-diversity are too many to suppress has only failing
+  specializations (those classes only split), and a node where every class passes (nothing suppressed)
+  has only satisfying generalizations (merging passing classes keeps them passing, ARX's "monotonic with
+  generalization", true of every model here).
 - ``tag_lattice`` classifies every node with few checks by binary searches along upward paths, the
   idea of Flash (Kohlmayer, Prasser, Eckert, Kemper & Kuhn 2012, "Flash: Efficient, Stable and Optimal
   k-Anonymity", PASSAT) and of OLA (El Emam et al. 2009).
-- ``optimize`` finds the best satisfying node by branch and bound: nodes are visited bottom-up and a node
-  is skipped when a lower bound of its metric (from a checked specialization, or from its levels) cannot
-  beat the best value found. The bound is valid for non-monotonic metrics (DM with its suppression
-  penalty), so the result is the exact optimum.
+- ``optimize`` finds the best satisfying node by branch and bound: nodes are visited bottom-up, height by
+  height, and a node is skipped when a lower bound of its metric (from a checked specialization, or from
+  its levels) cannot beat the best value found. The bound is valid for non-monotonic metrics (DM with its
+  suppression penalty), so the result is the exact optimum.
+
+Small lattices tag and bound whole upsets with precomputed masks; large ones (past
+:data:`~kanon_engine.lattice.DENSE_TAGGING_NODES`) walk the lattice layer by layer from the checked node
+and pass bounds up height by height, so the work per check follows what changes, not the lattice's size.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import numpy as np
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator
 from kanon_engine.lattice import (
+    DENSE_TAGGING_NODES,
     FAILS,
     INFERRED_FAILS,
     INFERRED_SATISFIES,
@@ -36,6 +46,8 @@ from kanon_engine.progress import ProgressCallback, no_progress
 #: Bounds and values are floats computed along different paths; a bound may exceed the value it bounds by
 #: rounding, so pruning against a solution already found allows this relative slack.
 _TOLERANCE = 1e-9
+#: Nodes examined per step of the vectorized scans over the lattice in bottom-up order.
+_CHUNK = 4096
 
 
 class LatticeSearch:
@@ -62,9 +74,20 @@ class LatticeSearch:
         n = self.lattice.size
         self.status = np.zeros(n, dtype=np.int8)
         self.values = np.full(n, np.nan)
+        #: lower bound of the metric of a node and of its satisfying generalizations, from checks
         self.bound = np.full(n, -np.inf)
+        #: nodes known to pass the monotone part of the models (all of them when they are monotone with
+        #: suppression, else k-anonymity and distinct l-diversity), and so does every generalization
+        self.mono_passes = np.zeros(n, dtype=bool)
+        #: nodes known to fail, and so does every specialization
+        self.fails_below = np.zeros(n, dtype=bool)
+        self._dense = n <= DENSE_TAGGING_NODES
+        # models not all monotone: nodes whose whole upset is known to satisfy (nothing suppressed)
+        self._sat_closed = None if self.monotone else np.zeros(n, dtype=bool)
         self._levels_bound: np.ndarray | None = None
+        self._order: tuple[np.ndarray, np.ndarray] | None = None
         self._evals: dict[int, NodeEvaluation] = {}
+        self._known = 0
         #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
         #: the whole lattice; used to skip classifying hopeless nodes)
         self.incumbent = np.inf
@@ -77,42 +100,87 @@ class LatticeSearch:
     def checks(self) -> int:
         return self.evaluator.checks
 
-    def levels_bound(self) -> np.ndarray:
-        if self._levels_bound is None:
-            self._levels_bound = self.metric.levels_bound(self.lattice.levels, self.ctx)
-        return self._levels_bound
+    def by_height(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lattice's nodes by height then index, and where each height starts (cached)."""
+        if self._order is None:
+            self._order = self.lattice.by_height()
+        return self._order
+
+    def levels_bound(self, indices: np.ndarray | None = None) -> np.ndarray:
+        """The metric's bound from the levels alone, of the given nodes (all nodes by default)."""
+        if self._dense or indices is None:
+            if self._levels_bound is None:
+                self._levels_bound = self.metric.levels_bound(self.lattice.levels, self.ctx)
+            return self._levels_bound if indices is None else self._levels_bound[indices]
+        return self.metric.levels_bound(self.lattice.levels_of(indices), self.ctx)
 
     # --- checking ---------------------------------------------------------------------------------------
     def check(self, index: int) -> NodeEvaluation:
         """Evaluate one node; record status, metric value and the bound for its generalizations."""
-        known = int(np.count_nonzero(self.status))
+        if self._dense or self.checks % 256 == 0:
+            self._known = int(np.count_nonzero(self.status))
         self.progress(
-            known / self.lattice.size,
-            f"checking node {self.checks + 1:,} ({known:,} of {self.lattice.size:,} classified)",
+            self._known / self.lattice.size,
+            f"checking node {self.checks + 1:,} ({self._known:,} of {self.lattice.size:,} classified)",
         )
-        ev = self.evaluator.evaluate(self.lattice.levels[index])
+        ev = self.evaluator.evaluate(self.lattice.node(index))
         self.status[index] = SATISFIES if ev.satisfies else FAILS
-        up = self.lattice.upset(index)
+        up = self.lattice.upset(index) if self._dense else None
         lb = self.metric.lower_bound(ev, self.ctx)
         if np.isfinite(lb):
-            target = self.bound[up]
-            self.bound[up] = np.maximum(target, lb)
+            if up is not None:
+                self.bound[up] = np.maximum(self.bound[up], lb)
+            else:  # passed up height by height when needed (see propagate_bounds)
+                self.bound[index] = max(self.bound[index], lb)
         if ev.satisfies:
             value = self.metric.value(ev, self.ctx)
             self.values[index] = value
             self.incumbent = min(self.incumbent, value)
             self._keep(index, ev)
-        self._tag(index, ev.satisfies, up)
+        self._tag(index, ev, up)
         return ev
 
-    def _tag(self, index: int, satisfies: bool, up: np.ndarray) -> None:
-        if not self.monotone:
-            return
-        if satisfies:
-            self.status[up & (self.status == NOT_EVALUATED)] = INFERRED_SATISFIES
+    def _tag(self, index: int, ev: NodeEvaluation, up: np.ndarray | None) -> None:
+        """Tag what the check implies about other nodes (see the module docstring)."""
+        e = self.evaluator
+        if self.monotone:  # the monotone part is every model
+            fails_below, passes_up = not ev.satisfies, ev.satisfies
         else:
-            down = self.lattice.downset(index)
-            self.status[down & (self.status == NOT_EVALUATED)] = INFERRED_FAILS
+            fails_below = ev.suppressed_floor > e.max_suppressed
+            passes_up = ev.suppressed_monotone <= e.max_suppressed
+        if fails_below:
+            down = self.lattice.downset(index) if self._dense else None
+            self._close(index, down, False, self.fails_below, INFERRED_FAILS)
+        if passes_up:
+            self._close(index, up, True, self.mono_passes, INFERRED_SATISFIES if self.monotone else 0)
+            if not self.monotone and ev.suppressed == 0 and e.monotone_without_suppression:
+                assert self._sat_closed is not None
+                self._close(index, up, True, self._sat_closed, INFERRED_SATISFIES)
+
+    def _close(
+        self, index: int, mask: np.ndarray | None, up: bool, known: np.ndarray, status: int = 0
+    ) -> None:
+        """Mark ``known`` on the upset (``up``) or downset of a node, and set the status of unevaluated
+        ones to ``status`` (when given). With a precomputed mask (small lattices) in one step; otherwise
+        layer by layer, stopping at nodes already marked, whose up/downsets are marked too."""
+        if mask is not None:
+            known[mask] = True
+            if status:
+                self.status[mask & (self.status == NOT_EVALUATED)] = status
+            return
+        if known[index]:
+            return
+        known[index] = True
+        if status and self.status[index] == NOT_EVALUATED:
+            self.status[index] = status
+        frontier = np.array([index], dtype=np.int64)
+        while len(frontier):
+            nxt = self.lattice.neighbours(frontier, up)
+            nxt = nxt[~known[nxt]]
+            known[nxt] = True
+            if status:
+                self.status[nxt[self.status[nxt] == NOT_EVALUATED]] = status
+            frontier = nxt
 
     def satisfies(self, index: int) -> bool:
         """Whether a node satisfies the model, checking it only when not already known."""
@@ -123,56 +191,107 @@ class LatticeSearch:
             return False
         return self.check(index).satisfies
 
-    # --- Flash-style classification ------------------------------------------------------------------
+    # --- bounds -----------------------------------------------------------------------------------------
+    def propagate_bounds(self) -> None:
+        """Pass every check's bound up to all generalizations (large lattices keep them at the checked
+        node until now): one pass over the heights, a node taking the largest bound of its direct
+        specializations. Small lattices propagate at every check, so this does nothing for them."""
+        if self._dense:
+            return
+        order, starts = self.by_height()
+        for h in range(1, len(starts) - 1):
+            idx = order[starts[h] : starts[h + 1]]
+            self.bound[idx] = np.maximum(self.bound[idx], self._predecessor_bound(idx))
+
+    def _predecessor_bound(self, idx: np.ndarray) -> np.ndarray:
+        """The largest bound among the direct specializations of each node of ``idx``."""
+        lat = self.lattice
+        out = np.full(len(idx), -np.inf)
+        for stride, radix in zip(lat.strides, lat.radix):
+            has = (idx // stride) % radix > 0
+            out[has] = np.maximum(out[has], self.bound[idx[has] - stride])
+        return out
+
     def hopeless(self, index: int) -> bool:
         """True when the node's metric bound cannot beat a solution already found (nor can its
         generalizations': the bound holds for the whole upset)."""
         slack = _TOLERANCE * max(1.0, abs(self.incumbent)) if np.isfinite(self.incumbent) else 0.0
-        return max(self.bound[index], self.levels_bound()[index]) >= self.incumbent + slack
+        own = float(self.levels_bound(np.array([index]))[0])
+        return max(self.bound[index], own) >= self.incumbent + slack
+
+    # --- Flash-style classification ------------------------------------------------------------------
+    def _is_classified(self, nodes: np.ndarray | int) -> np.ndarray | bool:
+        """Nodes classified for :meth:`tag_lattice`: known to fail with their specializations, or (models
+        monotone) to pass with their generalizations, or (models not monotone) checked or inferred."""
+        if self.monotone:
+            return self.mono_passes[nodes] | self.fails_below[nodes]
+        return self.fails_below[nodes] | (self.status[nodes] != NOT_EVALUATED)
+
+    def classified(self, index: int) -> bool:
+        """Whether the node may satisfy: False when it fails with all its specializations (checking it
+        only when that is not known)."""
+        if not self._is_classified(index):
+            self.check(index)
+        return not self.fails_below[index]
+
+    def _unclassified(self, candidates: np.ndarray | None, prune: bool):
+        """Yield nodes neither known to pass the monotone part nor to fail below, bottom-up, skipping
+        known ones a chunk at a time."""
+        order, _ = self.by_height()
+        for pos in range(0, len(order), _CHUNK):
+            chunk = order[pos : pos + _CHUNK]
+            chunk = chunk[~self._is_classified(chunk)]
+            if candidates is not None:
+                chunk = chunk[candidates[chunk]]
+            for start in chunk.tolist():
+                if not self._is_classified(start) and not (prune and self.hopeless(start)):
+                    yield start
 
     def tag_lattice(self, candidates: np.ndarray | None = None, prune: bool = False) -> None:
-        """Classify every node (requires a monotone model) by binary search along upward paths.
+        """Classify every node by binary search along upward paths, on the monotone part of the models
+        (all of them when they are monotone with suppression; else k-anonymity and distinct l-diversity,
+        whose failure rules out a node and its specializations, as ARX does for the k-anonymity part).
 
         Paths are built greedily from the lowest unclassified node, always raising the attribute that is
         least generalized relative to its hierarchy (Flash's balanced path), and stop at a classified node.
         With ``prune``, nodes that cannot beat the best solution checked so far are left unclassified
         (only the optimum is wanted, not the full classification).
         """
-        if not self.monotone:
-            raise RuntimeError("tag_lattice needs a monotone privacy model")
-        lat = self.lattice
-        rel = 1.0 / np.maximum(lat.max_levels, 1)
-        for start in lat.bottom_up_order():
-            if candidates is not None and not candidates[start]:
-                continue
-            if self.status[start] != NOT_EVALUATED or (prune and self.hopeless(int(start))):
-                continue
-            path = [int(start)]
-            cur = int(start)
-            while True:
-                lv = lat.levels[cur]
-                options = [i for i in range(len(lv)) if lv[i] < lat.max_levels[i]]
-                nxt = None
-                for i in sorted(options, key=lambda a: (lv[a] * rel[a], a)):
-                    cand = cur + int(lat.strides[i])
-                    if (
-                        self.status[cand] == NOT_EVALUATED
-                        and (candidates is None or candidates[cand])
-                        and not (prune and self.hopeless(cand))
-                    ):
-                        nxt = cand
-                        break
-                if nxt is None:
-                    break
-                path.append(nxt)
-                cur = nxt
+        if prune:
+            self.propagate_bounds()
+        for start in self._unclassified(candidates, prune):
+            path = self._path(start, candidates, prune)
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                if self.satisfies(path[mid]):
+                if self.classified(path[mid]):
                     hi = mid - 1
                 else:
                     lo = mid + 1
+
+    def _path(self, start: int, candidates: np.ndarray | None, prune: bool) -> list[int]:
+        """Flash's balanced upward path of unclassified nodes from ``start``."""
+        lat = self.lattice
+        rel = 1.0 / np.maximum(lat.max_levels, 1)
+        path = [start]
+        cur = start
+        while True:
+            lv = lat.node(cur)
+            options = [i for i in range(len(lv)) if lv[i] < lat.max_levels[i]]
+            nxt = None
+            for i in sorted(options, key=lambda a: (lv[a] * rel[a], a)):
+                cand = cur + int(lat.strides[i])
+                if (
+                    not self._is_classified(cand)
+                    and (candidates is None or candidates[cand])
+                    and not (prune and self.hopeless(cand))
+                ):
+                    nxt = cand
+                    break
+            if nxt is None:
+                return path
+            path.append(nxt)
+            cur = nxt
 
     def descend(self) -> None:
         """Find a good solution early, to prune with: from the top node, step down to the best satisfying
@@ -207,35 +326,40 @@ class LatticeSearch:
         Ties go to the lowest node (by height, then index). Nodes whose bound cannot beat the best value
         are marked PRUNED when nothing else is known about them.
         """
-        lat = self.lattice
-        levels_lb = self.levels_bound()
+        order, starts = self.by_height()
         best_val = np.inf
         best: int | None = None
-        # the best value of a satisfying candidate checked earlier caps the optimum (only candidates count:
-        # Samarati's binary search checks nodes at other heights that must not prune this one's)
+        # the best value of a satisfying candidate checked earlier (the incumbent) caps the optimum (only
+        # candidates count: Samarati's binary search checks nodes at other heights that must not prune
+        # this one's)
         known = self.values if candidates is None else np.where(candidates, self.values, np.nan)
         incumbent = float(np.nanmin(known)) if np.isfinite(known).any() else np.inf
         cap = incumbent + _TOLERANCE * max(1.0, abs(incumbent)) if np.isfinite(incumbent) else np.inf
-        order = lat.bottom_up_order()
-        for index in order:
-            index = int(index)
-            if candidates is not None and not candidates[index]:
+        for h in range(len(starts) - 1):
+            idx = order[starts[h] : starts[h + 1]]
+            if not self._dense and h > 0:  # bounds of large lattices go up height by height
+                self.bound[idx] = np.maximum(self.bound[idx], self._predecessor_bound(idx))
+            if candidates is not None:
+                idx = idx[candidates[idx]]
+            st = self.status[idx]
+            idx = idx[(st != FAILS) & (st != INFERRED_FAILS)]
+            if not len(idx):
                 continue
-            st = self.status[index]
-            if st in (FAILS, INFERRED_FAILS):
-                continue
-            bound = max(self.bound[index], levels_lb[index])
-            # a satisfying node checked earlier (the incumbent) already caps the optimum; a node whose
-            # bound equals it may still tie with it and win on order, so only strictly worse are skipped
-            if bound >= best_val or bound > cap:
-                if st == NOT_EVALUATED:
-                    self.status[index] = PRUNED
-                continue
-            if np.isnan(self.values[index]) and not self.check(index).satisfies:
-                continue
-            value = self.values[index]
-            if value < best_val:
-                best_val, best = value, index
+            bound = np.maximum(self.bound[idx], self.levels_bound(idx))
+            over = bound > cap
+            self.status[idx[over & (self.status[idx] == NOT_EVALUATED)]] = PRUNED
+            for index, b in zip(idx[~over].tolist(), bound[~over].tolist()):
+                # a satisfying node checked earlier (the incumbent) already caps the optimum; a node whose
+                # bound equals it may still tie with it and win on order, so only strictly worse are skipped
+                if b >= best_val:
+                    if self.status[index] == NOT_EVALUATED:
+                        self.status[index] = PRUNED
+                    continue
+                if np.isnan(self.values[index]) and not self.check(index).satisfies:
+                    continue
+                value = self.values[index]
+                if value < best_val:
+                    best_val, best = value, index
         return best
 
     def _keep(self, index: int, ev: NodeEvaluation, limit: int = 32) -> None:
@@ -247,7 +371,7 @@ class LatticeSearch:
     def evaluation(self, index: int) -> NodeEvaluation:
         """The evaluation of a node (re-evaluated if it was not kept)."""
         if index not in self._evals:
-            self._keep(index, self.evaluator.evaluate(self.lattice.levels[index]))
+            self._keep(index, self.evaluator.evaluate(self.lattice.node(index), complete=True))
         return self._evals[index]
 
     def record(self, optimum: int | None) -> SearchRecord:

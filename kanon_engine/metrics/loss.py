@@ -18,7 +18,7 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns, sensitive_combos
+from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns
 
 
 # --- formulas ------------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ class MetricContext:
     @cached_property
     def base(self) -> FrequencySet:
         """Leaf-level frequency set (for the entropy of suppressed records)."""
-        return base_frequency_set(self.enc, sensitive_combos(self.enc))
+        return base_frequency_set(self.enc)
 
 
 class DiscernibilityMetric(Metric):
@@ -182,7 +182,7 @@ class AverageClassSizeMetric(Metric):
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
         # a generalization has at most as many classes; a satisfying one keeps >= |T| - MaxSup records
-        return (ctx.n_rows - ctx.max_suppressed) / max(ev.classes.n_classes, 1) / ctx.k
+        return (ctx.n_rows - ctx.max_suppressed) / max(ev.freq.n_classes, 1) / ctx.k
 
 
 class PrecisionMetric(Metric):
@@ -222,7 +222,10 @@ class EntropyMetric(Metric):
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
         tables = ctx.entropy.total
-        return np.array([sum(tables[q][lv] for q, lv in enumerate(row)) for row in levels])
+        out = np.zeros(len(levels))
+        for q, table in enumerate(tables):
+            out += table[levels[:, q]]
+        return out
 
 
 def _suppressed_entropy(ev, ctx: MetricContext) -> float:
@@ -230,17 +233,17 @@ def _suppressed_entropy(ev, ctx: MetricContext) -> float:
     base rows are matched to the failing classes by their generalized key."""
     enc = ctx.enc
     base = ctx.base
-    freq = ev.classes.freq
-    failing_rows = ~ev.passes[ev.classes.row_class]
+    failing = ~ev.passes
     levels = ev.levels
     sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
-    leaves = freq.leaves()
-    gen_fail = [enc.level_maps[q][lv][leaves[q][failing_rows]] for q, lv in enumerate(levels)]
-    gen_base = [enc.level_maps[q][lv][base.rep[q]] for q, lv in enumerate(levels)]
+    leaves = ev.freq.leaves()
+    base_leaves = base.leaves()
+    gen_fail = [enc.level_maps[q][lv][leaves[q][failing]] for q, lv in enumerate(levels)]
+    gen_base = [enc.level_maps[q][lv][base_leaves[q]] for q, lv in enumerate(levels)]
     ids, _ = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
     fail_ids = ids[: len(gen_fail[0])]
     in_fail = np.isin(ids[len(gen_fail[0]) :], fail_ids)
-    return ctx.entropy.suppressed_extra(base.rep[:, in_fail], base.counts[in_fail], levels)
+    return ctx.entropy.suppressed_extra(base_leaves[:, in_fail], base.counts[in_fail], levels)
 
 
 METRICS: dict[str, type[Metric]] = {

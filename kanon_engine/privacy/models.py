@@ -22,47 +22,84 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable, SensitiveColumn
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import NodeClasses, SensitiveCombos, class_value_counts
+from kanon_engine.frequency import FrequencySet, Histograms, group_columns, representatives
 
 _EPS = 1e-12
 
 
 @dataclass(eq=False)
 class ClassStats:
-    """What models need to know about the classes of one node; per-attribute counts computed lazily."""
+    """What models need to know about the classes of one node: their sizes and, per sensitive attribute a
+    model looks at, the per-class histograms (:class:`~kanon_engine.frequency.Histograms`)."""
 
     enc: EncodedTable
-    classes: NodeClasses
-    combos: SensitiveCombos
-    _pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
-
-    @property
-    def sizes(self) -> np.ndarray:
-        return self.classes.sizes
+    sizes: np.ndarray
+    hists: dict[int, Histograms] = field(default_factory=dict)
 
     @property
     def n_classes(self) -> int:
-        return self.classes.n_classes
+        return int(len(self.sizes))
+
+    @classmethod
+    def of(cls, enc: EncodedTable, fs: FrequencySet) -> ClassStats:
+        """The statistics of a frequency set (its histograms must have been rolled up)."""
+        return cls(enc, fs.counts, fs.hists or {})
+
+    @classmethod
+    def from_rows(
+        cls,
+        enc: EncodedTable,
+        rows: np.ndarray,
+        group: np.ndarray,
+        n_groups: int,
+        attributes: tuple[int, ...],
+    ) -> ClassStats:
+        """Statistics of groups of records (``group[i]`` is the group of record ``rows[i]``), for
+        partitioning algorithms that do not work on a lattice."""
+        sizes = np.bincount(group, minlength=n_groups).astype(np.int64)
+        hists = {
+            a: Histograms.from_rows(
+                group, enc.sensitive[a].codes[rows], n_groups, len(enc.sensitive[a].values)
+            )
+            for a in attributes
+        }
+        return cls(enc, sizes, hists)
+
+    def histograms(self, attribute: str) -> Histograms:
+        idx = [s.name for s in self.enc.sensitive].index(attribute)
+        if idx not in self.hists:
+            raise RuntimeError(f"the histograms of '{attribute}' were not rolled up")
+        return self.hists[idx]
 
     def pairs(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(class, value code, count) for every distinct pair of class and sensitive value."""
-        if attribute not in self._pairs:
-            idx = [s.name for s in self.enc.sensitive].index(attribute)
-            n_values = len(self.enc.sensitive[idx].values)
-            self._pairs[attribute] = class_value_counts(self.classes, self.combos, idx, n_values)
-        return self._pairs[attribute]
+        """(class, value code, count) for every distinct pair of class and sensitive value, sorted."""
+        h = self.histograms(attribute)
+        return h.cls, h.val, h.cnt
 
 
 class PrivacyModel(ABC):
     """A privacy model. ``passes`` returns one boolean per class."""
 
     name: ClassVar[str]
-    #: True when a generalization of a node satisfying the model (with its suppression) also satisfies it.
+    #: True when a class that fails the model fails in every split of it, so a node whose failing classes
+    #: are too many to suppress has only failing specializations, and a generalization of a node satisfying
+    #: the model (with its suppression) also satisfies it (ARX: "monotonic with suppression").
     monotone_with_suppression: ClassVar[bool] = False
+    #: True when a merge of passing classes passes, so a node whose classes all pass has only satisfying
+    #: generalizations (ARX: "monotonic with generalization"; true of every model here).
+    monotone_without_suppression: ClassVar[bool] = True
     sensitive: str | None = None
 
     @abstractmethod
     def passes(self, stats: ClassStats) -> np.ndarray: ...
+
+    def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
+        """Per class: whether it passes, and a lower bound on the share of its records that fail in
+        every split of it (every record of a failing class, for a model monotone with suppression; none,
+        unless a model knows better). A search adds these shares up over a node's classes: that many
+        records must be suppressed in every specialization of the node."""
+        ok = self.passes(stats)
+        return ok, (~ok).astype(np.float64) if self.monotone_with_suppression else np.zeros(len(ok))
 
     @abstractmethod
     def describe(self) -> str:
@@ -146,8 +183,7 @@ class DistinctLDiversity(PrivacyModel):
         _need_sensitive("l-diversity", self.sensitive)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        cls, _, _ = stats.pairs(self.sensitive)
-        return np.bincount(cls, minlength=stats.n_classes) >= self.l
+        return stats.histograms(self.sensitive).distinct(stats.n_classes) >= self.l
 
     @property
     def min_class_size(self) -> int:
@@ -185,11 +221,23 @@ class EntropyLDiversity(PrivacyModel):
         object.__setattr__(self, "l", lv)
         _need_sensitive("l-diversity", self.sensitive)
 
-    def passes(self, stats: ClassStats) -> np.ndarray:
+    def entropies(self, stats: ClassStats) -> np.ndarray:
+        """Entropy (natural log) of the sensitive values of every class."""
         cls, _, cnt = stats.pairs(self.sensitive)
         p = cnt / stats.sizes[cls]
-        entropy = np.bincount(cls, weights=-p * np.log(p), minlength=stats.n_classes)
-        return entropy >= math.log(self.l) - 1e-9
+        return np.bincount(cls, weights=-p * np.log(p), minlength=stats.n_classes)
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        return self.entropies(stats) >= math.log(self.l) - 1e-9
+
+    def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
+        """Entropy is concave: a class's entropy is at least the weighted mean of its parts', so parts
+        passing (entropy >= log l) hold at most a share H / log l of its records, and at least
+        1 - H / log l of them fail in every split."""
+        h = self.entropies(stats)
+        log_l = math.log(self.l)
+        ok = h >= log_l - 1e-9
+        return ok, np.where(ok, 0.0, np.clip(1.0 - (h + 1e-9) / log_l, 0.0, 1.0))
 
     @property
     def min_class_size(self) -> int:
@@ -287,7 +335,7 @@ class TCloseness(PrivacyModel):
         _need_sensitive("t-closeness", self.sensitive)
 
     def distances(self, stats: ClassStats) -> np.ndarray:
-        """EMD of every class to the table's distribution."""
+        """EMD of every class to the table's distribution, for all classes at once."""
         col = stats.enc.sensitive_column(self.sensitive)
         cls, val, cnt = stats.pairs(self.sensitive)
         q = col.global_distribution
@@ -295,10 +343,22 @@ class TCloseness(PrivacyModel):
         n = stats.n_classes
         if self.distance == "equal":
             return 0.5 * (1.0 + np.bincount(cls, weights=np.abs(p - q[val]) - q[val], minlength=n))
-        return _dense_emd(cls, val, p, q, n, col, self.distance)
+        if self.distance == "ordered":
+            return _ordered_emd(cls, val, cnt, stats.sizes, q)
+        return _hierarchical_emd(cls, val, p, q, n, col)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         return self.distances(stats) <= self.t + 1e-9
+
+    def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
+        """The EMD to a fixed distribution is convex and at most 1, so a class at distance d split into
+        parts of which a share W pass satisfies d <= W t + (1 - W): at least (d - t) / (1 - t) of its
+        records fail in every split."""
+        d = self.distances(stats)
+        ok = d <= self.t + 1e-9
+        if self.t >= 1:
+            return ok, np.zeros(len(d))
+        return ok, np.where(ok, 0.0, np.clip((d - self.t - 1e-9) / (1.0 - self.t), 0.0, 1.0))
 
     def describe(self) -> str:
         return (
@@ -310,57 +370,67 @@ class TCloseness(PrivacyModel):
         return {"name": self.name, "t": self.t, "sensitive": self.sensitive, "distance": self.distance}
 
 
-def _dense_emd(
-    cls: np.ndarray,
-    val: np.ndarray,
-    p: np.ndarray,
-    q: np.ndarray,
-    n: int,
-    col: SensitiveColumn,
-    distance: str,
+def _ordered_emd(
+    cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, sizes: np.ndarray, q: np.ndarray
 ) -> np.ndarray:
-    """Ordered or hierarchical EMD on dense (class x value) blocks, bounded to ~8M cells at a time."""
+    """Ordered-distance EMD, D = 1/(m-1) sum_i |P_i - Q_i| with P, Q the cumulative distributions over
+    the m ordered values (Li et al. 2007), on the sparse histograms.
+
+    Between two values a class holds, its cumulative share P is a constant c, and the global one Q only
+    grows, so the sum of |c - Q_i| over that run of values is two prefix-sum differences split where Q
+    crosses c (one binary search per histogram entry): no dense class x value matrix.
+    """
     m = len(q)
-    out = np.zeros(n)
-    block = max(1, 8_000_000 // max(m, 1))
-    bounds = np.searchsorted(cls, np.arange(0, n + block, block))
-    if distance == "hierarchical":
-        if col.hierarchy is None:
-            raise ConfigError(
-                f"Hierarchical t-closeness needs a hierarchy for '{col.name}'.",
-                hint="Assign a hierarchy to the sensitive attribute, or use the equal or ordered distance.",
-                where=col.name,
-            )
-        h = col.hierarchy
-        parents = [h.level_codes[j][0] for j in range(h.depth)]  # leaf -> code at level j
-    for b, start in enumerate(range(0, n, block)):
-        stop = min(start + block, n)
-        lo, hi = bounds[b], bounds[b + 1] if b + 1 < len(bounds) else len(cls)
-        dense = np.zeros((stop - start, m))
-        dense[cls[lo:hi] - start, val[lo:hi]] = p[lo:hi]
-        extra = dense - q[None, :]
-        if distance == "ordered":
-            out[start:stop] = np.abs(np.cumsum(extra, axis=1)).sum(axis=1) / max(m - 1, 1)
-            continue
-        height = h.height
-        child_extra = extra  # extras of the nodes at level j-1, indexed by leaf at level 0
-        child_codes = np.arange(m)
-        cost = np.zeros(stop - start)
-        for j in range(1, height + 1):
-            # nodes at level j-1 -> their parent at level j
-            n_child = int(child_codes.max()) + 1
-            parent_of_child = np.zeros(n_child, dtype=np.int64)
-            parent_of_child[child_codes] = parents[j]
-            n_par = h.distinct_at(j)
-            onehot = np.zeros((n_child, n_par))
-            onehot[np.arange(n_child), parent_of_child] = 1.0
-            pos = np.clip(child_extra, 0, None) @ onehot
-            neg = np.clip(-child_extra, 0, None) @ onehot
-            cost += (j / height) * np.minimum(pos, neg).sum(axis=1)
-            child_extra = pos - neg
-            child_codes = parents[j]
-        out[start:stop] = cost
-    return out
+    n = len(sizes)
+    cq = np.cumsum(q)
+    sq = np.concatenate([[0.0], np.cumsum(cq)])  # sq[x] = sum of Q_i for i < x
+    if len(cls) == 0:
+        return np.zeros(n)
+    # cumulative count within the class (exact integers), then the share
+    run = np.cumsum(cnt)
+    first = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
+    run = run - np.repeat(run[first] - cnt[first], np.diff(np.r_[first, len(cls)]))
+    c = run / sizes[cls]
+    lo = val
+    hi = np.where(np.r_[cls[1:] == cls[:-1], False], np.r_[val[1:], 0], m)
+    split = np.clip(np.searchsorted(cq, c, side="left"), lo, hi)
+    seg = c * (split - lo) - (sq[split] - sq[lo]) + (sq[hi] - sq[split]) - c * (hi - split)
+    total = np.bincount(cls, weights=seg, minlength=n)
+    total[cls[first]] += sq[val[first]]  # values below a class's first value: P = 0
+    return total / max(m - 1, 1)
+
+
+def _hierarchical_emd(
+    cls: np.ndarray, val: np.ndarray, p: np.ndarray, q: np.ndarray, n: int, col: SensitiveColumn
+) -> np.ndarray:
+    """Hierarchical-distance EMD (Li et al. 2007) on the sparse histograms.
+
+    The paper's cost, the sum over inner nodes N of height(N)/H * min(pos_extra(N), neg_extra(N)), equals
+    1/(2H) times the sum over every non-root node N of |P(N) - Q(N)| (P, Q the shares of the class and of
+    the table under N): min(pos, neg) = (sum over children of |extra| - |extra(N)|) / 2, and the terms
+    telescope level by level. So the distance is one L1 distance per level of the hierarchy.
+    """
+    if col.hierarchy is None:
+        raise ConfigError(
+            f"Hierarchical t-closeness needs a hierarchy for '{col.name}'.",
+            hint="Assign a hierarchy to the sensitive attribute, or use the equal or ordered distance.",
+            where=col.name,
+        )
+    h = col.hierarchy
+    if h.height == 0:
+        return np.zeros(n)
+    total = np.zeros(n)
+    for j in range(h.height):
+        codes, labels = h.level_codes[j]
+        width = len(labels)
+        node = codes[val].astype(np.int64)
+        qj = np.bincount(codes, weights=q, minlength=width)
+        ids, n_ids = group_columns([cls, node], [n, width])
+        share = np.bincount(ids, weights=p, minlength=n_ids)
+        rep = representatives(ids, n_ids)
+        c, v = cls[rep], node[rep]
+        total += 1.0 + np.bincount(c, weights=np.abs(share - qj[v]) - qj[v], minlength=n)
+    return total / (2 * h.height)
 
 
 _MODELS: dict[str, type[PrivacyModel]] = {

@@ -53,6 +53,29 @@ def emd_ordered(values: pd.Series, whole: pd.Series) -> float:
     return float(np.abs(np.cumsum(p - q)).sum() / max(m - 1, 1))
 
 
+#: The sensitive hierarchy of the random problems' "s" (values 0..3): {0, 1} and {2, 3}, then the root.
+S_HIERARCHY = [["0", "low", "*"], ["1", "low", "*"], ["2", "high", "*"], ["3", "high", "*"]]
+
+
+def emd_hierarchical(values: pd.Series, whole: pd.Series, rows: list[list[str]] = S_HIERARCHY) -> float:
+    """Li et al.'s hierarchical EMD by the paper's recursion over the tree (a dict per level)."""
+    p = values.value_counts(normalize=True).to_dict()
+    q = whole.value_counts(normalize=True).to_dict()
+    height = len(rows[0]) - 1
+    extra = {r[0]: p.get(r[0], 0.0) - q.get(r[0], 0.0) for r in rows}
+    cost = 0.0
+    for j in range(1, height + 1):
+        nxt: dict[str, float] = {}
+        for node in {r[j] for r in rows}:
+            kids = {r[j - 1] for r in rows if r[j] == node}
+            pos = sum(max(extra[c], 0.0) for c in kids)
+            neg = sum(max(-extra[c], 0.0) for c in kids)
+            cost += j / height * min(pos, neg)
+            nxt[node] = pos - neg
+        extra = nxt
+    return cost
+
+
 def group_passes(group: pd.DataFrame, models: list[dict], whole: pd.DataFrame) -> bool:
     """Whether one class passes every model (models as their to_dict() forms)."""
     for m in models:
@@ -66,8 +89,8 @@ def group_passes(group: pd.DataFrame, models: list[dict], whole: pd.DataFrame) -
         if name == "recursive-cl-diversity" and not recursive_ok(group[m["sensitive"]], m["c"], m["l"]):
             return False
         if name == "t-closeness":
-            dist = emd_equal if m["distance"] == "equal" else emd_ordered
-            if dist(group[m["sensitive"]], whole[m["sensitive"]]) > m["t"] + 1e-9:
+            dist = {"equal": emd_equal, "ordered": emd_ordered, "hierarchical": emd_hierarchical}
+            if dist[m["distance"]](group[m["sensitive"]], whole[m["sensitive"]]) > m["t"] + 1e-9:
                 return False
     return True
 

@@ -27,14 +27,16 @@ def test_node_evaluation_matches_pandas(problem, data):
     table = Table.from_frame(frame)
     max_supp = int(math.floor(limit * len(frame) + 1e-9))
     nodes = ref.brute_force(frame, rows_by_qi, [m.to_dict() for m in models], max_supp)
-    enc = encode_table(table, config.quasi_identifiers, config.hierarchies, config.sensitive)
+    enc = encode_table(
+        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
+    )
     search = LatticeSearch(enc, models, max_supp, get_metric("dm"))
     ctx = MetricContext(enc, search.evaluator.k, max_supp)
     # visit nodes in a random order so roll-ups come from varied cached sources
     order = data.draw(st.permutations(range(len(nodes))))
     for i in order:
         expected = nodes[i]
-        ev = search.evaluator.evaluate(expected["levels"])
+        ev = search.evaluator.evaluate(expected["levels"], complete=True)
         assert ev.satisfies == expected["satisfies"]
         assert ev.suppressed == expected["suppressed"]
         assert ev.n_classes == expected["classes"]
@@ -49,6 +51,13 @@ def test_node_evaluation_matches_pandas(problem, data):
             metric = get_metric(name)
             if ev.satisfies:
                 assert metric.lower_bound(ev, ctx) <= metric.value(ev, ctx) + 1e-9
+        # what the search infers from this check holds for the other nodes: every specialization
+        # suppresses at least the floor, every generalization passes the monotone part when it fits
+        below = [nd for nd in nodes if all(a <= b for a, b in zip(nd["levels"], expected["levels"]))]
+        assert ev.suppressed_monotone <= ev.suppressed_floor <= min(nd["suppressed"] for nd in below)
+        if ev.suppressed == 0:
+            above = [nd for nd in nodes if all(a >= b for a, b in zip(nd["levels"], expected["levels"]))]
+            assert all(nd["satisfies"] for nd in above)
 
 
 @settings(max_examples=60, deadline=None)

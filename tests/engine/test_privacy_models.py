@@ -10,7 +10,7 @@ import pytest
 
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import encode_table
-from kanon_engine.frequency import NodeClasses, base_frequency_set, roll_up, sensitive_combos
+from kanon_engine.frequency import base_frequency_set
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import (
     ClassStats,
@@ -34,20 +34,15 @@ def stats_for(groups: list[list[str]], sensitive_hierarchy: Hierarchy | None = N
         ["s"],
         {"s": sensitive_hierarchy} if sensitive_hierarchy else None,
     )
-    combos = sensitive_combos(enc)
-    classes: NodeClasses = roll_up(enc, base_frequency_set(enc, combos), (0,), combos.n_combos)
-    return ClassStats(enc, classes, combos)
+    return ClassStats.of(enc, base_frequency_set(enc, sensitive=(0,)))
 
 
 def by_class(stats: ClassStats, values: np.ndarray) -> dict[str, float]:
     """Map the model's per-class output back to class names (class ids are internal)."""
     h = stats.enc.hierarchies[0]
-    out = {}
-    row_class = stats.classes.row_class
-    reps = stats.classes.freq.leaves()[0]
-    for row, c in enumerate(row_class):
-        out[h.values[reps[row]]] = values[c]
-    return out
+    fs = base_frequency_set(stats.enc)
+    reps = fs.leaves()[0]
+    return {h.values[reps[c]]: values[c] for c in range(fs.n_classes)}
 
 
 def test_ordered_distance_matches_li_et_al_example():
