@@ -30,11 +30,13 @@ class SensitiveColumn:
     values: tuple[str, ...]
     numeric: bool
     hierarchy: Hierarchy | None = None
+    #: records of every row when the rows are distinct points with counts (None: one record each)
+    weights: np.ndarray | None = None
 
     @cached_property
     def global_distribution(self) -> np.ndarray:
         """Share of each value in the whole table (the reference distribution of t-closeness)."""
-        counts = np.bincount(self.codes, minlength=len(self.values)).astype(float)
+        counts = np.bincount(self.codes, weights=self.weights, minlength=len(self.values)).astype(float)
         return counts / counts.sum()
 
 
@@ -44,16 +46,39 @@ class EncodedTable:
 
     ``codes[q]`` is the leaf index of every row in ``hierarchies[q]``; ``level_maps[q][j]`` maps a leaf
     index to the code of its generalization at level ``j`` (codes into ``hierarchies[q].level_codes[j][1]``).
+
+    A row is one record, or, when ``weights`` is given, one *point*: a distinct combination of
+    quasi-identifier and sensitive codes standing for ``weights[i]`` records (what a table source counts,
+    :mod:`kanon_engine.sources`). Frequency sets, privacy models and metrics weigh every row by its
+    records, so a table and its points give the same results; ``n_rows`` counts records, ``n_points``
+    rows. ``leaf_counts`` (records per leaf of every QI) is given when the rows do not hold every leaf
+    exactly (points counted at a coarser level than the leaves, see
+    :func:`kanon_engine.sources.points.count_points`).
     """
 
     qi: tuple[str, ...]
     hierarchies: tuple[Hierarchy, ...]
     codes: np.ndarray  # (n_qi, n_rows) int32
     sensitive: tuple[SensitiveColumn, ...] = field(default=())
+    weights: np.ndarray | None = None  # (n_rows,) int64 records per row (None: one each)
+    leaf_counts: tuple[np.ndarray, ...] | None = None
+
+    @cached_property
+    def n_rows(self) -> int:
+        """Records (the sum of the weights of weighted rows)."""
+        return int(self.codes.shape[1]) if self.weights is None else int(self.weights.sum())
 
     @property
-    def n_rows(self) -> int:
+    def n_points(self) -> int:
+        """Rows of ``codes`` (records, or distinct points with counts)."""
         return int(self.codes.shape[1])
+
+    def leaf_histogram(self, q: int) -> np.ndarray:
+        """Records per leaf of quasi-identifier ``q`` (float64)."""
+        if self.leaf_counts is not None:
+            return self.leaf_counts[q].astype(np.float64)
+        n = len(self.hierarchies[q].values)
+        return np.bincount(self.codes[q], weights=self.weights, minlength=n).astype(np.float64)
 
     @property
     def n_qi(self) -> int:

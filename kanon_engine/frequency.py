@@ -167,10 +167,16 @@ class Histograms:
 
     @classmethod
     def from_rows(
-        cls, row_class: np.ndarray, values: np.ndarray, n_classes: int, n_values: int
+        cls,
+        row_class: np.ndarray,
+        values: np.ndarray,
+        n_classes: int,
+        n_values: int,
+        weights: np.ndarray | None = None,
     ) -> Histograms:
-        """Count the values of records grouped into classes (``row_class[i]`` of record ``i``)."""
-        weights = np.ones(len(row_class), dtype=np.int64)
+        """Count the values of records grouped into classes (``row_class[i]`` of record ``i``; a row
+        stands for ``weights[i]`` records when given)."""
+        weights = np.ones(len(row_class), dtype=np.int64) if weights is None else weights
         return _triples(
             row_class.astype(np.int64, copy=False), values.astype(np.int64), weights, n_classes, n_values
         )
@@ -246,9 +252,9 @@ def base_frequency_set(
     crep_rows = layout.compose(enc.codes)
     group, n = group_columns([crep_rows[g] for g in range(len(layout.groups))], layout.sizes0)
     rep = representatives(group, n)
-    counts = np.bincount(group, minlength=n).astype(np.int64)
+    counts = np.bincount(group, weights=enc.weights, minlength=n).astype(np.int64)
     hists = {
-        s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values))
+        s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values), enc.weights)
         for s in sensitive
     }
     return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists)

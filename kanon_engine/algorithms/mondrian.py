@@ -64,10 +64,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kanon_engine.algorithms.base import METRIC, Algorithm
-from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.errors import ConfigError, InfeasibleError
+from kanon_engine.errors import InfeasibleError
 from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
@@ -341,7 +341,7 @@ def make_axes(table: Table, enc: EncodedTable) -> list[_Axis]:
     for q, (name, h) in enumerate(zip(enc.qi, enc.hierarchies)):
         kind = table.kind(name)
         if kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.DATE):
-            present = np.bincount(enc.codes[q], minlength=len(h.values)) > 0
+            present = enc.leaf_histogram(q) > 0
             values = _leaf_values(table, name, h, kind)
             axes.append(_OrderedAxis(name, h, values, present, kind == ColumnKind.DATE))
         else:
@@ -617,13 +617,7 @@ class _Mondrian(Algorithm):
         start: float,
     ) -> AnonymizationResult:
         n = enc.n_rows
-        k = config.k
-        if k > n:
-            raise ConfigError(
-                f"k = {k} is larger than the table, which has {n} records.",
-                hint=f"Choose k of at most {n}.",
-                where="k",
-            )
+        require_k_fits(config.k, n)
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)

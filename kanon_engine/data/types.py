@@ -86,10 +86,17 @@ def detect_column(values: pd.Series, name: str = "") -> ColumnType:
     """Detect the kind of one column of strings; ``name`` is used only for the year hint."""
     present = values.dropna()
     missing = int(len(values) - len(present))
-    if len(present) == 0:
+    return detect_counts(present.value_counts(sort=False, dropna=True), missing, name)
+
+
+def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType:
+    """Detect the kind of a column from its value counts (distinct strings -> records) and missing cells:
+    what a table source that never holds the whole column knows. The values are taken in sorted order, so
+    the detection does not depend on the order of the rows (every engine detects the same type)."""
+    if len(vc) == 0:
         return ColumnType(ColumnKind.CATEGORICAL, share=1.0, distinct=0, missing=missing)
-    vc = present.value_counts(sort=False, dropna=True)
     distinct = len(vc)
+    vc = vc.sort_index(kind="stable")
     counts = vc.to_numpy(dtype=np.int64)
     total = int(counts.sum())
     uniq = pd.Series(vc.index.astype("str"), dtype="str").str.strip()

@@ -78,7 +78,7 @@ class EntropyTables:
         self.cost: list[list[np.ndarray]] = []  # [q][level] -> cost per leaf
         self.total: list[np.ndarray] = []  # [q] -> total cost over all records per level
         for q, h in enumerate(enc.hierarchies):
-            f0 = np.bincount(enc.codes[q], minlength=len(h.values)).astype(np.float64)
+            f0 = enc.leaf_histogram(q)
             per_level, totals = [], []
             for j in range(h.depth):
                 gen = enc.level_maps[q][j]
