@@ -56,18 +56,22 @@ class ColumnCoding:
 
 @dataclass(frozen=True, eq=False)
 class CountRequest:
-    """Count the distinct combinations of coded columns, each code first mapped by ``maps[i]`` (a
-    coarser code: the hierarchy level of a lattice node) when that is not None."""
+    """Count the distinct combinations of coded columns, each code first mapped by ``maps[i]`` to one of
+    ``map_sizes[i]`` coarser codes (a hierarchy level of a lattice node) when ``maps[i]`` is not None."""
 
     codings: tuple[ColumnCoding, ...]
-    maps: tuple[np.ndarray | None, ...]
+    maps: tuple[np.ndarray | None, ...] = ()
+    map_sizes: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.maps:
+            object.__setattr__(self, "maps", (None,) * len(self.codings))
+            object.__setattr__(self, "map_sizes", tuple(c.size for c in self.codings))
 
     @property
     def sizes(self) -> tuple[int, ...]:
-        return tuple(
-            c.size if m is None else int(m.max()) + 1 if len(m) else 1
-            for c, m in zip(self.codings, self.maps)
-        )
+        """Number of codes of every column after its map."""
+        return tuple(c.size if m is None else s for c, m, s in zip(self.codings, self.maps, self.map_sizes))
 
 
 @dataclass(frozen=True, eq=False)
