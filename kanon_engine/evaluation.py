@@ -22,6 +22,8 @@ from kanon_engine.frequency import (
 )
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
 
+_NEVER = np.iinfo(np.int64).max
+
 
 @dataclass(eq=False)
 class NodeEvaluation:
@@ -117,7 +119,7 @@ class NodeEvaluator:
         below = (self._keys[:n] <= np.asarray(levels, dtype=np.int16)).all(axis=1)
         if not below.any():
             return self.base
-        sizes = np.where(below, self._sizes[:n], np.iinfo(np.int64).max)
+        sizes = np.where(below, self._sizes[:n], _NEVER)
         return self._entries[int(np.argmin(sizes))]
 
     def frequency_set(self, levels: tuple[int, ...] | np.ndarray) -> FrequencySet:
@@ -132,7 +134,8 @@ class NodeEvaluator:
 
         Unless ``complete``, a node that fails k-anonymity within the limit is not checked further.
         """
-        levels = tuple(int(x) for x in levels)
+        if not isinstance(levels, tuple):
+            levels = tuple(int(x) for x in levels)
         source = self._source(levels)
         fs, class_map = roll_up(source, levels)
         self.checks += 1

@@ -33,86 +33,48 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kanon_engine import release_writer
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.fileio import _format_for, atomic_write_bytes, refuse_input_overwrite, write_table
+from kanon_engine.fileio import _format_for, refuse_input_overwrite, write_table
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.release_writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
 
-#: First characters that make a spreadsheet cell a formula (or DDE payload).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-#: A plain negative decimal number, which spreadsheets read as a number (left as it is).
-_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+__all__ = ["FORMULA_STARTS", "csv_bytes", "sha256_file"]
+
 #: Shortest pseudonymization key accepted (128 bits).
 MIN_KEY_BYTES = 16
 
 
 def needs_neutralizing(text: str) -> bool:
     """Whether a spreadsheet could run ``text`` as a formula (see the module docstring for the rule)."""
-    return bool(text) and text[0] in FORMULA_STARTS and not _NEGATIVE_NUMBER.match(text)
+    return is_formula_like_name(text)
 
 
 def neutralize_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """A copy of ``frame`` with formula-like text cells (and column names) prefixed by ``'``; and how
-    many cells were changed. Vectorized per column (string operations, no loop per row)."""
-    out = frame.copy()
-    changed = 0
-    pattern = _NEGATIVE_NUMBER.pattern
-    for c in out.columns:
-        col = out[c]
-        if not (pd.api.types.is_object_dtype(col) or pd.api.types.is_string_dtype(col)):
-            continue
-        text = col.astype(object)
-        present = text.notna()  # cells are text (a release holds strings); missing cells stay missing
-        s = text.where(present, "").astype(str)
-        risky = s.str[:1].isin(FORMULA_STARTS) & ~s.str.fullmatch(pattern).fillna(False).astype(bool)
-        risky &= present
-        n = int(risky.sum())
-        if n:
-            text = text.copy()
-            text[risky] = "'" + s[risky]
-            out[c] = text
-            changed += n
-    out.columns = [("'" + c) if isinstance(c, str) and needs_neutralizing(c) else c for c in out.columns]
-    return out, changed
+    many cells were changed. Each distinct value is tested once (:mod:`kanon_engine.release_writer`)."""
+    return release_writer.neutralized_frame(frame)
 
 
-def csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = False) -> bytes:
-    """UTF-8 CSV of a table of strings: fields quoted only when they hold the delimiter, a quote, a line
-    feed **or a carriage return** (Python's csv module leaves a lone CR unquoted when the line end is
-    ``\\n``, and every reader then breaks the row there), lines ending in ``\\n``, missing cells empty.
-    Built column by column with pandas string operations (no loop per row)."""
-    if len(delimiter) != 1 or delimiter in '"\r\n':
-        raise DataError(
-            f"The delimiter must be one character other than a quote or a line break; got {delimiter!r}.",
-            hint="Use ',', ';', a tab or '|'.",
-            where="delimiter",
-        )
-    special = "[" + "".join(re.escape(c) for c in (delimiter, '"', "\n", "\r")) + "]"
-
-    def quoted(values: pd.Series) -> pd.Series:
-        text = values.astype(object).where(values.notna(), "").astype(str)
-        need = text.str.contains(special, regex=True)
-        return text.where(~need, '"' + text.str.replace('"', '""', regex=False) + '"')
-
-    header = delimiter.join(quoted(pd.Series([str(c) for c in frame.columns], dtype=object)).tolist())
-    if len(frame.columns) and len(frame):
-        cols = [quoted(frame[c]).reset_index(drop=True) for c in frame.columns]
-        lines = cols[0].str.cat(cols[1:], sep=delimiter) if len(cols) > 1 else cols[0]
-        body = "\n".join(lines.tolist()) + "\n"
-    else:
-        body = "\n" * len(frame) if len(frame.columns) else ""
-    return ("\ufeff" if bom else "").encode("utf-8") + (header + "\n" + body).encode("utf-8")
-
-
-def _write(frame: pd.DataFrame, path: Path, fmt: str, delimiter: str, bom: bool) -> None:
-    """CSV/TSV through :func:`csv_bytes`; XLSX and Parquet through :func:`kanon_engine.fileio.write_table`."""
+def _write(frame: pd.DataFrame, path: Path, fmt: str, delimiter: str, bom: bool, neutralize: bool):
+    """Write a release or a table of strings: CSV/TSV and Parquet from codes and labels
+    (:mod:`kanon_engine.release_writer`), XLSX cell by cell (:func:`kanon_engine.fileio.write_table`).
+    Returns what was written."""
     if fmt in ("csv", "tsv"):
         sep = "\t" if fmt == "tsv" and delimiter == "," else delimiter
-        atomic_write_bytes(path, csv_bytes(frame, sep, bom))
-    else:
-        write_table(frame, path, fmt=fmt)
+        return release_writer.write_csv(path, frame, sep, bom, neutralize)
+    if fmt == "parquet":
+        return release_writer.write_parquet(path, frame)
+    changed = 0
+    if neutralize:
+        frame, changed = release_writer.neutralized_frame(frame)
+    write_table(frame, path, fmt=fmt)
+    return release_writer.WrittenRelease(
+        tuple(str(c) for c in frame.columns), len(frame), sha256_file(path), changed
+    )
 
 
 # --- pseudonymization ---------------------------------------------------------------------------------
@@ -165,6 +127,38 @@ def pseudonymize_identifiers(
 
 
 # --- the release in input order -----------------------------------------------------------------------
+def _in_input_order(released: pd.Series, rows: np.ndarray, n: int, original: pd.Series | None) -> pd.Series:
+    """One release column back in input order: release row i goes to input row ``rows[i]``; rows not in
+    the release (dropped) show ``original`` (untouched columns) or ``*``. A categorical stays one."""
+    if isinstance(released.dtype, pd.CategoricalDtype) and original is None:
+        labels = list(released.array.categories)
+        if ROOT not in labels:
+            labels.append(ROOT)
+        codes = np.full(n, labels.index(ROOT), dtype=np.int64)
+        codes[rows] = released.array.codes
+        return pd.Series(pd.Categorical.from_codes(codes, labels))
+    if original is None:
+        values = np.full(n, ROOT, dtype=object)
+    else:
+        values = original.astype(object).to_numpy(copy=True)
+    values[rows] = released.astype(object).to_numpy()
+    return pd.Series(values, index=pd.RangeIndex(n), dtype=object)
+
+
+def _same_cells(a: pd.Series, b: pd.Series) -> np.ndarray:
+    """Per row: do two aligned columns hold the same value (missing equals missing)? pyarrow compares
+    text columns without turning cells into Python strings."""
+    arrow_a, arrow_b = getattr(a.array, "_pa_array", None), getattr(b.array, "_pa_array", None)
+    if arrow_a is not None and arrow_b is not None and arrow_a.type == arrow_b.type:
+        import pyarrow.compute as pc
+
+        equal = pc.fill_null(pc.equal(arrow_a, arrow_b), False)
+        both_missing = pc.and_(pc.is_null(arrow_a), pc.is_null(arrow_b))
+        return pc.or_(equal, both_missing).to_numpy(zero_copy_only=False)
+    a, b = a.astype(object), b.astype(object)
+    return (a.to_numpy() == b.to_numpy()) | (a.isna().to_numpy() & b.isna().to_numpy())
+
+
 def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
     """One row per input record, in input order, suppressed records masked with ``*``.
 
@@ -185,20 +179,17 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
             where="release",
         )
     masked_cols = set(cfg.quasi_identifiers) | {c for c in rel.columns if c not in table.frame.columns}
-    full = pd.DataFrame(index=pd.RangeIndex(n))
-    for c in rel.columns:
-        if c in masked_cols:
-            col = pd.Series(ROOT, index=full.index, dtype=object)
-        else:
-            col = table.frame[c].astype(object).reset_index(drop=True).copy()
-        col.iloc[rows] = rel[c].astype(object).to_numpy()
-        full[c] = col
+    original = table.frame.reset_index(drop=True)
+    if len(rows) == n and np.array_equal(rows, np.arange(n)):
+        full = rel  # neither dropped nor shuffled: the release is already in input order
+    else:
+        full = pd.DataFrame(
+            {c: _in_input_order(rel[c], rows, n, None if c in masked_cols else original[c]) for c in rel},
+            index=pd.RangeIndex(n),
+        )
     untouched = [c for c in full.columns if c in table.frame.columns and c not in cfg.quasi_identifiers]
-    if untouched:
-        a = full[untouched].iloc[kept].astype(object).reset_index(drop=True)
-        b = table.frame[untouched].iloc[kept].astype(object).reset_index(drop=True)
-        same = (a == b) | (a.isna() & b.isna())
-        if not bool(same.to_numpy().all()):
+    for c in untouched:
+        if not bool(_same_cells(full[c], original[c])[kept].all()):
             raise DataError(
                 "The release does not line up with the loaded table (different rows).",
                 hint="Run the anonymization again on this table before exporting.",
@@ -259,15 +250,6 @@ class ExportSummary:
         }
 
 
-def sha256_file(path: str | Path) -> str:
-    """SHA-256 of a file's bytes, read in 1 MiB chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def prepare_release(
     table: Table, result: Any, options: ExportOptions = ExportOptions()
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -319,20 +301,17 @@ def export_release(
     refuse_input_overwrite(path, [table.source, project_path])
     fmt = _format_for(path, options.fmt)
     frame, facts = prepare_release(table, result, options)
-    changed = 0
-    if options.neutralize_formulas and fmt in ("csv", "tsv", "xlsx"):
-        frame, changed = neutralize_formulas(frame)
-    _write(frame, path, fmt, options.delimiter, options.bom)
+    written = _write(frame, path, fmt, options.delimiter, options.bom, options.neutralize_formulas)
     return ExportSummary(
         path,
         fmt,
-        int(len(frame)),
-        tuple(str(c) for c in frame.columns),
-        sha256_file(path),
+        written.rows,
+        written.columns,
+        written.sha256,
         facts["suppressed_rows"],
         facts["dropped_rows"],
         facts["shuffled"],
-        changed,
+        written.neutralized_cells,
         facts["pseudonymized"],
     )
 
@@ -379,8 +358,7 @@ def export_value_mapping(
     """Write :func:`value_mapping` as CSV (formula-neutralized), atomically."""
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
-    frame, _ = neutralize_formulas(value_mapping(table, result))
-    _write(frame, path, "csv", delimiter, bom)
+    _write(value_mapping(table, result), path, "csv", delimiter, bom, True)
     return path
 
 

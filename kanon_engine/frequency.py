@@ -56,14 +56,14 @@ def group_columns(columns: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarr
     """
     if not columns:
         return np.zeros(0, dtype=np.int64), 0
-    m = len(columns[0])
-    key = np.zeros(m, dtype=np.int64)
-    space = 1
-    for col, size in zip(columns, sizes):
+    key = columns[0].astype(np.int64)
+    space = max(int(sizes[0]), 1)
+    for col, size in zip(columns[1:], sizes[1:]):
         size = max(int(size), 1)
         if space * size >= _MAX_KEY:
             key, space = dense_ids(key, space)
-        key = key * size + col
+        key *= size
+        key += col
         space *= size
     return dense_ids(key, space)
 
@@ -112,11 +112,12 @@ class CompositeLayout:
         self._maps: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, int]] = {}
 
     def compose(self, codes: np.ndarray) -> np.ndarray:
-        """Composite leaf codes (n_groups, m) from per-attribute leaf codes (n_qi, m)."""
-        out = np.zeros((len(self.groups), codes.shape[1]), dtype=np.int32)
-        for g, (attrs, st) in enumerate(zip(self.groups, self.strides)):
-            for a, s in zip(attrs, st):
-                out[g] += codes[a] * np.int32(s)
+        """Composite leaf codes (n_groups, m) from per-attribute leaf codes (n_qi, m), as intp (numpy
+        converts any other index type before every gather)."""
+        out = np.empty((len(self.groups), codes.shape[1]), dtype=np.intp)
+        for g, attrs in enumerate(self.groups):
+            dims = [self.n_leaves[a] for a in attrs]
+            out[g] = np.ravel_multi_index([codes[a] for a in attrs], dims)
         return out
 
     def decode(self, crep: np.ndarray) -> np.ndarray:
@@ -220,6 +221,8 @@ class FrequencySet:
     counts: np.ndarray  # (m,) int64 records per class
     layout: CompositeLayout
     hists: dict[int, Histograms] | None = None
+    #: the bottom frequency set only: the class of every record (what the release writer maps records by)
+    records: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -257,7 +260,19 @@ def base_frequency_set(
         s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values), enc.weights)
         for s in sensitive
     }
-    return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists)
+    return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists, group)
+
+
+def match_classes(a: FrequencySet, b: FrequencySet) -> np.ndarray:
+    """For two frequency sets of the same node (rolled up from different sources, so numbered
+    differently): the class of ``a`` of every class of ``b``."""
+    layout = a.layout
+    maps = [layout.generalize(g, a.levels) for g in range(len(layout.groups))]
+    cols = [m[np.concatenate([a.crep[g], b.crep[g]])] for g, (m, _) in enumerate(maps)]
+    ids, n_ids = group_columns(cols, [size for _, size in maps])
+    class_of_id = np.full(n_ids, -1, dtype=np.int64)
+    class_of_id[ids[: a.n_classes]] = np.arange(a.n_classes)
+    return class_of_id[ids[a.n_classes :]]
 
 
 def roll_up(source: FrequencySet, levels: tuple[int, ...]) -> tuple[FrequencySet, np.ndarray]:

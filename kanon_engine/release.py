@@ -19,8 +19,8 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation
-from kanon_engine.frequency import group_columns
-from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.frequency import FrequencySet, group_columns, match_classes, roll_up
+from kanon_engine.hierarchy.model import MISSING, ROOT
 
 
 def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: AnonymizationConfig) -> np.ndarray:
@@ -94,41 +94,75 @@ def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray) -> pd.Series
     return col
 
 
-def row_classes(enc: EncodedTable, ev: NodeEvaluation) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Class of every record at the evaluated node (ids of ``ev``'s classes), its suppression mask, and
-    every QI's generalized codes (one lookup per column).
+def row_classes(
+    enc: EncodedTable, ev: NodeEvaluation, base: FrequencySet | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Class of every record at the evaluated node (ids of ``ev``'s classes) and its suppression mask.
 
-    The records are matched to the node's classes through their generalized codes: one grouping over
-    the class representatives followed by all records.
+    With the bottom frequency set (which knows the class of every record), the classes are matched once
+    per bottom class and each record takes its class by one lookup; otherwise the records are grouped by
+    their generalized codes together with the classes' representatives.
     """
-    levels = ev.levels
     fs = ev.freq
-    rep = fs.leaves()
-    sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
-    codes = [enc.level_maps[q][lv][enc.codes[q]] for q, lv in enumerate(levels)]
-    cols = [np.concatenate([enc.level_maps[q][lv][rep[q]], codes[q]]) for q, lv in enumerate(levels)]
-    ids, n_ids = group_columns(cols, sizes)
-    class_of_id = np.full(n_ids, -1, dtype=np.int64)
-    class_of_id[ids[: fs.n_classes]] = np.arange(fs.n_classes)
-    record_class = class_of_id[ids[fs.n_classes :]]
-    suppressed = ~ev.passes[record_class]
-    return record_class, suppressed, codes
+    if base is not None and base.records is not None:
+        at_node, class_map = roll_up(base, ev.levels)
+        record_class = match_classes(fs, at_node)[class_map][base.records]
+    else:
+        levels = ev.levels
+        rep = fs.leaves()
+        sizes = [enc.level_sizes[q][lv] for q, lv in enumerate(levels)]
+        cols = [
+            np.concatenate([enc.level_maps[q][lv][rep[q]], enc.level_maps[q][lv][enc.codes[q]]])
+            for q, lv in enumerate(levels)
+        ]
+        ids, n_ids = group_columns(cols, sizes)
+        class_of_id = np.full(n_ids, -1, dtype=np.int64)
+        class_of_id[ids[: fs.n_classes]] = np.arange(fs.n_classes)
+        record_class = class_of_id[ids[fs.n_classes :]]
+    return record_class, ~ev.passes[record_class]
+
+
+def _qi_column(
+    enc: EncodedTable, q: int, level: int, original: pd.Series, suppressed_any: bool
+) -> pd.Categorical | None:
+    """The released column of quasi-identifier ``q`` as codes + the level's labels; None to keep the
+    original column (level 0 with nothing to suppress, or a missing-value leaf that stands for both
+    empty and missing cells of the input)."""
+    h = enc.hierarchies[q]
+    if level > 0:
+        codes, labels = enc.level_maps[q][level][enc.codes[q]], h.level_codes[level][1]
+        return pd.Categorical.from_codes(codes, pd.Index(labels, dtype=object))
+    if not suppressed_any:
+        return None
+    codes = enc.codes[q]
+    missing = h.leaf_index.get_indexer([MISSING])[0]
+    if missing >= 0 and (codes == missing).any():
+        if bool((original == "").any()):
+            return None
+        codes = np.where(codes == missing, -1, codes)  # the leaf stood for missing cells: keep them so
+    return pd.Categorical.from_codes(codes, pd.Index(h.values, dtype=object))
 
 
 def full_domain_release(
-    table: Table, config: AnonymizationConfig, enc: EncodedTable, ev: NodeEvaluation
+    table: Table,
+    config: AnonymizationConfig,
+    enc: EncodedTable,
+    ev: NodeEvaluation,
+    base: FrequencySet | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Release of a full-domain transformation, the class of each record (-1 if suppressed), and the
     sizes of the released classes (renumbered 0..c-1 in the order of the node's classes).
 
-    A generalized QI is a categorical column: the codes of the level and its label table.
+    A quasi-identifier is a categorical column (the codes of its level and the level's labels); a column
+    left at level 0 keeps the input's strings.
     """
-    record_class, suppressed, codes = row_classes(enc, ev)
+    record_class, suppressed = row_classes(enc, ev, base)
+    any_suppressed = bool(suppressed.any())
     qi_values: dict[str, pd.Categorical] = {}
     for q, (name, lv) in enumerate(zip(enc.qi, ev.levels)):
-        if lv > 0:
-            labels = enc.hierarchies[q].level_codes[lv][1]
-            qi_values[name] = pd.Categorical.from_codes(codes[q], pd.Index(labels, dtype=object))
+        column = _qi_column(enc, q, lv, table.frame[name], any_suppressed)
+        if column is not None:
+            qi_values[name] = column
     release = assemble_release(table, config, qi_values, suppressed)
     kept_ids = np.flatnonzero(ev.passes)
     renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)

@@ -52,7 +52,7 @@ class Datafly(FullDomainAlgorithm):
         ev, status = self._climb(enc, evaluator, lat, progress)
         if ev is None:
             raise infeasible(config, allowance)
-        ctx = MetricContext(enc, evaluator.k, allowance)
+        ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
         record = self._record(lat, status, ev, ctx)
         return self._result(table, config, enc, ev, ctx, start, evaluator.checks, record)
 

@@ -131,7 +131,7 @@ def full_domain_result(
     models_enforced: bool = True,
 ) -> AnonymizationResult:
     """The release of the full-domain node ``ev`` and everything reported about it."""
-    release, row_class, sizes = full_domain_release(table, config, enc, ev)
+    release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
     metrics = node_metrics(ev, ctx)
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
@@ -210,7 +210,7 @@ def apply_transformation(
             hint="Generalize more, or allow more suppression.",
             where="levels",
         )
-    ctx = MetricContext(enc, evaluator.k, allowance)
+    ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
     return full_domain_result(
         "apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )

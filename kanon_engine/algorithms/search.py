@@ -69,7 +69,7 @@ class LatticeSearch:
             Lattice.require_size(self.lattice.size, algorithm, max_nodes)
         self.evaluator = NodeEvaluator(enc, models, max_suppressed)
         self.metric = metric
-        self.ctx = MetricContext(enc, self.evaluator.k, max_suppressed)
+        self.ctx = MetricContext(enc, self.evaluator.k, max_suppressed, self.evaluator.base)
         self.progress = progress
         n = self.lattice.size
         self.status = np.zeros(n, dtype=np.int8)

@@ -131,6 +131,8 @@ class MetricContext:
     enc: EncodedTable
     k: int
     max_suppressed: int
+    #: the bottom frequency set, when the caller has it already (else computed on first use)
+    base_set: FrequencySet | None = None
 
     @cached_property
     def entropy(self) -> EntropyTables:
@@ -142,8 +144,8 @@ class MetricContext:
 
     @cached_property
     def base(self) -> FrequencySet:
-        """Leaf-level frequency set (for the entropy of suppressed records)."""
-        return base_frequency_set(self.enc)
+        """Leaf-level frequency set (for the entropy of suppressed records, and the release)."""
+        return self.base_set if self.base_set is not None else base_frequency_set(self.enc)
 
 
 class DiscernibilityMetric(Metric):

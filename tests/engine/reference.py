@@ -177,3 +177,60 @@ def _entropy_loss(frame, gen, maps, qi, levels, heights, passes, sizes) -> float
             fg = g.map(g.value_counts())
             total += float((-np.log2(f0 / fg))[mask].sum())
     return total
+
+
+# --- the release writer as it was before it worked on codes and labels (byte-identity oracle) ---------
+_LEGACY_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_LEGACY_NEGATIVE = r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$"
+
+
+def legacy_neutralize(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """kanon's formula neutralization before release writing worked on labels (pandas string ops)."""
+    import re
+
+    out = frame.copy()
+    changed = 0
+    for c in out.columns:
+        col = out[c]
+        if not (pd.api.types.is_object_dtype(col) or pd.api.types.is_string_dtype(col)):
+            continue
+        text = col.astype(object)
+        present = text.notna()
+        s = text.where(present, "").astype(str)
+        risky = s.str[:1].isin(_LEGACY_FORMULA_STARTS) & ~s.str.fullmatch(_LEGACY_NEGATIVE).fillna(
+            False
+        ).astype(bool)
+        risky &= present
+        n = int(risky.sum())
+        if n:
+            text = text.copy()
+            text[risky] = "'" + s[risky]
+            out[c] = text
+            changed += n
+    neg = re.compile(_LEGACY_NEGATIVE)
+    out.columns = [
+        ("'" + c) if isinstance(c, str) and c and c[0] in _LEGACY_FORMULA_STARTS and not neg.match(c) else c
+        for c in out.columns
+    ]
+    return out, changed
+
+
+def legacy_csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = False) -> bytes:
+    """kanon's CSV writer before release writing worked on labels (pandas string ops per column)."""
+    import re
+
+    special = "[" + "".join(re.escape(c) for c in (delimiter, '"', "\n", "\r")) + "]"
+
+    def quoted(values: pd.Series) -> pd.Series:
+        text = values.astype(object).where(values.notna(), "").astype(str)
+        need = text.str.contains(special, regex=True)
+        return text.where(~need, '"' + text.str.replace('"', '""', regex=False) + '"')
+
+    header = delimiter.join(quoted(pd.Series([str(c) for c in frame.columns], dtype=object)).tolist())
+    if len(frame.columns) and len(frame):
+        cols = [quoted(frame[c]).reset_index(drop=True) for c in frame.columns]
+        lines = cols[0].str.cat(cols[1:], sep=delimiter) if len(cols) > 1 else cols[0]
+        body = "\n".join(lines.tolist()) + "\n"
+    else:
+        body = "\n" * len(frame) if len(frame.columns) else ""
+    return ("\ufeff" if bom else "").encode("utf-8") + (header + "\n" + body).encode("utf-8")
