@@ -146,7 +146,12 @@ def encode_quasi_identifier(series: pd.Series, hierarchy: Hierarchy) -> np.ndarr
         return fast
     inverse, uniques = _factorize(series)
     leaf_of_unique = hierarchy.encode(uniques)
-    missing = uniques[leaf_of_unique < 0]
+    require_covered(hierarchy, uniques[leaf_of_unique < 0])
+    return leaf_of_unique[inverse].astype(np.int32)
+
+
+def require_covered(hierarchy: Hierarchy, missing: np.ndarray) -> None:
+    """A HierarchyError listing up to 10 values of the data (``missing``) the hierarchy lacks."""
     if len(missing):
         shown = ", ".join("(missing)" if v == MISSING else f"'{v}'" for v in missing[:10])
         more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
@@ -156,7 +161,20 @@ def encode_quasi_identifier(series: pd.Series, hierarchy: Hierarchy) -> np.ndarr
             hint="Add these values to the hierarchy, or build a new one from the data.",
             where=hierarchy.attribute,
         )
-    return leaf_of_unique[inverse].astype(np.int32)
+
+
+def sensitive_order(uniques: np.ndarray) -> tuple[tuple[str, ...], np.ndarray, bool]:
+    """The values of a sensitive attribute in code order, the code of each of the sorted distinct strings
+    ``uniques``, and whether they are numbers (then in numeric order, which the ordered-distance
+    t-closeness needs; else in string order)."""
+    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    numeric = bool(numbers.notna().all()) and len(uniques) > 0
+    if not numeric:
+        return tuple(uniques), np.arange(len(uniques), dtype=np.int64), False
+    order = np.argsort(numbers.to_numpy(dtype=float), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return tuple(uniques[order]), rank.astype(np.int64), True
 
 
 def encode_sensitive(series: pd.Series, name: str, hierarchy: Hierarchy | None = None) -> SensitiveColumn:
@@ -166,15 +184,8 @@ def encode_sensitive(series: pd.Series, name: str, hierarchy: Hierarchy | None =
         return SensitiveColumn(name, codes, hierarchy.values, False, hierarchy)
     first, values = _factorize(series)
     uniques, inverse_u = np.unique(values, return_inverse=True)
-    inverse = inverse_u[first]
-    numbers = pd.to_numeric(pd.Series(uniques), errors="coerce")
-    numeric = bool(numbers.notna().all()) and len(uniques) > 0
-    if numeric:
-        order = np.argsort(numbers.to_numpy(), kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        return SensitiveColumn(name, rank[inverse].astype(np.int32), tuple(uniques[order]), True)
-    return SensitiveColumn(name, inverse.astype(np.int32), tuple(uniques), False)
+    ordered, rank, numeric = sensitive_order(uniques.astype(object))
+    return SensitiveColumn(name, rank[inverse_u[first]].astype(np.int32), ordered, numeric)
 
 
 def is_tree(h: Hierarchy) -> bool:

@@ -15,12 +15,15 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable, encode_table
+from kanon_engine.encoding import EncodedTable
 from kanon_engine.metrics.loss import METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources import TableSource, as_source
+from kanon_engine.sources.finish import finish_result
+from kanon_engine.sources.points import count_points
 
 SUPPRESSION_LIMIT = ParamSpec(
     "suppression_limit",
@@ -78,34 +81,38 @@ class Algorithm(ABC):
         return f"{type(self).__name__}({args})"
 
     def run(
-        self, table: Table, config: AnonymizationConfig, progress: ProgressCallback = no_progress
+        self,
+        table: Table | TableSource,
+        config: AnonymizationConfig,
+        progress: ProgressCallback = no_progress,
     ) -> AnonymizationResult:
-        """Anonymize ``table``; the input table is never modified.
+        """Anonymize ``table`` (a loaded table, or a table source of any engine); the input is never
+        modified.
 
         The parameters, the columns and k against the table size are checked first, so a bad value
-        fails at once with a message naming it, never halfway through a search.
+        fails at once with a message naming it, never halfway through a search. The rows are read twice:
+        counted into points (:func:`~kanon_engine.sources.points.count_points`), on which the algorithm
+        works, and, for a table in memory, turned into the release by the plan the algorithm returns.
         """
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
-        config.check_table(table)
-        progress(0.0, "encoding the quasi-identifiers")
-        enc = encode_table(
-            table,
-            config.quasi_identifiers,
-            config.hierarchies,
-            config.sensitive,
-            config.sensitive_hierarchies,
-        )
-        return self._run(table, config, enc, progress, start)
+        source = as_source(table)
+        config.check_columns(source)
+        counted = count_points(source, config, progress)
+        require_k_fits(config.k, counted.enc.n_rows)
+        result = self._run(source, config, counted.enc, progress, start)
+        return finish_result(source, counted, result, start)
 
     @abstractmethod
     def _run(
         self,
-        table: Table,
+        table: TableSource,
         config: AnonymizationConfig,
         enc: EncodedTable,
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        """The algorithm proper, on the encoded quasi-identifiers; ``start`` is ``run``'s start time
-        (for :attr:`AnonymizationResult.runtime_seconds`)."""
+        """The algorithm proper, on the points (``enc``: weighted rows, see
+        :mod:`kanon_engine.sources.points`); it returns a result whose ``plan`` says the class of every
+        point, and ``run`` makes the release from it. ``table`` is the source (column types, names);
+        ``start`` is ``run``'s start time (for :attr:`AnonymizationResult.runtime_seconds`)."""

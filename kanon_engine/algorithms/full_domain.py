@@ -20,16 +20,20 @@ import numpy as np
 
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig
+from kanon_engine.config import AnonymizationConfig, require_k_fits
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable, encode_table
+from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import MetricContext, generalization_intensity, get_metric, node_metrics
 from kanon_engine.progress import ProgressCallback
-from kanon_engine.release import full_domain_release
+from kanon_engine.release import row_classes
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources import TableSource, as_source
+from kanon_engine.sources.finish import finish_result
+from kanon_engine.sources.plan import FullDomainPlan
+from kanon_engine.sources.points import count_points
 
 
 def infeasible(config: AnonymizationConfig, limit: int) -> InfeasibleError:
@@ -130,8 +134,15 @@ def full_domain_result(
     notes: tuple[str, ...] = (),
     models_enforced: bool = True,
 ) -> AnonymizationResult:
-    """The release of the full-domain node ``ev`` and everything reported about it."""
-    release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
+    """The full-domain node ``ev`` as a result: the released class of every point (its plan, from which
+    the release is made) and everything reported about it. Classes are numbered in the order of the
+    node's classes."""
+    point_class, suppressed = row_classes(enc, ev, ctx.base)
+    kept_ids = np.flatnonzero(ev.passes)
+    renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
+    renumber[kept_ids] = np.arange(len(kept_ids))
+    plan = FullDomainPlan(config, None, levels=tuple(int(x) for x in ev.levels))
+    plan.point_class = np.where(suppressed, -1, renumber[point_class])
     metrics = node_metrics(ev, ctx)
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
@@ -139,9 +150,10 @@ def full_domain_result(
         algorithm=algorithm,
         parameters=dict(parameters),
         config=config,
-        release=release,
-        row_class=row_class,
-        class_sizes=sizes,
+        release=None,
+        row_class=None,
+        plan=plan,
+        class_sizes=ev.sizes[kept_ids],
         metrics=metrics,
         runtime_seconds=time.perf_counter() - start,
         transformation=dict(zip(enc.qi, (int(x) for x in ev.levels))),
@@ -170,7 +182,7 @@ def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -
 
 
 def apply_transformation(
-    table: Table,
+    table: Table | TableSource,
     config: AnonymizationConfig,
     levels: dict[str, int] | tuple[int, ...],
     suppression_limit: float = 1.0,
@@ -189,13 +201,12 @@ def apply_transformation(
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),
     }
+    source = as_source(table)
+    config.check_columns(source)
+    counted = count_points(source, config)
+    enc = counted.enc
     if enforce:
-        config.check_table(table)
-    else:
-        config.check_columns(table)
-    enc = encode_table(
-        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
-    )
+        require_k_fits(config.k, enc.n_rows)
     vector = _level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     evaluator = NodeEvaluator(enc, config.models, allowance)
@@ -211,6 +222,7 @@ def apply_transformation(
             where="levels",
         )
     ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
-    return full_domain_result(
-        "apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
+    result = full_domain_result(
+        "apply", parameters, source, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )
+    return finish_result(source, counted, result, start)

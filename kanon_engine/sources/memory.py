@@ -62,8 +62,14 @@ class InMemorySource(TableSource):
         for c in columns:
             col = self.table.frame[c]
             arrow = getattr(col.array, "_pa_array", None)
-            if arrow is None or not pa.types.is_string(arrow.type) and not pa.types.is_large_string(arrow.type):
-                arrow = pa.array(col.astype(object).where(col.notna(), None).to_numpy(dtype=object), pa.string())
+            if (
+                arrow is None
+                or not pa.types.is_string(arrow.type)
+                and not pa.types.is_large_string(arrow.type)
+            ):
+                arrow = pa.array(
+                    col.astype(object).where(col.notna(), None).to_numpy(dtype=object), pa.string()
+                )
             arrays.append(arrow)
         return pa.table(arrays, names=columns)
 
