@@ -106,10 +106,6 @@ class EncodedTable:
             where=name,
         )
 
-    def generalized_codes(self, levels: tuple[int, ...] | np.ndarray) -> np.ndarray:
-        """Codes of every row at ``levels`` (shape (n_qi, n_rows)); one lookup per column."""
-        return np.stack([self.level_maps[q][int(lv)][self.codes[q]] for q, lv in enumerate(levels)])
-
 
 def _factorize(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Hash-based codes of a column (O(n)) with missing values folded into the MISSING leaf."""

@@ -34,7 +34,7 @@ from typing import IO, Any
 
 import pandas as pd
 
-from kanon_engine.errors import DataError
+from kanon_engine.errors import DataError, KanonError
 
 LOG = logging.getLogger("kanon_engine.fileio")
 
@@ -179,6 +179,37 @@ def refuse_input_overwrite(out: str | Path, inputs: Iterable[Protected]) -> None
 
 
 # --- errors -----------------------------------------------------------------------------------------------
+def read_error(path: Path, err: OSError, what: str = "", error: type[KanonError] = DataError) -> KanonError:
+    """One plain sentence for why a file the user named cannot be read (not there, a folder, no
+    permission), naming it and, when given, ``what`` it is ("hierarchy file"): the one place this is
+    worded, for every reader."""
+    name = f"The {what} {path.name}" if what else path.name
+    where = str(path)
+    if isinstance(err, FileNotFoundError):
+        folder = path.absolute().parent
+        hint = "Check the file name and folder."
+        return error(f"{name} was not found in {folder}.", hint=hint, where=where)
+    if isinstance(err, IsADirectoryError):
+        return error(f"{path} is a folder, not a file.", hint="Choose a file.", where=where)
+    return error(
+        f"{name} cannot be read: {err.strerror or err}.",
+        hint="Check that you may read the file.",
+        where=where,
+    )
+
+
+@contextlib.contextmanager
+def reading(path: str | Path, what: str = "", error: type[KanonError] = DataError) -> Iterator[IO[bytes]]:
+    """Open a file the user named for reading (binary); any OSError while it is open or read becomes
+    :func:`read_error`'s sentence."""
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            yield fh
+    except OSError as err:
+        raise read_error(path, err, what, error) from None
+
+
 def _os_error(path: Path, err: OSError) -> DataError:
     """A plain sentence for why ``path`` could not be written, and what to do."""
     code = err.errno

@@ -55,6 +55,7 @@ OUTPUT_FLAGS: dict[str, tuple[str, str]] = {
     "report": ("--report", "JSON report"),
     "report_html": ("--report-html", "HTML report"),
     "report_pdf": ("--report-pdf", "PDF report"),
+    "save_project": ("--save-project", "project"),
 }
 
 

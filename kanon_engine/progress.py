@@ -14,13 +14,3 @@ ProgressCallback = Callable[[float, str], None]
 
 def no_progress(fraction: float, message: str) -> None:
     """The default callback: ignores progress, never cancels."""
-
-
-def sub_progress(progress: ProgressCallback, start: float, end: float) -> ProgressCallback:
-    """Map a phase's own 0..1 progress onto ``start..end`` of the parent's range."""
-    span = end - start
-
-    def report(fraction: float, message: str) -> None:
-        progress(start + span * min(max(fraction, 0.0), 1.0), message)
-
-    return report

@@ -28,13 +28,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 import kanon_engine
+from kanon_engine.algorithms import algorithms
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.fileio import atomic_path, atomic_write_text, refuse_input_overwrite, temp_file_beside
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_engine.pdf_check import verify_pdf
+from kanon_engine.resources import resources_dir
 
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
@@ -161,25 +165,33 @@ def _pct(x: float) -> str:
 
 def plain_summary(report: Mapping[str, Any]) -> list[str]:
     """Sentences a non-specialist can read (no jargon), from a report dict."""
-    res = report["result"]
     risk_a, risk_b = report["risk"]["after"], report["risk"]["before"]
-    treat = res["quasi_identifiers"]
-    out = []
-    shown = []
-    removed = []
+    out = (
+        _values_sentences(report["result"]["quasi_identifiers"], risk_a)
+        + _suppression_sentences(report)
+        + _risk_sentences(risk_a, risk_b)
+        + [_homogeneity_sentence(h) for h in risk_a.get("homogeneity", [])]
+    )
+    if report.get("linkage"):
+        out.append(report["linkage"]["summary"])
+    return [x[:1].upper() + x[1:] for x in out if x]
+
+
+def _values_sentences(treat: Mapping[str, Mapping[str, Any]], risk_a: Mapping[str, Any]) -> list[str]:
+    """What became of the quasi-identifiers: shown as they were, as groups, or removed."""
+    shown, removed = [], []
     for q, t in treat.items():
-        if t["treatment"] == "exact":
-            shown.append(q)
-        elif t["treatment"] == "removed":
+        if t["treatment"] == "removed":
             removed.append(q)
+        elif t["treatment"] == "exact":
+            shown.append(q)
+        elif not t.get("example"):
+            shown.append(f"{q} (generalized)")
+        elif t.get("share", 1.0) < 1.0:
+            shown.append(f"{q} (partly generalized, as in “{t['example']}”)")
         else:
-            ex = t.get("example")
-            if not ex:
-                shown.append(f"{q} (generalized)")
-            elif t.get("share", 1.0) < 1.0:
-                shown.append(f"{q} (partly generalized, as in “{ex}”)")
-            else:
-                shown.append(f"{q} (as groups such as “{ex}”)")
+            shown.append(f"{q} (as groups such as “{t['example']}”)")
+    out = []
     m = int(risk_a["smallest_class"])
     if risk_a["records"] and shown:
         out.append(
@@ -190,26 +202,36 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     elif risk_a["records"]:
         out.append("No quasi-identifying value is left in the released file.")
     if removed:
-        verb = "was" if len(removed) == 1 else "were"
-        out.append(f"{_join(removed)} {verb} removed entirely (shown as *).")
+        out.append(
+            f"{_join(removed)} {'was' if len(removed) == 1 else 'were'} removed entirely (shown as *)."
+        )
+    return out
+
+
+def _suppression_sentences(report: Mapping[str, Any]) -> list[str]:
+    """The records left out or masked, and the identifying columns removed."""
+    res, conf = report["result"], report["configuration"]
+    out = []
     sup = int(res["suppressed"])
     if sup:
         share = _pct(sup / max(res["records"], 1))
-        if report["configuration"]["suppression"]["dropped"]:
+        if conf["suppression"]["dropped"]:
             out.append(f"{sup} records ({share}) too unusual to hide were left out of the file.")
         else:
             out.append(f"{sup} records ({share}) too unusual to hide kept none of these values (shown as *).")
-    ids = report["configuration"]["identifiers"]
+    ids = conf["identifiers"]
     if ids:
-        how = (
-            "replaced by keyed pseudonyms"
-            if report.get("release", {}) and report["release"].get("pseudonymized")
-            else "removed"
-        )
+        pseudonyms = report.get("release", {}) and report["release"].get("pseudonymized")
+        how = "replaced by keyed pseudonyms" if pseudonyms else "removed"
         out.append(
             f"The directly identifying column{'s' if len(ids) > 1 else ''} {_join(ids)} "
             f"{'were' if len(ids) > 1 else 'was'} {how}."
         )
+    return out
+
+
+def _risk_sentences(risk_a: Mapping[str, Any], risk_b: Mapping[str, Any]) -> list[str]:
+    out = []
     if risk_a["records"]:
         out.append(
             f"Someone who knows a person is in the file and knows these values can guess which record "
@@ -223,23 +245,23 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
             f"({_pct(risk_b['share_sample_uniques'])}) were unique on these values, and the chance "
             f"was up to {_one_in(risk_b['prosecutor_highest'])}."
         )
-    for h in risk_a.get("homogeneity", []):
-        attr = h["attribute"]
-        if h["homogeneous_classes"]:
-            out.append(
-                f"In {h['homogeneous_classes']} group(s) ({h['homogeneous_records']} records) "
-                f"everyone has the same {attr}: whoever can place a person in such a group learns "
-                f"their {attr} without knowing which record is theirs."
-            )
-        elif h["distinct_l"] is not None:
-            out.append(
-                f"Every group holds at least {int(h['distinct_l'])} different values of {attr}, so "
-                f"placing a person in a group does not reveal their {attr}."
-            )
-    link = report.get("linkage")
-    if link:
-        out.append(link["summary"])
-    return [x[:1].upper() + x[1:] for x in out]
+    return out
+
+
+def _homogeneity_sentence(h: Mapping[str, Any]) -> str:
+    attr = h["attribute"]
+    if h["homogeneous_classes"]:
+        return (
+            f"In {h['homogeneous_classes']} group(s) ({h['homogeneous_records']} records) "
+            f"everyone has the same {attr}: whoever can place a person in such a group learns "
+            f"their {attr} without knowing which record is theirs."
+        )
+    if h["distinct_l"] is not None:
+        return (
+            f"Every group holds at least {int(h['distinct_l'])} different values of {attr}, so "
+            f"placing a person in a group does not reveal their {attr}."
+        )
+    return ""
 
 
 def build_report(
@@ -259,81 +281,17 @@ def build_report(
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.export.ExportSummary.to_dict>`; with
     only ``release_path`` the file's SHA-256 is computed here. Hashes are of the actual files.
     """
-    cfg = result.config
     risk = risk or compare(table, result, threshold=threshold)
     generated = generated or datetime.now().astimezone()
-    source = Path(table.source) if getattr(table, "source", None) else None
-    data_sha = _file_sha256(source) or getattr(table, "sha256", None)
-    roles = {c: cfg.role_of(c).value for c in table.columns}
-    from kanon_engine.algorithms import algorithms
-
-    algo_cls = algorithms().get(result.algorithm)
-    params = dict(result.parameters)
     if release is None and release_path is not None:
-        path = Path(release_path)
-        release = {
-            "file": path.name,
-            "path": str(path),
-            "sha256": _file_sha256(path),
-            "rows": int(len(result.release)),
-            "format": path.suffix.lstrip(".").lower(),
-        }
-    partitions = None
-    if result.partitions is not None:
-        sizes = np.asarray(result.partitions.sizes)
-        partitions = {
-            "boxes": int(len(sizes)),
-            "smallest": int(sizes.min()) if len(sizes) else 0,
-            "largest": int(sizes.max()) if len(sizes) else 0,
-            "median": float(np.median(sizes)) if len(sizes) else 0.0,
-        }
-    treatment = _qi_treatment(table, result)
+        release = _release_file(Path(release_path), result)
     report: dict[str, Any] = {
         "title": "De-identification report",
         "software": {"name": "kanon", "version": kanon_engine.__version__},
         "generated": generated.isoformat(timespec="seconds"),
-        "dataset": {
-            "file": source.name if source else None,
-            "path": str(source) if source else None,
-            "sha256": data_sha,
-            "rows": int(table.n_rows),
-            "columns": len(table.columns),
-            "roles": roles,
-        },
-        "configuration": {
-            "quasi_identifiers": list(cfg.quasi_identifiers),
-            "sensitive": list(cfg.sensitive),
-            "identifiers": list(cfg.identifiers),
-            "insensitive": [c for c, r in roles.items() if r == "insensitive"],
-            "hierarchies": _hierarchy_summary(cfg, project),
-            "models": [{**m.to_dict(), "description": m.describe()} for m in cfg.models],
-            "algorithm": {
-                "name": result.algorithm,
-                "title": getattr(algo_cls, "title", result.algorithm),
-                "parameters": params,
-            },
-            "suppression": {
-                "limit": params.get("suppression_limit"),
-                "suppressed": result.suppressed,
-                "dropped": bool(cfg.drop_suppressed),
-            },
-            "shuffled": cfg.shuffle_seed is not None,
-        },
-        "result": {
-            "records": result.records,
-            "suppressed": result.suppressed,
-            "classes": risk.after.figures.classes,
-            "smallest_class": risk.after.figures.smallest_class,
-            "released_records": int(len(result.release)),
-            "transformation": result.transformation,
-            "partitions": partitions,
-            "metrics": {k: _num(v) for k, v in result.metrics.items()},
-            "runtime_seconds": round(float(result.runtime_seconds), 3),
-            "nodes_checked": result.nodes_checked,
-            "quasi_identifiers": treatment,
-            "notes": list(result.notes),
-            "class_size_bands": class_size_bands(risk.before.class_sizes, risk.after.class_sizes, cfg.k),
-        },
+        "dataset": _dataset_facts(table, result),
+        "configuration": _configuration_facts(table, result, project),
+        "result": _result_facts(table, result, risk),
         "risk": {
             "before": risk.before.to_dict(),
             "after": risk.after.to_dict(),
@@ -344,6 +302,85 @@ def build_report(
     }
     report["summary"] = plain_summary(report)
     return report
+
+
+def _release_file(path: Path, result: Any) -> dict[str, Any]:
+    return {
+        "file": path.name,
+        "path": str(path),
+        "sha256": _file_sha256(path),
+        "rows": int(len(result.release)),
+        "format": path.suffix.lstrip(".").lower(),
+    }
+
+
+def _dataset_facts(table: Any, result: Any) -> dict[str, Any]:
+    source = Path(table.source) if getattr(table, "source", None) else None
+    return {
+        "file": source.name if source else None,
+        "path": str(source) if source else None,
+        "sha256": _file_sha256(source) or getattr(table, "sha256", None),
+        "rows": int(table.n_rows),
+        "columns": len(table.columns),
+        "roles": {c: result.config.role_of(c).value for c in table.columns},
+    }
+
+
+def _configuration_facts(table: Any, result: Any, project: Any | None) -> dict[str, Any]:
+    cfg = result.config
+    params = dict(result.parameters)
+    algo_cls = algorithms().get(result.algorithm)
+    return {
+        "quasi_identifiers": list(cfg.quasi_identifiers),
+        "sensitive": list(cfg.sensitive),
+        "identifiers": list(cfg.identifiers),
+        "insensitive": [c for c in table.columns if cfg.role_of(c).value == "insensitive"],
+        "hierarchies": _hierarchy_summary(cfg, project),
+        "models": [{**m.to_dict(), "description": m.describe()} for m in cfg.models],
+        "algorithm": {
+            "name": result.algorithm,
+            "title": getattr(algo_cls, "title", result.algorithm),
+            "parameters": params,
+        },
+        "suppression": {
+            "limit": params.get("suppression_limit"),
+            "suppressed": result.suppressed,
+            "dropped": bool(cfg.drop_suppressed),
+        },
+        "shuffled": cfg.shuffle_seed is not None,
+    }
+
+
+def _result_facts(table: Any, result: Any, risk: RiskComparison) -> dict[str, Any]:
+    return {
+        "records": result.records,
+        "suppressed": result.suppressed,
+        "classes": risk.after.figures.classes,
+        "smallest_class": risk.after.figures.smallest_class,
+        "released_records": int(len(result.release)),
+        "transformation": result.transformation,
+        "partitions": _partition_facts(result.partitions),
+        "metrics": {k: _num(v) for k, v in result.metrics.items()},
+        "runtime_seconds": round(float(result.runtime_seconds), 3),
+        "nodes_checked": result.nodes_checked,
+        "quasi_identifiers": _qi_treatment(table, result),
+        "notes": list(result.notes),
+        "class_size_bands": class_size_bands(
+            risk.before.class_sizes, risk.after.class_sizes, result.config.k
+        ),
+    }
+
+
+def _partition_facts(partitions: Any | None) -> dict[str, Any] | None:
+    if partitions is None:
+        return None
+    sizes = np.asarray(partitions.sizes)
+    return {
+        "boxes": int(len(sizes)),
+        "smallest": int(sizes.min()) if len(sizes) else 0,
+        "largest": int(sizes.max()) if len(sizes) else 0,
+        "median": float(np.median(sizes)) if len(sizes) else 0.0,
+    }
 
 
 def _num(v: Any) -> float | None:
@@ -434,50 +471,17 @@ def _nice_step(raw: float) -> float:
 
 
 # --- HTML -------------------------------------------------------------------------------------------
-_CSS = """
-body { font-family: 'DejaVu Sans', Arial, sans-serif; font-size: 10pt; color: #1a202c; margin: 24px;
-       max-width: 60em; }
-h1 { font-size: 18pt; color: #1a365d; margin-bottom: 2px; }
-h2 { font-size: 13pt; color: #1a365d; margin-top: 20px; border-bottom: 1px solid #cbd5e0; }
-h3 { font-size: 11pt; color: #2d3748; margin-top: 12px; }
-p.meta { color: #4a5568; margin-top: 0; }
-table { border-collapse: collapse; margin: 6px 0 10px 0; }
-th, td { border: 1px solid #cbd5e0; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background-color: #edf2f7; font-weight: bold; }
-td.num { text-align: right; }
-.hash { font-family: 'DejaVu Sans Mono', monospace; font-size: 8.5pt; }
-.summary { background-color: #ebf8ff; border: 1px solid #90cdf4; padding: 8px 12px; }
-.warn { color: #c53030; }
-.small { color: #4a5568; font-size: 8.5pt; }
-"""
+#: Where the report's template and style sheet are (``report.html.j2``, ``report.css``).
+TEMPLATES = resources_dir() / "report"
 
 
-def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v))
+def _table(rows: Sequence[Sequence[Any]], header: Sequence[str] | None = None, num: Sequence[int] = ()):
+    """A table for the template's ``table`` macro: cells are text (escaped there) or Markup."""
+    return {"header": list(header or ()), "rows": [list(r) for r in rows], "num": tuple(num)}
 
 
-def _table(
-    rows: Sequence[Sequence[Any]], header: Sequence[str] | None = None, num_cols: Sequence[int] = ()
-) -> str:
-    out = ['<table border="1" cellspacing="0" cellpadding="4">']
-    if header:
-        out.append("<tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>")
-    for r in rows:
-        cells = []
-        for i, c in enumerate(r):
-            cls = ' class="num" align="right"' if i in num_cols else ""
-            cells.append(f"<td{cls}>{c if isinstance(c, _Raw) else _e(c)}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</table>")
-    return "".join(out)
-
-
-class _Raw(str):
-    """HTML that must not be escaped again."""
-
-
-def _hash(value: str | None) -> _Raw:
-    return _Raw(f'<span class="hash">{_e(value or "–")}</span>')
+def _hash(value: str | None) -> Markup:
+    return Markup('<span class="hash">{}</span>').format(value or "–")
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
@@ -496,251 +500,222 @@ def _fmt(v: Any, digits: int = 4) -> str:
     return str(v)
 
 
-def _risk_rows(b: Mapping[str, Any], a: Mapping[str, Any]) -> list[list[Any]]:
+def render_html(report: Mapping[str, Any]) -> str:
+    """One self-contained HTML document (inline CSS and SVG; nothing fetched) from a report dict: the
+    template ``resources/report/report.html.j2`` filled by :func:`report_view`."""
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined)
+    return env.get_template("report.html.j2").render(**report_view(report)) + "\n"
+
+
+def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
+    """What the template shows, section by section, as text and small tables."""
+    sw = report["software"]
+    return {
+        "title": report["title"],
+        "file": report["dataset"]["file"] or "table",
+        "software": f"{sw['name']} {sw['version']}",
+        "when": _when(report["generated"]),
+        "summary": list(report["summary"]),
+        "dataset": _dataset_section(report["dataset"]),
+        "configuration": _configuration_section(report["configuration"]),
+        "result": _result_section(report["result"], report["configuration"]),
+        "risk": _risk_section(report["risk"]["before"], report["risk"]["after"]),
+        "homogeneity": _homogeneity_section(report["risk"]["before"], report["risk"]["after"]),
+        "linkage": _linkage_section(report.get("linkage")),
+        "release": _release_section(report.get("release")),
+        "definitions": [_definition(text) for text in report["risk"]["definitions"].values()],
+    }
+
+
+_ROLE_NAMES = {
+    "identifier": "identifier (removed)",
+    "quasi-identifier": "quasi-identifier",
+    "sensitive": "sensitive (kept, protected)",
+    "insensitive": "insensitive (kept as is)",
+}
+
+
+def _dataset_section(d: Mapping[str, Any]) -> dict[str, Any]:
+    file_rows = [
+        ["File", d["file"] or "(not from a file)"],
+        ["SHA-256 of the input file", _hash(d["sha256"])],
+        ["Records", _fmt(d["rows"])],
+        ["Columns", _fmt(d["columns"])],
+    ]
+    roles = [[col, _ROLE_NAMES.get(role, role)] for col, role in d["roles"].items()]
+    return {"file": _table(file_rows), "roles": _table(roles, ["Column", "Role"])}
+
+
+def _configuration_section(c: Mapping[str, Any]) -> dict[str, Any]:
+    algo = c["algorithm"]
+    params = [
+        [n.replace("_", " "), "not set" if v is None else _fmt(v)] for n, v in algo["parameters"].items()
+    ]
+    dropped = c["suppression"]["dropped"]
+    params.append(["suppressed records", "dropped from the file" if dropped else "kept, values shown as *"])
+    params.append(["row order", "shuffled" if c["shuffled"] else "as in the input"])
+    hierarchies = [
+        [hs["attribute"], hs["source"], _fmt(hs["values"]), _fmt(hs["height"]), _levels_cell(hs["levels"])]
+        for hs in c["hierarchies"]
+    ]
+    return {
+        "models": [m["description"] for m in c["models"]],
+        "algorithm_title": algo["title"],
+        "algorithm_name": algo["name"],
+        "parameters": _table(params, ["Parameter", "Value"]),
+        "hierarchies": _table(
+            hierarchies, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"], (2, 3)
+        ),
+    }
+
+
+def _levels_cell(levels: Sequence[Mapping[str, Any]]) -> Markup:
+    """``1: 8 groups (20-29, 30-39, 40-49, …)``, one line per level."""
+    lines = []
+    for x in levels:
+        if x["groups"] == 1:
+            lines.append(f"{x['level']}: {x['examples'][0]}")
+        else:
+            more = ", …)" if x["groups"] > len(x["examples"]) else ")"
+            lines.append(f"{x['level']}: {x['groups']} groups ({', '.join(x['examples'])}{more}")
+    return Markup("<br>").join(lines)
+
+
+def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any]:
+    figures = [
+        ["Records", _fmt(r["records"])],
+        ["Suppressed", _fmt(r["suppressed"])],
+        ["Records in the release file", _fmt(r["released_records"])],
+        ["Groups", _fmt(r["classes"])],
+        ["Smallest group", _fmt(r["smallest_class"])],
+        ["Run time", f"{r['runtime_seconds']:.3f} s"],
+    ]
+    k = max((m.get("k", 0) for m in c["models"] if m.get("name") == "k-anonymity"), default=2)
+    p = r["partitions"]
+    return {
+        "figures": _table(figures),
+        "transformation": _transformation_table(r, c) if r["transformation"] else None,
+        "partitions": {key: _fmt(p[key]) for key in ("boxes", "smallest", "largest", "median")}
+        if p
+        else None,
+        "metrics": _table(
+            [[_metric_label(key), _fmt(v)] for key, v in r["metrics"].items()], ["Metric", "Value"], (1,)
+        ),
+        "chart": Markup(class_size_svg(r["class_size_bands"], k)),
+        "notes": list(r["notes"]),
+    }
+
+
+def _transformation_table(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any]:
+    heights = {x["attribute"]: x["height"] for x in c["hierarchies"]}
+    rows = []
+    for q, lv in r["transformation"].items():
+        ex = r["quasi_identifiers"].get(q, {}).get("example")
+        rows.append([q, f"{lv} of {heights.get(q, '?')}", ex if ex and lv else "original values"])
+    return _table(rows, ["Quasi-identifier", "Level", "Example released value"])
+
+
+def _metric_label(key: str) -> str:
+    if key in _METRIC_LABELS:
+        return _METRIC_LABELS[key]
+    return f"Generalization intensity of {key.split(':', 1)[1]}" if key.startswith("intensity:") else key
+
+
+def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
     def pr(x: float) -> str:
         return f"{_pct(x)} ({_one_in(x)})"
 
-    t = a["threshold"]
-    return [
+    def share(fig: Mapping[str, Any], count: str, part: str) -> str:
+        return f"{_fmt(fig[count])} ({_pct(fig[part])})"
+
+    rows = [
         ["Records assessed", _fmt(b["records"]), _fmt(a["records"])],
         ["Suppressed records", _fmt(b["suppressed"]), _fmt(a["suppressed"])],
         ["Groups (equivalence classes)", _fmt(b["classes"]), _fmt(a["classes"])],
         ["Smallest group", _fmt(b["smallest_class"]), _fmt(a["smallest_class"])],
         ["Prosecutor risk, highest", pr(b["prosecutor_highest"]), pr(a["prosecutor_highest"])],
         ["Prosecutor risk, average", _pct(b["prosecutor_average"]), _pct(a["prosecutor_average"])],
-        [
-            f"Records at risk (above {_pct(t)})",
-            f"{_fmt(b['records_above_threshold'])} ({_pct(b['share_above_threshold'])})",
-            f"{_fmt(a['records_above_threshold'])} ({_pct(a['share_above_threshold'])})",
-        ],
+        [f"Records at risk (above {_pct(a['threshold'])})"]
+        + [share(f, "records_above_threshold", "share_above_threshold") for f in (b, a)],
         ["Journalist risk, highest", pr(b["journalist_highest"]), pr(a["journalist_highest"])],
         ["Marketer risk", _pct(b["marketer"]), _pct(a["marketer"])],
-        [
-            "Sample uniques",
-            f"{_fmt(b['sample_uniques'])} ({_pct(b['share_sample_uniques'])})",
-            f"{_fmt(a['sample_uniques'])} ({_pct(a['share_sample_uniques'])})",
-        ],
+        ["Sample uniques"] + [share(f, "sample_uniques", "share_sample_uniques") for f in (b, a)],
     ]
-
-
-def render_html(report: Mapping[str, Any]) -> str:
-    """One self-contained HTML document (inline CSS and SVG; nothing fetched) from a report dict."""
-    d, c, r = report["dataset"], report["configuration"], report["result"]
-    rb, ra = report["risk"]["before"], report["risk"]["after"]
-    sw = report["software"]
-    k = max((m.get("k", 0) for m in c["models"] if m.get("name") == "k-anonymity"), default=2)
-    h: list[str] = [
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(report['title'])} – {_e(d['file'] or 'table')}</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>{_e(report['title'])}</h1>",
-        f'<p class="meta">{_e(d["file"] or "table")} · made with {_e(sw["name"])} '
-        f"{_e(sw['version'])} on {_e(_when(report['generated']))}</p>",
-    ]
-
-    h.append("<h2>In plain words</h2>")
-    h.append('<table class="summary" width="100%" cellpadding="8" border="0"><tr><td><ul>')
-    h.extend(f"<li>{_e(s)}</li>" for s in report["summary"])
-    h.append("</ul></td></tr></table>")
-
-    h.append("<h2>Dataset</h2>")
-    h.append(
-        _table(
-            [
-                ["File", d["file"] or "(not from a file)"],
-                ["SHA-256 of the input file", _hash(d["sha256"])],
-                ["Records", _fmt(d["rows"])],
-                ["Columns", _fmt(d["columns"])],
-            ]
-        )
-    )
-    role_names = {
-        "identifier": "identifier (removed)",
-        "quasi-identifier": "quasi-identifier",
-        "sensitive": "sensitive (kept, protected)",
-        "insensitive": "insensitive (kept as is)",
+    return {
+        "population": a["population"],
+        "population_is_table": a["population"] == "the table itself",
+        "figures": _table(rows, ["Measure", "Original data", "Release"], (1, 2)),
     }
-    h.append(
-        _table([[col, role_names.get(role, role)] for col, role in d["roles"].items()], ["Column", "Role"])
-    )
 
-    h.append("<h2>Configuration</h2>")
-    h.append("<h3>Privacy models</h3><ul>")
-    h.extend(f"<li>{_e(m['description'])}</li>" for m in c["models"])
-    h.append("</ul>")
-    algo = c["algorithm"]
-    h.append("<h3>Algorithm</h3>")
-    h.append(f"<p>{_e(algo['title'])} (<code>{_e(algo['name'])}</code>).</p>")
-    prow = [
-        [name.replace("_", " "), "not set" if v is None else _fmt(v)]
-        for name, v in algo["parameters"].items()
+
+def _homogeneity_section(rb: Mapping[str, Any], ra: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [_homogeneity_of(hb, ha) for hb, ha in zip(rb["homogeneity"], ra["homogeneity"])]
+
+
+def _homogeneity_of(hb: Mapping[str, Any], ha: Mapping[str, Any]) -> dict[str, Any]:
+    def row(label: str, key: str, digits: int = 4) -> list[str]:
+        return [label, _fmt(hb[key], digits), _fmt(ha[key], digits)]
+
+    rows = [
+        row("Groups with a single value (homogeneous)", "homogeneous_classes"),
+        row("Records in homogeneous groups", "homogeneous_records"),
+        row("Distinct l reached (fewest different values in a group)", "distinct_l"),
+        row("Entropy l reached", "entropy_l", 3),
+        row("t reached, equal distance", "t_equal", 3),
     ]
-    sup = c["suppression"]
-    prow.append(
-        ["suppressed records", "dropped from the file" if sup["dropped"] else "kept, values shown as *"]
-    )
-    prow.append(["row order", "shuffled" if c["shuffled"] else "as in the input"])
-    h.append(_table(prow, ["Parameter", "Value"]))
-    h.append("<h3>Generalization hierarchies</h3>")
-    hrows = []
-    for hs in c["hierarchies"]:
-        lv = "<br>".join(
-            f"{x['level']}: "
-            + (
-                _e(x["examples"][0])
-                if x["groups"] == 1
-                else f"{x['groups']} groups ({_e(', '.join(x['examples']))}"
-                + (", …)" if x["groups"] > len(x["examples"]) else ")")
-            )
-            for x in hs["levels"]
-        )
-        hrows.append([hs["attribute"], hs["source"], _fmt(hs["values"]), _fmt(hs["height"]), _Raw(lv)])
-    h.append(
-        _table(hrows, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"], (2, 3))
-    )
-
-    h.append("<h2>Result</h2>")
-    h.append(
-        _table(
-            [
-                ["Records", _fmt(r["records"])],
-                ["Suppressed", _fmt(r["suppressed"])],
-                ["Records in the release file", _fmt(r["released_records"])],
-                ["Groups", _fmt(r["classes"])],
-                ["Smallest group", _fmt(r["smallest_class"])],
-                ["Run time", f"{r['runtime_seconds']:.3f} s"],
-            ]
-        )
-    )
-    if r["transformation"]:
-        trows = []
-        heights = {x["attribute"]: x["height"] for x in c["hierarchies"]}
-        for q, lv in r["transformation"].items():
-            ex = r["quasi_identifiers"].get(q, {}).get("example")
-            trows.append([q, f"{lv} of {heights.get(q, '?')}", ex if ex and lv else "original values"])
-        h.append("<h3>Transformation (full-domain generalization)</h3>")
-        h.append(_table(trows, ["Quasi-identifier", "Level", "Example released value"]))
-    if r["partitions"]:
-        p = r["partitions"]
-        h.append("<h3>Partitioning</h3>")
-        h.append(
-            f"<p>The records were split into {_fmt(p['boxes'])} groups of {_fmt(p['smallest'])} to "
-            f"{_fmt(p['largest'])} records (median {_fmt(p['median'])}); each group shows the range or "
-            "category that covers its members.</p>"
-        )
-    h.append("<h3>Quality metrics</h3>")
-    mrows = []
-    for key, v in r["metrics"].items():
-        label = _METRIC_LABELS.get(key) or (
-            f"Generalization intensity of {key.split(':', 1)[1]}" if key.startswith("intensity:") else key
-        )
-        mrows.append([label, _fmt(v)])
-    h.append(_table(mrows, ["Metric", "Value"], (1,)))
-    h.append("<h3>Group sizes</h3>")
-    h.append(
-        "<p>How many records are in groups of each size, in the original data (grey) and in the release "
-        "(blue). Groups smaller than k are labelled in red.</p>"
-    )
-    h.append(f'<div class="chart">{class_size_svg(r["class_size_bands"], k)}</div>')
-    if r["notes"]:
-        h.append("<ul>" + "".join(f"<li>{_e(n)}</li>" for n in r["notes"]) + "</ul>")
-
-    h.append("<h2>Re-identification risk</h2>")
-    h.append(
-        f"<p>Population used for journalist and marketer risk: {_e(ra['population'])}"
-        + (
-            " (no population table was given, so these equal the prosecutor figures)."
-            if ra["population"] == "the table itself"
-            else "."
-        )
-        + "</p>"
-    )
-    h.append(_table(_risk_rows(rb, ra), ["Measure", "Original data", "Release"], (1, 2)))
-
-    h.append("<h2>Sensitive attributes (homogeneity)</h2>")
-    if not ra["homogeneity"]:
-        h.append("<p>No column is marked sensitive, so attribute disclosure was not assessed.</p>")
-    for hb, ha in zip(rb["homogeneity"], ra["homogeneity"]):
-        h.append(f"<h3>{_e(ha['attribute'])}</h3>")
-        rows = [
-            [
-                "Groups with a single value (homogeneous)",
-                _fmt(hb["homogeneous_classes"]),
-                _fmt(ha["homogeneous_classes"]),
-            ],
-            [
-                "Records in homogeneous groups",
-                _fmt(hb["homogeneous_records"]),
-                _fmt(ha["homogeneous_records"]),
-            ],
-            [
-                "Distinct l reached (fewest different values in a group)",
-                _fmt(hb["distinct_l"]),
-                _fmt(ha["distinct_l"]),
-            ],
-            ["Entropy l reached", _fmt(hb["entropy_l"], 3), _fmt(ha["entropy_l"], 3)],
-            ["t reached, equal distance", _fmt(hb["t_equal"], 3), _fmt(ha["t_equal"], 3)],
+    if ha["t_ordered"] is not None:
+        rows.append(row("t reached, ordered distance", "t_ordered", 3))
+    examples = None
+    if ha["examples"]:
+        qis = list(ha["examples"][0]["quasi_identifiers"])
+        ex_rows = [
+            [*(ex["quasi_identifiers"][q] for q in qis), _fmt(ex["size"]), ex["value"]]
+            for ex in ha["examples"][:10]
         ]
-        if ha["t_ordered"] is not None:
-            rows.append(["t reached, ordered distance", _fmt(hb["t_ordered"], 3), _fmt(ha["t_ordered"], 3)])
-        h.append(_table(rows, ["Measure", "Original data", "Release"], (1, 2)))
-        if ha["examples"]:
-            h.append(
-                f'<p class="warn">Largest homogeneous groups of the release (everyone in the group has '
-                f"this {_e(ha['attribute'])}):</p>"
-            )
-            qis = list(ha["examples"][0]["quasi_identifiers"])
-            rows = [
-                [*(ex["quasi_identifiers"][q] for q in qis), _fmt(ex["size"]), ex["value"]]
-                for ex in ha["examples"][:10]
-            ]
-            h.append(_table(rows, [*qis, "Records", ha["attribute"]], (len(qis),)))
+        examples = _table(ex_rows, [*qis, "Records", ha["attribute"]], (len(qis),))
+    return {
+        "name": ha["attribute"],
+        "figures": _table(rows, ["Measure", "Original data", "Release"], (1, 2)),
+        "examples": examples,
+    }
 
-    link = report.get("linkage")
-    if link:
-        h.append("<h2>Linkage attack demonstration</h2>")
-        h.append(
-            f"<p>{_e(link['summary'])} A person is singled out when exactly one record matches them on "
-            f"{_e(', '.join(link['columns']))}.</p>"
-        )
-        people = _fmt(link["external_records"])
-        rows = [["People on the outside list", people, people]]
-        b, a = link["before"], link["after"] or {}
-        for key, label in (
-            ("people_singled_out", "Singled out (exactly one matching record)"),
-            ("people_matched", "Matching at least one record"),
-            ("people_unmatched", "Matching no record"),
-        ):
-            rows.append([label, _fmt(b[key]), _fmt(a.get(key))])
-        h.append(_table(rows, ["", "Original data", "Release"], (1, 2)))
 
-    h.append("<h2>Released file</h2>")
-    rel = report.get("release")
-    if rel:
-        h.append(
-            _table(
-                [
-                    ["File", rel.get("file")],
-                    ["Format", rel.get("format")],
-                    ["Rows", _fmt(rel.get("rows"))],
-                    ["SHA-256", _hash(rel.get("sha256"))],
-                ]
-            )
-        )
-    else:
-        h.append("<p>The release has not been written to a file yet.</p>")
+def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not link:
+        return None
+    people = _fmt(link["external_records"])
+    rows = [["People on the outside list", people, people]]
+    b, a = link["before"], link["after"] or {}
+    for key, label in (
+        ("people_singled_out", "Singled out (exactly one matching record)"),
+        ("people_matched", "Matching at least one record"),
+        ("people_unmatched", "Matching no record"),
+    ):
+        rows.append([label, _fmt(b[key]), _fmt(a.get(key))])
+    return {
+        "summary": link["summary"],
+        "columns": ", ".join(link["columns"]),
+        "figures": _table(rows, ["", "Original data", "Release"], (1, 2)),
+    }
 
-    h.append("<h2>Definitions</h2>")
-    for text in report["risk"]["definitions"].values():
-        term, _, rest = text.partition(": ")
-        h.append(f"<p><b>{_e(term)}</b>: {_e(rest)}</p>" if rest else f"<p>{_e(text)}</p>")
-    h.append(
-        f'<p class="small">Report made by {_e(sw["name"])} {_e(sw["version"])} on '
-        f"{_e(_when(report['generated']))}. It describes the release identified by the SHA-256 "
-        "above; any change to that file changes its hash.</p>"
+
+def _release_section(rel: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not rel:
+        return None
+    return _table(
+        [
+            ["File", rel.get("file")],
+            ["Format", rel.get("format")],
+            ["Rows", _fmt(rel.get("rows"))],
+            ["SHA-256", _hash(rel.get("sha256"))],
+        ]
     )
-    h.append("</body></html>\n")
-    return "\n".join(h)
+
+
+def _definition(text: str) -> tuple[str, str]:
+    """``term: what it means`` -> (term, meaning); text without a term -> (text, "")."""
+    term, _, rest = text.partition(": ")
+    return (term, rest) if rest else (text, "")
 
 
 def _when(iso: str) -> str:

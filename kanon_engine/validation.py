@@ -20,13 +20,14 @@ edit without redoing them, and a worker can prepare them (:func:`analyze_table`,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import MODEL_PARAMS, require_k_fits
+from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits
 from kanon_engine.data.roles import Role, RoleSuggestion, suggest_roles
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
@@ -292,6 +293,31 @@ def lattice_size(project: Project, cache: ColumnCache, qi: list[str]) -> int:
 
 
 # --------------------------------------------------------------------------------- form values <-> models
+def blank_to_none(value: Any) -> Any:
+    """An empty form field (blank text, NaN) is no value at all."""
+    if isinstance(value, str) and value.strip() == "":
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def models_from_values(
+    values: dict[str, Any], sensitive_columns: tuple[str, ...] | list[str] = ()
+) -> tuple[PrivacyModel, ...]:
+    """The privacy models of flat form values (the inverse of :func:`model_values_of`; the workbench's
+    form and the CLI's flags both go through it). Each value is checked by its spec (blank: its
+    default); l-diversity and t-closeness protect ``values["sensitive"]``, or the sensitive column when
+    there is exactly one."""
+    specs = {p.name: p for p in MODEL_PARAMS}
+    c = {name: specs[name].coerce(blank_to_none(values.get(name))) for name in specs}
+    sensitive = values.get("sensitive") or None
+    if sensitive is None and (c["l"] is not None or c["t"] is not None) and len(sensitive_columns) == 1:
+        sensitive = sensitive_columns[0]
+    l_value = int(c["l"]) if c["l"] is not None and float(c["l"]).is_integer() else c["l"]
+    return build_models(c["k"], sensitive, l_value, c["l_variant"], c["c"], c["t"], c["t_distance"])
+
+
 def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
     """The flat form values (k, l, l_variant, c, t, t_distance, sensitive) of a tuple of models."""
     values: dict[str, Any] = {p.name: p.default for p in MODEL_PARAMS}

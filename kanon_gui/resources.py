@@ -7,21 +7,12 @@ as an empty box without a warning. The TTF in ``resources/fonts`` is loaded befo
 
 from __future__ import annotations
 
-import sys
 from functools import cache
 from pathlib import Path
 
 from PySide6.QtGui import QFont, QFontDatabase, QIcon
 
-
-def resources_dir() -> Path:
-    """The ``resources`` folder: next to the package in a checkout, inside ``_MEIPASS`` when frozen."""
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        candidate = Path(frozen) / "resources"
-        if candidate.is_dir():
-            return candidate
-    return Path(__file__).resolve().parents[1] / "resources"
+from kanon_engine.resources import resources_dir
 
 
 def sample_project() -> Path:

@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication, QStackedWidget, QTabWidget, QWidget
@@ -76,8 +77,6 @@ class _Shooter:
 
 def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
     """Run the tour; returns the PNG files written (one per view)."""
-    from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
-    from kanon_gui.dialogs.import_dialog import ImportDialog
     from kanon_gui.main_window import MainWindow
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -88,75 +87,95 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
     window.show()
     try:
         shot.save("welcome", window)
-        source = file or sample_project()
-        if source.suffix.lower() == ".json":
-            window.open_project(source)
-        else:
-            window.load_data(source)
-        if not wait_until(lambda: window.state.table is not None and not window.runner.is_busy(), 120):
-            raise RuntimeError(f"{source} did not load: {window.message_bar.text()}")
-        table = window.state.table
-        assert table is not None
-        if table.source is not None and table.source.suffix.lower() in (".csv", ".tsv", ".txt"):
-            dialog = ImportDialog(table.source, window)
-            dialog.resize(1100, 720)
-            dialog.show()
-            shot.save("import dialog", dialog)
-            dialog.close()
-
-        window.tabs.setCurrentWidget(window.data_panel)
-        qi = window.state.columns_with(Role.QUASI_IDENTIFIER)
-        first_qi = qi[0] if qi else table.columns[0]
-        window.data_panel.show_column(table.columns.index(first_qi))
-        shot.save("data grid", window)
-
-        window.tabs.setCurrentWidget(window.attributes_tab)
-        window.attributes_panel.select_column(first_qi)
-        shot.save("attributes and hierarchy editor", window)
-
-        numeric = next((q for q in qi if table.kind(q).value in ("integer", "decimal")), first_qi)
-        wizard = HierarchyWizardDialog(window.state, numeric, window)
-        wizard.show()
-        shot.save("hierarchy wizard", wizard)
-        wizard.close()
-
-        window.tabs.setCurrentWidget(window.algorithm_panel)
-        shot.save("anonymize", window)
-
-        if window.state.run_blocker() is not None:
-            raise RuntimeError(f"cannot run the sample: {window.state.run_blocker()}")
-        window.run()
-        if not wait_until(lambda: window.state.current_run is not None and not window.runner.is_busy(), 300):
-            raise RuntimeError(f"the run did not finish: {window.message_bar.text()}")
-        window.tabs.setCurrentWidget(window.results_panel)
-        window.results_panel.select_class(0)
-        shot.save("results", window)
-        window.results_panel.show_all()
-        # a second run, so the run history and the comparison have two entries
-        second = next((a for a in ("datafly", "samarati") if a != window.state.project.algorithm), None)
-        names = [
-            window.algorithm_panel.list.item(i).data(256) for i in range(window.algorithm_panel.list.count())
-        ]
-        if second in names:
-            window.algorithm_panel.select_algorithm(second)
-            window.run()
-            wait_until(lambda: len(window.state.runs) == 2 and not window.runner.is_busy(), 300)
-            window.state.set_current_run(0)
-
-        panel = window.analysis_panel
-        window.tabs.setCurrentWidget(panel)
-        for name, view in panel.views():
-            reveal(view)
-            settle(300)
-            shot.save(f"analysis {name}", window)
-        window.tabs.setCurrentWidget(window.risk_panel)
-        wait_until(lambda: not window.runner.is_busy(), 60)
-        shot.save("risk", window)
-        window.export()
-        settle(300)
-        shot.save("export dialog", window.export_dialog)
-        window.export_dialog.close()
+        _open(window, shot, file or sample_project())
+        _configure(window, shot)
+        _run_twice(window, shot)
+        _analysis_and_export(window, shot)
     finally:
         window.close()
         window.runner.shutdown()
     return shot.saved
+
+
+def _open(window: Any, shot: _Shooter, source: Path) -> None:
+    """Open the project or data file (and show the import dialog of a delimited file)."""
+    from kanon_gui.dialogs.import_dialog import ImportDialog
+
+    if source.suffix.lower() == ".json":
+        window.open_project(source)
+    else:
+        window.load_data(source)
+    if not wait_until(lambda: window.state.table is not None and not window.runner.is_busy(), 120):
+        raise RuntimeError(f"{source} did not load: {window.message_bar.text()}")
+    table = window.state.table
+    if table.source is not None and table.source.suffix.lower() in (".csv", ".tsv", ".txt"):
+        dialog = ImportDialog(table.source, window)
+        dialog.resize(1100, 720)
+        dialog.show()
+        shot.save("import dialog", dialog)
+        dialog.close()
+
+
+def _configure(window: Any, shot: _Shooter) -> None:
+    """The data grid, roles and hierarchy editor, the hierarchy wizard and the Anonymize tab."""
+    from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
+
+    table = window.state.table
+    window.tabs.setCurrentWidget(window.data_panel)
+    qi = window.state.columns_with(Role.QUASI_IDENTIFIER)
+    first_qi = qi[0] if qi else table.columns[0]
+    window.data_panel.show_column(table.columns.index(first_qi))
+    shot.save("data grid", window)
+
+    window.tabs.setCurrentWidget(window.attributes_tab)
+    window.attributes_panel.select_column(first_qi)
+    shot.save("attributes and hierarchy editor", window)
+
+    numeric = next((q for q in qi if table.kind(q).value in ("integer", "decimal")), first_qi)
+    wizard = HierarchyWizardDialog(window.state, numeric, window)
+    wizard.show()
+    shot.save("hierarchy wizard", wizard)
+    wizard.close()
+
+    window.tabs.setCurrentWidget(window.algorithm_panel)
+    shot.save("anonymize", window)
+
+
+def _run_twice(window: Any, shot: _Shooter) -> None:
+    """Run the project (the Results tab), then a second algorithm so the history and the comparison
+    have two entries."""
+    if window.state.run_blocker() is not None:
+        raise RuntimeError(f"cannot run the sample: {window.state.run_blocker()}")
+    window.run()
+    if not wait_until(lambda: window.state.current_run is not None and not window.runner.is_busy(), 300):
+        raise RuntimeError(f"the run did not finish: {window.message_bar.text()}")
+    window.tabs.setCurrentWidget(window.results_panel)
+    window.results_panel.select_class(0)
+    shot.save("results", window)
+    window.results_panel.show_all()
+    second = next((a for a in ("datafly", "samarati") if a != window.state.project.algorithm), None)
+    names = [
+        window.algorithm_panel.list.item(i).data(256) for i in range(window.algorithm_panel.list.count())
+    ]
+    if second in names:
+        window.algorithm_panel.select_algorithm(second)
+        window.run()
+        wait_until(lambda: len(window.state.runs) == 2 and not window.runner.is_busy(), 300)
+        window.state.set_current_run(0)
+
+
+def _analysis_and_export(window: Any, shot: _Shooter) -> None:
+    """Every analysis view, the risk tab and the export dialog."""
+    panel = window.analysis_panel
+    window.tabs.setCurrentWidget(panel)
+    for name, view in panel.views():
+        reveal(view)
+        settle(300)
+        shot.save(f"analysis {name}", window)
+    window.tabs.setCurrentWidget(window.risk_panel)
+    wait_until(lambda: not window.runner.is_busy(), 60)
+    shot.save("risk", window)
+    window.export()
+    settle(300)
+    shot.save("export dialog", window.export_dialog)
+    window.export_dialog.close()

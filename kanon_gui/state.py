@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import MODEL_PARAMS, AnonymizationConfig, build_models
+from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.roles import Role, RoleSuggestion
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
@@ -41,8 +41,10 @@ from kanon_engine.validation import (
     Issue,
     PreparedHierarchy,
     TableFacts,
+    blank_to_none,
     lattice_size,
     model_values_of,
+    models_from_values,
     validate,
 )
 
@@ -374,16 +376,7 @@ class AppState(QObject):
             self._project = self._project.with_changes(models=models)
 
     def _build_models(self, v: dict[str, Any]) -> tuple[PrivacyModel, ...]:
-        specs = {p.name: p for p in MODEL_PARAMS}
-        c = {name: specs[name].coerce(_blank_to_none(v.get(name))) for name in specs}
-        sensitive = v.get("sensitive") or None
-        if sensitive is None and (c["l"] is not None or c["t"] is not None):
-            candidates = self.columns_with(Role.SENSITIVE)
-            if len(candidates) == 1:
-                sensitive = candidates[0]
-        return build_models(
-            c["k"], sensitive, _int_if_whole(c["l"]), c["l_variant"], c["c"], c["t"], c["t_distance"]
-        )
+        return models_from_values(v, self.columns_with(Role.SENSITIVE))
 
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose the algorithm and its parameter values (raw form values are checked by its specs)."""
@@ -394,7 +387,7 @@ class AppState(QObject):
         self._algo_error = None
         if cls is not None:
             known = {p.name for p in cls.params}
-            raw = {k: _blank_to_none(v) for k, v in values.items() if k in known}
+            raw = {k: blank_to_none(v) for k, v in values.items() if k in known}
             try:
                 params = dict(get_algorithm(name, **raw).parameters)
             except KanonError as exc:
@@ -562,22 +555,6 @@ class AppState(QObject):
         if index != self._current:
             self._current = index
             self.current_run_changed.emit(index)
-
-
-def _blank_to_none(value: Any) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip() == "":
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def _int_if_whole(value: float | None) -> float | int | None:
-    if value is not None and float(value).is_integer():
-        return int(value)
-    return value
 
 
 def _jsonable(value: Any) -> Any:

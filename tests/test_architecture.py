@@ -9,6 +9,8 @@
    behind a function-level import is still a cycle: the two modules cannot be understood, tested or
    moved apart). A package's ``__init__`` may import its own submodules; a submodule importing its own
    package's ``__init__`` back is a cycle like any other.
+4. No function of the product is longer than 80 lines: a longer one does several jobs, and should say
+   so by being several functions with names.
 """
 
 from __future__ import annotations
@@ -290,7 +292,30 @@ def test_cycle_finder_sees_cycles_through_function_level_imports(
 
 def test_no_import_cycles_in_the_product() -> None:
     found = cycles(module_graph([ENGINE, GUI]))
-    known = [["kanon_engine.cli", "kanon_engine.risk_cli"]]  # goes with the CLI package (issue 11)
-    assert [c for c in found if c not in known] == [], (
-        "import cycles (function-level imports included):\n" + "\n".join(" <-> ".join(c) for c in found)
+    assert found == [], "import cycles (function-level imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in found
+    )
+
+
+# ------------------------------------------------------------------------------------- short functions
+MAX_FUNCTION_LINES = 80
+
+
+def long_functions(files: list[Path], limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """``path:line name (N lines)`` for every function or method longer than ``limit`` lines."""
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > limit:
+                    found.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno} {node.name} ({length} lines)")
+    return found
+
+
+def test_no_function_of_the_product_is_over_80_lines() -> None:
+    files = python_files(ENGINE) + python_files(GUI) + [REPO_ROOT / "main.py"]
+    found = long_functions(files)
+    assert not found, (
+        f"split these into functions with names (at most {MAX_FUNCTION_LINES} lines):\n" + "\n".join(found)
     )

@@ -27,8 +27,8 @@ Adding an algorithm
                ...                          # call progress(fraction, message) often (it cancels)
 
    A full-domain algorithm subclasses :class:`~.full_domain.FullDomainAlgorithm` (suppression limit
-   and metric, ``_result`` builds the release of the chosen node); a lattice search subclasses
-   :class:`~.full_domain.LatticeSearchAlgorithm` and only writes ``_search``.
+   and metric; :func:`~.full_domain.full_domain_result` builds the release of the chosen node); a
+   lattice search subclasses :class:`~.full_domain.LatticeSearchAlgorithm` and only writes ``_search``.
 2. Add the class to ``BUILT_IN`` below: that one line gives it a CLI flag for each of its ParamSpecs,
    a parameter form in the workbench, a place in ``python -m kanon_engine algorithms`` and in the
    contract tests run over every registered algorithm (tests/engine/test_algorithms.py).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, infeasible
+from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
@@ -54,7 +54,10 @@ class Datafly(FullDomainAlgorithm):
             raise infeasible(config, allowance)
         ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
         record = self._record(lat, status, ev, ctx)
-        return self._result(table, config, enc, ev, ctx, start, evaluator.checks, record)
+        checks = evaluator.checks
+        return full_domain_result(
+            self.name, self.parameters, table, config, enc, ev, ctx, start, checks, record
+        )
 
     def _climb(
         self, enc: EncodedTable, evaluator: NodeEvaluator, lat: Lattice, progress: ProgressCallback

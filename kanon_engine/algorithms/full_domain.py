@@ -2,7 +2,8 @@
 per quasi-identifier, Samarati 2001) and the release built from it.
 
 - :class:`FullDomainAlgorithm`: the parameters (suppression limit, quality metric) and the suppression
-  allowance of every full-domain algorithm (Datafly, Samarati, Incognito, optimal);
+  allowance of every full-domain algorithm (Datafly, Samarati, Incognito, optimal); its ``_run`` ends
+  with :func:`full_domain_result`;
 - :class:`LatticeSearchAlgorithm`: the run of those that search the lattice with
   :class:`~kanon_engine.algorithms.search.LatticeSearch`; a subclass only says which nodes to check and
   in what order (``_search``);
@@ -67,22 +68,6 @@ class FullDomainAlgorithm(Algorithm):
         limit = self.parameters["suppression_limit"]
         return suppression_allowance(n_rows, 0.0 if limit is None else limit)
 
-    def _result(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        ev: NodeEvaluation,
-        ctx: MetricContext,
-        start: float,
-        checks: int,
-        record: SearchRecord | None,
-        notes: tuple[str, ...] = (),
-    ) -> AnonymizationResult:
-        return full_domain_result(
-            self.name, self.parameters, table, config, enc, ev, ctx, start, checks, record, notes
-        )
-
 
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
@@ -103,8 +88,19 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
             raise infeasible(config, allowance)
         ev = search.evaluation(best)
         progress(1.0, "building the release")
-        return self._result(
-            table, config, enc, ev, search.ctx, start, search.checks, search.record(best), self._notes(search)
+        record = search.record(best)
+        return full_domain_result(
+            self.name,
+            self.parameters,
+            table,
+            config,
+            enc,
+            ev,
+            search.ctx,
+            start,
+            search.checks,
+            record,
+            self._notes(search),
         )
 
     @abstractmethod

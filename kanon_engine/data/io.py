@@ -36,6 +36,7 @@ from kanon_engine.data.sniff import (
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.data.types import detect_types
 from kanon_engine.errors import DataError
+from kanon_engine.fileio import reading
 
 _XLSX_MAGIC = b"PK\x03\x04"
 _XLS_MAGIC = b"\xd0\xcf\x11\xe0"
@@ -111,52 +112,23 @@ def list_sheets(path: str | Path) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- file access
 def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(
-            f"{path.name} was not found in {path.absolute().parent}.",
-            hint="Check the file name and folder.",
-            where=str(path),
-        ) from None
-    except IsADirectoryError:
-        raise DataError(
-            f"{path} is a folder, not a file.", hint="Choose a data file.", where=str(path)
-        ) from None
-    except OSError as err:
-        raise DataError(
-            f"{path.name} cannot be read: {err.strerror or err}.",
-            hint="Check that you may read the file.",
-            where=str(path),
-        ) from None
+    with reading(path) as fh:
+        return fh.read()
 
 
 def _read_head(path: Path, n_lines: int) -> tuple[bytes, bool]:
     """The start of a file holding at least ``n_lines`` newlines (or the whole file); True if complete."""
-    try:
-        with path.open("rb") as fh:
-            buf = bytearray()
-            size = SAMPLE_BYTES
-            while True:
-                chunk = fh.read(size)
-                if not chunk:
-                    return bytes(buf), True
-                buf += chunk
-                if buf.count(b"\n") > n_lines or len(buf) > (64 << 20):
-                    return bytes(buf), False
-                size *= 2
-    except FileNotFoundError:
-        raise DataError(
-            f"{path.name} was not found in {path.absolute().parent}.",
-            hint="Check the file name and folder.",
-            where=str(path),
-        ) from None
-    except OSError as err:
-        raise DataError(
-            f"{path.name} cannot be read: {err.strerror or err}.",
-            hint="Check that you may read the file.",
-            where=str(path),
-        ) from None
+    with reading(path) as fh:
+        buf = bytearray()
+        size = SAMPLE_BYTES
+        while True:
+            chunk = fh.read(size)
+            if not chunk:
+                return bytes(buf), True
+            buf += chunk
+            if buf.count(b"\n") > n_lines or len(buf) > (64 << 20):
+                return bytes(buf), False
+            size *= 2
 
 
 def _format_of(path: Path, data: bytes) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import DataError
+from kanon_engine.fileio import reading
 
 #: Delimiters tried, in order of preference when two split the sample equally well.
 CANDIDATE_DELIMITERS: tuple[str, ...] = (",", ";", "\t", "|")
@@ -58,12 +59,6 @@ def normalize_encoding(encoding: str, where: str = "") -> str:
             hint="Use utf-8, utf-8-sig, cp1252 (Windows) or latin-1, or leave it empty to detect it.",
             where=where or encoding,
         ) from None
-
-
-def strip_bom(data: bytes | memoryview) -> memoryview:
-    """The bytes without a leading UTF-8 byte-order mark (no copy)."""
-    view = memoryview(data)
-    return view[3:] if bytes(view[:3]) == _BOM_UTF8 else view
 
 
 def detect_encoding(data: bytes | memoryview, *, partial: bool = False) -> str:
@@ -237,15 +232,8 @@ def sniff_csv(path_or_bytes: str | Path | bytes, *, encoding: str | None = None)
         complete = True
     else:
         path = Path(path_or_bytes)
-        try:
-            with path.open("rb") as fh:
-                data = fh.read(SAMPLE_BYTES + 1)
-        except OSError as err:
-            raise DataError(
-                f"{path.name} cannot be opened: {err.strerror or err}.",
-                hint="Check that the file exists and that you may read it.",
-                where=str(path),
-            ) from None
+        with reading(path) as fh:
+            data = fh.read(SAMPLE_BYTES + 1)
         complete = len(data) <= SAMPLE_BYTES
         data = data[:SAMPLE_BYTES]
     enc = normalize_encoding(encoding) if encoding else detect_encoding(data, partial=not complete)

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from kanon_engine.errors import DataError, HierarchyError
-from kanon_engine.fileio import atomic_write_bytes
+from kanon_engine.fileio import atomic_write_bytes, reading
 from kanon_engine.hierarchy.model import Hierarchy
 
 #: Delimiters tried when none is given, in order of preference (ARX's own is ``;``).
@@ -81,20 +81,8 @@ def read_arx_csv(
     if attribute is None:
         stem = path.stem
         attribute = stem.split("hierarchy_", 1)[1] if "hierarchy_" in stem else stem
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise HierarchyError(
-            f"The hierarchy file '{path}' does not exist.",
-            hint="Check the path and try again.",
-            where=str(path),
-        ) from None
-    except OSError as exc:
-        raise HierarchyError(
-            f"The hierarchy file '{path}' cannot be opened ({exc.strerror}).",
-            hint="Check that it is a file you may read.",
-            where=str(path),
-        ) from None
+    with reading(path, "hierarchy file", HierarchyError) as fh:
+        raw = fh.read()
     text = _decode(path, raw, encoding)
     delim = delimiter or _sniff_delimiter(text)
     rows: list[list[str]] = []

@@ -143,20 +143,9 @@ class Hierarchy:
             )
         return self.matrix[idx, level]
 
-    def parent_map(self, level: int) -> dict[str, str]:
-        """Label at ``level`` -> label at ``level + 1`` (first one seen if the hierarchy is not a tree)."""
-        out: dict[str, str] = {}
-        for a, b in zip(self.matrix[:, level], self.matrix[:, level + 1]):
-            out.setdefault(a, b)
-        return out
-
     def rows(self) -> list[list[str]]:
         """The hierarchy as ARX rows ``[value, level1, ..., root]``."""
         return [list(r) for r in self.matrix]
-
-    def with_rows(self, rows: list[list[str]]) -> Hierarchy:
-        """A new hierarchy of the same attribute with these rows (edits never mutate)."""
-        return Hierarchy.from_rows(self.attribute, rows)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hierarchy):

@@ -151,8 +151,26 @@ class ExportDialog(QDialog):
 
             runner = TaskRunner(self, max_threads=1)
         self.runner = runner
-        cfg = result.config
+        form = self._release_form(result.config)
+        extra = self._extra_files_box()
+        self.status = QLabel("Identifier columns are never exported.")
+        self.status.setObjectName("export_status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.accepted.connect(self.start_export)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(extra)
+        layout.addWidget(self.status)
+        layout.addWidget(self.buttons)
+        self._format_changed()
 
+    def _release_form(self, cfg: Any) -> QFormLayout:
+        """Where and how the release is written: file, format, delimiter, suppressed records, row order,
+        formulas, pseudonyms."""
         self.path_edit = QLineEdit(str(self._default_path()))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
@@ -191,12 +209,6 @@ class ExportDialog(QDialog):
             self.pseudo_check.setToolTip("No column is marked as identifier.")
         self.pseudo_check.toggled.connect(self._sync)
 
-        self.mapping_check = QCheckBox("Value mapping (original → released value per quasi-identifier, CSV)")
-        self.hierarchies_check = QCheckBox("Hierarchies (ARX CSV, one file per quasi-identifier)")
-        self.html_check = QCheckBox("De-identification report (HTML)")
-        self.html_check.setChecked(True)
-        self.pdf_check = QCheckBox("De-identification report (PDF)")
-
         form = QFormLayout()
         form.addRow("Release file", path_row)
         form.addRow("Format", self.format_box)
@@ -207,24 +219,20 @@ class ExportDialog(QDialog):
         form.addRow("", self.formula_check)
         form.addRow("", self.pseudo_check)
         form.addRow("Pseudonym key", key_row)
+        return form
+
+    def _extra_files_box(self) -> QGroupBox:
+        """The files written next to the release: value mapping, hierarchies, HTML and PDF reports."""
+        self.mapping_check = QCheckBox("Value mapping (original → released value per quasi-identifier, CSV)")
+        self.hierarchies_check = QCheckBox("Hierarchies (ARX CSV, one file per quasi-identifier)")
+        self.html_check = QCheckBox("De-identification report (HTML)")
+        self.html_check.setChecked(True)
+        self.pdf_check = QCheckBox("De-identification report (PDF)")
         extra = QGroupBox("Also write (next to the release)")
         el = QVBoxLayout(extra)
         for w in (self.mapping_check, self.hierarchies_check, self.html_check, self.pdf_check):
             el.addWidget(w)
-        self.status = QLabel("Identifier columns are never exported.")
-        self.status.setObjectName("export_status")
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.buttons.accepted.connect(self.start_export)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(extra)
-        layout.addWidget(self.status)
-        layout.addWidget(self.buttons)
-        self._format_changed()
+        return extra
 
     # --- choices -----------------------------------------------------------------------------------------
     def _default_path(self) -> Path:

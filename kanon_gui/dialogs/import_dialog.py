@@ -119,6 +119,36 @@ class ImportDialog(QDialog):
         head.setWordWrap(True)
         layout.addWidget(head)
 
+        layout.addWidget(self._options_box())
+
+        self.message = QLabel()
+        self.message.setObjectName("ImportError")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #c0392b;")
+        self.message.hide()
+        layout.addWidget(self.message)
+
+        layout.addWidget(self._preview_split(), 1)
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Load")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(200)
+        self._timer.timeout.connect(self.refresh_preview)
+        for combo in (self.delimiter, self.encoding, self.quote, self.sheet):
+            combo.currentIndexChanged.connect(lambda *_: self._timer.start())
+        self.header.toggled.connect(lambda *_: self._timer.start())
+        self.refresh_preview()
+
+    def _options_box(self) -> QGroupBox:
+        """How to read the file: delimiter, encoding, quote and header for text; the sheet of a workbook."""
         options = QGroupBox("How to read the file")
         form = QFormLayout(options)
         self.delimiter = self._combo(DELIMITERS)
@@ -145,15 +175,10 @@ class ImportDialog(QDialog):
         self.detected.setObjectName("ImportDetected")
         self.detected.setWordWrap(True)
         form.addRow(self.detected)
-        layout.addWidget(options)
+        return options
 
-        self.message = QLabel()
-        self.message.setObjectName("ImportError")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
-        self.message.hide()
-        layout.addWidget(self.message)
-
+    def _preview_split(self) -> QSplitter:
+        """The preview grid above, the detected column types (editable) below."""
         split = QSplitter(Qt.Orientation.Vertical)
         self.model = FrameModel(self)
         self.grid = QTableView()
@@ -173,24 +198,7 @@ class ImportDialog(QDialog):
             self.types.setColumnWidth(i, w)
         split.addWidget(self._boxed("Column types (change a type if the detection is wrong)", self.types))
         split.setSizes([380, 220])
-        layout.addWidget(split, 1)
-
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Load")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout.addWidget(self.buttons)
-
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(200)
-        self._timer.timeout.connect(self.refresh_preview)
-        for combo in (self.delimiter, self.encoding, self.quote, self.sheet):
-            combo.currentIndexChanged.connect(lambda *_: self._timer.start())
-        self.header.toggled.connect(lambda *_: self._timer.start())
-        self.refresh_preview()
+        return split
 
     @staticmethod
     def _boxed(title: str, widget: QWidget) -> QWidget:

@@ -82,6 +82,30 @@ class AlgorithmPanel(QWidget):
 
         left = QWidget()
         lv = QVBoxLayout(left)
+        lv.addWidget(self._algorithm_box())
+        lv.addWidget(self.params_box)
+        lv.addWidget(self._models_box())
+        lv.addWidget(self._output_box())
+        lv.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(left)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        outer.addWidget(scroll, 3)
+        outer.addWidget(self._run_column(), 2)
+
+        self.list.currentItemChanged.connect(self._algorithm_picked)
+        self.model_form.changed.connect(self._models_changed)
+        self.sensitive.currentIndexChanged.connect(lambda *_: self._models_changed(self.model_form.values()))
+        self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
+        self.seed.editingFinished.connect(self._seed_changed)
+        state.project_changed.connect(self.refresh)
+        state.issues_changed.connect(self.refresh)
+        state.table_changed.connect(self.load_from_state)
+        self.load_from_state()
+
+    def _algorithm_box(self) -> QGroupBox:
+        """The algorithm list with the chosen one's description, and the box its parameter form goes in."""
         box = QGroupBox("Algorithm")
         bl = QVBoxLayout(box)
         self.list = QListWidget()
@@ -97,12 +121,13 @@ class AlgorithmPanel(QWidget):
         self.description.setObjectName("AlgorithmDescription")
         self.description.setWordWrap(True)
         bl.addWidget(self.description)
-        lv.addWidget(box)
         self.params_box = QGroupBox("Parameters of the algorithm")
         self.params_layout = QVBoxLayout(self.params_box)
         self.params_form: ParamForm | None = None
-        lv.addWidget(self.params_box)
+        return box
 
+    def _models_box(self) -> QGroupBox:
+        """The privacy-model form (one field per ParamSpec) and the protected sensitive attribute."""
         models = QGroupBox("Privacy models")
         ml = QVBoxLayout(models)
         hint = QLabel(term("k") + " l-diversity and t-closeness also protect a sensitive attribute.")
@@ -119,8 +144,10 @@ class AlgorithmPanel(QWidget):
         )
         sens.addRow("Protected attribute", self.sensitive)
         ml.addLayout(sens)
-        lv.addWidget(models)
+        return models
 
+    def _output_box(self) -> QGroupBox:
+        """Release options: drop suppressed records, shuffle seed."""
         output = QGroupBox("Release")
         ol = QFormLayout(output)
         self.drop = QCheckBox("Remove suppressed records from the release")
@@ -133,14 +160,10 @@ class AlgorithmPanel(QWidget):
             "order can leak through position)."
         )
         ol.addRow("Shuffle seed", self.seed)
-        lv.addWidget(output)
-        lv.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(left)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        outer.addWidget(scroll, 3)
+        return output
 
+    def _run_column(self) -> QWidget:
+        """The size of the job, the validation findings, Run and why it is disabled."""
         right = QWidget()
         rv = QVBoxLayout(right)
         est = QGroupBox("Size of the job")
@@ -168,17 +191,7 @@ class AlgorithmPanel(QWidget):
         self.reason.setWordWrap(True)
         self.reason.setStyleSheet("color: #c0392b;")
         rv.addWidget(self.reason)
-        outer.addWidget(right, 2)
-
-        self.list.currentItemChanged.connect(self._algorithm_picked)
-        self.model_form.changed.connect(self._models_changed)
-        self.sensitive.currentIndexChanged.connect(lambda *_: self._models_changed(self.model_form.values()))
-        self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
-        self.seed.editingFinished.connect(self._seed_changed)
-        state.project_changed.connect(self.refresh)
-        state.issues_changed.connect(self.refresh)
-        state.table_changed.connect(self.load_from_state)
-        self.load_from_state()
+        return right
 
     # --- filling from the state ----------------------------------------------------------------------
     def load_from_state(self) -> None:

@@ -239,9 +239,6 @@ class AttributesPanel(QWidget):
         if column in self.state.columns:
             self.table.selectRow(self.state.columns.index(column))
 
-    def current_column(self) -> str:
-        return self._current
-
     def _selection_changed(self) -> None:
         rows = {i.row() for i in self.table.selectedIndexes()}
         if not rows:

@@ -161,7 +161,26 @@ class LatticeView(QWidget):
         self.message.setWordWrap(True)
         self.message.setMargin(24)
         self.stack.addWidget(self.message)
+        self.stack.addWidget(self._build_plot_page())
+        outer.addWidget(self.stack, 1)
 
+        side = QWidget()
+        side_col = QVBoxLayout(side)
+        side_col.setContentsMargins(4, 4, 4, 4)
+        side_col.addWidget(self._build_legend())
+        self._build_filters(side_col)
+        self._build_node_boxes(side_col)
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(290)
+        scroll.setMaximumWidth(340)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(scroll)
+        self.side_panel = scroll
+
+    def _build_plot_page(self) -> QWidget:
+        """The header line and the plot: edges, nodes, optimum and shown node, one item each."""
         page = QWidget()
         col = QVBoxLayout(page)
         col.setContentsMargins(4, 4, 4, 4)
@@ -202,12 +221,10 @@ class LatticeView(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         col.addWidget(self.plot, 1)
-        self.stack.addWidget(page)
-        outer.addWidget(self.stack, 1)
+        return page
 
-        side = QWidget()
-        side_col = QVBoxLayout(side)
-        side_col.setContentsMargins(4, 4, 4, 4)
+    def _build_legend(self) -> QGroupBox:
+        """The status colours, each a check box that shows or hides its nodes."""
         legend = QGroupBox("Status (tick to show)")
         legend.setToolTip("What the search learned about each transformation. Untick a status to hide it.")
         lg = QVBoxLayout(legend)
@@ -228,8 +245,10 @@ class LatticeView(QWidget):
             row.addWidget(icon_label)
             row.addWidget(QLabel(text), 1)
             lg.addLayout(row)
-        side_col.addWidget(legend)
+        return legend
 
+    def _build_filters(self, side_col: QVBoxLayout) -> None:
+        """Filters by level ranges and by metric value, and the button that clears them."""
         self.levels_box = QGroupBox("Levels")
         self.levels_box.setToolTip("Show only nodes whose level of each attribute is in the range.")
         self.levels_grid = QGridLayout(self.levels_box)
@@ -259,6 +278,8 @@ class LatticeView(QWidget):
         reset.clicked.connect(self.reset_filters)
         side_col.addWidget(reset)
 
+    def _build_node_boxes(self, side_col: QVBoxLayout) -> None:
+        """What the node under the pointer and the node shown are."""
         hover_box = QGroupBox("Node under the pointer")
         hv = QVBoxLayout(hover_box)
         self.hover_label = QLabel("Point at a node to see its levels; click it to apply it.")
@@ -275,15 +296,6 @@ class LatticeView(QWidget):
         sv.addWidget(self.shown_label)
         side_col.addWidget(shown_box)
         side_col.addStretch(1)
-
-        scroll = QScrollArea()
-        scroll.setWidget(side)
-        scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(290)
-        scroll.setMaximumWidth(340)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        outer.addWidget(scroll)
-        self.side_panel = scroll
 
     # --- data --------------------------------------------------------------------------------------
     def show_run(self, run: Run | None) -> None:

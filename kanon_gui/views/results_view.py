@@ -143,6 +143,21 @@ class ResultsPanel(QWidget):
         grids.addWidget(self._titled("Anonymized release", self.release_view))
         split.addWidget(grids)
 
+        split.addWidget(self._class_panel())
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([900, 300])
+        layout.addWidget(split, 1)
+
+        self.original_view.verticalScrollBar().valueChanged.connect(
+            lambda v: self._sync(self.release_view, v)
+        )
+        self.release_view.verticalScrollBar().valueChanged.connect(
+            lambda v: self._sync(self.original_view, v)
+        )
+
+    def _class_panel(self) -> QWidget:
+        """The equivalence classes beside the grids: a sortable table; a click shows the class's records."""
         classes = QWidget()
         cl = QVBoxLayout(classes)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -167,18 +182,7 @@ class ResultsPanel(QWidget):
         self.only_class.setChecked(True)
         self.only_class.toggled.connect(lambda _: self._apply_class(self.selected_class()))
         cl.addWidget(self.only_class)
-        split.addWidget(classes)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([900, 300])
-        layout.addWidget(split, 1)
-
-        self.original_view.verticalScrollBar().valueChanged.connect(
-            lambda v: self._sync(self.release_view, v)
-        )
-        self.release_view.verticalScrollBar().valueChanged.connect(
-            lambda v: self._sync(self.original_view, v)
-        )
+        return classes
 
     def _grid(self, model: ComparisonModel, name: str) -> QTableView:
         view = QTableView()

@@ -90,7 +90,13 @@ class RiskPanel(QWidget):
         self.comparison: RiskComparison | None = None
         self._explainer: RecordExplainer | None = None
         self._defs = definitions()
+        self._make_figures(threshold)
+        self._make_details()
+        self._lay_out()
+        self._set_enabled(False)
 
+    def _make_figures(self, threshold: float) -> None:
+        """The threshold, the status line and the table of risk figures (each row explains its figure)."""
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 1.0)
         self.threshold.setSingleStep(0.05)
@@ -115,6 +121,8 @@ class RiskPanel(QWidget):
             if head is not None:
                 head.setToolTip(self._defs[d])
 
+    def _make_details(self) -> None:
+        """The risk chart, the homogeneity table and the "why is this record unsafe" controls."""
         self.plot = pg.PlotWidget(background="w")
         self.plot.setObjectName("risk_distribution")
         self.plot.setMinimumHeight(160)
@@ -147,6 +155,8 @@ class RiskPanel(QWidget):
         self.explanation.setObjectName("explanation")
         self.explanation.setOpenLinks(False)
 
+    def _lay_out(self) -> None:
+        """Figures and chart above; homogeneity and explanations below, in splitters."""
         top = QHBoxLayout()
         top.addWidget(QLabel("Records at risk above"))
         top.addWidget(self.threshold)
@@ -185,7 +195,6 @@ class RiskPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.status)
         layout.addWidget(main, 1)
-        self._set_enabled(False)
 
     # --- contract with the window ------------------------------------------------------------------------
     def show_run(self, run: Run | None) -> None:

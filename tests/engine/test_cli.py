@@ -152,7 +152,7 @@ def test_anonymize_with_project_file(capsys, adult_dir, tmp_path):
         ("ragged", "Line 4"),
         ("unknown-column", "The quasi-identifier 'postcode' is not in"),
         ("k-too-large", "k = 99 is larger than the table, which has 3 records"),
-        ("value-missing", "does not cover 1 value(s) of the data: 'c'"),
+        ("value-missing", "1 value of 'a' in the data is not in its hierarchy: 'c'"),  # as the workbench
         ("non-tree", "two parents"),
     ],
 )

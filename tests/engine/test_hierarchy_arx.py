@@ -182,7 +182,7 @@ def test_duplicate_value_names_both_lines(tmp_path: Path) -> None:
 def test_empty_and_absent_files(tmp_path: Path) -> None:
     with pytest.raises(HierarchyError, match="is empty"):
         read_arx_csv(_write(tmp_path, "e.csv", b"\n\n"), "x")
-    with pytest.raises(HierarchyError, match="does not exist"):
+    with pytest.raises(HierarchyError, match="^The hierarchy file nope.csv was not found in "):
         read_arx_csv(tmp_path / "nope.csv", "x")
 
 

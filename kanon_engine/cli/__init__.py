@@ -1,0 +1,64 @@
+"""Command line: ``python -m kanon_engine check | apply | anonymize | hierarchy | risk | algorithms``.
+
+Flags and file formats are a contract (scripts use them). Exit codes: 0 success (``check``: the table
+is k-anonymous), 1 ``check``: not k-anonymous / ``hierarchy --check``: errors found, 2 bad input (one
+plain sentence on stderr naming the file, column or value), 3 no solution (infeasible), 130 cancelled.
+
+One module per subcommand, each with ``register(subparsers)`` (its flags, ``func`` = what it runs);
+adding a subcommand is a module plus one line in :data:`SUBCOMMANDS`. The flags that set what a project
+file holds, and the one table mapping each of them to its project-file field, are in
+:mod:`kanon_engine.cli.flags`; what the subcommands share otherwise is in :mod:`kanon_engine.cli.common`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from kanon_engine import __version__
+from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk
+from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
+from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
+from kanon_engine.fileio import InputGuard
+
+#: The subcommands, in the order ``--help`` lists them.
+SUBCOMMANDS = (check, apply, anonymize, hierarchy, algorithms, risk)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m kanon_engine",
+        description="k-anonymity by generalization and suppression (kanon engine).",
+    )
+    parser.add_argument("--version", action="version", version=f"kanon {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in SUBCOMMANDS:
+        command.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    notes = notes_on_stderr()
+    try:
+        with InputGuard() as args.guard:  # every file the command reads is protected from its writes
+            return int(args.func(args))
+    except Cancelled:
+        print("Cancelled.", file=sys.stderr)
+        return EXIT_CANCELLED
+    except InfeasibleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INFEASIBLE
+    except KanonError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("Cancelled.", file=sys.stderr)
+        return EXIT_CANCELLED
+    except BrokenPipeError:  # the reader of stdout stopped early (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    finally:
+        notes()

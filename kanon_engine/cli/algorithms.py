@@ -1,0 +1,25 @@
+"""``algorithms``: the registered algorithms, and with ``-v`` their descriptions and flags."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kanon_engine.algorithms import algorithms
+from kanon_engine.cli.common import EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("algorithms", help="list the algorithms and their parameters")
+    p.add_argument("--verbose", "-v", action="store_true", help="describe each one and list its flags")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    for name, cls in algorithms().items():
+        print(f"{name:18s} {cls.title}")
+        if args.verbose:
+            print(f"    {cls.description}")
+            for p in cls.params:
+                print(f"    --{p.name.replace('_', '-')}: {p.help}")
+    return EXIT_OK

@@ -1,0 +1,60 @@
+"""``apply``: apply generalization levels the user chose and write the release.
+
+With any privacy-model flag (``--k``, ``--l``, ``--t``, ...), the classes that fail the models are
+suppressed within the suppression limit (default: as many as needed); without one the levels are applied
+as they are and no model is claimed. The suppression limit and the metric come from their flags, else
+from the project's algorithm when it has them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kanon_engine.algorithms.full_domain import apply_transformation
+from kanon_engine.cli.common import (
+    add_output_flags,
+    check_outputs,
+    finish_run,
+    pairs,
+    save_project,
+)
+from kanon_engine.cli.flags import add_project_flags, given, project_and_table
+from kanon_engine.privacy.models import KAnonymity
+
+#: What ``apply`` prints on stdout (one JSON line; a contract).
+PRINTED = ("records", "suppressed", "classes", "min_class_size", "transformation")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("apply", help="apply given generalization levels and write the release")
+    add_project_flags(p, algorithm_choice=False)
+    p.add_argument("--levels", action="append", metavar="COL=N,...", help="level per quasi-identifier")
+    add_output_flags(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    project, table = project_and_table(args)
+    check_outputs(args, project)
+    values = given(args, args.flags)
+    enforce = any(field.startswith("models.") for field in values)
+    params = project.algorithm_params
+    limit = _setting(values, params, "suppression_limit", 1.0)
+    metric = _setting(values, params, "metric", "dm")
+    save_project(args, project)
+    # without a model flag no model is claimed (k = 2 only makes the configuration complete)
+    config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
+    levels = {c: int(v) for c, v in pairs(args.levels, "--levels", comma_separated=True).items()}
+    result = apply_transformation(
+        table, config, levels, suppression_limit=limit, metric=metric, enforce=enforce
+    )
+    return finish_run(args, table, project, result, PRINTED)
+
+
+def _setting(values: dict[str, Any], params: dict[str, Any], name: str, default: Any) -> Any:
+    """A parameter of ``apply``: its flag, else the project's algorithm's, else ``default``."""
+    field = f"algorithm.{name}"
+    if field in values and values[field][1] is not None:
+        return values[field][1]
+    return params.get(name) if params.get(name) is not None else default

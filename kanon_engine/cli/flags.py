@@ -1,0 +1,379 @@
+"""The flags that set what a project file holds, and the ONE table that maps each flag to its field.
+
+:func:`project_flags` is that table. Its rows come from the specs: one flag per
+:class:`~kanon_engine.config.ParamSpec` of the privacy models (``MODEL_PARAMS``) and of every registered
+algorithm (the registry is walked when the parser is built, so an algorithm added later gets its flags
+for free), beside the fixed flags for the data, the roles, the hierarchies and the output options.
+
+A flag given on the command line overrides the project file (``--project``); a flag not given leaves
+it alone. Every setting can be overridden in both directions: a switch has its opposite
+(``--drop-suppressed`` / ``--keep-suppressed``, ``--shuffle SEED`` / ``--no-shuffle``, ``--x`` /
+``--no-x`` for a yes/no parameter), and a setting that may be empty takes ``none`` (``--l none`` drops
+l-diversity, ``--suppression-limit none`` removes the limit). Values are checked by their spec, so a bad
+one gets the same sentence as in the workbench (``k must be an integer >= 2; got 1``).
+
+Fields are named as in the project file (:meth:`~kanon_engine.project.Project.to_dict`):
+``data.path``, ``data.delimiter``, ``roles.<role>``, ``hierarchies``, ``models.<form value>`` (the flat
+values of :func:`~kanon_engine.validation.model_values_of`: k, l, l_variant, c, t, t_distance,
+sensitive), ``algorithm.name``, ``algorithm.<parameter>``, ``output.drop_suppressed``,
+``output.shuffle_seed``. :func:`get_field` reads one from a project; :func:`apply_flags` writes the given
+ones into a project.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
+from kanon_engine.cli.common import delimiter, pairs, split_list, warn
+from kanon_engine.config import MODEL_PARAMS, ParamSpec
+from kanon_engine.data.io import read_table
+from kanon_engine.data.roles import Role
+from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.errors import ConfigError
+from kanon_engine.hierarchy import read_arx_csv
+from kanon_engine.project import Project
+from kanon_engine.validation import model_values_of, models_from_values
+
+#: The word that empties a setting whose spec allows "nothing" (default None).
+NONE_WORDS = ("none", "off")
+
+
+@dataclass(frozen=True)
+class ProjectFlag:
+    """One row of the table: the flag, the project-file field it sets, and how it reads its value.
+
+    ``spec`` types and checks the value (None: a column list, a file or a name); ``off`` is the
+    opposite flag of a switch; ``repeat``: the flag may be given several times (``COL=VALUE`` items).
+    """
+
+    option: str
+    field: str
+    help: str
+    spec: ParamSpec | None = None
+    off: str | None = None
+    metavar: str | None = None
+    repeat: bool = False
+
+    @property
+    def dest(self) -> str:
+        return self.option.lstrip("-").replace("-", "_").lower()
+
+    @property
+    def switch(self) -> bool:
+        """A yes/no flag (``--x`` / ``--no-x``)."""
+        return self.spec is not None and self.spec.kind == "bool"
+
+
+def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
+    option = "--" + spec.name.replace("_", "-")
+    words = f"{spec.help} ({_values_text(spec)})"
+    off = "--no-" + option[2:] if spec.kind == "bool" else None
+    return ProjectFlag(option, f"{group}.{spec.name}", words, spec, off, _metavar(spec))
+
+
+def _values_text(spec: ParamSpec) -> str:
+    if spec.kind == "choice":
+        text = "one of " + ", ".join(spec.choices)
+    elif spec.kind == "bool":
+        text = "yes or no"
+    else:
+        bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
+        bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
+        text = "an integer" if spec.kind == "int" else "a number"
+        text += f" {' and '.join(bounds)}" if bounds else ""
+    if spec.default is None and spec.kind != "bool":
+        text += "; 'none' to leave it out"
+    return text
+
+
+def _metavar(spec: ParamSpec) -> str:
+    return {"int": "N", "float": "X", "choice": "NAME"}.get(spec.kind, spec.name.upper())
+
+
+def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:
+    """The ParamSpecs of every registered algorithm (or of ``classes``), each name once."""
+    seen: dict[str, ParamSpec] = {}
+    for cls in classes if classes is not None else algorithms().values():
+        for spec in cls.params:
+            seen.setdefault(spec.name, spec)
+    return list(seen.values())
+
+
+def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
+    """THE table: every flag that sets a project-file field, and the field.
+
+    ``algorithm_choice=False`` (``apply``: the levels are given, nothing is searched) leaves out
+    ``--algorithm``, ``--param`` and the parameters only a search uses.
+    """
+    names = ", ".join(algorithms())
+    specs = algorithm_specs() if algorithm_choice else list(FullDomainAlgorithm.params)
+    return (
+        ProjectFlag("INPUT", "data.path", "the table (CSV/TSV/XLSX/Parquet); default: the project's"),
+        ProjectFlag(
+            "--delimiter",
+            "data.delimiter",
+            "field delimiter of the table (detected when omitted; 'tab' for TSV)",
+        ),
+        ProjectFlag(
+            "--identifier",
+            "roles.identifier",
+            "identifier columns (removed from the release), comma-separated",
+            metavar="COLS",
+        ),
+        ProjectFlag("--qi", "roles.quasi-identifier", "quasi-identifiers, comma-separated", metavar="COLS"),
+        ProjectFlag(
+            "--sensitive", "roles.sensitive", "sensitive attributes, comma-separated", metavar="COLS"
+        ),
+        ProjectFlag(
+            "--hierarchy",
+            "hierarchies",
+            "ARX hierarchy CSV of a column (repeatable)",
+            metavar="COL=FILE",
+            repeat=True,
+        ),
+        *(_spec_flag(spec, "models") for spec in MODEL_PARAMS),
+        ProjectFlag(
+            "--protect",
+            "models.sensitive",
+            "the sensitive attribute l-diversity / t-closeness protect (when several are sensitive)",
+            metavar="COLUMN",
+        ),
+        *(
+            (ProjectFlag("--algorithm", "algorithm.name", f"the algorithm: {names}", metavar="NAME"),)
+            if algorithm_choice
+            else ()
+        ),
+        *(_spec_flag(spec, "algorithm") for spec in specs),
+        *(
+            (
+                ProjectFlag(
+                    "--param",
+                    "algorithm",
+                    "an algorithm parameter as NAME=VALUE (repeatable; each also has its own flag)",
+                    metavar="NAME=VALUE",
+                    repeat=True,
+                ),
+            )
+            if algorithm_choice
+            else ()
+        ),
+        ProjectFlag(
+            "--drop-suppressed",
+            "output.drop_suppressed",
+            "drop suppressed records instead of masking their quasi-identifiers with *",
+            ParamSpec("drop_suppressed", "Drop suppressed records", "bool", False, ""),
+            off="--keep-suppressed",
+        ),
+        ProjectFlag(
+            "--shuffle",
+            "output.shuffle_seed",
+            "shuffle the release's rows with this seed (--no-shuffle: keep the input's order)",
+            ParamSpec("shuffle_seed", "Shuffle seed", "int", None, "", minimum=0),
+            off="--no-shuffle",
+            metavar="SEED",
+        ),
+    )
+
+
+# --- argparse --------------------------------------------------------------------------------------------
+def add_project_flags(p: argparse.ArgumentParser, algorithm_choice: bool = True) -> None:
+    """Add ``--project`` and every flag of :func:`project_flags` to a subcommand's parser (the table
+    goes in ``args.flags``, for :func:`project_and_table`)."""
+    flags = project_flags(algorithm_choice)
+    p.set_defaults(flags=flags)
+    p.add_argument("--project", help="a kanon project file (JSON) with roles, hierarchies and settings")
+    for flag in flags:
+        if flag.option == "INPUT":
+            p.add_argument("input", nargs="?", metavar="INPUT", help=flag.help)
+        elif flag.switch:
+            p.add_argument(flag.option, dest=flag.dest, action="store_true", default=None, help=flag.help)
+            p.add_argument(flag.off, dest=flag.dest, action="store_false", default=None, help=_off_help(flag))
+        elif flag.off is not None:
+            p.add_argument(flag.option, dest=flag.dest, metavar=flag.metavar, help=flag.help)
+            p.add_argument(flag.off, dest=flag.dest, action="store_const", const="none", help=_off_help(flag))
+        else:
+            action = "append" if flag.repeat else "store"
+            p.add_argument(flag.option, dest=flag.dest, action=action, metavar=flag.metavar, help=flag.help)
+
+
+def _off_help(flag: ProjectFlag) -> str:
+    return f"the opposite of {flag.option} (overrides a project that sets it)"
+
+
+def given(args: argparse.Namespace, flags: tuple[ProjectFlag, ...]) -> dict[str, tuple[ProjectFlag, Any]]:
+    """The flags the command line gave, by field, with their values checked by their specs."""
+    out: dict[str, tuple[ProjectFlag, Any]] = {}
+    for flag in flags:
+        raw = getattr(args, flag.dest, None)
+        if raw is None:
+            continue
+        out[flag.field] = (flag, coerce(flag, raw))
+    return out
+
+
+def coerce(flag: ProjectFlag, raw: Any) -> Any:
+    """A flag's value as its spec checks it (``none`` empties a setting that may be empty)."""
+    spec = flag.spec
+    if spec is None:
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in NONE_WORDS and spec.default is None:
+        return None
+    try:
+        return spec.coerce(raw)
+    except ConfigError as exc:
+        raise ConfigError(f"{flag.option}: {exc.message}", hint=exc.hint, where=flag.option) from None
+
+
+# --- fields of a project ------------------------------------------------------------------------------
+def get_field(project: Project, field: str) -> Any:
+    """The value of a project-file field, as a flag sets it (the table's second column)."""
+    group, _, key = field.partition(".")
+    if group == "data":
+        return project.data_path if key == "path" else getattr(project.read_options, key)
+    if group == "roles":
+        return [c for c, r in project.roles.items() if r == Role(key)]
+    if group == "hierarchies":
+        return dict(project.hierarchy_files)
+    if group == "models":
+        return model_values_of(project.models)[key]
+    if group == "algorithm":
+        return project.algorithm if key == "name" else project.algorithm_params.get(key)
+    return getattr(project, key)  # output.*
+
+
+def apply_flags(project: Project, values: dict[str, tuple[ProjectFlag, Any]], quiet: bool = False) -> Project:
+    """The project with every given flag written into its field (flags win over the project file).
+
+    ``quiet``: a parameter the project's algorithm does not take is left out without a warning (``apply``
+    uses its suppression limit and metric itself, whatever the project's algorithm)."""
+    project = _apply_roles(project, values)
+    project = _apply_hierarchies(project, values)
+    project = _apply_models(project, values)
+    project = _apply_algorithm(project, values, quiet)
+    changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("output.")}
+    return project.with_changes(**changes) if changes else project
+
+
+def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """A role flag replaces the project's columns of that role."""
+    roles = dict(project.roles)
+    named: dict[str, ProjectFlag] = {}
+    for role in Role:
+        if f"roles.{role.value}" not in values:
+            continue
+        flag, columns = values[f"roles.{role.value}"]
+        roles = {c: r for c, r in roles.items() if r != role}
+        for col in split_list(columns):
+            if col in named:
+                raise ConfigError(
+                    f"The column '{col}' is given both as {named[col].field[6:]} ({named[col].option}) "
+                    f"and as {role.value} ({flag.option}).",
+                    hint="Give every column one role.",
+                    where=col,
+                )
+            named[col] = flag
+            roles[col] = role
+    return project.with_changes(roles=roles)
+
+
+def _apply_hierarchies(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    if "hierarchies" not in values:
+        return project
+    hierarchies, files = dict(project.hierarchies), dict(project.hierarchy_files)
+    for col, file in pairs(values["hierarchies"][1], "--hierarchy").items():
+        hierarchies[col] = read_arx_csv(file, col)
+        files[col] = os.path.abspath(file)
+    return project.with_changes(hierarchies=hierarchies, hierarchy_files=files)
+
+
+def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """Model flags change the project's flat model values; the models are rebuilt from them."""
+    flat = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("models.")}
+    if not flat:
+        return project
+    current = model_values_of(project.models)
+    sensitive = project.columns_with(Role.SENSITIVE)
+    if "sensitive" not in flat and current["sensitive"] not in sensitive:
+        current["sensitive"] = None  # the project protected a column that is no longer sensitive
+    merged = {**current, **flat}
+    wants_sensitive = merged["l"] is not None or merged["t"] is not None
+    if wants_sensitive and merged["sensitive"] is None and len(sensitive) > 1:
+        raise ConfigError(
+            "Several sensitive attributes were given; name the one to protect with --protect COLUMN.",
+            where="--sensitive",
+        )
+    return project.with_changes(models=models_from_values(merged, sensitive))
+
+
+def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]], quiet: bool) -> Project:
+    """The algorithm (its project parameters are kept only when it stays the same) and its parameters:
+    a typed flag the algorithm does not take is ignored with a warning; ``--param`` is passed as given
+    (the algorithm refuses a name it does not know)."""
+    name = values["algorithm.name"][1] if "algorithm.name" in values else project.algorithm
+    cls = algorithms().get(name)
+    accepted = {p.name for p in cls.params} if cls is not None else set()
+    params = dict(project.algorithm_params) if name == project.algorithm else {}
+    params = {k: v for k, v in params.items() if cls is None or k in accepted}
+    for field, (flag, value) in values.items():
+        group, _, key = field.partition(".")
+        if group != "algorithm" or key in ("", "name"):
+            continue
+        if cls is not None and key not in accepted:
+            if not quiet:
+                warn([f"{flag.option} does not apply to {name}; ignored."])
+            continue
+        params[key] = value
+    if "algorithm" in values:
+        params.update({k.replace("-", "_"): v for k, v in pairs(values["algorithm"][1], "--param").items()})
+    return project.with_changes(algorithm=name, algorithm_params=params)
+
+
+# --- the project and table of a command -----------------------------------------------------------------
+def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
+    """The project (``--project``, overridden by every flag given) and the table it runs on.
+
+    ``args.flags`` is the subcommand's table (set by its ``register``). The table is INPUT, read with
+    ``--delimiter``; without INPUT, the project's data file, read with the project's options
+    (``--delimiter`` overriding its delimiter)."""
+    project = Project.load(Path(args.project)) if getattr(args, "project", None) else Project()
+    values = given(args, args.flags)
+    table, project = _load_table(project, values)
+    project = apply_flags(project, values, quiet=not any(f.option == "--algorithm" for f in args.flags))
+    _require_role_columns(project, table)
+    return project, table
+
+
+def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> tuple[Table, Project]:
+    d = delimiter(values["data.delimiter"][1]) if "data.delimiter" in values else None
+    if "data.path" in values:
+        path = Path(values["data.path"][1])
+        table = read_table(path, ReadOptions(delimiter=d))
+        return table, project.with_changes(
+            data_path=path, data_sha256=table.sha256, read_options=table.options
+        )
+    if project.data_path is None:
+        raise ConfigError("No input table: give INPUT or a --project that names one.", where="INPUT")
+    if d is not None:
+        project = project.with_changes(read_options=replace(project.read_options, delimiter=d))
+    table, warnings = project.load_table()
+    warn(warnings)
+    return table, project.with_changes(read_options=table.options)
+
+
+_ROLE_WORDS = {
+    Role.IDENTIFIER: "identifier column",
+    Role.QUASI_IDENTIFIER: "quasi-identifier",
+    Role.SENSITIVE: "sensitive attribute",
+    Role.INSENSITIVE: "column",
+}
+
+
+def _require_role_columns(project: Project, table: Table) -> None:
+    for col, role in project.roles.items():
+        table.require_columns([col], _ROLE_WORDS[role])

@@ -1,0 +1,171 @@
+"""``risk``: re-identification risk, homogeneity, the linkage demo and "why is this record unsafe".
+
+Examples::
+
+    # risk of the raw data (every record is a class of its own QI values)
+    python -m kanon_engine risk patients.csv --qi age,sex,zipcode --sensitive disease
+    # risk before and after, for a release written earlier
+    python -m kanon_engine risk --project p.json --release release.csv
+    # anonymize with the project's settings, then assess; report, linkage demo and explanations
+    python -m kanon_engine risk --project p.json --anonymize --external voters.csv --explain 17 \\
+        --report-html report.html --report-pdf report.pdf
+
+Prints one JSON document on stdout (keys: ``before``, ``after``, ``linkage``, ``explanations``,
+``definitions``). The project flags are the shared ones (:mod:`kanon_engine.cli.flags`); errors follow
+the CLI's contract: one plain sentence on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from kanon_engine.cli.anonymize import run_project
+from kanon_engine.cli.common import (
+    EXIT_OK,
+    add_output_flags,
+    check_outputs,
+    dumps,
+    read,
+    save_project,
+    warn,
+    write_release,
+    write_run_reports,
+)
+from kanon_engine.cli.flags import add_project_flags, project_and_table
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.data.table import Table
+from kanon_engine.errors import ConfigError
+from kanon_engine.explain import RecordExplainer
+from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.linkage import LinkageResult, linkage_attack
+from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, assess, definitions
+from kanon_engine.validation import require_valid
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "risk",
+        help="re-identification risk before/after, homogeneity, linkage demo, why a record is unsafe",
+        description="Measure re-identification risk (prosecutor, journalist, marketer, sample uniques) and "
+        "homogeneity of the sensitive attributes, for the original data and a release.",
+    )
+    add_project_flags(p)
+    p.add_argument("--release", metavar="FILE", help="a released table to assess against INPUT")
+    p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
+    p.add_argument(
+        "--anonymize", action="store_true", help="run the project's algorithm first and assess its release"
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help="risk above which a record counts as at risk (default 0.2 = 1 in 5)",
+    )
+    p.add_argument(
+        "--population",
+        metavar="FILE",
+        help="a table of the population the data was drawn from (journalist/marketer risk); "
+        "without it the population is the table itself",
+    )
+    p.add_argument(
+        "--external",
+        metavar="FILE",
+        help="an outside list (e.g. a voter register) to join on shared quasi-identifiers",
+    )
+    p.add_argument(
+        "--explain",
+        type=int,
+        action="append",
+        metavar="ROW",
+        help="explain why record ROW (1 = first data row) is unsafe (repeatable)",
+    )
+    p.add_argument("--max-examples", type=int, default=5, help="homogeneous groups listed per attribute")
+    p.add_argument("--definitions", action="store_true", help="include the definitions of every figure")
+    add_output_flags(p, report_help="write the JSON printed on stdout to a file too")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Prints the JSON document, writes the optional files; returns 0."""
+    _check_combination(args)
+    project, table = project_and_table(args)
+    config = project.config(table)
+    check_outputs(args, project)
+    save_project(args, project)
+    common = _assess_options(args)
+    out: dict[str, Any] = {
+        "before": assess(
+            table, config.quasi_identifiers, config.sensitive, suppressed_marker=None, **common
+        ).to_dict()
+    }
+    result = None
+    if args.anonymize:
+        warn([i.message for i in require_valid(project, table)])
+        result = run_project(project, table)
+    release = (
+        result.release
+        if result is not None
+        else (read(args.release, args.release_delimiter).frame if args.release else None)
+    )
+    if release is not None:
+        after = assess(
+            release, config.quasi_identifiers, config.sensitive, hierarchies=config.hierarchies, **common
+        )
+        out["after"] = after.to_dict()
+    link = _linkage(args, table, release, config)
+    if link is not None:
+        out["linkage"] = link.to_dict()
+    if args.explain:
+        explainer = RecordExplainer(table, config)
+        out["explanations"] = [explainer.explain(row - 1, config.k).to_dict() for row in args.explain]
+    if args.definitions:
+        out["definitions"] = definitions()
+    if result is not None:
+        written = write_release(args, table, result)
+        write_run_reports(args, table, project, result, written, linkage=link, threshold=args.threshold)
+    _print_and_save(args, table, dumps(out, indent=2))
+    return EXIT_OK
+
+
+def _check_combination(args: argparse.Namespace) -> None:
+    if (args.report_html or args.report_pdf or args.output) and not args.anonymize:
+        raise ConfigError(
+            "--output, --report-html and --report-pdf need --anonymize (a run to report on).",
+            where="--anonymize",
+        )
+    if args.release and args.anonymize:
+        raise ConfigError(
+            "Give either --release (assess a file) or --anonymize (make one), not both.", where="--release"
+        )
+
+
+def _assess_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "threshold": args.threshold,
+        "population": read(args.population) if args.population else None,
+        "population_name": Path(args.population).name if args.population else "a population table",
+        "max_examples": args.max_examples,
+    }
+
+
+def _linkage(
+    args: argparse.Namespace, table: Table, release: Any, config: AnonymizationConfig
+) -> LinkageResult | None:
+    if not args.external:
+        return None
+    return linkage_attack(
+        read(args.external),
+        table,
+        release,
+        quasi_identifiers=config.quasi_identifiers,
+        hierarchies=config.hierarchies,
+    )
+
+
+def _print_and_save(args: argparse.Namespace, table: Table, text: str) -> None:
+    if args.report:
+        refuse_input_overwrite(Path(args.report), [table.source, args.project, args.release])
+        atomic_write_text(Path(args.report), text + "\n")
+    print(text)

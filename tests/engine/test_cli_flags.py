@@ -1,0 +1,272 @@
+"""The command line's project flags, walked row by row over the one table that maps each flag to its
+project-file field (kanon_engine.cli.flags.project_flags): every flag exists, parses, lands in the
+project file, loads back the same, and overrides a project in both directions. Algorithms registered
+later get their flags from their ParamSpecs, with nothing else to write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms.base import Algorithm
+from kanon_engine.cli import build_parser, main
+from kanon_engine.cli.flags import ProjectFlag, get_field, project_and_table, project_flags
+from kanon_engine.config import ParamSpec
+from kanon_engine.project import Project
+
+ROWS = 40
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    frame = pd.DataFrame(
+        {
+            "id": [f"P{i:03d}" for i in range(ROWS)],
+            "name": [f"N{i}" for i in range(ROWS)],
+            "age": [str(20 + i % 8) for i in range(ROWS - 1)] + ["99"],  # one record alone in its class
+            "sex": ["F", "M"] * (ROWS // 2),
+            "diag": ["flu", "cold", "asthma", "gout"] * (ROWS // 4),
+            "ward": ["A", "B", "C", "D", "E"] * (ROWS // 5),
+        }
+    )
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, sep=";", index=False)
+    (tmp_path / "age.csv").write_text(
+        "".join(f"{a};{a // 4 * 4}-{a // 4 * 4 + 3};*\n" for a in range(20, 28))
+    )
+    return path
+
+
+BASE = ["--qi", "age,sex", "--identifier", "id", "--sensitive", "diag,ward", "--protect", "diag"]
+
+
+def sample(flag: ProjectFlag, data: Path) -> tuple[list[str], Any]:
+    """Command-line words that set ``flag`` to a value other than its default, and that value as the
+    project file keeps it; companions set what the flag needs to matter (l for its variant, ...)."""
+    spec = flag.spec
+    if flag.option == "INPUT":
+        return [str(data)], data.resolve()
+    words = {
+        "--delimiter": (["--delimiter", ";"], ";"),
+        "--identifier": (["--identifier", "id,name"], ["id", "name"]),
+        "--qi": (["--qi", "sex"], ["sex"]),
+        "--sensitive": (["--sensitive", "diag", "--protect", "diag"], ["diag"]),
+        "--hierarchy": (
+            ["--hierarchy", f"age={data.parent / 'age.csv'}"],
+            {"age": str(data.parent / "age.csv")},
+        ),
+        "--protect": (["--protect", "ward", "--l", "2"], "ward"),
+        "--algorithm": (["--algorithm", "datafly"], "datafly"),
+        "--param": (["--algorithm", "mondrian", "--param", "summary=mean"], "mean"),
+    }
+    if flag.option in words:
+        return words[flag.option]
+    assert spec is not None, f"{flag.option} has no spec and no sample"
+    value = _other_value(spec)
+    text = [flag.option] if spec.kind == "bool" else [flag.option, str(value)]
+    return text + _companions(flag, spec), value
+
+
+def _other_value(spec: ParamSpec) -> Any:
+    if spec.kind == "bool":
+        return not spec.default
+    if spec.kind == "choice":
+        return next(c for c in spec.choices if c != spec.default)
+    if spec.presets:
+        return next(p for p in reversed(spec.presets) if p != spec.default)
+    low = spec.minimum if spec.minimum is not None else 0
+    return low + (3 if spec.kind == "int" else 0.5)
+
+
+def _companions(flag: ProjectFlag, spec: ParamSpec) -> list[str]:
+    group = flag.field.partition(".")[0]
+    if group == "algorithm":  # an algorithm that takes the parameter
+        name = next(n for n, cls in algorithms().items() if spec in cls.params)
+        return ["--algorithm", name]
+    return {
+        "l_variant": ["--l", "2"],
+        "c": ["--l", "2", "--l-variant", "recursive"],
+        "t_distance": ["--t", "0.3"],
+    }.get(spec.name, [])
+
+
+def project_of(argv: list[str], command: str = "anonymize") -> Project:
+    args = build_parser().parse_args([command, *argv])
+    return project_and_table(args)[0]
+
+
+def round_trip(project: Project, path: Path) -> Project:
+    project.save(path)
+    return Project.load(path)
+
+
+def rows(algorithm_choice: bool = True) -> list[ProjectFlag]:
+    return list(project_flags(algorithm_choice))
+
+
+@pytest.mark.parametrize("flag", rows(), ids=lambda f: f.option)
+def test_every_flag_parses_lands_in_the_project_file_and_loads_back(flag: ProjectFlag, data: Path, tmp_path):
+    words, expected = sample(flag, data)
+    inputs = [] if flag.option == "INPUT" else [str(data)]
+    project = project_of([*inputs, *BASE, *words])
+    loaded = round_trip(project, tmp_path / "p.json")
+    field = "algorithm.summary" if flag.option == "--param" else flag.field
+    got = get_field(loaded, field)
+    if isinstance(expected, Path):
+        got = Path(got).resolve()
+    assert got == expected, f"{flag.option} -> {field}: {got!r} != {expected!r}"
+    assert get_field(project, field) == get_field(loaded, field) or isinstance(expected, Path)
+
+
+@pytest.mark.parametrize("flag", [f for f in rows() if f.spec is not None], ids=lambda f: f.option)
+def test_every_setting_can_be_overridden_back(flag: ProjectFlag, data: Path, tmp_path):
+    """A project that holds the other value is brought back by a flag: the opposite switch
+    (--keep-suppressed, --no-shuffle, --no-x), 'none' for a setting that may be empty, or the default."""
+    spec = flag.spec
+    words, value = sample(flag, data)
+    saved = tmp_path / "p.json"
+    round_trip(project_of([str(data), *BASE, *words]), saved)
+    if flag.off is not None:
+        back, expected = [flag.off], (spec.default if spec.kind == "bool" else None)
+    elif spec.default is None:
+        back, expected = [flag.option, "none"], None
+    else:
+        back, expected = [flag.option, str(spec.default)], spec.default
+    project = project_of(["--project", str(saved), *back])
+    assert get_field(round_trip(project, tmp_path / "q.json"), flag.field) == expected != value
+
+
+def test_every_flag_is_in_the_help(capsys):
+    for command in ("anonymize", "risk"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        for flag in rows():
+            assert (flag.option if flag.option != "INPUT" else "INPUT") in text, (command, flag.option)
+            assert flag.off is None or flag.off in text
+
+
+def test_apply_has_the_full_domain_flags_only():
+    options = {f.option for f in rows(algorithm_choice=False)}
+    assert {
+        "--k",
+        "--l",
+        "--t",
+        "--suppression-limit",
+        "--metric",
+        "--keep-suppressed".replace("keep", "drop"),
+    } <= options
+    assert not {"--algorithm", "--param", "--summary"} & options
+
+
+class _Dummy(Algorithm):
+    """An algorithm registered after the parser was written: it gets its flags from its specs."""
+
+    name = "dummy-later"
+    title = "Dummy"
+    description = "Registered by a test."
+    full_domain = False
+    params = (
+        ParamSpec("rounds", "Rounds", "int", 3, "How many rounds.", minimum=1),
+        ParamSpec("careful_mode", "Careful", "bool", False, "Be careful."),
+    )
+
+    def __init__(self, *, rounds: int = 3, careful_mode: bool = False) -> None:
+        self.rounds = rounds
+        self.careful_mode = careful_mode
+
+    def _run(self, table, config, enc, progress, start):  # pragma: no cover - never run here
+        raise NotImplementedError
+
+
+def test_an_algorithm_registered_later_gets_its_flags(data: Path, monkeypatch: pytest.MonkeyPatch):
+    import kanon_engine.algorithms as registry
+
+    monkeypatch.setitem(registry._REGISTRY, _Dummy.name, _Dummy)
+    project = project_of([str(data), *BASE, "--algorithm", _Dummy.name, "--rounds", "5", "--careful-mode"])
+    assert project.algorithm_params == {"rounds": 5, "careful_mode": True}
+    with pytest.raises(Exception, match="rounds must be an integer >= 1; got 0"):
+        project_of([str(data), *BASE, "--algorithm", _Dummy.name, "--rounds", "0"])
+
+
+# --- the bugs the table fixes, end to end ----------------------------------------------------------------
+def run(capsys, *argv: Any) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_algorithms_lists_the_flags_anonymize_takes(capsys, data: Path, tmp_path: Path):
+    code, out, _ = run(capsys, "algorithms", "-v")
+    assert code == 0 and "--summary" in out
+    release = tmp_path / "r.csv"
+    code, out, err = run(capsys, "anonymize", data, *BASE, "--k", "4", "--algorithm", "mondrian",
+                         "--summary", "mean", "--output", release)  # fmt: skip
+    assert code == 0, err
+    assert "age_mean" in pd.read_csv(release, dtype=str).columns
+
+
+def test_delimiter_overrides_the_projects(capsys, data: Path, tmp_path: Path):
+    saved = tmp_path / "p.json"
+    round_trip(project_of([str(data), *BASE, "--delimiter", ";"]), saved)
+    doc = json.loads(saved.read_text())
+    doc["data"]["delimiter"] = ","  # the project reads the file wrongly ...
+    saved.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "anonymize", "--project", saved, "--k", "4", "--output", tmp_path / "r.csv")
+    assert code == 2 and "delimiter" in err  # ... and says so
+    code, _, err = run(capsys, "anonymize", "--project", saved, "--delimiter", ";", "--k", "4",
+                       "--output", tmp_path / "r.csv")  # fmt: skip
+    assert code == 0, err  # ... and --delimiter puts it right
+
+
+def test_keep_suppressed_overrides_a_project_that_drops(capsys, data: Path, tmp_path: Path):
+    saved = tmp_path / "p.json"
+    round_trip(project_of([str(data), *BASE, "--drop-suppressed", "--suppression-limit", "0.2"]), saved)
+    assert Project.load(saved).drop_suppressed
+    for flags, kept in (([], ROWS - 1), (["--keep-suppressed"], ROWS)):
+        out = tmp_path / "r.csv"
+        code, stdout, err = run(capsys, "apply", "--project", saved, "--levels", "age=0,sex=0", "--k", "4",
+                                "--output", out, *flags)  # fmt: skip
+        assert code == 0, err
+        assert json.loads(stdout)["suppressed"] == 1
+        assert len(pd.read_csv(out, sep=",", dtype=str)) == kept
+
+
+def test_a_column_in_two_role_flags_is_refused(data: Path):
+    with pytest.raises(Exception, match="'diag' is given both as identifier .* and as sensitive"):
+        project_of([str(data), *BASE, "--identifier", "id,diag"])
+
+
+def test_apply_uses_the_projects_metric_and_limit(capsys, data: Path, tmp_path: Path):
+    saved = tmp_path / "p.json"
+    round_trip(project_of([str(data), *BASE, "--metric", "precision", "--suppression-limit", "0"]), saved)
+    report = tmp_path / "r.json"
+    code, _, err = run(capsys, "apply", "--project", saved, "--levels", "age=0,sex=0", "--report", report)
+    assert code == 0, err
+    assert json.loads(report.read_text())["parameters"]["metric"] == "precision"
+    code, _, err = run(capsys, "apply", "--project", saved, "--levels", "age=0,sex=0", "--k", "30")
+    assert code == 3 and "at most 0 suppressed" not in err and "suppression limit allows" in err
+
+
+def test_save_project_keeps_what_the_run_used(capsys, data: Path, tmp_path: Path):
+    saved = tmp_path / "used.kanon.json"
+    code, _, err = run(capsys, "anonymize", data, *BASE, "--k", "4", "--algorithm", "datafly",
+                       "--suppression-limit", "0.1", "--save-project", saved)  # fmt: skip
+    assert code == 0, err
+    project = Project.load(saved)
+    assert project.algorithm == "datafly" and project.algorithm_params["suppression_limit"] == 0.1
+    assert get_field(project, "models.k") == 4 and get_field(project, "roles.quasi-identifier") == [
+        "age",
+        "sex",
+    ]
+
+
+def test_a_typed_flag_the_algorithm_does_not_take_is_ignored_aloud(capsys, data: Path):
+    code, _, err = run(capsys, "anonymize", data, *BASE, "--k", "4", "--algorithm", "mondrian",
+                       "--suppression-limit", "0.1")  # fmt: skip
+    assert code == 0 and "warning: --suppression-limit does not apply to mondrian; ignored." in err
