@@ -296,7 +296,14 @@ def export_release(
     options: ExportOptions = ExportOptions(),
     project_path: str | Path | None = None,
 ) -> ExportSummary:
-    """Write the release to ``path`` (CSV/TSV/XLSX/Parquet) atomically and return what was written."""
+    """Write the release to ``path`` (CSV/TSV/XLSX/Parquet) atomically and return what was written.
+
+    A run on a larger-than-memory engine holds no release: it is streamed from ``table`` (its source)
+    through the run's plan (:func:`kanon_engine.sources.sink.export_streamed`), to the same bytes."""
+    if not getattr(result, "in_memory", True):
+        from kanon_engine.sources.sink import export_streamed
+
+        return export_streamed(table, result, path, options, project_path)
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
     fmt = _format_for(path, options.fmt)
