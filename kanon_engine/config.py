@@ -21,7 +21,7 @@ class ParamSpec:
 
     name: str
     label: str
-    kind: str  # "int", "float", "choice", "bool"
+    kind: str  # "int", "float", "choice", "bool", "text"
     default: Any
     help: str
     minimum: float | None = None
@@ -47,9 +47,11 @@ class ParamSpec:
                 value = str(value)
                 if value not in self.choices:
                     raise ValueError
+            elif self.kind == "text":
+                value = str(value).strip() or self.default
         except (TypeError, ValueError):
             raise ConfigError(self._expectation(value), where=self.name) from None
-        if (
+        if value is not None and (
             self.minimum is not None
             and value < self.minimum
             or self.maximum is not None

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
@@ -23,8 +25,21 @@ from kanon_engine.fileio import atomic_write_text
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
+from kanon_engine.sources.settings import EngineSettings
 
 SCHEMA_VERSION = 1
+
+
+def column_values(table: Any, column: str) -> pd.Series:
+    """A column's values to build a hierarchy from: the loaded column, or, for a table source that does
+    not hold its rows, its distinct values (missing as None): the builders only look at distinct values."""
+    frame = getattr(table, "frame", None)
+    if frame is not None:
+        return frame[column]
+    values, _, missing = table.value_counts(column)
+    return pd.Series([*values, *([None] if missing else [])], dtype=object)
+
+
 #: What a project file is called among the protected inputs (saving may replace it; nothing else may).
 PROJECT_FILE = "the project file"
 
@@ -46,6 +61,8 @@ class Project:
     algorithm_params: dict[str, Any] = field(default_factory=dict)
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
+    #: the engine runs go through (auto, memory, duckdb, dask) and its settings
+    engine: EngineSettings = field(default_factory=EngineSettings)
     runs: tuple[dict[str, Any], ...] = ()
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
@@ -85,6 +102,22 @@ class Project:
             )
         return table, warnings
 
+    def open_data(self) -> tuple[Any, list[str]]:
+        """The project's data as a table source on the project's engine (see
+        :func:`kanon_engine.sources.choose.open_source`); warnings as :meth:`load_table`'s."""
+        from kanon_engine.sources.choose import open_source
+
+        if self.data_path is None:
+            raise ConfigError("The project does not name a data file.", where="data")
+        source = open_source(self.data_path, self.read_options, self.engine, self.column_types)
+        warnings = []
+        if self.data_sha256 and source.sha256 and source.sha256 != self.data_sha256:
+            warnings.append(
+                f"The data file {self.data_path.name} has changed since the project was saved "
+                "(its SHA-256 differs)."
+            )
+        return source, warnings
+
     def config(self, table: Table) -> AnonymizationConfig:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
         qi = self.columns_with(Role.QUASI_IDENTIFIER)
@@ -93,9 +126,9 @@ class Project:
         hierarchies = {}
         for q in qi:
             h = self.hierarchies.get(q)
-            hierarchies[q] = (
-                h if h is not None else default_hierarchy(q, table.frame[q], table.column_types.get(q))
-            )
+            if h is None:
+                h = default_hierarchy(q, column_values(table, q), table.column_types.get(q))
+            hierarchies[q] = h
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
         return AnonymizationConfig(
             quasi_identifiers=qi,
@@ -144,6 +177,7 @@ class Project:
             "models": [m.to_dict() for m in self.models],
             "algorithm": {"name": self.algorithm, **self.algorithm_params},
             "output": {"drop_suppressed": self.drop_suppressed, "shuffle_seed": self.shuffle_seed},
+            "engine": self.engine.to_dict(),
             "runs": list(self.runs),
         }
 
@@ -207,6 +241,7 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            engine=EngineSettings.from_dict(d.get("engine")),
             runs=tuple(d.get("runs") or ()),
             base_dir=base_dir,
         )

@@ -16,6 +16,7 @@ from kanon_engine.cli.common import (
     add_output_flags,
     check_outputs,
     finish_run,
+    note_engine,
     pairs,
     save_project,
 )
@@ -36,20 +37,22 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     project, table = project_and_table(args)
-    check_outputs(args, project)
-    values = given(args, args.flags)
-    enforce = any(field.startswith("models.") for field in values)
-    params = project.algorithm_params
-    limit = _setting(values, params, "suppression_limit", 1.0)
-    metric = _setting(values, params, "metric", "dm")
-    save_project(args, project)
-    # without a model flag no model is claimed (k = 2 only makes the configuration complete)
-    config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
-    levels = {c: int(v) for c, v in pairs(args.levels, "--levels", comma_separated=True).items()}
-    result = apply_transformation(
-        table, config, levels, suppression_limit=limit, metric=metric, enforce=enforce
-    )
-    return finish_run(args, table, project, result, PRINTED)
+    with table:  # a larger-than-memory engine removes its temporary files when done
+        check_outputs(args, project)
+        note_engine(table)
+        values = given(args, args.flags)
+        enforce = any(field.startswith("models.") for field in values)
+        params = project.algorithm_params
+        limit = _setting(values, params, "suppression_limit", 1.0)
+        metric = _setting(values, params, "metric", "dm")
+        save_project(args, project)
+        # without a model flag no model is claimed (k = 2 only makes the configuration complete)
+        config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
+        levels = {c: int(v) for c, v in pairs(args.levels, "--levels", comma_separated=True).items()}
+        result = apply_transformation(
+            table, config, levels, suppression_limit=limit, metric=metric, enforce=enforce
+        )
+        return finish_run(args, table, project, result, PRINTED)
 
 
 def _setting(values: dict[str, Any], params: dict[str, Any], name: str, default: Any) -> Any:

@@ -32,12 +32,13 @@ from kanon_engine.algorithms import algorithms
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
 from kanon_engine.cli.common import delimiter, pairs, split_list, warn
 from kanon_engine.config import MODEL_PARAMS, ParamSpec
-from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.project import Project
+from kanon_engine.sources.choose import open_source
+from kanon_engine.sources.settings import ENGINE_PARAMS
 from kanon_engine.validation import model_values_of, models_from_values
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
@@ -93,7 +94,7 @@ def _values_text(spec: ParamSpec) -> str:
 
 
 def _metavar(spec: ParamSpec) -> str:
-    return {"int": "N", "float": "X", "choice": "NAME"}.get(spec.kind, spec.name.upper())
+    return {"int": "N", "float": "X", "choice": "NAME"}.get(spec.kind, spec.name.upper().replace("_", "-"))
 
 
 def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:
@@ -178,6 +179,7 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             off="--no-shuffle",
             metavar="SEED",
         ),
+        *(_spec_flag(spec, "engine") for spec in ENGINE_PARAMS),
     )
 
 
@@ -244,6 +246,8 @@ def get_field(project: Project, field: str) -> Any:
         return model_values_of(project.models)[key]
     if group == "algorithm":
         return project.algorithm if key == "name" else project.algorithm_params.get(key)
+    if group == "engine":
+        return getattr(project.engine, key)
     return getattr(project, key)  # output.*
 
 
@@ -256,6 +260,7 @@ def apply_flags(project: Project, values: dict[str, tuple[ProjectFlag, Any]], qu
     project = _apply_hierarchies(project, values)
     project = _apply_models(project, values)
     project = _apply_algorithm(project, values, quiet)
+    project = apply_engine(project, values)
     changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
 
@@ -311,6 +316,12 @@ def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) 
     return project.with_changes(models=models_from_values(merged, sensitive))
 
 
+def apply_engine(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """Engine flags change the project's engine settings."""
+    changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("engine.")}
+    return project.with_changes(engine=replace(project.engine, **changes)) if changes else project
+
+
 def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]], quiet: bool) -> Project:
     """The algorithm (its project parameters are kept only when it stays the same) and its parameters:
     a typed flag the algorithm does not take is ignored with a warning; ``--param`` is passed as given
@@ -343,6 +354,7 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     (``--delimiter`` overriding its delimiter)."""
     project = Project.load(Path(args.project)) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
+    project = apply_engine(project, values)
     table, project = _load_table(project, values)
     project = apply_flags(project, values, quiet=not any(f.option == "--algorithm" for f in args.flags))
     _require_role_columns(project, table)
@@ -353,7 +365,7 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
     d = delimiter(values["data.delimiter"][1]) if "data.delimiter" in values else None
     if "data.path" in values:
         path = Path(values["data.path"][1])
-        table = read_table(path, ReadOptions(delimiter=d))
+        table = open_source(path, ReadOptions(delimiter=d), project.engine)
         return table, project.with_changes(
             data_path=path, data_sha256=table.sha256, read_options=table.options
         )
@@ -361,7 +373,7 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
         raise ConfigError("No input table: give INPUT or a --project that names one.", where="INPUT")
     if d is not None:
         project = project.with_changes(read_options=replace(project.read_options, delimiter=d))
-    table, warnings = project.load_table()
+    table, warnings = project.open_data()
     warn(warnings)
     return table, project.with_changes(read_options=table.options)
 

@@ -91,6 +91,7 @@ class DuckDBSource(TableSource):
         self.options = self.file.options
         self.batch_rows = batch_rows
         self._rows = self.file.rows
+        self._sha: str | None = None
         parent = Path(temp_dir) if temp_dir else Path(tempfile.gettempdir())
         if not parent.is_dir():
             raise DataError(
@@ -117,6 +118,15 @@ class DuckDBSource(TableSource):
         self._n_maps = 0
 
     # --- what the file is ---------------------------------------------------------------------------
+    @property
+    def sha256(self) -> str:  # type: ignore[override]
+        """SHA-256 of the file's bytes (read once, in chunks, when first asked: the report names it)."""
+        if self._sha is None:
+            from kanon_engine.release_writer import sha256_file
+
+            self._sha = sha256_file(self.file.path)
+        return self._sha
+
     @property
     def columns(self) -> list[str]:
         return list(self.file.names)

@@ -90,3 +90,9 @@ class InMemorySource(TableSource):
 
     def preview(self, n: int = 200) -> pd.DataFrame:
         return self.table.frame.iloc[:n].reset_index(drop=True)
+
+    def __getattr__(self, name: str):
+        """Everything else a loaded table offers (``column``, ``numeric``, ``options``)."""
+        if name == "table":
+            raise AttributeError(name)
+        return getattr(self.table, name)
