@@ -83,10 +83,10 @@ def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
 
 
 def note_engine(table: Any) -> None:
-    """Say on stderr which engine reads the rows, and why."""
-    describe = getattr(table, "describe", None)
-    if describe is not None:
-        print(f"note: engine: {describe()}", file=sys.stderr)
+    """Say on stderr which engine reads the rows, and why, when it is not the plain in-memory one (the
+    JSON report always names it)."""
+    if getattr(table, "engine", "memory") != "memory":
+        print(f"note: engine: {table.describe()}", file=sys.stderr)
 
 
 def warn(messages: Sequence[str]) -> None:

@@ -30,7 +30,9 @@ MEMORY_SHARE = 0.5
 
 
 def _gb(n: float) -> str:
-    return f"{n / (1 << 30):.1f} GB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MB"
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.1f} GB"
+    return f"{n / (1 << 20):.0f} MB" if n >= 10 << 20 else f"{n / (1 << 20):.1f} MB"
 
 
 def expected_memory(path: Path) -> int:

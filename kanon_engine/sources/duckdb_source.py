@@ -63,7 +63,7 @@ def parse_memory(text: str | None) -> str | None:
         raise ConfigError(
             f"The memory limit must be an amount such as 4GB or 512MB; got '{text}'.", where="memory-limit"
         )
-    return f"{int(value * units[unit]) >> 20}MB"
+    return f"{int(value * units[unit]) >> 20}MiB"
 
 
 class DuckDBSource(TableSource):
@@ -208,7 +208,7 @@ class DuckDBSource(TableSource):
             f"GROUP BY {groups} ORDER BY {groups}"
         )
         try:
-            table = self.con.execute(sql).fetch_arrow_table()
+            table = self.con.execute(sql).to_arrow_table()
         finally:
             for name in tables:
                 self.con.execute(f"DROP TABLE IF EXISTS {name}")
@@ -276,4 +276,4 @@ def physical_memory() -> int:
 def default_memory_limit() -> str:
     """A quarter of the machine's memory (at least 1 GB), in DuckDB's words."""
     total = physical_memory() or (8 << 30)
-    return f"{max(1 << 30, int(total * DEFAULT_MEMORY_SHARE)) >> 20}MB"
+    return f"{max(1 << 30, int(total * DEFAULT_MEMORY_SHARE)) >> 20}MiB"

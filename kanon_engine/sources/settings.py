@@ -37,6 +37,7 @@ ENGINE_PARAMS: tuple[ParamSpec, ...] = (
         None,
         "With the duckdb engine: the most memory DuckDB may use, such as 4GB (default: a quarter of this "
         "machine's memory); beyond it DuckDB writes to the temporary folder.",
+        presets=("1GB", "2GB", "4GB", "8GB"),
     ),
     ParamSpec(
         "temp_dir",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +37,10 @@ from kanon_engine.sources.plan import BatchState
 ROW_GROUP_ROWS = 1024 * 1024
 
 
-def _release_batches(source: TableSource, result: Any, options: Any, facts: dict) -> Iterator[pd.DataFrame]:
+def _release_batches(
+    source: TableSource, result: Any, options: Any, facts: dict, pseudonymize: Callable
+) -> Iterator[pd.DataFrame]:
     """The release rows, batch by batch, in input order (suppressed ones dropped when asked)."""
-    from kanon_engine.export import pseudonymize_identifiers
-
     cfg = result.config
     plan = result.plan
     state = BatchState()
@@ -51,9 +51,7 @@ def _release_batches(source: TableSource, result: Any, options: Any, facts: dict
         out, row_class = plan.apply(frame, state)
         suppressed = row_class < 0
         if pseudo:
-            ids = pseudonymize_identifiers(
-                frame[list(cfg.identifiers)], list(cfg.identifiers), options.pseudonymize_key
-            )
+            ids = pseudonymize(frame[list(cfg.identifiers)], list(cfg.identifiers), options.pseudonymize_key)
             order = [c for c in frame.columns if c in out.columns or c in cfg.identifiers]
             out = pd.concat([out, ids.reset_index(drop=True)], axis=1)[
                 order + [c for c in out.columns if c not in order]
@@ -131,12 +129,17 @@ class _ParquetTarget:
             self.writer.close()
 
 
-def export_streamed(
-    source: TableSource, result: Any, path: str | Path, options: Any, project_path: str | Path | None = None
-) -> Any:
-    """Write the release of ``result`` (a run on ``source``) to ``path``, streamed; its ExportSummary."""
-    from kanon_engine.export import ExportSummary
-
+def stream_release(
+    source: TableSource,
+    result: Any,
+    path: str | Path,
+    options: Any,
+    project_path: str | Path | None,
+    pseudonymize: Callable,
+) -> tuple[release_writer.WrittenRelease, dict[str, Any]]:
+    """Write the release of ``result`` (a run on ``source``) to ``path``, streamed (``options`` as
+    :class:`kanon_engine.export.ExportOptions`; ``pseudonymize`` its keyed pseudonyms); what was written,
+    and facts for the export summary (format, suppressed rows masked or dropped, shuffled)."""
     path = Path(path)
     refuse_input_overwrite(path, [source.source, project_path])
     fmt = _format_for(path, options.fmt)
@@ -147,9 +150,9 @@ def export_streamed(
             where=str(path),
         )
     cfg = result.config
-    facts: dict[str, Any] = {"suppressed": 0}
+    facts: dict[str, Any] = {"suppressed": 0, "format": fmt}
     shuffle = cfg.shuffle_seed is not None if options.shuffle is None else options.shuffle
-    batches = _release_batches(source, result, options, facts)
+    batches = _release_batches(source, result, options, facts, pseudonymize)
     if shuffle:
         seed = options.shuffle_seed
         if seed is None:
@@ -169,19 +172,9 @@ def export_streamed(
         if isinstance(target, _ParquetTarget):
             target.close()
     sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
-    drop = facts.get("drop", False)
-    return ExportSummary(
-        path,
-        fmt,
-        target.rows,
-        target.columns or (),
-        sha,
-        0 if drop else facts["suppressed"],
-        facts["suppressed"] if drop else 0,
-        bool(shuffle),
-        target.neutralized,
-        facts.get("pseudonymized", ()),
-    )
+    facts["shuffled"] = bool(shuffle)
+    written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
+    return written, facts
 
 
 def _shuffled(
@@ -223,7 +216,7 @@ def _shuffled(
             con.register("unshuffled", ds.dataset(tmp))
             reader = con.execute(
                 "SELECT * EXCLUDE (__place) FROM unshuffled ORDER BY __place"
-            ).fetch_record_batch(1 << 17)
+            ).to_arrow_reader(1 << 17)
             for b in reader:
                 yield b.to_pandas().reindex(columns=columns)
         finally:
