@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,6 +63,9 @@ class EncodedTable:
     sensitive: tuple[SensitiveColumn, ...] = field(default=())
     weights: np.ndarray | None = None  # (n_rows,) int64 records per row (None: one each)
     leaf_counts: tuple[np.ndarray, ...] | None = None
+    #: points counted at coarser levels than the leaves: how finer nodes are checked (the engine,
+    #: :class:`kanon_engine.sources.floor.Floor`); None when the rows hold leaves
+    below: Any = None
 
     @cached_property
     def n_rows(self) -> int:

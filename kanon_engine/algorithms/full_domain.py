@@ -133,11 +133,14 @@ def full_domain_result(
     """The full-domain node ``ev`` as a result: the released class of every point (its plan, from which
     the release is made) and everything reported about it. Classes are numbered in the order of the
     node's classes."""
-    point_class, suppressed = row_classes(enc, ev, ctx.base)
+    if ev.points is not None:  # a node finer than the points: its classes were counted on their own
+        point_class, suppressed = row_classes(ev.points.enc, ev, None)
+    else:
+        point_class, suppressed = row_classes(enc, ev, ctx.base)
     kept_ids = np.flatnonzero(ev.passes)
     renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))
-    plan = FullDomainPlan(config, None, levels=tuple(int(x) for x in ev.levels))
+    plan = FullDomainPlan(config, ev.points, levels=tuple(int(x) for x in ev.levels))
     plan.point_class = np.where(suppressed, -1, renumber[point_class])
     metrics = node_metrics(ev, ctx)
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):

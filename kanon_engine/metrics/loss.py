@@ -94,13 +94,25 @@ class EntropyTables:
         return float(sum(self.total[q][lv] for q, lv in enumerate(levels)))
 
     def suppressed_extra(self, leaf_codes: np.ndarray, counts: np.ndarray, levels: tuple[int, ...]) -> float:
-        """Extra loss of suppressing records (leaf codes per QI x rows, with counts)."""
+        """Extra loss of suppressing records (leaf codes per QI x rows, with counts).
+
+        When the rows are points counted above the leaves (a floor, :mod:`kanon_engine.sources.floor`),
+        a point's leaf stands for its whole group at the floor's level, so the group's average extra
+        loss (weighted by the leaves' frequencies) is used: an estimate, exact for attributes counted at
+        their leaves."""
+        floor = getattr(self.enc.below, "floor", None)
         extra = 0.0
         for q, lv in enumerate(levels):
             top = len(self.cost[q]) - 1
-            extra += float(
-                ((self.cost[q][top][leaf_codes[q]] - self.cost[q][lv][leaf_codes[q]]) * counts).sum()
-            )
+            cost = self.cost[q][top] - self.cost[q][lv]
+            if floor is not None and floor[q] > 0:
+                group = self.enc.level_maps[q][floor[q]]
+                f0 = self.enc.leaf_histogram(q)
+                total = np.bincount(group, weights=f0 * cost)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mean = np.nan_to_num(total / np.bincount(group, weights=f0))
+                cost = mean[group]
+            extra += float((cost[leaf_codes[q]] * counts).sum())
         return extra
 
 

@@ -256,6 +256,18 @@ class TableSource(ABC):
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         """Count the distinct combinations of the coded (and mapped) columns of ``request``."""
 
+    def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
+        """Number of distinct combinations :meth:`count` would return (an engine may count them without
+        returning them)."""
+        return self.count(request, progress).n_points
+
+    def small_classes(
+        self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
+    ) -> tuple[int, int]:
+        """Records in combinations of fewer than ``k`` records, and the number of combinations."""
+        counts = self.count(request, progress).counts
+        return int(counts[counts < k].sum()), int(len(counts))
+
     @abstractmethod
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         """The rows in input order as record batches of strings (missing = null)."""

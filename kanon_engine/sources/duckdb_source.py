@@ -164,7 +164,7 @@ class DuckDBSource(TableSource):
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...], progress: ProgressCallback) -> None:
         """Encode the file's rows into the table ``codes`` (once per set of codings)."""
         key = tuple(id(c) for c in codings)
-        if self._codes_key == key:
+        if self._codes_key is not None and set(key) <= set(self._codes_key):
             return
         names = [f"c{i}" for i in range(len(codings))]
         schema = pa.schema([pa.field(n, pa.from_numpy_dtype(c.dtype)) for n, c in zip(names, codings)])
@@ -191,29 +191,58 @@ class DuckDBSource(TableSource):
         self._codes_key = key
 
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
+        sql, tables = self._grouped(request, progress)
+        groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
+        try:
+            table = self.con.execute(f"{sql} ORDER BY {groups}").to_arrow_table()
+        finally:
+            self._drop(tables)
+        codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
+        return PointCounts.from_groups(codes, table.column("n").to_numpy())
+
+    def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
+        sql, tables = self._grouped(request, progress)
+        try:
+            return int(self.con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0])
+        finally:
+            self._drop(tables)
+
+    def small_classes(
+        self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
+    ) -> tuple[int, int]:
+        sql, tables = self._grouped(request, progress)
+        try:
+            row = self.con.execute(
+                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})"
+            ).fetchone()
+        finally:
+            self._drop(tables)
+        return int(row[0]), int(row[1])
+
+    def _drop(self, tables: list[str]) -> None:
+        for name in tables:
+            self.con.execute(f"DROP TABLE IF EXISTS {name}")
+
+    def _grouped(self, request: CountRequest, progress: ProgressCallback) -> tuple[str, list[str]]:
+        """The GROUP BY of a request over the codes table, and the map tables it joins."""
         self._ensure_codes(request.codings, progress)
         progress(0.5, "counting the groups (DuckDB)")
         selects, joins, tables = [], [], []
-        for i, m in enumerate(request.maps):
+        assert self._codes_key is not None
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
+        for i, (m, c) in enumerate(zip(request.maps, request.codings)):
+            col = column[id(c)]
             if m is None:
-                selects.append(f"codes.c{i} AS g{i}")
+                selects.append(f"codes.{col} AS g{i}")
                 continue
             name = self._map_table(m)
             tables.append(name)
-            joins.append(f"JOIN {name} AS m{i} ON codes.c{i} = m{i}.code")
+            joins.append(f"JOIN {name} AS m{i} ON codes.{col} = m{i}.code")
             selects.append(f"m{i}.g AS g{i}")
         groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
-        sql = (
-            f"SELECT {', '.join(selects)}, count(*)::BIGINT AS n FROM codes {' '.join(joins)} "
-            f"GROUP BY {groups} ORDER BY {groups}"
-        )
-        try:
-            table = self.con.execute(sql).to_arrow_table()
-        finally:
-            for name in tables:
-                self.con.execute(f"DROP TABLE IF EXISTS {name}")
-        codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
-        return PointCounts.from_groups(codes, table.column("n").to_numpy())
+        sql = f"SELECT {', '.join(selects)}, count(*)::BIGINT AS n FROM codes {' '.join(joins)}"
+        sql += f" GROUP BY {groups}"
+        return sql, tables
 
     def _map_table(self, mapping: np.ndarray) -> str:
         """A small DuckDB table code -> mapped code (a hierarchy level)."""

@@ -25,6 +25,8 @@ def finish_result(
     source: TableSource, counted: Counted, result: AnonymizationResult, start: float
 ) -> AnonymizationResult:
     """``result`` with its plan tied to ``counted``, the engine named, and (in memory) the release."""
+    if result.plan.counted is not None:  # the chosen node is finer than the points: counted on its own
+        counted = result.plan.counted
     plan = dataclasses.replace(result.plan, counted=counted)
     weights = counted.enc.weights
     suppressed = int(weights[plan.point_class < 0].sum()) if len(plan.point_class) else 0

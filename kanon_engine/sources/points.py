@@ -133,10 +133,61 @@ def _check_config(config: AnonymizationConfig) -> None:
         require_valid(config.hierarchies[q])
 
 
+#: Most points a run holds in memory (about 60 bytes each in a search, plus roll-ups): past it the
+#: points are counted at coarser levels (:func:`choose_floor`) and finer nodes are checked by the engine.
+POINT_BUDGET = 8_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class PointSpec:
+    """What the points of a run are made of: the codings (quasi-identifiers, then sensitive attributes),
+    the hierarchies, and the values, order and hierarchy of every sensitive attribute."""
+
+    qi: tuple[str, ...]
+    hierarchies: tuple[Hierarchy, ...]
+    codings: tuple[ColumnCoding, ...]
+    sensitive: tuple[tuple[str, tuple[str, ...], bool, Hierarchy | None], ...]
+    leaf_counts: tuple[np.ndarray, ...]
+
+    def request(self, levels: tuple[int, ...], sensitive: bool = True) -> CountRequest:
+        """Count the quasi-identifiers at ``levels`` (hierarchy levels) and (unless told not to) the
+        sensitive values."""
+        maps: list[np.ndarray | None] = []
+        sizes: list[int] = []
+        for h, lv, c in zip(self.hierarchies, levels, self.codings):
+            codes, labels = h.level_codes[lv]
+            maps.append(None if lv == 0 else codes)
+            sizes.append(c.size if lv == 0 else len(labels))
+        if not sensitive:
+            return CountRequest(self.codings[: len(self.qi)], tuple(maps), tuple(sizes))
+        rest = self.codings[len(self.qi) :]
+        return CountRequest(self.codings, (*maps, *(None,) * len(rest)), (*sizes, *(c.size for c in rest)))
+
+
 def count_points(
-    source: TableSource, config: AnonymizationConfig, progress: ProgressCallback = no_progress
+    source: TableSource,
+    config: AnonymizationConfig,
+    progress: ProgressCallback = no_progress,
+    budget: int | None = None,
 ) -> Counted:
-    """Count ``source`` into the points of ``config``'s quasi-identifiers and sensitive attributes."""
+    """Count ``source`` into the points of ``config``'s quasi-identifiers and sensitive attributes: at
+    the leaves, or, when those are more than ``budget`` (default :data:`POINT_BUDGET`), at the floor
+    :func:`choose_floor` finds (then finer nodes are checked by the engine, see
+    :mod:`kanon_engine.sources.floor`)."""
+    spec = point_spec(source, config, progress)
+    progress(0.02, "counting the records into groups")
+    budget = POINT_BUDGET if budget is None else budget
+    floor = choose_floor(source, spec, budget, progress)
+    counted = points_at(source, spec, floor, progress)
+    if any(floor):
+        from kanon_engine.sources.floor import Floor
+
+        object.__setattr__(counted.enc, "below", Floor(source, spec, floor))
+    return counted
+
+
+def point_spec(source: TableSource, config: AnonymizationConfig, progress: ProgressCallback) -> PointSpec:
+    """Value counts of the run's columns (one pass) and the codings built from them."""
     _check_config(config)
     qi, sens = tuple(config.quasi_identifiers), tuple(config.sensitive)
     source.require_columns(qi, "quasi-identifier")
@@ -146,29 +197,79 @@ def count_points(
     hs = tuple(config.hierarchies[q] for q in qi)
     codings = [leaf_coding(source, q, h) for q, h in zip(qi, hs)]
     sens_h = config.sensitive_hierarchies or {}
-    sens_meta: list[tuple[tuple[str, ...], bool, Hierarchy | None]] = []
+    meta = []
     for s in sens:
         h = sens_h.get(s)
         if h is not None:
             codings.append(leaf_coding(source, s, h))
-            sens_meta.append((h.values, False, h))
+            meta.append((s, h.values, False, h))
         else:
             coding, values, numeric = sensitive_coding(source, s)
             codings.append(coding)
-            sens_meta.append((values, numeric, None))
-    codings_t = tuple(codings)
-    radix = key_radix(tuple(c.size for c in codings_t))
-    progress(0.02, "counting the records into groups")
-    counts = source.count(CountRequest(codings_t), progress)
-    n_qi = len(qi)
+            meta.append((s, values, numeric, None))
+    leaf_counts = tuple(_leaf_counts(source, c) for c in codings[: len(qi)])
+    return PointSpec(qi, hs, tuple(codings), tuple(meta), leaf_counts)
+
+
+def points_at(
+    source: TableSource, spec: PointSpec, levels: tuple[int, ...], progress: ProgressCallback = no_progress
+) -> Counted:
+    """The points counted at ``levels``: each stands for its group with the group's first leaf."""
+    request = spec.request(levels)
+    radix = key_radix(request.sizes)
+    counts = source.count(request, progress)
+    n_qi = len(spec.qi)
+    leaves = np.empty((n_qi, counts.n_points), dtype=np.int32)
+    for q, (h, lv) in enumerate(zip(spec.hierarchies, levels)):
+        leaves[q] = counts.codes[q] if lv == 0 else first_leaf(h, lv)[counts.codes[q]]
     weights = counts.counts
     sensitive = tuple(
         SensitiveColumn(name, counts.codes[n_qi + i], values, numeric, h, weights)
-        for i, (name, (values, numeric, h)) in enumerate(zip(sens, sens_meta))
+        for i, (name, values, numeric, h) in enumerate(spec.sensitive)
     )
-    leaf_counts = tuple(_leaf_counts(source, c) for c in codings_t[:n_qi])
-    enc = EncodedTable(qi, hs, counts.codes[:n_qi], sensitive, weights, leaf_counts)
-    return Counted(enc, codings_t, (0,) * n_qi, point_keys(counts.codes, radix), radix)
+    enc = EncodedTable(spec.qi, spec.hierarchies, leaves, sensitive, weights, spec.leaf_counts)
+    return Counted(enc, spec.codings, tuple(levels), point_keys(counts.codes, radix), radix)
+
+
+def first_leaf(hierarchy: Hierarchy, level: int) -> np.ndarray:
+    """The first leaf of every label of a level (it generalizes as the whole group does: a tree)."""
+    codes, labels = hierarchy.level_codes[level]
+    out = np.full(len(labels), -1, dtype=np.int32)
+    leaf = np.arange(len(codes), dtype=np.int32)
+    out[codes[::-1]] = leaf[::-1]
+    return out
+
+
+def distinct_per_level(spec: PointSpec) -> list[np.ndarray]:
+    """Number of distinct values present in the data for every QI at every level."""
+    out = []
+    for h, counts in zip(spec.hierarchies, spec.leaf_counts):
+        present = counts > 0
+        out.append(np.array([len(np.unique(h.level_codes[j][0][present])) for j in range(h.depth)]))
+    return out
+
+
+def choose_floor(
+    source: TableSource, spec: PointSpec, budget: int, progress: ProgressCallback = no_progress
+) -> tuple[int, ...]:
+    """The levels to count the points at: the leaves when their distinct combinations fit ``budget``;
+    otherwise, one attribute at a time, the attribute whose next level merges most of its values is
+    raised (Datafly's choice, on distinct values), until they fit. Exact counts, so every engine picks
+    the same floor."""
+    levels = [0] * len(spec.qi)
+    distinct = distinct_per_level(spec)
+    while True:
+        n = source.distinct_count(spec.request(tuple(levels)), progress)
+        if n <= budget:
+            return tuple(levels)
+        open_qi = [q for q in range(len(levels)) if levels[q] < spec.hierarchies[q].height]
+        if not open_qi:
+            return tuple(levels)
+        q = max(open_qi, key=lambda a: (distinct[a][levels[a]] / max(distinct[a][levels[a] + 1], 1), -a))
+        levels[q] += 1
+        progress(
+            0.03, f"{n:,} groups are more than {budget:,}: counting with {spec.qi[q]} at level {levels[q]}"
+        )
 
 
 def _leaf_counts(source: TableSource, coding: ColumnCoding) -> np.ndarray:
