@@ -178,7 +178,20 @@ def _parquet_batches(f: StreamedFile, wanted: list[str], batch_rows: int) -> Ite
         yield pa.RecordBatch.from_arrays(cols, names=wanted)
 
 
-def _text_batches(f: StreamedFile, wanted: list[str], batch_rows: int) -> Iterator[pa.RecordBatch]:
+def records_batches(
+    f: StreamedFile, data: bytes, columns: list[str] | None = None, batch_rows: int = BATCH_ROWS
+) -> Iterator[pa.RecordBatch]:
+    """Batches of records of a text file held in ``data`` (whole records, no header): a piece of the file
+    that a Dask worker reads, parsed exactly as :func:`text_batches` parses the file."""
+    import io
+
+    wanted = list(f.names) if columns is None else [c for c in f.names if c in set(columns)]
+    yield from _text_batches(f, wanted, batch_rows, io.BytesIO(data))
+
+
+def _text_batches(
+    f: StreamedFile, wanted: list[str], batch_rows: int, stream: object | None = None
+) -> Iterator[pa.RecordBatch]:
     internal = [f"f{i}" for i in range(len(f.names))]
     keep = [internal[f.names.index(c)] for c in wanted]
     o = f.options
@@ -198,9 +211,10 @@ def _text_batches(f: StreamedFile, wanted: list[str], batch_rows: int) -> Iterat
         null_values=[""],
         include_columns=keep,
     )
-    fh = open(f.path, "rb")  # noqa: SIM115 - closed in the finally below, when the generator ends
+    fh = stream if stream is not None else open(f.path, "rb")  # noqa: SIM115 - closed in the finally
     try:
-        fh.seek(f.body_offset)
+        if stream is None:
+            fh.seek(f.body_offset)
         try:
             reader = pacsv.open_csv(fh, read_options=read, parse_options=parse, convert_options=convert)
         except pa.ArrowInvalid as err:

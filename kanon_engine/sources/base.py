@@ -261,6 +261,13 @@ class TableSource(ABC):
         returning them)."""
         return self.count(request, progress).n_points
 
+    def estimate_distinct(
+        self, requests: list[CountRequest], progress: ProgressCallback = no_progress
+    ) -> list[int]:
+        """Estimates of :meth:`distinct_count` for several requests (exact here; an engine may estimate
+        them all in one pass)."""
+        return [self.distinct_count(r, progress) for r in requests]
+
     def small_classes(
         self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
     ) -> tuple[int, int]:

@@ -207,6 +207,36 @@ class DuckDBSource(TableSource):
         finally:
             self._drop(tables)
 
+    def estimate_distinct(
+        self, requests: list[CountRequest], progress: ProgressCallback = no_progress
+    ) -> list[int]:
+        """HyperLogLog estimates of the combinations of several requests, in one pass over the codes."""
+        if not requests:
+            return []
+        self._ensure_codes(requests[0].codings, progress)
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
+        tables: dict[int, str] = {}
+        try:
+            aggregates = []
+            for request in requests:
+                parts = []
+                for m, c in zip(request.maps, request.codings):
+                    if m is None:
+                        parts.append(column[id(c)])
+                    else:
+                        if id(m) not in tables:
+                            tables[id(m)] = self._map_list(m)
+                        parts.append(f"{tables[id(m)]}[{column[id(c)]} + 1]")
+                aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
+            row = self.con.execute(f"SELECT {', '.join(aggregates)} FROM codes").fetchone()
+        finally:
+            pass
+        return [int(x) for x in row]
+
+    def _map_list(self, mapping: np.ndarray) -> str:
+        """A hierarchy level as a DuckDB list literal (small: one entry per leaf)."""
+        return "[" + ", ".join(str(int(x)) for x in mapping) + "]"
+
     def small_classes(
         self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
     ) -> tuple[int, int]:

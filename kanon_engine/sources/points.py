@@ -189,9 +189,13 @@ def count_points(
 def point_spec(source: TableSource, config: AnonymizationConfig, progress: ProgressCallback) -> PointSpec:
     """Value counts of the run's columns (one pass) and the codings built from them."""
     _check_config(config)
-    qi, sens = tuple(config.quasi_identifiers), tuple(config.sensitive)
+    qi = tuple(config.quasi_identifiers)
     source.require_columns(qi, "quasi-identifier")
-    source.require_columns(sens, "sensitive attribute")
+    source.require_columns(tuple(config.sensitive), "sensitive attribute")
+    # only the sensitive attributes a privacy model looks at are counted: the others would only multiply
+    # the points (a diagnosis makes nearly every combination of quasi-identifiers several points)
+    protected = {m.sensitive for m in config.models if m.sensitive}
+    sens = tuple(s for s in config.sensitive if s in protected)
     progress(0.0, "counting the values of every column")
     source.prefetch_value_counts([*qi, *sens])
     hs = tuple(config.hierarchies[q] for q in qi)
@@ -249,27 +253,43 @@ def distinct_per_level(spec: PointSpec) -> list[np.ndarray]:
     return out
 
 
+def floor_path(spec: PointSpec) -> list[tuple[int, ...]]:
+    """Candidate floors from the leaves up: each raises the attribute with the most distinct values at
+    its level (Datafly's choice, Sweeney 2002), which merges the most combinations; known from the value
+    counts alone."""
+    levels = [0] * len(spec.qi)
+    distinct = distinct_per_level(spec)
+    path = [tuple(levels)]
+    while True:
+        open_qi = [q for q in range(len(levels)) if levels[q] < spec.hierarchies[q].height]
+        if not open_qi:
+            return path
+        q = max(open_qi, key=lambda a: (distinct[a][levels[a]], -a))
+        levels[q] += 1
+        path.append(tuple(levels))
+
+
 def choose_floor(
     source: TableSource, spec: PointSpec, budget: int, progress: ProgressCallback = no_progress
 ) -> tuple[int, ...]:
     """The levels to count the points at: the leaves when their distinct combinations fit ``budget``;
-    otherwise, one attribute at a time, the attribute whose next level merges most of its values is
-    raised (Datafly's choice, on distinct values), until they fit. Exact counts, so every engine picks
-    the same floor."""
-    levels = [0] * len(spec.qi)
-    distinct = distinct_per_level(spec)
-    while True:
-        n = source.distinct_count(spec.request(tuple(levels)), progress)
+    otherwise the first candidate of :func:`floor_path` whose combinations fit. The engine estimates the
+    combinations of every candidate in one pass (exact in memory, HyperLogLog in DuckDB); the candidate
+    chosen is then counted exactly, and the next one tried if it does not fit after all."""
+    path = floor_path(spec)
+    requests = [spec.request(levels) for levels in path]
+    n = source.distinct_count(requests[0], progress)
+    if n <= budget:
+        return path[0]
+    estimates = source.estimate_distinct(requests[1:], progress)
+    for levels, request, estimate in zip(path[1:], requests[1:], estimates):
+        if estimate > budget:
+            continue
+        n = source.distinct_count(request, progress)
+        progress(0.04, f"{n:,} groups at levels {levels} (at most {budget:,} are held in memory)")
         if n <= budget:
-            return tuple(levels)
-        open_qi = [q for q in range(len(levels)) if levels[q] < spec.hierarchies[q].height]
-        if not open_qi:
-            return tuple(levels)
-        q = max(open_qi, key=lambda a: (distinct[a][levels[a]] / max(distinct[a][levels[a] + 1], 1), -a))
-        levels[q] += 1
-        progress(
-            0.03, f"{n:,} groups are more than {budget:,}: counting with {spec.qi[q]} at level {levels[q]}"
-        )
+            return levels
+    return path[-1]
 
 
 def _leaf_counts(source: TableSource, coding: ColumnCoding) -> np.ndarray:
