@@ -81,6 +81,7 @@ def child(args: argparse.Namespace) -> None:
                 "write_s": round(t_write - t_search, 1),
                 "total_s": round(t_write - t0, 1),
                 "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20), 2),
+                "cpu_s": round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1),
                 "workers_peak_rss_gb": [round(x / (1 << 30), 2) for x in workers_rss],
                 "suppressed": result.suppressed,
                 "classes": result.n_classes,
