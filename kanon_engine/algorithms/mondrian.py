@@ -67,7 +67,7 @@ from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.errors import InfeasibleError
+from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
@@ -708,6 +708,14 @@ class _Mondrian(Algorithm):
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
+        if enc.below is not None:  # the points were counted above the leaves: Mondrian cuts leaves
+            raise ConfigError(
+                f"{table.name()} has more distinct combinations of quasi-identifier values than "
+                f"{self.title.split(' (')[0]} can hold in memory ({enc.n_points:,} groups were counted at "
+                "coarser levels instead).",
+                hint="Use a full-domain algorithm (optimal, datafly) on this table, or fewer quasi-identifiers.",
+                where="algorithm",
+            )
         weights = enc.weights if enc.weights is not None else np.ones(enc.n_points, dtype=np.int64)
         _require_whole_table_passes(enc, config, weights)
         axes = make_axes(table, enc)
