@@ -713,7 +713,7 @@ class _Mondrian(Algorithm):
                 f"{table.name()} has more distinct combinations of quasi-identifier values than "
                 f"{self.title.split(' (')[0]} can hold in memory ({enc.n_points:,} groups were counted at "
                 "coarser levels instead).",
-                hint="Use a full-domain algorithm (optimal, datafly) on this table, or fewer quasi-identifiers.",
+                hint="Use a full-domain algorithm (optimal, datafly) here, or fewer quasi-identifiers.",
                 where="algorithm",
             )
         weights = enc.weights if enc.weights is not None else np.ones(enc.n_points, dtype=np.int64)
