@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     project, table = project_and_table(args)
     with table:  # a larger-than-memory engine removes its temporary files when done
         check_outputs(args, project)
-        note_engine(table)
+        note_engine(table, args)
         warn([i.message for i in require_valid(project, table)])
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = run_project(project, table, verbose=args.verbose)

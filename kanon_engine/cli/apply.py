@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     project, table = project_and_table(args)
     with table:  # a larger-than-memory engine removes its temporary files when done
         check_outputs(args, project)
-        note_engine(table)
+        note_engine(table, args)
         values = given(args, args.flags)
         enforce = any(field.startswith("models.") for field in values)
         params = project.algorithm_params

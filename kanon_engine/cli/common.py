@@ -82,11 +82,21 @@ def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
     print(dumps({k: summary.get(k) for k in keys}))
 
 
-def note_engine(table: Any) -> None:
+def note_engine(table: Any, args: argparse.Namespace | None = None) -> None:
     """Say on stderr which engine reads the rows, and why, when it is not the plain in-memory one (the
-    JSON report always names it)."""
-    if getattr(table, "engine", "memory") != "memory":
-        print(f"note: engine: {table.describe()}", file=sys.stderr)
+    JSON report always names it). The HTML/PDF reports need the rows in memory (risk before and after,
+    examples): asked of another engine, they are refused before any work starts."""
+    engine = getattr(table, "engine", "memory")
+    if engine == "memory":
+        return
+    if args is not None and (getattr(args, "report_html", None) or getattr(args, "report_pdf", None)):
+        raise ConfigError(
+            f"The HTML and PDF reports are made from a table held in memory; this run reads "
+            f"{table.name()} with {table.title}.",
+            hint="Ask for the JSON report (--report), which holds the run's figures, or use --engine memory.",
+            where="--report-html",
+        )
+    print(f"note: engine: {table.describe()}", file=sys.stderr)
 
 
 def warn(messages: Sequence[str]) -> None:
