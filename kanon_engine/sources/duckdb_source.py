@@ -99,8 +99,10 @@ class DuckDBSource(TableSource):
                 hint="Create it, or choose another folder with --temp-dir.",
                 where=str(parent),
             )
-        self.work = parent / f"kanon-duckdb-{uuid.uuid4().hex[:12]}"
-        self.work.mkdir()
+        remove_stale_work_folders(parent)
+        self.work = parent / f"{WORK_PREFIX}{uuid.uuid4().hex[:12]}"
+        self.work.mkdir(mode=0o700)
+        self._lock = _hold_lock(self.work)
         limit = parse_memory(memory_limit) or default_memory_limit()
         self.memory_limit = limit
         config = {
@@ -291,6 +293,10 @@ class DuckDBSource(TableSource):
         if con is not None:
             self.con = None
             con.close()
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            self._lock = None
+            os.close(lock)
         work = getattr(self, "work", None)
         if work is not None and work.exists():
             shutil.rmtree(work, ignore_errors=True)
@@ -300,6 +306,45 @@ class DuckDBSource(TableSource):
             self.close()
         except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass
+
+
+#: The engine's folder in the temporary folder: the encoded rows (patient data), spills, a lock.
+WORK_PREFIX = "kanon-duckdb-"
+
+
+def _hold_lock(work: Path) -> int:
+    """A lock file in the work folder, held while the source lives (a crashed run's folder has none)."""
+    from kanon_engine.fileio import _try_lock
+
+    fd = os.open(work / "lock", os.O_CREAT | os.O_RDWR, 0o600)
+    _try_lock(fd)
+    return fd
+
+
+def remove_stale_work_folders(parent: Path) -> list[str]:
+    """Remove work folders a crashed or killed run left in ``parent`` (they hold encoded patient rows):
+    those whose lock no process holds. Where locks are unavailable, only folders a day old."""
+    import time
+
+    from kanon_engine.fileio import _try_lock
+
+    removed = []
+    for entry in parent.glob(f"{WORK_PREFIX}*"):
+        lock = entry / "lock"
+        try:
+            fd = os.open(lock, os.O_RDWR)
+        except OSError:
+            stale = time.time() - entry.stat().st_mtime > 86400 if entry.exists() else False
+        else:
+            try:
+                taken = _try_lock(fd)
+                stale = taken is True or (taken is None and time.time() - lock.stat().st_mtime > 86400)
+            finally:
+                os.close(fd)
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
 
 
 def physical_memory() -> int:

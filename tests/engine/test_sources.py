@@ -304,3 +304,16 @@ def test_bad_memory_limit_is_one_plain_sentence(sample_dir, tmp_path):
 
     with pytest.raises(ConfigError, match="memory limit must be an amount such as 4GB"):
         DuckDBSource(sample_dir / "sample_patients.csv", memory_limit="lots", temp_dir=tmp_path)
+
+
+def test_a_crashed_runs_work_folder_is_removed_a_live_ones_kept(sample_dir, tmp_path):
+    """The engine's folder holds encoded patient rows: one left by a killed run (its lock free) is
+    removed when the next source starts; a running source's folder (lock held) is left alone."""
+    stale = tmp_path / "kanon-duckdb-deadbeef0000"
+    stale.mkdir()
+    (stale / "lock").write_text("")
+    (stale / "codes.duckdb").write_bytes(b"rows")
+    with DuckDBSource(sample_dir / "sample_patients.csv", temp_dir=tmp_path) as live:
+        assert not stale.exists()
+        with DuckDBSource(sample_dir / "sample_patients.csv", temp_dir=tmp_path) as other:
+            assert live.work.exists() and other.work.exists()
