@@ -134,8 +134,8 @@ def _check_config(config: AnonymizationConfig) -> None:
 
 
 #: Most points a run holds in memory (about 60 bytes each in a search, plus roll-ups; more than a
-#: 10-million-row table can have): past it the
-#: points are counted at coarser levels (:func:`choose_floor`) and finer nodes are checked by the engine.
+#: 10-million-row table can have): past it the points are counted at coarser levels
+#: (:func:`choose_floor`) and finer nodes are checked by the engine.
 POINT_BUDGET = 12_000_000
 
 
