@@ -13,13 +13,13 @@ every group's leaves contiguous), one step per leaf.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from kanon_engine.algorithms.mondrian import tree_order
+from kanon_engine.data.dates import read_dates
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.hierarchy.model import MISSING
 from kanon_engine.result import AnonymizationResult
@@ -62,10 +62,9 @@ def axis_data(table: Table, result: AnonymizationResult, qi: str) -> AxisData:
         return AxisData(qi, True, kind == ColumnKind.INTEGER, table.numeric(qi))
     if kind == ColumnKind.DATE:
         ctype = table.column_types.get(qi)
-        fmt = ctype.date_format if ctype is not None and ctype.date_format else "mixed"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            dt = pd.to_datetime(values, format=fmt, errors="coerce").to_numpy(dtype="datetime64[ns]")
+        dt = read_dates(values, ctype.date_format if ctype is not None else None).to_numpy(
+            dtype="datetime64[ns]"
+        )
         days = np.where(np.isnat(dt), np.nan, dt.astype(np.int64) / 86_400e9 + EPOCH_ORDINAL)
         return AxisData(qi, True, True, days, date=True)
     h = result.config.hierarchies.get(qi)

@@ -3,6 +3,7 @@ CLI flags and the GUI's forms (one spec per parameter, so validation and message
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -28,19 +29,45 @@ class ParamSpec:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     presets: tuple[Any, ...] = ()
+    #: plain words for each choice, in the order of ``choices`` (the GUI shows these, the CLI the codes)
+    choice_labels: tuple[str, ...] = ()
+    #: a share from 0 to 1 that people read and type as a percentage ("5 %", "5%", "0.05", "0,05")
+    percent: bool = False
+
+    def choice_label(self, choice: str) -> str:
+        """The plain words for one of ``choices`` (the code itself when none are given)."""
+        if choice in self.choices and len(self.choice_labels) == len(self.choices):
+            return self.choice_labels[self.choices.index(choice)]
+        return str(choice)
+
+    def show(self, value: Any) -> str:
+        """A value as a person reads it: a percentage for shares, the plain words of a choice."""
+        if value is None:
+            return ""
+        if self.percent:
+            return format_percent(float(value))
+        if self.kind == "choice":
+            return self.choice_label(str(value))
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
 
     def coerce(self, value: Any) -> Any:
-        """Convert and check a value; a ConfigError that names the parameter and the value otherwise."""
+        """Convert and check a value; a ConfigError that names the parameter and the value otherwise.
+
+        Numbers may use a decimal comma (``0,05``); a share (``percent``) may also be written as a
+        percentage (``5%``, ``5 %``).
+        """
         if value is None:
             return self.default
         try:
             if self.kind == "int":
-                f = float(value)
+                f = parse_number(value)
                 if not f.is_integer():
                     raise ValueError
                 value = int(f)
             elif self.kind == "float":
-                value = float(value)
+                value = parse_fraction(value) if self.percent else parse_number(value)
             elif self.kind == "bool":
                 value = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
             elif self.kind == "choice":
@@ -61,6 +88,8 @@ class ParamSpec:
         return value
 
     def _expectation(self, value: Any) -> str:
+        if self.percent:
+            return f"{self.name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value!r}."
         if self.kind == "choice":
             return f"{self.name} must be one of {', '.join(self.choices)}; got {value!r}."
         what = "an integer" if self.kind == "int" else "a number"
@@ -70,6 +99,38 @@ class ParamSpec:
         if self.maximum is not None:
             rng.append(f"<= {self.maximum:g}")
         return f"{self.name} must be {what} {' and '.join(rng)}; got {value!r}.".replace("  ", " ")
+
+
+def parse_number(value: Any) -> float:
+    """A number from a float or from text with a decimal point or comma (``0.05``, ``0,05``)."""
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, (int, float)):
+        if not math.isfinite(float(value)):
+            raise ValueError(value)
+        return float(value)
+    text = str(value).strip().replace("\u00a0", " ")
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(value)
+    return number
+
+
+def parse_fraction(value: Any) -> float:
+    """A share from ``0.05``, ``0,05``, ``5%`` or ``5 %`` (a percentage is divided by 100)."""
+    if isinstance(value, str):
+        text = value.strip().replace("\u00a0", " ")
+        if text.endswith("%"):
+            return parse_number(text[:-1].strip()) / 100.0
+    return parse_number(value)
+
+
+def format_percent(share: float) -> str:
+    """``0.05`` -> ``5 %``, ``0.125`` -> ``12.5 %``: a share as people read it."""
+    pct = round(100.0 * float(share), 6)
+    return f"{pct:g} %"
 
 
 @dataclass(frozen=True)
@@ -150,11 +211,46 @@ class AnonymizationConfig:
         self.check_columns(table)
         require_k_fits(self.k, table.n_rows)
 
+    def fingerprint(self) -> str:
+        """SHA-256 of everything that decides a release: roles, every hierarchy's rows, the privacy
+        models and the output options. Two configs with the same fingerprint give the same release;
+        a result whose fingerprint differs from the project's is out of date (issue 12, item 10)."""
+        import hashlib
+        import json
+
+        doc = {
+            "qi": list(self.quasi_identifiers),
+            "sensitive": list(self.sensitive),
+            "identifiers": list(self.identifiers),
+            "hierarchies": {q: _hierarchy_digest(self.hierarchies[q]) for q in sorted(self.hierarchies)},
+            "sensitive_hierarchies": {
+                s: _hierarchy_digest(self.sensitive_hierarchies[s])
+                for s in sorted(self.sensitive_hierarchies)
+            },
+            "models": [m.to_dict() for m in self.models],
+            "drop_suppressed": self.drop_suppressed,
+            "shuffle_seed": self.shuffle_seed,
+        }
+        text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
     def with_changes(self, **changes: Any) -> AnonymizationConfig:
         """A new config (configs are replaced, never edited in place)."""
         data = {f: getattr(self, f) for f in self.__dataclass_fields__}
         data.update(changes)
         return AnonymizationConfig(**data)
+
+
+def _hierarchy_digest(h: Hierarchy) -> str:
+    """SHA-256 of a hierarchy's cells (vectorized hashing: a million values take a fraction of a second)."""
+    import hashlib
+
+    import numpy as np
+    import pandas as pd
+
+    matrix = np.asarray(h.matrix, dtype=object)
+    cells = pd.util.hash_array(matrix.ravel().astype(str).astype(object), categorize=False)
+    return hashlib.sha256(repr(matrix.shape).encode() + cells.tobytes()).hexdigest()
 
 
 def require_k_fits(k: int, n_rows: int) -> None:
@@ -197,6 +293,11 @@ MODEL_PARAMS: tuple[ParamSpec, ...] = (
         "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
         "value is not too dominant (needs c).",
         choices=("distinct", "entropy", "recursive"),
+        choice_labels=(
+            "Distinct (at least l different values)",
+            "Entropy (values evenly spread)",
+            "Recursive (no value dominates, with c)",
+        ),
     ),
     ParamSpec(
         "c", "c (recursive l-diversity)", "float", 2.0, "The c of recursive (c,l)-diversity.", minimum=0.0
@@ -219,6 +320,11 @@ MODEL_PARAMS: tuple[ParamSpec, ...] = (
         "equal",
         "equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy.",
         choices=("equal", "ordered", "hierarchical"),
+        choice_labels=(
+            "Equal distance (categories)",
+            "Ordered distance (numbers)",
+            "Along the hierarchy",
+        ),
     ),
 )
 

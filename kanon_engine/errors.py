@@ -3,6 +3,14 @@ concerned, followed by what to do about it, so the GUI and the CLI can show it a
 
 from __future__ import annotations
 
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)}
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters written as ``\\x00`` escapes: a value quoted in a message (a NUL
+    byte, a line break inside a cell) must show, not vanish or break the one line a message is."""
+    return text.translate(_CONTROL) if any(ord(ch) < 32 or ord(ch) == 127 for ch in text) else text
+
 
 class KanonError(Exception):
     """Base of every error the engine raises on purpose.
@@ -14,9 +22,10 @@ class KanonError(Exception):
     kind = "error"
 
     def __init__(self, message: str, *, hint: str = "", where: str = "") -> None:
+        message = visible(message)
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        self.hint = visible(hint)
         self.where = where
 
     def __str__(self) -> str:

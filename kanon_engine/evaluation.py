@@ -24,6 +24,8 @@ from kanon_engine.frequency import (
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
 
 _NEVER = np.iinfo(np.int64).max
+#: Most frequency sets cached (choosing a source compares the node with every cached one).
+_MAX_CACHED = 4096
 
 
 @dataclass(eq=False)
@@ -186,13 +188,13 @@ class NodeEvaluator:
         self._keys[n] = fs.levels
         self._sizes[n] = fs.size
         self._used += fs.nbytes
-        if self._used > self._cache_bytes:
+        if self._used > self._cache_bytes or n + 1 > _MAX_CACHED:
             order = np.argsort(self._sizes[: n + 1], kind="stable")
             kept: list[FrequencySet] = []
             used = 0
             for i in order:
                 e = self._entries[int(i)]
-                if used + e.nbytes > 3 * self._cache_bytes // 4:
+                if used + e.nbytes > 3 * self._cache_bytes // 4 or len(kept) >= 3 * _MAX_CACHED // 4:
                     break
                 kept.append(e)
                 used += e.nbytes

@@ -374,12 +374,18 @@ def temp_file_beside(path: str | Path, data: bytes = b"") -> Iterator[Path]:
             tmp.discard()
 
 
+#: Permissions of files that hold patient values and are meant for their owner only (project files,
+#: autosave copies): read and write for the user, nothing for anyone else.
+PRIVATE_MODE = 0o600
+
+
 @contextlib.contextmanager
 def atomic_path(
     path: str | Path,
     *,
     protect: Iterable[Protected] = (),
     may_replace: Iterable[str] = (),
+    private: bool = False,
 ) -> Iterator[Path]:
     """A temporary path beside ``path`` for a writer that needs a file name (Qt's PDF writer, say).
 
@@ -387,7 +393,8 @@ def atomic_path(
     removes stale temporary files of kanon's naming from the folder. On a clean exit the temporary file
     gets the target's permissions (an existing file's, else 0666 less the umask: mkstemp makes 0600,
     which would hide a release from colleagues) and replaces ``path``; if the block raises, it is
-    removed and ``path`` is left as it was. OS errors become a DataError.
+    removed and ``path`` is left as it was. OS errors become a DataError. ``private``: the file is the
+    user's alone (:data:`PRIVATE_MODE`), whatever it had before.
     """
     path = Path(path)
     check_not_input(path, protect, may_replace)
@@ -398,7 +405,7 @@ def atomic_path(
         clean_stale_temp_files(path.parent)
         tmp = _TempFile(path.parent, path.name)
         yield tmp.path
-        os.chmod(tmp.path, _final_mode(path))
+        os.chmod(tmp.path, PRIVATE_MODE if private else _final_mode(path))
         if os.name == "nt":  # Windows cannot rename a file that is open
             tmp.close()
         os.replace(tmp.path, path)
@@ -418,6 +425,7 @@ def atomic_writer(
     newline: str | None = None,
     protect: Iterable[Protected] = (),
     may_replace: Iterable[str] = (),
+    private: bool = False,
 ) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing; on a clean exit it replaces ``path``.
 
@@ -426,7 +434,7 @@ def atomic_writer(
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb'; got {mode!r}")
-    with atomic_path(path, protect=protect, may_replace=may_replace) as tmp:
+    with atomic_path(path, protect=protect, may_replace=may_replace, private=private) as tmp:
         try:
             if mode == "wb":
                 fh: IO[Any] = open(tmp, "wb")  # noqa: SIM115  (closed below, before the rename)
@@ -446,9 +454,10 @@ def atomic_write_bytes(
     *,
     protect: Iterable[Protected] = (),
     may_replace: Iterable[str] = (),
+    private: bool = False,
 ) -> None:
-    """Write ``data`` to ``path`` atomically (never over a protected input)."""
-    with atomic_writer(path, "wb", protect=protect, may_replace=may_replace) as fh:
+    """Write ``data`` to ``path`` atomically (never over a protected input; ``private``: user only)."""
+    with atomic_writer(path, "wb", protect=protect, may_replace=may_replace, private=private) as fh:
         fh.write(data)
 
 
@@ -459,8 +468,9 @@ def atomic_write_text(
     *,
     protect: Iterable[Protected] = (),
     may_replace: Iterable[str] = (),
+    private: bool = False,
 ) -> None:
-    """Write ``text`` to ``path`` atomically (newlines written as given)."""
+    """Write ``text`` to ``path`` atomically (newlines written as given; ``private``: user only)."""
     try:
         data = text.encode(encoding)
     except UnicodeEncodeError as err:
@@ -469,7 +479,7 @@ def atomic_write_text(
         raise DataError(
             f"'{encoding}' is not a text encoding this program knows.", hint="Use utf-8.", where=encoding
         ) from None
-    atomic_write_bytes(path, data, protect=protect, may_replace=may_replace)
+    atomic_write_bytes(path, data, protect=protect, may_replace=may_replace, private=private)
 
 
 def _encode_error(path: Path, err: UnicodeEncodeError, encoding: str) -> DataError:

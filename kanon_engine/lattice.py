@@ -16,13 +16,13 @@ from kanon_engine.errors import InfeasibleError
 
 #: Exhaustive methods (optimal, incognito) refuse lattices larger than this.
 MAX_EXHAUSTIVE_NODES = 500_000
-#: Above this many nodes the lattice view draws only the satisfying frontier. Adult (8 QIs) has 6,480
-#: nodes and stays fluid when drawn whole, so the cap sits above it.
-DEFAULT_NODE_CAP = 10_000
 #: Up to this size a search tags whole upsets/downsets with precomputed masks (a few vector operations
 #: over the lattice per check); above it, by walking the lattice layer by layer from the checked node
 #: and stopping at nodes already tagged (work proportional to what is newly tagged).
 DENSE_TAGGING_NODES = 1 << 16
+#: Above this many nodes the lattice view draws only the satisfying frontier. Adult (8 QIs) has 6,480
+#: nodes and stays fluid when drawn whole, so the cap sits above it.
+DEFAULT_NODE_CAP = 10_000
 
 
 class Lattice:
@@ -45,7 +45,10 @@ class Lattice:
             raise InfeasibleError(
                 f"The generalization lattice has {size:,} transformations, too many for {algorithm} "
                 f"(at most {limit:,}).",
-                hint="Use Datafly or Mondrian, or fewer quasi-identifiers or shallower hierarchies.",
+                hint=(
+                    "Use the heuristic search (the best release within a time limit, for any lattice), "
+                    "Datafly or Mondrian; or fewer quasi-identifiers or shallower hierarchies."
+                ),
                 where="algorithm",
             )
 
@@ -74,8 +77,7 @@ class Lattice:
 
     def levels_of(self, indices: np.ndarray) -> np.ndarray:
         """(len(indices), n_attributes) levels of the given nodes (no lattice-wide matrix needed)."""
-        idx = np.asarray(indices, dtype=np.int64)
-        return (idx[:, None] // self.strides[None, :]) % self.radix[None, :]
+        return levels_of(self.max_levels, indices)
 
     def by_height(self) -> tuple[np.ndarray, np.ndarray]:
         """Node indices sorted by height then index, and where each height starts in that order
@@ -85,14 +87,24 @@ class Lattice:
         starts = np.searchsorted(heights[order], np.arange(self.max_height + 2))
         return order, starts
 
-    def neighbours(self, indices: np.ndarray, up: bool) -> np.ndarray:
-        """The distinct direct generalizations (``up``) or specializations of the given nodes."""
+    def neighbours(self, indices: np.ndarray, up: bool, scratch: np.ndarray | None = None) -> np.ndarray:
+        """The distinct direct generalizations (``up``) or specializations of the given nodes.
+
+        ``scratch`` (an int array of the lattice's size, contents irrelevant) removes duplicates in one
+        pass instead of a sort."""
         idx = np.asarray(indices, dtype=np.int64)
         parts = []
         for stride, radix, top in zip(self.strides, self.radix, self.max_levels):
             digit = (idx // stride) % radix
             parts.append(idx[digit < top] + stride if up else idx[digit > 0] - stride)
-        return np.unique(np.concatenate(parts)) if parts else idx[:0]
+        if not parts:
+            return idx[:0]
+        out = np.concatenate(parts)
+        if scratch is None:
+            return np.unique(out)
+        pos = np.arange(len(out), dtype=scratch.dtype)
+        scratch[out] = pos
+        return out[scratch[out] == pos]
 
     @property
     def max_height(self) -> int:

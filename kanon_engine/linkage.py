@@ -27,7 +27,6 @@ combinations in blocks, so the cost does not depend on how many records share a 
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,10 +61,11 @@ def _numbers(text: np.ndarray) -> np.ndarray:
 
 
 def _as_dates(values: pd.Series) -> pd.Series:
-    """Dates of text values (NaT where not a date); ISO and day-first/month-first forms pandas reads."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return pd.to_datetime(values, errors="coerce", format="mixed")
+    """Dates of text values read with the one format most of them fit (NaT where a value does not fit
+    it: never a per-value guess between day-first and month-first)."""
+    from kanon_engine.data.dates import read_dates
+
+    return read_dates(values)
 
 
 def parse_range(label: str) -> tuple[float, float, bool, bool] | None:

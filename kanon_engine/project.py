@@ -246,35 +246,106 @@ class Project:
             base_dir=base_dir,
         )
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, password: str | None = None) -> None:
         """Write atomically (temp file + rename): a crash never leaves half a project. Never over the
         project's own data or hierarchy files, nor any other protected input (a registered project
-        file may be replaced: that is saving it)."""
+        file may be replaced: that is saving it).
+
+        A project holds patient values (every distinct value of the hierarchies), so the file is
+        written for its owner only (0600); with a ``password`` it is sealed with authenticated
+        encryption (:mod:`kanon_engine.sealed`).
+        """
         path = Path(path)
-        text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False)
+        text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False) + "\n"
+        if password:
+            from kanon_engine.sealed import seal
+
+            text = seal(text, password)
         atomic_write_text(
             path,
-            text + "\n",
+            text,
             encoding="utf-8",
             protect=self.input_files(),
             may_replace=(PROJECT_FILE,),
+            private=True,
         )
 
-    @classmethod
-    def load(cls, path: Path) -> Project:
-        path = Path(path)
+    @staticmethod
+    def is_protected(path: Path) -> bool:
+        """Whether the project file at ``path`` is sealed with a password (False if unreadable)."""
+        from kanon_engine.sealed import is_sealed
+
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(
-                f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
-                where=str(path),
-            ) from None
+            return is_sealed(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return False
+
+    @classmethod
+    def load(cls, path: Path, password: str | None = None) -> Project:
+        """Read a project file; a sealed one needs its ``password`` (a PasswordError otherwise)."""
+        from kanon_engine.sealed import is_sealed, unseal
+
+        path = Path(path)
+        d = _read_json(path)
+        if is_sealed(d):
+            d = _parse_json(unseal(d, password, path.name), path)
         if not isinstance(d, dict):
             raise DataError(f"The project file {path.name} is not a kanon project.", where=str(path))
         return cls.from_dict(d, path.parent, path.name)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).", where=str(path)
+        ) from None
+    except OSError as exc:
+        raise DataError(
+            f"The project file {path.name} cannot be read: {exc.strerror or exc}.", where=str(path)
+        ) from None
+    return _parse_json(text, path)
+
+
+def _parse_json(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_once(path.name))
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
+            where=str(path),
+        ) from None
+
+
+def _once(source: str):
+    """A JSON object hook refusing a key given twice (JSON keeps the last silently): in ``roles`` that
+    would be a column with two roles, of which one would be dropped without a word."""
+    role_names = {r.value for r in Role}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                first = out[key]
+                if isinstance(first, str) and isinstance(value, str) and {first, value} <= role_names:
+                    raise ConfigError(
+                        f"{source}: the column '{key}' is given two roles, '{first}' and '{value}'; "
+                        "a column has one role.",
+                        hint="Keep one of the two lines in the project file's roles.",
+                        where=key,
+                    )
+                raise ConfigError(
+                    f"{source}: '{key}' is given twice in one section of the project file.",
+                    hint="Keep one of the two entries.",
+                    where=key,
+                )
+            out[key] = value
+        return out
+
+    return hook
 
 
 def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:

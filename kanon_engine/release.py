@@ -1,7 +1,8 @@
 """Turn a transformation into the release table: the one place that decides what a release holds.
 
 Identifier columns never reach a release. Columns the run does not touch keep their original strings
-(byte-for-byte). Suppressed records keep their non-QI columns and show ``*`` in every QI, or are dropped.
+(byte-for-byte). A missing cell stays an empty cell, whichever algorithm ran (:func:`missing_as_empty`).
+Suppressed records keep their non-QI columns and show ``*`` in every QI, or are dropped.
 Rows keep the input's order unless a shuffle seed is given (a release in input order can leak through
 position).
 
@@ -20,6 +21,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation
 from kanon_engine.frequency import FrequencySet, group_columns, match_classes, roll_up
+from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING, ROOT
 
 
@@ -29,6 +31,29 @@ def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: Anonymiz
     if config.shuffle_seed is not None:
         rows = rows[np.random.default_rng(config.shuffle_seed).permutation(len(rows))]
     return rows
+
+
+def missing_as_empty(values: np.ndarray | pd.Series) -> np.ndarray:
+    """Released values with the missing-value group as an empty cell (one rule for every algorithm).
+
+    A missing input cell is its own group below the root of every hierarchy (the leaf ``""`` and its
+    label ``(missing)``); the release shows that group as an empty cell, as the input had it, so
+    ``(missing)`` never appears in a file as if it were a value. The views label it; the root ``*``
+    stays ``*`` (there the missing cells are merged with everything else).
+    """
+    out = np.asarray(values, dtype=object).copy()
+    text = pd.Series(out, dtype=object)
+    out[(text.isin([MISSING, MISSING_LABEL]) | text.isna()).to_numpy()] = np.nan
+    return out
+
+
+def _missing_as_empty_codes(cat: pd.Categorical) -> pd.Categorical:
+    """:func:`missing_as_empty` for a categorical column: the missing-value group's codes become missing."""
+    missing = np.flatnonzero(pd.Index(cat.categories).isin([MISSING, MISSING_LABEL]))
+    if not len(missing):
+        return cat
+    codes = np.where(np.isin(cat.codes, missing), -1, cat.codes)
+    return pd.Categorical.from_codes(codes, cat.categories)
 
 
 def assemble_release(
@@ -49,9 +74,9 @@ def assemble_release(
     columns: dict[str, pd.Series] = {c: frame[c] for c in keep}
     for name, values in qi_values.items():
         if isinstance(values, pd.Categorical):
-            columns[name] = pd.Series(values, index=frame.index, copy=False)
+            columns[name] = pd.Series(_missing_as_empty_codes(values), index=frame.index, copy=False)
         else:
-            columns[name] = pd.Series(np.asarray(values, dtype=object), index=frame.index, dtype=object)
+            columns[name] = pd.Series(missing_as_empty(values), index=frame.index, dtype=object)
     if suppressed_rows.any():
         for name in config.quasi_identifiers:
             columns[name] = mask_suppressed(columns[name], suppressed_rows)

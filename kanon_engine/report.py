@@ -35,22 +35,15 @@ import kanon_engine
 from kanon_engine.algorithms import algorithms
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.fileio import atomic_path, atomic_write_text, refuse_input_overwrite, temp_file_beside
-from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.hierarchy.builders import MISSING_LABEL
+from kanon_engine.hierarchy.model import MISSING, ROOT
+from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_engine.pdf_check import verify_pdf
 from kanon_engine.resources import resources_dir
 
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
-
-_METRIC_LABELS = {
-    "discernibility": "Discernibility (DM): sum of squared group sizes, plus n per suppressed record",
-    "discernibility_star": "Discernibility without the suppression penalty (DM*)",
-    "cavg": "Normalized average group size (C_AVG; 1 is ideal)",
-    "precision": "Precision loss (share of hierarchy height used; 0 keeps the original values)",
-    "height": "Generalization height (steps in the lattice)",
-    "entropy": "Non-uniform entropy loss (bits)",
-}
 
 
 # --- building the report data ---------------------------------------------------------------------------
@@ -63,8 +56,10 @@ def _file_sha256(path: Path | None) -> str | None:
 
 
 def _example_label(values: pd.Series) -> str | None:
-    """The most frequent released label that is not ``*`` (to describe a generalization)."""
-    v = values[values.astype(object) != ROOT].dropna()
+    """The most frequent released label that is a real value: not ``*``, not a missing cell (to
+    describe a generalization)."""
+    v = values.dropna()
+    v = v[~v.astype(object).isin([ROOT, MISSING, MISSING_LABEL])]
     if not len(v):
         return None
     return str(v.value_counts().index[0])
@@ -94,7 +89,11 @@ def _qi_treatment(table: Any, result: Any) -> dict[str, dict[str, Any]]:
         elif len(rel) and bool((rel == ROOT).all()):
             out[q] = {"treatment": "removed", "example": ROOT, "share": 1.0}
         else:
-            changed = (rel != orig).to_numpy() if full is not None else np.ones(len(rel), dtype=bool)
+            changed = (
+                (~((rel == orig) | (rel.isna() & orig.isna()))).to_numpy()
+                if full is not None
+                else np.ones(len(rel), dtype=bool)
+            )
             out[q] = {
                 "treatment": "generalized",
                 "example": _example_label(rel[changed]),
@@ -120,7 +119,8 @@ def _hierarchy_summary(config: Any, project: Any | None) -> list[dict[str, Any]]
         levels = []
         for j in range(1, h.depth):
             labels = h.level_codes[j][1]
-            levels.append({"level": j, "groups": len(labels), "examples": [str(x) for x in labels[:3]]})
+            real = [str(x) for x in labels if x not in (MISSING, MISSING_LABEL)]
+            levels.append({"level": j, "groups": len(labels), "examples": real[:3]})
         out.append(
             {"attribute": q, "source": source, "values": len(h.values), "height": h.height, "levels": levels}
         )
@@ -216,9 +216,11 @@ def _suppression_sentences(report: Mapping[str, Any]) -> list[str]:
     if sup:
         share = _pct(sup / max(res["records"], 1))
         if conf["suppression"]["dropped"]:
-            out.append(f"{sup} records ({share}) too unusual to hide were left out of the file.")
+            out.append(f"{sup:,} records ({share}) too unusual to hide were left out of the file.")
         else:
-            out.append(f"{sup} records ({share}) too unusual to hide kept none of these values (shown as *).")
+            out.append(
+                f"{sup:,} records ({share}) too unusual to hide kept none of these values (shown as *)."
+            )
     ids = conf["identifiers"]
     if ids:
         pseudonyms = report.get("release", {}) and report["release"].get("pseudonymized")
@@ -241,7 +243,7 @@ def _risk_sentences(risk_a: Mapping[str, Any], risk_b: Mapping[str, Any]) -> lis
         )
     if risk_b["records"]:
         out.append(
-            f"Before anonymization, {risk_b['sample_uniques']} records "
+            f"Before anonymization, {int(risk_b['sample_uniques']):,} records "
             f"({_pct(risk_b['share_sample_uniques'])}) were unique on these values, and the chance "
             f"was up to {_one_in(risk_b['prosecutor_highest'])}."
         )
@@ -252,7 +254,7 @@ def _homogeneity_sentence(h: Mapping[str, Any]) -> str:
     attr = h["attribute"]
     if h["homogeneous_classes"]:
         return (
-            f"In {h['homogeneous_classes']} group(s) ({h['homogeneous_records']} records) "
+            f"In {int(h['homogeneous_classes']):,} group(s) ({int(h['homogeneous_records']):,} records) "
             f"everyone has the same {attr}: whoever can place a person in such a group learns "
             f"their {attr} without knowing which record is theirs."
         )
@@ -275,8 +277,14 @@ def build_report(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     generated: datetime | None = None,
+    run_label: str | None = None,
+    stale: bool = False,
+    purpose: str | None = None,
+    recipient: str | None = None,
 ) -> dict[str, Any]:
-    """The report as a JSON-able dict (also the data of the HTML/PDF).
+    """The report as a JSON-able dict (also the data of the HTML/PDF). ``run_label`` names the run,
+    ``stale`` says its settings are not the project's any more; ``purpose`` and ``recipient`` fill the
+    sign-off section (left blank to be filled in by hand when not given).
 
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.export.ExportSummary.to_dict>`; with
     only ``release_path`` the file's SHA-256 is computed here. Hashes are of the actual files.
@@ -300,8 +308,35 @@ def build_report(
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
     }
+    report["run"] = {"label": run_label, "stale": bool(stale)}
+    report["sign_off"] = {"purpose": purpose, "recipient": recipient}
+    roles = report["dataset"]["roles"]
+    report["warnings"] = ([STALE_WARNING] if stale else []) + _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
     return report
+
+
+#: Said first when the release was made with settings the project no longer has.
+STALE_WARNING = (
+    "This release was made with settings (roles, hierarchies or privacy models) that differ from the "
+    "project's current ones: it describes the release as it was made, not the current configuration."
+)
+
+
+def _warnings(table: Any, result: Any, roles: Mapping[str, str]) -> list[str]:
+    """What the ethics board must know: columns that look knowable but were released unchanged, and
+    what makes the release of little use (the same rules the workbench and CLI warn with)."""
+    from kanon_engine.data.roles import Role, suggest_roles
+    from kanon_engine.validation import released_unchanged_warnings, result_warnings
+
+    kept = [c for c, r in roles.items() if r in (Role.INSENSITIVE.value, Role.SENSITIVE.value)]
+    found = (
+        suggest_roles(table.frame[kept], column_types=getattr(table, "column_types", None)) if kept else []
+    )
+    suggestions = {x.column: x for x in found}
+    issues = released_unchanged_warnings({c: Role(r) for c, r in roles.items()}, suggestions)
+    issues += result_warnings(result)
+    return [i.message for i in issues]
 
 
 def _release_file(path: Path, result: Any) -> dict[str, Any]:
@@ -341,6 +376,7 @@ def _configuration_facts(table: Any, result: Any, project: Any | None) -> dict[s
             "name": result.algorithm,
             "title": getattr(algo_cls, "title", result.algorithm),
             "parameters": params,
+            "parameters_shown": _parameters_shown(algo_cls, params),
         },
         "suppression": {
             "limit": params.get("suppression_limit"),
@@ -349,6 +385,19 @@ def _configuration_facts(table: Any, result: Any, project: Any | None) -> dict[s
         },
         "shuffled": cfg.shuffle_seed is not None,
     }
+
+
+def _parameters_shown(algo_cls: Any, params: Mapping[str, Any]) -> list[list[str]]:
+    """[label, value in plain words] per parameter of the run (percentages, the choices' words)."""
+    specs = {p.name: p for p in getattr(algo_cls, "params", ())}
+    out = []
+    for name, value in params.items():
+        spec = specs.get(name)
+        if spec is None:
+            out.append([name.replace("_", " "), "not set" if value is None else str(value)])
+        else:
+            out.append([spec.label, "not set" if value is None else spec.show(value)])
+    return out
 
 
 def _result_facts(table: Any, result: Any, risk: RiskComparison) -> dict[str, Any]:
@@ -513,6 +562,9 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "title": report["title"],
         "file": report["dataset"]["file"] or "table",
+        "run_label": (report.get("run") or {}).get("label") or "",
+        "warnings": list(report.get("warnings") or ()),
+        "sign_off": _sign_off_rows(report.get("sign_off") or {}),
         "software": f"{sw['name']} {sw['version']}",
         "when": _when(report["generated"]),
         "summary": list(report["summary"]),
@@ -548,9 +600,7 @@ def _dataset_section(d: Mapping[str, Any]) -> dict[str, Any]:
 
 def _configuration_section(c: Mapping[str, Any]) -> dict[str, Any]:
     algo = c["algorithm"]
-    params = [
-        [n.replace("_", " "), "not set" if v is None else _fmt(v)] for n, v in algo["parameters"].items()
-    ]
+    params = [list(row) for row in algo.get("parameters_shown") or ()]
     dropped = c["suppression"]["dropped"]
     params.append(["suppressed records", "dropped from the file" if dropped else "kept, values shown as *"])
     params.append(["row order", "shuffled" if c["shuffled"] else "as in the input"])
@@ -599,7 +649,7 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any
         if p
         else None,
         "metrics": _table(
-            [[_metric_label(key), _fmt(v)] for key, v in r["metrics"].items()], ["Metric", "Value"], (1,)
+            [_metric_row(key, v) for key, v in r["metrics"].items()], ["Metric", "Value"], (1,)
         ),
         "chart": Markup(class_size_svg(r["class_size_bands"], k)),
         "notes": list(r["notes"]),
@@ -615,10 +665,11 @@ def _transformation_table(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[st
     return _table(rows, ["Quasi-identifier", "Level", "Example released value"])
 
 
-def _metric_label(key: str) -> str:
-    if key in _METRIC_LABELS:
-        return _METRIC_LABELS[key]
-    return f"Generalization intensity of {key.split(':', 1)[1]}" if key.startswith("intensity:") else key
+def _metric_row(key: str, value: Any) -> list[Any]:
+    """A metric under its true name (the engine's one label registry), what it means, its value as
+    people read it (percentages for shares)."""
+    label = metric_label(key)
+    return [Markup("{}<br><small>{}</small>").format(label.name, label.meaning), label.show(value)]
 
 
 def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
@@ -710,6 +761,25 @@ def _release_section(rel: Mapping[str, Any] | None) -> dict[str, Any] | None:
             ["SHA-256", _hash(rel.get("sha256"))],
         ]
     )
+
+
+#: The sign-off rows an ethics board fills in (whole phrases, one place).
+SIGN_OFF = {
+    "purpose": "Purpose of the release",
+    "recipient": "Recipient (person, institution)",
+    "approved": "Approved by (name, role)",
+    "date": "Date and signature",
+}
+
+
+def _sign_off_rows(sign: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) rows; an empty value is a blank line to be filled in by hand."""
+    return [
+        (SIGN_OFF["purpose"], sign.get("purpose") or ""),
+        (SIGN_OFF["recipient"], sign.get("recipient") or ""),
+        (SIGN_OFF["approved"], ""),
+        (SIGN_OFF["date"], ""),
+    ]
 
 
 def _definition(text: str) -> tuple[str, str]:
@@ -812,6 +882,8 @@ def write_reports(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     project_path: str | Path | None = None,
+    run_label: str | None = None,
+    stale: bool = False,
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
@@ -830,6 +902,8 @@ def write_reports(
         release=release,
         linkage=linkage,
         threshold=threshold,
+        run_label=run_label,
+        stale=stale,
     )
     if html_path is not None:
         write_html(report, html_path)

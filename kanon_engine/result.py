@@ -132,6 +132,7 @@ class AnonymizationResult:
             "nodes_checked": self.nodes_checked,
             "runtime_seconds": round(self.runtime_seconds, 6),
             "metrics": self.metrics,
+            "config_fingerprint": self.config.fingerprint(),
             "engine": self.engine,
         }
         if self.lattice is not None:

@@ -21,6 +21,7 @@ edit without redoing them, and a worker can prepare them (:func:`analyze_table`,
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,11 +30,12 @@ import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits
-from kanon_engine.data.roles import Role, RoleSuggestion, suggest_roles
+from kanon_engine.data.dates import date_problems
+from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
-from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 from kanon_engine.project import Project
@@ -78,7 +80,8 @@ def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -
         for c in default_for
         if c in counts
     }
-    return TableFacts(tuple(suggest_roles(table.frame)), counts, defaults)
+    suggestions = suggest_roles(table.frame, counts=counts, column_types=table.column_types)
+    return TableFacts(tuple(suggestions), counts, defaults)
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ class ColumnCache:
         self._counts: dict[str, pd.Series] = {}
         self._defaults: dict[str, Hierarchy] = {}
         self._issues: dict[tuple[str, int], list[Issue]] = {}
+        self._dates: dict[str, list[Issue]] = {}
         self._suggestions: dict[str, RoleSuggestion] | None = None
         if facts is not None:
             self._counts.update(facts.counts)
@@ -145,7 +149,13 @@ class ColumnCache:
     @property
     def suggestions(self) -> dict[str, RoleSuggestion]:
         if self._suggestions is None:
-            self._suggestions = {s.column: s for s in suggest_roles(rows_to_look_at(self.table))}
+            t = self.table
+            frame = rows_to_look_at(t)
+            in_memory = getattr(t, "frame", None) is not None
+            # a table not held in memory: every column's counts would be a pass over it; the first rows say
+            counts = {c: self.distinct(c) for c in t.columns} if in_memory else None
+            found = suggest_roles(frame, counts=counts, column_types=t.column_types)
+            self._suggestions = {s.column: s for s in found}
         return self._suggestions
 
     def distinct(self, column: str) -> pd.Series:
@@ -180,6 +190,15 @@ class ColumnCache:
             self._issues[key] = [Issue(i.severity, i.message, column) for i in found]
         return self._issues[key]
 
+    def date_issues(self, column: str, user_typed: Iterable[str] = ()) -> list[Issue]:
+        """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""
+        if column not in self._dates:
+            self._dates[column] = [
+                Issue("error", f"{text} {DATE_CHOICES}", column)
+                for _, text in date_problems(self.table, [column], user_typed)
+            ]
+        return self._dates[column]
+
     def adopt(self, prepared: PreparedHierarchy) -> None:
         """Keep what a worker prepared (a default hierarchy and its issues)."""
         if prepared.default:
@@ -205,9 +224,12 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
     qi = [c for c in table.columns if project.roles.get(c) == Role.QUASI_IDENTIFIER]
     found = (
         _quasi_identifier_rule(qi)
+        + _date_rule(project, cache, qi)
         + _hierarchy_rules(project, table, cache, qi)
         + _identifier_warnings(project, table, cache)
+        + released_unchanged_warnings(project.roles, cache.suggestions)
         + _k_rule(project, table)
+        + _few_groups_warning(project, table)
         + _config_rule(project, table, cache, qi)
         + _algorithm_rules(project, table, cache, qi)
     )
@@ -240,6 +262,23 @@ def _quasi_identifier_rule(qi: list[str]) -> list[Issue]:
     ]
 
 
+#: What to do about a column whose dates do not fit one format, in the workbench and on the command line.
+DATE_CHOICES = (
+    "kanon reads a column with one date format and never guesses: fix the file, or pick the format or "
+    "the type text (the import dialog, or --column-type COLUMN=date:FORMAT / COLUMN=text)."
+)
+
+
+def _date_rule(project: Project, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+    """A quasi-identifier read as dates (no hierarchy of its own) must have every value in one format:
+    a date read under a guess would be generalized into the wrong month and released."""
+    out: list[Issue] = []
+    for col in qi:
+        if col not in project.hierarchies:
+            out.extend(cache.date_issues(col, project.column_types))
+    return out
+
+
 def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The hierarchy of every quasi-identifier must be a tree covering the data (errors); a sensitive
     attribute's own hierarchy is only checked for warnings (it matters to hierarchical t-closeness)."""
@@ -262,6 +301,60 @@ def _identifier_warnings(project: Project, table: Table, cache: ColumnCache) -> 
         if s is not None and s.flagged and project.roles.get(col, Role.INSENSITIVE) != Role.IDENTIFIER:
             out.append(Issue("warning", s.reason, col))
     return out
+
+
+#: Kinds of column that outsiders commonly know (dates, postcodes, ...): left insensitive, they are
+#: released unchanged, which is warned about before a run and said in the report.
+_KNOWABLE_KINDS = frozenset(
+    {"date of birth", "age", "sex", "postcode", "town", "admission date", "nationality", "date"}
+)
+_UNCHANGED = (
+    "'{column}' looks like {kind} and would be released unchanged (insensitive): an outsider may know "
+    "it. Make it a quasi-identifier, unless you are sure nobody outside can know it."
+)
+_IDENTIFIER_RELEASED = (
+    "'{column}' looks like {kind}, a direct identifier, but its role is {role}: it would be released. "
+    "Make it an identifier (removed)."
+)
+
+
+def released_unchanged_warnings(
+    roles: dict[str, Role], suggestions: dict[str, RoleSuggestion]
+) -> list[Issue]:
+    """Columns that look like something outsiders know (a date, a postcode, a name) but would be
+    released as they are. Used before a run (a warning) and by the report (said to the ethics board)."""
+    out = []
+    for col, s in suggestions.items():
+        role = roles.get(col, Role.INSENSITIVE)
+        kind = kind_words(s.kind)
+        if s.confident and s.role == Role.IDENTIFIER and role in (Role.INSENSITIVE, Role.SENSITIVE):
+            text = _IDENTIFIER_RELEASED.format(column=col, kind=kind, role=role.value)
+            out.append(Issue("warning", text, col))
+        elif role == Role.INSENSITIVE and s.role == Role.QUASI_IDENTIFIER and s.kind in _KNOWABLE_KINDS:
+            out.append(Issue("warning", _UNCHANGED.format(column=col, kind=kind), col))
+    return out
+
+
+#: A release with fewer groups than this says little (every value generalized to a few broad ranges).
+HANDFUL = 5
+_FEW_GROUPS = (
+    "With k = {k} and {records} records the release can have at most {groups} groups, so it will say "
+    "little about anyone. Lower k unless that is what you want."
+)
+_ONE_GROUP = (
+    "With k = {k} and {records} records the release can have only one group: every value will be "
+    "generalized to the same thing. Lower k unless that is what you want."
+)
+
+
+def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
+    k = max((m.k for m in project.models if isinstance(m, KAnonymity)), default=0)
+    if k < 2 or k > table.n_rows or table.n_rows // k >= HANDFUL:
+        return []
+    groups = table.n_rows // k
+    template = _ONE_GROUP if groups == 1 else _FEW_GROUPS
+    text = template.format(k=f"{k:,}", records=f"{table.n_rows:,}", groups=f"{groups:,}")
+    return [Issue("warning", text, "models")]
 
 
 def _k_rule(project: Project, table: Table) -> list[Issue]:
@@ -361,3 +454,59 @@ def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
             values["t_distance"] = d.get("distance", "equal")
             values["sensitive"] = d.get("sensitive")
     return values
+
+
+# ------------------------------------------------------------------------------- after a run: the result
+_COLUMN_LOST = (
+    "'{column}' was generalized to its top level: every record shows * for it, so the release says "
+    "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
+)
+_FEW_CLASSES = (
+    "The release has only {classes} groups of records: almost everything was generalized away. Lower "
+    "k, choose fewer quasi-identifiers, or allow some suppression."
+)
+_ONE_CLASS = (
+    "The release has a single group of records: every quasi-identifier was generalized away. Lower k, "
+    "choose fewer quasi-identifiers, or allow some suppression."
+)
+_MOSTLY_SUPPRESSED = (
+    "{suppressed} of {records} records ({share}) were suppressed: the release keeps little of the data. "
+    "Lower k or use broader hierarchies."
+)
+
+
+def result_warnings(result: Any) -> list[Issue]:
+    """What makes a finished release useless or nearly so, in plain sentences: a quasi-identifier
+    generalized to ``*`` throughout, fewer than a handful of groups, or most records suppressed.
+    Shown after a run (workbench and CLI) and in the report."""
+    out = []
+    for q in _columns_lost(result):
+        out.append(Issue("warning", _COLUMN_LOST.format(column=q), q))
+    released = result.records - result.suppressed
+    if released and result.n_classes < HANDFUL:
+        template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES
+        out.append(Issue("warning", template.format(classes=result.n_classes), "result"))
+    if result.records and result.suppressed >= 0.5 * result.records:
+        share = f"{100 * result.suppressed / result.records:.0f} %"
+        text = _MOSTLY_SUPPRESSED.format(
+            suppressed=f"{result.suppressed:,}", records=f"{result.records:,}", share=share
+        )
+        out.append(Issue("warning", text, "result"))
+    return out
+
+
+def _columns_lost(result: Any) -> list[str]:
+    """Quasi-identifiers released as ``*`` for every record (the top level of their hierarchy)."""
+    cfg = result.config
+    if result.transformation is not None:
+        return [
+            q
+            for q, level in result.transformation.items()
+            if cfg.hierarchies[q].height > 0 and level >= cfg.hierarchies[q].height
+        ]
+    lost = []
+    for q in cfg.quasi_identifiers:
+        column = result.release[q] if q in result.release.columns else None
+        if column is not None and len(column) and bool((column.astype(object) == ROOT).all()):
+            lost.append(q)
+    return lost

@@ -27,6 +27,24 @@ def app_data_dir() -> Path:
     return path
 
 
+def documents_folder() -> Path:
+    """The user's documents folder (home when the system names none): where dialogs start when
+    nothing better is known."""
+    loc = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return Path(loc) if loc and Path(loc).is_dir() else Path.home()
+
+
+def inside_app(folder: Path) -> bool:
+    """The app's own folder (the bundled sample): never a place to write into or to start dialogs."""
+    from kanon_gui.resources import resources_dir
+
+    try:
+        Path(folder).resolve().relative_to(resources_dir().resolve())
+    except ValueError:
+        return False
+    return True
+
+
 def autosave_path() -> Path:
     """Where the project is copied every few minutes and after each run (a crash never loses it)."""
     return app_data_dir() / "autosave.kanon.json"

@@ -31,9 +31,23 @@ TERMS: dict[str, str] = {
     "dm": "Discernibility (DM): the sum over records of the size of the group they hide in, plus a "
     "penalty for each suppressed record. Lower keeps more detail.",
     "cavg": "C_AVG: average group size divided by k; 1 is the ideal.",
-    "precision": "Precision (Sweeney's Prec): 1 minus the average share of the hierarchy height used, "
-    "from 1 (original values) to 0 (everything *); suppressed records count as fully generalized. "
-    "Higher keeps more detail; the 'precision' metric maximizes it.",
+    "precision": "Precision kept (Sweeney's Prec): 1 minus the average share of the hierarchy height "
+    "used, from 100 % (original values) to 0 % (everything *); suppressed records count as fully "
+    "generalized. Higher keeps more detail.",
+    "loss": "Loss (as in ARX, the default quality metric): how much of each quasi-identifier's range the "
+    "released values leave open, suppressed records counting in full, combined over the attributes; "
+    "0 % keeps the original values. It keeps every column usable instead of sacrificing one to *.",
+    "l": "l-diversity: every group holds at least l well-represented values of the sensitive attribute, "
+    "so placing a person in a group does not reveal their diagnosis (distinct: l different values; "
+    "entropy: evenly spread; recursive: no value dominates).",
+    "t": "t-closeness: in every group, the sensitive values are distributed within distance t of the "
+    "whole table's distribution, so a group reveals little more than the table as a whole.",
+    "risk": "Re-identification risk: the chance that an attacker who knows someone's quasi-identifier "
+    "values picks their record; 1 / group size for a person known to be in the file (prosecutor risk).",
+    "linkage": "Linkage attack: joining the release with a public list (a register, a voter list) on "
+    "the shared columns; a person matching exactly one record is singled out.",
+    "missing": "A missing value is an empty cell: it stays empty in the release; the views show it "
+    "as (missing).",
 }
 
 ROLE_COLORS: dict[Role, QColor] = {

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +20,12 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QDockWidget,
     QFileDialog,
+    QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QProgressBar,
@@ -32,14 +37,19 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.algorithms import get_algorithm
+from kanon_engine.algorithms.heuristic import best_so_far
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
+from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.fileio import clean_stale_temp_files
+from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.project import Project
+from kanon_engine.restore import restore_run
 from kanon_engine.result import AnonymizationResult
-from kanon_engine.validation import TableFacts, analyze_table
+from kanon_engine.sealed import PasswordError
+from kanon_engine.validation import TableFacts, analyze_table, result_warnings
 from kanon_gui import appdata
 from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
@@ -67,6 +77,65 @@ DATA_FILTER = (
 PROJECT_FILTER = "kanon project (*.kanon.json *.json)"
 AUTOSAVE_MS = 3 * 60 * 1000
 
+#: The window's own sentences (whole sentences with named placeholders, one place, ready for translation).
+TEXT = {
+    "untitled": "the new project",
+    "unsaved_title": "Save the project?",
+    "unsaved_before": (
+        "{name} has unsaved changes (roles, hierarchies, settings or runs). Save them before you {action}?"
+    ),
+    "action_open": "open {name}",
+    "action_close": "close kanon",
+    "the_sample": "the sample",
+    "running": "Running {algorithm}\u2026",
+    "run_done": (
+        "Done: {groups} groups, {suppressed} records suppressed, smallest group {smallest}, in {seconds} s."
+    ),
+    "run_stale": (
+        "The settings changed while it ran, so this result is out of date: run again to use the new settings."
+    ),
+    "levels_label": "#{number} levels {levels}",
+    "password_title": "Protected project",
+    "password_ask": "{name} is protected by a password. Type it to open the project:",
+    "password_wrong": "The password does not open {name}. Check it (it is case-sensitive) and try again:",
+}
+
+
+@dataclass(frozen=True)
+class LoadedProject:
+    """What opening a project computes off the GUI thread."""
+
+    table: Table
+    warnings: list[str]
+    facts: TableFacts
+    restored: list[tuple[AnonymizationResult, dict[str, Any]]]
+
+
+#: At most this many saved runs are rebuilt when a project is opened (the latest ones).
+RESTORE_RUNS = 5
+
+
+def restore_saved_runs(
+    project: Project, table: Table, facts: TableFacts
+) -> list[tuple[AnonymizationResult, dict[str, Any]]]:
+    """Rebuild the project's latest saved runs that match its settings (worker side): the saved
+    transformation re-applied, or the partitioning repeated (:func:`kanon_engine.restore.restore_run`).
+    The configuration is built as the workbench builds it (default hierarchies from the value counts)."""
+    qi = project.columns_with(Role.QUASI_IDENTIFIER)
+    if not qi or not project.runs:
+        return []
+    hierarchies = {**facts.defaults, **project.hierarchies}
+    try:
+        config = project.with_changes(hierarchies=hierarchies).config(table)
+    except KanonError:
+        return []
+    out = []
+    for summary in list(project.runs)[-RESTORE_RUNS:]:
+        result = restore_run(table, config, dict(summary))
+        if result is not None:
+            out.append((result, dict(summary)))
+    return out
+
 
 class MainWindow(QMainWindow):
     """The kanon workbench window."""
@@ -81,10 +150,12 @@ class MainWindow(QMainWindow):
         self.runner = runner or TaskRunner(self)
         self.hier_actions = HierarchyActions(self.state, self)
         self.ask_before_close = True
+        #: the password the open project is protected with (kept to save it protected again)
+        self.project_password: str | None = None
         self._run_task: int | None = None
         self._load_task: int | None = None
         self._views_pending = False
-        self.resize(1360, 860)
+        self._restore_geometry()
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -149,6 +220,7 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar()
         self.progress.setObjectName("RunProgress")
         self.progress.setRange(0, 1000)
+        self.progress.setMinimumWidth(170)  # room for "Best: DM 1,234,567" (anytime searches)
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
         self.progress.hide()
@@ -287,6 +359,7 @@ class MainWindow(QMainWindow):
         s.issues_changed.connect(self._update_enabled)
         s.project_changed.connect(self._update_enabled)
         s.current_run_changed.connect(self._current_run_changed)
+        s.stale_changed.connect(self._show_stale)
         s.run_added.connect(lambda _i: self._runs_changed())
         s.table_changed.connect(self._table_changed)
         self.attributes_panel.column_selected.connect(self.hierarchy_editor.set_column)
@@ -294,6 +367,7 @@ class MainWindow(QMainWindow):
         self.hier_actions.message.connect(lambda text, level: self.message_bar.show_message(text, level))
         self.data_panel.welcome.open_requested.connect(self.open_dialog)
         self.data_panel.welcome.sample_requested.connect(self.open_sample)
+        self.data_panel.welcome.recent_requested.connect(self.open_path)
         self.results_panel.class_selected.connect(self.analysis_panel.select_class)
         self.analysis_panel.rows_selected.connect(self._analysis_rows)
         self.analysis_panel.class_selected.connect(self._analysis_class)
@@ -350,14 +424,38 @@ class MainWindow(QMainWindow):
 
     # --- opening -------------------------------------------------------------------------------------
     def open_dialog(self) -> None:
-        start = str(Path(appdata.recent_files()[0]).parent) if appdata.recent_files() else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open data or project", start, DATA_FILTER)
+        """The file dialog starts in the folder of the data being worked on (or the last one used)."""
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open data or project", str(self.data_folder()), DATA_FILTER
+        )
         if path:
             self.open_path(path)
 
+    def confirm_discard(self, action: str) -> bool:
+        """Before ``action`` replaces the project: Save / Discard / Cancel when it has unsaved changes.
+        True when the action may go on (saved, or the user chose to discard)."""
+        if not self.ask_before_close or not self.state.is_dirty():
+            return True
+        name = self.state.project_path.name if self.state.project_path else TEXT["untitled"]
+        answer = QMessageBox.question(
+            self,
+            TEXT["unsaved_title"],
+            TEXT["unsaved_before"].format(action=action, name=name),
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
     def open_path(self, path: str | Path) -> None:
-        """Open a project (``.json``) or a data file (through the import dialog)."""
+        """Open a project (``.json``) or a data file (through the import dialog), after asking whether
+        to save unsaved changes of the current project."""
         path = Path(path)
+        if not self.confirm_discard(TEXT["action_open"].format(name=path.name)):
+            return
         if path.suffix.lower() == ".json":
             self.open_project(path)
             return
@@ -375,7 +473,8 @@ class MainWindow(QMainWindow):
                 f"The bundled sample is missing ({path}); reinstall kanon.", "error"
             )
             return
-        self.open_project(path)
+        if self.confirm_discard(TEXT["action_open"].format(name=TEXT["the_sample"])):
+            self.open_project(path)
 
     def load_data(
         self,
@@ -400,6 +499,7 @@ class MainWindow(QMainWindow):
             self._end_task()
             table, facts = loaded
             self.state.set_table(table, facts, overrides)
+            self.project_password = None
             appdata.add_recent_file(path)
             self.message_bar.show_message(
                 f"Loaded {path.name}: {table.n_rows:,} rows, {len(table.columns)} columns. Next: mark the "
@@ -418,16 +518,41 @@ class MainWindow(QMainWindow):
         )
         return self._load_task
 
-    def open_project(self, path: str | Path) -> int | None:
-        """Open a project file; its data is read in the background."""
+    def ask_password(self, path: Path, error: PasswordError) -> str | None:
+        """The password of a protected project (None when the user cancels); a wrong one is said."""
+        text = TEXT["password_ask"].format(name=path.name)
+        if not error.missing:
+            text = TEXT["password_wrong"].format(name=path.name)
+        password, ok = QInputDialog.getText(self, TEXT["password_title"], text, QLineEdit.EchoMode.Password)
+        return password if ok and password else None
+
+    def data_folder(self) -> Path:
+        """Where file dialogs start: the folder of the data (or project) being worked on, else the
+        last folder used, else the user's documents."""
+        t = self.state.table
+        for candidate in (
+            self.state.project_path.parent if self.state.project_path else None,
+            t.source.parent if t is not None and t.source is not None else None,
+            Path(appdata.recent_files()[0]).parent if appdata.recent_files() else None,
+        ):
+            if candidate is not None and candidate.is_dir() and not appdata.inside_app(candidate):
+                return candidate
+        return appdata.documents_folder()
+
+    def open_project(self, path: str | Path, password: str | None = None) -> int | None:
+        """Open a project file (asking for its password when it is protected); its data is read and its
+        saved runs are rebuilt in the background."""
         path = Path(path)
         try:
-            project = Project.load(path)
+            project = Project.load(path, password)
+        except PasswordError as exc:
+            password = self.ask_password(path, exc)
+            return None if password is None else self.open_project(path, password)
         except KanonError as exc:
             self.show_error(exc, "open project")
             return None
 
-        def work(progress: Callable[[float, str], None]) -> tuple[Table, list[str], TableFacts]:
+        def work(progress: Callable[[float, str], None]) -> LoadedProject:
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             progress(0.0, "reading the project's data")
             table, warnings = project.load_table()
@@ -437,12 +562,17 @@ class MainWindow(QMainWindow):
                 for c, r in project.roles.items()
                 if r == Role.QUASI_IDENTIFIER and c not in project.hierarchies
             ]
-            return table, warnings, analyze_table(table, need_default)
+            facts = analyze_table(table, need_default)
+            progress(0.8, "restoring the saved results")
+            return LoadedProject(table, warnings, facts, restore_saved_runs(project, table, facts))
 
-        def done(loaded: tuple[Table, list[str], TableFacts]) -> None:
+        def done(loaded: LoadedProject) -> None:
             self._end_task()
-            table, warnings, facts = loaded
+            table, warnings, facts = loaded.table, loaded.warnings, loaded.facts
             self.state.set_project(project, table, path, warnings, facts)
+            self.project_password = password
+            for result, summary in loaded.restored:
+                self.state.add_restored_run(result, summary)
             appdata.add_recent_file(path)
             if warnings:
                 self.message_bar.show_message(" ".join(warnings), "warning")
@@ -479,22 +609,33 @@ class MainWindow(QMainWindow):
         return self.save_to(path)
 
     def save_as(self) -> bool:
-        t = self.state.table
-        start = (
-            str(t.source.with_suffix(".kanon.json")) if t is not None and t.source else "project.kanon.json"
-        )
-        path, _ = QFileDialog.getSaveFileName(self, "Save project", start, PROJECT_FILTER)
-        return self.save_to(path) if path else False
+        """Ask where to save (saying that a project holds patient values) and whether to protect the
+        file with a password; then save."""
+        from kanon_gui.dialogs.save_project_dialog import SaveProjectDialog
 
-    def save_to(self, path: str | Path) -> bool:
-        """Save the project atomically to ``path``; a plain message if it cannot be written."""
+        t = self.state.table
+        folder = self.data_folder()
+        name = f"{t.source.stem}.kanon.json" if t is not None and t.source else "project.kanon.json"
+        dialog = SaveProjectDialog(folder / name, self.project_password is not None, self)
+        self.save_dialog = dialog
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return False
+        path, password = dialog.choice()
+        return self.save_to(path, password)
+
+    def save_to(self, path: str | Path, password: str | None | bool = True) -> bool:
+        """Save the project atomically to ``path`` (readable by the user only); ``password`` seals it
+        (True: keep the current protection, None: none). A plain message if it cannot be written."""
         if self.state.table is None:
             return False
+        if password is True:
+            password = self.project_password
         try:
-            self.state.save(Path(path))
+            self.state.save(Path(path), password or None)
         except (KanonError, OSError) as exc:
             self.show_error(exc, "save project")
             return False
+        self.project_password = password or None
         appdata.add_recent_file(path)
         self.status_label.setText(f"Project saved to {Path(path).name}.")
         return True
@@ -508,7 +649,8 @@ class MainWindow(QMainWindow):
             project = self.state.snapshot_project()
             t = self.state.table
             project.with_changes(data_path=t.source, data_sha256=t.sha256, read_options=t.options).save(
-                target
+                target,
+                self.project_password,  # a protected project's copy is protected too
             )
         except (KanonError, OSError) as exc:
             log_error(exc, "autosave")
@@ -534,21 +676,34 @@ class MainWindow(QMainWindow):
         def done(result: AnonymizationResult) -> None:
             self._end_task()
             self.state.add_run(result, table=table)
-            self.message_bar.show_message(
-                f"Done: {result.n_classes:,} classes, {result.suppressed:,} records suppressed, "
-                f"smallest class {result.min_class_size}, in {result.runtime_seconds:.2f} s.",
-                "info",
-            )
+            self.show_run_outcome(result)
             self.tabs.setCurrentIndex(self.TAB_RESULTS)
             self.autosave()
 
         self.message_bar.clear()
-        self._begin_task(f"Running {request.algorithm}\u2026")
+        self._begin_task(TEXT["running"].format(algorithm=algorithm_name(request.algorithm)))
         LOG.info("run %s with %s", request.algorithm, {k: v for k, v in request.params.items()})
         self._run_task = self.runner.submit(
             work, channel="run", label=request.label(), on_done=done, on_error=self._task_failed("run")
         )
         return self._run_task
+
+    def show_run_outcome(self, result: AnonymizationResult) -> None:
+        """What came out, and what makes the release of little use if anything does (a column lost to
+        *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
+        done = TEXT["run_done"].format(
+            groups=f"{result.n_classes:,}",
+            suppressed=f"{result.suppressed:,}",
+            smallest=f"{result.min_class_size:,}",
+            seconds=f"{result.runtime_seconds:.2f}",
+        )
+        warnings = [i.message for i in result_warnings(result)]
+        if self.state.is_stale():
+            warnings.insert(0, TEXT["run_stale"])
+        if warnings:
+            self.message_bar.show_message(" ".join([done, *warnings]), "warning")
+        else:
+            self.message_bar.show_message(done, "info")
 
     def apply_node(self, levels: Any) -> int | None:
         """Apply one lattice node of the current run (a click in the lattice view) and add it as a run."""
@@ -562,7 +717,7 @@ class MainWindow(QMainWindow):
         limit = result.parameters.get("suppression_limit")
         if limit is None:
             limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
-        metric = result.parameters.get("metric", "dm")
+        metric = result.parameters.get("metric", DEFAULT_METRIC)
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
         search = result.lattice
 
@@ -574,7 +729,8 @@ class MainWindow(QMainWindow):
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()
-            self.state.add_run(res, label=f"#{len(self.state.runs) + 1} levels {vector}", table=table)
+            label = TEXT["levels_label"].format(number=self.state.next_run_number(), levels=vector)
+            self.state.add_run(res, label=label, table=table)
 
         self._begin_task(f"Applying levels {vector}\u2026", busy=True)
         return self.runner.submit(
@@ -613,7 +769,9 @@ class MainWindow(QMainWindow):
         if channel == "run":
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
-            self.progress.setFormat(f"{fraction:.0%}")
+            quality = best_so_far(message)  # an anytime search: show the best release found so far
+            self.progress.setFormat(f"{fraction:.0%}" if quality is None else f"Best: {quality}")
+            self.progress.setToolTip("" if quality is None else message)
         self.status_label.setText(message[:1].upper() + message[1:] if message else "")
 
     def _on_cancelled(self, _tid: int, channel: str) -> None:
@@ -627,16 +785,26 @@ class MainWindow(QMainWindow):
     def _table_changed(self) -> None:
         self.results_panel.show_run(None)
         self._runs_changed()
+        self.message_bar.clear()  # a message about the previous file no longer applies
         if self.state.table is not None:
             cols = self.state.columns
-            self.attributes_panel.select_column(cols[0] if cols else "")
+            first = cols[0] if cols else ""
+            self.attributes_panel.select_column(first)
+            self.hierarchy_editor.set_column(first)  # even when the selection stayed on the same row
 
     def _runs_changed(self) -> None:
         self._schedule_views()
         self._update_enabled()
 
+    def _show_stale(self) -> None:
+        """Every view of the current run says whether it is out of date."""
+        stale = self.state.current_run is not None and self.state.is_stale()
+        for view in (self.results_panel, self.analysis_panel, self.risk_panel):
+            view.set_stale(stale)
+
     def _current_run_changed(self, index: int) -> None:
         self.results_panel.show_run(self.state.current_run)
+        self._show_stale()
         self._schedule_views()
         self._update_enabled()
 
@@ -659,6 +827,7 @@ class MainWindow(QMainWindow):
             if view is current and i in self._stale_views:
                 self._stale_views.discard(i)
                 view.show_run(self.state.current_run)
+                view.set_stale(self.state.current_run is not None and self.state.is_stale())
 
     def _analysis_rows(self, rows: Any) -> None:
         rows = np.asarray(rows, dtype=np.int64)
@@ -683,17 +852,33 @@ class MainWindow(QMainWindow):
                 "Run an anonymization first: there is no release to export yet.", "warning"
             )
             return
-        dialog = ExportDialog(self, run.table, self.state.project, run.result, self.state.project_path)
+        dialog = ExportDialog(
+            self,
+            run.table,
+            self.state.project,
+            run.result,
+            self.state.project_path,
+            run_label=run.label,
+            stale=self.state.is_stale(),
+        )
         self.export_dialog = dialog
         dialog.open()
 
     def show_glossary(self) -> None:
-        text = "".join(f"<p><b>{k}</b>: {v}</p>" for k, v in TERMS.items())
-        box = QMessageBox(
-            QMessageBox.Icon.Information, "Glossary", text, QMessageBox.StandardButton.Close, self
-        )
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.open()
+        """Every term of the field in one scrollable window (not a message box: it grows with the
+        terms, and stays open beside the work)."""
+        from PySide6.QtWidgets import QDialog, QTextBrowser
+
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Glossary")
+        dialog.setObjectName("GlossaryDialog")
+        text = QTextBrowser()
+        text.setHtml("".join(f"<p><b>{escape(k)}</b>: {escape(v)}</p>" for k, v in TERMS.items()))
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(text)
+        dialog.resize(560, 520)
+        dialog.show()
+        self.glossary_dialog = dialog
 
     def show_about(self) -> None:
         box = QMessageBox(
@@ -708,20 +893,16 @@ class MainWindow(QMainWindow):
 
     # --- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.ask_before_close and self.state.is_dirty():
-            answer = QMessageBox.question(
-                self,
-                "Save the project?",
-                "The project has unsaved changes. Save them before closing?",
-                QMessageBox.StandardButton.Save
-                | QMessageBox.StandardButton.Discard
-                | QMessageBox.StandardButton.Cancel,
-            )
-            if answer == QMessageBox.StandardButton.Cancel or (
-                answer == QMessageBox.StandardButton.Save and not self.save()
-            ):
-                event.ignore()
-                return
+        if not self.confirm_discard(TEXT["action_close"]):
+            event.ignore()
+            return
         self._autosave.stop()
         self.runner.shutdown()
+        appdata.settings().setValue("window/geometry", self.saveGeometry())
         event.accept()
+
+    def _restore_geometry(self) -> None:
+        """The size and place the window had when it was last closed (a sensible size the first time)."""
+        saved = appdata.settings().value("window/geometry")
+        if saved is None or not self.restoreGeometry(saved):
+            self.resize(1360, 860)

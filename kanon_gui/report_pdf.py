@@ -21,6 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QMarginsF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
+    QColor,
     QFont,
     QGuiApplication,
     QImage,
@@ -101,6 +102,46 @@ def _font_family() -> str | None:
     return load_fonts()
 
 
+#: The footer of every page (page numbers, so a page missing from a printout is noticed).
+FOOTER = "{title} \u00b7 page {page} of {pages}"
+_FOOTER_PX = 28
+
+
+def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
+    """Lay the document out page by page at a screen-like width (CSS pixel sizes keep their
+    proportions), paint each page scaled to the paper, and a footer with the page number; returns the
+    number of pages."""
+    page_h = LAYOUT_WIDTH * 267 / 180
+    body_h = page_h - _FOOTER_PX
+    doc.setPageSize(QSizeF(LAYOUT_WIDTH, body_h))
+    pages = doc.pageCount()
+    painter = QPainter(writer)
+    try:
+        scale = writer.width() / LAYOUT_WIDTH
+        for i in range(pages):
+            if i:
+                writer.newPage()
+            painter.save()
+            painter.scale(scale, scale)
+            painter.translate(0, -i * body_h)
+            doc.drawContents(painter, QRectF(0, i * body_h, LAYOUT_WIDTH, body_h))
+            painter.restore()
+            painter.save()
+            painter.scale(scale, scale)
+            font = QFont(doc.defaultFont())
+            font.setPixelSize(10)  # layout pixels, scaled with the page like the text above
+            painter.setFont(font)
+            painter.setPen(QColor("#4a5568"))
+            footer = QRectF(0, page_h - _FOOTER_PX + 8, LAYOUT_WIDTH, _FOOTER_PX - 8)
+            painter.drawText(
+                footer, int(Qt.AlignmentFlag.AlignRight), FOOTER.format(title=title, page=i + 1, pages=pages)
+            )
+            painter.restore()
+    finally:
+        painter.end()
+    return pages
+
+
 def render_pdf(
     html: str, pdf_path: str | Path, title: str = "De-identification report", name: str | None = None
 ) -> Path:
@@ -123,9 +164,7 @@ def render_pdf(
                     QPageLayout.Unit.Millimeter,
                 )
             )
-            # lay out at a screen-like width so CSS pixel sizes (chart, tables) keep their proportions
-            doc.setPageSize(QSizeF(LAYOUT_WIDTH, LAYOUT_WIDTH * 267 / 180))
-            doc.print_(writer)
+            paint_pages(doc, writer, title)
             del writer  # flushes and closes the file
             verify_pdf(tmp, name or pdf_path.name)  # Qt reports no write error (a full disk): check the file
     except DataError as exc:

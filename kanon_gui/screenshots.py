@@ -91,6 +91,9 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
         _configure(window, shot)
         _run_twice(window, shot)
         _analysis_and_export(window, shot)
+        _save_dialog_shot(window, shot)
+        _stale_shot(window, shot)
+        shot.saved.extend(report_pages(window, out_dir))
     finally:
         window.close()
         window.runner.shutdown()
@@ -179,3 +182,56 @@ def _analysis_and_export(window: Any, shot: _Shooter) -> None:
     settle(300)
     shot.save("export dialog", window.export_dialog)
     window.export_dialog.close()
+
+
+def _save_dialog_shot(window, shot: _Shooter) -> None:
+    """The save dialog, which says that a project file holds patient values."""
+    from kanon_gui.dialogs.save_project_dialog import SaveProjectDialog
+
+    dialog = SaveProjectDialog(Path.home() / "project.kanon.json", False, window)
+    dialog.protect.setChecked(True)
+    dialog.show()
+    shot.save("save project dialog", dialog)
+    dialog.close()
+
+
+def _stale_shot(window, shot: _Shooter) -> None:
+    """The results of a run whose settings were changed afterwards (marked out of date)."""
+    state = window.state
+    k = state.model_values().get("k", 5)
+    state.set_model_values(k=int(k) + 1)
+    window.tabs.setCurrentWidget(window.results_panel)
+    shot.save("results out of date", window)
+    state.set_model_values(k=k)
+
+
+def report_pages(window, out_dir: Path) -> list[Path]:
+    """The de-identification report of the current run as PDF, and each page as PNG (with pdftoppm,
+    when it is installed): what an ethics board receives, to be looked at page by page."""
+    import shutil
+    import subprocess
+
+    from kanon_engine.report import write_reports
+
+    run = window.state.current_run
+    if run is None:
+        return []
+    pdf = out_dir / "report.pdf"
+    write_reports(
+        run.table,
+        run.result,
+        window.state.project,
+        None,
+        pdf,
+        run_label=run.label,
+        stale=window.state.is_stale(),
+    )
+    tool = shutil.which("pdftoppm")
+    if tool is None:
+        print(f"pdftoppm not found: the report is {pdf}, without page images", flush=True)
+        return []
+    prefix = out_dir / "report_page"
+    for old in out_dir.glob("report_page-*.png"):
+        old.unlink()
+    subprocess.run([tool, "-png", "-r", "70", str(pdf), str(prefix)], check=True, timeout=120)
+    return sorted(out_dir.glob("report_page-*.png"))

@@ -29,6 +29,7 @@ from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.roles import Role, RoleSuggestion
 from kanon_engine.data.table import Table
+from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.fileio import InputGuard
 from kanon_engine.hierarchy.model import Hierarchy
@@ -50,17 +51,24 @@ from kanon_engine.validation import (
 
 LOG = logging.getLogger("kanon_gui.state")
 
+#: The name of a run in the history: numbered across sessions, the algorithm in words.
+RUN_LABEL = "#{number} {algorithm}, k = {k}"
+
 #: Project fields that role/hierarchy commands may change (and restore on undo).
 _EDIT_FIELDS = ("roles", "hierarchies", "hierarchy_files")
 
 
 @dataclass(frozen=True)
 class Run:
-    """One finished run kept in the history: a label, its result and the table it ran on."""
+    """One finished run kept in the history: a label, its result and the table it ran on, and the
+    fingerprint of its configuration (compared with the project's to tell whether it is out of date)."""
 
     label: str
     result: AnonymizationResult
     table: Table
+    fingerprint: str = ""
+    #: rebuilt from the project file when it was reopened (no lattice to show)
+    restored: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,8 @@ class AppState(QObject):
     current_run_changed = Signal(int)
     path_changed = Signal()
     issues_changed = Signal()
+    #: a run became out of date (its settings no longer match the project's), or current again
+    stale_changed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +128,8 @@ class AppState(QObject):
         self._algo_error: str | None = None
         self._issues: list[Issue] | None = None
         self.load_warnings: list[str] = []
+        self._fingerprint: tuple[Project, str | None] | None = None
+        self._stale: frozenset[int] = frozenset()
         #: files read for the hierarchies since the table was loaded (protected like the data file)
         self._imported: list[tuple[Path, str]] = []
         #: every writer of the process refuses the files this project reads while this state exists
@@ -268,6 +280,35 @@ class AppState(QObject):
     def _invalidate(self) -> None:
         self._issues = None
         self.issues_changed.emit()
+        self._check_stale()
+
+    # --- out-of-date results (issue 12, item 10) ---------------------------------------------------------
+    def current_fingerprint(self) -> str | None:
+        """The fingerprint of the configuration a run would use now (None while it cannot be built),
+        cached per project object."""
+        if self._fingerprint is None or self._fingerprint[0] is not self._project:
+            try:
+                value = self.config().fingerprint() if self._table is not None else None
+            except KanonError:
+                value = None
+            self._fingerprint = (self._project, value)
+        return self._fingerprint[1]
+
+    def is_stale(self, index: int | None = None) -> bool:
+        """Whether run ``index`` (default: the current run) was made with settings other than the
+        project's now: it is then shown and exported as out of date until the user runs again."""
+        index = self._current if index is None else index
+        return index in self._stale
+
+    def _check_stale(self) -> None:
+        if not self._runs:
+            stale: frozenset[int] = frozenset()
+        else:
+            now = self.current_fingerprint()
+            stale = frozenset(i for i, run in enumerate(self._runs) if now is None or run.fingerprint != now)
+        if stale != self._stale:
+            self._stale = stale
+            self.stale_changed.emit()
 
     # --- changing the project ----------------------------------------------------------------------------
     def input_files(self) -> list[tuple[Path, str]]:
@@ -379,8 +420,13 @@ class AppState(QObject):
         return models_from_values(v, self.columns_with(Role.SENSITIVE))
 
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
-        """Choose the algorithm and its parameter values (raw form values are checked by its specs)."""
-        values = dict(values or {})
+        """Choose the algorithm and its parameter values (raw form values are checked by its specs).
+
+        Values are remembered by parameter name across algorithms, so a parameter the algorithms share
+        (the suppression limit, the metric) keeps what the user set when they switch back and forth,
+        even through an algorithm that does not have it.
+        """
+        values = {**self._algo_values, **dict(values or {})}
         self._algo_values = values
         cls = algorithms().get(name)
         params = {}
@@ -420,15 +466,17 @@ class AppState(QObject):
     ) -> None:
         """A newly imported table: a fresh project with the engine's role suggestions pre-filled.
 
-        Suggested identifiers are marked identifier; every other column starts insensitive (the
-        suggestion explains why, and the user picks the quasi-identifiers). Column types the user chose
-        in the import dialog (``type_overrides``) are kept in the project.
+        Roles suggested by a column's name (a name is an identifier, a date of birth or a postcode a
+        quasi-identifier, a diagnosis sensitive; in English, German, French and Spanish) and likely
+        identifiers (almost unique values) are applied; every other column starts insensitive, with the
+        suggestion made from its values shown beside it. Column types the user chose in the import
+        dialog (``type_overrides``) are kept in the project.
         """
         self._table = table
         self._cache = ColumnCache(table, facts)
         self._issues = None
         roles = {
-            c: (s.role if s.role is not None else Role.INSENSITIVE)
+            c: (s.role if s.role is not None and (s.confident or s.flagged) else Role.INSENSITIVE)
             for c, s in self._cache.suggestions.items()
         }
         keep = self._project
@@ -479,21 +527,24 @@ class AppState(QObject):
         self._algo_error = None
         self._runs.clear()
         self._current = -1
+        self._stale = frozenset()
+        self._fingerprint = None
         self.undo_stack.clear()
         self.load_warnings = []
         self._invalidate()
         self.current_run_changed.emit(-1)
         self.path_changed.emit()
 
-    def save(self, path: Path) -> None:
-        """Save the project atomically (the engine writes a temp file and renames it)."""
+    def save(self, path: Path, password: str | None = None) -> None:
+        """Save the project atomically (the engine writes a temp file and renames it), readable by the
+        user only; ``password`` seals it (authenticated encryption)."""
         path = Path(path)
         project = self._project
         if self._table is not None:
             project = project.with_changes(
                 data_path=self._table.source, data_sha256=self._table.sha256, read_options=self._table.options
             )
-        project.save(path)
+        project.save(path, password)
         self._project = project
         self._saved = project
         self._path = path
@@ -530,11 +581,12 @@ class AppState(QObject):
         """Keep a finished run, make it current, and record its summary in the project."""
         table = table if table is not None else self._table
         assert table is not None
-        n = len(self._runs) + 1
-        label = label or f"#{n} {result.algorithm} k={result.config.k}"
-        self._runs.append(Run(label, result, table))
+        label = label or RUN_LABEL.format(
+            number=self.next_run_number(), algorithm=algorithm_name(result.algorithm), k=result.config.k
+        )
         summary = _jsonable(result.summary())
         summary["label"] = label
+        self._runs.append(Run(label, result, table, summary.get("config_fingerprint", "")))
         self._project = self._project.with_changes(runs=tuple(self._project.runs) + (summary,))
         index = len(self._runs) - 1
         LOG.info(
@@ -546,7 +598,38 @@ class AppState(QObject):
         )
         self.run_added.emit(index)
         self.set_current_run(index)
+        self._check_stale()  # the settings may have changed while it ran
         self.path_changed.emit()
+        return index
+
+    def next_run_number(self) -> int:
+        """Runs are numbered across sessions: the project file keeps every earlier run's summary."""
+        return len(self._project.runs) + 1
+
+    def saved_runs_to_restore(self) -> list[dict[str, Any]]:
+        """Summaries of the project's saved runs that were made with the settings it has now (the ones
+        :func:`kanon_engine.restore.restore_run` can rebuild), latest last."""
+        now = self.current_fingerprint()
+        if now is None:
+            return []
+        return [dict(r) for r in self._project.runs if r.get("config_fingerprint") == now]
+
+    def add_restored_run(self, result: AnonymizationResult, summary: dict[str, Any]) -> int:
+        """Put a run rebuilt from the project file back into the history (its summary is already in the
+        project, so nothing changes there)."""
+        assert self._table is not None
+        label = str(
+            summary.get("label")
+            or RUN_LABEL.format(
+                number=len(self._runs) + 1, algorithm=algorithm_name(result.algorithm), k=result.config.k
+            )
+        )
+        fingerprint = str(summary.get("config_fingerprint", ""))
+        self._runs.append(Run(label, result, self._table, fingerprint, restored=True))
+        index = len(self._runs) - 1
+        self.run_added.emit(index)
+        self.set_current_run(index)
+        self._check_stale()
         return index
 
     def set_current_run(self, index: int) -> None:

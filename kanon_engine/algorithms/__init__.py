@@ -1,8 +1,9 @@
 """Anonymization algorithms and their registry (the CLI's ``--algorithm``, the workbench's picker).
 
-One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal` (full
-domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the lattice machinery of
-:mod:`.search`) and :mod:`.mondrian` (multidimensional partitioning, strict and relaxed).
+One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal`,
+:mod:`.heuristic` (full domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the
+lattice machinery of :mod:`.search`) and :mod:`.mondrian` (multidimensional partitioning, strict and
+relaxed).
 
 Adding an algorithm
 -------------------
@@ -42,6 +43,7 @@ from typing import Any
 
 from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.datafly import Datafly
+from kanon_engine.algorithms.heuristic import Heuristic
 from kanon_engine.algorithms.incognito import Incognito
 from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
@@ -49,7 +51,15 @@ from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError
 
 #: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
-BUILT_IN: tuple[type[Algorithm], ...] = (Optimal, Samarati, Incognito, Datafly, Mondrian, MondrianRelaxed)
+BUILT_IN: tuple[type[Algorithm], ...] = (
+    Optimal,
+    Heuristic,
+    Samarati,
+    Incognito,
+    Datafly,
+    Mondrian,
+    MondrianRelaxed,
+)
 
 _REGISTRY: dict[str, type[Algorithm]] = {}
 

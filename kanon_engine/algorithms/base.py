@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.metrics.loss import METRICS
+from kanon_engine.metrics.labels import objective_label
+from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source
@@ -31,21 +32,23 @@ SUPPRESSION_LIMIT = ParamSpec(
     "float",
     None,
     "Largest share of records that may be removed (suppressed) instead of generalizing further, "
-    "from 0 (none) to 1.",
+    "from 0 % (none) to 100 %; write 5 %, 5% or 0.05.",
     minimum=0.0,
     maximum=1.0,
     presets=(0.0, 0.01, 0.02, 0.05, 0.1),
+    percent=True,
 )
 METRIC = ParamSpec(
     "metric",
     "Quality metric",
     "choice",
-    "dm",
-    "What 'best' means: dm counts how many records each record is confused with (plus a penalty per "
-    "suppressed record), dm-star ignores suppression, cavg is the average group size relative to k, "
-    "precision the average generalization, height the number of generalization steps, entropy the "
-    "information lost in bits.",
+    DEFAULT_METRIC,
+    "What 'best' means among the safe releases. Loss (the default, as in ARX) weighs how much of "
+    "every quasi-identifier's range is left open and how many records are suppressed, so no single "
+    "column is sacrificed; discernibility prefers small groups (and may turn whole columns into *); "
+    "precision the fewest generalization levels; entropy the fewest bits lost.",
     choices=tuple(METRICS),
+    choice_labels=tuple(objective_label(m) for m in METRICS),
 )
 
 

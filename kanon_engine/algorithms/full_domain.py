@@ -27,7 +27,13 @@ from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
 from kanon_engine.lattice import SearchRecord
-from kanon_engine.metrics.loss import MetricContext, generalization_intensity, get_metric, node_metrics
+from kanon_engine.metrics.loss import (
+    DEFAULT_METRIC,
+    MetricContext,
+    generalization_intensity,
+    get_metric,
+    node_metrics,
+)
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.release import row_classes
 from kanon_engine.result import AnonymizationResult
@@ -59,7 +65,7 @@ class FullDomainAlgorithm(Algorithm):
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
-    def __init__(self, *, suppression_limit: float | None = None, metric: str = "dm") -> None:
+    def __init__(self, *, suppression_limit: float | None = None, metric: str = DEFAULT_METRIC) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
 
@@ -111,8 +117,9 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         if search.monotone:
             return ()
         return (
-            "The privacy models are not monotone with suppression, so every transformation that could "
-            "beat the optimum was checked (no pruning by satisfaction).",
+            "The privacy models are not monotone with suppression, so a transformation was ruled out "
+            "without a check only when the suppression it forces rules out all its specializations too; "
+            "every other one that could beat the optimum was checked.",
         )
 
 
@@ -185,7 +192,7 @@ def apply_transformation(
     config: AnonymizationConfig,
     levels: dict[str, int] | tuple[int, ...],
     suppression_limit: float = 1.0,
-    metric: str = "dm",
+    metric: str = DEFAULT_METRIC,
     search: SearchRecord | None = None,
     enforce: bool = True,
 ) -> AnonymizationResult:

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
@@ -70,6 +69,7 @@ from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
@@ -322,11 +322,10 @@ def _leaf_values(table: Table, name: str, hierarchy: Hierarchy, kind: ColumnKind
     """Numbers (or ordinal days) of the hierarchy's leaves; NaN where a leaf is not one."""
     leaves = pd.Series(np.asarray(hierarchy.values, dtype=object), dtype=object)
     if kind == ColumnKind.DATE:
+        from kanon_engine.data.dates import read_dates
+
         ctype = table.column_types.get(name)
-        fmt = ctype.date_format if ctype is not None else None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            dt = pd.to_datetime(leaves, format=fmt or "mixed", errors="coerce")
+        dt = read_dates(leaves, ctype.date_format if ctype is not None else None)
         ns = dt.to_numpy(dtype="datetime64[ns]")
         days = ns.astype(np.int64) / 86_400e9 + _EPOCH_ORDINAL
         return np.where(np.isnat(ns), np.nan, days)
@@ -693,7 +692,7 @@ class _Mondrian(Algorithm):
     params = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
-    def __init__(self, *, metric: str = "dm", summary: str = "range") -> None:
+    def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
         self.metric = metric
         self.summary = summary
 

@@ -45,7 +45,7 @@ from kanon_engine.progress import ProgressCallback, no_progress
 
 #: Bounds and values are floats computed along different paths; a bound may exceed the value it bounds by
 #: rounding, so pruning against a solution already found allows this relative slack.
-_TOLERANCE = 1e-9
+TOLERANCE = 1e-9
 #: Nodes examined per step of the vectorized scans over the lattice in bottom-up order.
 _CHUNK = 4096
 
@@ -87,6 +87,7 @@ class LatticeSearch:
         self._levels_bound: np.ndarray | None = None
         self._order: tuple[np.ndarray, np.ndarray] | None = None
         self._evals: dict[int, NodeEvaluation] = {}
+        self._scratch: np.ndarray | None = None  # large lattices: for removing duplicates in walks
         self._known = 0
         #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
         #: the whole lattice; used to skip classifying hopeless nodes)
@@ -173,9 +174,11 @@ class LatticeSearch:
         known[index] = True
         if status and self.status[index] == NOT_EVALUATED:
             self.status[index] = status
+        if self._scratch is None:
+            self._scratch = np.empty(self.lattice.size, dtype=np.int32)
         frontier = np.array([index], dtype=np.int64)
         while len(frontier):
-            nxt = self.lattice.neighbours(frontier, up)
+            nxt = self.lattice.neighbours(frontier, up, self._scratch)
             nxt = nxt[~known[nxt]]
             known[nxt] = True
             if status:
@@ -215,7 +218,7 @@ class LatticeSearch:
     def hopeless(self, index: int) -> bool:
         """True when the node's metric bound cannot beat a solution already found (nor can its
         generalizations': the bound holds for the whole upset)."""
-        slack = _TOLERANCE * max(1.0, abs(self.incumbent)) if np.isfinite(self.incumbent) else 0.0
+        slack = TOLERANCE * max(1.0, abs(self.incumbent)) if np.isfinite(self.incumbent) else 0.0
         own = float(self.levels_bound(np.array([index]))[0])
         return max(self.bound[index], own) >= self.incumbent + slack
 
@@ -334,7 +337,7 @@ class LatticeSearch:
         # this one's)
         known = self.values if candidates is None else np.where(candidates, self.values, np.nan)
         incumbent = float(np.nanmin(known)) if np.isfinite(known).any() else np.inf
-        cap = incumbent + _TOLERANCE * max(1.0, abs(incumbent)) if np.isfinite(incumbent) else np.inf
+        cap = incumbent + TOLERANCE * max(1.0, abs(incumbent)) if np.isfinite(incumbent) else np.inf
         for h in range(len(starts) - 1):
             idx = order[starts[h] : starts[h + 1]]
             if not self._dense and h > 0:  # bounds of large lattices go up height by height

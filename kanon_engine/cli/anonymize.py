@@ -25,7 +25,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource
-from kanon_engine.validation import require_valid
+from kanon_engine.validation import require_valid, result_warnings
 
 #: What ``anonymize`` prints on stdout (one JSON line; a contract).
 PRINTED = (
@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         warn([i.message for i in require_valid(project, table)])
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = run_project(project, table, verbose=args.verbose)
+        warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
         return finish_run(args, table, project, result, PRINTED)
 
 

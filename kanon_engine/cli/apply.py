@@ -16,8 +16,8 @@ from kanon_engine.cli.common import (
     add_output_flags,
     check_outputs,
     finish_run,
+    levels,
     note_engine,
-    pairs,
     save_project,
 )
 from kanon_engine.cli.flags import add_project_flags, given, project_and_table
@@ -48,9 +48,8 @@ def run(args: argparse.Namespace) -> int:
         save_project(args, project)
         # without a model flag no model is claimed (k = 2 only makes the configuration complete)
         config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
-        levels = {c: int(v) for c, v in pairs(args.levels, "--levels", comma_separated=True).items()}
         result = apply_transformation(
-            table, config, levels, suppression_limit=limit, metric=metric, enforce=enforce
+            table, config, levels(args.levels), suppression_limit=limit, metric=metric, enforce=enforce
         )
         return finish_run(args, table, project, result, PRINTED)
 

@@ -49,6 +49,22 @@ def pairs(values: Sequence[str] | None, flag: str, comma_separated: bool = False
     return out
 
 
+def levels(values: Sequence[str] | None) -> dict[str, int]:
+    """``--levels COL=N,...`` -> {column: level}; a level that is not a whole number is named."""
+    out = {}
+    for col, value in pairs(values, "--levels", comma_separated=True).items():
+        try:
+            out[col] = int(value)
+        except ValueError:
+            raise ConfigError(
+                f"--levels {col}={value}: a level is a whole number, 0 for the original values up to the "
+                f"height of the hierarchy of '{col}'.",
+                hint="For example --levels age=2,zip=1.",
+                where="--levels",
+            ) from None
+    return out
+
+
 def delimiter(value: str | None) -> str | None:
     return None if value is None else DELIMITER_NAMES.get(value, value)
 

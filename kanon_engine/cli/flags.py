@@ -32,16 +32,21 @@ from kanon_engine.algorithms import algorithms
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
 from kanon_engine.cli.common import delimiter, pairs, split_list, warn
 from kanon_engine.config import MODEL_PARAMS, ParamSpec
-from kanon_engine.data.roles import Role
+from kanon_engine.data.dates import check_dates, parse_column_type
+from kanon_engine.data.roles import Role, merge_roles
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.project import Project
-from kanon_engine.sources.choose import open_source
+from kanon_engine.sources.choose import open_source, with_column_types
 from kanon_engine.sources.settings import ENGINE_PARAMS
 from kanon_engine.validation import model_values_of, models_from_values
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
+#: The environment variable holding a protected project's password for the command line.
+PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
+
+
 NONE_WORDS = ("none", "off")
 
 
@@ -73,13 +78,16 @@ class ProjectFlag:
 
 def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
     option = "--" + spec.name.replace("_", "-")
-    words = f"{spec.help} ({_values_text(spec)})"
+    # argparse formats help with %: a literal percent sign (a share written "5 %") is doubled
+    words = f"{spec.help} ({_values_text(spec)})".replace("%", "%%")
     off = "--no-" + option[2:] if spec.kind == "bool" else None
     return ProjectFlag(option, f"{group}.{spec.name}", words, spec, off, _metavar(spec))
 
 
 def _values_text(spec: ParamSpec) -> str:
-    if spec.kind == "choice":
+    if spec.percent:
+        text = "a share from 0 to 1, or a percentage such as 5%"
+    elif spec.kind == "choice":
         text = "one of " + ", ".join(spec.choices)
     elif spec.kind == "bool":
         text = "yes or no"
@@ -106,14 +114,8 @@ def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:
     return list(seen.values())
 
 
-def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
-    """THE table: every flag that sets a project-file field, and the field.
-
-    ``algorithm_choice=False`` (``apply``: the levels are given, nothing is searched) leaves out
-    ``--algorithm``, ``--param`` and the parameters only a search uses.
-    """
-    names = ", ".join(algorithms())
-    specs = algorithm_specs() if algorithm_choice else list(FullDomainAlgorithm.params)
+def _data_and_role_flags() -> tuple[ProjectFlag, ...]:
+    """The rows of :func:`project_flags` for the data file, column types, roles and hierarchies."""
     return (
         ProjectFlag("INPUT", "data.path", "the table (CSV/TSV/XLSX/Parquet); default: the project's"),
         ProjectFlag(
@@ -138,6 +140,27 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             metavar="COL=FILE",
             repeat=True,
         ),
+        ProjectFlag(
+            "--column-type",
+            "data.column_types",
+            "a column's type over the detected one: integer, decimal, text, or date with its format, "
+            "e.g. birth=date:%%d.%%m.%%Y (repeatable)",
+            metavar="COL=KIND[:FORMAT]",
+            repeat=True,
+        ),
+    )
+
+
+def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
+    """THE table: every flag that sets a project-file field, and the field.
+
+    ``algorithm_choice=False`` (``apply``: the levels are given, nothing is searched) leaves out
+    ``--algorithm``, ``--param`` and the parameters only a search uses.
+    """
+    names = ", ".join(algorithms())
+    specs = algorithm_specs() if algorithm_choice else list(FullDomainAlgorithm.params)
+    return (
+        *_data_and_role_flags(),
         *(_spec_flag(spec, "models") for spec in MODEL_PARAMS),
         ProjectFlag(
             "--protect",
@@ -237,6 +260,8 @@ def get_field(project: Project, field: str) -> Any:
     """The value of a project-file field, as a flag sets it (the table's second column)."""
     group, _, key = field.partition(".")
     if group == "data":
+        if key == "column_types":
+            return dict(project.column_types)
         return project.data_path if key == "path" else getattr(project.read_options, key)
     if group == "roles":
         return [c for c, r in project.roles.items() if r == Role(key)]
@@ -251,12 +276,19 @@ def get_field(project: Project, field: str) -> Any:
     return getattr(project, key)  # output.*
 
 
-def apply_flags(project: Project, values: dict[str, tuple[ProjectFlag, Any]], quiet: bool = False) -> Project:
+def apply_flags(
+    project: Project,
+    values: dict[str, tuple[ProjectFlag, Any]],
+    quiet: bool = False,
+    project_name: str = "the project",
+) -> Project:
     """The project with every given flag written into its field (flags win over the project file).
 
     ``quiet``: a parameter the project's algorithm does not take is left out without a warning (``apply``
-    uses its suppression limit and metric itself, whatever the project's algorithm)."""
-    project = _apply_roles(project, values)
+    uses its suppression limit and metric itself, whatever the project's algorithm). ``project_name``
+    names the project file in a role conflict."""
+    project = _apply_roles(project, values, project_name)
+    project = _apply_column_types(project, values)
     project = _apply_hierarchies(project, values)
     project = _apply_models(project, values)
     project = _apply_algorithm(project, values, quiet)
@@ -265,26 +297,26 @@ def apply_flags(project: Project, values: dict[str, tuple[ProjectFlag, Any]], qu
     return project.with_changes(**changes) if changes else project
 
 
-def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
-    """A role flag replaces the project's columns of that role."""
-    roles = dict(project.roles)
-    named: dict[str, ProjectFlag] = {}
-    for role in Role:
-        if f"roles.{role.value}" not in values:
-            continue
-        flag, columns = values[f"roles.{role.value}"]
-        roles = {c: r for c, r in roles.items() if r != role}
-        for col in split_list(columns):
-            if col in named:
-                raise ConfigError(
-                    f"The column '{col}' is given both as {named[col].field[6:]} ({named[col].option}) "
-                    f"and as {role.value} ({flag.option}).",
-                    hint="Give every column one role.",
-                    where=col,
-                )
-            named[col] = flag
-            roles[col] = role
-    return project.with_changes(roles=roles)
+def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]], project_name: str) -> Project:
+    """A role flag replaces the project's columns of that role; a column given two roles (two flags, or
+    a flag against the project's role) is refused (:func:`kanon_engine.data.roles.merge_roles`)."""
+    given_roles = [
+        (role, values[f"roles.{role.value}"][0].option, split_list(values[f"roles.{role.value}"][1]))
+        if f"roles.{role.value}" in values
+        else (role, "", None)
+        for role in Role
+    ]
+    return project.with_changes(roles=merge_roles(dict(project.roles), given_roles, project_name))
+
+
+def _apply_column_types(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """``--column-type COL=KIND[:FORMAT]`` over the project's column types (the import dialog's choice)."""
+    if "data.column_types" not in values:
+        return project
+    types = dict(project.column_types)
+    for col, spec in pairs(values["data.column_types"][1], "--column-type").items():
+        types[col] = parse_column_type(col, spec)
+    return project.with_changes(column_types=types)
 
 
 def _apply_hierarchies(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
@@ -352,12 +384,25 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     ``args.flags`` is the subcommand's table (set by its ``register``). The table is INPUT, read with
     ``--delimiter``; without INPUT, the project's data file, read with the project's options
     (``--delimiter`` overriding its delimiter)."""
-    project = Project.load(Path(args.project)) if getattr(args, "project", None) else Project()
+    # a password-protected project opens with the password in KANON_PROJECT_PASSWORD (never a flag:
+    # command lines are visible to other users and kept in shell histories)
+    password = os.environ.get(PASSWORD_VARIABLE) or None
+    project = Project.load(Path(args.project), password) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
     project = apply_engine(project, values)
     table, project = _load_table(project, values)
-    project = apply_flags(project, values, quiet=not any(f.option == "--algorithm" for f in args.flags))
+    name = f"the project {Path(args.project).name}" if getattr(args, "project", None) else "the project"
+    quiet = not any(f.option == "--algorithm" for f in args.flags)
+    project = apply_flags(project, values, quiet=quiet, project_name=name)
+    if "data.column_types" in values:
+        table.require_columns(
+            list(pairs(values["data.column_types"][1], "--column-type")), "--column-type column"
+        )
+    table = with_column_types(table, project.column_types)
     _require_role_columns(project, table)
+    qi = project.columns_with(Role.QUASI_IDENTIFIER)
+    if table.in_memory:  # the dates of a table not held in memory are checked by its run
+        check_dates(table, [q for q in qi if q not in project.hierarchies], project.column_types)
     return project, table
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, check_outputs, dumps, read, split_list
+from kanon_engine.data.dates import date_fit, describe_misfits, suggested_format
 from kanon_engine.data.table import Table
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy import (
     date_hierarchy,
     default_hierarchy,
@@ -76,7 +77,21 @@ def _build(args: argparse.Namespace, table: Table) -> Hierarchy:
             ) from None
         return interval_hierarchy(args.column, values, widths, bottom=args.bottom, top=args.top)
     if args.dates:
+        _check_one_date_format(table, args.column, args.date_format)
         return date_hierarchy(args.column, values, args.date_format, split_list(args.dates))
     if args.masking:
         return masking_hierarchy(args.column, values)
     return default_hierarchy(args.column, series, table.column_types.get(args.column))
+
+
+def _check_one_date_format(table: Table, column: str, fmt: str | None) -> None:
+    """Every value of the column fits one date format (``--date-format`` or the most common one)."""
+    fit = date_fit(table.frame[column], fmt, column)
+    if fit.misfits:
+        raise DataError(
+            describe_misfits(fit, table),
+            hint=f"kanon reads a column with one date format. Fix these values in the file, give the "
+            f"format with --date-format (e.g. {suggested_format(fit)}), or build another kind of hierarchy "
+            "(--masking, or none of --dates/--intervals for the default).",
+            where=column,
+        )

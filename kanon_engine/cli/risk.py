@@ -21,6 +21,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from kanon_engine.checks import check_population, check_release_of
 from kanon_engine.cli.anonymize import run_project
 from kanon_engine.cli.common import (
     EXIT_OK,
@@ -95,20 +96,18 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, project)
     save_project(args, project)
     common = _assess_options(args)
-    out: dict[str, Any] = {
-        "before": assess(
-            table, config.quasi_identifiers, config.sensitive, suppressed_marker=None, **common
-        ).to_dict()
-    }
+    before = assess(table, config.quasi_identifiers, config.sensitive, suppressed_marker=None, **common)
+    out: dict[str, Any] = {"before": before.to_dict()}
+    warnings = check_population(before, common["population_name"], table.name()) if args.population else []
     result = None
     if args.anonymize:
         warn([i.message for i in require_valid(project, table)])
         result = run_project(project, table)
-    release = (
-        result.release
-        if result is not None
-        else (read(args.release, args.release_delimiter).frame if args.release else None)
-    )
+    release, more = _release(args, result, table, config)
+    warnings += more
+    if warnings:
+        warn(warnings)
+        out["warnings"] = warnings
     if release is not None:
         after = assess(
             release, config.quasi_identifiers, config.sensitive, hierarchies=config.hierarchies, **common
@@ -127,6 +126,18 @@ def run(args: argparse.Namespace) -> int:
         write_run_reports(args, table, project, result, written, linkage=link, threshold=args.threshold)
     _print_and_save(args, table, dumps(out, indent=2))
     return EXIT_OK
+
+
+def _release(
+    args: argparse.Namespace, result: Any, table: Table, config: AnonymizationConfig
+) -> tuple[Any, list[str]]:
+    """The release to assess (the run's, or ``--release`` checked to be of this table) and warnings."""
+    if result is not None:
+        return result.release, []
+    if not args.release:
+        return None, []
+    release = read(args.release, args.release_delimiter).frame
+    return release, check_release_of(table, release, config, Path(args.release).name)
 
 
 def _check_combination(args: argparse.Namespace) -> None:

@@ -29,6 +29,7 @@ from kanon_engine.data.sniff import (
     better_delimiter,
     decoded_sample,
     describe_delimiter,
+    describe_encoding,
     detect_encoding,
     normalize_encoding,
     sniff_text,
@@ -209,9 +210,13 @@ def _to_utf8(data: bytes, encoding: str, name: str, complete: bool, validated: b
 
 def _decode_error(data: bytes, err: UnicodeDecodeError, encoding: str, name: str) -> DataError:
     line = data.count(b"\n", 0, err.start) + 1
-    other = "cp1252 (Windows) or latin-1" if encoding.startswith("utf") else "utf-8"
+    other = (
+        f"{describe_encoding('cp1252')} or {describe_encoding('latin-1')}"
+        if encoding.startswith("utf")
+        else describe_encoding("utf-8")
+    )
     return DataError(
-        f"Line {line} of {name} cannot be read as {encoding} text.",
+        f"Line {line} of {name} cannot be read as {describe_encoding(encoding)} text.",
         hint=f"Choose the file's encoding (often {other}), or leave it empty to detect it.",
         where=f"{name}, line {line}",
     )
@@ -257,6 +262,7 @@ def _read_delimited(
     utf8 = _to_utf8(data, enc, name, complete, validated=encoding is None and complete)
     if not complete:  # a preview parses whole lines only
         utf8 = utf8[: utf8.rfind(b"\n") + 1]
+    _check_text(utf8, name)
     if _is_blank(utf8):
         raise _empty_error(name)
     sample = _sample(utf8, complete)
@@ -276,6 +282,39 @@ def _read_delimited(
     if header and len(frame) == 0:
         raise _header_only_error(name)
     return frame, opts
+
+
+#: Bytes below 32 that text tables hold: tab, line feed, carriage return (and form feed, rarely).
+_TEXT_CONTROLS = b"\t\n\r\x0c"
+_CONTROLS = bytes(b for b in range(32) if b not in _TEXT_CONTROLS)
+
+
+def _check_text(utf8: bytes, name: str) -> None:
+    """Refuse binary content with the line it starts on: a file whose start is mostly control bytes is not
+    a text table (a database, an image, a compressed file); a NUL byte in a text file means damage or a
+    UTF-16 file read as 8-bit text. Either would otherwise be misread or reported as "empty"."""
+    head = utf8[:65536]
+    odd = len(head) - len(head.translate(None, _CONTROLS))
+    if len(head) >= 256 and odd > 0.05 * len(head):
+        pos = next(i for i, b in enumerate(head) if b in _CONTROLS)
+        line = head.count(b"\n", 0, pos) + 1
+        raise DataError(
+            f"{name} does not look like a text table: from line {line} it holds bytes that text never has "
+            f"(such as 0x{head[pos]:02X}).",
+            hint="Is it a database, an image or a compressed file? Export the table as CSV or .xlsx and "
+            "open that.",
+            where=f"{name}, line {line}",
+        )
+    pos = utf8.find(b"\x00")
+    if pos >= 0:
+        line = utf8.count(b"\n", 0, pos) + 1
+        raise DataError(
+            f"Line {line} of {name} holds a NUL byte (0x00), which text tables never hold: the file is "
+            "damaged, or saved as UTF-16 and read as 8-bit text.",
+            hint="Choose the encoding UTF-16, or open the file in a spreadsheet and save it again as CSV "
+            "(UTF-8).",
+            where=f"{name}, line {line}",
+        )
 
 
 def _check_single_column(sample: str, delimiter: str, quotechar: str, name: str) -> None:
@@ -393,10 +432,12 @@ def _first_ragged_line(
 def _open_workbook(openpyxl: Any, data: bytes, name: str) -> Any:
     try:
         return openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except Exception as err:  # openpyxl raises many types for a damaged file
+    except Exception:  # openpyxl raises many types for a damaged file  # noqa: BLE001
         raise DataError(
-            f"{name} cannot be opened as an Excel workbook ({type(err).__name__}).",
-            hint="Open it in Excel or LibreOffice and save it again as .xlsx.",
+            f"{name} is a zip archive but not an Excel workbook it can read: it holds no workbook, or a "
+            "damaged one.",
+            hint="If it is a workbook, open it in Excel or LibreOffice and save it again as .xlsx; if it is "
+            "an archive, unzip it and open the table inside.",
             where=name,
         ) from None
 
@@ -510,9 +551,9 @@ def _read_parquet(data: bytes, name: str, max_rows: int | None = None) -> pd.Dat
             if max_rows is not None and pf.metadata.num_rows > 0
             else pf.read()
         )
-    except Exception as err:  # pyarrow raises several types for a damaged file
+    except Exception:  # pyarrow raises several types for a damaged file  # noqa: BLE001
         raise DataError(
-            f"{name} cannot be read as a Parquet file ({type(err).__name__}).",
+            f"{name} starts as a Parquet file but cannot be read as one: it is damaged or cut short.",
             hint="Check that the file is complete, or export it again.",
             where=name,
         ) from None

@@ -3,13 +3,24 @@
 Roles follow the seed slides (EI / QI / SD): explicit identifiers are removed from every release,
 quasi-identifiers are generalized, sensitive attributes are kept and protected by l-diversity or
 t-closeness, insensitive attributes are kept as they are.
+
+Suggestions come from the column's name, in English, German, French and Spanish, and from its values.
+Names are compared after folding case and accents (``Geburtsdatum``, ``date de naissance``,
+``fecha_nacimiento``, ``Código postal``); long words are found inside compound names too
+(``Patientenname``, ``Aufnahmedatum``), short ones (``cp``, ``plz``, ``sex``) only as whole words, so
+``cpu`` or ``sextant`` never match. A suggestion made from the name is applied when a file is opened;
+one made from the values alone (a date column, 4-5 digit codes, a handful of categories) is shown with
+its reason and left for the user to decide. Every suggestion carries the sentence that says why.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 import pandas as pd
 
@@ -21,65 +32,471 @@ class Role(StrEnum):
     INSENSITIVE = "insensitive"
 
 
+#: How a role is named in messages.
+ROLE_NAMES = {
+    Role.IDENTIFIER: "an identifier",
+    Role.QUASI_IDENTIFIER: "a quasi-identifier",
+    Role.SENSITIVE: "a sensitive attribute",
+    Role.INSENSITIVE: "an insensitive column",
+}
+
+
+def merge_roles(
+    project_roles: dict[str, Role],
+    given: list[tuple[Role, str, list[str] | None]],
+    project_name: str = "the project",
+) -> dict[str, Role]:
+    """The project's roles with those ``given`` (role, how it was given e.g. ``--qi``, columns; None when
+    not given) replacing the project's roles of that kind. A column given two roles, or given a role
+    while the project keeps it in another, is a ConfigError naming the column and both roles: a column
+    both identifier and quasi-identifier must never be released generalized by a silent choice."""
+    seen: dict[str, tuple[Role, str]] = {}
+    for role, label, columns in given:
+        for col in columns or []:
+            if col in seen and seen[col][0] != role:
+                first, how = seen[col]
+                raise _conflict(col, first, how, role, label)
+            seen[col] = (role, label)
+    replaced = {role for role, _, columns in given if columns is not None}
+    roles = {c: r for c, r in project_roles.items() if r not in replaced}
+    for col, (role, label) in seen.items():
+        kept = roles.get(col)
+        if kept is not None and kept != role and kept != Role.INSENSITIVE:
+            raise _conflict(col, kept, f"in {project_name}", role, label)
+        roles[col] = role
+    return roles
+
+
+def _conflict(col: str, first: Role, how_first: str, second: Role, how_second: str) -> Exception:
+    from kanon_engine.errors import ConfigError
+
+    hint = "Give the column one role only."
+    if how_first.startswith("in "):
+        hint += f" A flag replaces the project's columns of its role: e.g. {how_second} with the project's."
+    return ConfigError(
+        f"The column '{col}' is given both as {ROLE_NAMES[first]} ({how_first}) and as "
+        f"{ROLE_NAMES[second]} ({how_second}); a column has one role.",
+        hint=hint,
+        where=col,
+    )
+
+
 @dataclass(frozen=True)
 class RoleSuggestion:
-    """A suggested role with the reason shown to the user ("looks like a name column")."""
+    """A suggested role with the reason shown to the user ("looks like a name column").
+
+    ``confident``: the suggestion is applied when the file is opened (it came from the column's name);
+    otherwise it is only shown. ``flagged``: a warning stays until the user decides (almost unique
+    values). ``kind``: what the column looks like ("name", "date of birth", "postcode", ...), used by
+    the warnings about columns released unchanged.
+    """
 
     column: str
     role: Role | None
     reason: str
     flagged: bool = False
+    confident: bool = False
+    kind: str = ""
 
 
-_IDENTIFIER_NAMES = re.compile(
-    r"(^|[_\s-])(first[_\s-]?name|last[_\s-]?name|given[_\s-]?name|full[_\s-]?name|surname|name|"
-    r"ssn|social[_\s-]?security|mrn|medical[_\s-]?record|patient[_\s-]?(id|number|no)|"
-    r"e-?mail|phone|telephone|mobile|fax|address|street|passport|licen[cs]e|iban|account)"
-    r"($|[_\s-])",
-    re.IGNORECASE,
+@dataclass(frozen=True)
+class _NameRule:
+    """Words that name one kind of column. ``words``: whole words (after splitting the name at spaces,
+    punctuation and camelCase); ``stems``: found anywhere in the name with separators removed."""
+
+    kind: str
+    role: Role
+    words: tuple[str, ...]
+    stems: tuple[str, ...] = ()
+
+
+#: Reasons per role, whole sentences with named placeholders (one place, ready for translation).
+_REASONS = {
+    Role.IDENTIFIER: (
+        "'{column}' looks like {kind}, a direct identifier: it will be removed from the release."
+    ),
+    Role.QUASI_IDENTIFIER: (
+        "'{column}' looks like {kind}: an outsider may know it, so it is a quasi-identifier and will be "
+        "generalized."
+    ),
+    Role.SENSITIVE: (
+        "'{column}' looks like {kind}: it is sensitive; protect it with l-diversity or t-closeness if needed."
+    ),
+}
+_KIND_WORDS = {
+    "name": "a person's name",
+    "patient number": "a patient or case number",
+    "insurance number": "an insurance or social security number",
+    "contact": "a contact detail (phone, e-mail)",
+    "address": "a street address",
+    "document": "an identity document number",
+    "account": "a bank account",
+    "date of birth": "a date of birth",
+    "age": "an age",
+    "sex": "sex or gender",
+    "postcode": "a postcode",
+    "town": "a place of residence",
+    "admission date": "an admission or discharge date",
+    "nationality": "a nationality or ethnicity",
+    "marital status": "a marital status",
+    "profession": "a profession",
+    "diagnosis": "a diagnosis",
+    "date": "a date",
+    "categories": "a category",
+    "unique": "an identifying code",
+}
+
+
+def kind_words(kind: str) -> str:
+    """What a suggestion's ``kind`` is called in a sentence ("a date of birth")."""
+    return _KIND_WORDS.get(kind, kind)
+
+
+# Order matters: the first rule that matches wins (a "Patientennummer" is a number, not a name).
+_NAME_RULES: tuple[_NameRule, ...] = (
+    _NameRule(
+        "patient number",
+        Role.IDENTIFIER,
+        ("id", "mrn", "pid", "identifier", "nhs", "ipp", "nip"),
+        (
+            "patientid",
+            "patientnumber",
+            "patientno",
+            "patientennummer",
+            "patientenid",
+            "fallnummer",
+            "fallnr",
+            "fallid",
+            "aufnahmenummer",
+            "medicalrecord",
+            "recordnumber",
+            "numerodossier",
+            "numerodepatient",
+            "numeropatient",
+            "numerodelpaciente",
+            "numeropaciente",
+            "historiaclinica",
+            "idpaciente",
+            "identifiant",
+        ),
+    ),
+    _NameRule(
+        "insurance number",
+        Role.IDENTIFIER,
+        ("ssn", "nss", "nir", "kvnr", "dni", "nie", "nif", "avs", "ahv"),
+        (
+            "socialsecurity",
+            "versichertennummer",
+            "versicherungsnummer",
+            "sozialversicherung",
+            "krankenversichertennummer",
+            "securitesociale",
+            "numerodesecurite",
+            "seguridadsocial",
+            "insurancenumber",
+            "steuernummer",
+            "taxnumber",
+        ),
+    ),
+    _NameRule(
+        "contact",
+        Role.IDENTIFIER,
+        ("email", "mail", "phone", "tel", "telefon", "fax", "mobile", "handy", "movil", "portable"),
+        ("telephone", "telefon", "telefono", "mobilnummer", "emailadresse", "courriel", "correoelectronico"),
+    ),
+    _NameRule(
+        "address",
+        Role.IDENTIFIER,
+        ("address", "street", "strasse", "adresse", "rue", "calle", "direccion", "domicilio", "anschrift"),
+        ("address", "anschrift", "strasse", "hausnummer", "direccion", "domicilio"),
+    ),
+    _NameRule(
+        "document",
+        Role.IDENTIFIER,
+        ("passport", "pasaporte", "passeport", "reisepass", "licence", "license"),
+        ("passport", "personalausweis", "ausweisnummer", "pasaporte", "passeport", "driverslicen"),
+    ),
+    _NameRule(
+        "account", Role.IDENTIFIER, ("iban", "bic", "account", "konto"), ("kontonummer", "bankaccount")
+    ),
+    _NameRule(
+        "name",
+        Role.IDENTIFIER,
+        (
+            "name",
+            "names",
+            "nom",
+            "nombre",
+            "apellido",
+            "apellidos",
+            "prenom",
+            "surname",
+            "vorname",
+            "nachname",
+        ),
+        (
+            "patientenname",
+            "patientname",
+            "vorname",
+            "nachname",
+            "familienname",
+            "geburtsname",
+            "firstname",
+            "lastname",
+            "fullname",
+            "givenname",
+            "surname",
+            "maidenname",
+            "middlename",
+            "nomdupatient",
+            "nomdefamille",
+            "nomdenaissance",
+            "prenom",
+            "nombredelpaciente",
+            "nombrepaciente",
+            "nombrecompleto",
+            "apellido",
+        ),
+    ),
+    _NameRule(
+        "date of birth",
+        Role.QUASI_IDENTIFIER,
+        ("dob", "birth", "born", "geboren", "gebdat", "naissance", "nacimiento", "nacido"),
+        (
+            "geburtsdatum",
+            "geburtstag",
+            "geburtsjahr",
+            "gebdatum",
+            "dateofbirth",
+            "birthdate",
+            "birthday",
+            "birthyear",
+            "yearofbirth",
+            "datedenaissance",
+            "naissance",
+            "fechadenacimiento",
+            "fechanacimiento",
+            "nacimiento",
+            "anodenacimiento",
+        ),
+    ),
+    _NameRule(
+        "age", Role.QUASI_IDENTIFIER, ("age", "alter", "edad", "ages", "lebensalter"), ("lebensalter",)
+    ),
+    _NameRule(
+        "sex",
+        Role.QUASI_IDENTIFIER,
+        ("sex", "gender", "geschlecht", "sexe", "genre", "sexo", "genero"),
+        ("geschlecht", "gender"),
+    ),
+    _NameRule(
+        "postcode",
+        Role.QUASI_IDENTIFIER,
+        ("zip", "zipcode", "plz", "postcode", "cp", "npa", "cap", "postal"),
+        ("postleitzahl", "postalcode", "postcode", "zipcode", "codepostal", "codigopostal"),
+    ),
+    _NameRule(
+        "town",
+        Role.QUASI_IDENTIFIER,
+        ("ort", "wohnort", "city", "town", "ville", "ciudad", "commune", "municipio", "gemeinde", "county"),
+        ("wohnort", "heimatort", "residence", "municipio", "localidad"),
+    ),
+    _NameRule(
+        "admission date",
+        Role.QUASI_IDENTIFIER,
+        (
+            "admission",
+            "admitted",
+            "discharge",
+            "discharged",
+            "aufnahme",
+            "entlassung",
+            "ingreso",
+            "alta",
+            "entree",
+            "sortie",
+            "deces",
+            "death",
+            "tod",
+        ),
+        (
+            "aufnahmedatum",
+            "aufnahmetag",
+            "aufnahmezeit",
+            "entlassungsdatum",
+            "entlassdatum",
+            "entlassungstag",
+            "admissiondate",
+            "dateofadmission",
+            "admitdate",
+            "dischargedate",
+            "dateofdischarge",
+            "datedentree",
+            "datedadmission",
+            "datedesortie",
+            "fechadeingreso",
+            "fechaingreso",
+            "fechadealta",
+            "deathdate",
+            "dateofdeath",
+            "sterbedatum",
+            "todesdatum",
+            "datededeces",
+            "fechadefallecimiento",
+        ),
+    ),
+    _NameRule(
+        "nationality",
+        Role.QUASI_IDENTIFIER,
+        ("nationality", "ethnicity", "race", "nationalite", "nacionalidad", "herkunft"),
+        ("staatsangehorigkeit", "nationalitat", "nationalite", "nacionalidad", "ethnicity", "nationality"),
+    ),
+    _NameRule(
+        "marital status",
+        Role.QUASI_IDENTIFIER,
+        ("familienstand", "marital"),
+        ("familienstand", "maritalstatus", "etatcivil", "estadocivil"),
+    ),
+    _NameRule(
+        "profession",
+        Role.QUASI_IDENTIFIER,
+        ("beruf", "occupation", "profession", "profesion", "ocupacion", "job"),
+        ("berufsgruppe", "occupation", "profession"),
+    ),
+    _NameRule(
+        "diagnosis",
+        Role.SENSITIVE,
+        ("diagnose", "diagnosis", "diagnostic", "diagnostico", "icd", "befund", "disease", "krankheit"),
+        ("diagnose", "diagnosis", "diagnostic", "diagnostico", "hauptdiagnose", "maladie", "enfermedad"),
+    ),
 )
-_ID_LIKE = re.compile(r"^(id|.*[_\s-]id|identifier)$", re.IGNORECASE)
+
+#: Stems shorter than this would match inside unrelated words; they are whole words only.
+_MIN_STEM = 5
+_CODE = re.compile(r"\d{4,5}")
+#: A column with at most this many distinct values is a "handful of categories" (sex, blood group).
+_FEW_VALUES = 5
 
 
-def suggest_roles(frame: pd.DataFrame, unique_share: float = 0.95) -> list[RoleSuggestion]:
-    """Suggest a role per column.
+def fold(text: str) -> str:
+    """Lower case without accents, ß as ss: ``Größe`` -> ``grosse``, ``Código`` -> ``codigo``."""
+    text = unicodedata.normalize("NFKD", str(text).replace("ß", "ss").replace("ẞ", "ss"))
+    return "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
 
-    Names like name/surname/ssn/mrn/patient id/email/phone/address suggest an identifier; a column whose
-    values are almost all unique (share of distinct non-missing values >= ``unique_share``) is flagged as
-    a likely identifier; everything else is left for the user.
+
+def name_words(name: str) -> tuple[list[str], str]:
+    """The words of a column name (split at non-letters and camelCase) and the name without separators."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(name))
+    words = [w for w in re.split(r"[^0-9a-z]+", fold(spaced)) if w]
+    return words, "".join(words)
+
+
+def match_name(name: str) -> tuple[str, Role] | None:
+    """The kind and role a column's name suggests, or None."""
+    words, joined = name_words(name)
+    for rule in _NAME_RULES:
+        if any(w in rule.words for w in words):
+            return rule.kind, rule.role
+        if any(len(s) >= _MIN_STEM and s in joined for s in rule.stems):
+            return rule.kind, rule.role
+    return None
+
+
+def _from_name(column: str) -> RoleSuggestion | None:
+    found = match_name(column)
+    if found is None:
+        return None
+    kind, role = found
+    reason = _REASONS[role].format(column=column, kind=_KIND_WORDS.get(kind, kind))
+    return RoleSuggestion(column, role, reason, confident=True, kind=kind)
+
+
+def looks_like_codes(counts: pd.Series) -> bool:
+    """Nearly all values are 4 or 5 digit codes, some with a leading zero: postcodes as exports write
+    them (a leading zero tells a code from an amount such as a salary of 25000)."""
+    if not len(counts):
+        return False
+    values = pd.Series(counts.index.astype(str), dtype=object).str.strip()
+    fits = values.str.fullmatch(_CODE.pattern).to_numpy(dtype=bool)
+    weights = counts.to_numpy(dtype=float)
+    leading_zero = bool(values[fits].str.startswith("0").any())
+    return leading_zero and bool(weights[fits].sum() >= 0.95 * weights.sum())
+
+
+_VALUE_REASONS = {
+    "unique": "Almost every value of '{column}' is unique, so it likely identifies people: check it.",
+    "date": (
+        "'{column}' holds dates: a date of birth, admission or death can be known to outsiders, so it is "
+        "probably a quasi-identifier."
+    ),
+    "postcode": (
+        "'{column}' holds 4- or 5-digit codes such as '{example}' (a postcode?): if outsiders can know it, "
+        "make it a quasi-identifier."
+    ),
+    "categories": (
+        "'{column}' has only {count} different values (like sex or blood group): if outsiders can know it, "
+        "make it a quasi-identifier."
+    ),
+}
+
+
+def _from_values(column: str, counts: pd.Series, kind: str, n_rows: int) -> RoleSuggestion | None:
+    """A suggestion from the values alone (shown, never applied by itself)."""
+    present = counts[counts.index.notna()]
+    if kind == "date":
+        reason = _VALUE_REASONS["date"].format(column=column)
+        return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="date")
+    if looks_like_codes(present):
+        reason = _VALUE_REASONS["postcode"].format(column=column, example=str(present.index[0]))
+        return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="postcode")
+    if 2 <= len(present) <= _FEW_VALUES and n_rows >= 10 * len(present):
+        reason = _VALUE_REASONS["categories"].format(column=column, count=len(present))
+        return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="categories")
+    return None
+
+
+def _almost_unique(column: str, counts: pd.Series, n_rows: int, unique_share: float) -> RoleSuggestion | None:
+    present = counts[counts.index.notna()]
+    filled = float(present.sum())
+    if n_rows >= 10 and filled and len(present) >= unique_share * filled:
+        reason = _VALUE_REASONS["unique"].format(column=column)
+        return RoleSuggestion(column, Role.IDENTIFIER, reason, flagged=True, kind="unique")
+    return None
+
+
+def suggest_roles(
+    frame: pd.DataFrame,
+    unique_share: float = 0.95,
+    *,
+    counts: Mapping[str, pd.Series] | None = None,
+    column_types: Mapping[str, Any] | None = None,
+) -> list[RoleSuggestion]:
+    """Suggest a role per column, with its reason.
+
+    In order: the column's name (identifiers, quasi-identifiers, sensitive attributes; applied on
+    import); almost all values unique (flagged as a likely identifier, ``unique_share`` of the filled
+    cells distinct); then the values' type (dates, 4-5 digit codes, a handful of categories: shown
+    only). ``counts`` (value counts per column) and ``column_types`` (the detected types) are used
+    when given, so the table is not counted twice.
     """
     out: list[RoleSuggestion] = []
     n = len(frame)
     for col in frame.columns:
         name = str(col)
-        if _IDENTIFIER_NAMES.search(name) or _ID_LIKE.match(name.strip()):
-            out.append(
-                RoleSuggestion(
-                    name,
-                    Role.IDENTIFIER,
-                    f"'{name}' looks like a direct identifier "
-                    "(a name, number or contact detail): it will be removed.",
-                )
-            )
+        found = _from_name(name)
+        if found is not None:
+            out.append(found)
             continue
-        values = frame[col].dropna()
-        if n >= 10 and len(values) and values.nunique() >= unique_share * len(values):
-            out.append(
-                RoleSuggestion(
-                    name,
-                    Role.IDENTIFIER,
-                    f"Almost every value of '{name}' is unique, so it likely identifies people: check it.",
-                    flagged=True,
-                )
-            )
-            continue
-        out.append(
-            RoleSuggestion(
-                name,
-                None,
-                "No suggestion: choose quasi-identifier if an outsider "
-                "could know it (age, sex, postcode, dates), sensitive if it must be "
-                "protected (diagnosis), insensitive otherwise.",
-            )
-        )
+        vc = counts[col] if counts is not None and col in counts else frame[col].value_counts(dropna=False)
+        ctype = (column_types or {}).get(col)
+        kind = getattr(getattr(ctype, "kind", None), "value", "")
+        found = _almost_unique(name, vc, n, unique_share) if kind != "date" else None
+        found = found or _from_values(name, vc, kind, n)
+        out.append(found or RoleSuggestion(name, None, _NO_SUGGESTION.format(column=name)))
     return out
+
+
+_NO_SUGGESTION = (
+    "No suggestion for '{column}': choose quasi-identifier if an outsider could know it (age, sex, "
+    "postcode, dates), sensitive if it must be protected (diagnosis), insensitive otherwise."
+)

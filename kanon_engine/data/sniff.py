@@ -36,10 +36,24 @@ SAMPLE_BYTES = 1 << 16
 SAMPLE_RECORDS = 500
 _BOM_UTF8 = codecs.BOM_UTF8
 _BOMS_UTF16 = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-# Bytes 0x80-0x9F are printable characters in Windows-1252 but control codes in Latin-1: a file that holds
-# them is Windows-1252 in practice (curly quotes, the euro sign), unless it uses the five bytes cp1252
-# leaves undefined, in which case only Latin-1 can read it.
-_C1_BYTES = bytes(range(0x80, 0xA0))
+# Windows-1252 and Latin-1 agree on every byte except 0x80-0x9F, which are printable characters in
+# Windows-1252 (the euro sign, en dash, curly quotes) and control codes nobody types in Latin-1. So a
+# text that is not UTF-8 is read as Windows-1252 (what Excel and hospital systems on Windows write),
+# even when the sample holds none of those bytes: a euro sign further down the file then still decodes
+# right. Only a text holding one of the five bytes cp1252 leaves undefined is Latin-1.
+_CP1252_UNDEFINED = bytes((0x81, 0x8D, 0x8F, 0x90, 0x9D))
+
+#: How each encoding is named to people (the import dialog, messages); the codec name is the key.
+ENCODING_NAMES: dict[str, str] = {
+    "utf-8": "Unicode (UTF-8)",
+    "utf-8-sig": "Unicode (UTF-8 with byte-order mark)",
+    "utf-16": "Unicode (UTF-16)",
+    "cp1252": "Windows (cp1252)",
+    "iso8859-1": "Latin-1 (ISO-8859-1)",
+    "iso8859-15": "Latin-9 (ISO-8859-15)",
+    "cp850": "DOS (cp850)",
+    "mac-roman": "Mac (Mac Roman)",
+}
 
 
 def describe_delimiter(delimiter: str) -> str:
@@ -47,6 +61,17 @@ def describe_delimiter(delimiter: str) -> str:
     name = DELIMITER_NAMES.get(delimiter)
     shown = "\\t" if delimiter == "\t" else delimiter
     return f"'{shown}' ({name})" if name else f"'{shown}'"
+
+
+def describe_encoding(encoding: str | None) -> str:
+    """``cp1252`` -> ``Windows (cp1252)``: the name people recognise, for any spelling of the codec."""
+    if not encoding:
+        return "detected automatically"
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return encoding
+    return ENCODING_NAMES.get(name, name)
 
 
 def normalize_encoding(encoding: str, where: str = "") -> str:
@@ -62,8 +87,8 @@ def normalize_encoding(encoding: str, where: str = "") -> str:
 
 
 def detect_encoding(data: bytes | memoryview, *, partial: bool = False) -> str:
-    """Guess the encoding of ``data``: ``utf-8-sig`` (BOM), ``utf-16`` (BOM), ``utf-8``, ``cp1252`` or
-    ``iso8859-1`` (Latin-1).
+    """Guess the encoding of ``data``: ``utf-8-sig`` (BOM), ``utf-16`` (BOM), ``utf-8``, ``cp1252``
+    (Windows), or ``iso8859-1`` (Latin-1) when a byte cp1252 leaves undefined occurs.
 
     UTF-8 is tried first because a non-ASCII Windows-1252 or Latin-1 text is almost never valid UTF-8 by
     accident. ``partial`` says that ``data`` is the start of a file, so a multi-byte character cut at the
@@ -83,13 +108,9 @@ def detect_encoding(data: bytes | memoryview, *, partial: bool = False) -> str:
     except UnicodeDecodeError as err:
         if partial and err.start >= len(data) - 3 and "unexpected end" in err.reason:
             return "utf-8"
-    if any(b in raw for b in _C1_BYTES):
-        try:
-            raw.decode("cp1252")
-            return "cp1252"
-        except UnicodeDecodeError:
-            pass
-    return "iso8859-1"
+    if any(b in raw for b in _CP1252_UNDEFINED):
+        return "iso8859-1"
+    return "cp1252"
 
 
 def decoded_sample(

@@ -77,6 +77,47 @@ _LEADING_ZERO = r"[+-]?0\d"
 _YEAR_NAME = re.compile(r"date|year|yr|dob|birth|born", re.IGNORECASE)
 
 
+#: strftime codes as people write date patterns (``%d.%m.%Y`` -> ``dd.mm.yyyy``).
+_DATE_CODE_WORDS = {
+    "%d": "dd",
+    "%m": "mm",
+    "%Y": "yyyy",
+    "%y": "yy",
+    "%H": "hh",
+    "%M": "mm",
+    "%S": "ss",
+    "%b": "mon",
+    "%B": "month",
+    "%j": "ddd",
+}
+
+
+def describe_date_format(fmt: str | None) -> str:
+    """A date format as people write it: ``%d.%m.%Y`` -> ``dd.mm.yyyy``, ``%Y-%m-%d`` -> ``yyyy-mm-dd``
+    (shown in the import dialog and messages; the strftime code stays in the project file)."""
+    if not fmt:
+        return "detected automatically"
+    return re.sub(r"%[a-zA-Z]", lambda m: _DATE_CODE_WORDS.get(m.group(0), m.group(0)), fmt)
+
+
+_WORD_CODES = {"yyyy": "%Y", "yy": "%y", "dd": "%d", "mm": "%m", "hh": "%H", "ss": "%S", "mon": "%b"}
+
+
+def date_format_from_words(text: str) -> str:
+    """The strftime code of a pattern typed as ``dd.mm.yyyy`` (``mm`` after ``hh`` means minutes;
+    codes such as ``%d`` pass through unchanged)."""
+    out, previous = [], ""
+    for token in re.findall(r"%[a-zA-Z]|[a-zA-Z]+|[^a-zA-Z%]+|%", str(text).strip()):
+        word = token.lower()
+        if word == "mm" and previous == "hh":
+            out.append("%M")
+        else:
+            out.append(_WORD_CODES.get(word, token))
+        if token.isalpha():
+            previous = word
+    return "".join(out)
+
+
 def detect_types(frame: pd.DataFrame) -> dict[str, ColumnType]:
     """Detect the kind of every column of a frame of strings (missing = NaN). See the module docstring."""
     return {str(c): detect_column(frame[c], name=str(c)) for c in frame.columns}

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -243,29 +242,21 @@ def suggest_widths(low: float, high: float, integer: bool = True, levels: int = 
 
 # ------------------------------------------------------------------------------------------- dates
 def _parse_dates(attribute: str, distinct: np.ndarray, date_format: str | None) -> pd.Series:
+    """The distinct values as dates, all read with ONE format: ``date_format``, or the known format most
+    of them fit (:mod:`kanon_engine.data.dates`); a value that does not fit is an error, never guessed."""
+    from kanon_engine.data.dates import date_fit, parse_dates
+    from kanon_engine.data.types import describe_date_format
+
     s = pd.Series(distinct, dtype=object)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # pandas' "could not infer format" chatter
-        try:
-            if date_format:
-                dt = pd.to_datetime(s, format=date_format, errors="coerce")
-            else:
-                dt = pd.to_datetime(s, errors="coerce")  # infers one format from the first value
-                bad = dt.isna()
-                if bad.any():
-                    dt[bad] = pd.to_datetime(s[bad], format="mixed", errors="coerce")
-        except (TypeError, ValueError) as exc:  # e.g. mixed time zones
-            raise HierarchyError(
-                f"The dates of '{attribute}' cannot be read as one kind of date ({exc}).",
-                hint="Give the date format, for example %Y-%m-%d.",
-                where=attribute,
-            ) from None
+    fmt = date_format or date_fit(s, None, attribute).format
+    dt = parse_dates(s, fmt) if fmt else pd.Series(pd.NaT, index=s.index)
     bad = dt.isna().to_numpy()
     if bad.any():
-        fmt = f" with the format '{date_format}'" if date_format else ""
+        label = f" in the format {describe_date_format(fmt)}" if fmt else ""
         raise HierarchyError(
-            f"The column '{attribute}' has values that are not dates{fmt}: {_show_list(distinct[bad])}.",
-            hint="Give the date format (for example %d.%m.%Y) or fix these values in the data.",
+            f"The column '{attribute}' has values that are not dates{label}: {_show_list(distinct[bad])}.",
+            hint="A column is read with one date format: give the format (for example %d.%m.%Y), fix "
+            "these values in the data, or treat the column as text.",
             where=f"{attribute}={distinct[bad][0]}",
         )
     return dt
@@ -282,8 +273,9 @@ def date_hierarchy(
     ``levels`` picks, finest first, from ``day`` (``1965-09-20``), ``month``, ``quarter``
     (``1965-Q3``), ``year``, ``decade`` and ``century`` (``1900-1999``); Sweeney's birth-date DGH
     (Sweeney 2002) is ``("year", "decade")``. ``date_format`` is a strftime format such as ``%d.%m.%Y``;
-    without it the format is inferred from the values (mixed formats are tried one by one). Leaves are
-    the original strings in chronological order.
+    without it, the one known format most values fit; every value must fit the one format (a column
+    mixing formats is an error naming the values, never read by guessing). Leaves are the original
+    strings in chronological order.
     """
     levels = tuple(levels)
     unknown = [lv for lv in levels if lv not in DATE_LEVELS]
@@ -426,10 +418,10 @@ def _guess_kind(distinct: np.ndarray) -> str:
     if np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)).all():
         return "decimal"
     if s.str.contains(r"\d").all() and s.str.contains(r"[-/.]").all():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            if pd.to_datetime(s, errors="coerce", format="mixed").notna().all():
-                return "date"
+        from kanon_engine.data.dates import date_fit
+
+        if date_fit(s).misfits == 0:  # one format fits every value
+            return "date"
     return "categorical"
 
 

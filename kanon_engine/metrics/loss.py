@@ -60,6 +60,27 @@ def precision(levels: np.ndarray, heights: np.ndarray, suppressed: int, n_rows: 
     return 1.0 - loss
 
 
+def loss_aggregate(per_attribute: np.ndarray) -> float:
+    """ARX's aggregate of per-attribute losses: the geometric mean of ``1 + loss``, minus 1 (so one
+    attribute generalized to ``*`` weighs more than the same total spread over several attributes)."""
+    v = np.asarray(per_attribute, dtype=np.float64)
+    if v.size == 0:
+        return 0.0
+    return float(np.exp(np.log1p(v).mean()) - 1.0)
+
+
+def normalized_loss(total_share: float, n_rows: int, domain_size: int) -> float:
+    """One attribute's Loss from the sum over records of the domain share of their released value.
+
+    0 when every value is released as it is (each record's share is ``1/|D|``), 1 when every value is
+    ``*`` or suppressed (share 1): ``(S - n/|D|) / (n - n/|D|)``, as ARX normalizes it.
+    """
+    low = n_rows / max(domain_size, 1)
+    if n_rows - low <= 0:
+        return 0.0
+    return float(max(0.0, (total_share - low) / (n_rows - low)))
+
+
 def generalization_intensity(levels: np.ndarray, heights: np.ndarray) -> np.ndarray:
     """Per attribute: level / height (0 = untouched, 1 = fully generalized)."""
     return np.divide(levels, heights, out=np.zeros(len(heights)), where=heights > 0)
@@ -123,6 +144,8 @@ class Metric(ABC):
 
     name: ClassVar[str]
     label: ClassVar[str]
+    #: a few words for tight places (a progress bar): the metric's usual abbreviation
+    short: ClassVar[str]
     #: True when the value never decreases under generalization (then only minimal nodes matter).
     monotone: ClassVar[bool] = False
 
@@ -155,14 +178,59 @@ class MetricContext:
         return self.enc.n_rows
 
     @cached_property
+    def shares(self) -> DomainShares:
+        return DomainShares(self.enc)
+
+    @cached_property
     def base(self) -> FrequencySet:
         """Leaf-level frequency set (for the entropy of suppressed records, and the release)."""
         return self.base_set if self.base_set is not None else base_frequency_set(self.enc)
 
 
+class DomainShares:
+    """Per quasi-identifier and level: the *domain share* of every leaf's generalization, i.e. the
+    share of the hierarchy's values its group covers (Iyengar 2002, "Transforming data to satisfy
+    privacy constraints", KDD: the loss metric LM; ARX's "Loss" uses the same shares), and the sum of
+    the shares over all records when nothing is suppressed (tabulated once, like the entropy costs)."""
+
+    def __init__(self, enc: EncodedTable) -> None:
+        self.enc = enc
+        self.share: list[list[np.ndarray]] = []  # [q][level] -> share per leaf
+        self.total: list[np.ndarray] = []  # [q] -> sum over records per level
+        for q, h in enumerate(enc.hierarchies):
+            f0 = np.bincount(enc.codes[q], minlength=len(h.values)).astype(np.float64)
+            per_level, totals = [], []
+            for j in range(h.depth):
+                gen = enc.level_maps[q][j]
+                covered = np.bincount(gen, minlength=enc.level_sizes[q][j]).astype(np.float64)
+                share = covered[gen] / len(h.values)
+                per_level.append(share)
+                totals.append(float((share * f0).sum()))
+            self.share.append(per_level)
+            self.total.append(np.array(totals))
+
+    def normalized(self, q: int) -> np.ndarray:
+        """Normalized Loss of attribute ``q`` at every level when nothing is suppressed."""
+        n = self.enc.n_rows
+        size = len(self.enc.hierarchies[q].values)
+        return np.array([normalized_loss(t, n, size) for t in self.total[q]])
+
+    def per_attribute(
+        self, levels: tuple[int, ...], suppressed_extra: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Normalized Loss per attribute at ``levels`` (plus the extra share of suppressed records)."""
+        n = self.enc.n_rows
+        out = np.empty(self.enc.n_qi)
+        for q, lv in enumerate(levels):
+            total = self.total[q][lv] + (0.0 if suppressed_extra is None else suppressed_extra[q])
+            out[q] = normalized_loss(total, n, len(self.enc.hierarchies[q].values))
+        return out
+
+
 class DiscernibilityMetric(Metric):
     name = "dm"
     label = "Discernibility (DM, with suppression penalty)"
+    short = "DM"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows)
@@ -178,6 +246,7 @@ class DiscernibilityMetric(Metric):
 class DiscernibilityStarMetric(Metric):
     name = "dm-star"
     label = "Discernibility DM* (monotone, no suppression penalty)"
+    short = "DM*"
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -190,6 +259,7 @@ class DiscernibilityStarMetric(Metric):
 class AverageClassSizeMetric(Metric):
     name = "cavg"
     label = "Normalized average class size (C_AVG)"
+    short = "C_AVG"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k)
@@ -202,6 +272,7 @@ class AverageClassSizeMetric(Metric):
 class PrecisionMetric(Metric):
     name = "precision"
     label = "Precision loss (1 - Sweeney's Prec)"
+    short = "precision loss"
 
     def value(self, ev, ctx: MetricContext) -> float:
         return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
@@ -215,6 +286,7 @@ class PrecisionMetric(Metric):
 class HeightMetric(Metric):
     name = "height"
     label = "Height (sum of levels)"
+    short = "height"
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -227,6 +299,7 @@ class HeightMetric(Metric):
 class EntropyMetric(Metric):
     name = "entropy"
     label = "Non-uniform entropy (bits)"
+    short = "entropy (bits)"
 
     def value(self, ev, ctx: MetricContext) -> float:
         base = ctx.entropy.unsuppressed(ev.levels)
@@ -240,6 +313,54 @@ class EntropyMetric(Metric):
         for q, table in enumerate(tables):
             out += table[levels[:, q]]
         return out
+
+
+class LossMetric(Metric):
+    """ARX's default utility measure "Loss" (MetricMDNMLoss with its defaults: generalization and
+    suppression weighed equally, per-attribute losses combined by the geometric mean).
+
+    Per attribute: every released record costs the domain share of its released value, a suppressed
+    record costs 1 (as if released as ``*``); the sum is normalized to 0 (original values) .. 1
+    (everything ``*`` or suppressed), see :func:`normalized_loss`. The attributes are combined by
+    :func:`loss_aggregate`. Unlike DM it looks at every attribute, so a release that keeps most
+    attributes exact but turns one into ``*`` scores worse than one that generalizes all a little.
+    Not monotone (suppression): the value without suppression bounds a node and all its
+    generalizations from below (shares only grow under generalization, and suppression only adds).
+    """
+
+    name = "loss"
+    label = "Loss (ARX's default: generalization and suppression)"
+    short = "Loss"
+
+    def value(self, ev, ctx: MetricContext) -> float:
+        return loss_aggregate(loss_per_attribute(ev, ctx))
+
+    def lower_bound(self, ev, ctx: MetricContext) -> float:
+        return loss_aggregate(ctx.shares.per_attribute(ev.levels))
+
+    def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
+        levels = np.asarray(levels)
+        if levels.shape[0] == 0:
+            return np.zeros(0)
+        per = np.stack([ctx.shares.normalized(q)[levels[:, q]] for q in range(ctx.enc.n_qi)], axis=1)
+        return np.exp(np.log1p(per).mean(axis=1)) - 1.0
+
+
+def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
+    """Normalized Loss of every attribute at the evaluated node, suppressed records counting 1."""
+    if ev.suppressed == 0:
+        return ctx.shares.per_attribute(ev.levels)
+    freq = ev.freq
+    failing = ~ev.passes
+    leaves = freq.leaves()
+    counts = freq.counts[failing].astype(np.float64)
+    extra = np.array(
+        [
+            float(((1.0 - ctx.shares.share[q][lv][leaves[q][failing]]) * counts).sum())
+            for q, lv in enumerate(ev.levels)
+        ]
+    )
+    return ctx.shares.per_attribute(ev.levels, extra)
 
 
 def _suppressed_entropy(ev, ctx: MetricContext) -> float:
@@ -269,8 +390,13 @@ METRICS: dict[str, type[Metric]] = {
         PrecisionMetric,
         HeightMetric,
         EntropyMetric,
+        LossMetric,
     )
 }
+
+
+#: The search objective when none is chosen (see bench/bench_default_metric.py for why).
+DEFAULT_METRIC = "loss"
 
 
 def get_metric(name: str) -> Metric:
@@ -288,5 +414,6 @@ def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
         "precision": precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows),
         "height": float(sum(ev.levels)),
         "entropy": EntropyMetric().value(ev, ctx),
+        "loss": LossMetric().value(ev, ctx),
     }
     return out

@@ -20,8 +20,9 @@ single value reveals it to anyone who can place a person in the class. For each 
 reaches (distinct values; entropy l = exp(entropy)) and its t (Earth Mover's Distance to the whole
 table's distribution, Li, Li & Venkatasubramanian 2007: equal distance, and ordered distance for numbers).
 
-Released tables mark suppressed records with ``*`` in every quasi-identifier: they carry no
-quasi-identifier value, so they are counted apart (``suppressed``) and not as a class. Everything is
+Released tables mark suppressed records with ``*`` in every quasi-identifier. An attacker sees those
+rows as alike (as alike as records generalized to the top of every hierarchy), so they form one class
+like any other (see :mod:`kanon_engine.checks`); ``suppressed`` says how many there are. Everything is
 computed on class ids with numpy (no loop per record).
 """
 
@@ -35,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kanon_engine.checks import equivalence_classes
+from kanon_engine.checks import release_classes
 from kanon_engine.encoding import encode_sensitive
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import group_columns, representatives
@@ -197,10 +198,12 @@ class RiskAssessment:
 
     qi: tuple[str, ...]
     figures: RiskFigures
-    row_class: np.ndarray  # per row of the table assessed, -1 when suppressed
+    row_class: np.ndarray  # class of every row of the table assessed (the all-* rows share one)
     class_sizes: np.ndarray
     population_sizes: np.ndarray  # F per class (== class_sizes without a population table)
     homogeneity: tuple[SensitiveProfile, ...] = ()
+    #: records the population table lacks (their class matches fewer of its rows than it holds)
+    population_missing: int = 0
 
     @property
     def record_risk(self) -> np.ndarray:
@@ -400,10 +403,11 @@ def assess(
     missing = [c for c in (*qi, *sensitive) if c not in df.columns]
     if missing:
         raise ConfigError(f"The column '{missing[0]}' is not in the table assessed.", where=missing[0])
-    row_class, sizes = equivalence_classes(df, qi, suppressed_marker)
-    suppressed = int((row_class < 0).sum())
+    found = release_classes(df, qi, suppressed_marker)
+    row_class, sizes, suppressed = found.row_class, found.sizes, found.n_suppressed
     pop_sizes = sizes
     pop_text = "the table itself"
+    missing = 0
     if population is not None:
         from kanon_engine.linkage import count_matches
 
@@ -414,11 +418,12 @@ def assess(
         kept = np.flatnonzero(row_class >= 0)
         rep = kept[representatives(row_class[kept], len(sizes))] if len(kept) else kept
         _, per_class = count_matches(pdf, df.iloc[rep], qi, hierarchies)
+        missing = int(np.maximum(sizes - per_class, 0).sum())
         pop_sizes = np.maximum(per_class, sizes)
         pop_text = f"{population_name} ({len(pdf)} records)"
     figures = risk_figures(sizes, suppressed, threshold, pop_sizes, pop_text)
     profiles = tuple(sensitive_profile(df, row_class, sizes, s, qi, max_examples) for s in sensitive)
-    return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles)
+    return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles, missing)
 
 
 @dataclass(frozen=True, eq=False)

@@ -447,10 +447,24 @@ def model_from_dict(d: dict[str, Any]) -> PrivacyModel:
     name = d.pop("name", None)
     if name not in _MODELS:
         raise ConfigError(f"Unknown privacy model '{name}'; known: {', '.join(_MODELS)}.", where="models")
-    try:
-        return _MODELS[name](**d)
-    except TypeError as exc:
-        raise ConfigError(f"The privacy model '{name}' got unexpected settings: {exc}.", where=name) from None
+    import inspect
+
+    params = inspect.signature(_MODELS[name]).parameters
+    unknown = [k for k in d if k not in params]
+    if unknown:
+        raise ConfigError(
+            f"The privacy model '{name}' has no setting '{unknown[0]}'.",
+            hint=f"Its settings are: {', '.join(params)}.",
+            where=name,
+        )
+    needed = [p for p, v in params.items() if v.default is inspect.Parameter.empty and p not in d]
+    if needed:
+        raise ConfigError(
+            f"The privacy model '{name}' needs its setting '{needed[0]}', which is missing.",
+            hint=f'Add it to the model in the project file, for example "{needed[0]}": 5.',
+            where=name,
+        )
+    return _MODELS[name](**d)
 
 
 def all_monotone(models: tuple[PrivacyModel, ...] | list[PrivacyModel], suppression: bool) -> bool:

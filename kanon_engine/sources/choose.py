@@ -89,6 +89,15 @@ def open_source(
         )
     else:
         raise ConfigError(f"Unknown engine '{engine}'; choose auto, memory, duckdb or dask.", where="engine")
-    if column_types:  # the user's type choices; other columns are detected from their value counts
-        source.set_column_types(apply_type_overrides(Table(pd.DataFrame()), column_types).column_types)
+    return with_column_types(source, column_types or {})
+
+
+def with_column_types(source: TableSource, column_types: dict[str, tuple[str, str | None]]) -> TableSource:
+    """The source with the user's type choices over the detected ones (a loaded table is re-wrapped;
+    another engine's columns not chosen are detected from their value counts)."""
+    if not column_types:
+        return source
+    if isinstance(source, InMemorySource):
+        return InMemorySource(apply_type_overrides(source.table, column_types), source.reason)
+    source.set_column_types(apply_type_overrides(Table(pd.DataFrame()), column_types).column_types)
     return source

@@ -13,10 +13,12 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,12 +30,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from kanon_engine.data.table import Table
+from kanon_engine.describe import models_short
 from kanon_engine.errors import ConfigError
 from kanon_engine.export import (
     ExportOptions,
@@ -45,6 +49,7 @@ from kanon_engine.export import (
 )
 from kanon_engine.outputs import Output, check_outputs
 from kanon_engine.report import write_reports
+from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
 
 FORMATS = (
@@ -53,6 +58,61 @@ FORMATS = (
     ("parquet", "Parquet (columnar)", ".parquet"),
 )
 DELIMITERS = ((",", "Comma ,"), (";", "Semicolon ;"), ("\t", "Tab"), ("|", "Pipe |"))
+
+#: Every sentence of the dialog, whole, with named placeholders (one place, ready for translation).
+TEXT = {
+    "title": "Export the release",
+    "heading": "Export <b>{run}</b>: {records} records in {groups} groups; {models}.",
+    "stale": (
+        "This run is out of date: the settings changed after it. The files will describe the release as "
+        "it was made, with the old settings; run again to export the new ones."
+    ),
+    "shuffle": "Shuffle the rows",
+    "shuffle_tip": (
+        "A release in the input's order can give people away: if the input was sorted by admission date "
+        "or by name, row 17 of the release is row 17 of the input. Shuffling breaks that link."
+    ),
+    "replace_title": "Replace the earlier export?",
+    "replace": (
+        "These files already exist in {folder} and would be replaced:\n\n{names}\n\nThe files of an export "
+        "belong together (the report cites the release's SHA-256), so the whole set is replaced."
+    ),
+    "leftover": (
+        "\n\nThese files of the earlier export describe another release and would be removed, so that no "
+        "report lies beside a release it does not describe:\n\n{names}"
+    ),
+    "done_title": "Export finished",
+    "done": "{run} was exported to {folder}:\n\n{names}",
+    "show_folder": "Show in folder",
+}
+#: Names of the companions an export writes beside the release ``<stem>.<ext>``.
+COMPANIONS = ("_value_mapping.csv", "_report.html", "_report.pdf")
+
+
+def csv_defaults(decimal_point: str) -> tuple[str, bool]:
+    """Delimiter and byte-order mark Excel expects where numbers are written with ``decimal_point``:
+    where the decimal separator is a comma (Germany, France, Spain, ...), Excel splits CSV at
+    semicolons and needs a BOM to read UTF-8."""
+    return (";", True) if decimal_point == "," else (",", False)
+
+
+def run_file_stem(data_stem: str, run_label: str) -> str:
+    """``krankenhaus_run3`` for run "#3 ..." of krankenhaus.csv: the files name the run they come from."""
+    number = run_label.split()[0].lstrip("#") if run_label.startswith("#") else ""
+    return f"{data_stem}_run{number}" if number.isdigit() else f"{data_stem}_release"
+
+
+def earlier_files(plan: ExportPlan, written: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files of this export that exist already, companions of an earlier export of the same name that
+    this one does not write): the first are replaced, the second removed, after the user agrees."""
+    existing = [p for p in written if p.exists()]
+    stem = plan.release_path.with_suffix("")
+    leftovers = [
+        Path(f"{stem}{suffix}")
+        for suffix in COMPANIONS
+        if Path(f"{stem}{suffix}").exists() and Path(f"{stem}{suffix}") not in written
+    ]
+    return existing, leftovers
 
 
 @dataclass(frozen=True)
@@ -68,6 +128,8 @@ class ExportPlan:
     report_pdf: Path | None = None
     project_path: Path | None = None
     inputs: tuple[Path, ...] = field(default=())
+    run_label: str | None = None
+    stale: bool = False
 
     def outputs(self, result: Any) -> list[Output]:
         """Every file the plan writes, for :func:`kanon_engine.outputs.check_outputs`."""
@@ -121,6 +183,8 @@ def perform_export(table: Table, project: Any | None, result: Any, plan: ExportP
             plan.release_path,
             release=summary.to_dict(),
             project_path=plan.project_path,
+            run_label=plan.run_label,
+            stale=plan.stale,
         )
         written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)
     return {"release": summary.to_dict(), "written": [str(p) for p in written]}
@@ -137,9 +201,14 @@ class ExportDialog(QDialog):
         result: Any,
         project_path: str | Path | None = None,
         runner: Any | None = None,
+        *,
+        run_label: str = "",
+        stale: bool = False,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Export the release")
+        self.setWindowTitle(TEXT["title"])
+        self.run_label = run_label or "the current run"
+        self.stale = stale
         self.setObjectName("export_dialog")
         self.table, self.project, self.run_result = table, project, result
         self.project_path = Path(project_path) if project_path else None
@@ -162,11 +231,33 @@ class ExportDialog(QDialog):
         self.buttons.accepted.connect(self.start_export)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        for w in self._heading(result):
+            layout.addWidget(w)
         layout.addLayout(form)
         layout.addWidget(extra)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
+        self._restore_settings()
         self._format_changed()
+
+    def _heading(self, result: Any) -> tuple[QLabel, QLabel]:
+        """Which run is exported (its name, size and privacy models), and whether it is out of date."""
+        self.heading = QLabel(
+            TEXT["heading"].format(
+                run=escape(self.run_label),
+                records=f"{len(result.release):,}",
+                groups=f"{result.n_classes:,}",
+                models=escape(models_short(result.config.models)),
+            )
+        )
+        self.heading.setObjectName("export_heading")
+        self.heading.setWordWrap(True)
+        self.stale_label = QLabel(TEXT["stale"])
+        self.stale_label.setObjectName("export_stale")
+        self.stale_label.setWordWrap(True)
+        self.stale_label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px;")
+        self.stale_label.setVisible(self.stale)
+        return self.heading, self.stale_label
 
     def _release_form(self, cfg: Any) -> QFormLayout:
         """Where and how the release is written: file, format, delimiter, suppressed records, row order,
@@ -189,8 +280,9 @@ class ExportDialog(QDialog):
         self.suppressed_box.addItem("Keep them, quasi-identifiers shown as *", "mask")
         self.suppressed_box.addItem("Leave them out of the file", "drop")
         self.suppressed_box.setCurrentIndex(1 if cfg.drop_suppressed else 0)
-        self.shuffle_check = QCheckBox("Shuffle the rows (input order can give people away)")
-        self.shuffle_check.setChecked(cfg.shuffle_seed is not None)
+        self.shuffle_check = QCheckBox(TEXT["shuffle"])
+        self.shuffle_check.setToolTip(TEXT["shuffle_tip"])
+        self.shuffle_check.setChecked(True)
         self.formula_check = QCheckBox("Neutralize cells a spreadsheet would run as formulas (=, +, -, @)")
         self.formula_check.setChecked(True)
         self.pseudo_check = QCheckBox(
@@ -236,13 +328,48 @@ class ExportDialog(QDialog):
 
     # --- choices -----------------------------------------------------------------------------------------
     def _default_path(self) -> Path:
-        """Beside the input when that folder is writable (not the read-only bundled sample), else home."""
+        """In the folder of the last export (remembered), else the user's documents, never the app's
+        own folder; named after the data and the run (``krankenhaus_run3.csv``)."""
+        remembered = appdata.settings().value("export/folder", "")
+        folder = Path(str(remembered)) if remembered else appdata.documents_folder()
+        if not folder.is_dir() or not os.access(folder, os.W_OK) or appdata.inside_app(folder):
+            folder = appdata.documents_folder()
         src = self.table.source
-        folder = src.parent if src else (self.project_path.parent if self.project_path else Path.home())
-        if not os.access(folder, os.W_OK) or _inside_app(folder):
-            folder = Path.home()
-        stem = src.stem if src else "table"
-        return folder / f"{stem}_release.csv"
+        return folder / f"{run_file_stem(src.stem if src else 'table', self.run_label)}.csv"
+
+    def _restore_settings(self) -> None:
+        """The choices of the last export; the CSV delimiter and BOM follow the locale the first time."""
+        settings = appdata.settings()
+        delimiter, bom = csv_defaults(QLocale().decimalPoint())
+        fmt = str(settings.value("export/format", "csv"))
+        self.format_box.setCurrentIndex(max(0, self.format_box.findData(fmt)))
+        i = self.delimiter_box.findData(str(settings.value("export/delimiter", delimiter)))
+        self.delimiter_box.setCurrentIndex(max(0, i))
+        for key, box, default in (
+            ("bom", self.bom_check, bom),
+            ("shuffle", self.shuffle_check, True),
+            ("mapping", self.mapping_check, False),
+            ("hierarchies", self.hierarchies_check, False),
+            ("html", self.html_check, True),
+            ("pdf", self.pdf_check, True),
+        ):
+            box.setChecked(_as_bool(settings.value(f"export/{key}", default)))
+
+    def _remember_settings(self, plan: ExportPlan) -> None:
+        settings = appdata.settings()
+        settings.setValue("export/folder", str(plan.release_path.parent))
+        settings.setValue("export/format", self.format_box.currentData())
+        settings.setValue("export/delimiter", self.delimiter_box.currentData())
+        for key, box in (
+            ("bom", self.bom_check),
+            ("shuffle", self.shuffle_check),
+            ("mapping", self.mapping_check),
+            ("hierarchies", self.hierarchies_check),
+            ("html", self.html_check),
+            ("pdf", self.pdf_check),
+        ):
+            settings.setValue(f"export/{key}", box.isChecked())
+        settings.sync()
 
     def _browse(self) -> None:
         filters = ";;".join(f"{label} (*{ext})" for _, label, ext in FORMATS)
@@ -317,6 +444,8 @@ class ExportDialog(QDialog):
             report_pdf=Path(f"{stem}_report.pdf") if self.pdf_check.isChecked() else None,
             project_path=self.project_path,
             inputs=files,
+            run_label=self.run_label,
+            stale=self.stale,
         )
 
     # --- running -----------------------------------------------------------------------------------------
@@ -324,9 +453,18 @@ class ExportDialog(QDialog):
         """Check the choices and start the export in the background (the dialog closes when done)."""
         try:
             plan = self.plan()
+            # every target checked first (not an input, distinct, writable): only then ask to replace
+            check_outputs(plan.outputs(self.run_result), [self.table.source, plan.project_path, *plan.inputs])
         except Exception as exc:  # noqa: BLE001 - shown to the user, or sent to the crash dialog
             self._failed(exc)
             return
+        written = [o.path for o in plan.outputs(self.run_result)]
+        existing, leftovers = earlier_files(plan, written)
+        if (existing or leftovers) and not self.confirm_replace(plan, existing, leftovers):
+            return
+        for old in leftovers:
+            old.unlink(missing_ok=True)
+        self.plan_used = plan
         table, project, result = self.table, self.project, self.run_result
         self.export_button.setEnabled(False)
         self.status.setText("Exporting…")
@@ -337,6 +475,22 @@ class ExportDialog(QDialog):
             on_done=self._done,
             on_error=self._failed,
         )
+
+    def confirm_replace(self, plan: ExportPlan, existing: list[Path], leftovers: list[Path]) -> bool:
+        """Ask before an earlier export is replaced (and its leftover files removed)."""
+        text = TEXT["replace"].format(
+            folder=plan.release_path.parent, names="\n".join(p.name for p in existing) or "–"
+        )
+        if leftovers:
+            text += TEXT["leftover"].format(names="\n".join(p.name for p in leftovers))
+        answer = QMessageBox.question(
+            self,
+            TEXT["replace_title"],
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def is_busy(self) -> bool:
         return bool(self.runner.is_busy("export"))
@@ -350,7 +504,29 @@ class ExportDialog(QDialog):
             + (f" and {more} more file(s)." if more else ".")
         )
         self.export_button.setEnabled(True)
+        plan = getattr(self, "plan_used", None)
+        if plan is not None:
+            self._remember_settings(plan)
+        self.done_box = self._show_done(outcome)
         self.accept()
+
+    def _show_done(self, outcome: dict[str, Any]) -> QMessageBox:
+        """Confirm with the files' names and a "Show in folder" button (not modal: the window stays
+        usable)."""
+        files = [Path(p) for p in outcome["written"]]
+        folder = files[0].parent
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            TEXT["done_title"],
+            TEXT["done"].format(run=self.run_label, folder=folder, names="\n".join(p.name for p in files)),
+            QMessageBox.StandardButton.Close,
+            self.parentWidget(),
+        )
+        show = box.addButton(TEXT["show_folder"], QMessageBox.ButtonRole.ActionRole)
+        show.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))))
+        box.setObjectName("export_done")
+        box.open()
+        return box
 
     def _failed(self, exc: BaseException) -> None:
         self.error = exc
@@ -368,12 +544,6 @@ class ExportDialog(QDialog):
         super().done(r)
 
 
-def _inside_app(folder: Path) -> bool:
-    """True for the app's own resources folder (the bundled sample): never write releases there."""
-    from kanon_gui.resources import resources_dir
-
-    try:
-        folder.resolve().relative_to(resources_dir().resolve())
-    except ValueError:
-        return False
-    return True
+def _as_bool(value: Any) -> bool:
+    """A setting read back from the INI file ("true"/"false" strings) as a bool."""
+    return value if isinstance(value, bool) else str(value).lower() in ("true", "1", "yes")

@@ -75,6 +75,14 @@ def _number(text: str) -> float | None:
     return float(text)
 
 
+#: The grouping page's words (whole sentences, one place).
+GROUPING_HINT = (
+    "Type the group of each value at each level: values with the same group name are put together."
+)
+GROUPING_PREFILLED = "The cells show the column's current hierarchy; change them as you like."
+GROUPING_PROMPT = "Type a group name for the values you want to put together; the preview appears here."
+
+
 class HierarchyWizardDialog(QDialog):
     """Build a hierarchy for one column; :meth:`hierarchy` is the result once accepted."""
 
@@ -218,10 +226,7 @@ class HierarchyWizardDialog(QDialog):
         row.addWidget(self.group_levels)
         row.addStretch(1)
         box.addLayout(row)
-        hint = QLabel(
-            "Type the group of each value at each level (values with the same group name are "
-            "grouped). Cells prefilled from the current hierarchy."
-        )
+        hint = QLabel(GROUPING_HINT)
         hint.setWordWrap(True)
         box.addWidget(hint)
         self.grouping = QTableWidget()
@@ -234,10 +239,12 @@ class HierarchyWizardDialog(QDialog):
             self._group_values.append(MISSING)
         current = self.state.hierarchy(self.column)
         self._prefill: dict[str, list[str]] = {}
-        if current is not None and current.height >= 2:
+        if current is not None and current.height >= 2 and self.state.has_explicit_hierarchy(self.column):
             self.group_levels.setValue(min(6, current.height - 1))
             for row_ in current.rows():
                 self._prefill[row_[0]] = row_[1:-1]
+        if any(any(groups) for groups in self._prefill.values()):
+            hint.setText(GROUPING_HINT + " " + GROUPING_PREFILLED)
         self._grouping_columns()
         self.grouping.itemChanged.connect(self._schedule)
         return page
@@ -342,7 +349,24 @@ class HierarchyWizardDialog(QDialog):
                 prev = g
         return maps
 
+    def _nothing_typed(self) -> bool:
+        """The grouping table is still empty: a prompt, not an error, until the user types a group."""
+        if self.kind_key() != "grouping":
+            return False
+        for r in range(self.grouping.rowCount()):
+            for j in range(1, self.grouping.columnCount()):
+                item = self.grouping.item(r, j)
+                if item is not None and item.text().strip():
+                    return False
+        return True
+
     def update_preview(self) -> None:
+        if self._nothing_typed():
+            self._result = None
+            self.summary.setText(GROUPING_PROMPT)
+            self.preview.setRowCount(0)
+            self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
+            return
         try:
             h = self.build()
         except KanonError as exc:

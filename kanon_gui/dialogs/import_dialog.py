@@ -24,8 +24,10 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSplitter,
     QTableView,
     QTableWidget,
@@ -35,11 +37,14 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data import list_sheets, preview_table
-from kanon_engine.data.table import ColumnKind, ReadOptions, Table
-from kanon_engine.data.types import guess_date_format
+from kanon_engine.data.dates import DateFit, date_problems
+from kanon_engine.data.sniff import describe_encoding
+from kanon_engine.data.table import ColumnKind, ReadOptions, Table, apply_type_overrides
+from kanon_engine.data.types import DATE_FORMATS, describe_date_format, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
+from kanon_gui.views.data_view import fit_headers
 
 DELIMITERS = (
     ("Detect", None),
@@ -50,13 +55,8 @@ DELIMITERS = (
     ("Space", " "),
     ("Colon :", ":"),
 )
-ENCODINGS = (
-    ("Detect", None),
-    ("UTF-8", "utf-8"),
-    ("UTF-8 with BOM", "utf-8-sig"),
-    ("UTF-16", "utf-16"),
-    ("Windows-1252", "cp1252"),
-    ("Latin-1 (ISO-8859-1)", "latin-1"),
+ENCODINGS = (("Detect", None),) + tuple(
+    (describe_encoding(code), code) for code in ("utf-8", "utf-8-sig", "utf-16", "cp1252", "latin-1")
 )
 QUOTES = (('Double quote "', '"'), ("Single quote '", "'"))
 KINDS = (ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.DATE, ColumnKind.CATEGORICAL)
@@ -100,11 +100,14 @@ class ImportDialog(QDialog):
         self.setObjectName("ImportDialog")
         self.path = Path(path)
         self.setWindowTitle(f"Open {self.path.name}")
-        self.resize(960, 680)
+        self._fit_to_screen()
         self.preview: Table | None = None
         self.error: str = ""
         self._shares: dict[str, dict[ColumnKind, tuple[float, str | None]]] = {}
         self._kinds: dict[str, ColumnKind] = {}
+        self._formats: dict[str, str] = {}  # date formats the user picked
+        self._as_text: set[str] = set()  # columns the user chose to read as text
+        self.date_problem: DateFit | None = None
         suffix = self.path.suffix.lower()
         self.kind = (
             "xlsx" if suffix in (".xlsx", ".xlsm") else "parquet" if suffix in (".parquet", ".pq") else "text"
@@ -129,6 +132,7 @@ class ImportDialog(QDialog):
         layout.addWidget(self.message)
 
         layout.addWidget(self._preview_split(), 1)
+        layout.addWidget(self._date_box())
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -197,8 +201,83 @@ class ImportDialog(QDialog):
         for i, w in enumerate((160, 150, 150)):
             self.types.setColumnWidth(i, w)
         split.addWidget(self._boxed("Column types (change a type if the detection is wrong)", self.types))
-        split.setSizes([380, 220])
+        split.setSizes([300, 340])  # the column types get room for about ten rows
         return split
+
+    def _date_box(self) -> QWidget:
+        """Dates that do not fit one format: the facts, and the three choices (fix the file, pick
+        another format, treat the column as text). Load stays disabled until one is made."""
+        self.date_box = QGroupBox("Dates that do not fit one format")
+        self.date_box.setObjectName("ImportDateProblem")
+        lay = QVBoxLayout(self.date_box)
+        self.date_text = QLabel()
+        self.date_text.setWordWrap(True)
+        self.date_text.setStyleSheet("color: #c0392b;")
+        lay.addWidget(self.date_text)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Read the column with the format"))
+        self.date_format = QComboBox()
+        self.date_format.setObjectName("ImportDateFormat")
+        for fmt in DATE_FORMATS:
+            self.date_format.addItem(describe_date_format(fmt), fmt)
+        self.date_format.activated.connect(lambda i: self.set_date_format(self.date_format.itemData(i)))
+        row.addWidget(self.date_format)
+        self.date_as_text = QPushButton("Treat the column as text")
+        self.date_as_text.setObjectName("ImportDateAsText")
+        self.date_as_text.clicked.connect(self._date_as_text)
+        row.addWidget(self.date_as_text)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.date_box.hide()
+        return self.date_box
+
+    def set_date_format(self, fmt: str) -> None:
+        """Read the column of the current date problem as dates in ``fmt`` (one of the choices)."""
+        if self.date_problem is not None:
+            col = self.date_problem.column
+            self._formats[col] = fmt
+            if self._kinds.get(col) != ColumnKind.DATE:
+                self.set_kind(col, ColumnKind.DATE)
+            self._check_dates()
+
+    def _date_as_text(self) -> None:
+        if self.date_problem is not None:
+            col = self.date_problem.column
+            self._as_text.add(col)
+            self._formats.pop(col, None)
+            if self._kinds.get(col) != ColumnKind.CATEGORICAL:
+                self.set_kind(col, ColumnKind.CATEGORICAL)
+            self._check_dates()
+
+    def _check_dates(self) -> None:
+        """Show the first column whose dates (in the preview) do not all fit one format, and block Load."""
+        self.date_problem = None
+        if self.preview is not None:
+            overrides = self.type_overrides()
+            table = apply_type_overrides(self.preview, overrides)
+            found = date_problems(table, table.columns, set(overrides))
+            if found:
+                self.date_problem, text = found[0]
+                n = len(self.preview.frame)
+                self.date_text.setText(
+                    f"{text.rstrip('.')} (in the first {n:,} rows). kanon reads a column with one date "
+                    "format and never guesses: fix the file and open it again, pick the format these "
+                    "dates are written in, or treat the column as text."
+                )
+                fmt = self.date_problem.format
+                if fmt in DATE_FORMATS:
+                    self.date_format.setCurrentIndex(DATE_FORMATS.index(fmt))
+        self.date_box.setVisible(self.date_problem is not None)
+        ok = self.preview is not None and self.date_problem is None
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
+
+    def _fit_to_screen(self) -> None:
+        """As large as the preview and the column types need, within the screen."""
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        width, height = 1100, 820
+        if screen is not None:
+            width, height = min(width, int(screen.width() * 0.9)), min(height, int(screen.height() * 0.9))
+        self.resize(width, height)
 
     @staticmethod
     def _boxed(title: str, widget: QWidget) -> QWidget:
@@ -245,8 +324,10 @@ class ImportDialog(QDialog):
             return out
         for col, kind in self._kinds.items():
             detected = self.preview.column_types.get(col)
-            if detected is None or detected.kind != kind:
-                fmt = self._shares.get(col, {}).get(kind, (0.0, None))[1]
+            picked = self._formats.get(col) if kind == ColumnKind.DATE else None
+            chosen = kind == ColumnKind.CATEGORICAL and col in self._as_text
+            if detected is None or detected.kind != kind or picked or chosen:
+                fmt = picked or self._shares.get(col, {}).get(kind, (0.0, None))[1]
                 out[col] = (kind, fmt)
         return out
 
@@ -275,13 +356,17 @@ class ImportDialog(QDialog):
         self.message.hide()
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
         self.model.set_frame(table.frame, {c: t.kind for c, t in table.column_types.items()})
+        fit_headers(self.grid)
         o = table.options
         if self.kind == "text":
             from kanon_engine.data.sniff import describe_delimiter
 
             self.detected.setText(
-                f"Read as: delimiter {describe_delimiter(o.delimiter or ',')}, encoding "
-                f"{o.encoding}, {len(table.columns)} columns."
+                "Read as: delimiter {delimiter}, encoding {encoding}, {columns} columns.".format(
+                    delimiter=describe_delimiter(o.delimiter or ","),
+                    encoding=describe_encoding(o.encoding),
+                    columns=len(table.columns),
+                )
             )
         else:
             self.detected.setText(f"{len(table.columns)} columns.")
@@ -320,15 +405,20 @@ class ImportDialog(QDialog):
             examples = ", ".join(str(v) for v in pd.unique(table.frame[col].dropna())[:4])
             self.types.setItem(r, 3, QTableWidgetItem(examples))
             self._show_share(col, r)
+        self._check_dates()
+        self.types.resizeColumnToContents(0)  # column names whole
+        self.types.setColumnWidth(1, 220)  # "text / category (detected)" whole
+        self.types.resizeColumnToContents(2)
 
     def _kind_picked(self, column: str, row: int, index: int) -> None:
         self._kinds[column] = KINDS[index]
         self._show_share(column, row)
+        self._check_dates()
 
     def _show_share(self, column: str, row: int) -> None:
         kind = self._kinds[column]
         share, fmt = self._shares[column][kind]
-        text = f"{share:.0%}" + (f" (format {fmt})" if fmt else "")
+        text = f"{share:.0%}" + (f" (dates as {describe_date_format(fmt)})" if fmt else "")
         item = self.types.item(row, 2)
         item.setText(text)
         item.setForeground(Qt.GlobalColor.darkGreen if share >= 0.95 else Qt.GlobalColor.red)

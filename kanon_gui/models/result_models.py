@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush
+from PySide6.QtGui import QBrush, QFont
 
 from kanon_engine.result import AnonymizationResult
-from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
-from kanon_gui.models.table_model import FrameModel, is_missing
+from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, MISSING_FG, SUPPRESSED_BG, term
+from kanon_gui.models.table_model import MISSING_TEXT, FrameModel, is_missing
 
 _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -183,6 +183,12 @@ class ComparisonModel(FrameModel):
         return super().headerData(section, orientation, role)
 
 
+def _italic() -> QFont:
+    font = QFont()
+    font.setItalic(True)
+    return font
+
+
 class EquivalenceClassModel(QAbstractTableModel):
     """One row per equivalence class: its number, size and released quasi-identifier values.
 
@@ -243,9 +249,14 @@ class EquivalenceClassModel(QAbstractTableModel):
                 return str(c + 1)
             if col == 1:
                 return f"{int(self._sizes[c]):,}"
-            return str(self._values[col - 2][c])
+            value = self._values[col - 2][c]
+            return MISSING_TEXT if is_missing(value) else str(value)
         if role == Qt.ItemDataRole.TextAlignmentRole and col < 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole) and col >= 2:
+            if is_missing(self._values[col - 2][c]):
+                return QBrush(MISSING_FG) if role == Qt.ItemDataRole.ForegroundRole else _italic()
+            return None
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
                 f"Class {c + 1}: {int(self._sizes[c]):,} records share these quasi-identifier values. "

@@ -26,6 +26,10 @@ _DISPLAY = Qt.ItemDataRole.DisplayRole
 _NUMERIC = (ColumnKind.INTEGER, ColumnKind.DECIMAL)
 
 
+#: How a missing cell is labelled in every view (the release itself holds an empty cell).
+MISSING_TEXT = "(missing)"
+
+
 def is_missing(value: Any) -> bool:
     """Missing cells are None or NaN (the engine reads only empty cells as missing)."""
     return value is None or (isinstance(value, float) and value != value)
@@ -183,7 +187,7 @@ class FrameModel(QAbstractTableModel):
         v = self.value(row, col)
         missing = is_missing(v)
         if role == _DISPLAY:
-            return "(missing)" if missing else str(v)
+            return MISSING_TEXT if missing else str(v)
         if role == Qt.ItemDataRole.ToolTipRole:
             return "missing value (empty cell)" if missing else self.tooltip(row, col)
         if role == Qt.ItemDataRole.ForegroundRole:

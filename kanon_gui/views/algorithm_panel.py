@@ -37,6 +37,9 @@ from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.views.param_form import ParamForm
 
+#: The algorithm offered when a lattice is too large for the chosen one.
+HEURISTIC = "heuristic"
+
 
 def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     """A plain sentence on the size of the job: lattice size for full-domain algorithms, records and
@@ -66,6 +69,15 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
         parts.append(f"{getattr(algorithm_cls, 'name', '')} accepts at most {limit:,}.")
     parts.append("Each transformation checked groups all records once.")
     return " ".join(parts)
+
+
+def lattice_too_large(state: AppState, algorithm_cls: type | None) -> bool:
+    """Whether the lattice is past the chosen full-domain algorithm's limit (then the heuristic search,
+    which has none, is offered)."""
+    limit = getattr(algorithm_cls, "max_nodes", None)
+    if limit is None or state.table is None or not state.columns_with(Role.QUASI_IDENTIFIER):
+        return False
+    return state.lattice_size() > limit
 
 
 class AlgorithmPanel(QWidget):
@@ -173,6 +185,15 @@ class AlgorithmPanel(QWidget):
         self.estimate.setWordWrap(True)
         self.estimate.setToolTip(term("lattice"))
         el.addWidget(self.estimate)
+        self.use_heuristic = QPushButton("Use the heuristic search instead")
+        self.use_heuristic.setObjectName("UseHeuristic")
+        self.use_heuristic.setToolTip(
+            "The heuristic search handles lattices of any size: it returns the best release it finds "
+            "within a time limit you set, and says whether it is proven optimal."
+        )
+        self.use_heuristic.clicked.connect(lambda: self.select_algorithm(HEURISTIC))
+        self.use_heuristic.hide()
+        el.addWidget(self.use_heuristic)
         rv.addWidget(est)
         checks = QGroupBox("Checks")
         cl = QVBoxLayout(checks)
@@ -253,7 +274,8 @@ class AlgorithmPanel(QWidget):
             return
         name = self.current_algorithm()
         keep = self.params_form.values() if self.params_form is not None else {}
-        self._build_params_form(name, keep)
+        # every value the user set, by parameter name: shared parameters survive the switch
+        self._build_params_form(name, {**self.state.algorithm_values(), **keep})
         self.state.set_algorithm(name, self.params_form.values())
 
     def select_algorithm(self, name: str) -> None:
@@ -295,6 +317,7 @@ class AlgorithmPanel(QWidget):
     def refresh(self) -> None:
         cls = self._classes.get(self.state.project.algorithm)
         self.estimate.setText(work_estimate(self.state, cls))
+        self.use_heuristic.setVisible(lattice_too_large(self.state, cls) and HEURISTIC in self._classes)
         if self.sensitive.count() - 1 != len(self.state.columns_with(Role.SENSITIVE)):
             self._fill_sensitive(self.state.model_values().get("sensitive"))
         self.issues.clear()

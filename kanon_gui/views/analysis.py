@@ -29,6 +29,7 @@ from kanon_gui.views.charts import ChartsView
 from kanon_gui.views.compare_view import CompareView
 from kanon_gui.views.lattice_view import LatticeView
 from kanon_gui.views.partition_view import PartitionView
+from kanon_gui.views.results_view import stale_banner
 
 
 class RunView(Protocol):
@@ -94,6 +95,8 @@ class AnalysisPanel(QWidget):
             self.tabs.setTabToolTip(i, entry.tip)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.stale_banner = stale_banner()
+        layout.addWidget(self.stale_banner)
         layout.addWidget(self.tabs)
         self._stale: set[str] = set()
         self.tabs.currentChanged.connect(self._refresh_visible)
@@ -125,6 +128,10 @@ class AnalysisPanel(QWidget):
         self._stale |= {"compare"} if run is self.run and run is not None else set(self._views)
         self.run = run
         self._refresh_visible()
+
+    def set_stale(self, stale: bool) -> None:
+        """Mark the run shown as out of date (its settings are not the project's any more)."""
+        self.stale_banner.setVisible(stale and self.run is not None)
 
     def current_result(self) -> AnonymizationResult | None:
         return self.run.result if self.run is not None else None

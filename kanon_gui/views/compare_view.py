@@ -27,33 +27,32 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.describe import algorithm_name, models_short, parameters_short, run_settings
+from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
 
 Index = QModelIndex | QPersistentModelIndex
 
-#: (header, tooltip) of the runs table.
+#: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", "Position in the run history (oldest first)."),
     ("Run", "The name of the run in the history."),
     ("Algorithm", "The algorithm that produced the release."),
-    ("Parameters", "The algorithm's parameters (suppression limit, metric, ...)."),
-    ("k", "Every record shares its quasi-identifier values with at least k-1 others."),
-    ("Suppressed", "Records removed (all quasi-identifiers replaced by *)."),
-    ("Classes", "Number of equivalence classes (groups of records that look alike)."),
-    (
-        "DM",
-        "Discernibility: sum of squared class sizes plus a penalty per suppressed record (lower is better).",
-    ),
-    ("C_AVG", "Average class size divided by k (1 is ideal, lower is better)."),
-    ("Precision", "Sweeney's precision: 1 = data unchanged, 0 = everything generalized (higher is better)."),
-    ("Runtime (s)", "Seconds the run took."),
+    ("Privacy models", "k, and l-diversity or t-closeness with the attribute they protect."),
+    ("Parameters", "The algorithm's parameters (suppression limit, quality metric, ...)."),
+    ("Suppressed", "Records suppressed (all quasi-identifiers replaced by *)."),
+    ("Groups", "Number of groups of records that look alike (equivalence classes)."),
+    (metric_label("discernibility").name, metric_label("discernibility").meaning),
+    (metric_label("cavg").name, metric_label("cavg").meaning),
+    (metric_label("precision").name, metric_label("precision").meaning),
+    (metric_label("loss").name, metric_label("loss").meaning),
+    ("Run time (s)", "Seconds the run took."),
 )
-
-
-def _params_text(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+_PARAMETERS_COLUMN = 4
+#: columns of the runs table holding shares (shown as percentages)
+_SHARE_COLUMNS = {9, 10}
 
 
 def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
@@ -62,14 +61,15 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
     return [
         position,
         name,
-        r.algorithm,
-        _params_text(r.parameters),
-        r.config.k,
+        algorithm_name(r.algorithm),
+        models_short(r.config.models),
+        parameters_short(r.algorithm, r.parameters),
         r.suppressed,
         r.n_classes,
         m.get("discernibility", np.nan),
         m.get("cavg", np.nan),
         m.get("precision", np.nan),
+        m.get("loss", np.nan),
         r.runtime_seconds,
     ]
 
@@ -110,7 +110,11 @@ class RunsModel(QAbstractTableModel):
             return None
         value = self._rows[index.row()][index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() in _SHARE_COLUMNS and not isinstance(value, str):
+                return format_metric(value, share=True)
             return _fmt(value)
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(value, str):
+            return value
         if role == Qt.ItemDataRole.UserRole:
             if isinstance(value, float) and not np.isfinite(value):
                 return float("inf")
@@ -134,23 +138,49 @@ class RunsModel(QAbstractTableModel):
         return None
 
 
-#: Rows of the side-by-side metrics table: (label, getter, lower is better?).
+#: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
-    ("algorithm", lambda r: r.algorithm, None),
-    ("k", lambda r: r.config.k, None),
-    ("suppressed records", lambda r: r.suppressed, True),
-    ("classes", lambda r: r.n_classes, None),
-    ("smallest class", lambda r: r.min_class_size, None),
-    ("runtime (s)", lambda r: r.runtime_seconds, True),
+    ("Suppressed records", lambda r: r.suppressed, True),
+    ("Groups", lambda r: r.n_classes, None),
+    ("Smallest group", lambda r: r.min_class_size, None),
+    ("Run time (s)", lambda r: r.runtime_seconds, True),
 )
-_LOWER_BETTER = {
-    "discernibility": True,
-    "discernibility_star": True,
-    "cavg": True,
-    "precision": False,
-    "height": True,
-    "entropy": True,
-}
+#: The difference of two shares, in percentage points.
+POINTS = "{sign}{value:.1f} points"
+
+
+def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tuple[str, Any, Any, Any, bool]]:
+    """Rows of the side-by-side table: (label, left, right, lower is better?, share?). The settings come
+    first (algorithm, parameters, privacy models with l and t), so two runs that differ only there never
+    look alike; then the outcome and every metric under its plain name."""
+    rows: list[tuple[str, Any, Any, Any, bool]] = []
+    for (label, a), (_, b) in zip(run_settings(left), run_settings(right)):
+        rows.append((label, a, b, None, False))
+    rows += [(label, get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
+    for key in dict.fromkeys([*left.metrics, *right.metrics]):
+        info = metric_label(key)
+        rows.append(
+            (info.name, left.metrics.get(key), right.metrics.get(key), info.lower_is_better, info.share)
+        )
+    return rows
+
+
+def _cell(value: Any, share: bool) -> str:
+    if isinstance(value, str):
+        return value
+    return format_metric(value, share=True) if share else _fmt(value)
+
+
+def _difference(a: Any, b: Any, share: bool) -> str:
+    numbers = (int, float, np.number)
+    if not (isinstance(a, numbers) and isinstance(b, numbers)) or isinstance(a, bool):
+        return "" if a == b else "differs"
+    diff = float(b) - float(a)
+    if not np.isfinite(diff):
+        return "–"
+    if share:
+        return POINTS.format(sign="+" if diff > 0 else "", value=100 * diff)
+    return ("+" if diff > 0 else "") + _fmt(diff)
 
 
 class CompareView(QWidget):
@@ -179,7 +209,7 @@ class CompareView(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # parameters
+        header.setSectionResizeMode(_PARAMETERS_COLUMN, QHeaderView.ResizeMode.Stretch)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection)
         split.addWidget(self.table)
@@ -203,9 +233,17 @@ class CompareView(QWidget):
         self.metrics_table.setHorizontalHeaderLabels(["", "left", "right", "right − left"])
         self.metrics_table.verticalHeader().setVisible(False)
         self.metrics_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.metrics_table.horizontalHeader().setStretchLastSection(True)
-        self.metrics_table.setMinimumWidth(430)
-        pair.addWidget(self.metrics_table, 2)
+        self.metrics_table.setWordWrap(True)
+        head = self.metrics_table.horizontalHeader()
+        # names and the two runs share the width (long texts wrap); the difference is always whole
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        head.resizeSection(0, 170)
+        for c in (1, 2):
+            head.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.metrics_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.metrics_table.setMinimumWidth(560)
+        pair.addWidget(self.metrics_table, 3)
         self.charts = pg.GraphicsLayoutWidget()
         self.charts.setBackground("w")
         self.charts.setObjectName("compare_class_sizes")
@@ -232,7 +270,7 @@ class CompareView(QWidget):
         self.runs = list(runs)
         self.model.set_runs(self.runs)
         for c in range(len(COLUMNS)):
-            if c != 3:
+            if c != _PARAMETERS_COLUMN:
                 self.table.resizeColumnToContents(c)
         names = [f"{i + 1}. {name}" for i, (name, _) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
@@ -279,27 +317,18 @@ class CompareView(QWidget):
         self.metrics_table.setHorizontalHeaderLabels(
             ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", "right − left"]
         )
-        rows: list[tuple[str, Any, Any, bool | None]] = [
-            (label, get(left), get(right), lower) for label, get, lower in _SUMMARY
-        ]
-        keys = list(dict.fromkeys([*left.metrics, *right.metrics]))
-        rows += [(k, left.metrics.get(k), right.metrics.get(k), _LOWER_BETTER.get(k)) for k in keys]
+        rows = pair_rows(left, right)
         self.metrics_table.setRowCount(len(rows))
-        for i, (label, a, b, lower) in enumerate(rows):
-            cells = [label, _fmt(a), _fmt(b), ""]
-            if (
-                isinstance(a, (int, float, np.number))
-                and isinstance(b, (int, float, np.number))
-                and not isinstance(a, bool)
-            ):
-                diff = float(b) - float(a)
-                cells[3] = ("+" if diff > 0 else "") + _fmt(diff) if np.isfinite(diff) else "–"
+        for i, (label, a, b, lower, share) in enumerate(rows):
+            cells = [label, _cell(a, share), _cell(b, share), _difference(a, b, share)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if j:
+                item.setToolTip(text)
+                numeric = j and not isinstance((a, b, None)[j - 1] if j < 3 else a, str)
+                if numeric:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.metrics_table.setItem(i, j, item)
-            if lower is not None and cells[3] not in ("", "–", "0"):
+            if lower is not None and cells[3] not in ("", "–", "0", "differs", "0.0 points"):
                 better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
                 self.metrics_table.item(i, 3).setToolTip(
                     "right is better" if better_right else "left is better"
@@ -307,7 +336,7 @@ class CompareView(QWidget):
                 self.metrics_table.item(i, 3).setForeground(
                     pg.mkColor("#1a9850" if better_right else "#d73027")
                 )
-        self.metrics_table.resizeColumnsToContents()
+        self.metrics_table.resizeRowsToContents()
         # the same bins and axes for both, so the two histograms compare at a glance
         both = np.concatenate([left.class_sizes, right.class_sizes])
         span = (int(both.min()), int(both.max())) if len(both) else None

@@ -4,6 +4,7 @@ a summary of the selected column (type, distinct values, missing, most frequent 
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
@@ -12,6 +13,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -43,11 +46,30 @@ def configure_grid(view: QTableView) -> None:
     view.setWordWrap(False)
 
 
+def fit_headers(view: QTableView, minimum: int = 90, maximum: int = 320) -> None:
+    """Every column at least as wide as its header (role icon, name, sort arrow), so a name is never
+    cut ("ufnahmedatum"); only the headers are measured, never the rows (1M-row tables stay fast)."""
+    header = view.horizontalHeader()
+    model = view.model()
+    if model is None:
+        return
+    metrics = header.fontMetrics()
+    for c in range(model.columnCount()):
+        text = str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or "")
+        width = metrics.horizontalAdvance(text) + 48  # icon, sort indicator and margins
+        header.resizeSection(c, max(minimum, min(maximum, width)))
+
+
+RECENT_TITLE = "<b>Open again</b>"
+RECENT_ITEM = "{name}   \u2014   {folder}"
+
+
 class WelcomePanel(QWidget):
     """What the Data tab shows before any data is loaded: open a file, or try the bundled sample."""
 
     open_requested = Signal()
     sample_requested = Signal()
+    recent_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,9 +98,35 @@ class WelcomePanel(QWidget):
             row.addWidget(b)
         row.addStretch(1)
         outer.addLayout(row)
+        self.recent_title = QLabel(RECENT_TITLE)
+        self.recent_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.recent = QListWidget()
+        self.recent.setObjectName("RecentFiles")
+        self.recent.setMaximumWidth(640)
+        self.recent.setMaximumHeight(170)
+        self.recent.itemClicked.connect(
+            lambda item: self.recent_requested.emit(item.data(Qt.ItemDataRole.UserRole))
+        )
+        outer.addWidget(self.recent_title)
+        outer.addWidget(self.recent, 0, Qt.AlignmentFlag.AlignHCenter)
         outer.addStretch(2)
         self.open_button.clicked.connect(self.open_requested)
         self.sample_button.clicked.connect(self.sample_requested)
+        self.fill_recent()
+
+    def fill_recent(self) -> None:
+        """The recently opened projects and data files (newest first), a click opens one again."""
+        from kanon_gui import appdata
+
+        files = appdata.recent_files()
+        self.recent.clear()
+        for f in files:
+            item = QListWidgetItem(RECENT_ITEM.format(name=Path(f).name, folder=Path(f).parent))
+            item.setData(Qt.ItemDataRole.UserRole, f)
+            item.setToolTip(f)
+            self.recent.addItem(item)
+        self.recent.setVisible(bool(files))
+        self.recent_title.setVisible(bool(files))
 
 
 class DataPanel(QWidget):
@@ -139,6 +187,7 @@ class DataPanel(QWidget):
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.model.set_frame(t.frame, kinds, formats)
         self.refresh_roles()
+        fit_headers(self.view)
         self.caption.setText(
             f"<b>{escape(t.name())}</b> \u2014 {t.n_rows:,} rows \u00d7 {len(t.columns)} columns. "
             "Click a column header to sort; select a column to see its summary."

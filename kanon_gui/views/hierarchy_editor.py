@@ -55,6 +55,10 @@ def _shown(v: str) -> str:
     return "(missing)" if v == MISSING else v
 
 
+#: Marks a tree that must be rebuilt whatever the state holds (a new column or a new table).
+_NOTHING_SHOWN = object()
+
+
 class HierarchyEditorPanel(QWidget):
     """Edits the hierarchy of one column at a time (:meth:`set_column`)."""
 
@@ -231,7 +235,7 @@ class HierarchyEditorPanel(QWidget):
     def set_column(self, column: str) -> None:
         """Show the hierarchy of ``column`` ("" shows nothing)."""
         self.column = column if column in self.state.columns else ""
-        self._shown = None
+        self._shown = _NOTHING_SHOWN  # rebuild even when the new column has no hierarchy (clears the tree)
         self.refresh()
 
     def hierarchy(self) -> Hierarchy | None:
@@ -251,7 +255,7 @@ class HierarchyEditorPanel(QWidget):
         h = self.hierarchy()
         if h is not self._shown:
             expanded = [n.path() for n in self.model.expanded_nodes(self.view)]
-            first = self._shown is None
+            first = self._shown is None or self._shown is _NOTHING_SHOWN
             self.model.set_hierarchy(h, self.state.distinct(self.column) if h is not None else None)
             self._shown = h
             if first or not expanded:

@@ -6,14 +6,24 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from kanon_engine.describe import models_short, run_settings
 from kanon_gui.state import AppState, Run
+
+#: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
+RUN_LINE = "{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time:.2f} s"
+STALE_LINE = "{line}\n(out of date: the settings changed since this run)"
 
 
 def run_line(run: Run) -> str:
+    """The run's label, its privacy models (k, l, t: two runs that differ there never look alike) and
+    what came out."""
     r = run.result
-    return (
-        f"{run.label}\n{r.n_classes:,} classes, {r.suppressed:,} suppressed, "
-        f"DM {r.metrics.get('discernibility', float('nan')):,.0f}, {r.runtime_seconds:.2f} s"
+    return RUN_LINE.format(
+        label=run.label,
+        models=models_short(r.config.models),
+        groups=f"{r.n_classes:,}",
+        suppressed=f"{r.suppressed:,}",
+        time=r.runtime_seconds,
     )
 
 
@@ -39,14 +49,20 @@ class RunHistoryPanel(QWidget):
         state.run_added.connect(lambda _i: self.refresh())
         state.current_run_changed.connect(self._current_changed)
         state.table_changed.connect(self.refresh)
+        state.stale_changed.connect(self.refresh)
 
     def refresh(self) -> None:
         self._filling = True
         try:
             self.list.clear()
-            for run in self.state.runs:
-                item = QListWidgetItem(run_line(run))
-                item.setToolTip("\n".join(m.describe() for m in run.result.config.models))
+            for i, run in enumerate(self.state.runs):
+                line = run_line(run)
+                stale = self.state.is_stale(i)
+                item = QListWidgetItem(STALE_LINE.format(line=line) if stale else line)
+                if stale:
+                    item.setForeground(Qt.GlobalColor.darkYellow)
+                tip = [f"{label}: {value}" for label, value in run_settings(run.result)]
+                item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models]))
                 self.list.addItem(item)
             self.list.setCurrentRow(self.state.current_index)
         finally:

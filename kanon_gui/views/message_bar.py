@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+
+#: Seconds an information message stays before the strip clears itself.
+INFO_SECONDS = 30
 
 _STYLES = {
     "info": ("#e8f1fb", "#2b6cb0"),
@@ -19,7 +22,7 @@ _STYLES = {
 
 
 class MessageBar(QFrame):
-    """A dismissible one-paragraph message; hidden when empty."""
+    """A dismissible one-paragraph message; an empty strip of the same height when there is none."""
 
     dismissed = Signal()
 
@@ -31,6 +34,7 @@ class MessageBar(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.RichText)  # the text is escaped below: never raw entities
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
@@ -40,7 +44,18 @@ class MessageBar(QFrame):
         close.setToolTip("Dismiss this message")
         close.clicked.connect(self.clear)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        self.hide()
+        self.close_button = close
+        # The strip keeps its place when empty, so a message coming or going (a run starting, say)
+        # never moves the tabs under the mouse: only its contents are hidden.
+        # Two lines of text fit; a longer message is whole in the tooltip.
+        self.setFixedHeight(2 * self.label.fontMetrics().lineSpacing() + 16)
+        self._set_empty(True)
+        # An information goes away by itself after a while; a warning or an error stays until
+        # dismissed or replaced (a later action shows its own message or clears the strip).
+        self._expiry = QTimer(self)
+        self._expiry.setSingleShot(True)
+        self._expiry.setInterval(INFO_SECONDS * 1000)
+        self._expiry.timeout.connect(self.clear)
 
     def show_message(self, text: str, level: str = "info", title: str = "") -> None:
         """Show ``text`` (plain text; ``title`` in bold before it) at ``level`` info/warning/error."""
@@ -54,14 +69,26 @@ class MessageBar(QFrame):
         self.label.setText(f"<b style='color:{fg}'>{escape(title)}</b> {body}" if title else body)
         self.label.setToolTip(text)
         self._plain = (title + " " + text).strip()
-        self.show()
+        self._set_empty(False)
+        if self.level == "info":
+            self._expiry.start()
+        else:
+            self._expiry.stop()
 
     def text(self) -> str:
         """The message as plain text ("" when hidden)."""
         return self._plain
 
     def clear(self) -> None:
+        self._expiry.stop()
         self._plain = ""
         self.label.clear()
-        self.hide()
+        self._set_empty(True)
         self.dismissed.emit()
+
+    def _set_empty(self, empty: bool) -> None:
+        """An empty strip is a blank space of the same height (no frame, no close button)."""
+        if empty:
+            self.setStyleSheet("#MessageBar { background: transparent; border: none; }")
+        self.close_button.setVisible(not empty)
+        self.label.setVisible(not empty)

@@ -30,12 +30,16 @@ from kanon_engine.errors import KanonError
 _INT_MAX = 1_000_000_000
 
 
-def _show(value: Any) -> str:
+def _show(spec: ParamSpec, value: Any) -> str:
+    """A value in a text field: as its spec shows it (``5 %`` for a share), typed text left as typed."""
     if value is None:
         return ""
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
+    if isinstance(value, str):
+        return value
+    try:
+        return spec.show(value)
+    except (TypeError, ValueError):
+        return str(value)
 
 
 class ParamForm(QWidget):
@@ -87,10 +91,11 @@ class ParamForm(QWidget):
     def _make_field(self, spec: ParamSpec) -> QWidget:
         if spec.kind == "choice":
             w = QComboBox()
-            w.addItems(list(spec.choices))
+            for choice in spec.choices:  # plain words shown, the code kept as the item's data
+                w.addItem(spec.choice_label(choice), choice)
             if spec.default in spec.choices:
-                w.setCurrentText(str(spec.default))
-            w.currentTextChanged.connect(self._emit)
+                w.setCurrentIndex(spec.choices.index(spec.default))
+            w.currentIndexChanged.connect(self._emit)
             return w
         if spec.kind == "bool":
             w = QCheckBox()
@@ -108,7 +113,7 @@ class ParamForm(QWidget):
             w.valueChanged.connect(self._emit)
             return w
         w = QLineEdit()
-        w.setPlaceholderText("none" if spec.default is None else _show(spec.default))
+        w.setPlaceholderText("none" if spec.default is None else spec.show(spec.default))
         w.setClearButtonEnabled(True)
         w.textChanged.connect(self._emit)
         return w
@@ -120,7 +125,7 @@ class ParamForm(QWidget):
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
         for value in spec.presets:
-            action = menu.addAction(_show(value))
+            action = menu.addAction(spec.show(value))
             action.triggered.connect(lambda _=False, n=spec.name, v=value: self.set_value(n, v))
         button.setMenu(menu)
         return button
@@ -131,7 +136,7 @@ class ParamForm(QWidget):
         for spec in self.specs:
             w = self.fields[spec.name]
             if isinstance(w, QComboBox):
-                out[spec.name] = w.currentText()
+                out[spec.name] = w.currentData()
             elif isinstance(w, QCheckBox):
                 out[spec.name] = w.isChecked()
             elif isinstance(w, QSpinBox):
@@ -143,9 +148,11 @@ class ParamForm(QWidget):
 
     def set_value(self, name: str, value: Any) -> None:
         w = self.fields[name]
+        spec = next(p for p in self.specs if p.name == name)
         if isinstance(w, QComboBox):
-            if value is not None:
-                w.setCurrentText(str(value))
+            i = w.findData(str(value)) if value is not None else -1
+            if i >= 0:
+                w.setCurrentIndex(i)
         elif isinstance(w, QCheckBox):
             w.setChecked(bool(value))
         elif isinstance(w, QSpinBox):
@@ -155,7 +162,7 @@ class ParamForm(QWidget):
                 except (TypeError, ValueError):
                     pass
         else:
-            w.setText(_show(value))  # type: ignore[union-attr]
+            w.setText(_show(spec, value))  # type: ignore[union-attr]
 
     def set_values(self, values: dict[str, Any], emit: bool = False) -> None:
         """Fill the form (without emitting ``changed`` unless asked)."""

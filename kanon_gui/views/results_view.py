@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
@@ -63,14 +64,17 @@ def metrics_html(result: AnonymizationResult) -> str:
     cells = [
         ("Records", f"{result.records:,}", ""),
         ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression")),
-        ("Classes", f"{result.n_classes:,}", term("equivalence class")),
-        ("Smallest class", f"{result.min_class_size:,}", term("k")),
-        ("DM", _fmt(m.get("discernibility")), term("dm")),
-        ("C_AVG", _fmt(m.get("cavg")), term("cavg")),
-        ("Precision (Prec)", _fmt(m.get("precision")), term("precision")),
-        ("Runtime", f"{result.runtime_seconds:.2f} s", ""),
-        ("Transformations checked", f"{result.nodes_checked:,}", term("lattice")),
+        ("Groups", f"{result.n_classes:,}", term("equivalence class")),
+        ("Smallest group", f"{result.min_class_size:,}", term("k")),
     ]
+    for key in ("loss", "precision", "gcp", "discernibility", "cavg"):
+        if key in m:
+            label = metric_label(key)
+            cells.append((label.name, label.show(m[key]), label.meaning))
+    cells.append(("Run time", f"{result.runtime_seconds:.2f} s", ""))
+    if result.transformation is not None and result.lattice is not None:
+        # only a lattice search checks transformations; a partitioning or a restored run does not
+        cells.append(("Transformations checked", f"{result.nodes_checked:,}", term("lattice")))
     tds = "".join(
         f"<td style='padding-right:18px' title='{escape(tip)}'><small>{escape(a)}</small><br>"
         f"<b>{escape(b)}</b></td>"
@@ -92,6 +96,23 @@ def _chip(color, text: str) -> QWidget:
     return box
 
 
+#: Shown above every view of a run whose settings no longer match the project's (issue 12, item 10).
+STALE_TEXT = (
+    "Out of date: the roles, hierarchies or privacy settings changed after this run. What you see (and "
+    "would export) was made with the old settings; press Run to make a release with the new ones."
+)
+
+
+def stale_banner() -> QLabel:
+    """The out-of-date notice (hidden until a run is out of date)."""
+    label = QLabel(STALE_TEXT)
+    label.setObjectName("StaleBanner")
+    label.setWordWrap(True)
+    label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px; color: #744210;")
+    label.hide()
+    return label
+
+
 class ResultsPanel(QWidget):
     """Shows one run (:meth:`show_run`); ``class_selected(class_id)`` when the user picks a class."""
 
@@ -107,6 +128,8 @@ class ResultsPanel(QWidget):
         self.title.setObjectName("ResultTitle")
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
+        self.stale = stale_banner()
+        layout.addWidget(self.stale)
         self.metrics = QLabel()
         self.metrics.setObjectName("ResultMetrics")
         self.metrics.setTextFormat(Qt.TextFormat.RichText)
@@ -206,9 +229,14 @@ class ResultsPanel(QWidget):
             self._syncing = False
 
     # --- content -------------------------------------------------------------------------------------
+    def set_stale(self, stale: bool) -> None:
+        """Mark the shown run as out of date (its settings are not the project's any more)."""
+        self.stale.setVisible(stale and self.run is not None)
+
     def show_run(self, run: Run | None) -> None:
         """Show ``run`` (None: nothing)."""
         self.run = run
+        self.stale.hide()
         if run is None:
             self.original_model.set_result(None, None, None)
             self.release_model.set_result(None, None, None)

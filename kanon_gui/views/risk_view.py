@@ -39,6 +39,7 @@ from kanon_engine.explain import RecordExplainer
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
+from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
@@ -193,10 +194,16 @@ class RiskPanel(QWidget):
         main.addWidget(lower)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        self.stale_banner = stale_banner()
+        layout.addWidget(self.stale_banner)
         layout.addWidget(self.status)
         layout.addWidget(main, 1)
 
     # --- contract with the window ------------------------------------------------------------------------
+    def set_stale(self, stale: bool) -> None:
+        """Mark the run shown as out of date (its settings are not the project's any more)."""
+        self.stale_banner.setVisible(stale and self.result is not None)
+
     def show_run(self, run: Run | None) -> None:
         """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release."""
         self.set_result(*((run.table, run.result) if run is not None else (None, None)))

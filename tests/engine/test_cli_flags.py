@@ -61,6 +61,7 @@ def sample(flag: ProjectFlag, data: Path) -> tuple[list[str], Any]:
             {"age": str(data.parent / "age.csv")},
         ),
         "--protect": (["--protect", "ward", "--l", "2"], "ward"),
+        "--column-type": (["--column-type", "ward=text"], {"ward": ("categorical", None)}),
         "--algorithm": (["--algorithm", "datafly"], "datafly"),
         "--param": (["--algorithm", "mondrian", "--param", "summary=mean"], "mean"),
     }
@@ -240,7 +241,9 @@ def test_keep_suppressed_overrides_a_project_that_drops(capsys, data: Path, tmp_
 
 
 def test_a_column_in_two_role_flags_is_refused(data: Path):
-    with pytest.raises(Exception, match="'diag' is given both as identifier .* and as sensitive"):
+    with pytest.raises(
+        Exception, match="'diag' is given both as an identifier .* and as a sensitive attribute"
+    ):
         project_of([str(data), *BASE, "--identifier", "id,diag"])
 
 

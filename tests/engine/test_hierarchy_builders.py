@@ -143,19 +143,19 @@ def test_dates_given_format_and_other_levels() -> None:
     ]
 
 
-def test_dates_mixed_formats_are_inferred() -> None:
-    h = date_hierarchy("d", ["1966/10/01", "1965-09-20", "20 Sep 1967"], levels=("year",))
-    assert h.rows() == [
-        ["1965-09-20", "1965", "*"],
-        ["1966/10/01", "1966", "*"],
-        ["20 Sep 1967", "1967", "*"],
-    ]
+def test_dates_are_read_with_one_format_never_guessed() -> None:
+    """Issue 17: a column mixing formats is an error naming the values, not parsed value by value
+    (pandas' mixed parsing read 01.12.2022 as 12 January)."""
+    with pytest.raises(HierarchyError, match=r"not dates in the format yyyy-mm-dd: '01.12.2022'"):
+        date_hierarchy("d", ["2022-05-01", "2022-06-01", "01.12.2022"], levels=("month",))
+    h = date_hierarchy("d", ["01.12.2022", "27.02.2022"], levels=("month",))  # one format: day first
+    assert h.rows() == [["27.02.2022", "2022-02", "*"], ["01.12.2022", "2022-12", "*"]]
 
 
 def test_dates_unparseable_values_listed() -> None:
-    with pytest.raises(HierarchyError, match=r"not dates with the format '%Y-%m-%d': 'soon'"):
+    with pytest.raises(HierarchyError, match=r"not dates in the format yyyy-mm-dd: 'soon'"):
         date_hierarchy("d", ["2020-01-01", "soon"], "%Y-%m-%d")
-    with pytest.raises(HierarchyError, match=r"not dates: 'soon'"):
+    with pytest.raises(HierarchyError, match=r"not dates in the format yyyy-mm-dd: 'soon'"):
         date_hierarchy("d", ["2020-01-01", "soon"])
 
 

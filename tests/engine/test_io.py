@@ -13,6 +13,7 @@ import pytest
 
 from kanon_engine import fileio
 from kanon_engine.data import ReadOptions, Table, list_sheets, preview_table, read_table, sniff_csv
+from kanon_engine.data.sniff import describe_encoding, detect_encoding
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import (
     atomic_write_bytes,
@@ -181,12 +182,44 @@ def test_quoted_newline_value_is_kept(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ encodings
-def test_latin1_file_reads_accents(tmp_path: Path) -> None:
-    p = write(tmp_path, "l.csv", "name;city\nRené;Zürich\nAndré;Genève\n".encode("latin-1"))
+def test_accents_without_windows_bytes_are_read_as_windows_cp1252(tmp_path: Path) -> None:
+    """Umlauts alone are the same bytes in Windows-1252 and Latin-1: such a file is named the way users
+    know it, Windows (cp1252), and a euro sign or en dash later in the file still decodes right."""
+    head = "name;city\n" + "René;Zürich\n" * 8000  # more than the 64 KiB the preview looks at
+    tail = "André;Genève – 5 €\n“Zoë”;‚x‘\n"
+    p = write(tmp_path, "l.csv", (head + tail).encode("cp1252"))
+    assert detect_encoding((head).encode("cp1252")) == "cp1252"
+    assert describe_encoding(detect_encoding(head.encode("cp1252"))) == "Windows (cp1252)"
+    preview = preview_table(p, n_rows=10)
+    assert preview.options.encoding == "cp1252"
+    t = read_table(p)
+    assert t.options.encoding == "cp1252"
+    assert t.frame["name"].iloc[0] == "René"
+    assert t.frame.iloc[-2].tolist() == ["André", "Genève – 5 €"]
+    assert t.frame.iloc[-1].tolist() == ["“Zoë”", "‚x‘"]
+
+
+def test_latin1_only_when_a_byte_cp1252_leaves_undefined_occurs(tmp_path: Path) -> None:
+    raw = "name;city\nRené;Zürich\n".encode("latin-1") + b"x\x81y;z\n"
+    p = write(tmp_path, "l.csv", raw)
     t = read_table(p)
     assert t.options.encoding == "iso8859-1"
-    assert t.frame["name"].tolist() == ["René", "André"]
-    assert t.frame["city"].iloc[1] == "Genève"
+    assert describe_encoding(t.options.encoding) == "Latin-1 (ISO-8859-1)"
+    assert t.frame["name"].tolist() == ["René", "x\x81y"]
+
+
+@pytest.mark.parametrize(
+    ("codec", "name"),
+    [
+        ("cp1252", "Windows (cp1252)"),
+        ("windows-1252", "Windows (cp1252)"),
+        ("latin1", "Latin-1 (ISO-8859-1)"),
+        ("utf8", "Unicode (UTF-8)"),
+        ("utf-8-sig", "Unicode (UTF-8 with byte-order mark)"),
+    ],
+)
+def test_encodings_are_named_as_people_know_them(codec: str, name: str) -> None:
+    assert describe_encoding(codec) == name
 
 
 def test_cp1252_file_reads_curly_quotes_and_euro(tmp_path: Path) -> None:
@@ -200,8 +233,8 @@ def test_explicit_utf8_on_latin1_file_names_the_line(tmp_path: Path) -> None:
     p = write(tmp_path, "l.csv", "name\nBob\nRené\n".encode("latin-1"))
     with pytest.raises(DataError) as exc:
         read_table(p, ReadOptions(encoding="utf-8"))
-    assert exc.value.message == "Line 3 of l.csv cannot be read as utf-8 text."
-    assert "cp1252" in exc.value.hint
+    assert exc.value.message == "Line 3 of l.csv cannot be read as Unicode (UTF-8) text."
+    assert "Windows (cp1252)" in exc.value.hint
 
 
 def test_unknown_encoding_name(tmp_path: Path) -> None:

@@ -40,18 +40,18 @@ def adult(adult_dir: Path) -> Run:
     table = read_table(adult_dir / "adult.csv")
     hs = {q: read_arx_csv(adult_dir / f"adult_hierarchy_{q}.csv", q) for q in QI}
     config = AnonymizationConfig(tuple(QI), hs, build_models(5), sensitive=("occupation",))
-    result = get_algorithm("optimal", suppression_limit=0.05).run(table, config)
+    result = get_algorithm("optimal", suppression_limit=0.05, metric="dm").run(table, config)
     return Run(table, config, result)
 
 
 def pandas_figures(frame: pd.DataFrame, qi: list[str], threshold: float, release: bool) -> dict:
-    """Prosecutor/marketer figures and sample uniques with pandas group-bys only."""
-    kept = frame[~ref.suppressed_rows(frame, qi)] if release else frame
-    sizes = kept.groupby(qi, dropna=False, sort=False).size().to_numpy()
+    """Prosecutor/marketer figures and sample uniques with pandas group-bys only. In a release the
+    all-* rows look alike to an attacker: one group like any other (issue 17)."""
+    sizes = frame.groupby(qi, dropna=False, sort=False).size().to_numpy()
     n = int(sizes.sum())
     return {
         "records": n,
-        "suppressed": len(frame) - n,
+        "suppressed": int(ref.suppressed_rows(frame, qi).sum()) if release else 0,
         "classes": len(sizes),
         "smallest_class": int(sizes.min()),
         "prosecutor_highest": 1 / sizes.min(),
@@ -64,8 +64,7 @@ def pandas_figures(frame: pd.DataFrame, qi: list[str], threshold: float, release
 
 def pandas_homogeneity(frame: pd.DataFrame, qi: list[str], sensitive: str, release: bool) -> dict:
     """Homogeneity per class with a dense pandas pivot (classes x sensitive values)."""
-    kept = frame[~ref.suppressed_rows(frame, qi)] if release else frame
-    counts = kept.groupby([*qi, sensitive], dropna=False, sort=False).size().unstack(sensitive, fill_value=0)
+    counts = frame.groupby([*qi, sensitive], dropna=False, sort=False).size().unstack(sensitive, fill_value=0)
     sizes = counts.sum(axis=1)
     p = counts.div(sizes, axis=0)
     q = frame[sensitive].value_counts(normalize=True).reindex(counts.columns, fill_value=0.0)
@@ -134,10 +133,11 @@ def test_homogeneous_examples_reveal_the_value(seed_dir: Path) -> None:
     )
     a = assess(frame, ["age", "zip"], ["disease"])
     (prof,) = a.homogeneity
-    assert a.figures.suppressed == 1 and a.figures.classes == 2
-    assert prof.homogeneous_classes == 1 and prof.homogeneous_records == 3
+    assert a.figures.suppressed == 1 and a.figures.classes == 3  # the * row is a class of one
+    assert prof.homogeneous_classes == 2 and prof.homogeneous_records == 4
     assert prof.examples == [
-        {"class": 0, "size": 3, "quasi_identifiers": {"age": "[30-40)", "zip": "537**"}, "value": "flu"}
+        {"class": 0, "size": 3, "quasi_identifiers": {"age": "[30-40)", "zip": "537**"}, "value": "flu"},
+        {"class": 2, "size": 1, "quasi_identifiers": {"age": "*", "zip": "*"}, "value": "flu"},
     ]
     assert prof.to_dict()["distinct_l"] == 1
 

@@ -64,7 +64,7 @@ def adult() -> Adult:
     qi = [c for c in df.columns if c != "salary-class"]
     hierarchies = {c: read_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in qi}
     config = AnonymizationConfig(tuple(qi), hierarchies, build_models(5), sensitive=("salary-class",))
-    optimal = get_algorithm("optimal", suppression_limit=0.05).run(table, config)
+    optimal = get_algorithm("optimal", suppression_limit=0.05, metric="dm").run(table, config)
     datafly = get_algorithm("datafly", suppression_limit=0.05).run(table, config)
     return Adult(table, config, optimal, datafly)
 
@@ -439,7 +439,7 @@ def test_compare_runs_table_sorts_and_pairs(qtbot, adult: Adult) -> None:
     runs = [("optimal", adult.optimal), ("datafly", adult.datafly)]
     view.set_runs(runs)
     assert view.row_count() == 2
-    dm_col = [h for h, _ in COLUMNS].index("DM")
+    dm_col = [h for h, _ in COLUMNS].index("Discernibility (DM)")
     view.table.sortByColumn(dm_col, Qt.SortOrder.DescendingOrder)
     shown = [view.proxy.index(r, 1).data() for r in range(2)]
     by_dm = sorted(runs, key=lambda nr: -nr[1].metrics["discernibility"])
@@ -447,11 +447,11 @@ def test_compare_runs_table_sorts_and_pairs(qtbot, adult: Adult) -> None:
     view.set_pair(0, 1)
     t = view.metrics_table
     rows = {t.item(i, 0).text(): i for i in range(t.rowCount())}
-    i = rows["discernibility"]
+    i = rows["Discernibility (DM)"]
     assert t.item(i, 1).text() == f"{int(adult.optimal.metrics['discernibility']):,}"
     assert t.item(i, 2).text() == f"{int(adult.datafly.metrics['discernibility']):,}"
-    assert t.item(rows["suppressed records"], 1).text() == f"{adult.optimal.suppressed:,}"
-    assert t.item(rows["classes"], 2).text() == f"{adult.datafly.n_classes:,}"
+    assert t.item(rows["Suppressed records"], 1).text() == f"{adult.optimal.suppressed:,}"
+    assert t.item(rows["Groups"], 2).text() == f"{adult.datafly.n_classes:,}"
 
 
 def _history(results: list[tuple[str, AnonymizationResult]], table: Table) -> tuple[AppState, list[Run]]:

@@ -32,7 +32,7 @@ EDU = [
 @pytest.fixture
 def editor(qtbot):
     values = [r[0] for r in EDU] * 3 + ["Preschool", "Preschool"]  # Preschool is not in the hierarchy
-    frame = pd.DataFrame({"education": values, "age": [str(20 + i) for i in range(len(values))]})
+    frame = pd.DataFrame({"education": values, "years": [str(20 + i) for i in range(len(values))]})
     state = AppState()
     state.set_table(Table.from_frame(frame))
     state.set_role("education", Role.QUASI_IDENTIFIER)
@@ -124,15 +124,15 @@ def test_place_all_uncovered_values_in_one_action(editor):
 
 def test_role_change_and_hierarchy_edit_share_one_undo_stack(editor):
     state = editor.state
-    before = state.role("age")
-    state.set_role("age", Role.QUASI_IDENTIFIER)
+    before = state.role("years")
+    state.set_role("years", Role.QUASI_IDENTIFIER)
     editor.rename(0, "9th", "Ninth")
-    assert state.role("age") == Role.QUASI_IDENTIFIER
+    assert state.role("years") == Role.QUASI_IDENTIFIER
     state.undo_stack.undo()  # the rename
-    assert state.role("age") == Role.QUASI_IDENTIFIER
+    assert state.role("years") == Role.QUASI_IDENTIFIER
     assert "9th" in state.hierarchy("education").values
     state.undo_stack.undo()  # the role
-    assert state.role("age") == before != Role.QUASI_IDENTIFIER
+    assert state.role("years") == before != Role.QUASI_IDENTIFIER
     assert "9th" in state.hierarchy("education").values
 
 
@@ -151,7 +151,7 @@ def test_wizard_builds_what_it_previews(editor, qtbot):
     from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
 
     state = editor.state
-    dialog = HierarchyWizardDialog(state, "age")
+    dialog = HierarchyWizardDialog(state, "years")
     qtbot.addWidget(dialog)
     dialog.set_kind("intervals")
     dialog.widths.setText("5, 10")

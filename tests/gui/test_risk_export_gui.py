@@ -107,7 +107,9 @@ def test_export_dialog_writes_everything(qtbot, seeds, tmp_path: Path) -> None:
     table, result = seeds
     dialog = ExportDialog(None, table, None, result, None)
     qtbot.addWidget(dialog)
-    assert dialog.path_edit.text() == str(tmp_path / "patients_release.csv")
+    # the default is the remembered export folder or the documents folder, never beside the raw data
+    assert Path(dialog.path_edit.text()).parent != table.source.parent
+    dialog.path_edit.setText(str(tmp_path / "patients_release.csv"))
     dialog.format_box.setCurrentIndex(1)  # XLSX changes the extension
     assert dialog.path_edit.text().endswith(".xlsx") and not dialog.delimiter_box.isEnabled()
     dialog.format_box.setCurrentIndex(0)

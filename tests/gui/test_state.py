@@ -22,8 +22,8 @@ def state(qtbot) -> AppState:
     frame = pd.DataFrame(
         {
             "patient_id": [f"P{i:03d}" for i in range(60)],
-            "age": [str(20 + i % 30) for i in range(60)],
-            "sex": ["F", "M"] * 30,
+            "score": [str(20 + i % 30) for i in range(60)],
+            "group": ["F", "M"] * 30,
             "diagnosis": ["flu", "cold", "asthma"] * 20,
         }
     )
@@ -35,14 +35,36 @@ def state(qtbot) -> AppState:
 def test_suggestions_prefill_roles(state):
     assert state.role("patient_id") == Role.IDENTIFIER
     assert "identifier" in state.suggestion("patient_id").reason
-    assert state.role("age") == Role.INSENSITIVE
+    assert state.role("score") == Role.INSENSITIVE
+    assert state.role("diagnosis") == Role.SENSITIVE  # from its name
+    # "group" has 2 values: a quasi-identifier is suggested from the values, shown but not applied
+    assert state.role("group") == Role.INSENSITIVE
+    assert state.suggestion("group").role == Role.QUASI_IDENTIFIER
+    assert "only 2 different values" in state.suggestion("group").reason
     assert not state.is_dirty()
+
+
+def test_names_in_german_prefill_identifiers_and_quasi_identifiers(qtbot):
+    frame = pd.DataFrame(
+        {
+            "Patientenname": [f"Name {i}" for i in range(40)],
+            "Geburtsdatum": [f"{1 + i % 28:02d}.0{1 + i % 9}.19{50 + i % 40}" for i in range(40)],
+            "PLZ": ["01067", "04109"] * 20,
+            "Verweildauer": [str(i % 9) for i in range(40)],
+        }
+    )
+    s = AppState()
+    s.set_table(Table.from_frame(frame))
+    assert s.role("Patientenname") == Role.IDENTIFIER
+    assert s.role("Geburtsdatum") == Role.QUASI_IDENTIFIER and s.role("PLZ") == Role.QUASI_IDENTIFIER
+    assert s.role("Verweildauer") == Role.INSENSITIVE
+    assert "looks like a date of birth" in s.suggestion("Geburtsdatum").reason
 
 
 def test_project_is_replaced_never_edited(state):
     before = state.project
     roles_before = dict(before.roles)
-    state.set_role("age", Role.QUASI_IDENTIFIER)
+    state.set_role("score", Role.QUASI_IDENTIFIER)
     assert state.project is not before
     assert before.roles == roles_before  # the old project object did not change
     assert state.is_dirty()
@@ -52,41 +74,41 @@ def test_project_is_replaced_never_edited(state):
 
 
 def test_uncovered_hierarchy_values_block_the_run(state):
-    state.set_roles({"age": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER})
+    state.set_roles({"score": Role.QUASI_IDENTIFIER, "group": Role.QUASI_IDENTIFIER})
     assert state.run_blocker() is None
-    state.set_hierarchy("sex", Hierarchy.from_rows("sex", [["F", "*"]]))
+    state.set_hierarchy("group", Hierarchy.from_rows("group", [["F", "*"]]))
     blocker = state.run_blocker()
     assert blocker is not None and "'M'" in blocker
-    assert any(i.where == "sex" and i.is_error for i in state.issues())
-    state.set_hierarchy("sex", None)  # back to the default, which covers the data
+    assert any(i.where == "group" and i.is_error for i in state.issues())
+    state.set_hierarchy("group", None)  # back to the default, which covers the data
     assert state.run_blocker() is None
     state.undo_stack.undo()
     assert state.run_blocker() is not None
 
 
 def test_run_request_is_a_frozen_snapshot(state):
-    state.set_roles({"age": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER})
+    state.set_roles({"score": Role.QUASI_IDENTIFIER, "group": Role.QUASI_IDENTIFIER})
     state.set_algorithm("datafly", {"suppression_limit": "0.1"})
     request = state.run_request()
     assert request.algorithm == "datafly" and request.params["suppression_limit"] == 0.1
-    assert request.config.quasi_identifiers == ("age", "sex")
-    assert set(request.config.hierarchies) == {"age", "sex"}
+    assert request.config.quasi_identifiers == ("score", "group")
+    assert set(request.config.hierarchies) == {"score", "group"}
     assert request.config.identifiers == ("patient_id",)
-    state.set_role("sex", Role.INSENSITIVE)
-    assert request.config.quasi_identifiers == ("age", "sex")  # the snapshot did not follow
+    state.set_role("group", Role.INSENSITIVE)
+    assert request.config.quasi_identifiers == ("score", "group")  # the snapshot did not follow
 
 
 def test_bad_algorithm_parameter_is_an_error_with_the_engine_message(state):
-    state.set_role("age", Role.QUASI_IDENTIFIER)
+    state.set_role("score", Role.QUASI_IDENTIFIER)
     state.set_algorithm("optimal", {"suppression_limit": "2"})
-    assert "suppression_limit must be a number" in state.run_blocker()
+    assert "suppression_limit must be a share" in state.run_blocker()
     state.set_algorithm("optimal", {"suppression_limit": ""})
     assert state.run_blocker() is None
 
 
 def test_model_values_round_trip_through_the_project(state):
     state.set_role("diagnosis", Role.SENSITIVE)
-    state.set_role("age", Role.QUASI_IDENTIFIER)
+    state.set_role("score", Role.QUASI_IDENTIFIER)
     state.set_model_values(k=3, l="2", l_variant="entropy", t="0.4", t_distance="equal")
     models = state.project.models
     assert [m.to_dict()["name"] for m in models] == ["k-anonymity", "entropy-l-diversity", "t-closeness"]
@@ -104,24 +126,24 @@ def test_open_project_keeps_its_settings(state, tmp_path):
     state.table.frame.to_csv(csv, index=False)
     table = read_table(csv)
     state.set_table(table)
-    state.set_roles({"age": Role.QUASI_IDENTIFIER})
+    state.set_roles({"score": Role.QUASI_IDENTIFIER})
     state.set_model_values(k=4)
     state.save(path)
     other = AppState()
     project = Project.load(path)
-    other.set_project(project, table, path, facts=analyze_table(table, ["age"]))
+    other.set_project(project, table, path, facts=analyze_table(table, ["score"]))
     assert other.model_values()["k"] == 4
-    assert other.columns_with(Role.QUASI_IDENTIFIER) == ["age"]
-    assert other.hierarchy("age") is not None
+    assert other.columns_with(Role.QUASI_IDENTIFIER) == ["score"]
+    assert other.hierarchy("score") is not None
     assert not other.is_dirty()
 
 
 def test_prepare_hierarchy_in_a_worker_is_adopted(state):
-    args = state.preparation_args("age")
+    args = state.preparation_args("score")
     prepared = prepare_hierarchy(*args)
     assert prepared.default and prepared.issues == ()
     state.adopt(prepared)
-    assert state.hierarchy("age") is prepared.hierarchy
+    assert state.hierarchy("score") is prepared.hierarchy
 
 
 def test_type_overrides_from_the_import_dialog_are_saved(state, tmp_path):
@@ -147,7 +169,7 @@ def test_k_larger_than_the_table_blocks_the_run(state, tmp_path):
 
     table = read_table(data)
     state.set_table(table, analyze_table(table))
-    state.set_role("age", Role.QUASI_IDENTIFIER)
+    state.set_role("score", Role.QUASI_IDENTIFIER)
     state.set_model_values(k=5)
     blocker = state.run_blocker()
     assert blocker is not None and "k = 5 is larger than the table, which has 3 records" in blocker

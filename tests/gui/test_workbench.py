@@ -52,6 +52,10 @@ def test_whole_workflow_on_adult(window, qtbot, adult_dir, tmp_path, wait_idle):
     state = window.state
     assert window.tabs.currentIndex() == window.TAB_DATA
     assert window.data_panel.model.rowCount() == 30162
+    # roles suggested by the column names are filled in (issue 12, item 6), each with its reason
+    assert state.role("age") == Role.QUASI_IDENTIFIER and state.role("sex") == Role.QUASI_IDENTIFIER
+    assert "looks like an age" in state.suggestion("age").reason
+    state.set_roles({c: Role.INSENSITIVE for c in state.columns}, "No roles")
     # Run is disabled, with the reason, until quasi-identifiers are chosen
     assert not window.algorithm_panel.run_button.isEnabled()
     assert "quasi-identifier" in window.algorithm_panel.reason.text()
@@ -132,7 +136,11 @@ def test_whole_workflow_on_adult(window, qtbot, adult_dir, tmp_path, wait_idle):
     assert again.algorithm_panel.current_algorithm() == "optimal"
     assert again.algorithm_panel.model_form.values()["k"] == 5
     assert not s2.is_dirty()
-    assert "1 earlier run" in again.history.saved.text()
+    # the saved run is back, rebuilt from its saved transformation (issue 12, item 15)
+    assert len(s2.runs) == 1 and s2.runs[0].restored and s2.current_run is s2.runs[0]
+    assert s2.runs[0].label == state.runs[0].label
+    pd.testing.assert_frame_equal(s2.runs[0].result.release, result.release)
+    assert s2.next_run_number() == 2 and not s2.is_stale()
     again.runner.shutdown()
 
 
@@ -232,6 +240,9 @@ def test_run_disabled_with_reason_and_role_undo(qtbot, adult_dir):
 
     state = AppState()
     state.set_table(read_table(adult_dir / "adult.csv"))
+    assert state.run_blocker() is None  # the suggested quasi-identifiers (age, sex, race, ...) can run
+    state.set_roles({c: Role.INSENSITIVE for c in state.columns}, "No roles")
+    state.undo_stack.clear()
     assert state.run_blocker() is not None and "quasi-identifier" in state.run_blocker()
     state.set_role("age", Role.QUASI_IDENTIFIER)
     assert state.run_blocker() is None  # the default hierarchy of an integer column covers it

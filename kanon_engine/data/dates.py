@@ -1,0 +1,194 @@
+"""Dates are read with ONE format per column; values that do not fit it are reported, never guessed.
+
+Why: a column holding ``2022-05-01`` beside ``01.12.2022`` cannot be read value by value without guessing
+which number is the month (pandas' "mixed" parsing reads ``01.12.2022`` as 12 January), and a date read
+under a guess is generalized into the wrong month and released. So a column is parsed with a single
+strftime format (the one the user gave, or the one most of its values fit, from
+:data:`kanon_engine.data.types.DATE_FORMATS`), and the values that do not fit are reported with their
+count, first examples and line numbers, and which other format they fit. The user then chooses: fix the
+file, give another format, or treat the column as text. Work is done on distinct values (vectorized
+``pandas.to_datetime`` with an exact format), so a million-row column costs one parse per distinct value.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.data.table import Table
+from kanon_engine.data.types import DATE_FORMATS, ColumnKind, describe_date_format
+from kanon_engine.errors import ConfigError, DataError
+
+#: A text column counts as dates written in several formats when this share of its values fits one
+#: format or another, though no single format fits them all.
+MIXED_SHARE = 0.95
+EXAMPLES = 3
+#: ``--column-type`` kinds: the project file's four, and "text" for categorical.
+KINDS = {"integer": "integer", "decimal": "decimal", "date": "date", "categorical": "categorical"}
+KINDS["text"] = "categorical"
+
+
+def parse_dates(values: pd.Series, fmt: str) -> pd.Series:
+    """``values`` as datetimes read with exactly ``fmt`` (NaT where a value does not fit; no guessing)."""
+    text = values.astype(object).where(values.notna(), None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return pd.to_datetime(text.map(lambda v: v.strip() if isinstance(v, str) else v), format=fmt,
+                              errors="coerce", exact=True)  # fmt: skip
+
+
+def read_dates(values: pd.Series, fmt: str | None = None) -> pd.Series:
+    """``values`` as datetimes read with ``fmt``, or with the one known format most of them fit; NaT for
+    a value that does not fit it (never a per-value guess). For drawing and matching, where a value that
+    does not fit is left out; a release refuses such a column instead (:func:`date_problems`)."""
+    fmt = fmt or date_fit(values).format
+    if fmt is None:
+        return pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
+    return parse_dates(values, fmt)
+
+
+@dataclass(frozen=True)
+class DateFit:
+    """How a column's values fit one date format."""
+
+    column: str
+    format: str | None  # the format read with (None: no format fits any value)
+    values: int  # non-missing values
+    misfits: int  # of them, values that do not fit ``format``
+    examples: tuple[tuple[int, str], ...]  # (0-based row, value) of the first misfits
+    others: tuple[tuple[str, int], ...]  # other formats the misfits fit, with how many, most first
+    covered: int  # values that fit some known format
+    given: bool = False  # the format was given (by the user or the column's type), not the most common
+
+    @property
+    def mixed(self) -> bool:
+        """Every value (nearly) is a date, but not all in one format."""
+        return bool(self.others) and self.values > 0 and self.covered >= MIXED_SHARE * self.values
+
+
+def date_fit(values: pd.Series, fmt: str | None = None, column: str = "") -> DateFit:
+    """How ``values`` fit ``fmt`` (default: the known format most values fit)."""
+    given = fmt is not None
+    codes, uniq = pd.factorize(values.astype(object), use_na_sentinel=True)
+    text = pd.Series(np.asarray(uniq, dtype=object), dtype=object).astype(str).str.strip()
+    counts = np.bincount(codes[codes >= 0], minlength=len(uniq)).astype(np.int64)
+    fits = {f: parse_dates(text, f).notna().to_numpy(dtype=bool) for f in DATE_FORMATS}
+    if fmt is None:
+        best = max(DATE_FORMATS, key=lambda f: (int(counts[fits[f]].sum()), -DATE_FORMATS.index(f)))
+        fmt = best if counts[fits[best]].sum() > 0 else None
+    ok = np.zeros(len(uniq), dtype=bool) if fmt is None else fits.get(fmt)
+    if ok is None:
+        ok = parse_dates(text, fmt).notna().to_numpy(dtype=bool)
+    bad = ~ok
+    rows = np.flatnonzero((codes >= 0) & bad[np.maximum(codes, 0)])
+    others = sorted(
+        ((f, int(counts[bad & fits[f]].sum())) for f in DATE_FORMATS if f != fmt),
+        key=lambda x: -x[1],
+    )
+    covered = np.zeros(len(uniq), dtype=bool)
+    for f in DATE_FORMATS:
+        covered |= fits[f]
+    return DateFit(
+        column=column,
+        format=fmt,
+        values=int(counts.sum()),
+        misfits=int(counts[bad].sum()),
+        examples=tuple((int(r), str(text.iloc[codes[r]])) for r in rows[:EXAMPLES]),
+        others=tuple((f, n) for f, n in others if n > 0)[:2],
+        covered=int(counts[covered | ok].sum()),
+        given=given,
+    )
+
+
+def describe_misfits(fit: DateFit, table: Table) -> str:
+    """One sentence: the column, how many values do not fit its format, examples with their lines."""
+    where = _line_word(table)
+    first = 2 if table.options.header else 1
+    shown = ", ".join(f"{where} {r + first}: '{v}'" for r, v in fit.examples)
+    label = describe_date_format(fit.format) if fit.format else "any date format"
+    head = (
+        f"The column '{fit.column}' of {table.name()} mixes date formats"
+        if fit.mixed
+        else f"The column '{fit.column}' of {table.name()} is read as dates"
+    )
+    why = " (the column's format)" if fit.given else " (the format most of them have)" if fit.format else ""
+    verb = "does" if fit.misfits == 1 else "do"
+    text = f"{head}: {fit.misfits:,} of its {fit.values:,} values {verb} not fit {label}{why}, e.g. {shown}"
+    if fit.others:
+        text += "; " + " and ".join(f"{n:,} fit {describe_date_format(f)}" for f, n in fit.others)
+    return text + "."
+
+
+def _line_word(table: Table) -> str:
+    suffix = table.source.suffix.lower() if table.source is not None else ".csv"
+    return "line" if suffix in (".csv", ".tsv", ".txt", ".tab", "") else "row"
+
+
+def cli_choices(fit: DateFit) -> str:
+    """What the command line tells the user to do about a column whose dates do not fit one format."""
+    c = fit.column
+    text = "kanon reads a column with one date format. Fix these values in the file"
+    if fit.others:
+        text += f", give another format with --column-type {c}=date:FORMAT (e.g. {suggested_format(fit)})"
+    else:
+        text += " (an unknown date is an empty cell)"
+    return text + f", or treat the column as text with --column-type {c}=text."
+
+
+def date_problems(
+    table: Table, columns: Iterable[str], user_typed: Iterable[str] = ()
+) -> list[tuple[DateFit, str]]:
+    """The columns among ``columns`` whose dates do not all fit one format, each with its sentence.
+
+    A column is checked when it is read as dates (its type is date) or, unless the user chose its type
+    (``user_typed``), when its text is dates in several formats.
+    """
+    typed = set(user_typed)
+    out = []
+    for col in columns:
+        ctype = table.column_types.get(col)
+        is_date = ctype is not None and ctype.kind == ColumnKind.DATE
+        if not is_date and (col in typed or (ctype is not None and ctype.kind != ColumnKind.CATEGORICAL)):
+            continue
+        fit = date_fit(table.frame[col], ctype.date_format if is_date else None, col)
+        if fit.misfits and (is_date or fit.mixed):
+            out.append((fit, describe_misfits(fit, table)))
+    return out
+
+
+def check_dates(table: Table, columns: Iterable[str], user_typed: Iterable[str] = ()) -> None:
+    """Raise a DataError for the first column of :func:`date_problems`, with the command line's choices."""
+    found = date_problems(table, columns, user_typed)
+    if found:
+        fit, text = found[0]
+        raise DataError(
+            text,
+            hint=cli_choices(fit),
+            where=fit.column,
+        )
+
+
+def suggested_format(fit: DateFit) -> str:
+    """The format to offer as an example: the one most misfits have, else the one read with."""
+    return fit.others[0][0] if fit.others else (fit.format or "%Y-%m-%d")
+
+
+def parse_column_type(column: str, spec: str) -> tuple[str, str | None]:
+    """``date:%d.%m.%Y`` / ``text`` / ``integer`` -> (kind, date format), as the project file stores it."""
+    kind, _, fmt = spec.partition(":")
+    kind = KINDS.get(kind.strip().lower(), "")
+    if not kind:
+        raise ConfigError(
+            f"--column-type {column}={spec}: the type must be integer, decimal, date, text or categorical.",
+            hint="For example --column-type birth_date=date:%d.%m.%Y or --column-type code=text.",
+            where="--column-type",
+        )
+    if fmt and kind != "date":
+        raise ConfigError(
+            f"--column-type {column}={spec}: only a date type takes a format.", where="--column-type"
+        )
+    return kind, (fmt or None)

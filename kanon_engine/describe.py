@@ -1,0 +1,84 @@
+"""The settings of a run in plain words, in one place: the run history, the comparison of runs, the
+report and the CLI describe a run the same way, so two runs with different l-diversity or t-closeness
+settings never look alike (issue 12, item 13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kanon_engine.config import MODEL_PARAMS
+
+#: Short forms of the privacy models, whole phrases with named placeholders.
+_MODEL_SHORT = {
+    "k-anonymity": "k = {k}",
+    "distinct-l-diversity": "distinct l = {l} on {sensitive}",
+    "entropy-l-diversity": "entropy l = {l} on {sensitive}",
+    "recursive-l-diversity": "recursive (c = {c}, l = {l}) on {sensitive}",
+    "t-closeness": "t = {t} on {sensitive} ({distance})",
+}
+_DISTANCE = dict(
+    zip(
+        next(p for p in MODEL_PARAMS if p.name == "t_distance").choices,
+        ("equal distance", "ordered distance", "along the hierarchy"),
+    )
+)
+
+
+def _number(value: Any) -> str:
+    try:
+        return f"{float(value):g}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def model_short(model: Any) -> str:
+    """``k = 5``, ``distinct l = 3 on diagnosis``, ``t = 0.2 on diagnosis (equal distance)``."""
+    d = dict(model.to_dict())
+    template = _MODEL_SHORT.get(d.get("name", ""))
+    if template is None:
+        return model.describe()
+    values = {key: _number(v) for key, v in d.items() if key not in ("name", "sensitive", "distance")}
+    values["sensitive"] = d.get("sensitive") or "the sensitive attribute"
+    values["distance"] = _DISTANCE.get(d.get("distance", ""), d.get("distance", ""))
+    return template.format(**values)
+
+
+def models_short(models: Any) -> str:
+    """Every privacy model of a run, short, joined: ``k = 5; distinct l = 2 on diagnosis``."""
+    return "; ".join(model_short(m) for m in models)
+
+
+def algorithm_name(name: str) -> str:
+    """The algorithm's short title (``Optimal``, ``Mondrian relaxed``), never the registry code."""
+    from kanon_engine.algorithms import algorithms
+
+    cls = algorithms().get(name)
+    title = getattr(cls, "title", name) if cls is not None else name.replace("-", " ").capitalize()
+    return title.split(" (", 1)[0]
+
+
+def parameters_short(algorithm: str, parameters: dict[str, Any]) -> str:
+    """The parameters in plain words: ``Suppression limit 5 %, Quality metric Balanced information loss``."""
+    from kanon_engine.algorithms import algorithms
+
+    cls = algorithms().get(algorithm)
+    specs = {p.name: p for p in getattr(cls, "params", ())}
+    parts = []
+    for name, value in parameters.items():
+        if value is None or name not in specs:
+            continue
+        parts.append(f"{specs[name].label}: {specs[name].show(value)}")
+    return ", ".join(parts)
+
+
+def run_settings(result: Any) -> list[tuple[str, str]]:
+    """(label, value) rows that tell a run's settings apart: algorithm, parameters, privacy models, the
+    quasi-identifiers, the suppressed records' treatment."""
+    cfg = result.config
+    return [
+        ("Algorithm", algorithm_name(result.algorithm)),
+        ("Parameters", parameters_short(result.algorithm, result.parameters) or "none"),
+        ("Privacy models", models_short(cfg.models)),
+        ("Quasi-identifiers", ", ".join(cfg.quasi_identifiers)),
+        ("Suppressed records are", "left out of the file" if cfg.drop_suppressed else "kept, shown as *"),
+    ]

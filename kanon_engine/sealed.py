@@ -1,0 +1,128 @@
+"""Password protection of project files: authenticated encryption of the whole document.
+
+Why: a project file holds every distinct value of its quasi-identifiers (the hierarchies list each date
+of birth and postcode), so it is patient data. It is written for its owner only (permissions 0600), and
+it can be sealed with a password, so a copy left on a shared drive or a USB stick reveals nothing.
+
+How: the password is stretched with scrypt (Percival 2009; RFC 7914; n = 2^15, r = 8, p = 1, a fresh
+16-byte salt per save), and the document is encrypted with AES-256-GCM (NIST SP 800-38D), an
+authenticated cipher: a wrong password or a single changed byte fails the tag check, so it is refused,
+never read as garbage. The KDF parameters and a format tag are authenticated with the data. Both come
+from the ``cryptography`` package (pyca), which wraps OpenSSL; nothing here is home-made cryptography.
+
+A sealed file is JSON too, so it is recognised at once::
+
+    {"kanon_sealed": 1, "kdf": "scrypt", "n": 32768, "r": 8, "p": 1, "salt": "...",
+     "cipher": "AES-256-GCM", "nonce": "...", "data": "..."}
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from typing import Any
+
+from kanon_engine.errors import DataError
+
+FORMAT = 1
+_SCRYPT = {"n": 1 << 15, "r": 8, "p": 1}
+_KEY_BYTES = 32
+_NONCE_BYTES = 12
+_SALT_BYTES = 16
+
+
+class PasswordError(DataError):
+    """A sealed project needs a password (``missing``), or the one given does not open it."""
+
+    kind = "password"
+
+    def __init__(self, message: str, *, missing: bool, where: str = "") -> None:
+        hint = (
+            "Enter the password the project was saved with."
+            if missing
+            else "Check the password (it is case-sensitive) and try again; the file was not changed."
+        )
+        super().__init__(message, hint=hint, where=where)
+        self.missing = missing
+
+
+def is_sealed(document: Any) -> bool:
+    """Whether a parsed JSON document is a password-protected project."""
+    return isinstance(document, dict) and "kanon_sealed" in document
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: Any, name: str) -> bytes:
+    try:
+        return base64.b64decode(str(text), validate=True)
+    except ValueError:
+        raise DataError(
+            f"The protected project {name} is damaged (it cannot be decoded).", where=name
+        ) from None
+
+
+def _key(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+    return Scrypt(salt=salt, length=_KEY_BYTES, n=n, r=r, p=p).derive(password.encode("utf-8"))
+
+
+def _header(fields: dict[str, Any]) -> bytes:
+    """The authenticated associated data: every field except the ciphertext, in a fixed order."""
+    return json.dumps({k: fields[k] for k in sorted(fields) if k != "data"}, sort_keys=True).encode()
+
+
+def seal(text: str, password: str) -> str:
+    """The sealed JSON document holding ``text`` (a project file's contents) under ``password``."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    if not password:
+        raise DataError("An empty password protects nothing.", hint="Choose a password, or save without one.")
+    salt, nonce = os.urandom(_SALT_BYTES), os.urandom(_NONCE_BYTES)
+    fields: dict[str, Any] = {
+        "kanon_sealed": FORMAT,
+        "kdf": "scrypt",
+        **_SCRYPT,
+        "salt": _b64(salt),
+        "cipher": "AES-256-GCM",
+        "nonce": _b64(nonce),
+    }
+    key = _key(password, salt, **_SCRYPT)
+    fields["data"] = _b64(AESGCM(key).encrypt(nonce, text.encode("utf-8"), _header(fields)))
+    return json.dumps(fields, indent=1) + "\n"
+
+
+def unseal(document: dict[str, Any], password: str | None, name: str = "the project") -> str:
+    """The text inside a sealed document; a PasswordError when the password is missing or wrong."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    if not password:
+        raise PasswordError(f"{name} is protected by a password.", missing=True, where=name)
+    version = document.get("kanon_sealed")
+    if version != FORMAT or document.get("kdf") != "scrypt" or document.get("cipher") != "AES-256-GCM":
+        raise DataError(
+            f"{name} is protected in a way this kanon does not know (format {version}).",
+            hint="Open it with the kanon version that saved it.",
+            where=name,
+        )
+    try:
+        n, r, p = int(document["n"]), int(document["r"]), int(document["p"])
+        salt = _unb64(document["salt"], name)
+        nonce = _unb64(document["nonce"], name)
+        data = _unb64(document["data"], name)
+        key = _key(password, salt, n, r, p)
+        plain = AESGCM(key).decrypt(nonce, data, _header(document))
+    except InvalidTag:
+        raise PasswordError(
+            f"The password does not open {name} (or the file was altered since it was saved).",
+            missing=False,
+            where=name,
+        ) from None
+    except (KeyError, TypeError, ValueError):
+        raise DataError(f"The protected project {name} is damaged.", where=name) from None
+    return plain.decode("utf-8")
