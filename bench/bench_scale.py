@@ -39,8 +39,8 @@ def child(args: argparse.Namespace) -> None:
     from kanon_engine.algorithms import get_algorithm
     from kanon_engine.export import ExportOptions, export_release
     from kanon_engine.project import Project
+    from kanon_engine.sources.counting import count_points
     from kanon_engine.sources.finish import finish_result
-    from kanon_engine.sources.points import count_points
     from kanon_engine.sources.settings import EngineSettings
 
     project = Project.load(Path(args.project))

@@ -23,8 +23,8 @@ from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source
+from kanon_engine.sources.counting import count_points
 from kanon_engine.sources.finish import finish_result
-from kanon_engine.sources.points import count_points
 
 SUPPRESSION_LIMIT = ParamSpec(
     "suppression_limit",

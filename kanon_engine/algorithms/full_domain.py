@@ -38,9 +38,9 @@ from kanon_engine.progress import ProgressCallback
 from kanon_engine.release import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source
+from kanon_engine.sources.counting import count_points
 from kanon_engine.sources.finish import finish_result
 from kanon_engine.sources.plan import FullDomainPlan
-from kanon_engine.sources.points import count_points
 
 
 def infeasible(config: AnonymizationConfig, limit: int) -> InfeasibleError:

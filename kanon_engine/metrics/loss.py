@@ -198,7 +198,7 @@ class DomainShares:
         self.share: list[list[np.ndarray]] = []  # [q][level] -> share per leaf
         self.total: list[np.ndarray] = []  # [q] -> sum over records per level
         for q, h in enumerate(enc.hierarchies):
-            f0 = np.bincount(enc.codes[q], minlength=len(h.values)).astype(np.float64)
+            f0 = enc.leaf_histogram(q)
             per_level, totals = [], []
             for j in range(h.depth):
                 gen = enc.level_maps[q][j]

@@ -53,8 +53,8 @@ def choose_engine(path: str | Path, settings: EngineSettings) -> tuple[str, str]
     path = Path(path)
     if settings.engine != "auto":
         return settings.engine, "chosen in the project or with --engine"
-    if path.suffix.lower() in (".xlsx",):
-        return "memory", "Excel workbooks are read in memory"
+    if path.suffix.lower() in (".xlsx",) or not path.is_file():
+        return "memory", "Excel workbooks are read in memory" if path.is_file() else ""
     need = expected_memory(path)
     memory = physical_memory()
     size = _gb(path.stat().st_size)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.release import _missing_as_empty_codes as missing_as_empty_codes
 from kanon_engine.release import mask_suppressed, qi_column
 from kanon_engine.sources.points import Counted
 
@@ -87,7 +88,8 @@ class ReleasePlan(ABC):
         ids = set(cfg.identifiers)
         columns: dict[str, pd.Series] = {c: frame[c] for c in frame.columns if c not in ids}
         for name, values in self.qi_columns(frame, codes, row_class).items():
-            columns[name] = pd.Series(values, index=frame.index, copy=False)
+            # the missing-value group is an empty cell, whichever algorithm ran (release.py's rule)
+            columns[name] = pd.Series(missing_as_empty_codes(values), index=frame.index, copy=False)
         if suppressed.any():
             for name in cfg.quasi_identifiers:
                 columns[name] = mask_suppressed(columns[name], suppressed)

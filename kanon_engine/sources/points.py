@@ -165,28 +165,6 @@ class PointSpec:
         return CountRequest(self.codings, (*maps, *(None,) * len(rest)), (*sizes, *(c.size for c in rest)))
 
 
-def count_points(
-    source: TableSource,
-    config: AnonymizationConfig,
-    progress: ProgressCallback = no_progress,
-    budget: int | None = None,
-) -> Counted:
-    """Count ``source`` into the points of ``config``'s quasi-identifiers and sensitive attributes: at
-    the leaves, or, when those are more than ``budget`` (default :data:`POINT_BUDGET`), at the floor
-    :func:`choose_floor` finds (then finer nodes are checked by the engine, see
-    :mod:`kanon_engine.sources.floor`)."""
-    spec = point_spec(source, config, progress)
-    progress(0.02, "counting the records into groups")
-    budget = POINT_BUDGET if budget is None else budget
-    floor = choose_floor(source, spec, budget, progress)
-    counted = points_at(source, spec, floor, progress)
-    if any(floor):
-        from kanon_engine.sources.floor import Floor
-
-        object.__setattr__(counted.enc, "below", Floor(source, spec, floor))
-    return counted
-
-
 def point_spec(source: TableSource, config: AnonymizationConfig, progress: ProgressCallback) -> PointSpec:
     """Value counts of the run's columns (one pass) and the codings built from them."""
     _check_config(config)

@@ -31,8 +31,8 @@ from kanon_engine.progress import no_progress
 from kanon_engine.project import Project
 from kanon_engine.sources import InMemorySource
 from kanon_engine.sources.choose import choose_engine, open_source
+from kanon_engine.sources.counting import count_points
 from kanon_engine.sources.duckdb_source import DuckDBSource
-from kanon_engine.sources.points import count_points
 from kanon_engine.sources.settings import EngineSettings
 from tests.conftest import ADULT_QI
 
@@ -142,7 +142,9 @@ def test_random_tables_same_results(tmp_path, problem):
 def test_points_are_the_distinct_combinations_with_counts(adult_dir, adult_hierarchies):
     table = read_table(adult_dir / "adult.csv")
     hs = {q: adult_hierarchies[q] for q in ADULT_QI}
-    config = AnonymizationConfig(tuple(ADULT_QI), hs, (KAnonymity(5),), ("occupation",))
+    config = AnonymizationConfig(
+        tuple(ADULT_QI), hs, (KAnonymity(5), DistinctLDiversity(2, "occupation")), ("occupation",)
+    )
     counted = count_points(InMemorySource(table), config)
     enc = counted.enc
     expected = table.frame.groupby([*ADULT_QI, "occupation"], dropna=False).size()
