@@ -123,9 +123,11 @@ def reference_mondrian(
 ) -> list[np.ndarray]:
     """Straightforward recursive Mondrian (one partition at a time), with kanon's documented rules:
     widest normalized range first (ties: first attribute), strict = the more balanced of the cuts just
-    after / just before the median record's block, relaxed = first ceil(n/2) records in key order
-    (ties in ``order``: kanon's points order, see :func:`point_order`, records of a point in input
-    order). ``keys`` is (n_rows, n_qi). Returns the partitions' row indices."""
+    after / just before the median record's block; relaxed = on attributes that still spread, strict's
+    cut for categorical ones and the first ceil(n/2) records in key order for numeric ones, and when none
+    is allowable the first ceil(n/2) records on the widest attribute; ties in ``order`` (kanon's points
+    order, see :func:`point_order`: records of a point in input order). ``keys`` is (n_rows, n_qi).
+    Returns the partitions' row indices."""
     out: list[np.ndarray] = []
     stack = [np.arange(len(keys)) if order is None else np.asarray(order)]
     while stack:
@@ -133,13 +135,17 @@ def reference_mondrian(
         sub = keys[rows]
         n = len(rows)
         widths = [ax.width(sub[:, q]) for q, ax in enumerate(axes)]
+        dims = sorted(range(len(axes)), key=lambda q: (-widths[q], q))
+        attempts = [(q, False) for q in dims] + ([] if strict else [(dims[0], True)])
         was_cut = False
-        for q in sorted(range(len(axes)), key=lambda q: (-widths[q], q)):
-            if strict and widths[q] == 0:
-                break
+        for q, last_resort in attempts:
+            if widths[q] == 0 and not last_resort:
+                if strict:
+                    break
+                continue
             col = sub[:, q]
             order = np.argsort(col, kind="stable")
-            if strict:
+            if strict or (isinstance(axes[q], RefTree) and not last_resort):
                 v = int(col[order[(n - 1) // 2]])
                 blo, bhi = axes[q].block(col, v)
                 after, before = col <= bhi, col < blo

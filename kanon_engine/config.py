@@ -7,13 +7,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
+
+if TYPE_CHECKING:
+    from kanon_engine.workload.query import Workload
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,12 @@ class AnonymizationConfig:
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
     sensitive_hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+    #: The analyses the release is meant for (:mod:`kanon_engine.workload`): evaluated after a run, and
+    #: read by workload-aware Mondrian. None: no workload given.
+    workload: Workload | None = None
+    #: Datafly's step 4 (Sweeney; the seed slides): suppressed records kept in the release form one group
+    #: (every quasi-identifier ``*``) that must hold 0 or at least k records. Moot when they are dropped.
+    protect_suppressed_group: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quasi_identifiers", tuple(self.quasi_identifiers))
@@ -190,6 +199,11 @@ class AnonymizationConfig:
     @property
     def k(self) -> int:
         return max(m.k for m in self.models if isinstance(m, KAnonymity))
+
+    @property
+    def suppressed_group_k(self) -> int:
+        """The least size of the group of suppressed records kept in the release (0: no rule)."""
+        return self.k if self.protect_suppressed_group and not self.drop_suppressed else 0
 
     def role_of(self, column: str) -> Role:
         if column in self.identifiers:

@@ -22,6 +22,7 @@ from kanon_engine.frequency import (
     with_histograms,
 )
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
+from kanon_engine.suppressed_group import GroupRule, enforce
 
 _NEVER = np.iinfo(np.int64).max
 #: Most frequency sets cached (choosing a source compares the node with every cached one).
@@ -44,7 +45,7 @@ class NodeEvaluation:
     levels: tuple[int, ...]
     freq: FrequencySet
     passes: np.ndarray  # per class: passes every model
-    suppressed: int  # records in classes that fail (suppressed when the node is applied)
+    suppressed: int  # records in classes that fail (suppressed when the node is applied), plus trimmed
     satisfies: bool  # suppressed records fit within the limit
     suppressed_monotone: int = 0
     suppressed_floor: int = 0
@@ -54,6 +55,9 @@ class NodeEvaluation:
     bounded: bool = True
     #: the points the node's classes were counted on, when not the evaluator's (a node finer than them)
     points: Any = None
+    #: per class: records taken out of a passing class so the kept suppressed records number 0 or >= k
+    #: (Datafly's step 4, :mod:`kanon_engine.suppressed_group`); None when nothing was taken
+    trimmed: np.ndarray | None = None
 
     @property
     def sizes(self) -> np.ndarray:
@@ -61,9 +65,25 @@ class NodeEvaluation:
         return self.freq.counts
 
     @property
+    def released_sizes(self) -> np.ndarray:
+        """Sizes of the released (passing) classes, after the records taken out by step 4."""
+        sizes = self.freq.counts if self.trimmed is None else self.freq.counts - self.trimmed
+        return sizes[self.passes]
+
+    @property
     def n_classes(self) -> int:
         """Classes of the release (classes that are not suppressed)."""
         return int(self.passes.sum())
+
+
+def evaluator_context(evaluator: NodeEvaluator):
+    """The metric context of an evaluator's nodes (k, MaxSup, whether step 4 may trim classes, and the
+    bottom frequency set it already counted)."""
+    from kanon_engine.metrics.loss import MetricContext
+
+    rule = evaluator.group_rule
+    trims = rule.trim and rule.group_k > 0 and evaluator.max_suppressed > 0
+    return MetricContext(evaluator.enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base)
 
 
 def suppression_allowance(n_rows: int, limit: float) -> int:
@@ -83,6 +103,8 @@ class NodeEvaluator:
     sets of checked nodes are cached (up to ``cache_bytes``) so each check rolls up the smallest cached
     set below it. Histograms of sensitive attributes are rolled up only for nodes that pass k-anonymity
     within the limit: the others fail whatever the distribution of their sensitive values.
+    ``suppressed_group_k`` > 0 applies Datafly's step 4 (:mod:`kanon_engine.suppressed_group`); it only
+    adds suppression, so the lower bounds of suppression used for pruning stay valid.
     """
 
     def __init__(
@@ -91,6 +113,7 @@ class NodeEvaluator:
         models: tuple[PrivacyModel, ...],
         max_suppressed: int,
         cache_bytes: int = 256 << 20,
+        suppressed_group_k: int = 0,
     ) -> None:
         if not any(isinstance(m, KAnonymity) for m in models):
             raise ConfigError("Every run needs k-anonymity (k >= 2) among its privacy models.", where="k")
@@ -102,7 +125,12 @@ class NodeEvaluator:
         self.models = tuple(models)
         self.k = k
         self.max_suppressed = int(max_suppressed)
-        self.monotone = all_monotone(self.models, self.max_suppressed > 0)
+        simple = all(isinstance(m, KAnonymity) for m in self.models)
+        self.group_rule = GroupRule(int(suppressed_group_k), k, simple)
+        # whole-class step 4 (other models than k) can make a coarser node need more suppression
+        self.monotone = all_monotone(self.models, self.max_suppressed > 0) and (
+            simple or self.group_rule.group_k == 0 or self.max_suppressed == 0
+        )
         #: every model is monotone without suppression: a node whose classes all pass has only satisfying
         #: generalizations
         self.monotone_without_suppression = all(m.monotone_without_suppression for m in self.models)
@@ -154,8 +182,7 @@ class NodeEvaluator:
         suppressed = int(fs.counts[~passes].sum())
         if not self._sensitive:
             self._remember(fs)
-            ok = suppressed <= self.max_suppressed
-            return NodeEvaluation(levels, fs, passes, suppressed, ok, suppressed, suppressed)
+            return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
         if suppressed > self.max_suppressed and not complete:
             return NodeEvaluation(levels, fs, passes, suppressed, False, suppressed, suppressed, False)
         fs = with_histograms(fs, source, class_map)
@@ -172,8 +199,34 @@ class NodeEvaluator:
         suppressed = int(fs.counts[~passes].sum())
         # a lower bound on a count of records: round down, and a little more for float error
         floor = max(suppressed_monotone, int(np.floor(float(share @ fs.counts) - 1e-6)))
+        return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor)
+
+    def _finish(
+        self,
+        levels: tuple[int, ...],
+        fs: FrequencySet,
+        passes: np.ndarray,
+        suppressed: int,
+        suppressed_monotone: int,
+        floor: int,
+    ) -> NodeEvaluation:
+        """Apply step 4 (it only adds suppression, so the monotone count and the floor stay lower bounds)
+        and decide whether the node satisfies the models within the limit."""
+        trimmed = None
+        if self.group_rule.applies(suppressed):
+            passes, trimmed, suppressed = enforce(
+                self.group_rule, fs.counts, passes, suppressed, self._class_order(fs, levels)
+            )
         ok = suppressed <= self.max_suppressed
-        return NodeEvaluation(levels, fs, passes, suppressed, ok, suppressed_monotone, floor)
+        return NodeEvaluation(levels, fs, passes, suppressed, ok, suppressed_monotone, floor, trimmed=trimmed)
+
+    def _class_order(self, fs: FrequencySet, levels: tuple[int, ...]) -> np.ndarray:
+        """Rank of every class by its generalized values (hierarchy order, first attribute first)."""
+        leaves = fs.leaves()
+        codes = [self.enc.level_maps[q][lv][leaves[q]] for q, lv in enumerate(levels)]
+        rank = np.empty(fs.n_classes, dtype=np.int64)
+        rank[np.lexsort(codes[::-1])] = np.arange(fs.n_classes)
+        return rank
 
     def _remember(self, fs: FrequencySet) -> None:
         """Cache a frequency set; over budget, forget the largest ones (the least useful) until a quarter

@@ -64,6 +64,12 @@ class Project:
     #: the engine runs go through (auto, memory, duckdb, dask) and its settings
     engine: EngineSettings = field(default_factory=EngineSettings)
     runs: tuple[dict[str, Any], ...] = ()
+    #: the workload of intended analyses, as its text (see :mod:`kanon_engine.workload.parser`), and the
+    #: file it was read from (kept so the user knows where it came from; the text is what counts)
+    workload_text: str | None = None
+    workload_file: str | None = None
+    #: kept suppressed records form one group of 0 or >= k records (Datafly's step 4)
+    protect_suppressed_group: bool = True
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
 
@@ -130,6 +136,12 @@ class Project:
                 h = default_hierarchy(q, column_values(table, q), table.column_types.get(q))
             hierarchies[q] = h
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
+        workload = None
+        if self.workload_text:
+            from kanon_engine.workload import parse_workload
+
+            source = Path(self.workload_file).name if self.workload_file else "the project's workload"
+            workload = parse_workload(self.workload_text, source)
         return AnonymizationConfig(
             quasi_identifiers=qi,
             hierarchies=hierarchies,
@@ -139,6 +151,8 @@ class Project:
             drop_suppressed=self.drop_suppressed,
             shuffle_seed=self.shuffle_seed,
             sensitive_hierarchies=sens_h,
+            workload=workload,
+            protect_suppressed_group=self.protect_suppressed_group,
         )
 
     # --- (de)serialization ------------------------------------------------------------------------------
@@ -176,7 +190,14 @@ class Project:
             "hierarchies": hier,
             "models": [m.to_dict() for m in self.models],
             "algorithm": {"name": self.algorithm, **self.algorithm_params},
-            "output": {"drop_suppressed": self.drop_suppressed, "shuffle_seed": self.shuffle_seed},
+            "output": {
+                "drop_suppressed": self.drop_suppressed,
+                "shuffle_seed": self.shuffle_seed,
+                "protect_suppressed_group": self.protect_suppressed_group,
+            },
+            "workload": {"text": self.workload_text, "file": self.workload_file}
+            if self.workload_text
+            else None,
             "engine": self.engine.to_dict(),
             "runs": list(self.runs),
         }
@@ -242,7 +263,10 @@ class Project:
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
             engine=EngineSettings.from_dict(d.get("engine")),
+            protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             runs=tuple(d.get("runs") or ()),
+            workload_text=(d.get("workload") or {}).get("text"),
+            workload_file=(d.get("workload") or {}).get("file"),
             base_dir=base_dir,
         )
 

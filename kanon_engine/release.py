@@ -23,6 +23,7 @@ from kanon_engine.evaluation import NodeEvaluation
 from kanon_engine.frequency import FrequencySet, group_columns, match_classes, roll_up
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING, ROOT
+from kanon_engine.suppressed_group import trimmed_rows
 
 
 def release_row_order(n_rows: int, suppressed_rows: np.ndarray, config: AnonymizationConfig) -> np.ndarray:
@@ -182,6 +183,8 @@ def full_domain_release(
     left at level 0 keeps the input's strings.
     """
     record_class, suppressed = row_classes(enc, ev, base)
+    if ev.trimmed is not None:  # Datafly's step 4: records taken out of released classes
+        suppressed |= trimmed_rows(record_class, ev.trimmed)
     any_suppressed = bool(suppressed.any())
     qi_values: dict[str, pd.Categorical] = {}
     for q, (name, lv) in enumerate(zip(enc.qi, ev.levels)):
@@ -193,4 +196,4 @@ def full_domain_release(
     renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))
     out_class = np.where(suppressed, -1, renumber[record_class])
-    return release, out_class, ev.sizes[kept_ids]
+    return release, out_class, ev.released_sizes

@@ -41,6 +41,7 @@ from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_engine.pdf_check import verify_pdf
 from kanon_engine.resources import resources_dir
+from kanon_engine.workload.report_section import section as workload_section
 
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
@@ -277,6 +278,7 @@ def build_report(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     generated: datetime | None = None,
+    workload: Any | None = None,
     run_label: str | None = None,
     stale: bool = False,
     purpose: str | None = None,
@@ -307,6 +309,7 @@ def build_report(
         },
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
+        "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
     report["sign_off"] = {"purpose": purpose, "recipient": recipient}
@@ -314,6 +317,11 @@ def build_report(
     report["warnings"] = ([STALE_WARNING] if stale else []) + _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
     return report
+
+
+def _workload_dict(workload: Any | None) -> dict[str, Any] | None:
+    """The workload figures of the run (a WorkloadEvaluation) as report data."""
+    return workload.to_dict() if workload is not None else None
 
 
 #: Said first when the release was made with settings the project no longer has.
@@ -573,6 +581,7 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "result": _result_section(report["result"], report["configuration"]),
         "risk": _risk_section(report["risk"]["before"], report["risk"]["after"]),
         "homogeneity": _homogeneity_section(report["risk"]["before"], report["risk"]["after"]),
+        "workload": workload_section(report.get("workload"), _table),
         "linkage": _linkage_section(report.get("linkage")),
         "release": _release_section(report.get("release")),
         "definitions": [_definition(text) for text in report["risk"]["definitions"].values()],
@@ -882,6 +891,7 @@ def write_reports(
     linkage: Any | None = None,
     threshold: float = DEFAULT_THRESHOLD,
     project_path: str | Path | None = None,
+    workload: Any | None = None,
     run_label: str | None = None,
     stale: bool = False,
 ) -> dict[str, Any]:
@@ -902,6 +912,7 @@ def write_reports(
         release=release,
         linkage=linkage,
         threshold=threshold,
+        workload=workload,
         run_label=run_label,
         stale=stale,
     )

@@ -65,6 +65,9 @@ class AnonymizationResult:
     lattice: SearchRecord | None = None
     partitions: PartitionRecord | None = None
     notes: tuple[str, ...] = ()
+    #: how well the release answers the workload of intended analyses
+    #: (:class:`~kanon_engine.workload.evaluate.WorkloadEvaluation`; None until measured)
+    workload: Any | None = None
     #: False when levels were applied as they are (``apply`` without k): no privacy model is claimed.
     models_enforced: bool = True
     #: how every row's release is computed (a release plan); the engine that ran and why
@@ -139,4 +142,6 @@ class AnonymizationResult:
             out["lattice"] = {"size": int(len(self.lattice.status)), "status_counts": self.lattice.counts()}
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.workload is not None:
+            out["workload"] = self.workload.to_dict()
         return out

@@ -39,6 +39,8 @@ from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 from kanon_engine.project import Project
+from kanon_engine.workload.exact import table_specs
+from kanon_engine.workload.parser import WorkloadError, parse_workload
 
 #: Columns with more distinct values than this get their default hierarchy and its checks prepared in a
 #: worker before they become quasi-identifiers (building and checking takes about a second per 100,000).
@@ -232,6 +234,7 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
         + _few_groups_warning(project, table)
         + _config_rule(project, table, cache, qi)
         + _algorithm_rules(project, table, cache, qi)
+        + _workload_rule(project, table)
     )
     return sorted(found, key=lambda i: not i.is_error)
 
@@ -374,8 +377,30 @@ def _config_rule(project: Project, table: Table, cache: ColumnCache, qi: list[st
     hierarchies = {q: cache.hierarchy(project, q) for q in qi}
     try:
         project.with_changes(hierarchies={**project.hierarchies, **hierarchies}).config(table)
+    except WorkloadError:
+        return []  # reported by _workload_rule
     except KanonError as exc:
         return [Issue("error", str(exc), exc.where if exc.where in table.columns else "models")]
+    return []
+
+
+def _workload_rule(project: Project, table: Table) -> list[Issue]:
+    """The workload reads (syntax, columns, types), and workload-aware Mondrian has one."""
+    if not project.workload_text:
+        aware = str(project.algorithm_params.get("workload_aware", "")).lower() in ("true", "1", "yes", "on")
+        if project.algorithm == "mondrian" and aware:
+            return [
+                Issue(
+                    "error",
+                    "Cutting along the workload needs a workload: write or open one in the Workload tab.",
+                    "workload",
+                )
+            ]
+        return []
+    try:
+        table_specs(table, parse_workload(project.workload_text, project.workload_file or "the workload"))
+    except WorkloadError as exc:
+        return [Issue("error", str(exc), "workload")]
     return []
 
 

@@ -30,7 +30,7 @@ TERMS: dict[str, str] = {
     "its size is the product of (height + 1) over the quasi-identifiers.",
     "dm": "Discernibility (DM): the sum over records of the size of the group they hide in, plus a "
     "penalty for each suppressed record. Lower keeps more detail.",
-    "cavg": "C_AVG: average group size divided by k; 1 is the ideal.",
+    "cavg": "C_AVG: all records divided by the number of groups, divided by k; 1 is the ideal.",
     "precision": "Precision kept (Sweeney's Prec): 1 minus the average share of the hierarchy height "
     "used, from 100 % (original values) to 0 % (everything *); suppressed records count as fully "
     "generalized. Higher keeps more detail.",

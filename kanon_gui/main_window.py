@@ -50,6 +50,8 @@ from kanon_engine.restore import restore_run
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sealed import PasswordError
 from kanon_engine.validation import TableFacts, analyze_table, result_warnings
+from kanon_engine.workload.evaluate import with_workload
+from kanon_engine.workload.generate import default_workload
 from kanon_gui import appdata
 from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
@@ -67,6 +69,7 @@ from kanon_gui.views.history_view import RunHistoryPanel
 from kanon_gui.views.message_bar import MessageBar
 from kanon_gui.views.results_view import ResultsPanel
 from kanon_gui.views.risk_view import RiskPanel
+from kanon_gui.views.workload_view import WorkloadPanel
 
 LOG = logging.getLogger("kanon_gui.window")
 
@@ -186,8 +189,14 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
         self.tabs.addTab(self.analysis_panel, icon("lattice"), "5  Analysis")
         self.tabs.addTab(self.risk_panel, icon("risk"), "6  Risk")
+        self.workload_panel = WorkloadPanel(self.state)
+        self.tabs.addTab(self.workload_panel, icon("chart"), "7  Workload")
         #: Tabs that show the current run (each has show_run), redrawn when they are on screen.
-        self.run_views: tuple[AnalysisPanel | RiskPanel, ...] = (self.analysis_panel, self.risk_panel)
+        self.run_views: tuple[AnalysisPanel | RiskPanel | WorkloadPanel, ...] = (
+            self.analysis_panel,
+            self.risk_panel,
+            self.workload_panel,
+        )
         self._stale_views: set[int] = set()
 
         self.history = RunHistoryPanel(self.state)
@@ -671,7 +680,9 @@ class MainWindow(QMainWindow):
         table, config = request.table, request.config
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
-            return algorithm.run(table, config, progress=progress)
+            result = algorithm.run(table, config, progress=progress)
+            progress(1.0, "measuring the workload")
+            return with_workload(result, table, default_workload(table, config))
 
         def done(result: AnonymizationResult) -> None:
             self._end_task()
@@ -723,9 +734,10 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, f"applying levels {vector}")
-            return apply_transformation(
+            res = apply_transformation(
                 table, config, vector, suppression_limit=limit, metric=metric, search=search
             )
+            return with_workload(res, table, default_workload(table, config))
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()

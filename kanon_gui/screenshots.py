@@ -90,6 +90,8 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
         _open(window, shot, file or sample_project())
         _configure(window, shot)
         _run_twice(window, shot)
+        if file is None or file == sample_project():
+            _workload(window, shot)
         _analysis_and_export(window, shot)
         _save_dialog_shot(window, shot)
         _stale_shot(window, shot)
@@ -165,6 +167,22 @@ def _run_twice(window: Any, shot: _Shooter) -> None:
         window.run()
         wait_until(lambda: len(window.state.runs) == 2 and not window.runner.is_busy(), 300)
         window.state.set_current_run(0)
+
+
+def _workload(window: Any, shot: _Shooter) -> None:
+    """The sample's planned analyses in the Workload tab, and a run measured against them."""
+    workload = sample_project().parent / "sample_workload.txt"
+    if not workload.is_file():
+        return
+    window.tabs.setCurrentWidget(window.workload_panel)
+    window.workload_panel.load_file(workload)
+    window.workload_panel.use()
+    runs = len(window.state.runs)
+    window.run()
+    wait_until(lambda: len(window.state.runs) == runs + 1 and not window.runner.is_busy(), 300)
+    window.tabs.setCurrentWidget(window.workload_panel)
+    settle(300)
+    shot.save("workload", window)
 
 
 def _analysis_and_export(window: Any, shot: _Shooter) -> None:

@@ -419,6 +419,14 @@ class AppState(QObject):
     def _build_models(self, v: dict[str, Any]) -> tuple[PrivacyModel, ...]:
         return models_from_values(v, self.columns_with(Role.SENSITIVE))
 
+    def set_workload(self, text: str | None, file: str | None = None) -> None:
+        """Use this workload of intended analyses for the runs (undoable); None or blank: none (runs are
+        then measured with a generated workload)."""
+        text = text if text and text.strip() else None
+        if text == self._project.workload_text and file == self._project.workload_file:
+            return
+        self._edit("Change the workload", workload_text=text, workload_file=file if text else None)
+
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose the algorithm and its parameter values (raw form values are checked by its specs).
 
@@ -446,12 +454,19 @@ class AppState(QObject):
         self._apply({"algorithm": name, "algorithm_params": params})
 
     def set_output(
-        self, drop_suppressed: bool | None = None, shuffle_seed: int | None | str = "keep"
+        self,
+        drop_suppressed: bool | None = None,
+        shuffle_seed: int | None | str = "keep",
+        protect_suppressed_group: bool | None = None,
     ) -> None:
-        """Output options of the release (drop suppressed rows, shuffle seed)."""
+        """Output options of the release (drop suppressed rows, shuffle seed, the group of kept
+        suppressed records of at least k)."""
         changes: dict[str, Any] = {}
         if drop_suppressed is not None and drop_suppressed != self._project.drop_suppressed:
             changes["drop_suppressed"] = bool(drop_suppressed)
+        protect = protect_suppressed_group
+        if protect is not None and protect != self._project.protect_suppressed_group:
+            changes["protect_suppressed_group"] = bool(protect)
         if shuffle_seed != "keep" and shuffle_seed != self._project.shuffle_seed:
             changes["shuffle_seed"] = shuffle_seed
         if changes:
@@ -586,6 +601,8 @@ class AppState(QObject):
         )
         summary = _jsonable(result.summary())
         summary["label"] = label
+        if isinstance(summary.get("workload"), dict):  # the figures, not every query, go in the project
+            summary["workload"].pop("queries", None)
         self._runs.append(Run(label, result, table, summary.get("config_fingerprint", "")))
         self._project = self._project.with_changes(runs=tuple(self._project.runs) + (summary,))
         index = len(self._runs) - 1

@@ -99,4 +99,16 @@ def get_algorithm(name: str, **params: Any) -> Algorithm:
     return cls(**{p.name: p.coerce(params.get(p.name)) for p in cls.params})
 
 
-__all__ = ["BUILT_IN", "Algorithm", "algorithms", "get_algorithm", "register"]
+#: Why kanon offers heuristics beside the exact search (shown by ``algorithms --verbose`` and the README).
+HARDNESS_NOTE = (
+    "Why no exact answer for big lattices: finding the best k-anonymous generalization is NP-hard "
+    "(Meyerson & Williams 2004; the seed chapter), for full-domain generalization as for Mondrian's "
+    "multidimensional partitions, so no method is known that finds it quickly on every table. kanon's "
+    "optimal search is exact: it checks the lattice of full-domain generalizations with pruning, up to "
+    "500,000 transformations (incognito the same, samarati 2,000,000). Past that limit it stops with a "
+    "message instead of running for hours; use datafly (Sweeney's greedy climb, one path through the "
+    "lattice) or mondrian (greedy median cuts, any table size), which are fast and always k-anonymous "
+    "but not provably the best, or reduce the lattice (fewer quasi-identifiers, shallower hierarchies)."
+)
+
+__all__ = ["BUILT_IN", "HARDNESS_NOTE", "Algorithm", "algorithms", "get_algorithm", "register"]

@@ -3,13 +3,15 @@ generalization and suppression", IJUFKS 10(5); Sweeney 1997)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.lattice import FAILS, SATISFIES, Lattice, SearchRecord
 from kanon_engine.metrics.loss import MetricContext, get_metric
 from kanon_engine.progress import ProgressCallback
@@ -30,7 +32,8 @@ class Datafly(FullDomainAlgorithm):
         "k-1 others are more than the suppression allowance, generalize the quasi-identifier with the "
         "most distinct values by one level; then suppress the remaining outliers. Very fast and simple; "
         "often generalizes more than needed. Without a suppression limit it may suppress up to k records, "
-        "as in Sweeney's original."
+        "as in Sweeney's original. Suppressed records kept in the release form one group of 0 or at least "
+        "k records (Sweeney's step 4): if fewer are suppressed, more are, within the limit."
     )
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
@@ -47,12 +50,12 @@ class Datafly(FullDomainAlgorithm):
         start: float,
     ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
-        evaluator = NodeEvaluator(enc, config.models, allowance)
+        evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=config.suppressed_group_k)
         lat = Lattice(enc.heights, enc.qi)
         ev, status = self._climb(enc, evaluator, lat, progress)
         if ev is None:
             raise infeasible(config, allowance)
-        ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
+        ctx = evaluator_context(evaluator)
         record = self._record(lat, status, ev, ctx)
         checks = evaluator.checks
         return full_domain_result(
@@ -64,22 +67,19 @@ class Datafly(FullDomainAlgorithm):
     ) -> tuple[NodeEvaluation | None, dict[int, int]]:
         """Generalize one attribute at a time from the bottom; the first node that satisfies the models
         (None when the top fails) and the status of every node checked on the way."""
-        distinct = _distinct_per_level(enc)
-        levels = np.zeros(enc.n_qi, dtype=np.int64)
         status: dict[int, int] = {}
         total = int(enc.heights.sum()) + 1
-        while True:
+        last: list[NodeEvaluation] = []
+
+        def satisfies(levels: np.ndarray) -> bool:
             progress(float(levels.sum()) / total, f"checking levels {tuple(int(x) for x in levels)}")
             ev = evaluator.evaluate(levels)
             status[lat.index(levels)] = SATISFIES if ev.satisfies else FAILS
-            if ev.satisfies:
-                return ev, status
-            open_qi = [q for q in range(enc.n_qi) if levels[q] < enc.heights[q]]
-            if not open_qi:
-                return None, status
-            # the attribute with the most distinct values at its current level; ties: the first listed
-            q = max(open_qi, key=lambda a: (distinct[a][levels[a]], -a))
-            levels[q] += 1
+            last[:] = [ev]
+            return ev.satisfies
+
+        found = greedy_climb(enc, satisfies)
+        return (last[0] if found is not None else None), status
 
     def _record(
         self, lat: Lattice, status: dict[int, int], ev: NodeEvaluation, ctx: MetricContext
@@ -95,6 +95,22 @@ class Datafly(FullDomainAlgorithm):
         record = SearchRecord(lat.names, lat.max_levels.copy(), st, np.full(lat.size, np.nan), chosen, metric)
         record.metric[chosen] = get_metric(metric).value(ev, ctx)
         return record
+
+
+def greedy_climb(enc: EncodedTable, satisfies: Callable[[np.ndarray], bool]) -> tuple[int, ...] | None:
+    """Datafly's loop: from the original values, generalize the attribute with the most distinct values
+    by one level until ``satisfies(levels)``; None when every attribute is at its top and it fails.
+    Samarati's bounded search climbs the same way (:mod:`.samarati`)."""
+    distinct = _distinct_per_level(enc)
+    levels = np.zeros(enc.n_qi, dtype=np.int64)
+    while not satisfies(levels):
+        open_qi = [q for q in range(enc.n_qi) if levels[q] < enc.heights[q]]
+        if not open_qi:
+            return None
+        # the attribute with the most distinct values at its current level; ties: the first listed
+        q = max(open_qi, key=lambda a: (distinct[a][levels[a]], -a))
+        levels[q] += 1
+    return tuple(int(x) for x in levels)
 
 
 def _distinct_per_level(enc: EncodedTable) -> list[np.ndarray]:

@@ -25,7 +25,7 @@ from kanon_engine.config import AnonymizationConfig, require_k_fits
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
@@ -88,7 +88,16 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
     ) -> AnonymizationResult:
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         metric = get_metric(self.parameters["metric"])
-        search = LatticeSearch(enc, config.models, allowance, metric, progress, self.name, self.max_nodes)
+        search = LatticeSearch(
+            enc,
+            config.models,
+            allowance,
+            metric,
+            progress,
+            self.name,
+            self.max_nodes,
+            config.suppressed_group_k,
+        )
         best = self._search(search)
         if best is None:
             raise infeasible(config, allowance)
@@ -149,6 +158,8 @@ def full_domain_result(
     renumber[kept_ids] = np.arange(len(kept_ids))
     plan = FullDomainPlan(config, ev.points, levels=tuple(int(x) for x in ev.levels))
     plan.point_class = np.where(suppressed, -1, renumber[point_class])
+    if ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
+        plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
@@ -159,7 +170,7 @@ def full_domain_result(
         release=None,
         row_class=None,
         plan=plan,
-        class_sizes=ev.sizes[kept_ids],
+        class_sizes=ev.released_sizes,
         metrics=metrics,
         runtime_seconds=time.perf_counter() - start,
         transformation=dict(zip(enc.qi, (int(x) for x in ev.levels))),
@@ -215,7 +226,8 @@ def apply_transformation(
         require_k_fits(config.k, enc.n_rows)
     vector = _level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
-    evaluator = NodeEvaluator(enc, config.models, allowance)
+    group_k = config.suppressed_group_k if enforce else 0
+    evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
     ev = evaluator.evaluate(vector, complete=True)
     if not enforce:
         ev.passes = np.ones(ev.freq.n_classes, dtype=bool)
@@ -227,7 +239,7 @@ def apply_transformation(
             hint="Generalize more, or allow more suppression.",
             where="levels",
         )
-    ctx = MetricContext(enc, evaluator.k, allowance, evaluator.base)
+    ctx = evaluator_context(evaluator)
     result = full_domain_result(
         "apply", parameters, source, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )

@@ -39,9 +39,9 @@ from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
 from kanon_engine.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
-from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric, MetricContext, get_metric
+from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric, get_metric
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult
@@ -106,10 +106,11 @@ class AnytimeSearch:
         metric: Metric,
         progress: ProgressCallback,
         time_limit: float,
+        suppressed_group_k: int = 0,
     ) -> None:
         self.enc = enc
-        self.evaluator = NodeEvaluator(enc, models, max_suppressed)
-        self.ctx = MetricContext(enc, self.evaluator.k, max_suppressed, self.evaluator.base)
+        self.evaluator = NodeEvaluator(enc, models, max_suppressed, suppressed_group_k=suppressed_group_k)
+        self.ctx = evaluator_context(self.evaluator)
         self.metric = metric
         self.progress = progress
         self.time_limit = float(time_limit)
@@ -175,8 +176,17 @@ class AnytimeSearch:
         if ev.suppressed_floor > self.evaluator.max_suppressed or (
             self.evaluator.monotone and not ev.satisfies
         ):
-            self._fails_below = np.vstack([self._fails_below, np.asarray(levels)[None, :]])
+            self._fails_below_too(levels)
         return node
+
+    def _fails_below_too(self, levels: Levels) -> None:
+        """Remember that ``levels`` fails with all its specializations; only maximal ones are kept (one
+        below another says nothing more), so the list stays short as the search climbs."""
+        if self._known_to_fail(levels):
+            return
+        node = np.asarray(levels, dtype=np.int64)
+        rows = self._fails_below
+        self._fails_below = np.vstack([rows[~(rows <= node).all(axis=1)], node[None, :]])
 
     def _successors(self, levels: Levels) -> list[Levels]:
         return [
@@ -355,7 +365,9 @@ class Heuristic(FullDomainAlgorithm):
         p = self.parameters
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         metric = get_metric(p["metric"])
-        search = AnytimeSearch(enc, config.models, allowance, metric, progress, p["time_limit"])
+        search = AnytimeSearch(
+            enc, config.models, allowance, metric, progress, p["time_limit"], config.suppressed_group_k
+        )
         best = search.run()
         if best is None:
             if search.finished or search.evaluator.monotone:  # nothing satisfies (the top fails)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator
+from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
 from kanon_engine.lattice import (
     DENSE_TAGGING_NODES,
     FAILS,
@@ -39,7 +39,7 @@ from kanon_engine.lattice import (
     Lattice,
     SearchRecord,
 )
-from kanon_engine.metrics.loss import Metric, MetricContext
+from kanon_engine.metrics.loss import Metric
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
 
@@ -62,14 +62,15 @@ class LatticeSearch:
         progress: ProgressCallback = no_progress,
         algorithm: str = "search",
         max_nodes: int | None = None,
+        suppressed_group_k: int = 0,
     ) -> None:
         self.enc = enc
         self.lattice = Lattice(enc.heights, enc.qi)
         if max_nodes is not None:
             Lattice.require_size(self.lattice.size, algorithm, max_nodes)
-        self.evaluator = NodeEvaluator(enc, models, max_suppressed)
+        self.evaluator = NodeEvaluator(enc, models, max_suppressed, suppressed_group_k=suppressed_group_k)
         self.metric = metric
-        self.ctx = MetricContext(enc, self.evaluator.k, max_suppressed, self.evaluator.base)
+        self.ctx = evaluator_context(self.evaluator)
         self.progress = progress
         n = self.lattice.size
         self.status = np.zeros(n, dtype=np.int8)

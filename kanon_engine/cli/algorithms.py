@@ -1,11 +1,12 @@
-"""``algorithms``: the registered algorithms, and with ``-v`` their descriptions and flags."""
+"""``algorithms``: the registered algorithms, and with ``-v`` their descriptions and flags, and why there is
+no exact answer for big lattices."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms import HARDNESS_NOTE, algorithms
 from kanon_engine.cli.common import EXIT_OK
 
 
@@ -22,4 +23,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {cls.description}")
             for p in cls.params:
                 print(f"    --{p.name.replace('_', '-')}: {p.help}")
+    if args.verbose:
+        print()
+        print(HARDNESS_NOTE)
     return EXIT_OK

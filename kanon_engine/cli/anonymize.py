@@ -21,6 +21,7 @@ from kanon_engine.cli.common import (
     warn,
 )
 from kanon_engine.cli.flags import add_project_flags, project_and_table
+from kanon_engine.cli.workload_flags import add_generator_flags, measured
 from kanon_engine.data.table import Table
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
@@ -46,6 +47,7 @@ def register(subparsers: Any) -> None:
     add_project_flags(p)
     add_output_flags(p)
     p.add_argument("--verbose", "-v", action="store_true", help="print progress on stderr")
+    add_generator_flags(p)
     p.set_defaults(func=run)
 
 
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         note_engine(table, args)
         warn([i.message for i in require_valid(project, table)])
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
-        result = run_project(project, table, verbose=args.verbose)
+        result = measured(args, table, run_project(project, table, verbose=args.verbose))
         warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
         return finish_run(args, table, project, result, PRINTED)
 

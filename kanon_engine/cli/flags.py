@@ -41,6 +41,7 @@ from kanon_engine.project import Project
 from kanon_engine.sources.choose import open_source, with_column_types
 from kanon_engine.sources.settings import ENGINE_PARAMS
 from kanon_engine.validation import model_values_of, models_from_values
+from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
 #: The environment variable holding a protected project's password for the command line.
@@ -187,6 +188,13 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             if algorithm_choice
             else ()
         ),
+        *_output_flags(),
+    )
+
+
+def _output_flags() -> tuple[ProjectFlag, ...]:
+    """The flags of the output options and of the workload (fields ``output.*``, ``workload.file``)."""
+    return (
         ProjectFlag(
             "--drop-suppressed",
             "output.drop_suppressed",
@@ -203,6 +211,24 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             metavar="SEED",
         ),
         *(_spec_flag(spec, "engine") for spec in ENGINE_PARAMS),
+        ProjectFlag(
+            "--protect-suppressed-group",
+            "output.protect_suppressed_group",
+            "the suppressed records kept in the release (all quasi-identifiers *) form a group of 0 or at "
+            "least k records: Datafly's step 4, the default (--allow-small-suppressed-group: no such rule)",
+            ParamSpec(
+                "protect_suppressed_group", "Protect the group of suppressed records", "bool", True, ""
+            ),
+            off="--allow-small-suppressed-group",
+        ),
+        ProjectFlag(
+            "--workload",
+            "workload.file",
+            "the analyses the release is meant for: a workload file, one aggregate query per line (see the "
+            "README); its figures go in the reports, and workload_aware Mondrian cuts along it",
+            off="--no-workload",
+            metavar="FILE",
+        ),
     )
 
 
@@ -273,6 +299,8 @@ def get_field(project: Project, field: str) -> Any:
         return project.algorithm if key == "name" else project.algorithm_params.get(key)
     if group == "engine":
         return getattr(project.engine, key)
+    if group == "workload":
+        return project.workload_file
     return getattr(project, key)  # output.*
 
 
@@ -293,6 +321,7 @@ def apply_flags(
     project = _apply_models(project, values)
     project = _apply_algorithm(project, values, quiet)
     project = apply_engine(project, values)
+    project = _apply_workload(project, values)
     changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
 
@@ -375,6 +404,19 @@ def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]
     if "algorithm" in values:
         params.update({k.replace("-", "_"): v for k, v in pairs(values["algorithm"][1], "--param").items()})
     return project.with_changes(algorithm=name, algorithm_params=params)
+
+
+def _apply_workload(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """``--workload FILE`` puts the file's text in the project (checked: a syntax error names its line);
+    ``--no-workload`` removes the project's."""
+    if "workload.file" not in values:
+        return project
+    file = values["workload.file"][1]
+    if str(file).strip().lower() in NONE_WORDS:
+        return project.with_changes(workload_text=None, workload_file=None)
+    text = read_workload_text(file)
+    parse_workload(text, Path(file).name)  # a mistake is reported now, with its line
+    return project.with_changes(workload_text=text, workload_file=os.path.abspath(file))
 
 
 # --- the project and table of a command -----------------------------------------------------------------

@@ -67,7 +67,12 @@ METRIC_LABELS: dict[str, MetricLabel] = {
     ),
     "cavg": MetricLabel(
         "Average group size relative to k (C_AVG)",
-        "Released records per group, divided by k; 1 is ideal (every group has exactly k records).",
+        "All records of the table (suppressed ones included) per released group, divided by k, as the "
+        "Mondrian paper defines it; 1 is ideal (every group has exactly k records).",
+    ),
+    "cavg_released": MetricLabel(
+        "Average released group size relative to k (C_AVG over released records)",
+        "Released records per group, divided by k: C_AVG without the suppressed records; 1 is ideal.",
     ),
     "precision": MetricLabel(
         "Precision kept (Sweeney's Prec)",

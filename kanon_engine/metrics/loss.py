@@ -39,14 +39,22 @@ def discernibility_star(sizes: np.ndarray) -> float:
     return float((s * s).sum())
 
 
-def average_class_size(released_records: int, released_classes: int, k: int) -> float:
-    """C_AVG = (|T| / number of classes) / k over the released records (LeFevre et al. 2006).
+def average_class_size(records: int, classes: int, k: int) -> float:
+    """C_AVG = (|T| / number of equivalence classes) / k (LeFevre, DeWitt & Ramakrishnan 2006, the seed's
+    "normalized average equivalence class size metric"), with |T| every record of the table.
 
-    1.0 is the ideal: every class has exactly k records.
+    1.0 is the ideal: every class has exactly k records. With suppression the paper's |T| still counts the
+    suppressed records; :func:`average_released_class_size` is the variant over released records only.
     """
-    if released_classes == 0:
+    if classes == 0:
         return float("inf")
-    return released_records / released_classes / k
+    return records / classes / k
+
+
+def average_released_class_size(released_records: int, released_classes: int, k: int) -> float:
+    """C_AVG over the released records only: (|T| - suppressed) / classes / k (the average size of the
+    groups a reader of the release sees, relative to k; reported as ``cavg_released``)."""
+    return average_class_size(released_records, released_classes, k)
 
 
 def precision(levels: np.ndarray, heights: np.ndarray, suppressed: int, n_rows: int) -> float:
@@ -166,6 +174,8 @@ class MetricContext:
     enc: EncodedTable
     k: int
     max_suppressed: int
+    #: Datafly's step 4 may take records out of released classes (k-anonymity only, suppression allowed)
+    trims: bool = False
     #: the bottom frequency set, when the caller has it already (else computed on first use)
     base_set: FrequencySet | None = None
 
@@ -233,14 +243,17 @@ class DiscernibilityMetric(Metric):
     short = "DM"
 
     def value(self, ev, ctx: MetricContext) -> float:
-        return discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows)
+        return discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows)
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
         # Under generalization a record's class only grows; in a satisfying generalization it is either
         # in a released class of >= k records or suppressed at cost |T| >= k. So each record of a class E
         # costs at least max(|E|, k): DM(Y) >= sum_E |E| * max(|E|, k) for every satisfying Y >= X.
+        # When step 4 may take up to k-1 records out of a class, a kept record's class in Y still holds
+        # at least |E| - (k-1) records (and a taken one costs |T|): max(|E| - k + 1, k) then.
         s = ev.sizes.astype(np.float64)
-        return float((s * np.maximum(s, ctx.k)).sum())
+        floor = s - (ctx.k - 1) if ctx.trims else s
+        return float((s * np.maximum(floor, ctx.k)).sum())
 
 
 class DiscernibilityStarMetric(Metric):
@@ -262,11 +275,11 @@ class AverageClassSizeMetric(Metric):
     short = "C_AVG"
 
     def value(self, ev, ctx: MetricContext) -> float:
-        return average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k)
+        return average_class_size(ctx.n_rows, ev.n_classes, ctx.k)
 
     def lower_bound(self, ev, ctx: MetricContext) -> float:
-        # a generalization has at most as many classes; a satisfying one keeps >= |T| - MaxSup records
-        return (ctx.n_rows - ctx.max_suppressed) / max(ev.freq.n_classes, 1) / ctx.k
+        # a generalization has at most as many classes, and releases at most as many
+        return ctx.n_rows / max(ev.freq.n_classes, 1) / ctx.k
 
 
 class PrecisionMetric(Metric):
@@ -305,7 +318,10 @@ class EntropyMetric(Metric):
         base = ctx.entropy.unsuppressed(ev.levels)
         if ev.suppressed == 0:
             return base
-        return base + _suppressed_entropy(ev, ctx)
+        extra = _trimmed_entropy(ev, ctx) if ev.trimmed is not None else 0.0
+        if ev.suppressed == (0 if ev.trimmed is None else int(ev.trimmed.sum())):
+            return base + extra
+        return base + _suppressed_entropy(ev, ctx) + extra
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
         tables = ctx.entropy.total
@@ -360,7 +376,31 @@ def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
             for q, lv in enumerate(ev.levels)
         ]
     )
+    if ev.trimmed is not None:  # records Datafly's step 4 took out of released classes
+        taken = np.flatnonzero(ev.trimmed)
+        rep = leaves[:, taken]
+        extra += np.array(
+            [
+                float(((1.0 - ctx.shares.share[q][lv][rep[q]]) * ev.trimmed[taken]).sum())
+                for q, lv in enumerate(ev.levels)
+            ]
+        )
     return ctx.shares.per_attribute(ev.levels, extra)
+
+
+def _trimmed_entropy(ev, ctx: MetricContext) -> float:
+    """Entropy added by the records step 4 takes out of released classes: suppressing a record whose
+    value v is released as g adds -log2(f(v)/|T|) + log2(f(v)/f(g)) = log2(|T| / f(g)) per attribute,
+    which depends only on g, shared by the whole class, so no record needs to be named."""
+    enc = ctx.enc
+    taken = np.flatnonzero(ev.trimmed)
+    rep = ev.freq.leaves()[:, taken]
+    per_record = np.zeros(len(taken))
+    for q, lv in enumerate(ev.levels):
+        gen = enc.level_maps[q][lv]
+        f_g = np.bincount(gen[enc.codes[q]], minlength=enc.level_sizes[q][lv]).astype(np.float64)
+        per_record += np.log2(ctx.n_rows / f_g[gen[rep[q]]])
+    return float((per_record * ev.trimmed[taken]).sum())
 
 
 def _suppressed_entropy(ev, ctx: MetricContext) -> float:
@@ -408,9 +448,10 @@ def get_metric(name: str) -> Metric:
 def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
     """Every metric of one node, as reported (precision as Prec, higher is better)."""
     out = {
-        "discernibility": discernibility(ev.sizes[ev.passes], ev.suppressed, ctx.n_rows),
+        "discernibility": discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows),
         "discernibility_star": discernibility_star(ev.sizes),
-        "cavg": average_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
+        "cavg": average_class_size(ctx.n_rows, ev.n_classes, ctx.k),
+        "cavg_released": average_released_class_size(ctx.n_rows - ev.suppressed, ev.n_classes, ctx.k),
         "precision": precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows),
         "height": float(sum(ev.levels)),
         "entropy": EntropyMetric().value(ev, ctx),

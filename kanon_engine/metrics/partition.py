@@ -94,6 +94,7 @@ def partition_metrics(
         "discernibility": discernibility(class_sizes, 0, n),
         "discernibility_star": discernibility_star(class_sizes),
         "cavg": average_class_size(n, len(class_sizes), k),
+        "cavg_released": average_class_size(n, len(class_sizes), k),  # nothing is suppressed
         "gcp": float(per_qi.mean()) if per_qi.size else 0.0,
         "partitions": float(len(partition_sizes)),
         "discernibility_partitions": discernibility_star(partition_sizes),

@@ -30,6 +30,7 @@ def finish_result(
     plan = dataclasses.replace(result.plan, counted=counted)
     weights = counted.enc.weights
     suppressed = int(weights[plan.point_class < 0].sum()) if len(plan.point_class) else 0
+    suppressed += getattr(plan, "trimmed_records", 0)
     release = row_class = None
     if source.in_memory:
         frame = source.frame  # type: ignore[attr-defined]

@@ -113,9 +113,27 @@ class FullDomainPlan(ReleasePlan):
 
     levels: tuple[int, ...] = ()
     point_class: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: Datafly's step 4 (:mod:`kanon_engine.suppressed_group`): per released class its records and how
+    #: many of them (the last ones in input order) are suppressed as well; None when none are
+    trim: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def trimmed_records(self) -> int:
+        return 0 if self.trim is None else int(self.trim[1].sum())
 
     def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
-        return self.point_class[self.counted.point_of(codes)]
+        cls = self.point_class[self.counted.point_of(codes)]
+        if self.trim is None:
+            return cls
+        sizes, trimmed = self.trim
+        if state.seen is None:
+            state.seen = np.zeros(len(sizes), dtype=np.int64)
+        in_class = np.flatnonzero(cls >= 0)
+        rank = _ranks(cls[in_class], state.seen)
+        c = cls[in_class]
+        out = cls.copy()
+        out[in_class[rank >= sizes[c] - trimmed[c]]] = -1
+        return out
 
     def qi_columns(
         self, frame: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray

@@ -110,6 +110,7 @@ class AlgorithmPanel(QWidget):
         self.model_form.changed.connect(self._models_changed)
         self.sensitive.currentIndexChanged.connect(lambda *_: self._models_changed(self.model_form.values()))
         self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
+        self.protect.toggled.connect(lambda v: self.state.set_output(protect_suppressed_group=v))
         self.seed.editingFinished.connect(self._seed_changed)
         state.project_changed.connect(self.refresh)
         state.issues_changed.connect(self.refresh)
@@ -165,6 +166,13 @@ class AlgorithmPanel(QWidget):
         self.drop = QCheckBox("Remove suppressed records from the release")
         self.drop.setToolTip(term("suppression") + " When unchecked, their quasi-identifiers read *.")
         ol.addRow(self.drop)
+        self.protect = QCheckBox("Kept suppressed records form a group of at least k")
+        self.protect.setToolTip(
+            "Suppressed records kept in the release (shown as *) look alike, so they form a group of "
+            "their own. Ticked (Sweeney's Datafly, step 4), it holds 0 or at least k records: when fewer "
+            "are suppressed, more are, within the suppression limit."
+        )
+        ol.addRow(self.protect)
         self.seed = QLineEdit()
         self.seed.setPlaceholderText("keep input order")
         self.seed.setToolTip(
@@ -233,6 +241,8 @@ class AlgorithmPanel(QWidget):
             self.model_form.set_values(mv)
             self._fill_sensitive(mv.get("sensitive"))
             self.drop.setChecked(p.drop_suppressed)
+            self.protect.setChecked(p.protect_suppressed_group)
+            self.protect.setEnabled(not p.drop_suppressed)
             self.seed.setText("" if p.shuffle_seed is None else str(p.shuffle_seed))
             self._update_visibility()
         finally:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.describe import algorithm_name, models_short, parameters_short, run_settings
 from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
 
@@ -48,11 +49,17 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     (metric_label("cavg").name, metric_label("cavg").meaning),
     (metric_label("precision").name, metric_label("precision").meaning),
     (metric_label("loss").name, metric_label("loss").meaning),
+    (
+        "Workload error",
+        "Mean relative error of the workload's queries answered from the release (lower is better); "
+        "the Workload tab lists every query.",
+    ),
+    ("Queries matched", "Share of the workload's queries the release answers without spreading records."),
     ("Run time (s)", "Seconds the run took."),
 )
 _PARAMETERS_COLUMN = 4
 #: columns of the runs table holding shares (shown as percentages)
-_SHARE_COLUMNS = {9, 10}
+_SHARE_COLUMNS = {9, 10, 11, 12}
 
 
 def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
@@ -70,8 +77,16 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
         m.get("cavg", np.nan),
         m.get("precision", np.nan),
         m.get("loss", np.nan),
+        _workload(r, "mean_error"),
+        _workload(r, "match_share"),
         r.runtime_seconds,
     ]
+
+
+def _workload(r: AnonymizationResult, figure: str) -> float:
+    """One workload figure of a run (NaN when it has none)."""
+    value = None if r.workload is None else getattr(r.workload, figure)
+    return np.nan if value is None else float(value)
 
 
 def _fmt(value: Any) -> str:
@@ -129,13 +144,7 @@ class RunsModel(QAbstractTableModel):
         orientation: Qt.Orientation,  # noqa: N802
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][1]
-        return None
+        return column_header(COLUMNS, section, orientation, role)
 
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
@@ -144,6 +153,12 @@ _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
     ("Groups", lambda r: r.n_classes, None),
     ("Smallest group", lambda r: r.min_class_size, None),
     ("Run time (s)", lambda r: r.runtime_seconds, True),
+)
+#: Rows of the workload figures (shares): (label, getter, lower is better?).
+_WORKLOAD: tuple[tuple[str, Any, bool | None], ...] = (
+    ("Workload: mean relative error", lambda r: _workload(r, "mean_error"), True),
+    ("Workload: median relative error", lambda r: _workload(r, "median_error"), True),
+    ("Workload: queries matched", lambda r: _workload(r, "match_share"), False),
 )
 #: The difference of two shares, in percentage points.
 POINTS = "{sign}{value:.1f} points"
@@ -157,6 +172,7 @@ def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tup
     for (label, a), (_, b) in zip(run_settings(left), run_settings(right)):
         rows.append((label, a, b, None, False))
     rows += [(label, get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
+    rows += [(label, get(left), get(right), lower, True) for label, get, lower in _WORKLOAD]
     for key in dict.fromkeys([*left.metrics, *right.metrics]):
         info = metric_label(key)
         rows.append(

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.workload.report_section import percent
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
@@ -71,6 +72,14 @@ def metrics_html(result: AnonymizationResult) -> str:
         if key in m:
             label = metric_label(key)
             cells.append((label.name, label.show(m[key]), label.meaning))
+    if result.workload is not None:
+        cells.append(
+            (
+                "Workload error",
+                percent(result.workload.mean_error),
+                "Mean relative error of the workload's queries answered from the release (Workload tab).",
+            )
+        )
     cells.append(("Run time", f"{result.runtime_seconds:.2f} s", ""))
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not

@@ -103,6 +103,9 @@ def release_satisfies(
     (or dropped) records must fit within the limit."""
     stars = suppressed_rows(release, qi)
     n_supp = len(original) - len(release)
+    k = max(m["k"] for m in models if m["name"] == "k-anonymity")
+    if 0 < int(stars.sum()) < k:  # Datafly's step 4: the kept suppressed records are a group too
+        return False, f"{int(stars.sum())} kept suppressed records form a group smaller than k = {k}"
     if stars.any() and not group_passes(release[stars], models, original):
         n_supp += int(stars.sum())
     if n_supp > max_suppressed:
@@ -123,14 +126,21 @@ def generalize(
 
 
 def brute_force(
-    frame: pd.DataFrame, rows_by_qi: dict[str, list[list[str]]], models: list[dict], max_suppressed: int
+    frame: pd.DataFrame,
+    rows_by_qi: dict[str, list[list[str]]],
+    models: list[dict],
+    max_suppressed: int,
+    group_k: int | None = None,
 ) -> list[dict]:
-    """Every node of the lattice: levels, satisfies, suppressed, class sizes, DM and friends (pandas)."""
+    """Every node of the lattice: levels, satisfies, suppressed, class sizes, DM and friends (pandas).
+
+    ``group_k`` (default: k) is Datafly's step 4: kept suppressed records number 0 or at least it."""
     qi = list(rows_by_qi)
     maps = hierarchy_maps(rows_by_qi)
     heights = [len(rows_by_qi[q][0]) - 1 for q in qi]
     n = len(frame)
     k = max(m["k"] for m in models if m["name"] == "k-anonymity")
+    group_k = k if group_k is None else group_k
     out = []
     for levels in itertools.product(*[range(h + 1) for h in heights]):
         gen = generalize(frame, maps, dict(zip(qi, levels)))
@@ -140,7 +150,12 @@ def brute_force(
             passes.append(group_passes(g, models, frame))
         sizes_a, passes_a = np.array(sizes), np.array(passes)
         suppressed = int(sizes_a[~passes_a].sum())
-        kept = sizes_a[passes_a]
+        trimmed = np.zeros(len(sizes_a), dtype=int)
+        if group_k and 0 < suppressed < group_k:
+            order = _class_order(gen, qi, levels, rows_by_qi)
+            simple = all(m["name"] == "k-anonymity" for m in models)
+            passes_a, trimmed, suppressed = _step4(sizes_a, passes_a, suppressed, group_k, k, simple, order)
+        kept = sizes_a[passes_a] - trimmed[passes_a]
         frac = [lv / h if h else 0.0 for lv, h in zip(levels, heights)]
         prec = 1 - ((n - suppressed) * sum(frac) + suppressed * sum(1 for h in heights if h)) / (n * len(qi))
         out.append(
@@ -151,13 +166,63 @@ def brute_force(
                 "suppressed": suppressed,
                 "dm": float((kept.astype(float) ** 2).sum() + suppressed * n),
                 "dm-star": float((sizes_a.astype(float) ** 2).sum()),
-                "cavg": (n - suppressed) / len(kept) / k if len(kept) else math.inf,
+                "cavg": n / len(kept) / k if len(kept) else math.inf,
+                "cavg_released": (n - suppressed) / len(kept) / k if len(kept) else math.inf,
                 "precision": 1 - prec,
                 "classes": len(kept),
-                "entropy": _entropy_loss(frame, gen, maps, qi, levels, heights, passes_a, sizes_a),
+                "entropy": _entropy_loss(frame, gen, maps, qi, levels, heights, passes_a, sizes_a)
+                + _trimmed_entropy(frame, gen, qi, trimmed),
             }
         )
     return out
+
+
+def _class_order(gen: pd.DataFrame, qi: list[str], levels, rows_by_qi) -> np.ndarray:
+    """Rank of every class (groupby order) by its generalized labels' positions in hierarchy order."""
+    pos = {
+        q: {lab: i for i, lab in enumerate(dict.fromkeys(r[lv] for r in rows_by_qi[q]))}
+        for q, lv in zip(qi, levels)
+    }
+    keys = [
+        tuple(pos[q][v] for q, v in zip(qi, key if isinstance(key, tuple) else (key,)))
+        for key, _ in gen.groupby(qi, dropna=False, sort=False)
+    ]
+    rank = np.empty(len(keys), dtype=int)
+    rank[sorted(range(len(keys)), key=lambda i: keys[i])] = np.arange(len(keys))
+    return rank
+
+
+def _step4(sizes, passes, suppressed, group_k, k, simple, order):
+    """Datafly's step 4 as kanon documents it (kanon_engine.suppressed_group), in plain Python."""
+    need = group_k - suppressed
+    trimmed = np.zeros(len(sizes), dtype=int)
+    passing = [c for c in range(len(sizes)) if passes[c]]
+    if simple and sum(max(sizes[c] - k, 0) for c in passing) >= need:
+        for c in sorted(passing, key=lambda c: (-sizes[c], order[c])):
+            take = min(max(sizes[c] - k, 0), need)
+            trimmed[c] = take
+            need -= take
+        return passes, trimmed, group_k
+    c = min(passing, key=lambda c: (sizes[c], order[c]))
+    passes = passes.copy()
+    passes[c] = False
+    return passes, trimmed, suppressed + int(sizes[c])
+
+
+def _trimmed_entropy(frame, gen, qi, trimmed) -> float:
+    """Entropy added by records taken out of a class: per attribute -log2(f(v)/n) - (-log2(f(v)/f(g)))."""
+    if not trimmed.any():
+        return 0.0
+    n = len(frame)
+    total = 0.0
+    for c, (_key, g) in enumerate(gen.groupby(qi, dropna=False, sort=False)):
+        if trimmed[c]:
+            rows = g.index[-trimmed[c] :]
+            for q in qi:
+                f0 = frame[q].map(frame[q].value_counts())[rows]
+                fg = gen[q].map(gen[q].value_counts())[rows]
+                total += float((-np.log2(f0 / n) + np.log2(f0 / fg)).sum())
+    return total
 
 
 def _entropy_loss(frame, gen, maps, qi, levels, heights, passes, sizes) -> float:

@@ -39,6 +39,7 @@ def data(tmp_path: Path) -> Path:
     (tmp_path / "age.csv").write_text(
         "".join(f"{a};{a // 4 * 4}-{a // 4 * 4 + 3};*\n" for a in range(20, 28))
     )
+    (tmp_path / "w.txt").write_text("COUNT(*) WHERE age >= 22 AND sex = 'F'\n")
     return path
 
 
@@ -64,12 +65,14 @@ def sample(flag: ProjectFlag, data: Path) -> tuple[list[str], Any]:
         "--column-type": (["--column-type", "ward=text"], {"ward": ("categorical", None)}),
         "--algorithm": (["--algorithm", "datafly"], "datafly"),
         "--param": (["--algorithm", "mondrian", "--param", "summary=mean"], "mean"),
+        "--workload": (["--workload", str(data.parent / "w.txt")], str(data.parent / "w.txt")),
     }
     if flag.option in words:
         return words[flag.option]
     assert spec is not None, f"{flag.option} has no spec and no sample"
     value = _other_value(spec)
-    text = [flag.option] if spec.kind == "bool" else [flag.option, str(value)]
+    # a yes/no flag whose default is yes is set the other way by its opposite (--no-x)
+    text = [flag.off if spec.default else flag.option] if spec.kind == "bool" else [flag.option, str(value)]
     return text + _companions(flag, spec), value
 
 
@@ -134,8 +137,10 @@ def test_every_setting_can_be_overridden_back(flag: ProjectFlag, data: Path, tmp
     words, value = sample(flag, data)
     saved = tmp_path / "p.json"
     round_trip(project_of([str(data), *BASE, *words]), saved)
-    if flag.off is not None:
-        back, expected = [flag.off], (spec.default if spec.kind == "bool" else None)
+    if spec.kind == "bool":
+        back, expected = [flag.option if spec.default else flag.off], spec.default
+    elif flag.off is not None:
+        back, expected = [flag.off], None
     elif spec.default is None:
         back, expected = [flag.option, "none"], None
     else:
@@ -231,12 +236,13 @@ def test_keep_suppressed_overrides_a_project_that_drops(capsys, data: Path, tmp_
     saved = tmp_path / "p.json"
     round_trip(project_of([str(data), *BASE, "--drop-suppressed", "--suppression-limit", "0.2"]), saved)
     assert Project.load(saved).drop_suppressed
-    for flags, kept in (([], ROWS - 1), (["--keep-suppressed"], ROWS)):
+    # kept, the suppressed records form a group of at least k (Datafly's step 4): 1 + 3 more
+    for flags, suppressed, kept in (([], 1, ROWS - 1), (["--keep-suppressed"], 4, ROWS)):
         out = tmp_path / "r.csv"
         code, stdout, err = run(capsys, "apply", "--project", saved, "--levels", "age=0,sex=0", "--k", "4",
                                 "--output", out, *flags)  # fmt: skip
         assert code == 0, err
-        assert json.loads(stdout)["suppressed"] == 1
+        assert json.loads(stdout)["suppressed"] == suppressed
         assert len(pd.read_csv(out, sep=",", dtype=str)) == kept
 
 

@@ -13,7 +13,8 @@ from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.checks import check_table, equivalence_classes
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import encode_table
-from kanon_engine.metrics.loss import MetricContext, get_metric, node_metrics
+from kanon_engine.evaluation import evaluator_context
+from kanon_engine.metrics.loss import get_metric, node_metrics
 from tests.engine import reference as ref
 from tests.engine.test_algorithms import _config, _models, problems
 
@@ -26,12 +27,13 @@ def test_node_evaluation_matches_pandas(problem, data):
     config = _config(rows_by_qi, models)
     table = Table.from_frame(frame)
     max_supp = int(math.floor(limit * len(frame) + 1e-9))
-    nodes = ref.brute_force(frame, rows_by_qi, [m.to_dict() for m in models], max_supp)
+    group_k = data.draw(st.sampled_from([0, k]))  # Datafly's step 4 off / on
+    nodes = ref.brute_force(frame, rows_by_qi, [m.to_dict() for m in models], max_supp, group_k)
     enc = encode_table(
         table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
     )
-    search = LatticeSearch(enc, models, max_supp, get_metric("dm"))
-    ctx = MetricContext(enc, search.evaluator.k, max_supp)
+    search = LatticeSearch(enc, models, max_supp, get_metric("dm"), suppressed_group_k=group_k)
+    ctx = evaluator_context(search.evaluator)
     # visit nodes in a random order so roll-ups come from varied cached sources
     order = data.draw(st.permutations(range(len(nodes))))
     for i in order:
@@ -47,6 +49,7 @@ def test_node_evaluation_matches_pandas(problem, data):
         assert got["entropy"] == pytest.approx(expected["entropy"], abs=1e-9)
         if expected["classes"]:
             assert got["cavg"] == pytest.approx(expected["cavg"])
+            assert got["cavg_released"] == pytest.approx(expected["cavg_released"])
         for name in ("dm", "dm-star", "cavg", "precision", "entropy", "height"):
             metric = get_metric(name)
             if ev.satisfies:

@@ -23,7 +23,7 @@ from tests.engine import reference as ref
 from tests.engine.test_algorithms import _config, _models, problems
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.sampled_from(["dm", "dm-star", "cavg", "precision", "height", "entropy"]))
 def test_finished_search_is_the_brute_force_optimum(problem, metric):
     frame, rows_by_qi, k, kind, limit = problem

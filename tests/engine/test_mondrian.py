@@ -109,7 +109,8 @@ def test_registered_with_mondrian_parameters():
     for name in BOTH:
         cls = known[name]
         assert cls.full_domain is False
-        assert [p.name for p in cls.params] == ["metric", "summary"]
+        extra = ["workload_aware"] if name == "mondrian" else []
+        assert [p.name for p in cls.params] == ["metric", "summary", *extra]
     assert get_algorithm("mondrian").parameters["summary"] == "range"
     with pytest.raises(ConfigError, match="has no parameter 'suppression_limit'"):
         get_algorithm("mondrian", suppression_limit=0.1)
@@ -378,7 +379,7 @@ def _check_covering(frame: pd.DataFrame, release: pd.DataFrame, hs: dict[str, Hi
 
 
 @pytest.mark.parametrize(
-    "name, dm_limit, size_limit", [("mondrian", 1_184_616, None), ("mondrian-relaxed", 450_516, 9)]
+    "name, dm_limit, size_limit", [("mondrian", 1_184_616, None), ("mondrian-relaxed", 488_234, 9)]
 )
 def test_adult_k5_quality_and_the_recursive_reference(adult, name, dm_limit, size_limit):
     frame, hs = adult
@@ -611,3 +612,16 @@ def test_ncp_formulas():
     assert m["discernibility"] == 16 and m["discernibility_partitions"] == 8
     assert m["cavg"] == 2.0 and m["cavg_partitions"] == 1.0
     assert m["ncp:x"] == 0.75 and m["ncp:y"] == 0.125 and m["gcp"] == pytest.approx(0.4375)
+
+
+def test_adult_k5_relaxed_respects_subtrees_and_is_no_worse_than_strict(adult):
+    """Issue 13: relaxed cuts in the middle of a hierarchy subtree made no label more specific (GCP 0.268
+    against strict's 0.063, occupation NCP 0.82); cutting along subtrees where it can, relaxed Mondrian
+    is no worse than strict in GCP and DM on Adult at k=5."""
+    frame, hs = adult
+    strict = run("mondrian", frame, ADULT_QI, hs, [KAnonymity(5)]).metrics
+    relaxed = run("mondrian-relaxed", frame, ADULT_QI, hs, [KAnonymity(5)]).metrics
+    assert relaxed["gcp"] <= strict["gcp"]
+    assert relaxed["discernibility"] <= strict["discernibility"]
+    for q in ADULT_QI[1:]:  # no categorical attribute loses much more than under strict cuts
+        assert relaxed[f"ncp:{q}"] <= 1.5 * strict[f"ncp:{q}"] + 0.01, q

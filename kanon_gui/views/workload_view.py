@@ -1,0 +1,412 @@
+"""The Workload tab: the analyses a release is meant for, and how well the current run answers them.
+
+Why: researchers judge a release by whether *their* counts and averages survive (the seed's Mondrian
+paper, section 2.4). Top: the workload as text, one query per line (checked as you type; a mistake is
+shown with its line and underlined), opened from or saved to a file, or generated. "Use for runs" puts
+it in the project: every later run is measured against it (without one, against a generated workload),
+and workload-aware Mondrian cuts along it. Bottom: the current run's figures and every query's true
+answer beside the estimate from the release (:meth:`show_run`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDoubleSpinBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kanon_engine.errors import KanonError
+from kanon_engine.fileio import atomic_write_text
+from kanon_engine.workload import WorkloadError, generate_workload, parse_workload, read_workload
+from kanon_engine.workload.exact import table_specs
+from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY
+from kanon_engine.workload.parser import read_workload_text
+from kanon_engine.workload.report_section import answer_text, error_text, percent
+from kanon_gui.models.headers import column_header
+from kanon_gui.state import AppState, Run
+from kanon_gui.views.results_view import stale_banner
+
+Index = QModelIndex | QPersistentModelIndex
+WORKLOAD_FILTER = "Workload files (*.txt *.sql *.workload);;All files (*)"
+EXAMPLE = "COUNT(*) WHERE age BETWEEN 30 AND 39 AND sex = 'F'"
+
+#: (header, tooltip) of the per-query table.
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Line", "The query's line in the workload (0: generated)."),
+    ("Query", "The aggregate query and its conditions."),
+    ("True answer", "The answer on the original data."),
+    ("Estimate", "The answer an analyst estimates from the release alone."),
+    (
+        "Error",
+        "Relative error: the difference divided by the true answer (the difference itself where "
+        "the true answer is 0).",
+    ),
+    (
+        "Matches",
+        "Yes when no released group straddles the query's condition, so the release answers it "
+        "without spreading records (the paper's predicate-range matching).",
+    ),
+)
+
+
+class WorkloadQueriesModel(QAbstractTableModel):
+    """Per-query figures of one run; ``Qt.UserRole`` gives raw values (numbers sort as numbers)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[dict[str, Any]] = []
+
+    def set_queries(self, queries: list[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self._rows = list(queries)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def _raw(self, q: dict[str, Any], column: int) -> Any:
+        err = q["error"] if q["error"] is not None else float("inf")
+        return (q["line"], q["query"], q["true"], q["estimate"], err, q["matches"])[column]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        q, c = self._rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (
+                str(q["line"]),
+                q["query"],
+                answer_text(q["true"]),
+                answer_text(q["estimate"]),
+                error_text(q),
+                "yes" if q["matches"] else "no",
+            )[c]
+        if role == Qt.ItemDataRole.UserRole:
+            value = self._raw(q, c)
+            return float("-inf") if value is None else value
+        if role == Qt.ItemDataRole.TextAlignmentRole and c in (0, 2, 3, 4):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and c == 1:
+            return q["query"]
+        return None
+
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        return column_header(COLUMNS, section, orientation, role)
+
+
+def summary_text(workload: dict[str, Any] | None) -> str:
+    """One sentence of the run's workload figures, named for what they are."""
+    if not workload:
+        return "This run has no workload figures."
+    source = workload["source"]
+    where = "a generated workload" if source.startswith("generated") else source
+    text = (
+        f"Against {where} ({workload['queries_total']:,} queries): mean relative error "
+        f"{percent(workload['mean_error'])}, median {percent(workload['median_error'])}; the release "
+        f"matches {percent(workload['match_share'])} of the queries."
+    )
+    if workload["queries_answered"] < workload["queries_total"]:
+        left = workload["queries_total"] - workload["queries_answered"]
+        text += (
+            f" {left} quer{'y has' if left == 1 else 'ies have'} no true answer (no record) and are left out."
+        )
+    return text
+
+
+class WorkloadPanel(QWidget):
+    """Edit the workload of the project and see the current run's per-query errors."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.run: Run | None = None
+        self._file: str | None = state.project.workload_file
+        self._check = QTimer(self)
+        self._check.setSingleShot(True)
+        self._check.setInterval(350)
+        self._check.timeout.connect(self.check_text)
+        self._build_ui()
+        self._shown = state.project.workload_text or ""
+        self.editor.setPlainText(self._shown)
+        self.state.project_changed.connect(self._project_changed)
+        self.state.table_changed.connect(self.check_text)
+        self.check_text()
+        self.show_run(None)
+
+    # --- building --------------------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        layout = QVBoxLayout(self)
+        split = QSplitter(Qt.Orientation.Vertical)
+        layout.addWidget(split)
+        split.addWidget(self._editor_box())
+        split.addWidget(self._results_box())
+        split.setSizes([330, 420])
+
+    def _editor_box(self) -> QGroupBox:
+        box = QGroupBox("Intended analyses (workload)")
+        lay = QVBoxLayout(box)
+        intro = QLabel(
+            f"One query per line, for example <code>{EXAMPLE}</code>. Aggregates: COUNT(*), SUM, AVG, MIN, "
+            "MAX; conditions joined by AND: =, &lt;, &lt;=, &gt;, &gt;=, BETWEEN, IN, LIKE 'prefix%'; "
+            "optional WEIGHT 2 at the end; lines starting with # are comments. Every run is measured "
+            "against the workload in use; without one, against a generated workload of "
+            f"{DEFAULT_QUERIES} random range counts."
+        )
+        intro.setWordWrap(True)
+        intro.setTextFormat(Qt.TextFormat.RichText)
+        lay.addWidget(intro)
+        self.editor = QPlainTextEdit()
+        self.editor.setObjectName("WorkloadEditor")
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.editor.setFont(font)
+        self.editor.setPlaceholderText(EXAMPLE)
+        self.editor.textChanged.connect(self._check.start)
+        lay.addWidget(self.editor, 1)
+        self.status = QLabel()
+        self.status.setObjectName("WorkloadStatus")
+        self.status.setWordWrap(True)
+        lay.addWidget(self.status)
+        lay.addLayout(self._buttons())
+        return box
+
+    def _buttons(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.open_button = QPushButton("Open file\u2026")
+        self.open_button.clicked.connect(self.open_file)
+        self.save_button = QPushButton("Save as\u2026")
+        self.save_button.clicked.connect(self.save_file)
+        row.addWidget(self.open_button)
+        row.addWidget(self.save_button)
+        row.addSpacing(16)
+        self.gen_queries = QSpinBox()
+        self.gen_queries.setRange(1, 10_000)
+        self.gen_queries.setValue(DEFAULT_QUERIES)
+        self.gen_queries.setToolTip("Number of generated queries")
+        self.gen_selectivity = QDoubleSpinBox()
+        self.gen_selectivity.setRange(0.1, 100.0)
+        self.gen_selectivity.setDecimals(1)
+        self.gen_selectivity.setSuffix(" %")
+        self.gen_selectivity.setValue(100 * DEFAULT_SELECTIVITY)
+        self.gen_selectivity.setToolTip("About how many of the records a generated query selects")
+        self.gen_seed = QSpinBox()
+        self.gen_seed.setRange(0, 1_000_000)
+        self.gen_seed.setValue(DEFAULT_SEED)
+        self.gen_seed.setToolTip("Random seed: the same seed gives the same queries")
+        self.generate_button = QPushButton("Generate")
+        self.generate_button.setToolTip("Write random range COUNT queries over the quasi-identifiers")
+        self.generate_button.clicked.connect(self.generate)
+        for label, widget in (
+            ("Queries", self.gen_queries),
+            ("selecting", self.gen_selectivity),
+            ("seed", self.gen_seed),
+        ):
+            row.addWidget(QLabel(label))
+            row.addWidget(widget)
+        row.addWidget(self.generate_button)
+        row.addStretch(1)
+        self.use_button = QPushButton("Use for runs")
+        self.use_button.setObjectName("UseWorkload")
+        self.use_button.setToolTip("Put this workload in the project: later runs are measured against it")
+        self.use_button.clicked.connect(self.use)
+        row.addWidget(self.use_button)
+        return row
+
+    def _results_box(self) -> QGroupBox:
+        box = QGroupBox("Fitness of the current run for these analyses")
+        lay = QVBoxLayout(box)
+        self.stale_banner = stale_banner()
+        lay.addWidget(self.stale_banner)
+        self.summary = QLabel()
+        self.summary.setObjectName("WorkloadSummary")
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        self.model = WorkloadQueriesModel(self)
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.model)
+        proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.table = QTableView()
+        self.table.setObjectName("WorkloadQueries")
+        self.table.setModel(proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setStretchLastSection(False)
+        for col, width in enumerate((48, 520, 100, 100, 150, 70)):
+            self.table.setColumnWidth(col, width)
+        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        lay.addWidget(self.table, 1)
+        return box
+
+    # --- the editor ---------------------------------------------------------------------------------------
+    def check_text(self) -> bool:
+        """Parse the text (and check its columns against the table); show the outcome. True when usable."""
+        text = self.editor.toPlainText()
+        self.editor.setExtraSelections([])
+        in_use = self.state.project.workload_text or ""
+        if not text.strip():
+            self._set_status("No workload: runs are measured against a generated one.", ok=True)
+            self.use_button.setEnabled(bool(in_use))
+            return True
+        source = Path(self._file).name if self._file else "the workload"
+        try:
+            workload = parse_workload(text, source)
+            if self.state.table is not None:
+                table_specs(self.state.table, workload)
+        except WorkloadError as exc:
+            self._set_status(str(exc.message), ok=False)
+            self._underline(exc.where)
+            self.use_button.setEnabled(False)
+            return False
+        same = text.strip() == in_use.strip()
+        state = "in use for runs" if same else "not yet in use: press Use for runs"
+        self._set_status(f"{len(workload):,} queries, all readable; {state}.", ok=True)
+        self.use_button.setEnabled(not same)
+        return True
+
+    def _set_status(self, text: str, ok: bool) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet("color: #276749;" if ok else "color: #c53030; font-weight: bold;")
+
+    def _underline(self, where: str) -> None:
+        """Mark the line an error names ("line 3")."""
+        if "line " not in where:
+            return
+        try:
+            number = int(where.rsplit("line ", 1)[1].split()[0])
+        except (IndexError, ValueError):
+            return
+        block = self.editor.document().findBlockByLineNumber(number - 1)
+        if not block.isValid():
+            return
+        sel = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor("#fed7d7"))
+        fmt.setProperty(QTextCharFormat.Property.FullWidthSelection, True)
+        sel.format = fmt
+        sel.cursor = QTextCursor(block)
+        self.editor.setExtraSelections([sel])
+
+    def use(self) -> None:
+        """Put the editor's workload in the project (undoable)."""
+        if not self.check_text():
+            return
+        self.state.set_workload(self.editor.toPlainText(), self._file)
+        self.check_text()
+
+    def generate(self) -> None:
+        """Replace the text by a generated workload over the quasi-identifiers."""
+        table = self.state.table
+        try:
+            if table is None:
+                raise KanonError("Open a data file first.")
+            config = self.state.config()
+            workload = generate_workload(
+                table,
+                config,
+                n_queries=self.gen_queries.value(),
+                selectivity=self.gen_selectivity.value() / 100,
+                seed=self.gen_seed.value(),
+            )
+        except KanonError as exc:
+            self._set_status(f"Cannot generate a workload: {exc}", ok=False)
+            return
+        self._file = None
+        self.editor.setPlainText(f"# {workload.source}\n" + workload.to_text())
+
+    def open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open workload", "", WORKLOAD_FILTER)
+        if path:
+            self.load_file(path)
+
+    def load_file(self, path: str | Path) -> None:
+        try:
+            read_workload(path)  # reports unreadable files and syntax errors with the file name
+        except WorkloadError as exc:
+            if "line" not in exc.where:
+                self._set_status(str(exc), ok=False)
+                return
+        text = read_workload_text(path)
+        self._file = str(path)
+        self.editor.setPlainText(text)
+        self.check_text()
+
+    def save_file(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save workload", self._file or "workload.txt", WORKLOAD_FILTER
+        )
+        if path:
+            self.save_to(path)
+
+    def save_to(self, path: str | Path) -> bool:
+        try:
+            atomic_write_text(path, self.editor.toPlainText(), protect=self.state.input_files())
+        except KanonError as exc:
+            self._set_status(str(exc), ok=False)
+            return False
+        self._file = str(path)
+        self._set_status(f"Saved to {Path(path).name}.", ok=True)
+        return True
+
+    def _project_changed(self) -> None:
+        """Undo/redo or a loaded project: show its workload, unless the user is editing a text of their
+        own (one that differs from the workload last shown)."""
+        text = self.state.project.workload_text or ""
+        if text != self._shown and self.editor.toPlainText() in (self._shown, ""):
+            self._file = self.state.project.workload_file
+            self.editor.setPlainText(text)
+        self._shown = text
+        self.check_text()
+
+    # --- the run -------------------------------------------------------------------------------------------
+    def set_stale(self, stale: bool) -> None:
+        """Mark the run shown as out of date (its settings are not the project's any more)."""
+        self.stale_banner.setVisible(stale and self.run is not None)
+
+    def show_run(self, run: Run | None) -> None:
+        """Show a run's workload figures (the view contract of the analysis views)."""
+        self.run = run
+        self.stale_banner.hide()
+        if run is None:
+            self.summary.setText("No run yet: press Run (Ctrl+R); its answers to the workload appear here.")
+            self.model.set_queries([])
+            return
+        figures = run.result.workload.to_dict() if run.result.workload is not None else None
+        self.summary.setText(f"<b>{run.label}</b>: {summary_text(figures)}")
+        self.model.set_queries(figures["queries"] if figures else [])
