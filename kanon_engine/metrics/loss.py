@@ -398,7 +398,7 @@ def _trimmed_entropy(ev, ctx: MetricContext) -> float:
     per_record = np.zeros(len(taken))
     for q, lv in enumerate(ev.levels):
         gen = enc.level_maps[q][lv]
-        f_g = np.bincount(gen[enc.codes[q]], minlength=enc.level_sizes[q][lv]).astype(np.float64)
+        f_g = np.bincount(gen, weights=enc.leaf_histogram(q), minlength=enc.level_sizes[q][lv])
         per_record += np.log2(ctx.n_rows / f_g[gen[rep[q]]])
     return float((per_record * ev.trimmed[taken]).sum())
 
