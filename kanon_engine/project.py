@@ -100,13 +100,16 @@ class Project:
             raise ConfigError("The project does not name a data file.", where="data")
         table = read_table(self.data_path, self.read_options)
         table = apply_type_overrides(table, self.column_types)
-        warnings = []
-        if self.data_sha256 and table.sha256 and table.sha256 != self.data_sha256:
-            warnings.append(
+        return table, self._changed(table.sha256)
+
+    def _changed(self, sha256: str | None) -> list[str]:
+        """The warning when the data file is not the one the project was saved with."""
+        if self.data_sha256 and sha256 and sha256 != self.data_sha256 and self.data_path is not None:
+            return [
                 f"The data file {self.data_path.name} has changed since the project was saved "
                 "(its SHA-256 differs)."
-            )
-        return table, warnings
+            ]
+        return []
 
     def open_data(self) -> tuple[Any, list[str]]:
         """The project's data as a table source on the project's engine (see
@@ -116,13 +119,7 @@ class Project:
         if self.data_path is None:
             raise ConfigError("The project does not name a data file.", where="data")
         source = open_source(self.data_path, self.read_options, self.engine, self.column_types)
-        warnings = []
-        if self.data_sha256 and source.sha256 and source.sha256 != self.data_sha256:
-            warnings.append(
-                f"The data file {self.data_path.name} has changed since the project was saved "
-                "(its SHA-256 differs)."
-            )
-        return source, warnings
+        return source, self._changed(source.sha256 if self.data_sha256 else None)
 
     def config(self, table: Table) -> AnonymizationConfig:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""

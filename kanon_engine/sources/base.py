@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -291,6 +291,39 @@ class TableSource(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class StreamedSource(TableSource):
+    """What the sources that read a file in batches share (DuckDB, Dask): the file, its columns, its
+    first rows and its SHA-256 (read once, in chunks, when first asked: the report names it)."""
+
+    def _open_file(self, path: str | Path, options: Any) -> None:
+        from kanon_engine.data.stream import inspect_file
+
+        self.file = inspect_file(path, options)
+        self.source = self.file.path
+        self.options = self.file.options
+        self._rows: int | None = self.file.rows
+        self._sha: str | None = None
+
+    @property
+    def sha256(self) -> str:  # type: ignore[override]
+        if self._sha is None:
+            from kanon_engine.release_writer import sha256_file
+
+            self._sha = sha256_file(self.file.path)
+        return self._sha
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.file.names)
+
+    def preview(self, n: int = 200) -> pd.DataFrame:
+        from kanon_engine.data.stream import text_batches
+
+        for b in text_batches(self.file, None, max(n, 1)):
+            return b.slice(0, n).to_pandas()
+        return pd.DataFrame(columns=self.columns)
 
 
 def value_counts_of(batches: Iterator[pa.RecordBatch], columns: list[str]) -> dict[str, tuple]:

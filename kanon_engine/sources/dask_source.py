@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
-from kanon_engine.data.stream import BATCH_ROWS, StreamedFile, inspect_file, records_batches, text_batches
+from kanon_engine.data.stream import BATCH_ROWS, StreamedFile, records_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -35,7 +34,7 @@ from kanon_engine.sources.base import (
     ColumnCoding,
     CountRequest,
     PointCounts,
-    TableSource,
+    StreamedSource,
     apply_maps,
     encode_batch,
     group_codes,
@@ -110,7 +109,7 @@ def _peak_rss() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
-class DaskSource(TableSource):
+class DaskSource(StreamedSource):
     """A CSV or Parquet file counted by the workers of a Dask cluster (see the module docstring)."""
 
     engine = "dask"
@@ -135,9 +134,7 @@ class DaskSource(TableSource):
                 hint="Install it with 'pip install kanon[cluster]', or use the duckdb engine.",
                 where="engine",
             ) from None
-        self.file = inspect_file(path, options)
-        self.source = self.file.path
-        self.options = self.file.options
+        self._open_file(path, options)
         self.batch_rows = batch_rows
         self.cluster = None
         if scheduler:
@@ -151,10 +148,8 @@ class DaskSource(TableSource):
             self.client = Client(self.cluster)
             self.where = f"a local cluster of {n} worker process{'es' if n != 1 else ''}"
         self.pieces = self._pieces()
-        self._rows = self.file.rows
         self._codes: list[Any] | None = None
         self._code_ids: tuple[int, ...] = ()
-        self._sha: str | None = None
 
     def describe(self) -> str:
         return f"{self.title}, {self.where}{': ' + self.reason if self.reason else ''}"
@@ -179,18 +174,6 @@ class DaskSource(TableSource):
                 pos += PIECE_BYTES
         cuts.append(size)
         return [Piece(i, start=a, stop=b) for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a]
-
-    @property
-    def sha256(self) -> str:  # type: ignore[override]
-        if self._sha is None:
-            from kanon_engine.release_writer import sha256_file
-
-            self._sha = sha256_file(self.file.path)
-        return self._sha
-
-    @property
-    def columns(self) -> list[str]:
-        return list(self.file.names)
 
     @property
     def n_rows(self) -> int:
@@ -249,11 +232,6 @@ class DaskSource(TableSource):
             yield from (
                 table.combine_chunks().to_batches(max_chunksize=self.batch_rows) if table.num_rows else []
             )
-
-    def preview(self, n: int = 200) -> pd.DataFrame:
-        for b in text_batches(self.file, None, max(n, 1)):
-            return b.slice(0, n).to_pandas()
-        return pd.DataFrame(columns=self.columns)
 
     def worker_peak_rss(self) -> list[int]:
         """Peak memory of every worker process (bytes)."""

@@ -23,10 +23,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
-from kanon_engine.data.stream import BATCH_ROWS, StreamedFile, inspect_file, text_batches
+from kanon_engine.data.stream import BATCH_ROWS, text_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -34,7 +33,7 @@ from kanon_engine.sources.base import (
     ColumnCoding,
     CountRequest,
     PointCounts,
-    TableSource,
+    StreamedSource,
     encode_batch,
     value_counts_of,
 )
@@ -66,7 +65,7 @@ def parse_memory(text: str | None) -> str | None:
     return f"{int(value * units[unit]) >> 20}MiB"
 
 
-class DuckDBSource(TableSource):
+class DuckDBSource(StreamedSource):
     """A CSV or Parquet file counted and streamed by an embedded DuckDB (see the module docstring)."""
 
     engine = "duckdb"
@@ -86,12 +85,8 @@ class DuckDBSource(TableSource):
         super().__init__(reason)
         import duckdb
 
-        self.file: StreamedFile = inspect_file(path, options)
-        self.source = self.file.path
-        self.options = self.file.options
+        self._open_file(path, options)
         self.batch_rows = batch_rows
-        self._rows = self.file.rows
-        self._sha: str | None = None
         parent = Path(temp_dir) if temp_dir else Path(tempfile.gettempdir())
         if not parent.is_dir():
             raise DataError(
@@ -121,19 +116,6 @@ class DuckDBSource(TableSource):
 
     # --- what the file is ---------------------------------------------------------------------------
     @property
-    def sha256(self) -> str:  # type: ignore[override]
-        """SHA-256 of the file's bytes (read once, in chunks, when first asked: the report names it)."""
-        if self._sha is None:
-            from kanon_engine.release_writer import sha256_file
-
-            self._sha = sha256_file(self.file.path)
-        return self._sha
-
-    @property
-    def columns(self) -> list[str]:
-        return list(self.file.names)
-
-    @property
     def n_rows(self) -> int:
         if self._rows is None:
             rows = 0
@@ -144,11 +126,6 @@ class DuckDBSource(TableSource):
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         yield from text_batches(self.file, columns, self.batch_rows)
-
-    def preview(self, n: int = 200) -> pd.DataFrame:
-        for b in text_batches(self.file, None, max(n, 1)):
-            return b.slice(0, n).to_pandas()
-        return pd.DataFrame(columns=self.columns)
 
     def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
         rows = [0]
