@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.algorithms.mondrian import tree_order
-from kanon_engine.data.dates import read_dates
+from kanon_engine.calendar_steps import to_ordinal_days
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.hierarchy.model import MISSING
 from kanon_engine.result import AnonymizationResult
@@ -49,10 +49,6 @@ class AxisData:
         return float(finite.min()) - self.pad, float(finite.max()) + self.pad
 
 
-#: date.toordinal() of 1970-01-01: dates are drawn as ordinal days, as Mondrian records their bounds.
-EPOCH_ORDINAL = 719_163
-
-
 def axis_data(table: Table, result: AnonymizationResult, qi: str) -> AxisData:
     """Coordinates of every record on ``qi``: its number, its date as an ordinal day, or for a
     categorical attribute its leaf position in tree order (each hierarchy group contiguous)."""
@@ -62,10 +58,7 @@ def axis_data(table: Table, result: AnonymizationResult, qi: str) -> AxisData:
         return AxisData(qi, True, kind == ColumnKind.INTEGER, table.numeric(qi))
     if kind == ColumnKind.DATE:
         ctype = table.column_types.get(qi)
-        dt = read_dates(values, ctype.date_format if ctype is not None else None).to_numpy(
-            dtype="datetime64[ns]"
-        )
-        days = np.where(np.isnat(dt), np.nan, dt.astype(np.int64) / 86_400e9 + EPOCH_ORDINAL)
+        days = to_ordinal_days(values, ctype.date_format if ctype is not None else None)
         return AxisData(qi, True, True, days, date=True)
     h = result.config.hierarchies.get(qi)
     if h is not None:

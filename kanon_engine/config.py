@@ -25,7 +25,7 @@ class ParamSpec:
 
     name: str
     label: str
-    kind: str  # "int", "float", "choice", "bool", "text"
+    kind: str  # "int", "float", "choice", "bool", "text", "columns" (column names, comma-separated)
     default: Any
     help: str
     minimum: float | None = None
@@ -79,6 +79,10 @@ class ParamSpec:
                     raise ValueError
             elif self.kind == "text":
                 value = str(value).strip() or self.default
+            elif self.kind == "columns":
+                items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+                names = [v.strip() for v in items if str(v).strip()]
+                return ",".join(names) if names else self.default
         except (TypeError, ValueError):
             raise ConfigError(self._expectation(value), where=self.name) from None
         if value is not None and (
@@ -95,6 +99,8 @@ class ParamSpec:
             return f"{self.name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value!r}."
         if self.kind == "choice":
             return f"{self.name} must be one of {', '.join(self.choices)}; got {value!r}."
+        if self.kind == "columns":
+            return f"{self.name} must be column names separated by commas; got {value!r}."
         what = "an integer" if self.kind == "int" else "a number"
         rng = []
         if self.minimum is not None:

@@ -107,6 +107,11 @@ class NodeEvaluator:
     adds suppression, so the lower bounds of suppression used for pruning stay valid.
     """
 
+    #: whether a check can rule out a node's specializations (``suppressed_floor``); an evaluator whose
+    #: "satisfies" is not about suppressed records (cell suppression) says no, and the searches then do
+    #: not classify the lattice
+    rules_out_specializations = True
+
     def __init__(
         self,
         enc: EncodedTable,

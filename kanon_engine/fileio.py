@@ -404,10 +404,12 @@ def atomic_path(
     try:
         clean_stale_temp_files(path.parent)
         tmp = _TempFile(path.parent, path.name)
+        if os.name == "nt":
+            # Windows cannot rename or replace a file while any process holds it open, and the writer
+            # may replace it itself (the PDF renderer, a child process, writes it atomically)
+            tmp.close()
         yield tmp.path
         os.chmod(tmp.path, PRIVATE_MODE if private else _final_mode(path))
-        if os.name == "nt":  # Windows cannot rename a file that is open
-            tmp.close()
         os.replace(tmp.path, path)
     except OSError as err:
         raise _os_error(path, err) from None

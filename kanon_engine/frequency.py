@@ -175,11 +175,16 @@ class Histograms:
         n_values: int,
         weights: np.ndarray | None = None,
     ) -> Histograms:
-        """Count the values of records grouped into classes (``row_class[i]`` of record ``i``; a row
-        stands for ``weights[i]`` records when given)."""
-        weights = np.ones(len(row_class), dtype=np.int64) if weights is None else weights
+        """Count the values of records grouped into classes (``row_class[i]`` of record ``i``); with
+        ``weights``, row i stands for that many records."""
+        if weights is None:
+            weights = np.ones(len(row_class), dtype=np.int64)
         return _triples(
-            row_class.astype(np.int64, copy=False), values.astype(np.int64), weights, n_classes, n_values
+            row_class.astype(np.int64, copy=False),
+            values.astype(np.int64),
+            weights.astype(np.int64, copy=False),
+            n_classes,
+            n_values,
         )
 
     def roll_up(self, class_map: np.ndarray, n_classes: int) -> Histograms:
@@ -203,6 +208,31 @@ def _triples(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, n_classes: int, 
     counts = np.bincount(ids, weights=cnt, minlength=n).astype(np.int64)
     rep = representatives(ids, n)
     return Histograms(cls[rep], val[rep], counts, n_values)
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveCombos:
+    """The distinct combinations of the sensitive values of records: ``codes[a][c]`` is the code of
+    sensitive attribute ``a`` in combination ``c``. The cell-level algorithms split classes record by
+    record, so their frequency rows keep each record's whole combination (the lattice searches, which
+    never split a class, keep one histogram per attribute instead)."""
+
+    row_combo: np.ndarray  # (n_rows,) combination of every record
+    codes: np.ndarray  # (n_sens, n_combos)
+
+    @property
+    def n_combos(self) -> int:
+        return int(self.codes.shape[1]) if self.codes.size else 1
+
+
+def sensitive_combos(enc: EncodedTable) -> SensitiveCombos:
+    """Factorize the records' combinations of sensitive values once."""
+    if not enc.sensitive:
+        return SensitiveCombos(np.zeros(enc.n_rows, dtype=np.int64), np.zeros((0, 1), dtype=np.int32))
+    cols = [s.codes for s in enc.sensitive]
+    row_combo, n = group_columns(cols, [len(s.values) for s in enc.sensitive])
+    rep = representatives(row_combo, n)
+    return SensitiveCombos(row_combo, np.stack([c[rep] for c in cols]).astype(np.int32))
 
 
 @dataclass(frozen=True, eq=False)

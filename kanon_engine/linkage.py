@@ -1,4 +1,4 @@
-"""Linkage attack demonstration: join an outside list of named people with the data on shared columns.
+"""Linkage attack demonstration: join an public list of named people with the data on shared columns.
 
 This is the attack of Sweeney's Massachusetts example (Sweeney 2002, "k-anonymity: a model for
 protecting privacy", IJUFKS 10(5)) and of the joining example in LeFevre, DeWitt & Ramakrishnan 2006
@@ -18,7 +18,7 @@ When does a released value match a value the attacker knows? (:func:`value_match
 - it is a masked code such as ``53344*`` or ``02**8``: same length, equal wherever the label has no ``*``;
 - it is a set ``{a, b, c}`` holding the value;
 - it is an ancestor of the known value in the column's hierarchy (``Married`` for ``Married-civ-spouse``);
-- a value the attacker does not know (a missing cell in the outside list) matches anything.
+- a value the attacker does not know (a missing cell in the public list) matches anything.
 
 The matching is computed on distinct values (one boolean matrix per column), then on distinct
 combinations in blocks, so the cost does not depend on how many records share a combination.
@@ -27,8 +27,9 @@ combinations in blocks, so the cost does not depend on how many records share a 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -266,9 +267,12 @@ def count_matches(
     released: pd.DataFrame,
     columns: Sequence[str],
     hierarchies: Mapping[str, Hierarchy] | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """For every row of ``known``: how many rows of ``released`` match it on ``columns``; and for every
-    row of ``released``: how many rows of ``known`` it matches (the population size of its class)."""
+    row of ``released``: how many rows of ``known`` it matches (the population size of its class).
+
+    ``progress(fraction)`` is called after every block of the matrix path (it may raise Cancelled)."""
     hs = [(hierarchies or {}).get(c) for c in columns]
     kc, rc = Combos.of(known, columns), Combos.of(released, columns)
     fast = _single_match_counts(kc, rc, hs)
@@ -281,21 +285,50 @@ def count_matches(
         mf = m.astype(np.float64)  # BLAS products; counts are exact in float64 below 2**53
         per_known[block] = np.rint(mf @ r_counts).astype(np.int64)
         per_released += np.rint(k_counts[block] @ mf).astype(np.int64)
+        if progress is not None:
+            progress(block.stop / max(kc.n, 1))
     return per_known[kc.row_combo], per_released[rc.row_combo]
+
+
+def matching_rows(
+    known: pd.DataFrame,
+    released: pd.DataFrame,
+    columns: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> list[np.ndarray]:
+    """For each row of ``known`` (a few: the examples shown), the rows of ``released`` it matches."""
+    hs = [(hierarchies or {}).get(c) for c in columns]
+    rc = Combos.of(released, columns)
+    hit = np.ones((len(known), rc.n), dtype=bool)
+    for q, c in enumerate(columns):
+        hit &= value_matches(known[c].to_numpy(dtype=object), rc.values[q], hs[q])[:, rc.codes[q]]
+    order = np.argsort(rc.row_combo, kind="stable")
+    starts = np.searchsorted(rc.row_combo[order], np.arange(rc.n + 1))
+    return [
+        np.sort(
+            np.concatenate([order[starts[j] : starts[j + 1]] for j in np.flatnonzero(row)] or [[]])
+        ).astype(np.int64)
+        for row in hit
+    ]
 
 
 @dataclass(frozen=True, eq=False)
 class LinkageSide:
-    """Outcome of joining the outside list with one table (the original, or the release)."""
+    """Outcome of joining the public list with one table (the original, or the release)."""
 
     table: str
-    candidates: np.ndarray  # per person on the outside list: records of the table that match
+    candidates: np.ndarray  # per person on the public list: records of the table that match
     singled_out_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def singled_out(self) -> int:
         """People matching exactly one record: the attacker knows which record is theirs."""
         return int((self.candidates == 1).sum())
+
+    @property
+    def singled_out_share(self) -> float:
+        """Singled-out people as a share of the public list (0 for an empty list)."""
+        return self.singled_out / len(self.candidates) if len(self.candidates) else 0.0
 
     @property
     def matched(self) -> int:
@@ -316,35 +349,60 @@ class LinkageSide:
             "table": self.table,
             "people_matched": self.matched,
             "people_singled_out": self.singled_out,
+            "share_singled_out": self.singled_out_share,
             "people_unmatched": self.unmatched,
             "smallest_candidate_group": self.smallest_group,
         }
 
 
+#: The linkage demo's summary, whole sentences with named placeholders (one place, ready for translation).
+SUMMARY = {
+    "before": (
+        "Joining a public list of {people} people with the original data on {columns} singles out "
+        "{before} of them."
+    ),
+    "after": (
+        "Joining a public list of {people} people with the original data on {columns} singles out "
+        "{before} of them; with the release, {after}."
+    ),
+}
+
+
 @dataclass(frozen=True, eq=False)
 class LinkageResult:
-    """People on an outside list singled out by a join on ``columns``, before and after anonymization."""
+    """People on an public list singled out by a join on ``columns``, before and after anonymization.
+
+    ``columns`` are the data's column names; ``list_columns`` the public list's column joined with each
+    (the same names unless the join said otherwise)."""
 
     columns: tuple[str, ...]
     external_records: int
     before: LinkageSide
     after: LinkageSide | None
+    list_columns: tuple[str, ...] = ()
+    list_file: str = ""  # the public list's file name, when it came from a file
+
+    @property
+    def join(self) -> dict[str, str]:
+        """Data column -> the public list's column joined with it."""
+        return dict(zip(self.columns, self.list_columns or self.columns))
 
     def summary(self) -> str:
         """One plain sentence for the report and the GUI."""
-        on = ", ".join(self.columns)
-        text = (
-            f"Joining an outside list of {self.external_records} people with the original data on {on} "
-            f"singles out {self.before.singled_out} of them"
-        )
-        if self.after is None:
-            return text + "."
-        return text + f"; with the release, {self.after.singled_out}."
+        values = {
+            "people": f"{self.external_records:,}",
+            "columns": ", ".join(self.columns),
+            "before": f"{self.before.singled_out:,}",
+            "after": f"{self.after.singled_out:,}" if self.after is not None else "",
+        }
+        return SUMMARY["before" if self.after is None else "after"].format(**values)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "columns": list(self.columns),
+            "list_columns": list(self.list_columns or self.columns),
             "external_records": self.external_records,
+            "list_file": self.list_file,
             "before": self.before.to_dict(),
             "after": None if self.after is None else self.after.to_dict(),
             "summary": self.summary(),
@@ -352,9 +410,60 @@ class LinkageResult:
 
 
 def shared_columns(external: pd.DataFrame, quasi_identifiers: Sequence[str]) -> tuple[str, ...]:
-    """The quasi-identifiers the outside list also has (the join keys)."""
+    """The quasi-identifiers the public list also has (the join keys)."""
     cols = set(str(c) for c in external.columns)
     return tuple(q for q in quasi_identifiers if q in cols)
+
+
+@dataclass(frozen=True)
+class JoinSuggestion:
+    """A column of the public list proposed for joining with a quasi-identifier, and why."""
+
+    column: str
+    list_column: str
+    reason: str
+
+
+#: Why a pair of columns is proposed (whole sentences with named placeholders).
+JOIN_REASONS = {
+    "same": "'{list_column}' has the same name as the quasi-identifier '{column}'.",
+    "kind": "'{list_column}' and the quasi-identifier '{column}' both look like {kind}.",
+}
+
+
+def suggest_join(list_columns: Sequence[str], quasi_identifiers: Sequence[str]) -> list[JoinSuggestion]:
+    """Columns of the public list to join with each quasi-identifier: the same name (ignoring case,
+    accents, spaces and punctuation: ``Zip code`` and ``zip_code``), else the same kind of column by the
+    words of the names, in English, German, French and Spanish (``PLZ`` and ``Postleitzahl``)."""
+    from kanon_engine.data.roles import kind_words, match_name, name_words
+
+    free = [str(c) for c in list_columns]
+    out = []
+    for q in quasi_identifiers:
+        same = [c for c in free if name_words(c)[1] == name_words(q)[1]]
+        kind = match_name(q)
+        alike = [c for c in free if kind is not None and match_name(c) == kind]
+        if same:
+            pick, reason = same[0], JOIN_REASONS["same"].format(list_column=same[0], column=q)
+        elif alike:
+            words = kind_words(kind[0]) if kind is not None else ""
+            pick = alike[0]
+            reason = JOIN_REASONS["kind"].format(list_column=pick, column=q, kind=words)
+        else:
+            continue
+        free.remove(pick)
+        out.append(JoinSuggestion(q, pick, reason))
+    return out
+
+
+def _join_frame(external: pd.DataFrame, join: Mapping[str, str]) -> pd.DataFrame:
+    """The public list's join columns, named as the data's columns they are joined with."""
+    missing = [c for c in join.values() if c not in external.columns]
+    if missing:
+        raise DataError(f"The public list has no column '{missing[0]}' to join on.", where=missing[0])
+    frame = external[list(join.values())]
+    frame.columns = list(join.keys())
+    return frame
 
 
 def linkage_attack(
@@ -364,34 +473,112 @@ def linkage_attack(
     columns: Sequence[str] | None = None,
     quasi_identifiers: Sequence[str] | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
+    *,
+    join: Mapping[str, str] | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> LinkageResult:
-    """Join the outside list ``external`` with ``original`` and with ``release`` on shared columns.
+    """Join the public list ``external`` with ``original`` and with ``release`` on shared columns.
 
     ``columns`` defaults to the ``quasi_identifiers`` (or, without them, all columns of ``original``)
-    that ``external`` also has. ``hierarchies`` lets a released label match the values below it.
-    External tables may be a :class:`~kanon_engine.data.table.Table` or a DataFrame.
+    that ``external`` also has; ``join`` (data column -> the list's column) joins columns named
+    differently instead. ``hierarchies`` lets a released label match the values below it.
+    External tables may be a :class:`~kanon_engine.data.table.Table` or a DataFrame. ``progress``
+    (fraction, message) is called as the joins go on; it may raise Cancelled to stop.
     """
     ext, orig = _as_frame(external), _as_frame(original)
-    if columns is None:
+    if join:
+        ext, columns = _join_frame(ext, join), tuple(join)
+    elif columns is None:
         candidates = quasi_identifiers if quasi_identifiers is not None else [str(c) for c in orig.columns]
         columns = shared_columns(ext, candidates)
     columns = tuple(columns)
     if not columns:
         raise ConfigError(
-            "The outside list shares no quasi-identifier column with the data, so no join is possible.",
+            "The public list shares no quasi-identifier column with the data, so no join is possible.",
             hint="Name its columns like the data's quasi-identifiers (for example age, sex, zipcode).",
             where="external",
         )
-    for name, frame in (("outside list", ext), ("original data", orig)) + (
+    for name, frame in (("public list", ext), ("original data", orig)) + (
         (("release", release),) if release is not None else ()
     ):
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise DataError(f"The {name} has no column '{missing[0]}' to join on.", where=missing[0])
-    before_counts, _ = count_matches(ext, orig, columns, None)
+    report = progress or (lambda fraction, message: None)
+    share = 0.5 if release is not None else 1.0
+    report(0.0, "joining the public list with the original data")
+    before_counts, _ = count_matches(ext, orig, columns, None, lambda f: report(share * f, "joining"))
     before = LinkageSide("original", before_counts, np.flatnonzero(before_counts == 1))
     after = None
     if release is not None:
-        after_counts, _ = count_matches(ext, release, columns, hierarchies)
+        report(share, "joining the public list with the release")
+        after_counts, _ = count_matches(
+            ext, release, columns, hierarchies, lambda f: report(share + share * f, "joining")
+        )
         after = LinkageSide("release", after_counts, np.flatnonzero(after_counts == 1))
-    return LinkageResult(columns, int(len(ext)), before, after)
+    report(1.0, "the public list is joined")
+    list_columns = tuple(join.values()) if join else columns
+    source = getattr(external, "source", None)
+    name = source.name if isinstance(source, Path) else ""
+    return LinkageResult(columns, int(len(ext)), before, after, list_columns, name)
+
+
+@dataclass(frozen=True)
+class LinkageExample:
+    """One person of the public list as the demo shows them: what the list says (public), how many
+    records of each table match, and, when the release singles them out, the released values the
+    attacker learns. Nothing of the original data is shown beyond a count."""
+
+    list_row: int  # 1 = the list's first data row
+    known: dict[str, str]  # the list's join columns -> their values on the list
+    before: int
+    after: int | None
+    learned: dict[str, str] | None = None  # release column -> value, for a person singled out
+
+
+#: At most this many example people are listed.
+EXAMPLES = 20
+
+
+def linkage_examples(
+    result: LinkageResult,
+    external: Any,
+    release: pd.DataFrame | None = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    learned_columns: Sequence[str] = (),
+    limit: int = EXAMPLES,
+) -> list[LinkageExample]:
+    """Examples of the demo: people singled out by the release first, then those the original data
+    singles out, then the rest (fewest candidate records first); for people the release singles out,
+    the values of ``learned_columns`` in their released record (what the attacker learns)."""
+    ext = _as_frame(external)
+    before = result.before.candidates
+    after = result.after.candidates if result.after is not None else None
+    rank = np.where(before == 1, 1, 2).astype(np.int64)
+    if after is not None:
+        rank = np.where(after == 1, 0, rank)
+    order = np.lexsort((np.arange(len(before)), after if after is not None else before, rank))[:limit]
+    known = _join_frame(ext, result.join).iloc[order]
+    singled = [int(i) for i in order if after is not None and after[i] == 1]
+    rows: dict[int, int] = {}
+    if singled and release is not None and learned_columns:
+        at = [int(np.flatnonzero(order == i)[0]) for i in singled]
+        found = matching_rows(known.iloc[at], release, result.columns, hierarchies)
+        rows = {i: int(r[0]) for i, r in zip(singled, found) if len(r) == 1}
+    out = []
+    for i in order:
+        learned = None
+        if int(i) in rows:
+            record = release.iloc[rows[int(i)]]  # type: ignore[union-attr]
+            learned = {c: _cell(record[c]) for c in learned_columns if c in record.index}
+        values = {lc: _cell(ext[lc].iloc[int(i)]) for lc in result.join.values()}
+        out.append(
+            LinkageExample(
+                int(i) + 1, values, int(before[i]), None if after is None else int(after[i]), learned
+            )
+        )
+    return out
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)

@@ -45,7 +45,7 @@ INPUT_FLAGS: dict[str, str] = {
     "project": "the project file",
     "release": "the release assessed",
     "population": "the population file",
-    "external": "the outside list",
+    "external": "the public list",
     "workload": "the workload file",
     "check": "the hierarchy file checked",
 }

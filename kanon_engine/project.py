@@ -25,9 +25,10 @@ from kanon_engine.fileio import atomic_write_text
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
+from kanon_engine.public_list import PUBLIC_LIST_FILE, PublicList
 from kanon_engine.sources.settings import EngineSettings
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def column_values(table: Any, column: str) -> pd.Series:
@@ -42,6 +43,25 @@ def column_values(table: Any, column: str) -> pd.Series:
 
 #: What a project file is called among the protected inputs (saving may replace it; nothing else may).
 PROJECT_FILE = "the project file"
+
+
+@dataclass(frozen=True)
+class ReportDetails:
+    """What the report's sign-off says besides the date and signature: why the data is released, to
+    whom, and who approved it (the workbench's "Report details", the CLI's ``--purpose``,
+    ``--recipient`` and ``--approved-by``). Empty fields are left blank to be filled in by hand."""
+
+    purpose: str = ""
+    recipient: str = ""
+    approved_by: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"purpose": self.purpose, "recipient": self.recipient, "approved_by": self.approved_by}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> ReportDetails:
+        d = d or {}
+        return cls(*(str(d.get(k) or "") for k in ("purpose", "recipient", "approved_by")))
 
 
 @dataclass(frozen=True)
@@ -64,6 +84,10 @@ class Project:
     #: the engine runs go through (auto, memory, duckdb, dask) and its settings
     engine: EngineSettings = field(default_factory=EngineSettings)
     runs: tuple[dict[str, Any], ...] = ()
+    #: the report's sign-off fields (purpose, recipient, approved by)
+    report: ReportDetails = field(default_factory=ReportDetails)
+    #: the public list of the linkage demonstration (Risk tab, ``--external``), if any
+    public_list: PublicList | None = None
     #: the workload of intended analyses, as its text (see :mod:`kanon_engine.workload.parser`), and the
     #: file it was read from (kept so the user knows where it came from; the text is what counts)
     workload_text: str | None = None
@@ -87,12 +111,18 @@ class Project:
         out: list[tuple[Path, str]] = []
         if self.data_path is not None:
             out.append((Path(self.data_path), "the data file"))
-        for col, file in self.hierarchy_files.items():
-            path = Path(file)
-            if not path.is_absolute() and self.base_dir is not None:
-                path = self.base_dir / path
-            out.append((path, f"the hierarchy file of '{col}'"))
+        for col in self.hierarchy_files:
+            out.append((self._hierarchy_path(col), f"the hierarchy file of '{col}'"))
+        if self.public_list is not None:
+            out.append((self.public_list.resolved(self.base_dir), PUBLIC_LIST_FILE))
         return out
+
+    def _hierarchy_path(self, column: str) -> Path:
+        """The hierarchy file of ``column``; a relative name is taken from the project file's folder."""
+        path = Path(self.hierarchy_files[column])
+        if not path.is_absolute() and self.base_dir is not None:
+            path = self.base_dir / path
+        return path
 
     def load_table(self) -> tuple[Table, list[str]]:
         """Read the data the project points to; warnings (e.g. the file changed since saving)."""
@@ -168,7 +198,10 @@ class Project:
         hier: dict[str, Any] = {}
         for col, h in self.hierarchies.items():
             if col in self.hierarchy_files:
-                hier[col] = {"file": self.hierarchy_files[col]}
+                # a file named relative to where the project was read from is named relative to where
+                # it is written now (Save as into another folder must not lose the hierarchies)
+                file = self.hierarchy_files[col]
+                hier[col] = {"file": file if Path(file).is_absolute() else rel(self._hierarchy_path(col))}
             else:
                 hier[col] = {"rows": h.rows()}
         return {
@@ -196,6 +229,8 @@ class Project:
             if self.workload_text
             else None,
             "engine": self.engine.to_dict(),
+            "report": self.report.to_dict(),
+            "linkage": self.public_list.to_dict(rel) if self.public_list is not None else None,
             "runs": list(self.runs),
         }
 
@@ -262,6 +297,8 @@ class Project:
             engine=EngineSettings.from_dict(d.get("engine")),
             protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             runs=tuple(d.get("runs") or ()),
+            report=ReportDetails.from_dict(d.get("report")),
+            public_list=PublicList.from_dict(d.get("linkage"), base_dir, source),
             workload_text=(d.get("workload") or {}).get("text"),
             workload_file=(d.get("workload") or {}).get("file"),
             base_dir=base_dir,
@@ -341,6 +378,16 @@ def _parse_json(text: str, path: Path) -> Any:
         ) from None
 
 
+def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 adds the report's sign-off fields (``report``) and the linkage demonstration's public
+    list (``linkage``); a schema-1 project has neither."""
+    return {**d, "schema_version": 2, "report": ReportDetails().to_dict(), "linkage": None}
+
+
+#: version -> the step that brings a document of that version to the next one.
+MIGRATIONS = {1: _v1_to_v2}
+
+
 def _once(source: str):
     """A JSON object hook refusing a key given twice (JSON keeps the last silently): in ``roles`` that
     would be a column with two roles, of which one would be dropped without a word."""
@@ -370,13 +417,23 @@ def _once(source: str):
 
 
 def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
-    """Bring an older project document to the current schema (each step one function)."""
+    """Bring an older project document to the current schema (each step one function of
+    :data:`MIGRATIONS`); a newer one is refused, since saving it would drop what this version does not
+    know."""
     version = d.get("schema_version", 1)
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
+    if not isinstance(version, int) or version < 1:
+        raise ConfigError(
+            f"{source} has an unknown schema version ({version!r}); it is not a kanon project file.",
+            where="schema_version",
+        )
+    if version > SCHEMA_VERSION:
         raise ConfigError(
             f"{source} was written by a newer kanon (schema {version}); this version reads up to "
             f"{SCHEMA_VERSION}.",
             hint="Update kanon to open it.",
             where="schema_version",
         )
+    while version < SCHEMA_VERSION:
+        d = MIGRATIONS[version](d)
+        version = d["schema_version"]
     return d

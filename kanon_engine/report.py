@@ -41,10 +41,24 @@ from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
 from kanon_engine.pdf_check import verify_pdf
 from kanon_engine.resources import resources_dir
+from kanon_engine.result import SURVEY_MODELS
 from kanon_engine.workload.report_section import section as workload_section
 
 #: Seconds allowed to the PDF renderer process.
 PDF_TIMEOUT = 180
+
+#: Plain words on what ``*`` means in a cell-level release, and what such a release gives away.
+STAR_MEANING = (
+    "In this file * is a value of its own: a record showing * is hidden only among records that show * "
+    "in the same place and the same other values, and every such group has at least k records (the "
+    "strict reading, in which the release was checked). Reading * as matching any value, as sdcMicro "
+    "does, can only make the groups larger."
+)
+MINIMALITY_WARNING = (
+    "A * or a broader value marks a record that was unusual: whoever knows how the file was made can "
+    "guess that its true value is a rare one, and narrow it down (the minimality attack, Wong, Fu, Wang "
+    "& Pei, VLDB 2007). Keep the file's audience as narrow as for any patient-level data."
+)
 
 
 # --- building the report data ---------------------------------------------------------------------------
@@ -95,12 +109,40 @@ def _qi_treatment(table: Any, result: Any) -> dict[str, dict[str, Any]]:
                 if full is not None
                 else np.ones(len(rel), dtype=bool)
             )
+            example = _example_label(rel[changed])
             out[q] = {
-                "treatment": "generalized",
-                "example": _example_label(rel[changed]),
+                # a cell-level release may only star single values: say so rather than "generalized"
+                "treatment": "generalized" if example is not None else "partly suppressed",
+                "example": example,
                 "share": float(changed.mean()) if len(changed) else 0.0,
             }
     return out
+
+
+def _cell_level(result: Any) -> dict[str, Any] | None:
+    """What a cell-level release (every record kept, single values recoded) must say about itself:
+    values changed per attribute, records touched, the transformations used, and its groups in both
+    readings of ``*`` (strict: a value of its own, as checked; sdcMicro's: matching anything)."""
+    from kanon_engine.cell_recoding import wildcard_reading
+
+    rec = getattr(result, "recoding", None)
+    if rec is None:
+        return None
+    used = rec.transformations()
+    generalized = ((rec.levels > 0) & ~rec.suppressed).sum(axis=0)
+    stars = {q: int((result.release[q].astype(object) == ROOT).sum()) for q in rec.qi}
+    return {
+        "suppressed_cells": rec.suppressed_cells,
+        "cells": int(result.records * len(rec.qi)),
+        "per_attribute": rec.suppressed_per_attribute(),
+        "generalized_per_attribute": {q: int(n) for q, n in zip(rec.qi, generalized)},
+        "shown_as_star_per_attribute": stars,
+        "records_touched": rec.records_touched,
+        "records_generalized": rec.records_generalized,
+        "transformations": used[:12],
+        "transformations_used": len(used),
+        "readings": wildcard_reading(result.release, result.config.quasi_identifiers, result.config.k),
+    }
 
 
 def _hierarchy_summary(config: Any, project: Any | None) -> list[dict[str, Any]]:
@@ -169,6 +211,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     risk_a, risk_b = report["risk"]["after"], report["risk"]["before"]
     out = (
         _values_sentences(report["result"]["quasi_identifiers"], risk_a)
+        + _cell_level_sentences(report["result"])
         + _suppression_sentences(report)
         + _risk_sentences(risk_a, risk_b)
         + [_homogeneity_sentence(h) for h in risk_a.get("homogeneity", [])]
@@ -186,6 +229,8 @@ def _values_sentences(treat: Mapping[str, Mapping[str, Any]], risk_a: Mapping[st
             removed.append(q)
         elif t["treatment"] == "exact":
             shown.append(q)
+        elif t["treatment"] == "partly suppressed":
+            shown.append(f"{q} (some values replaced by *)")
         elif not t.get("example"):
             shown.append(f"{q} (generalized)")
         elif t.get("share", 1.0) < 1.0:
@@ -207,6 +252,25 @@ def _values_sentences(treat: Mapping[str, Mapping[str, Any]], risk_a: Mapping[st
             f"{_join(removed)} {'was' if len(removed) == 1 else 'were'} removed entirely (shown as *)."
         )
     return out
+
+
+def _cell_level_sentences(res: Mapping[str, Any]) -> list[str]:
+    """A cell-level release in plain words: what was kept and changed, what * means, what it gives
+    away."""
+    cl = res.get("cell_level")
+    if not cl:
+        return []
+    out = [f"Every record is kept ({res['model']['name']}: {res['model']['description']})."]
+    if cl["suppressed_cells"]:
+        per = [f"{q} {n:,}" for q, n in cl["per_attribute"].items() if n]
+        out.append(
+            f"{cl['suppressed_cells']:,} values ({_pct(cl['suppressed_cells'] / max(cl['cells'], 1))} of "
+            f"the quasi-identifier values) in {cl['records_touched']:,} records were replaced by *: "
+            f"{_join(per)}."
+        )
+    if cl["records_generalized"]:
+        out.append(f"{cl['records_generalized']:,} records show at least one value as a broader group.")
+    return [*out, STAR_MEANING, MINIMALITY_WARNING]
 
 
 def _suppression_sentences(report: Mapping[str, Any]) -> list[str]:
@@ -283,10 +347,12 @@ def build_report(
     stale: bool = False,
     purpose: str | None = None,
     recipient: str | None = None,
+    approved_by: str | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-able dict (also the data of the HTML/PDF). ``run_label`` names the run,
-    ``stale`` says its settings are not the project's any more; ``purpose`` and ``recipient`` fill the
-    sign-off section (left blank to be filled in by hand when not given).
+    ``stale`` says its settings are not the project's any more; ``purpose``, ``recipient`` and
+    ``approved_by`` fill the sign-off section (by default the project's report details; a field left
+    empty is a blank line to be filled in by hand).
 
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.export.ExportSummary.to_dict>`; with
     only ``release_path`` the file's SHA-256 is computed here. Hashes are of the actual files.
@@ -312,7 +378,12 @@ def build_report(
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
-    report["sign_off"] = {"purpose": purpose, "recipient": recipient}
+    details = getattr(project, "report", None)
+    report["sign_off"] = {
+        "purpose": purpose if purpose is not None else getattr(details, "purpose", ""),
+        "recipient": recipient if recipient is not None else getattr(details, "recipient", ""),
+        "approved_by": approved_by if approved_by is not None else getattr(details, "approved_by", ""),
+    }
     roles = report["dataset"]["roles"]
     report["warnings"] = ([STALE_WARNING] if stale else []) + _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
@@ -410,6 +481,8 @@ def _parameters_shown(algo_cls: Any, params: Mapping[str, Any]) -> list[list[str
 
 def _result_facts(table: Any, result: Any, risk: RiskComparison) -> dict[str, Any]:
     return {
+        "model": {"name": result.model, "description": SURVEY_MODELS.get(result.model, "")},
+        "cell_level": _cell_level(result),
         "records": result.records,
         "suppressed": result.suppressed,
         "classes": risk.after.figures.classes,
@@ -577,7 +650,7 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "when": _when(report["generated"]),
         "summary": list(report["summary"]),
         "dataset": _dataset_section(report["dataset"]),
-        "configuration": _configuration_section(report["configuration"]),
+        "configuration": _configuration_section(report["configuration"], report["result"]),
         "result": _result_section(report["result"], report["configuration"]),
         "risk": _risk_section(report["risk"]["before"], report["risk"]["after"]),
         "homogeneity": _homogeneity_section(report["risk"]["before"], report["risk"]["after"]),
@@ -607,11 +680,14 @@ def _dataset_section(d: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": _table(file_rows), "roles": _table(roles, ["Column", "Role"])}
 
 
-def _configuration_section(c: Mapping[str, Any]) -> dict[str, Any]:
+def _configuration_section(c: Mapping[str, Any], r: Mapping[str, Any]) -> dict[str, Any]:
     algo = c["algorithm"]
     params = [list(row) for row in algo.get("parameters_shown") or ()]
     dropped = c["suppression"]["dropped"]
-    params.append(["suppressed records", "dropped from the file" if dropped else "kept, values shown as *"])
+    if not r.get("cell_level"):  # a cell-level release suppresses no record
+        params.append(
+            ["suppressed records", "dropped from the file" if dropped else "kept, values shown as *"]
+        )
     params.append(["row order", "shuffled" if c["shuffled"] else "as in the input"])
     hierarchies = [
         [hs["attribute"], hs["source"], _fmt(hs["values"]), _fmt(hs["height"]), _levels_cell(hs["levels"])]
@@ -625,6 +701,8 @@ def _configuration_section(c: Mapping[str, Any]) -> dict[str, Any]:
         "hierarchies": _table(
             hierarchies, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"], (2, 3)
         ),
+        # local suppression generalizes nothing: its hierarchies are not part of the release
+        "hierarchies_used": (r.get("model") or {}).get("name") != "CS",
     }
 
 
@@ -662,6 +740,53 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any
         ),
         "chart": Markup(class_size_svg(r["class_size_bands"], k)),
         "notes": list(r["notes"]),
+        "model": r.get("model"),
+        "cell_level": _cell_level_view(r["cell_level"], k) if r.get("cell_level") else None,
+    }
+
+
+def _cell_level_view(cl: Mapping[str, Any], k: int) -> dict[str, Any]:
+    """The cell-level part of the Result section: values changed per attribute, records touched, both
+    readings of *, the transformations used, and the warnings."""
+    per_qi = max(cl["cells"] / max(len(cl["per_attribute"]), 1), 1)
+    rows = []
+    for q, n in cl["per_attribute"].items():
+        gen, star = cl["generalized_per_attribute"][q], cl["shown_as_star_per_attribute"][q]
+        rows.append([q, _fmt(n), _fmt(gen), _fmt(star), _pct((n + gen) / per_qi)])
+    gen_all = sum(cl["generalized_per_attribute"].values())
+    star_all = sum(cl["shown_as_star_per_attribute"].values())
+    changed = (cl["suppressed_cells"] + gen_all) / max(cl["cells"], 1)
+    rows.append(["All", _fmt(cl["suppressed_cells"]), _fmt(gen_all), _fmt(star_all), _pct(changed)])
+    rd = cl["readings"]
+    readings = [
+        [
+            "* a value of its own (strict, as checked)",
+            _fmt(rd["strict_smallest_class"]),
+            _fmt(rd["strict_records_below_k"]),
+        ],
+        ["* matching any value (sdcMicro)", _fmt(rd["smallest_frequency"]), _fmt(rd["records_below_k"])],
+    ]
+    used = None
+    if cl["transformations"]:
+        qis = list(cl["transformations"][0]["levels"])
+        trows = [[*(str(t["levels"][q]) for q in qis), _fmt(t["records"])] for t in cl["transformations"]]
+        used = _table(trows, [*qis, "Records"], tuple(range(len(qis) + 1)))
+    touched = [
+        ["Records with at least one *", _fmt(cl["records_touched"])],
+        ["Records with at least one generalized value", _fmt(cl["records_generalized"])],
+        ["Different transformations used", _fmt(cl["transformations_used"])],
+    ]
+    return {
+        "cells": _table(
+            rows,
+            ["Quasi-identifier", "Replaced by *", "Generalized", "Shown as *", "Share changed"],
+            (1, 2, 3, 4),
+        ),
+        "touched": _table(touched),
+        "star_meaning": STAR_MEANING,
+        "readings": _table(readings, ["Reading of *", "Smallest group", f"Records below k = {k}"], (1, 2)),
+        "warning": MINIMALITY_WARNING,
+        "transformations": used,
     }
 
 
@@ -704,6 +829,7 @@ def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "population": a["population"],
         "population_is_table": a["population"] == "the table itself",
+        "star_is_value": bool(a.get("star_counted_as_value")),
         "figures": _table(rows, ["Measure", "Original data", "Release"], (1, 2)),
     }
 
@@ -744,10 +870,16 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not link:
         return None
     people = _fmt(link["external_records"])
-    rows = [["People on the outside list", people, people]]
+    rows = [["People on the public list", people, people]]
     b, a = link["before"], link["after"] or {}
+
+    def singled(side: Mapping[str, Any]) -> str:
+        if side.get("people_singled_out") is None:
+            return _fmt(None)
+        return f"{_fmt(side['people_singled_out'])} ({_pct(float(side.get('share_singled_out') or 0.0))})"
+
+    rows.append(["Singled out (exactly one matching record)", singled(b), singled(a)])
     for key, label in (
-        ("people_singled_out", "Singled out (exactly one matching record)"),
         ("people_matched", "Matching at least one record"),
         ("people_unmatched", "Matching no record"),
     ):
@@ -755,6 +887,7 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {
         "summary": link["summary"],
         "columns": ", ".join(link["columns"]),
+        "file": link.get("list_file") or "",
         "figures": _table(rows, ["", "Original data", "Release"], (1, 2)),
     }
 
@@ -786,7 +919,7 @@ def _sign_off_rows(sign: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (SIGN_OFF["purpose"], sign.get("purpose") or ""),
         (SIGN_OFF["recipient"], sign.get("recipient") or ""),
-        (SIGN_OFF["approved"], ""),
+        (SIGN_OFF["approved"], sign.get("approved_by") or ""),
         (SIGN_OFF["date"], ""),
     ]
 

@@ -43,6 +43,97 @@ class PartitionRecord:
         ]
 
 
+#: The models of k-anonymity named in the survey (Saroha 2014, sections 2.3-2.5, after Ciriani et al.):
+#: how values are generalized (attribute-wide: AG, per cell: CG) and what is suppressed (tuples: TS,
+#: single cells: CS). Mondrian's partitions are LeFevre et al.'s multidimensional recoding.
+SURVEY_MODELS: dict[str, str] = {
+    "AG_TS": "attribute generalization with tuple suppression: one generalization level per attribute "
+    "for the whole table; whole records that still stand out are suppressed",
+    "AG_CS": "attribute generalization with cell suppression: one generalization level per attribute "
+    "for the whole table; single values of the records that still stand out are replaced by *",
+    "CG": "cell generalization (local recoding): each record's values are generalized on their own, "
+    "only to values of the hierarchies; no record is removed",
+    "CS": "cell suppression (local suppression): nothing is generalized; single values are replaced by "
+    "*; no record is removed",
+    "multidimensional": "multidimensional recoding (Mondrian): groups of records are released as ranges "
+    "or hierarchy groups of their own; no record is removed",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class CellRecoding:
+    """How every cell of the quasi-identifiers was released (cell-level models: CG, CS, AG_CS).
+
+    ``levels[i, j]`` is the hierarchy level at which record ``i``'s value of quasi-identifier ``j`` is
+    released (0: the original value); ``suppressed[i, j]`` marks a cell released as ``*``. ``model`` is
+    the survey's name (see :data:`SURVEY_MODELS`). In such a release ``*`` is a value of its own: the
+    classes are records with identical released strings (the strict reading).
+    """
+
+    qi: tuple[str, ...]
+    levels: np.ndarray  # (n_records, n_qi) int8
+    suppressed: np.ndarray  # (n_records, n_qi) bool
+    model: str
+
+    @property
+    def suppressed_cells(self) -> int:
+        return int(self.suppressed.sum())
+
+    def suppressed_per_attribute(self) -> dict[str, int]:
+        counts = self.suppressed.sum(axis=0)
+        return {q: int(c) for q, c in zip(self.qi, counts)}
+
+    @property
+    def records_touched(self) -> int:
+        """Records with at least one suppressed cell."""
+        return int(self.suppressed.any(axis=1).sum())
+
+    @property
+    def records_generalized(self) -> int:
+        """Records with at least one cell generalized (released above level 0, not suppressed)."""
+        return int(((self.levels > 0) & ~self.suppressed).any(axis=1).sum())
+
+    def in_words(self) -> str:
+        """ "every record kept, 1,234 values replaced by *" (and/or records generalized), for status
+        lines."""
+        parts = ["every record kept"]
+        if self.suppressed_cells or not self.records_generalized:
+            parts.append(f"{self.suppressed_cells:,} values replaced by *")
+        if self.records_generalized:
+            parts.append(f"{self.records_generalized:,} records generalized")
+        return ", ".join(parts)
+
+    def transformations(self, row_class: np.ndarray | None = None) -> list[dict[str, Any]]:
+        """The transformations the records use, most used first: per QI the level (or ``"*"`` when the
+        cell is suppressed), with the number of records using it (and of classes, given the class of
+        every record)."""
+        from kanon_engine.frequency import group_columns, representatives
+
+        d = len(self.qi)
+        code = np.where(self.suppressed, -1, self.levels.astype(np.int64)) + 1
+        if not len(code):
+            return []
+        top = int(code.max()) + 1
+        ids, n_ids = group_columns([code[:, j] for j in range(d)], [top] * d)
+        counts = np.bincount(ids, minlength=n_ids)
+        rep = representatives(ids, n_ids)
+        classes = None
+        if row_class is not None:  # distinct (transformation, class) pairs per transformation
+            pair, n_pairs = group_columns([ids, row_class], [n_ids, int(row_class.max(initial=0)) + 1])
+            classes = np.bincount(ids[representatives(pair, n_pairs)], minlength=n_ids)
+        out = []
+        for t in np.argsort(-counts, kind="stable"):
+            row = code[rep[t]]
+            entry: dict[str, Any] = {
+                "levels": {q: ("*" if c == 0 else int(c) - 1) for q, c in zip(self.qi, row)},
+                "records": int(counts[t]),
+            }
+            if classes is not None:
+                entry["classes"] = int(classes[t])
+            out.append(entry)
+        return out
+
+
 @dataclass(frozen=True, eq=False)
 class AnonymizationResult:
     """A finished run. ``row_class[i]`` is the class of input row ``i`` (-1 when suppressed).
@@ -76,11 +167,26 @@ class AnonymizationResult:
     engine_reason: str = ""
     n_records: int | None = None
     n_suppressed: int | None = None
+    recoding: CellRecoding | None = None
 
     @property
     def in_memory(self) -> bool:
         """Whether the release is held (else it is streamed from the source by an export)."""
         return self.release is not None and self.row_class is not None
+
+    @property
+    def model(self) -> str:
+        """The survey's name of the model the release follows (a key of :data:`SURVEY_MODELS`)."""
+        if self.recoding is not None:
+            return self.recoding.model
+        if self.partitions is not None:
+            return "multidimensional"
+        return "AG_TS"
+
+    @property
+    def cell_level(self) -> bool:
+        """True when records are recoded cell by cell (every record kept, ``*`` a value of its own)."""
+        return self.recoding is not None
 
     @property
     def records(self) -> int:
@@ -138,6 +244,14 @@ class AnonymizationResult:
             "config_fingerprint": self.config.fingerprint(),
             "engine": self.engine,
         }
+        out["model"] = self.model
+        if self.recoding is not None:
+            rec = self.recoding
+            out["suppressed_cells"] = rec.suppressed_cells
+            out["suppressed_cells_per_attribute"] = rec.suppressed_per_attribute()
+            out["records_touched"] = rec.records_touched
+            out["records_generalized"] = rec.records_generalized
+            out["transformations_used"] = len(rec.transformations())
         if self.lattice is not None:
             out["lattice"] = {"size": int(len(self.lattice.status)), "status_counts": self.lattice.counts()}
         if self.notes:

@@ -287,8 +287,11 @@ def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
     attribute's own hierarchy is only checked for warnings (it matters to hierarchical t-closeness)."""
     out: list[Issue] = []
     sensitive = [c for c in table.columns if project.roles.get(c) == Role.SENSITIVE]
+    # local suppression generalizes nothing: a broken hierarchy is then only worth a warning
+    used = getattr(algorithms().get(project.algorithm), "uses_hierarchies", True)
     for col in qi:
-        out.extend(cache.hierarchy_issues(col, cache.hierarchy(project, col)))
+        issues = cache.hierarchy_issues(col, cache.hierarchy(project, col))
+        out.extend(issues if used else [replace(i, severity="warning") for i in issues])
     for col in sensitive:
         h = project.hierarchies.get(col)
         if h is not None:
@@ -415,6 +418,9 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
         get_algorithm(project.algorithm, **project.algorithm_params)
     except KanonError as exc:
         return [Issue("error", str(exc), "algorithm")]
+    named = _columns_rule(cls, project, qi)
+    if named:
+        return named
     limit = getattr(cls, "max_nodes", None)
     if not qi or not cls.full_domain or limit is None:
         return []
@@ -422,6 +428,20 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
         Lattice.require_size(lattice_size(project, cache, qi), cls.name, limit)
     except KanonError as exc:
         return [Issue("error", str(exc), "algorithm")]
+    return []
+
+
+def _columns_rule(cls: Any, project: Project, qi: list[str]) -> list[Issue]:
+    """A parameter that lists columns (local suppression's importance) names quasi-identifiers only."""
+    for spec in cls.params:
+        value = spec.coerce(project.algorithm_params.get(spec.name)) if spec.kind == "columns" else None
+        unknown = [v for v in (value or "").split(",") if v and v not in qi]
+        if unknown:
+            message = (
+                f"{spec.label} names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers "
+                f"are {', '.join(qi) or 'not chosen yet'}."
+            )
+            return [Issue("error", message, "algorithm")]
     return []
 
 
@@ -486,6 +506,10 @@ _COLUMN_LOST = (
     "'{column}' was generalized to its top level: every record shows * for it, so the release says "
     "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
 )
+_COLUMN_LOST_CELLS = (
+    "Every record shows * for '{column}', so the release says nothing about it. Try a smaller k or fewer "
+    "quasi-identifiers (local suppression: name '{column}' among the columns to keep longest)."
+)
 _FEW_CLASSES = (
     "The release has only {classes} groups of records: almost everything was generalized away. Lower "
     "k, choose fewer quasi-identifiers, or allow some suppression."
@@ -505,8 +529,9 @@ def result_warnings(result: Any) -> list[Issue]:
     generalized to ``*`` throughout, fewer than a handful of groups, or most records suppressed.
     Shown after a run (workbench and CLI) and in the report."""
     out = []
+    lost = _COLUMN_LOST_CELLS if getattr(result, "recoding", None) is not None else _COLUMN_LOST
     for q in _columns_lost(result):
-        out.append(Issue("warning", _COLUMN_LOST.format(column=q), q))
+        out.append(Issue("warning", lost.format(column=q), q))
     released = result.records - result.suppressed
     if released and result.n_classes < HANDFUL:
         template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES

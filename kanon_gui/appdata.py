@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
@@ -19,9 +20,16 @@ MAX_RECENT = 8
 _handler: logging.Handler | None = None
 
 
+#: A folder to use instead of ``AppDataLocation``: ``--self-test`` points it into its temporary folder, so
+#: that opening the window there leaves nothing (settings, window size) in the user's profile.
+APP_DATA_ENV = "KANON_APP_DATA_DIR"
+
+
 def app_data_dir() -> Path:
     """``AppDataLocation`` (created if needed); falls back to ``~/.kanon`` if Qt gives no location."""
-    loc = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    loc = os.environ.get(APP_DATA_ENV) or QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.AppDataLocation
+    )
     path = Path(loc) if loc else Path.home() / ".kanon"
     path.mkdir(parents=True, exist_ok=True)
     return path

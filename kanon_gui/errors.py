@@ -15,6 +15,7 @@ import threading
 import traceback
 from types import TracebackType
 
+import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -105,11 +106,22 @@ class ExceptionHook:
         self._hook(args.exc_type, args.exc_value or args.exc_type(), args.exc_traceback)
 
     def _show(self, title: str, text: str) -> None:
+        """Open the crash dialog (or add to the open one), parented to a window that still exists."""
         from kanon_gui.dialogs.crash_dialog import CrashDialog
 
         if self._dialog is not None and self._dialog.isVisible():
             self._dialog.append(text)
             return
-        self._dialog = CrashDialog(title, text, self.parent or QApplication.activeWindow())
+        self._dialog = CrashDialog(title, text, _live_window(self.parent))
         # open() is not modal-blocking: the event loop keeps running (and the test suite too)
         QTimer.singleShot(0, self._dialog.open)
+
+
+def _live_window(preferred: QWidget | None) -> QWidget | None:
+    """A parent for the crash dialog: ``preferred`` or the active window, if its C++ object still exists
+    and it is on screen. A closed dialog of a destroyed window can still be "active" for a moment, and
+    parenting to it crashes the process (seen in the test suite)."""
+    for candidate in (preferred, QApplication.activeWindow()):
+        if candidate is not None and shiboken6.isValid(candidate) and candidate.isVisible():
+            return candidate
+    return None

@@ -19,8 +19,8 @@ TERMS: dict[str, str] = {
     "sensitive": "A sensitive attribute is what must not be learned about a person (a diagnosis): it is "
     "kept, and l-diversity or t-closeness can protect it.",
     "insensitive": "An insensitive attribute is neither identifying nor sensitive: it is released as it is.",
-    "equivalence class": "An equivalence class is a group of records that share the same released "
-    "quasi-identifier values, so they cannot be told apart.",
+    "equivalence class": "A group of records (an equivalence class, in the papers) holds the records that "
+    "share the same released quasi-identifier values, so they cannot be told apart.",
     "suppression": "Suppression removes a record's quasi-identifiers (shown as *) or the whole record, "
     "instead of generalizing everyone further for the sake of a few outliers.",
     "k": "k-anonymity: every person shares their quasi-identifier values with at least k-1 others.",
@@ -31,6 +31,19 @@ TERMS: dict[str, str] = {
     "dm": "Discernibility (DM): the sum over records of the size of the group they hide in, plus a "
     "penalty for each suppressed record. Lower keeps more detail.",
     "cavg": "C_AVG: all records divided by the number of groups, divided by k; 1 is the ideal.",
+    "local recoding": "Local recoding keeps every record and generalizes each record's values only as "
+    "far as that record needs, within the hierarchies (the survey's CG model).",
+    "local suppression": "Local suppression keeps every record, generalizes nothing, and replaces as few "
+    "single values by * as needed (the survey's CS model).",
+    "cell suppression": "Cell suppression: after a generalization, only the values that make a record "
+    "stand out are replaced by *; the record is kept (the survey's AG_CS model).",
+    "star": "* in a release that keeps every record is a value of its own: a record showing * hides only "
+    "among records showing * in the same place. It also hints that the record was unusual (the "
+    "minimality attack).",
+    "minimality attack": "Minimality attack (Wong et al. 2007): knowing that values were changed only "
+    "where needed, an attacker can guess that a * or a broader value hides a rare value.",
+    "ncp": "NCP: the average share of a quasi-identifier's values that a released value covers, from 0 "
+    "(exact) to 1 (*). Lower keeps more detail.",
     "precision": "Precision kept (Sweeney's Prec): 1 minus the average share of the hierarchy height "
     "used, from 100 % (original values) to 0 % (everything *); suppressed records count as fully "
     "generalized. Higher keeps more detail.",

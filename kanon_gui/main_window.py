@@ -94,6 +94,7 @@ TEXT = {
     "run_done": (
         "Done: {groups} groups, {suppressed} records suppressed, smallest group {smallest}, in {seconds} s."
     ),
+    "run_done_cells": "Done: {groups} groups, {kept}, smallest group {smallest}, in {seconds} s.",
     "run_stale": (
         "The settings changed while it ran, so this result is out of date: run again to use the new settings."
     ),
@@ -185,7 +186,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(attributes_tab, icon("hierarchy"), "2  Attributes && hierarchies")
         self.tabs.addTab(self.algorithm_panel, icon("run"), "3  Anonymize")
         self.analysis_panel = AnalysisPanel(self.state)
-        self.risk_panel = RiskPanel(runner=self.runner)
+        self.risk_panel = RiskPanel(runner=self.runner, state=self.state)
         self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
         self.tabs.addTab(self.analysis_panel, icon("lattice"), "5  Analysis")
         self.tabs.addTab(self.risk_panel, icon("risk"), "6  Risk")
@@ -381,6 +382,7 @@ class MainWindow(QMainWindow):
         self.analysis_panel.rows_selected.connect(self._analysis_rows)
         self.analysis_panel.class_selected.connect(self._analysis_class)
         self.analysis_panel.apply_node_requested.connect(self.apply_node)
+        self.analysis_panel.rerun_requested.connect(lambda: self.run(show=self.analysis_panel))
         self.risk_panel.row_requested.connect(self._show_record)
         self.tabs.currentChanged.connect(self._tab_changed)
         r = self.runner
@@ -667,8 +669,9 @@ class MainWindow(QMainWindow):
         return target
 
     # --- running -------------------------------------------------------------------------------------
-    def run(self) -> int | None:
-        """Start the chosen algorithm on a frozen snapshot of the project, in the background."""
+    def run(self, show: QWidget | None = None) -> int | None:
+        """Start the chosen algorithm on a frozen snapshot of the project, in the background; when it is
+        done, the Results tab is shown (or ``show``: the lattice view's "Run again" stays there)."""
         if self.runner.is_busy("run"):
             return None
         try:
@@ -688,7 +691,10 @@ class MainWindow(QMainWindow):
             self._end_task()
             self.state.add_run(result, table=table)
             self.show_run_outcome(result)
-            self.tabs.setCurrentIndex(self.TAB_RESULTS)
+            if show is None:
+                self.tabs.setCurrentIndex(self.TAB_RESULTS)
+            else:
+                self.tabs.setCurrentWidget(show)
             self.autosave()
 
         self.message_bar.clear()
@@ -702,12 +708,15 @@ class MainWindow(QMainWindow):
     def show_run_outcome(self, result: AnonymizationResult) -> None:
         """What came out, and what makes the release of little use if anything does (a column lost to
         *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
-        done = TEXT["run_done"].format(
-            groups=f"{result.n_classes:,}",
-            suppressed=f"{result.suppressed:,}",
-            smallest=f"{result.min_class_size:,}",
-            seconds=f"{result.runtime_seconds:.2f}",
-        )
+        figures = {
+            "groups": f"{result.n_classes:,}",
+            "smallest": f"{result.min_class_size:,}",
+            "seconds": f"{result.runtime_seconds:.2f}",
+        }
+        if result.recoding is not None:  # every record kept: say what happened to single values
+            done = TEXT["run_done_cells"].format(kept=result.recoding.in_words(), **figures)
+        else:
+            done = TEXT["run_done"].format(suppressed=f"{result.suppressed:,}", **figures)
         warnings = [i.message for i in result_warnings(result)]
         if self.state.is_stale():
             warnings.insert(0, TEXT["run_stale"])
@@ -729,13 +738,20 @@ class MainWindow(QMainWindow):
         if limit is None:
             limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
         metric = result.parameters.get("metric", DEFAULT_METRIC)
+        suppress = result.parameters.get("suppress", "records")  # a cell-suppression run applies cells
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
         search = result.lattice
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, f"applying levels {vector}")
             res = apply_transformation(
-                table, config, vector, suppression_limit=limit, metric=metric, search=search
+                table,
+                config,
+                vector,
+                suppression_limit=limit,
+                metric=metric,
+                search=search,
+                suppress=suppress,
             )
             return with_workload(res, table, default_workload(table, config))
 
@@ -872,6 +888,7 @@ class MainWindow(QMainWindow):
             self.state.project_path,
             run_label=run.label,
             stale=self.state.is_stale(),
+            on_details=self.state.set_report_details,
         )
         self.export_dialog = dialog
         dialog.open()

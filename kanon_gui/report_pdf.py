@@ -2,119 +2,55 @@
 
 ``python -m kanon_gui.report_pdf REPORT.html OUT.pdf`` (and, in a frozen bundle, ``kanon --render-pdf
 REPORT.html OUT.pdf``) is what :func:`kanon_engine.report.write_pdf` runs in a child process, so the
-engine never imports Qt.
-
-Why the detour through images: ``QTextDocument`` understands a subset of HTML and cannot draw inline
-``<svg>``. Each ``<svg>…</svg>`` element is drawn with ``QSvgRenderer`` into a high-resolution
-``QImage``, registered as a document image resource, and replaced by an ``<img>`` that refers to it.
-Nothing is fetched: external ``src``/``href`` references are not resolved (the report has none).
-The bundled DejaVu font is loaded first, since an air-gapped machine may have no font at all.
+engine never imports Qt. The document is built and paginated by :mod:`kanon_gui.report_layout` (charts
+as images, headings kept with what follows, tables split only between rows); this module paints its
+pages onto A4 with a footer that numbers them, and checks the file before it replaces the old one.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QMarginsF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
     QGuiApplication,
-    QImage,
     QPageLayout,
     QPageSize,
     QPainter,
     QPdfWriter,
     QTextDocument,
 )
-from PySide6.QtSvg import QSvgRenderer
 
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import atomic_path
 from kanon_engine.pdf_check import verify_pdf
+from kanon_gui.report_layout import (
+    BODY_HEIGHT,
+    FOOTER_PX,
+    LAYOUT_WIDTH,
+    ReportRenderError,
+    layout_document,
+    prepare_document,
+    svg_to_image,
+)
 
-_SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL | re.IGNORECASE)
-_SIZE = re.compile(r'\b(width|height)="([\d.]+)"')
-#: Pixels per SVG unit in the images made for the PDF (3 = crisp when printed).
-IMAGE_SCALE = 3.0
-#: Width the document is laid out at, in CSS pixels (A4 minus margins, at 96 dpi, about 680).
-LAYOUT_WIDTH = 680.0
-
-
-class ReportRenderError(Exception):
-    """The PDF could not be made (message is one plain sentence)."""
-
-
-def svg_to_image(svg: str, scale: float = IMAGE_SCALE) -> tuple[QImage, float, float]:
-    """Draw an SVG string into a white-backed ARGB image; returns the image and its size in SVG units."""
-    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
-    if not renderer.isValid():
-        raise ReportRenderError("A chart of the report is not valid SVG.")
-    size = renderer.defaultSize()
-    w, h = float(size.width() or 640), float(size.height() or 260)
-    image = QImage(int(w * scale), int(h * scale), QImage.Format.Format_RGB32)
-    image.fill(Qt.GlobalColor.white)
-    painter = QPainter(image)
-    try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        renderer.render(painter, QRectF(0, 0, w * scale, h * scale))
-    finally:
-        painter.end()
-    return image, w, h
-
-
-def prepare_document(html: str) -> QTextDocument:
-    """A QTextDocument of the report with every inline SVG replaced by an embedded image."""
-    doc = QTextDocument()
-    images: list[tuple[str, QImage]] = []
-
-    def replace(match: re.Match[str]) -> str:
-        image, w, h = svg_to_image(match.group(0))
-        name = f"kanon-chart-{len(images)}.png"
-        images.append((name, image))
-        if w > LAYOUT_WIDTH:  # keep charts inside the page
-            h, w = h * LAYOUT_WIDTH / w, LAYOUT_WIDTH
-        return f'<img src="{name}" width="{w:.0f}" height="{h:.0f}">'
-
-    text = _SVG.sub(replace, html)
-    for name, image in images:
-        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
-    family = _font_family()
-    if family:
-        font = QFont(family)
-        font.setPointSizeF(9.0)
-        doc.setDefaultFont(font)
-    doc.setHtml(text)
-    return doc
-
-
-def _font_family() -> str | None:
-    """Register the bundled fonts (idempotent) and return the family to use."""
-    try:
-        from kanon_gui.resources import load_fonts
-    except ImportError:  # pragma: no cover - resources module always ships with the GUI
-        return None
-    return load_fonts()
-
+__all__ = ["ReportRenderError", "prepare_document", "render_pdf", "svg_to_image"]
 
 #: The footer of every page (page numbers, so a page missing from a printout is noticed).
 FOOTER = "{title} \u00b7 page {page} of {pages}"
-_FOOTER_PX = 28
 
 
-def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
-    """Lay the document out page by page at a screen-like width (CSS pixel sizes keep their
-    proportions), paint each page scaled to the paper, and a footer with the page number; returns the
-    number of pages."""
+def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str, pages: int) -> int:
+    """Paint the first ``pages`` pages of a document laid out by ``layout_document`` (at a screen-like
+    width: CSS pixel sizes keep their proportions), each scaled to the paper with a footer that numbers
+    it; returns the number of pages."""
     page_h = LAYOUT_WIDTH * 267 / 180
-    body_h = page_h - _FOOTER_PX
-    doc.setPageSize(QSizeF(LAYOUT_WIDTH, body_h))
-    pages = doc.pageCount()
+    body_h = BODY_HEIGHT
     painter = QPainter(writer)
     try:
         scale = writer.width() / LAYOUT_WIDTH
@@ -132,7 +68,7 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str) -> int:
             font.setPixelSize(10)  # layout pixels, scaled with the page like the text above
             painter.setFont(font)
             painter.setPen(QColor("#4a5568"))
-            footer = QRectF(0, page_h - _FOOTER_PX + 8, LAYOUT_WIDTH, _FOOTER_PX - 8)
+            footer = QRectF(0, page_h - FOOTER_PX + 8, LAYOUT_WIDTH, FOOTER_PX - 8)
             painter.drawText(
                 footer, int(Qt.AlignmentFlag.AlignRight), FOOTER.format(title=title, page=i + 1, pages=pages)
             )
@@ -149,7 +85,7 @@ def render_pdf(
     that the file Qt wrote is a whole PDF (:func:`kanon_engine.pdf_check.verify_pdf`). ``name`` is the
     file name messages use (the engine renders into a temporary file named after the real report)."""
     pdf_path = Path(pdf_path)
-    doc = prepare_document(html)
+    doc, pages = layout_document(html)
     try:
         with atomic_path(pdf_path) as tmp:
             writer = QPdfWriter(str(tmp))
@@ -164,7 +100,7 @@ def render_pdf(
                     QPageLayout.Unit.Millimeter,
                 )
             )
-            paint_pages(doc, writer, title)
+            paint_pages(doc, writer, title, pages)
             del writer  # flushes and closes the file
             verify_pdf(tmp, name or pdf_path.name)  # Qt reports no write error (a full disk): check the file
     except DataError as exc:

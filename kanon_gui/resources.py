@@ -20,6 +20,11 @@ def sample_project() -> Path:
     return resources_dir() / "sample" / "sample_project.json"
 
 
+def sample_register() -> Path:
+    """The bundled sample's public register (invented people), for the linkage attack demonstration."""
+    return resources_dir() / "sample" / "sample_public_register.csv"
+
+
 @cache
 def icon(name: str) -> QIcon:
     """An SVG icon from ``resources/icons`` (scales to any DPI); an empty icon if it is missing."""

@@ -17,9 +17,16 @@ from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication, QStackedWidget, QTabWidget, QWidget
 
 from kanon_engine.data.roles import Role
+from kanon_engine.project import ReportDetails
 from kanon_gui.resources import sample_project
 
 WINDOW_SIZE = (1440, 900)
+#: The report details the tour's report is signed with (invented, as the sample is).
+EXAMPLE_DETAILS = ReportDetails(
+    "Study of length of stay by ward, 2022-2024",
+    "Dr. Ana Ruiz, Institute of Health Services Research",
+    "M. Keller, data protection officer",
+)
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -193,13 +200,39 @@ def _analysis_and_export(window: Any, shot: _Shooter) -> None:
         reveal(view)
         settle(300)
         shot.save(f"analysis {name}", window)
+    dates = [
+        q
+        for q in window.state.columns_with(Role.QUASI_IDENTIFIER)
+        if window.state.table.kind(q).value == "date"
+    ]
+    if dates:  # a date column's distribution, binned by the calendar
+        reveal(panel.charts_view)
+        panel.charts_view.set_distribution_column(dates[0])
+        shot.save("analysis charts dates", window)
     window.tabs.setCurrentWidget(window.risk_panel)
     wait_until(lambda: not window.runner.is_busy(), 60)
     shot.save("risk", window)
+    _linkage_shot(window, shot)
     window.export()
     settle(300)
     shot.save("export dialog", window.export_dialog)
     window.export_dialog.close()
+
+
+def _linkage_shot(window: Any, shot: _Shooter) -> None:
+    """The linkage attack demonstration with the sample's public register (invented people), when the
+    tour runs on the sample."""
+    from kanon_gui.resources import sample_register
+
+    source = window.state.table.source
+    if source is None or source.parent != sample_register().parent or not sample_register().is_file():
+        return
+    linkage = window.risk_panel.linkage
+    window.risk_panel.pages.setCurrentWidget(linkage)
+    linkage.load_list(sample_register())
+    wait_until(lambda: linkage.outcome is not None and not window.runner.is_busy(), 120)
+    shot.save("risk linkage attack", window)
+    window.risk_panel.pages.setCurrentIndex(0)
 
 
 def _save_dialog_shot(window, shot: _Shooter) -> None:
@@ -229,20 +262,25 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     import shutil
     import subprocess
 
+    from kanon_engine.public_list import project_linkage
     from kanon_engine.report import write_reports
 
     run = window.state.current_run
     if run is None:
         return []
     pdf = out_dir / "report.pdf"
+    project = window.state.project
+    if not any(project.report.to_dict().values()):  # what the export dialog's report details would hold
+        project = project.with_changes(report=EXAMPLE_DETAILS)
     write_reports(
         run.table,
         run.result,
-        window.state.project,
+        project,
         None,
         pdf,
         run_label=run.label,
         stale=window.state.is_stale(),
+        linkage=project_linkage(project, run.table, run.result),
     )
     tool = shutil.which("pdftoppm")
     if tool is None:

@@ -34,7 +34,8 @@ from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.fileio import InputGuard
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import PrivacyModel
-from kanon_engine.project import PROJECT_FILE, Project
+from kanon_engine.project import PROJECT_FILE, Project, ReportDetails
+from kanon_engine.public_list import PublicList
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.validation import (
     PREPARE_IN_BACKGROUND,
@@ -471,6 +472,17 @@ class AppState(QObject):
             changes["shuffle_seed"] = shuffle_seed
         if changes:
             self._apply(changes)
+
+    def set_public_list(self, public: PublicList | None) -> None:
+        """The public list of the linkage demonstration and its join (kept in the project file; no
+        writer may replace the list while the project names it)."""
+        if public != self._project.public_list:
+            self._apply({"public_list": public})
+
+    def set_report_details(self, details: ReportDetails) -> None:
+        """The report's sign-off fields: purpose, recipient, approved by (kept in the project file)."""
+        if details != self._project.report:
+            self._apply({"report": details})
 
     # --- data and projects -------------------------------------------------------------------------------
     def set_table(

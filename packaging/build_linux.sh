@@ -7,7 +7,7 @@
 #   dist/installers/kanon-<ver>-linux-x86_64.run   per-user, no root: self-extracting (makeself), installs
 #                                                  into ~/.local/opt/kanon with a menu entry
 #   dist/installers/kanon-<ver>-linux-x86_64.tar.gz  unpack anywhere and start ./kanon (or sh install.sh)
-#   dist/installers/SHA256SUMS                     checksums to verify the files after carrying them over
+#   dist/installers/SHA256SUMS                     checksums of every installer there (Linux and Windows)
 #
 # usage: bash packaging/build_linux.sh [--skip-bundle] [--fast] [--only deb|run|tar]...
 #   --skip-bundle   reuse dist/linux/kanon instead of running PyInstaller again
@@ -35,7 +35,6 @@ STAGE="$DIST/stage"
 MAINTAINER="${KANON_MAINTAINER:-kanon maintainers <kanon@localhost>}"
 ZSTD_LEVEL="${KANON_ZSTD_LEVEL:-19}"
 GZIP_LEVEL="${KANON_GZIP_LEVEL:-6}"
-DRY="${KANON_DRY_RUN:-0}"
 
 # Debian packages needed to build, and the libraries Qt's platform plugins link. The X11/xcb ones are
 # installed on the build machine so that PyInstaller bundles them (libxcb-cursor0 in particular is
@@ -79,26 +78,8 @@ done
 wants() { [[ " ${KINDS[*]} " == *" $1 "* ]]; }
 
 # --- tools ------------------------------------------------------------------------------------------
-apt_install() {
-    local missing=() pkg
-    for pkg in "$@"; do
-        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-    done
-    [[ ${#missing[@]} -eq 0 ]] && return 0
-    local sudo=()
-    if [[ "$(id -u)" -ne 0 ]]; then
-        command -v sudo >/dev/null 2>&1 || die "installing ${missing[*]} needs root (or sudo)."
-        sudo=(sudo)
-    fi
-    say "installing missing Debian packages: ${missing[*]}"
-    if [[ "$DRY" == 1 ]]; then
-        say "would run: apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
-        return 0
-    fi
-    ${sudo[@]+"${sudo[@]}"} apt-get update -q || die "apt-get update failed."
-    ${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-        "${missing[@]}" || die "could not install ${missing[*]}."
-}
+# shellcheck source=packaging/apt.sh
+source "$ROOT/packaging/apt.sh"
 
 command -v dpkg-query >/dev/null 2>&1 || die "this script builds on Debian/Ubuntu (dpkg-query not found)."
 apt_install "${BUILD_PKGS[@]}" "${BUNDLED_PKGS[@]}"
@@ -326,7 +307,7 @@ wants deb && timed deb build_deb
 wants run && timed run build_run
 wants tar && timed tar build_tar
 rm -rf "$STAGE"
-(cd "$OUT" && sha256sum -- *.deb *.run *.tar.gz 2>/dev/null >SHA256SUMS) || true
+bash packaging/sha256sums.sh "$OUT"
 
 say "done:"
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Smoke test of the Linux bundle and installers, headless (no display, no network needed):
+# Smoke test of the Linux and Windows installers, headless (no display, no network needed):
 #
 #   1. the bundle:   dist/linux/kanon/kanon --self-test  (offscreen; compared with the source checkout's
 #                    window tabs, so a view the bundle forgot is caught)
@@ -11,12 +11,17 @@
 #   4. the .run:     installed into a temporary HOME as an unprivileged user (no root), checked (command,
 #                    menu entry, its own self-test), then uninstalled
 #   5. the .tar.gz:  one top folder, no absolute paths; unpacked and self-tested
+#   6-11. Windows:   the setup.exe under Wine: silent install per user, the installed copy's self-test,
+#                    the real window on Xvfb with a screenshot, uninstall leaving only the user's data,
+#                    then install and uninstall for all users (packaging/windows/smoke.sh)
 #
-# usage: bash packaging/smoke_test.sh [--build] [--fast]
-#   --build   build the bundle and the installers first (packaging/build_linux.sh); without it, whatever
-#             is missing in dist/ is built
-#   --fast    passed to build_linux.sh (light compression; what CI uses)
-# Exit code 0 when every check passed. Takes about 1 minute plus the build (about 3 minutes with --fast).
+# usage: bash packaging/smoke_test.sh [--build] [--fast] [--only linux|windows]
+#   --build   build the bundles and the installers first (packaging/build_linux.sh and
+#             build_windows.sh); without it, whatever is missing in dist/ is built
+#   --fast    passed to the build scripts (light compression; what CI uses)
+#   --only    test (and build) only the Linux or only the Windows installers
+# Exit code 0 when every check passed. Takes about 1 minute for Linux and 3 for Windows, plus the builds
+# (with --fast about 3 minutes for Linux and 8 for Windows on a shared 2-core machine).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,15 +42,27 @@ die() {
     printf '[smoke] error: %s\n' "$*" >&2
     exit 2
 }
+# shellcheck source=packaging/apt.sh
+source "$ROOT/packaging/apt.sh"
 
 BUILD=0
 BUILD_ARGS=()
+LINUX=1
+WINDOWS=1
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --build) BUILD=1 ;;
     --fast) BUILD_ARGS+=(--fast) ;;
+    --only)
+        case "${2:-}" in
+        linux) WINDOWS=0 ;;
+        windows) LINUX=0 ;;
+        *) die "--only needs linux or windows" ;;
+        esac
+        shift
+        ;;
     -h | --help)
-        sed -n '2,21p' "$0"
+        sed -n '2,25p' "$0"
         exit 0
         ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -58,25 +75,43 @@ VERSION="$("$VENV/bin/python" -c 'import tomllib; print(tomllib.load(open("pypro
 DEB="$OUT/kanon_${VERSION}_$(dpkg --print-architecture).deb"
 RUN="$OUT/kanon-${VERSION}-linux-$(uname -m).run"
 TGZ="$OUT/kanon-${VERSION}-linux-$(uname -m).tar.gz"
+SETUP="$OUT/kanon-${VERSION}-windows-x64-setup.exe"
 
-if [[ "$BUILD" == 1 ]]; then
-    bash packaging/build_linux.sh ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"}
-else
-    missing=()
-    [[ -f "$DEB" ]] || missing+=(--only deb)
-    [[ -f "$RUN" ]] || missing+=(--only run)
-    [[ -f "$TGZ" ]] || missing+=(--only tar)
-    if [[ ! -x "$BUNDLE/kanon" ]]; then
+if [[ "$LINUX" == 1 ]]; then
+    if [[ "$BUILD" == 1 ]]; then
         bash packaging/build_linux.sh ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"}
-    elif [[ ${#missing[@]} -gt 0 ]]; then
-        bash packaging/build_linux.sh --skip-bundle ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"} "${missing[@]}"
+    else
+        missing=()
+        [[ -f "$DEB" ]] || missing+=(--only deb)
+        [[ -f "$RUN" ]] || missing+=(--only run)
+        [[ -f "$TGZ" ]] || missing+=(--only tar)
+        if [[ ! -x "$BUNDLE/kanon" ]]; then
+            bash packaging/build_linux.sh ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"}
+        elif [[ ${#missing[@]} -gt 0 ]]; then
+            bash packaging/build_linux.sh --skip-bundle ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"} "${missing[@]}"
+        fi
     fi
+    [[ -x "$BUNDLE/kanon" ]] || die "no bundle at $BUNDLE"
 fi
-[[ -x "$BUNDLE/kanon" ]] || die "no bundle at $BUNDLE"
+if [[ "$WINDOWS" == 1 ]]; then
+    if [[ "$BUILD" == 1 ]]; then
+        bash packaging/build_windows.sh ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"}
+    elif [[ ! -f "$DIST/windows/kanon/kanon.exe" ]]; then
+        bash packaging/build_windows.sh ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"}
+    elif [[ ! -f "$SETUP" ]]; then
+        bash packaging/build_windows.sh --skip-bundle ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"}
+    fi
+    [[ -f "$SETUP" ]] || die "no Windows installer at $SETUP"
+fi
 
 T="$(mktemp -d "${TMPDIR:-/tmp}/kanon-smoke.XXXXXX")"
 chmod 755 "$T"
-trap 'rm -rf "$T"' EXIT
+cleanup() {
+    # the Windows checks run Wine in a prefix inside $T: stop its processes before removing it
+    if [[ -n "${WINEPREFIX:-}" ]]; then wineserver -k 2>/dev/null || true; fi
+    rm -rf "$T"
+}
+trap cleanup EXIT
 
 # A clean, headless environment: no display, nothing from this checkout or its venv on any path.
 headless() { # headless HOME COMMAND...
@@ -103,6 +138,9 @@ self_test() {
         fail "$name: --self-test exited with $rc"
     fi
 }
+
+# --- Linux (sections 1-5) ---------------------------------------------------------------------------
+if [[ "$LINUX" == 1 ]]; then # (not indented: the Linux checks below are unchanged)
 
 # --- 1. the bundle ----------------------------------------------------------------------------------
 say "1. bundle $BUNDLE ($(du -sh "$BUNDLE" | cut -f1))"
@@ -285,10 +323,19 @@ for f in kanon install.sh uninstall.sh README.txt share/kanon.png; do
 done
 self_test tar "$T/tar/kanon-$VERSION/kanon"
 
-# --- summary ----------------------------------------------------------------------------------------
-say "sizes: bundle $(du -sh "$BUNDLE" | cut -f1); .deb $(du -h --apparent-size "$DEB" | cut -f1);" \
+say "Linux sizes: bundle $(du -sh "$BUNDLE" | cut -f1); .deb $(du -h --apparent-size "$DEB" | cut -f1);" \
     ".run $(du -h --apparent-size "$RUN" | cut -f1); .tar.gz $(du -h --apparent-size "$TGZ" | cut -f1)"
 say "self-test wall times: ${SELFTEST_SECONDS[*]}"
+fi # Linux
+
+# --- Windows (sections 6-11) ------------------------------------------------------------------------
+if [[ "$WINDOWS" == 1 ]]; then
+    # shellcheck source=packaging/windows/smoke.sh
+    source "$ROOT/packaging/windows/smoke.sh"
+    smoke_windows
+fi
+
+# --- summary ----------------------------------------------------------------------------------------
 if [[ $FAILED -eq 0 ]]; then
     say "all checks passed"
 else

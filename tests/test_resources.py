@@ -45,7 +45,7 @@ def _read_hierarchy(path: Path) -> list[list[str]]:
 
 def test_sample_is_reproducible_from_its_script(tmp_path: Path, sample_dir: Path) -> None:
     written = _load_make_sample().write_sample(tmp_path)
-    assert len(written) == 7
+    assert len(written) == 8
     for path in written:
         committed = sample_dir / path.name
         assert committed.is_file(), f"{committed} is missing: run resources/sample/make_sample.py"

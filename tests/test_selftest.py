@@ -56,6 +56,9 @@ def test_main_self_test_passes_headless(tmp_path: Path) -> None:
         "offline",
     ):
         assert any(step in ln for ln in ok), f"step '{step}' missing:\n{proc.stdout}"
+    # nothing in the user's profile: no settings or log in the app data and config folders
+    written = [p for d in ("share", "config") for p in (tmp_path / "home" / d).rglob("*") if p.is_file()]
+    assert written == [], f"the self-test wrote into the user's profile: {written}"
     # the files it checked are there (kept because of --output)
     for name in (
         "release_datafly.csv",

@@ -2,8 +2,10 @@
 
 One module per algorithm: :mod:`.datafly`, :mod:`.samarati`, :mod:`.incognito`, :mod:`.optimal`,
 :mod:`.heuristic` (full domain: one level per quasi-identifier, sharing :mod:`.full_domain` and the
-lattice machinery of :mod:`.search`) and :mod:`.mondrian` (multidimensional partitioning, strict and
-relaxed).
+lattice machinery of :mod:`.search`), :mod:`.mondrian` (multidimensional partitioning, strict and
+relaxed), and the cell-level models that keep every record: :mod:`.local_recoding` (CG) and
+:mod:`.local_suppression` (CS), sharing :mod:`.peeling`; with ``suppress="cells"`` the full-domain ones
+release the AG_CS model (:mod:`.cell_suppression`).
 
 Adding an algorithm
 -------------------
@@ -45,6 +47,8 @@ from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.datafly import Datafly
 from kanon_engine.algorithms.heuristic import Heuristic
 from kanon_engine.algorithms.incognito import Incognito
+from kanon_engine.algorithms.local_recoding import LocalRecoding
+from kanon_engine.algorithms.local_suppression import LocalSuppression
 from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
 from kanon_engine.algorithms.samarati import Samarati
@@ -59,6 +63,8 @@ BUILT_IN: tuple[type[Algorithm], ...] = (
     Datafly,
     Mondrian,
     MondrianRelaxed,
+    LocalRecoding,
+    LocalSuppression,
 )
 
 _REGISTRY: dict[str, type[Algorithm]] = {}

@@ -11,6 +11,7 @@ to add one is in :mod:`kanon_engine.algorithms`.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
@@ -22,7 +23,7 @@ from kanon_engine.metrics.labels import objective_label
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
-from kanon_engine.sources import TableSource, as_source
+from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
 from kanon_engine.sources.counting import count_points
 from kanon_engine.sources.finish import finish_result
 
@@ -32,7 +33,8 @@ SUPPRESSION_LIMIT = ParamSpec(
     "float",
     None,
     "Largest share of records that may be removed (suppressed) instead of generalizing further, "
-    "from 0 % (none) to 100 %; write 5 %, 5% or 0.05.",
+    "from 0 % (none) to 100 %; write 5 %, 5% or 0.05. With cell suppression, the largest share of "
+    "quasi-identifier values that may be replaced by '*'.",
     minimum=0.0,
     maximum=1.0,
     presets=(0.0, 0.01, 0.02, 0.05, 0.1),
@@ -100,11 +102,29 @@ class Algorithm(ABC):
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
         source = as_source(table)
+        if self.works_on_records():
+            return self._run_on_records(source, config, progress, start)
         config.check_columns(source)
         counted = count_points(source, config, progress)
         require_k_fits(config.k, counted.enc.n_rows)
         result = self._run(source, config, counted.enc, progress, start)
         return finish_result(source, counted, result, start)
+
+    def works_on_records(self) -> bool:
+        """Whether this run recodes single cells of single records (the survey's CG, CS and AG_CS
+        models): such a run needs every record, not the counted points, and so a table in memory."""
+        return bool(getattr(self, "cell_level", False)) or self.parameters.get("suppress") == "cells"
+
+    def _run_on_records(
+        self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
+    ) -> AnonymizationResult:
+        """The run of a cell-level model: on the loaded table's records, encoded one row each."""
+        what = self.title.split(" (")[0] if getattr(self, "cell_level", False) else "Cell suppression"
+        records = records_in_memory(source, what)
+        config.check_table(records)
+        progress(0.0, "encoding the quasi-identifiers")
+        result = self._run(records, config, encode_records(records, config), progress, start)  # type: ignore[arg-type]
+        return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 
     @abstractmethod
     def _run(

@@ -13,7 +13,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.lattice import FAILS, SATISFIES, Lattice, SearchRecord
-from kanon_engine.metrics.loss import MetricContext, get_metric
+from kanon_engine.metrics.loss import Metric, MetricContext
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
@@ -49,14 +49,13 @@ class Datafly(FullDomainAlgorithm):
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        allowance = self.suppression_allowance(enc.n_rows, config.k)
-        evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=config.suppressed_group_k)
+        evaluator, metric, allowance, unit = self.node_checker(enc, config)
         lat = Lattice(enc.heights, enc.qi)
         ev, status = self._climb(enc, evaluator, lat, progress)
         if ev is None:
-            raise infeasible(config, allowance)
+            raise infeasible(config, allowance, unit)
         ctx = evaluator_context(evaluator)
-        record = self._record(lat, status, ev, ctx)
+        record = self._record(lat, status, ev, ctx, metric)
         checks = evaluator.checks
         return full_domain_result(
             self.name, self.parameters, table, config, enc, ev, ctx, start, checks, record
@@ -82,7 +81,7 @@ class Datafly(FullDomainAlgorithm):
         return (last[0] if found is not None else None), status
 
     def _record(
-        self, lat: Lattice, status: dict[int, int], ev: NodeEvaluation, ctx: MetricContext
+        self, lat: Lattice, status: dict[int, int], ev: NodeEvaluation, ctx: MetricContext, metric: Metric
     ) -> SearchRecord | None:
         """The path Datafly climbed, as a search record for the lattice view (None for huge lattices)."""
         if lat.size > _RECORD_NODES:
@@ -90,10 +89,10 @@ class Datafly(FullDomainAlgorithm):
         st = np.zeros(lat.size, dtype=np.int8)
         for idx, s in status.items():
             st[idx] = s
-        metric = self.parameters["metric"]
         chosen = lat.index(ev.levels)
-        record = SearchRecord(lat.names, lat.max_levels.copy(), st, np.full(lat.size, np.nan), chosen, metric)
-        record.metric[chosen] = get_metric(metric).value(ev, ctx)
+        name = self.parameters["metric"]
+        record = SearchRecord(lat.names, lat.max_levels.copy(), st, np.full(lat.size, np.nan), chosen, name)
+        record.metric[chosen] = metric.value(ev, ctx)
         return record
 
 

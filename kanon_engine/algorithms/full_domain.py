@@ -13,6 +13,7 @@ per quasi-identifier, Samarati 2001) and the release built from it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from abc import abstractmethod
 from typing import Any, ClassVar
@@ -20,6 +21,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
+from kanon_engine.algorithms.cell_suppression import (
+    SUPPRESS,
+    CellMetric,
+    CellNodeEvaluation,
+    CellSuppressionEvaluator,
+    cell_budget,
+    cell_result,
+)
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig, require_k_fits
 from kanon_engine.data.table import Table
@@ -29,25 +38,27 @@ from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_con
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
+    Metric,
     MetricContext,
     generalization_intensity,
     get_metric,
     node_metrics,
 )
+from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.release import row_classes
 from kanon_engine.result import AnonymizationResult
-from kanon_engine.sources import TableSource, as_source
+from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
 from kanon_engine.sources.counting import count_points
 from kanon_engine.sources.finish import finish_result
 from kanon_engine.sources.plan import FullDomainPlan
 
 
-def infeasible(config: AnonymizationConfig, limit: int) -> InfeasibleError:
+def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
     models = "; ".join(m.describe() for m in config.models)
     return InfeasibleError(
-        f"No transformation satisfies {models} with at most {limit} suppressed records.",
+        f"No transformation satisfies {models} with at most {limit} suppressed {what}.",
         hint="Allow more suppression, lower k (or l, or raise t), or use broader hierarchies.",
         where="models",
     )
@@ -57,22 +68,49 @@ class FullDomainAlgorithm(Algorithm):
     """Base of the algorithms that release one full-domain transformation.
 
     ``suppression_limit``: largest share of records that may be suppressed (None: none, except where an
-    algorithm's paper says otherwise, see Datafly); ``metric``: the quality metric that ranks solutions.
+    algorithm's paper says otherwise, see Datafly); ``metric``: the quality metric that ranks solutions;
+    ``suppress``: whole records (the survey's AG_TS) or single cells (AG_CS, :mod:`.cell_suppression`;
+    the limit then counts quasi-identifier cells).
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
-    def __init__(self, *, suppression_limit: float | None = None, metric: str = DEFAULT_METRIC) -> None:
+    def __init__(
+        self,
+        *,
+        suppression_limit: float | None = None,
+        metric: str = DEFAULT_METRIC,
+        suppress: str = "records",
+    ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
+        self.suppress = suppress
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
         limit = self.parameters["suppression_limit"]
         return suppression_allowance(n_rows, 0.0 if limit is None else limit)
+
+    def node_checker(
+        self, enc: EncodedTable, config: AnonymizationConfig
+    ) -> tuple[NodeEvaluator, Metric, int, str]:
+        """The node checker, the metric, the allowance and its unit: records, or with
+        ``suppress="cells"`` quasi-identifier cells (the records' allowance times the number of
+        quasi-identifiers when no limit is given)."""
+        allowance = self.suppression_allowance(enc.n_rows, config.k)
+        metric = get_metric(self.parameters["metric"])
+        if self.parameters["suppress"] != "cells":
+            group_k = config.suppressed_group_k  # Datafly's step 4 (:mod:`kanon_engine.suppressed_group`)
+            evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
+            return evaluator, metric, allowance, "records"
+        # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
+        # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
+        limit = self.parameters["suppression_limit"]
+        cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
+        return CellSuppressionEvaluator(enc, config.models, cells), CellMetric(metric), cells, "cells"
 
 
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
@@ -86,21 +124,13 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        allowance = self.suppression_allowance(enc.n_rows, config.k)
-        metric = get_metric(self.parameters["metric"])
+        evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = LatticeSearch(
-            enc,
-            config.models,
-            allowance,
-            metric,
-            progress,
-            self.name,
-            self.max_nodes,
-            config.suppressed_group_k,
+            enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator
         )
         best = self._search(search)
         if best is None:
-            raise infeasible(config, allowance)
+            raise infeasible(config, allowance, unit)
         ev = search.evaluation(best)
         progress(1.0, "building the release")
         record = search.record(best)
@@ -125,11 +155,48 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
     def _notes(self, search: LatticeSearch) -> tuple[str, ...]:
         if search.monotone:
             return ()
+        if self.parameters["suppress"] == "cells":
+            return (
+                "With cell suppression a node's '*' cells come from local suppression, which need not "
+                "fall under generalization, so every transformation that could beat the optimum was "
+                "checked (no pruning by satisfaction).",
+            )
         return (
             "The privacy models are not monotone with suppression, so a transformation was ruled out "
             "without a check only when the suppression it forces rules out all its specializations too; "
             "every other one that could beat the optimum was checked.",
         )
+
+
+def points_ncp(
+    points: EncodedTable,
+    levels: tuple[int, ...],
+    point_class: np.ndarray,
+    trim: tuple[np.ndarray, np.ndarray] | None,
+) -> dict[str, float]:
+    """NCP of a full-domain release (``gcp`` and ``ncp:<qi>``) from its points (Xu et al. 2006): each
+    released record counts its value's share of the hierarchy's leaves, a suppressed record 1 per cell
+    (as :func:`kanon_engine.cell_recoding.node_ncp` counts records), so every model's releases compare.
+    Records trimmed by Datafly's step 4 (``trim``: per released class its size and records trimmed)
+    are suppressed records of their class."""
+    weights = points.weights if points.weights is not None else np.ones(points.codes.shape[1], np.int64)
+    kept = point_class >= 0
+    w_kept = weights[kept].astype(np.float64)
+    trimmed = np.zeros(0) if trim is None else trim[1].astype(np.float64)
+    n_suppressed = float(weights[~kept].sum()) + float(trimmed.sum())
+    out: dict[str, float] = {}
+    per_qi = []
+    for q, (name, lv) in enumerate(zip(points.qi, levels)):
+        value = hierarchy_ncp(points.hierarchies[q])[points.codes[q][kept], int(lv)]
+        total = float(w_kept @ value) + n_suppressed
+        if len(trimmed):  # a class's records share one released value: its NCP is the class's
+            per_class = np.zeros(len(trimmed))
+            per_class[point_class[kept]] = value
+            total -= float(trimmed @ per_class)
+        per_qi.append(total / max(points.n_rows, 1))
+        out[f"ncp:{name}"] = per_qi[-1]
+    out["gcp"] = float(np.mean(per_qi)) if per_qi else 0.0
+    return out
 
 
 def full_domain_result(
@@ -148,9 +215,13 @@ def full_domain_result(
 ) -> AnonymizationResult:
     """The full-domain node ``ev`` as a result: the released class of every point (its plan, from which
     the release is made) and everything reported about it. Classes are numbered in the order of the
-    node's classes."""
+    node's classes. Under cell suppression, the AG_CS release of :mod:`.cell_suppression` (records in
+    memory only, see :meth:`FullDomainAlgorithm.needs_records`)."""
+    if isinstance(ev, CellNodeEvaluation):
+        return cell_result(algorithm, parameters, table, config, enc, ev, ctx, start, checks, record, notes)
+    points = ev.points.enc if ev.points is not None else enc
     if ev.points is not None:  # a node finer than the points: its classes were counted on their own
-        point_class, suppressed = row_classes(ev.points.enc, ev, None)
+        point_class, suppressed = row_classes(points, ev, None)
     else:
         point_class, suppressed = row_classes(enc, ev, ctx.base)
     kept_ids = np.flatnonzero(ev.passes)
@@ -161,6 +232,7 @@ def full_domain_result(
     if ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
         plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
+    metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
     return AnonymizationResult(
@@ -206,19 +278,29 @@ def apply_transformation(
     metric: str = DEFAULT_METRIC,
     search: SearchRecord | None = None,
     enforce: bool = True,
+    suppress: str = "records",
 ) -> AnonymizationResult:
     """Apply one full-domain transformation chosen by the user (CLI ``apply``, a click in the lattice).
 
     Classes failing the privacy models are suppressed when they fit within ``suppression_limit``;
-    otherwise an InfeasibleError says how many records would have to go. With ``enforce=False`` the levels
-    are applied as they are: nothing is suppressed and no privacy model is claimed.
+    otherwise an InfeasibleError says how many records would have to go. With ``suppress="cells"`` only
+    single cells of their records are suppressed (the limit counts cells). With ``enforce=False`` the
+    levels are applied as they are: nothing is suppressed and no privacy model is claimed.
     """
     start = time.perf_counter()
     parameters = {
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),
+        "suppress": SUPPRESS.coerce(suppress),
     }
     source = as_source(table)
+    if enforce and parameters["suppress"] == "cells":  # single cells of single records: rows in memory
+        records = records_in_memory(source, "Cell suppression")
+        config.check_table(records)
+        enc = encode_records(records, config)
+        vector = _level_vector(enc, levels)
+        result = _apply_with_cells(records, config, enc, vector, parameters, search, start)
+        return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
     config.check_columns(source)
     counted = count_points(source, config)
     enc = counted.enc
@@ -244,3 +326,27 @@ def apply_transformation(
         "apply", parameters, source, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )
     return finish_result(source, counted, result, start)
+
+
+def _apply_with_cells(
+    table: Table,
+    config: AnonymizationConfig,
+    enc: EncodedTable,
+    vector: tuple[int, ...],
+    parameters: dict[str, Any],
+    search: SearchRecord | None,
+    start: float,
+) -> AnonymizationResult:
+    """``apply`` under cell suppression: the outliers at these levels lose single cells (AG_CS)."""
+    budget = cell_budget(enc.n_rows, enc.n_qi, parameters["suppression_limit"])
+    evaluator = CellSuppressionEvaluator(enc, config.models, budget)
+    ev = evaluator.evaluate(vector)
+    if not ev.satisfies:
+        raise InfeasibleError(
+            f"At these levels {'' if ev.peeling is not None else 'at least '}{ev.cells} cells would have "
+            f"to be suppressed, more than the {budget} the suppression limit allows.",
+            hint="Generalize more, or allow more suppression.",
+            where="levels",
+        )
+    ctx = MetricContext(enc, evaluator.k, budget)
+    return cell_result("apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
+from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.algorithms.search import TOLERANCE
 from kanon_engine.config import AnonymizationConfig, ParamSpec
@@ -41,8 +42,7 @@ from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
 from kanon_engine.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
-from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric, get_metric
-from kanon_engine.privacy.models import PrivacyModel
+from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
@@ -99,18 +99,12 @@ class AnytimeSearch:
     """The search state: transformations met so far, the best release, the clock."""
 
     def __init__(
-        self,
-        enc: EncodedTable,
-        models: tuple[PrivacyModel, ...],
-        max_suppressed: int,
-        metric: Metric,
-        progress: ProgressCallback,
-        time_limit: float,
-        suppressed_group_k: int = 0,
+        self, evaluator: NodeEvaluator, metric: Metric, progress: ProgressCallback, time_limit: float
     ) -> None:
+        enc = evaluator.enc
         self.enc = enc
-        self.evaluator = NodeEvaluator(enc, models, max_suppressed, suppressed_group_k=suppressed_group_k)
-        self.ctx = evaluator_context(self.evaluator)
+        self.evaluator = evaluator
+        self.ctx = evaluator_context(evaluator)
         self.metric = metric
         self.progress = progress
         self.time_limit = float(time_limit)
@@ -342,16 +336,17 @@ class Heuristic(FullDomainAlgorithm):
         "skipping those that cannot beat the best found, until the time limit. Returns the best release "
         "found; it is proven optimal only if the search finished before the time limit."
     )
-    params = (SUPPRESSION_LIMIT, METRIC, TIME_LIMIT)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, TIME_LIMIT)
 
     def __init__(
         self,
         *,
         suppression_limit: float | None = None,
         metric: str = DEFAULT_METRIC,
+        suppress: str = "records",
         time_limit: float = 10.0,
     ) -> None:
-        super().__init__(suppression_limit=suppression_limit, metric=metric)
+        super().__init__(suppression_limit=suppression_limit, metric=metric, suppress=suppress)
         self.time_limit = time_limit
 
     def _run(
@@ -363,15 +358,12 @@ class Heuristic(FullDomainAlgorithm):
         start: float,
     ) -> AnonymizationResult:
         p = self.parameters
-        allowance = self.suppression_allowance(enc.n_rows, config.k)
-        metric = get_metric(p["metric"])
-        search = AnytimeSearch(
-            enc, config.models, allowance, metric, progress, p["time_limit"], config.suppressed_group_k
-        )
+        evaluator, metric, allowance, unit = self.node_checker(enc, config)
+        search = AnytimeSearch(evaluator, metric, progress, p["time_limit"])
         best = search.run()
         if best is None:
             if search.finished or search.evaluator.monotone:  # nothing satisfies (the top fails)
-                raise infeasible(config, allowance)
+                raise infeasible(config, allowance, unit)
             raise InfeasibleError(
                 f"No transformation satisfying the privacy models was found within "
                 f"{p['time_limit']:g} seconds (the coarsest one does not).",

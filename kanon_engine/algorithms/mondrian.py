@@ -89,8 +89,8 @@ SUMMARY = ParamSpec(
     "Summary statistic",
     "choice",
     "range",
-    "How a class shows its numbers: range releases [min-max] (or the hierarchy node for categories); "
-    "mean also adds a <column>_mean column with the class average of each numeric quasi-identifier.",
+    "How a group of records shows its numbers: range releases [min-max] (or the hierarchy node for "
+    "categories); mean also adds a column with the group's average of each numeric quasi-identifier.",
     choices=("range", "mean"),
 )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
+from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.datafly import greedy_climb
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.search import LatticeSearch
@@ -49,13 +50,18 @@ class Samarati(LatticeSearchAlgorithm):
         "The search is bounded by Datafly's solution above and by what each attribute needs on its own "
         "below."
     )
-    params = (SUPPRESSION_LIMIT, METRIC, BOUNDED)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, BOUNDED)
     max_nodes = 2_000_000
 
     def __init__(
-        self, *, suppression_limit: float | None = None, metric: str = DEFAULT_METRIC, bounded: bool = True
+        self,
+        *,
+        suppression_limit: float | None = None,
+        metric: str = DEFAULT_METRIC,
+        suppress: str = "records",
+        bounded: bool = True,
     ) -> None:
-        super().__init__(suppression_limit=suppression_limit, metric=metric)
+        super().__init__(suppression_limit=suppression_limit, metric=metric, suppress=suppress)
         self.bounded = bounded
 
     def _search(self, search: LatticeSearch) -> int | None:

@@ -62,13 +62,18 @@ class LatticeSearch:
         progress: ProgressCallback = no_progress,
         algorithm: str = "search",
         max_nodes: int | None = None,
+        evaluator: NodeEvaluator | None = None,
         suppressed_group_k: int = 0,
     ) -> None:
         self.enc = enc
         self.lattice = Lattice(enc.heights, enc.qi)
         if max_nodes is not None:
             Lattice.require_size(self.lattice.size, algorithm, max_nodes)
-        self.evaluator = NodeEvaluator(enc, models, max_suppressed, suppressed_group_k=suppressed_group_k)
+        # a given evaluator decides what "satisfies" means (cell suppression: the AG_CS model) and
+        # carries its own step-4 rule; otherwise records are suppressed with step 4 at suppressed_group_k
+        self.evaluator = evaluator or NodeEvaluator(
+            enc, models, max_suppressed, suppressed_group_k=suppressed_group_k
+        )
         self.metric = metric
         self.ctx = evaluator_context(self.evaluator)
         self.progress = progress
@@ -261,6 +266,8 @@ class LatticeSearch:
         With ``prune``, nodes that cannot beat the best solution checked so far are left unclassified
         (only the optimum is wanted, not the full classification).
         """
+        if not (self.monotone or self.evaluator.rules_out_specializations):
+            return  # nothing a check says classifies other nodes: branch and bound does all the work
         if prune:
             self.propagate_bounds()
         for start in self._unclassified(candidates, prune):

@@ -39,6 +39,9 @@ PRINTED = (
     "cavg",
     "transformation",
     "runtime_seconds",
+    "model",
+    "suppressed_cells",
+    "records_touched",
 )
 
 

@@ -1,7 +1,8 @@
 """``apply``: apply generalization levels the user chose and write the release.
 
 With any privacy-model flag (``--k``, ``--l``, ``--t``, ...), the classes that fail the models are
-suppressed within the suppression limit (default: as many as needed); without one the levels are applied
+suppressed within the suppression limit (default: as many as needed; ``--suppress cells``: only single
+values of their records, the limit counting cells); without one the levels are applied
 as they are and no model is claimed. The suppression limit and the metric come from their flags, else
 from the project's algorithm when it has them.
 """
@@ -45,11 +46,18 @@ def run(args: argparse.Namespace) -> int:
         params = project.algorithm_params
         limit = _setting(values, params, "suppression_limit", 1.0)
         metric = _setting(values, params, "metric", "dm")
+        suppress = _setting(values, params, "suppress", "records")
         save_project(args, project)
         # without a model flag no model is claimed (k = 2 only makes the configuration complete)
         config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
         result = apply_transformation(
-            table, config, levels(args.levels), suppression_limit=limit, metric=metric, enforce=enforce
+            table,
+            config,
+            levels(args.levels),
+            suppression_limit=limit,
+            metric=metric,
+            enforce=enforce,
+            suppress=suppress,
         )
         return finish_run(args, table, project, result, PRINTED)
 

@@ -178,9 +178,14 @@ def write_run_reports(
     written: ExportSummary | None,
     **extra: Any,
 ) -> None:
-    """The HTML and PDF de-identification reports of a run (``extra``: linkage, threshold)."""
+    """The HTML and PDF de-identification reports of a run (``extra``: linkage, threshold); without a
+    ``linkage``, the demonstration of the project's public list when it names one."""
     if not (args.report_html or args.report_pdf):
         return
+    if "linkage" not in extra:
+        from kanon_engine.public_list import project_linkage
+
+        extra["linkage"] = project_linkage(project, table, result)
     write_reports(
         table,
         result,

@@ -16,7 +16,8 @@ Fields are named as in the project file (:meth:`~kanon_engine.project.Project.to
 ``data.path``, ``data.delimiter``, ``roles.<role>``, ``hierarchies``, ``models.<form value>`` (the flat
 values of :func:`~kanon_engine.validation.model_values_of`: k, l, l_variant, c, t, t_distance,
 sensitive), ``algorithm.name``, ``algorithm.<parameter>``, ``output.drop_suppressed``,
-``output.shuffle_seed``. :func:`get_field` reads one from a project; :func:`apply_flags` writes the given
+``output.shuffle_seed``, ``linkage.path``, ``linkage.join``, ``report.purpose``, ``report.recipient``,
+``report.approved_by``. :func:`get_field` reads one from a project; :func:`apply_flags` writes the given
 ones into a project.
 """
 
@@ -38,6 +39,7 @@ from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.project import Project
+from kanon_engine.public_list import PublicList
 from kanon_engine.sources.choose import open_source, with_column_types
 from kanon_engine.sources.settings import ENGINE_PARAMS
 from kanon_engine.validation import model_values_of, models_from_values
@@ -92,6 +94,8 @@ def _values_text(spec: ParamSpec) -> str:
         text = "one of " + ", ".join(spec.choices)
     elif spec.kind == "bool":
         text = "yes or no"
+    elif spec.kind == "columns":
+        text = "column names separated by commas"
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
@@ -103,7 +107,8 @@ def _values_text(spec: ParamSpec) -> str:
 
 
 def _metavar(spec: ParamSpec) -> str:
-    return {"int": "N", "float": "X", "choice": "NAME"}.get(spec.kind, spec.name.upper().replace("_", "-"))
+    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS"}
+    return metavars.get(spec.kind, spec.name.upper().replace("_", "-"))
 
 
 def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:
@@ -152,6 +157,45 @@ def _data_and_role_flags() -> tuple[ProjectFlag, ...]:
     )
 
 
+def _list_and_report_flags() -> tuple[ProjectFlag, ...]:
+    """The public list of the linkage demonstration and its join, and the report's sign-off fields."""
+    return (
+        ProjectFlag(
+            "--external",
+            "linkage.path",
+            "a public list (a voter register, a staff directory) joined with the data and the release to "
+            "show the linkage attack (in the risk output and the reports)",
+            metavar="FILE",
+        ),
+        ProjectFlag(
+            "--join",
+            "linkage.join",
+            "join a quasi-identifier with a column of the public list named otherwise (repeatable; "
+            "default: the same name, or the same kind of column such as PLZ and postcode)",
+            metavar="COLUMN=LIST_COLUMN",
+            repeat=True,
+        ),
+        ProjectFlag(
+            "--purpose",
+            "report.purpose",
+            "the purpose of the release, for the report's sign-off",
+            metavar="TEXT",
+        ),
+        ProjectFlag(
+            "--recipient",
+            "report.recipient",
+            "who receives the release (person, institution), for the report's sign-off",
+            metavar="TEXT",
+        ),
+        ProjectFlag(
+            "--approved-by",
+            "report.approved_by",
+            "who approved the release (name, role), for the report's sign-off",
+            metavar="NAME",
+        ),
+    )
+
+
 def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
     """THE table: every flag that sets a project-file field, and the field.
 
@@ -189,6 +233,7 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
             else ()
         ),
         *_output_flags(),
+        *_list_and_report_flags(),
     )
 
 
@@ -299,6 +344,13 @@ def get_field(project: Project, field: str) -> Any:
         return project.algorithm if key == "name" else project.algorithm_params.get(key)
     if group == "engine":
         return getattr(project.engine, key)
+    if group == "report":
+        return getattr(project.report, key)
+    if group == "linkage":
+        public = project.public_list
+        if public is None:
+            return None if key == "path" else {}
+        return public.path if key == "path" else dict(public.join)
     if group == "workload":
         return project.workload_file
     return getattr(project, key)  # output.*
@@ -321,9 +373,26 @@ def apply_flags(
     project = _apply_models(project, values)
     project = _apply_algorithm(project, values, quiet)
     project = apply_engine(project, values)
+    project = _apply_report_and_list(project, values)
     project = _apply_workload(project, values)
     changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
+
+
+def _apply_report_and_list(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """The report's sign-off fields, and the public list of the linkage demonstration: ``--external``
+    names the file (its join is reset unless ``--join`` is given too), ``--join`` sets the join."""
+    report = {f.partition(".")[2]: str(v) for f, (_, v) in values.items() if f.startswith("report.")}
+    if report:
+        project = project.with_changes(report=replace(project.report, **report))
+    public = project.public_list
+    if "linkage.path" in values:
+        public = PublicList(Path(os.path.abspath(values["linkage.path"][1])))
+    if "linkage.join" in values:
+        if public is None:
+            raise ConfigError("--join needs a public list: name it with --external FILE.", where="--join")
+        public = replace(public, join=pairs(values["linkage.join"][1], "--join", comma_separated=True))
+    return project.with_changes(public_list=public)
 
 
 def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]], project_name: str) -> Project:

@@ -42,6 +42,8 @@ from kanon_engine.explain import RecordExplainer
 from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
 from kanon_engine.linkage import LinkageResult, linkage_attack
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, assess, definitions
+from kanon_engine.project import Project
+from kanon_engine.public_list import join_of, read_public_list
 from kanon_engine.validation import require_valid
 
 
@@ -69,11 +71,6 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="a table of the population the data was drawn from (journalist/marketer risk); "
         "without it the population is the table itself",
-    )
-    p.add_argument(
-        "--external",
-        metavar="FILE",
-        help="an outside list (e.g. a voter register) to join on shared quasi-identifiers",
     )
     p.add_argument(
         "--explain",
@@ -113,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             release, config.quasi_identifiers, config.sensitive, hierarchies=config.hierarchies, **common
         )
         out["after"] = after.to_dict()
-    link = _linkage(args, table, release, config)
+    link = _linkage(project, table, release, config)
     if link is not None:
         out["linkage"] = link.to_dict()
     if args.explain:
@@ -162,17 +159,18 @@ def _assess_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _linkage(
-    args: argparse.Namespace, table: Table, release: Any, config: AnonymizationConfig
+    project: Project, table: Table, release: Any, config: AnonymizationConfig
 ) -> LinkageResult | None:
-    if not args.external:
+    """The linkage demonstration of the project's public list (``--external`` or the project's), on the
+    saved or given join, else on the columns :func:`~kanon_engine.linkage.suggest_join` proposes."""
+    public = project.public_list
+    if public is None:
         return None
-    return linkage_attack(
-        read(args.external),
-        table,
-        release,
-        quasi_identifiers=config.quasi_identifiers,
-        hierarchies=config.hierarchies,
-    )
+    list_table = read_public_list(public, project.base_dir)
+    join = join_of(public, list_table, config.quasi_identifiers)
+    if not join:
+        return linkage_attack(list_table, table, release, quasi_identifiers=config.quasi_identifiers)
+    return linkage_attack(list_table, table, release, hierarchies=config.hierarchies, join=join)
 
 
 def _print_and_save(args: argparse.Namespace, table: Table, text: str) -> None:

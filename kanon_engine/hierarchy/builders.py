@@ -137,6 +137,16 @@ def _check_widths(widths: Sequence[float]) -> list[float]:
     return ws
 
 
+#: Interval label styles: (key, template, whole numbers only). ``inclusive`` writes an interval by its
+#: first and last value (35-39, as ARX's Adult hierarchies do); ``half_open`` in mathematical notation,
+#: the upper bound left out ([35-40)); ``words`` spells it out (35 to under 40).
+INTERVAL_LABELS: tuple[tuple[str, str, bool], ...] = (
+    ("inclusive", "{lo}-{last}", True),
+    ("half_open", "[{lo}-{hi})", False),
+    ("words", "{lo} to under {hi}", False),
+)
+
+
 def interval_hierarchy(
     attribute: str,
     values: Values,
@@ -154,7 +164,9 @@ def interval_hierarchy(
     tree, as a DGH must be: Sweeney 2002). ``bottom``/``top`` code the tails: values below ``bottom``
     become ``<bottom`` and values at or above ``top`` become ``>=top`` at every level (top-coding keeps
     rare extreme values, e.g. ages over 90, from standing out); an interval that reaches past ``top`` is
-    cut at ``top`` in its label. ``label`` formats an interval from ``{lo}`` and ``{hi}``.
+    cut at ``top`` in its label. ``label`` formats an interval from ``{lo}`` (its first value), ``{hi}``
+    (the first value of the next interval) and ``{last}`` (``{hi}`` minus 1: its last value, for whole
+    numbers); :data:`INTERVAL_LABELS` holds the styles the workbench offers.
 
     Leaves are the distinct values as their original strings, in numeric order.
 
@@ -167,11 +179,11 @@ def interval_hierarchy(
             f"The bottom code must be below the top code; got bottom={bottom}, top={top}.", where="bottom"
         )
     try:
-        label.format(lo="0", hi="1")
+        label.format(lo="0", hi="1", last="0")
     except (KeyError, IndexError, ValueError):
         raise ConfigError(
-            f"The interval label must use only {{lo}} and {{hi}}; got '{label}'.",
-            hint="For example [{lo}-{hi}).",
+            f"The interval label must use only {{lo}}, {{hi}} and {{last}}; got '{label}'.",
+            hint="For example [{lo}-{hi}) or {lo}-{last}.",
             where="label",
         ) from None
     distinct, has_missing = _distinct_values(values)
@@ -194,7 +206,8 @@ def interval_hierarchy(
         hi_cap = float(top) if top is not None else math.inf
 
         def fmt(a: float, w: float = w, hi_cap: float = hi_cap) -> str:
-            return label.format(lo=_format_number(a), hi=_format_number(min(a + w, hi_cap)))
+            hi = min(a + w, hi_cap)
+            return label.format(lo=_format_number(a), hi=_format_number(hi), last=_format_number(hi - 1))
 
         labels = _labels_from_uniques(lo, fmt)
         labels[below] = f"<{_format_number(bottom)}" if bottom is not None else ""

@@ -7,7 +7,9 @@ The report, the workbench's views and the CLI's summaries all take their wording
 
 Metric keys are those of :func:`kanon_engine.metrics.loss.node_metrics` (full-domain runs) and
 :func:`kanon_engine.metrics.partition.partition_metrics` (Mondrian), plus per-attribute keys
-``intensity:<column>`` and ``ncp:<column>``.
+``intensity:<column>`` and ``ncp:<column>``; cell-level releases
+(:func:`kanon_engine.cell_recoding.cell_metrics`) add the values replaced by * (``suppressed_cells`` and
+``suppressed_cells:<column>``), the records touched and generalized, and the transformations used.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,30 @@ METRIC_LABELS: dict[str, MetricLabel] = {
         "How many times the partitioning cut a group of records in two.",
         lower_is_better=None,
     ),
+    # releases that keep every record and recode single values (local recoding and suppression, and
+    # the full-domain algorithms with cell suppression)
+    "suppressed_cells": MetricLabel(
+        "Values replaced by *",
+        "Single quasi-identifier values replaced by * in records that were kept; fewer keeps more detail.",
+    ),
+    "star_cells": MetricLabel(
+        "Values shown as *",
+        "Quasi-identifier values the release shows as *: replaced by *, or generalized to a hierarchy "
+        "root that reads *.",
+    ),
+    "records_touched": MetricLabel(
+        "Records with a value replaced by *",
+        "Records kept in the release with at least one quasi-identifier value replaced by *.",
+    ),
+    "records_generalized": MetricLabel(
+        "Records with a value generalized",
+        "Records with at least one quasi-identifier value released as a broader group.",
+    ),
+    "transformations_used": MetricLabel(
+        "Transformations used",
+        "Different combinations of generalization levels (and of values replaced by *) the records use.",
+        lower_is_better=None,
+    ),
 }
 
 _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
@@ -133,6 +161,10 @@ _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
         "Range left open for {column} (NCP)",
         "Share of the range of {column} that its released values leave open, averaged over the records: "
         "0 % keeps its original values, 100 % releases it as *.",
+    ),
+    "suppressed_cells": (
+        "Values of {column} replaced by *",
+        "Records kept in the release whose value of {column} was replaced by *.",
     ),
 }
 
@@ -147,7 +179,8 @@ def metric_label(key: str) -> MetricLabel:
     kind, sep, column = key.partition(":")
     if sep and kind in _PER_ATTRIBUTE:
         name, meaning = _PER_ATTRIBUTE[kind]
-        return MetricLabel(name.format(column=column), meaning.format(column=column), share=True)
+        share = kind != "suppressed_cells"  # a count, not a share
+        return MetricLabel(name.format(column=column), meaning.format(column=column), share=share)
     return MetricLabel(key, "", lower_is_better=None)
 
 
@@ -171,3 +204,42 @@ OBJECTIVE_LABELS: dict[str, str] = {
 def objective_label(code: str) -> str:
     """Plain words for a search objective code (the code itself when unknown)."""
     return OBJECTIVE_LABELS.get(code, code)
+
+
+#: What the search objective's value at a lattice node *is* (the lattice view's metric filter and node
+#: descriptions): the same names as the report's metrics where the value is one of them.
+OBJECTIVE_VALUES: dict[str, MetricLabel] = {
+    "loss": METRIC_LABELS["loss"],
+    "precision": MetricLabel(
+        "Precision lost (1 minus Sweeney's Prec)",
+        "Share of the hierarchies' precision the release gives up, over every record and quasi-identifier: "
+        "0 % keeps every original value, 100 % generalizes everything to *.",
+        share=True,
+    ),
+    "dm": METRIC_LABELS["discernibility"],
+    "dm-star": METRIC_LABELS["discernibility_star"],
+    "cavg": METRIC_LABELS["cavg"],
+    "height": METRIC_LABELS["height"],
+    "entropy": METRIC_LABELS["entropy"],
+}
+
+
+def objective_value_label(code: str) -> MetricLabel:
+    """How the value of search objective ``code`` at a lattice node is named and shown."""
+    return OBJECTIVE_VALUES.get(code, MetricLabel(objective_label(code), "", lower_is_better=None))
+
+
+def decimals_to_tell_apart(values: Any, share: bool = False, most: int = 6) -> int:
+    """Decimals a number field needs so that distinct ``values`` show distinct (in percent for a
+    share): enough for the smallest gap between two of them, at least one for a share, none for whole
+    numbers, at most ``most``."""
+    x = np.asarray(values, dtype=float)
+    x = np.unique(x[np.isfinite(x)] * (100.0 if share else 1.0))
+    if not share and np.all(x == np.round(x)):
+        return 0
+    gaps = np.diff(x)
+    gaps = gaps[gaps > 1e-12]
+    if not len(gaps):
+        return 1 if share else 2
+    need = int(math.ceil(-math.log10(float(gaps.min())))) if gaps.min() < 1 else 0
+    return int(min(most, max(1 if share else 0, need)))

@@ -22,7 +22,10 @@ table's distribution, Li, Li & Venkatasubramanian 2007: equal distance, and orde
 
 Released tables mark suppressed records with ``*`` in every quasi-identifier. An attacker sees those
 rows as alike (as alike as records generalized to the top of every hierarchy), so they form one class
-like any other (see :mod:`kanon_engine.checks`); ``suppressed`` says how many there are. Everything is
+like any other (see :mod:`kanon_engine.checks`); ``suppressed`` says how many there are. In releases that
+keep every record and suppress single cells (cell-level models) no record is suppressed: ``*`` is a value
+of its own everywhere (``star_is_value``, the reading their k was checked in), and the figures say so.
+Everything is
 computed on class ids with numpy (no loop per record).
 """
 
@@ -84,6 +87,13 @@ def definitions() -> dict[str, str]:
         "suppressed": (
             "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
             "belong to no group and are not counted in the figures above."
+        ),
+        "star_counted_as_value": (
+            "In a release that keeps every record and suppresses single values (local suppression, local "
+            "recoding, cell suppression), * counts as a value of its own: a record showing * is grouped "
+            "only with records showing * in the same place and the same other values (the strict "
+            "reading, in which k was checked). Records whose values are all * form a group like any "
+            "other. Reading * as matching any value (sdcMicro's reading) can only make groups larger."
         ),
         "homogeneous_classes": (
             "Homogeneous groups: groups whose sensitive attribute has one single value. Anyone who can "
@@ -204,6 +214,8 @@ class RiskAssessment:
     homogeneity: tuple[SensitiveProfile, ...] = ()
     #: records the population table lacks (their class matches fewer of its rows than it holds)
     population_missing: int = 0
+    #: True for cell-level releases: '*' is a value of its own, all-'*' rows a class of kept records
+    star_is_value: bool = False
 
     @property
     def record_risk(self) -> np.ndarray:
@@ -232,6 +244,7 @@ class RiskAssessment:
             **self.figures.to_dict(),
             "risk_distribution": self.risk_distribution(),
             "homogeneity": [h.to_dict() for h in self.homogeneity],
+            "star_counted_as_value": self.star_is_value,
         }
 
 
@@ -391,6 +404,7 @@ def assess(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     suppressed_marker: str | None = ROOT,
     max_examples: int = 20,
+    star_is_value: bool = False,
 ) -> RiskAssessment:
     """Risk of a table (a release, or raw data with ``suppressed_marker=None``) on ``qi``.
 
@@ -400,6 +414,8 @@ def assess(
     """
     df: pd.DataFrame = getattr(frame, "frame", frame)
     qi = tuple(qi)
+    if star_is_value:
+        suppressed_marker = None
     missing = [c for c in (*qi, *sensitive) if c not in df.columns]
     if missing:
         raise ConfigError(f"The column '{missing[0]}' is not in the table assessed.", where=missing[0])
@@ -423,7 +439,7 @@ def assess(
         pop_text = f"{population_name} ({len(pdf)} records)"
     figures = risk_figures(sizes, suppressed, threshold, pop_sizes, pop_text)
     profiles = tuple(sensitive_profile(df, row_class, sizes, s, qi, max_examples) for s in sensitive)
-    return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles, missing)
+    return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles, missing, star_is_value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -468,5 +484,6 @@ def compare(
         population_name=population_name,
         hierarchies=cfg.hierarchies,
         max_examples=max_examples,
+        star_is_value=bool(getattr(result, "cell_level", False)),
     )
     return RiskComparison(before, after)

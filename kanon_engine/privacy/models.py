@@ -22,7 +22,7 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable, SensitiveColumn
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import FrequencySet, Histograms, group_columns, representatives
+from kanon_engine.frequency import FrequencySet, Histograms, SensitiveCombos, group_columns, representatives
 
 _EPS = 1e-12
 
@@ -63,6 +63,28 @@ class ClassStats:
         hists = {
             a: Histograms.from_rows(
                 group, enc.sensitive[a].codes[rows], n_groups, len(enc.sensitive[a].values), w
+            )
+            for a in attributes
+        }
+        return cls(enc, sizes, hists)
+
+    @classmethod
+    def from_combos(
+        cls,
+        enc: EncodedTable,
+        group: np.ndarray,
+        n_groups: int,
+        combo: np.ndarray,
+        weights: np.ndarray,
+        combos: SensitiveCombos,
+        attributes: tuple[int, ...],
+    ) -> ClassStats:
+        """Statistics of groups of frequency rows (row i: ``weights[i]`` records with the sensitive
+        combination ``combo[i]``, in group ``group[i]``), for the cell-level algorithms."""
+        sizes = np.bincount(group, weights=weights, minlength=n_groups).astype(np.int64)
+        hists = {
+            a: Histograms.from_rows(
+                group, combos.codes[a][combo], n_groups, len(enc.sensitive[a].values), weights
             )
             for a in attributes
         }

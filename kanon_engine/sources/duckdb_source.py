@@ -15,12 +15,14 @@ DuckDB reads no file itself (external access off); every row reaches it through 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -65,6 +67,36 @@ def parse_memory(text: str | None) -> str | None:
     return f"{int(value * units[unit]) >> 20}MiB"
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def in_one_sentence(method: _F) -> _F:
+    """DuckDB's own errors of a source's row-wide step as one plain sentence: the memory limit too
+    small for the work (DuckDB cannot spill everything), or the temporary folder full or unwritable."""
+
+    @functools.wraps(method)
+    def guarded(self: DuckDBSource, *args: Any, **kwargs: Any) -> Any:
+        import duckdb
+
+        try:
+            return method(self, *args, **kwargs)
+        except duckdb.OutOfMemoryException:
+            raise ConfigError(
+                f"DuckDB needed more memory than the memory limit ({self.memory_limit}) allows for "
+                f"{self.source.name}.",
+                hint="Raise --memory-limit (1GB is enough for most files), or close other programs.",
+                where="memory-limit",
+            ) from None
+        except duckdb.IOException:
+            raise ConfigError(
+                f"DuckDB could not write to the temporary folder {self.work.parent} (is the disk full?).",
+                hint="Free some space there, or choose another folder with --temp-dir.",
+                where="temp-dir",
+            ) from None
+
+    return guarded  # type: ignore[return-value]
+
+
 class DuckDBSource(StreamedSource):
     """A CSV or Parquet file counted and streamed by an embedded DuckDB (see the module docstring)."""
 
@@ -90,13 +122,21 @@ class DuckDBSource(StreamedSource):
         parent = Path(temp_dir) if temp_dir else Path(tempfile.gettempdir())
         if not parent.is_dir():
             raise DataError(
-                f"The temporary folder {parent} does not exist.",
+                f"The temporary folder {parent} "
+                + ("is a file, not a folder." if parent.exists() else "does not exist."),
                 hint="Create it, or choose another folder with --temp-dir.",
                 where=str(parent),
             )
         remove_stale_work_folders(parent)
         self.work = parent / f"{WORK_PREFIX}{uuid.uuid4().hex[:12]}"
-        self.work.mkdir(mode=0o700)
+        try:
+            self.work.mkdir(mode=0o700)
+        except OSError:
+            raise DataError(
+                f"The temporary folder {parent} cannot be written to.",
+                hint="Choose a folder you may write to with --temp-dir.",
+                where=str(parent),
+            ) from None
         self._lock = _hold_lock(self.work)
         limit = parse_memory(memory_limit) or default_memory_limit()
         self.memory_limit = limit
@@ -140,6 +180,7 @@ class DuckDBSource(StreamedSource):
         return out
 
     # --- counting -----------------------------------------------------------------------------------
+    @in_one_sentence
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...], progress: ProgressCallback) -> None:
         """Encode the file's rows into the table ``codes`` (once per set of codings)."""
         key = tuple(id(c) for c in codings)
@@ -169,6 +210,7 @@ class DuckDBSource(StreamedSource):
         self._rows = done[0]
         self._codes_key = key
 
+    @in_one_sentence
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         sql, tables = self._grouped(request, progress)
         groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
@@ -179,6 +221,7 @@ class DuckDBSource(StreamedSource):
         codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
         return PointCounts.from_groups(codes, table.column("n").to_numpy())
 
+    @in_one_sentence
     def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
         sql, tables = self._grouped(request, progress)
         try:
@@ -186,6 +229,7 @@ class DuckDBSource(StreamedSource):
         finally:
             self._drop(tables)
 
+    @in_one_sentence
     def estimate_distinct(
         self, requests: list[CountRequest], progress: ProgressCallback = no_progress
     ) -> list[int]:
@@ -216,6 +260,7 @@ class DuckDBSource(StreamedSource):
         """A hierarchy level as a DuckDB list literal (small: one entry per leaf)."""
         return "[" + ", ".join(str(int(x)) for x in mapping) + "]"
 
+    @in_one_sentence
     def small_classes(
         self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
     ) -> tuple[int, int]:

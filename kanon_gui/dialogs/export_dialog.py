@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -48,7 +49,9 @@ from kanon_engine.export import (
     read_key_file,
 )
 from kanon_engine.outputs import Output, check_outputs
-from kanon_engine.report import write_reports
+from kanon_engine.project import ReportDetails
+from kanon_engine.public_list import project_linkage
+from kanon_engine.report import SIGN_OFF, write_reports
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
 
@@ -84,6 +87,13 @@ TEXT = {
     "done_title": "Export finished",
     "done": "{run} was exported to {folder}:\n\n{names}",
     "show_folder": "Show in folder",
+    "details": "Report details (printed in the sign-off of the report)",
+    "details_tip": (
+        "Kept in the project file. A field left empty is printed as a blank line to be filled in by hand."
+    ),
+    "purpose_hint": "for example: study of length of stay by ward, 2022-2024",
+    "recipient_hint": "for example: Dr. Ana Ruiz, Institute of Health Services Research",
+    "approved_hint": "for example: M. Keller, data protection officer",
 }
 #: Names of the companions an export writes beside the release ``<stem>.<ext>``.
 COMPANIONS = ("_value_mapping.csv", "_report.html", "_report.pdf")
@@ -130,6 +140,8 @@ class ExportPlan:
     inputs: tuple[Path, ...] = field(default=())
     run_label: str | None = None
     stale: bool = False
+    #: the report's sign-off fields (purpose, recipient, approved by), None: the project's
+    details: ReportDetails | None = None
 
     def outputs(self, result: Any) -> list[Output]:
         """Every file the plan writes, for :func:`kanon_engine.outputs.check_outputs`."""
@@ -151,6 +163,10 @@ def perform_export(table: Table, project: Any | None, result: Any, plan: ExportP
     """Write every file of ``plan`` (release first; the report cites the release's SHA-256), after
     checking all of them (distinct, writable, none an input) so a bad one never leaves half an export."""
     check_outputs(plan.outputs(result), [table.source, plan.project_path, *plan.inputs])
+    reports = plan.report_html is not None or plan.report_pdf is not None
+    # the linkage demonstration of the project's public list, before anything is written (an unreadable
+    # list stops the export with its sentence instead of leaving a release without its report)
+    linkage = project_linkage(project, table, result) if reports and project is not None else None
     summary = export_release(table, result, plan.release_path, plan.options, project_path=plan.project_path)
     written = [summary.path]
     if plan.value_mapping_path is not None:
@@ -173,7 +189,9 @@ def perform_export(table: Table, project: Any | None, result: Any, plan: ExportP
                 inputs=(table.source, plan.project_path, plan.release_path, *plan.inputs),
             )
         )
-    if plan.report_html is not None or plan.report_pdf is not None:
+    if reports:
+        if plan.details is not None and project is not None:
+            project = project.with_changes(report=plan.details)
         write_reports(
             table,
             result,
@@ -185,6 +203,7 @@ def perform_export(table: Table, project: Any | None, result: Any, plan: ExportP
             project_path=plan.project_path,
             run_label=plan.run_label,
             stale=plan.stale,
+            linkage=linkage,
         )
         written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)
     return {"release": summary.to_dict(), "written": [str(p) for p in written]}
@@ -204,8 +223,10 @@ class ExportDialog(QDialog):
         *,
         run_label: str = "",
         stale: bool = False,
+        on_details: Callable[[ReportDetails], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        self.on_details = on_details
         self.setWindowTitle(TEXT["title"])
         self.run_label = run_label or "the current run"
         self.stale = stale
@@ -222,6 +243,7 @@ class ExportDialog(QDialog):
         self.runner = runner
         form = self._release_form(result.config)
         extra = self._extra_files_box()
+        details = self._details_box(getattr(project, "report", None) or ReportDetails())
         self.status = QLabel("Identifier columns are never exported.")
         self.status.setObjectName("export_status")
         self.status.setWordWrap(True)
@@ -235,6 +257,7 @@ class ExportDialog(QDialog):
             layout.addWidget(w)
         layout.addLayout(form)
         layout.addWidget(extra)
+        layout.addWidget(details)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self._restore_settings()
@@ -326,6 +349,36 @@ class ExportDialog(QDialog):
             el.addWidget(w)
         return extra
 
+    def _details_box(self, details: ReportDetails) -> QGroupBox:
+        """The report's sign-off fields, kept in the project file (blank ones are filled in by hand)."""
+        self.purpose_edit = QLineEdit(details.purpose)
+        self.recipient_edit = QLineEdit(details.recipient)
+        self.approved_edit = QLineEdit(details.approved_by)
+        for edit, key in (
+            (self.purpose_edit, "purpose_hint"),
+            (self.recipient_edit, "recipient_hint"),
+            (self.approved_edit, "approved_hint"),
+        ):
+            edit.setPlaceholderText(TEXT[key])
+        box = QGroupBox(TEXT["details"])
+        box.setToolTip(TEXT["details_tip"])
+        form = QFormLayout(box)
+        form.addRow(SIGN_OFF["purpose"], self.purpose_edit)
+        form.addRow(SIGN_OFF["recipient"], self.recipient_edit)
+        form.addRow(SIGN_OFF["approved"], self.approved_edit)
+        self.details_box = box
+        for check in (self.html_check, self.pdf_check):
+            check.toggled.connect(self._sync)
+        return box
+
+    def details(self) -> ReportDetails:
+        """The sign-off fields as typed (spaces around them removed)."""
+        return ReportDetails(
+            self.purpose_edit.text().strip(),
+            self.recipient_edit.text().strip(),
+            self.approved_edit.text().strip(),
+        )
+
     # --- choices -----------------------------------------------------------------------------------------
     def _default_path(self) -> Path:
         """In the folder of the last export (remembered), else the user's documents, never the app's
@@ -405,6 +458,8 @@ class ExportDialog(QDialog):
         self.formula_check.setEnabled(fmt in ("csv", "xlsx"))
         self.key_edit.setEnabled(self.pseudo_check.isChecked())
         self.key_browse.setEnabled(self.pseudo_check.isChecked())
+        if hasattr(self, "details_box"):
+            self.details_box.setEnabled(self.html_check.isChecked() or self.pdf_check.isChecked())
 
     def plan(self) -> ExportPlan:
         """The plan of the current choices; a ConfigError names what is missing."""
@@ -446,6 +501,7 @@ class ExportDialog(QDialog):
             inputs=files,
             run_label=self.run_label,
             stale=self.stale,
+            details=self.details(),
         )
 
     # --- running -----------------------------------------------------------------------------------------
@@ -465,6 +521,8 @@ class ExportDialog(QDialog):
         for old in leftovers:
             old.unlink(missing_ok=True)
         self.plan_used = plan
+        if self.on_details is not None and plan.details is not None:
+            self.on_details(plan.details)  # the project keeps them (saved with it)
         table, project, result = self.table, self.project, self.run_result
         self.export_button.setEnabled(False)
         self.status.setText("Exporting…")

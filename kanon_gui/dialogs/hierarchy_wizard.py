@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.table import ColumnKind
+from kanon_engine.data.types import date_format_from_words, describe_date_format
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import (
     date_hierarchy,
@@ -41,7 +42,7 @@ from kanon_engine.hierarchy import (
     masking_hierarchy,
     suggest_widths,
 )
-from kanon_engine.hierarchy.builders import DATE_LEVELS
+from kanon_engine.hierarchy.builders import DATE_LEVELS, INTERVAL_LABELS
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_gui.errors import error_text
 from kanon_gui.state import AppState
@@ -50,7 +51,7 @@ KINDS = (
     (
         "intervals",
         "Intervals (numbers)",
-        "Numbers become nested ranges: 37 \u2192 [35-40) \u2192 [30-40) \u2192 *.",
+        "Numbers become nested ranges: 37 \u2192 35-39 \u2192 30-39 \u2192 *.",
     ),
     ("dates", "Dates", "Dates become month, year, decade: 1965-09-20 \u2192 1965-09 \u2192 1965 \u2192 *."),
     (
@@ -74,6 +75,26 @@ def _number(text: str) -> float | None:
         return None
     return float(text)
 
+
+#: The interval and date pages' words (whole phrases with named placeholders, one place).
+TEXT = {
+    "range": "The column has values from {low} to {high}.",
+    "no_numbers": "The column has no numeric values.",
+    "label_tip": "How the intervals are written in the release; the preview below shows every label.",
+    "label_inclusive": "{example}: first and last value, both included",
+    "label_half_open": "{example}: the upper bound is not included",
+    "label_words": "{example}",
+    "date_detect": "detected from the values",
+    "summary": "{values} values, generalized in {height} levels; distinct labels per level: {levels}.",
+    "summary_cut": (
+        "{values} values, generalized in {height} levels; distinct labels per level: {levels}. The preview "
+        "shows the first {rows}."
+    ),
+    "date_tip": (
+        "How the dates are written, for example dd.mm.yyyy or yyyy-mm-dd (yyyy: year, mm: month, dd: day); "
+        "leave it empty to detect it from the values."
+    ),
+}
 
 #: The grouping page's words (whole sentences, one place).
 GROUPING_HINT = (
@@ -169,25 +190,64 @@ class HierarchyWizardDialog(QDialog):
             "Values at or above this become '>=top' at every level (top-coding rare "
             "extreme values, such as ages over 90)."
         )
-        self.label_fmt = QLineEdit("[{lo}-{hi})")
-        self.label_fmt.setToolTip("How an interval is written, from {lo} and {hi}.")
-        rng = f"values from {x.min():g} to {x.max():g}" if len(x) else "no numeric values"
-        form.addRow(QLabel(f"The column has {rng}."))
+        self._integer = integer
+        self._first = float(x.min()) if len(x) else 0.0
+        self.label_style = QComboBox()
+        self.label_style.setObjectName("IntervalLabelStyle")
+        self.label_style.setToolTip(TEXT["label_tip"])
+        for key, template, whole_only in INTERVAL_LABELS:
+            if integer or not whole_only:
+                self.label_style.addItem("", (key, template))
+        self._describe_label_styles()
+        form.addRow(
+            QLabel(
+                TEXT["range"].format(low=f"{x.min():g}", high=f"{x.max():g}")
+                if len(x)
+                else TEXT["no_numbers"]
+            )
+        )
         form.addRow("Widths", self.widths)
         form.addRow("Bottom code", self.bottom)
         form.addRow("Top code", self.top)
-        form.addRow("Label", self.label_fmt)
-        for w in (self.widths, self.bottom, self.top, self.label_fmt):
+        form.addRow("Intervals written as", self.label_style)
+        for w in (self.widths, self.bottom, self.top):
             w.textChanged.connect(self._schedule)
+        self.label_style.currentIndexChanged.connect(self._schedule)
         return page
+
+    def _describe_label_styles(self) -> None:
+        """Each label style in words, with the column's first interval written that way (35-39, [35-40),
+        35 to under 40): no template codes on screen."""
+        try:
+            width = float(self.widths.text().replace(";", ",").split(",")[0])
+            origin = _number(self.bottom.text()) or 0.0
+        except (ValueError, IndexError):
+            width, origin = 0.0, 0.0
+        if width <= 0:
+            width = 10.0
+        lo = origin + math.floor((self._first - origin) / width + 1e-9) * width
+        words = {"lo": f"{lo:g}", "hi": f"{lo + width:g}", "last": f"{lo + width - 1:g}"}
+        for i in range(self.label_style.count()):
+            key, template = self.label_style.itemData(i)
+            self.label_style.setItemText(i, TEXT[f"label_{key}"].format(example=template.format(**words)))
+
+    def label_template(self) -> str:
+        """The engine's label template of the chosen style."""
+        data = self.label_style.currentData()
+        return data[1] if data else INTERVAL_LABELS[1][1]
+
+    def set_label_style(self, key: str) -> None:
+        for i in range(self.label_style.count()):
+            if self.label_style.itemData(i)[0] == key:
+                self.label_style.setCurrentIndex(i)
 
     def _date_page(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        self.date_fmt = QLineEdit(self.date_format or "")
-        self.date_fmt.setPlaceholderText("detect")
-        self.date_fmt.setToolTip("strftime format of the dates, e.g. %d.%m.%Y; empty to detect it.")
-        form.addRow("Date format", self.date_fmt)
+        self.date_fmt = QLineEdit(describe_date_format(self.date_format) if self.date_format else "")
+        self.date_fmt.setPlaceholderText(TEXT["date_detect"])
+        self.date_fmt.setToolTip(TEXT["date_tip"])
+        form.addRow("Dates are written as", self.date_fmt)
         row = QHBoxLayout()
         self.date_levels: dict[str, QCheckBox] = {}
         for lv in DATE_LEVELS:
@@ -316,12 +376,12 @@ class HierarchyWizardDialog(QDialog):
                     "Widths, bottom and top must be numbers (widths separated by commas).", where="widths"
                 ) from None
             widths = [int(w) if w.is_integer() else w for w in widths]
-            return interval_hierarchy(
-                col, vals, widths, bottom=bottom, top=top, label=self.label_fmt.text() or "[{lo}-{hi})"
-            )
+            self._describe_label_styles()
+            return interval_hierarchy(col, vals, widths, bottom=bottom, top=top, label=self.label_template())
         if key == "dates":
             levels = [lv for lv in DATE_LEVELS if self.date_levels[lv].isChecked()]
-            return date_hierarchy(col, vals, self.date_fmt.text().strip() or None, levels)
+            typed = self.date_fmt.text().strip()
+            return date_hierarchy(col, vals, date_format_from_words(typed) if typed else None, levels)
         if key == "masking":
             m = self.max_masked.value()
             return masking_hierarchy(col, vals, None if m == 0 else m)
@@ -377,9 +437,9 @@ class HierarchyWizardDialog(QDialog):
             return
         self._result = h
         levels = " \u2192 ".join(f"{h.distinct_at(j):,}" for j in range(h.depth))
+        words = {"values": f"{len(h.values):,}", "height": h.height, "levels": levels, "rows": PREVIEW_ROWS}
         self.summary.setText(
-            f"{len(h.values):,} values, height {h.height}; distinct labels per level: {levels}"
-            + (f" (showing the first {PREVIEW_ROWS})" if len(h.values) > PREVIEW_ROWS else "")
+            TEXT["summary_cut" if len(h.values) > PREVIEW_ROWS else "summary"].format(**words)
         )
         rows = h.matrix[:PREVIEW_ROWS]
         self.preview.setColumnCount(h.depth)

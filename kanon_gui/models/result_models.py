@@ -53,6 +53,10 @@ def release_rows(original: pd.DataFrame, result: AnonymizationResult) -> np.ndar
     return out
 
 
+#: The tooltip of a group in the group table (a whole sentence with named placeholders).
+GROUP_TIP = "Group {group}: {size} records share these quasi-identifier values."
+
+
 class ComparisonModel(FrameModel):
     """One side of the comparison: ``side="original"`` shows the input table, ``side="release"`` the
     anonymized table, both indexed by input row. On the release side, cells that differ from the input
@@ -64,6 +68,8 @@ class ComparisonModel(FrameModel):
         self._original: pd.DataFrame | None = None
         self._rel_of_input: np.ndarray | None = None
         self._row_class: np.ndarray | None = None
+        self._recoding = None  # CellRecoding of a cell-level result (suppressed cells are marked)
+        self._qi_of: list[int] = []
         self._orig_col: list[int] = []
         self._highlight: np.ndarray | None = None
         self._changed = QBrush(CHANGED_BG)
@@ -81,10 +87,13 @@ class ComparisonModel(FrameModel):
         self._original = original
         self._rel_of_input = rel_of_input
         self._row_class = None if result is None else result.row_class
+        self._recoding = None if result is None else result.recoding
         frame = original if self.side == "original" else (None if result is None else result.release)
         self.set_frame(frame, kinds)
         names = list(original.columns) if original is not None else []
         self._orig_col = [names.index(c) if c in names else -1 for c in self._names]
+        qi = list(self._recoding.qi) if self._recoding is not None else []
+        self._qi_of = [qi.index(c) if c in qi else -1 for c in self._names]
         if (
             original is not None
             and frame is not None
@@ -143,8 +152,15 @@ class ComparisonModel(FrameModel):
         r = self.input_row(display_row)
         return r >= 0 and bool(self._row_class[r] < 0)
 
+    def _suppressed_cell(self, display_row: int, column: int) -> bool:
+        """A single value replaced by * in a cell-level release (release side, aligned rows)."""
+        if self._recoding is None or self.side != "release" or self._rel_of_input is None:
+            return False
+        r, q = self.input_row(display_row), self._qi_of[column]
+        return r >= 0 and q >= 0 and bool(self._recoding.suppressed[r, q])
+
     def background(self, display_row: int, column: int) -> Any:
-        if self._suppressed_row(display_row):
+        if self._suppressed_row(display_row) or self._suppressed_cell(display_row, column):
             return self._suppressed
         r = self.input_row(display_row)
         if self.side == "release" and self._original is not None and r >= 0:
@@ -161,6 +177,9 @@ class ComparisonModel(FrameModel):
     def tooltip(self, display_row: int, column: int) -> str | None:
         if self._suppressed_row(display_row):
             return "Suppressed record: " + term("suppression")
+        if self._suppressed_cell(display_row, column):
+            old = self._original.iat[self.input_row(display_row), self._orig_col[column]]
+            return f"value '{old}' replaced by *: " + term("star")
         if self.side == "release" and self._original is not None:
             r = self.input_row(display_row)
             oc = self._orig_col[column]
@@ -259,7 +278,8 @@ class EquivalenceClassModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
-                f"Class {c + 1}: {int(self._sizes[c]):,} records share these quasi-identifier values. "
+                GROUP_TIP.format(group=f"{c + 1:,}", size=f"{int(self._sizes[c]):,}")
+                + " "
                 + term("equivalence class")
             )
         return None
@@ -268,7 +288,7 @@ class EquivalenceClassModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == _DISPLAY:
-            return ["Class", "Size"][section] if section < 2 else self._qi[section - 2]
+            return ["Group", "Size"][section] if section < 2 else self._qi[section - 2]
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
                 term("equivalence class") if section < 2 else f"Released value of '{self._qi[section - 2]}'"

@@ -50,6 +50,8 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     qi = state.columns_with(Role.QUASI_IDENTIFIER)
     if not qi:
         return f"{t.n_rows:,} records; choose quasi-identifiers to see the size of the job."
+    if getattr(algorithm_cls, "cell_level", False):
+        return _cell_level_estimate(state, algorithm_cls, qi)
     if algorithm_cls is not None and not getattr(algorithm_cls, "full_domain", True):
         return (
             f"{t.n_rows:,} records split on {len(qi)} quasi-identifiers: the work grows like "
@@ -78,6 +80,20 @@ def lattice_too_large(state: AppState, algorithm_cls: type | None) -> bool:
     if limit is None or state.table is None or not state.columns_with(Role.QUASI_IDENTIFIER):
         return False
     return state.lattice_size() > limit
+
+
+def _cell_level_estimate(state: AppState, algorithm_cls: type, qi: list[str]) -> str:
+    """The job of local recoding / local suppression: transformations visited cheapest first, each
+    grouping only the records not yet released."""
+    n = state.table.n_rows if state.table is not None else 0
+    if getattr(algorithm_cls, "uses_hierarchies", True):
+        what = f"<b>{state.lattice_size():,}</b> transformations of the hierarchies"
+    else:
+        what = f"<b>{2 ** len(qi):,}</b> patterns of * over {len(qi)} quasi-identifiers"
+    return (
+        f"{what}, tried cheapest first on <b>{n:,}</b> records; each try groups only the records "
+        "not yet released, and every record is kept."
+    )
 
 
 class AlgorithmPanel(QWidget):

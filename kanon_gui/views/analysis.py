@@ -62,13 +62,13 @@ VIEWS: tuple[ViewEntry, ...] = (
     ViewEntry(
         "partitions",
         "Partitions (2D)",
-        "The records and their equivalence classes on two quasi-identifiers.",
+        "The records and their groups on two quasi-identifiers.",
         lambda state: PartitionView(),
     ),
     ViewEntry(
         "charts",
         "Charts",
-        "Class sizes, information loss per attribute, distributions before and after.",
+        "Group sizes, information loss per quasi-identifier, distributions before and after.",
         lambda state: ChartsView(),
     ),
     ViewEntry("compare", "Compare runs", "All runs in a table, and any two side by side.", CompareView),
@@ -81,6 +81,7 @@ class AnalysisPanel(QWidget):
     rows_selected = Signal(object)  # np.ndarray of input row indices
     class_selected = Signal(int)
     apply_node_requested = Signal(object)  # tuple of levels, one per quasi-identifier
+    rerun_requested = Signal()  # run again (a restored run has no lattice to show)
 
     def __init__(self, state: AppState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,6 +104,7 @@ class AnalysisPanel(QWidget):
         self.partition_view.class_selected.connect(self.class_selected)
         self.partition_view.rows_selected.connect(self.rows_selected)
         self.lattice_view.node_clicked.connect(self.apply_node_requested)
+        self.lattice_view.rerun_requested.connect(self.rerun_requested)
 
     # --- the views the window talks to through this panel --------------------------------------------
     @property

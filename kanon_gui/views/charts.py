@@ -30,7 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.calendar_steps import calendar_ticks, count_labels_in_bins, date_bins, to_ordinal_days
 from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
@@ -40,7 +42,7 @@ BAR_COLOR = "#4575b4"
 RELEASED_COLOR = "#91bfdb"
 K_LINE_COLOR = "#d7191c"
 MAX_CATEGORIES = 30
-OTHER = "other"
+OTHER = "{count} other values"
 MISSING_LABEL = "(missing)"
 
 
@@ -66,13 +68,20 @@ class LabelAxis(pg.AxisItem):
             self._values = np.array([float(v) for v, _ in pairs])
             self._texts = {float(v): str(t) for v, t in pairs}
             longest = max(len(t) for t in self._texts.values())
-            self._extent = 16.0 if self.orientation in ("left", "right") else 7.0 * longest + 14.0
+            vertical = self.orientation in ("left", "right")
+            self._extent = label_height() if vertical else 7.0 * longest + 14.0
         else:
             self._values, self._texts = None, {}
         self.picture = None
         self.update()
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802, N803
+        if self._values is None and self.date_mode:
+            # calendar ticks (years, months, weeks, days) for the visible range, as many as fit
+            fit = max(2, int(float(size) // (DATE_TICK_PX if self.orientation in ("top", "bottom") else 28)))
+            ticks = calendar_ticks(min(minVal, maxVal), max(minVal, maxVal), fit)
+            self._date_texts = dict(ticks)
+            return [(1.0, [v for v, _ in ticks])]
         if self._values is None:
             return pg.AxisItem.tickValues(self, minVal, maxVal, size)
         lo, hi = min(minVal, maxVal), max(minVal, maxVal)
@@ -84,15 +93,8 @@ class LabelAxis(pg.AxisItem):
         if self._values is not None:
             return [self._texts.get(float(v), "") for v in values]
         if self.date_mode:
-            import datetime
-
-            out = []
-            for v in values:
-                try:
-                    out.append(datetime.date.fromordinal(int(round(v))).isoformat())
-                except (ValueError, OverflowError):
-                    out.append("")
-            return out
+            texts = getattr(self, "_date_texts", {})
+            return [texts.get(float(v), "") for v in values]
         return pg.AxisItem.tickStrings(self, values, scale, spacing)
 
     @classmethod
@@ -102,6 +104,21 @@ class LabelAxis(pg.AxisItem):
         for name in ("set_labels", "tickValues", "tickStrings"):
             setattr(axis, name, types.MethodType(getattr(cls, name), axis))
         return axis
+
+
+#: Room a date tick label needs along a horizontal axis ("Jan 2022" and a gap), in pixels.
+DATE_TICK_PX = 78
+
+
+def label_height() -> float:
+    """Height one category label needs on a vertical axis: the font's line height and a small gap."""
+    return float(QFontMetrics(QFont()).height() + 2)
+
+
+def rows_that_fit(height: float, reserved: float = 70.0) -> int:
+    """How many labelled bars fit one above the other in a chart ``height`` pixels tall (title and
+    axis take ``reserved``), so that every bar keeps its label: between 6 and MAX_CATEGORIES."""
+    return int(max(6, min(MAX_CATEGORIES, (height - reserved) // label_height())))
 
 
 def log_labels(lo: float, hi: float, extra: tuple[int, ...] = ()) -> list[tuple[float, str]]:
@@ -153,15 +170,15 @@ def _leading_number(label: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _ordered(counts: pd.Series, order: list[str] | None) -> pd.Series:
+def _ordered(counts: pd.Series, order: list[str] | None, limit: int = MAX_CATEGORIES) -> pd.Series:
     """Categories in a meaningful order: the hierarchy's, else by leading number, else by frequency;
-    at most MAX_CATEGORIES (the most frequent), the rest summed as 'other'."""
+    at most ``limit`` bars (the most frequent values), the rest summed as 'other'."""
     other = None
-    if len(counts) > MAX_CATEGORIES:
+    if len(counts) > limit:
         top = counts.sort_values(ascending=False, kind="stable")
-        other = int(top.iloc[MAX_CATEGORIES - 1 :].sum())
-        n_other = len(top) - (MAX_CATEGORIES - 1)
-        counts = top.iloc[: MAX_CATEGORIES - 1]
+        other = int(top.iloc[limit - 1 :].sum())
+        n_other = len(top) - (limit - 1)
+        counts = top.iloc[: limit - 1]
     labels = list(counts.index)
     rank: dict[str, int] = {v: i for i, v in enumerate(order or [])}
     numbers = {lab: _leading_number(lab) for lab in labels}
@@ -173,7 +190,7 @@ def _ordered(counts: pd.Series, order: list[str] | None) -> pd.Series:
         key = list(counts.sort_values(ascending=False, kind="stable").index)
     out = counts.reindex(key)
     if other is not None:
-        out = pd.concat([out, pd.Series([other], index=[f"{OTHER} ({n_other} values)"])])
+        out = pd.concat([out, pd.Series([other], index=[OTHER.format(count=f"{n_other:,}")])])
     return out
 
 
@@ -209,17 +226,58 @@ def _numeric_bins(values: np.ndarray, n_bins: int = 20) -> tuple[np.ndarray, lis
     return edges, labels
 
 
-def numeric_bins_for(series: pd.Series) -> tuple[np.ndarray, list[str]] | None:
-    """Bins for a numeric column with more than MAX_CATEGORIES distinct values, else None."""
+def numeric_bins_for(series: pd.Series, rows: int = MAX_CATEGORIES) -> tuple[np.ndarray, list[str]] | None:
+    """Bins for a numeric column with more than ``rows`` distinct values (at most ``rows`` bins, so every
+    bar keeps its label), else None."""
     nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
     finite = nums[np.isfinite(nums)]
-    if len(np.unique(finite)) <= MAX_CATEGORIES:
+    if len(np.unique(finite)) <= rows:
         return None
-    return _numeric_bins(finite)
+    return _numeric_bins(finite, n_bins=max(2, rows - 2))
+
+
+def date_distributions(
+    original: pd.Series,
+    released: pd.Series,
+    date_format: str | None,
+    hierarchy: Hierarchy | None = None,
+    rows: int = MAX_CATEGORIES,
+) -> tuple[pd.Series, pd.Series, str, bool]:
+    """Records per calendar bin of a date column before and after (:mod:`kanon_engine.calendar_steps`):
+    the original's dates binned by month, quarter, year or several years (the finest step with at
+    most ``rows`` bars), the release on the same bins when its values are dates or date labels that each
+    fall in one bin, else by its own labels in time order; the unit of the bins in words; and whether the
+    release is drawn on the original's bins."""
+    bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2))
+    orig = _with_missing(
+        pd.Series(bins.count(to_ordinal_days(original, date_format)), index=bins.labels), original
+    )
+    rel_counts = None
+    kept = released[released.notna() & (released != ROOT)]
+    days = to_ordinal_days(kept, date_format)
+    if len(kept) and not np.isnan(days).any():
+        rel_counts = bins.count(days)
+    elif len(kept):
+        rel_counts = count_labels_in_bins(kept.astype(str).value_counts(sort=False), bins)
+    if rel_counts is None:
+        return orig, distribution(released, hierarchy, limit=rows), bins.unit, False
+    rel = pd.Series(rel_counts, index=bins.labels)
+    return orig, _with_missing(rel, released), bins.unit, True
+
+
+def _with_missing(counts: pd.Series, values: pd.Series) -> pd.Series:
+    """Bars for missing values and for ``*`` (suppressed or fully generalized) after the bins."""
+    for label, count in ((MISSING_LABEL, int(values.isna().sum())), (ROOT, int((values == ROOT).sum()))):
+        if count:
+            counts[label] = count
+    return counts
 
 
 def distribution(
-    series: pd.Series, hierarchy: Hierarchy | None = None, bins: tuple[np.ndarray, list[str]] | None = None
+    series: pd.Series,
+    hierarchy: Hierarchy | None = None,
+    bins: tuple[np.ndarray, list[str]] | None = None,
+    limit: int = MAX_CATEGORIES,
 ) -> pd.Series:
     """Counts of a column's values for a bar chart (label -> records), in display order.
 
@@ -235,23 +293,41 @@ def distribution(
         if (finite | missing | star).all():
             edges, labels = bins
             idx = np.clip(np.searchsorted(edges, nums[finite], side="right") - 1, 0, len(labels) - 1)
-            out = pd.Series(np.bincount(idx, minlength=len(labels)), index=labels)
-            for label, count in ((MISSING_LABEL, int(missing.sum())), (ROOT, int(star.sum()))):
-                if count:
-                    out[label] = count
-            return out
+            return _with_missing(pd.Series(np.bincount(idx, minlength=len(labels)), index=labels), series)
     s = series.astype(object).where(series.notna(), MISSING_LABEL)
     counts = s.value_counts(sort=False)
     counts.index = [str(v) for v in counts.index]
-    return _ordered(counts, _hierarchy_order(hierarchy))
+    return _ordered(counts, _hierarchy_order(hierarchy), limit)
+
+
+#: The charts' words: whole sentences and titles with named placeholders (one place, for translation).
+TEXT = {
+    "sizes_title": "Group sizes: {groups} groups, {suppressed} records suppressed ({share})",
+    "sizes_title_of": "{title}: {groups} groups, {suppressed} records suppressed ({share})",
+    "sizes_cells_title": "Group sizes: {groups} groups, {cells} values replaced by * (no record removed)",
+    "sizes_cells_title_of": "{title}: {groups} groups, {cells} values replaced by * (no record removed)",
+    "sizes_x": "records in the group",
+    "sizes_x_log": "records in the group (log scale)",
+    "sizes_y": "groups",
+    "loss_none": "Information loss per quasi-identifier",
+    "loss_x": "0 % keeps the values, 100 % generalizes them to *",
+    "ncp": "Range left open per quasi-identifier (NCP)",
+    "intensity": "Generalization per quasi-identifier (share of its hierarchy used)",
+    "status": "{algorithm}, k = {k}: {records} records.",
+    "empty": "Run an algorithm to see the charts of its release.",
+    "original": "Original {column}",
+    "released": "Released {column}",
+    "original_dates": "Original {column}, records per {unit}",
+    "released_dates": "Released {column}, records per {unit}",
+    "not_loaded": "Original {column}: not in the loaded table",
+    "records": "records",
+}
 
 
 def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
-    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``."""
-    for prefix, kind in (
-        ("ncp:", "NCP (normalized certainty penalty)"),
-        ("intensity:", "generalization intensity (level / height)"),
-    ):
+    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``; ``kind`` is
+    the chart's title in words."""
+    for prefix, kind in (("ncp:", TEXT["ncp"]), ("intensity:", TEXT["intensity"])):
         values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
         if values:
             return kind, values
@@ -268,8 +344,10 @@ def draw_class_sizes(
     title: str | None = None,
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
+    cells: int | None = None,
 ) -> None:
-    """Class-size histogram with the k line; the title says how many classes and suppressed records.
+    """Class-size histogram with the k line; the title says how many classes and suppressed records
+    (or, for a release that keeps every record, how many values were replaced by *: ``cells``).
     ``span`` forces the binning (see :func:`size_histogram`)."""
     item.clear()
     edges, counts, log = size_histogram(sizes, span=span)
@@ -291,21 +369,29 @@ def draw_class_sizes(
     if log:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(log_labels(edges[0], edges[-1], (k,)))
-        item.setLabel("bottom", "records in the class (log scale)")
+        item.setLabel("bottom", TEXT["sizes_x_log"])
     else:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(None)
-        item.setLabel("bottom", "records in the class")
-    item.setLabel("left", "classes")
-    share = 100.0 * suppressed / records if records else 0.0
-    head = title or "Class sizes"
-    style_plot(item, f"{head}: {len(sizes):,} classes, {suppressed:,} records suppressed ({share:.1f}%)")
+        item.setLabel("bottom", TEXT["sizes_x"])
+    item.setLabel("left", TEXT["sizes_y"])
+    words = {
+        "title": title or "",
+        "groups": f"{len(sizes):,}",
+        "suppressed": f"{suppressed:,}",
+        "share": f"{100.0 * suppressed / records if records else 0.0:.1f} %",
+        "cells": f"{cells:,}" if cells is not None else "",
+    }
+    key = ("sizes_cells" if cells is not None else "sizes") + ("_title_of" if title else "_title")
+    style_plot(item, TEXT[key].format(**words))
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
 
 
-def draw_hbars(item: pg.PlotItem, counts: pd.Series, title: str, color: str, xlabel: str = "records") -> None:
+def draw_hbars(
+    item: pg.PlotItem, counts: pd.Series, title: str, color: str, xlabel: str = TEXT["records"]
+) -> None:
     """Horizontal bars, first category on top, labels on the left axis."""
     item.clear()
     n = len(counts)
@@ -360,7 +446,9 @@ class ChartsView(QWidget):
         grid = QGridLayout()
         self.sizes_plot = pg.PlotWidget(background="w", axisItems={"bottom": LabelAxis("bottom")})
         self.sizes_plot.setObjectName("class_sizes")
-        self.loss_plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        self.loss_plot = pg.PlotWidget(
+            background="w", axisItems={"left": LabelAxis("left"), "bottom": LabelAxis("bottom")}
+        )
         self.loss_plot.setObjectName("information_loss")
         grid.addWidget(self.sizes_plot, 0, 0)
         grid.addWidget(self.loss_plot, 0, 1)
@@ -409,18 +497,23 @@ class ChartsView(QWidget):
             item.clear()
             style_plot(item)
         if result is None:
-            self.status.setText("Run an algorithm to see the charts of its release.")
+            self.status.setText(TEXT["empty"])
             self.column_combo.blockSignals(True)
             self.column_combo.clear()
             self.column_combo.blockSignals(False)
             return
-        self.status.setText(f"Run: {result.algorithm}, k = {result.config.k}, {result.records:,} records.")
+        self.status.setText(
+            TEXT["status"].format(
+                algorithm=algorithm_name(result.algorithm), k=result.config.k, records=f"{result.records:,}"
+            )
+        )
         draw_class_sizes(
             self.sizes_plot.getPlotItem(),
             result.class_sizes,
             result.config.k,
             result.suppressed,
             result.records,
+            cells=result.recoding.suppressed_cells if result.recoding is not None else None,
         )
         self._draw_loss()
         previous = self.column_combo.currentText()
@@ -444,13 +537,16 @@ class ChartsView(QWidget):
         draw_hbars(
             item,
             series,
-            f"Information loss per attribute: {kind}" if kind else "Information loss",
+            kind or TEXT["loss_none"],
             "#d6604d",
-            xlabel="0 = unchanged, 1 = fully generalized",
+            xlabel=TEXT["loss_x"],
         )
         item.setXRange(0, 1.0, padding=0.02)
+        bottom = item.getAxis("bottom")
+        if isinstance(bottom, LabelAxis):
+            bottom.set_labels([(v / 100, f"{v} %") for v in range(0, 101, 20)])
         for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
-            text = pg.TextItem(f"{v:.2f}", color="#202020", anchor=(0, 0.5))
+            text = pg.TextItem(f"{100 * v:.0f} %", color="#202020", anchor=(0, 0.5))
             text.setPos(min(float(v), 0.9) + 0.01, float(y))
             item.addItem(text)
 
@@ -463,20 +559,32 @@ class ChartsView(QWidget):
             return
         hierarchy = res.config.hierarchies.get(column) or res.config.sensitive_hierarchies.get(column)
         released = res.release[column]
-        has_original = table is not None and column in table.frame.columns
-        if has_original:
-            original = table.frame[column]
-            numeric = table.kind(column) in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
-            bins = numeric_bins_for(original) if numeric else None
-            orig = distribution(original, hierarchy, bins)
-            rel = distribution(released, hierarchy, bins)
-            draw_hbars(self.orig_plot, orig, f"Original {column}", BAR_COLOR)
+        rows = rows_that_fit(self.dist_widget.height()) if self.dist_widget.height() > 150 else MAX_CATEGORIES
+        titles = (TEXT["original"].format(column=column), TEXT["released"].format(column=column))
+        if table is not None and column in table.frame.columns:
+            original, kind = table.frame[column], table.kind(column)
+            if kind == ColumnKind.DATE:
+                ctype = table.column_types.get(column)
+                fmt = ctype.date_format if ctype is not None else None
+                orig, rel, unit, same_bins = date_distributions(original, released, fmt, hierarchy, rows)
+                titles = (
+                    TEXT["original_dates"].format(column=column, unit=unit),
+                    TEXT["released_dates"].format(column=column, unit=unit) if same_bins else titles[1],
+                )
+            else:
+                numeric = kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
+                bins = numeric_bins_for(original, rows) if numeric else None
+                orig = distribution(original, hierarchy, bins, limit=rows)
+                rel = distribution(released, hierarchy, bins, limit=rows)
+            draw_hbars(self.orig_plot, orig, titles[0], BAR_COLOR)
         else:
             orig = pd.Series(dtype=float)
-            rel = distribution(released, hierarchy)
+            rel = distribution(released, hierarchy, limit=rows)
             self.orig_plot.clear()
-            style_plot(self.orig_plot, f"Original {column}: not in the loaded table")
-        draw_hbars(self.rel_plot, rel, f"Released {column}", RELEASED_COLOR)
+            style_plot(self.orig_plot, TEXT["not_loaded"].format(column=column))
+        if len(rel) and rel.index.isin(orig.index).all() and len(orig):
+            rel = rel.reindex(orig.index, fill_value=0)  # the same bars in the same order, side by side
+        draw_hbars(self.rel_plot, rel, titles[1], RELEASED_COLOR)
         top = max(float(orig.max()) if len(orig) else 0.0, float(rel.max()) if len(rel) else 0.0)
         self.orig_plot.setXRange(0, max(top, 1.0), padding=0.04)
 

@@ -41,9 +41,16 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", "Position in the run history (oldest first)."),
     ("Run", "The name of the run in the history."),
     ("Algorithm", "The algorithm that produced the release."),
+    (
+        "Model",
+        "How the release was made, in the survey's names: AG_TS one level per attribute and whole records "
+        "suppressed; AG_CS the same with single values suppressed; CG local recoding; CS local "
+        "suppression (the last three keep every record); multidimensional for Mondrian.",
+    ),
     ("Privacy models", "k, and l-diversity or t-closeness with the attribute they protect."),
     ("Parameters", "The algorithm's parameters (suppression limit, quality metric, ...)."),
     ("Suppressed", "Records suppressed (all quasi-identifiers replaced by *)."),
+    ("Values *", "Single values replaced by * in records that were kept (local recoding and suppression)."),
     ("Groups", "Number of groups of records that look alike (equivalence classes)."),
     (metric_label("discernibility").name, metric_label("discernibility").meaning),
     (metric_label("cavg").name, metric_label("cavg").meaning),
@@ -57,9 +64,16 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("Queries matched", "Share of the workload's queries the release answers without spreading records."),
     ("Run time (s)", "Seconds the run took."),
 )
-_PARAMETERS_COLUMN = 4
+_HEADS = [h for h, _ in COLUMNS]
+_PARAMETERS_COLUMN = _HEADS.index("Parameters")
 #: columns of the runs table holding shares (shown as percentages)
-_SHARE_COLUMNS = {9, 10, 11, 12}
+_SHARE_HEADS = (
+    metric_label("precision").name,
+    metric_label("loss").name,
+    "Workload error",
+    "Queries matched",
+)
+_SHARE_COLUMNS = {_HEADS.index(head) for head in _SHARE_HEADS}
 
 
 def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
@@ -69,9 +83,11 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
         position,
         name,
         algorithm_name(r.algorithm),
+        r.model,
         models_short(r.config.models),
         parameters_short(r.algorithm, r.parameters),
         r.suppressed,
+        r.recoding.suppressed_cells if r.recoding is not None else 0,
         r.n_classes,
         m.get("discernibility", np.nan),
         m.get("cavg", np.nan),
@@ -149,7 +165,9 @@ class RunsModel(QAbstractTableModel):
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
+    ("Model (survey's name)", lambda r: r.model, None),
     ("Suppressed records", lambda r: r.suppressed, True),
+    ("Values replaced by *", lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0, True),
     ("Groups", lambda r: r.n_classes, None),
     ("Smallest group", lambda r: r.min_class_size, None),
     ("Run time (s)", lambda r: r.runtime_seconds, True),
@@ -365,6 +383,7 @@ class CompareView(QWidget):
             title=f"{li + 1}. {ln}",
             brush=BAR_COLOR,
             span=span,
+            cells=left.recoding.suppressed_cells if left.recoding is not None else None,
         )
         draw_class_sizes(
             self.right_plot,
@@ -375,5 +394,6 @@ class CompareView(QWidget):
             title=f"{ri + 1}. {rn}",
             brush=RELEASED_COLOR,
             span=span,
+            cells=right.recoding.suppressed_cells if right.recoding is not None else None,
         )
         self.right_plot.setXLink(self.left_plot)

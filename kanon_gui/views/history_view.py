@@ -11,6 +11,8 @@ from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
 RUN_LINE = "{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time:.2f} s"
+#: The same for a release that keeps every record (its model, and what happened to single values).
+RUN_LINE_CELLS = "{label}\n{models}\n{groups} groups, {model}: {kept}, {time:.2f} s"
 STALE_LINE = "{line}\n(out of date: the settings changed since this run)"
 
 
@@ -18,6 +20,15 @@ def run_line(run: Run) -> str:
     """The run's label, its privacy models (k, l, t: two runs that differ there never look alike) and
     what came out."""
     r = run.result
+    if r.recoding is not None:
+        return RUN_LINE_CELLS.format(
+            label=run.label,
+            models=models_short(r.config.models),
+            groups=f"{r.n_classes:,}",
+            model=r.model,
+            kept=r.recoding.in_words(),
+            time=r.runtime_seconds,
+        )
     return RUN_LINE.format(
         label=run.label,
         models=models_short(r.config.models),

@@ -1,4 +1,6 @@
-"""The generalization lattice of a full-domain run as a Hasse diagram, coloured by what the search learned.
+"""The generalization lattice of a full-domain run as a Hasse diagram, coloured by what the search learned;
+for a run that recodes records one by one (local recoding, local suppression), the transformations its
+classes use and how many records each.
 
 One row per height (sum of levels), nodes are level vectors, an edge goes one level up in one attribute
 (Samarati 2001; LeFevre, DeWitt & Ramakrishnan 2005, "Incognito"). The colours show the search's record:
@@ -31,10 +33,13 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
 from kanon_engine.lattice import (
     DEFAULT_NODE_CAP,
@@ -51,7 +56,7 @@ from kanon_engine.lattice import (
     levels_of,
     strides_of,
 )
-from kanon_engine.metrics.loss import METRICS
+from kanon_engine.metrics.labels import decimals_to_tell_apart, metric_label, objective_value_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis
@@ -72,6 +77,48 @@ EDGE_COLOR = (110, 110, 110, 28)
 NODE_SIZE = 8
 OPTIMUM_SIZE = 16
 HOVER_TOLERANCE_PX = 7.0
+
+
+#: The view's words, whole sentences and phrases with named placeholders (one place, for translation).
+TEXT = {
+    "no_run": (
+        "Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the lattice of "
+        "generalizations it explored."
+    ),
+    "partitions": (
+        "{algorithm} partitions the records instead of generalizing whole columns, so it has no lattice of "
+        "transformations. See the Partitions tab."
+    ),
+    "no_record": "This run of {algorithm} kept no record of the lattice search.",
+    "restored": (
+        "Run {run} was restored from the project file: the file keeps the transformation it chose, so the "
+        "release, the groups and the risk are shown again, but not the search through the lattice. Run it "
+        "again to see the lattice of transformations the search explored."
+    ),
+    "transformations": (
+        "This release recodes records one by one ({model}): its {groups} groups use {count} "
+        "transformations. Each row gives the level of every quasi-identifier (0 = original value, * = value "
+        "replaced by *) and how many records and groups use it, the most used first. Point at a level to "
+        "see it in words."
+    ),
+    "rerun": "Run again",
+    "rerun_tip": "Run the algorithm again with the project's settings (the same as this run's).",
+    "metric": "Metric",
+    "metric_between": "only nodes with a value between",
+    "and": "and",
+    "metric_tip": "Nodes whose metric was not computed (inferred, pruned) are hidden while this is ticked.",
+    "node_levels": "<b>{levels}</b> &nbsp;height {height}",
+    "node_status": "status: {status}",
+    "node_metric": "{name}: {value}",
+    "not_computed": "not computed",
+    "node_applied": "groups: {groups}; suppressed records: {suppressed}",
+    "node_fails": "<i>fails the privacy models within the suppression limit</i>",
+    "tag_optimum": "<b>optimum</b>",
+    "tag_shown": "shown",
+    "shown_levels": "<b>{levels}</b> ({algorithm})",
+    "shown_groups": "groups: {groups} (smallest {smallest})",
+    "shown_suppressed": "suppressed records: {suppressed} of {records}",
+}
 
 
 def level_words(name: str, level: int, hierarchy: Hierarchy | None) -> str:
@@ -115,14 +162,6 @@ def _swatch(color: str, ring: bool = False, star: bool = False) -> QIcon:
     return QIcon(pix)
 
 
-def _fmt(value: float) -> str:
-    if value is None or not np.isfinite(value):
-        return "unknown"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:,.4g}"
-
-
 # --- the widget ------------------------------------------------------------------------------------------
 class LatticeView(QWidget):
     """Hasse diagram of the search record of a full-domain result, with a legend, filters and node info.
@@ -132,6 +171,8 @@ class LatticeView(QWidget):
     """
 
     node_clicked = Signal(object)
+    #: the user asks to run again (a result restored from the project file has no lattice to show)
+    rerun_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None, node_cap: int = DEFAULT_NODE_CAP) -> None:
         super().__init__(parent)
@@ -157,11 +198,23 @@ class LatticeView(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         self.stack = QStackedWidget()
         self.message = QLabel()
+        self.message.setObjectName("lattice_message")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
         self.message.setMargin(24)
-        self.stack.addWidget(self.message)
+        self.rerun_button = QPushButton(TEXT["rerun"])
+        self.rerun_button.setToolTip(TEXT["rerun_tip"])
+        self.rerun_button.clicked.connect(self.rerun_requested)
+        self.rerun_button.hide()
+        message_page = QWidget()
+        mp = QVBoxLayout(message_page)
+        mp.addStretch(1)
+        mp.addWidget(self.message)
+        mp.addWidget(self.rerun_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        mp.addStretch(1)
+        self.stack.addWidget(message_page)
         self.stack.addWidget(self._build_plot_page())
+        self.stack.addWidget(self._build_transformations_page())
         outer.addWidget(self.stack, 1)
 
         side = QWidget()
@@ -223,6 +276,59 @@ class LatticeView(QWidget):
         col.addWidget(self.plot, 1)
         return page
 
+    def _build_transformations_page(self) -> QWidget:
+        """For a result that recodes records one by one: the transformations its classes use."""
+        page = QWidget()
+        col = QVBoxLayout(page)
+        col.setContentsMargins(4, 4, 4, 4)
+        self.used_header = QLabel()
+        self.used_header.setWordWrap(True)
+        col.addWidget(self.used_header)
+        self.used_table = QTableWidget()
+        self.used_table.setObjectName("TransformationsUsed")
+        self.used_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.used_table.verticalHeader().setVisible(False)
+        col.addWidget(self.used_table, 1)
+        return page
+
+    def _show_transformations(self, result: AnonymizationResult) -> None:
+        """Fill the transformations page: one row per transformation (a level per quasi-identifier, *
+        for a suppressed value), with its records, groups and share, most used first."""
+        self._clear("")
+        rec = result.recoding
+        assert rec is not None
+        used = rec.transformations(result.row_class)
+        hierarchies = result.config.hierarchies
+        self.used_header.setText(
+            TEXT["transformations"].format(
+                model=result.model, groups=f"{result.n_classes:,}", count=f"{len(used):,}"
+            )
+        )
+        heads = [*rec.qi, "Records", "Share", "Groups"]
+        table = self.used_table
+        table.clear()
+        table.setColumnCount(len(heads))
+        table.setHorizontalHeaderLabels(heads)
+        table.setRowCount(len(used))
+        n = max(result.records, 1)
+        for row, t in enumerate(used):
+            for col, q in enumerate(rec.qi):
+                lv = t["levels"][q]
+                item = QTableWidgetItem(str(lv))
+                words = "value replaced by *" if lv == "*" else level_words(q, lv, hierarchies.get(q))
+                item.setToolTip(words)
+                table.setItem(row, col, item)
+            for col, text in enumerate(
+                (f"{t['records']:,}", f"{100 * t['records'] / n:.1f} %", f"{t.get('classes', 0):,}"),
+                start=len(rec.qi),
+            ):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                table.setItem(row, col, item)
+        table.resizeColumnsToContents()
+        self.stack.setCurrentIndex(2)
+        self.side_panel.setVisible(False)  # the search's legend and filters do not apply here
+
     def _build_legend(self) -> QGroupBox:
         """The status colours, each a check box that shows or hides its nodes."""
         legend = QGroupBox("Status (tick to show)")
@@ -255,24 +361,26 @@ class LatticeView(QWidget):
         self.level_spins: list[tuple[QSpinBox, QSpinBox]] = []
         side_col.addWidget(self.levels_box)
 
-        self.metric_box = QGroupBox("Metric")
+        self.metric_box = QGroupBox(TEXT["metric"])
         mg = QGridLayout(self.metric_box)
-        self.metric_check = QCheckBox("only nodes with a value between")
-        self.metric_check.setToolTip(
-            "Nodes whose metric was not computed (inferred, pruned) are hidden while this is ticked."
-        )
+        self.metric_check = QCheckBox(TEXT["metric_between"])
+        self.metric_check.setToolTip(TEXT["metric_tip"])
         self.metric_min = QDoubleSpinBox()
         self.metric_max = QDoubleSpinBox()
         for spin in (self.metric_min, self.metric_max):
             spin.setDecimals(3)
             spin.setRange(-1e18, 1e18)
             spin.setGroupSeparatorShown(True)
-            spin.valueChanged.connect(self._apply_filters)
+            spin.valueChanged.connect(self._metric_edited)
         self.metric_check.toggled.connect(self._apply_filters)
-        mg.addWidget(self.metric_check, 0, 0, 1, 2)
+        mg.addWidget(self.metric_check, 0, 0, 1, 3)
         mg.addWidget(self.metric_min, 1, 0)
-        mg.addWidget(self.metric_max, 1, 1)
+        mg.addWidget(QLabel(TEXT["and"]), 1, 1)
+        mg.addWidget(self.metric_max, 1, 2)
         side_col.addWidget(self.metric_box)
+        #: the metric range filtered on, in the metric's own units (the spin boxes show it rounded)
+        self._metric_range = (-np.inf, np.inf)
+        self._metric_scale = 1.0
 
         reset = QPushButton("Show all nodes")
         reset.clicked.connect(self.reset_filters)
@@ -299,7 +407,13 @@ class LatticeView(QWidget):
 
     # --- data --------------------------------------------------------------------------------------
     def show_run(self, run: Run | None) -> None:
-        """The view contract (see :mod:`kanon_gui.views.analysis`): the lattice of ``run``'s result."""
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the lattice of ``run``'s result. A run
+        rebuilt from the project file has no record of the search: the view says so and offers to run
+        again."""
+        restored = run is not None and run.restored and run.result.lattice is None
+        if restored and not self._same_lattice(run.result):
+            self._clear(TEXT["restored"].format(run=run.label), rerun=True)
+            return
         self.set_result(run.result if run is not None else None)
 
     def set_result(self, result: AnonymizationResult | None) -> None:
@@ -309,22 +423,18 @@ class LatticeView(QWidget):
         this view) keeps the record on screen and marks that node as the one shown.
         """
         if result is None:
-            self._clear(
-                "Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the "
-                "lattice of generalizations it explored."
-            )
+            self._clear(TEXT["no_run"])
             return
         record = result.lattice
         if record is None and result.transformation is not None and self._same_lattice(result):
             record = self.record
         if record is None:
-            if result.transformation is None:
-                self._clear(
-                    f"'{result.algorithm}' partitions the records instead of generalizing whole "
-                    "columns, so it has no lattice of transformations. See the Partitions tab."
-                )
+            if result.recoding is not None and result.transformation is None:
+                self._show_transformations(result)
+            elif result.transformation is None:
+                self._clear(TEXT["partitions"].format(algorithm=algorithm_name(result.algorithm)))
             else:
-                self._clear("This run kept no record of the lattice search.")
+                self._clear(TEXT["no_record"].format(algorithm=algorithm_name(result.algorithm)))
             return
         self.hierarchies = dict(result.config.hierarchies)
         if record is not self.record:
@@ -350,7 +460,9 @@ class LatticeView(QWidget):
             return None
         return int(levels @ strides_of(self.record.max_levels))
 
-    def _clear(self, message: str) -> None:
+    def _clear(self, message: str, rerun: bool = False) -> None:
+        """The message page instead of the diagram (``rerun``: with the button that runs again)."""
+        self.rerun_button.setVisible(rerun)
         self.record = None
         self.layout_ = None
         self._status = np.zeros(0, dtype=np.int8)
@@ -366,6 +478,7 @@ class LatticeView(QWidget):
         self.message.setText(message)
         self.stack.setCurrentIndex(0)
         self.side_panel.setEnabled(False)
+        self.side_panel.setVisible(True)
 
     def _set_record(self, record: SearchRecord) -> None:
         self.record = record
@@ -410,6 +523,7 @@ class LatticeView(QWidget):
         self.plot.getPlotItem().getViewBox().autoRange(padding=0.04)
         self.stack.setCurrentIndex(1)
         self.side_panel.setEnabled(True)
+        self.side_panel.setVisible(True)
         self._current = None
         self.current_item.clear()
 
@@ -438,16 +552,21 @@ class LatticeView(QWidget):
             self.levels_grid.addWidget(QLabel("to"), a, 2)
             self.levels_grid.addWidget(hi, a, 3)
             self.level_spins.append((lo, hi))
-        metric_label = METRICS[record.metric_name].label if record.metric_name in METRICS else "Metric"
-        self.metric_box.setTitle(metric_label)
+        label = objective_value_label(record.metric_name)
+        self.metric_box.setTitle(label.name)
+        self.metric_box.setToolTip(label.meaning)
         finite = self._metric[np.isfinite(self._metric)]
-        for spin, value in (
-            (self.metric_min, finite.min() if len(finite) else 0.0),
-            (self.metric_max, finite.max() if len(finite) else 0.0),
-        ):
+        self._metric_scale = 100.0 if label.share else 1.0
+        decimals = decimals_to_tell_apart(finite, label.share)
+        for spin in (self.metric_min, self.metric_max):
             spin.blockSignals(True)
-            spin.setValue(float(value))
+            spin.setDecimals(decimals)
+            spin.setSuffix(" %" if label.share else "")
+            spin.setRange(*((0.0, 100.0) if label.share else (-1e18, 1e18)))
             spin.blockSignals(False)
+        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 0.0)
+        self._show_metric_range(lo, hi)
+        self._metric_range = (-np.inf, np.inf)
         self.metric_check.blockSignals(True)
         self.metric_check.setChecked(False)
         self.metric_check.blockSignals(False)
@@ -499,15 +618,34 @@ class LatticeView(QWidget):
         self._apply_filters()
 
     def set_metric_range(self, low: float | None, high: float | None = None) -> None:
-        """Show only nodes whose metric lies in [low, high]; ``None`` switches the metric filter off."""
-        for w in (self.metric_check, self.metric_min, self.metric_max):
-            w.blockSignals(True)
+        """Show only nodes whose metric lies in [low, high] (the metric's own units: a share from 0 to 1,
+        shown in percent); ``None`` switches the metric filter off."""
+        self.metric_check.blockSignals(True)
         self.metric_check.setChecked(low is not None)
+        self.metric_check.blockSignals(False)
         if low is not None:
-            self.metric_min.setValue(float(low))
-            self.metric_max.setValue(float(high if high is not None else 1e18))
-        for w in (self.metric_check, self.metric_min, self.metric_max):
-            w.blockSignals(False)
+            hi = float(high) if high is not None else np.inf
+            self._show_metric_range(float(low), hi)
+            self._metric_range = (float(low), hi)
+        self._apply_filters()
+
+    def _show_metric_range(self, low: float, high: float) -> None:
+        """Put a range into the spin boxes (percent for a share), rounded outwards so that the nodes at
+        either end still pass the filter the boxes show."""
+        step = 10.0 ** -self.metric_min.decimals()
+        for spin, value, rnd in ((self.metric_min, low, np.floor), (self.metric_max, high, np.ceil)):
+            shown = value * self._metric_scale
+            spin.blockSignals(True)
+            spin.setValue(float(rnd(shown / step) * step) if np.isfinite(shown) else spin.maximum())
+            spin.blockSignals(False)
+
+    def _metric_edited(self, *_: object) -> None:
+        """The user typed a bound: filter on what the boxes show (each bound counts to its last digit)."""
+        half = 0.5 * 10.0 ** -self.metric_min.decimals()
+        self._metric_range = (
+            (self.metric_min.value() - half) / self._metric_scale,
+            (self.metric_max.value() + half) / self._metric_scale,
+        )
         self._apply_filters()
 
     def filter_mask(self) -> np.ndarray:
@@ -521,8 +659,9 @@ class LatticeView(QWidget):
             mask &= (lay.levels[:, a] >= lo.value()) & (lay.levels[:, a] <= hi.value())
         if self.metric_check.isChecked():
             m = self._metric
+            lo, hi = self._metric_range
             with np.errstate(invalid="ignore"):
-                mask &= np.isfinite(m) & (m >= self.metric_min.value()) & (m <= self.metric_max.value())
+                mask &= np.isfinite(m) & (m >= lo) & (m <= hi)
         return mask
 
     def _apply_filters(self, *_: object) -> None:
@@ -608,21 +747,29 @@ class LatticeView(QWidget):
         status = int(rec.status[index])
         tags = [STATUS_NAMES.get(status, "?")]
         if rec.optimum is not None and index == rec.optimum:
-            tags.append("<b>optimum</b>")
+            tags.append(TEXT["tag_optimum"])
         if self._current is not None and index == self._current:
-            tags.append("shown")
-        metric_name = METRICS[rec.metric_name].label if rec.metric_name in METRICS else "metric"
+            tags.append(TEXT["tag_shown"])
+        label = objective_value_label(rec.metric_name)
+        value = float(rec.metric[index])
         lines = [
-            f"<b>{escape(str(levels))}</b> &nbsp;height {sum(levels)}",
-            f"status: {', '.join(tags)}",
-            f"{escape(metric_name)}: {_fmt(float(rec.metric[index]))}",
+            TEXT["node_levels"].format(levels=escape(str(levels)), height=sum(levels)),
+            TEXT["node_status"].format(status=", ".join(tags)),
+            TEXT["node_metric"].format(
+                name=escape(label.name),
+                value=label.show(value) if np.isfinite(value) else TEXT["not_computed"],
+            ),
         ]
         lines += [escape(level_words(n, lv, self.hierarchies.get(n))) for n, lv in zip(rec.names, levels)]
         applied = self._applied.get(index)
         if applied:
-            lines.append(f"classes: {int(applied['classes']):,}; suppressed: {int(applied['suppressed']):,}")
+            lines.append(
+                TEXT["node_applied"].format(
+                    groups=f"{int(applied['classes']):,}", suppressed=f"{int(applied['suppressed']):,}"
+                )
+            )
         elif status in (FAILS, INFERRED_FAILS):
-            lines.append("<i>fails the privacy models within the suppression limit</i>")
+            lines.append(TEXT["node_fails"])
         return "<br>".join(lines)
 
     # --- interaction -------------------------------------------------------------------------------
@@ -688,16 +835,18 @@ class LatticeView(QWidget):
             return
         levels = self.levels_of_node(index)
         rows = [
-            f"<b>{escape(str(levels))}</b> ({escape(result.algorithm)})",
-            f"classes: {result.n_classes:,} (smallest {result.min_class_size:,})",
-            f"suppressed: {result.suppressed:,} of {result.records:,}",
+            TEXT["shown_levels"].format(
+                levels=escape(str(levels)), algorithm=escape(algorithm_name(result.algorithm))
+            ),
+            TEXT["shown_groups"].format(
+                groups=f"{result.n_classes:,}", smallest=f"{result.min_class_size:,}"
+            ),
+            TEXT["shown_suppressed"].format(
+                suppressed=f"{result.suppressed:,}", records=f"{result.records:,}"
+            ),
         ]
-        for key, label in (
-            ("discernibility", "DM"),
-            ("cavg", "C_AVG"),
-            ("precision", "precision"),
-            ("entropy", "entropy (bits)"),
-        ):
+        for key in ("loss", "precision", "discernibility", "cavg", "entropy"):
             if key in m:
-                rows.append(f"{label}: {_fmt(float(m[key]))}")
+                label = metric_label(key)
+                rows.append(TEXT["node_metric"].format(name=escape(label.name), value=label.show(m[key])))
         self.shown_label.setText("<br>".join(rows))

@@ -114,6 +114,8 @@ class ParamForm(QWidget):
             return w
         w = QLineEdit()
         w.setPlaceholderText("none" if spec.default is None else spec.show(spec.default))
+        if spec.kind == "columns":
+            w.setPlaceholderText("column names, most important first (empty: the automatic order)")
         w.setClearButtonEnabled(True)
         w.textChanged.connect(self._emit)
         return w

@@ -43,6 +43,51 @@ def _rects(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> li
     ]
 
 
+#: The view's sentences, whole, with named placeholders (one place, ready for translation).
+TEXT = {
+    "below_k": "highlight groups smaller than k",
+    "empty": "Run an algorithm to see its groups of records on two quasi-identifiers.",
+    "other_data": "This run was computed on other data than the table now loaded.",
+    "color_size": "group size",
+    "color_distinct": "distinct values of {column} (l-diversity)",
+    "bar_size": "records in the group",
+    "bar_distinct": "distinct values of {column} in the group",
+    "log": "{label} (log scale)",
+    "boxes_partitions": (
+        "{groups} groups of records drawn as {boxes} boxes, as Mondrian cut them (partitions with the same "
+        "released values form one group; where boxes overlap, their colours mix)."
+    ),
+    "boxes_data": (
+        "{groups} groups of records, each drawn as a box from the smallest to the largest value of its "
+        "records on these two axes (where boxes overlap, their colours mix)."
+    ),
+    "records_all": (
+        "Every record is a point; {suppressed} suppressed records are a red x; {below} groups are smaller "
+        "than k = {k} (red outline)."
+    ),
+    "records_sample": (
+        "A uniform sample of {drawn} of the {records} records is drawn as points; {suppressed} suppressed "
+        "records are a red x; {below} groups are smaller than k = {k} (red outline)."
+    ),
+    "records_all_cells": (
+        "Every record is a point, and every record is kept: {cells} values were replaced by * (a group "
+        "showing * on an axis spans its records' values there); {below} groups are smaller than k = {k} (red "
+        "outline)."
+    ),
+    "records_sample_cells": (
+        "A uniform sample of {drawn} of the {records} records is drawn as points; every record is kept: "
+        "{cells} values were replaced by * (a group showing * on an axis spans its records' values there); "
+        "{below} groups are smaller than k = {k} (red outline)."
+    ),
+    "selected": "Selected: group {group}, {size} records.",
+    "selected_overlap": (
+        "Selected: group {group}, {size} records, one of {hits} groups overlapping here (click again for "
+        "the next)."
+    ),
+    "click": "Click a box to select its group and its records.",
+}
+
+
 class BoxesItem(pg.GraphicsObject):
     """Every class box as one graphics item, replayed from a cached QPicture.
 
@@ -151,7 +196,7 @@ class PartitionView(QWidget):
         self.x_combo = QComboBox()
         self.y_combo = QComboBox()
         self.color_combo = QComboBox()
-        self.below_k_check = QCheckBox("highlight classes below k")
+        self.below_k_check = QCheckBox(TEXT["below_k"])
         self.below_k_check.setChecked(True)
         self.points_check = QCheckBox("records")
         self.points_check.setChecked(True)
@@ -218,7 +263,7 @@ class PartitionView(QWidget):
 
     # --- data --------------------------------------------------------------------------------------
     def show_run(self, run: Run | None) -> None:
-        """The view contract (see :mod:`kanon_gui.views.analysis`): ``run``'s classes on two axes."""
+        """The view contract (see :mod:`kanon_gui.views.analysis`): ``run``'s groups on two axes."""
         self.set_result(*((run.result, run.table) if run is not None else (None, None)))
 
     def set_result(self, result: AnonymizationResult | None, table: Table | None) -> None:
@@ -234,11 +279,7 @@ class PartitionView(QWidget):
             for combo in (self.x_combo, self.y_combo, self.color_combo):
                 combo.blockSignals(False)
             self._clear_plot()
-            self.info.setText(
-                "Run an algorithm to see its classes on two quasi-identifiers."
-                if result is None or table is None
-                else "This run was computed on other data than the table now loaded."
-            )
+            self.info.setText(TEXT["empty"] if result is None or table is None else TEXT["other_data"])
             return
         qi = list(result.config.quasi_identifiers)
         self.x_combo.addItems(qi)
@@ -246,10 +287,10 @@ class PartitionView(QWidget):
         x_name, y_name = self._default_axes(result, table)
         self.x_combo.setCurrentText(x_name)
         self.y_combo.setCurrentText(y_name)
-        self.color_combo.addItem("class size", "size")
+        self.color_combo.addItem(TEXT["color_size"], "size")
         for s in result.config.sensitive:
             if s in table.frame.columns:
-                self.color_combo.addItem(f"distinct values of {s} (l-diversity)", f"distinct:{s}")
+                self.color_combo.addItem(TEXT["color_distinct"].format(column=s), f"distinct:{s}")
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.blockSignals(False)
         n = table.n_rows
@@ -350,11 +391,11 @@ class PartitionView(QWidget):
         mode = self.color_combo.currentData() or "size"
         if mode == "size":
             values = res.class_sizes.astype(float)
-            label = "class size (records)"
+            label = TEXT["bar_size"]
         else:
             column = mode.split(":", 1)[1]
             values = distinct_per_class(res.row_class, self.table.frame[column], res.n_classes).astype(float)
-            label = f"distinct {column} per class"
+            label = TEXT["bar_distinct"].format(column=column)
         self._values = values
         lo, hi = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
         use_log = mode == "size" and lo > 0 and hi / max(lo, 1) > 20
@@ -371,43 +412,41 @@ class PartitionView(QWidget):
         hi = hi if hi > lo else lo + 1
         self.colorbar.setLevels((lo, hi))
         axis = self.colorbar.axis
-        axis.setLabel(label + (" (log scale)" if use_log else ""))
+        axis.setLabel(TEXT["log"].format(label=label) if use_log else label)
         axis.set_labels(log_labels(10**lo, 10**hi) if use_log else None)
 
     def _update_info(self) -> None:
+        """What the view shows, in whole sentences: the boxes, the records, and the selection."""
         res, boxes = self.result, self.boxes
         if res is None or boxes is None:
             return
-        below = int((res.class_sizes < res.config.k).sum())
-        src = (
-            "Mondrian's partitions"
-            if boxes.source == "partitions"
-            else "min/max of each class's records on these two axes"
-        )
-        shown = (
-            f"{len(self.sample):,} of {res.records:,} records drawn (a uniform sample)"
-            if len(self.sample) < res.records
-            else f"{res.records:,} records"
-        )
-        boxes_text = (
-            f"{res.n_classes:,} classes as boxes"
-            if len(boxes) == res.n_classes
-            else f"{res.n_classes:,} classes as {len(boxes):,} boxes (partitions with equal released "
-            "values form one class)"
-        )
-        text = (
-            f"{boxes_text} ({src}; where boxes coincide, their mean colour); {shown}; "
-            f"{res.suppressed:,} suppressed (red x); {below:,} classes below k={res.config.k} (red outline)."
-        )
+        words = {
+            "groups": f"{res.n_classes:,}",
+            "boxes": f"{len(boxes):,}",
+            "records": f"{res.records:,}",
+            "drawn": f"{len(self.sample):,}",
+            "suppressed": f"{res.suppressed:,}",
+            "cells": f"{res.recoding.suppressed_cells:,}" if res.recoding is not None else "",
+            "below": f"{int((res.class_sizes < res.config.k).sum()):,}",
+            "k": res.config.k,
+        }
+        records = "records_sample" if len(self.sample) < res.records else "records_all"
+        sentences = [
+            TEXT["boxes_partitions" if boxes.source == "partitions" else "boxes_data"].format(**words),
+            TEXT[records + ("_cells" if res.recoding is not None else "")].format(**words),
+        ]
         if self.selected_class is not None:
-            size = int(res.class_sizes[self.selected_class])
-            text += f" Selected: class {self.selected_class} ({size:,} records)"
-            if len(self._hits) > 1:
-                text += f", one of {len(self._hits)} classes overlapping here (click again for the next)"
-            text += "."
+            selected = {
+                "group": f"{self.selected_class + 1:,}",
+                "size": f"{int(res.class_sizes[self.selected_class]):,}",
+                "hits": f"{len(self._hits):,}",
+            }
+            sentences.append(
+                TEXT["selected_overlap" if len(self._hits) > 1 else "selected"].format(**selected)
+            )
         else:
-            text += " Click a box to select its class and records."
-        self.info.setText(text)
+            sentences.append(TEXT["click"])
+        self.info.setText(" ".join(sentences))
 
     # --- selection ---------------------------------------------------------------------------------
     def box_count(self) -> int:

@@ -1,5 +1,6 @@
-"""Results of the current run: its metrics, the anonymized grid beside the original (changed cells
-highlighted, suppressed rows marked), and the equivalence classes (select one to see its records)."""
+"""Results of the current run: its metrics, the anonymized grid beside the original (generalized cells
+highlighted, suppressed records and single suppressed values marked), and the equivalence classes
+(select one to see its records)."""
 
 from __future__ import annotations
 
@@ -22,26 +23,57 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.metrics.labels import metric_label
-from kanon_engine.result import AnonymizationResult
+from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
 from kanon_engine.workload.report_section import percent
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid
 
+#: The caption of the records of one group (a whole phrase with named placeholders).
+TEXT_GROUP = "Group {group}: {size} records"
+
 
 def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not np.isfinite(value)):
         return "\u2013"
-    if abs(value) >= 1e5:
+    if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.{digits}g}"
 
 
 def transformation_text(result: AnonymizationResult) -> str:
-    """The levels of a full-domain result in words ("age: level 2 of 4, e.g. '30-39'")."""
+    """How the release was made, in words: the model (the survey's name), and for a full-domain result
+    its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what it did to single values."""
+    rec = result.recoding
+    if rec is not None and not result.transformation:
+        return f"<b>{escape(result.model)}</b>: {escape(SURVEY_MODELS[result.model])}. " + cell_text(result)
     if not result.transformation:
-        return "Records were partitioned (local recoding): each class has its own ranges."
+        return (
+            "Records were partitioned (Mondrian, multidimensional recoding): each group has its own ranges."
+        )
+    text = _levels_text(result)
+    if rec is not None:
+        text += f". <b>{escape(result.model)}</b>, then: " + cell_text(result)
+    return text
+
+
+def cell_text(result: AnonymizationResult) -> str:
+    """What a cell-level release did: values replaced by * per attribute, records touched, generalized."""
+    rec = result.recoding
+    assert rec is not None
+    parts = []
+    if rec.suppressed_cells:
+        per = ", ".join(f"{escape(q)} {n:,}" for q, n in rec.suppressed_per_attribute().items() if n)
+        parts.append(
+            f"{rec.suppressed_cells:,} values in {rec.records_touched:,} records replaced by * ({per})"
+        )
+    if rec.records_generalized:
+        parts.append(f"{rec.records_generalized:,} records with at least one generalized value")
+    return ("; ".join(parts) or "no value had to change") + ". " + escape(term("star"))
+
+
+def _levels_text(result: AnonymizationResult) -> str:
     parts = []
     for q, lv in result.transformation.items():
         h = result.config.hierarchies.get(q)
@@ -62,9 +94,15 @@ def metrics_html(result: AnonymizationResult) -> str:
     """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
     m = result.metrics
     n = max(result.records, 1)
+    if result.recoding is not None:
+        stars = result.recoding.suppressed_cells
+        share = stars / max(n * len(result.recoding.qi), 1)
+        removed = ("Values replaced by *", f"{stars:,} ({share:.1%})", term("star"))
+    else:
+        removed = ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression"))
     cells = [
         ("Records", f"{result.records:,}", ""),
-        ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression")),
+        removed,
         ("Groups", f"{result.n_classes:,}", term("equivalence class")),
         ("Smallest group", f"{result.min_class_size:,}", term("k")),
     ]
@@ -154,8 +192,8 @@ class ResultsPanel(QWidget):
 
         legend = QHBoxLayout()
         legend.addWidget(_chip(CHANGED_BG, "changed by the anonymization"))
-        legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716)"))
-        legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected class"))
+        legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716) or value (*)"))
+        legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected group"))
         legend.addStretch(1)
         self.filter_caption = QLabel()
         legend.addWidget(self.filter_caption)
@@ -193,7 +231,7 @@ class ResultsPanel(QWidget):
         classes = QWidget()
         cl = QVBoxLayout(classes)
         cl.setContentsMargins(0, 0, 0, 0)
-        head = QLabel("<b>Equivalence classes</b>")
+        head = QLabel("<b>Groups of records</b>")
         head.setToolTip(term("equivalence class"))
         cl.addWidget(head)
         self.class_model = EquivalenceClassModel(self)
@@ -210,7 +248,7 @@ class ResultsPanel(QWidget):
         self.class_view.horizontalHeader().setDefaultSectionSize(90)
         self.class_view.selectionModel().selectionChanged.connect(self._class_clicked)
         cl.addWidget(self.class_view, 1)
-        self.only_class = QCheckBox("Show only the records of the selected class")
+        self.only_class = QCheckBox("Show only the records of the selected group")
         self.only_class.setChecked(True)
         self.only_class.toggled.connect(lambda _: self._apply_class(self.selected_class()))
         cl.addWidget(self.only_class)
@@ -301,7 +339,7 @@ class ResultsPanel(QWidget):
         rows = self.rows_of_class(class_id)
         size = len(rows)
         if self.only_class.isChecked():
-            self.show_rows(rows, f"Class {class_id + 1}: {size:,} records")
+            self.show_rows(rows, TEXT_GROUP.format(group=f"{class_id + 1:,}", size=f"{size:,}"))
         else:
             self.original_model.set_highlight(rows)
             self.release_model.set_highlight(rows)

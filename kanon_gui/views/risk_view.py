@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -37,13 +38,27 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
 from kanon_engine.explain import RecordExplainer
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_gui.glossary import term
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
+from kanon_gui.views.linkage_view import LinkagePanel
 from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
 ALL_SAFE = "Every record of the original data is already in a group of at least k."
+#: One attribute's homogeneity in a whole sentence (named placeholders, one place for translation).
+HOMOGENEITY = {
+    "plain": (
+        "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; distinct "
+        "l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}."
+    ),
+    "ordered": (
+        "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; distinct "
+        "l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}, t (ordered distance) "
+        "{t_ordered}."
+    ),
+}
 
 #: (label, key in RiskFigures.to_dict(), key in definitions(), formatter)
 _ROWS: tuple[tuple[str, str, str, str], ...] = (
@@ -81,11 +96,16 @@ class RiskPanel(QWidget):
     row_requested = Signal(int)
 
     def __init__(
-        self, parent: QWidget | None = None, runner: Any | None = None, threshold: float = DEFAULT_THRESHOLD
+        self,
+        parent: QWidget | None = None,
+        runner: Any | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+        state: Any | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("risk_panel")
         self.runner = runner
+        self.linkage = LinkagePanel(state, runner)
         self.table: Table | None = None
         self.result: Any | None = None
         self.comparison: RiskComparison | None = None
@@ -98,11 +118,12 @@ class RiskPanel(QWidget):
 
     def _make_figures(self, threshold: float) -> None:
         """The threshold, the status line and the table of risk figures (each row explains its figure)."""
-        self.threshold = QDoubleSpinBox()
-        self.threshold.setRange(0.0, 1.0)
-        self.threshold.setSingleStep(0.05)
-        self.threshold.setDecimals(3)
-        self.threshold.setValue(threshold)
+        self.threshold = QDoubleSpinBox()  # in percent: a risk of 0.2 is shown as 20 %
+        self.threshold.setRange(0.0, 100.0)
+        self.threshold.setSingleStep(5.0)
+        self.threshold.setDecimals(1)
+        self.threshold.setSuffix(" %")
+        self.threshold.setValue(100.0 * threshold)
         self.threshold.setToolTip(self._defs["records_above_threshold"])
         self.threshold.valueChanged.connect(self._recompute)
         self.status = QLabel("Run an anonymization to see the risk that remains.")
@@ -192,12 +213,21 @@ class RiskPanel(QWidget):
         main = QSplitter(Qt.Orientation.Vertical)
         main.addWidget(upper)
         main.addWidget(lower)
+        risk_page = QWidget()
+        rl = QVBoxLayout(risk_page)
+        rl.setContentsMargins(0, 4, 0, 0)
+        rl.addWidget(self.status)
+        rl.addWidget(main, 1)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("risk_pages")
+        self.pages.addTab(risk_page, "Re-identification risk")
+        self.pages.addTab(self.linkage, "Linkage attack")
+        self.pages.setTabToolTip(1, term("linkage"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.stale_banner = stale_banner()
         layout.addWidget(self.stale_banner)
-        layout.addWidget(self.status)
-        layout.addWidget(main, 1)
+        layout.addWidget(self.pages, 1)
 
     # --- contract with the window ------------------------------------------------------------------------
     def set_stale(self, stale: bool) -> None:
@@ -205,8 +235,10 @@ class RiskPanel(QWidget):
         self.stale_banner.setVisible(stale and self.result is not None)
 
     def show_run(self, run: Run | None) -> None:
-        """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release."""
+        """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release, and
+        the linkage demonstration of the project's public list on it."""
         self.set_result(*((run.table, run.result) if run is not None else (None, None)))
+        self.linkage.show_run(run)
 
     def set_result(self, table: Table | None, result: Any | None) -> None:
         """Show the risk of ``result`` (a run on ``table``); None clears the panel."""
@@ -248,7 +280,7 @@ class RiskPanel(QWidget):
     def _recompute(self, *_: object) -> None:
         if self.table is None or self.result is None:
             return
-        table, result, threshold = self.table, self.result, float(self.threshold.value())
+        table, result, threshold = self.table, self.result, float(self.threshold.value()) / 100.0
 
         def work(progress: Any = None) -> RiskComparison:
             return compare(table, result, threshold=threshold)
@@ -286,6 +318,12 @@ class RiskPanel(QWidget):
                 "Journalist and marketer risk take the table itself as the population."
                 if pop == "the table itself"
                 else f"Population: {pop}."
+            )
+            + (
+                " In this release * counts as a value of its own: records showing * are grouped only "
+                "with records showing * in the same place."
+                if comparison.after.star_is_value
+                else ""
             )
         )
         self.figures.resizeColumnsToContents()
@@ -338,13 +376,16 @@ class RiskPanel(QWidget):
         rows: list[tuple[str, str, str, str]] = []
         for hb, ha in zip(comparison.before.homogeneity, comparison.after.homogeneity):
             d = ha.to_dict()
-            notes.append(
-                f"{ha.attribute}: {ha.homogeneous_classes} homogeneous group(s) in the release "
-                f"({hb.homogeneous_classes} in the original); distinct l reached {_num(d['distinct_l'])}, "
-                f"entropy l {_num(d['entropy_l'])}, t (equal) {_num(d['t_equal'])}"
-                + (f", t (ordered) {_num(d['t_ordered'])}" if d["t_ordered"] is not None else "")
-                + "."
-            )
+            words = {
+                "attribute": ha.attribute,
+                "after": f"{ha.homogeneous_classes:,}",
+                "before": f"{hb.homogeneous_classes:,}",
+                "distinct_l": _num(d["distinct_l"]),
+                "entropy_l": _num(d["entropy_l"]),
+                "t_equal": _num(d["t_equal"]),
+                "t_ordered": _num(d["t_ordered"]),
+            }
+            notes.append(HOMOGENEITY["ordered" if d["t_ordered"] is not None else "plain"].format(**words))
             for ex in ha.examples:
                 qis = ", ".join(f"{q}={v}" for q, v in ex["quasi_identifiers"].items())
                 rows.append((ha.attribute, ex["value"], f"{ex['size']:,}", qis))

@@ -307,6 +307,43 @@ def project() -> dict:
     }
 
 
+REGISTER_FILE = "sample_public_register.csv"
+#: A separate seed, so the register never changes the other files.
+REGISTER_SEED = 20240118
+REGISTER_FROM_PATIENTS = 150
+REGISTER_OTHERS = 150
+REGISTER_EXTRA_NAMES = ["Jürgen Müller", "Zoë Lefèvre", "Inés Peña", "Søren Brøndum", "François Dœuf"]
+REGISTER_EXTRA_SEX = ["M", "F", "F", "M", "M"]
+
+
+def make_register(patients: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """An invented public register (a voter list) for the linkage demonstration: names with age, sex and
+    postcode, as a German town hall exports it (its own column names: Name, Alter, Geschlecht,
+    Postleitzahl). Half of its people are patients of the sample, the other half are not."""
+    picked = patients.iloc[rng.choice(len(patients), REGISTER_FROM_PATIENTS, replace=False)]
+    zips = _zip_universe()
+    n = REGISTER_OTHERS
+    sex = np.where(rng.random(n) < 0.5, "F", "M")
+    sex[: len(REGISTER_EXTRA_NAMES)] = REGISTER_EXTRA_SEX
+    first = np.where(
+        sex == "F", rng.choice(np.array(FIRST_NAMES["F"]), n), rng.choice(np.array(FIRST_NAMES["M"]), n)
+    )
+    names = np.char.add(np.char.add(first.astype(str), " "), rng.choice(np.array(LAST_NAMES), n).astype(str))
+    names = names.astype(object)
+    names[: len(REGISTER_EXTRA_NAMES)] = REGISTER_EXTRA_NAMES
+    others = pd.DataFrame(
+        {
+            "name": names,
+            "age": rng.integers(18, 95, n),
+            "sex": sex,
+            "zip": rng.choice(zips, n),
+        }
+    )
+    frame = pd.concat([picked[["name", "age", "sex", "zip"]], others], ignore_index=True)
+    frame = frame.iloc[rng.permutation(len(frame))]
+    return frame.set_axis(["Name", "Alter", "Geschlecht", "Postleitzahl"], axis=1)
+
+
 def _write_atomic(path: Path, text: str) -> None:
     """Write via kanon's atomic writer (temp file + rename), so a reader never sees half a file."""
     atomic_write_bytes(path, text.encode("utf-8"))
@@ -326,6 +363,11 @@ def write_sample(out: Path) -> list[Path]:
         written.append(path)
     path = out / PROJECT_FILE
     _write_atomic(path, json.dumps(project(), indent=2) + "\n")
+    written.append(path)
+    register = make_register(data, np.random.default_rng(REGISTER_SEED))
+    path = out / REGISTER_FILE  # Windows' encoding and semicolons, as exported where this list comes from
+    text = register.to_csv(index=False, sep=";", lineterminator="\r\n")
+    atomic_write_bytes(path, text.encode("cp1252"))
     written.append(path)
     return written
 

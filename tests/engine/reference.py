@@ -299,3 +299,92 @@ def legacy_csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = Fals
     else:
         body = "\n" * len(frame) if len(frame.columns) else ""
     return ("\ufeff" if bom else "").encode("utf-8") + (header + "\n" + body).encode("utf-8")
+
+
+# --- cell-level releases (local recoding, local suppression, cell suppression) -------------------------
+def cell_release_check(
+    release: pd.DataFrame,
+    original: pd.DataFrame,
+    qi: list[str],
+    rows_by_qi: dict[str, list[list[str]]] | None,
+    models: list[dict],
+) -> tuple[bool, str]:
+    """Check a release that keeps every record and recodes single cells, as an outsider would:
+
+    - every record is kept, in input order, with its other columns untouched;
+    - every QI cell is truthful: the original value, ``*``, or (with hierarchies) one of the original's
+      labels in its hierarchy row;
+    - every class (records with identical released strings, ``*`` a value of its own) passes every model.
+    """
+    if len(release) != len(original):
+        return False, f"{len(release)} released rows for {len(original)} records"
+    others = [c for c in release.columns if c not in qi and c in original.columns]
+    for c in others:
+        a = release[c].astype(object).reset_index(drop=True)
+        b = original[c].astype(object).reset_index(drop=True)
+        if not ((a == b) | (a.isna() & b.isna())).all():
+            return False, f"column {c} changed"
+    for q in qi:
+        allowed = {}
+        if rows_by_qi is not None:
+            allowed = {r[0]: set(r) for r in rows_by_qi[q]}
+        for orig, rel in zip(original[q].astype(object), release[q].astype(object)):
+            if rel == orig or rel == "*":
+                continue
+            if str(rel) not in allowed.get(str(orig), set()):
+                return False, f"{q}: {rel!r} is not a generalization of {orig!r}"
+    for key, group in release.groupby(qi, dropna=False, sort=False):
+        if not group_passes(group, models, original):
+            return False, f"class {key} of size {len(group)} fails"
+    return True, "ok"
+
+
+def min_suppressed_cells(frame: pd.DataFrame, qi: list[str], k: int, upper: int | None = None) -> int | None:
+    """The fewest ``*`` cells that make ``frame`` k-anonymous in the strict reading, by exhaustive search
+    (branch and bound over how many records of each distinct row take each suppression pattern);
+    None when impossible (fewer than k records). ``upper``: the size of a known solution (checked
+    independently), which only speeds the search up: solutions as good are still searched."""
+    if len(frame) < k:
+        return None
+    d = len(qi)
+    patterns = sorted(itertools.product([0, 1], repeat=d), key=sum)
+    rows = list(frame[qi].astype(str).itertuples(index=False, name=None))
+    distinct = sorted(set(rows))
+    counts = [rows.count(r) for r in distinct]
+    best = [min(d * len(rows), upper if upper is not None else d * len(rows)) + 1]
+
+    def released(row, pat):
+        return tuple("*" if p else v for v, p in zip(row, pat))
+
+    def compositions(c, parts):
+        if parts == 1:
+            yield (c,)
+            return
+        for first in range(c, -1, -1):
+            for rest in compositions(c - first, parts - 1):
+                yield (first, *rest)
+
+    # the last distinct row that can still add records to a released tuple: past it, the tuple's class
+    # is final and must hold k records (prunes most of the tree)
+    last = {released(r, pat): i for i, r in enumerate(distinct) for pat in patterns}
+
+    def search(i, classes, stars):
+        if stars >= best[0]:
+            return
+        if i == len(distinct):
+            best[0] = stars
+            return
+        for split in compositions(counts[i], len(patterns)):
+            added = dict(classes)
+            cost = stars
+            for pat, m in zip(patterns, split):
+                if m:
+                    key = released(distinct[i], pat)
+                    added[key] = added.get(key, 0) + m
+                    cost += m * sum(pat)
+            if any(v < k and last[key] <= i for key, v in added.items()):
+                continue
+            search(i + 1, added, cost)
+
+    search(0, {}, 0)
+    return best[0] if best[0] <= d * len(rows) else None

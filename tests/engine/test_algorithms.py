@@ -353,7 +353,12 @@ def test_help_shows_the_parameters():
 
     assert "suppression_limit" in str(__import__("inspect").signature(Samarati))
     s = Samarati(suppression_limit=0.02, metric="precision")
-    assert s.parameters == {"suppression_limit": 0.02, "metric": "precision", "bounded": True}
+    assert s.parameters == {
+        "suppression_limit": 0.02,
+        "metric": "precision",
+        "suppress": "records",
+        "bounded": True,
+    }
 
 
 def test_apply_without_k_claims_no_model(seed_dir):

@@ -65,6 +65,30 @@ def sample(flag: ProjectFlag, data: Path) -> tuple[list[str], Any]:
         "--column-type": (["--column-type", "ward=text"], {"ward": ("categorical", None)}),
         "--algorithm": (["--algorithm", "datafly"], "datafly"),
         "--param": (["--algorithm", "mondrian", "--param", "summary=mean"], "mean"),
+        "--external": (
+            ["--external", str(data.parent / "voters.csv")],
+            (data.parent / "voters.csv").resolve(),
+        ),
+        "--join": (
+            [
+                "--external",
+                str(data.parent / "voters.csv"),
+                "--join",
+                "age=Alter",
+                "--join",
+                "sex=Geschlecht",
+            ],
+            {"age": "Alter", "sex": "Geschlecht"},
+        ),
+        "--purpose": (["--purpose", "Study of hospital stays, 2024"], "Study of hospital stays, 2024"),
+        "--recipient": (
+            ["--recipient", "Dr. Ana Ruiz, Institut für Statistik"],
+            "Dr. Ana Ruiz, Institut für Statistik",
+        ),
+        "--approved-by": (
+            ["--approved-by", "M. Keller, data protection officer"],
+            "M. Keller, data protection officer",
+        ),
         "--workload": (["--workload", str(data.parent / "w.txt")], str(data.parent / "w.txt")),
     }
     if flag.option in words:
@@ -81,6 +105,8 @@ def _other_value(spec: ParamSpec) -> Any:
         return not spec.default
     if spec.kind == "choice":
         return next(c for c in spec.choices if c != spec.default)
+    if spec.kind == "columns":
+        return "sex,age"
     if spec.presets:
         return next(p for p in reversed(spec.presets) if p != spec.default)
     if spec.kind == "text":

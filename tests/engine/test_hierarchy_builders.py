@@ -86,7 +86,7 @@ def test_intervals_not_nested_message() -> None:
 def test_intervals_bad_bounds_and_label() -> None:
     with pytest.raises(ConfigError, match="bottom code must be below the top code"):
         interval_hierarchy("a", ["1"], (5,), bottom=10, top=10)
-    with pytest.raises(ConfigError, match=r"only \{lo\} and \{hi\}"):
+    with pytest.raises(ConfigError, match=r"only \{lo\}, \{hi\} and \{last\}"):
         interval_hierarchy("a", ["1"], (5,), label="{low}")
 
 

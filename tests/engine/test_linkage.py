@@ -11,7 +11,7 @@ import pytest
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.io import read_table
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy import Hierarchy, default_hierarchy
 from kanon_engine.linkage import (
     Combos,
@@ -138,7 +138,106 @@ def test_fast_join_agrees_with_the_matrix_path() -> None:
     for rel, hs in ((original, {}), (release, {"age": h})):
         fast, _ = count_matches(external, rel, ["age", "sex"], hs)
         np.testing.assert_array_equal(fast, _matrix_counts(external, rel, ["age", "sex"], hs))
-    # a missing value in the outside list matches every released value: the matrix path is used
+    # a missing value in the public list matches every released value: the matrix path is used
     external.loc[0, "sex"] = None
     fast, _ = count_matches(external, release, ["age", "sex"], {"age": h})
     np.testing.assert_array_equal(fast, _matrix_counts(external, release, ["age", "sex"], {"age": h}))
+
+
+# --- the workbench's demo: join columns named differently, examples, progress (issue 12, item 14) -------
+def test_join_suggestions_by_name_then_by_kind() -> None:
+    from kanon_engine.linkage import suggest_join
+
+    found = suggest_join(
+        ["Name", "Zip Code", "Geschlecht", "Alter", "PLZ"], ["age", "sex", "zip_code", "postleitzahl"]
+    )
+    pairs = {s.column: s.list_column for s in found}
+    # same name ignoring case and separators; same kind by the words of the names (German ones too)
+    assert pairs == {"age": "Alter", "sex": "Geschlecht", "zip_code": "Zip Code", "postleitzahl": "PLZ"}
+    reasons = {s.column: s.reason for s in found}
+    assert reasons["zip_code"] == "'Zip Code' has the same name as the quasi-identifier 'zip_code'."
+    assert reasons["sex"] == "'Geschlecht' and the quasi-identifier 'sex' both look like sex or gender."
+    assert suggest_join(["town", "name"], ["age"]) == []
+
+
+def test_join_on_differently_named_columns_gives_the_same_counts(seeds) -> None:
+    patients, voters, config = seeds
+    renamed = voters.frame.rename(columns={"age": "Alter", "sex": "Geschlecht", "zipcode": "PLZ"})
+    join = {"age": "Alter", "sex": "Geschlecht", "zipcode": "PLZ"}
+    result = get_algorithm("datafly").run(patients, config)
+    by_name = linkage_attack(
+        voters, patients, result.release, quasi_identifiers=QI, hierarchies=config.hierarchies
+    )
+    by_join = linkage_attack(renamed, patients, result.release, join=join, hierarchies=config.hierarchies)
+    assert by_join.columns == QI and by_join.list_columns == ("Alter", "Geschlecht", "PLZ")
+    np.testing.assert_array_equal(by_join.before.candidates, by_name.before.candidates)
+    np.testing.assert_array_equal(by_join.after.candidates, by_name.after.candidates)
+    assert by_join.to_dict()["list_columns"] == ["Alter", "Geschlecht", "PLZ"]
+    with pytest.raises(DataError, match="no column 'Postcode'"):
+        linkage_attack(renamed, patients, join={"zipcode": "Postcode"})
+
+
+def test_counts_share_and_summary_with_thousands_separators() -> None:
+    original = pd.DataFrame({"age": [str(a) for a in range(1200)], "sex": ["F"] * 1200})
+    external = pd.DataFrame({"age": [str(a) for a in range(0, 2400, 2)], "sex": ["F"] * 1200})
+    release = pd.DataFrame({"age": ["*"] * 1200, "sex": ["F"] * 1200})
+    link = linkage_attack(external, original, release, columns=["age", "sex"])
+    assert link.before.singled_out == 600 and link.before.singled_out_share == 0.5
+    assert link.after.singled_out == 0 and link.after.smallest_group == 1200
+    assert link.summary() == (
+        "Joining a public list of 1,200 people with the original data on age, sex singles out 600 of "
+        "them; with the release, 0."
+    )
+    assert link.to_dict()["before"]["share_singled_out"] == 0.5
+
+
+def test_examples_show_the_list_and_the_release_never_the_original() -> None:
+    from kanon_engine.linkage import linkage_examples
+
+    original = pd.DataFrame(
+        {
+            "age": ["35", "36", "37", "50"],
+            "sex": ["M", "F", "F", "M"],
+            "disease": ["Flu", "HIV", "HIV", "Cold"],
+        }
+    )
+    release = pd.DataFrame(
+        {
+            "age": ["[30-40)", "[30-40)", "[30-40)", "[50-60)"],
+            "sex": ["*", "*", "*", "M"],
+            "disease": ["Flu", "HIV", "HIV", "Cold"],
+        }
+    )
+    external = pd.DataFrame(
+        {"Name": ["Ann", "Bob", "Cid", "Dan"], "Age": ["36", "35", "50", "70"], "Sex": ["F", "M", "M", "M"]}
+    )
+    link = linkage_attack(external, original, release, join={"age": "Age", "sex": "Sex"})
+    assert link.before.candidates.tolist() == [1, 1, 1, 0]
+    assert link.after.candidates.tolist() == [3, 3, 1, 0]
+    ex = linkage_examples(link, external, release, learned_columns=["disease"])
+    # Cid (list row 3) is singled out by the release: first, with what the attacker learns
+    assert [e.list_row for e in ex] == [3, 1, 2, 4]
+    assert ex[0].known == {"Age": "50", "Sex": "M"} and (ex[0].before, ex[0].after) == (1, 1)
+    assert ex[0].learned == {"disease": "Cold"}
+    # Ann and Bob are singled out only by the original: a count, no value of their records
+    assert ex[1].learned is None and (ex[1].before, ex[1].after) == (1, 3)
+    assert ex[3].before == 0 and ex[3].after == 0
+    assert len(linkage_examples(link, external, release, limit=2)) == 2
+
+
+def test_progress_reaches_the_end_and_a_cancel_stops_the_join(seeds) -> None:
+    from kanon_engine.errors import Cancelled
+
+    patients, voters, config = seeds
+    seen: list[float] = []
+    linkage_attack(
+        voters, patients, patients.frame, quasi_identifiers=QI, progress=lambda f, m: seen.append(f)
+    )
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+
+    def cancel(fraction: float, message: str) -> None:
+        if fraction >= 0.5:
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        linkage_attack(voters, patients, patients.frame, quasi_identifiers=QI, progress=cancel)

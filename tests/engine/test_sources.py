@@ -43,6 +43,12 @@ PARAMS = {"optimal": {"suppression_limit": 0.05}, "samarati": {"suppression_limi
 ENGINE_KEYS = ("engine", "runtime_seconds", "release_file")
 
 
+def point_algorithms() -> list[str]:
+    """The algorithms that run on counted points (every engine); the cell-level ones (local recoding,
+    local suppression) change single records and need the table in memory."""
+    return [name for name, cls in algorithms().items() if not getattr(cls, "cell_level", False)]
+
+
 def figures(result) -> dict:
     """The run's summary without what legitimately differs between engines."""
     out = {k: v for k, v in result.summary().items() if k not in ENGINE_KEYS}
@@ -84,7 +90,7 @@ def test_adult_every_algorithm_same_results(adult_dir, adult_hierarchies, tmp_pa
     config = AnonymizationConfig(
         tuple(ADULT_QI), hs, (KAnonymity(5), DistinctLDiversity(2, "occupation")), ("occupation",)
     )
-    assert_same_everywhere(table, path, config, list(algorithms()), tmp_path)
+    assert_same_everywhere(table, path, config, point_algorithms(), tmp_path)
 
 
 def test_adult_t_closeness_same_results(adult_dir, adult_hierarchies, tmp_path):
@@ -101,7 +107,31 @@ def test_sample_project_same_results(sample_dir, tmp_path):
     project = Project.load(sample_dir / "sample_project.json")
     table, _ = project.load_table()
     config = project.config(table)
-    assert_same_everywhere(table, project.data_path, config, list(algorithms()), tmp_path, batch_rows=50)
+    assert_same_everywhere(table, project.data_path, config, point_algorithms(), tmp_path, batch_rows=50)
+
+
+def test_cell_level_models_refused_by_streamed_engines(sample_dir, tmp_path):
+    """Local recoding, local suppression and ``suppress="cells"`` recode single records: on DuckDB
+    they are refused in one sentence that says what to choose instead, before any work."""
+    from kanon_engine.algorithms.full_domain import apply_transformation
+    from kanon_engine.errors import ConfigError
+
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _ = project.load_table()
+    config = project.config(table)
+    cell_level = [n for n, cls in algorithms().items() if getattr(cls, "cell_level", False)]
+    assert cell_level
+    with DuckDBSource(project.data_path, table.options, temp_dir=tmp_path) as duck:
+        for name in cell_level:
+            with pytest.raises(ConfigError, match=r"needs the table in memory; choose the in-memory"):
+                get_algorithm(name).run(duck, config)
+        with pytest.raises(ConfigError, match=r"^Cell suppression changes single values"):
+            get_algorithm("optimal", suppress="cells", suppression_limit=0.1).run(duck, config)
+        with pytest.raises(ConfigError, match=r"^Cell suppression changes single values"):
+            apply_transformation(duck, config, (1,) * len(config.quasi_identifiers), suppress="cells")
+    # in memory the same runs go through, and name the engine
+    result = get_algorithm("optimal", suppress="cells", suppression_limit=0.1).run(table, config)
+    assert result.engine == "memory" and result.recoding is not None
 
 
 @st.composite
@@ -135,7 +165,7 @@ def test_random_tables_same_results(tmp_path, problem):
     if table.n_rows < k:
         return
     config = AnonymizationConfig(qi, hs, (KAnonymity(k),), ("dx",), identifiers=("id",))
-    assert_same_everywhere(table, path, config, list(algorithms()), tmp_path, batch_rows=7)
+    assert_same_everywhere(table, path, config, point_algorithms(), tmp_path, batch_rows=7)
 
 
 # --- points -------------------------------------------------------------------------------------------
@@ -252,6 +282,32 @@ def test_duckdb_settings_memory_limit_temp_folder_and_no_extension_loading(sampl
             assert con.execute(f"SELECT current_setting('{name}')").fetchone()[0] is False, name
         work = s.work
     assert not work.exists()  # its temporary files are removed when the source is closed
+
+
+def test_duckdb_problems_in_one_sentence(sample_dir, tmp_path, monkeypatch):
+    """A memory limit too small for the work, a temporary folder that is a file, or one that cannot be
+    written to: one sentence each, naming the setting to change, never DuckDB's own message."""
+    from kanon_engine.errors import ConfigError, DataError
+
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _ = project.load_table()
+    config = project.config(table)
+    with DuckDBSource(project.data_path, table.options, memory_limit="1MB", temp_dir=tmp_path) as duck:
+        with pytest.raises(ConfigError, match=r"^DuckDB needed more memory than the memory limit") as err:
+            get_algorithm("optimal", suppression_limit=0.05).run(duck, config)
+    assert "--memory-limit" in err.value.hint and "\n" not in str(err.value)
+    a_file = tmp_path / "not_a_folder"
+    a_file.write_text("x")
+    with pytest.raises(DataError, match=r"is a file, not a folder"):
+        DuckDBSource(project.data_path, temp_dir=a_file)
+
+    def refused(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "mkdir", refused)
+    with pytest.raises(DataError, match=r"cannot be written to") as err:
+        DuckDBSource(project.data_path, temp_dir=tmp_path)
+    assert "--temp-dir" in err.value.hint
 
 
 def test_project_file_keeps_the_engine(tmp_path):

@@ -142,3 +142,24 @@ def test_k_rule_is_written_once_in_the_product():
     files = [p for p in (ROOT / "kanon_engine").rglob("*.py")] + list((ROOT / "kanon_gui").rglob("*.py"))
     holders = [p.relative_to(ROOT).as_posix() for p in files if "is larger than the table" in p.read_text()]
     assert holders == ["kanon_engine/config.py"]
+
+
+def test_local_suppression_importance_names_quasi_identifiers_and_needs_no_hierarchy(table):
+    """The importance order may only name quasi-identifiers (an error before Run); a hierarchy that does
+    not cover the data is only a warning, since local suppression generalizes nothing."""
+    bad = project(algorithm="local-suppression", algorithm_params={"importance": "sex,diagnosis"})
+    found = errors(validate(bad, table))
+    assert found == [
+        (
+            "algorithm",
+            "Keep longest names 'diagnosis', which is not a quasi-identifier; the quasi-identifiers "
+            "are age, sex.",
+        )
+    ]
+    ok = project(algorithm="local-suppression", algorithm_params={"importance": "sex"})
+    assert errors(validate(ok, table)) == []
+    partial = Hierarchy.from_rows("age", [["20", "*"]])  # covers one age of thirty
+    assert errors(validate(project(hierarchies={"age": partial}), table))  # a full-domain run: an error
+    lenient = project(algorithm="local-suppression", hierarchies={"age": partial})
+    issues = validate(lenient, table)
+    assert errors(issues) == [] and any(i.where == "age" and not i.is_error for i in issues)

@@ -63,3 +63,25 @@ def wait_idle(qtbot):
         qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=timeout)
 
     return wait
+
+
+@pytest.fixture
+def reopen(qtbot, wait_idle):
+    """``reopen(path)``: the project at ``path`` opened in a second workbench window, its data read and
+    its saved runs restored (the window's runner is shut down afterwards)."""
+    from kanon_gui.main_window import MainWindow
+
+    opened = []
+
+    def open_again(path: Path):
+        again = MainWindow()
+        again.ask_before_close = False
+        qtbot.addWidget(again)
+        again.open_project(path)
+        wait_idle(again)
+        opened.append(again)
+        return again
+
+    yield open_again
+    for again in opened:
+        again.runner.shutdown()

@@ -4,6 +4,7 @@ tests/engine/test_geometry.py.)"""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -65,14 +66,14 @@ def test_distribution_orders_and_bins() -> None:
     assert rel["*"] == 4 and rel.sum() == len(ages) and list(rel.index[:-1]) == list(orig.index)
     many = pd.Series([f"v{i:03d}" for i in range(100)] + ["v000"] * 5, dtype=object)
     top = distribution(many)
-    assert len(top) == 30 and top.index[-1].startswith("other (") and top.sum() == len(many)
+    assert len(top) == 30 and top.index[-1] == "71 other values" and top.sum() == len(many)
 
 
 def test_loss_per_attribute_prefers_ncp() -> None:
     kind, values = loss_per_attribute({"ncp:age": 0.25, "intensity:age": 0.5, "dm": 3.0})
-    assert kind.startswith("NCP") and values == {"age": 0.25}
+    assert kind == "Range left open per quasi-identifier (NCP)" and values == {"age": 0.25}
     kind, values = loss_per_attribute({"intensity:age": 0.5, "intensity:sex": 0.0})
-    assert kind.startswith("generalization intensity") and values == {"age": 0.5, "sex": 0.0}
+    assert kind.startswith("Generalization per quasi-identifier") and values == {"age": 0.5, "sex": 0.0}
 
 
 def test_chart_export_of_a_plain_widget(qtbot, tmp_path: Path) -> None:
@@ -116,4 +117,14 @@ def test_partition_view_draws_dates_on_their_scale(qtbot) -> None:
         rows = result.row_class == b.cls[i]
         inside[rows] |= (b.x0[i] <= ordinal[rows]) & (ordinal[rows] <= b.x1[i])
     assert inside.all()
-    assert view.plot_item.getAxis("bottom").tickStrings([737_800.0], 1, 1) == ["2021-01-10"]
+    # calendar ticks (issue 12, item 16): on the first of a month, in words, never odd ISO dates
+    axis = view.plot_item.getAxis("bottom")
+    lo, hi = dt.date(2020, 1, 1).toordinal(), dt.date(2021, 11, 30).toordinal()
+    ((_, values),) = axis.tickValues(lo, hi, 640)
+    texts = axis.tickStrings(values, 1, 1)
+    assert all(dt.date.fromordinal(int(v)).day == 1 for v in values) and len(values) >= 4
+    assert texts[0] == "Jan 2020" and "Jan 2021" in texts
+    months = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    assert all(t.split()[0] in months and t.split()[1] in ("2020", "2021") for t in texts)
+    ((_, few),) = axis.tickValues(lo, hi, 160)  # a narrow chart: fewer ticks, still on calendar steps
+    assert 2 <= len(few) < len(values)

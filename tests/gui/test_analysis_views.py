@@ -178,8 +178,8 @@ def test_lattice_click_emits_levels_and_shows_applied_metrics(qtbot, adult: Adul
     )
     panel.show_node_result(applied)
     assert view._current == target
-    assert f"classes: {applied.n_classes:,}" in view.shown_label.text()
-    assert f"classes: {applied.n_classes:,}" in view.describe_node(target)
+    assert f"groups: {applied.n_classes:,}" in view.shown_label.text()
+    assert f"groups: {applied.n_classes:,}" in view.describe_node(target)
     # as a run added to the history, it keeps the lattice on screen with its node marked
     state.add_run(applied, "applied", adult.table)
     panel.show_run(state.runs[1])
@@ -337,7 +337,7 @@ def test_partition_downsamples_display_only(qtbot, adult: Adult) -> None:
     assert len(view.points_item.data) + len(view.suppressed_item.data) == 2000
     assert view.box_count() == adult.optimal.n_classes  # boxes still from all records
     assert len(view.rows_of(0)) == adult.optimal.class_sizes[0]
-    assert "2,000 of 30,162 records" in view.info.text()
+    assert "A uniform sample of 2,000 of the 30,162 records" in view.info.text()
 
 
 def test_partition_colour_by_distinct_sensitive_values(qtbot, adult: Adult) -> None:
@@ -365,7 +365,7 @@ def test_partition_highlights_classes_below_k(qtbot, adult: Adult) -> None:
     view = PartitionView()
     qtbot.addWidget(view)
     view.set_result(fake, adult.table)
-    assert "3 classes below k=5" in view.info.text()
+    assert "3 groups are smaller than k = 5" in view.info.text()
 
 
 def _render_svg(path: Path, size) -> QImage:
@@ -396,9 +396,11 @@ def test_charts_draw_the_result_and_save_png_svg(qtbot, adult: Adult, tmp_path: 
     bars = [it for it in view.sizes_plot.getPlotItem().items if type(it).__name__ == "BarGraphItem"]
     assert len(bars) == 1 and int(np.sum(bars[0].opts["height"])) == res.n_classes
     title = view.sizes_plot.getPlotItem().titleLabel.text
-    assert f"{res.n_classes:,} classes" in title and f"{res.suppressed:,} records suppressed" in title
+    assert title.startswith(f"Group sizes: {res.n_classes:,} groups, {res.suppressed:,} records suppressed (")
     loss = [it for it in view.loss_plot.getPlotItem().items if type(it).__name__ == "BarGraphItem"][0]
-    expected = [res.metrics[f"intensity:{q}"] for q in res.config.quasi_identifiers]
+    # full-domain results carry NCP per attribute too (suppressed records count 1), so every model's
+    # loss is drawn on the same scale
+    expected = [res.metrics[f"ncp:{q}"] for q in res.config.quasi_identifiers]
     assert np.allclose(loss.opts["width"], expected)
     view.set_distribution_column("age")
     orig_bar = [it for it in view.orig_plot.items if type(it).__name__ == "BarGraphItem"][0]

@@ -157,7 +157,21 @@ def test_wizard_builds_what_it_previews(editor, qtbot):
     dialog.widths.setText("5, 10")
     h = dialog.hierarchy()
     assert h is not None and h.height == 3
-    assert h.generalize(["23"], 1)[0] == "[20-25)"
+    assert h.generalize(["23"], 1)[0] == "20-24"  # whole numbers: first and last value by default
+    # the label styles are shown as words with the column's first interval, never as {lo}/{hi} codes
+    styles = [dialog.label_style.itemText(i) for i in range(dialog.label_style.count())]
+    assert not any("{" in text for text in styles)
+    first = int(state.distinct_values("years").astype(float).min()) // 5 * 5
+    assert styles == [
+        f"{first}-{first + 4}: first and last value, both included",
+        f"[{first}-{first + 5}): the upper bound is not included",
+        f"{first} to under {first + 5}",
+    ]
+    dialog.set_label_style("half_open")
+    assert dialog.hierarchy().generalize(["23"], 1)[0] == "[20-25)"
+    dialog.set_label_style("words")
+    assert dialog.hierarchy().generalize(["23"], 2)[0] == "20 to under 30"
+    assert dialog.preview.item(0, 1).text().endswith(f"to under {first + 5}")  # the preview shows the labels
     dialog.widths.setText("5, 7")  # widths that do not nest: the builder's message, no result
     assert dialog.hierarchy() is None
     assert "widths" in dialog.summary.text().lower() or "multiple" in dialog.summary.text().lower()
@@ -173,3 +187,20 @@ def test_wizard_builds_what_it_previews(editor, qtbot):
     built = grouping.hierarchy()
     assert built is not None and built.height == 2
     assert set(built.generalize(["Preschool", "Masters"], 1)) == {"Early", "Later"}
+
+
+def test_wizard_shows_the_date_format_in_words(qtbot):
+    """A German date column: the wizard shows dd.mm.yyyy (not %d.%m.%Y) and reads a format typed so."""
+    from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
+
+    frame = pd.DataFrame({"Aufnahmedatum": ["24.12.2024", "03.01.2023", "17.07.2022"] * 4})
+    state = AppState()
+    state.set_table(Table.from_frame(frame))
+    dialog = HierarchyWizardDialog(state, "Aufnahmedatum")
+    qtbot.addWidget(dialog)
+    assert dialog.kind_key() == "dates"
+    assert dialog.date_fmt.text() == "dd.mm.yyyy" and "%" not in dialog.date_fmt.toolTip()
+    h = dialog.hierarchy()
+    assert h is not None and h.generalize(["24.12.2024"], 1)[0] == "2024-12"
+    dialog.date_fmt.setText("")  # empty: detected from the values
+    assert dialog.hierarchy().generalize(["24.12.2024"], 2)[0] == "2024"

@@ -66,7 +66,8 @@ def test_risk_panel_shows_before_and_after(qtbot, seeds) -> None:
     assert "In this release it is in a group of" in panel.explanation.toPlainText()
     bars = [i for i in panel.plot.getPlotItem().items if i.__class__.__name__ == "BarGraphItem"]
     assert len(bars) == 2  # one item per series
-    panel.threshold.setValue(0.6)  # 1/2 is below 0.6: nobody at risk after
+    assert panel.threshold.suffix() == " %" and panel.threshold.value() == 20.0  # percent, not 0.2
+    panel.threshold.setValue(60.0)  # a risk of 1/2 is below 60 %: nobody at risk after
     assert _cell(panel, "Records at risk", 1).startswith("0 ")
     panel.set_result(None, None)
     assert panel.figures.item(0, 0) is None and not panel.explain_button.isEnabled()
@@ -89,7 +90,8 @@ def test_risk_panel_lists_homogeneous_groups(qtbot) -> None:
     panel.set_result(table, result)
     rows = {panel.homogeneity.item(r, 1).text() for r in range(panel.homogeneity.rowCount())}
     assert rows == {"flu", "cancer"} or rows == {"cancer"}
-    assert "homogeneous group(s) in the release" in panel.homogeneity_summary.text()
+    assert panel.homogeneity_summary.text().startswith("Homogeneous groups of disease: ")
+    assert "group(s)" not in panel.homogeneity_summary.text()
 
 
 def test_risk_panel_in_background(qtbot, seeds) -> None:

@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from kanon_engine.data.roles import Role
+from kanon_engine.project import SCHEMA_VERSION
 from kanon_gui.dialogs.import_dialog import ImportDialog
 from kanon_gui.state import AppState
 
@@ -115,7 +116,7 @@ def test_whole_workflow_on_adult(window, qtbot, adult_dir, tmp_path, wait_idle):
     assert window.save_to(project_path)
     assert not state.is_dirty()
     saved = json.loads(project_path.read_text(encoding="utf-8"))
-    assert saved["schema_version"] == 1 and saved["algorithm"]["name"] == "optimal"
+    assert saved["schema_version"] == SCHEMA_VERSION and saved["algorithm"]["name"] == "optimal"
     assert saved["data"]["sha256"] == state.table.sha256
     assert len(saved["runs"]) == 1 and saved["runs"][0]["classes"] == result.n_classes
 

@@ -1,0 +1,178 @@
+"""Local suppression: the survey's CS model (cell suppression, no generalization), every record kept.
+
+Single values are replaced by ``*`` and nothing is generalized, as sdcMicro's ``localSuppression`` does
+for statistical offices (Templ, Kowarik & Meindl 2015, "Statistical Disclosure Control for
+Micro-Data Using the R Package sdcMicro", J. Stat. Softw. 67(4)). The goal is the fewest ``*`` cells
+such that every class has at least k records *counting ``*`` as a value of its own* (the strict
+reading: a record with age ``*`` is only in a class with other records whose age is ``*`` and whose
+other values are the same). sdcMicro reads ``*`` as a wildcard matching any value; a strict release is
+k-anonymous in that reading too (the report gives both counts).
+
+The search is cost-ordered peeling (:mod:`kanon_engine.algorithms.peeling`) on the lattice of
+suppression patterns (each quasi-identifier kept or ``*``: a two-level hierarchy per attribute), with
+the cost of a pattern its number of ``*`` and, among patterns with as many, the less important
+attributes suppressed first. A record whose group falls just short of k may be completed with spare
+records of large classes when that costs fewer ``*`` than leaving the group's records to a pattern with
+more ``*`` (donors). The importance order: ``importance=age,sex,...`` lists the attributes to keep
+longest first; unlisted attributes come after, those with fewer distinct values in the data first (a
+value shared by many records is worth more to an analyst and identifies less), ties in column order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.algorithms.base import Algorithm
+from kanon_engine.algorithms.peeling import (
+    GroupChecker,
+    Peeler,
+    frequency_rows,
+    peeling_input,
+    require_feasible,
+)
+from kanon_engine.cell_recoding import build_cell_result
+from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.data.table import Table
+from kanon_engine.encoding import EncodedTable, encode_table
+from kanon_engine.errors import ConfigError
+from kanon_engine.frequency import sensitive_combos
+from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.result import AnonymizationResult, CellRecoding
+from kanon_engine.sources import TableSource, as_source, records_in_memory
+
+IMPORTANCE = ParamSpec(
+    "importance",
+    "Keep longest",
+    "columns",
+    None,
+    "Quasi-identifiers in order of importance, most important first (suppressed last), separated by "
+    "commas; the others follow, those with fewer different values first.",
+)
+
+#: The weight that makes importance break ties between patterns with as many ``*`` (never more).
+_TIE = 1e-3
+
+
+def flat_hierarchy(series: pd.Series, name: str) -> Hierarchy:
+    """Two levels, each distinct value of the column and ``*`` (missing values as the empty leaf)."""
+    values = series.astype(object)
+    missing = values.isna()
+    leaves = list(pd.unique(values[~missing].astype(str)))
+    if missing.any() and MISSING not in leaves:
+        leaves.append(MISSING)
+    return Hierarchy.flat(name, leaves or [MISSING])
+
+
+def importance_names(listed: str | None, qi: tuple[str, ...]) -> list[str]:
+    """The attributes named in ``importance``, checked: quasi-identifiers, each once."""
+    names = [v.strip() for v in (listed or "").split(",") if v.strip()]
+    unknown = [v for v in names if v not in qi]
+    if unknown:
+        raise ConfigError(
+            f"importance names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers are "
+            f"{', '.join(qi) or 'not chosen yet'}.",
+            where="importance",
+        )
+    if len(set(names)) < len(names):
+        dup = next(v for v in names if names.count(v) > 1)
+        raise ConfigError(f"importance names '{dup}' twice.", where="importance")
+    return names
+
+
+def importance_order(enc: EncodedTable, listed: str | None) -> list[int]:
+    """Quasi-identifier indices from most to least important (see the module docstring)."""
+    first = [enc.qi.index(v) for v in importance_names(listed, enc.qi)]
+    distinct = [int((np.bincount(enc.codes[q]) > 0).sum()) for q in range(enc.n_qi)]
+    rest = sorted((q for q in range(enc.n_qi) if q not in first), key=lambda q: (distinct[q], q))
+    return first + rest
+
+
+class LocalSuppression(Algorithm):
+    """Local suppression (CS): the fewest ``*`` cells for k-anonymity in the strict reading."""
+
+    name = "local-suppression"
+    title = "Local suppression (keep every patient: suppress single values)"
+    description = (
+        "Keeps every record and generalizes nothing: only single values that make a record stand out "
+        "are replaced by '*', as few as possible, until every group of identical released records has "
+        "at least k records (a '*' counts as a value of its own, so a record with age '*' only hides "
+        "among records that also show age '*'). You can say which attributes to keep longest. Note: "
+        "a '*' hints that the record was unusual."
+    )
+    full_domain = False
+    #: every record kept, recoded cell by cell (the workbench describes the job accordingly)
+    cell_level = True
+    params = (IMPORTANCE,)
+    #: the quasi-identifiers' hierarchies are not used (validation only warns about them)
+    uses_hierarchies = False
+
+    def __init__(self, *, importance: str | None = None) -> None:
+        self.importance = importance
+
+    def run(
+        self,
+        table: Table | TableSource,
+        config: AnonymizationConfig,
+        progress: ProgressCallback = no_progress,
+    ) -> AnonymizationResult:
+        """Like every algorithm's run, but the quasi-identifiers need no hierarchy: each is encoded
+        with two levels, its values and ``*``. Single records are changed: the table must be in memory."""
+        start = time.perf_counter()
+        importance_names(self.parameters["importance"], getattr(config, "quasi_identifiers", ()))
+        source = as_source(table)
+        table = records_in_memory(source, "Local suppression")
+        config.check_table(table)
+        progress(0.0, "encoding the quasi-identifiers")
+        flat = {q: flat_hierarchy(table.frame[q], q) for q in config.quasi_identifiers}
+        enc = encode_table(
+            table, config.quasi_identifiers, flat, config.sensitive, config.sensitive_hierarchies
+        )
+        result = self._run(table, config, enc, progress, start)
+        return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
+
+    def _run(
+        self,
+        table: Table,
+        config: AnonymizationConfig,
+        enc: EncodedTable,
+        progress: ProgressCallback,
+        start: float,
+    ) -> AnonymizationResult:
+        order = importance_order(enc, self.parameters["importance"])
+        combos = sensitive_combos(enc)
+        checker = GroupChecker(enc, config.models, combos)
+        require_feasible(enc, checker, "Local suppression")
+        record_row, rep = frequency_rows(enc, combos)
+        cost = suppression_costs(enc, order)
+        inp = peeling_input(enc, combos, cost, record_row, rep)
+        peeling = Peeler(inp, checker, donor_gain=1.0, progress=progress).run()
+        progress(0.95, "building the release")
+        suppressed = peeling.class_levels[peeling.record_classes(record_row)] > 0
+        rec = CellRecoding(enc.qi, np.zeros(suppressed.shape, dtype=np.int8), suppressed, "CS")
+        notes = ("Suppression order (kept longest first): " + ", ".join(enc.qi[q] for q in order) + ".",)
+        if peeling.donated:
+            notes += (
+                f"{peeling.donated:,} records of large groups were given a '*' to complete a group that "
+                "was short of k (fewer '*' in all).",
+            )
+        return build_cell_result(
+            self.name, self.parameters, table, config, enc, rec, start, peeling.steps, notes
+        )
+
+
+def suppression_costs(enc: EncodedTable, order: list[int]) -> tuple[np.ndarray, ...]:
+    """Per attribute, (leaves, 2) costs: 0 to keep, 1 (plus a tie-break weight growing with the
+    importance, summing to less than one ``*``) to suppress."""
+    d = enc.n_qi
+    rank = {q: d - 1 - i for i, q in enumerate(order)}  # most important: d-1
+    out = []
+    for q, h in enumerate(enc.hierarchies):
+        c = np.zeros((len(h.values), 2))
+        c[:, 1] = 1.0 + _TIE * (2.0 ** rank[q]) / (2.0**d)
+        out.append(c)
+    return tuple(out)

@@ -1,0 +1,539 @@
+"""Cell-level recoding by cost-ordered peeling: the engine shared by local recoding (CG), local
+suppression (CS) and full-domain generalization with cell suppression (AG_CS).
+
+Every record gets a transformation of its own: a node of the generalization lattice (one level per
+quasi-identifier). Records released at the same node with the same generalized values form a class
+(the strict reading: a ``*`` or a hierarchy label is a value like any other). The problem is to choose
+the nodes so that every class satisfies the privacy models at the least total cost (NCP for local
+recoding, the number of ``*`` cells for local suppression). It is NP-hard (Meyerson & Williams 2004), so
+this is a heuristic; tests bound its gap to the optimum by exhaustive search on small tables.
+
+Peeling, on the frequency set of the table (distinct quasi-identifier rows with their counts):
+
+1. every record is *open*. Lattice nodes are visited in increasing average cost over the open records
+   (:class:`CostOrder`, a heap walk up from the bottom node: the lattice is never materialized);
+2. at each node the open records are grouped by their generalized values; every group that satisfies
+   the privacy models becomes a class released at that node and its records are closed. A node never
+   needs a second visit: open records only leave, so its groups only shrink;
+3. *donors* (local suppression, k-anonymity only): a group short of k may take records from classes
+   larger than k whose values generalize to the group's, when what they pay (their cost at this node
+   minus their cost now) is less than what the group's own records save by closing here (at least
+   ``donor_gain`` each: a record left open pays one more ``*`` at least);
+4. records still open after the last node (the top, where every value is its root) form one class; when
+   it fails the models, records of other classes join it, cheapest first, until it passes.
+
+The idea is ARX's iterative local recoding turned around (Prasser, Kohlmayer, Kuhn et al., "Lightning:
+utility-driven anonymization of high-dimensional data", TDP 2016, and the iterative re-anonymization of
+ARX 3.7+, Prasser et al., IEEE JBHI 2018): ARX applies the globally best transformation, then
+anonymizes the records it suppressed again; here each round takes the *cheapest* transformation for the
+records still open, so most records keep their values and only the rare ones climb the lattice, as in
+bottom-up local recoding (Xu, Wang, Pei, Wang, Shi & Fu, "Utility-based anonymization using local
+recoding", KDD 2006). Python loops run per visited node, never per record.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from kanon_engine.encoding import EncodedTable
+from kanon_engine.frequency import SensitiveCombos, group_columns
+from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
+from kanon_engine.progress import ProgressCallback, no_progress
+
+#: Largest number of nodes one run visits; past it the records still open go to the top node.
+MAX_STEPS = 250_000
+_EPS = 1e-12
+
+
+@dataclass(frozen=True, eq=False)
+class PeelingInput:
+    """A frequency set to recode: ``codes[q, r]`` is the leaf of row ``r`` in attribute ``q``'s
+    hierarchy, ``counts[r]`` its records, ``combo[r]`` its combination of sensitive values.
+    ``level_maps[q][j]`` maps a leaf to its code at level ``j`` (``level_sizes[q][j]`` codes) and
+    ``cost[q][leaf, j]`` is what releasing that leaf at level ``j`` costs (per record)."""
+
+    codes: np.ndarray
+    counts: np.ndarray
+    combo: np.ndarray
+    level_maps: tuple[tuple[np.ndarray, ...], ...]
+    level_sizes: tuple[tuple[int, ...], ...]
+    cost: tuple[np.ndarray, ...]
+
+    @property
+    def n_qi(self) -> int:
+        return len(self.level_maps)
+
+    @property
+    def heights(self) -> np.ndarray:
+        return np.array([len(m) - 1 for m in self.level_maps], dtype=np.int64)
+
+    def keys(self, rows: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, int]:
+        """Group ids of ``rows`` by their generalized values at ``node``."""
+        cols = [self.level_maps[q][node[q]][self.codes[q, rows]] for q in range(self.n_qi)]
+        return group_columns(cols, [self.level_sizes[q][node[q]] for q in range(self.n_qi)])
+
+    def row_cost(self, rows: np.ndarray, node: np.ndarray) -> np.ndarray:
+        """Cost per record of releasing ``rows`` at ``node``."""
+        out = np.zeros(len(rows))
+        for q in range(self.n_qi):
+            out += self.cost[q][self.codes[q, rows], node[q]]
+        return out
+
+    def row_cost_at(self, rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Cost per record of releasing each row at its own node (``nodes[i]`` for ``rows[i]``)."""
+        out = np.zeros(len(rows))
+        for q in range(self.n_qi):
+            out += self.cost[q][self.codes[q, rows], nodes[:, q]]
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class Peeling:
+    """The outcome: ``entry_count[e]`` records of frequency row ``entry_row[e]`` are released in class
+    ``entry_class[e]``, which is released at node ``class_levels[c]``."""
+
+    entry_row: np.ndarray
+    entry_class: np.ndarray
+    entry_count: np.ndarray
+    class_levels: np.ndarray  # (n_classes, n_qi)
+    steps: int
+    donated: int
+    joined_top: int
+
+    def record_classes(self, record_row: np.ndarray) -> np.ndarray:
+        """The class of every record, given the frequency row of every record (the records of a row
+        are shared out among the row's entries in record order)."""
+        order = np.argsort(record_row, kind="stable")
+        e_order = np.lexsort((self.entry_class, self.entry_row))
+        ends = np.cumsum(self.entry_count[e_order])
+        out = np.empty(len(record_row), dtype=np.int64)
+        # the p-th record in row order belongs to the entry whose cumulative count first exceeds p
+        out[order] = self.entry_class[e_order[np.searchsorted(ends, np.arange(len(order)), side="right")]]
+        return out
+
+
+class GroupChecker:
+    """Which groups of frequency rows satisfy every privacy model (the same model objects the
+    full-domain searches use, on a frequency set built from the group ids)."""
+
+    def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], combos: SensitiveCombos) -> None:
+        self.enc = enc
+        self.models = tuple(models)
+        self.combos = combos
+        self.k = max(m.k for m in models if isinstance(m, KAnonymity))
+        self.simple = all(isinstance(m, KAnonymity) for m in models)
+        names = [s.name for s in enc.sensitive]
+        self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
+
+    def passes(self, group: np.ndarray, n_groups: int, combo: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        sizes = np.bincount(group, weights=weights, minlength=n_groups).astype(np.int64)
+        ok = sizes >= self.k
+        if self.simple or not ok.any():
+            return ok
+        group = np.asarray(group, dtype=np.int64)
+        stats = ClassStats.from_combos(
+            self.enc, group, n_groups, combo, np.asarray(weights), self.combos, self.attributes
+        )
+        for m in self.models:
+            ok &= m.passes(stats)
+        return ok
+
+
+class CostOrder:
+    """Lattice nodes in increasing cost, where a node costs the sum of a per-attribute, per-level cost
+    that grows with the level: a heap walk up from the bottom node (the k-smallest-sums enumeration),
+    so a lattice of millions of nodes is never built. ``reseed`` changes the costs for the nodes not
+    yet visited."""
+
+    def __init__(self, heights: np.ndarray) -> None:
+        self.heights = tuple(int(h) for h in heights)
+        self.visited: set[tuple[int, ...]] = set()
+        self._heap: list[tuple[float, tuple[int, ...]]] = []
+        self._pushed: set[tuple[int, ...]] = set()
+        self._level_cost: list[np.ndarray] = []
+
+    def reseed(self, level_cost: list[np.ndarray]) -> None:
+        self._level_cost = [np.maximum.accumulate(np.asarray(c, dtype=float)) for c in level_cost]
+        bottom = tuple(0 for _ in self.heights)
+        self._heap = [(self._cost(bottom), bottom)]
+        self._pushed = {bottom}
+
+    def _cost(self, node: tuple[int, ...]) -> float:
+        return float(sum(c[j] for c, j in zip(self._level_cost, node)))
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return self
+
+    def __next__(self) -> tuple[int, ...]:
+        while self._heap:
+            _, node = heapq.heappop(self._heap)
+            for q, h in enumerate(self.heights):
+                if node[q] < h:
+                    up = node[:q] + (node[q] + 1,) + node[q + 1 :]
+                    if up not in self._pushed:
+                        self._pushed.add(up)
+                        heapq.heappush(self._heap, (self._cost(up), up))
+            if node not in self.visited:
+                self.visited.add(node)
+                return node
+        raise StopIteration
+
+
+class Peeler:
+    """One run of cost-ordered peeling (see the module docstring)."""
+
+    def __init__(
+        self,
+        inp: PeelingInput,
+        checker: GroupChecker,
+        donor_gain: float | None = None,
+        progress: ProgressCallback = no_progress,
+        max_steps: int = MAX_STEPS,
+    ) -> None:
+        self.inp = inp
+        self.checker = checker
+        self.k = checker.k
+        self.donor_gain = donor_gain if checker.simple else None
+        self.progress = progress
+        self.max_steps = max_steps
+        self.left = inp.counts.astype(np.int64).copy()
+        self.open = np.flatnonzero(self.left > 0)
+        self._rows: list[np.ndarray] = []
+        self._cls: list[np.ndarray] = []
+        self._cnt: list[np.ndarray] = []
+        self._levels: list[np.ndarray] = []
+        self.class_size = np.zeros(0, dtype=np.int64)
+        self.class_cost = np.zeros(0)
+        self.class_rep = np.zeros(0, dtype=np.int64)
+        self.steps = self.donated = self.joined_top = 0
+        self._top_rounds = 0
+
+    # --- the main loop -------------------------------------------------------------------------------
+    def run(self) -> Peeling:
+        total = int(self.left.sum())
+        order = CostOrder(self.inp.heights)
+        seeded_at = self._reseed(order)
+        top = tuple(int(h) for h in self.inp.heights)
+        for node in order:
+            if not len(self.open) or self.steps >= self.max_steps:
+                break
+            self.steps += 1
+            open_records = int(self.left[self.open].sum())
+            self.progress(1.0 - open_records / max(total, 1), f"recoding: {open_records:,} records open")
+            self._visit(np.array(node, dtype=np.int64))
+            if node == top:
+                break
+            if len(self.open) and 2 * int(self.left[self.open].sum()) <= seeded_at:
+                seeded_at = self._reseed(order)
+        if len(self.open):
+            self._merge_leftover(np.array(top, dtype=np.int64))
+        if len(self.open):
+            self._close_at_top(np.array(top, dtype=np.int64))
+        return self._outcome()
+
+    def _reseed(self, order: CostOrder) -> int:
+        """Order the unvisited nodes by the average cost over the records open now."""
+        rows, w = self.open, self.left[self.open].astype(float)
+        total = max(float(w.sum()), 1.0)
+        level_cost = []
+        for q in range(self.inp.n_qi):
+            n_leaves = self.inp.cost[q].shape[0]
+            per_leaf = np.bincount(self.inp.codes[q, rows], weights=w, minlength=n_leaves)
+            level_cost.append(per_leaf @ self.inp.cost[q] / total)
+        order.reseed(level_cost)
+        return int(w.sum())
+
+    def _visit(self, node: np.ndarray) -> None:
+        rows = self.open
+        group, n_groups = self.inp.keys(rows, node)
+        if self.donor_gain is not None and self.class_size.size:
+            sizes = np.bincount(group, weights=self.left[rows], minlength=n_groups)
+            if ((sizes > 0) & (sizes < self.k)).any() and self._donate(node, rows, group, n_groups, sizes):
+                rows = self.open
+                group, n_groups = self.inp.keys(rows, node)
+        ok = self.checker.passes(group, n_groups, self.inp.combo[rows], self.left[rows])
+        if ok.any():
+            self._close(rows, group, ok, node)
+
+    def _close(self, rows: np.ndarray, group: np.ndarray, ok: np.ndarray, node: np.ndarray) -> None:
+        """Make the passing groups classes released at ``node``."""
+        done = ok[group]
+        new_id = np.cumsum(ok) - 1 + len(self.class_size)
+        closed = rows[done]
+        counts = self.left[closed]
+        cls = new_id[group[done]]
+        n_new = int(ok.sum())
+        first = np.full(n_new, -1, dtype=np.int64)
+        first[cls - len(self.class_size)] = closed
+        self._rows.append(closed)
+        self._cls.append(cls)
+        self._cnt.append(counts)
+        self._levels.append(np.repeat(node[None, :], n_new, axis=0))
+        sizes = np.bincount(cls - len(self.class_size), weights=counts, minlength=n_new).astype(np.int64)
+        self.class_size = np.concatenate([self.class_size, sizes])
+        self.class_cost = np.concatenate([self.class_cost, self.inp.row_cost(first, node)])
+        self.class_rep = np.concatenate([self.class_rep, first])
+        self.left[closed] = 0
+        self.open = rows[~done]
+
+    # --- donors (k-anonymity only) ---------------------------------------------------------------------
+    def _entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """All entries as three arrays (consolidated in place)."""
+        if len(self._rows) > 1:
+            self._rows = [np.concatenate(self._rows)]
+            self._cls = [np.concatenate(self._cls)]
+            self._cnt = [np.concatenate(self._cnt)]
+        return self._rows[0], self._cls[0], self._cnt[0]
+
+    def _donate(
+        self, node: np.ndarray, rows: np.ndarray, group: np.ndarray, n_groups: int, sizes: np.ndarray
+    ) -> bool:
+        """Complete groups short of k with records of classes larger than k, where that pays off;
+        True when records moved (they are open again and match their new group's values)."""
+        e_row, e_cls, e_cnt = self._entries()
+        cand = np.flatnonzero((e_cnt > 0) & (self.class_size[e_cls] > self.k))
+        if not len(cand):
+            return False
+        key, n_key = self.inp.keys(np.concatenate([rows, e_row[cand]]), node)
+        k_open, k_cand = key[: len(rows)], key[len(rows) :]
+        have = np.bincount(k_open, weights=self.left[rows], minlength=n_key).astype(np.int64)
+        need = (have > 0) & (have < self.k)
+        sel = need[k_cand]
+        cand, k_cand = cand[sel], k_cand[sel]
+        if not len(cand):
+            return False
+        delta = np.maximum(self.inp.row_cost(e_row[cand], node) - self.class_cost[e_cls[cand]], 0.0)
+        take = _allocate(
+            cand, e_cls[cand], k_cand, delta, e_cnt[cand], self.class_size - self.k, self.k - have
+        )
+        cost = np.bincount(k_cand, weights=take * delta, minlength=n_key)
+        got = np.bincount(k_cand, weights=take, minlength=n_key)
+        gain = have * float(self.donor_gain or 0.0)
+        accept = need & (have + got >= self.k) & ((cost < gain - _EPS) | (cost <= _EPS))
+        take = np.where(accept[k_cand], take, 0)
+        if not take.any():
+            return False
+        moved = cand[take > 0]
+        amount = take[take > 0]
+        e_cnt[moved] -= amount
+        np.subtract.at(self.class_size, e_cls[moved], amount)
+        donor_rows = e_row[moved]
+        np.add.at(self.left, donor_rows, amount)
+        self.open = np.union1d(self.open, donor_rows)
+        self.donated += int(amount.sum())
+        return True
+
+    # --- the top node ----------------------------------------------------------------------------------
+    def _merge_leftover(self, top: np.ndarray) -> None:
+        """When the records left open fail the models on their own, release them together with the
+        class they join most cheaply: at the lowest node (at or above the class's own) where they and
+        the class look alike, if that costs less than the top node would (KACA's merge of a small
+        group into its closest class, Li, Wong, Fu & Pei, IEEE TKDE 2008)."""
+        rows, w = self.open, self.left[self.open]
+        group = np.zeros(len(rows), dtype=np.int64)
+        if self.checker.passes(group, 1, self.inp.combo[rows], w)[0] or not self.class_size.any():
+            return
+        alive = np.flatnonzero(self.class_size > 0)
+        levels = np.concatenate(self._levels)[alive]
+        node, cost_open = self._meeting_nodes(rows, w, self.class_rep[alive], levels)
+        members = self.class_size[alive]
+        extra = members * (self.inp.row_cost_at(self.class_rep[alive], node) - self.class_cost[alive])
+        total = cost_open + extra
+        best = int(np.argmin(total))
+        if total[best] >= self._top_estimate(rows, w, top) - _EPS:
+            return
+        e_row, e_cls, e_cnt = self._entries()
+        moving = np.flatnonzero((e_cls == alive[best]) & (e_cnt > 0))
+        self._move(moving, e_cnt[moving].copy())
+        rows = self.open
+        group = np.zeros(len(rows), dtype=np.int64)
+        ok = self.checker.passes(group, 1, self.inp.combo[rows], self.left[rows])
+        if ok[0]:
+            self._close(rows, group, ok, node[best])
+
+    def _meeting_nodes(
+        self, rows: np.ndarray, w: np.ndarray, reps: np.ndarray, levels: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per class (representative row, node), the lowest node at or above the class's node where
+        ``rows`` and the class share one released tuple, and what ``rows`` cost there in all."""
+        inp = self.inp
+        node = np.zeros_like(levels)
+        cost = np.zeros(len(reps))
+        for q in range(inp.n_qi):
+            found = np.zeros(len(reps), dtype=bool)
+            for j in range(int(inp.heights[q]) + 1):
+                codes = inp.level_maps[q][j][inp.codes[q, rows]]
+                if (codes != codes[0]).any():
+                    continue
+                meet = ~found & (levels[:, q] <= j) & (inp.level_maps[q][j][inp.codes[q, reps]] == codes[0])
+                node[meet, q] = j
+                cost[meet] += float((w * inp.cost[q][inp.codes[q, rows], j]).sum())
+                found |= meet
+        return node, cost
+
+    def _top_estimate(self, rows: np.ndarray, w: np.ndarray, top: np.ndarray) -> float:
+        """What releasing ``rows`` at the top node costs, with the cheapest records that would have to
+        join them when they are fewer than k."""
+        own = float((w * self.inp.row_cost(rows, top)).sum())
+        short = self.k - int(w.sum())
+        if short <= 0:
+            return own
+        e_row, e_cls, e_cnt = self._entries()
+        live = np.flatnonzero(e_cnt > 0)
+        delta = self.inp.row_cost(e_row[live], top) - self.class_cost[e_cls[live]]
+        spare = np.minimum(e_cnt[live], np.maximum(self.class_size[e_cls[live]] - self.k, 0))
+        order = np.argsort(delta, kind="stable")
+        taken = np.minimum(np.cumsum(spare[order]), short)
+        step = np.diff(np.concatenate([[0], taken]))
+        if int(taken[-1]) >= short:
+            return own + float((step * delta[order]).sum())
+        whole = np.bincount(e_cls[live], weights=delta * e_cnt[live], minlength=len(self.class_size))
+        return own + float(whole[self.class_size > 0].min())
+
+    def _close_at_top(self, top: np.ndarray) -> None:
+        """Release the records still open at the top node; when they fail the models, records of other
+        classes join them, those whose cost rises least first."""
+        while True:
+            rows = self.open
+            group = np.zeros(len(rows), dtype=np.int64)
+            ok = self.checker.passes(group, 1, self.inp.combo[rows], self.left[rows])
+            if ok[0]:
+                self._close(rows, group, ok, top)
+                return
+            if not self._join_top(top, int(self.left[rows].sum())):
+                raise RuntimeError("the whole table fails the privacy models at the top node")
+
+    def _join_top(self, top: np.ndarray, have: int) -> bool:
+        """Move records into the open top group: spare records of large classes when k alone is short,
+        else whole classes (a batch that doubles each time). False when nothing is left to move."""
+        e_row, e_cls, e_cnt = self._entries()
+        live = np.flatnonzero(e_cnt > 0)
+        if not len(live):
+            return False
+        delta = self.inp.row_cost(e_row[live], top) - self.class_cost[e_cls[live]]
+        if self.checker.simple and have < self.k:
+            spare = np.maximum(self.class_size - self.k, 0)
+            zero = np.zeros(len(live), dtype=np.int64)
+            take = _allocate(live, e_cls[live], zero, delta, e_cnt[live], spare, np.array([self.k - have]))
+            if int(take.sum()) >= self.k - have:
+                self._move(live[take > 0], take[take > 0])
+                return True
+        by_class = np.bincount(e_cls[live], weights=delta * e_cnt[live], minlength=len(self.class_size))
+        alive = np.flatnonzero(self.class_size > 0)
+        batch = alive[np.argsort(by_class[alive], kind="stable")][: 1 << min(self._top_rounds, 30)]
+        self._top_rounds += 1
+        moving = live[np.isin(e_cls[live], batch)]
+        self._move(moving, e_cnt[moving].copy())
+        return True
+
+    def _move(self, entries: np.ndarray, amount: np.ndarray) -> None:
+        """Reopen ``amount`` records of each entry (they join the open records)."""
+        e_row, e_cls, e_cnt = self._entries()
+        e_cnt[entries] -= amount
+        np.subtract.at(self.class_size, e_cls[entries], amount)
+        np.add.at(self.left, e_row[entries], amount)
+        self.open = np.union1d(self.open, e_row[entries])
+        self.joined_top += int(amount.sum())
+
+    def _outcome(self) -> Peeling:
+        e_row, e_cls, e_cnt = self._entries() if self._rows else (np.zeros(0, np.int64),) * 3
+        live = e_cnt > 0
+        used = np.flatnonzero(self.class_size > 0)
+        renumber = np.full(len(self.class_size), -1, dtype=np.int64)
+        renumber[used] = np.arange(len(used))
+        levels = np.concatenate(self._levels) if self._levels else np.zeros((0, self.inp.n_qi), np.int64)
+        return Peeling(
+            e_row[live],
+            renumber[e_cls[live]],
+            e_cnt[live],
+            levels[used],
+            self.steps,
+            self.donated,
+            self.joined_top,
+        )
+
+
+def _allocate(
+    entries: np.ndarray,
+    cls: np.ndarray,
+    key: np.ndarray,
+    delta: np.ndarray,
+    count: np.ndarray,
+    spare: np.ndarray,
+    deficit: np.ndarray,
+) -> np.ndarray:
+    """How many records each candidate entry gives: each class gives at most its ``spare`` (cheapest
+    entries first), each group ``key`` takes at most its ``deficit`` (cheapest first)."""
+    order = np.lexsort((entries, delta, cls))
+    c_sorted, n_sorted = cls[order], count[order]
+    before = _exclusive_segment_cumsum(c_sorted, n_sorted)
+    avail = np.empty(len(order), dtype=np.int64)
+    avail[order] = np.clip(spare[c_sorted] - before, 0, n_sorted)
+    order = np.lexsort((entries, delta, key))
+    k_sorted, a_sorted = key[order], avail[order]
+    before = _exclusive_segment_cumsum(k_sorted, a_sorted)
+    take = np.empty(len(order), dtype=np.int64)
+    take[order] = np.clip(deficit[k_sorted] - before, 0, a_sorted)
+    return take
+
+
+def _exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` before each element within its run of equal (sorted) ``segment`` ids."""
+    if not len(values):
+        return values.astype(np.int64)
+    total = np.cumsum(values) - values
+    starts = np.flatnonzero(np.concatenate([[True], segment[1:] != segment[:-1]]))
+    run = np.repeat(starts, np.diff(np.concatenate([starts, [len(values)]])))
+    return total - total[run]
+
+
+def frequency_rows(enc: EncodedTable, combos: SensitiveCombos) -> tuple[np.ndarray, np.ndarray]:
+    """The frequency row of every record (distinct quasi-identifier leaves and sensitive combination)
+    and one representative record per row."""
+    from kanon_engine.frequency import representatives
+
+    cols = [enc.codes[q] for q in range(enc.n_qi)] + [combos.row_combo]
+    sizes = [len(h.values) for h in enc.hierarchies] + [combos.n_combos]
+    record_row, n_rows = group_columns(cols, sizes)
+    return record_row, representatives(record_row, n_rows)
+
+
+def peeling_input(
+    enc: EncodedTable,
+    combos: SensitiveCombos,
+    cost: tuple[np.ndarray, ...],
+    record_row: np.ndarray,
+    rep: np.ndarray,
+) -> PeelingInput:
+    """The frequency set of the whole table as a :class:`PeelingInput` with the given costs."""
+    return PeelingInput(
+        enc.codes[:, rep],
+        np.bincount(record_row, minlength=len(rep)).astype(np.int64),
+        combos.row_combo[rep],
+        enc.level_maps,
+        enc.level_sizes,
+        cost,
+    )
+
+
+def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -> None:
+    """k no larger than the table, and the whole table (everything at the root) passing the models:
+    otherwise no release keeps every record, so say so before any work."""
+    from kanon_engine.config import require_k_fits
+    from kanon_engine.errors import InfeasibleError
+
+    n = enc.n_rows
+    require_k_fits(checker.k, n)
+    combo = checker.combos.row_combo
+    if not checker.passes(np.zeros(n, dtype=np.int64), 1, combo, np.ones(n, dtype=np.int64))[0]:
+        models = " ".join(m.describe() for m in checker.models)
+        raise InfeasibleError(
+            f"The whole table of {n} records does not satisfy {models} {algorithm} keeps every record, "
+            "so it cannot release this table.",
+            hint="Lower k or l (or raise t), or use a full-domain algorithm that may suppress records.",
+            where="models",
+        )
