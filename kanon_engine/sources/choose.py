@@ -15,7 +15,7 @@ import pandas as pd
 
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.sources.base import TableSource
 from kanon_engine.sources.duckdb_source import DuckDBSource, physical_memory
 from kanon_engine.sources.memory import InMemorySource
@@ -55,15 +55,41 @@ def choose_engine(path: str | Path, settings: EngineSettings) -> tuple[str, str]
         return settings.engine, "chosen in the project or with --engine"
     if path.suffix.lower() in (".xlsx",) or not path.is_file():
         return "memory", "Excel workbooks are read in memory" if path.is_file() else ""
+    too_large = beyond_memory(path)
+    if too_large:
+        return "duckdb", f"{too_large}, so DuckDB processes it without loading it whole"
+    return "memory", f"{path.name} ({_gb(path.stat().st_size)}) fits in memory"
+
+
+def beyond_memory(path: Path) -> str:
+    """Why ``path`` is too large to load whole on this computer ("x.csv (9.5 GB) would need about
+    190 GB in memory, more than half of this computer's 23 GB"), or "" when it fits (or cannot be
+    told: an Excel workbook, a missing file)."""
+    if path.suffix.lower() in (".xlsx",) or not path.is_file():
+        return ""
     need = expected_memory(path)
     memory = physical_memory()
-    size = _gb(path.stat().st_size)
     if memory and need > MEMORY_SHARE * memory:
-        return "duckdb", (
-            f"{path.name} ({size}) would need about {_gb(need)} in memory, more than half of this "
-            f"computer's {_gb(memory)}, so DuckDB processes it without loading it whole"
+        return (
+            f"{path.name} ({_gb(path.stat().st_size)}) would need about {_gb(need)} in memory, more than "
+            f"half of this computer's {_gb(memory)}"
         )
-    return "memory", f"{path.name} ({size}) fits in memory"
+    return ""
+
+
+def require_loadable(path: str | Path) -> None:
+    """A DataError, before any row is read, when the workbench (which loads tables whole) is asked to
+    open a file beyond this computer's memory; it says how to anonymize the file instead."""
+    path = Path(path)
+    too_large = beyond_memory(path)
+    if too_large:
+        raise DataError(
+            f"{too_large}, so the workbench cannot open it.",
+            hint="Make and save the project in the workbench on an extract of the file, then anonymize "
+            "the whole file with the DuckDB engine, which counts it on disk: python -m kanon_engine "
+            f"anonymize --project PROJECT.json {path.name} --engine duckdb --output release.csv",
+            where=path.name,
+        )
 
 
 def open_source(

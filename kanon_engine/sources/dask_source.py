@@ -41,6 +41,7 @@ from kanon_engine.sources.base import (
     merge_value_counts,
     value_counts_of,
 )
+from kanon_engine.sources.settings import ENGINE_TITLES
 
 #: Bytes of CSV per piece (a few hundred thousand rows).
 PIECE_BYTES = 64 << 20
@@ -113,7 +114,7 @@ class DaskSource(StreamedSource):
     """A CSV or Parquet file counted by the workers of a Dask cluster (see the module docstring)."""
 
     engine = "dask"
-    title = "Dask (a cluster)"
+    title = ENGINE_TITLES["dask"]
 
     def __init__(
         self,

@@ -39,6 +39,7 @@ from kanon_engine.sources.base import (
     encode_batch,
     value_counts_of,
 )
+from kanon_engine.sources.settings import ENGINE_TITLES
 
 #: DuckDB's memory limit when the user sets none: a quarter of this machine's memory, at least 1 GB.
 DEFAULT_MEMORY_SHARE = 0.25
@@ -101,7 +102,7 @@ class DuckDBSource(StreamedSource):
     """A CSV or Parquet file counted and streamed by an embedded DuckDB (see the module docstring)."""
 
     engine = "duckdb"
-    title = "DuckDB (larger than memory)"
+    title = ENGINE_TITLES["duckdb"]
 
     def __init__(
         self,

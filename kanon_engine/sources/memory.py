@@ -24,13 +24,14 @@ from kanon_engine.sources.base import (
     group_codes,
     value_counts_of,
 )
+from kanon_engine.sources.settings import ENGINE_TITLES
 
 
 class InMemorySource(TableSource):
     """A loaded table as a source: rows in a pandas frame of original strings."""
 
     engine = "memory"
-    title = "In memory (pandas)"
+    title = ENGINE_TITLES["memory"]
     in_memory = True
 
     def __init__(self, table: Table, reason: str = "") -> None:

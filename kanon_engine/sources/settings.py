@@ -10,6 +10,12 @@ from typing import Any
 from kanon_engine.config import ParamSpec
 
 ENGINES = ("auto", "memory", "duckdb", "dask")
+#: What each engine is called on screen and in reports.
+ENGINE_TITLES = {
+    "memory": "In memory (pandas)",
+    "duckdb": "DuckDB (larger than memory)",
+    "dask": "Dask (a cluster)",
+}
 
 ENGINE_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec(
