@@ -73,3 +73,21 @@ def test_parquet_pieces_are_row_groups(sample_dir, tmp_path):
 def test_a_scheduler_that_is_neither_an_address_nor_a_file(sample_dir):
     with pytest.raises(ConfigError, match="neither an address such as tcp://HOST:8786 nor a file"):
         DaskSource(sample_dir / "sample_patients.csv", scheduler="no-such-scheduler-file")
+
+
+def test_the_project_files_scheduler_is_the_one_used(sample_dir, tmp_path, capsys):
+    """``"engine": {"engine": "dask", "scheduler": ...}`` in the project file reaches the Dask engine
+    (here a scheduler that is neither an address nor a file: its one sentence, no traceback, no work)."""
+    from kanon_engine.cli import main
+    from kanon_engine.sources.settings import EngineSettings
+
+    project = Project.load(sample_dir / "sample_project.json")
+    project = project.with_changes(engine=EngineSettings("dask", scheduler="no-such-scheduler-file"))
+    project.save(tmp_path / "p.json")
+    saved = json.loads((tmp_path / "p.json").read_text())["engine"]
+    assert saved["engine"] == "dask" and saved["scheduler"] == "no-such-scheduler-file"
+    rc = main(["anonymize", "--project", str(tmp_path / "p.json"), "--output", str(tmp_path / "r.csv")])
+    err = capsys.readouterr().err
+    assert rc != 0 and "Traceback" not in err
+    assert "The scheduler 'no-such-scheduler-file' is neither an address such as tcp://HOST:8786" in err
+    assert not (tmp_path / "r.csv").exists()
