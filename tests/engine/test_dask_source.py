@@ -18,6 +18,7 @@ from kanon_engine.privacy.models import DistinctLDiversity, KAnonymity  # noqa: 
 from kanon_engine.project import Project  # noqa: E402
 from kanon_engine.sources.dask_source import DaskSource  # noqa: E402
 from tests.conftest import ADULT_QI  # noqa: E402
+from tests.engine.test_sources import check_release_independently  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -51,6 +52,7 @@ def test_adult_on_two_workers_same_results(adult_on_dask, adult_dir, adult_hiera
         a = export_release(table, mem, tmp_path / "mem.csv", ExportOptions(**options))
         b = export_release(adult_on_dask, dask, tmp_path / "dask.csv", ExportOptions(**options))
         assert a.sha256 == b.sha256
+    check_release_independently(tmp_path / "dask.csv", config)
 
 
 def test_parquet_pieces_are_row_groups(sample_dir, tmp_path):
