@@ -42,6 +42,7 @@ from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
 from kanon_engine.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
+from kanon_engine.metrics.labels import objective_value_label
 from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult
@@ -77,11 +78,10 @@ def best_so_far(message: str) -> str | None:
     return message[len(BEST_SO_FAR) :].split(_END_OF_QUALITY, 1)[0]
 
 
-def format_quality(value: float) -> str:
-    """A metric value as people read it: whole numbers with thousands separators, else 4 digits."""
-    if float(value).is_integer() and abs(value) < 1e15:
-        return f"{value:,.0f}"
-    return f"{value:.4g}"
+def format_quality(metric: Metric, value: float) -> str:
+    """A metric value as people read it, as the report shows it: a percentage for shares (Loss,
+    precision lost), thousands separators for counts (DM)."""
+    return objective_value_label(metric.name).show(value)
 
 
 @dataclass
@@ -132,7 +132,7 @@ class AnytimeSearch:
         quality = (
             "no release yet"
             if self.best is None
-            else f"{self.metric.short} {format_quality(self.best_value)}"
+            else f"{self.metric.short} {format_quality(self.metric, self.best_value)}"
         )
         self.progress(
             min(elapsed / self.time_limit, 1.0),
@@ -380,7 +380,7 @@ class Heuristic(FullDomainAlgorithm):
 
 def _note(search: AnytimeSearch, metric: Metric) -> str:
     """How good the release is known to be, in plain words."""
-    quality = f"{metric.label} {format_quality(search.best_value)}"
+    quality = f"{objective_value_label(metric.name).name} {format_quality(metric, search.best_value)}"
     if search.finished:
         return (
             f"The heuristic search finished: every transformation that could beat this release was "

@@ -91,6 +91,9 @@ def _levels_text(result: AnonymizationResult) -> str:
     return "; ".join(parts)
 
 
+_PER_ROW = 6  # figures per row of the metrics table
+
+
 def metrics_html(result: AnonymizationResult) -> str:
     """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
     m = result.metrics
@@ -127,12 +130,14 @@ def metrics_html(result: AnonymizationResult) -> str:
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not
         cells.append(("Transformations checked", f"{result.nodes_checked:,}", term("lattice")))
-    tds = "".join(
+    tds = [
         f"<td style='padding-right:18px' title='{escape(tip)}'><small>{escape(a)}</small><br>"
         f"<b>{escape(b)}</b></td>"
         for a, b, tip in cells
-    )
-    return f"<table><tr>{tds}</tr></table>"
+    ]
+    # at most six figures a row: one long row would widen the window past a laptop's screen
+    rows = ["".join(tds[i : i + _PER_ROW]) for i in range(0, len(tds), _PER_ROW)]
+    return "<table>" + "".join(f"<tr>{r}</tr>" for r in rows) + "</table>"
 
 
 def _chip(color, text: str) -> QWidget:

@@ -12,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import get_algorithm
-from kanon_engine.algorithms.heuristic import AnytimeSearch, best_so_far
+from kanon_engine.algorithms.heuristic import AnytimeSearch, best_so_far, format_quality
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.metrics.loss import get_metric
 from kanon_engine.privacy.models import KAnonymity
 from tests.conftest import ADULT_QI
 from tests.engine import reference as ref
@@ -132,3 +133,10 @@ def test_cli_runs_the_heuristic_with_its_time_limit(sample_dir, tmp_path, capsys
     bad = ["anonymize", "--project", project, "--algorithm", "heuristic", "--time-limit", "0"]
     assert main(bad) == 2
     assert "time_limit must be a number >= 0.1" in capsys.readouterr().err
+
+
+def test_quality_is_shown_as_the_report_shows_it() -> None:
+    """The progress bar and the note name the metric's value as the report does: a percentage for the
+    Loss share (hand value 0.6294 -> 62.9 %), thousands separators for DM."""
+    assert format_quality(get_metric("loss"), 0.6294) == "62.9 %"
+    assert format_quality(get_metric("dm"), 352610.0) == "352,610"
