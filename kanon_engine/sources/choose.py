@@ -85,9 +85,8 @@ def require_loadable(path: str | Path) -> None:
     if too_large:
         raise DataError(
             f"{too_large}, so the workbench cannot open it.",
-            hint="Make and save the project in the workbench on an extract of the file, then anonymize "
-            "the whole file with the DuckDB engine, which counts it on disk: python -m kanon_engine "
-            f"anonymize --project PROJECT.json {path.name} --engine duckdb --output release.csv",
+            hint=f"Anonymize it on disk from the command line (a project saved here names the roles): "
+            f"python -m kanon_engine anonymize --project P.json {path.name} --engine duckdb",
             where=path.name,
         )
 
