@@ -15,8 +15,10 @@ The lower bound printed for local suppression is exact: a record can only be rel
 '*' whose group over *all* records has k members, so the cheapest such pattern bounds its '*'.
 
 Run: ``python bench/bench_local.py`` (``--quick`` skips the million rows; ``--alternatives`` also
-measures the algorithms tried and rejected for local recoding; ``--exhaustive`` runs the exhaustive
-search for the fewest '*' on 300 small random tables, about two minutes).
+measures the algorithms tried and rejected for local recoding and local suppression; ``--exhaustive``
+runs the exhaustive search for the fewest '*' on 300 small random tables, about two minutes). How low
+local suppression can go on Adult at all: ``bench/local_suppression_bound.py`` (a mixed-integer
+program; needs the HiGHS solver, not a dependency of kanon).
 """
 
 from __future__ import annotations
@@ -186,9 +188,10 @@ def main() -> None:
     if not args.quick:
         million_section(frame, hs, max(1, args.repeat // 2))
     if args.alternatives:
-        from bench.local_alternatives import run_alternatives
+        from bench.local_alternatives import run_alternatives, run_suppression_alternatives
 
         run_alternatives(frame, hs, QI)
+        run_suppression_alternatives(frame, QI)
     if args.exhaustive:
         from bench.local_alternatives import exhaustive_gap
 

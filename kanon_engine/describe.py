@@ -80,5 +80,12 @@ def run_settings(result: Any) -> list[tuple[str, str]]:
         ("Parameters", parameters_short(result.algorithm, result.parameters) or "none"),
         ("Privacy models", models_short(cfg.models)),
         ("Quasi-identifiers", ", ".join(cfg.quasi_identifiers)),
-        ("Suppressed records are", "left out of the file" if cfg.drop_suppressed else "kept, shown as *"),
+        ("Suppressed records are", _suppressed_records(result)),
     ]
+
+
+def _suppressed_records(result: Any) -> str:
+    """What happened to suppressed records: a cell-level release has none (it keeps every record)."""
+    if getattr(result, "recoding", None) is not None:
+        return "none: every record is kept, single values shown as *"
+    return "left out of the file" if result.config.drop_suppressed else "kept, shown as *"

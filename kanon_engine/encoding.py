@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
@@ -121,33 +122,18 @@ def _factorize(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64), values
 
 
-def _arrow_leaf_codes(series: pd.Series, hierarchy: Hierarchy) -> np.ndarray | None:
-    """Leaf index of every value of a pyarrow-backed text column, by one hash lookup per value in C++
-    (``pyarrow.compute.index_in``); None when some value is not a leaf (the caller then finds which)."""
-    arrow = getattr(series.array, "_pa_array", None)
-    if arrow is None or not isinstance(series.dtype, pd.StringDtype):
-        return None
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    idx = pc.index_in(arrow, value_set=pa.array(hierarchy.values, arrow.type))
-    if idx.null_count:
-        missing_leaf = hierarchy.leaf_index.get_indexer([MISSING])[0]
-        if missing_leaf < 0 or idx.null_count != arrow.null_count:
-            return None
-        idx = pc.fill_null(idx, pa.scalar(missing_leaf, idx.type))
-    return idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-
-
 def encode_quasi_identifier(series: pd.Series, hierarchy: Hierarchy) -> np.ndarray:
-    """Leaf index of every value; a HierarchyError listing up to 10 values the hierarchy lacks."""
-    fast = _arrow_leaf_codes(series, hierarchy)
-    if fast is not None:
-        return fast
-    inverse, uniques = _factorize(series)
+    """Leaf index of every value; a HierarchyError listing up to 10 values the hierarchy lacks.
+
+    One hierarchy lookup per distinct value, gathered to the records through the column's codes (computed
+    once per loaded column and shared with type detection and the workload: :mod:`kanon_engine.data.codes`).
+    """
+    coded = code_column(series)
+    uniques = np.append(coded.values[:-1].astype(str), MISSING)  # a missing cell is the MISSING leaf
     leaf_of_unique = hierarchy.encode(uniques)
-    require_covered(hierarchy, uniques[leaf_of_unique < 0])
-    return leaf_of_unique[inverse].astype(np.int32)
+    uncovered = (leaf_of_unique < 0) & (coded.counts() > 0)
+    require_covered(hierarchy, uniques[uncovered])
+    return leaf_of_unique[coded.codes].astype(np.int32, copy=False)
 
 
 def require_covered(hierarchy: Hierarchy, missing: np.ndarray) -> None:

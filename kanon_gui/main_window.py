@@ -743,6 +743,7 @@ class MainWindow(QMainWindow):
             limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
         metric = result.parameters.get("metric", DEFAULT_METRIC)
         suppress = result.parameters.get("suppress", "records")  # a cell-suppression run applies cells
+        importance = result.parameters.get("importance")
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
         search = result.lattice
 
@@ -756,6 +757,7 @@ class MainWindow(QMainWindow):
                 metric=metric,
                 search=search,
                 suppress=suppress,
+                importance=importance,
             )
             return with_workload(res, table, default_workload(table, config))
 

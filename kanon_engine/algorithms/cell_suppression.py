@@ -25,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from kanon_engine.algorithms.peeling import GroupChecker, Peeler, Peeling, PeelingInput, frequency_rows
+from kanon_engine.algorithms.local_suppression import importance_order, star_costs
+from kanon_engine.algorithms.peeling import (
+    GroupChecker,
+    NoRelease,
+    Peeler,
+    Peeling,
+    PeelingInput,
+    frequency_rows,
+)
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
@@ -74,7 +82,13 @@ class CellSuppressionEvaluator(NodeEvaluator):
 
     rules_out_specializations = False
 
-    def __init__(self, enc: EncodedTable, models: tuple[PrivacyModel, ...], max_cells: int) -> None:
+    def __init__(
+        self,
+        enc: EncodedTable,
+        models: tuple[PrivacyModel, ...],
+        max_cells: int,
+        importance: str | None = None,
+    ) -> None:
         # every record is kept (its outlying cells become '*'), so no record is suppressed and Datafly's
         # step 4 (the group of suppressed records holds 0 or >= k) has nothing to act on: it is off here
         super().__init__(enc, models, enc.n_rows, suppressed_group_k=0)
@@ -87,9 +101,9 @@ class CellSuppressionEvaluator(NodeEvaluator):
         self.combos = sensitive_combos(enc)
         self.checker = GroupChecker(enc, self.models, self.combos)
         self._rows = _combination_rows(enc, self.combos)
-        distinct = [int((np.bincount(enc.codes[q]) > 0).sum()) for q in range(enc.n_qi)]
-        order = sorted(range(enc.n_qi), key=lambda q: (distinct[q], q))
-        self._tie = {q: 1e-3 * 2.0 ** (enc.n_qi - 1 - i) / 2.0**enc.n_qi for i, q in enumerate(order)}
+        # which attribute loses its value first among choices with as many '*': local suppression's rule
+        self.order = importance_order(enc, importance)
+        self._star = star_costs(self.order)
 
     def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = True) -> CellNodeEvaluation:
         """Check one node under cell suppression (always completely: every outlier's cells count)."""
@@ -108,7 +122,11 @@ class CellSuppressionEvaluator(NodeEvaluator):
     def _suppress(self, ev: CellNodeEvaluation) -> None:
         """Local suppression of the node's outliers (cells per attribute, classes after)."""
         rows = self.node_rows(ev)
-        peeling = Peeler(rows, self.checker, donor_gain=1.0).run()
+        try:
+            peeling = Peeler(rows, self.checker, donor_gain=1.0).run()
+        except NoRelease:  # no way found to hide the outliers here (e.g. the whole table fails l)
+            ev.satisfies = False
+            return
         sizes = np.bincount(peeling.entry_class, weights=peeling.entry_count).astype(np.int64)
         per_class = peeling.class_levels > 0
         ev.per_attribute = (per_class * sizes[:, None]).sum(axis=0).astype(np.int64)
@@ -119,10 +137,10 @@ class CellSuppressionEvaluator(NodeEvaluator):
 
     def node_rows(self, ev: CellNodeEvaluation) -> PeelingInput:
         """The node's frequency set as a suppression problem: each generalized value is a leaf with
-        ``*`` above it; keeping costs 0, a ``*`` 1 (plus a tie-break that keeps the attributes with
-        fewer distinct values longest). Rows are the node's (class, sensitive combination) pairs, rolled
-        up from the table's, since suppression may split a class; ``ev.row_leaves`` keeps a leaf of
-        each row for the metrics."""
+        ``*`` above it; keeping costs 0, a ``*`` 1 (plus a tie-break that keeps the more important
+        attributes longest: the ``importance`` order, then fewer distinct values first). Rows are the
+        node's (class, sensitive combination) pairs, rolled up from the table's, since suppression may
+        split a class; ``ev.row_leaves`` keeps a leaf of each row for the metrics."""
         leaves, combo, counts = self._rows
         gen = [self.enc.level_maps[q][lv][leaves[q]] for q, lv in enumerate(ev.levels)]
         sizes = [self.enc.level_sizes[q][lv] for q, lv in enumerate(ev.levels)]
@@ -135,7 +153,7 @@ class CellSuppressionEvaluator(NodeEvaluator):
             maps.append((np.arange(n_codes), np.zeros(n_codes, dtype=np.int64)))
             shapes.append((n_codes, 1))
             c = np.zeros((n_codes, 2))
-            c[:, 1] = 1.0 + self._tie[q]
+            c[:, 1] = self._star[q]
             cost.append(c)
         row_counts = np.bincount(group, weights=counts, minlength=n).astype(np.int64)
         return PeelingInput(
@@ -167,6 +185,10 @@ class CellMetric(Metric):
     @property
     def label(self) -> str:  # type: ignore[override]
         return self.inner.label
+
+    @property
+    def short(self) -> str:  # type: ignore[override]
+        return self.inner.short
 
     def value(self, ev: Any, ctx: MetricContext) -> float:
         figures = cell_node_metrics(ev, ctx)

@@ -29,6 +29,7 @@ from kanon_engine.algorithms.cell_suppression import (
     cell_budget,
     cell_result,
 )
+from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig, require_k_fits
 from kanon_engine.data.table import Table
@@ -70,11 +71,12 @@ class FullDomainAlgorithm(Algorithm):
     ``suppression_limit``: largest share of records that may be suppressed (None: none, except where an
     algorithm's paper says otherwise, see Datafly); ``metric``: the quality metric that ranks solutions;
     ``suppress``: whole records (the survey's AG_TS) or single cells (AG_CS, :mod:`.cell_suppression`;
-    the limit then counts quasi-identifier cells).
+    the limit then counts quasi-identifier cells); ``importance``: with cells, the attributes to keep
+    longest (as in local suppression; unused with records).
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -84,10 +86,12 @@ class FullDomainAlgorithm(Algorithm):
         suppression_limit: float | None = None,
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
+        importance: str | None = None,
     ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
         self.suppress = suppress
+        self.importance = importance
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
@@ -110,7 +114,8 @@ class FullDomainAlgorithm(Algorithm):
         # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
         limit = self.parameters["suppression_limit"]
         cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
-        return CellSuppressionEvaluator(enc, config.models, cells), CellMetric(metric), cells, "cells"
+        evaluator = CellSuppressionEvaluator(enc, config.models, cells, self.parameters["importance"])
+        return evaluator, CellMetric(metric), cells, "cells"
 
 
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
@@ -279,12 +284,14 @@ def apply_transformation(
     search: SearchRecord | None = None,
     enforce: bool = True,
     suppress: str = "records",
+    importance: str | None = None,
 ) -> AnonymizationResult:
     """Apply one full-domain transformation chosen by the user (CLI ``apply``, a click in the lattice).
 
     Classes failing the privacy models are suppressed when they fit within ``suppression_limit``;
     otherwise an InfeasibleError says how many records would have to go. With ``suppress="cells"`` only
-    single cells of their records are suppressed (the limit counts cells). With ``enforce=False`` the
+    single cells of their records are suppressed (the limit counts cells; ``importance`` names the
+    attributes to keep longest). With ``enforce=False`` the
     levels are applied as they are: nothing is suppressed and no privacy model is claimed.
     """
     start = time.perf_counter()
@@ -292,6 +299,7 @@ def apply_transformation(
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),
         "suppress": SUPPRESS.coerce(suppress),
+        "importance": IMPORTANCE.coerce(importance),
     }
     source = as_source(table)
     if enforce and parameters["suppress"] == "cells":  # single cells of single records: rows in memory
@@ -339,8 +347,15 @@ def _apply_with_cells(
 ) -> AnonymizationResult:
     """``apply`` under cell suppression: the outliers at these levels lose single cells (AG_CS)."""
     budget = cell_budget(enc.n_rows, enc.n_qi, parameters["suppression_limit"])
-    evaluator = CellSuppressionEvaluator(enc, config.models, budget)
+    evaluator = CellSuppressionEvaluator(enc, config.models, budget, parameters["importance"])
     ev = evaluator.evaluate(vector)
+    if not ev.satisfies and ev.peeling is None and ev.cells <= budget:
+        raise InfeasibleError(
+            "At these levels no choice of values to replace by * satisfies the privacy models (even "
+            "hiding every outlier's values leaves a group that fails them).",
+            hint="Generalize more, or relax l or t.",
+            where="levels",
+        )
     if not ev.satisfies:
         raise InfeasibleError(
             f"At these levels {'' if ev.peeling is not None else 'at least '}{ev.cells} cells would have "

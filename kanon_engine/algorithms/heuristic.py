@@ -35,6 +35,7 @@ import numpy as np
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
 from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
+from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import TOLERANCE
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
@@ -336,7 +337,7 @@ class Heuristic(FullDomainAlgorithm):
         "skipping those that cannot beat the best found, until the time limit. Returns the best release "
         "found; it is proven optimal only if the search finished before the time limit."
     )
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, TIME_LIMIT)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TIME_LIMIT)
 
     def __init__(
         self,
@@ -344,9 +345,12 @@ class Heuristic(FullDomainAlgorithm):
         suppression_limit: float | None = None,
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
+        importance: str | None = None,
         time_limit: float = 10.0,
     ) -> None:
-        super().__init__(suppression_limit=suppression_limit, metric=metric, suppress=suppress)
+        super().__init__(
+            suppression_limit=suppression_limit, metric=metric, suppress=suppress, importance=importance
+        )
         self.time_limit = time_limit
 
     def _run(

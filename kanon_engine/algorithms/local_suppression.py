@@ -51,7 +51,8 @@ IMPORTANCE = ParamSpec(
     "columns",
     None,
     "Quasi-identifiers in order of importance, most important first (suppressed last), separated by "
-    "commas; the others follow, those with fewer different values first.",
+    "commas; the others follow, those with fewer different values first. Used when single values are "
+    "suppressed (local suppression, or a full-domain algorithm suppressing values, not records).",
 )
 
 #: The weight that makes importance break ties between patterns with as many ``*`` (never more).
@@ -165,14 +166,23 @@ class LocalSuppression(Algorithm):
         )
 
 
+def star_costs(order: list[int]) -> np.ndarray:
+    """Per attribute, what one ``*`` costs: 1 plus a tie-break weight growing with the importance
+    (``order``: most important first), the weights of all attributes summing to less than one ``*``,
+    so importance only decides between choices with as many ``*``."""
+    d = len(order)
+    cost = np.ones(d)
+    for i, q in enumerate(order):
+        cost[q] += _TIE * (2.0 ** (d - 1 - i)) / (2.0**d)  # most important: the largest weight
+    return cost
+
+
 def suppression_costs(enc: EncodedTable, order: list[int]) -> tuple[np.ndarray, ...]:
-    """Per attribute, (leaves, 2) costs: 0 to keep, 1 (plus a tie-break weight growing with the
-    importance, summing to less than one ``*``) to suppress."""
-    d = enc.n_qi
-    rank = {q: d - 1 - i for i, q in enumerate(order)}  # most important: d-1
+    """Per attribute, (leaves, 2) costs: 0 to keep, :func:`star_costs` to suppress."""
+    star = star_costs(order)
     out = []
     for q, h in enumerate(enc.hierarchies):
         c = np.zeros((len(h.values), 2))
-        c[:, 1] = 1.0 + _TIE * (2.0 ** rank[q]) / (2.0**d)
+        c[:, 1] = star[q]
         out.append(c)
     return tuple(out)

@@ -116,6 +116,12 @@ class Peeling:
         return out
 
 
+class NoRelease(RuntimeError):
+    """Peeling found no release: the records left at the top node fail the privacy models even with every
+    other record joining them (the local algorithms rule this out up front with
+    :func:`require_feasible`; under cell suppression the node simply does not satisfy)."""
+
+
 class GroupChecker:
     """Which groups of frequency rows satisfy every privacy model (the same model objects the
     full-domain searches use, on a frequency set built from the group ids)."""
@@ -405,7 +411,7 @@ class Peeler:
                 self._close(rows, group, ok, top)
                 return
             if not self._join_top(top, int(self.left[rows].sum())):
-                raise RuntimeError("the whole table fails the privacy models at the top node")
+                raise NoRelease("the whole table fails the privacy models at the top node")
 
     def _join_top(self, top: np.ndarray, have: int) -> bool:
         """Move records into the open top group: spare records of large classes when k alone is short,

@@ -11,6 +11,7 @@ from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
 from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.datafly import greedy_climb
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
+from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import ParamSpec
 from kanon_engine.metrics.loss import DEFAULT_METRIC
@@ -50,7 +51,7 @@ class Samarati(LatticeSearchAlgorithm):
         "The search is bounded by Datafly's solution above and by what each attribute needs on its own "
         "below."
     )
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, BOUNDED)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, BOUNDED)
     max_nodes = 2_000_000
 
     def __init__(
@@ -59,9 +60,12 @@ class Samarati(LatticeSearchAlgorithm):
         suppression_limit: float | None = None,
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
+        importance: str | None = None,
         bounded: bool = True,
     ) -> None:
-        super().__init__(suppression_limit=suppression_limit, metric=metric, suppress=suppress)
+        super().__init__(
+            suppression_limit=suppression_limit, metric=metric, suppress=suppress, importance=importance
+        )
         self.bounded = bounded
 
     def _search(self, search: LatticeSearch) -> int | None:

@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         limit = _setting(values, params, "suppression_limit", 1.0)
         metric = _setting(values, params, "metric", "dm")
         suppress = _setting(values, params, "suppress", "records")
+        importance = _setting(values, params, "importance", None)
         save_project(args, project)
         # without a model flag no model is claimed (k = 2 only makes the configuration complete)
         config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
@@ -58,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
             metric=metric,
             enforce=enforce,
             suppress=suppress,
+            importance=importance,
         )
         return finish_run(args, table, project, result, PRINTED)
 

@@ -4,7 +4,8 @@ Why it matters: the kind decides which hierarchy builders the workbench offers (
 year/month steps for dates, masking or grouping for codes) and which columns information-loss metrics such
 as NCP can treat as ordered (Xu et al., "Utility-based anonymization using local recoding", KDD 2006).
 
-How: every test runs on the column's distinct values weighted by their counts (``value_counts``), so a
+How: every test runs on the column's distinct values weighted by their counts (one hash pass, shared: see
+:mod:`kanon_engine.data.codes`), so a
 1,000,000-row column with a few thousand distinct values costs a few thousand string tests, all vectorized
 (pyarrow regular expressions, ``pandas.to_datetime`` with an explicit format). The date format is guessed on
 a sample of distinct values, then verified on all of them.
@@ -28,6 +29,8 @@ from enum import StrEnum
 
 import numpy as np
 import pandas as pd
+
+from kanon_engine.data.codes import code_column
 
 
 class ColumnKind(StrEnum):
@@ -125,9 +128,13 @@ def detect_types(frame: pd.DataFrame) -> dict[str, ColumnType]:
 
 def detect_column(values: pd.Series, name: str = "") -> ColumnType:
     """Detect the kind of one column of strings; ``name`` is used only for the year hint."""
-    present = values.dropna()
-    missing = int(len(values) - len(present))
-    return detect_counts(present.value_counts(sort=False, dropna=True), missing, name)
+    coded = code_column(values)  # distinct values in order of first appearance, shared with the search
+    all_counts = coded.counts()
+    used = all_counts[:-1] > 0
+    vc = pd.Series(
+        all_counts[:-1][used].astype(np.int64), index=pd.Index(coded.values[:-1][used], dtype=object)
+    )
+    return detect_counts(vc, int(all_counts[-1]), name)
 
 
 def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType:

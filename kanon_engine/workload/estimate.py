@@ -29,6 +29,9 @@ release (the paper's predicate-range matching) when every released record satisf
 probability 0 or 1: no released group straddles a boundary of the condition.
 
 Works for every algorithm, full-domain, Mondrian or cell-level, because it reads only released values.
+It reads them as the release's distinct rows with their counts (a full-domain release of Adult x30 has
+231 of them for 904,860 records): the estimate of a COUNT is the sum over distinct rows of P times the
+row's count, the same figure as the sum over records.
 """
 
 from __future__ import annotations
@@ -39,9 +42,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from kanon_engine.checks import release_classes
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.workload.constraints import ColumnSpec, Constraint, compile_query, parse_values
+from kanon_engine.workload.distinct import frame_rows
 from kanon_engine.workload.query import Query, Workload
 
 _RANGE = re.compile(r"^\[(.+)\]$", re.DOTALL)
@@ -79,15 +82,20 @@ def _split_range(inner: str) -> tuple[str, str] | None:
 
 
 class ReleasedColumn:
-    """One column of the release, its distinct cells classified by what they stand for."""
+    """One column of the release, its distinct cells classified by what they stand for.
 
-    def __init__(self, values: pd.Series, spec: ColumnSpec, hierarchy: Hierarchy | None = None) -> None:
+    ``values`` are the column's distinct cells (the last slot, None, for empty cells) and ``codes`` the
+    cell of every distinct released row (:mod:`kanon_engine.workload.distinct`).
+    """
+
+    def __init__(
+        self, values: np.ndarray, codes: np.ndarray, spec: ColumnSpec, hierarchy: Hierarchy | None = None
+    ) -> None:
         self.spec = spec
         self.hierarchy = hierarchy
-        codes, uniques = pd.factorize(pd.Series(values, dtype=object).reset_index(drop=True))
-        n_u = len(uniques)
-        self.codes = np.where(codes < 0, n_u, codes).astype(np.int64)  # missing -> the extra last slot
-        text = np.asarray([str(u) for u in uniques] + [""], dtype=object)
+        self.codes = codes
+        n_u = len(values) - 1
+        text = np.asarray([str(u) for u in values[:n_u]] + [""], dtype=object)
         m = n_u + 1
         self.missing = np.zeros(m, dtype=bool)
         self.missing[n_u] = True
@@ -273,7 +281,13 @@ class Estimates:
 
 
 class ReleaseReader:
-    """The release table read once, column by column, for many queries."""
+    """The release read once, as its distinct rows with their counts, for many queries.
+
+    The rows are grouped over the columns the queries read, the quasi-identifiers (to count the
+    suppressed records) and the mean summaries of the queried columns: every estimate is a sum over
+    the distinct released rows weighted by how many records each holds, never a pass over the records
+    (:mod:`kanon_engine.workload.distinct`).
+    """
 
     def __init__(
         self,
@@ -282,41 +296,49 @@ class ReleaseReader:
         hierarchies: dict[str, Hierarchy],
         quasi_identifiers: tuple[str, ...] = (),
     ) -> None:
-        self.release = release.reset_index(drop=True)
         self.specs = specs
         self.hierarchies = hierarchies
-        self.qi = tuple(quasi_identifiers)
+        present = set(release.columns)
+        self.qi = tuple(q for q in quasi_identifiers if q in present)
+        self._mean_columns = {n: f"{n}_mean" for n in specs if f"{n}_mean" in present and n in hierarchies}
+        names = [n for n in specs if n in present] + list(self.qi) + list(self._mean_columns.values())
+        self.rows = frame_rows(release, names)
         self._columns: dict[str, ReleasedColumn] = {}
 
     def column(self, name: str) -> ReleasedColumn:
         if name not in self._columns:
             self._columns[name] = ReleasedColumn(
-                self.release[name], self.specs[name], self.hierarchies.get(name)
+                self.rows.values[name], self.rows.codes[name], self.specs[name], self.hierarchies.get(name)
             )
         return self._columns[name]
 
     def means(self, name: str) -> np.ndarray | None:
-        col = f"{name}_mean"
-        if col not in self.release.columns or name not in self.hierarchies:
+        """The mean summary ``<name>_mean`` of every distinct row (None: the release has none)."""
+        col = self._mean_columns.get(name)
+        if col is None:
             return None
-        return parse_values(self.release[col], ColumnSpec(col, "decimal"))
+        return parse_values(self.rows.values[col], ColumnSpec(col, "decimal"))[self.rows.codes[col]]
 
     @property
     def suppressed_rows(self) -> int:
-        qi = [q for q in self.qi if q in self.release.columns]
-        return release_classes(self.release, qi).n_suppressed if qi else 0
+        """Released records whose quasi-identifiers are all ``*`` (the suppressed records kept)."""
+        if not self.qi:
+            return 0
+        every = np.ones(len(self.rows), dtype=bool)
+        for q in self.qi:
+            every &= (self.rows.values[q] == ROOT)[self.rows.codes[q]]
+        return int(self.rows.counts[every].sum())
 
     def estimate(self, query: Query) -> tuple[float, bool]:
         """The estimated answer of one query and whether the query matches the release."""
-        n = len(self.release)
-        p = np.ones(n)
+        p = np.ones(len(self.rows))
         conditions = compile_query(query, self.specs)
         for name, constraint in conditions.items():
             if name != query.column:
                 col = self.column(name)
                 p *= col.stats(constraint).frac[col.codes]
         if query.column is None:
-            value = float(p.sum())
+            value = float((p * self.rows.counts).sum())
         else:
             col = self.column(query.column)
             st = col.stats(conditions.get(query.column))
@@ -326,7 +348,7 @@ class ReleaseReader:
         return value, matches
 
     def _aggregate(self, query: Query, p: np.ndarray, col: ReleasedColumn, st: CellStats) -> float:
-        codes = col.codes
+        codes, counts = col.codes, self.rows.counts
         weighted, present = st.weighted[codes], st.present[codes]
         means = self.means(col.spec.name) if query.aggregate in ("SUM", "AVG") else None
         if means is not None:
@@ -334,10 +356,10 @@ class ReleaseReader:
             weighted = np.where(whole, means, weighted)
             present = np.where(whole, 1.0, present)
         if query.aggregate == "SUM":
-            return float((p * weighted).sum())
+            return float((p * weighted * counts).sum())
         if query.aggregate == "AVG":
-            count = float((p * present).sum())
-            return float((p * weighted).sum() / count) if count > _TOLERANCE else float("nan")
+            count = float((p * present * counts).sum())
+            return float((p * weighted * counts).sum() / count) if count > _TOLERANCE else float("nan")
         possible = (p > _TOLERANCE) & (present > _TOLERANCE)
         if not possible.any():
             return float("nan")
@@ -353,5 +375,8 @@ class ReleaseReader:
         matches = np.zeros(len(workload), dtype=bool)
         for i, q in enumerate(workload):
             values[i], matches[i] = self.estimate(q)
-        unknown = {n: int(c.unknown[c.codes].sum()) for n, c in self._columns.items() if c.unknown.any()}
+        counts = self.rows.counts
+        unknown = {
+            n: int(counts[c.unknown[c.codes]].sum()) for n, c in self._columns.items() if c.unknown.any()
+        }
         return Estimates(values, matches, unknown, self.suppressed_rows)

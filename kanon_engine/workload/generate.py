@@ -21,6 +21,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.workload.constraints import DATE, DECIMAL, NUMBER, ColumnSpec, column_spec, parse_values
+from kanon_engine.workload.distinct import table_column
 from kanon_engine.workload.query import Between, Comparison, InList, Literal, Query, Workload
 
 
@@ -40,14 +41,17 @@ class _Window:
 
     def __init__(self, table: Table, name: str, config: AnonymizationConfig | None) -> None:
         self.spec = column_spec(table, name)
-        values = table.frame[name]
+        coded = table_column(table, name)  # distinct values and their records, read once
+        values, counts = coded.values[:-1], coded.counts()[:-1]
         if self.spec.kind in (NUMBER, DECIMAL, DATE):
             x = parse_values(values, self.spec)
-            x = x[np.isfinite(x)]
-            uniq, counts = np.unique(x, return_counts=True)
+            number = np.isfinite(x) & (counts > 0)
+            uniq, inverse = np.unique(x[number], return_inverse=True)
+            counts = np.bincount(inverse, weights=counts[number], minlength=len(uniq))
             self.items: list = list(uniq)
         else:
-            counts_s = values.dropna().astype(str).value_counts()
+            counts_s = pd.Series(counts, index=[str(v) for v in values]).groupby(level=0, sort=False).sum()
+            counts_s = counts_s[counts_s > 0]
             h = config.hierarchies.get(name) if config is not None else None
             if h is not None:
                 from kanon_engine.algorithms.mondrian import tree_order

@@ -126,6 +126,7 @@ class AlgorithmPanel(QWidget):
         self.model_form.changed.connect(self._models_changed)
         self.sensitive.currentIndexChanged.connect(lambda *_: self._models_changed(self.model_form.values()))
         self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
+        self.drop.toggled.connect(lambda *_: self._update_release_box())
         self.protect.toggled.connect(lambda v: self.state.set_output(protect_suppressed_group=v))
         self.seed.editingFinished.connect(self._seed_changed)
         state.project_changed.connect(self.refresh)
@@ -189,6 +190,13 @@ class AlgorithmPanel(QWidget):
             "are suppressed, more are, within the suppression limit."
         )
         ol.addRow(self.protect)
+        self.keeps_all = QLabel(
+            "This choice keeps every record and suppresses single values only, so no record is "
+            "suppressed: there is nothing to remove and no group of suppressed records."
+        )
+        self.keeps_all.setObjectName("KeepsEveryRecord")
+        self.keeps_all.setWordWrap(True)
+        ol.addRow(self.keeps_all)
         self.seed = QLineEdit()
         self.seed.setPlaceholderText("keep input order")
         self.seed.setToolTip(
@@ -258,9 +266,9 @@ class AlgorithmPanel(QWidget):
             self._fill_sensitive(mv.get("sensitive"))
             self.drop.setChecked(p.drop_suppressed)
             self.protect.setChecked(p.protect_suppressed_group)
-            self.protect.setEnabled(not p.drop_suppressed)
             self.seed.setText("" if p.shuffle_seed is None else str(p.shuffle_seed))
             self._update_visibility()
+            self._update_release_box()
         finally:
             self._loading = False
         self.refresh()
@@ -293,6 +301,7 @@ class AlgorithmPanel(QWidget):
         self.params_form.changed.connect(self._params_changed)
         self.params_layout.addWidget(self.params_form)
         self.description.setText(getattr(cls, "description", ""))
+        self._update_release_box()
 
     # --- user edits ----------------------------------------------------------------------------------
     def _algorithm_picked(self, *_: Any) -> None:
@@ -313,6 +322,7 @@ class AlgorithmPanel(QWidget):
         raise KeyError(name)
 
     def _params_changed(self, values: dict[str, Any]) -> None:
+        self._update_release_box()
         if not self._loading:
             self.state.set_algorithm(self.current_algorithm(), values)
 
@@ -331,6 +341,26 @@ class AlgorithmPanel(QWidget):
         except ValueError:
             self.seed.setText("")
             self.state.set_output(shuffle_seed=None)
+
+    def keeps_every_record(self) -> bool:
+        """The chosen algorithm and parameters suppress single values only (local recoding, local
+        suppression, or a full-domain algorithm suppressing cells): no record is ever suppressed."""
+        cls = self._classes.get(self.current_algorithm())
+        values = self.params_form.values() if self.params_form is not None else {}
+        return bool(getattr(cls, "cell_level", False)) or values.get("suppress") == "cells"
+
+    def _update_release_box(self) -> None:
+        """Removing suppressed records and their group's rule mean nothing for a release that keeps every
+        record: those tick boxes are disabled and a sentence says why. The importance order is shown
+        only where single values are suppressed."""
+        if not hasattr(self, "drop"):
+            return
+        keeps = self.keeps_every_record()
+        self.drop.setEnabled(not keeps)
+        self.protect.setEnabled(not keeps and not self.drop.isChecked())
+        self.keeps_all.setVisible(keeps)
+        if self.params_form is not None and "suppress" in self.params_form.values():
+            self.params_form.set_visible_param("importance", self.params_form.values()["suppress"] == "cells")
 
     def _update_visibility(self) -> None:
         v = self.model_form.values()

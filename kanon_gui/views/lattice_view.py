@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSpinBox,
+    QSplitter,
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
@@ -77,6 +78,8 @@ EDGE_COLOR = (110, 110, 110, 28)
 NODE_SIZE = 8
 OPTIMUM_SIZE = 16
 HOVER_TOLERANCE_PX = 7.0
+#: Largest lattice whose edges the diagram of a local result draws: past it they only darken the middle.
+USED_EDGES_CAP = 600
 
 
 #: The view's words, whole sentences and phrases with named placeholders (one place, for translation).
@@ -97,10 +100,20 @@ TEXT = {
     ),
     "transformations": (
         "This release recodes records one by one ({model}): its {groups} groups use {count} "
-        "transformations. Each row gives the level of every quasi-identifier (0 = original value, * = value "
-        "replaced by *) and how many records and groups use it, the most used first. Point at a level to "
-        "see it in words."
+        "transformations. {diagram}Each row of the table gives the level of every quasi-identifier (0 = "
+        "original value, * = value replaced by *) and how many records and groups use it, the most used "
+        "first. Point at a level to see it in words."
     ),
+    "diagram": (
+        "The diagram marks them on the lattice (one row per number of {rows}): a blue circle per "
+        "transformation used, larger for more records (point at one to see it in words, click it to find its "
+        "row); grey dots are transformations no group uses. "
+    ),
+    "diagram_too_large": "The lattice is too large to draw here. ",
+    "rows_stars": "values replaced by *",
+    "rows_steps": "generalization steps",
+    "axis_stars": "values replaced by *",
+    "axis_steps": "height (generalization steps)",
     "rerun": "Run again",
     "rerun_tip": "Run the algorithm again with the project's settings (the same as this run's).",
     "metric": "Metric",
@@ -277,19 +290,110 @@ class LatticeView(QWidget):
         return page
 
     def _build_transformations_page(self) -> QWidget:
-        """For a result that recodes records one by one: the transformations its classes use."""
+        """For a result that recodes records one by one: the transformations its classes use, marked on
+        the lattice diagram (a circle per transformation used, its area growing with its records) above
+        the table that lists them."""
         page = QWidget()
         col = QVBoxLayout(page)
         col.setContentsMargins(4, 4, 4, 4)
         self.used_header = QLabel()
         self.used_header.setWordWrap(True)
         col.addWidget(self.used_header)
+        self.used_plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        self.used_plot.setObjectName("TransformationsDiagram")
+        item = self.used_plot.getPlotItem()
+        item.hideAxis("bottom")
+        item.setLabel("left", "height (generalization steps)")
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        self.used_edges = pg.PlotCurveItem(pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs")
+        self.used_grid = pg.ScatterPlotItem(
+            pxMode=True, size=5, pen=pg.mkPen(None), brush=pg.mkBrush(STATUS_COLORS[NOT_EVALUATED])
+        )
+        self.used_nodes = pg.ScatterPlotItem(
+            pxMode=True,
+            pen=pg.mkPen(CURRENT_COLOR, width=1.5),
+            brush=pg.mkBrush(0, 90, 181, 110),
+            hoverable=True,
+            tip=self._used_tip,
+        )
+        self.used_nodes.setZValue(2)
+        self.used_nodes.sigClicked.connect(self._used_clicked)
+        self._used_tips: list[str] = []
+        for it in (self.used_edges, self.used_grid, self.used_nodes):
+            self.used_plot.addItem(it)
         self.used_table = QTableWidget()
         self.used_table.setObjectName("TransformationsUsed")
         self.used_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.used_table.verticalHeader().setVisible(False)
-        col.addWidget(self.used_table, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.used_plot)
+        split.addWidget(self.used_table)
+        split.setSizes([320, 280])
+        col.addWidget(split, 1)
         return page
+
+    def _draw_used(self, result: AnonymizationResult, used: list[dict]) -> bool:
+        """Mark the transformations ``used`` on the lattice of the result's model (levels 0..height of
+        each hierarchy; local suppression: kept or ``*``). False when that lattice is too large to draw."""
+        rec = result.recoding
+        assert rec is not None
+        if result.model == "CS":
+            max_levels = np.ones(len(rec.qi), dtype=np.int64)
+        else:
+            hs = result.config.hierarchies
+            max_levels = np.array([hs[q].height if q in hs else 1 for q in rec.qi], dtype=np.int64)
+        size = int(np.prod(max_levels + 1))
+        self.used_plot.setVisible(size <= self.node_cap)
+        if size > self.node_cap:
+            return False
+        levels = np.array(
+            [
+                [int(m) if t["levels"][q] == "*" else int(t["levels"][q]) for q, m in zip(rec.qi, max_levels)]
+                for t in used
+            ],
+            dtype=np.int64,
+        ).reshape(len(used), len(rec.qi))
+        records = np.bincount(
+            levels @ strides_of(max_levels), weights=[t["records"] for t in used], minlength=size
+        )
+        status = np.full(size, NOT_EVALUATED, dtype=np.int8)
+        lay = build_layout(SearchRecord(tuple(rec.qi), max_levels, status, np.full(size, np.nan)), size)
+        e = lay.edges if size <= USED_EDGES_CAP else lay.edges[:0]
+        self.used_edges.setData(x=lay.x[e].ravel(), y=lay.y[e].ravel())
+        self.used_grid.setData(x=lay.x, y=lay.y)
+        on = np.flatnonzero(records[lay.nodes] > 0)
+        share = records[lay.nodes][on] / max(float(records.sum()), 1.0)
+        row_of = {int(n): row for row, n in enumerate(levels @ strides_of(max_levels))}
+        rows_on = [row_of[int(n)] for n in lay.nodes[on]]  # the table row of each circle
+        self.used_nodes.setData(x=lay.x[on], y=lay.y[on], size=8 + 40 * np.sqrt(share), data=rows_on)
+        self.used_plot.setProperty("row_step", float(lay.row_step))
+        axis = TEXT["axis_stars"] if result.model == "CS" else TEXT["axis_steps"]
+        self.used_plot.getPlotItem().setLabel("left", axis)
+        left = self.used_plot.getPlotItem().getAxis("left")
+        rows = int(max_levels.sum()) + 1
+        left.set_labels([(h * lay.row_step, str(h)) for h in range(0, rows, max(1, rows // 12))])
+        self.used_plot.getPlotItem().getViewBox().autoRange(padding=0.06)
+        return True
+
+    def _used_tip(self, x: float, y: float, data: object) -> str:
+        """The tooltip of a circle: its transformation in words, its records and groups."""
+        row = int(data) if isinstance(data, (int, np.integer)) else -1
+        return self._used_tips[row] if 0 <= row < len(self._used_tips) else ""
+
+    def _used_clicked(self, _item: object, points: list, *_: object) -> None:
+        """A click on a circle selects its row in the table below (and scrolls to it)."""
+        if len(points):
+            row = int(points[0].data())
+            self.used_table.selectRow(row)
+            self.used_table.scrollToItem(self.used_table.item(row, 0))
+
+    def used_marks(self) -> np.ndarray:
+        """Heights (generalization steps) of the transformations the diagram marks (tests)."""
+        if self.used_plot.isHidden():
+            return np.zeros(0, dtype=np.int64)
+        step = self.used_plot.property("row_step") or 1.0
+        return np.rint(np.asarray(self.used_nodes.data["y"], dtype=float) / step).astype(np.int64)
 
     def _show_transformations(self, result: AnonymizationResult) -> None:
         """Fill the transformations page: one row per transformation (a level per quasi-identifier, *
@@ -299,9 +403,26 @@ class LatticeView(QWidget):
         assert rec is not None
         used = rec.transformations(result.row_class)
         hierarchies = result.config.hierarchies
+        n = max(result.records, 1)
+        words = [
+            [
+                "value replaced by *"
+                if t["levels"][q] == "*"
+                else level_words(q, t["levels"][q], hierarchies.get(q))
+                for q in rec.qi
+            ]
+            for t in used
+        ]
+        counts = [f"{t['records']:,} records ({100 * t['records'] / n:.1f} %)" for t in used]
+        self._used_tips = [
+            "\n".join([*w, f"{c}, {t.get('classes', 0):,} groups"]) for w, c, t in zip(words, counts, used)
+        ]
+        drawn = self._draw_used(result, used)
+        rows = TEXT["rows_stars"] if result.model == "CS" else TEXT["rows_steps"]
+        diagram = TEXT["diagram"].format(rows=rows) if drawn else TEXT["diagram_too_large"]
         self.used_header.setText(
             TEXT["transformations"].format(
-                model=result.model, groups=f"{result.n_classes:,}", count=f"{len(used):,}"
+                model=result.model, groups=f"{result.n_classes:,}", count=f"{len(used):,}", diagram=diagram
             )
         )
         heads = [*rec.qi, "Records", "Share", "Groups"]
@@ -310,13 +431,10 @@ class LatticeView(QWidget):
         table.setColumnCount(len(heads))
         table.setHorizontalHeaderLabels(heads)
         table.setRowCount(len(used))
-        n = max(result.records, 1)
         for row, t in enumerate(used):
             for col, q in enumerate(rec.qi):
-                lv = t["levels"][q]
-                item = QTableWidgetItem(str(lv))
-                words = "value replaced by *" if lv == "*" else level_words(q, lv, hierarchies.get(q))
-                item.setToolTip(words)
+                item = QTableWidgetItem(str(t["levels"][q]))
+                item.setToolTip(words[row][col])
                 table.setItem(row, col, item)
             for col, text in enumerate(
                 (f"{t['records']:,}", f"{100 * t['records'] / n:.1f} %", f"{t.get('classes', 0):,}"),

@@ -357,6 +357,7 @@ def test_help_shows_the_parameters():
         "suppression_limit": 0.02,
         "metric": "precision",
         "suppress": "records",
+        "importance": None,
         "bounded": True,
     }
 

@@ -143,3 +143,20 @@ def test_a_column_lost_to_stars_is_said_plainly():
         "Every record shows * for 'a', so the release says nothing about it. Try a smaller k or fewer "
         "quasi-identifiers (local suppression: name 'a' among the columns to keep longest)."
     ]
+
+
+def test_run_settings_say_a_cell_level_release_suppresses_no_record():
+    """The settings line shown in history tips and compare-runs: a release that keeps every record says
+    so; a full-domain run says what happens to its suppressed records."""
+    from kanon_engine.describe import run_settings
+
+    table, result = _four_patients()
+    assert ("Suppressed records are", "none: every record is kept, single values shown as *") in run_settings(
+        result
+    )
+    full = get_algorithm("optimal", suppression_limit=1.0).run(table, result.config)
+    assert ("Suppressed records are", "kept, shown as *") in run_settings(full)
+    dropped = get_algorithm("optimal", suppression_limit=1.0).run(
+        table, result.config.with_changes(drop_suppressed=True)
+    )
+    assert ("Suppressed records are", "left out of the file") in run_settings(dropped)

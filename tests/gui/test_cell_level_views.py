@@ -16,6 +16,7 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity
 from kanon_gui.glossary import CHANGED_BG, SUPPRESSED_BG
 from kanon_gui.models.result_models import ComparisonModel
+from kanon_gui.views import lattice_view
 from kanon_gui.views.compare_view import COLUMNS, CompareView
 from kanon_gui.views.lattice_view import LatticeView
 from kanon_gui.views.param_form import ParamForm
@@ -105,3 +106,58 @@ def test_compare_runs_shows_the_model_and_the_values_replaced(qtbot, four):
     models = [view.model.index(r, model_col).data() for r in range(3)]
     assert models == ["AG_TS", "AG_CS", "CS"]
     assert view.model.index(2, cells_col).data(Qt.ItemDataRole.UserRole) == 2
+
+
+def test_lattice_view_marks_the_transformations_on_the_diagram(qtbot, four, monkeypatch):
+    """Local suppression on two attributes: a lattice of 4 patterns (kept or *); the two used (nothing
+    starred, age starred) are marked at heights 0 and 1. Local recoding marks nodes of the hierarchies'
+    lattice (age has 2 levels above the values, sex 1: 6 transformations)."""
+    table, config = four
+    view = LatticeView()
+    qtbot.addWidget(view)
+    view.show()
+    view.set_result(get_algorithm("local-suppression").run(table, config))
+    assert sorted(view.used_marks().tolist()) == [0, 1]
+    assert len(view.used_grid.data) == 4 and "diagram marks them" in view.used_header.text()
+    cg = get_algorithm("local-recoding").run(table, config)
+    view.set_result(cg)
+    assert len(view.used_grid.data) == 6
+    used = cg.recoding.transformations(cg.row_class)
+    assert len(view.used_marks()) == len(used)
+    # each circle names its transformation in words and finds its row in the table when clicked
+    spots = view.used_nodes.points()
+    rows = sorted(int(p.data()) for p in spots)
+    assert rows == list(range(len(used)))
+    last = next(p for p in spots if int(p.data()) == len(used) - 1)
+    tip = view._used_tip(x=0.0, y=0.0, data=last.data())
+    t = used[-1]
+    assert tip.endswith(f"{t['records']:,} records ({100 * t['records'] / 4:.1f} %), {t['classes']:,} groups")
+    assert tip.startswith("age: ") and "sex: " in tip
+    view._used_clicked(view.used_nodes, [last])
+    assert [i.row() for i in view.used_table.selectionModel().selectedRows()] == [len(used) - 1]
+    # edges are drawn on small lattices only (on large ones they darken the middle)
+    assert len(view.used_edges.xData) > 0
+    monkeypatch.setattr(lattice_view, "USED_EDGES_CAP", 5)
+    view.set_result(cg)
+    assert view.used_edges.xData is None or len(view.used_edges.xData) == 0
+    assert len(view.used_marks()) == len(used)
+
+
+def test_release_box_says_why_removing_records_does_not_apply(window):
+    """Removing suppressed records (and the suppressed group's rule) mean nothing for a release that keeps
+    every record: disabled, with a sentence; the importance order shows only where values are suppressed."""
+    panel = window.algorithm_panel
+    panel.select_algorithm("optimal")
+    assert panel.drop.isEnabled() and panel.keeps_all.isHidden()
+    assert panel.params_form.rows["importance"].isHidden()
+    panel.params_form.set_value("suppress", "cells")
+    panel.params_form._emit()
+    assert not panel.drop.isEnabled() and not panel.protect.isEnabled()
+    assert not panel.keeps_all.isHidden() and "keeps every record" in panel.keeps_all.text()
+    assert not panel.params_form.rows["importance"].isHidden()
+    panel.select_algorithm("local-suppression")
+    assert not panel.drop.isEnabled() and not panel.keeps_all.isHidden()
+    panel.select_algorithm("datafly")
+    panel.params_form.set_value("suppress", "records")
+    panel.params_form._emit()
+    assert panel.drop.isEnabled() and panel.keeps_all.isHidden()
