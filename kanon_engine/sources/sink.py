@@ -157,7 +157,8 @@ def stream_release(
         seed = options.shuffle_seed
         if seed is None:
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
-        batches = _shuffled(batches, seed, result, options, getattr(source, "work", None))
+        work, limit = getattr(source, "work", None), getattr(source, "memory_limit", None)
+        batches = _shuffled(batches, seed, result, options, work, limit)
     with atomic_writer(path, "wb") as fh:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" and options.delimiter == "," else options.delimiter
@@ -178,10 +179,16 @@ def stream_release(
 
 
 def _shuffled(
-    batches: Iterator[pd.DataFrame], seed: int, result: Any, options: Any, folder: Path | None = None
+    batches: Iterator[pd.DataFrame],
+    seed: int,
+    result: Any,
+    options: Any,
+    folder: Path | None = None,
+    memory_limit: str | None = None,
 ) -> Iterator[pd.DataFrame]:
     """The release rows in the order of ``numpy.random.default_rng(seed).permutation`` over the released
-    rows (the in-memory release's order), sorted out of memory by DuckDB."""
+    rows (the in-memory release's order), sorted out of memory by DuckDB (within the source's memory
+    limit, spilling into ``folder``)."""
     import duckdb
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
@@ -209,8 +216,17 @@ def _shuffled(
             return
         writer.close()
         del place
+        from kanon_engine.sources.duckdb_source import default_memory_limit
+
+        # the sort spills into this private folder (removed below), never into DuckDB's default ".tmp"
+        # of the working folder: the rows are patient records
         con = duckdb.connect(
-            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+            config={
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
+                "temp_directory": str(Path(work) / "spill"),
+                "memory_limit": memory_limit or default_memory_limit(),
+            }
         )
         try:
             con.register("unshuffled", ds.dataset(tmp))
