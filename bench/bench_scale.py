@@ -138,6 +138,7 @@ def main() -> None:
         f"reference: one pyarrow pass over the {len(QI)} quasi-identifiers: {reference_pass(path):.1f} s",
         flush=True,
     )
+    hashes: dict[str, set] = {}
     for engine in args.engines.split(","):
         for workers in args.workers.split(",") if engine == "dask" else [None]:
             for algorithm in args.algorithms.split(","):
@@ -166,6 +167,11 @@ def main() -> None:
                 if workers:
                     row["workers"] = int(workers)
                 print(json.dumps(row), flush=True)
+                hashes.setdefault(algorithm, set()).add(row["release_sha256"])
+    for algorithm, found in hashes.items():  # the same release from every engine (written releases only)
+        if None not in found:
+            same = "the same release" if len(found) == 1 else f"{len(found)} DIFFERENT releases"
+            print(f"{algorithm}: {same} from every run (SHA-256)", flush=True)
 
 
 if __name__ == "__main__":
