@@ -16,6 +16,7 @@ frontier (the minimal satisfying nodes and the optimum) is drawn, and the view s
 
 from __future__ import annotations
 
+import functools
 from html import escape
 
 import numpy as np
@@ -310,16 +311,19 @@ class LatticeView(QWidget):
         self.used_grid = pg.ScatterPlotItem(
             pxMode=True, size=5, pen=pg.mkPen(None), brush=pg.mkBrush(STATUS_COLORS[NOT_EVALUATED])
         )
+        self._used_tips: list[str] = []  # filled in place: the tooltip function holds this list
         self.used_nodes = pg.ScatterPlotItem(
             pxMode=True,
             pen=pg.mkPen(CURRENT_COLOR, width=1.5),
             brush=pg.mkBrush(0, 90, 181, 110),
             hoverable=True,
-            tip=self._used_tip,
+            # the tooltip reads the list of tips, never the view: a bound method here would tie the view
+            # and its plot items into a reference cycle, and collecting that cycle while pyqtgraph draws
+            # another plot crashed the process (PySide6 wrappers of deleted items)
+            tip=functools.partial(_used_tip, self._used_tips),
         )
         self.used_nodes.setZValue(2)
         self.used_nodes.sigClicked.connect(self._used_clicked)
-        self._used_tips: list[str] = []
         for it in (self.used_edges, self.used_grid, self.used_nodes):
             self.used_plot.addItem(it)
         self.used_table = QTableWidget()
@@ -376,11 +380,6 @@ class LatticeView(QWidget):
         self.used_plot.getPlotItem().getViewBox().autoRange(padding=0.06)
         return True
 
-    def _used_tip(self, x: float, y: float, data: object) -> str:
-        """The tooltip of a circle: its transformation in words, its records and groups."""
-        row = int(data) if isinstance(data, (int, np.integer)) else -1
-        return self._used_tips[row] if 0 <= row < len(self._used_tips) else ""
-
     def _used_clicked(self, _item: object, points: list, *_: object) -> None:
         """A click on a circle selects its row in the table below (and scrolls to it)."""
         if len(points):
@@ -414,7 +413,7 @@ class LatticeView(QWidget):
             for t in used
         ]
         counts = [f"{t['records']:,} records ({100 * t['records'] / n:.1f} %)" for t in used]
-        self._used_tips = [
+        self._used_tips[:] = [
             "\n".join([*w, f"{c}, {t.get('classes', 0):,} groups"]) for w, c, t in zip(words, counts, used)
         ]
         drawn = self._draw_used(result, used)
@@ -968,3 +967,10 @@ class LatticeView(QWidget):
                 label = metric_label(key)
                 rows.append(TEXT["node_metric"].format(name=escape(label.name), value=label.show(m[key])))
         self.shown_label.setText("<br>".join(rows))
+
+
+def _used_tip(tips: list[str], x: float, y: float, data: object) -> str:
+    """The tooltip of a circle of the transformations diagram: its transformation in words, its records
+    and groups (``tips`` is the view's list, one entry per table row)."""
+    row = int(data) if isinstance(data, (int, np.integer)) else -1
+    return tips[row] if 0 <= row < len(tips) else ""

@@ -129,7 +129,7 @@ def test_lattice_view_marks_the_transformations_on_the_diagram(qtbot, four, monk
     rows = sorted(int(p.data()) for p in spots)
     assert rows == list(range(len(used)))
     last = next(p for p in spots if int(p.data()) == len(used) - 1)
-    tip = view._used_tip(x=0.0, y=0.0, data=last.data())
+    tip = view.used_nodes.opts["tip"](x=0.0, y=0.0, data=last.data())  # as pyqtgraph asks on hover
     t = used[-1]
     assert tip.endswith(f"{t['records']:,} records ({100 * t['records'] / 4:.1f} %), {t['classes']:,} groups")
     assert tip.startswith("age: ") and "sex: " in tip
