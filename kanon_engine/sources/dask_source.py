@@ -261,7 +261,8 @@ def _connect(client_cls: Any, scheduler: str) -> Any:
         return client_cls(scheduler_file=scheduler, timeout="30s")
     except (OSError, TimeoutError) as err:
         raise ConfigError(
-            f"The Dask scheduler at {scheduler} cannot be reached ({type(err).__name__}).",
+            f"The Dask scheduler at {scheduler} cannot be reached"
+            + (" (no answer within 30 seconds)." if isinstance(err, TimeoutError) else "."),
             hint="Check that it runs and that this computer may connect to it.",
             where="scheduler",
         ) from None

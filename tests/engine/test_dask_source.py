@@ -93,3 +93,18 @@ def test_the_project_files_scheduler_is_the_one_used(sample_dir, tmp_path, capsy
     assert rc != 0 and "Traceback" not in err
     assert "The scheduler 'no-such-scheduler-file' is neither an address such as tcp://HOST:8786" in err
     assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.parametrize("error", [OSError("Timed out trying to connect"), TimeoutError()])
+def test_an_unreachable_scheduler_is_one_plain_sentence(error):
+    from kanon_engine.sources.dask_source import _connect
+
+    def client(*args, **kwargs):
+        raise error
+
+    with pytest.raises(ConfigError) as err:
+        _connect(client, "tcp://head-node:8786")
+    message = err.value.message
+    assert message.startswith("The Dask scheduler at tcp://head-node:8786 cannot be reached")
+    assert "Error" not in message and "\n" not in message
+    assert "this computer may connect to it" in err.value.hint
