@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
+from kanon_engine.sources.settings import ENGINE_TITLES
 from kanon_engine.workload.report_section import percent
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
@@ -122,6 +123,10 @@ def metrics_html(result: AnonymizationResult) -> str:
             )
         )
     cells.append(("Run time", f"{result.runtime_seconds:.2f} s", ""))
+    engine = ENGINE_TITLES.get(result.engine, result.engine)
+    cells.append(
+        ("Engine", engine.split(" (")[0], f"{engine}: {result.engine_reason or 'the table is loaded whole'}.")
+    )
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not
         cells.append(("Transformations checked", f"{result.nodes_checked:,}", term("lattice")))
