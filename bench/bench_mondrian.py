@@ -118,15 +118,18 @@ class RefTree:
         return min(members), max(members)
 
 
-def reference_mondrian(keys: np.ndarray, axes: list, k: int, strict: bool) -> list[np.ndarray]:
+def reference_mondrian(
+    keys: np.ndarray, axes: list, k: int, strict: bool, order: np.ndarray | None = None
+) -> list[np.ndarray]:
     """Straightforward recursive Mondrian (one partition at a time), with kanon's documented rules:
     widest normalized range first (ties: first attribute), strict = the more balanced of the cuts just
     after / just before the median record's block; relaxed = on attributes that still spread, strict's
-    cut for categorical ones and the first ceil(n/2) records in key order (ties in record order) for
-    numeric ones, and when none is allowable the first ceil(n/2) records on the widest attribute.
-    ``keys`` is (n_rows, n_qi). Returns the partitions' row indices."""
+    cut for categorical ones and the first ceil(n/2) records in key order for numeric ones, and when none
+    is allowable the first ceil(n/2) records on the widest attribute; ties in ``order`` (kanon's points
+    order, see :func:`point_order`: records of a point in input order). ``keys`` is (n_rows, n_qi).
+    Returns the partitions' row indices."""
     out: list[np.ndarray] = []
-    stack = [np.arange(len(keys))]
+    stack = [np.arange(len(keys)) if order is None else np.asarray(order)]
     while stack:
         rows = stack.pop()
         sub = keys[rows]
@@ -158,6 +161,13 @@ def reference_mondrian(keys: np.ndarray, axes: list, k: int, strict: bool) -> li
         if not was_cut:
             out.append(rows)
     return out
+
+
+def point_order(frame: pd.DataFrame, hierarchies: dict, qi: list[str]) -> np.ndarray:
+    """Rows in the order kanon's points put them: by their leaf codes (first quasi-identifier first),
+    then in input order."""
+    codes = [hierarchies[q].encode(frame[q].astype(object).to_numpy()) for q in qi]
+    return np.lexsort((np.arange(len(frame)), *reversed(codes)))
 
 
 def reference_boxes(keys: np.ndarray, parts: list[np.ndarray]) -> list[tuple]:

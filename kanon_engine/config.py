@@ -25,7 +25,7 @@ class ParamSpec:
 
     name: str
     label: str
-    kind: str  # "int", "float", "choice", "bool", "columns" (column names, comma-separated)
+    kind: str  # "int", "float", "choice", "bool", "text", "columns" (column names, comma-separated)
     default: Any
     help: str
     minimum: float | None = None
@@ -88,13 +88,15 @@ class ParamSpec:
                 value = str(value)
                 if value not in self.choices:
                     raise ValueError
+            elif self.kind == "text":
+                value = str(value).strip() or self.default
             elif self.kind == "columns":
                 items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
                 names = [v.strip() for v in items if str(v).strip()]
                 return ",".join(names) if names else self.default
         except (TypeError, ValueError):
             raise ConfigError(self._expectation(value), where=self.name) from None
-        if (
+        if value is not None and (
             self.minimum is not None
             and value < self.minimum
             or self.maximum is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,11 +33,13 @@ class SensitiveColumn:
     values: tuple[str, ...]
     numeric: bool
     hierarchy: Hierarchy | None = None
+    #: records of every row when the rows are distinct points with counts (None: one record each)
+    weights: np.ndarray | None = None
 
     @cached_property
     def global_distribution(self) -> np.ndarray:
         """Share of each value in the whole table (the reference distribution of t-closeness)."""
-        counts = np.bincount(self.codes, minlength=len(self.values)).astype(float)
+        counts = np.bincount(self.codes, weights=self.weights, minlength=len(self.values)).astype(float)
         return counts / counts.sum()
 
 
@@ -46,16 +49,42 @@ class EncodedTable:
 
     ``codes[q]`` is the leaf index of every row in ``hierarchies[q]``; ``level_maps[q][j]`` maps a leaf
     index to the code of its generalization at level ``j`` (codes into ``hierarchies[q].level_codes[j][1]``).
+
+    A row is one record, or, when ``weights`` is given, one *point*: a distinct combination of
+    quasi-identifier and sensitive codes standing for ``weights[i]`` records (what a table source counts,
+    :mod:`kanon_engine.sources`). Frequency sets, privacy models and metrics weigh every row by its
+    records, so a table and its points give the same results; ``n_rows`` counts records, ``n_points``
+    rows. ``leaf_counts`` (records per leaf of every QI) is given when the rows do not hold every leaf
+    exactly (points counted at a coarser level than the leaves, see
+    :func:`kanon_engine.sources.points.count_points`).
     """
 
     qi: tuple[str, ...]
     hierarchies: tuple[Hierarchy, ...]
     codes: np.ndarray  # (n_qi, n_rows) int32
     sensitive: tuple[SensitiveColumn, ...] = field(default=())
+    weights: np.ndarray | None = None  # (n_rows,) int64 records per row (None: one each)
+    leaf_counts: tuple[np.ndarray, ...] | None = None
+    #: points counted at coarser levels than the leaves: how finer nodes are checked (the engine,
+    #: :class:`kanon_engine.sources.floor.Floor`); None when the rows hold leaves
+    below: Any = None
+
+    @cached_property
+    def n_rows(self) -> int:
+        """Records (the sum of the weights of weighted rows)."""
+        return int(self.codes.shape[1]) if self.weights is None else int(self.weights.sum())
 
     @property
-    def n_rows(self) -> int:
+    def n_points(self) -> int:
+        """Rows of ``codes`` (records, or distinct points with counts)."""
         return int(self.codes.shape[1])
+
+    def leaf_histogram(self, q: int) -> np.ndarray:
+        """Records per leaf of quasi-identifier ``q`` (float64)."""
+        if self.leaf_counts is not None:
+            return self.leaf_counts[q].astype(np.float64)
+        n = len(self.hierarchies[q].values)
+        return np.bincount(self.codes[q], weights=self.weights, minlength=n).astype(np.float64)
 
     @property
     def n_qi(self) -> int:
@@ -104,7 +133,12 @@ def encode_quasi_identifier(series: pd.Series, hierarchy: Hierarchy) -> np.ndarr
     uniques = np.append(coded.values[:-1].astype(str), MISSING)  # a missing cell is the MISSING leaf
     leaf_of_unique = hierarchy.encode(uniques)
     uncovered = (leaf_of_unique < 0) & (coded.counts() > 0)
-    missing = uniques[uncovered]
+    require_covered(hierarchy, uniques[uncovered])
+    return leaf_of_unique[coded.codes].astype(np.int32, copy=False)
+
+
+def require_covered(hierarchy: Hierarchy, missing: np.ndarray) -> None:
+    """A HierarchyError listing up to 10 values of the data (``missing``) the hierarchy lacks."""
     if len(missing):
         shown = ", ".join(_("(missing)") if v == MISSING else f"'{v}'" for v in missing[:10])
         if len(missing) > 10:
@@ -120,7 +154,20 @@ def encode_quasi_identifier(series: pd.Series, hierarchy: Hierarchy) -> np.ndarr
             hint=_("Add these values to the hierarchy, or build a new one from the data."),
             where=hierarchy.attribute,
         )
-    return leaf_of_unique[coded.codes].astype(np.int32, copy=False)
+
+
+def sensitive_order(uniques: np.ndarray) -> tuple[tuple[str, ...], np.ndarray, bool]:
+    """The values of a sensitive attribute in code order, the code of each of the sorted distinct strings
+    ``uniques``, and whether they are numbers (then in numeric order, which the ordered-distance
+    t-closeness needs; else in string order)."""
+    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    numeric = bool(numbers.notna().all()) and len(uniques) > 0
+    if not numeric:
+        return tuple(uniques), np.arange(len(uniques), dtype=np.int64), False
+    order = np.argsort(numbers.to_numpy(dtype=float), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return tuple(uniques[order]), rank.astype(np.int64), True
 
 
 def encode_sensitive(series: pd.Series, name: str, hierarchy: Hierarchy | None = None) -> SensitiveColumn:
@@ -130,15 +177,8 @@ def encode_sensitive(series: pd.Series, name: str, hierarchy: Hierarchy | None =
         return SensitiveColumn(name, codes, hierarchy.values, False, hierarchy)
     first, values = _factorize(series)
     uniques, inverse_u = np.unique(values, return_inverse=True)
-    inverse = inverse_u[first]
-    numbers = pd.to_numeric(pd.Series(uniques), errors="coerce")
-    numeric = bool(numbers.notna().all()) and len(uniques) > 0
-    if numeric:
-        order = np.argsort(numbers.to_numpy(), kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        return SensitiveColumn(name, rank[inverse].astype(np.int32), tuple(uniques[order]), True)
-    return SensitiveColumn(name, inverse.astype(np.int32), tuple(uniques), False)
+    ordered, rank, numeric = sensitive_order(uniques.astype(object))
+    return SensitiveColumn(name, rank[inverse_u[first]].astype(np.int32), ordered, numeric)
 
 
 def is_tree(h: Hierarchy) -> bool:

@@ -8,6 +8,7 @@ times costs the same as the original (only counts change).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +51,11 @@ class NodeEvaluation:
     suppressed_monotone: int = 0
     suppressed_floor: int = 0
     complete: bool = True
+    #: False when the node was found failing through a coarser node (finer than the points: see
+    #: :mod:`kanon_engine.sources.floor`); then ``freq`` is that node's and bounds nothing of this one
+    bounded: bool = True
+    #: the points the node's classes were counted on, when not the evaluator's (a node finer than them)
+    points: Any = None
     #: per class: records taken out of a passing class so the kept suppressed records number 0 or >= k
     #: (Datafly's step 4, :mod:`kanon_engine.suppressed_group`); None when nothing was taken
     trimmed: np.ndarray | None = None
@@ -172,6 +178,9 @@ class NodeEvaluator:
         """
         if not isinstance(levels, tuple):
             levels = tuple(int(x) for x in levels)
+        below = self.enc.below
+        if below is not None and not below.covers(levels):
+            return below.evaluate(self, levels, complete)
         source = self._source(levels)
         fs, class_map = roll_up(source, levels)
         self.checks += 1

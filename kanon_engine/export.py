@@ -312,7 +312,12 @@ def export_release(
     options: ExportOptions = ExportOptions(),
     project_path: str | Path | None = None,
 ) -> ExportSummary:
-    """Write the release to ``path`` (CSV/TSV/XLSX/Parquet) atomically and return what was written."""
+    """Write the release to ``path`` (CSV/TSV/XLSX/Parquet) atomically and return what was written.
+
+    A run on a larger-than-memory engine holds no release: it is streamed from ``table`` (its source)
+    through the run's plan (:func:`kanon_engine.sources.sink.export_streamed`), to the same bytes."""
+    if not getattr(result, "in_memory", True):
+        return _export_streamed(table, result, Path(path), options, project_path)
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
     fmt = _format_for(path, options.fmt)
@@ -329,6 +334,28 @@ def export_release(
         facts["shuffled"],
         written.neutralized_cells,
         facts["pseudonymized"],
+    )
+
+
+def _export_streamed(
+    source: Any, result: Any, path: Path, options: ExportOptions, project_path: str | Path | None
+) -> ExportSummary:
+    """The export of a run that holds no release: streamed from its source (same bytes)."""
+    from kanon_engine.sources.sink import stream_release
+
+    written, facts = stream_release(source, result, path, options, project_path, pseudonymize_identifiers)
+    drop = facts.get("drop", False)
+    return ExportSummary(
+        path,
+        facts["format"],
+        written.rows,
+        written.columns,
+        written.sha256,
+        0 if drop else facts["suppressed"],
+        facts["suppressed"] if drop else 0,
+        facts["shuffled"],
+        written.neutralized_cells,
+        facts.get("pseudonymized", ()),
     )
 
 

@@ -285,9 +285,9 @@ def base_frequency_set(
     crep_rows = layout.compose(enc.codes)
     group, n = group_columns([crep_rows[g] for g in range(len(layout.groups))], layout.sizes0)
     rep = representatives(group, n)
-    counts = np.bincount(group, minlength=n).astype(np.int64)
+    counts = np.bincount(group, weights=enc.weights, minlength=n).astype(np.int64)
     hists = {
-        s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values))
+        s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values), enc.weights)
         for s in sensitive
     }
     return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists, group)

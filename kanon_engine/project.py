@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
@@ -25,8 +27,21 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
 from kanon_engine.public_list import PUBLIC_LIST_FILE, PublicList
+from kanon_engine.sources.settings import EngineSettings
 
 SCHEMA_VERSION = 2
+
+
+def column_values(table: Any, column: str) -> pd.Series:
+    """A column's values to build a hierarchy from: the loaded column, or, for a table source that does
+    not hold its rows, its distinct values (missing as None): the builders only look at distinct values."""
+    frame = getattr(table, "frame", None)
+    if frame is not None:
+        return frame[column]
+    values, _counts, missing = table.value_counts(column)
+    return pd.Series([*values, *([None] if missing else [])], dtype=object)
+
+
 #: What a project file is called among the protected inputs (saving may replace it; nothing else may).
 PROJECT_FILE = N_("the project file")
 
@@ -70,6 +85,8 @@ class Project:
     #: the language of the de-identification report (None: English on the command line, the
     #: interface's language in the workbench); see kanon_engine.i18n
     report_language: str | None = None
+    #: the engine runs go through (auto, memory, duckdb, dask) and its settings
+    engine: EngineSettings = field(default_factory=EngineSettings)
     runs: tuple[dict[str, Any], ...] = ()
     #: the report's sign-off fields (purpose, recipient, approved by)
     report: ReportDetails = field(default_factory=ReportDetails)
@@ -117,15 +134,28 @@ class Project:
             raise ConfigError(_("The project does not name a data file."), where="data")
         table = read_table(self.data_path, self.read_options)
         table = apply_type_overrides(table, self.column_types)
-        warnings = []
-        if self.data_sha256 and table.sha256 and table.sha256 != self.data_sha256:
-            warnings.append(
+        return table, self._changed(table.sha256)
+
+    def _changed(self, sha256: str | None) -> list[str]:
+        """The warning when the data file is not the one the project was saved with."""
+        if self.data_sha256 and sha256 and sha256 != self.data_sha256 and self.data_path is not None:
+            return [
                 _(
                     "The data file {name} has changed since the project was saved (its SHA-256 differs).",
                     name=self.data_path.name,
                 )
-            )
-        return table, warnings
+            ]
+        return []
+
+    def open_data(self) -> tuple[Any, list[str]]:
+        """The project's data as a table source on the project's engine (see
+        :func:`kanon_engine.sources.choose.open_source`); warnings as :meth:`load_table`'s."""
+        from kanon_engine.sources.choose import open_source
+
+        if self.data_path is None:
+            raise ConfigError(_("The project does not name a data file."), where="data")
+        source = open_source(self.data_path, self.read_options, self.engine, self.column_types)
+        return source, self._changed(source.sha256 if self.data_sha256 else None)
 
     def config(self, table: Table) -> AnonymizationConfig:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
@@ -135,9 +165,9 @@ class Project:
         hierarchies = {}
         for q in qi:
             h = self.hierarchies.get(q)
-            hierarchies[q] = (
-                h if h is not None else default_hierarchy(q, table.frame[q], table.column_types.get(q))
-            )
+            if h is None:
+                h = default_hierarchy(q, column_values(table, q), table.column_types.get(q))
+            hierarchies[q] = h
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
         workload = None
         if self.workload_text:
@@ -205,6 +235,7 @@ class Project:
             "workload": {"text": self.workload_text, "file": self.workload_file}
             if self.workload_text
             else None,
+            "engine": self.engine.to_dict(),
             "report": self.report.to_dict(),
             "linkage": self.public_list.to_dict(rel) if self.public_list is not None else None,
             "runs": list(self.runs),
@@ -273,6 +304,7 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            engine=EngineSettings.from_dict(d.get("engine")),
             protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             report_language=out.get("report_language") or None,
             runs=tuple(d.get("runs") or ()),

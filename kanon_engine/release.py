@@ -148,19 +148,19 @@ def row_classes(
     return record_class, ~ev.passes[record_class]
 
 
-def _qi_column(
-    enc: EncodedTable, q: int, level: int, original: pd.Series, suppressed_any: bool
+def qi_column(
+    enc: EncodedTable, q: int, level: int, leaves: np.ndarray, original: pd.Series, suppressed_any: bool
 ) -> pd.Categorical | None:
-    """The released column of quasi-identifier ``q`` as codes + the level's labels; None to keep the
-    original column (level 0 with nothing to suppress, or a missing-value leaf that stands for both
-    empty and missing cells of the input)."""
+    """The released column of quasi-identifier ``q`` as codes + the level's labels, from the rows' leaf
+    codes; None to keep the original column (level 0 with nothing to suppress, or a missing-value leaf
+    that stands for both empty and missing cells of the input)."""
     h = enc.hierarchies[q]
     if level > 0:
-        codes, labels = enc.level_maps[q][level][enc.codes[q]], h.level_codes[level][1]
+        codes, labels = enc.level_maps[q][level][leaves], h.level_codes[level][1]
         return pd.Categorical.from_codes(codes, pd.Index(labels, dtype=object))
     if not suppressed_any:
         return None
-    codes = enc.codes[q]
+    codes = leaves
     missing = h.leaf_index.get_indexer([MISSING])[0]
     if missing >= 0 and (codes == missing).any():
         if bool((original == "").any()):
@@ -188,7 +188,7 @@ def full_domain_release(
     any_suppressed = bool(suppressed.any())
     qi_values: dict[str, pd.Categorical] = {}
     for q, (name, lv) in enumerate(zip(enc.qi, ev.levels)):
-        column = _qi_column(enc, q, lv, table.frame[name], any_suppressed)
+        column = qi_column(enc, q, lv, enc.codes[q], table.frame[name], any_suppressed)
         if column is not None:
             qi_values[name] = column
     release = assemble_release(table, config, qi_values, suppressed)

@@ -161,13 +161,18 @@ class CellRecoding:
 
 @dataclass(frozen=True, eq=False)
 class AnonymizationResult:
-    """A finished run. ``row_class[i]`` is the class of input row ``i`` (-1 when suppressed)."""
+    """A finished run. ``row_class[i]`` is the class of input row ``i`` (-1 when suppressed).
+
+    ``release`` and ``row_class`` are held when the table is in memory; a run on a larger-than-memory
+    engine holds neither (both None): its ``plan`` (:mod:`kanon_engine.sources.plan`) streams the release
+    from the source when it is exported, and ``records``/``suppressed`` come from the counts.
+    """
 
     algorithm: str
     parameters: dict[str, Any]
     config: AnonymizationConfig
-    release: pd.DataFrame
-    row_class: np.ndarray
+    release: pd.DataFrame | None
+    row_class: np.ndarray | None
     class_sizes: np.ndarray
     metrics: dict[str, float]
     runtime_seconds: float
@@ -181,7 +186,18 @@ class AnonymizationResult:
     workload: Any | None = None
     #: False when levels were applied as they are (``apply`` without k): no privacy model is claimed.
     models_enforced: bool = True
+    #: how every row's release is computed (a release plan); the engine that ran and why
+    plan: Any = None
+    engine: str = "memory"
+    engine_reason: str = ""
+    n_records: int | None = None
+    n_suppressed: int | None = None
     recoding: CellRecoding | None = None
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the release is held (else it is streamed from the source by an export)."""
+        return self.release is not None and self.row_class is not None
 
     @property
     def model(self) -> str:
@@ -199,7 +215,7 @@ class AnonymizationResult:
 
     @property
     def records(self) -> int:
-        return int(len(self.row_class))
+        return int(len(self.row_class)) if self.n_records is None else int(self.n_records)
 
     @property
     def suppressed_mask(self) -> np.ndarray:
@@ -212,7 +228,12 @@ class AnonymizationResult:
 
     @property
     def suppressed(self) -> int:
-        return int((self.row_class < 0).sum())
+        return int((self.row_class < 0).sum()) if self.n_suppressed is None else int(self.n_suppressed)
+
+    @property
+    def released_records(self) -> int:
+        """Rows of the release: every record, or those not suppressed when suppressed ones are dropped."""
+        return self.records - (self.suppressed if self.config.drop_suppressed else 0)
 
     @property
     def n_classes(self) -> int:
@@ -236,7 +257,7 @@ class AnonymizationResult:
             "identifiers_removed": list(self.config.identifiers),
             "records": self.records,
             "suppressed": self.suppressed,
-            "released_records": int(len(self.release)),
+            "released_records": self.released_records,
             "classes": self.n_classes,
             "min_class_size": self.min_class_size,
             "discernibility": self.metrics.get("discernibility"),
@@ -246,6 +267,7 @@ class AnonymizationResult:
             "runtime_seconds": round(self.runtime_seconds, 6),
             "metrics": self.metrics,
             "config_fingerprint": self.config.fingerprint(),
+            "engine": self.engine,
         }
         out["model"] = self.model
         if self.recoding is not None:

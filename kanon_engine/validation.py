@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
@@ -106,6 +107,28 @@ def prepare_hierarchy(
     return PreparedHierarchy(column, h, tuple(validate_hierarchy(h, values)), hierarchy is None)
 
 
+#: Rows the role suggestions look at when the table is not held in memory (a larger-than-memory source).
+SUGGESTION_ROWS = 20_000
+
+
+def rows_to_look_at(table: Any) -> pd.DataFrame:
+    """The loaded rows, or the first rows of a table source that does not hold them."""
+    frame = getattr(table, "frame", None)
+    return frame if frame is not None else table.preview(SUGGESTION_ROWS)
+
+
+def value_counts(table: Any, column: str) -> pd.Series:
+    """A column's value counts, most frequent first, missing values as NaN: from the loaded column, or
+    from a table source's counts (read once per column)."""
+    frame = getattr(table, "frame", None)
+    if frame is not None:
+        return frame[column].value_counts(dropna=False)
+    values, counts, missing = table.value_counts(column)
+    index = [*values, *([np.nan] if missing else [])]
+    s = pd.Series([*counts, *([missing] if missing else [])], index=pd.Index(index, dtype=object))
+    return s.sort_values(ascending=False, kind="stable")
+
+
 class ColumnCache:
     """The costly facts validation needs about one table's columns, each computed once: value counts,
     default hierarchies, role suggestions and the issues of every hierarchy checked against the data.
@@ -130,15 +153,18 @@ class ColumnCache:
     def suggestions(self) -> dict[str, RoleSuggestion]:
         if self._suggestions is None:
             t = self.table
-            counts = {c: self.distinct(c) for c in t.columns}
-            found = suggest_roles(t.frame, counts=counts, column_types=t.column_types)
+            frame = rows_to_look_at(t)
+            in_memory = getattr(t, "frame", None) is not None
+            # a table not held in memory: every column's counts would be a pass over it; the first rows say
+            counts = {c: self.distinct(c) for c in t.columns} if in_memory else None
+            found = suggest_roles(frame, counts=counts, column_types=t.column_types)
             self._suggestions = {s.column: s for s in found}
         return self._suggestions
 
     def distinct(self, column: str) -> pd.Series:
         """Counts of the column's distinct values, most frequent first (missing values as NaN)."""
         if column not in self._counts:
-            self._counts[column] = self.table.frame[column].value_counts(dropna=False)
+            self._counts[column] = value_counts(self.table, column)
         return self._counts[column]
 
     def distinct_values(self, column: str) -> pd.Series:

@@ -49,6 +49,7 @@ from kanon_engine.project import Project
 from kanon_engine.restore import restore_run
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sealed import PasswordError
+from kanon_engine.sources.choose import require_loadable
 from kanon_engine.validation import TableFacts, analyze_table, result_warnings
 from kanon_engine.workload.evaluate import with_workload
 from kanon_engine.workload.generate import default_workload
@@ -513,6 +514,7 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> Table:
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
+            require_loadable(path)  # a file beyond this computer's memory: said before any row is read
             progress(0.0, _("reading {file}", file=path.name))
             table = read_table(path, options)
             progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
@@ -585,6 +587,8 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> LoadedProject:
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
+            if project.data_path is not None:
+                require_loadable(project.data_path)  # beyond this computer's memory: said at once
             progress(0.0, _("reading the project's data"))
             table, warnings = project.load_table()
             progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))

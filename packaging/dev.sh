@@ -137,7 +137,7 @@ ensure_python_packages() {
     fi
     say "installing kanon and its pinned Python packages into .venv (pyproject.toml is new or changed;" \
         "the first time this downloads several hundred MB and takes a few minutes)"
-    act "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q -e ".[dev]" ||
+    act "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q -e ".[dev,cluster]" ||
         die "pip could not install the packages pinned in pyproject.toml (see pip's message above)."
     if [[ "$DRY" != 1 ]]; then
         printf '%s\n' "$want" >"$STAMP"

@@ -147,6 +147,8 @@ TOOL_FILES = {
 WORDS = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
 MARKUP = re.compile(r"""=['"]|^['"]\s|^\s*[\w-]+\s*:\s*[^;]+;|\{\s*[\w-]+\s*:""")  # markup, attributes, CSS
 TAGS = re.compile(r"<[^<>]*>")
+#: SQL the DuckDB source sends to its database (keywords and identifiers, never shown to a user)
+SQL = re.compile(r"^\s*(SELECT|CREATE|DROP|SET|JOIN|INSERT|WITH)\b|\b(GROUP|ORDER) BY\b|\bAS [a-z](\{\}|0)$")
 
 
 def _sources() -> list[Path]:
@@ -189,6 +191,8 @@ def _is_exempt_call(call: ast.Call) -> bool:
 def _reads_like_words(text: str, shown: bool) -> bool:
     if MARKUP.search(text):
         return False  # HTML / SVG markup and its attributes, not words
+    if SQL.search(text):
+        return False  # a database query, not words
     text = TAGS.sub(" ", text)  # <b>words</b> are words
     words = WORDS.findall(text)
     if len(words) >= 2 and " " in text.strip():

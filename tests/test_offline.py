@@ -184,6 +184,38 @@ def log_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     handler.close()
 
 
+def test_duckdb_engine_opens_no_connection(no_network, tmp_path: Path) -> None:
+    """The larger-than-memory engine is offline too. DuckDB's own networking (the httpfs extension) is
+    C++, out of reach of the socket block above, so the engine's settings are checked as well: DuckDB
+    may neither install nor load an extension by itself, nor open a file or URL on its own (every row
+    reaches it through Arrow): so no extension that could reach the network can be loaded."""
+    from kanon_engine.cli import main as cli_main
+    from kanon_engine.sources.duckdb_source import DuckDBSource
+
+    out = tmp_path / "release.csv"
+    code = cli_main(
+        [
+            "anonymize",
+            "--project",
+            str(SAMPLE / "sample_project.json"),
+            "--engine",
+            "duckdb",
+            "--temp-dir",
+            str(tmp_path),
+            "--output",
+            str(out),
+            "--report",
+            str(tmp_path / "r.json"),
+        ]  # fmt: skip
+    )
+    assert code == 0 and out.stat().st_size > 0
+    assert json.loads((tmp_path / "r.json").read_text())["engine"]["name"] == "duckdb"
+    with DuckDBSource(SAMPLE / "sample_patients.csv", temp_dir=tmp_path) as source:
+        con = source.con
+        for name in ("autoinstall_known_extensions", "autoload_known_extensions", "enable_external_access"):
+            assert con.execute(f"SELECT current_setting('{name}')").fetchone()[0] is False, name
+
+
 @pytest.mark.gui
 def test_window_workflow_offline_and_log_has_no_patient_values(
     no_network, log_folder: Path, qtbot, tmp_path: Path

@@ -11,18 +11,22 @@ to add one is in :mod:`kanon_engine.algorithms`.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable, encode_table
+from kanon_engine.encoding import EncodedTable
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
+from kanon_engine.sources.counting import count_points
+from kanon_engine.sources.finish import finish_result
 
 SUPPRESSION_LIMIT = ParamSpec(
     "suppression_limit",
@@ -87,34 +91,57 @@ class Algorithm(ABC):
         return f"{type(self).__name__}({args})"
 
     def run(
-        self, table: Table, config: AnonymizationConfig, progress: ProgressCallback = no_progress
+        self,
+        table: Table | TableSource,
+        config: AnonymizationConfig,
+        progress: ProgressCallback = no_progress,
     ) -> AnonymizationResult:
-        """Anonymize ``table``; the input table is never modified.
+        """Anonymize ``table`` (a loaded table, or a table source of any engine); the input is never
+        modified.
 
         The parameters, the columns and k against the table size are checked first, so a bad value
-        fails at once with a message naming it, never halfway through a search.
+        fails at once with a message naming it, never halfway through a search. The rows are read twice:
+        counted into points (:func:`~kanon_engine.sources.points.count_points`), on which the algorithm
+        works, and, for a table in memory, turned into the release by the plan the algorithm returns.
         """
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
-        config.check_table(table)
+        source = as_source(table)
+        if self.works_on_records():
+            return self._run_on_records(source, config, progress, start)
+        config.check_columns(source)
+        counted = count_points(source, config, progress)
+        require_k_fits(config.k, counted.enc.n_rows)
+        result = self._run(source, config, counted.enc, progress, start)
+        return finish_result(source, counted, result, start)
+
+    def works_on_records(self) -> bool:
+        """Whether this run recodes single cells of single records (the survey's CG, CS and AG_CS
+        models): such a run needs every record, not the counted points, and so a table in memory."""
+        return bool(getattr(self, "cell_level", False)) or self.parameters.get("suppress") == "cells"
+
+    def _run_on_records(
+        self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
+    ) -> AnonymizationResult:
+        """The run of a cell-level model: on the loaded table's records, encoded one row each."""
+        cell_level = getattr(self, "cell_level", False)
+        what = _(self.title).split(" (")[0] if cell_level else _("Cell suppression")
+        records = records_in_memory(source, what)
+        config.check_table(records)
         progress(0.0, _("encoding the quasi-identifiers"))
-        enc = encode_table(
-            table,
-            config.quasi_identifiers,
-            config.hierarchies,
-            config.sensitive,
-            config.sensitive_hierarchies,
-        )
-        return self._run(table, config, enc, progress, start)
+        result = self._run(records, config, encode_records(records, config), progress, start)  # type: ignore[arg-type]
+        return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 
     @abstractmethod
     def _run(
         self,
-        table: Table,
+        table: TableSource,
         config: AnonymizationConfig,
         enc: EncodedTable,
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        """The algorithm proper, on the encoded quasi-identifiers; ``start`` is ``run``'s start time
-        (for :attr:`AnonymizationResult.runtime_seconds`)."""
+        """The algorithm proper, on the points (``enc``: weighted rows, see
+        :mod:`kanon_engine.sources.points`); it returns a result whose ``plan`` says the class of every
+        point, and ``run`` makes the release from it. ``table`` is the source (column types, names);
+        ``start`` is ``run``'s start time (for :attr:`AnonymizationResult.runtime_seconds`)."""

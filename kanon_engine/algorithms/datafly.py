@@ -120,6 +120,6 @@ def _distinct_per_level(enc: EncodedTable) -> list[np.ndarray]:
     """Number of distinct values present in the data for every QI at every level."""
     out = []
     for q, h in enumerate(enc.hierarchies):
-        present = np.bincount(enc.codes[q], minlength=len(h.values)) > 0
+        present = enc.leaf_histogram(q) > 0
         out.append(np.array([len(np.unique(enc.level_maps[q][j][present])) for j in range(h.depth)]))
     return out

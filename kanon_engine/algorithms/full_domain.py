@@ -13,6 +13,7 @@ per quasi-identifier, Samarati 2001) and the release built from it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from abc import abstractmethod
 from typing import Any, ClassVar
@@ -30,9 +31,9 @@ from kanon_engine.algorithms.cell_suppression import (
 )
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig
+from kanon_engine.config import AnonymizationConfig, require_k_fits
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable, encode_table
+from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.i18n import _
@@ -45,9 +46,14 @@ from kanon_engine.metrics.loss import (
     get_metric,
     node_metrics,
 )
+from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.progress import ProgressCallback
-from kanon_engine.release import full_domain_release
+from kanon_engine.release import row_classes
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
+from kanon_engine.sources.counting import count_points
+from kanon_engine.sources.finish import finish_result
+from kanon_engine.sources.plan import FullDomainPlan
 
 
 def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
@@ -184,6 +190,37 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         )
 
 
+def points_ncp(
+    points: EncodedTable,
+    levels: tuple[int, ...],
+    point_class: np.ndarray,
+    trim: tuple[np.ndarray, np.ndarray] | None,
+) -> dict[str, float]:
+    """NCP of a full-domain release (``gcp`` and ``ncp:<qi>``) from its points (Xu et al. 2006): each
+    released record counts its value's share of the hierarchy's leaves, a suppressed record 1 per cell
+    (as :func:`kanon_engine.cell_recoding.node_ncp` counts records), so every model's releases compare.
+    Records trimmed by Datafly's step 4 (``trim``: per released class its size and records trimmed)
+    are suppressed records of their class."""
+    weights = points.weights if points.weights is not None else np.ones(points.codes.shape[1], np.int64)
+    kept = point_class >= 0
+    w_kept = weights[kept].astype(np.float64)
+    trimmed = np.zeros(0) if trim is None else trim[1].astype(np.float64)
+    n_suppressed = float(weights[~kept].sum()) + float(trimmed.sum())
+    out: dict[str, float] = {}
+    per_qi = []
+    for q, (name, lv) in enumerate(zip(points.qi, levels)):
+        value = hierarchy_ncp(points.hierarchies[q])[points.codes[q][kept], int(lv)]
+        total = float(w_kept @ value) + n_suppressed
+        if len(trimmed):  # a class's records share one released value: its NCP is the class's
+            per_class = np.zeros(len(trimmed))
+            per_class[point_class[kept]] = value
+            total -= float(trimmed @ per_class)
+        per_qi.append(total / max(points.n_rows, 1))
+        out[f"ncp:{name}"] = per_qi[-1]
+    out["gcp"] = float(np.mean(per_qi)) if per_qi else 0.0
+    return out
+
+
 def full_domain_result(
     algorithm: str,
     parameters: dict[str, Any],
@@ -198,24 +235,36 @@ def full_domain_result(
     notes: tuple[str, ...] = (),
     models_enforced: bool = True,
 ) -> AnonymizationResult:
-    """The release of the full-domain node ``ev`` and everything reported about it (under cell
-    suppression, the AG_CS release of :mod:`.cell_suppression`)."""
+    """The full-domain node ``ev`` as a result: the released class of every point (its plan, from which
+    the release is made) and everything reported about it. Classes are numbered in the order of the
+    node's classes. Under cell suppression, the AG_CS release of :mod:`.cell_suppression` (records in
+    memory only, see :meth:`FullDomainAlgorithm.needs_records`)."""
     if isinstance(ev, CellNodeEvaluation):
         return cell_result(algorithm, parameters, table, config, enc, ev, ctx, start, checks, record, notes)
-    from kanon_engine.cell_recoding import node_ncp
-
-    release, row_class, sizes = full_domain_release(table, config, enc, ev, ctx.base)
+    points = ev.points.enc if ev.points is not None else enc
+    if ev.points is not None:  # a node finer than the points: its classes were counted on their own
+        point_class, suppressed = row_classes(points, ev, None)
+    else:
+        point_class, suppressed = row_classes(enc, ev, ctx.base)
+    kept_ids = np.flatnonzero(ev.passes)
+    renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
+    renumber[kept_ids] = np.arange(len(kept_ids))
+    plan = FullDomainPlan(config, ev.points, levels=tuple(int(x) for x in ev.levels))
+    plan.point_class = np.where(suppressed, -1, renumber[point_class])
+    if ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
+        plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
-    metrics.update(node_ncp(enc, ev.levels, row_class < 0))
+    metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
     return AnonymizationResult(
         algorithm=algorithm,
         parameters=dict(parameters),
         config=config,
-        release=release,
-        row_class=row_class,
-        class_sizes=sizes,
+        release=None,
+        row_class=None,
+        plan=plan,
+        class_sizes=ev.released_sizes,
         metrics=metrics,
         runtime_seconds=time.perf_counter() - start,
         transformation=dict(zip(enc.qi, (int(x) for x in ev.levels))),
@@ -253,7 +302,7 @@ def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -
 
 
 def apply_transformation(
-    table: Table,
+    table: Table | TableSource,
     config: AnonymizationConfig,
     levels: dict[str, int] | tuple[int, ...],
     suppression_limit: float = 1.0,
@@ -278,16 +327,20 @@ def apply_transformation(
         "suppress": SUPPRESS.coerce(suppress),
         "importance": IMPORTANCE.coerce(importance),
     }
+    source = as_source(table)
+    if enforce and parameters["suppress"] == "cells":  # single cells of single records: rows in memory
+        records = records_in_memory(source, _("Cell suppression"))
+        config.check_table(records)
+        enc = encode_records(records, config)
+        vector = _level_vector(enc, levels)
+        result = _apply_with_cells(records, config, enc, vector, parameters, search, start)
+        return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
+    config.check_columns(source)
+    counted = count_points(source, config)
+    enc = counted.enc
     if enforce:
-        config.check_table(table)
-    else:
-        config.check_columns(table)
-    enc = encode_table(
-        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
-    )
+        require_k_fits(config.k, enc.n_rows)
     vector = _level_vector(enc, levels)
-    if enforce and parameters["suppress"] == "cells":
-        return _apply_with_cells(table, config, enc, vector, parameters, search, start)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     group_k = config.suppressed_group_k if enforce else 0
     evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
@@ -307,9 +360,10 @@ def apply_transformation(
             where="levels",
         )
     ctx = evaluator_context(evaluator)
-    return full_domain_result(
-        "apply", parameters, table, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
+    result = full_domain_result(
+        "apply", parameters, source, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )
+    return finish_result(source, counted, result, start)
 
 
 def _apply_with_cells(

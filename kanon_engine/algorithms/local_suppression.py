@@ -20,6 +20,7 @@ value shared by many records is worth more to an analyst and identifies less), t
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -43,6 +44,7 @@ from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult, CellRecoding
+from kanon_engine.sources import TableSource, as_source, records_in_memory
 
 IMPORTANCE = ParamSpec(
     "importance",
@@ -121,19 +123,25 @@ class LocalSuppression(Algorithm):
         self.importance = importance
 
     def run(
-        self, table: Table, config: AnonymizationConfig, progress: ProgressCallback = no_progress
+        self,
+        table: Table | TableSource,
+        config: AnonymizationConfig,
+        progress: ProgressCallback = no_progress,
     ) -> AnonymizationResult:
         """Like every algorithm's run, but the quasi-identifiers need no hierarchy: each is encoded
-        with two levels, its values and ``*``."""
+        with two levels, its values and ``*``. Single records are changed: the table must be in memory."""
         start = time.perf_counter()
         importance_names(self.parameters["importance"], getattr(config, "quasi_identifiers", ()))
+        source = as_source(table)
+        table = records_in_memory(source, _("Local suppression"))
         config.check_table(table)
         progress(0.0, _("encoding the quasi-identifiers"))
         flat = {q: flat_hierarchy(table.frame[q], q) for q in config.quasi_identifiers}
         enc = encode_table(
             table, config.quasi_identifiers, flat, config.sensitive, config.sensitive_hierarchies
         )
-        return self._run(table, config, enc, progress, start)
+        result = self._run(table, config, enc, progress, start)
+        return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 
     def _run(
         self,

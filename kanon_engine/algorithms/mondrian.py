@@ -81,8 +81,9 @@ from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
-from kanon_engine.release import assemble_release
 from kanon_engine.result import AnonymizationResult, PartitionRecord
+from kanon_engine.sources import TableSource
+from kanon_engine.sources.plan import PartitionPlan
 
 SUMMARY = ParamSpec(
     "summary",
@@ -392,7 +393,7 @@ def make_axes(table: Table, enc: EncodedTable) -> list[_Axis]:
     for q, (name, h) in enumerate(zip(enc.qi, enc.hierarchies)):
         kind = table.kind(name)
         if kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.DATE):
-            present = np.bincount(enc.codes[q], minlength=len(h.values)) > 0
+            present = enc.leaf_histogram(q) > 0
             values = _leaf_values(table, name, h, kind)
             axes.append(_OrderedAxis(name, h, values, present, kind == ColumnKind.DATE))
         else:
@@ -412,11 +413,14 @@ class _CutChecker:
         names = [s.name for s in enc.sensitive]
         self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 
-    def passes(self, rows: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-        """One boolean per group id (``group[i]`` is the group of record ``rows[i]``)."""
+    def passes(self, rows: np.ndarray, group: np.ndarray, n_groups: int, weights: np.ndarray) -> np.ndarray:
+        """One boolean per group id: ``group[i]`` is the group of ``weights[i]`` records of point
+        ``rows[i]``."""
         if self.simple:
-            return np.bincount(group, minlength=n_groups) >= self.min_size
-        stats = ClassStats.from_rows(self.enc, rows, group.astype(np.int64), n_groups, self.attributes)
+            return np.bincount(group, weights=weights, minlength=n_groups) >= self.min_size
+        stats = ClassStats.from_rows(
+            self.enc, rows, group.astype(np.int64), n_groups, self.attributes, weights
+        )
         ok = np.ones(n_groups, dtype=bool)
         for m in self.models:
             ok &= m.passes(stats)
@@ -426,14 +430,20 @@ class _CutChecker:
 # ------------------------------------------------------------------------------------- partitioning
 @dataclass(frozen=True, eq=False)
 class Partitioning:
-    """Mondrian's partitions: ``row_partition[i]`` of every record, tight key bounds (P, n_qi) per
-    partition, sizes, and how many cuts were made and checked."""
+    """Mondrian's partitions over points. A *fragment* is ``weight[i]`` records of point ``point[i]``
+    (those of rank ``offset[i]`` on among the point's records, in input order) in partition
+    ``partition[i]``; a point is one fragment unless relaxed Mondrian divided its records. Tight key
+    bounds (P, n_qi) and records per partition, the smallest (point, offset) of each (to number classes
+    in an order every engine agrees on), and how many cuts were made and checked."""
 
-    row_partition: np.ndarray
+    point: np.ndarray
+    offset: np.ndarray
+    weight: np.ndarray
+    partition: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
     sizes: np.ndarray
-    first_row: np.ndarray
+    first: np.ndarray
     splits: int
     checked: int
 
@@ -443,48 +453,61 @@ def _key_dtype(n_keys: int) -> type:
 
 
 class _Level:
-    """The candidate cuts of one attempt at one recursion level (all partitions at once)."""
+    """The candidate cuts of one attempt at one recursion level (all partitions at once).
+
+    Partitions hold fragments (points with records); a partition's records in key order are its
+    fragments sorted by key, ties in their current order, each standing for its weight in records, so
+    the median *record* and the records on each side of a threshold come from cumulative weights.
+    """
 
     def __init__(
         self,
         ka: np.ndarray,
+        wt: np.ndarray,
         pid: np.ndarray,
-        sizes: np.ndarray,
+        seg: np.ndarray,
+        recs: np.ndarray,
         cand: np.ndarray,
         dim: np.ndarray,
         n_keys: int,
     ) -> None:
         self.cidx = np.flatnonzero(cand)
         m = len(self.cidx)
-        if m == len(sizes):
+        if m == len(seg):
             self.pos = np.arange(ka.shape[1], dtype=np.int64)
             self.lp = pid
         else:
-            local = np.full(len(sizes), -1, dtype=np.int64)
+            local = np.full(len(seg), -1, dtype=np.int64)
             local[self.cidx] = np.arange(m)
             self.pos = np.flatnonzero(cand[pid])
             self.lp = local[pid[self.pos]]
-        self.size = sizes[self.cidx]
-        self.start = np.cumsum(self.size) - self.size
+        self.seg = seg[self.cidx]
+        self.size = recs[self.cidx]
+        self.start = np.cumsum(self.seg) - self.seg
         self.dim = dim[self.cidx]
+        self.wt = wt[self.pos]
         n_act = ka.shape[1]
         self.key = np.take(ka.ravel(), self.dim[self.lp] * n_act + self.pos).astype(np.int64)
-        base = np.arange(m, dtype=np.int64) * n_keys
-        self.base = base
-        coded = base[self.lp] + self.key
-        if m * n_keys < 2**31:
-            coded = coded.astype(np.int32)
-        self.sorted = np.sort(coded)
+        self.base = np.arange(m, dtype=np.int64) * n_keys
+        coded = self.base[self.lp] + self.key
+        order = np.argsort(coded, kind="stable")
+        self.sorted = coded[order]
+        self.cum = np.concatenate([[0], np.cumsum(self.wt[order])])
+        self.cum_start = self.cum[self.start]
 
     def count_le(self, t: np.ndarray) -> np.ndarray:
         """Records with key <= t in each candidate partition."""
-        query = (self.base + t).astype(self.sorted.dtype)
-        return np.searchsorted(self.sorted, query, side="right") - self.start
+        return self.cum[np.searchsorted(self.sorted, self.base + t, side="right")] - self.cum_start
+
+    def key_at(self, r: np.ndarray) -> np.ndarray:
+        """The key of the record of rank ``r`` (0-based, in key order) of each candidate partition."""
+        j = np.searchsorted(self.cum, self.cum_start + r, side="right") - 1
+        return self.sorted[j] - self.base
 
     def count_le_at(self, local: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Records with key <= t[i] in candidate partition local[i] (any number of pairs)."""
-        query = (self.base[local] + t).astype(self.sorted.dtype)
-        return np.searchsorted(self.sorted, query, side="right") - self.start[local]
+        at = np.searchsorted(self.sorted, self.base[local] + t, side="right")
+        return self.cum[at] - self.cum_start[local]
 
     def strict(self, axes: list[_Axis], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Left sizes and the right-side mask of the median cuts (see the module docstring)."""
@@ -495,7 +518,7 @@ class _Level:
         self, axes: list[_Axis], lo: np.ndarray, hi: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Thresholds (keys <= t go left) and left sizes of the median cuts."""
-        v = self.sorted[self.start + (self.size - 1) // 2].astype(np.int64) - self.base
+        v = self.key_at((self.size - 1) // 2)
         blo, bhi = v.copy(), v.copy()
         for q in np.unique(self.dim):
             sel = self.dim == q
@@ -508,22 +531,26 @@ class _Level:
         left = np.where(use_after, after, before)
         return threshold, left
 
-    def relaxed(self) -> tuple[np.ndarray, np.ndarray]:
-        """Left sizes (ceil(n/2)) and the right-side mask; ties at the median split in record order."""
+    def relaxed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Left sizes (ceil(n/2) records), the right-side mask, and the records of each fragment that go
+        left when the fragment straddles the cut (0 elsewhere): the records at the median key are shared
+        out in the fragments' current order, a fragment's own records divided by count."""
         left = (self.size + 1) // 2
-        v = self.sorted[self.start + left - 1].astype(np.int64) - self.base
-        query = (self.base + v).astype(self.sorted.dtype)
-        below = np.searchsorted(self.sorted, query, side="left") - self.start
-        need = left - below
+        v = self.key_at(left - 1)
+        need = left - self.count_le(v - 1)
         tie = self.key == v[self.lp]
-        ties_before = np.cumsum(tie) - tie
-        rank = ties_before - ties_before[self.start][self.lp]
-        right = (self.key > v[self.lp]) | (tie & (rank >= need[self.lp]))
-        return left, right
+        tied = np.where(tie, self.wt, 0)
+        before = np.cumsum(tied) - tied
+        before -= before[self.start][self.lp]
+        need_e = need[self.lp]
+        right = (self.key > v[self.lp]) | (tie & (before >= need_e))
+        straddle = tie & (before < need_e) & (before + self.wt > need_e)
+        share = np.where(straddle, need_e - before, 0)
+        return left, right, share
 
     def relaxed_on_trees(
         self, axes: list[_Axis], lo: np.ndarray, hi: np.ndarray, min_size: int
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Relaxed cuts that respect hierarchy subtrees where they can.
 
         On a categorical attribute a relaxed cut in the middle of a subtree makes no label more specific
@@ -533,79 +560,60 @@ class _Level:
         median) divided between the sides by :meth:`relaxed`, as the paper divides the records at the
         median. Numeric attributes keep the plain relaxed cut.
         """
-        left, right = self.relaxed()
+        left, right, share = self.relaxed()
         tree = np.array([isinstance(axes[q], _TreeAxis) for q in self.dim], dtype=bool)
         if not tree.any():
-            return left, right
+            return left, right, share
         threshold, s_left = self.strict_threshold(axes, lo, hi)
         left = np.where(tree, s_left, left)  # not allowable there: the caller tries the next attribute
-        right = np.where(tree[self.lp], self.key > threshold[self.lp], right)
-        return left, right
+        on_tree = tree[self.lp]
+        right = np.where(on_tree, self.key > threshold[self.lp], right)
+        return left, right, np.where(on_tree, 0, share)
 
 
 def partition(
     keys: np.ndarray,
+    weights: np.ndarray,
     axes: list[_Axis],
     strict: bool,
     checker: _CutChecker,
     progress: ProgressCallback,
     guide: WorkloadGuide | None = None,
 ) -> Partitioning:
-    """Run Mondrian on the key matrix ``keys`` (n_qi, n_rows), level by level for all partitions.
+    """Run Mondrian on points: the key matrix ``keys`` (n_qi, n_points) with the records of every point
+    (``weights``), level by level for all partitions at once.
 
-    With a ``guide`` (workload-aware Mondrian, strict only) dimensions and cut values follow the
-    workload's boundaries (:mod:`kanon_engine.algorithms.mondrian_workload`).
+    Strict cuts never separate records with equal keys, so they cut points whole and the partitions are
+    those of the records (a weighted median is the median record). Relaxed cuts share the records at the
+    median out by count, dividing a point into fragments. With a ``guide`` (workload-aware Mondrian,
+    strict only) dimensions and cut values follow the workload's boundaries
+    (:mod:`kanon_engine.algorithms.mondrian_workload`).
     """
-    n = keys.shape[1]
     n_keys = max(ax.n_keys for ax in axes)
-    ka = keys.astype(_key_dtype(n_keys), copy=False)  # never written: each level makes a new array
-    rows = np.arange(n, dtype=np.int64)
-    sizes = np.array([n], dtype=np.int64)
-    done_rows: list[np.ndarray] = []
-    done_lo: list[np.ndarray] = []
-    done_hi: list[np.ndarray] = []
-    done_sizes: list[np.ndarray] = []
-    splits = checked = 0
-    expected = max(1.0, math.log2(max(n, 2) / max(checker.min_size, 1))) + 1
-    level = 0
-    finished = 0
-    while len(sizes):
-        share = max(level / expected, finished / n)
+    st = _State(keys.astype(_key_dtype(n_keys), copy=False), weights.astype(np.int64))
+    total = int(st.wt.sum())
+    expected = max(1.0, math.log2(max(total, 2) / max(checker.min_size, 1))) + 1
+    level = finished = splits = checked = 0
+    while len(st.seg):
+        share = max(level / expected, finished / max(total, 1))
         progress(
             min(0.9, 0.05 + 0.85 * share),
             _(
                 "Mondrian level {level}: {open} open partitions, {splits} splits so far",
                 level=level,
-                open=len(sizes),
+                open=len(st.seg),
                 splits=splits,
             ),
         )
-        n_parts = len(sizes)
-        starts = np.cumsum(sizes) - sizes
-        lo = np.minimum.reduceat(ka, starts, axis=1).astype(np.int64)
-        hi = np.maximum.reduceat(ka, starts, axis=1).astype(np.int64)
-        width = np.stack([ax.width(lo[q], hi[q]) for q, ax in enumerate(axes)])
-        order = _dimension_order(width, lo, hi, guide)
-        pid = np.repeat(np.arange(n_parts, dtype=np.int64), sizes)
-        cut, n_left, right, tried = _cut_level(
-            _LevelState(ka, rows, pid, sizes, lo, hi, width, n_keys), order, axes, strict, checker, guide
-        )
-        checked += tried
-        # partitions without an allowable cut are final
-        keep = cut[pid]
-        if not cut.all():
-            final = ~cut
-            done_rows.append(rows[~keep])
-            done_lo.append(lo[:, final].T)
-            done_hi.append(hi[:, final].T)
-            done_sizes.append(sizes[final])
-            finished += int(sizes[final].sum())
+        lo, hi, recs, cut, right, share_left, n_checked = _cut_level(st, axes, strict, checker, n_keys, guide)
+        checked += n_checked
+        finished += st.finish(~cut, lo, hi, recs)
         if not cut.any():
             break
         splits += int(cut.sum())
-        rows, ka, sizes = _regroup(rows, ka, pid, keep, right, cut, sizes, n_left)
+        st.regroup(cut, right, share_left)
         level += 1
-    return _partitioning(n, done_rows, done_lo, done_hi, done_sizes, splits, checked)
+    return st.result(splits, checked)
 
 
 def _dimension_order(
@@ -620,148 +628,178 @@ def _dimension_order(
     return np.lexsort((first, -width, -score), axis=0)
 
 
-@dataclass(frozen=True, eq=False)
-class _LevelState:
-    """The open partitions of one recursion level: keys, records, partition of each record, sizes,
-    key ranges and normalized widths per attribute."""
-
-    ka: np.ndarray
-    rows: np.ndarray
-    pid: np.ndarray
-    sizes: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    width: np.ndarray
-    n_keys: int
-
-
 def _cut_level(
-    st: _LevelState,
-    order: np.ndarray,
+    st: _State,
     axes: list[_Axis],
     strict: bool,
     checker: _CutChecker,
-    guide: WorkloadGuide | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Try the attributes in ``order`` for every open partition; which partitions were cut, their left
-    sizes, the right-side mask of the records, and the number of candidate cuts checked.
-
-    Relaxed: first every attribute that still spreads, categorical ones cut along subtrees only; a last
-    attempt divides the median block of the widest attribute (the paper's relaxed cut)."""
-    n_parts = len(st.sizes)
+    n_keys: int,
+    guide: WorkloadGuide | None = None,
+) -> tuple[np.ndarray, ...]:
+    """Try the cuts of one level: per open partition its bounds, records and whether it was cut; per
+    fragment its side and (relaxed) the records it sends left when divided."""
+    ka, seg = st.ka, st.seg
+    n_parts, d = len(seg), ka.shape[0]
+    starts = np.cumsum(seg) - seg
+    lo = np.minimum.reduceat(ka, starts, axis=1).astype(np.int64)
+    hi = np.maximum.reduceat(ka, starts, axis=1).astype(np.int64)
+    recs = np.add.reduceat(st.wt, starts)
+    width = np.stack([ax.width(lo[q], hi[q]) for q, ax in enumerate(axes)])
+    order = _dimension_order(width, lo, hi, guide)
+    pid = np.repeat(np.arange(n_parts, dtype=np.int64), seg)
     cut = np.zeros(n_parts, dtype=bool)
-    n_left = np.zeros(n_parts, dtype=np.int64)
-    right = np.zeros(len(st.rows), dtype=bool)
-    is_open = st.sizes >= 2 * checker.min_size
+    right = np.zeros(ka.shape[1], dtype=bool)
+    share_left = np.zeros(ka.shape[1], dtype=np.int64)
+    is_open = recs >= 2 * checker.min_size
     cols = np.arange(n_parts)
     checked = 0
-    attempts = [(a, False) for a in range(len(axes))] + ([] if strict else [(0, True)])
+    # relaxed: first every attribute that still spreads, categorical ones cut along subtrees only; a last
+    # attempt divides the median block of the widest attribute (the paper's relaxed cut)
+    attempts = [(a, False) for a in range(d)] + ([] if strict else [(0, True)])
     for a, last_resort in attempts:
         dim = order[a]
         if strict:
-            is_open &= st.width[dim, cols] > 0
-        active = is_open if strict or last_resort else is_open & (st.width[dim, cols] > 0)
+            is_open &= width[dim, cols] > 0
+        active = is_open if strict or last_resort else is_open & (width[dim, cols] > 0)
         if not active.any():
             if strict:
                 break
             continue
-        cand = _Level(st.ka, st.pid, st.sizes, active, dim, st.n_keys)
-        left, side = _propose(cand, axes, st, strict, last_resort, guide, checker.min_size)
+        cand = _Level(ka, st.wt, pid, seg, recs, active, dim, n_keys)
+        left, side, share = _propose(cand, axes, lo, hi, strict, last_resort, guide, checker.min_size)
         ok = np.minimum(left, cand.size - left) >= checker.min_size
         if not checker.simple and ok.any():
-            sel = ok[cand.lp]
-            group = 2 * cand.lp[sel] + side[sel]
-            passes = checker.passes(st.rows[cand.pos[sel]], group, 2 * len(cand.cidx))
-            ok &= passes[0::2] & passes[1::2]
+            ok &= _allowable(checker, st.point, cand, ok, side, share)
         checked += len(cand.cidx)
-        won = cand.cidx[ok]
-        cut[won] = True
-        n_left[won] = left[ok]
+        cut[cand.cidx[ok]] = True
         sel = ok[cand.lp]
         right[cand.pos[sel]] = side[sel]
-        is_open[won] = False
-    return cut, n_left, right, checked
+        share_left[cand.pos[sel]] = share[sel]
+        is_open[cand.cidx[ok]] = False
+    return lo, hi, recs, cut, right, share_left, checked
 
 
 def _propose(
     cand: _Level,
     axes: list[_Axis],
-    st: _LevelState,
+    lo: np.ndarray,
+    hi: np.ndarray,
     strict: bool,
     last_resort: bool,
     guide: WorkloadGuide | None,
     min_size: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The cut of one attempt: left sizes and the records' right-side mask."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cut of one attempt: left sizes, the fragments' right-side mask, and the records each
+    divided fragment sends left (relaxed only)."""
     if last_resort:
         return cand.relaxed()
     if not strict:
-        return cand.relaxed_on_trees(axes, st.lo, st.hi, min_size)
-    if guide is not None:
-        return guide.cut(cand, st.lo, st.hi, min_size)
-    return cand.strict(axes, st.lo, st.hi)
+        return cand.relaxed_on_trees(axes, lo, hi, min_size)
+    left, side = guide.cut(cand, lo, hi, min_size) if guide is not None else cand.strict(axes, lo, hi)
+    return left, side, np.zeros(len(side), dtype=np.int64)
 
 
-def _partitioning(
-    n: int,
-    done_rows: list[np.ndarray],
-    done_lo: list[np.ndarray],
-    done_hi: list[np.ndarray],
-    done_sizes: list[np.ndarray],
-    splits: int,
-    checked: int,
-) -> Partitioning:
-    """The final partitions, gathered level by level, as one :class:`Partitioning`."""
-    all_rows = np.concatenate(done_rows)
-    part_sizes = np.concatenate(done_sizes)
-    part_starts = np.cumsum(part_sizes) - part_sizes
-    row_partition = np.empty(n, dtype=np.int64)
-    row_partition[all_rows] = np.repeat(np.arange(len(part_sizes), dtype=np.int64), part_sizes)
-    return Partitioning(
-        row_partition,
-        np.concatenate(done_lo),
-        np.concatenate(done_hi),
-        part_sizes,
-        np.minimum.reduceat(all_rows, part_starts),
-        splits,
-        checked,
-    )
+def _allowable(
+    checker: _CutChecker,
+    point: np.ndarray,
+    cand: _Level,
+    ok: np.ndarray,
+    side: np.ndarray,
+    share: np.ndarray,
+) -> np.ndarray:
+    """Whether both sides of each candidate cut pass every model (a divided fragment counts on both
+    sides with its records on each)."""
+    sel = ok[cand.lp]
+    lp, sd, wt, pts = cand.lp[sel], side[sel], cand.wt[sel], point[cand.pos[sel]]
+    sh = share[sel]
+    divided = sh > 0
+    group = np.concatenate([2 * lp + sd, 2 * lp[divided] + 1])
+    weights = np.concatenate([np.where(divided, sh, wt), (wt - sh)[divided]])
+    rows = np.concatenate([pts, pts[divided]])
+    passes = checker.passes(rows, group, 2 * len(cand.cidx), weights)
+    return passes[0::2] & passes[1::2]
 
 
-def _regroup(
-    rows: np.ndarray,
-    ka: np.ndarray,
-    pid: np.ndarray,
-    keep: np.ndarray,
-    right: np.ndarray,
-    cut: np.ndarray,
-    sizes: np.ndarray,
-    n_left: np.ndarray,
-) -> tuple[np.ndarray, ...]:
-    """Lay the records of the cut partitions out as left child, right child, in order (a stable
-    partition of every segment by its side, from cumulative counts; final partitions leave)."""
-    if cut.all():
-        kpos = None
-        ci = pid
-        r = right
-    else:
-        kpos = np.flatnonzero(keep)
-        ci = (np.cumsum(cut) - 1)[pid[kpos]]
-        r = right[kpos]
-    seg = sizes[cut]
-    lefts = n_left[cut]
-    kstart = np.cumsum(seg) - seg
-    # exclusive count of right-side records before each record; in its partition c a left record moves
-    # to (its index - rights before it), a right one to kstart[c] + lefts[c] + (rights before it in c)
-    rights = np.cumsum(r) - r
-    at_start = rights[kstart]
-    shift = np.stack([at_start, kstart + lefts - at_start], axis=1).ravel()
-    idx = np.arange(len(r), dtype=np.int64)
-    new_pos = np.where(r, rights, idx - rights) + shift[2 * ci + r]
-    src = np.empty(len(r), dtype=np.int64)
-    src[new_pos] = idx if kpos is None else kpos
-    new_sizes = np.stack([lefts, seg - lefts], axis=1).ravel()
-    return rows[src], np.take(ka, src, axis=1), new_sizes
+class _State:
+    """The open partitions of a Mondrian run as contiguous segments of fragment arrays, and the finished
+    partitions."""
+
+    def __init__(self, ka: np.ndarray, wt: np.ndarray) -> None:
+        n = ka.shape[1]
+        self.ka = ka  # never written: each level makes new arrays
+        self.wt = wt
+        self.point = np.arange(n, dtype=np.int64)
+        self.offset = np.zeros(n, dtype=np.int64)
+        self.seg = np.array([n], dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
+        self.done: list[tuple[np.ndarray, ...]] = []
+
+    def finish(self, final: np.ndarray, lo: np.ndarray, hi: np.ndarray, recs: np.ndarray) -> int:
+        """Move the partitions marked ``final`` to the finished ones; returns their records."""
+        if not final.any():
+            return 0
+        pid = np.repeat(np.arange(len(self.seg)), self.seg)
+        keep = final[pid]
+        self.done.append(
+            (
+                self.point[keep],
+                self.offset[keep],
+                self.wt[keep],
+                np.repeat(np.arange(int(final.sum())), self.seg[final]),
+                lo[:, final].T,
+                hi[:, final].T,
+                recs[final],
+            )
+        )
+        return int(recs[final].sum())
+
+    def regroup(self, cut: np.ndarray, right: np.ndarray, share_left: np.ndarray) -> None:
+        """Keep the cut partitions, each laid out as left child then right child (fragments in their
+        order); a divided fragment becomes two, its first ``share_left`` records on the left."""
+        pid = np.repeat(np.arange(len(self.seg)), self.seg)
+        keep = cut[pid]
+        divided = share_left > 0
+        # a divided fragment: this copy keeps the first records (left), a copy after it the rest (right)
+        rep = np.where(keep, 1 + divided, 0)
+        idx = np.repeat(np.arange(len(pid)), rep)
+        second = np.zeros(len(idx), dtype=bool)
+        if divided.any():
+            first_of = np.cumsum(rep) - rep
+            second[first_of[divided & keep] + 1] = True
+        wt = np.where(
+            second, self.wt[idx] - share_left[idx], np.where(divided[idx], share_left[idx], self.wt[idx])
+        )
+        offset = self.offset[idx] + np.where(second, share_left[idx], 0)
+        side = np.where(divided[idx], second, right[idx])
+        new_pid = (np.cumsum(cut) - 1)[pid[idx]]
+        seg = np.bincount(new_pid, minlength=int(cut.sum()))
+        n_left = np.bincount(new_pid, weights=~side, minlength=int(cut.sum())).astype(np.int64)
+        # stable partition of every segment by side: lefts first, then rights, each in its order
+        order = np.lexsort((side, new_pid))
+        self.ka = np.take(self.ka, idx[order], axis=1)
+        self.point, self.offset, self.wt = self.point[idx[order]], offset[order], wt[order]
+        self.seg = np.stack([n_left, seg - n_left], axis=1).ravel()
+
+    def result(self, splits: int, checked: int) -> Partitioning:
+        parts = list(zip(*self.done))
+        base = np.cumsum([0] + [len(r) for r in parts[6]])[:-1]
+        partition = np.concatenate([p + b for p, b in zip(parts[3], base)])
+        point, offset = np.concatenate(parts[0]), np.concatenate(parts[1])
+        n_parts = int(sum(len(r) for r in parts[6]))
+        order = np.lexsort((offset, point, partition))
+        first_pos = np.searchsorted(partition[order], np.arange(n_parts))
+        first = point[order][first_pos]
+        return Partitioning(
+            point,
+            offset,
+            np.concatenate(parts[2]),
+            partition,
+            np.concatenate(parts[4]),
+            np.concatenate(parts[5]),
+            np.concatenate(parts[6]),
+            first,
+            splits,
+            checked,
+        )
 
 
 # ----------------------------------------------------------------------------------------- results
@@ -793,35 +831,29 @@ class _Mondrian(Algorithm):
 
     def _run(
         self,
-        table: Table,
+        table: TableSource,
         config: AnonymizationConfig,
         enc: EncodedTable,
         progress: ProgressCallback,
         start: float,
     ) -> AnonymizationResult:
-        n = enc.n_rows
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
-        checker = _CutChecker(enc, config.models)
-        everyone = np.arange(n)
-        if not checker.passes(everyone, np.zeros(n, dtype=np.int64), 1)[0]:
-            failing = [
-                m
-                for m in config.models
-                if not _CutChecker(enc, (m,)).passes(everyone, np.zeros(n, dtype=np.int64), 1)[0]
-            ]
-            models = " ".join(m.describe() for m in failing)
-            raise InfeasibleError(
+        if enc.below is not None:  # the points were counted above the leaves: Mondrian cuts leaves
+            raise ConfigError(
                 _(
-                    "The whole table of {n} records does not satisfy {models} Mondrian never suppresses "
-                    "records, so it cannot release this table.",
-                    n=n,
-                    models=models,
+                    "{name} has more distinct combinations of quasi-identifier values than {algorithm} can "
+                    "hold in memory ({groups} groups were counted at coarser levels instead).",
+                    name=table.name(),
+                    algorithm=_(self.title).split(" (")[0],
+                    groups=enc.n_points,
                 ),
-                hint=_("Lower k or l (or raise t), or use a full-domain algorithm with a suppression limit."),
-                where="models",
+                hint=_("Use a full-domain algorithm (optimal, datafly) here, or fewer quasi-identifiers."),
+                where="algorithm",
             )
+        weights = enc.weights if enc.weights is not None else np.ones(enc.n_points, dtype=np.int64)
+        _require_whole_table_passes(enc, config, weights)
         axes = make_axes(table, enc)
         keys = np.empty(enc.codes.shape, dtype=_key_dtype(max(ax.n_keys for ax in axes)))
         for q, ax in enumerate(axes):
@@ -835,13 +867,13 @@ class _Mondrian(Algorithm):
                     where="workload_aware",
                 )
             guide = WorkloadGuide(config.workload, table, axes)
-        parts = partition(keys, axes, self.strict, checker, progress, guide)
+        checker = _CutChecker(enc, config.models)
+        parts = partition(keys, weights, axes, self.strict, checker, progress, guide)
         progress(0.92, _("building the release"))
-        return self._result(table, config, enc, axes, parts, start)
+        return self._result(config, enc, axes, parts, start)
 
     def _result(
         self,
-        table: Table,
         config: AnonymizationConfig,
         enc: EncodedTable,
         axes: list[_Axis],
@@ -850,40 +882,16 @@ class _Mondrian(Algorithm):
     ) -> AnonymizationResult:
         lo, hi = parts.lower, parts.upper
         labels = [ax.labels(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)]
-        # partitions with identical released values form one class of the release
-        cols, card = [], []
-        for lab in labels:
-            codes, uniques = pd.factorize(pd.Series(lab, dtype=object), sort=False)
-            cols.append(codes.astype(np.int64))
-            card.append(len(uniques))
-        part_class, n_classes = group_columns(cols, card)
-        first = np.full(n_classes, enc.n_rows, dtype=np.int64)
-        np.minimum.at(first, part_class, parts.first_row)
-        rank = np.empty(n_classes, dtype=np.int64)
-        rank[np.argsort(first, kind="stable")] = np.arange(n_classes)
-        part_class = rank[part_class]
-        row_class = part_class[parts.row_partition]
-        class_sizes = np.bincount(row_class, minlength=n_classes).astype(np.int64)
-
-        qi_values, extra = {}, {}
-        for q, (ax, lab) in enumerate(zip(axes, labels)):
-            per_class = np.empty(n_classes, dtype=object)
-            per_class[part_class] = lab
-            qi_values[ax.name] = per_class[row_class]
-            if self.parameters["summary"] == "mean" and isinstance(ax, _OrderedAxis) and not ax.is_date:
-                x = ax.value[ax.key_of_leaf[enc.codes[q]]]
-                ok = np.isfinite(x)
-                total = np.bincount(row_class, weights=np.where(ok, x, 0.0), minlength=n_classes)
-                count = np.bincount(row_class, weights=ok.astype(np.float64), minlength=n_classes)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    mean = total / count
-                extra[f"{ax.name}_mean"] = _mean_text(mean)[row_class]
-        release = assemble_release(table, config, qi_values, np.zeros(enc.n_rows, dtype=bool), extra)
-
+        part_class, n_classes = _classes(labels, parts)
+        frag_class = part_class[parts.partition]
+        class_sizes = np.bincount(frag_class, weights=parts.weight, minlength=n_classes).astype(np.int64)
+        plan = _partition_plan(config, enc, axes, parts, labels, part_class, frag_class, n_classes)
+        if self.parameters["summary"] == "mean":
+            plan.extra = _means(enc, axes, parts, frag_class, n_classes)
         ncp = np.stack([ax.width(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)], axis=1)
         metrics = partition_metrics(enc.qi, class_sizes, parts.sizes, ncp, config.k)
         metrics["splits"] = float(parts.splits)
-        order = np.lexsort((parts.first_row, part_class))
+        order = np.lexsort((parts.first, part_class))
         bounds = [ax.bounds(lo[order, q], hi[order, q]) for q, ax in enumerate(axes)]
         record = PartitionRecord(
             qi=tuple(enc.qi),
@@ -908,8 +916,9 @@ class _Mondrian(Algorithm):
             algorithm=self.name,
             parameters=dict(self.parameters),
             config=config,
-            release=release,
-            row_class=row_class,
+            release=None,
+            row_class=None,
+            plan=plan,
             class_sizes=class_sizes,
             metrics=metrics,
             runtime_seconds=time.perf_counter() - start,
@@ -919,6 +928,97 @@ class _Mondrian(Algorithm):
             partitions=record,
             notes=tuple(notes),
         )
+
+
+def _require_whole_table_passes(enc: EncodedTable, config: AnonymizationConfig, weights: np.ndarray) -> None:
+    """Mondrian never suppresses: the whole table must satisfy every model, else say which fail."""
+    everyone = np.arange(enc.n_points)
+    group = np.zeros(enc.n_points, dtype=np.int64)
+    if _CutChecker(enc, config.models).passes(everyone, group, 1, weights)[0]:
+        return
+    failing = [m for m in config.models if not _CutChecker(enc, (m,)).passes(everyone, group, 1, weights)[0]]
+    models = " ".join(m.describe() for m in failing)
+    raise InfeasibleError(
+        _(
+            "The whole table of {n} records does not satisfy {models} Mondrian never suppresses records, "
+            "so it cannot release this table.",
+            n=enc.n_rows,
+            models=models,
+        ),
+        hint=_("Lower k or l (or raise t), or use a full-domain algorithm with a suppression limit."),
+        where="models",
+    )
+
+
+def _classes(labels: list[np.ndarray], parts: Partitioning) -> tuple[np.ndarray, int]:
+    """The class of every partition: partitions with identical released values form one class of the
+    release, numbered in the order of their first point (points are sorted by their codes, so every
+    engine numbers them alike)."""
+    cols, card = [], []
+    for lab in labels:
+        codes, uniques = pd.factorize(pd.Series(lab, dtype=object), sort=False)
+        cols.append(codes.astype(np.int64))
+        card.append(len(uniques))
+    part_class, n_classes = group_columns(cols, card)
+    first = np.full(n_classes, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, part_class, parts.first)
+    rank = np.empty(n_classes, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(n_classes)
+    return rank[part_class], n_classes
+
+
+def _partition_plan(
+    config: AnonymizationConfig,
+    enc: EncodedTable,
+    axes: list[_Axis],
+    parts: Partitioning,
+    labels: list[np.ndarray],
+    part_class: np.ndarray,
+    frag_class: np.ndarray,
+    n_classes: int,
+) -> PartitionPlan:
+    """The release plan: each class's label of every quasi-identifier, the class of every point, and
+    the fragments of the points whose records relaxed Mondrian divided."""
+    label_codes, label_text = [], []
+    for lab in labels:
+        per_class = np.empty(n_classes, dtype=object)
+        per_class[part_class] = lab
+        codes, uniques = pd.factorize(pd.Series(per_class, dtype=object), sort=False)
+        label_codes.append(codes.astype(np.int64))
+        label_text.append(np.asarray(uniques, dtype=object))
+    point_class = np.zeros(enc.n_points, dtype=np.int64)
+    point_class[parts.point] = frag_class
+    pieces = np.bincount(parts.point, minlength=enc.n_points)
+    fragments = None
+    if (pieces > 1).any():
+        sel = pieces[parts.point] > 1
+        order = np.lexsort((parts.offset[sel], parts.point[sel]))
+        fragments = (parts.point[sel][order], parts.offset[sel][order], frag_class[sel][order])
+        first = np.lexsort((parts.offset, parts.point))
+        point_class[parts.point[first[::-1]]] = frag_class[first[::-1]]  # the first fragment's class
+    return PartitionPlan(
+        config, None, point_class=point_class, labels=label_codes, label_text=label_text, fragments=fragments
+    )
+
+
+def _means(
+    enc: EncodedTable, axes: list[_Axis], parts: Partitioning, frag_class: np.ndarray, n_classes: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The seed paper's mean summary: a ``<qi>_mean`` column per numeric quasi-identifier, the class
+    average as text (codes per class into the distinct texts)."""
+    extra = {}
+    for q, ax in enumerate(axes):
+        if not isinstance(ax, _OrderedAxis) or ax.is_date:
+            continue
+        x = ax.value[ax.key_of_leaf[enc.codes[q][parts.point]]]
+        ok = np.isfinite(x)
+        total = np.bincount(frag_class, weights=np.where(ok, x, 0.0) * parts.weight, minlength=n_classes)
+        count = np.bincount(frag_class, weights=ok * parts.weight, minlength=n_classes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = total / count
+        codes, uniques = pd.factorize(pd.Series(_mean_text(mean), dtype=object), sort=False)
+        extra[f"{ax.name}_mean"] = (codes.astype(np.int64), np.asarray(uniques, dtype=object))
+    return extra
 
 
 class Mondrian(_Mondrian):

@@ -139,7 +139,7 @@ class LatticeSearch:
         ev = self.evaluator.evaluate(self.lattice.node(index))
         self.status[index] = SATISFIES if ev.satisfies else FAILS
         up = self.lattice.upset(index) if self._dense else None
-        lb = self.metric.lower_bound(ev, self.ctx)
+        lb = self.metric.lower_bound(ev, self.ctx) if ev.bounded else -np.inf
         if np.isfinite(lb):
             if up is not None:
                 self.bound[up] = np.maximum(self.bound[up], lb)

@@ -15,6 +15,7 @@ from kanon_engine.cli.common import (
     add_output_flags,
     check_outputs,
     finish_run,
+    note_engine,
     progress_printer,
     save_project,
     warn,
@@ -24,6 +25,7 @@ from kanon_engine.cli.workload_flags import add_generator_flags, measured
 from kanon_engine.data.table import Table
 from kanon_engine.project import Project
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources import TableSource
 from kanon_engine.validation import require_valid, result_warnings
 
 #: What ``anonymize`` prints on stdout (one JSON line; a contract).
@@ -54,15 +56,17 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     project, table = project_and_table(args)
-    check_outputs(args, project)
-    warn([i.message for i in require_valid(project, table)])
-    save_project(args, project)  # the project as this run understood it, even if no release comes of it
-    result = measured(args, table, run_project(project, table, verbose=args.verbose))
-    warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
-    return finish_run(args, table, project, result, PRINTED)
+    with table:  # a larger-than-memory engine removes its temporary files when done
+        check_outputs(args, project)
+        note_engine(table, args)
+        warn([i.message for i in require_valid(project, table)])
+        save_project(args, project)  # the project as this run understood it, even if no release comes of it
+        result = measured(args, table, run_project(project, table, verbose=args.verbose))
+        warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
+        return finish_run(args, table, project, result, PRINTED)
 
 
-def run_project(project: Project, table: Table, verbose: bool = False) -> AnonymizationResult:
+def run_project(project: Project, table: Table | TableSource, verbose: bool = False) -> AnonymizationResult:
     """Run the project's algorithm on ``table`` (validated first with :func:`require_valid`)."""
     algorithm = get_algorithm(project.algorithm, **project.algorithm_params)
     return algorithm.run(table, project.config(table), progress=progress_printer(verbose))

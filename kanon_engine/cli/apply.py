@@ -18,6 +18,7 @@ from kanon_engine.cli.common import (
     check_outputs,
     finish_run,
     levels,
+    note_engine,
     save_project,
 )
 from kanon_engine.cli.flags import add_project_flags, given, project_and_table
@@ -37,28 +38,30 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     project, table = project_and_table(args)
-    check_outputs(args, project)
-    values = given(args, args.flags)
-    enforce = any(field.startswith("models.") for field in values)
-    params = project.algorithm_params
-    limit = _setting(values, params, "suppression_limit", 1.0)
-    metric = _setting(values, params, "metric", "dm")
-    suppress = _setting(values, params, "suppress", "records")
-    importance = _setting(values, params, "importance", None)
-    save_project(args, project)
-    # without a model flag no model is claimed (k = 2 only makes the configuration complete)
-    config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
-    result = apply_transformation(
-        table,
-        config,
-        levels(args.levels),
-        suppression_limit=limit,
-        metric=metric,
-        enforce=enforce,
-        suppress=suppress,
-        importance=importance,
-    )
-    return finish_run(args, table, project, result, PRINTED)
+    with table:  # a larger-than-memory engine removes its temporary files when done
+        check_outputs(args, project)
+        note_engine(table, args)
+        values = given(args, args.flags)
+        enforce = any(field.startswith("models.") for field in values)
+        params = project.algorithm_params
+        limit = _setting(values, params, "suppression_limit", 1.0)
+        metric = _setting(values, params, "metric", "dm")
+        suppress = _setting(values, params, "suppress", "records")
+        importance = _setting(values, params, "importance", None)
+        save_project(args, project)
+        # without a model flag no model is claimed (k = 2 only makes the configuration complete)
+        config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
+        result = apply_transformation(
+            table,
+            config,
+            levels(args.levels),
+            suppression_limit=limit,
+            metric=metric,
+            enforce=enforce,
+            suppress=suppress,
+            importance=importance,
+        )
+        return finish_run(args, table, project, result, PRINTED)
 
 
 def _setting(values: dict[str, Any], params: dict[str, Any], name: str, default: Any) -> Any:

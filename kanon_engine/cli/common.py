@@ -4,7 +4,6 @@ the release and the reports of a run (checked before any work starts, see :mod:`
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import sys
@@ -24,6 +23,7 @@ from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
 from kanon_engine.i18n import SOURCE_LANGUAGE, _
 from kanon_engine.outputs import check_cli_outputs
 from kanon_engine.project import Project
+from kanon_engine.release_writer import sha256_file
 from kanon_engine.report import write_reports
 from kanon_engine.result import AnonymizationResult
 
@@ -103,6 +103,29 @@ def write_json(path: str | None, data: dict[str, Any]) -> None:
 def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
     """One line of JSON on stdout with the given keys of a run summary (the output scripts read)."""
     print(dumps({k: summary.get(k) for k in keys}))
+
+
+def note_engine(table: Any, args: argparse.Namespace | None = None) -> None:
+    """Say on stderr which engine reads the rows, and why, when it is not the plain in-memory one (the
+    JSON report always names it). The HTML/PDF reports need the rows in memory (risk before and after,
+    examples): asked of another engine, they are refused before any work starts."""
+    engine = getattr(table, "engine", "memory")
+    if engine == "memory":
+        return
+    if args is not None and (getattr(args, "report_html", None) or getattr(args, "report_pdf", None)):
+        raise ConfigError(
+            _(
+                "The HTML and PDF reports are made from a table held in memory; this run reads {name} with "
+                "{engine}.",
+                name=table.name(),
+                engine=_(table.title),
+            ),
+            hint=_(
+                "Ask for the JSON report (--report), which holds the run's figures, or use --engine memory."
+            ),
+            where="--report-html",
+        )
+    print(_("note: engine: {engine}", engine=table.describe()), file=sys.stderr)
 
 
 def warn(messages: Sequence[str]) -> None:
@@ -198,10 +221,11 @@ def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationRes
     summary = result.summary()
     if args.output:
         summary["release_file"] = str(args.output)
-        summary["release_sha256"] = hashlib.sha256(Path(args.output).read_bytes()).hexdigest()
+        summary["release_sha256"] = sha256_file(args.output)
     summary["input_file"] = str(table.source) if table.source else None
     summary["input_sha256"] = table.sha256
     summary["software"] = f"kanon {__version__}"
+    summary["engine"] = {"name": result.engine, "reason": result.engine_reason}
     return summary
 
 

@@ -34,14 +34,15 @@ from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
 from kanon_engine.cli.common import delimiter, pairs, split_list, warn
 from kanon_engine.config import MODEL_PARAMS, ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
-from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role, merge_roles
-from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
+from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.i18n import N_, _, available_languages
 from kanon_engine.project import Project
 from kanon_engine.public_list import PublicList
+from kanon_engine.sources.choose import open_source, with_column_types
+from kanon_engine.sources.settings import ENGINE_PARAMS
 from kanon_engine.validation import model_values_of, models_from_values
 from kanon_engine.workload.parser import parse_workload, read_workload_text
 
@@ -107,7 +108,8 @@ def _values_text(spec: ParamSpec) -> str:
 
 
 def _metavar(spec: ParamSpec) -> str:
-    return {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS"}.get(spec.kind, spec.name.upper())
+    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS"}
+    return metavars.get(spec.kind, spec.name.upper().replace("_", "-"))
 
 
 def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:
@@ -255,6 +257,7 @@ def _output_flags() -> tuple[ProjectFlag, ...]:
             off="--no-shuffle",
             metavar="SEED",
         ),
+        *(_spec_flag(spec, "engine") for spec in ENGINE_PARAMS),
         ProjectFlag(
             "--protect-suppressed-group",
             "output.protect_suppressed_group",
@@ -361,6 +364,8 @@ def get_field(project: Project, field: str) -> Any:
         return model_values_of(project.models)[key]
     if group == "algorithm":
         return project.algorithm if key == "name" else project.algorithm_params.get(key)
+    if group == "engine":
+        return getattr(project.engine, key)
     if group == "report":
         return getattr(project.report, key)
     if group == "linkage":
@@ -390,6 +395,7 @@ def apply_flags(
     project = _apply_hierarchies(project, values)
     project = _apply_models(project, values)
     project = _apply_algorithm(project, values, quiet)
+    project = apply_engine(project, values)
     project = _apply_report_and_list(project, values)
     project = _apply_workload(project, values)
     changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("output.")}
@@ -463,6 +469,12 @@ def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) 
     return project.with_changes(models=models_from_values(merged, sensitive))
 
 
+def apply_engine(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """Engine flags change the project's engine settings."""
+    changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("engine.")}
+    return project.with_changes(engine=replace(project.engine, **changes)) if changes else project
+
+
 def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]], quiet: bool) -> Project:
     """The algorithm (its project parameters are kept only when it stays the same) and its parameters:
     a typed flag the algorithm does not take is ignored with a warning; ``--param`` is passed as given
@@ -511,6 +523,7 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     password = os.environ.get(PASSWORD_VARIABLE) or None
     project = Project.load(Path(args.project), password) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
+    project = apply_engine(project, values)
     table, project = _load_table(project, values)
     if getattr(args, "project", None):
         name = _("the project {file}", file=Path(args.project).name)
@@ -522,10 +535,11 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
         table.require_columns(
             list(pairs(values["data.column_types"][1], "--column-type")), _("--column-type column")
         )
-    table = apply_type_overrides(table, project.column_types)
+    table = with_column_types(table, project.column_types)
     _require_role_columns(project, table)
     qi = project.columns_with(Role.QUASI_IDENTIFIER)
-    check_dates(table, [q for q in qi if q not in project.hierarchies], project.column_types)
+    if table.in_memory:  # the dates of a table not held in memory are checked by its run
+        check_dates(table, [q for q in qi if q not in project.hierarchies], project.column_types)
     return project, table
 
 
@@ -533,7 +547,7 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
     d = delimiter(values["data.delimiter"][1]) if "data.delimiter" in values else None
     if "data.path" in values:
         path = Path(values["data.path"][1])
-        table = read_table(path, ReadOptions(delimiter=d))
+        table = open_source(path, ReadOptions(delimiter=d), project.engine)
         return table, project.with_changes(
             data_path=path, data_sha256=table.sha256, read_options=table.options
         )
@@ -541,7 +555,7 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
         raise ConfigError(_("No input table: give INPUT or a --project that names one."), where="INPUT")
     if d is not None:
         project = project.with_changes(read_options=replace(project.read_options, delimiter=d))
-    table, warnings = project.load_table()
+    table, warnings = project.open_data()
     warn(warnings)
     return table, project.with_changes(read_options=table.options)
 

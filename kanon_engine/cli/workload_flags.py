@@ -4,6 +4,7 @@ of the workload a run is measured with, and the measuring itself."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from kanon_engine.config import AnonymizationConfig
@@ -63,7 +64,16 @@ def write_workload(args: argparse.Namespace, workload: Workload) -> None:
 
 
 def measured(args: argparse.Namespace, table: Table, result: AnonymizationResult) -> AnonymizationResult:
-    """The run's result with its workload figures (``result.workload``)."""
+    """The run's result with its workload figures (``result.workload``). A run that holds no release (a
+    larger-than-memory engine) has none: the workload is answered on rows held in memory."""
+    if not result.in_memory:
+        if result.config.workload is not None:
+            print(
+                "warning: the workload's figures need the table in memory; this run's engine streams it, "
+                "so the reports have none.",
+                file=sys.stderr,
+            )
+        return result
     workload = choose_workload(args, table, result.config)
     write_workload(args, workload)
     return with_workload(result, table, workload)

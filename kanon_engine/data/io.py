@@ -582,8 +582,12 @@ def _read_xlsx(
 
 
 # ----------------------------------------------------------------------------------------------- parquet
-def _arrow_to_text(col: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A Parquet column as strings (pyarrow casts, vectorized); empty strings become missing."""
+def arrow_to_text(col: pa.ChunkedArray | pa.Array, midnight: bool | None = None) -> pa.ChunkedArray:
+    """A Parquet column as strings (pyarrow casts, vectorized); empty strings become missing.
+
+    A timestamp column is written as dates when every value is at midnight; ``midnight`` gives that
+    answer for the whole column when ``col`` is only part of it (a streamed batch).
+    """
     import pyarrow.compute as pc
 
     t = col.type
@@ -591,15 +595,15 @@ def _arrow_to_text(col: pa.ChunkedArray) -> pa.ChunkedArray:
         col = col.cast(t.value_type)
         t = col.type
     if pa.types.is_timestamp(t):
-        midnight = pc.all(pc.equal(pc.cast(col, pa.date32()).cast(t), col)).as_py() is not False
+        if midnight is None:
+            midnight = pc.all(pc.equal(pc.cast(col, pa.date32()).cast(t), col)).as_py() is not False
         col = pc.cast(col, pa.date32()) if midnight else pc.strftime(col, format="%Y-%m-%d %H:%M:%S")
     if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
         try:
             col = pc.cast(col, pa.string())
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
-            col = pa.chunked_array(
-                [pa.array([None if v is None else str(v) for v in col.to_pylist()], pa.string())]
-            )
+            text = pa.array([None if v is None else str(v) for v in col.to_pylist()], pa.string())
+            col = pa.chunked_array([text]) if isinstance(col, pa.ChunkedArray) else text
     return pc.if_else(pc.equal(col, ""), pa.scalar(None, col.type), col)
 
 
@@ -627,5 +631,5 @@ def _read_parquet(data: bytes, name: str, max_rows: int | None = None) -> pd.Dat
     if table.num_rows == 0:
         raise _header_only_error(name)
     names = _column_names([str(c) for c in table.column_names], name)
-    cols = [_arrow_to_text(table.column(i)) for i in range(table.num_columns)]
+    cols = [arrow_to_text(table.column(i)) for i in range(table.num_columns)]
     return pa.table(cols, names=names).to_pandas()

@@ -144,14 +144,24 @@ def detect_column(values: pd.Series, name: str = "") -> ColumnType:
     """Detect the kind of one column of strings; ``name`` is used only for the year hint."""
     coded = code_column(values)  # distinct values in order of first appearance, shared with the search
     all_counts = coded.counts()
-    missing = int(all_counts[-1])
     used = all_counts[:-1] > 0
-    counts = all_counts[:-1][used].astype(np.int64)
-    if not len(counts):
+    vc = pd.Series(
+        all_counts[:-1][used].astype(np.int64), index=pd.Index(coded.values[:-1][used], dtype=object)
+    )
+    return detect_counts(vc, int(all_counts[-1]), name)
+
+
+def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType:
+    """Detect the kind of a column from its value counts (distinct strings -> records) and missing cells:
+    what a table source that never holds the whole column knows. The values are taken in sorted order, so
+    the detection does not depend on the order of the rows (every engine detects the same type)."""
+    if len(vc) == 0:
         return ColumnType(ColumnKind.CATEGORICAL, share=1.0, distinct=0, missing=missing)
-    distinct = len(counts)
+    distinct = len(vc)
+    vc = vc.sort_index(kind="stable")
+    counts = vc.to_numpy(dtype=np.int64)
     total = int(counts.sum())
-    uniq = pd.Series(pd.Index(coded.values[:-1][used]).astype("str"), dtype="str").str.strip()
+    uniq = pd.Series(vc.index.astype("str"), dtype="str").str.strip()
 
     def share(mask: np.ndarray) -> float:
         return float(counts[mask].sum()) / total

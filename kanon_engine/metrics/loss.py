@@ -108,7 +108,7 @@ class EntropyTables:
         self.cost: list[list[np.ndarray]] = []  # [q][level] -> cost per leaf
         self.total: list[np.ndarray] = []  # [q] -> total cost over all records per level
         for q, h in enumerate(enc.hierarchies):
-            f0 = np.bincount(enc.codes[q], minlength=len(h.values)).astype(np.float64)
+            f0 = enc.leaf_histogram(q)
             per_level, totals = [], []
             for j in range(h.depth):
                 gen = enc.level_maps[q][j]
@@ -124,13 +124,25 @@ class EntropyTables:
         return float(sum(self.total[q][lv] for q, lv in enumerate(levels)))
 
     def suppressed_extra(self, leaf_codes: np.ndarray, counts: np.ndarray, levels: tuple[int, ...]) -> float:
-        """Extra loss of suppressing records (leaf codes per QI x rows, with counts)."""
+        """Extra loss of suppressing records (leaf codes per QI x rows, with counts).
+
+        When the rows are points counted above the leaves (a floor, :mod:`kanon_engine.sources.floor`),
+        a point's leaf stands for its whole group at the floor's level, so the group's average extra
+        loss (weighted by the leaves' frequencies) is used: an estimate, exact for attributes counted at
+        their leaves."""
+        floor = getattr(self.enc.below, "floor", None)
         extra = 0.0
         for q, lv in enumerate(levels):
             top = len(self.cost[q]) - 1
-            extra += float(
-                ((self.cost[q][top][leaf_codes[q]] - self.cost[q][lv][leaf_codes[q]]) * counts).sum()
-            )
+            cost = self.cost[q][top] - self.cost[q][lv]
+            if floor is not None and floor[q] > 0:
+                group = self.enc.level_maps[q][floor[q]]
+                f0 = self.enc.leaf_histogram(q)
+                total = np.bincount(group, weights=f0 * cost)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mean = np.nan_to_num(total / np.bincount(group, weights=f0))
+                cost = mean[group]
+            extra += float((cost[leaf_codes[q]] * counts).sum())
         return extra
 
 
@@ -197,7 +209,7 @@ class DomainShares:
         self.share: list[list[np.ndarray]] = []  # [q][level] -> share per leaf
         self.total: list[np.ndarray] = []  # [q] -> sum over records per level
         for q, h in enumerate(enc.hierarchies):
-            f0 = np.bincount(enc.codes[q], minlength=len(h.values)).astype(np.float64)
+            f0 = enc.leaf_histogram(q)
             per_level, totals = [], []
             for j in range(h.depth):
                 gen = enc.level_maps[q][j]
@@ -387,7 +399,7 @@ def _trimmed_entropy(ev, ctx: MetricContext) -> float:
     per_record = np.zeros(len(taken))
     for q, lv in enumerate(ev.levels):
         gen = enc.level_maps[q][lv]
-        f_g = np.bincount(gen[enc.codes[q]], minlength=enc.level_sizes[q][lv]).astype(np.float64)
+        f_g = np.bincount(gen, weights=enc.leaf_histogram(q), minlength=enc.level_sizes[q][lv])
         per_record += np.log2(ctx.n_rows / f_g[gen[rep[q]]])
     return float((per_record * ev.trimmed[taken]).sum())
 

@@ -54,13 +54,16 @@ class ClassStats:
         group: np.ndarray,
         n_groups: int,
         attributes: tuple[int, ...],
+        weights: np.ndarray | None = None,
     ) -> ClassStats:
         """Statistics of groups of records (``group[i]`` is the group of record ``rows[i]``), for
-        partitioning algorithms that do not work on a lattice."""
-        sizes = np.bincount(group, minlength=n_groups).astype(np.int64)
+        partitioning algorithms that do not work on a lattice. Rows of a weighted table weigh their
+        records (``weights[i]`` for ``rows[i]`` when given, e.g. a point split between two groups)."""
+        w = None if enc.weights is None else enc.weights[rows] if weights is None else weights
+        sizes = np.bincount(group, weights=w, minlength=n_groups).astype(np.int64)
         hists = {
             a: Histograms.from_rows(
-                group, enc.sensitive[a].codes[rows], n_groups, len(enc.sensitive[a].values)
+                group, enc.sensitive[a].codes[rows], n_groups, len(enc.sensitive[a].values), w
             )
             for a in attributes
         }

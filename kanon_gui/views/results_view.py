@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
+from kanon_engine.sources.settings import ENGINE_TITLES
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
@@ -163,6 +164,9 @@ def metrics_html(result: AnonymizationResult) -> str:
             )
         )
     cells.append((_("Run time"), f"{formats.decimal(result.runtime_seconds, 2, fixed=True)} s", ""))
+    engine = _(ENGINE_TITLES[result.engine]) if result.engine in ENGINE_TITLES else result.engine
+    reason = result.engine_reason or _("the table is loaded whole")
+    cells.append((_("Engine"), engine.split(" (")[0], _("{engine}: {reason}.", engine=engine, reason=reason)))
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not
         cells.append((_("Transformations checked"), formats.count(result.nodes_checked), term("lattice")))

@@ -111,3 +111,14 @@ def test_cavg_is_the_papers_with_the_released_variant_beside_it():
     result = get_algorithm("datafly", suppression_limit=0.3).run(table, _config(h))
     assert result.metrics["cavg"] == pytest.approx(10 / 2 / 3)
     assert result.metrics["cavg_released"] == pytest.approx(7 / 2 / 3)
+
+
+def test_ncp_counts_the_records_step_4_suppressed():
+    """NCP by hand: at the original values every released value costs 0 and each of the 3 suppressed
+    records (C, and the two taken from A by step 4) costs 1 per cell: 3 / 10 = 0.3 (0.1 if the two
+    records step 4 trims were forgotten)."""
+    table, h = _problem()
+    result = get_algorithm("optimal", suppression_limit=0.3).run(table, _config(h))
+    assert result.transformation == {"x": 0} and result.suppressed == 3
+    assert result.metrics["ncp:x"] == pytest.approx(0.3)
+    assert result.metrics["gcp"] == pytest.approx(0.3)

@@ -1,0 +1,56 @@
+"""Table sources: the row-wide steps of a run on one engine (pandas in memory, DuckDB, Dask).
+
+See :mod:`kanon_engine.sources.base` for the seam, :mod:`kanon_engine.sources.points` for counting a
+source into the points the algorithms work on, :mod:`kanon_engine.sources.plan` for the release plans an
+algorithm returns, and :mod:`kanon_engine.sources.choose` for how an engine is chosen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kanon_engine.data.table import Table
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
+from kanon_engine.sources.base import TableSource
+from kanon_engine.sources.memory import InMemorySource
+
+
+def as_source(data: Table | TableSource) -> TableSource:
+    """A table source for ``data``: itself, or a loaded table held in memory."""
+    if isinstance(data, TableSource):
+        return data
+    return InMemorySource(data)
+
+
+def records_in_memory(source: TableSource, what: str) -> Table:
+    """The loaded table behind ``source``, for the models that recode single cells of single records
+    (cell suppression, local recoding): they work on records, not on counted points, so they need the
+    table in memory; any other engine gets one sentence saying so."""
+    if not source.in_memory:
+        raise ConfigError(
+            _(
+                "{algorithm} changes single values of single records, so it needs the table in memory; "
+                "choose the in-memory engine (--engine memory) or an algorithm that releases one "
+                "transformation.",
+                algorithm=what,
+            ),
+            where="engine",
+        )
+    return source.table  # type: ignore[attr-defined]
+
+
+def encode_records(table: Table, config: AnonymizationConfig) -> EncodedTable:
+    """The records of a loaded table encoded one row each (no weights), for the cell-level models."""
+    from kanon_engine.encoding import encode_table
+
+    return encode_table(
+        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
+    )
+
+
+if TYPE_CHECKING:
+    from kanon_engine.config import AnonymizationConfig
+    from kanon_engine.encoding import EncodedTable
+
+__all__ = ["InMemorySource", "TableSource", "as_source", "encode_records", "records_in_memory"]

@@ -1,0 +1,358 @@
+"""The seam between the algorithms and the rows: a *table source* does the only steps that touch every row.
+
+An anonymization reads every record twice: once to count the records into a frequency set (the
+distinct quasi-identifier combinations with their counts and the sensitive values of each), and once to
+write the release. Everything between (lattice search, Mondrian, metrics, risk, report) works on the
+counts (LeFevre, DeWitt & Ramakrishnan 2005, "Incognito", frequency sets and their roll-up). So a
+source has exactly these operations:
+
+- :meth:`TableSource.value_counts`: the distinct values of a column with their counts (type detection,
+  hierarchy builders, the value -> code tables of a run, the workbench's column profile);
+- :meth:`TableSource.count`: encode columns through value -> code tables, optionally map the codes to
+  coarser ones (a hierarchy level), and count the distinct combinations (:class:`PointCounts`);
+- :meth:`TableSource.batches`: the rows in input order as record batches of the original strings, which
+  a release plan (:mod:`kanon_engine.sources.plan`) turns into release rows for the one writer.
+
+Implementations: pandas in memory (:mod:`.memory`, the default for files that fit), DuckDB embedded
+(:mod:`.duckdb_source`, larger than memory, spills to a temp folder), Dask distributed
+(:mod:`.dask_source`, a cluster). They share the encoding of a batch (:func:`encode_batch`) and the
+batch reader (:mod:`kanon_engine.data.stream`), so every engine counts and writes the same values.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kanon_engine.data.types import ColumnKind, ColumnType, detect_counts
+from kanon_engine.errors import DataError
+from kanon_engine.i18n import N_, _
+from kanon_engine.progress import ProgressCallback, no_progress
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnCoding:
+    """How one column's strings become integer codes: ``values[i]`` has code ``codes[i]``; a missing
+    cell has ``missing`` (-1: the run has no code for it, which :func:`kanon_engine.sources.points`
+    reports before any row is encoded)."""
+
+    name: str
+    values: tuple[str, ...]
+    codes: np.ndarray  # int32, one per value
+    missing: int
+    size: int  # number of codes (codes are 0..size-1)
+
+    @property
+    def dtype(self) -> type:
+        return np.int16 if self.size < (1 << 15) else np.int32
+
+
+@dataclass(frozen=True, eq=False)
+class CountRequest:
+    """Count the distinct combinations of coded columns, each code first mapped by ``maps[i]`` to one of
+    ``map_sizes[i]`` coarser codes (a hierarchy level of a lattice node) when ``maps[i]`` is not None."""
+
+    codings: tuple[ColumnCoding, ...]
+    maps: tuple[np.ndarray | None, ...] = ()
+    map_sizes: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.maps:
+            object.__setattr__(self, "maps", (None,) * len(self.codings))
+            object.__setattr__(self, "map_sizes", tuple(c.size for c in self.codings))
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Number of codes of every column after its map."""
+        return tuple(c.size if m is None else s for c, m, s in zip(self.codings, self.maps, self.map_sizes))
+
+
+@dataclass(frozen=True, eq=False)
+class PointCounts:
+    """Distinct combinations of codes (``codes[:, i]``, one row per column of the request) with their
+    counts, sorted lexicographically by the codes, so every engine returns the same arrays."""
+
+    codes: np.ndarray  # (n_columns, n_points) int32
+    counts: np.ndarray  # (n_points,) int64
+
+    @property
+    def n_points(self) -> int:
+        return int(len(self.counts))
+
+    @classmethod
+    def from_groups(cls, codes: np.ndarray, counts: np.ndarray) -> PointCounts:
+        """Sorted (lexicographically, first column first) and with equal combinations added up."""
+        if codes.shape[1] == 0:
+            return cls(codes.astype(np.int32), counts.astype(np.int64))
+        order = np.lexsort(codes[::-1])
+        codes, counts = codes[:, order], counts[order]
+        new = np.ones(codes.shape[1], dtype=bool)
+        new[1:] = (codes[:, 1:] != codes[:, :-1]).any(axis=0)
+        if new.all():
+            return cls(codes.astype(np.int32), counts.astype(np.int64))
+        starts = np.flatnonzero(new)
+        return cls(codes[:, starts].astype(np.int32), np.add.reduceat(counts.astype(np.int64), starts))
+
+
+def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> np.ndarray:
+    """Codes of a text column (one hash lookup per value, in pyarrow); a value the coding does not know
+    is a bug of the caller (codings are built from the column's value counts) and raises."""
+    idx = pc.index_in(column, value_set=pa.array(coding.values, pa.string()))
+    missing_in = column.null_count
+    if idx.null_count != missing_in:
+        raise DataError(
+            _(
+                "The column '{column}' holds a value that was not there when the run started.",
+                column=coding.name,
+            ),
+            hint=_("The file changed while it was being read; run again."),
+            where=coding.name,
+        )
+    pos = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else pc.fill_null(idx, -1).to_numpy()
+    out = coding.codes[np.maximum(pos, 0)].astype(coding.dtype, copy=False)
+    if missing_in:
+        out = np.where(pos < 0, coding.missing, out).astype(coding.dtype, copy=False)
+    return out
+
+
+def encode_batch(batch: pa.RecordBatch | pa.Table, codings: tuple[ColumnCoding, ...]) -> np.ndarray:
+    """(n_columns, n_rows) int32 codes of the coded columns of a batch of strings."""
+    out = np.empty((len(codings), batch.num_rows), dtype=np.int32)
+    for i, c in enumerate(codings):
+        out[i] = encode_column(batch.column(c.name), c)
+    return out
+
+
+def group_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> PointCounts:
+    """Count the distinct columns of a (n_columns, n_rows) code matrix (numpy; in memory)."""
+    from kanon_engine.frequency import group_columns
+
+    if codes.shape[1] == 0:
+        return PointCounts(codes.astype(np.int32), np.zeros(0, dtype=np.int64))
+    group, n = group_columns([codes[i].astype(np.int64) for i in range(codes.shape[0])], list(sizes))
+    counts = np.bincount(group, minlength=n).astype(np.int64)
+    first = np.empty(n, dtype=np.int64)
+    first[group] = np.arange(len(group), dtype=np.int64)
+    return PointCounts.from_groups(codes[:, first], counts)
+
+
+def apply_maps(codes: np.ndarray, maps: tuple[np.ndarray | None, ...]) -> np.ndarray:
+    """The codes with each row mapped by its map (rows without one kept)."""
+    out = codes.copy() if any(m is not None for m in maps) else codes
+    for i, m in enumerate(maps):
+        if m is not None:
+            out[i] = m[codes[i]]
+    return out
+
+
+@dataclass(frozen=True)
+class ColumnProfile:
+    """What the workbench shows of a column without loading the table: its detected type, distinct and
+    missing counts, and the most frequent values."""
+
+    name: str
+    type: ColumnType
+    top: tuple[tuple[str, int], ...]
+
+
+class TableSource(ABC):
+    """A table the engine reads row-wide (see the module docstring). Subclasses say which engine they are
+    (``engine``, the ``--engine`` value) and, when chosen automatically, why (``reason``)."""
+
+    engine: ClassVar[str]
+    title: ClassVar[str]
+    #: True when the rows are held in memory (the workbench can show every row of the release)
+    in_memory: ClassVar[bool] = False
+
+    def __init__(self, reason: str = "") -> None:
+        self.reason = reason
+        self._types: dict[str, ColumnType] = {}
+        self._counts: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+
+    # --- what every source knows ---------------------------------------------------------------------
+    source: Path | None = None
+    sha256: str | None = None
+
+    @property
+    @abstractmethod
+    def columns(self) -> list[str]:
+        """Column names in file order."""
+
+    @property
+    @abstractmethod
+    def n_rows(self) -> int:
+        """Records (counted on first use when the format does not say)."""
+
+    def name(self) -> str:
+        return self.source.name if self.source else "table"
+
+    def describe(self) -> str:
+        """Which engine runs and why, for the user."""
+        title = _(self.title)
+        return _("{engine}: {reason}", engine=title, reason=self.reason) if self.reason else title
+
+    def require_columns(self, names: list[str] | tuple[str, ...], what: str = N_("column")) -> None:
+        """Raise a DataError naming the first unknown column and listing the known ones."""
+        known = set(self.columns)
+        for n in names:
+            if n not in known:
+                raise DataError(
+                    _("The {what} '{name}' is not in {table}.", what=_(what), name=n, table=self.name()),
+                    hint=_("Its columns are: {columns}.", columns=", ".join(self.columns[:20])),
+                    where=n,
+                )
+
+    @property
+    def column_types(self) -> dict[str, ColumnType]:
+        """Detected types of the columns whose values were counted (see :meth:`column_type`)."""
+        return dict(self._types)
+
+    def set_column_types(self, types: dict[str, ColumnType]) -> None:
+        """Types decided elsewhere (the project's overrides, a loaded table's detection)."""
+        self._types.update(types)
+
+    def column_type(self, name: str) -> ColumnType:
+        """The column's type, detected from its value counts on first use."""
+        if name not in self._types:
+            values, counts, missing = self.value_counts(name)
+            vc = pd.Series(counts, index=pd.Index(values, dtype=object))
+            self._types[name] = detect_counts(vc, missing, name)
+        return self._types[name]
+
+    def kind(self, name: str) -> ColumnKind:
+        return self.column_type(name).kind
+
+    def profile(self, name: str, top: int = 10) -> ColumnProfile:
+        values, counts, _missing = self.value_counts(name)
+        order = np.argsort(-counts, kind="stable")[:top]
+        return ColumnProfile(
+            name, self.column_type(name), tuple((str(values[i]), int(counts[i])) for i in order)
+        )
+
+    # --- the row-wide steps --------------------------------------------------------------------------
+    def value_counts(self, column: str) -> tuple[np.ndarray, np.ndarray, int]:
+        """Distinct non-missing values of a column (object array of strings, sorted), their counts, and
+        the number of missing cells. Cached: a column's counts are read once per source."""
+        if column not in self._counts:
+            self.require_columns([column])
+            self._counts.update(self._value_counts([column]))
+        return self._counts[column]
+
+    def prefetch_value_counts(self, columns: list[str] | tuple[str, ...]) -> None:
+        """Count the values of several columns in one pass over the rows."""
+        todo = [c for c in dict.fromkeys(columns) if c not in self._counts]
+        if todo:
+            self.require_columns(todo)
+            self._counts.update(self._value_counts(todo))
+
+    @abstractmethod
+    def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+        """Value counts of several columns, in one pass."""
+
+    @abstractmethod
+    def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
+        """Count the distinct combinations of the coded (and mapped) columns of ``request``."""
+
+    def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
+        """Number of distinct combinations :meth:`count` would return (an engine may count them without
+        returning them)."""
+        return self.count(request, progress).n_points
+
+    def estimate_distinct(
+        self, requests: list[CountRequest], progress: ProgressCallback = no_progress
+    ) -> list[int]:
+        """Estimates of :meth:`distinct_count` for several requests (exact here; an engine may estimate
+        them all in one pass)."""
+        return [self.distinct_count(r, progress) for r in requests]
+
+    def small_classes(
+        self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
+    ) -> tuple[int, int]:
+        """Records in combinations of fewer than ``k`` records, and the number of combinations."""
+        counts = self.count(request, progress).counts
+        return int(counts[counts < k].sum()), int(len(counts))
+
+    @abstractmethod
+    def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+        """The rows in input order as record batches of strings (missing = null)."""
+
+    @abstractmethod
+    def preview(self, n: int = 200) -> pd.DataFrame:
+        """The first ``n`` rows as a frame of strings."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what the engine holds (connections, temporary files, a local cluster)."""
+
+    def __enter__(self) -> TableSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class StreamedSource(TableSource):
+    """What the sources that read a file in batches share (DuckDB, Dask): the file, its columns, its
+    first rows and its SHA-256 (read once, in chunks, when first asked: the report names it)."""
+
+    def _open_file(self, path: str | Path, options: Any) -> None:
+        from kanon_engine.data.stream import inspect_file
+
+        self.file = inspect_file(path, options)
+        self.source = self.file.path
+        self.options = self.file.options
+        self._rows: int | None = self.file.rows
+        self._sha: str | None = None
+
+    @property
+    def sha256(self) -> str:  # type: ignore[override]
+        if self._sha is None:
+            from kanon_engine.release_writer import sha256_file
+
+            self._sha = sha256_file(self.file.path)
+        return self._sha
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.file.names)
+
+    def preview(self, n: int = 200) -> pd.DataFrame:
+        from kanon_engine.data.stream import text_batches
+
+        for b in text_batches(self.file, None, max(n, 1)):
+            return b.slice(0, n).to_pandas()
+        return pd.DataFrame(columns=self.columns)
+
+
+def value_counts_of(batches: Iterator[pa.RecordBatch], columns: list[str]) -> dict[str, tuple]:
+    """Value counts of several columns over a stream of batches (pyarrow per batch, merged at the end):
+    sorted distinct values, counts, missing cells."""
+    parts: dict[str, list[pa.StructArray]] = {c: [] for c in columns}
+    missing = dict.fromkeys(columns, 0)
+    for b in batches:
+        for c in columns:
+            col = b.column(c)
+            missing[c] += col.null_count
+            parts[c].append(pc.value_counts(col.drop_null()))
+    return {c: merge_value_counts(parts[c], missing[c]) for c in columns}
+
+
+def merge_value_counts(parts: list, missing: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Merge pyarrow ``value_counts`` results (struct arrays of values and counts)."""
+    values = [p.field("values") for p in parts if len(p)]
+    counts = [p.field("counts") for p in parts if len(p)]
+    if not values:
+        return np.array([], dtype=object), np.zeros(0, dtype=np.int64), int(missing)
+    s = pd.Series(
+        np.concatenate([c.to_numpy() for c in counts]).astype(np.int64),
+        index=pd.Index(pa.chunked_array(values).to_numpy(zero_copy_only=False), dtype=object),
+    )
+    s = s.groupby(level=0, sort=True).sum()
+    return np.asarray(s.index, dtype=object), s.to_numpy(dtype=np.int64), int(missing)

@@ -1,0 +1,415 @@
+"""DuckDB, embedded: the table source for files larger than memory (no server, works offline).
+
+The file is read in batches (:mod:`kanon_engine.data.stream`, the same strings as a loaded table); each
+batch's quasi-identifiers and sensitive attributes are encoded to small integers (the codes of the run)
+and appended to a table of a DuckDB database in the temporary folder, a few bytes per cell after
+DuckDB's compression. Counting (:meth:`DuckDBSource.count`) is then a ``GROUP BY`` over that table,
+with every hierarchy level applied by a join with a small table of codes; DuckDB keeps within its memory
+limit and spills to the temporary folder what does not fit (its out-of-core hash aggregation). The
+release is streamed from the file again, batch by batch, through the run's release plan into the one
+writer.
+
+Nothing here opens a network connection: extensions are neither installed nor loaded automatically, and
+DuckDB reads no file itself (external access off); every row reaches it through Arrow.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import pyarrow as pa
+
+from kanon_engine.data.stream import BATCH_ROWS, text_batches
+from kanon_engine.data.table import ReadOptions
+from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.i18n import _
+from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.sources.base import (
+    ColumnCoding,
+    CountRequest,
+    PointCounts,
+    StreamedSource,
+    encode_batch,
+    value_counts_of,
+)
+from kanon_engine.sources.settings import ENGINE_TITLES
+
+#: DuckDB's memory limit when the user sets none: a quarter of this machine's memory, at least 1 GB.
+DEFAULT_MEMORY_SHARE = 0.25
+
+
+def parse_memory(text: str | None) -> str | None:
+    """A memory limit as DuckDB takes it (``4GB``, ``512MB``); a ConfigError for anything else."""
+    if text is None or str(text).strip() == "":
+        return None
+    t = str(text).strip().upper().replace(" ", "").replace("IB", "B")
+    units = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+    for unit in sorted(units, key=len, reverse=True):
+        if t.endswith(unit):
+            number = t[: -len(unit)]
+            break
+    else:
+        unit, number = "GB", t
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1.0
+    if value <= 0:
+        raise ConfigError(
+            _("The memory limit must be an amount such as 4GB or 512MB; got '{text}'.", text=text),
+            where="memory-limit",
+        )
+    return f"{int(value * units[unit]) >> 20}MiB"
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def in_one_sentence(method: _F) -> _F:
+    """DuckDB's own errors of a source's row-wide step as one plain sentence: the memory limit too
+    small for the work (DuckDB cannot spill everything), or the temporary folder full or unwritable."""
+
+    @functools.wraps(method)
+    def guarded(self: DuckDBSource, *args: Any, **kwargs: Any) -> Any:
+        import duckdb
+
+        try:
+            return method(self, *args, **kwargs)
+        except duckdb.OutOfMemoryException:
+            raise ConfigError(
+                _(
+                    "DuckDB needed more memory than the memory limit ({limit}) allows for {name}.",
+                    limit=self.memory_limit,
+                    name=self.source.name,
+                ),
+                hint=_("Raise --memory-limit (1GB is enough for most files), or close other programs."),
+                where="memory-limit",
+            ) from None
+        except duckdb.IOException:
+            raise ConfigError(
+                _(
+                    "DuckDB could not write to the temporary folder {folder} (is the disk full?).",
+                    folder=self.work.parent,
+                ),
+                hint=_("Free some space there, or choose another folder with --temp-dir."),
+                where="temp-dir",
+            ) from None
+
+    return guarded  # type: ignore[return-value]
+
+
+class DuckDBSource(StreamedSource):
+    """A CSV or Parquet file counted and streamed by an embedded DuckDB (see the module docstring)."""
+
+    engine = "duckdb"
+    title = ENGINE_TITLES["duckdb"]
+
+    def __init__(
+        self,
+        path: str | Path,
+        options: ReadOptions | None = None,
+        *,
+        memory_limit: str | None = None,
+        temp_dir: str | Path | None = None,
+        threads: int | None = None,
+        reason: str = "",
+        batch_rows: int = BATCH_ROWS,
+    ) -> None:
+        super().__init__(reason)
+        import duckdb
+
+        self._open_file(path, options)
+        self.batch_rows = batch_rows
+        parent = Path(temp_dir) if temp_dir else Path(tempfile.gettempdir())
+        if not parent.is_dir():
+            raise DataError(
+                _("The temporary folder {folder} is a file, not a folder.", folder=parent)
+                if parent.exists()
+                else _("The temporary folder {folder} does not exist.", folder=parent),
+                hint=_("Create it, or choose another folder with --temp-dir."),
+                where=str(parent),
+            )
+        remove_stale_work_folders(parent)
+        self.work = parent / f"{WORK_PREFIX}{uuid.uuid4().hex[:12]}"
+        try:
+            self.work.mkdir(mode=0o700)
+        except OSError:
+            raise DataError(
+                _("The temporary folder {folder} cannot be written to.", folder=parent),
+                hint=_("Choose a folder you may write to with --temp-dir."),
+                where=str(parent),
+            ) from None
+        self._lock = _hold_lock(self.work)
+        limit = parse_memory(memory_limit) or default_memory_limit()
+        self.memory_limit = limit
+        config = {
+            "memory_limit": limit,
+            "temp_directory": str(self.work / "spill"),
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+            "preserve_insertion_order": False,
+        }
+        if threads:
+            config["threads"] = int(threads)
+        self.con = duckdb.connect(str(self.work / "codes.duckdb"), config=config)
+        self.con.execute("SET enable_external_access = false")
+        self._codes_key: tuple | None = None
+        self._n_maps = 0
+
+    # --- what the file is ---------------------------------------------------------------------------
+    @property
+    def n_rows(self) -> int:
+        if self._rows is None:
+            rows = 0
+            for b in text_batches(self.file, self.file.names[:1], self.batch_rows):
+                rows += b.num_rows
+            self._rows = rows
+        return self._rows
+
+    def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+        yield from text_batches(self.file, columns, self.batch_rows)
+
+    def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+        rows = [0]
+
+        def counted() -> Iterator[pa.RecordBatch]:
+            for b in self.batches(columns):
+                rows[0] += b.num_rows
+                yield b
+
+        out = value_counts_of(counted(), columns)
+        self._rows = rows[0]
+        return out
+
+    # --- counting -----------------------------------------------------------------------------------
+    @in_one_sentence
+    def _ensure_codes(self, codings: tuple[ColumnCoding, ...], progress: ProgressCallback) -> None:
+        """Encode the file's rows into the table ``codes`` (once per set of codings)."""
+        key = tuple(id(c) for c in codings)
+        if self._codes_key is not None and set(key) <= set(self._codes_key):
+            return
+        names = [f"c{i}" for i in range(len(codings))]
+        schema = pa.schema([pa.field(n, pa.from_numpy_dtype(c.dtype)) for n, c in zip(names, codings)])
+        total = max(self._rows or 1, 1)
+        done = [0]
+
+        def encoded() -> Iterator[pa.RecordBatch]:
+            for b in self.batches([c.name for c in codings]):
+                codes = encode_batch(b, codings)
+                done[0] += b.num_rows
+                progress(min(0.5, 0.5 * done[0] / total), _("encoding rows: {n} read", n=done[0]))
+                yield pa.RecordBatch.from_arrays(
+                    [pa.array(codes[i].astype(c.dtype)) for i, c in enumerate(codings)], schema=schema
+                )
+
+        reader = pa.RecordBatchReader.from_batches(schema, encoded())
+        self.con.execute("DROP TABLE IF EXISTS codes")
+        self.con.register("encoded_stream", reader)
+        try:
+            self.con.execute("CREATE TABLE codes AS SELECT * FROM encoded_stream")
+        finally:
+            self.con.unregister("encoded_stream")
+        self._rows = done[0]
+        self._codes_key = key
+
+    @in_one_sentence
+    def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
+        sql, tables = self._grouped(request, progress)
+        groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
+        try:
+            table = self.con.execute(f"{sql} ORDER BY {groups}").to_arrow_table()
+        finally:
+            self._drop(tables)
+        codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
+        return PointCounts.from_groups(codes, table.column("n").to_numpy())
+
+    @in_one_sentence
+    def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
+        sql, tables = self._grouped(request, progress)
+        try:
+            return int(self.con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0])
+        finally:
+            self._drop(tables)
+
+    @in_one_sentence
+    def estimate_distinct(
+        self, requests: list[CountRequest], progress: ProgressCallback = no_progress
+    ) -> list[int]:
+        """HyperLogLog estimates of the combinations of several requests, in one pass over the codes."""
+        if not requests:
+            return []
+        self._ensure_codes(requests[0].codings, progress)
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
+        tables: dict[int, str] = {}
+        try:
+            aggregates = []
+            for request in requests:
+                parts = []
+                for m, c in zip(request.maps, request.codings):
+                    if m is None:
+                        parts.append(column[id(c)])
+                    else:
+                        if id(m) not in tables:
+                            tables[id(m)] = self._map_list(m)
+                        parts.append(f"{tables[id(m)]}[{column[id(c)]} + 1]")
+                aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
+            row = self.con.execute(f"SELECT {', '.join(aggregates)} FROM codes").fetchone()
+        finally:
+            pass
+        return [int(x) for x in row]
+
+    def _map_list(self, mapping: np.ndarray) -> str:
+        """A hierarchy level as a DuckDB list literal (small: one entry per leaf)."""
+        return "[" + ", ".join(str(int(x)) for x in mapping) + "]"
+
+    @in_one_sentence
+    def small_classes(
+        self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
+    ) -> tuple[int, int]:
+        sql, tables = self._grouped(request, progress)
+        try:
+            row = self.con.execute(
+                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})"
+            ).fetchone()
+        finally:
+            self._drop(tables)
+        return int(row[0]), int(row[1])
+
+    def _drop(self, tables: list[str]) -> None:
+        for name in tables:
+            self.con.execute(f"DROP TABLE IF EXISTS {name}")
+
+    def _grouped(self, request: CountRequest, progress: ProgressCallback) -> tuple[str, list[str]]:
+        """The GROUP BY of a request over the codes table, and the map tables it joins."""
+        self._ensure_codes(request.codings, progress)
+        progress(0.5, _("counting the groups (DuckDB)"))
+        selects, joins, tables = [], [], []
+        assert self._codes_key is not None
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
+        for i, (m, c) in enumerate(zip(request.maps, request.codings)):
+            col = column[id(c)]
+            if m is None:
+                selects.append(f"codes.{col} AS g{i}")
+                continue
+            name = self._map_table(m)
+            tables.append(name)
+            joins.append(f"JOIN {name} AS m{i} ON codes.{col} = m{i}.code")
+            selects.append(f"m{i}.g AS g{i}")
+        groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
+        sql = f"SELECT {', '.join(selects)}, count(*)::BIGINT AS n FROM codes {' '.join(joins)}"
+        sql += f" GROUP BY {groups}"
+        return sql, tables
+
+    def _map_table(self, mapping: np.ndarray) -> str:
+        """A small DuckDB table code -> mapped code (a hierarchy level)."""
+        self._n_maps += 1
+        name = f"map_{self._n_maps}"
+        arrow = pa.table({"code": np.arange(len(mapping), dtype=np.int32), "g": mapping.astype(np.int32)})
+        self.con.register("map_arrow", arrow)
+        try:
+            self.con.execute(f"CREATE TABLE {name} AS SELECT * FROM map_arrow")
+        finally:
+            self.con.unregister("map_arrow")
+        return name
+
+    def close(self) -> None:
+        con = getattr(self, "con", None)
+        if con is not None:
+            self.con = None
+            con.close()
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            self._lock = None
+            os.close(lock)
+        work = getattr(self, "work", None)
+        if work is not None and work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+#: The engine's folder in the temporary folder: the encoded rows (patient data), spills, a lock.
+WORK_PREFIX = "kanon-duckdb-"
+
+
+def _hold_lock(work: Path) -> int:
+    """A lock file in the work folder, held while the source lives (a crashed run's folder has none)."""
+    from kanon_engine.fileio import _try_lock
+
+    fd = os.open(work / "lock", os.O_CREAT | os.O_RDWR, 0o600)
+    _try_lock(fd)
+    return fd
+
+
+def remove_stale_work_folders(parent: Path) -> list[str]:
+    """Remove work folders a crashed or killed run left in ``parent`` (they hold encoded patient rows):
+    those whose lock no process holds. Where locks are unavailable, only folders a day old."""
+    import time
+
+    from kanon_engine.fileio import _try_lock
+
+    removed = []
+    for entry in parent.glob(f"{WORK_PREFIX}*"):
+        lock = entry / "lock"
+        try:
+            fd = os.open(lock, os.O_RDWR)
+        except OSError:
+            stale = time.time() - entry.stat().st_mtime > 86400 if entry.exists() else False
+        else:
+            try:
+                taken = _try_lock(fd)
+                stale = taken is True or (taken is None and time.time() - lock.stat().st_mtime > 86400)
+            finally:
+                os.close(fd)
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
+
+
+def physical_memory() -> int:
+    """Bytes of memory of this machine (0 when it cannot be told)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:  # Windows
+        import ctypes
+
+        class _Status(ctypes.Structure):
+            _fields_ = [
+                ("dwLength", ctypes.c_ulong),
+                ("dwMemoryLoad", ctypes.c_ulong),
+                ("ullTotalPhys", ctypes.c_ulonglong),
+                ("ullAvailPhys", ctypes.c_ulonglong),
+                ("ullTotalPageFile", ctypes.c_ulonglong),
+                ("ullAvailPageFile", ctypes.c_ulonglong),
+                ("ullTotalVirtual", ctypes.c_ulonglong),
+                ("ullAvailVirtual", ctypes.c_ulonglong),
+                ("sullAvailExtendedVirtual", ctypes.c_ulonglong),
+            ]
+
+        status = _Status()
+        status.dwLength = ctypes.sizeof(_Status)
+        ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status))  # type: ignore[attr-defined]
+        return int(status.ullTotalPhys)
+    except Exception:  # noqa: BLE001 - unknown platform: say nothing
+        return 0
+
+
+def default_memory_limit() -> str:
+    """A quarter of the machine's memory (at least 1 GB), in DuckDB's words."""
+    total = physical_memory() or (8 << 30)
+    return f"{max(1 << 30, int(total * DEFAULT_MEMORY_SHARE)) >> 20}MiB"

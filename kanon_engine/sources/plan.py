@@ -1,0 +1,199 @@
+"""Release plans: what an algorithm decided, as a function of a row's codes, applied a batch at a time.
+
+An algorithm works on points (:mod:`kanon_engine.sources.points`) and ends with a class for every point
+(full-domain generalization: the class of the chosen node, or suppressed; Mondrian: the partition's class,
+with the records of a point divided between classes where relaxed Mondrian divided them). A plan turns
+a batch of input rows into release rows: it finds each row's point, hence its class, and builds the
+quasi-identifier columns from codes and label tables (:mod:`kanon_engine.release`). The same plan runs on
+the whole loaded table (the workbench's release) and on every batch an engine streams (the export), so
+the bytes written do not depend on the engine.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.release import _missing_as_empty_codes as missing_as_empty_codes
+from kanon_engine.release import mask_suppressed, qi_column
+from kanon_engine.sources.points import Counted
+
+
+@dataclass
+class BatchState:
+    """What a plan carries from one batch to the next: rows seen, and records seen of each point (for
+    points whose records are divided between classes, in input order)."""
+
+    rows: int = 0
+    seen: np.ndarray | None = None
+
+
+@dataclass(eq=False)
+class ReleasePlan(ABC):
+    """The release of a run as a function of the rows (see the module docstring)."""
+
+    config: AnonymizationConfig
+    counted: Counted
+    #: extra columns per class (Mondrian's ``<qi>_mean``): name -> (codes per class, labels)
+    extra: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def n_qi(self) -> int:
+        return self.counted.enc.n_qi
+
+    @abstractmethod
+    def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
+        """Released class of every row of a batch (-1: suppressed), given its codes."""
+
+    @abstractmethod
+    def qi_columns(
+        self, frame: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray
+    ) -> dict[str, pd.Categorical]:
+        """Released quasi-identifier columns of a batch (before suppression); a column left out keeps the
+        input's strings."""
+
+    def codes_of(self, frame: pd.DataFrame) -> np.ndarray:
+        """The codes (quasi-identifiers, then sensitive attributes) of a batch of input rows."""
+        import pyarrow as pa
+
+        from kanon_engine.sources.base import encode_batch
+
+        names = [c.name for c in self.counted.codings]
+        arrays = []
+        for n in names:
+            col = frame[n]
+            arrow = getattr(col.array, "_pa_array", None)
+            if arrow is None:
+                arrow = pa.array(
+                    col.astype(object).where(col.notna(), None).to_numpy(dtype=object), pa.string()
+                )
+            arrays.append(arrow)
+        return encode_batch(pa.table(arrays, names=names), self.counted.codings)
+
+    def apply(
+        self, frame: pd.DataFrame, state: BatchState, codes: np.ndarray | None = None
+    ) -> tuple[pd.DataFrame, np.ndarray]:
+        """The release rows of a batch of input rows (identifiers dropped, quasi-identifiers replaced,
+        suppressed rows masked; not dropped nor shuffled) and the class of every row."""
+        codes = self.codes_of(frame) if codes is None else codes
+        row_class = self.row_classes(codes, state)
+        state.rows += len(frame)
+        suppressed = row_class < 0
+        cfg = self.config
+        ids = set(cfg.identifiers)
+        columns: dict[str, pd.Series] = {c: frame[c] for c in frame.columns if c not in ids}
+        for name, values in self.qi_columns(frame, codes, row_class).items():
+            # the missing-value group is an empty cell, whichever algorithm ran (release.py's rule)
+            columns[name] = pd.Series(missing_as_empty_codes(values), index=frame.index, copy=False)
+        if suppressed.any():
+            for name in cfg.quasi_identifiers:
+                columns[name] = mask_suppressed(columns[name], suppressed)
+        out = pd.DataFrame(columns, index=frame.index, copy=False)
+        for name, (per_class, labels) in self.extra.items():
+            codes_x = np.where(suppressed, len(labels), per_class[np.maximum(row_class, 0)])
+            values = pd.Categorical.from_codes(codes_x, pd.Index([*labels, ROOT], dtype=object))
+            base = name[:-5] if name.endswith("_mean") else None
+            series = pd.Series(values, index=out.index, copy=False)
+            if base in out.columns:
+                out.insert(out.columns.get_loc(base) + 1, name, series)
+            else:
+                out[name] = series
+        return out.reset_index(drop=True), row_class
+
+
+@dataclass(eq=False)
+class FullDomainPlan(ReleasePlan):
+    """One level per quasi-identifier; ``point_class`` is the released class of every point (-1:
+    suppressed)."""
+
+    levels: tuple[int, ...] = ()
+    point_class: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: Datafly's step 4 (:mod:`kanon_engine.suppressed_group`): per released class its records and how
+    #: many of them (the last ones in input order) are suppressed as well; None when none are
+    trim: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def trimmed_records(self) -> int:
+        return 0 if self.trim is None else int(self.trim[1].sum())
+
+    def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
+        cls = self.point_class[self.counted.point_of(codes)]
+        if self.trim is None:
+            return cls
+        sizes, trimmed = self.trim
+        if state.seen is None:
+            state.seen = np.zeros(len(sizes), dtype=np.int64)
+        in_class = np.flatnonzero(cls >= 0)
+        rank = _ranks(cls[in_class], state.seen)
+        c = cls[in_class]
+        out = cls.copy()
+        out[in_class[rank >= sizes[c] - trimmed[c]]] = -1
+        return out
+
+    def qi_columns(
+        self, frame: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray
+    ) -> dict[str, pd.Categorical]:
+        enc = self.counted.enc
+        any_suppressed = bool((row_class < 0).any())
+        out = {}
+        for q, (name, lv) in enumerate(zip(enc.qi, self.levels)):
+            column = qi_column(enc, q, lv, codes[q], frame[name], any_suppressed)
+            if column is not None:
+                out[name] = column
+        return out
+
+
+@dataclass(eq=False)
+class PartitionPlan(ReleasePlan):
+    """Classes of records (Mondrian): ``labels[q]`` are the codes (per class) into ``label_text[q]`` of
+    every quasi-identifier. Every point is in one class (``point_class``), except the points relaxed
+    Mondrian divided: their records go to classes by their rank among the point's records in input
+    order, ``fragments`` holding (point, first rank, class) sorted by point then rank."""
+
+    point_class: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    labels: list[np.ndarray] = field(default_factory=list)
+    label_text: list[np.ndarray] = field(default_factory=list)
+    fragments: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
+        point = self.counted.point_of(codes)
+        if self.fragments is None:
+            return self.point_class[point]
+        f_point, f_rank, f_class = self.fragments
+        if state.seen is None:
+            state.seen = np.zeros(self.counted.enc.n_points, dtype=np.int64)
+        rank = _ranks(point, state.seen)
+        stride = int(self.counted.enc.weights.max()) + 1
+        key = f_point * stride + f_rank
+        idx = np.searchsorted(key, point * stride + rank, side="right") - 1
+        split = np.zeros(len(point), dtype=bool)
+        ok = idx >= 0
+        split[ok] = f_point[idx[ok]] == point[ok]
+        return np.where(split, f_class[np.maximum(idx, 0)], self.point_class[point])
+
+    def qi_columns(
+        self, frame: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray
+    ) -> dict[str, pd.Categorical]:
+        cls = np.maximum(row_class, 0)
+        return {
+            name: pd.Categorical.from_codes(self.labels[q][cls], pd.Index(self.label_text[q], dtype=object))
+            for q, name in enumerate(self.counted.enc.qi)
+        }
+
+
+def _ranks(point: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Rank of every row among the rows of its point, in input order across batches (``seen`` counts the
+    rows of every point in earlier batches, and is updated)."""
+    order = np.argsort(point, kind="stable")
+    sp = point[order]
+    start = np.flatnonzero(np.concatenate([[True], sp[1:] != sp[:-1]])) if len(sp) else sp
+    first = np.repeat(start, np.diff(np.append(start, len(sp))))
+    rank = np.empty(len(point), dtype=np.int64)
+    rank[order] = np.arange(len(point)) - first + seen[sp]
+    np.add.at(seen, point, 1)
+    return rank
