@@ -7,8 +7,10 @@ bundled sample (``resources/sample/sample_project.json``), anonymizes it with Da
 Mondrian (LeFevre, DeWitt, Ramakrishnan 2006, "Mondrian multidimensional k-anonymity") at k=5, exports
 each release and its de-identification report (HTML and PDF) into a temporary folder, and checks them:
 every release file on disk is 5-anonymous by the independent :func:`kanon_engine.checks.check_table`,
-every file is non-empty, the PDF is a PDF. It also opens and closes the main window offscreen (which
-catches modules a frozen bundle forgot) and checks that no network or web-engine Qt module was loaded.
+every file is non-empty, the PDF is a PDF. It saves the sample project with a password and opens it
+again (the ``cryptography`` package loads; a wrong password is refused). It also opens and closes the
+main window offscreen (which catches modules a frozen bundle forgot) and checks that no network or
+web-engine Qt module was loaded.
 
 It prints one line per step and exits 0 when everything passed, 1 at the first failure (the step and a
 plain reason are printed). The packaging smoke test and CI run it on the built bundle. It writes nothing
