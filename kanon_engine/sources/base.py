@@ -145,8 +145,8 @@ def group_codes(codes: np.ndarray, sizes: tuple[int, ...], with_rows: bool = Fal
     order = np.lexsort(points[::-1])  # the groups are distinct: sorting them is all from_groups does
     rows = None
     if with_rows:
-        rank = np.empty(n, dtype=np.int64)
-        rank[order] = np.arange(n, dtype=np.int64)
+        rank = np.empty(n, dtype=np.int32 if n < (1 << 31) else np.int64)  # kept with the result
+        rank[order] = np.arange(n, dtype=rank.dtype)
         rows = rank[group]
     return PointCounts(points[:, order].astype(np.int32), counts[order], rows)
 

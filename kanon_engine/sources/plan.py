@@ -36,7 +36,9 @@ class BatchState:
 
     def points_of(self, counted: Counted, codes: np.ndarray) -> np.ndarray:
         """The point of every row of the batch: known, or looked up by its codes."""
-        return self.points if self.points is not None else counted.point_of(codes)
+        if self.points is None:
+            return counted.point_of(codes)
+        return self.points.astype(np.int64, copy=False)  # kept as int32; keys below multiply them
 
 
 @dataclass(eq=False)
