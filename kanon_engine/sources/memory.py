@@ -45,6 +45,7 @@ class InMemorySource(TableSource):
         self.set_column_types(table.column_types)
         self._codes: dict[int, np.ndarray] = {}
         self._last: tuple[tuple, PointCounts] | None = None
+        self._matrix: tuple[tuple, np.ndarray] | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -89,15 +90,19 @@ class InMemorySource(TableSource):
         return pa.table(arrays, names=columns)
 
     def codes(self, codings: tuple[ColumnCoding, ...]) -> np.ndarray:
-        """(n_columns, n_rows) codes of every row (each column's kept for the next request)."""
+        """(n_columns, n_rows) codes of every row, read-only (each column's kept for the next request,
+        and the last matrix too: the release asks for the one the points were counted from)."""
+        key = tuple(id(c) for c in codings)
+        if self._matrix is not None and self._matrix[0] == key:
+            return self._matrix[1]
         for c in codings:
             if id(c) not in self._codes:
                 self._codes[id(c)] = self._encode(c)
-        if not codings:
-            return np.zeros((0, self.n_rows), dtype=np.int32)
         out = np.empty((len(codings), self.n_rows), dtype=np.int32)
         for i, c in enumerate(codings):
             out[i] = self._codes[id(c)]
+        out.flags.writeable = False
+        self._matrix = (key, out)
         return out
 
     def _encode(self, coding: ColumnCoding) -> np.ndarray:
