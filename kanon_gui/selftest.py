@@ -7,8 +7,10 @@ bundled sample (``resources/sample/sample_project.json``), anonymizes it with Da
 Mondrian (LeFevre, DeWitt, Ramakrishnan 2006, "Mondrian multidimensional k-anonymity") at k=5, exports
 each release and its de-identification report (HTML and PDF) into a temporary folder, and checks them:
 every release file on disk is 5-anonymous by the independent :func:`kanon_engine.checks.check_table`,
-every file is non-empty, the PDF is a PDF. It also opens and closes the main window offscreen (which
-catches modules a frozen bundle forgot) and checks that no network or web-engine Qt module was loaded.
+every file is non-empty, the PDF is a PDF. It saves the sample project with a password and opens it
+again (the ``cryptography`` package loads; a wrong password is refused). It also opens and closes the
+main window offscreen (which catches modules a frozen bundle forgot) and checks that no network or
+web-engine Qt module was loaded.
 
 It prints one line per step and exits 0 when everything passed, 1 at the first failure (the step and a
 plain reason are printed). The packaging smoke test and CI run it on the built bundle. It writes nothing
@@ -154,6 +156,7 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
     for name, params in _algorithm_runs():
         _run_and_export(steps, ctx, name, params, folder)
     steps.run("XLSX and Parquet", lambda: _formats_step(ctx, folder))
+    steps.run("protected project", lambda: _protected_step(ctx, folder))
     if window:
         # the window reads and saves settings (its size): into the temporary folder, not the user's profile
         from kanon_gui.appdata import APP_DATA_ENV
@@ -269,6 +272,33 @@ def _formats_step(ctx: dict[str, Any], folder: Path) -> str:
         if not check_table(back.frame, qi, K).k_anonymous:
             raise SelfTestFailure(f"{path.name} as read back is not {K}-anonymous.")
     return ", ".join(sizes) + ", read back"
+
+
+def _protected_step(ctx: dict[str, Any], folder: Path) -> str:
+    """Save the sample project with a password and open it again: proves the ``cryptography`` package
+    (scrypt, AES-GCM; :mod:`kanon_engine.sealed`) loads in this copy, that the wrong password is
+    refused with its plain sentence, and that no column name is readable in the file."""
+    from kanon_engine.project import Project
+    from kanon_engine.sealed import PasswordError
+
+    project, path = ctx["project"], folder / "protected_project.json"
+    project.save(path, password="self-test Pässwort 5")
+    back = Project.load(path, password="self-test Pässwort 5")
+    if back.to_dict(folder) != project.to_dict(folder):
+        raise SelfTestFailure(f"{path.name} opened with its password differs from what was saved.")
+    try:
+        Project.load(path, password="self-test password 5")
+    except PasswordError as exc:
+        if exc.missing or not exc.message.startswith("The password does not open"):
+            raise SelfTestFailure(f"a wrong password gave '{exc}' instead of its plain sentence.") from None
+    else:
+        raise SelfTestFailure(f"{path.name} opened with a wrong password.")
+    text = path.read_text(encoding="utf-8")
+    # a column name in a plain project file is a JSON string, quotes included (never in base64)
+    readable = [c for c in ctx["table"].columns if f'"{c}"' in text]
+    if readable or not Project.is_protected(path):
+        raise SelfTestFailure(f"{path.name} is not sealed: the column names {readable} are readable.")
+    return f"{path.name} {_nonempty(path):,} bytes, opened with its password, a wrong one refused"
 
 
 def _window_step() -> str:

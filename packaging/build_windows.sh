@@ -168,7 +168,8 @@ build_bundle() {
 # nothing made for Wine may reach the bundle: the stand-ins are test-time only
 check_bundle() {
     local stray
-    stray="$(find "$BUNDLE" -iname 'icuuc*.dll' -o -iname 'ucrtwine.dll' -o -iname 'ucrtbase.dll' | head -n 5)"
+    stray="$(find "$BUNDLE" -iname 'icuuc*.dll' -o -iname 'ucrtwine.dll' -o -iname 'ucrtbase.dll' \
+        -o -iname 'bcryptprimitives.dll' | head -n 5)"
     [[ -z "$stray" ]] || die "the bundle holds a Wine test stand-in or a system CRT: $stray"
     [[ -f "$BUNDLE/_internal/resources/sample/sample_project.json" && -f "$BUNDLE/_internal/resources/fonts/DejaVuSans.ttf" ]] ||
         die "the bundle lacks the sample project or the bundled font."

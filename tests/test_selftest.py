@@ -52,6 +52,7 @@ def test_main_self_test_passes_headless(tmp_path: Path) -> None:
         "datafly: export the release",
         "datafly: write the report",
         "XLSX and Parquet",
+        "protected project",
         "main window (offscreen)",
         "offline",
     ):
@@ -66,8 +67,10 @@ def test_main_self_test_passes_headless(tmp_path: Path) -> None:
         "report_datafly.pdf",
         "release.xlsx",
         "release.parquet",
+        "protected_project.json",
     ):
         assert (out / name).stat().st_size > 0, name
+    assert '"kanon_sealed"' in (out / "protected_project.json").read_text(encoding="utf-8")
     assert (out / "report_datafly.pdf").read_bytes()[:5] == b"%PDF-"
     # it left the user's app data folder alone: no log, no settings, no autosave
     app_data = tmp_path / "home" / "share" / "kanon"
@@ -121,3 +124,24 @@ def test_self_test_reports_a_failure(tmp_path: Path, monkeypatch) -> None:
     assert code == 1
     assert "FAIL datafly at k=5: RuntimeError: algorithm datafly is broken" in text
     assert "self-test FAILED" in text
+
+
+def test_protected_step_refuses_a_plain_file(tmp_path: Path, monkeypatch) -> None:
+    """The protected-project step passes on the real sealed save and fails when the project is written
+    and read without its password (a wrong password would then open it)."""
+    import pytest
+
+    from kanon_engine.project import Project
+    from kanon_gui import selftest
+    from kanon_gui.resources import sample_project
+
+    project = Project.load(sample_project())
+    table, _ = project.load_table()
+    ctx = {"project": project, "table": table}
+    assert "opened with its password, a wrong one refused" in selftest._protected_step(ctx, tmp_path)
+
+    real_save, real_load = Project.save, Project.load
+    monkeypatch.setattr(Project, "save", lambda self, path, password=None: real_save(self, path))
+    monkeypatch.setattr(Project, "load", classmethod(lambda cls, path, password=None: real_load(path)))
+    with pytest.raises(selftest.SelfTestFailure, match="opened with a wrong password"):
+        selftest._protected_step(ctx, tmp_path)

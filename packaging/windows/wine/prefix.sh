@@ -3,7 +3,7 @@
 #
 #   wine_use PREFIX        point WINEPREFIX (and the quiet, 64-bit settings) at PREFIX for later `wine` calls
 #   wine_prefix_new PREFIX create a fresh prefix there: Windows 10, no Mono/Gecko prompts, user folders
-#                          inside the prefix (not links to the Linux home), and the two test-time
+#                          inside the prefix (not links to the Linux home), and the three test-time
 #                          stand-ins below compiled from source into its system32
 #   winpath PATH           the Windows path (Z:\...) of a Linux path
 #   wine_run EXE ARGS...   run a Windows program with stdin closed and its output piped (Windows console
@@ -17,6 +17,9 @@
 #   ucrtbase.dll  a proxy of Wine's own Universal CRT (renamed ucrtwine.dll) that adds the complex-number
 #                 part functions numpy calls at import and Wine 8.0 leaves unimplemented
 #                 (ucrtbase_complex.c), loaded instead of Wine's through a DllOverrides entry
+#   bcryptprimitives.dll  Windows' ProcessPrng, which the `cryptography` package's Rust extension imports
+#                 (password-protected projects); it fills the buffer from Wine's RtlGenRandom
+#                 (bcryptprimitives.c)
 # Needs Debian's wine, wine64 and gcc-mingw-w64-x86-64-win32.
 
 WINE_STUB_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -85,6 +88,9 @@ wine_prefix_new() {
     mkdir -p "$work"
     "$MINGW_CC" -O2 -shared -Wl,--entry=0 -nostdlib -o "$work/icuuc.dll" "$WINE_STUB_SRC/icuuc.c" || return 1
     cp "$work/icuuc.dll" "$sys32/icuuc.dll"
+    "$MINGW_CC" -O2 -shared -Wl,--entry=0 -nostdlib -o "$work/bcryptprimitives.dll" \
+        "$WINE_STUB_SRC/bcryptprimitives.c" -ladvapi32 || return 1
+    cp "$work/bcryptprimitives.dll" "$sys32/bcryptprimitives.dll"
     _wine_build_ucrt_proxy "$sys32" "$work" || return 1
     # Qt 6 supports Windows 10 and later; Wine 8.0 reports Windows 7 unless told otherwise
     wine reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f </dev/null >/dev/null 2>&1 &&
