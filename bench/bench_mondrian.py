@@ -125,8 +125,9 @@ def reference_mondrian(
     widest normalized range first (ties: first attribute), strict = the more balanced of the cuts just
     after / just before the median record's block; relaxed = on attributes that still spread, strict's
     cut for categorical ones and the first ceil(n/2) records in key order for numeric ones, and when none
-    is allowable the first ceil(n/2) records on the widest attribute; ties in ``order`` (kanon's points
-    order, see :func:`point_order`: records of a point in input order). ``keys`` is (n_rows, n_qi).
+    is allowable the first ceil(n/2) records on the widest attribute; the records at the median shared
+    out in proportion per point (:func:`_relaxed_left`), rows in ``order`` (kanon's points order, see
+    :func:`point_order`: records of a point in input order). ``keys`` is (n_rows, n_qi).
     Returns the partitions' row indices."""
     out: list[np.ndarray] = []
     stack = [np.arange(len(keys)) if order is None else np.asarray(order)]
@@ -152,8 +153,7 @@ def reference_mondrian(
                 a, b = int(after.sum()), int(before.sum())
                 left = after if min(a, n - a) >= min(b, n - b) else before
             else:
-                left = np.zeros(n, dtype=bool)
-                left[order[: (n + 1) // 2]] = True
+                left = _relaxed_left(sub, col, order, n)
             if left.sum() >= k and (~left).sum() >= k:
                 stack += [rows[~left], rows[left]]
                 was_cut = True
@@ -161,6 +161,23 @@ def reference_mondrian(
         if not was_cut:
             out.append(rows)
     return out
+
+
+def _relaxed_left(sub: np.ndarray, col: np.ndarray, order: np.ndarray, n: int) -> np.ndarray:
+    """The left side of a relaxed cut: the first ceil(n/2) records in key order, the records at the
+    median key shared out in proportion to each point's tied records (rounded on running totals), the
+    first records of every point in the current order going left."""
+    v = col[order[(n + 1) // 2 - 1]]
+    left = col < v
+    need, tied = (n + 1) // 2 - int(left.sum()), np.flatnonzero(col == v)
+    _, first, point = np.unique(sub[tied], axis=0, return_index=True, return_inverse=True)
+    went = total = 0
+    for p in np.argsort(first, kind="stable"):  # points in the order of their first record
+        mine = tied[point.ravel() == p]
+        share = (need * (total + len(mine)) + len(tied) // 2) // len(tied) - went
+        left[mine[:share]] = True
+        went, total = went + share, total + len(mine)
+    return left
 
 
 def point_order(frame: pd.DataFrame, hierarchies: dict, qi: list[str]) -> np.ndarray:

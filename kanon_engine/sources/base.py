@@ -82,6 +82,9 @@ class PointCounts:
 
     codes: np.ndarray  # (n_columns, n_points) int32
     counts: np.ndarray  # (n_points,) int64
+    #: the point of every input row, in input order, when the engine has it at no cost (in memory);
+    #: the release then needs no lookup of each row's point (:class:`kanon_engine.sources.plan.BatchState`)
+    rows: np.ndarray | None = None
 
     @property
     def n_points(self) -> int:
@@ -131,17 +134,25 @@ def encode_batch(batch: pa.RecordBatch | pa.Table, codings: tuple[ColumnCoding, 
     return out
 
 
-def group_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> PointCounts:
-    """Count the distinct columns of a (n_columns, n_rows) code matrix (numpy; in memory)."""
+def group_codes(codes: np.ndarray, sizes: tuple[int, ...], with_rows: bool = False) -> PointCounts:
+    """Count the distinct columns of a (n_columns, n_rows) code matrix (numpy; in memory); with
+    ``with_rows`` the result also says the point of every row."""
     from kanon_engine.frequency import group_columns
 
     if codes.shape[1] == 0:
         return PointCounts(codes.astype(np.int32), np.zeros(0, dtype=np.int64))
-    group, n = group_columns([codes[i].astype(np.int64) for i in range(codes.shape[0])], list(sizes))
+    group, n = group_columns([codes[i] for i in range(codes.shape[0])], list(sizes))
     counts = np.bincount(group, minlength=n).astype(np.int64)
     first = np.empty(n, dtype=np.int64)
     first[group] = np.arange(len(group), dtype=np.int64)
-    return PointCounts.from_groups(codes[:, first], counts)
+    points = codes[:, first]
+    order = np.lexsort(points[::-1])  # the groups are distinct: sorting them is all from_groups does
+    rows = None
+    if with_rows:
+        rank = np.empty(n, dtype=np.int32 if n < (1 << 31) else np.int64)  # kept with the result
+        rank[order] = np.arange(n, dtype=rank.dtype)
+        rows = rank[group]
+    return PointCounts(points[:, order].astype(np.int32), counts[order], rows)
 
 
 def apply_maps(codes: np.ndarray, maps: tuple[np.ndarray | None, ...]) -> np.ndarray:

@@ -35,7 +35,7 @@ def finish_result(
     if source.in_memory:
         frame = source.frame  # type: ignore[attr-defined]
         codes = source.codes(counted.codings)  # type: ignore[attr-defined]
-        release, row_class = plan.apply(frame, BatchState(), codes)
+        release, row_class = plan.apply(frame, BatchState(points=counted.rows), codes)
         rows = release_row_order(len(release), row_class < 0, result.config)
         if not (len(rows) == len(release) and result.config.shuffle_seed is None):
             release = release.iloc[rows].reset_index(drop=True)

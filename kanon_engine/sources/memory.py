@@ -2,6 +2,9 @@
 
 Every row-wide step runs on the loaded frame with numpy over integer codes; the codes of a run are kept,
 so counting the same columns at several hierarchy levels costs one grouping each, never a re-encoding.
+Value counts and codes start from each column's own codes (:mod:`kanon_engine.data.codes`, made once when
+the table was loaded), and counting the points says the point of every row, so the release looks up no
+row: on Adult x30 this keeps a whole run as fast as the search on rows was before the points.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
@@ -22,7 +26,6 @@ from kanon_engine.sources.base import (
     apply_maps,
     encode_batch,
     group_codes,
-    value_counts_of,
 )
 from kanon_engine.sources.settings import ENGINE_TITLES
 
@@ -42,6 +45,7 @@ class InMemorySource(TableSource):
         self.set_column_types(table.column_types)
         self._codes: dict[int, np.ndarray] = {}
         self._last: tuple[tuple, PointCounts] | None = None
+        self._matrix: tuple[tuple, np.ndarray] | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -56,7 +60,17 @@ class InMemorySource(TableSource):
         return self.table.frame
 
     def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
-        return value_counts_of(iter([self._arrow(columns)]), columns)
+        """From each column's codes (:func:`~kanon_engine.data.codes.code_column`, kept with a loaded
+        column since type detection made them), not from another pass over the strings."""
+        out = {}
+        for c in columns:
+            cc = code_column(self.table.frame[c])
+            counts = cc.counts()
+            values, counts, missing = cc.values[:-1], counts[:-1], int(counts[-1])
+            present = np.flatnonzero(counts > 0)
+            order = present[np.argsort(values[present], kind="stable")]
+            out[c] = (np.asarray(values[order], dtype=object), counts[order].astype(np.int64), missing)
+        return out
 
     def _arrow(self, columns: list[str]) -> pa.Table:
         """The columns as an arrow table of strings (no copy for pyarrow-backed text columns)."""
@@ -76,18 +90,38 @@ class InMemorySource(TableSource):
         return pa.table(arrays, names=columns)
 
     def codes(self, codings: tuple[ColumnCoding, ...]) -> np.ndarray:
-        """(n_columns, n_rows) codes of every row (each column's kept for the next request)."""
-        todo = tuple(c for c in codings if id(c) not in self._codes)
-        if todo:
-            encoded = encode_batch(self._arrow([c.name for c in todo]), todo)
-            self._codes.update({id(c): encoded[i] for i, c in enumerate(todo)})
-        return np.stack([self._codes[id(c)] for c in codings]) if codings else np.zeros((0, self.n_rows))
+        """(n_columns, n_rows) codes of every row, read-only (each column's kept for the next request,
+        and the last matrix too: the release asks for the one the points were counted from)."""
+        key = tuple(id(c) for c in codings)
+        if self._matrix is not None and self._matrix[0] == key:
+            return self._matrix[1]
+        for c in codings:
+            if id(c) not in self._codes:
+                self._codes[id(c)] = self._encode(c)
+        out = np.empty((len(codings), self.n_rows), dtype=np.int32)
+        for i, c in enumerate(codings):
+            out[i] = self._codes[id(c)]
+        out.flags.writeable = False
+        self._matrix = (key, out)
+        return out
+
+    def _encode(self, coding: ColumnCoding) -> np.ndarray:
+        """A column's codes through ``coding``: the column's own codes (one per distinct value, see
+        :func:`~kanon_engine.data.codes.code_column`) mapped by one lookup table, one take per row."""
+        cc = code_column(self.table.frame[coding.name])
+        pos = pd.Index(coding.values, dtype=object).get_indexer(cc.values[:-1])
+        table = np.append(coding.codes[np.maximum(pos, 0)], coding.missing).astype(coding.dtype)
+        unknown = np.flatnonzero(pos < 0)
+        if len(unknown) and cc.counts()[unknown].any():
+            encode_batch(self._arrow([coding.name]), (coding,))  # says which column changed
+        return table[cc.codes]
 
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
+        """The points, with the point of every row (kept for the release: no lookup per row)."""
         key = (tuple(id(c) for c in request.codings), tuple(id(m) for m in request.maps))
         if self._last is None or self._last[0] != key:  # the floor's count is asked for twice
             codes = apply_maps(self.codes(request.codings), request.maps)
-            self._last = (key, group_codes(codes, request.sizes))
+            self._last = (key, group_codes(codes, request.sizes, with_rows=True))
         return self._last[1]
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:

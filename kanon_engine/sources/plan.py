@@ -31,6 +31,14 @@ class BatchState:
 
     rows: int = 0
     seen: np.ndarray | None = None
+    #: the point of every row of the batch when the engine already knows it (in memory, from counting)
+    points: np.ndarray | None = None
+
+    def points_of(self, counted: Counted, codes: np.ndarray) -> np.ndarray:
+        """The point of every row of the batch: known, or looked up by its codes."""
+        if self.points is None:
+            return counted.point_of(codes)
+        return self.points.astype(np.int64, copy=False)  # kept as int32; keys below multiply them
 
 
 @dataclass(eq=False)
@@ -122,7 +130,7 @@ class FullDomainPlan(ReleasePlan):
         return 0 if self.trim is None else int(self.trim[1].sum())
 
     def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
-        cls = self.point_class[self.counted.point_of(codes)]
+        cls = self.point_class[state.points_of(self.counted, codes)]
         if self.trim is None:
             return cls
         sizes, trimmed = self.trim
@@ -161,7 +169,7 @@ class PartitionPlan(ReleasePlan):
     fragments: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
-        point = self.counted.point_of(codes)
+        point = state.points_of(self.counted, codes)
         if self.fragments is None:
             return self.point_class[point]
         f_point, f_rank, f_class = self.fragments

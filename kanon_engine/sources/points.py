@@ -73,6 +73,7 @@ class Counted:
     floor: tuple[int, ...]
     keys: np.ndarray  # (n_points,) sorted key of every point
     radix: tuple[int, ...]
+    rows: np.ndarray | None = None  # the point of every input row, when the engine gave it (in memory)
 
     def floor_codes(self, codes: np.ndarray) -> np.ndarray:
         """Row codes (leaves, sensitive codes) mapped to the floor's levels."""
@@ -217,7 +218,7 @@ def points_at(
         for i, (name, values, numeric, h) in enumerate(spec.sensitive)
     )
     enc = EncodedTable(spec.qi, spec.hierarchies, leaves, sensitive, weights, spec.leaf_counts)
-    return Counted(enc, spec.codings, tuple(levels), point_keys(counts.codes, radix), radix)
+    return Counted(enc, spec.codings, tuple(levels), point_keys(counts.codes, radix), radix, counts.rows)
 
 
 def first_leaf(hierarchy: Hierarchy, level: int) -> np.ndarray:

@@ -424,3 +424,32 @@ def test_ncp_from_points_equals_ncp_over_the_records(adult_dir, adult_hierarchie
     assert result.suppressed > 0
     for key, value in expected.items():
         assert result.metrics[key] == pytest.approx(value, rel=1e-12), key
+
+
+def test_memory_source_counts_from_the_column_codes_as_a_pass_over_the_strings_does():
+    """In memory the value counts and codes come from each column's kept codes, and the point of every
+    row from the count itself (no second pass, no lookup); they agree with the pass over the strings the
+    streamed engines make and with the lookup of each row's point by its codes."""
+    from kanon_engine.sources.base import encode_batch, value_counts_of
+
+    frame = pd.DataFrame(
+        {
+            "age": ["30", "31", None, "30", "7", "31", "30", None],
+            "sex": ["F", "M", "F", "F", "M", "M", "F", "F"],
+            "ward": pd.Categorical(["b", "a", "b", "b", "a", "a", "b", "b"], categories=["c", "b", "a"]),
+        }
+    )
+    source = InMemorySource(read_table_from(frame))
+    columns = ["age", "sex", "ward"]
+    mine = source._value_counts(columns)
+    theirs = value_counts_of(iter([source._arrow(columns)]), columns)
+    for c in columns:
+        assert mine[c][0].tolist() == theirs[c][0].tolist()
+        assert mine[c][1].tolist() == theirs[c][1].tolist() and mine[c][2] == theirs[c][2]
+    hs = {q: default_hierarchy(q, source.frame[q], source.column_types.get(q)) for q in columns}
+    config = AnonymizationConfig(tuple(columns), hs, (KAnonymity(2),))
+    counted = count_points(source, config)
+    codes = source.codes(counted.codings)
+    assert np.array_equal(codes, encode_batch(source._arrow(columns), counted.codings))
+    assert counted.rows is not None and np.array_equal(counted.rows, counted.point_of(codes))
+    assert counted.enc.weights.tolist() == np.bincount(counted.rows).tolist()
