@@ -9,8 +9,8 @@ the finest one that keeps the number of bins (or ticks) within what can be label
 its label.
 
 Dates are *ordinal days* (``datetime.date.toordinal``: 1 = 1 January of year 1), the scale Mondrian records
-date bounds on and the partition view draws. Month names come from :data:`MONTH_NAMES` (one place, ready
-for translation).
+date bounds on and the partition view draws. Month names are the current language's
+(:func:`kanon_engine.i18n.formats.month_names`: ``Mar 2022``, ``März 2022``, ``mars 2022``).
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.data.dates import read_dates
+from kanon_engine.i18n import _, formats, ngettext
 
 #: ``date.toordinal()`` of 1970-01-01 (numpy's datetime64 epoch).
 EPOCH_ORDINAL = 719_163
-#: Short month names, January first.
-MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 #: Bin steps in months, finest first: month, quarter, half year, year, 2, 5, 10, 20, 50 and 100 years.
 MONTH_STEPS = (1, 3, 6, 12, 24, 60, 120, 240, 600, 1200)
 #: Tick steps in months: the bin steps and every second month.
@@ -84,8 +83,10 @@ class DateBins:
     @property
     def unit(self) -> str:
         """What one bin is, in words: month, quarter, half year, year, or "5 years"."""
-        named = {1: "month", 3: "quarter", 6: "half year", 12: "year"}
-        return named.get(self.step, f"{self.step // 12} years")
+        named = {1: _("month"), 3: _("quarter"), 6: _("half year"), 12: _("year")}
+        if self.step in named:
+            return named[self.step]
+        return ngettext("{n} year", "{n} years", self.step // 12, n=self.step // 12)
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -110,11 +111,12 @@ def bin_label(start: int, step: int) -> str:
     """The words of a bin of ``step`` months starting at month ``start``: ``Mar 2022`` (a month),
     ``Jan–Mar 2022`` (a quarter), ``2022`` (a year), ``1930–1934`` (several years)."""
     year, month = divmod(int(start), 12)
+    names = formats.month_names()
     if step == 1:
-        return f"{MONTH_NAMES[month]} {year}"
+        return formats.month_year(year, month + 1)
     if step < 12:
         last = (month + step - 1) % 12
-        return f"{MONTH_NAMES[month]}\u2013{MONTH_NAMES[last]} {year}"
+        return f"{names[month]}\u2013{names[last]} {year}"
     if step == 12:
         return f"{year}"
     return f"{year}\u2013{year + step // 12 - 1}"
@@ -222,11 +224,10 @@ def calendar_ticks(lo: float, hi: float, max_ticks: int = 8) -> list[tuple[float
     out = []
     for m in np.arange(start, months_hi + 1, step):
         year, month = divmod(int(m), 12)
-        text = f"{year}" if step >= 12 else f"{MONTH_NAMES[month]} {year}"
+        text = f"{year}" if step >= 12 else formats.month_year(year, month + 1)
         out.append((float(month_start(int(m))), text))
     return out
 
 
 def _day_words(day: int) -> str:
-    d = _datetime64(np.array([day]))[0].astype(object)
-    return f"{d.day} {MONTH_NAMES[d.month - 1]} {d.year}"
+    return formats.day_month_year(_datetime64(np.array([day]))[0].astype(object))

@@ -19,6 +19,7 @@ import pandas as pd
 from kanon_engine.errors import DataError
 from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.i18n import _
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ POPULATION_MISSING_LIMIT = 0.5
 
 
 def check_release_of(
-    original: Any, release: pd.DataFrame, config: Any, release_name: str = "the release"
+    original: Any, release: pd.DataFrame, config: Any, release_name: str | None = None
 ) -> list[str]:
     """Refuse a release that cannot come from ``original`` (a DataError); return warnings about one that
     leaks (an identifier column still holding its values) or misses records.
@@ -141,21 +142,32 @@ def check_release_of(
     columns (sensitive, insensitive) value for value (in any order, fewer when rows were dropped), and
     holds no identifier; risk figures of another table's release would describe nothing.
     """
+    release_name = _("the release") if release_name is None else release_name
     frame: pd.DataFrame = getattr(original, "frame", original)
-    name = original.name() if hasattr(original, "name") else "the table"
+    name = original.name() if hasattr(original, "name") else _("the table")
     missing_qi = [q for q in config.quasi_identifiers if q not in release.columns]
     if missing_qi:
         raise DataError(
-            f"The quasi-identifier '{missing_qi[0]}' is not a column of {release_name}.",
-            hint=f"Give the release made from {name}, with its quasi-identifier columns.",
+            _(
+                "The quasi-identifier '{missing_qi}' is not a column of {release_name}.",
+                missing_qi=missing_qi[0],
+                release_name=release_name,
+            ),
+            hint=_("Give the release made from {name}, with its quasi-identifier columns.", name=name),
             where=missing_qi[0],
         )
     n, m = len(frame), len(release)
     if m > n:
         raise DataError(
-            f"{release_name} has {m:,} rows but {name} has {n:,} records: a release has at most one row "
-            "per record, so it is not a release of this table.",
-            hint=f"Give the release made from {name}, or the table it was made from.",
+            _(
+                "{release_name} has {m} rows but {name} has {n} records: a release has at most one row "
+                "per record, so it is not a release of this table.",
+                release_name=release_name,
+                m=m,
+                name=name,
+                n=n,
+            ),
+            hint=_("Give the release made from {name}, or the table it was made from.", name=name),
             where=release_name,
         )
     kept = [c for c in release.columns if c in frame.columns and c not in config.quasi_identifiers]
@@ -166,24 +178,52 @@ def check_release_of(
         if (extra > 0).any():
             value = str(extra[extra > 0].index[0])
             raise DataError(
-                f"The column '{c}' of {release_name} holds values {name} does not have (e.g. '{value}'), "
-                "or more of them: it is not a release of this table.",
-                hint=f"Give the release made from {name}, or the table it was made from.",
+                _(
+                    "The column '{column}' of {release_name} holds values {name} does not have (e.g. "
+                    "'{value}'), or more of them: it is not a release of this table.",
+                    column=c,
+                    release_name=release_name,
+                    name=name,
+                    value=value,
+                ),
+                hint=_("Give the release made from {name}, or the table it was made from.", name=name),
                 where=c,
             )
+    return _release_warnings(frame, release, [c for c in kept if c in config.identifiers], release_name, name)
+
+
+def _release_warnings(
+    frame: pd.DataFrame, release: pd.DataFrame, identifiers: list[str], release_name: str, name: str
+) -> list[str]:
+    """Warnings about a release of this table: identifier columns still holding their values, missing
+    records."""
+    n, m = len(frame), len(release)
     warnings = []
-    for c in (c for c in kept if c in config.identifiers):
+    for c in identifiers:
         same = release[c].astype(object).isin(set(frame[c].dropna().astype(object)))
         if same.any():
             warnings.append(
-                f"{release_name} still holds the identifier column '{c}' with its original values "
-                f"({int(same.sum()):,} of {m:,} rows): anyone reading it sees who each record is, "
-                "whatever the figures say."
+                _(
+                    "{release_name} still holds the identifier column '{column}' with its original values "
+                    "({sum} of {m} rows): anyone reading it sees who each record is, whatever the figures "
+                    "say.",
+                    release_name=release_name,
+                    column=c,
+                    sum=int(same.sum()),
+                    m=m,
+                )
             )
     if m < n:
         warnings.append(
-            f"{release_name} has {m:,} rows for the {n:,} records of {name}: {n - m:,} records are not in "
-            "it (dropped as suppressed, or a part only); the figures describe the rows it has."
+            _(
+                "{release_name} has {m} rows for the {n} records of {name}: {n2} records are not in it "
+                "(dropped as suppressed, or a part only); the figures describe the rows it has.",
+                release_name=release_name,
+                m=m,
+                n=n,
+                name=name,
+                n2=n - m,
+            )
         )
     return warnings
 
@@ -207,15 +247,21 @@ def check_population(before: Any, population_name: str, table_name: str) -> list
     n = int(before.figures.records)
     if missing == 0 or n == 0:
         return []
-    text = (
-        f"{population_name} lacks {missing:,} of the {n:,} records of {table_name} (fewer people in it "
-        "match their quasi-identifiers than the table holds)"
+    text = _(
+        "{population_name} lacks {missing} of the {n} records of {table_name} (fewer people in it match "
+        "their quasi-identifiers than the table holds)",
+        population_name=population_name,
+        missing=missing,
+        n=n,
+        table_name=table_name,
     )
     if missing > POPULATION_MISSING_LIMIT * n:
         raise DataError(
-            f"{text}: it is not the population this table was drawn from.",
-            hint="Give the population file the data was drawn from, or leave out --population (the table "
-            "itself is then the population).",
+            _("{text}: it is not the population this table was drawn from.", text=text),
+            hint=_(
+                "Give the population file the data was drawn from, or leave out --population (the table "
+                "itself is then the population)."
+            ),
             where=population_name,
         )
-    return [f"{text}; for those, the table's own count is used as the population's."]
+    return [_("{text}; for those, the table's own count is used as the population's.", text=text)]

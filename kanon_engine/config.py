@@ -3,7 +3,6 @@ CLI flags and the GUI's forms (one spec per parameter, so validation and message
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -13,6 +12,7 @@ from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 
 if TYPE_CHECKING:
@@ -38,10 +38,21 @@ class ParamSpec:
     percent: bool = False
 
     def choice_label(self, choice: str) -> str:
-        """The plain words for one of ``choices`` (the code itself when none are given)."""
+        """The plain words for one of ``choices`` in the current language (the code itself when none
+        are given)."""
         if choice in self.choices and len(self.choice_labels) == len(self.choices):
-            return self.choice_labels[self.choices.index(choice)]
+            return _(self.choice_labels[self.choices.index(choice)])
         return str(choice)
+
+    @property
+    def shown_label(self) -> str:
+        """The label in the current language (``label`` is the catalog's English id)."""
+        return _(self.label)
+
+    @property
+    def shown_help(self) -> str:
+        """The help sentence in the current language."""
+        return _(self.help) if self.help else ""
 
     def show(self, value: Any) -> str:
         """A value as a person reads it: a percentage for shares, the plain words of a choice."""
@@ -52,7 +63,7 @@ class ParamSpec:
         if self.kind == "choice":
             return self.choice_label(str(value))
         if isinstance(value, float):
-            return f"{value:g}"
+            return formats.decimal(value, 6)
         return str(value)
 
     def coerce(self, value: Any) -> Any:
@@ -95,51 +106,63 @@ class ParamSpec:
         return value
 
     def _expectation(self, value: Any) -> str:
+        got = repr(value)
         if self.percent:
-            return f"{self.name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value!r}."
+            return _(
+                "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",
+                name=self.name,
+                value=got,
+            )
         if self.kind == "choice":
-            return f"{self.name} must be one of {', '.join(self.choices)}; got {value!r}."
+            return _(
+                "{name} must be one of {choices}; got {value}.",
+                name=self.name,
+                choices=", ".join(self.choices),
+                value=got,
+            )
         if self.kind == "columns":
-            return f"{self.name} must be column names separated by commas; got {value!r}."
-        what = "an integer" if self.kind == "int" else "a number"
-        rng = []
-        if self.minimum is not None:
-            rng.append(f">= {self.minimum:g}")
-        if self.maximum is not None:
-            rng.append(f"<= {self.maximum:g}")
-        return f"{self.name} must be {what} {' and '.join(rng)}; got {value!r}.".replace("  ", " ")
+            return _(
+                "{name} must be column names separated by commas; got {value}.", name=self.name, value=got
+            )
+        low = None if self.minimum is None else formats.decimal(self.minimum, 6)
+        high = None if self.maximum is None else formats.decimal(self.maximum, 6)
+        if self.kind == "int":
+            if low is not None and high is not None:
+                text = _("{name} must be an integer >= {low} and <= {high}; got {value}.")
+            elif low is not None:
+                text = _("{name} must be an integer >= {low}; got {value}.")
+            elif high is not None:
+                text = _("{name} must be an integer <= {high}; got {value}.")
+            else:
+                text = _("{name} must be an integer; got {value}.")
+        elif low is not None and high is not None:
+            text = _("{name} must be a number >= {low} and <= {high}; got {value}.")
+        elif low is not None:
+            text = _("{name} must be a number >= {low}; got {value}.")
+        elif high is not None:
+            text = _("{name} must be a number <= {high}; got {value}.")
+        else:
+            text = _("{name} must be a number; got {value}.")
+        return text.format(name=self.name, low=low, high=high, value=got)
 
 
 def parse_number(value: Any) -> float:
-    """A number from a float or from text with a decimal point or comma (``0.05``, ``0,05``)."""
-    if isinstance(value, bool):
-        raise ValueError(value)
-    if isinstance(value, (int, float)):
-        if not math.isfinite(float(value)):
-            raise ValueError(value)
-        return float(value)
-    text = str(value).strip().replace("\u00a0", " ")
-    if text.count(",") == 1 and "." not in text:
-        text = text.replace(",", ".")
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(value)
-    return number
+    """A number from a float or from text with a decimal point or comma (``0.05``, ``0,05``), and
+    the current language's thousands separator (``2.000`` in German); see
+    :func:`kanon_engine.i18n.formats.parse_number`."""
+    return formats.parse_number(value)
 
 
 def parse_fraction(value: Any) -> float:
     """A share from ``0.05``, ``0,05``, ``5%`` or ``5 %`` (a percentage is divided by 100)."""
-    if isinstance(value, str):
-        text = value.strip().replace("\u00a0", " ")
-        if text.endswith("%"):
-            return parse_number(text[:-1].strip()) / 100.0
-    return parse_number(value)
+    return formats.parse_share(value)
 
 
 def format_percent(share: float) -> str:
-    """``0.05`` -> ``5 %``, ``0.125`` -> ``12.5 %``: a share as people read it."""
+    """``0.05`` -> ``5 %``, ``0.125`` -> ``12.5 %`` (``12,5 %`` in German): a share as people read it."""
     pct = round(100.0 * float(share), 6)
-    return f"{pct:g} %"
+    digits = 0 if float(pct).is_integer() else len(f"{pct:g}".partition(".")[2])
+    return formats.percent(share, min(digits, 6))
 
 
 @dataclass(frozen=True)
@@ -180,25 +203,36 @@ class AnonymizationConfig:
             for c in cols:
                 if c in roles:
                     raise ConfigError(
-                        f"The column '{c}' is marked both {roles[c]} and {role}.",
-                        hint="Give every column one role.",
+                        _(
+                            "The column '{column}' is marked both {role} and {other}.",
+                            column=c,
+                            role=role_name(roles[c]),
+                            other=role_name(role),
+                        ),
+                        hint=_("Give every column one role."),
                         where=c,
                     )
                 roles[c] = role
         if not self.quasi_identifiers:
             raise ConfigError(
-                "No quasi-identifier was chosen.",
-                hint="Mark the columns an outsider could know (age, sex, postcode, dates) as "
-                "quasi-identifiers.",
+                _("No quasi-identifier was chosen."),
+                hint=_(
+                    "Mark the columns an outsider could know (age, sex, postcode, dates) as "
+                    "quasi-identifiers."
+                ),
                 where="roles",
             )
         if not any(isinstance(m, KAnonymity) for m in self.models):
-            raise ConfigError("Every run needs k-anonymity (k >= 2) among its privacy models.", where="k")
+            raise ConfigError(_("Every run needs k-anonymity (k >= 2) among its privacy models."), where="k")
         for m in self.models:
             if m.sensitive is not None and m.sensitive not in self.sensitive:
                 raise ConfigError(
-                    f"The {m.name} model protects '{m.sensitive}', which is not marked sensitive.",
-                    hint="Mark it as sensitive in the attributes panel (or with --sensitive).",
+                    _(
+                        "The {model} model protects '{column}', which is not marked sensitive.",
+                        model=m.name,
+                        column=m.sensitive,
+                    ),
+                    hint=_("Mark it as sensitive in the attributes panel (or with --sensitive)."),
                     where=m.sensitive,
                 )
 
@@ -222,9 +256,9 @@ class AnonymizationConfig:
 
     def check_columns(self, table: Table) -> None:
         """Every named column exists in the table (a DataError naming the unknown one otherwise)."""
-        table.require_columns(self.identifiers, "identifier column")
-        table.require_columns(self.quasi_identifiers, "quasi-identifier")
-        table.require_columns(self.sensitive, "sensitive attribute")
+        table.require_columns(self.identifiers, _("identifier column"))
+        table.require_columns(self.quasi_identifiers, _("quasi-identifier"))
+        table.require_columns(self.sensitive, _("sensitive attribute"))
 
     def check_table(self, table: Table) -> None:
         """The config can run on ``table``: its columns exist and k is at most the number of records."""
@@ -273,13 +307,24 @@ def _hierarchy_digest(h: Hierarchy) -> str:
     return hashlib.sha256(repr(matrix.shape).encode() + cells.tobytes()).hexdigest()
 
 
+def role_name(role: str | Role) -> str:
+    """A role as words of the current language (``quasi-identifier``, ``Quasi-Identifikator``)."""
+    names = {
+        Role.IDENTIFIER: N_("identifier"),
+        Role.QUASI_IDENTIFIER: N_("quasi-identifier"),
+        Role.SENSITIVE: N_("sensitive"),
+        Role.INSENSITIVE: N_("insensitive"),
+    }
+    return _(names[Role(role)])
+
+
 def require_k_fits(k: int, n_rows: int) -> None:
     """k-anonymity needs at least k records: with fewer, every record would be suppressed and the
     release would be empty. Raised before any search starts (a ConfigError naming k and the table size)."""
     if k > n_rows:
         raise ConfigError(
-            f"k = {k} is larger than the table, which has {n_rows:,} records.",
-            hint=f"Choose k of at most {n_rows:,}.",
+            _("k = {k} is larger than the table, which has {n} records.", k=k, n=n_rows),
+            hint=_("Choose k of at most {n}.", n=n_rows),
             where="k",
         )
 
@@ -291,7 +336,7 @@ MODEL_PARAMS: tuple[ParamSpec, ...] = (
         "k",
         "int",
         5,
-        "Each person must share their quasi-identifier values with at least k-1 others.",
+        N_("Each person must share their quasi-identifier values with at least k-1 others."),
         minimum=2,
         presets=(2, 5, 10, 20, 50),
     ),
@@ -300,50 +345,61 @@ MODEL_PARAMS: tuple[ParamSpec, ...] = (
         "l",
         "float",
         None,
-        "Each group must hold at least l well-represented values of the "
-        "sensitive attribute (l-diversity); empty to skip.",
+        N_(
+            "Each group must hold at least l well-represented values of the "
+            "sensitive attribute (l-diversity); empty to skip."
+        ),
         minimum=1.0,
         presets=(2, 3, 5),
     ),
     ParamSpec(
         "l_variant",
-        "l-diversity variant",
+        N_("l-diversity variant"),
         "choice",
         "distinct",
-        "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
-        "value is not too dominant (needs c).",
+        N_(
+            "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
+            "value is not too dominant (needs c)."
+        ),
         choices=("distinct", "entropy", "recursive"),
         choice_labels=(
-            "Distinct (at least l different values)",
-            "Entropy (values evenly spread)",
-            "Recursive (no value dominates, with c)",
+            N_("Distinct (at least l different values)"),
+            N_("Entropy (values evenly spread)"),
+            N_("Recursive (no value dominates, with c)"),
         ),
     ),
     ParamSpec(
-        "c", "c (recursive l-diversity)", "float", 2.0, "The c of recursive (c,l)-diversity.", minimum=0.0
+        "c",
+        N_("c (recursive l-diversity)"),
+        "float",
+        2.0,
+        N_("The c of recursive (c,l)-diversity."),
+        minimum=0.0,
     ),
     ParamSpec(
         "t",
         "t",
         "float",
         None,
-        "The sensitive values in each group must be distributed within distance t "
-        "of the whole table's (t-closeness); empty to skip.",
+        N_(
+            "The sensitive values in each group must be distributed within distance t "
+            "of the whole table's (t-closeness); empty to skip."
+        ),
         minimum=0.0,
         maximum=1.0,
         presets=(0.1, 0.2, 0.3),
     ),
     ParamSpec(
         "t_distance",
-        "t-closeness distance",
+        N_("t-closeness distance"),
         "choice",
         "equal",
-        "equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy.",
+        N_("equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy."),
         choices=("equal", "ordered", "hierarchical"),
         choice_labels=(
-            "Equal distance (categories)",
-            "Ordered distance (numbers)",
-            "Along the hierarchy",
+            N_("Equal distance (categories)"),
+            N_("Ordered distance (numbers)"),
+            N_("Along the hierarchy"),
         ),
     ),
 )
@@ -376,7 +432,8 @@ def build_models(
             models.append(RecursiveCLDiversity(c, l, sensitive))
         else:
             raise ConfigError(
-                f"l-variant must be distinct, entropy or recursive; got '{l_variant}'.", where="l-variant"
+                _("l-variant must be distinct, entropy or recursive; got '{value}'.", value=l_variant),
+                where="l-variant",
             )
     if t is not None:
         models.append(TCloseness(t, sensitive, t_distance))

@@ -7,26 +7,27 @@ from __future__ import annotations
 from typing import Any
 
 from kanon_engine.config import MODEL_PARAMS
+from kanon_engine.i18n import N_, _, formats
 
 #: Short forms of the privacy models, whole phrases with named placeholders.
 _MODEL_SHORT = {
-    "k-anonymity": "k = {k}",
-    "distinct-l-diversity": "distinct l = {l} on {sensitive}",
-    "entropy-l-diversity": "entropy l = {l} on {sensitive}",
-    "recursive-l-diversity": "recursive (c = {c}, l = {l}) on {sensitive}",
-    "t-closeness": "t = {t} on {sensitive} ({distance})",
+    "k-anonymity": N_("k = {k}"),
+    "distinct-l-diversity": N_("distinct l = {l} on {sensitive}"),
+    "entropy-l-diversity": N_("entropy l = {l} on {sensitive}"),
+    "recursive-l-diversity": N_("recursive (c = {c}, l = {l}) on {sensitive}"),
+    "t-closeness": N_("t = {t} on {sensitive} ({distance})"),
 }
 _DISTANCE = dict(
     zip(
         next(p for p in MODEL_PARAMS if p.name == "t_distance").choices,
-        ("equal distance", "ordered distance", "along the hierarchy"),
+        (N_("equal distance"), N_("ordered distance"), N_("along the hierarchy")),
     )
 )
 
 
 def _number(value: Any) -> str:
     try:
-        return f"{float(value):g}"
+        return formats.decimal(float(value), 6)
     except (TypeError, ValueError):
         return str(value)
 
@@ -38,9 +39,10 @@ def model_short(model: Any) -> str:
     if template is None:
         return model.describe()
     values = {key: _number(v) for key, v in d.items() if key not in ("name", "sensitive", "distance")}
-    values["sensitive"] = d.get("sensitive") or "the sensitive attribute"
-    values["distance"] = _DISTANCE.get(d.get("distance", ""), d.get("distance", ""))
-    return template.format(**values)
+    values["sensitive"] = d.get("sensitive") or _("the sensitive attribute")
+    distance = d.get("distance", "")
+    values["distance"] = _(_DISTANCE[distance]) if distance in _DISTANCE else distance
+    return _(template, **values)
 
 
 def models_short(models: Any) -> str:
@@ -50,10 +52,10 @@ def models_short(models: Any) -> str:
 
 def algorithm_name(name: str) -> str:
     """The algorithm's short title (``Optimal``, ``Mondrian relaxed``), never the registry code."""
-    from kanon_engine.algorithms import algorithms
+    from kanon_engine.algorithms import algorithms, title_of
 
     cls = algorithms().get(name)
-    title = getattr(cls, "title", name) if cls is not None else name.replace("-", " ").capitalize()
+    title = _(title_of(cls, name)) if cls is not None else name.replace("-", " ").capitalize()
     return title.split(" (", 1)[0]
 
 
@@ -67,7 +69,7 @@ def parameters_short(algorithm: str, parameters: dict[str, Any]) -> str:
     for name, value in parameters.items():
         if value is None or name not in specs:
             continue
-        parts.append(f"{specs[name].label}: {specs[name].show(value)}")
+        parts.append(f"{specs[name].shown_label}: {specs[name].show(value)}")
     return ", ".join(parts)
 
 
@@ -76,16 +78,16 @@ def run_settings(result: Any) -> list[tuple[str, str]]:
     quasi-identifiers, the suppressed records' treatment."""
     cfg = result.config
     return [
-        ("Algorithm", algorithm_name(result.algorithm)),
-        ("Parameters", parameters_short(result.algorithm, result.parameters) or "none"),
-        ("Privacy models", models_short(cfg.models)),
-        ("Quasi-identifiers", ", ".join(cfg.quasi_identifiers)),
-        ("Suppressed records are", _suppressed_records(result)),
+        (_("Algorithm"), algorithm_name(result.algorithm)),
+        (_("Parameters"), parameters_short(result.algorithm, result.parameters) or _("none")),
+        (_("Privacy models"), models_short(cfg.models)),
+        (_("Quasi-identifiers"), ", ".join(cfg.quasi_identifiers)),
+        (_("Suppressed records are"), _suppressed_records(result)),
     ]
 
 
 def _suppressed_records(result: Any) -> str:
     """What happened to suppressed records: a cell-level release has none (it keeps every record)."""
     if getattr(result, "recoding", None) is not None:
-        return "none: every record is kept, single values shown as *"
-    return "left out of the file" if result.config.drop_suppressed else "kept, shown as *"
+        return _("none: every record is kept, single values shown as *")
+    return _("left out of the file") if result.config.drop_suppressed else _("kept, shown as *")

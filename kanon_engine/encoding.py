@@ -21,6 +21,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import require_valid
+from kanon_engine.i18n import _, ngettext
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,19 +96,19 @@ class EncodedTable:
 
     @cached_property
     def level_maps(self) -> tuple[tuple[np.ndarray, ...], ...]:
-        return tuple(tuple(codes for codes, _ in h.level_codes) for h in self.hierarchies)
+        return tuple(tuple(codes for codes, _labels in h.level_codes) for h in self.hierarchies)
 
     @cached_property
     def level_sizes(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(len(labels) for _, labels in h.level_codes) for h in self.hierarchies)
+        return tuple(tuple(len(labels) for _codes, labels in h.level_codes) for h in self.hierarchies)
 
     def sensitive_column(self, name: str) -> SensitiveColumn:
         for s in self.sensitive:
             if s.name == name:
                 return s
         raise ConfigError(
-            f"'{name}' is not a sensitive attribute of this run.",
-            hint="Mark it as sensitive before asking for l-diversity or t-closeness on it.",
+            _("'{column}' is not a sensitive attribute of this run.", column=name),
+            hint=_("Mark it as sensitive before asking for l-diversity or t-closeness on it."),
             where=name,
         )
 
@@ -139,12 +140,18 @@ def encode_quasi_identifier(series: pd.Series, hierarchy: Hierarchy) -> np.ndarr
 def require_covered(hierarchy: Hierarchy, missing: np.ndarray) -> None:
     """A HierarchyError listing up to 10 values of the data (``missing``) the hierarchy lacks."""
     if len(missing):
-        shown = ", ".join("(missing)" if v == MISSING else f"'{v}'" for v in missing[:10])
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        shown = ", ".join(_("(missing)") if v == MISSING else f"'{v}'" for v in missing[:10])
+        if len(missing) > 10:
+            shown = _("{values} and {n} more", values=shown, n=len(missing) - 10)
         raise HierarchyError(
-            f"The hierarchy of '{hierarchy.attribute}' does not cover {len(missing)} value(s) of the "
-            f"data: {shown}{more}.",
-            hint="Add these values to the hierarchy, or build a new one from the data.",
+            ngettext(
+                "The hierarchy of '{column}' does not cover {n} value of the data: {values}.",
+                "The hierarchy of '{column}' does not cover {n} values of the data: {values}.",
+                len(missing),
+                column=hierarchy.attribute,
+                values=shown,
+            ),
+            hint=_("Add these values to the hierarchy, or build a new one from the data."),
             where=hierarchy.attribute,
         )
 
@@ -197,16 +204,18 @@ def encode_table(
     qi = tuple(qi)
     if not qi:
         raise ConfigError(
-            "No quasi-identifier was chosen.",
-            hint="Mark at least one column an outsider could know (age, sex, postcode) as quasi-identifier.",
+            _("No quasi-identifier was chosen."),
+            hint=_(
+                "Mark at least one column an outsider could know (age, sex, postcode) as quasi-identifier."
+            ),
         )
-    table.require_columns(qi, "quasi-identifier")
-    table.require_columns(tuple(sensitive), "sensitive attribute")
+    table.require_columns(qi, _("quasi-identifier"))
+    table.require_columns(tuple(sensitive), _("sensitive attribute"))
 
     hs = []
     for q in qi:
         if q not in hierarchies:
-            raise ConfigError(f"The quasi-identifier '{q}' has no hierarchy.", where=q)
+            raise ConfigError(_("The quasi-identifier '{column}' has no hierarchy.", column=q), where=q)
         # roll-ups of frequency sets are only exact on trees: refuse a label with two parents (the full
         # validation says which; the vectorized test keeps a run on valid hierarchies cheap)
         if not is_tree(hierarchies[q]):

@@ -3,6 +3,8 @@ concerned, followed by what to do about it, so the GUI and the CLI can show it a
 
 from __future__ import annotations
 
+from kanon_engine.i18n import _
+
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)}
 
 
@@ -61,5 +63,5 @@ class Cancelled(KanonError):
 
     kind = "cancelled"
 
-    def __init__(self, message: str = "The computation was cancelled.") -> None:
-        super().__init__(message)
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or _("The computation was cancelled."))

@@ -21,6 +21,7 @@ from kanon_engine.frequency import (
     roll_up,
     with_histograms,
 )
+from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
 from kanon_engine.suppressed_group import GroupRule, enforce
 
@@ -90,7 +91,7 @@ def suppression_allowance(n_rows: int, limit: float) -> int:
     """Records that may be suppressed for a limit given as a fraction of the records."""
     if not 0 <= limit <= 1:
         raise ConfigError(
-            f"The suppression limit must be a fraction between 0 and 1; got {limit}.",
+            _("The suppression limit must be a fraction between 0 and 1; got {value}.", value=str(limit)),
             where="suppression-limit",
         )
     return int(np.floor(limit * n_rows + 1e-9))
@@ -121,7 +122,7 @@ class NodeEvaluator:
         suppressed_group_k: int = 0,
     ) -> None:
         if not any(isinstance(m, KAnonymity) for m in models):
-            raise ConfigError("Every run needs k-anonymity (k >= 2) among its privacy models.", where="k")
+            raise ConfigError(_("Every run needs k-anonymity (k >= 2) among its privacy models."), where="k")
         for m in models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)

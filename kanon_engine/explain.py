@@ -31,6 +31,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import group_columns, representatives
+from kanon_engine.i18n import _, ngettext
 
 #: Lattices larger than this are not scanned for the smallest hiding generalization.
 MAX_GRID_NODES = 5_000_000
@@ -84,59 +85,108 @@ class Explanation:
 
     def sentences(self) -> list[str]:
         """A plain-language explanation, one point per sentence."""
-        v = self.values
-        combo = ", ".join(f"{q} = {v[q]}" for q in v)
+        combo = ", ".join(f"{q} = {self.values[q]}" for q in self.values)
         if self.safe:
             out = [
-                f"Record {self.row + 1} ({combo}) shares these values with {self.class_size - 1} other "
-                f"records, so it is in a group of at least k = {self.k}."
+                ngettext(
+                    "Record {row} ({combo}) shares these values with {n} other record, so it is in a "
+                    "group of at least k = {k}.",
+                    "Record {row} ({combo}) shares these values with {n} other records, so it is in a "
+                    "group of at least k = {k}.",
+                    self.class_size - 1,
+                    row=self.row + 1,
+                    combo=combo,
+                    k=self.k,
+                )
             ]
         else:
-            others = self.class_size - 1
-            if others == 0:
-                who = "no other record in the data shares these values"
-            else:
-                who = f"only {others} other record{'s share' if others > 1 else ' shares'} these values"
-            out = [f"Record {self.row + 1} ({combo}) is unsafe: {who}, fewer than k - 1 = {self.k - 1}."]
-            rare_alone = [a for a in self.attributes if a.records_with_value < self.k]
-            if rare_alone:
-                out.append(
-                    "On its own, "
-                    + "; ".join(
-                        f"{a.attribute} = {a.value} is shared by only {a.records_with_value} record(s)"
-                        for a in rare_alone
-                    )
-                    + "."
-                )
-            else:
-                rarest = sorted(self.attributes, key=lambda a: a.records_with_value)[:3]
-                out.append(
-                    "Each value on its own is common (the rarest: "
-                    + ", ".join(
-                        f"{a.attribute} = {a.value} in {a.records_with_value} records" for a in rarest
-                    )
-                    + "); it is their combination that is rare."
-                )
-            culprits = self.culprits()
-            for a in self.attributes:
-                if a.attribute in culprits:
-                    out.append(
-                        f"Without {a.attribute} it would share its values with "
-                        f"{a.class_size_without - 1} other records."
-                    )
+            out = self._unsafe_sentences(combo)
         if self.levels is not None and not self.safe:
-            changed = {q: lv for q, lv in self.levels.items() if lv > 0}
-            shown = (
-                ", ".join(f"{q} as {self.generalized_values[q]}" for q in changed)
-                if self.generalized_values
-                else ""
-            )
-            out.append(
-                f"The smallest generalization that hides it ({sum(changed.values())} step(s): "
-                f"{shown}) puts it in a group of {self.class_size_generalized} records."
-            )
+            out.append(self._generalization_sentence())
         out.extend(self.notes)
         return out
+
+    def _unsafe_sentences(self, combo: str) -> list[str]:
+        """Why the record is unsafe: who shares its values, which values are rare, which column to drop."""
+        others = self.class_size - 1
+        if others == 0:
+            who = _("no other record in the data shares these values")
+        else:
+            who = ngettext(
+                "only {n} other record shares these values",
+                "only {n} other records share these values",
+                others,
+            )
+        out = [
+            _(
+                "Record {row} ({combo}) is unsafe: {who}, fewer than k - 1 = {needed}.",
+                row=self.row + 1,
+                combo=combo,
+                who=who,
+                needed=self.k - 1,
+            )
+        ]
+        rare_alone = [a for a in self.attributes if a.records_with_value < self.k]
+        if rare_alone:
+            parts = "; ".join(
+                ngettext(
+                    "{column} = {value} is shared by only {n} record",
+                    "{column} = {value} is shared by only {n} records",
+                    a.records_with_value,
+                    column=a.attribute,
+                    value=a.value,
+                )
+                for a in rare_alone
+            )
+            out.append(_("On its own, {parts}.", parts=parts))
+        else:
+            rarest = sorted(self.attributes, key=lambda a: a.records_with_value)[:3]
+            parts = ", ".join(
+                ngettext(
+                    "{column} = {value} in {n} record",
+                    "{column} = {value} in {n} records",
+                    a.records_with_value,
+                    column=a.attribute,
+                    value=a.value,
+                )
+                for a in rarest
+            )
+            out.append(
+                _(
+                    "Each value on its own is common (the rarest: {parts}); it is their combination that is "
+                    "rare.",
+                    parts=parts,
+                )
+            )
+        culprits = self.culprits()
+        for a in self.attributes:
+            if a.attribute in culprits:
+                out.append(
+                    ngettext(
+                        "Without {column} it would share its values with {n} other record.",
+                        "Without {column} it would share its values with {n} other records.",
+                        a.class_size_without - 1,
+                        column=a.attribute,
+                    )
+                )
+        return out
+
+    def _generalization_sentence(self) -> str:
+        changed = {q: lv for q, lv in (self.levels or {}).items() if lv > 0}
+        shown = (
+            ", ".join(_("{column} as {value}", column=q, value=self.generalized_values[q]) for q in changed)
+            if self.generalized_values
+            else ""
+        )
+        return ngettext(
+            "The smallest generalization that hides it ({n} step: {shown}) puts it in a group of {size} "
+            "records.",
+            "The smallest generalization that hides it ({n} steps: {shown}) puts it in a group of {size} "
+            "records.",
+            sum(changed.values()),
+            shown=shown,
+            size=self.class_size_generalized,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -197,7 +247,9 @@ class RecordExplainer:
         """Explain record ``row`` (0-based input order) at ``k`` (default: the configuration's k)."""
         n = self.table.n_rows
         if not 0 <= row < n:
-            raise ConfigError(f"There is no record {row + 1}: the table has {n} records.", where="row")
+            raise ConfigError(
+                _("There is no record {n}: the table has {n2} records.", n=row + 1, n2=n), where="row"
+            )
         k = int(self.config.k if k is None else k)
         e = self.enc
         join = self.join_levels(row)
@@ -222,8 +274,11 @@ class RecordExplainer:
             return Explanation(row, k, class_size, values, tuple(rarities))
         if self._grid_size > MAX_GRID_NODES:
             note = (
-                f"The lattice has {self._grid_size:,} generalizations, too many to search for the "
-                "smallest one that hides this record.",
+                _(
+                    "The lattice has {grid_size} generalizations, too many to search for the smallest one "
+                    "that hides this record.",
+                    grid_size=self._grid_size,
+                ),
             )
             return Explanation(row, k, class_size, values, tuple(rarities), notes=note)
         grid = self.class_size_grid(join)
@@ -237,8 +292,11 @@ class RecordExplainer:
                 values,
                 tuple(rarities),
                 notes=(
-                    f"Even the most general transformation leaves it in a group smaller than {k}; only "
-                    "suppression can hide it.",
+                    _(
+                        "Even the most general transformation leaves it in a group smaller than {k}; only "
+                        "suppression can hide it.",
+                        k=k,
+                    ),
                 ),
             )
         levels_all = np.stack(np.unravel_index(ok, grid.shape), axis=1)

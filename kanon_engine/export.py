@@ -40,6 +40,7 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.fileio import _format_for, refuse_input_overwrite, write_table
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.i18n import _
 from kanon_engine.release_writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
 
 __all__ = ["FORMULA_STARTS", "csv_bytes", "sha256_file"]
@@ -84,9 +85,12 @@ def check_key(key: bytes) -> bytes:
         key = key.encode("utf-8")
     if not isinstance(key, (bytes, bytearray)) or len(key) < MIN_KEY_BYTES:
         raise ConfigError(
-            f"The pseudonymization key must be at least {MIN_KEY_BYTES} bytes long.",
-            hint="Use a key file made with 'head -c 32 /dev/urandom > release.key' and keep it safe.",
-            where="pseudonymization key",
+            _(
+                "The pseudonymization key must be at least {min_key_bytes} bytes long.",
+                min_key_bytes=MIN_KEY_BYTES,
+            ),
+            hint=_("Use a key file made with 'head -c 32 /dev/urandom > release.key' and keep it safe."),
+            where=_("pseudonymization key"),
         )
     return bytes(key)
 
@@ -97,7 +101,10 @@ def read_key_file(path: str | Path) -> bytes:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise DataError(f"The key file {path} cannot be read ({exc.strerror}).", where=str(path)) from None
+        raise DataError(
+            _("The key file {path} cannot be read ({strerror}).", path=path, strerror=exc.strerror),
+            where=str(path),
+        ) from None
     return check_key(data.rstrip(b"\r\n"))
 
 
@@ -118,7 +125,7 @@ def pseudonymize_identifiers(
     out = frame.copy()
     for c in columns:
         if c not in out.columns:
-            raise ConfigError(f"The identifier column '{c}' is not in the table.", where=c)
+            raise ConfigError(_("The identifier column '{column}' is not in the table.", column=c), where=c)
         codes, uniques = pd.factorize(out[c].astype(object), use_na_sentinel=True)
         hashed = np.array([pseudonym(str(u), key) for u in uniques], dtype=object)
         values = np.where(codes >= 0, hashed[np.maximum(codes, 0)] if len(hashed) else None, None)
@@ -173,9 +180,14 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
     rows = result.release_rows
     if len(rows) != len(rel):
         raise DataError(
-            f"The release has {len(rel)} rows, which matches neither the {n} input records nor the "
-            f"{len(kept)} unsuppressed ones.",
-            hint="Run the anonymization again before exporting.",
+            _(
+                "The release has {n} rows, which matches neither the {n2} input records nor the {n3} "
+                "unsuppressed ones.",
+                n=len(rel),
+                n2=n,
+                n3=len(kept),
+            ),
+            hint=_("Run the anonymization again before exporting."),
             where="release",
         )
     masked_cols = set(cfg.quasi_identifiers) | {c for c in rel.columns if c not in table.frame.columns}
@@ -191,8 +203,8 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
     for c in untouched:
         if not bool(_same_cells(full[c], original[c])[kept].all()):
             raise DataError(
-                "The release does not line up with the loaded table (different rows).",
-                hint="Run the anonymization again on this table before exporting.",
+                _("The release does not line up with the loaded table (different rows)."),
+                hint=_("Run the anonymization again on this table before exporting."),
                 where="release",
             )
     return full
@@ -215,7 +227,11 @@ class ExportOptions:
     def __post_init__(self) -> None:
         if self.suppressed not in (None, "mask", "drop"):
             raise ConfigError(
-                f"Suppressed records are masked or dropped; got '{self.suppressed}'.", where="suppressed"
+                _(
+                    "Suppressed records are masked or dropped; got '{suppressed}'.",
+                    suppressed=self.suppressed,
+                ),
+                where="suppressed",
             )
 
 
@@ -408,7 +424,9 @@ def export_hierarchies(
     folder = Path(folder)
     if not folder.is_dir():
         raise DataError(
-            f"The folder {folder} does not exist.", hint="Create it or choose another one.", where=str(folder)
+            _("The folder {folder} does not exist.", folder=folder),
+            hint=_("Create it or choose another one."),
+            where=str(folder),
         )
     targets = hierarchy_targets(config, folder, prefix)
     for target in targets.values():

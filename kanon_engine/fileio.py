@@ -35,6 +35,7 @@ from typing import IO, Any
 import pandas as pd
 
 from kanon_engine.errors import DataError, KanonError
+from kanon_engine.i18n import _
 
 LOG = logging.getLogger("kanon_engine.fileio")
 
@@ -88,8 +89,9 @@ class InputGuard:
         self._inputs: list[tuple[Path, str]] = []
         self.set(inputs)
 
-    def add(self, path: str | Path | None, what: str = "an input file") -> None:
+    def add(self, path: str | Path | None, what: str | None = None) -> None:
         """Protect ``path`` (None is ignored); ``what`` names it in the refusal ("the data file")."""
+        what = _("an input file") if what is None else what
         if path is None or str(path) == "":
             return
         with self._lock:
@@ -143,10 +145,15 @@ def registered_guards() -> list[InputGuard]:
 def input_refusal(target: Path, input_path: Path, what: str) -> DataError:
     """The one sentence for "this output would replace an input"."""
     name = target.name
-    same = "" if input_path.name == name else f" (the same file as {input_path.name})"
+    same = "" if input_path.name == name else _(" (the same file as {file})", file=input_path.name)
     return DataError(
-        f"{name}{same} is {what}; kanon never writes over its input data.",
-        hint="Choose another file name for the output.",
+        _(
+            "{name}{same} is {what}; kanon never writes over its input data.",
+            name=name,
+            same=same,
+            what=_(what),
+        ),
+        hint=_("Choose another file name for the output."),
         where=str(target),
     )
 
@@ -165,7 +172,7 @@ def check_not_input(
     over its own file)."""
     target = Path(target)
     allowed = set(may_replace)
-    extra = InputGuard(p if isinstance(p, tuple) else (p, "an input file") for p in protect)
+    extra = InputGuard(p if isinstance(p, tuple) else (p, _("an input file")) for p in protect)
     for guard in (extra, *registered_guards()):
         for path, what in guard.inputs:
             if what not in allowed and same_file(target, path):
@@ -187,13 +194,13 @@ def read_error(path: Path, err: OSError, what: str = "", error: type[KanonError]
     where = str(path)
     if isinstance(err, FileNotFoundError):
         folder = path.absolute().parent
-        hint = "Check the file name and folder."
-        return error(f"{name} was not found in {folder}.", hint=hint, where=where)
+        hint = _("Check the file name and folder.")
+        return error(_("{name} was not found in {folder}.", name=name, folder=folder), hint=hint, where=where)
     if isinstance(err, IsADirectoryError):
-        return error(f"{path} is a folder, not a file.", hint="Choose a file.", where=where)
+        return error(_("{path} is a folder, not a file.", path=path), hint=_("Choose a file."), where=where)
     return error(
-        f"{name} cannot be read: {err.strerror or err}.",
-        hint="Check that you may read the file.",
+        _("{name} cannot be read: {value}.", name=name, value=err.strerror or err),
+        hint=_("Check that you may read the file."),
         where=where,
     )
 
@@ -216,32 +223,53 @@ def _os_error(path: Path, err: OSError) -> DataError:
     if isinstance(err, PermissionError) or code in (errno.EACCES, errno.EPERM):
         msg, hint = (
             (
-                f"{path.name} cannot be written in {path.parent}: the folder or file is read-only "
-                "or you lack permission."
+                _(
+                    "{name} cannot be written in {parent}: the folder or file is read-only or you lack "
+                    "permission.",
+                    name=path.name,
+                    parent=path.parent,
+                )
             ),
-            "Choose another folder, or ask for write access.",
+            _("Choose another folder, or ask for write access."),
         )
     elif code == errno.EROFS:
         msg, hint = (
-            f"{path.name} cannot be written: {path.parent} is on a read-only disk.",
-            "Choose a folder on another disk.",
+            _(
+                "{name} cannot be written: {parent} is on a read-only disk.",
+                name=path.name,
+                parent=path.parent,
+            ),
+            _("Choose a folder on another disk."),
         )
     elif code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         msg, hint = (
-            f"{path.name} cannot be written: the disk holding {path.parent} is full.",
-            "Free some space or choose another disk; nothing was changed.",
+            _(
+                "{name} cannot be written: the disk holding {parent} is full.",
+                name=path.name,
+                parent=path.parent,
+            ),
+            _("Free some space or choose another disk; nothing was changed."),
         )
     elif code == errno.ENOENT:
         msg, hint = (
-            f"{path.name} cannot be written: the folder {path.parent} does not exist.",
-            "Create the folder or choose another one.",
+            _(
+                "{name} cannot be written: the folder {parent} does not exist.",
+                name=path.name,
+                parent=path.parent,
+            ),
+            _("Create the folder or choose another one."),
         )
     elif code == errno.EISDIR or path.is_dir():
         msg, hint = folder_message(path)
     else:
         msg, hint = (
-            f"{path.name} cannot be written in {path.parent}: {err.strerror or err}.",
-            "Choose another folder or file name.",
+            _(
+                "{name} cannot be written in {parent}: {value}.",
+                name=path.name,
+                parent=path.parent,
+                value=err.strerror or err,
+            ),
+            _("Choose another folder or file name."),
         )
     return DataError(msg, hint=hint, where=str(path))
 
@@ -249,8 +277,8 @@ def _os_error(path: Path, err: OSError) -> DataError:
 def folder_message(path: Path) -> tuple[str, str]:
     """Message and hint for an output path that is an existing folder."""
     return (
-        f"{path} is a folder, so no file can be written under that name.",
-        f"Give a file name inside it, for example {path / ('release' + (path.suffix or '.csv'))}.",
+        _("{path} is a folder, so no file can be written under that name.", path=path),
+        _("Give a file name inside it, for example {n}.", n=path / ("release" + (path.suffix or ".csv"))),
     )
 
 
@@ -399,7 +427,7 @@ def atomic_path(
     path = Path(path)
     check_not_input(path, protect, may_replace)
     if path.is_dir():
-        raise _os_error(path, IsADirectoryError(errno.EISDIR, "Is a directory"))
+        raise _os_error(path, IsADirectoryError(errno.EISDIR, _("Is a directory")))
     tmp: _TempFile | None = None
     try:
         clean_stale_temp_files(path.parent)
@@ -479,7 +507,9 @@ def atomic_write_text(
         raise _encode_error(Path(path), err, encoding) from None
     except LookupError:
         raise DataError(
-            f"'{encoding}' is not a text encoding this program knows.", hint="Use utf-8.", where=encoding
+            _("'{encoding}' is not a text encoding this program knows.", encoding=encoding),
+            hint=_("Use utf-8."),
+            where=encoding,
         ) from None
     atomic_write_bytes(path, data, protect=protect, may_replace=may_replace, private=private)
 
@@ -487,9 +517,15 @@ def atomic_write_text(
 def _encode_error(path: Path, err: UnicodeEncodeError, encoding: str) -> DataError:
     char = err.object[err.start : err.end] if isinstance(err.object, str) else "?"
     return DataError(
-        f"{path.name} cannot be written in {encoding}: it cannot hold the character "
-        f"'{char}' (U+{ord(char[0]):04X}) found in the data.",
-        hint="Write the file as utf-8, which holds every character.",
+        _(
+            "{file} cannot be written in {encoding}: it cannot hold the character '{char}' ({code}) "
+            "found in the data.",
+            file=path.name,
+            encoding=encoding,
+            char=char,
+            code=f"U+{ord(char[0]):04X}",
+        ),
+        hint=_("Write the file as utf-8, which holds every character."),
         where=str(path),
     )
 
@@ -500,8 +536,8 @@ def _format_for(path: Path, fmt: str | None) -> str:
         if f in ("csv", "tsv", "xlsx", "parquet"):
             return f
         raise DataError(
-            f"'{fmt}' is not an output format kanon writes.",
-            hint="Choose csv, tsv, xlsx or parquet.",
+            _("'{fmt}' is not an output format kanon writes.", fmt=fmt),
+            hint=_("Choose csv, tsv, xlsx or parquet."),
             where=fmt,
         )
     if path.is_dir():
@@ -510,8 +546,8 @@ def _format_for(path: Path, fmt: str | None) -> str:
     found = FORMATS_BY_SUFFIX.get(path.suffix.lower())
     if found is None:
         raise DataError(
-            f"The file name {path.name} does not say which format to write.",
-            hint="End it in .csv, .tsv, .xlsx or .parquet, or choose the format.",
+            _("The file name {name} does not say which format to write.", name=path.name),
+            hint=_("End it in .csv, .tsv, .xlsx or .parquet, or choose the format."),
             where=str(path),
         )
     return found
@@ -550,8 +586,8 @@ def write_table(
 def _write_text(df: pd.DataFrame, path: Path, delimiter: str, encoding: str, bom: bool) -> None:
     if len(delimiter) != 1:
         raise DataError(
-            f"The delimiter must be one character; got '{delimiter}'.",
-            hint="Use ',', ';', a tab or '|'.",
+            _("The delimiter must be one character; got '{delimiter}'.", delimiter=delimiter),
+            hint=_("Use ',', ';', a tab or '|'."),
             where=delimiter,
         )
     try:
@@ -559,7 +595,9 @@ def _write_text(df: pd.DataFrame, path: Path, delimiter: str, encoding: str, bom
         "".encode(enc)
     except LookupError:
         raise DataError(
-            f"'{encoding}' is not a text encoding this program knows.", hint="Use utf-8.", where=encoding
+            _("'{encoding}' is not a text encoding this program knows.", encoding=encoding),
+            hint=_("Use utf-8."),
+            where=encoding,
         ) from None
     buf = io.StringIO()
     # Python 3.11's csv quotes a field holding \n but not one holding a lone \r, which would break the row
@@ -587,9 +625,13 @@ def _write_text(df: pd.DataFrame, path: Path, delimiter: str, encoding: str, bom
 def _write_xlsx(df: pd.DataFrame, path: Path) -> None:
     if len(df) + 1 > EXCEL_MAX_ROWS:
         raise DataError(
-            f"{path.name} cannot hold {len(df):,} rows: an Excel sheet holds at most "
-            f"{EXCEL_MAX_ROWS - 1:,} rows below the header.",
-            hint="Write CSV or Parquet instead.",
+            _(
+                "{name} cannot hold {n} rows: an Excel sheet holds at most {n2} rows below the header.",
+                name=path.name,
+                n=len(df),
+                n2=EXCEL_MAX_ROWS - 1,
+            ),
+            hint=_("Write CSV or Parquet instead."),
             where=str(path),
         )
     buf = io.BytesIO()

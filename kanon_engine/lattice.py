@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kanon_engine.errors import InfeasibleError
+from kanon_engine.i18n import N_, _
 
 #: Exhaustive methods (optimal, incognito) refuse lattices larger than this.
 MAX_EXHAUSTIVE_NODES = 500_000
@@ -43,9 +44,14 @@ class Lattice:
     def require_size(size: int, algorithm: str, limit: int = MAX_EXHAUSTIVE_NODES) -> None:
         if size > limit:
             raise InfeasibleError(
-                f"The generalization lattice has {size:,} transformations, too many for {algorithm} "
-                f"(at most {limit:,}).",
-                hint=(
+                _(
+                    "The generalization lattice has {size} transformations, too many for {algorithm} "
+                    "(at most {limit}).",
+                    size=size,
+                    algorithm=algorithm,
+                    limit=limit,
+                ),
+                hint=_(
                     "Use the heuristic search (the best release within a time limit, for any lattice), "
                     "Datafly or Mondrian; or fewer quasi-identifiers or shallower hierarchies."
                 ),
@@ -136,7 +142,7 @@ class Lattice:
 
     def upset(self, index: int) -> np.ndarray:
         """Mask of the node and all its generalizations."""
-        ge, _ = self._masks()
+        ge, _le = self._masks()
         node = self.levels[index]
         out = ge[0][node[0]].copy()
         for a in range(1, len(node)):
@@ -145,7 +151,7 @@ class Lattice:
 
     def downset(self, index: int) -> np.ndarray:
         """Mask of the node and all its specializations."""
-        _, le = self._masks()
+        _ge, le = self._masks()
         node = self.levels[index]
         out = le[0][node[0]].copy()
         for a in range(1, len(node)):
@@ -173,12 +179,12 @@ INFERRED_FAILS = 4  # not checked: a generalization fails (monotonicity)
 PRUNED = 5  # not checked: its metric bound cannot beat the optimum
 
 STATUS_NAMES = {
-    NOT_EVALUATED: "not evaluated",
-    SATISFIES: "satisfies",
-    FAILS: "fails",
-    INFERRED_SATISFIES: "satisfies (inferred)",
-    INFERRED_FAILS: "fails (inferred)",
-    PRUNED: "pruned by bound",
+    NOT_EVALUATED: N_("not evaluated"),
+    SATISFIES: N_("satisfies"),
+    FAILS: N_("fails"),
+    INFERRED_SATISFIES: N_("satisfies (inferred)"),
+    INFERRED_FAILS: N_("fails (inferred)"),
+    PRUNED: N_("pruned by bound"),
 }
 
 

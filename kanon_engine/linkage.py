@@ -38,6 +38,7 @@ import pandas as pd
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, text_of
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _RANGE = re.compile(rf"^\s*([\[(])\s*({_NUM})\s*(?:-|,|\.\.|–|to)\s*({_NUM})\s*([\])])\s*$")
@@ -248,7 +249,7 @@ def _single_match_counts(
         matched[q] = per_value[kc.codes[q]]
     sizes = [len(rv) + 1 for rv in rc.values]
     none = [np.where(matched[q] >= 0, matched[q], sizes[q] - 1) for q in range(n_cols)]  # "no match" code
-    rel_key, _ = group_columns([np.concatenate([rc.codes[q, rest], none[q]]) for q in range(n_cols)], sizes)
+    rel_key, _n = group_columns([np.concatenate([rc.codes[q, rest], none[q]]) for q in range(n_cols)], sizes)
     ok = (matched >= 0).all(axis=0)
     rel_ids, known_ids = rel_key[: len(rest)], rel_key[len(rest) :]
     slot = pd.Index(rel_ids).get_indexer(known_ids)  # release combos are distinct, so keys are unique
@@ -357,11 +358,11 @@ class LinkageSide:
 
 #: The linkage demo's summary, whole sentences with named placeholders (one place, ready for translation).
 SUMMARY = {
-    "before": (
+    "before": N_(
         "Joining a public list of {people} people with the original data on {columns} singles out "
         "{before} of them."
     ),
-    "after": (
+    "after": N_(
         "Joining a public list of {people} people with the original data on {columns} singles out "
         "{before} of them; with the release, {after}."
     ),
@@ -390,12 +391,12 @@ class LinkageResult:
     def summary(self) -> str:
         """One plain sentence for the report and the GUI."""
         values = {
-            "people": f"{self.external_records:,}",
+            "people": self.external_records,
             "columns": ", ".join(self.columns),
-            "before": f"{self.before.singled_out:,}",
-            "after": f"{self.after.singled_out:,}" if self.after is not None else "",
+            "before": self.before.singled_out,
+            "after": self.after.singled_out if self.after is not None else "",
         }
-        return SUMMARY["before" if self.after is None else "after"].format(**values)
+        return text_of(SUMMARY, "before" if self.after is None else "after", **values)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -426,8 +427,8 @@ class JoinSuggestion:
 
 #: Why a pair of columns is proposed (whole sentences with named placeholders).
 JOIN_REASONS = {
-    "same": "'{list_column}' has the same name as the quasi-identifier '{column}'.",
-    "kind": "'{list_column}' and the quasi-identifier '{column}' both look like {kind}.",
+    "same": N_("'{list_column}' has the same name as the quasi-identifier '{column}'."),
+    "kind": N_("'{list_column}' and the quasi-identifier '{column}' both look like {kind}."),
 }
 
 
@@ -444,11 +445,11 @@ def suggest_join(list_columns: Sequence[str], quasi_identifiers: Sequence[str]) 
         kind = match_name(q)
         alike = [c for c in free if kind is not None and match_name(c) == kind]
         if same:
-            pick, reason = same[0], JOIN_REASONS["same"].format(list_column=same[0], column=q)
+            pick, reason = same[0], text_of(JOIN_REASONS, "same", list_column=same[0], column=q)
         elif alike:
             words = kind_words(kind[0]) if kind is not None else ""
             pick = alike[0]
-            reason = JOIN_REASONS["kind"].format(list_column=pick, column=q, kind=words)
+            reason = text_of(JOIN_REASONS, "kind", list_column=pick, column=q, kind=words)
         else:
             continue
         free.remove(pick)
@@ -460,7 +461,9 @@ def _join_frame(external: pd.DataFrame, join: Mapping[str, str]) -> pd.DataFrame
     """The public list's join columns, named as the data's columns they are joined with."""
     missing = [c for c in join.values() if c not in external.columns]
     if missing:
-        raise DataError(f"The public list has no column '{missing[0]}' to join on.", where=missing[0])
+        raise DataError(
+            _("The public list has no column '{column}' to join on.", column=missing[0]), where=missing[0]
+        )
     frame = external[list(join.values())]
     frame.columns = list(join.keys())
     return frame
@@ -494,29 +497,36 @@ def linkage_attack(
     columns = tuple(columns)
     if not columns:
         raise ConfigError(
-            "The public list shares no quasi-identifier column with the data, so no join is possible.",
-            hint="Name its columns like the data's quasi-identifiers (for example age, sex, zipcode).",
+            _("The public list shares no quasi-identifier column with the data, so no join is possible."),
+            hint=_("Name its columns like the data's quasi-identifiers (for example age, sex, zipcode)."),
             where="external",
         )
-    for name, frame in (("public list", ext), ("original data", orig)) + (
+    absent = {
+        "public": N_("The public list has no column '{column}' to join on."),
+        "original": N_("The original data have no column '{column}' to join on."),
+        "release": N_("The release has no column '{column}' to join on."),
+    }
+    for name, frame in (("public", ext), ("original", orig)) + (
         (("release", release),) if release is not None else ()
     ):
         missing = [c for c in columns if c not in frame.columns]
         if missing:
-            raise DataError(f"The {name} has no column '{missing[0]}' to join on.", where=missing[0])
+            raise DataError(text_of(absent, name, column=missing[0]), where=missing[0])
     report = progress or (lambda fraction, message: None)
     share = 0.5 if release is not None else 1.0
-    report(0.0, "joining the public list with the original data")
-    before_counts, _ = count_matches(ext, orig, columns, None, lambda f: report(share * f, "joining"))
+    report(0.0, _("joining the public list with the original data"))
+    before_counts, _per_class = count_matches(
+        ext, orig, columns, None, lambda f: report(share * f, _("joining"))
+    )
     before = LinkageSide("original", before_counts, np.flatnonzero(before_counts == 1))
     after = None
     if release is not None:
-        report(share, "joining the public list with the release")
-        after_counts, _ = count_matches(
-            ext, release, columns, hierarchies, lambda f: report(share + share * f, "joining")
+        report(share, _("joining the public list with the release"))
+        after_counts, _per_class = count_matches(
+            ext, release, columns, hierarchies, lambda f: report(share + share * f, _("joining"))
         )
         after = LinkageSide("release", after_counts, np.flatnonzero(after_counts == 1))
-    report(1.0, "the public list is joined")
+    report(1.0, _("the public list is joined"))
     list_columns = tuple(join.values()) if join else columns
     source = getattr(external, "source", None)
     name = source.name if isinstance(source, Path) else ""

@@ -26,6 +26,7 @@ from kanon_engine.fileio import (
     same_file,
     temp_file_beside,
 )
+from kanon_engine.i18n import N_, _
 
 #: File name endings each kind of output is usually given; a name ending as *another* kind's is refused
 #: (``--report-pdf report.html`` is a mix-up), a name ending otherwise is accepted.
@@ -41,13 +42,13 @@ SUFFIXES: dict[str, tuple[str, ...]] = {
 }
 #: The files each command-line flag names when a command reads it, and what they are.
 INPUT_FLAGS: dict[str, str] = {
-    "input": "the data file",
-    "project": "the project file",
-    "release": "the release assessed",
-    "population": "the population file",
-    "external": "the public list",
-    "workload": "the workload file",
-    "check": "the hierarchy file checked",
+    "input": N_("the data file"),
+    "project": N_("the project file"),
+    "release": N_("the release assessed"),
+    "population": N_("the population file"),
+    "external": N_("the public list"),
+    "workload": N_("the workload file"),
+    "check": N_("the hierarchy file checked"),
 }
 #: Output flags of the commands, and the kind of file each writes.
 OUTPUT_FLAGS: dict[str, tuple[str, str]] = {
@@ -82,20 +83,28 @@ def check_outputs(outputs: Sequence[Output], protect: Iterable[Protected] = ()) 
         if path.is_dir():
             example = path / f"{'release' if out.kind == 'release' else 'report'}{_first_suffix(out.kind)}"
             raise ConfigError(
-                f"{_cap(out.label)} names the folder {path}, not a file.",
-                hint=f"Give a file name inside it, for example {example}.",
+                _("{cap} names the folder {path}, not a file.", cap=_cap(out.label), path=path),
+                hint=_("Give a file name inside it, for example {example}.", example=example),
                 where=str(path),
             )
         try:
             check_not_input(path, protect)
         except DataError as exc:
-            raise DataError(f"{_cap(out.label)}: {exc.message}", hint=exc.hint, where=exc.where) from None
+            raise DataError(
+                f"{_cap(out.label)}: {exc.message}",
+                hint=exc.hint,
+                where=exc.where,
+            ) from None
         for other in checked:
             if same_file(path, other.path):
                 raise ConfigError(
-                    f"{_cap(other.label)} and {out.label} both name {path.name}; "
-                    "one would replace the other.",
-                    hint="Give each output its own file name.",
+                    _(
+                        "{cap} and {label} both name {name}; one would replace the other.",
+                        cap=_cap(other.label),
+                        label=out.label,
+                        name=path.name,
+                    ),
+                    hint=_("Give each output its own file name."),
                     where=str(path),
                 )
         _check_name(out, path)
@@ -116,9 +125,13 @@ def _check_name(out: Output, path: Path) -> None:
     if out.kind == "release":
         if suffix not in FORMATS_BY_SUFFIX:
             raise ConfigError(
-                f"{_cap(out.label)} {path.name}: kanon picks the release's format from the end of its name, "
-                "and this one names none it writes.",
-                hint="End the name in .csv, .tsv, .xlsx or .parquet.",
+                _(
+                    "{cap} {name}: kanon picks the release's format from the end of its name, and this "
+                    "one names none it writes.",
+                    cap=_cap(out.label),
+                    name=path.name,
+                ),
+                hint=_("End the name in .csv, .tsv, .xlsx or .parquet."),
                 where=str(path),
             )
         return
@@ -126,11 +139,18 @@ def _check_name(out: Output, path: Path) -> None:
     for kind, suffixes in SUFFIXES.items():
         if kind != out.kind and suffix in suffixes and suffix not in own:
             raise ConfigError(
-                f"{_cap(out.label)} {path.name}: {_a(out.kind)} would be written under a name ending in "
-                f"{suffix}, which is the ending of {_a(kind)}.",
-                hint=f"End the name in {own[0]}, or check that the flags are not swapped."
+                _(
+                    "{cap} {name}: {a} would be written under a name ending in {suffix}, which is the "
+                    "ending of {a2}.",
+                    cap=_cap(out.label),
+                    name=path.name,
+                    a=_a(out.kind),
+                    suffix=suffix,
+                    a2=_a(kind),
+                ),
+                hint=_("End the name in {suffix}, or check that the flags are not swapped.", suffix=own[0])
                 if own
-                else "Check that the flags are not swapped.",
+                else _("Check that the flags are not swapped."),
                 where=str(path),
             )
 
@@ -139,16 +159,34 @@ def _cap(label: str) -> str:
     return label[:1].upper() + label[1:]
 
 
+#: Each kind of output as a phrase with its article, for sentences.
+_KIND_PHRASES = {
+    "release": N_("a release"),
+    "JSON report": N_("a JSON report"),
+    "HTML report": N_("an HTML report"),
+    "PDF report": N_("a PDF report"),
+    "hierarchy": N_("a hierarchy"),
+    "value mapping": N_("a value mapping"),
+    "project": N_("a project"),
+    "chart": N_("a chart"),
+}
+
+
 def _a(kind: str) -> str:
-    return ("an " if kind[0] in "AEFHILMNORSXaeiou" else "a ") + kind
+    return _(_KIND_PHRASES[kind]) if kind in _KIND_PHRASES else kind
 
 
 def _check_folder(out: Output, path: Path) -> None:
     folder = path.absolute().parent
     if not folder.is_dir():
         raise DataError(
-            f"{_cap(out.label)}: {path.name} cannot be written: the folder {folder} does not exist.",
-            hint="Create the folder or choose another one.",
+            _(
+                "{cap}: {name} cannot be written: the folder {folder} does not exist.",
+                cap=_cap(out.label),
+                name=path.name,
+                folder=folder,
+            ),
+            hint=_("Create the folder or choose another one."),
             where=str(path),
         )
     try:
@@ -175,7 +213,7 @@ def guard_cli_inputs(args: argparse.Namespace, project: object | None = None) ->
     for item in getattr(args, "hierarchy", None) or []:
         if "=" in item:
             col, file = item.split("=", 1)
-            guard.add(file.strip(), f"the hierarchy file of '{col.strip()}'")
+            guard.add(file.strip(), _("the hierarchy file of '{column}'", column=col.strip()))
     if project is not None:
         for path, what in project.input_files():  # type: ignore[attr-defined]
             guard.add(path, what)

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from kanon_engine.errors import DataError
+from kanon_engine.i18n import _
 
 _STARTXREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF\s*$")
 _PAGES_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b")
@@ -24,25 +25,25 @@ _PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")
 def pdf_problem(data: bytes) -> str | None:
     """What is wrong with the bytes of a PDF file (one short phrase), or None when it is whole."""
     if not data:
-        return "the file is empty"
+        return _("the file is empty")
     if not data.startswith(b"%PDF-"):
-        return "the file does not start as a PDF does"
+        return _("the file does not start as a PDF does")
     tail = data[-2048:]
     m = _STARTXREF.search(tail)
     if m is None:
-        return "the file is cut short (it has no end-of-file marker)"
+        return _("the file is cut short (it has no end-of-file marker)")
     offset = int(m.group(1))
     if offset >= len(data):
-        return "the file is cut short (its table of contents points past its end)"
+        return _("the file is cut short (its table of contents points past its end)")
     at = data[offset : offset + 32].lstrip()
     if not (at.startswith(b"xref") or re.match(rb"\d+\s+\d+\s+obj\b", at)):
-        return "its table of contents is not where the file says it is"
+        return _("its table of contents is not where the file says it is")
     counts = [int(a or b) for a, b in _PAGES_COUNT.findall(data)]
     if not counts or max(counts) < 1:
-        return "it has no pages"
+        return _("it has no pages")
     pages = len(_PAGE.findall(data))
     if pages < max(counts):
-        return f"it lists {max(counts)} pages but holds {pages}"
+        return _("it lists {max} pages but holds {pages}", max=max(counts), pages=pages)
     return None
 
 
@@ -60,13 +61,22 @@ def verify_pdf(path: str | Path, name: str | None = None) -> int:
         data = path.read_bytes()
     except OSError as exc:
         raise DataError(
-            f"The PDF report {shown} could not be checked: {exc.strerror or exc}.", where=str(path)
+            _(
+                "The PDF report {shown} could not be checked: {value}.",
+                shown=shown,
+                value=exc.strerror or exc,
+            ),
+            where=str(path),
         ) from None
     problem = pdf_problem(data)
     if problem is not None:
         raise DataError(
-            f"The PDF report {shown} came out incomplete: {problem}; the disk may be full.",
-            hint="Nothing was replaced. Free some space or choose another folder, then write it again.",
+            _(
+                "The PDF report {shown} came out incomplete: {problem}; the disk may be full.",
+                shown=shown,
+                problem=problem,
+            ),
+            hint=_("Nothing was replaced. Free some space or choose another folder, then write it again."),
             where=shown,
         )
     return page_count(data)

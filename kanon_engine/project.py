@@ -24,6 +24,7 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.fileio import atomic_write_text
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import N_, _
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
 from kanon_engine.public_list import PUBLIC_LIST_FILE, PublicList
 from kanon_engine.sources.settings import EngineSettings
@@ -37,12 +38,12 @@ def column_values(table: Any, column: str) -> pd.Series:
     frame = getattr(table, "frame", None)
     if frame is not None:
         return frame[column]
-    values, _, missing = table.value_counts(column)
+    values, _counts, missing = table.value_counts(column)
     return pd.Series([*values, *([None] if missing else [])], dtype=object)
 
 
 #: What a project file is called among the protected inputs (saving may replace it; nothing else may).
-PROJECT_FILE = "the project file"
+PROJECT_FILE = N_("the project file")
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,9 @@ class Project:
     algorithm_params: dict[str, Any] = field(default_factory=dict)
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
+    #: the language of the de-identification report (None: English on the command line, the
+    #: interface's language in the workbench); see kanon_engine.i18n
+    report_language: str | None = None
     #: the engine runs go through (auto, memory, duckdb, dask) and its settings
     engine: EngineSettings = field(default_factory=EngineSettings)
     runs: tuple[dict[str, Any], ...] = ()
@@ -110,11 +114,11 @@ class Project:
         writer may replace them (see :class:`kanon_engine.fileio.InputGuard`)."""
         out: list[tuple[Path, str]] = []
         if self.data_path is not None:
-            out.append((Path(self.data_path), "the data file"))
+            out.append((Path(self.data_path), _("the data file")))
         for col in self.hierarchy_files:
-            out.append((self._hierarchy_path(col), f"the hierarchy file of '{col}'"))
+            out.append((self._hierarchy_path(col), _("the hierarchy file of '{column}'", column=col)))
         if self.public_list is not None:
-            out.append((self.public_list.resolved(self.base_dir), PUBLIC_LIST_FILE))
+            out.append((self.public_list.resolved(self.base_dir), _(PUBLIC_LIST_FILE)))
         return out
 
     def _hierarchy_path(self, column: str) -> Path:
@@ -127,7 +131,7 @@ class Project:
     def load_table(self) -> tuple[Table, list[str]]:
         """Read the data the project points to; warnings (e.g. the file changed since saving)."""
         if self.data_path is None:
-            raise ConfigError("The project does not name a data file.", where="data")
+            raise ConfigError(_("The project does not name a data file."), where="data")
         table = read_table(self.data_path, self.read_options)
         table = apply_type_overrides(table, self.column_types)
         return table, self._changed(table.sha256)
@@ -136,8 +140,10 @@ class Project:
         """The warning when the data file is not the one the project was saved with."""
         if self.data_sha256 and sha256 and sha256 != self.data_sha256 and self.data_path is not None:
             return [
-                f"The data file {self.data_path.name} has changed since the project was saved "
-                "(its SHA-256 differs)."
+                _(
+                    "The data file {name} has changed since the project was saved (its SHA-256 differs).",
+                    name=self.data_path.name,
+                )
             ]
         return []
 
@@ -147,7 +153,7 @@ class Project:
         from kanon_engine.sources.choose import open_source
 
         if self.data_path is None:
-            raise ConfigError("The project does not name a data file.", where="data")
+            raise ConfigError(_("The project does not name a data file."), where="data")
         source = open_source(self.data_path, self.read_options, self.engine, self.column_types)
         return source, self._changed(source.sha256 if self.data_sha256 else None)
 
@@ -155,7 +161,7 @@ class Project:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
         qi = self.columns_with(Role.QUASI_IDENTIFIER)
         sensitive = self.columns_with(Role.SENSITIVE)
-        table.require_columns(list(self.roles), "column named in the project")
+        table.require_columns(list(self.roles), _("column named in the project"))
         hierarchies = {}
         for q in qi:
             h = self.hierarchies.get(q)
@@ -167,7 +173,7 @@ class Project:
         if self.workload_text:
             from kanon_engine.workload import parse_workload
 
-            source = Path(self.workload_file).name if self.workload_file else "the project's workload"
+            source = Path(self.workload_file).name if self.workload_file else _("the project's workload")
             workload = parse_workload(self.workload_text, source)
         return AnonymizationConfig(
             quasi_identifiers=qi,
@@ -224,6 +230,7 @@ class Project:
                 "drop_suppressed": self.drop_suppressed,
                 "shuffle_seed": self.shuffle_seed,
                 "protect_suppressed_group": self.protect_suppressed_group,
+                **({"report_language": self.report_language} if self.report_language else {}),
             },
             "workload": {"text": self.workload_text, "file": self.workload_file}
             if self.workload_text
@@ -245,21 +252,17 @@ class Project:
             kind = spec.get("kind") if isinstance(spec, dict) else None
             if kind not in ("integer", "decimal", "date", "categorical"):
                 raise ConfigError(
-                    f"{source}: the type '{kind}' of column '{col}' is unknown; use integer, "
-                    "decimal, date or categorical.",
+                    _(
+                        "{source}: the type '{kind}' of column '{column}' is unknown; use integer, "
+                        "decimal, date or categorical.",
+                        source=source,
+                        kind=kind,
+                        column=col,
+                    ),
                     where=col,
                 )
             column_types[col] = (kind, spec.get("date_format"))
-        roles: dict[str, Role] = {}
-        for col, role in (d.get("roles") or {}).items():
-            try:
-                roles[col] = Role(role)
-            except ValueError:
-                raise ConfigError(
-                    f"{source}: the role '{role}' of column '{col}' is unknown; use identifier, "
-                    "quasi-identifier, sensitive or insensitive.",
-                    where=col,
-                ) from None
+        roles = _roles_from_dict(d.get("roles") or {}, source)
         hierarchies: dict[str, Hierarchy] = {}
         files: dict[str, str] = {}
         for col, spec in (d.get("hierarchies") or {}).items():
@@ -270,7 +273,14 @@ class Project:
                 hierarchies[col] = read_arx_csv(f if f.is_absolute() else base_dir / f, col)
                 files[col] = spec["file"]
             else:
-                raise ConfigError(f"{source}: the hierarchy of '{col}' needs 'rows' or 'file'.", where=col)
+                raise ConfigError(
+                    _(
+                        "{source}: the hierarchy of '{column}' needs 'rows' or 'file'.",
+                        source=source,
+                        column=col,
+                    ),
+                    where=col,
+                )
         models = tuple(model_from_dict(m) for m in (d.get("models") or [{"name": "k-anonymity", "k": 5}]))
         algo = dict(d.get("algorithm") or {})
         name = algo.pop("name", "optimal")
@@ -296,6 +306,7 @@ class Project:
             shuffle_seed=out.get("shuffle_seed"),
             engine=EngineSettings.from_dict(d.get("engine")),
             protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
+            report_language=out.get("report_language") or None,
             runs=tuple(d.get("runs") or ()),
             report=ReportDetails.from_dict(d.get("report")),
             public_list=PublicList.from_dict(d.get("linkage"), base_dir, source),
@@ -348,7 +359,9 @@ class Project:
         if is_sealed(d):
             d = _parse_json(unseal(d, password, path.name), path)
         if not isinstance(d, dict):
-            raise DataError(f"The project file {path.name} is not a kanon project.", where=str(path))
+            raise DataError(
+                _("The project file {name} is not a kanon project.", name=path.name), where=str(path)
+            )
         return cls.from_dict(d, path.parent, path.name)
 
 
@@ -356,14 +369,20 @@ def _read_json(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DataError(f"The project file {path} does not exist.", where=str(path)) from None
+        raise DataError(_("The project file {path} does not exist.", path=path), where=str(path)) from None
     except UnicodeDecodeError as exc:
         raise DataError(
-            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).", where=str(path)
+            _(
+                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
+                name=path.name,
+                reason=exc,
+            ),
+            where=str(path),
         ) from None
     except OSError as exc:
         raise DataError(
-            f"The project file {path.name} cannot be read: {exc.strerror or exc}.", where=str(path)
+            _("The project file {name} cannot be read: {value}.", name=path.name, value=exc.strerror or exc),
+            where=str(path),
         ) from None
     return _parse_json(text, path)
 
@@ -373,7 +392,11 @@ def _parse_json(text: str, path: Path) -> Any:
         return json.loads(text, object_pairs_hook=_once(path.name))
     except json.JSONDecodeError as exc:
         raise DataError(
-            f"The project file {path.name} is not a kanon project (not valid JSON: {exc}).",
+            _(
+                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
+                name=path.name,
+                reason=exc,
+            ),
             where=str(path),
         ) from None
 
@@ -400,14 +423,24 @@ def _once(source: str):
                 first = out[key]
                 if isinstance(first, str) and isinstance(value, str) and {first, value} <= role_names:
                     raise ConfigError(
-                        f"{source}: the column '{key}' is given two roles, '{first}' and '{value}'; "
-                        "a column has one role.",
-                        hint="Keep one of the two lines in the project file's roles.",
+                        _(
+                            "{source}: the column '{key}' is given two roles, '{first}' and '{value}'; a "
+                            "column has one role.",
+                            source=source,
+                            key=key,
+                            first=first,
+                            value=value,
+                        ),
+                        hint=_("Keep one of the two lines in the project file's roles."),
                         where=key,
                     )
                 raise ConfigError(
-                    f"{source}: '{key}' is given twice in one section of the project file.",
-                    hint="Keep one of the two entries.",
+                    _(
+                        "{source}: '{key}' is given twice in one section of the project file.",
+                        source=source,
+                        key=key,
+                    ),
+                    hint=_("Keep one of the two entries."),
                     where=key,
                 )
             out[key] = value
@@ -423,17 +456,46 @@ def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
     version = d.get("schema_version", 1)
     if not isinstance(version, int) or version < 1:
         raise ConfigError(
-            f"{source} has an unknown schema version ({version!r}); it is not a kanon project file.",
+            _(
+                "{source} has an unknown schema version ({version}); it is not a kanon project file.",
+                source=source,
+                version=repr(version),
+            ),
             where="schema_version",
         )
     if version > SCHEMA_VERSION:
         raise ConfigError(
-            f"{source} was written by a newer kanon (schema {version}); this version reads up to "
-            f"{SCHEMA_VERSION}.",
-            hint="Update kanon to open it.",
+            _(
+                "{source} was written by a newer kanon (schema {version}); this version reads up to "
+                "{schema_version}.",
+                source=source,
+                version=version,
+                schema_version=SCHEMA_VERSION,
+            ),
+            hint=_("Update kanon to open it."),
             where="schema_version",
         )
     while version < SCHEMA_VERSION:
         d = MIGRATIONS[version](d)
         version = d["schema_version"]
     return d
+
+
+def _roles_from_dict(given: dict[str, Any], source: str) -> dict[str, Role]:
+    """The project file's roles; an unknown role is an error naming the column."""
+    roles: dict[str, Role] = {}
+    for col, role in given.items():
+        try:
+            roles[col] = Role(role)
+        except ValueError:
+            raise ConfigError(
+                _(
+                    "{source}: the role '{role}' of column '{column}' is unknown; use identifier, "
+                    "quasi-identifier, sensitive or insensitive.",
+                    source=source,
+                    role=role,
+                    column=col,
+                ),
+                where=col,
+            ) from None
+    return roles

@@ -18,10 +18,11 @@ from typing import Any
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import N_, _
 from kanon_engine.linkage import LinkageResult, linkage_attack, suggest_join
 
 #: What the public list is called among the protected inputs ("... cannot be replaced: it is ...").
-PUBLIC_LIST_FILE = "the public list"
+PUBLIC_LIST_FILE = N_("the public list")
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,10 @@ class PublicList:
         join = d.get("join") or {}
         if not isinstance(join, dict) or not all(isinstance(v, str) for v in join.values()):
             raise ConfigError(
-                f"{source}: the public list's join must map data columns to the list's columns.",
+                _(
+                    "{source}: the public list's join must map data columns to the list's columns.",
+                    source=source,
+                ),
                 where="linkage.join",
             )
         options = ReadOptions(delimiter=d.get("delimiter"), encoding=d.get("encoding"), sheet=d.get("sheet"))
@@ -98,9 +102,11 @@ def link_release(
     and with ``result``'s release (released labels match the values below them in the hierarchies)."""
     if not join:
         raise ConfigError(
-            f"The public list {list_table.name()} shares no quasi-identifier with the data, so no join is "
-            "possible.",
-            hint="Choose the list's column to join with each quasi-identifier.",
+            _(
+                "The public list {file} shares no quasi-identifier with the data, so no join is possible.",
+                file=list_table.name(),
+            ),
+            hint=_("Choose the list's column to join with each quasi-identifier."),
             where="linkage.join",
         )
     config = result.config

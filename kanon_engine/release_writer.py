@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import atomic_writer
+from kanon_engine.i18n import _
 
 #: First characters that make a spreadsheet cell a formula (or DDE payload).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -131,8 +132,11 @@ def neutralize_header(name: object) -> object:
 def check_delimiter(delimiter: str) -> None:
     if len(delimiter) != 1 or delimiter in '"\r\n':
         raise DataError(
-            f"The delimiter must be one character other than a quote or a line break; got {delimiter!r}.",
-            hint="Use ',', ';', a tab or '|'.",
+            _(
+                "The delimiter must be one character other than a quote or a line break; got {delimiter}.",
+                delimiter=repr(delimiter),
+            ),
+            hint=_("Use ',', ';', a tab or '|'."),
             where="delimiter",
         )
 
@@ -239,7 +243,7 @@ def csv_bytes(
     frame: pd.DataFrame, delimiter: str = ",", bom: bool = False, neutralize: bool = False
 ) -> bytes:
     """The CSV of ``frame`` in memory (small tables: value mappings, tests)."""
-    _, chunks = csv_chunks(frame, delimiter, neutralize, bom)
+    _changed, chunks = csv_chunks(frame, delimiter, neutralize, bom)
     return b"".join(bytes(c) for c in chunks)
 
 

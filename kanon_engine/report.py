@@ -32,13 +32,20 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 import kanon_engine
-from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms import algorithms, title_of
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.fileio import atomic_path, atomic_write_text, refuse_input_overwrite, temp_file_beside
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING, ROOT
+from kanon_engine.i18n import N_, _, current_language, formats, ngettext, text_of, using
 from kanon_engine.metrics.labels import metric_label
-from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_engine.metrics.risk import (
+    DEFAULT_THRESHOLD,
+    POPULATION_IS_TABLE,
+    RiskComparison,
+    compare,
+    definitions,
+)
 from kanon_engine.pdf_check import verify_pdf
 from kanon_engine.resources import resources_dir
 from kanon_engine.result import SURVEY_MODELS
@@ -48,16 +55,16 @@ from kanon_engine.workload.report_section import section as workload_section
 PDF_TIMEOUT = 180
 
 #: Plain words on what ``*`` means in a cell-level release, and what such a release gives away.
-STAR_MEANING = (
-    "In this file * is a value of its own: a record showing * is hidden only among records that show * "
-    "in the same place and the same other values, and every such group has at least k records (the "
-    "strict reading, in which the release was checked). Reading * as matching any value, as sdcMicro "
-    "does, can only make the groups larger."
+STAR_MEANING = N_(
+    "In this file * is a value of its own: a record showing * is hidden only among records that show * in "
+    "the same place and the same other values, and every such group has at least k records (the strict "
+    "reading, in which the release was checked). Reading * as matching any value, as sdcMicro does, can "
+    "only make the groups larger."
 )
-MINIMALITY_WARNING = (
+MINIMALITY_WARNING = N_(
     "A * or a broader value marks a record that was unusual: whoever knows how the file was made can "
-    "guess that its true value is a rare one, and narrow it down (the minimality attack, Wong, Fu, Wang "
-    "& Pei, VLDB 2007). Keep the file's audience as narrow as for any patient-level data."
+    "guess that its true value is a rare one, and narrow it down (the minimality attack, Wong, Fu, Wang & "
+    "Pei, VLDB 2007). Keep the file's audience as narrow as for any patient-level data."
 )
 
 
@@ -152,13 +159,13 @@ def _hierarchy_summary(config: Any, project: Any | None) -> list[dict[str, Any]]
     for q in config.quasi_identifiers:
         h = config.hierarchies[q]
         if q in files:
-            source = f"file {Path(files[q]).name}"
+            source = _("file {name}", name=Path(files[q]).name)
         elif q in explicit:
-            source = "defined in the project"
+            source = _("defined in the project")
         elif project is not None:
-            source = "built automatically from the data"
+            source = _("built automatically from the data")
         else:
-            source = "given to the run"
+            source = _("given to the run")
         levels = []
         for j in range(1, h.depth):
             labels = h.level_codes[j][1]
@@ -189,21 +196,19 @@ def class_size_bands(before: np.ndarray, after: np.ndarray, k: int) -> list[dict
 
 
 def _join(items: Sequence[str]) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return formats.join(list(items))
 
 
 def _one_in(p: float) -> str:
     if p <= 0:
-        return "none"
+        return _("none")
     n = 1 / p
-    return f"1 in {n:,.0f}" if abs(n - round(n)) < 0.05 or n >= 10 else f"1 in {n:,.1f}"
+    shown = formats.count(n) if abs(n - round(n)) < 0.05 or n >= 10 else formats.decimal(n, 1, fixed=True)
+    return _("1 in {n}", n=shown)
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %" if x >= 0.001 or x == 0 else f"{100 * x:.2f} %"
+    return formats.percent(x, 1) if x >= 0.001 or x == 0 else formats.percent(x, 2)
 
 
 def plain_summary(report: Mapping[str, Any]) -> list[str]:
@@ -230,26 +235,38 @@ def _values_sentences(treat: Mapping[str, Mapping[str, Any]], risk_a: Mapping[st
         elif t["treatment"] == "exact":
             shown.append(q)
         elif t["treatment"] == "partly suppressed":
-            shown.append(f"{q} (some values replaced by *)")
+            shown.append(_("{column} (some values replaced by *)", column=q))
         elif not t.get("example"):
-            shown.append(f"{q} (generalized)")
+            shown.append(_("{column} (generalized)", column=q))
         elif t.get("share", 1.0) < 1.0:
-            shown.append(f"{q} (partly generalized, as in “{t['example']}”)")
+            shown.append(
+                _("{column} (partly generalized, as in “{example}”)", column=q, example=t["example"])
+            )
         else:
-            shown.append(f"{q} (as groups such as “{t['example']}”)")
+            shown.append(_("{column} (as groups such as “{example}”)", column=q, example=t["example"]))
     out = []
     m = int(risk_a["smallest_class"])
     if risk_a["records"] and shown:
         out.append(
-            f"Every person in the released file shares their {_join(shown)} with at least {m - 1} "
-            f"other {'person' if m == 2 else 'people'} in the file, so nobody can be singled out by "
-            "these values alone."
+            ngettext(
+                "Every person in the released file shares their {values} with at least {n} other person "
+                "in the file, so nobody can be singled out by these values alone.",
+                "Every person in the released file shares their {values} with at least {n} other people "
+                "in the file, so nobody can be singled out by these values alone.",
+                m - 1,
+                values=_join(shown),
+            )
         )
     elif risk_a["records"]:
-        out.append("No quasi-identifying value is left in the released file.")
+        out.append(_("No quasi-identifying value is left in the released file."))
     if removed:
         out.append(
-            f"{_join(removed)} {'was' if len(removed) == 1 else 'were'} removed entirely (shown as *)."
+            ngettext(
+                "{columns} was removed entirely (shown as *).",
+                "{columns} were removed entirely (shown as *).",
+                len(removed),
+                columns=_join(removed),
+            )
         )
     return out
 
@@ -260,17 +277,39 @@ def _cell_level_sentences(res: Mapping[str, Any]) -> list[str]:
     cl = res.get("cell_level")
     if not cl:
         return []
-    out = [f"Every record is kept ({res['model']['name']}: {res['model']['description']})."]
+    described = res["model"]["description"]  # a catalog id (SURVEY_MODELS)
+    out = [
+        _(
+            "Every record is kept ({model}: {description}).",
+            model=res["model"]["name"],
+            description=_(described),
+        )
+    ]
     if cl["suppressed_cells"]:
-        per = [f"{q} {n:,}" for q, n in cl["per_attribute"].items() if n]
+        per = [f"{q} {formats.count(n)}" for q, n in cl["per_attribute"].items() if n]
         out.append(
-            f"{cl['suppressed_cells']:,} values ({_pct(cl['suppressed_cells'] / max(cl['cells'], 1))} of "
-            f"the quasi-identifier values) in {cl['records_touched']:,} records were replaced by *: "
-            f"{_join(per)}."
+            ngettext(
+                "{cells} value ({share} of the quasi-identifier values) in {records} records was replaced by "
+                "*: {per_attribute}.",
+                "{cells} values ({share} of the quasi-identifier values) in {records} records were replaced "
+                "by *: {per_attribute}.",
+                cl["suppressed_cells"],
+                cells=cl["suppressed_cells"],
+                share=_pct(cl["suppressed_cells"] / max(cl["cells"], 1)),
+                records=cl["records_touched"],
+                per_attribute=_join(per),
+            )
         )
     if cl["records_generalized"]:
-        out.append(f"{cl['records_generalized']:,} records show at least one value as a broader group.")
-    return [*out, STAR_MEANING, MINIMALITY_WARNING]
+        out.append(
+            ngettext(
+                "{n} record shows at least one value as a broader group.",
+                "{n} records show at least one value as a broader group.",
+                cl["records_generalized"],
+                n=cl["records_generalized"],
+            )
+        )
+    return [*out, _(STAR_MEANING), _(MINIMALITY_WARNING)]
 
 
 def _suppression_sentences(report: Mapping[str, Any]) -> list[str]:
@@ -281,19 +320,41 @@ def _suppression_sentences(report: Mapping[str, Any]) -> list[str]:
     if sup:
         share = _pct(sup / max(res["records"], 1))
         if conf["suppression"]["dropped"]:
-            out.append(f"{sup:,} records ({share}) too unusual to hide were left out of the file.")
+            out.append(
+                ngettext(
+                    "{n} record ({share}) too unusual to hide was left out of the file.",
+                    "{n} records ({share}) too unusual to hide were left out of the file.",
+                    sup,
+                    share=share,
+                )
+            )
         else:
             out.append(
-                f"{sup:,} records ({share}) too unusual to hide kept none of these values (shown as *)."
+                ngettext(
+                    "{n} record ({share}) too unusual to hide kept none of these values (shown as *).",
+                    "{n} records ({share}) too unusual to hide kept none of these values (shown as *).",
+                    sup,
+                    share=share,
+                )
             )
     ids = conf["identifiers"]
     if ids:
         pseudonyms = report.get("release", {}) and report["release"].get("pseudonymized")
-        how = "replaced by keyed pseudonyms" if pseudonyms else "removed"
-        out.append(
-            f"The directly identifying column{'s' if len(ids) > 1 else ''} {_join(ids)} "
-            f"{'were' if len(ids) > 1 else 'was'} {how}."
-        )
+        if pseudonyms:
+            text = ngettext(
+                "The directly identifying column {columns} was replaced by keyed pseudonyms.",
+                "The directly identifying columns {columns} were replaced by keyed pseudonyms.",
+                len(ids),
+                columns=_join(ids),
+            )
+        else:
+            text = ngettext(
+                "The directly identifying column {columns} was removed.",
+                "The directly identifying columns {columns} were removed.",
+                len(ids),
+                columns=_join(ids),
+            )
+        out.append(text)
     return out
 
 
@@ -301,16 +362,25 @@ def _risk_sentences(risk_a: Mapping[str, Any], risk_b: Mapping[str, Any]) -> lis
     out = []
     if risk_a["records"]:
         out.append(
-            f"Someone who knows a person is in the file and knows these values can guess which record "
-            f"is theirs with a chance of at most {_one_in(risk_a['prosecutor_highest'])} "
-            f"({_pct(risk_a['prosecutor_highest'])}); {_pct(risk_a['prosecutor_average'])} on "
-            "average."
+            _(
+                "Someone who knows a person is in the file and knows these values can guess which record "
+                "is theirs with a chance of at most {chance} ({share}); {average} on average.",
+                chance=_one_in(risk_a["prosecutor_highest"]),
+                share=_pct(risk_a["prosecutor_highest"]),
+                average=_pct(risk_a["prosecutor_average"]),
+            )
         )
     if risk_b["records"]:
         out.append(
-            f"Before anonymization, {int(risk_b['sample_uniques']):,} records "
-            f"({_pct(risk_b['share_sample_uniques'])}) were unique on these values, and the chance "
-            f"was up to {_one_in(risk_b['prosecutor_highest'])}."
+            ngettext(
+                "Before anonymization, {n} record ({share}) was unique on these values, and the chance "
+                "was up to {chance}.",
+                "Before anonymization, {n} records ({share}) were unique on these values, and the chance "
+                "was up to {chance}.",
+                int(risk_b["sample_uniques"]),
+                share=_pct(risk_b["share_sample_uniques"]),
+                chance=_one_in(risk_b["prosecutor_highest"]),
+            )
         )
     return out
 
@@ -318,15 +388,21 @@ def _risk_sentences(risk_a: Mapping[str, Any], risk_b: Mapping[str, Any]) -> lis
 def _homogeneity_sentence(h: Mapping[str, Any]) -> str:
     attr = h["attribute"]
     if h["homogeneous_classes"]:
-        return (
-            f"In {int(h['homogeneous_classes']):,} group(s) ({int(h['homogeneous_records']):,} records) "
-            f"everyone has the same {attr}: whoever can place a person in such a group learns "
-            f"their {attr} without knowing which record is theirs."
+        return ngettext(
+            "In {n} group ({records} records) everyone has the same {attribute}: whoever can place a "
+            "person in such a group learns their {attribute} without knowing which record is theirs.",
+            "In {n} groups ({records} records) everyone has the same {attribute}: whoever can place a "
+            "person in such a group learns their {attribute} without knowing which record is theirs.",
+            int(h["homogeneous_classes"]),
+            records=int(h["homogeneous_records"]),
+            attribute=attr,
         )
     if h["distinct_l"] is not None:
-        return (
-            f"Every group holds at least {int(h['distinct_l'])} different values of {attr}, so "
-            f"placing a person in a group does not reveal their {attr}."
+        return _(
+            "Every group holds at least {l} different values of {attribute}, so "
+            "placing a person in a group does not reveal their {attribute}.",
+            l=int(h["distinct_l"]),
+            attribute=attr,
         )
     return ""
 
@@ -362,7 +438,7 @@ def build_report(
     if release is None and release_path is not None:
         release = _release_file(Path(release_path), result)
     report: dict[str, Any] = {
-        "title": "De-identification report",
+        "title": _("De-identification report"),
         "software": {"name": "kanon", "version": kanon_engine.__version__},
         "generated": generated.isoformat(timespec="seconds"),
         "dataset": _dataset_facts(table, result),
@@ -385,7 +461,8 @@ def build_report(
         "approved_by": approved_by if approved_by is not None else getattr(details, "approved_by", ""),
     }
     roles = report["dataset"]["roles"]
-    report["warnings"] = ([STALE_WARNING] if stale else []) + _warnings(table, result, roles)
+    report["language"] = current_language()
+    report["warnings"] = ([_(STALE_WARNING)] if stale else []) + _warnings(table, result, roles)
     report["summary"] = plain_summary(report)
     return report
 
@@ -396,7 +473,7 @@ def _workload_dict(workload: Any | None) -> dict[str, Any] | None:
 
 
 #: Said first when the release was made with settings the project no longer has.
-STALE_WARNING = (
+STALE_WARNING = N_(
     "This release was made with settings (roles, hierarchies or privacy models) that differ from the "
     "project's current ones: it describes the release as it was made, not the current configuration."
 )
@@ -453,7 +530,7 @@ def _configuration_facts(table: Any, result: Any, project: Any | None) -> dict[s
         "models": [{**m.to_dict(), "description": m.describe()} for m in cfg.models],
         "algorithm": {
             "name": result.algorithm,
-            "title": getattr(algo_cls, "title", result.algorithm),
+            "title": _(title_of(algo_cls, result.algorithm)),
             "parameters": params,
             "parameters_shown": _parameters_shown(algo_cls, params),
         },
@@ -473,9 +550,9 @@ def _parameters_shown(algo_cls: Any, params: Mapping[str, Any]) -> list[list[str
     for name, value in params.items():
         spec = specs.get(name)
         if spec is None:
-            out.append([name.replace("_", " "), "not set" if value is None else str(value)])
+            out.append([name.replace("_", " "), _("not set") if value is None else str(value)])
         else:
-            out.append([spec.label, "not set" if value is None else spec.show(value)])
+            out.append([spec.shown_label, _("not set") if value is None else spec.show(value)])
     return out
 
 
@@ -549,7 +626,8 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
             'stroke-width="1"/>'
         )
         parts.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#4a5568">{value:,.0f}</text>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#4a5568">'
+            f"{html.escape(formats.count(value))}</text>"
         )
     for i, b in enumerate(bands):
         x0 = left + slot * i + slot * 0.14
@@ -572,21 +650,33 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
     )
     parts.append(
         f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#2d3748">'
-        f"group size (records sharing their quasi-identifier values); red: below k = {k}</text>"
+        + html.escape(
+            _("group size (records sharing their quasi-identifier values); red: below k = {k}", k=k)
+        )
+        + "</text>"
     )
     parts.append(
         f'<text x="14" y="{top + ph / 2:.1f}" text-anchor="middle" fill="#2d3748" '
-        f'transform="rotate(-90 14 {top + ph / 2:.1f})">records</text>'
+        f'transform="rotate(-90 14 {top + ph / 2:.1f})">{html.escape(_("records"))}</text>'
     )
-    lx = left + pw - 190
-    parts.append(
-        f'<rect x="{lx}" y="10" width="12" height="12" fill="#a0aec0"/>'
-        f'<text x="{lx + 17}" y="20" fill="#2d3748">original data</text>'
-        f'<rect x="{lx + 105}" y="10" width="12" height="12" fill="#2b6cb0"/>'
-        f'<text x="{lx + 122}" y="20" fill="#2d3748">release</text>'
-    )
+    parts.append(_legend(left + pw, [(_("original data"), "#a0aec0"), (_("release"), "#2b6cb0")]))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _legend(right: float, entries: Sequence[tuple[str, str]]) -> str:
+    """Coloured boxes with their words, ending at ``right``: spaced by the words' length (about 6.5 px a
+    character at 11 px), so a longer translation never runs into the next entry."""
+    widths = [17 + 6.5 * len(text) + 14 for text, _colour in entries]
+    x = right - sum(widths)
+    out = []
+    for (text, colour), w in zip(entries, widths):
+        out.append(
+            f'<rect x="{x:.1f}" y="10" width="12" height="12" fill="{colour}"/>'
+            f'<text x="{x + 17:.1f}" y="20" fill="#2d3748">{html.escape(text)}</text>'
+        )
+        x += w
+    return "".join(out)
 
 
 def _nice_step(raw: float) -> float:
@@ -618,23 +708,27 @@ def _fmt(v: Any, digits: int = 4) -> str:
     if v is None:
         return "–"
     if isinstance(v, bool):
-        return "yes" if v else "no"
+        return _("yes") if v else _("no")
     if isinstance(v, (int, np.integer)):
-        return f"{int(v):,}"
+        return formats.count(int(v))
     if isinstance(v, float):
         if math.isnan(v):
             return "–"
         if v.is_integer() and abs(v) < 1e15:
-            return f"{int(v):,}"
-        return f"{v:,.{digits}g}" if abs(v) < 1000 else f"{v:,.0f}"
+            return formats.count(v)
+        return formats.decimal(float(f"{v:.{digits}g}"), 12) if abs(v) < 1000 else formats.count(v)
     return str(v)
 
 
 def render_html(report: Mapping[str, Any]) -> str:
     """One self-contained HTML document (inline CSS and SVG; nothing fetched) from a report dict: the
-    template ``resources/report/report.html.j2`` filled by :func:`report_view`."""
+    template ``resources/report/report.html.j2`` filled by :func:`report_view`, in the language the
+    report was built in (its ``language``), words and number formats alike."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined)
-    return env.get_template("report.html.j2").render(**report_view(report)) + "\n"
+    env.globals.update(_=_, ngettext=ngettext)
+    with using(report.get("language")):
+        view = report_view(report)
+        return env.get_template("report.html.j2").render(**view, language=current_language()) + "\n"
 
 
 def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -642,7 +736,7 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
     sw = report["software"]
     return {
         "title": report["title"],
-        "file": report["dataset"]["file"] or "table",
+        "file": report["dataset"]["file"] or _("table"),
         "run_label": (report.get("run") or {}).get("label") or "",
         "warnings": list(report.get("warnings") or ()),
         "sign_off": _sign_off_rows(report.get("sign_off") or {}),
@@ -662,22 +756,22 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _ROLE_NAMES = {
-    "identifier": "identifier (removed)",
-    "quasi-identifier": "quasi-identifier",
-    "sensitive": "sensitive (kept, protected)",
-    "insensitive": "insensitive (kept as is)",
+    "identifier": N_("identifier (removed)"),
+    "quasi-identifier": N_("quasi-identifier"),
+    "sensitive": N_("sensitive (kept, protected)"),
+    "insensitive": N_("insensitive (kept as is)"),
 }
 
 
 def _dataset_section(d: Mapping[str, Any]) -> dict[str, Any]:
     file_rows = [
-        ["File", d["file"] or "(not from a file)"],
-        ["SHA-256 of the input file", _hash(d["sha256"])],
-        ["Records", _fmt(d["rows"])],
-        ["Columns", _fmt(d["columns"])],
+        [_("File"), d["file"] or _("(not from a file)")],
+        [_("SHA-256 of the input file"), _hash(d["sha256"])],
+        [_("Records"), _fmt(d["rows"])],
+        [_("Columns"), _fmt(d["columns"])],
     ]
-    roles = [[col, _ROLE_NAMES.get(role, role)] for col, role in d["roles"].items()]
-    return {"file": _table(file_rows), "roles": _table(roles, ["Column", "Role"])}
+    roles = [[col, _(_ROLE_NAMES[role]) if role in _ROLE_NAMES else role] for col, role in d["roles"].items()]
+    return {"file": _table(file_rows), "roles": _table(roles, [_("Column"), _("Role")])}
 
 
 def _configuration_section(c: Mapping[str, Any], r: Mapping[str, Any]) -> dict[str, Any]:
@@ -686,9 +780,9 @@ def _configuration_section(c: Mapping[str, Any], r: Mapping[str, Any]) -> dict[s
     dropped = c["suppression"]["dropped"]
     if not r.get("cell_level"):  # a cell-level release suppresses no record
         params.append(
-            ["suppressed records", "dropped from the file" if dropped else "kept, values shown as *"]
+            [_("suppressed records"), _("dropped from the file") if dropped else _("kept, values shown as *")]
         )
-    params.append(["row order", "shuffled" if c["shuffled"] else "as in the input"])
+    params.append([_("row order"), _("shuffled") if c["shuffled"] else _("as in the input")])
     hierarchies = [
         [hs["attribute"], hs["source"], _fmt(hs["values"]), _fmt(hs["height"]), _levels_cell(hs["levels"])]
         for hs in c["hierarchies"]
@@ -697,9 +791,11 @@ def _configuration_section(c: Mapping[str, Any], r: Mapping[str, Any]) -> dict[s
         "models": [m["description"] for m in c["models"]],
         "algorithm_title": algo["title"],
         "algorithm_name": algo["name"],
-        "parameters": _table(params, ["Parameter", "Value"]),
+        "parameters": _table(params, [_("Parameter"), _("Value")]),
         "hierarchies": _table(
-            hierarchies, ["Quasi-identifier", "Source", "Values", "Height", "Levels above the values"], (2, 3)
+            hierarchies,
+            [_("Quasi-identifier"), _("Source"), _("Values"), _("Height"), _("Levels above the values")],
+            (2, 3),
         ),
         # local suppression generalizes nothing: its hierarchies are not part of the release
         "hierarchies_used": (r.get("model") or {}).get("name") != "CS",
@@ -713,19 +809,20 @@ def _levels_cell(levels: Sequence[Mapping[str, Any]]) -> Markup:
         if x["groups"] == 1:
             lines.append(f"{x['level']}: {x['examples'][0]}")
         else:
-            more = ", …)" if x["groups"] > len(x["examples"]) else ")"
-            lines.append(f"{x['level']}: {x['groups']} groups ({', '.join(x['examples'])}{more}")
+            examples = ", ".join(x["examples"]) + (", …" if x["groups"] > len(x["examples"]) else "")
+            groups = ngettext("{n} group", "{n} groups", x["groups"])
+            lines.append(f"{x['level']}: {groups} ({examples})")
     return Markup("<br>").join(lines)
 
 
 def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any]:
     figures = [
-        ["Records", _fmt(r["records"])],
-        ["Suppressed", _fmt(r["suppressed"])],
-        ["Records in the release file", _fmt(r["released_records"])],
-        ["Groups", _fmt(r["classes"])],
-        ["Smallest group", _fmt(r["smallest_class"])],
-        ["Run time", f"{r['runtime_seconds']:.3f} s"],
+        [_("Records"), _fmt(r["records"])],
+        [_("Suppressed"), _fmt(r["suppressed"])],
+        [_("Records in the release file"), _fmt(r["released_records"])],
+        [_("Groups"), _fmt(r["classes"])],
+        [_("Smallest group"), _fmt(r["smallest_class"])],
+        [_("Run time"), f"{formats.decimal(r['runtime_seconds'], 3, fixed=True)} s"],
     ]
     k = max((m.get("k", 0) for m in c["models"] if m.get("name") == "k-anonymity"), default=2)
     p = r["partitions"]
@@ -736,13 +833,21 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[str, Any
         if p
         else None,
         "metrics": _table(
-            [_metric_row(key, v) for key, v in r["metrics"].items()], ["Metric", "Value"], (1,)
+            [_metric_row(key, v) for key, v in r["metrics"].items()], [_("Metric"), _("Value")], (1,)
         ),
         "chart": Markup(class_size_svg(r["class_size_bands"], k)),
         "notes": list(r["notes"]),
-        "model": r.get("model"),
+        "model": _model_view(r.get("model")),
         "cell_level": _cell_level_view(r["cell_level"], k) if r.get("cell_level") else None,
     }
+
+
+def _model_view(model: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The survey's name of the release's model and its description in the report's language."""
+    if not model:
+        return None
+    described = model["description"]  # a catalog id (SURVEY_MODELS)
+    return {**model, "description": _(described)}
 
 
 def _cell_level_view(cl: Mapping[str, Any], k: int) -> dict[str, Any]:
@@ -756,36 +861,44 @@ def _cell_level_view(cl: Mapping[str, Any], k: int) -> dict[str, Any]:
     gen_all = sum(cl["generalized_per_attribute"].values())
     star_all = sum(cl["shown_as_star_per_attribute"].values())
     changed = (cl["suppressed_cells"] + gen_all) / max(cl["cells"], 1)
-    rows.append(["All", _fmt(cl["suppressed_cells"]), _fmt(gen_all), _fmt(star_all), _pct(changed)])
+    rows.append([_("All"), _fmt(cl["suppressed_cells"]), _fmt(gen_all), _fmt(star_all), _pct(changed)])
     rd = cl["readings"]
     readings = [
         [
-            "* a value of its own (strict, as checked)",
+            _("* a value of its own (strict, as checked)"),
             _fmt(rd["strict_smallest_class"]),
             _fmt(rd["strict_records_below_k"]),
         ],
-        ["* matching any value (sdcMicro)", _fmt(rd["smallest_frequency"]), _fmt(rd["records_below_k"])],
+        [_("* matching any value (sdcMicro)"), _fmt(rd["smallest_frequency"]), _fmt(rd["records_below_k"])],
     ]
     used = None
     if cl["transformations"]:
         qis = list(cl["transformations"][0]["levels"])
         trows = [[*(str(t["levels"][q]) for q in qis), _fmt(t["records"])] for t in cl["transformations"]]
-        used = _table(trows, [*qis, "Records"], tuple(range(len(qis) + 1)))
+        used = _table(trows, [*qis, _("Records")], tuple(range(len(qis) + 1)))
     touched = [
-        ["Records with at least one *", _fmt(cl["records_touched"])],
-        ["Records with at least one generalized value", _fmt(cl["records_generalized"])],
-        ["Different transformations used", _fmt(cl["transformations_used"])],
+        [_("Records with at least one *"), _fmt(cl["records_touched"])],
+        [_("Records with at least one generalized value"), _fmt(cl["records_generalized"])],
+        [_("Different transformations used"), _fmt(cl["transformations_used"])],
     ]
     return {
         "cells": _table(
             rows,
-            ["Quasi-identifier", "Replaced by *", "Generalized", "Shown as *", "Share changed"],
+            [
+                _("Quasi-identifier"),
+                _("Replaced by *"),
+                _("Generalized"),
+                _("Shown as *"),
+                _("Share changed"),
+            ],
             (1, 2, 3, 4),
         ),
         "touched": _table(touched),
-        "star_meaning": STAR_MEANING,
-        "readings": _table(readings, ["Reading of *", "Smallest group", f"Records below k = {k}"], (1, 2)),
-        "warning": MINIMALITY_WARNING,
+        "star_meaning": _(STAR_MEANING),
+        "readings": _table(
+            readings, [_("Reading of *"), _("Smallest group"), _("Records below k = {k}", k=k)], (1, 2)
+        ),
+        "warning": _(MINIMALITY_WARNING),
         "transformations": used,
     }
 
@@ -795,8 +908,9 @@ def _transformation_table(r: Mapping[str, Any], c: Mapping[str, Any]) -> dict[st
     rows = []
     for q, lv in r["transformation"].items():
         ex = r["quasi_identifiers"].get(q, {}).get("example")
-        rows.append([q, f"{lv} of {heights.get(q, '?')}", ex if ex and lv else "original values"])
-    return _table(rows, ["Quasi-identifier", "Level", "Example released value"])
+        level = _("{level} of {height}", level=lv, height=heights.get(q, "?"))
+        rows.append([q, level, ex if ex and lv else _("original values")])
+    return _table(rows, [_("Quasi-identifier"), _("Level"), _("Example released value")])
 
 
 def _metric_row(key: str, value: Any) -> list[Any]:
@@ -814,23 +928,24 @@ def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
         return f"{_fmt(fig[count])} ({_pct(fig[part])})"
 
     rows = [
-        ["Records assessed", _fmt(b["records"]), _fmt(a["records"])],
-        ["Suppressed records", _fmt(b["suppressed"]), _fmt(a["suppressed"])],
-        ["Groups (equivalence classes)", _fmt(b["classes"]), _fmt(a["classes"])],
-        ["Smallest group", _fmt(b["smallest_class"]), _fmt(a["smallest_class"])],
-        ["Prosecutor risk, highest", pr(b["prosecutor_highest"]), pr(a["prosecutor_highest"])],
-        ["Prosecutor risk, average", _pct(b["prosecutor_average"]), _pct(a["prosecutor_average"])],
-        [f"Records at risk (above {_pct(a['threshold'])})"]
+        [_("Records assessed"), _fmt(b["records"]), _fmt(a["records"])],
+        [_("Suppressed records"), _fmt(b["suppressed"]), _fmt(a["suppressed"])],
+        [_("Groups (equivalence classes)"), _fmt(b["classes"]), _fmt(a["classes"])],
+        [_("Smallest group"), _fmt(b["smallest_class"]), _fmt(a["smallest_class"])],
+        [_("Prosecutor risk, highest"), pr(b["prosecutor_highest"]), pr(a["prosecutor_highest"])],
+        [_("Prosecutor risk, average"), _pct(b["prosecutor_average"]), _pct(a["prosecutor_average"])],
+        [_("Records at risk (above {share})", share=_pct(a["threshold"]))]
         + [share(f, "records_above_threshold", "share_above_threshold") for f in (b, a)],
-        ["Journalist risk, highest", pr(b["journalist_highest"]), pr(a["journalist_highest"])],
-        ["Marketer risk", _pct(b["marketer"]), _pct(a["marketer"])],
-        ["Sample uniques"] + [share(f, "sample_uniques", "share_sample_uniques") for f in (b, a)],
+        [_("Journalist risk, highest"), pr(b["journalist_highest"]), pr(a["journalist_highest"])],
+        [_("Marketer risk"), _pct(b["marketer"]), _pct(a["marketer"])],
+        [_("Sample uniques")] + [share(f, "sample_uniques", "share_sample_uniques") for f in (b, a)],
     ]
+    is_table = a["population"] == POPULATION_IS_TABLE
     return {
-        "population": a["population"],
-        "population_is_table": a["population"] == "the table itself",
+        "population": text_of(a, "population") if is_table else a["population"],
+        "population_is_table": is_table,
         "star_is_value": bool(a.get("star_counted_as_value")),
-        "figures": _table(rows, ["Measure", "Original data", "Release"], (1, 2)),
+        "figures": _table(rows, [_("Measure"), _("Original data"), _("Release")], (1, 2)),
     }
 
 
@@ -843,14 +958,14 @@ def _homogeneity_of(hb: Mapping[str, Any], ha: Mapping[str, Any]) -> dict[str, A
         return [label, _fmt(hb[key], digits), _fmt(ha[key], digits)]
 
     rows = [
-        row("Groups with a single value (homogeneous)", "homogeneous_classes"),
-        row("Records in homogeneous groups", "homogeneous_records"),
-        row("Distinct l reached (fewest different values in a group)", "distinct_l"),
-        row("Entropy l reached", "entropy_l", 3),
-        row("t reached, equal distance", "t_equal", 3),
+        row(_("Groups with a single value (homogeneous)"), "homogeneous_classes"),
+        row(_("Records in homogeneous groups"), "homogeneous_records"),
+        row(_("Distinct l reached (fewest different values in a group)"), "distinct_l"),
+        row(_("Entropy l reached"), "entropy_l", 3),
+        row(_("t reached, equal distance"), "t_equal", 3),
     ]
     if ha["t_ordered"] is not None:
-        rows.append(row("t reached, ordered distance", "t_ordered", 3))
+        rows.append(row(_("t reached, ordered distance"), "t_ordered", 3))
     examples = None
     if ha["examples"]:
         qis = list(ha["examples"][0]["quasi_identifiers"])
@@ -858,10 +973,10 @@ def _homogeneity_of(hb: Mapping[str, Any], ha: Mapping[str, Any]) -> dict[str, A
             [*(ex["quasi_identifiers"][q] for q in qis), _fmt(ex["size"]), ex["value"]]
             for ex in ha["examples"][:10]
         ]
-        examples = _table(ex_rows, [*qis, "Records", ha["attribute"]], (len(qis),))
+        examples = _table(ex_rows, [*qis, _("Records"), ha["attribute"]], (len(qis),))
     return {
         "name": ha["attribute"],
-        "figures": _table(rows, ["Measure", "Original data", "Release"], (1, 2)),
+        "figures": _table(rows, [_("Measure"), _("Original data"), _("Release")], (1, 2)),
         "examples": examples,
     }
 
@@ -870,7 +985,7 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not link:
         return None
     people = _fmt(link["external_records"])
-    rows = [["People on the public list", people, people]]
+    rows = [[_("People on the public list"), people, people]]
     b, a = link["before"], link["after"] or {}
 
     def singled(side: Mapping[str, Any]) -> str:
@@ -878,17 +993,17 @@ def _linkage_section(link: Mapping[str, Any] | None) -> dict[str, Any] | None:
             return _fmt(None)
         return f"{_fmt(side['people_singled_out'])} ({_pct(float(side.get('share_singled_out') or 0.0))})"
 
-    rows.append(["Singled out (exactly one matching record)", singled(b), singled(a)])
+    rows.append([_("Singled out (exactly one matching record)"), singled(b), singled(a)])
     for key, label in (
-        ("people_matched", "Matching at least one record"),
-        ("people_unmatched", "Matching no record"),
+        ("people_matched", _("Matching at least one record")),
+        ("people_unmatched", _("Matching no record")),
     ):
         rows.append([label, _fmt(b[key]), _fmt(a.get(key))])
     return {
         "summary": link["summary"],
         "columns": ", ".join(link["columns"]),
         "file": link.get("list_file") or "",
-        "figures": _table(rows, ["", "Original data", "Release"], (1, 2)),
+        "figures": _table(rows, ["", _("Original data"), _("Release")], (1, 2)),
     }
 
 
@@ -897,9 +1012,9 @@ def _release_section(rel: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     return _table(
         [
-            ["File", rel.get("file")],
-            ["Format", rel.get("format")],
-            ["Rows", _fmt(rel.get("rows"))],
+            [_("File"), rel.get("file")],
+            [_("Format"), rel.get("format")],
+            [_("Rows"), _fmt(rel.get("rows"))],
             ["SHA-256", _hash(rel.get("sha256"))],
         ]
     )
@@ -907,38 +1022,38 @@ def _release_section(rel: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 #: The sign-off rows an ethics board fills in (whole phrases, one place).
 SIGN_OFF = {
-    "purpose": "Purpose of the release",
-    "recipient": "Recipient (person, institution)",
-    "approved": "Approved by (name, role)",
-    "date": "Date and signature",
+    "purpose": N_("Purpose of the release"),
+    "recipient": N_("Recipient (person, institution)"),
+    "approved": N_("Approved by (name, role)"),
+    "date": N_("Date and signature"),
 }
 
 
 def _sign_off_rows(sign: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, value) rows; an empty value is a blank line to be filled in by hand."""
     return [
-        (SIGN_OFF["purpose"], sign.get("purpose") or ""),
-        (SIGN_OFF["recipient"], sign.get("recipient") or ""),
-        (SIGN_OFF["approved"], sign.get("approved_by") or ""),
-        (SIGN_OFF["date"], ""),
+        (text_of(SIGN_OFF, "purpose"), sign.get("purpose") or ""),
+        (text_of(SIGN_OFF, "recipient"), sign.get("recipient") or ""),
+        (text_of(SIGN_OFF, "approved"), sign.get("approved_by") or ""),
+        (text_of(SIGN_OFF, "date"), ""),
     ]
 
 
 def _definition(text: str) -> tuple[str, str]:
     """``term: what it means`` -> (term, meaning); text without a term -> (text, "")."""
-    term, _, rest = text.partition(": ")
+    term, _sep, rest = text.partition(": ")
     return (term, rest) if rest else (text, "")
 
 
 def _when(iso: str) -> str:
-    """``2024-05-01 14:03 (UTC+02:00)`` from an ISO timestamp."""
+    """``2024-05-01 14:03 (UTC+02:00)`` (``01.05.2024 14:03 ...`` in German) from an ISO timestamp."""
     try:
         t = datetime.fromisoformat(iso)
     except ValueError:
         return iso
     zone = t.strftime("%z")
     zone = f" (UTC{zone[:3]}:{zone[3:]})" if zone else ""
-    return t.strftime("%Y-%m-%d %H:%M") + zone
+    return f"{formats.date(t)} {t.strftime('%H:%M')}{zone}"
 
 
 def write_html(report: Mapping[str, Any], path: str | Path) -> Path:
@@ -976,6 +1091,7 @@ def write_pdf(html_path: str | Path, pdf_path: str | Path, timeout: float = PDF_
 def _render_pdf(html_path: Path, out: Path, name: str, timeout: float) -> None:
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
+    env["KANON_LANG"] = current_language()  # the renderer's messages in the report's language
     root = str(Path(kanon_engine.__file__).resolve().parents[1])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
@@ -989,25 +1105,34 @@ def _render_pdf(html_path: Path, out: Path, name: str, timeout: float) -> None:
         )
     except subprocess.TimeoutExpired:
         raise DataError(
-            f"Making the PDF report {name} took longer than {timeout:.0f} s and was stopped.",
-            hint="Write the HTML report instead and print it to PDF.",
+            _(
+                "Making the PDF report {name} took longer than {seconds} s and was stopped.",
+                name=name,
+                seconds=int(timeout),
+            ),
+            hint=_("Write the HTML report instead and print it to PDF."),
             where=name,
         ) from None
     except OSError as exc:
         raise DataError(
-            f"The PDF report {name} could not be made: {exc.strerror or exc}.", where=name
+            _(
+                "The PDF report {name} could not be made: {reason}.",
+                name=name,
+                reason=str(exc.strerror or exc),
+            ),
+            where=name,
         ) from None
     if proc.returncode != 0 or not out.is_file():
         lines = [ln for ln in (proc.stderr or "").strip().splitlines() if ln.strip()]
         if lines:
             reason = lines[-1].removeprefix("error: ")
         else:
-            reason = f"the renderer stopped (code {proc.returncode})"
-        if reason.startswith(f"The PDF report {name} "):  # the renderer's own sentence says it all
+            reason = _("the renderer stopped (code {code})", code=str(proc.returncode))
+        if f" {name} " in reason:  # the renderer's own sentence names the report and says it all
             raise DataError(reason, where=name)
         raise DataError(
-            f"The PDF report {name} could not be made: {reason}",
-            hint="Write the HTML report instead and print it to PDF.",
+            _("The PDF report {name} could not be made: {reason}", name=name, reason=reason),
+            hint=_("Write the HTML report instead and print it to PDF."),
             where=name,
         )
 
@@ -1027,27 +1152,50 @@ def write_reports(
     workload: Any | None = None,
     run_label: str | None = None,
     stale: bool = False,
+    language: str | None = None,
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
     Inputs (data, project, release) are never overwritten. With only a PDF wanted, the HTML goes to a
-    temporary file next to it, removed afterwards. Returns the report dict.
+    temporary file next to it, removed afterwards. ``language``: the report's language (``de``, ...;
+    None: the language in force), its words and its number and date formats. Returns the report dict.
     """
     inputs = [getattr(table, "source", None), project_path, release_path, getattr(project, "data_path", None)]
     for p in (html_path, pdf_path):
         if p is not None:
             refuse_input_overwrite(Path(p), inputs)
+    with using(language):
+        return _write_reports(
+            table,
+            result,
+            project,
+            html_path,
+            pdf_path,
+            release_path,
+            release=release,
+            linkage=linkage,
+            threshold=threshold,
+            workload=workload,
+            run_label=run_label,
+            stale=stale,
+        )
+
+
+def _write_reports(
+    table: Any,
+    result: Any,
+    project: Any | None,
+    html_path: str | Path | None,
+    pdf_path: str | Path | None,
+    release_path: str | Path | None,
+    **options: Any,
+) -> dict[str, Any]:
     report = build_report(
         table,
         result,
         project,
         release_path=release_path,
-        release=release,
-        linkage=linkage,
-        threshold=threshold,
-        workload=workload,
-        run_label=run_label,
-        stale=stale,
+        **options,
     )
     if html_path is not None:
         write_html(report, html_path)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.release import release_row_order
 
@@ -47,16 +48,26 @@ class PartitionRecord:
 #: how values are generalized (attribute-wide: AG, per cell: CG) and what is suppressed (tuples: TS,
 #: single cells: CS). Mondrian's partitions are LeFevre et al.'s multidimensional recoding.
 SURVEY_MODELS: dict[str, str] = {
-    "AG_TS": "attribute generalization with tuple suppression: one generalization level per attribute "
-    "for the whole table; whole records that still stand out are suppressed",
-    "AG_CS": "attribute generalization with cell suppression: one generalization level per attribute "
-    "for the whole table; single values of the records that still stand out are replaced by *",
-    "CG": "cell generalization (local recoding): each record's values are generalized on their own, "
-    "only to values of the hierarchies; no record is removed",
-    "CS": "cell suppression (local suppression): nothing is generalized; single values are replaced by "
-    "*; no record is removed",
-    "multidimensional": "multidimensional recoding (Mondrian): groups of records are released as ranges "
-    "or hierarchy groups of their own; no record is removed",
+    "AG_TS": N_(
+        "attribute generalization with tuple suppression: one generalization level per attribute for the "
+        "whole table; whole records that still stand out are suppressed"
+    ),
+    "AG_CS": N_(
+        "attribute generalization with cell suppression: one generalization level per attribute for the "
+        "whole table; single values of the records that still stand out are replaced by *"
+    ),
+    "CG": N_(
+        "cell generalization (local recoding): each record's values are generalized on their own, only to "
+        "values of the hierarchies; no record is removed"
+    ),
+    "CS": N_(
+        "cell suppression (local suppression): nothing is generalized; single values are replaced by *; "
+        "no record is removed"
+    ),
+    "multidimensional": N_(
+        "multidimensional recoding (Mondrian): groups of records are released as ranges or hierarchy "
+        "groups of their own; no record is removed"
+    ),
 }
 
 
@@ -96,11 +107,25 @@ class CellRecoding:
     def in_words(self) -> str:
         """ "every record kept, 1,234 values replaced by *" (and/or records generalized), for status
         lines."""
-        parts = ["every record kept"]
+        parts = [_("every record kept")]
         if self.suppressed_cells or not self.records_generalized:
-            parts.append(f"{self.suppressed_cells:,} values replaced by *")
+            parts.append(
+                ngettext(
+                    "{n} value replaced by *",
+                    "{n} values replaced by *",
+                    self.suppressed_cells,
+                    n=self.suppressed_cells,
+                )
+            )
         if self.records_generalized:
-            parts.append(f"{self.records_generalized:,} records generalized")
+            parts.append(
+                ngettext(
+                    "{n} record generalized",
+                    "{n} records generalized",
+                    self.records_generalized,
+                    n=self.records_generalized,
+                )
+            )
         return ", ".join(parts)
 
     def transformations(self, row_class: np.ndarray | None = None) -> list[dict[str, Any]]:

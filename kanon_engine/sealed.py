@@ -24,6 +24,7 @@ import os
 from typing import Any
 
 from kanon_engine.errors import DataError
+from kanon_engine.i18n import _
 
 FORMAT = 1
 _SCRYPT = {"n": 1 << 15, "r": 8, "p": 1}
@@ -39,9 +40,9 @@ class PasswordError(DataError):
 
     def __init__(self, message: str, *, missing: bool, where: str = "") -> None:
         hint = (
-            "Enter the password the project was saved with."
+            _("Enter the password the project was saved with.")
             if missing
-            else "Check the password (it is case-sensitive) and try again; the file was not changed."
+            else _("Check the password (it is case-sensitive) and try again; the file was not changed.")
         )
         super().__init__(message, hint=hint, where=where)
         self.missing = missing
@@ -61,7 +62,7 @@ def _unb64(text: Any, name: str) -> bytes:
         return base64.b64decode(str(text), validate=True)
     except ValueError:
         raise DataError(
-            f"The protected project {name} is damaged (it cannot be decoded).", where=name
+            _("The protected project {name} is damaged (it cannot be decoded).", name=name), where=name
         ) from None
 
 
@@ -81,7 +82,9 @@ def seal(text: str, password: str) -> str:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     if not password:
-        raise DataError("An empty password protects nothing.", hint="Choose a password, or save without one.")
+        raise DataError(
+            _("An empty password protects nothing."), hint=_("Choose a password, or save without one.")
+        )
     salt, nonce = os.urandom(_SALT_BYTES), os.urandom(_NONCE_BYTES)
     fields: dict[str, Any] = {
         "kanon_sealed": FORMAT,
@@ -96,18 +99,23 @@ def seal(text: str, password: str) -> str:
     return json.dumps(fields, indent=1) + "\n"
 
 
-def unseal(document: dict[str, Any], password: str | None, name: str = "the project") -> str:
+def unseal(document: dict[str, Any], password: str | None, name: str | None = None) -> str:
     """The text inside a sealed document; a PasswordError when the password is missing or wrong."""
+    name = _("the project") if name is None else name
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     if not password:
-        raise PasswordError(f"{name} is protected by a password.", missing=True, where=name)
+        raise PasswordError(_("{name} is protected by a password.", name=name), missing=True, where=name)
     version = document.get("kanon_sealed")
     if version != FORMAT or document.get("kdf") != "scrypt" or document.get("cipher") != "AES-256-GCM":
         raise DataError(
-            f"{name} is protected in a way this kanon does not know (format {version}).",
-            hint="Open it with the kanon version that saved it.",
+            _(
+                "{name} is protected in a way this kanon does not know (format {version}).",
+                name=name,
+                version=version,
+            ),
+            hint=_("Open it with the kanon version that saved it."),
             where=name,
         )
     try:
@@ -119,10 +127,10 @@ def unseal(document: dict[str, Any], password: str | None, name: str = "the proj
         plain = AESGCM(key).decrypt(nonce, data, _header(document))
     except InvalidTag:
         raise PasswordError(
-            f"The password does not open {name} (or the file was altered since it was saved).",
+            _("The password does not open {name} (or the file was altered since it was saved).", name=name),
             missing=False,
             where=name,
         ) from None
     except (KeyError, TypeError, ValueError):
-        raise DataError(f"The protected project {name} is damaged.", where=name) from None
+        raise DataError(_("The protected project {name} is damaged.", name=name), where=name) from None
     return plain.decode("utf-8")

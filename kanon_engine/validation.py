@@ -29,13 +29,14 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits
+from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits, role_name
 from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 from kanon_engine.project import Project
@@ -196,8 +197,8 @@ class ColumnCache:
         """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""
         if column not in self._dates:
             self._dates[column] = [
-                Issue("error", f"{text} {DATE_CHOICES}", column)
-                for _, text in date_problems(self.table, [column], user_typed)
+                Issue("error", f"{text} {_(DATE_CHOICES)}", column)
+                for _fit, text in date_problems(self.table, [column], user_typed)
             ]
         return self._dates[column]
 
@@ -221,7 +222,7 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
     ``cache`` keeps the costly per-column facts between calls (one is made when not given).
     """
     if table is None:
-        return [Issue("error", "Open a data file (File > Open) to begin.", "data")]
+        return [Issue("error", _("Open a data file (File > Open) to begin."), "data")]
     cache = cache if cache is not None and cache.table is table else ColumnCache(table)
     qi = [c for c in table.columns if project.roles.get(c) == Role.QUASI_IDENTIFIER]
     found = (
@@ -258,17 +259,19 @@ def _quasi_identifier_rule(qi: list[str]) -> list[Issue]:
     return [
         Issue(
             "error",
-            "No quasi-identifier is chosen: mark the columns an outsider could "
-            "know (age, sex, postcode, dates) as quasi-identifiers.",
+            _(
+                "No quasi-identifier is chosen: mark the columns an outsider could know (age, sex, "
+                "postcode, dates) as quasi-identifiers."
+            ),
             "roles",
         )
     ]
 
 
 #: What to do about a column whose dates do not fit one format, in the workbench and on the command line.
-DATE_CHOICES = (
-    "kanon reads a column with one date format and never guesses: fix the file, or pick the format or "
-    "the type text (the import dialog, or --column-type COLUMN=date:FORMAT / COLUMN=text)."
+DATE_CHOICES = N_(
+    "kanon reads a column with one date format and never guesses: fix the file, or pick the format or the "
+    "type text (the import dialog, or --column-type COLUMN=date:FORMAT / COLUMN=text)."
 )
 
 
@@ -314,11 +317,11 @@ def _identifier_warnings(project: Project, table: Table, cache: ColumnCache) -> 
 _KNOWABLE_KINDS = frozenset(
     {"date of birth", "age", "sex", "postcode", "town", "admission date", "nationality", "date"}
 )
-_UNCHANGED = (
-    "'{column}' looks like {kind} and would be released unchanged (insensitive): an outsider may know "
-    "it. Make it a quasi-identifier, unless you are sure nobody outside can know it."
+_UNCHANGED = N_(
+    "'{column}' looks like {kind} and would be released unchanged (insensitive): an outsider may know it. "
+    "Make it a quasi-identifier, unless you are sure nobody outside can know it."
 )
-_IDENTIFIER_RELEASED = (
+_IDENTIFIER_RELEASED = N_(
     "'{column}' looks like {kind}, a direct identifier, but its role is {role}: it would be released. "
     "Make it an identifier (removed)."
 )
@@ -334,20 +337,20 @@ def released_unchanged_warnings(
         role = roles.get(col, Role.INSENSITIVE)
         kind = kind_words(s.kind)
         if s.confident and s.role == Role.IDENTIFIER and role in (Role.INSENSITIVE, Role.SENSITIVE):
-            text = _IDENTIFIER_RELEASED.format(column=col, kind=kind, role=role.value)
+            text = _(_IDENTIFIER_RELEASED, column=col, kind=kind, role=role_name(role))
             out.append(Issue("warning", text, col))
         elif role == Role.INSENSITIVE and s.role == Role.QUASI_IDENTIFIER and s.kind in _KNOWABLE_KINDS:
-            out.append(Issue("warning", _UNCHANGED.format(column=col, kind=kind), col))
+            out.append(Issue("warning", _(_UNCHANGED, column=col, kind=kind), col))
     return out
 
 
 #: A release with fewer groups than this says little (every value generalized to a few broad ranges).
 HANDFUL = 5
-_FEW_GROUPS = (
+_FEW_GROUPS = N_(
     "With k = {k} and {records} records the release can have at most {groups} groups, so it will say "
     "little about anyone. Lower k unless that is what you want."
 )
-_ONE_GROUP = (
+_ONE_GROUP = N_(
     "With k = {k} and {records} records the release can have only one group: every value will be "
     "generalized to the same thing. Lower k unless that is what you want."
 )
@@ -359,7 +362,7 @@ def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
         return []
     groups = table.n_rows // k
     template = _ONE_GROUP if groups == 1 else _FEW_GROUPS
-    text = template.format(k=f"{k:,}", records=f"{table.n_rows:,}", groups=f"{groups:,}")
+    text = _(template, k=k, records=table.n_rows, groups=groups)
     return [Issue("warning", text, "models")]
 
 
@@ -395,13 +398,13 @@ def _workload_rule(project: Project, table: Table) -> list[Issue]:
             return [
                 Issue(
                     "error",
-                    "Cutting along the workload needs a workload: write or open one in the Workload tab.",
+                    _("Cutting along the workload needs a workload: write or open one in the Workload tab."),
                     "workload",
                 )
             ]
         return []
     try:
-        table_specs(table, parse_workload(project.workload_text, project.workload_file or "the workload"))
+        table_specs(table, parse_workload(project.workload_text, project.workload_file or _("the workload")))
     except WorkloadError as exc:
         return [Issue("error", str(exc), "workload")]
     return []
@@ -412,7 +415,9 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
     large for it."""
     cls = algorithms().get(project.algorithm)
     if cls is None:
-        message = f"The algorithm '{project.algorithm}' is not available; choose another one."
+        message = _(
+            "The algorithm '{algorithm}' is not available; choose another one.", algorithm=project.algorithm
+        )
         return [Issue("error", message, "algorithm")]
     try:
         get_algorithm(project.algorithm, **project.algorithm_params)
@@ -437,9 +442,12 @@ def _columns_rule(cls: Any, project: Project, qi: list[str]) -> list[Issue]:
         value = spec.coerce(project.algorithm_params.get(spec.name)) if spec.kind == "columns" else None
         unknown = [v for v in (value or "").split(",") if v and v not in qi]
         if unknown:
-            message = (
-                f"{spec.label} names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers "
-                f"are {', '.join(qi) or 'not chosen yet'}."
+            message = _(
+                "{label} names '{unknown}', which is not a quasi-identifier; the quasi-identifiers are "
+                "{value}.",
+                label=spec.shown_label,
+                unknown=unknown[0],
+                value=", ".join(qi) or _("not chosen yet"),
             )
             return [Issue("error", message, "algorithm")]
     return []
@@ -502,23 +510,23 @@ def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------- after a run: the result
-_COLUMN_LOST = (
+_COLUMN_LOST = N_(
     "'{column}' was generalized to its top level: every record shows * for it, so the release says "
     "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
 )
-_COLUMN_LOST_CELLS = (
+_COLUMN_LOST_CELLS = N_(
     "Every record shows * for '{column}', so the release says nothing about it. Try a smaller k or fewer "
     "quasi-identifiers (local suppression: name '{column}' among the columns to keep longest)."
 )
-_FEW_CLASSES = (
-    "The release has only {classes} groups of records: almost everything was generalized away. Lower "
-    "k, choose fewer quasi-identifiers, or allow some suppression."
+_FEW_CLASSES = N_(
+    "The release has only {classes} groups of records: almost everything was generalized away. Lower k, "
+    "choose fewer quasi-identifiers, or allow some suppression."
 )
-_ONE_CLASS = (
+_ONE_CLASS = N_(
     "The release has a single group of records: every quasi-identifier was generalized away. Lower k, "
     "choose fewer quasi-identifiers, or allow some suppression."
 )
-_MOSTLY_SUPPRESSED = (
+_MOSTLY_SUPPRESSED = N_(
     "{suppressed} of {records} records ({share}) were suppressed: the release keeps little of the data. "
     "Lower k or use broader hierarchies."
 )
@@ -531,16 +539,14 @@ def result_warnings(result: Any) -> list[Issue]:
     out = []
     lost = _COLUMN_LOST_CELLS if getattr(result, "recoding", None) is not None else _COLUMN_LOST
     for q in _columns_lost(result):
-        out.append(Issue("warning", lost.format(column=q), q))
+        out.append(Issue("warning", _(lost, column=q), q))
     released = result.records - result.suppressed
     if released and result.n_classes < HANDFUL:
         template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES
-        out.append(Issue("warning", template.format(classes=result.n_classes), "result"))
+        out.append(Issue("warning", _(template, classes=result.n_classes), "result"))
     if result.records and result.suppressed >= 0.5 * result.records:
-        share = f"{100 * result.suppressed / result.records:.0f} %"
-        text = _MOSTLY_SUPPRESSED.format(
-            suppressed=f"{result.suppressed:,}", records=f"{result.records:,}", share=share
-        )
+        share = formats.percent(result.suppressed / result.records, 0)
+        text = _(_MOSTLY_SUPPRESSED, suppressed=result.suppressed, records=result.records, share=share)
         out.append(Issue("warning", text, "result"))
     return out
 

@@ -8,7 +8,8 @@
 ``python main.py --self-test``     headless check of an installation (see kanon_gui.selftest)
 ``python main.py --render-pdf H P`` render an HTML report to PDF (used by the CLI in a child process)
 
-Before any window: the bundled font is registered (machines without fonts would show empty boxes), the
+Before any window: the language is chosen (:mod:`kanon_gui.language`), the bundled font is
+registered (machines without fonts would show empty boxes), the
 log goes to the app data folder, and unexpected exceptions are routed to the crash dialog.
 """
 
@@ -19,6 +20,8 @@ import logging
 import os
 import sys
 from pathlib import Path
+
+from kanon_engine.i18n import _
 
 LOG = logging.getLogger("kanon_gui.app")
 
@@ -50,6 +53,9 @@ def create_application(argv: list[str] | None = None):
     if family:
         app.setFont(app_font(family))
     app.setWindowIcon(icon("kanon"))
+    from kanon_gui.language import install_language
+
+    install_language()  # KANON_LANG, else the saved choice, else the system's language, else English
     return app
 
 
@@ -96,7 +102,7 @@ def run(argv: list[str] | None = None) -> int:
             import traceback
 
             traceback.print_exc()
-            print(f"screenshots failed: {exc}", file=sys.stderr)
+            print(_("screenshots failed: {reason}", reason=exc), file=sys.stderr)
             return 1
         finally:
             hook.uninstall()
@@ -116,8 +122,10 @@ def run(argv: list[str] | None = None) -> int:
         window.open_path(args.file)
     else:
         window.show_message(
-            "Open a data file with File > Open (Ctrl+O), or start with the bundled sample: "
-            "File > Open the sample.",
+            _(
+                "Open a data file with File > Open (Ctrl+O), or start with the bundled sample: File > "
+                "Open the sample."
+            ),
             "info",
         )
     code = app.exec()

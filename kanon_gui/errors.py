@@ -20,15 +20,16 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from kanon_engine.errors import Cancelled, KanonError
+from kanon_engine.i18n import N_, _
 
 LOG = logging.getLogger("kanon_gui.errors")
 
 _TITLES = {
-    "data": "The data cannot be used",
-    "hierarchy": "A hierarchy needs attention",
-    "config": "A setting needs attention",
-    "infeasible": "No release satisfies these settings",
-    "cancelled": "Cancelled",
+    "data": N_("The data cannot be used"),
+    "hierarchy": N_("A hierarchy needs attention"),
+    "config": N_("A setting needs attention"),
+    "infeasible": N_("No release satisfies these settings"),
+    "cancelled": N_("Cancelled"),
 }
 
 
@@ -39,7 +40,8 @@ def is_expected(exc: BaseException) -> bool:
 
 def error_title(exc: BaseException) -> str:
     """A short title for an expected error, by its kind."""
-    return _TITLES.get(getattr(exc, "kind", ""), "Something went wrong")
+    kind = getattr(exc, "kind", "")
+    return _(_TITLES[kind]) if kind in _TITLES else _("Something went wrong")
 
 
 def error_text(exc: BaseException) -> str:
@@ -47,10 +49,10 @@ def error_text(exc: BaseException) -> str:
     if isinstance(exc, KanonError):
         return str(exc)
     if isinstance(exc, MemoryError):
-        return "The computer ran out of memory. Close other programs, or use fewer rows or columns."
+        return _("The computer ran out of memory. Close other programs, or use fewer rows or columns.")
     if isinstance(exc, OSError):
-        name = getattr(exc, "filename", None) or "the file"
-        return f"{name} could not be read or written: {exc.strerror or exc}."
+        name = getattr(exc, "filename", None) or _("the file")
+        return _("{name} could not be read or written: {reason}.", name=name, reason=str(exc.strerror or exc))
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +43,7 @@ from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.fileio import clean_stale_temp_files
+from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.project import Project
 from kanon_engine.restore import restore_run
@@ -56,7 +56,8 @@ from kanon_engine.workload.generate import default_workload
 from kanon_gui import appdata
 from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
-from kanon_gui.glossary import TERMS
+from kanon_gui.glossary import glossary_html
+from kanon_gui.language import add_language_menu
 from kanon_gui.resources import icon, sample_project
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
@@ -74,35 +75,38 @@ from kanon_gui.views.workload_view import WorkloadPanel
 
 LOG = logging.getLogger("kanon_gui.window")
 
-DATA_FILTER = (
-    "Data and projects (*.csv *.tsv *.txt *.xlsx *.parquet *.json);;CSV / TSV (*.csv *.tsv *.txt);;"
-    "Excel (*.xlsx);;Parquet (*.parquet);;kanon project (*.json);;All files (*)"
+DATA_FILTER = N_(
+    "Data and projects (*.csv *.tsv *.txt *.xlsx *.parquet *.json);;CSV / TSV (*.csv *.tsv *.txt);;Excel "
+    "(*.xlsx);;Parquet (*.parquet);;kanon project (*.json);;All files (*)"
 )
-PROJECT_FILTER = "kanon project (*.kanon.json *.json)"
+PROJECT_FILTER = N_("kanon project (*.kanon.json *.json)")
 AUTOSAVE_MS = 3 * 60 * 1000
 
 #: The window's own sentences (whole sentences with named placeholders, one place, ready for translation).
 TEXT = {
-    "untitled": "the new project",
-    "unsaved_title": "Save the project?",
+    "untitled": N_("the new project"),
+    "unsaved_title": N_("Save the project?"),
     "unsaved_before": (
-        "{name} has unsaved changes (roles, hierarchies, settings or runs). Save them before you {action}?"
+        N_(
+            "{name} has unsaved changes (roles, hierarchies, settings or runs). Save them before you "
+            "{action}?"
+        )
     ),
-    "action_open": "open {name}",
-    "action_close": "close kanon",
-    "the_sample": "the sample",
-    "running": "Running {algorithm}\u2026",
-    "run_done": (
-        "Done: {groups} groups, {suppressed} records suppressed, smallest group {smallest}, in {seconds} s."
-    ),
-    "run_done_cells": "Done: {groups} groups, {kept}, smallest group {smallest}, in {seconds} s.",
+    "action_open": N_("open {name}"),
+    "action_close": N_("close kanon"),
+    "the_sample": N_("the sample"),
+    "running": N_("Running {algorithm}…"),
+    "run_done": N_("Done: {groups} groups, {kept}, smallest group {smallest}, in {seconds} s."),
     "run_stale": (
-        "The settings changed while it ran, so this result is out of date: run again to use the new settings."
+        N_(
+            "The settings changed while it ran, so this result is out of date: run again to use the new "
+            "settings."
+        )
     ),
-    "levels_label": "#{number} levels {levels}",
-    "password_title": "Protected project",
-    "password_ask": "{name} is protected by a password. Type it to open the project:",
-    "password_wrong": "The password does not open {name}. Check it (it is case-sensitive) and try again:",
+    "levels_label": N_("#{number} levels {levels}"),
+    "password_title": N_("Protected project"),
+    "password_ask": N_("{name} is protected by a password. Type it to open the project:"),
+    "password_wrong": N_("The password does not open {name}. Check it (it is case-sensitive) and try again:"),
 }
 
 
@@ -183,16 +187,16 @@ class MainWindow(QMainWindow):
         self.attributes_tab = attributes_tab
         self.algorithm_panel = AlgorithmPanel(self.state)
         self.results_panel = ResultsPanel()
-        self.tabs.addTab(self.data_panel, icon("open"), "1  Data")
-        self.tabs.addTab(attributes_tab, icon("hierarchy"), "2  Attributes && hierarchies")
-        self.tabs.addTab(self.algorithm_panel, icon("run"), "3  Anonymize")
+        self.tabs.addTab(self.data_panel, icon("open"), _("1  Data"))
+        self.tabs.addTab(attributes_tab, icon("hierarchy"), _("2  Attributes && hierarchies"))
+        self.tabs.addTab(self.algorithm_panel, icon("run"), _("3  Anonymize"))
         self.analysis_panel = AnalysisPanel(self.state)
         self.risk_panel = RiskPanel(runner=self.runner, state=self.state)
-        self.tabs.addTab(self.results_panel, icon("chart"), "4  Results")
-        self.tabs.addTab(self.analysis_panel, icon("lattice"), "5  Analysis")
-        self.tabs.addTab(self.risk_panel, icon("risk"), "6  Risk")
+        self.tabs.addTab(self.results_panel, icon("chart"), _("4  Results"))
+        self.tabs.addTab(self.analysis_panel, icon("lattice"), _("5  Analysis"))
+        self.tabs.addTab(self.risk_panel, icon("risk"), _("6  Risk"))
         self.workload_panel = WorkloadPanel(self.state)
-        self.tabs.addTab(self.workload_panel, icon("chart"), "7  Workload")
+        self.tabs.addTab(self.workload_panel, icon("chart"), _("7  Workload"))
         #: Tabs that show the current run (each has show_run), redrawn when they are on screen.
         self.run_views: tuple[AnalysisPanel | RiskPanel | WorkloadPanel, ...] = (
             self.analysis_panel,
@@ -202,7 +206,7 @@ class MainWindow(QMainWindow):
         self._stale_views: set[int] = set()
 
         self.history = RunHistoryPanel(self.state)
-        dock = QDockWidget("Run history", self)
+        dock = QDockWidget(_("Run history"), self)
         dock.setObjectName("RunHistoryDock")
         dock.setWidget(self.history)
         dock.setFeatures(
@@ -226,7 +230,7 @@ class MainWindow(QMainWindow):
     # --- building ------------------------------------------------------------------------------------
     def _make_status_bar(self) -> None:
         bar = self.statusBar()
-        self.status_label = QLabel("Ready.")
+        self.status_label = QLabel(_("Ready."))
         self.status_label.setObjectName("StatusLine")
         self.progress = QProgressBar()
         self.progress.setObjectName("RunProgress")
@@ -235,9 +239,9 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
         self.progress.hide()
-        self.cancel_button = QPushButton(icon("cancel"), "Cancel")
+        self.cancel_button = QPushButton(icon("cancel"), _("Cancel"))
         self.cancel_button.setObjectName("CancelButton")
-        self.cancel_button.setToolTip("Stop the running task (Esc)")
+        self.cancel_button.setToolTip(_("Stop the running task (Esc)"))
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
         bar.addWidget(self.status_label, 1)
@@ -265,60 +269,68 @@ class MainWindow(QMainWindow):
     def _make_actions(self) -> None:
         std = QKeySequence.StandardKey
         self.open_action = self._action(
-            "&Open\u2026",
+            _("&Open…"),
             self.open_dialog,
             std.Open,
-            "Open a data file (CSV, Excel, Parquet) or a kanon project.",
+            _("Open a data file (CSV, Excel, Parquet) or a kanon project."),
             "open",
         )
         self.sample_action = self._action(
-            "Open the &sample", self.open_sample, None, "Open the bundled sample project.", "kanon"
+            _("Open the &sample"), self.open_sample, None, _("Open the bundled sample project."), "kanon"
         )
         self.save_action = self._action(
-            "&Save project", self.save, std.Save, "Save the project (roles, hierarchies, settings).", "save"
+            _("&Save project"),
+            self.save,
+            std.Save,
+            _("Save the project (roles, hierarchies, settings)."),
+            "save",
         )
-        self.save_as_action = self._action("Save project &as\u2026", self.save_as, "Ctrl+Shift+S")
+        self.save_as_action = self._action(_("Save project &as…"), self.save_as, "Ctrl+Shift+S")
         self.export_action = self._action(
-            "&Export release / report\u2026",
+            _("&Export release / report…"),
             self.export,
             "Ctrl+E",
-            "Write the release and the de-identification report.",
+            _("Write the release and the de-identification report."),
             "export",
         )
-        self.quit_action = self._action("&Quit", self.close, std.Quit)
-        self.undo_action = self.state.undo_stack.createUndoAction(self, "&Undo")
+        self.quit_action = self._action(_("&Quit"), self.close, std.Quit)
+        self.undo_action = self.state.undo_stack.createUndoAction(self, _("&Undo"))
         self.undo_action.setShortcut(QKeySequence(std.Undo))
-        self.redo_action = self.state.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action = self.state.undo_stack.createRedoAction(self, _("&Redo"))
         self.redo_action.setShortcuts(
             list({k.toString(): k for k in (QKeySequence("Ctrl+Shift+Z"), QKeySequence(std.Redo))}.values())
         )
         for a in (self.undo_action, self.redo_action):
             self.addAction(a)
         self.run_action = self._action(
-            "&Run", self.run, "Ctrl+R", "Anonymize with the chosen algorithm.", "run"
+            _("&Run"), self.run, "Ctrl+R", _("Anonymize with the chosen algorithm."), "run"
         )
-        self.cancel_action = self._action("&Cancel", self.cancel, "Esc", "Stop the running task.", "cancel")
+        self.cancel_action = self._action(
+            _("&Cancel"), self.cancel, "Esc", _("Stop the running task."), "cancel"
+        )
         self.load_folder_action = self._action(
-            "Load hierarchies from &folder\u2026",
+            _("Load hierarchies from &folder…"),
             lambda: self.hier_actions.load_folder_dialog(self),
             None,
-            "Load every ARX file named like 'hierarchy_<column>.csv'.",
+            _("Load every ARX file named like 'hierarchy_<column>.csv'."),
         )
         self.tab_actions = []
         for i in range(self.tabs.count()):
             name = self.tabs.tabText(i).split("  ", 1)[-1].replace("&&", "&")
             self.tab_actions.append(
-                self._action(f"Go to {name}", lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+                self._action(
+                    _("Go to {name}", name=name), lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}"
+                )
             )
-        self.glossary_action = self._action("&Glossary", self.show_glossary, std.HelpContents)
-        self.about_action = self._action("&About kanon", self.show_about)
+        self.glossary_action = self._action(_("&Glossary"), self.show_glossary, std.HelpContents)
+        self.about_action = self._action(_("&About kanon"), self.show_about)
 
     def _make_menus(self) -> None:
         mb = self.menuBar()
-        file_menu = mb.addMenu("&File")
+        file_menu = mb.addMenu(_("&File"))
         file_menu.addAction(self.open_action)
         file_menu.addAction(self.sample_action)
-        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu = file_menu.addMenu(_("Open &recent"))
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
@@ -327,23 +339,24 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
-        edit = mb.addMenu("&Edit")
+        edit = mb.addMenu(_("&Edit"))
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
-        hier = mb.addMenu("&Hierarchies")
+        hier = mb.addMenu(_("&Hierarchies"))
         hier.addAction(self.load_folder_action)
-        run = mb.addMenu("&Run")
+        run = mb.addMenu(_("&Run"))
         run.addAction(self.run_action)
         run.addAction(self.cancel_action)
-        view = mb.addMenu("&View")
+        view = mb.addMenu(_("&View"))
         for a in self.tab_actions:
             view.addAction(a)
         view.addSeparator()
         view.addAction(self.history_dock.toggleViewAction())
-        help_menu = mb.addMenu("&Help")
+        add_language_menu(self)
+        help_menu = mb.addMenu(_("&Help"))
         help_menu.addAction(self.glossary_action)
         help_menu.addAction(self.about_action)
-        tb = self.addToolBar("Main")
+        tb = self.addToolBar(_("Main toolbar"))
         tb.setObjectName("MainToolbar")
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         tb.setMovable(False)
@@ -420,12 +433,12 @@ class MainWindow(QMainWindow):
         blocker = self.state.run_blocker()
         self.run_action.setEnabled(not busy and blocker is None)
         self.run_action.setToolTip(
-            "Anonymize with the chosen algorithm (Ctrl+R)."
+            _("Anonymize with the chosen algorithm (Ctrl+R).")
             if blocker is None
-            else f"Run is disabled: {blocker}"
+            else _("Run is disabled: {reason}", reason=blocker)
         )
         self.algorithm_panel.set_run_enabled(
-            not busy and blocker is None, "a task is running." if busy and blocker is None else blocker
+            not busy and blocker is None, _("a task is running.") if busy and blocker is None else blocker
         )
         self.cancel_action.setEnabled(busy)
         self.cancel_button.setVisible(busy)
@@ -437,8 +450,8 @@ class MainWindow(QMainWindow):
     # --- opening -------------------------------------------------------------------------------------
     def open_dialog(self) -> None:
         """The file dialog starts in the folder of the data being worked on (or the last one used)."""
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open data or project", str(self.data_folder()), DATA_FILTER
+        path, _unused = QFileDialog.getOpenFileName(
+            self, _("Open data or project"), str(self.data_folder()), _(DATA_FILTER)
         )
         if path:
             self.open_path(path)
@@ -448,11 +461,11 @@ class MainWindow(QMainWindow):
         True when the action may go on (saved, or the user chose to discard)."""
         if not self.ask_before_close or not self.state.is_dirty():
             return True
-        name = self.state.project_path.name if self.state.project_path else TEXT["untitled"]
+        name = self.state.project_path.name if self.state.project_path else text_of(TEXT, "untitled")
         answer = QMessageBox.question(
             self,
-            TEXT["unsaved_title"],
-            TEXT["unsaved_before"].format(action=action, name=name),
+            text_of(TEXT, "unsaved_title"),
+            text_of(TEXT, "unsaved_before", action=action, name=name),
             QMessageBox.StandardButton.Save
             | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel,
@@ -466,7 +479,7 @@ class MainWindow(QMainWindow):
         """Open a project (``.json``) or a data file (through the import dialog), after asking whether
         to save unsaved changes of the current project."""
         path = Path(path)
-        if not self.confirm_discard(TEXT["action_open"].format(name=path.name)):
+        if not self.confirm_discard(text_of(TEXT, "action_open", name=path.name)):
             return
         if path.suffix.lower() == ".json":
             self.open_project(path)
@@ -482,10 +495,10 @@ class MainWindow(QMainWindow):
         path = sample_project()
         if not path.exists():
             self.message_bar.show_message(
-                f"The bundled sample is missing ({path}); reinstall kanon.", "error"
+                _("The bundled sample is missing ({path}); reinstall kanon.", path=path), "error"
             )
             return
-        if self.confirm_discard(TEXT["action_open"].format(name=TEXT["the_sample"])):
+        if self.confirm_discard(text_of(TEXT, "action_open", name=text_of(TEXT, "the_sample"))):
             self.open_project(path)
 
     def load_data(
@@ -502,9 +515,9 @@ class MainWindow(QMainWindow):
         def work(progress: Callable[[float, str], None]) -> Table:
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             require_loadable(path)  # a file beyond this computer's memory: said before any row is read
-            progress(0.0, f"reading {path.name}")
+            progress(0.0, _("reading {file}", file=path.name))
             table = read_table(path, options)
-            progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
+            progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
             table = apply_type_overrides(table, overrides or {})
             return table, analyze_table(table)
 
@@ -515,13 +528,18 @@ class MainWindow(QMainWindow):
             self.project_password = None
             appdata.add_recent_file(path)
             self.message_bar.show_message(
-                f"Loaded {path.name}: {table.n_rows:,} rows, {len(table.columns)} columns. Next: mark the "
-                "quasi-identifiers in the Attributes tab.",
+                _(
+                    "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the "
+                    "Attributes tab.",
+                    name=path.name,
+                    n_rows=table.n_rows,
+                    n=len(table.columns),
+                ),
                 "info",
             )
             self.tabs.setCurrentIndex(self.TAB_DATA)
 
-        self._begin_task(f"Reading {path.name}\u2026", busy=True)
+        self._begin_task(_("Reading {file}…", file=path.name), busy=True)
         self._load_task = self.runner.submit(
             work,
             channel="load",
@@ -533,10 +551,12 @@ class MainWindow(QMainWindow):
 
     def ask_password(self, path: Path, error: PasswordError) -> str | None:
         """The password of a protected project (None when the user cancels); a wrong one is said."""
-        text = TEXT["password_ask"].format(name=path.name)
+        text = text_of(TEXT, "password_ask", name=path.name)
         if not error.missing:
-            text = TEXT["password_wrong"].format(name=path.name)
-        password, ok = QInputDialog.getText(self, TEXT["password_title"], text, QLineEdit.EchoMode.Password)
+            text = text_of(TEXT, "password_wrong", name=path.name)
+        password, ok = QInputDialog.getText(
+            self, text_of(TEXT, "password_title"), text, QLineEdit.EchoMode.Password
+        )
         return password if ok and password else None
 
     def data_folder(self) -> Path:
@@ -569,16 +589,16 @@ class MainWindow(QMainWindow):
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
             if project.data_path is not None:
                 require_loadable(project.data_path)  # beyond this computer's memory: said at once
-            progress(0.0, "reading the project's data")
+            progress(0.0, _("reading the project's data"))
             table, warnings = project.load_table()
-            progress(0.6, f"read {table.n_rows:,} rows; summarizing the columns")
+            progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
             need_default = [
                 c
                 for c, r in project.roles.items()
                 if r == Role.QUASI_IDENTIFIER and c not in project.hierarchies
             ]
             facts = analyze_table(table, need_default)
-            progress(0.8, "restoring the saved results")
+            progress(0.8, _("restoring the saved results"))
             return LoadedProject(table, warnings, facts, restore_saved_runs(project, table, facts))
 
         def done(loaded: LoadedProject) -> None:
@@ -593,11 +613,17 @@ class MainWindow(QMainWindow):
                 self.message_bar.show_message(" ".join(warnings), "warning")
             else:
                 self.message_bar.show_message(
-                    f"Opened {path.name}: {table.n_rows:,} rows of {table.name()}.", "info"
+                    _(
+                        "Opened {name}: {n_rows} rows of {name2}.",
+                        name=path.name,
+                        n_rows=table.n_rows,
+                        name2=table.name(),
+                    ),
+                    "info",
                 )
             self.tabs.setCurrentIndex(self.TAB_ATTRIBUTES)
 
-        self._begin_task(f"Opening {path.name}\u2026", busy=True)
+        self._begin_task(_("Opening {file}…", file=path.name), busy=True)
         self._load_task = self.runner.submit(
             work,
             channel="load",
@@ -611,7 +637,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         files = appdata.recent_files()
         if not files:
-            self.recent_menu.addAction("(none)").setEnabled(False)
+            self.recent_menu.addAction(_("(none)")).setEnabled(False)
         for f in files:
             a = self.recent_menu.addAction(f)
             a.triggered.connect(lambda _=False, f=f: self.open_path(f))
@@ -652,7 +678,7 @@ class MainWindow(QMainWindow):
             return False
         self.project_password = password or None
         appdata.add_recent_file(path)
-        self.status_label.setText(f"Project saved to {Path(path).name}.")
+        self.status_label.setText(_("Project saved to {name}.", name=Path(path).name))
         return True
 
     def autosave(self) -> Path | None:
@@ -688,7 +714,7 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             result = algorithm.run(table, config, progress=progress)
-            progress(1.0, "measuring the workload")
+            progress(1.0, _("measuring the workload"))
             return with_workload(result, table, default_workload(table, config))
 
         def done(result: AnonymizationResult) -> None:
@@ -702,7 +728,7 @@ class MainWindow(QMainWindow):
             self.autosave()
 
         self.message_bar.clear()
-        self._begin_task(TEXT["running"].format(algorithm=algorithm_name(request.algorithm)))
+        self._begin_task(text_of(TEXT, "running", algorithm=algorithm_name(request.algorithm)))
         LOG.info("run %s with %s", request.algorithm, {k: v for k, v in request.params.items()})
         self._run_task = self.runner.submit(
             work, channel="run", label=request.label(), on_done=done, on_error=self._task_failed("run")
@@ -713,17 +739,18 @@ class MainWindow(QMainWindow):
         """What came out, and what makes the release of little use if anything does (a column lost to
         *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
         figures = {
-            "groups": f"{result.n_classes:,}",
-            "smallest": f"{result.min_class_size:,}",
-            "seconds": f"{result.runtime_seconds:.2f}",
+            "groups": result.n_classes,
+            "smallest": result.min_class_size,
+            "seconds": formats.decimal(result.runtime_seconds, 2, fixed=True),
         }
         if result.recoding is not None:  # every record kept: say what happened to single values
-            done = TEXT["run_done_cells"].format(kept=result.recoding.in_words(), **figures)
+            done = text_of(TEXT, "run_done", kept=result.recoding.in_words(), **figures)
         else:
-            done = TEXT["run_done"].format(suppressed=f"{result.suppressed:,}", **figures)
+            kept = ngettext("{n} record suppressed", "{n} records suppressed", result.suppressed)
+            done = text_of(TEXT, "run_done", kept=kept, **figures)
         warnings = [i.message for i in result_warnings(result)]
         if self.state.is_stale():
-            warnings.insert(0, TEXT["run_stale"])
+            warnings.insert(0, text_of(TEXT, "run_stale"))
         if warnings:
             self.message_bar.show_message(" ".join([done, *warnings]), "warning")
         else:
@@ -748,7 +775,7 @@ class MainWindow(QMainWindow):
         search = result.lattice
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
-            progress(0.0, f"applying levels {vector}")
+            progress(0.0, _("applying levels {vector}", vector=vector))
             res = apply_transformation(
                 table,
                 config,
@@ -763,10 +790,10 @@ class MainWindow(QMainWindow):
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()
-            label = TEXT["levels_label"].format(number=self.state.next_run_number(), levels=vector)
+            label = text_of(TEXT, "levels_label", number=self.state.next_run_number(), levels=vector)
             self.state.add_run(res, label=label, table=table)
 
-        self._begin_task(f"Applying levels {vector}\u2026", busy=True)
+        self._begin_task(_("Applying levels {vector}…", vector=vector), busy=True)
         return self.runner.submit(
             work, channel="apply", label="apply node", on_done=done, on_error=self._task_failed("apply")
         )
@@ -775,7 +802,7 @@ class MainWindow(QMainWindow):
         """Cancel whatever runs; the engine stops at its next progress call."""
         if self.runner.is_busy():
             self.runner.cancel()
-            self.status_label.setText("Cancelling\u2026")
+            self.status_label.setText(_("Cancelling…"))
 
     def _task_failed(self, context: str) -> Callable[[BaseException], None]:
         def failed(exc: BaseException) -> None:
@@ -796,7 +823,7 @@ class MainWindow(QMainWindow):
         if not self.runner.is_busy():
             self.progress.hide()
             self.cancel_button.hide()
-        self.status_label.setText("Ready.")
+        self.status_label.setText(_("Ready."))
         self._update_enabled()
 
     def _task_progress(self, _tid: int, channel: str, fraction: float, message: str) -> None:
@@ -804,15 +831,20 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
             quality = best_so_far(message)  # an anytime search: show the best release found so far
-            self.progress.setFormat(f"{fraction:.0%}" if quality is None else f"Best: {quality}")
+            self.progress.setFormat(
+                formats.percent(fraction, 0) if quality is None else _("Best: {quality}", quality=quality)
+            )
             self.progress.setToolTip("" if quality is None else message)
         self.status_label.setText(message[:1].upper() + message[1:] if message else "")
 
     def _on_cancelled(self, _tid: int, channel: str) -> None:
         self._end_task()
-        self.status_label.setText("Cancelled.")
+        self.status_label.setText(_("Cancelled."))
         self.message_bar.show_message(
-            f"The {'run' if channel == 'run' else 'task'} was cancelled; nothing was changed.", "info"
+            _("The run was cancelled; nothing was changed.")
+            if channel == "run"
+            else _("The task was cancelled; nothing was changed."),
+            "info",
         )
 
     # --- reacting to the state -----------------------------------------------------------------------
@@ -865,15 +897,27 @@ class MainWindow(QMainWindow):
 
     def _analysis_rows(self, rows: Any) -> None:
         rows = np.asarray(rows, dtype=np.int64)
-        self.results_panel.show_rows(rows, f"{len(rows):,} records selected in the analysis view")
-        self.status_label.setText(f"{len(rows):,} records selected: see them in the Results tab.")
+        n = len(rows)
+        self.results_panel.show_rows(
+            rows,
+            ngettext(
+                "{n} record selected in the analysis view", "{n} records selected in the analysis view", n
+            ),
+        )
+        self.status_label.setText(
+            ngettext(
+                "{n} record selected: see it in the Results tab.",
+                "{n} records selected: see them in the Results tab.",
+                n,
+            )
+        )
 
     def _show_record(self, row: int) -> None:
         """Show one input record in the Results grids when the user asks for it in the risk view."""
         if self.tabs.currentWidget() is not self.risk_panel or self.state.current_run is None:
             return
-        self.results_panel.show_rows(np.array([int(row)], dtype=np.int64), f"Record {int(row) + 1}")
-        self.status_label.setText(f"Record {int(row) + 1} is shown in the Results tab.")
+        self.results_panel.show_rows(np.array([int(row)], dtype=np.int64), _("Record {n}", n=int(row) + 1))
+        self.status_label.setText(_("Record {n} is shown in the Results tab.", n=int(row) + 1))
 
     def _analysis_class(self, class_id: int) -> None:
         self.results_panel.select_class(int(class_id))
@@ -883,7 +927,7 @@ class MainWindow(QMainWindow):
         run = self.state.current_run
         if run is None:
             self.message_bar.show_message(
-                "Run an anonymization first: there is no release to export yet.", "warning"
+                _("Run an anonymization first: there is no release to export yet."), "warning"
             )
             return
         dialog = ExportDialog(
@@ -905,22 +949,25 @@ class MainWindow(QMainWindow):
         from PySide6.QtWidgets import QDialog, QTextBrowser
 
         dialog = QDialog(self)
-        dialog.setWindowTitle("Glossary")
+        dialog.setWindowTitle(_("Glossary"))
         dialog.setObjectName("GlossaryDialog")
         text = QTextBrowser()
-        text.setHtml("".join(f"<p><b>{escape(k)}</b>: {escape(v)}</p>" for k, v in TERMS.items()))
+        text.setHtml(glossary_html())
         layout = QVBoxLayout(dialog)
         layout.addWidget(text)
-        dialog.resize(560, 520)
+        dialog.resize(640, 560)
         dialog.show()
         self.glossary_dialog = dialog
 
     def show_about(self) -> None:
         box = QMessageBox(
             QMessageBox.Icon.Information,
-            "About kanon",
-            "kanon turns a table of patient records into a provably k-anonymous release.\n"
-            f"Log and autosave folder: {appdata.app_data_dir()}",
+            _("About kanon"),
+            _(
+                "kanon turns a table of patient records into a provably k-anonymous release.\nLog and "
+                "autosave folder: {app_data_dir}",
+                app_data_dir=appdata.app_data_dir(),
+            ),
             QMessageBox.StandardButton.Close,
             self,
         )
@@ -928,7 +975,7 @@ class MainWindow(QMainWindow):
 
     # --- closing -------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self.confirm_discard(TEXT["action_close"]):
+        if not self.confirm_discard(text_of(TEXT, "action_close")):
             event.ignore()
             return
         self._autosave.stop()

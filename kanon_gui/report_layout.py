@@ -32,6 +32,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtSvg import QSvgRenderer
 
+from kanon_engine.i18n import _
+
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL | re.IGNORECASE)
 #: Pixels per SVG unit in the images made for the PDF (3 = crisp when printed).
 IMAGE_SCALE = 3.0
@@ -47,7 +49,7 @@ def svg_to_image(svg: str, scale: float = IMAGE_SCALE) -> tuple[QImage, float, f
     """Draw an SVG string into a white-backed ARGB image; returns the image and its size in SVG units."""
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     if not renderer.isValid():
-        raise ReportRenderError("A chart of the report is not valid SVG.")
+        raise ReportRenderError(_("A chart of the report is not valid SVG."))
     size = renderer.defaultSize()
     w, h = float(size.width() or 640), float(size.height() or 260)
     image = QImage(int(w * scale), int(h * scale), QImage.Format.Format_RGB32)
@@ -263,7 +265,7 @@ def paginate(doc: QTextDocument, body_h: float, rounds: int = 200) -> int:
     no page holds only the footer."""
     doc.setPageSize(QSizeF(LAYOUT_WIDTH, body_h))
     done: set[int] = set()
-    for _ in range(rounds):
+    for _round in range(rounds):
         doc.pageCount()  # lays the document out
         piece = _first_split(doc, _pieces(doc), body_h, done)
         if piece is None:
@@ -340,7 +342,7 @@ def layout_document(html: str, body_h: float = BODY_HEIGHT) -> tuple[QTextDocume
     text, images = with_images(html)
     doc = build_document(text, images)
     pages = paginate(doc, body_h)
-    for _ in range(MAX_TABLE_SPLITS):
+    for _split in range(MAX_TABLE_SPLITS):
         cut = row_across_pages(doc, body_h)
         split = split_table(text, *cut) if cut is not None else None
         if split is None:

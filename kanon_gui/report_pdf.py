@@ -26,8 +26,11 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
+from kanon_engine import i18n
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import atomic_path
+from kanon_engine.i18n import N_, _
+from kanon_engine.i18n.language import ENV_VARIABLE
 from kanon_engine.pdf_check import verify_pdf
 from kanon_gui.report_layout import (
     BODY_HEIGHT,
@@ -42,7 +45,7 @@ from kanon_gui.report_layout import (
 __all__ = ["ReportRenderError", "prepare_document", "render_pdf", "svg_to_image"]
 
 #: The footer of every page (page numbers, so a page missing from a printout is noticed).
-FOOTER = "{title} \u00b7 page {page} of {pages}"
+FOOTER = N_("{title} \u00b7 page {page} of {pages}")
 
 
 def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str, pages: int) -> int:
@@ -70,7 +73,7 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str, pages: int) 
             painter.setPen(QColor("#4a5568"))
             footer = QRectF(0, page_h - FOOTER_PX + 8, LAYOUT_WIDTH, FOOTER_PX - 8)
             painter.drawText(
-                footer, int(Qt.AlignmentFlag.AlignRight), FOOTER.format(title=title, page=i + 1, pages=pages)
+                footer, int(Qt.AlignmentFlag.AlignRight), _(FOOTER, title=title, page=i + 1, pages=pages)
             )
             painter.restore()
     finally:
@@ -78,12 +81,11 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str, pages: int) 
     return pages
 
 
-def render_pdf(
-    html: str, pdf_path: str | Path, title: str = "De-identification report", name: str | None = None
-) -> Path:
+def render_pdf(html: str, pdf_path: str | Path, title: str | None = None, name: str | None = None) -> Path:
     """Write ``html`` as an A4 PDF at ``pdf_path``, atomically (temporary file + rename), after checking
     that the file Qt wrote is a whole PDF (:func:`kanon_engine.pdf_check.verify_pdf`). ``name`` is the
     file name messages use (the engine renders into a temporary file named after the real report)."""
+    title = _("De-identification report") if title is None else title
     pdf_path = Path(pdf_path)
     doc, pages = layout_document(html)
     try:
@@ -112,24 +114,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``REPORT.html OUT.pdf [NAME]``: exit 0 on success, 2 with one plain sentence on stderr otherwise
     (``NAME``: the report's file name for messages, when OUT is a temporary file)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    # the footer ("page 1 of 7") and the messages in the report's language, which the engine passes
+    # in KANON_LANG (this child does not follow the system's language, as the command line does not)
+    language = os.environ.get(ENV_VARIABLE, "")
+    i18n.install(language if language in (*i18n.available_languages(), i18n.PSEUDO) else i18n.SOURCE_LANGUAGE)
     if args and args[0] == "--render-pdf":
         args = args[1:]
     if len(args) not in (2, 3):
-        print("usage: python -m kanon_gui.report_pdf REPORT.html OUT.pdf [NAME]", file=sys.stderr)
+        print(_("usage: python -m kanon_gui.report_pdf REPORT.html OUT.pdf [NAME]"), file=sys.stderr)
         return 2
     html_path, pdf_path = Path(args[0]), Path(args[1])
     name = args[2] if len(args) == 3 else None
     try:
         html = html_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"error: the HTML report {html_path} cannot be read ({exc}).", file=sys.stderr)
+        print(
+            _(
+                "error: the HTML report {html_path} cannot be read ({reason}).",
+                html_path=html_path,
+                reason=exc,
+            ),
+            file=sys.stderr,
+        )
         return 2
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = QCoreApplication.instance() or QGuiApplication(["kanon-report-pdf"])
     try:
         render_pdf(html, pdf_path, name=name)
     except ReportRenderError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_("error: {message}", message=str(exc)), file=sys.stderr)
         return 2
     finally:
         del app

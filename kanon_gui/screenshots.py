@@ -17,16 +17,23 @@ from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication, QStackedWidget, QTabWidget, QWidget
 
 from kanon_engine.data.roles import Role
+from kanon_engine.i18n import N_, _
 from kanon_engine.project import ReportDetails
 from kanon_gui.resources import sample_project
 
 WINDOW_SIZE = (1440, 900)
-#: The report details the tour's report is signed with (invented, as the sample is).
-EXAMPLE_DETAILS = ReportDetails(
-    "Study of length of stay by ward, 2022-2024",
-    "Dr. Ana Ruiz, Institute of Health Services Research",
-    "M. Keller, data protection officer",
+#: The report details the tour's report is signed with (invented, as the sample is; in the tour's language,
+#: as a user would type them).
+EXAMPLE_DETAILS = (
+    N_("Study of length of stay by ward, 2022-2024"),
+    N_("Dr. Ana Ruiz, Institute of Health Services Research"),
+    N_("M. Keller, data protection officer"),
 )
+
+
+def example_details() -> ReportDetails:
+    """:data:`EXAMPLE_DETAILS` in the language in force."""
+    return ReportDetails(*(_(text) for text in EXAMPLE_DETAILS))
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -82,6 +89,15 @@ class _Shooter:
         return path
 
 
+def _window_size() -> tuple[int, int]:
+    """WINDOW_SIZE, or the screen's available size when that is smaller (a 1280x800 display)."""
+    screen = QApplication.primaryScreen()
+    if screen is None:
+        return WINDOW_SIZE
+    area = screen.availableGeometry()
+    return min(WINDOW_SIZE[0], area.width()), min(WINDOW_SIZE[1], area.height())
+
+
 def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
     """Run the tour; returns the PNG files written (one per view)."""
     from kanon_gui.main_window import MainWindow
@@ -90,7 +106,7 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
     shot = _Shooter(out_dir)
     window = MainWindow()
     window.ask_before_close = False
-    window.resize(*WINDOW_SIZE)
+    window.resize(*_window_size())
     window.show()
     try:
         shot.save("welcome", window)
@@ -271,7 +287,7 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     pdf = out_dir / "report.pdf"
     project = window.state.project
     if not any(project.report.to_dict().values()):  # what the export dialog's report details would hold
-        project = project.with_changes(report=EXAMPLE_DETAILS)
+        project = project.with_changes(report=example_details())
     write_reports(
         run.table,
         run.result,

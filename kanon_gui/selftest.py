@@ -152,6 +152,7 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
         return f"{path.name}: {table.n_rows:,} rows, {len(table.columns)} columns"
 
     steps.run("Qt and bundled font", qt)
+    steps.run("languages", _languages_step)
     steps.run("open the sample project", load)
     for name, params in _algorithm_runs():
         _run_and_export(steps, ctx, name, params, folder)
@@ -319,6 +320,40 @@ def _window_step() -> str:
     window.deleteLater()
     QApplication.processEvents()
     return f"opened with {len(names)} tabs ({', '.join(names)}) and closed"
+
+
+#: A message every catalog holds, and its translation: proves the catalog of each language is bundled
+#: and read (a missing or unreadable catalog would fall back to English silently).
+KNOWN_MESSAGE = "&File"
+KNOWN_TRANSLATIONS = {"de": "&Datei", "fr": "&Fichier", "es": "&Archivo"}
+#: 2,000 records as each language writes the number (CLDR through Babel).
+KNOWN_COUNTS = {"en": "2,000", "de": "2.000", "fr": "2\u00a0000", "es": "2000"}
+
+
+def _languages_step() -> str:
+    """Every language kanon ships: its catalog is bundled and read, its number format is right, and Qt's
+    own translation (file dialogs, standard buttons) is there."""
+    from kanon_engine import i18n
+    from kanon_engine.i18n import formats
+    from kanon_gui.language import qt_translation_loaded
+
+    found = i18n.available_languages()
+    missing = sorted(set(KNOWN_TRANSLATIONS) - set(found))
+    if missing:
+        raise SelfTestFailure(f"the catalogs of {', '.join(missing)} are not in the bundle.")
+    for code in found:
+        with i18n.using(code):
+            got = i18n._(KNOWN_MESSAGE)
+            count = formats.count(2000)
+        want = KNOWN_TRANSLATIONS.get(code, KNOWN_MESSAGE)
+        if code in KNOWN_TRANSLATIONS and got != want:
+            raise SelfTestFailure(f"the {code} catalog gives {got!r} for {KNOWN_MESSAGE!r}, not {want!r}.")
+        if code in KNOWN_COUNTS and count != KNOWN_COUNTS[code]:
+            raise SelfTestFailure(f"{code} writes 2000 as {count!r}, not {KNOWN_COUNTS[code]!r}.")
+        if not qt_translation_loaded(code):
+            raise SelfTestFailure(f"Qt's own {code} translation (qtbase_{code}.qm) is not in the bundle.")
+    sizes = ", ".join(f"{c} {len(i18n.catalog(c))}" for c in found if c != i18n.SOURCE_LANGUAGE)
+    return f"{', '.join(found)}; messages translated: {sizes}"
 
 
 def _offline_step() -> str:

@@ -26,13 +26,14 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import AnonymizationConfig
+from kanon_engine.config import AnonymizationConfig, role_name
 from kanon_engine.data.roles import Role, RoleSuggestion
 from kanon_engine.data.table import Table
 from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.fileio import InputGuard
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.project import PROJECT_FILE, Project, ReportDetails
 from kanon_engine.public_list import PublicList
@@ -53,7 +54,7 @@ from kanon_engine.validation import (
 LOG = logging.getLogger("kanon_gui.state")
 
 #: The name of a run in the history: numbered across sessions, the algorithm in words.
-RUN_LABEL = "#{number} {algorithm}, k = {k}"
+RUN_LABEL = N_("#{number} {algorithm}, k = {k}")
 
 #: Project fields that role/hierarchy commands may change (and restore on undo).
 _EDIT_FIELDS = ("roles", "hierarchies", "hierarchy_files")
@@ -236,7 +237,11 @@ class AppState(QObject):
         errs = self.errors()
         if not errs:
             return None
-        more = f" (and {len(errs) - 1} more problem{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""
+        more = (
+            ngettext(" (and {n} more problem)", " (and {n} more problems)", len(errs) - 1)
+            if len(errs) > 1
+            else ""
+        )
         return errs[0].message + more
 
     def needs_preparation(self, column: str) -> bool:
@@ -348,10 +353,13 @@ class AppState(QObject):
             return
         roles = dict(self._project.roles)
         roles[column] = Role(role)
-        self._edit(f"Set the role of '{column}' to {Role(role).value}", roles=roles)
+        self._edit(
+            _("Set the role of '{column}' to {value}", column=column, value=role_name(role)), roles=roles
+        )
 
-    def set_roles(self, roles: dict[str, Role], text: str = "Set roles") -> None:
+    def set_roles(self, roles: dict[str, Role], text: str | None = None) -> None:
         """Set several roles in one undoable step."""
+        text = _("Set roles") if text is None else text
         merged = dict(self._project.roles)
         merged.update({c: Role(r) for c, r in roles.items()})
         if merged != self._project.roles:
@@ -375,7 +383,11 @@ class AppState(QObject):
         files.pop(column, None)
         if file is not None and hierarchy is not None:
             files[column] = file
-        self._edit(text or f"Change the hierarchy of '{column}'", hierarchies=hier, hierarchy_files=files)
+        self._edit(
+            text or _("Change the hierarchy of '{column}'", column=column),
+            hierarchies=hier,
+            hierarchy_files=files,
+        )
 
     def set_hierarchies(self, hierarchies: dict[str, Hierarchy], text: str) -> None:
         """Assign several hierarchies in one undoable step (e.g. load a folder of ARX files)."""
@@ -426,7 +438,7 @@ class AppState(QObject):
         text = text if text and text.strip() else None
         if text == self._project.workload_text and file == self._project.workload_file:
             return
-        self._edit("Change the workload", workload_text=text, workload_file=file if text else None)
+        self._edit(_("Change the workload"), workload_text=text, workload_file=file if text else None)
 
     def set_algorithm(self, name: str, values: dict[str, Any] | None = None) -> None:
         """Choose the algorithm and its parameter values (raw form values are checked by its specs).
@@ -608,8 +620,11 @@ class AppState(QObject):
         """Keep a finished run, make it current, and record its summary in the project."""
         table = table if table is not None else self._table
         assert table is not None
-        label = label or RUN_LABEL.format(
-            number=self.next_run_number(), algorithm=algorithm_name(result.algorithm), k=result.config.k
+        label = label or _(
+            RUN_LABEL,
+            number=self.next_run_number(),
+            algorithm=algorithm_name(result.algorithm),
+            k=result.config.k,
         )
         summary = _jsonable(result.summary())
         summary["label"] = label
@@ -649,8 +664,11 @@ class AppState(QObject):
         assert self._table is not None
         label = str(
             summary.get("label")
-            or RUN_LABEL.format(
-                number=len(self._runs) + 1, algorithm=algorithm_name(result.algorithm), k=result.config.k
+            or _(
+                RUN_LABEL,
+                number=len(self._runs) + 1,
+                algorithm=algorithm_name(result.algorithm),
+                k=result.config.k,
             )
         )
         fingerprint = str(summary.get("config_fingerprint", ""))

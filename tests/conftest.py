@@ -13,6 +13,10 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# The tests read English words unless a test chooses a language itself: a developer's German system
+# locale must not change what they see (tests/engine/test_i18n.py checks the language rule itself).
+os.environ["KANON_LANG"] = "en"
+
 
 def _shared_root() -> Path:
     env = os.environ.get("KANON_SHARED")

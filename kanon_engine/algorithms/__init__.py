@@ -53,6 +53,7 @@ from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
 from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import N_, _
 
 #: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
 BUILT_IN: tuple[type[Algorithm], ...] = (
@@ -86,27 +87,43 @@ def algorithms() -> dict[str, type[Algorithm]]:
     return dict(_REGISTRY)
 
 
+def title_of(cls: type | None, default: str) -> str:
+    """An algorithm class's title (its catalog id; ``default`` when it has none)."""
+    return str(getattr(cls, "title", default))
+
+
+def description_of(cls: type | None) -> str:
+    """An algorithm class's description in the current language ("" when it has none)."""
+    text = str(getattr(cls, "description", ""))
+    return _(text) if text else ""
+
+
 def get_algorithm(name: str, **params: Any) -> Algorithm:
     """The algorithm ``name`` with raw parameter values (form text, CLI strings) checked and converted by
     its specs: a ConfigError names an unknown algorithm, an unknown parameter or a bad value."""
     cls = _REGISTRY.get(name)
     if cls is None:
         raise ConfigError(
-            f"Unknown algorithm '{name}'; choose one of {', '.join(_REGISTRY)}.", where="algorithm"
+            _("Unknown algorithm '{name}'; choose one of {names}.", name=name, names=", ".join(_REGISTRY)),
+            where="algorithm",
         )
     known = {p.name for p in cls.params}
     for key in params:
         if key not in known:
             raise ConfigError(
-                f"The algorithm '{name}' has no parameter '{key}'; its parameters are "
-                f"{', '.join(sorted(known))}.",
+                _(
+                    "The algorithm '{name}' has no parameter '{key}'; its parameters are {known}.",
+                    name=name,
+                    key=key,
+                    known=", ".join(sorted(known)),
+                ),
                 where=key,
             )
     return cls(**{p.name: p.coerce(params.get(p.name)) for p in cls.params})
 
 
 #: Why kanon offers heuristics beside the exact search (shown by ``algorithms --verbose`` and the README).
-HARDNESS_NOTE = (
+HARDNESS_NOTE = N_(
     "Why no exact answer for big lattices: finding the best k-anonymous generalization is NP-hard "
     "(Meyerson & Williams 2004; the seed chapter), for full-domain generalization as for Mondrian's "
     "multidimensional partitions, so no method is known that finds it quickly on every table. kanon's "

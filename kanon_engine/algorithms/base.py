@@ -19,7 +19,8 @@ from typing import Any, ClassVar
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
-from kanon_engine.metrics.labels import objective_label
+from kanon_engine.i18n import N_, _
+from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
@@ -29,12 +30,14 @@ from kanon_engine.sources.finish import finish_result
 
 SUPPRESSION_LIMIT = ParamSpec(
     "suppression_limit",
-    "Suppression limit",
+    N_("Suppression limit"),
     "float",
     None,
-    "Largest share of records that may be removed (suppressed) instead of generalizing further, "
-    "from 0 % (none) to 100 %; write 5 %, 5% or 0.05. With cell suppression, the largest share of "
-    "quasi-identifier values that may be replaced by '*'.",
+    N_(
+        "Largest share of records that may be removed (suppressed) instead of generalizing further, "
+        "from 0 % (none) to 100 %; write 5 %, 5% or 0.05. With cell suppression, the largest share of "
+        "quasi-identifier values that may be replaced by '*'."
+    ),
     minimum=0.0,
     maximum=1.0,
     presets=(0.0, 0.01, 0.02, 0.05, 0.1),
@@ -42,15 +45,17 @@ SUPPRESSION_LIMIT = ParamSpec(
 )
 METRIC = ParamSpec(
     "metric",
-    "Quality metric",
+    N_("Quality metric"),
     "choice",
     DEFAULT_METRIC,
-    "What 'best' means among the safe releases. Loss (the default, as in ARX) weighs how much of "
-    "every quasi-identifier's range is left open and how many records are suppressed, so no single "
-    "column is sacrificed; discernibility prefers small groups (and may turn whole columns into *); "
-    "precision the fewest generalization levels; entropy the fewest bits lost.",
+    N_(
+        "What 'best' means among the safe releases. Loss (the default, as in ARX) weighs how much of "
+        "every quasi-identifier's range is left open and how many records are suppressed, so no single "
+        "column is sacrificed; discernibility prefers small groups (and may turn whole columns into *); "
+        "precision the fewest generalization levels; entropy the fewest bits lost."
+    ),
     choices=tuple(METRICS),
-    choice_labels=tuple(objective_label(m) for m in METRICS),
+    choice_labels=tuple(OBJECTIVE_LABELS.get(m, m) for m in METRICS),
 )
 
 
@@ -119,10 +124,11 @@ class Algorithm(ABC):
         self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
     ) -> AnonymizationResult:
         """The run of a cell-level model: on the loaded table's records, encoded one row each."""
-        what = self.title.split(" (")[0] if getattr(self, "cell_level", False) else "Cell suppression"
+        cell_level = getattr(self, "cell_level", False)
+        what = _(self.title).split(" (")[0] if cell_level else _("Cell suppression")
         records = records_in_memory(source, what)
         config.check_table(records)
-        progress(0.0, "encoding the quasi-identifiers")
+        progress(0.0, _("encoding the quasi-identifiers"))
         result = self._run(records, config, encode_records(records, config), progress, start)  # type: ignore[arg-type]
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 

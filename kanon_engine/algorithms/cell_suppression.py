@@ -39,6 +39,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
 from kanon_engine.frequency import SensitiveCombos, group_columns, representatives, sensitive_combos
+from kanon_engine.i18n import N_
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     Metric,
@@ -53,14 +54,16 @@ from kanon_engine.result import AnonymizationResult, CellRecoding
 
 SUPPRESS = ParamSpec(
     "suppress",
-    "What to suppress",
+    N_("What to suppress"),
     "choice",
     "records",
-    "What happens to records that still stand out after generalization: records removes the whole "
-    "record (or masks all its quasi-identifiers); cells replaces only the values that make it stand "
-    "out with '*' and keeps the record (the limit then counts cells).",
+    N_(
+        "What happens to records that still stand out after generalization: records removes the whole "
+        "record (or masks all its quasi-identifiers); cells replaces only the values that make it stand "
+        "out with '*' and keeps the record (the limit then counts cells)."
+    ),
     choices=("records", "cells"),
-    choice_labels=("whole records (remove or mask the record)", "single values (keep every patient)"),
+    choice_labels=(N_("whole records (remove or mask the record)"), N_("single values (keep every patient)")),
 )
 
 

@@ -12,6 +12,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
+from kanon_engine.i18n import N_, _
 from kanon_engine.lattice import FAILS, SATISFIES, Lattice, SearchRecord
 from kanon_engine.metrics.loss import Metric, MetricContext
 from kanon_engine.progress import ProgressCallback
@@ -26,8 +27,8 @@ class Datafly(FullDomainAlgorithm):
     records in too-small classes fit the suppression allowance, then suppress them."""
 
     name = "datafly"
-    title = "Datafly (Sweeney's greedy heuristic)"
-    description = (
+    title = N_("Datafly (Sweeney's greedy heuristic)")
+    description = N_(
         "Sweeney's Datafly: while the records that share their quasi-identifier values with fewer than "
         "k-1 others are more than the suppression allowance, generalize the quasi-identifier with the "
         "most distinct values by one level; then suppress the remaining outliers. Very fast and simple; "
@@ -71,7 +72,10 @@ class Datafly(FullDomainAlgorithm):
         last: list[NodeEvaluation] = []
 
         def satisfies(levels: np.ndarray) -> bool:
-            progress(float(levels.sum()) / total, f"checking levels {tuple(int(x) for x in levels)}")
+            progress(
+                float(levels.sum()) / total,
+                _("checking levels {levels}", levels=str(tuple(int(x) for x in levels))),
+            )
             ev = evaluator.evaluate(levels)
             status[lat.index(levels)] = SATISFIES if ev.satisfies else FAILS
             last[:] = [ev]

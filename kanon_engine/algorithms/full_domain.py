@@ -36,6 +36,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
+from kanon_engine.i18n import _
 from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
@@ -59,8 +60,20 @@ def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
     models = "; ".join(m.describe() for m in config.models)
     return InfeasibleError(
-        f"No transformation satisfies {models} with at most {limit} suppressed {what}.",
-        hint="Allow more suppression, lower k (or l, or raise t), or use broader hierarchies.",
+        (
+            _(
+                "No transformation satisfies {models} with at most {n} suppressed quasi-identifier values.",
+                models=models,
+                n=limit,
+            )
+            if what == "cells"
+            else _(
+                "No transformation satisfies {models} with at most {n} suppressed records.",
+                models=models,
+                n=limit,
+            )
+        ),
+        hint=_("Allow more suppression, lower k (or l, or raise t), or use broader hierarchies."),
         where="models",
     )
 
@@ -137,7 +150,7 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
         if best is None:
             raise infeasible(config, allowance, unit)
         ev = search.evaluation(best)
-        progress(1.0, "building the release")
+        progress(1.0, _("building the release"))
         record = search.record(best)
         return full_domain_result(
             self.name,
@@ -162,14 +175,18 @@ class LatticeSearchAlgorithm(FullDomainAlgorithm):
             return ()
         if self.parameters["suppress"] == "cells":
             return (
-                "With cell suppression a node's '*' cells come from local suppression, which need not "
-                "fall under generalization, so every transformation that could beat the optimum was "
-                "checked (no pruning by satisfaction).",
+                _(
+                    "With cell suppression a node's '*' cells come from local suppression, which need not "
+                    "fall under generalization, so every transformation that could beat the optimum was "
+                    "checked (no pruning by satisfaction)."
+                ),
             )
         return (
-            "The privacy models are not monotone with suppression, so a transformation was ruled out "
-            "without a check only when the suppression it forces rules out all its specializations too; "
-            "every other one that could beat the optimum was checked.",
+            _(
+                "The privacy models are not monotone with suppression, so a transformation was ruled out "
+                "without a check only when the suppression it forces rules out all its specializations too; "
+                "every other one that could beat the optimum was checked."
+            ),
         )
 
 
@@ -264,14 +281,23 @@ def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -
         unknown = [c for c in levels if c not in enc.qi]
         if unknown:
             raise ConfigError(
-                f"--levels names '{unknown[0]}', which is not a quasi-identifier.", where=unknown[0]
+                _("--levels names '{column}', which is not a quasi-identifier.", column=unknown[0]),
+                where=unknown[0],
             )
         vector = tuple(int(levels.get(q, 0)) for q in enc.qi)
     else:
         vector = tuple(int(x) for x in levels)
     for q, lv, h in zip(enc.qi, vector, enc.heights):
         if not 0 <= lv <= h:
-            raise ConfigError(f"The level of '{q}' must be between 0 and {int(h)}; got {lv}.", where=q)
+            raise ConfigError(
+                _(
+                    "The level of '{column}' must be between 0 and {height}; got {level}.",
+                    column=q,
+                    height=int(h),
+                    level=lv,
+                ),
+                where=q,
+            )
     return vector
 
 
@@ -303,7 +329,7 @@ def apply_transformation(
     }
     source = as_source(table)
     if enforce and parameters["suppress"] == "cells":  # single cells of single records: rows in memory
-        records = records_in_memory(source, "Cell suppression")
+        records = records_in_memory(source, _("Cell suppression"))
         config.check_table(records)
         enc = encode_records(records, config)
         vector = _level_vector(enc, levels)
@@ -324,9 +350,13 @@ def apply_transformation(
         ev.suppressed, ev.satisfies = 0, True
     if not ev.satisfies:
         raise InfeasibleError(
-            f"At these levels {ev.suppressed} records fall in groups that fail the privacy models, more "
-            f"than the {allowance} the suppression limit allows.",
-            hint="Generalize more, or allow more suppression.",
+            _(
+                "At these levels {n} records fall in groups that fail the privacy models, more "
+                "than the {allowance} the suppression limit allows.",
+                n=int(ev.suppressed),
+                allowance=allowance,
+            ),
+            hint=_("Generalize more, or allow more suppression."),
             where="levels",
         )
     ctx = evaluator_context(evaluator)
@@ -351,16 +381,31 @@ def _apply_with_cells(
     ev = evaluator.evaluate(vector)
     if not ev.satisfies and ev.peeling is None and ev.cells <= budget:
         raise InfeasibleError(
-            "At these levels no choice of values to replace by * satisfies the privacy models (even "
-            "hiding every outlier's values leaves a group that fails them).",
-            hint="Generalize more, or relax l or t.",
+            _(
+                "At these levels no choice of values to replace by * satisfies the privacy models (even "
+                "hiding every outlier's values leaves a group that fails them)."
+            ),
+            hint=_("Generalize more, or relax l or t."),
             where="levels",
         )
     if not ev.satisfies:
         raise InfeasibleError(
-            f"At these levels {'' if ev.peeling is not None else 'at least '}{ev.cells} cells would have "
-            f"to be suppressed, more than the {budget} the suppression limit allows.",
-            hint="Generalize more, or allow more suppression.",
+            (
+                _(
+                    "At these levels {cells} values would have to be suppressed, more than the {budget} the "
+                    "suppression limit allows.",
+                    cells=ev.cells,
+                    budget=budget,
+                )
+                if ev.peeling is not None
+                else _(
+                    "At these levels at least {cells} values would have to be suppressed, more than the "
+                    "{budget} the suppression limit allows.",
+                    cells=ev.cells,
+                    budget=budget,
+                )
+            ),
+            hint=_("Generalize more, or allow more suppression."),
             where="levels",
         )
     ctx = MetricContext(enc, evaluator.k, budget)

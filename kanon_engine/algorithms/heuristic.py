@@ -42,6 +42,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
 from kanon_engine.metrics.labels import objective_value_label
 from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric
@@ -50,11 +51,13 @@ from kanon_engine.result import AnonymizationResult
 
 TIME_LIMIT = ParamSpec(
     "time_limit",
-    "Time limit (seconds)",
+    N_("Time limit (seconds)"),
     "float",
     10.0,
-    "How long the search may run, in seconds. It returns the best release found by then; the release is "
-    "proven optimal only if the search finished earlier.",
+    N_(
+        "How long the search may run, in seconds. It returns the best release found by then; the release "
+        "is proven optimal only if the search finished earlier."
+    ),
     minimum=0.1,
     maximum=86_400.0,
     presets=(5.0, 10.0, 30.0, 60.0, 300.0),
@@ -66,17 +69,23 @@ _RECORD_NODES = 5_000_000
 Levels = tuple[int, ...]
 
 
-#: How the progress messages of the search start; :func:`best_so_far` reads the quality back.
-BEST_SO_FAR = "Best so far: "
-_END_OF_QUALITY = " \u2014 "
+#: The progress messages of the search (whole, with named placeholders); :func:`best_so_far` reads the
+#: quality back from them, in the language in force, by the text around ``{quality}``.
+PROGRESS = {
+    "running": N_("Best so far: {quality} \u2014 {checks} transformations checked, not proven optimal"),
+    "finished": N_("Best so far: {quality} \u2014 {checks} transformations checked"),
+}
+NO_RELEASE_YET = N_("no release yet")
 
 
 def best_so_far(message: str) -> str | None:
     """The quality in a progress message of this search (``"DM 352,610"``), None in other messages:
     what a progress bar shows while the search runs."""
-    if not message.startswith(BEST_SO_FAR) or _END_OF_QUALITY not in message:
+    prefix, _placeholder, rest = text_of(PROGRESS, "finished").partition("{quality}")
+    end = rest.partition("{checks}")[0]
+    if not message.startswith(prefix) or not end or end not in message[len(prefix) :]:
         return None
-    return message[len(BEST_SO_FAR) :].split(_END_OF_QUALITY, 1)[0]
+    return message[len(prefix) :].split(end, 1)[0]
 
 
 def format_quality(metric: Metric, value: float) -> str:
@@ -131,14 +140,13 @@ class AnytimeSearch:
     def _report(self) -> None:
         elapsed = time.perf_counter() - self._started
         quality = (
-            "no release yet"
+            _(NO_RELEASE_YET)
             if self.best is None
-            else f"{self.metric.short} {format_quality(self.metric, self.best_value)}"
+            else f"{_(self.metric.short)} {format_quality(self.metric, self.best_value)}"
         )
+        key = "finished" if self.finished else "running"
         self.progress(
-            min(elapsed / self.time_limit, 1.0),
-            f"{BEST_SO_FAR}{quality}{_END_OF_QUALITY}{self.checks:,} transformations checked"
-            + ("" if self.finished else ", not proven optimal"),
+            min(elapsed / self.time_limit, 1.0), text_of(PROGRESS, key, quality=quality, checks=self.checks)
         )
 
     def _levels_bound(self, levels: Levels) -> float:
@@ -197,7 +205,7 @@ class AnytimeSearch:
     def dive(self) -> None:
         """Greedy: from the bottom, step to the successor of best quality until the models are satisfied;
         then improve that release locally."""
-        current = tuple(0 for _ in self.top)
+        current = tuple(0 for _level in self.top)
         node = self.check(current)
         while not node.satisfies and not self.out_of_time():
             steps = self._successors(current)
@@ -206,7 +214,7 @@ class AnytimeSearch:
             scored = [(self.check(s).value, s) for s in steps if not self.out_of_time()]
             if not scored:
                 return
-            _, current = min(scored)
+            _value, current = min(scored)
             node = self.seen[current]
         if node.satisfies:
             self.descend(current)
@@ -245,7 +253,7 @@ class AnytimeSearch:
     def best_first(self) -> None:
         """Expand the transformation of best quality first; prune what cannot beat the best release.
         Sets ``finished`` when nothing is left to expand (the best release is then optimal)."""
-        bottom = tuple(0 for _ in self.top)
+        bottom = tuple(0 for _level in self.top)
         counter = itertools.count()
         heap: list[tuple[float, int, Levels]] = []
 
@@ -257,7 +265,7 @@ class AnytimeSearch:
         while heap:
             if self.out_of_time():
                 return
-            _, _, levels = heapq.heappop(heap)
+            _bound, _order, levels = heapq.heappop(heap)
             node = self.seen[levels]
             if not self._beats(node.bound):
                 continue
@@ -329,8 +337,8 @@ class Heuristic(FullDomainAlgorithm):
     when the search finishes (see the module docstring)."""
 
     name = "heuristic"
-    title = "Heuristic (best release within a time limit, any number of quasi-identifiers)"
-    description = (
+    title = N_("Heuristic (best release within a time limit, any number of quasi-identifiers)")
+    description = N_(
         "For tables whose generalization lattice is too large for the optimal search (many "
         "quasi-identifiers or deep hierarchies). Starts from the coarsest generalization, dives greedily "
         "from the finest one to a good solution, then explores the most promising generalizations first, "
@@ -369,12 +377,15 @@ class Heuristic(FullDomainAlgorithm):
             if search.finished or search.evaluator.monotone:  # nothing satisfies (the top fails)
                 raise infeasible(config, allowance, unit)
             raise InfeasibleError(
-                f"No transformation satisfying the privacy models was found within "
-                f"{p['time_limit']:g} seconds (the coarsest one does not).",
-                hint="Allow more time or more suppression, or relax the privacy models.",
+                _(
+                    "No transformation satisfying the privacy models was found within {seconds} seconds "
+                    "(the coarsest one does not).",
+                    seconds=formats.decimal(float(p["time_limit"]), 3),
+                ),
+                hint=_("Allow more time or more suppression, or relax the privacy models."),
                 where="time_limit",
             )
-        progress(1.0, "building the release")
+        progress(1.0, _("building the release"))
         notes = (_note(search, metric),)
         ev, record = search.evaluation(), search.record()
         return full_domain_result(
@@ -386,11 +397,16 @@ def _note(search: AnytimeSearch, metric: Metric) -> str:
     """How good the release is known to be, in plain words."""
     quality = f"{objective_value_label(metric.name).name} {format_quality(metric, search.best_value)}"
     if search.finished:
-        return (
-            f"The heuristic search finished: every transformation that could beat this release was "
-            f"checked ({search.checks:,} checks), so it is optimal ({quality})."
+        return _(
+            "The heuristic search finished: every transformation that could beat this release was "
+            "checked ({checks} checks), so it is optimal ({quality}).",
+            checks=search.checks,
+            quality=quality,
         )
-    return (
-        f"The heuristic search stopped at its time limit of {search.time_limit:g} seconds after "
-        f"{search.checks:,} checks; this is the best release it found ({quality}), not proven optimal."
+    return _(
+        "The heuristic search stopped at its time limit of {seconds} seconds after {checks} checks; "
+        "this is the best release it found ({quality}), not proven optimal.",
+        seconds=formats.decimal(float(search.time_limit), 3),
+        checks=search.checks,
+        quality=quality,
     )

@@ -10,6 +10,7 @@ import numpy as np
 
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.search import LatticeSearch
+from kanon_engine.i18n import N_
 from kanon_engine.lattice import INFERRED_FAILS, NOT_EVALUATED
 
 
@@ -21,8 +22,8 @@ class Incognito(LatticeSearchAlgorithm):
     """
 
     name = "incognito"
-    title = "Incognito (all safe full-domain generalizations)"
-    description = (
+    title = N_("Incognito (all safe full-domain generalizations)")
+    description = N_(
         "Finds every full-domain generalization that satisfies the privacy models, working up from "
         "single quasi-identifiers to all of them: a generalization of a set of attributes can only be "
         "safe if it is safe on every subset (the subset property). Returns all solutions, for the "

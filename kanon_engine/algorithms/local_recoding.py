@@ -33,6 +33,7 @@ from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.data.table import Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.frequency import sensitive_combos
+from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import EntropyTables
 from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.progress import ProgressCallback
@@ -40,17 +41,19 @@ from kanon_engine.result import AnonymizationResult, CellRecoding
 
 CELL_COST = ParamSpec(
     "cost",
-    "Cost of a generalized value",
+    N_("Cost of a generalized value"),
     "choice",
     "ncp",
-    "What each generalized value costs: ncp the share of the hierarchy's values it covers (a group of "
-    "5 ages out of 100 costs 0.04), precision the share of the hierarchy's levels climbed, entropy the "
-    "information lost in bits. The recoding keeps the total cost low.",
+    N_(
+        "What each generalized value costs: ncp the share of the hierarchy's values it covers (a group of "
+        "5 ages out of 100 costs 0.04), precision the share of the hierarchy's levels climbed, entropy "
+        "the information lost in bits. The recoding keeps the total cost low."
+    ),
     choices=("ncp", "precision", "entropy"),
     choice_labels=(
-        "share of values covered (NCP)",
-        "share of levels climbed (precision)",
-        "information lost (entropy, bits)",
+        N_("share of values covered (NCP)"),
+        N_("share of levels climbed (precision)"),
+        N_("information lost (entropy, bits)"),
     ),
 )
 
@@ -73,15 +76,15 @@ class LocalRecoding(Algorithm):
     """Local recoding (CG) by cost-ordered peeling on the hierarchies; keeps every record."""
 
     name = "local-recoding"
-    title = "Local recoding (keep every patient: generalize single values)"
-    description = (
+    title = N_("Local recoding (keep every patient: generalize single values)")
+    description = N_(
         "Keeps every record. Each record's values are generalized only as far as that record needs, "
-        "within your hierarchies: common records keep their exact values, rare ones are shown as "
-        "broader groups (e.g. 40-44 instead of 42), and a value may be generalized in one record and "
-        "exact in another. Every group of identical released records has at least k records (a '*' "
-        "counts as a value of its own). Minimizes the average generalization (NCP). Note: because "
-        "levels differ between records, the file is harder to analyse than a full-domain release, and "
-        "a generalized value hints that the record was unusual."
+        "within your hierarchies: common records keep their exact values, rare ones are shown as broader "
+        "groups (e.g. 40-44 instead of 42), and a value may be generalized in one record and exact in "
+        "another. Every group of identical released records has at least k records (a '*' counts as a "
+        "value of its own). Minimizes the average generalization (NCP). Note: because levels differ "
+        "between records, the file is harder to analyse than a full-domain release, and a generalized "
+        "value hints that the record was unusual."
     )
     full_domain = False
     #: every record kept, recoded cell by cell (the workbench describes the job accordingly)
@@ -101,23 +104,30 @@ class LocalRecoding(Algorithm):
     ) -> AnonymizationResult:
         combos = sensitive_combos(enc)
         checker = GroupChecker(enc, config.models, combos)
-        require_feasible(enc, checker, "Local recoding")
+        require_feasible(enc, checker, _("Local recoding"))
         record_row, rep = frequency_rows(enc, combos)
         cost = cell_costs(enc, self.parameters["cost"])
         peeling = Peeler(peeling_input(enc, combos, cost, record_row, rep), checker, None, progress).run()
-        progress(0.95, "building the release")
+        progress(0.95, _("building the release"))
         record_class = peeling.record_classes(record_row)
         levels = peeling.class_levels[record_class].astype(np.int8)
         rec = CellRecoding(enc.qi, levels, np.zeros(levels.shape, dtype=bool), "CG")
         used = len(rec.transformations())
         notes = (
-            f"Local recoding visited {peeling.steps:,} transformations; {used:,} of them are used by "
-            "the released classes.",
+            _(
+                "Local recoding visited {steps} transformations; {used} of them are used by the released "
+                "classes.",
+                steps=peeling.steps,
+                used=used,
+            ),
         )
         if peeling.joined_top:
             notes += (
-                f"{peeling.joined_top:,} records were generalized further than they needed so that the "
-                "rarest records could be released together.",
+                _(
+                    "{n} records were generalized further than they needed so that the rarest "
+                    "records could be released together.",
+                    n=peeling.joined_top,
+                ),
             )
         return build_cell_result(
             self.name,

@@ -41,18 +41,21 @@ from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import sensitive_combos
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult, CellRecoding
 from kanon_engine.sources import TableSource, as_source, records_in_memory
 
 IMPORTANCE = ParamSpec(
     "importance",
-    "Keep longest",
+    N_("Keep longest"),
     "columns",
     None,
-    "Quasi-identifiers in order of importance, most important first (suppressed last), separated by "
-    "commas; the others follow, those with fewer different values first. Used when single values are "
-    "suppressed (local suppression, or a full-domain algorithm suppressing values, not records).",
+    N_(
+        "Quasi-identifiers in order of importance, most important first (suppressed last), separated by "
+        "commas; the others follow, those with fewer different values first. Used when single values are "
+        "suppressed (local suppression, or a full-domain algorithm suppressing values, not records)."
+    ),
 )
 
 #: The weight that makes importance break ties between patterns with as many ``*`` (never more).
@@ -75,13 +78,17 @@ def importance_names(listed: str | None, qi: tuple[str, ...]) -> list[str]:
     unknown = [v for v in names if v not in qi]
     if unknown:
         raise ConfigError(
-            f"importance names '{unknown[0]}', which is not a quasi-identifier; the quasi-identifiers are "
-            f"{', '.join(qi) or 'not chosen yet'}.",
+            _(
+                "importance names '{unknown}', which is not a quasi-identifier; the quasi-identifiers are "
+                "{value}.",
+                unknown=unknown[0],
+                value=", ".join(qi) or _("not chosen yet"),
+            ),
             where="importance",
         )
     if len(set(names)) < len(names):
         dup = next(v for v in names if names.count(v) > 1)
-        raise ConfigError(f"importance names '{dup}' twice.", where="importance")
+        raise ConfigError(_("importance names '{dup}' twice.", dup=dup), where="importance")
     return names
 
 
@@ -97,13 +104,13 @@ class LocalSuppression(Algorithm):
     """Local suppression (CS): the fewest ``*`` cells for k-anonymity in the strict reading."""
 
     name = "local-suppression"
-    title = "Local suppression (keep every patient: suppress single values)"
-    description = (
-        "Keeps every record and generalizes nothing: only single values that make a record stand out "
-        "are replaced by '*', as few as possible, until every group of identical released records has "
-        "at least k records (a '*' counts as a value of its own, so a record with age '*' only hides "
-        "among records that also show age '*'). You can say which attributes to keep longest. Note: "
-        "a '*' hints that the record was unusual."
+    title = N_("Local suppression (keep every patient: suppress single values)")
+    description = N_(
+        "Keeps every record and generalizes nothing: only single values that make a record stand out are "
+        "replaced by '*', as few as possible, until every group of identical released records has at "
+        "least k records (a '*' counts as a value of its own, so a record with age '*' only hides among "
+        "records that also show age '*'). You can say which attributes to keep longest. Note: a '*' hints "
+        "that the record was unusual."
     )
     full_domain = False
     #: every record kept, recoded cell by cell (the workbench describes the job accordingly)
@@ -126,9 +133,9 @@ class LocalSuppression(Algorithm):
         start = time.perf_counter()
         importance_names(self.parameters["importance"], getattr(config, "quasi_identifiers", ()))
         source = as_source(table)
-        table = records_in_memory(source, "Local suppression")
+        table = records_in_memory(source, _("Local suppression"))
         config.check_table(table)
-        progress(0.0, "encoding the quasi-identifiers")
+        progress(0.0, _("encoding the quasi-identifiers"))
         flat = {q: flat_hierarchy(table.frame[q], q) for q in config.quasi_identifiers}
         enc = encode_table(
             table, config.quasi_identifiers, flat, config.sensitive, config.sensitive_hierarchies
@@ -147,19 +154,27 @@ class LocalSuppression(Algorithm):
         order = importance_order(enc, self.parameters["importance"])
         combos = sensitive_combos(enc)
         checker = GroupChecker(enc, config.models, combos)
-        require_feasible(enc, checker, "Local suppression")
+        require_feasible(enc, checker, _("Local suppression"))
         record_row, rep = frequency_rows(enc, combos)
         cost = suppression_costs(enc, order)
         inp = peeling_input(enc, combos, cost, record_row, rep)
         peeling = Peeler(inp, checker, donor_gain=1.0, progress=progress).run()
-        progress(0.95, "building the release")
+        progress(0.95, _("building the release"))
         suppressed = peeling.class_levels[peeling.record_classes(record_row)] > 0
         rec = CellRecoding(enc.qi, np.zeros(suppressed.shape, dtype=np.int8), suppressed, "CS")
-        notes = ("Suppression order (kept longest first): " + ", ".join(enc.qi[q] for q in order) + ".",)
+        notes = (
+            _(
+                "Suppression order (kept longest first): {columns}.",
+                columns=", ".join(enc.qi[q] for q in order),
+            ),
+        )
         if peeling.donated:
             notes += (
-                f"{peeling.donated:,} records of large groups were given a '*' to complete a group that "
-                "was short of k (fewer '*' in all).",
+                _(
+                    "{n} records of large groups were given a '*' to complete a group that was "
+                    "short of k (fewer '*' in all).",
+                    n=peeling.donated,
+                ),
             )
         return build_cell_result(
             self.name, self.parameters, table, config, enc, rec, start, peeling.steps, notes

@@ -77,6 +77,7 @@ from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.frequency import group_columns
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
@@ -87,22 +88,27 @@ from kanon_engine.sources.plan import PartitionPlan
 
 SUMMARY = ParamSpec(
     "summary",
-    "Summary statistic",
+    N_("Summary statistic"),
     "choice",
     "range",
-    "How a group of records shows its numbers: range releases [min-max] (or the hierarchy node for "
-    "categories); mean also adds a column with the group's average of each numeric quasi-identifier.",
+    N_(
+        "How a group of records shows its numbers: range releases [min-max] (or the hierarchy node for "
+        "categories); mean also adds a column with the group's average of each numeric quasi-identifier."
+    ),
     choices=("range", "mean"),
+    choice_labels=(N_("Range [min-max]"), N_("Range, and the mean in a column of its own")),
 )
 
 WORKLOAD_AWARE = ParamSpec(
     "workload_aware",
-    "Cut along the workload",
+    N_("Cut along the workload"),
     "bool",
     False,
-    "Choose where to cut from the workload of intended analyses: cut the attribute whose query "
-    "boundaries fall inside a group, at such a boundary, so the release answers those queries without "
-    "spreading (needs a workload).",
+    N_(
+        "Choose where to cut from the workload of intended analyses: cut the attribute whose query "
+        "boundaries fall inside a group, at such a boundary, so the release answers those queries without "
+        "spreading (needs a workload)."
+    ),
 )
 
 #: Proleptic Gregorian ordinal of 1970-01-01 (``datetime.date(1970, 1, 1).toordinal()``).
@@ -325,7 +331,7 @@ class _TreeAxis(_Axis):
         return categorical_ncp(leaves, self.n_keys)
 
     def block(self, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        level, _ = self.lca(lo, hi)
+        level, _label = self.lca(lo, hi)
         blo, bhi = v.copy(), v.copy()
         for j in np.unique(level):
             if j == 0:
@@ -342,7 +348,7 @@ class _TreeAxis(_Axis):
     def snap(self, t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
         """The edges of the child subtree (of the partition's lowest covering node) holding key t: a
         strict cut on a hierarchy runs along child boundaries, so labels become more specific."""
-        level, _ = self.lca(lo, hi)
+        level, _node = self.lca(lo, hi)
         after, before = t.copy(), t.copy()
         for j in np.unique(level):
             if j == 0:
@@ -604,7 +610,12 @@ def partition(
         share = max(level / expected, finished / max(total, 1))
         progress(
             min(0.9, 0.05 + 0.85 * share),
-            f"Mondrian level {level}: {len(st.seg)} open partitions, {splits} splits so far",
+            _(
+                "Mondrian level {level}: {open} open partitions, {splits} splits so far",
+                level=level,
+                open=len(st.seg),
+                splits=splits,
+            ),
         )
         lo, hi, recs, cut, right, share_left, n_checked = _cut_level(st, axes, strict, checker, n_keys, guide)
         checked += n_checked
@@ -843,10 +854,14 @@ class _Mondrian(Algorithm):
                 enc.sensitive_column(m.sensitive)
         if enc.below is not None:  # the points were counted above the leaves: Mondrian cuts leaves
             raise ConfigError(
-                f"{table.name()} has more distinct combinations of quasi-identifier values than "
-                f"{self.title.split(' (')[0]} can hold in memory ({enc.n_points:,} groups were counted at "
-                "coarser levels instead).",
-                hint="Use a full-domain algorithm (optimal, datafly) here, or fewer quasi-identifiers.",
+                _(
+                    "{name} has more distinct combinations of quasi-identifier values than {algorithm} can "
+                    "hold in memory ({groups} groups were counted at coarser levels instead).",
+                    name=table.name(),
+                    algorithm=_(self.title).split(" (")[0],
+                    groups=enc.n_points,
+                ),
+                hint=_("Use a full-domain algorithm (optimal, datafly) here, or fewer quasi-identifiers."),
                 where="algorithm",
             )
         weights = enc.weights if enc.weights is not None else np.ones(enc.n_points, dtype=np.int64)
@@ -859,14 +874,14 @@ class _Mondrian(Algorithm):
         if self.parameters.get("workload_aware"):
             if config.workload is None:
                 raise ConfigError(
-                    "workload_aware needs a workload of intended analyses.",
-                    hint="Give one with --workload FILE (or in the workbench's Workload tab).",
+                    _("workload_aware needs a workload of intended analyses."),
+                    hint=_("Give one with --workload FILE (or in the workbench's Workload tab)."),
                     where="workload_aware",
                 )
             guide = WorkloadGuide(config.workload, table, axes)
         checker = _CutChecker(enc, config.models)
         parts = partition(keys, weights, axes, self.strict, checker, progress, guide)
-        progress(0.92, "building the release")
+        progress(0.92, _("building the release"))
         return self._result(config, enc, axes, parts, start)
 
     def _result(
@@ -902,8 +917,12 @@ class _Mondrian(Algorithm):
         notes = []
         if n_classes < len(parts.sizes):
             notes.append(
-                f"{len(parts.sizes)} partitions were made; some share their released values, so "
-                f"the release has {n_classes} equivalence classes."
+                _(
+                    "{partitions} partitions were made; some share their released values, so "
+                    "the release has {classes} equivalence classes.",
+                    partitions=len(parts.sizes),
+                    classes=int(n_classes),
+                )
             )
         return AnonymizationResult(
             algorithm=self.name,
@@ -932,9 +951,13 @@ def _require_whole_table_passes(enc: EncodedTable, config: AnonymizationConfig, 
     failing = [m for m in config.models if not _CutChecker(enc, (m,)).passes(everyone, group, 1, weights)[0]]
     models = " ".join(m.describe() for m in failing)
     raise InfeasibleError(
-        f"The whole table of {enc.n_rows} records does not satisfy {models} Mondrian never suppresses "
-        "records, so it cannot release this table.",
-        hint="Lower k or l (or raise t), or use a full-domain algorithm with a suppression limit.",
+        _(
+            "The whole table of {n} records does not satisfy {models} Mondrian never suppresses records, "
+            "so it cannot release this table.",
+            n=enc.n_rows,
+            models=models,
+        ),
+        hint=_("Lower k or l (or raise t), or use a full-domain algorithm with a suppression limit."),
         where="models",
     )
 
@@ -1014,8 +1037,8 @@ class Mondrian(_Mondrian):
     """Strict Mondrian (LeFevre et al. 2006): median cuts, non-overlapping regions."""
 
     name = "mondrian"
-    title = "Mondrian (strict multidimensional partitioning)"
-    description = (
+    title = N_("Mondrian (strict multidimensional partitioning)")
+    description = N_(
         "Cuts the table in two again and again at the median of one quasi-identifier (the one whose "
         "values spread widest), as long as both halves satisfy the privacy models; each final group is "
         "released as ranges such as [35-38] or as the smallest hierarchy group covering it. Records "
@@ -1039,8 +1062,8 @@ class MondrianRelaxed(_Mondrian):
     """Relaxed Mondrian (LeFevre et al. 2006): records at the median are split evenly between sides."""
 
     name = "mondrian-relaxed"
-    title = "Mondrian relaxed (groups of k to 2k-1 records)"
-    description = (
+    title = N_("Mondrian relaxed (groups of k to 2k-1 records)")
+    description = N_(
         "Like Mondrian, but the records at the median value of a number are shared out between the two "
         "halves (categories are still cut along their hierarchy), so every partition holds between k and "
         "2k-1 records: the smallest groups (best discernibility). "

@@ -29,6 +29,7 @@ import numpy as np
 
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
 from kanon_engine.workload.constraints import column_spec, compile_query
 from kanon_engine.workload.query import Workload
 
@@ -91,9 +92,12 @@ class WorkloadGuide:
             self.positions.append((qj.astype(np.int64), t.astype(np.int64)))
         if not any(len(p[1]) for p in self.positions):
             raise ConfigError(
-                "The workload has no condition on a quasi-identifier, so it cannot guide Mondrian's cuts "
-                f"(quasi-identifiers: {', '.join(names)}).",
-                hint="Add conditions on quasi-identifiers, or turn workload_aware off.",
+                _(
+                    "The workload has no condition on a quasi-identifier, so it cannot guide Mondrian's "
+                    "cuts (quasi-identifiers: {values}).",
+                    values=", ".join(names),
+                ),
+                hint=_("Add conditions on quasi-identifiers, or turn workload_aware off."),
                 where="workload_aware",
             )
 

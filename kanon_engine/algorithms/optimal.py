@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.search import LatticeSearch
+from kanon_engine.i18n import N_
 
 
 class Optimal(LatticeSearchAlgorithm):
@@ -23,8 +24,8 @@ class Optimal(LatticeSearchAlgorithm):
     """
 
     name = "optimal"
-    title = "Optimal (globally best full-domain generalization)"
-    description = (
+    title = N_("Optimal (globally best full-domain generalization)")
+    description = N_(
         "Finds the full-domain generalization with the best quality metric among all that satisfy the "
         "privacy models within the suppression limit. It first finds a good solution by stepping down "
         "from the coarsest generalization, then classifies the lattice with few checks (if a "

@@ -41,6 +41,7 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.frequency import SensitiveCombos, group_columns
+from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
 
@@ -164,7 +165,7 @@ class CostOrder:
 
     def reseed(self, level_cost: list[np.ndarray]) -> None:
         self._level_cost = [np.maximum.accumulate(np.asarray(c, dtype=float)) for c in level_cost]
-        bottom = tuple(0 for _ in self.heights)
+        bottom = tuple(0 for _h in self.heights)
         self._heap = [(self._cost(bottom), bottom)]
         self._pushed = {bottom}
 
@@ -176,7 +177,7 @@ class CostOrder:
 
     def __next__(self) -> tuple[int, ...]:
         while self._heap:
-            _, node = heapq.heappop(self._heap)
+            _cost, node = heapq.heappop(self._heap)
             for q, h in enumerate(self.heights):
                 if node[q] < h:
                     up = node[:q] + (node[q] + 1,) + node[q + 1 :]
@@ -229,7 +230,10 @@ class Peeler:
                 break
             self.steps += 1
             open_records = int(self.left[self.open].sum())
-            self.progress(1.0 - open_records / max(total, 1), f"recoding: {open_records:,} records open")
+            self.progress(
+                1.0 - open_records / max(total, 1),
+                _("recoding: {n} records open", n=open_records),
+            )
             self._visit(np.array(node, dtype=np.int64))
             if node == top:
                 break
@@ -411,7 +415,7 @@ class Peeler:
                 self._close(rows, group, ok, top)
                 return
             if not self._join_top(top, int(self.left[rows].sum())):
-                raise NoRelease("the whole table fails the privacy models at the top node")
+                raise NoRelease(_("the whole table fails the privacy models at the top node"))
 
     def _join_top(self, top: np.ndarray, have: int) -> bool:
         """Move records into the open top group: spare records of large classes when k alone is short,
@@ -538,8 +542,13 @@ def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -
     if not checker.passes(np.zeros(n, dtype=np.int64), 1, combo, np.ones(n, dtype=np.int64))[0]:
         models = " ".join(m.describe() for m in checker.models)
         raise InfeasibleError(
-            f"The whole table of {n} records does not satisfy {models} {algorithm} keeps every record, "
-            "so it cannot release this table.",
-            hint="Lower k or l (or raise t), or use a full-domain algorithm that may suppress records.",
+            _(
+                "The whole table of {n} records does not satisfy {models}. {algorithm} keeps every record, "
+                "so it cannot release this table.",
+                n=n,
+                models=models,
+                algorithm=algorithm,
+            ),
+            hint=_("Lower k or l (or raise t), or use a full-domain algorithm that may suppress records."),
             where="models",
         )

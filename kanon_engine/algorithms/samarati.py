@@ -14,16 +14,19 @@ from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import ParamSpec
+from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 
 BOUNDED = ParamSpec(
     "bounded",
-    "Bound the search",
+    N_("Bound the search"),
     "bool",
     True,
-    "Search only between the lowest height the attributes force one by one and the height of Datafly's "
-    "solution (the survey's suggested combination of Samarati and Sweeney): the same result, fewer "
-    "heights probed.",
+    N_(
+        "Search only between the lowest height the attributes force one by one and the height of Datafly's "
+        "solution (the survey's suggested combination of Samarati and Sweeney): the same result, fewer "
+        "heights probed."
+    ),
 )
 
 
@@ -42,8 +45,8 @@ class Samarati(LatticeSearchAlgorithm):
     """
 
     name = "samarati"
-    title = "Samarati (lowest generalization height)"
-    description = (
+    title = N_("Samarati (lowest generalization height)")
+    description = N_(
         "Searches for the lowest level of generalization (the height in the lattice) at which some "
         "full-domain generalization satisfies the privacy models within the suppression limit, by binary "
         "search over heights, as in Samarati's 2001 paper; among the solutions at that height it keeps "
@@ -107,11 +110,16 @@ class Samarati(LatticeSearchAlgorithm):
         if self.bounds is not None and self.parameters["bounded"]:
             lo, hi = self.bounds
             notes.append(
-                f"Binary search between heights {lo} (what each attribute needs on its own) and {hi} "
-                f"(Datafly's solution); heights probed: {probed}."
+                _(
+                    "Binary search between heights {lo} (what each attribute needs on its own) and {hi} "
+                    "(Datafly's solution); heights probed: {probed}.",
+                    lo=lo,
+                    hi=hi,
+                    probed=probed,
+                )
             )
         else:
-            notes.append(f"Heights probed: {probed}.")
+            notes.append(_("Heights probed: {probed}.", probed=probed))
         return tuple(notes)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
+from kanon_engine.i18n import _
 from kanon_engine.lattice import (
     DENSE_TAGGING_NODES,
     FAILS,
@@ -95,6 +96,7 @@ class LatticeSearch:
         self._evals: dict[int, NodeEvaluation] = {}
         self._scratch: np.ndarray | None = None  # large lattices: for removing duplicates in walks
         self._known = 0
+        self._checking = ""  # the progress message of the last count
         #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
         #: the whole lattice; used to skip classifying hopeless nodes)
         self.incumbent = np.inf
@@ -126,10 +128,14 @@ class LatticeSearch:
         """Evaluate one node; record status, metric value and the bound for its generalizations."""
         if self._dense or self.checks % 256 == 0:
             self._known = int(np.count_nonzero(self.status))
-        self.progress(
-            self._known / self.lattice.size,
-            f"checking node {self.checks + 1:,} ({self._known:,} of {self.lattice.size:,} classified)",
-        )
+            # the words only when the count is taken (a translated message costs ~30 µs, a check less)
+            self._checking = _(
+                "checking node {node} ({known} of {size} classified)",
+                node=self.checks + 1,
+                known=self._known,
+                size=self.lattice.size,
+            )
+        self.progress(self._known / self.lattice.size, self._checking)
         ev = self.evaluator.evaluate(self.lattice.node(index))
         self.status[index] = SATISFIES if ev.satisfies else FAILS
         up = self.lattice.upset(index) if self._dense else None
@@ -246,7 +252,7 @@ class LatticeSearch:
     def _unclassified(self, candidates: np.ndarray | None, prune: bool):
         """Yield nodes neither known to pass the monotone part nor to fail below, bottom-up, skipping
         known ones a chunk at a time."""
-        order, _ = self.by_height()
+        order, _heights = self.by_height()
         for pos in range(0, len(order), _CHUNK):
             chunk = order[pos : pos + _CHUNK]
             chunk = chunk[~self._is_classified(chunk)]

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from kanon_engine import __version__
+from kanon_engine import __version__, i18n
 from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, workload
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
@@ -42,21 +42,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # the messages speak --language when it is given, else English (scripts read them whatever the
+    # machine's locale); the report's language is the project's (see cli.common.write_run_reports)
+    language = getattr(args, "report_language", None)
+    i18n.install(language if language in i18n.available_languages() else i18n.SOURCE_LANGUAGE)
     notes = notes_on_stderr()
     try:
         with InputGuard() as args.guard:  # every file the command reads is protected from its writes
             return int(args.func(args))
     except Cancelled:
-        print("Cancelled.", file=sys.stderr)
+        print(i18n._("Cancelled."), file=sys.stderr)
         return EXIT_CANCELLED
     except InfeasibleError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(i18n._("error: {message}", message=str(exc)), file=sys.stderr)
         return EXIT_INFEASIBLE
     except KanonError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(i18n._("error: {message}", message=str(exc)), file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
-        print("Cancelled.", file=sys.stderr)
+        print(i18n._("Cancelled."), file=sys.stderr)
         return EXIT_CANCELLED
     except BrokenPipeError:  # the reader of stdout stopped early (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

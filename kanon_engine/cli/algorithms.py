@@ -8,6 +8,7 @@ from typing import Any
 
 from kanon_engine.algorithms import HARDNESS_NOTE, algorithms
 from kanon_engine.cli.common import EXIT_OK
+from kanon_engine.i18n import _
 
 
 def register(subparsers: Any) -> None:
@@ -18,12 +19,12 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     for name, cls in algorithms().items():
-        print(f"{name:18s} {cls.title}")
+        print(f"{name:18s} {_(cls.title)}")
         if args.verbose:
-            print(f"    {cls.description}")
+            print(f"    {_(cls.description)}")
             for p in cls.params:
-                print(f"    --{p.name.replace('_', '-')}: {p.help}")
+                print(f"    --{p.name.replace('_', '-')}: {p.shown_help}")
     if args.verbose:
         print()
-        print(HARDNESS_NOTE)
+        print(_(HARDNESS_NOTE))
     return EXIT_OK

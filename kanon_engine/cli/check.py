@@ -13,6 +13,7 @@ from kanon_engine.checks import check_table
 from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, dumps, read, split_list
 from kanon_engine.config import MODEL_PARAMS, require_k_fits
 from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
 
 K = next(p for p in MODEL_PARAMS if p.name == "k")
 
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     table = read(args.input, args.delimiter)
     qi = split_list(args.qi)
     if not qi:
-        raise ConfigError("--qi needs at least one column.", where="--qi")
+        raise ConfigError(_("--qi needs at least one column."), where="--qi")
     table.require_columns(qi, "quasi-identifier")
     require_k_fits(k, table.n_rows)
     result = check_table(table.frame, qi, k)

@@ -20,6 +20,7 @@ from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.export import ExportOptions, ExportSummary, export_release
 from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.i18n import SOURCE_LANGUAGE, _
 from kanon_engine.outputs import check_cli_outputs
 from kanon_engine.project import Project
 from kanon_engine.release_writer import sha256_file
@@ -43,7 +44,9 @@ def pairs(values: Sequence[str] | None, flag: str, comma_separated: bool = False
     for item in values or []:
         for part in item.split(",") if comma_separated else [item]:
             if "=" not in part:
-                raise ConfigError(f"{flag} expects COLUMN=VALUE; got '{part}'.", where=flag)
+                raise ConfigError(
+                    _("{flag} expects COLUMN=VALUE; got '{part}'.", flag=flag, part=part), where=flag
+                )
             key, val = part.split("=", 1)
             out[key.strip()] = val.strip()
     return out
@@ -57,9 +60,13 @@ def levels(values: Sequence[str] | None) -> dict[str, int]:
             out[col] = int(value)
         except ValueError:
             raise ConfigError(
-                f"--levels {col}={value}: a level is a whole number, 0 for the original values up to the "
-                f"height of the hierarchy of '{col}'.",
-                hint="For example --levels age=2,zip=1.",
+                _(
+                    "--levels {column}={value}: a level is a whole number, 0 for the original values up "
+                    "to the height of the hierarchy of '{column}'.",
+                    column=col,
+                    value=value,
+                ),
+                hint=_("For example --levels age=2,zip=1."),
                 where="--levels",
             ) from None
     return out
@@ -107,17 +114,23 @@ def note_engine(table: Any, args: argparse.Namespace | None = None) -> None:
         return
     if args is not None and (getattr(args, "report_html", None) or getattr(args, "report_pdf", None)):
         raise ConfigError(
-            f"The HTML and PDF reports are made from a table held in memory; this run reads "
-            f"{table.name()} with {table.title}.",
-            hint="Ask for the JSON report (--report), which holds the run's figures, or use --engine memory.",
+            _(
+                "The HTML and PDF reports are made from a table held in memory; this run reads {name} with "
+                "{engine}.",
+                name=table.name(),
+                engine=_(table.title),
+            ),
+            hint=_(
+                "Ask for the JSON report (--report), which holds the run's figures, or use --engine memory."
+            ),
             where="--report-html",
         )
-    print(f"note: engine: {table.describe()}", file=sys.stderr)
+    print(_("note: engine: {engine}", engine=table.describe()), file=sys.stderr)
 
 
 def warn(messages: Sequence[str]) -> None:
     for message in messages:
-        print(f"warning: {message}", file=sys.stderr)
+        print(_("warning: {message}", message=message), file=sys.stderr)
 
 
 def progress_printer(enabled: bool) -> Callable[[float, str], None]:
@@ -195,6 +208,7 @@ def write_run_reports(
         Path(args.output) if args.output else None,
         release=written.to_dict() if written is not None else None,
         project_path=args.project,
+        language=project.report_language or SOURCE_LANGUAGE,
         **extra,
     )
 
@@ -237,7 +251,7 @@ def notes_on_stderr() -> Callable[[], None]:
     a command runs; returns the function that stops it."""
     log = logging.getLogger("kanon_engine.fileio")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("note: %(message)s"))
+    handler.setFormatter(logging.Formatter(_("note: %(message)s")))
     handler.setLevel(logging.INFO)
     log.addHandler(handler)
     level = log.level

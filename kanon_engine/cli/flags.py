@@ -16,9 +16,9 @@ Fields are named as in the project file (:meth:`~kanon_engine.project.Project.to
 ``data.path``, ``data.delimiter``, ``roles.<role>``, ``hierarchies``, ``models.<form value>`` (the flat
 values of :func:`~kanon_engine.validation.model_values_of`: k, l, l_variant, c, t, t_distance,
 sensitive), ``algorithm.name``, ``algorithm.<parameter>``, ``output.drop_suppressed``,
-``output.shuffle_seed``, ``linkage.path``, ``linkage.join``, ``report.purpose``, ``report.recipient``,
-``report.approved_by``. :func:`get_field` reads one from a project; :func:`apply_flags` writes the given
-ones into a project.
+``output.shuffle_seed``, ``output.report_language``, ``linkage.path``, ``linkage.join``,
+``report.purpose``, ``report.recipient``, ``report.approved_by``. :func:`get_field` reads one from a
+project; :func:`apply_flags` writes the given ones into a project.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from kanon_engine.data.roles import Role, merge_roles
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
+from kanon_engine.i18n import N_, _, available_languages
 from kanon_engine.project import Project
 from kanon_engine.public_list import PublicList
 from kanon_engine.sources.choose import open_source, with_column_types
@@ -238,20 +239,21 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
 
 
 def _output_flags() -> tuple[ProjectFlag, ...]:
-    """The flags of the output options and of the workload (fields ``output.*``, ``workload.file``)."""
+    """The flags of the output options (suppressed records, row order, the report's language) and of the
+    workload (fields ``output.*``, ``workload.file``)."""
     return (
         ProjectFlag(
             "--drop-suppressed",
             "output.drop_suppressed",
             "drop suppressed records instead of masking their quasi-identifiers with *",
-            ParamSpec("drop_suppressed", "Drop suppressed records", "bool", False, ""),
+            ParamSpec("drop_suppressed", N_("Drop suppressed records"), "bool", False, ""),
             off="--keep-suppressed",
         ),
         ProjectFlag(
             "--shuffle",
             "output.shuffle_seed",
             "shuffle the release's rows with this seed (--no-shuffle: keep the input's order)",
-            ParamSpec("shuffle_seed", "Shuffle seed", "int", None, "", minimum=0),
+            ParamSpec("shuffle_seed", N_("Shuffle seed"), "int", None, "", minimum=0),
             off="--no-shuffle",
             metavar="SEED",
         ),
@@ -262,9 +264,25 @@ def _output_flags() -> tuple[ProjectFlag, ...]:
             "the suppressed records kept in the release (all quasi-identifiers *) form a group of 0 or at "
             "least k records: Datafly's step 4, the default (--allow-small-suppressed-group: no such rule)",
             ParamSpec(
-                "protect_suppressed_group", "Protect the group of suppressed records", "bool", True, ""
+                "protect_suppressed_group", N_("Protect the group of suppressed records"), "bool", True, ""
             ),
             off="--allow-small-suppressed-group",
+        ),
+        ProjectFlag(
+            "--language",
+            "output.report_language",
+            "the language of the HTML/PDF report and of this command's messages: "
+            + ", ".join(available_languages())
+            + " (default: the project's report language, else en)",
+            ParamSpec(
+                "report_language",
+                N_("Report language"),
+                "choice",
+                None,
+                "",
+                choices=tuple(available_languages()),
+            ),
+            metavar="LANG",
         ),
         ProjectFlag(
             "--workload",
@@ -323,13 +341,17 @@ def coerce(flag: ProjectFlag, raw: Any) -> Any:
     try:
         return spec.coerce(raw)
     except ConfigError as exc:
-        raise ConfigError(f"{flag.option}: {exc.message}", hint=exc.hint, where=flag.option) from None
+        raise ConfigError(
+            f"{flag.option}: {exc.message}",
+            hint=exc.hint,
+            where=flag.option,
+        ) from None
 
 
 # --- fields of a project ------------------------------------------------------------------------------
 def get_field(project: Project, field: str) -> Any:
     """The value of a project-file field, as a flag sets it (the table's second column)."""
-    group, _, key = field.partition(".")
+    group, _sep, key = field.partition(".")
     if group == "data":
         if key == "column_types":
             return dict(project.column_types)
@@ -360,13 +382,14 @@ def apply_flags(
     project: Project,
     values: dict[str, tuple[ProjectFlag, Any]],
     quiet: bool = False,
-    project_name: str = "the project",
+    project_name: str | None = None,
 ) -> Project:
     """The project with every given flag written into its field (flags win over the project file).
 
     ``quiet``: a parameter the project's algorithm does not take is left out without a warning (``apply``
     uses its suppression limit and metric itself, whatever the project's algorithm). ``project_name``
     names the project file in a role conflict."""
+    project_name = _("the project") if project_name is None else project_name
     project = _apply_roles(project, values, project_name)
     project = _apply_column_types(project, values)
     project = _apply_hierarchies(project, values)
@@ -375,14 +398,14 @@ def apply_flags(
     project = apply_engine(project, values)
     project = _apply_report_and_list(project, values)
     project = _apply_workload(project, values)
-    changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("output.")}
+    changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
 
 
 def _apply_report_and_list(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
     """The report's sign-off fields, and the public list of the linkage demonstration: ``--external``
     names the file (its join is reset unless ``--join`` is given too), ``--join`` sets the join."""
-    report = {f.partition(".")[2]: str(v) for f, (_, v) in values.items() if f.startswith("report.")}
+    report = {f.partition(".")[2]: str(v) for f, (_flag, v) in values.items() if f.startswith("report.")}
     if report:
         project = project.with_changes(report=replace(project.report, **report))
     public = project.public_list
@@ -390,7 +413,7 @@ def _apply_report_and_list(project: Project, values: dict[str, tuple[ProjectFlag
         public = PublicList(Path(os.path.abspath(values["linkage.path"][1])))
     if "linkage.join" in values:
         if public is None:
-            raise ConfigError("--join needs a public list: name it with --external FILE.", where="--join")
+            raise ConfigError(_("--join needs a public list: name it with --external FILE."), where="--join")
         public = replace(public, join=pairs(values["linkage.join"][1], "--join", comma_separated=True))
     return project.with_changes(public_list=public)
 
@@ -429,7 +452,7 @@ def _apply_hierarchies(project: Project, values: dict[str, tuple[ProjectFlag, An
 
 def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
     """Model flags change the project's flat model values; the models are rebuilt from them."""
-    flat = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("models.")}
+    flat = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("models.")}
     if not flat:
         return project
     current = model_values_of(project.models)
@@ -440,7 +463,7 @@ def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) 
     wants_sensitive = merged["l"] is not None or merged["t"] is not None
     if wants_sensitive and merged["sensitive"] is None and len(sensitive) > 1:
         raise ConfigError(
-            "Several sensitive attributes were given; name the one to protect with --protect COLUMN.",
+            _("Several sensitive attributes were given; name the one to protect with --protect COLUMN."),
             where="--sensitive",
         )
     return project.with_changes(models=models_from_values(merged, sensitive))
@@ -448,7 +471,7 @@ def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) 
 
 def apply_engine(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
     """Engine flags change the project's engine settings."""
-    changes = {f.partition(".")[2]: v for f, (_, v) in values.items() if f.startswith("engine.")}
+    changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("engine.")}
     return project.with_changes(engine=replace(project.engine, **changes)) if changes else project
 
 
@@ -462,12 +485,12 @@ def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]
     params = dict(project.algorithm_params) if name == project.algorithm else {}
     params = {k: v for k, v in params.items() if cls is None or k in accepted}
     for field, (flag, value) in values.items():
-        group, _, key = field.partition(".")
+        group, _sep, key = field.partition(".")
         if group != "algorithm" or key in ("", "name"):
             continue
         if cls is not None and key not in accepted:
             if not quiet:
-                warn([f"{flag.option} does not apply to {name}; ignored."])
+                warn([_("{option} does not apply to {name}; ignored.", option=flag.option, name=name)])
             continue
         params[key] = value
     if "algorithm" in values:
@@ -502,12 +525,15 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     values = given(args, args.flags)
     project = apply_engine(project, values)
     table, project = _load_table(project, values)
-    name = f"the project {Path(args.project).name}" if getattr(args, "project", None) else "the project"
+    if getattr(args, "project", None):
+        name = _("the project {file}", file=Path(args.project).name)
+    else:
+        name = _("the project")
     quiet = not any(f.option == "--algorithm" for f in args.flags)
     project = apply_flags(project, values, quiet=quiet, project_name=name)
     if "data.column_types" in values:
         table.require_columns(
-            list(pairs(values["data.column_types"][1], "--column-type")), "--column-type column"
+            list(pairs(values["data.column_types"][1], "--column-type")), _("--column-type column")
         )
     table = with_column_types(table, project.column_types)
     _require_role_columns(project, table)
@@ -526,7 +552,7 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
             data_path=path, data_sha256=table.sha256, read_options=table.options
         )
     if project.data_path is None:
-        raise ConfigError("No input table: give INPUT or a --project that names one.", where="INPUT")
+        raise ConfigError(_("No input table: give INPUT or a --project that names one."), where="INPUT")
     if d is not None:
         project = project.with_changes(read_options=replace(project.read_options, delimiter=d))
     table, warnings = project.open_data()
@@ -535,13 +561,13 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
 
 
 _ROLE_WORDS = {
-    Role.IDENTIFIER: "identifier column",
-    Role.QUASI_IDENTIFIER: "quasi-identifier",
-    Role.SENSITIVE: "sensitive attribute",
-    Role.INSENSITIVE: "column",
+    Role.IDENTIFIER: N_("identifier column"),
+    Role.QUASI_IDENTIFIER: N_("quasi-identifier"),
+    Role.SENSITIVE: N_("sensitive attribute"),
+    Role.INSENSITIVE: N_("column"),
 }
 
 
 def _require_role_columns(project: Project, table: Table) -> None:
     for col, role in project.roles.items():
-        table.require_columns([col], _ROLE_WORDS[role])
+        table.require_columns([col], _(_ROLE_WORDS[role]))

@@ -21,6 +21,7 @@ from kanon_engine.hierarchy import (
     write_arx_csv,
 )
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import _
 
 
 def register(subparsers: Any) -> None:
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     h = _build(args, table)
     if not args.output:
         raise ConfigError(
-            "--output is needed to write the hierarchy (or use --check FILE).", where="--output"
+            _("--output is needed to write the hierarchy (or use --check FILE)."), where="--output"
         )
     write_arx_csv(h, Path(args.output))
     levels = [h.distinct_at(j) for j in range(h.depth)]
@@ -73,7 +74,8 @@ def _build(args: argparse.Namespace, table: Table) -> Hierarchy:
             widths = [float(w) for w in split_list(args.intervals)]
         except ValueError:
             raise ConfigError(
-                f"--intervals expects widths such as 5,10,20; got '{args.intervals}'.", where="--intervals"
+                _("--intervals expects widths such as 5,10,20; got '{intervals}'.", intervals=args.intervals),
+                where="--intervals",
             ) from None
         return interval_hierarchy(args.column, values, widths, bottom=args.bottom, top=args.top)
     if args.dates:
@@ -90,8 +92,11 @@ def _check_one_date_format(table: Table, column: str, fmt: str | None) -> None:
     if fit.misfits:
         raise DataError(
             describe_misfits(fit, table),
-            hint=f"kanon reads a column with one date format. Fix these values in the file, give the "
-            f"format with --date-format (e.g. {suggested_format(fit)}), or build another kind of hierarchy "
-            "(--masking, or none of --dates/--intervals for the default).",
+            hint=_(
+                "kanon reads a column with one date format. Fix these values in the file, give the format "
+                "with --date-format (e.g. {suggested_format}), or build another kind of hierarchy "
+                "(--masking, or none of --dates/--intervals for the default).",
+                suggested_format=suggested_format(fit),
+            ),
             where=column,
         )

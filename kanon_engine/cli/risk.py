@@ -40,6 +40,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.explain import RecordExplainer
 from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.i18n import _
 from kanon_engine.linkage import LinkageResult, linkage_attack
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, assess, definitions
 from kanon_engine.project import Project
@@ -140,12 +141,12 @@ def _release(
 def _check_combination(args: argparse.Namespace) -> None:
     if (args.report_html or args.report_pdf or args.output) and not args.anonymize:
         raise ConfigError(
-            "--output, --report-html and --report-pdf need --anonymize (a run to report on).",
+            _("--output, --report-html and --report-pdf need --anonymize (a run to report on)."),
             where="--anonymize",
         )
     if args.release and args.anonymize:
         raise ConfigError(
-            "Give either --release (assess a file) or --anonymize (make one), not both.", where="--release"
+            _("Give either --release (assess a file) or --anonymize (make one), not both."), where="--release"
         )
 
 
@@ -153,7 +154,7 @@ def _assess_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "threshold": args.threshold,
         "population": read(args.population) if args.population else None,
-        "population_name": Path(args.population).name if args.population else "a population table",
+        "population_name": Path(args.population).name if args.population else _("a population table"),
         "max_examples": args.max_examples,
     }
 

@@ -27,6 +27,7 @@ from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.cli.workload_flags import add_generator_flags, choose_workload, write_workload
 from kanon_engine.errors import ConfigError
 from kanon_engine.fileio import atomic_write_text
+from kanon_engine.i18n import _
 from kanon_engine.validation import require_valid
 from kanon_engine.workload import evaluate_release
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     """Prints the JSON document; returns 0."""
     if bool(args.release) == bool(args.anonymize):
         raise ConfigError(
-            "Give either --release (evaluate a file) or --anonymize (make a release), one of the two.",
+            _("Give either --release (evaluate a file) or --anonymize (make a release), one of the two."),
             where="--release",
         )
     project, table = project_and_table(args)

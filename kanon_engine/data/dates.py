@@ -22,6 +22,7 @@ import pandas as pd
 from kanon_engine.data.table import Table
 from kanon_engine.data.types import DATE_FORMATS, ColumnKind, describe_date_format
 from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.i18n import _, formats, ngettext
 
 #: A text column counts as dates written in several formats when this share of its values fits one
 #: format or another, though no single format fits them all.
@@ -106,24 +107,43 @@ def date_fit(values: pd.Series, fmt: str | None = None, column: str = "") -> Dat
 
 def describe_misfits(fit: DateFit, table: Table) -> str:
     """One sentence: the column, how many values do not fit its format, examples with their lines."""
-    where = _line_word(table)
     first = 2 if table.options.header else 1
-    shown = ", ".join(f"{where} {r + first}: '{v}'" for r, v in fit.examples)
-    label = describe_date_format(fit.format) if fit.format else "any date format"
-    head = (
-        f"The column '{fit.column}' of {table.name()} mixes date formats"
-        if fit.mixed
-        else f"The column '{fit.column}' of {table.name()} is read as dates"
+    by_line = _line_word(table) == "line"
+    shown = ", ".join(
+        _("line {number}: '{value}'", number=str(r + first), value=v)
+        if by_line
+        else _("row {number}: '{value}'", number=str(r + first), value=v)
+        for r, v in fit.examples
     )
-    why = " (the column's format)" if fit.given else " (the format most of them have)" if fit.format else ""
-    verb = "does" if fit.misfits == 1 else "do"
-    text = f"{head}: {fit.misfits:,} of its {fit.values:,} values {verb} not fit {label}{why}, e.g. {shown}"
+    label = describe_date_format(fit.format) if fit.format else _("any date format")
+    if fit.mixed:
+        head = _("The column '{column}' of {table} mixes date formats", column=fit.column, table=table.name())
+    else:
+        head = _("The column '{column}' of {table} is read as dates", column=fit.column, table=table.name())
+    if fit.given:
+        why = _(" (the column's format)")
+    else:
+        why = _(" (the format most of them have)") if fit.format else ""
+    text = ngettext(
+        "{head}: {misfits} of its {values} values does not fit {label}{why}, e.g. {shown}",
+        "{head}: {misfits} of its {values} values do not fit {label}{why}, e.g. {shown}",
+        fit.misfits,
+        head=head,
+        misfits=fit.misfits,
+        values=fit.values,
+        label=label,
+        why=why,
+        shown=shown,
+    )
     if fit.others:
-        text += "; " + " and ".join(f"{n:,} fit {describe_date_format(f)}" for f, n in fit.others)
+        text += "; " + formats.join(
+            [_("{n} fit {format}", n=n, format=describe_date_format(f)) for f, n in fit.others]
+        )
     return text + "."
 
 
 def _line_word(table: Table) -> str:
+    """``line`` for a text file (numbered by line), ``row`` for a workbook (a key, not shown)."""
     suffix = table.source.suffix.lower() if table.source is not None else ".csv"
     return "line" if suffix in (".csv", ".tsv", ".txt", ".tab", "") else "row"
 
@@ -131,12 +151,16 @@ def _line_word(table: Table) -> str:
 def cli_choices(fit: DateFit) -> str:
     """What the command line tells the user to do about a column whose dates do not fit one format."""
     c = fit.column
-    text = "kanon reads a column with one date format. Fix these values in the file"
+    text = _("kanon reads a column with one date format. Fix these values in the file")
     if fit.others:
-        text += f", give another format with --column-type {c}=date:FORMAT (e.g. {suggested_format(fit)})"
+        text += _(
+            ", give another format with --column-type {column}=date:FORMAT (e.g. {suggested_format})",
+            column=c,
+            suggested_format=suggested_format(fit),
+        )
     else:
-        text += " (an unknown date is an empty cell)"
-    return text + f", or treat the column as text with --column-type {c}=text."
+        text += _(" (an unknown date is an empty cell)")
+    return text + _(", or treat the column as text with --column-type {column}=text.", column=c)
 
 
 def date_problems(
@@ -179,16 +203,22 @@ def suggested_format(fit: DateFit) -> str:
 
 def parse_column_type(column: str, spec: str) -> tuple[str, str | None]:
     """``date:%d.%m.%Y`` / ``text`` / ``integer`` -> (kind, date format), as the project file stores it."""
-    kind, _, fmt = spec.partition(":")
+    kind, _sep, fmt = spec.partition(":")
     kind = KINDS.get(kind.strip().lower(), "")
     if not kind:
         raise ConfigError(
-            f"--column-type {column}={spec}: the type must be integer, decimal, date, text or categorical.",
-            hint="For example --column-type birth_date=date:%d.%m.%Y or --column-type code=text.",
+            _(
+                "--column-type {column}={spec}: the type must be integer, decimal, date, text or "
+                "categorical.",
+                column=column,
+                spec=spec,
+            ),
+            hint=_("For example --column-type birth_date=date:%d.%m.%Y or --column-type code=text."),
             where="--column-type",
         )
     if fmt and kind != "date":
         raise ConfigError(
-            f"--column-type {column}={spec}: only a date type takes a format.", where="--column-type"
+            _("--column-type {column}={spec}: only a date type takes a format.", column=column, spec=spec),
+            where="--column-type",
         )
     return kind, (fmt or None)

@@ -38,6 +38,7 @@ from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.data.types import detect_types
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import reading
+from kanon_engine.i18n import _, ngettext
 
 _XLSX_MAGIC = b"PK\x03\x04"
 _XLS_MAGIC = b"\xd0\xcf\x11\xe0"
@@ -100,8 +101,8 @@ def list_sheets(path: str | Path) -> list[str]:
     data = _read_bytes(path)
     if _format_of(path, data) != "xlsx":
         raise DataError(
-            f"{path.name} is not an Excel .xlsx workbook, so it has no sheets.",
-            hint="Sheets exist only in .xlsx files.",
+            _("{file} is not an Excel .xlsx workbook, so it has no sheets.", file=path.name),
+            hint=_("Sheets exist only in .xlsx files."),
             where=path.name,
         )
     wb = _open_workbook(openpyxl, data, path.name)
@@ -140,8 +141,8 @@ def _format_of(path: Path, data: bytes) -> str:
         return "xlsx"
     if head.startswith(_XLS_MAGIC) or path.suffix.lower() == ".xls":
         raise DataError(
-            f"{path.name} is in the old Excel .xls format, which cannot be read.",
-            hint="Open it in Excel or LibreOffice and save it as .xlsx or .csv.",
+            _("{file} is in the old Excel .xls format, which cannot be read.", file=path.name),
+            hint=_("Open it in Excel or LibreOffice and save it as .xlsx or .csv."),
             where=path.name,
         )
     return "text"
@@ -160,8 +161,15 @@ def _column_names(raw: list[str], name: str) -> list[str]:
                 n += "_"
         if n in seen:
             raise DataError(
-                f"The header of {name} has the column name '{n}' twice (columns {seen[n]} and {i}).",
-                hint="Give each column its own name in the file, then load it again.",
+                _(
+                    "The header of {file} has the column name '{column}' twice "
+                    "(columns {first} and {second}).",
+                    file=name,
+                    column=n,
+                    first=str(seen[n]),
+                    second=str(i),
+                ),
+                hint=_("Give each column its own name in the file, then load it again."),
                 where=n,
             )
         seen[n] = i
@@ -171,14 +179,16 @@ def _column_names(raw: list[str], name: str) -> list[str]:
 
 def _empty_error(name: str) -> DataError:
     return DataError(
-        f"{name} is empty.", hint="Choose a file that holds a header row and data rows.", where=name
+        _("{file} is empty.", file=name),
+        hint=_("Choose a file that holds a header row and data rows."),
+        where=name,
     )
 
 
 def _header_only_error(name: str) -> DataError:
     return DataError(
-        f"{name} has a header but no rows.",
-        hint="Choose a file that holds data rows below the header.",
+        _("{file} has a header but no rows.", file=name),
+        hint=_("Choose a file that holds data rows below the header."),
         where=name,
     )
 
@@ -211,14 +221,19 @@ def _to_utf8(data: bytes, encoding: str, name: str, complete: bool, validated: b
 def _decode_error(data: bytes, err: UnicodeDecodeError, encoding: str, name: str) -> DataError:
     line = data.count(b"\n", 0, err.start) + 1
     other = (
-        f"{describe_encoding('cp1252')} or {describe_encoding('latin-1')}"
+        _("{one} or {other}", one=describe_encoding("cp1252"), other=describe_encoding("latin-1"))
         if encoding.startswith("utf")
         else describe_encoding("utf-8")
     )
     return DataError(
-        f"Line {line} of {name} cannot be read as {describe_encoding(encoding)} text.",
-        hint=f"Choose the file's encoding (often {other}), or leave it empty to detect it.",
-        where=f"{name}, line {line}",
+        _(
+            "Line {line} of {file} cannot be read as {encoding} text.",
+            line=str(line),
+            file=name,
+            encoding=describe_encoding(encoding),
+        ),
+        hint=_("Choose the file's encoding (often {other}), or leave it empty to detect it.", other=other),
+        where=_("{file}, line {line}", file=name, line=str(line)),
     )
 
 
@@ -233,7 +248,7 @@ def _header_record(text: str, delimiter: str, quotechar: str) -> tuple[list[str]
         for rec in reader:
             if rec:
                 pos = 0
-                for _ in range(reader.line_num):
+                for _line in range(reader.line_num):
                     nxt = text.find("\n", pos)
                     if nxt < 0:
                         return rec, len(text.encode("utf-8"))
@@ -299,21 +314,34 @@ def _check_text(utf8: bytes, name: str) -> None:
         pos = next(i for i, b in enumerate(head) if b in _CONTROLS)
         line = head.count(b"\n", 0, pos) + 1
         raise DataError(
-            f"{name} does not look like a text table: from line {line} it holds bytes that text never has "
-            f"(such as 0x{head[pos]:02X}).",
-            hint="Is it a database, an image or a compressed file? Export the table as CSV or .xlsx and "
-            "open that.",
-            where=f"{name}, line {line}",
+            _(
+                "{file} does not look like a text table: from line {line} it holds bytes that text never has "
+                "(such as 0x{byte}).",
+                file=name,
+                line=str(line),
+                byte=f"{head[pos]:02X}",
+            ),
+            hint=_(
+                "Is it a database, an image or a compressed file? Export the table as CSV or .xlsx and "
+                "open that."
+            ),
+            where=_("{file}, line {line}", file=name, line=str(line)),
         )
     pos = utf8.find(b"\x00")
     if pos >= 0:
         line = utf8.count(b"\n", 0, pos) + 1
         raise DataError(
-            f"Line {line} of {name} holds a NUL byte (0x00), which text tables never hold: the file is "
-            "damaged, or saved as UTF-16 and read as 8-bit text.",
-            hint="Choose the encoding UTF-16, or open the file in a spreadsheet and save it again as CSV "
-            "(UTF-8).",
-            where=f"{name}, line {line}",
+            _(
+                "Line {line} of {name} holds a NUL byte (0x00), which text tables never hold: the file is "
+                "damaged, or saved as UTF-16 and read as 8-bit text.",
+                line=str(line),
+                name=name,
+            ),
+            hint=_(
+                "Choose the encoding UTF-16, or open the file in a spreadsheet and save it again as CSV "
+                "(UTF-8)."
+            ),
+            where=_("{file}, line {line}", file=name, line=str(line)),
         )
 
 
@@ -322,9 +350,15 @@ def _check_single_column(sample: str, delimiter: str, quotechar: str, name: str)
     other = better_delimiter(sample, delimiter, quotechar)
     if other is not None:
         raise DataError(
-            f"With the delimiter {describe_delimiter(delimiter)} every line of {name} is a single column, "
-            f"but {describe_delimiter(other.delimiter)} splits it into {other.fields} columns.",
-            hint=f"Choose {describe_delimiter(other.delimiter)} as the delimiter.",
+            _(
+                "With the delimiter {delimiter} every line of {file} is a single column, "
+                "but {other} splits it into {n} columns.",
+                delimiter=describe_delimiter(delimiter),
+                file=name,
+                other=describe_delimiter(other.delimiter),
+                n=other.fields,
+            ),
+            hint=_("Choose {delimiter} as the delimiter.", delimiter=describe_delimiter(other.delimiter)),
             where=name,
         )
 
@@ -381,28 +415,49 @@ def _parse_error(
         found = _first_ragged_line(utf8, len(names), delimiter, quotechar, skip_first=header)
         sample = decoded_sample(utf8, "utf-8", complete=True)
         other = better_delimiter(sample, delimiter, quotechar)
-        hint = (
-            f"The file seems to be separated by {describe_delimiter(other.delimiter)}: choose it as the "
-            "delimiter."
-            if other and other.fields != len(names)
-            else f"A value probably contains the delimiter {describe_delimiter(delimiter)} without quotes, "
-            "or a field is missing: fix that line (or quote the value), then load the file again."
-        )
-        what = "the header has" if header else "the first line has"
+        if other and other.fields != len(names):
+            hint = _(
+                "The file seems to be separated by {delimiter}: choose it as the delimiter.",
+                delimiter=describe_delimiter(other.delimiter),
+            )
+        else:
+            hint = _(
+                "A value probably contains the delimiter {delimiter} without quotes, or a field is missing: "
+                "fix that line (or quote the value), then load the file again.",
+                delimiter=describe_delimiter(delimiter),
+            )
         if found:
             line, n = found
-            return DataError(
-                f"Line {line} of {name} has {n} field{'s' if n != 1 else ''}; {what} {len(names)}.",
-                hint=hint,
-                where=f"{name}, line {line}",
+            if header:
+                text = ngettext(
+                    "Line {line} of {file} has {n} field; the header has {expected}.",
+                    "Line {line} of {file} has {n} fields; the header has {expected}.",
+                    n,
+                    line=str(line),
+                    file=name,
+                    expected=len(names),
+                )
+            else:
+                text = ngettext(
+                    "Line {line} of {file} has {n} field; the first line has {expected}.",
+                    "Line {line} of {file} has {n} fields; the first line has {expected}.",
+                    n,
+                    line=str(line),
+                    file=name,
+                    expected=len(names),
+                )
+            return DataError(text, hint=hint, where=_("{file}, line {line}", file=name, line=str(line)))
+        if header:
+            text = _("A line of {file} does not have the {n} fields the header has.", file=name, n=len(names))
+        else:
+            text = _(
+                "A line of {file} does not have the {n} fields the first line has.", file=name, n=len(names)
             )
-        return DataError(
-            f"A line of {name} does not have the {len(names)} fields {what}.", hint=hint, where=name
-        )
+        return DataError(text, hint=hint, where=name)
     reason = msg.split(":", 1)[0] if ":" in msg else msg  # never echo row contents
     return DataError(
-        f"{name} cannot be read as delimited text ({reason}).",
-        hint="Check the delimiter and quote character, or save the file again as CSV.",
+        _("{file} cannot be read as delimited text ({reason}).", file=name, reason=reason),
+        hint=_("Check the delimiter and quote character, or save the file again as CSV."),
         where=name,
     )
 
@@ -434,10 +489,15 @@ def _open_workbook(openpyxl: Any, data: bytes, name: str) -> Any:
         return openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception:  # openpyxl raises many types for a damaged file  # noqa: BLE001
         raise DataError(
-            f"{name} is a zip archive but not an Excel workbook it can read: it holds no workbook, or a "
-            "damaged one.",
-            hint="If it is a workbook, open it in Excel or LibreOffice and save it again as .xlsx; if it is "
-            "an archive, unzip it and open the table inside.",
+            _(
+                "{file} is a zip archive but not an Excel workbook it can read: it holds no workbook, or a "
+                "damaged one.",
+                file=name,
+            ),
+            hint=_(
+                "If it is a workbook, open it in Excel or LibreOffice and save it again as .xlsx; if it is "
+                "an archive, unzip it and open the table inside."
+            ),
             where=name,
         ) from None
 
@@ -475,8 +535,14 @@ def _read_xlsx(
         elif isinstance(sheet, int) and not isinstance(sheet, bool):
             if not 0 <= sheet < len(sheets):
                 raise DataError(
-                    f"{name} has {len(sheets)} sheet(s); there is no sheet number {sheet + 1}.",
-                    hint=f"Its sheets are: {', '.join(sheets)}.",
+                    ngettext(
+                        "{file} has {n} sheet; there is no sheet number {number}.",
+                        "{file} has {n} sheets; there is no sheet number {number}.",
+                        len(sheets),
+                        file=name,
+                        number=sheet + 1,
+                    ),
+                    hint=_("Its sheets are: {sheets}.", sheets=", ".join(sheets)),
                     where=name,
                 )
             title = sheets[sheet]
@@ -484,15 +550,15 @@ def _read_xlsx(
             title = str(sheet)
         else:
             raise DataError(
-                f"{name} has no sheet named '{sheet}'.",
-                hint=f"Its sheets are: {', '.join(sheets)}.",
+                _("{file} has no sheet named '{sheet}'.", file=name, sheet=sheet),
+                hint=_("Its sheets are: {sheets}.", sheets=", ".join(sheets)),
                 where=str(sheet),
             )
         limit = None if max_rows is None else max_rows + (1 if header else 0)
         rows = [[_cell_text(v) for v in row] for row in wb[title].iter_rows(values_only=True, max_row=limit)]
     finally:
         wb.close()
-    where = f"Sheet '{title}' of {name}"
+    where = _("Sheet '{sheet}' of {file}", sheet=title, file=name)
     rows = [r for r in rows if any(v is not None for v in r)]
     if not rows:
         raise _empty_error(where)
@@ -553,8 +619,11 @@ def _read_parquet(data: bytes, name: str, max_rows: int | None = None) -> pd.Dat
         )
     except Exception:  # pyarrow raises several types for a damaged file  # noqa: BLE001
         raise DataError(
-            f"{name} starts as a Parquet file but cannot be read as one: it is damaged or cut short.",
-            hint="Check that the file is complete, or export it again.",
+            _(
+                "{file} starts as a Parquet file but cannot be read as one: it is damaged or cut short.",
+                file=name,
+            ),
+            hint=_("Check that the file is complete, or export it again."),
             where=name,
         ) from None
     if table.num_columns == 0:

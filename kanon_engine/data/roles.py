@@ -24,6 +24,8 @@ from typing import Any
 
 import pandas as pd
 
+from kanon_engine.i18n import N_, _, text_of
+
 
 class Role(StrEnum):
     IDENTIFIER = "identifier"
@@ -34,22 +36,23 @@ class Role(StrEnum):
 
 #: How a role is named in messages.
 ROLE_NAMES = {
-    Role.IDENTIFIER: "an identifier",
-    Role.QUASI_IDENTIFIER: "a quasi-identifier",
-    Role.SENSITIVE: "a sensitive attribute",
-    Role.INSENSITIVE: "an insensitive column",
+    Role.IDENTIFIER: N_("an identifier"),
+    Role.QUASI_IDENTIFIER: N_("a quasi-identifier"),
+    Role.SENSITIVE: N_("a sensitive attribute"),
+    Role.INSENSITIVE: N_("an insensitive column"),
 }
 
 
 def merge_roles(
     project_roles: dict[str, Role],
     given: list[tuple[Role, str, list[str] | None]],
-    project_name: str = "the project",
+    project_name: str | None = None,
 ) -> dict[str, Role]:
     """The project's roles with those ``given`` (role, how it was given e.g. ``--qi``, columns; None when
     not given) replacing the project's roles of that kind. A column given two roles, or given a role
     while the project keeps it in another, is a ConfigError naming the column and both roles: a column
     both identifier and quasi-identifier must never be released generalized by a silent choice."""
+    project_name = _("the project") if project_name is None else project_name
     seen: dict[str, tuple[Role, str]] = {}
     for role, label, columns in given:
         for col in columns or []:
@@ -57,7 +60,7 @@ def merge_roles(
                 first, how = seen[col]
                 raise _conflict(col, first, how, role, label)
             seen[col] = (role, label)
-    replaced = {role for role, _, columns in given if columns is not None}
+    replaced = {role for role, _how, columns in given if columns is not None}
     roles = {c: r for c, r in project_roles.items() if r not in replaced}
     for col, (role, label) in seen.items():
         kept = roles.get(col)
@@ -70,12 +73,22 @@ def merge_roles(
 def _conflict(col: str, first: Role, how_first: str, second: Role, how_second: str) -> Exception:
     from kanon_engine.errors import ConfigError
 
-    hint = "Give the column one role only."
+    hint = _("Give the column one role only.")
     if how_first.startswith("in "):
-        hint += f" A flag replaces the project's columns of its role: e.g. {how_second} with the project's."
+        hint += _(
+            " A flag replaces the project's columns of its role: e.g. {how_second} with the project's.",
+            how_second=how_second,
+        )
     return ConfigError(
-        f"The column '{col}' is given both as {ROLE_NAMES[first]} ({how_first}) and as "
-        f"{ROLE_NAMES[second]} ({how_second}); a column has one role.",
+        _(
+            "The column '{column}' is given both as {role_name} ({how_first}) and as {role_name2} "
+            "({how_second}); a column has one role.",
+            column=col,
+            role_name=_(ROLE_NAMES[first]),
+            how_first=how_first,
+            role_name2=_(ROLE_NAMES[second]),
+            how_second=how_second,
+        ),
         hint=hint,
         where=col,
     )
@@ -112,44 +125,44 @@ class _NameRule:
 
 #: Reasons per role, whole sentences with named placeholders (one place, ready for translation).
 _REASONS = {
-    Role.IDENTIFIER: (
+    Role.IDENTIFIER: N_(
         "'{column}' looks like {kind}, a direct identifier: it will be removed from the release."
     ),
-    Role.QUASI_IDENTIFIER: (
+    Role.QUASI_IDENTIFIER: N_(
         "'{column}' looks like {kind}: an outsider may know it, so it is a quasi-identifier and will be "
         "generalized."
     ),
-    Role.SENSITIVE: (
+    Role.SENSITIVE: N_(
         "'{column}' looks like {kind}: it is sensitive; protect it with l-diversity or t-closeness if needed."
     ),
 }
 _KIND_WORDS = {
-    "name": "a person's name",
-    "patient number": "a patient or case number",
-    "insurance number": "an insurance or social security number",
-    "contact": "a contact detail (phone, e-mail)",
-    "address": "a street address",
-    "document": "an identity document number",
-    "account": "a bank account",
-    "date of birth": "a date of birth",
-    "age": "an age",
-    "sex": "sex or gender",
-    "postcode": "a postcode",
-    "town": "a place of residence",
-    "admission date": "an admission or discharge date",
-    "nationality": "a nationality or ethnicity",
-    "marital status": "a marital status",
-    "profession": "a profession",
-    "diagnosis": "a diagnosis",
-    "date": "a date",
-    "categories": "a category",
-    "unique": "an identifying code",
+    "name": N_("a person's name"),
+    "patient number": N_("a patient or case number"),
+    "insurance number": N_("an insurance or social security number"),
+    "contact": N_("a contact detail (phone, e-mail)"),
+    "address": N_("a street address"),
+    "document": N_("an identity document number"),
+    "account": N_("a bank account"),
+    "date of birth": N_("a date of birth"),
+    "age": N_("an age"),
+    "sex": N_("sex or gender"),
+    "postcode": N_("a postcode"),
+    "town": N_("a place of residence"),
+    "admission date": N_("an admission or discharge date"),
+    "nationality": N_("a nationality or ethnicity"),
+    "marital status": N_("a marital status"),
+    "profession": N_("a profession"),
+    "diagnosis": N_("a diagnosis"),
+    "date": N_("a date"),
+    "categories": N_("a category"),
+    "unique": N_("an identifying code"),
 }
 
 
 def kind_words(kind: str) -> str:
     """What a suggestion's ``kind`` is called in a sentence ("a date of birth")."""
-    return _KIND_WORDS.get(kind, kind)
+    return _(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
 
 
 # Order matters: the first rule that matches wins (a "Patientennummer" is a number, not a name).
@@ -407,7 +420,7 @@ def _from_name(column: str) -> RoleSuggestion | None:
     if found is None:
         return None
     kind, role = found
-    reason = _REASONS[role].format(column=column, kind=_KIND_WORDS.get(kind, kind))
+    reason = _(_REASONS[role], column=column, kind=kind_words(kind))
     return RoleSuggestion(column, role, reason, confident=True, kind=kind)
 
 
@@ -424,16 +437,16 @@ def looks_like_codes(counts: pd.Series) -> bool:
 
 
 _VALUE_REASONS = {
-    "unique": "Almost every value of '{column}' is unique, so it likely identifies people: check it.",
-    "date": (
+    "unique": N_("Almost every value of '{column}' is unique, so it likely identifies people: check it."),
+    "date": N_(
         "'{column}' holds dates: a date of birth, admission or death can be known to outsiders, so it is "
         "probably a quasi-identifier."
     ),
-    "postcode": (
+    "postcode": N_(
         "'{column}' holds 4- or 5-digit codes such as '{example}' (a postcode?): if outsiders can know it, "
         "make it a quasi-identifier."
     ),
-    "categories": (
+    "categories": N_(
         "'{column}' has only {count} different values (like sex or blood group): if outsiders can know it, "
         "make it a quasi-identifier."
     ),
@@ -444,13 +457,13 @@ def _from_values(column: str, counts: pd.Series, kind: str, n_rows: int) -> Role
     """A suggestion from the values alone (shown, never applied by itself)."""
     present = counts[counts.index.notna()]
     if kind == "date":
-        reason = _VALUE_REASONS["date"].format(column=column)
+        reason = text_of(_VALUE_REASONS, "date", column=column)
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="date")
     if looks_like_codes(present):
-        reason = _VALUE_REASONS["postcode"].format(column=column, example=str(present.index[0]))
+        reason = text_of(_VALUE_REASONS, "postcode", column=column, example=str(present.index[0]))
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="postcode")
     if 2 <= len(present) <= _FEW_VALUES and n_rows >= 10 * len(present):
-        reason = _VALUE_REASONS["categories"].format(column=column, count=len(present))
+        reason = text_of(_VALUE_REASONS, "categories", column=column, count=len(present))
         return RoleSuggestion(column, Role.QUASI_IDENTIFIER, reason, kind="categories")
     return None
 
@@ -459,7 +472,7 @@ def _almost_unique(column: str, counts: pd.Series, n_rows: int, unique_share: fl
     present = counts[counts.index.notna()]
     filled = float(present.sum())
     if n_rows >= 10 and filled and len(present) >= unique_share * filled:
-        reason = _VALUE_REASONS["unique"].format(column=column)
+        reason = text_of(_VALUE_REASONS, "unique", column=column)
         return RoleSuggestion(column, Role.IDENTIFIER, reason, flagged=True, kind="unique")
     return None
 
@@ -492,11 +505,11 @@ def suggest_roles(
         kind = getattr(getattr(ctype, "kind", None), "value", "")
         found = _almost_unique(name, vc, n, unique_share) if kind != "date" else None
         found = found or _from_values(name, vc, kind, n)
-        out.append(found or RoleSuggestion(name, None, _NO_SUGGESTION.format(column=name)))
+        out.append(found or RoleSuggestion(name, None, _(_NO_SUGGESTION, column=name)))
     return out
 
 
-_NO_SUGGESTION = (
+_NO_SUGGESTION = N_(
     "No suggestion for '{column}': choose quasi-identifier if an outsider could know it (age, sex, "
     "postcode, dates), sensitive if it must be protected (diagnosis), insensitive otherwise."
 )

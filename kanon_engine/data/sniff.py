@@ -21,16 +21,17 @@ from pathlib import Path
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import reading
+from kanon_engine.i18n import N_, _
 
 #: Delimiters tried, in order of preference when two split the sample equally well.
 CANDIDATE_DELIMITERS: tuple[str, ...] = (",", ";", "\t", "|")
 DELIMITER_NAMES: dict[str, str] = {
-    ",": "comma",
-    ";": "semicolon",
-    "\t": "tab",
-    "|": "pipe",
-    ":": "colon",
-    " ": "space",
+    ",": N_("comma"),
+    ";": N_("semicolon"),
+    "\t": N_("tab"),
+    "|": N_("pipe"),
+    ":": N_("colon"),
+    " ": N_("space"),
 }
 SAMPLE_BYTES = 1 << 16
 SAMPLE_RECORDS = 500
@@ -45,14 +46,14 @@ _CP1252_UNDEFINED = bytes((0x81, 0x8D, 0x8F, 0x90, 0x9D))
 
 #: How each encoding is named to people (the import dialog, messages); the codec name is the key.
 ENCODING_NAMES: dict[str, str] = {
-    "utf-8": "Unicode (UTF-8)",
-    "utf-8-sig": "Unicode (UTF-8 with byte-order mark)",
-    "utf-16": "Unicode (UTF-16)",
-    "cp1252": "Windows (cp1252)",
-    "iso8859-1": "Latin-1 (ISO-8859-1)",
-    "iso8859-15": "Latin-9 (ISO-8859-15)",
-    "cp850": "DOS (cp850)",
-    "mac-roman": "Mac (Mac Roman)",
+    "utf-8": N_("Unicode (UTF-8)"),
+    "utf-8-sig": N_("Unicode (UTF-8 with byte-order mark)"),
+    "utf-16": N_("Unicode (UTF-16)"),
+    "cp1252": N_("Windows (cp1252)"),
+    "iso8859-1": N_("Latin-1 (ISO-8859-1)"),
+    "iso8859-15": N_("Latin-9 (ISO-8859-15)"),
+    "cp850": N_("DOS (cp850)"),
+    "mac-roman": N_("Mac (Mac Roman)"),
 }
 
 
@@ -60,18 +61,18 @@ def describe_delimiter(delimiter: str) -> str:
     """``';' (semicolon)`` -- how a delimiter is named in messages."""
     name = DELIMITER_NAMES.get(delimiter)
     shown = "\\t" if delimiter == "\t" else delimiter
-    return f"'{shown}' ({name})" if name else f"'{shown}'"
+    return f"'{shown}' ({_(name)})" if name else f"'{shown}'"
 
 
 def describe_encoding(encoding: str | None) -> str:
     """``cp1252`` -> ``Windows (cp1252)``: the name people recognise, for any spelling of the codec."""
     if not encoding:
-        return "detected automatically"
+        return _("detected automatically")
     try:
         name = codecs.lookup(encoding).name
     except LookupError:
         return encoding
-    return ENCODING_NAMES.get(name, name)
+    return _(ENCODING_NAMES.get(name, name))
 
 
 def normalize_encoding(encoding: str, where: str = "") -> str:
@@ -80,8 +81,8 @@ def normalize_encoding(encoding: str, where: str = "") -> str:
         return codecs.lookup(encoding).name
     except LookupError:
         raise DataError(
-            f"'{encoding}' is not a text encoding this program knows.",
-            hint="Use utf-8, utf-8-sig, cp1252 (Windows) or latin-1, or leave it empty to detect it.",
+            _("'{encoding}' is not a text encoding this program knows.", encoding=encoding),
+            hint=_("Use utf-8, utf-8-sig, cp1252 (Windows) or latin-1, or leave it empty to detect it."),
             where=where or encoding,
         ) from None
 
@@ -214,17 +215,20 @@ _DELIMITER_ALIASES = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", 
 
 def check_delimiter(delimiter: str | None, quotechar: str | None, where: str = "") -> None:
     """A DataError unless the delimiter and quote are single, different characters (not a line break)."""
-    for what, ch in (("delimiter", delimiter), ("quote character", quotechar)):
+    for what, ch in (
+        (N_("The delimiter must be one character (not a line break); got '{value}'."), delimiter),
+        (N_("The quote character must be one character (not a line break); got '{value}'."), quotechar),
+    ):
         if ch is not None and (len(ch) != 1 or ch in "\r\n"):
             raise DataError(
-                f"The {what} must be one character (not a line break); got '{ch}'.",
-                hint="Use ',', ';', a tab or '|' as delimiter and '\"' or \"'\" as quote.",
+                _(what, value=ch),
+                hint=_("Use ',', ';', a tab or '|' as delimiter and '\"' or \"'\" as quote."),
                 where=where,
             )
     if delimiter is not None and delimiter == quotechar:
         raise DataError(
-            f"The delimiter and the quote character are both '{delimiter}'.",
-            hint="Choose two different characters.",
+            _("The delimiter and the quote character are both '{value}'.", value=delimiter),
+            hint=_("Choose two different characters."),
             where=where,
         )
 

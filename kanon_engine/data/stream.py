@@ -35,6 +35,7 @@ from kanon_engine.data.io import (
 from kanon_engine.data.sniff import decoded_sample, detect_encoding, normalize_encoding, sniff_text
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import DataError
+from kanon_engine.i18n import _
 
 #: Rows per batch when streaming (a batch of 10 text columns costs some tens of megabytes).
 BATCH_ROWS = 1 << 18
@@ -67,8 +68,8 @@ def inspect_file(path: str | Path, options: ReadOptions | None = None) -> Stream
     kind = _format_of(path, head)
     if kind == "xlsx":
         raise DataError(
-            f"{path.name} is an Excel workbook, which is read whole into memory.",
-            hint="Save it as CSV or Parquet to process it with a larger-than-memory engine.",
+            _("{name} is an Excel workbook, which is read whole into memory.", name=path.name),
+            hint=_("Save it as CSV or Parquet to process it with a larger-than-memory engine."),
             where=path.name,
         )
     if kind == "parquet":
@@ -80,8 +81,8 @@ def _inspect_text(path: Path, head: bytes, complete: bool, o: ReadOptions) -> St
     enc = normalize_encoding(o.encoding, path.name) if o.encoding else detect_encoding(head, partial=True)
     if enc.startswith("utf-16") or enc.startswith("utf_16"):
         raise DataError(
-            f"{path.name} is UTF-16 text, which can only be read whole into memory.",
-            hint="Save it as UTF-8 CSV or as Parquet.",
+            _("{name} is UTF-16 text, which can only be read whole into memory.", name=path.name),
+            hint=_("Save it as UTF-8 CSV or as Parquet."),
             where=path.name,
         )
     text = decoded_sample(head, enc, complete=complete)
@@ -89,7 +90,7 @@ def _inspect_text(path: Path, head: bytes, complete: bool, o: ReadOptions) -> St
     if not text.strip():
         raise _empty_error(path.name)
     d, q = sniff_text(text, delimiter=o.delimiter, quotechar=o.quotechar)
-    first, _ = _header_record(text, d, q)
+    first, _rest = _header_record(text, d, q)
     if not first:
         raise _empty_error(path.name)
     bom = len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0
@@ -118,7 +119,7 @@ def _python_codec(enc: str) -> str:
 
 def _header_end(text: str, delimiter: str, quotechar: str) -> int:
     """Character offset just after the header record in ``text``."""
-    _, after = _header_record(text, delimiter, quotechar)
+    _first, after = _header_record(text, delimiter, quotechar)
     # _header_record gives a UTF-8 byte offset; turn it back into characters
     return len(text.encode("utf-8")[:after].decode("utf-8", errors="ignore"))
 
@@ -128,10 +129,10 @@ def _inspect_parquet(path: Path) -> StreamedFile:
 
     try:
         pf = pq.ParquetFile(path)
-    except Exception as err:  # pyarrow raises several types for a damaged file
+    except Exception:  # pyarrow raises several types for a damaged file
         raise DataError(
-            f"{path.name} cannot be read as a Parquet file ({type(err).__name__}).",
-            hint="Check that the file is complete, or export it again.",
+            _("{name} cannot be read as a Parquet file.", name=path.name),
+            hint=_("Check that the file is complete, or export it again."),
             where=path.name,
         ) from None
     schema = pf.schema_arrow
@@ -251,12 +252,22 @@ def _stream_error(f: StreamedFile, message: str, rows_before: int) -> DataError:
     """A plain sentence for a parse error met while streaming (the row is counted after the header)."""
     if "UTF8" in message or "utf8" in message.lower():
         return DataError(
-            f"{f.path.name} has text that is not valid {f.options.encoding} after record {rows_before:,}.",
-            hint="Choose the file's encoding (often cp1252 for Windows exports).",
+            _(
+                "{name} has text that is not valid {encoding} after record {record}.",
+                name=f.path.name,
+                encoding=f.options.encoding,
+                record=rows_before,
+            ),
+            hint=_("Choose the file's encoding (often cp1252 for Windows exports)."),
             where=f.path.name,
         )
     return DataError(
-        f"{f.path.name} cannot be read past record {rows_before:,}: {message.splitlines()[0]}",
-        hint="Check that every row has as many fields as the header, and that quotes are closed.",
+        _(
+            "{name} cannot be read past record {record}: {reason}",
+            name=f.path.name,
+            record=rows_before,
+            reason=message.splitlines()[0],
+        ),
+        hint=_("Check that every row has as many fields as the header, and that quotes are closed."),
         where=f.path.name,
     )

@@ -15,6 +15,7 @@ import pandas as pd
 
 from kanon_engine.data.types import ColumnKind, ColumnType, detect_types
 from kanon_engine.errors import DataError
+from kanon_engine.i18n import _
 
 
 @dataclass(frozen=True)
@@ -55,15 +56,20 @@ class Table:
         self.require_columns([name])
         return self.frame[name]
 
-    def require_columns(self, names: list[str] | tuple[str, ...], what: str = "column") -> None:
+    def require_columns(self, names: list[str] | tuple[str, ...], what: str | None = None) -> None:
         """Raise a DataError naming the first unknown column and listing the known ones."""
         known = set(self.columns)
         for n in names:
             if n not in known:
                 cols = ", ".join(self.columns[:20])
                 raise DataError(
-                    f"The {what} '{n}' is not in {self.name()}.",
-                    hint=f"Its columns are: {cols}.",
+                    _(
+                        "The {what} '{column}' is not in {file}.",
+                        what=what or _("column"),
+                        column=n,
+                        file=self.name(),
+                    ),
+                    hint=_("Its columns are: {columns}.", columns=cols),
                     where=n,
                 )
 

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.data.codes import code_column
+from kanon_engine.i18n import _, pgettext
 
 
 class ColumnKind(StrEnum):
@@ -99,23 +100,36 @@ def describe_date_format(fmt: str | None) -> str:
     """A date format as people write it: ``%d.%m.%Y`` -> ``dd.mm.yyyy``, ``%Y-%m-%d`` -> ``yyyy-mm-dd``
     (shown in the import dialog and messages; the strftime code stays in the project file)."""
     if not fmt:
-        return "detected automatically"
-    return re.sub(r"%[a-zA-Z]", lambda m: _DATE_CODE_WORDS.get(m.group(0), m.group(0)), fmt)
+        return _("detected automatically")
+    words = {**_DATE_CODE_WORDS, **_local_date_words()}
+    return re.sub(r"%[a-zA-Z]", lambda m: words.get(m.group(0), m.group(0)), fmt)
+
+
+def _local_date_words() -> dict[str, str]:
+    """The words of a date pattern in the current language (``TT.MM.JJJJ`` in German)."""
+    return {
+        "%d": pgettext("date format: day", "dd"),
+        "%m": pgettext("date format: month", "mm"),
+        "%Y": pgettext("date format: year", "yyyy"),
+        "%y": pgettext("date format: two-digit year", "yy"),
+        "%b": pgettext("date format: month name", "mon"),
+    }
 
 
 _WORD_CODES = {"yyyy": "%Y", "yy": "%y", "dd": "%d", "mm": "%m", "hh": "%H", "ss": "%S", "mon": "%b"}
 
 
 def date_format_from_words(text: str) -> str:
-    """The strftime code of a pattern typed as ``dd.mm.yyyy`` (``mm`` after ``hh`` means minutes;
-    codes such as ``%d`` pass through unchanged)."""
+    """The strftime code of a pattern typed as ``dd.mm.yyyy`` or in the current language's words
+    (``TT.MM.JJJJ``; ``mm`` after ``hh`` means minutes; codes such as ``%d`` pass through unchanged)."""
     out, previous = [], ""
     for token in re.findall(r"%[a-zA-Z]|[a-zA-Z]+|[^a-zA-Z%]+|%", str(text).strip()):
         word = token.lower()
+        local = {w.lower(): code for code, w in _local_date_words().items()}
         if word == "mm" and previous == "hh":
             out.append("%M")
         else:
-            out.append(_WORD_CODES.get(word, token))
+            out.append(_WORD_CODES.get(word) or local.get(word, token))
         if token.isalpha():
             previous = word
     return "".join(out)

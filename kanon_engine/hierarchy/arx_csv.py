@@ -17,6 +17,7 @@ from pathlib import Path
 from kanon_engine.errors import DataError, HierarchyError
 from kanon_engine.fileio import atomic_write_bytes, reading
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import _
 
 #: Delimiters tried when none is given, in order of preference (ARX's own is ``;``).
 DELIMITERS = (";", "\t", ",")
@@ -36,8 +37,8 @@ def _decode(path: Path, raw: bytes, encoding: str | None) -> str:
             continue
     tried = encoding or ", ".join(ENCODINGS)
     raise HierarchyError(
-        f"The hierarchy file '{path.name}' cannot be read as text ({tried}).",
-        hint="Save it as UTF-8 CSV and load it again.",
+        _("The hierarchy file '{name}' cannot be read as text ({tried}).", name=path.name, tried=tried),
+        hint=_("Save it as UTF-8 CSV and load it again."),
         where=str(path),
     )
 
@@ -81,7 +82,7 @@ def read_arx_csv(
     if attribute is None:
         stem = path.stem
         attribute = stem.split("hierarchy_", 1)[1] if "hierarchy_" in stem else stem
-    with reading(path, "hierarchy file", HierarchyError) as fh:
+    with reading(path, _("hierarchy file"), HierarchyError) as fh:
         raw = fh.read()
     text = _decode(path, raw, encoding)
     delim = delimiter or _sniff_delimiter(text)
@@ -95,14 +96,19 @@ def read_arx_csv(
                 lines.append(reader.line_num)
     except csv.Error as exc:
         raise HierarchyError(
-            f"The hierarchy file '{path.name}' is not valid CSV near line {reader.line_num}: {exc}.",
-            hint="Check the quotes on that line.",
+            _(
+                "The hierarchy file '{name}' is not valid CSV near line {line_num}: {reason}.",
+                name=path.name,
+                line_num=str(reader.line_num),
+                reason=exc,
+            ),
+            hint=_("Check the quotes on that line."),
             where=f"{path}:{reader.line_num}",
         ) from None
     if not rows:
         raise HierarchyError(
-            f"The hierarchy file '{path.name}' is empty.",
-            hint="Each line must hold a value and its generalizations, separated by ';'.",
+            _("The hierarchy file '{name}' is empty.", name=path.name),
+            hint=_("Each line must hold a value and its generalizations, separated by ';'."),
             where=str(path),
         )
     if len(rows[0]) > 1 and all(len(r) == len(rows[0]) and r[-1] == "" for r in rows):
@@ -114,18 +120,26 @@ def read_arx_csv(
 
 def _check_depths(path: Path, attribute: str, rows: list[list[str]], lines: list[int]) -> None:
     widths = [len(r) for r in rows]
-    usual, _ = Counter(widths).most_common(1)[0]
+    usual, _count = Counter(widths).most_common(1)[0]
     bad = next((i for i, w in enumerate(widths) if w != usual), None)
     if bad is None:
         return
     first_usual = next(i for i, w in enumerate(widths) if w == usual)
     n_bad = sum(w != usual for w in widths)
-    others = f" ({n_bad} rows in all differ)" if n_bad > 1 else ""
+    others = _(" ({n} rows in all differ)", n=n_bad) if n_bad > 1 else ""
     raise HierarchyError(
-        f"The hierarchy file '{path.name}' has rows of different depths: line {lines[bad]} (value "
-        f"'{rows[bad][0]}') has {widths[bad] - 1} levels above the value, but line {lines[first_usual]} and "
-        f"most others have {usual - 1}{others}.",
-        hint="Every value needs a generalization at every level up to the root.",
+        _(
+            "The hierarchy file '{name}' has rows of different depths: line {line} (value '{value}') has "
+            "{n} levels above the value, but line {line2} and most others have {n2}{others}.",
+            name=path.name,
+            line=str(lines[bad]),
+            value=rows[bad][0],
+            n=widths[bad] - 1,
+            line2=str(lines[first_usual]),
+            n2=usual - 1,
+            others=others,
+        ),
+        hint=_("Every value needs a generalization at every level up to the root."),
         where=f"{path}:{lines[bad]}",
     )
 
@@ -135,9 +149,16 @@ def _check_duplicates(path: Path, attribute: str, rows: list[list[str]], lines: 
     for r, line in zip(rows, lines):
         if r[0] in seen:
             raise HierarchyError(
-                f"The hierarchy file '{path.name}' lists the value '{r[0]}' of '{attribute}' twice, on "
-                f"lines {seen[r[0]]} and {line}.",
-                hint="Each original value must appear in exactly one row; delete one of them.",
+                _(
+                    "The hierarchy file '{name}' lists the value '{value}' of '{column}' twice, on lines "
+                    "{line} and {line2}.",
+                    name=path.name,
+                    value=r[0],
+                    column=attribute,
+                    line=str(seen[r[0]]),
+                    line2=str(line),
+                ),
+                hint=_("Each original value must appear in exactly one row; delete one of them."),
                 where=f"{path}:{line}",
             )
         seen[r[0]] = line
@@ -151,7 +172,10 @@ def write_arx_csv(h: Hierarchy, path: str | os.PathLike[str], delimiter: str = "
     path = Path(path)
     if len(delimiter) != 1 or delimiter in '"\r\n':
         raise HierarchyError(
-            f"The delimiter must be one character other than a quote or a line break; got {delimiter!r}.",
+            _(
+                "The delimiter must be one character other than a quote or a line break; got {delimiter}.",
+                delimiter=repr(delimiter),
+            ),
             where="delimiter",
         )
     buf = io.StringIO(newline="")
@@ -160,8 +184,12 @@ def write_arx_csv(h: Hierarchy, path: str | os.PathLike[str], delimiter: str = "
         atomic_write_bytes(path, buf.getvalue().encode("utf-8"))
     except DataError as exc:
         raise HierarchyError(
-            f"The hierarchy of '{h.attribute}' cannot be written: {exc.message}",
-            hint="Check that the folder exists and that you may write to it.",
+            _(
+                "The hierarchy of '{column}' cannot be written: {message}",
+                column=h.attribute,
+                message=exc.message,
+            ),
+            hint=_("Check that the folder exists and that you may write to it."),
             where=str(path),
         ) from None
     return path

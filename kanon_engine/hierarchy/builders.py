@@ -28,6 +28,7 @@ import pandas as pd
 
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, formats, ngettext
 
 if TYPE_CHECKING:  # data.table is imported for typing only, to keep the package import order loose
     from kanon_engine.data.table import ColumnType
@@ -67,8 +68,10 @@ def _show_list(values: Sequence[str] | np.ndarray) -> str:
     vals = [f"'{v}'" for v in list(values)[:_LISTED]]
     extra = len(values) - len(vals)
     if extra:
-        return ", ".join(vals) + f" and {extra} more"
-    return vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
+        return ngettext(
+            "{values} and {n} more", "{values} and {n} more", extra, values=", ".join(vals), n=extra
+        )
+    return formats.join(vals)
 
 
 def _assemble(
@@ -87,8 +90,8 @@ def _assemble(
         matrix = np.vstack([matrix, row[None, :]]) if n else row[None, :]
     if matrix.shape[0] == 0:
         raise HierarchyError(
-            f"The column '{attribute}' has no values to build a hierarchy from.",
-            hint="Load data with at least one value in this column.",
+            _("The column '{column}' has no values to build a hierarchy from.", column=attribute),
+            hint=_("Load data with at least one value in this column."),
             where=attribute,
         )
     return Hierarchy(attribute, matrix)
@@ -121,17 +124,26 @@ def _check_widths(widths: Sequence[float]) -> list[float]:
     try:
         ws = [float(w) for w in widths]
     except (TypeError, ValueError):
-        raise ConfigError(f"Interval widths must be numbers; got ({shown}).", where="widths") from None
+        raise ConfigError(
+            _("Interval widths must be numbers; got ({shown}).", shown=shown), where="widths"
+        ) from None
     if any(not math.isfinite(w) or w <= 0 for w in ws):
-        raise ConfigError(f"Interval widths must be positive numbers; got ({shown}).", where="widths")
+        raise ConfigError(
+            _("Interval widths must be positive numbers; got ({shown}).", shown=shown), where="widths"
+        )
     for a, b in zip(ws, ws[1:]):
         ratio = b / a
         if b <= a or abs(ratio - round(ratio)) > 1e-9 * ratio:
             raise ConfigError(
-                f"Each interval width must be a larger multiple of the one before, so that the intervals "
-                f"nest; got widths ({shown}): {_format_number(b)} is not a multiple of {_format_number(a)} "
-                f"larger than it.",
-                hint="For example 5, 10, 20 or 10, 50, 100.",
+                _(
+                    "Each interval width must be a larger multiple of the one before, so that the "
+                    "intervals nest; got widths ({shown}): {number} is not a multiple of {number2} larger "
+                    "than it.",
+                    shown=shown,
+                    number=_format_number(b),
+                    number2=_format_number(a),
+                ),
+                hint=_("For example 5, 10, 20 or 10, 50, 100."),
                 where="widths",
             )
     return ws
@@ -143,7 +155,7 @@ def _check_widths(widths: Sequence[float]) -> list[float]:
 INTERVAL_LABELS: tuple[tuple[str, str, bool], ...] = (
     ("inclusive", "{lo}-{last}", True),
     ("half_open", "[{lo}-{hi})", False),
-    ("words", "{lo} to under {hi}", False),
+    ("words", N_("{lo} to under {hi}"), False),  # the workbench writes it in the interface language
 )
 
 
@@ -176,14 +188,19 @@ def interval_hierarchy(
     ws = _check_widths(widths)
     if bottom is not None and top is not None and not bottom < top:
         raise ConfigError(
-            f"The bottom code must be below the top code; got bottom={bottom}, top={top}.", where="bottom"
+            _(
+                "The bottom code must be below the top code; got bottom={bottom}, top={top}.",
+                bottom=bottom,
+                top=top,
+            ),
+            where="bottom",
         )
     try:
         label.format(lo="0", hi="1", last="0")
     except (KeyError, IndexError, ValueError):
         raise ConfigError(
-            f"The interval label must use only {{lo}}, {{hi}} and {{last}}; got '{label}'.",
-            hint="For example [{lo}-{hi}) or {lo}-{last}.",
+            _("The interval label must use only {{lo}}, {{hi}} and {{last}}; got '{label}'.", label=label),
+            hint=_("For example [{lo}-{hi}) or {lo}-{last}."),
             where="label",
         ) from None
     distinct, has_missing = _distinct_values(values)
@@ -191,8 +208,12 @@ def interval_hierarchy(
     bad = ~np.isfinite(x)
     if bad.any():
         raise HierarchyError(
-            f"The column '{attribute}' has values that are not numbers: {_show_list(distinct[bad])}.",
-            hint="Fix these values in the data, or use a grouping or masking hierarchy for this column.",
+            _(
+                "The column '{column}' has values that are not numbers: {values}.",
+                column=attribute,
+                values=_show_list(distinct[bad]),
+            ),
+            hint=_("Fix these values in the data, or use a grouping or masking hierarchy for this column."),
             where=f"{attribute}={distinct[bad][0]}",
         )
     order = _sorted_order(x, distinct)
@@ -265,11 +286,25 @@ def _parse_dates(attribute: str, distinct: np.ndarray, date_format: str | None) 
     dt = parse_dates(s, fmt) if fmt else pd.Series(pd.NaT, index=s.index)
     bad = dt.isna().to_numpy()
     if bad.any():
-        label = f" in the format {describe_date_format(fmt)}" if fmt else ""
+        if fmt:
+            message = _(
+                "The column '{column}' has values that are not dates in the format {format}: {values}.",
+                column=attribute,
+                format=describe_date_format(fmt),
+                values=_show_list(distinct[bad]),
+            )
+        else:
+            message = _(
+                "The column '{column}' has values that are not dates: {values}.",
+                column=attribute,
+                values=_show_list(distinct[bad]),
+            )
         raise HierarchyError(
-            f"The column '{attribute}' has values that are not dates{label}: {_show_list(distinct[bad])}.",
-            hint="A column is read with one date format: give the format (for example %d.%m.%Y), fix "
-            "these values in the data, or treat the column as text.",
+            message,
+            hint=_(
+                "A column is read with one date format: give the format (for example %d.%m.%Y), fix "
+                "these values in the data, or treat the column as text."
+            ),
             where=f"{attribute}={distinct[bad][0]}",
         )
     return dt
@@ -295,9 +330,12 @@ def date_hierarchy(
     ranks = [DATE_LEVELS.index(lv) for lv in levels if lv in DATE_LEVELS]
     if unknown or any(b <= a for a, b in zip(ranks, ranks[1:])):
         raise ConfigError(
-            f"Date levels must be taken, finest first, from {', '.join(DATE_LEVELS)}; got "
-            f"({', '.join(map(str, levels))}).",
-            hint="For example month, year, decade.",
+            _(
+                "Date levels must be taken, finest first, from {values}; got ({values2}).",
+                values=", ".join(DATE_LEVELS),
+                values2=", ".join(map(str, levels)),
+            ),
+            hint=_("For example month, year, decade."),
             where="levels",
         )
     distinct, has_missing = _distinct_values(values)
@@ -342,7 +380,10 @@ def masking_hierarchy(attribute: str, values: Values, max_masked: int | None = N
         isinstance(max_masked, bool) or not isinstance(max_masked, int) or max_masked < 0
     ):
         raise ConfigError(
-            f"max_masked must be a whole number >= 0 (or None for all); got {max_masked!r}.",
+            _(
+                "max_masked must be a whole number >= 0 (or None for all); got {max_masked}.",
+                max_masked=repr(max_masked),
+            ),
             where="max_masked",
         )
     distinct, has_missing = _distinct_values(values)
@@ -382,11 +423,18 @@ def grouping_hierarchy(attribute: str, values: Values, groups: Sequence[Mapping[
         unmapped = mapped.isna().to_numpy()
         if unmapped.any():
             names = pd.unique(current[unmapped].to_numpy(dtype=object))
-            what = "values" if j == 1 else f"groups of level {j - 1}"
+            if j == 1:
+                text = _(
+                    "The grouping of '{column}' gives no group at level {level} to these values: {values}."
+                )
+            else:
+                text = _(
+                    "The grouping of '{column}' gives no group at level {level} to these groups of level "
+                    "{below}: {values}."
+                )
             raise HierarchyError(
-                f"The grouping of '{attribute}' gives no group at level {j} to these {what}: "
-                f"{_show_list(names)}.",
-                hint=f"Add them to the mapping of level {j}.",
+                text.format(column=attribute, level=j, below=j - 1, values=_show_list(names)),
+                hint=_("Add them to the mapping of level {level}.", level=j),
                 where=f"{attribute}={names[0]}",
             )
         if j == 1:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.errors import HierarchyError
+from kanon_engine.i18n import _
 
 #: The label of the root of every hierarchy the builders make, and of a suppressed cell.
 ROOT = "*"
@@ -39,21 +40,28 @@ class Hierarchy:
         m = np.asarray(self.matrix, dtype=object)
         if m.ndim != 2 or m.shape[1] < 1:
             raise HierarchyError(
-                f"The hierarchy of '{self.attribute}' must be a table with one row per value.",
+                _(
+                    "The hierarchy of '{column}' must be a table with one row per value.",
+                    column=self.attribute,
+                ),
                 where=self.attribute,
             )
         if m.shape[0] == 0:
             raise HierarchyError(
-                f"The hierarchy of '{self.attribute}' is empty.",
-                hint="Give at least one value and its generalizations.",
+                _("The hierarchy of '{column}' is empty.", column=self.attribute),
+                hint=_("Give at least one value and its generalizations."),
                 where=self.attribute,
             )
         leaves = pd.Index(m[:, 0])
         if leaves.has_duplicates:
             dup = leaves[leaves.duplicated()][0]
             raise HierarchyError(
-                f"The hierarchy of '{self.attribute}' lists the value '{dup}' more than once.",
-                hint="Each original value must appear in exactly one row.",
+                _(
+                    "The hierarchy of '{column}' lists the value '{dup}' more than once.",
+                    column=self.attribute,
+                    dup=dup,
+                ),
+                hint=_("Each original value must appear in exactly one row."),
                 where=f"{self.attribute}={dup}",
             )
         m.setflags(write=False)
@@ -64,15 +72,23 @@ class Hierarchy:
     def from_rows(cls, attribute: str, rows: list[list[str]] | list[tuple[str, ...]]) -> Hierarchy:
         """Build from rows ``[value, level1, ..., root]``; rows must all have the same length."""
         if not rows:
-            raise HierarchyError(f"The hierarchy of '{attribute}' is empty.", where=attribute)
+            raise HierarchyError(
+                _("The hierarchy of '{column}' is empty.", column=attribute), where=attribute
+            )
         widths = {len(r) for r in rows}
         if len(widths) != 1:
             lengths = [len(r) for r in rows]
             short = min(range(len(rows)), key=lambda i: lengths[i])
             raise HierarchyError(
-                f"The hierarchy of '{attribute}' has rows of different depths: value "
-                f"'{rows[short][0]}' has {lengths[short] - 1} levels, others have {max(lengths) - 1}.",
-                hint="Every value needs a generalization at every level up to the root.",
+                _(
+                    "The hierarchy of '{column}' has rows of different depths: value '{value}' has {n} "
+                    "levels, others have {n2}.",
+                    column=attribute,
+                    value=rows[short][0],
+                    n=lengths[short] - 1,
+                    n2=max(lengths) - 1,
+                ),
+                hint=_("Every value needs a generalization at every level up to the root."),
                 where=f"{attribute}={rows[short][0]}",
             )
         matrix = np.empty((len(rows), widths.pop()), dtype=object)
@@ -137,8 +153,8 @@ class Hierarchy:
         if (idx < 0).any():
             bad = np.asarray(values, dtype=object)[idx < 0][0]
             raise HierarchyError(
-                f"The value '{bad}' of '{self.attribute}' is not in its hierarchy.",
-                hint="Add it to the hierarchy (the hierarchy editor lists uncovered values).",
+                _("The value '{bad}' of '{column}' is not in its hierarchy.", bad=bad, column=self.attribute),
+                hint=_("Add it to the hierarchy (the hierarchy editor lists uncovered values)."),
                 where=f"{self.attribute}={bad}",
             )
         return self.matrix[idx, level]

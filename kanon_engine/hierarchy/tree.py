@@ -23,6 +23,7 @@ import pandas as pd
 from kanon_engine.errors import HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import multi_parent_labels, show_value
+from kanon_engine.i18n import _, formats
 
 
 @dataclass(frozen=True)
@@ -47,20 +48,29 @@ def _require_level(h: Hierarchy, level: int, low: int = 0, high: int | None = No
     high = h.height if high is None else high
     if not isinstance(level, (int, np.integer)) or not low <= level <= high:
         raise HierarchyError(
-            f"The hierarchy of '{h.attribute}' has no level {level} for this edit; "
-            f"use a level from {low} to {high}.",
+            _(
+                "The hierarchy of '{column}' has no level {level} for this edit; use a level from {low} "
+                "to {high}.",
+                column=h.attribute,
+                level=level,
+                low=low,
+                high=high,
+            ),
             where=h.attribute,
         )
 
 
-def _rows_of(h: Hierarchy, level: int, label: str, what: str = "group") -> np.ndarray:
+def _rows_of(h: Hierarchy, level: int, label: str) -> np.ndarray:
     """Boolean mask of the rows under ``label`` at ``level``; raises if there is no such node."""
     rows = h.matrix[:, level] == label
     if not rows.any():
-        name = "value" if level == 0 else what
+        if level == 0:
+            text = _("There is no value {values} at level {level} of '{column}'.")
+        else:
+            text = _("There is no group {values} at level {level} of '{column}'.")
         raise HierarchyError(
-            f"There is no {name} {show_value(label)} at level {level} of '{h.attribute}'.",
-            hint="The hierarchy may have changed; refresh the tree and try again.",
+            text.format(values=show_value(label), level=level, column=h.attribute),
+            hint=_("The hierarchy may have changed; refresh the tree and try again."),
             where=f"{h.attribute}={label}",
         )
     return rows
@@ -85,7 +95,7 @@ def tree_nodes(h: Hierarchy) -> tuple[TreeNode, ...]:
     m = h.matrix
     n, d = m.shape
     # path id of every row at every level, top down: (parent path id, label) numbered in first-seen order
-    path = [np.zeros(n, dtype=np.int64) for _ in range(d)]
+    path = [np.zeros(n, dtype=np.int64) for _level in range(d)]
     path[d - 1] = pd.factorize(pd.Series(m[:, d - 1], dtype=object))[0]
     for j in range(d - 2, -1, -1):
         frame = pd.DataFrame({"p": path[j + 1], "l": pd.Series(m[:, j], dtype=object)})
@@ -129,11 +139,18 @@ def _new(h: Hierarchy, matrix: np.ndarray, what: str) -> Hierarchy:
     before = multi_parent_labels(h)
     for (level, label), parents in multi_parent_labels(out).items():
         if (level, label) not in before:
-            shown = " and ".join(f"'{p}'" for p in parents[:2])
+            shown = formats.join([f"'{p}'" for p in parents[:2]])
             raise HierarchyError(
-                f"{what} is not possible: '{label}' at level {level} would have two parents at level "
-                f"{level + 1} ({shown}).",
-                hint="Rename one of the groups first.",
+                _(
+                    "{what} is not possible: '{label}' at level {level} would have two parents at level "
+                    "{n} ({shown}).",
+                    what=what,
+                    label=label,
+                    level=level,
+                    n=level + 1,
+                    shown=shown,
+                ),
+                hint=_("Rename one of the groups first."),
                 where=f"{h.attribute}={label}",
             )
     return out
@@ -142,8 +159,8 @@ def _new(h: Hierarchy, matrix: np.ndarray, what: str) -> Hierarchy:
 def _check_name(h: Hierarchy, new: str) -> None:
     if not isinstance(new, str) or new.strip() == "":
         raise HierarchyError(
-            f"A group of '{h.attribute}' needs a name that is not empty.",
-            hint="Type a name.",
+            _("A group of '{column}' needs a name that is not empty.", column=h.attribute),
+            hint=_("Type a name."),
             where=h.attribute,
         )
 
@@ -166,16 +183,26 @@ def rename_group(h: Hierarchy, level: int, old: str, new: str) -> Hierarchy:
     if new == old:
         return h
     if (h.matrix[:, level] == new).any():
-        what = "value" if level == 0 else "group"
+        if level == 0:
+            text = _(
+                "Cannot rename '{old}' to '{new}': there is already a value '{new}' at level {level} of "
+                "'{column}'."
+            )
+            hint = _("Choose another name.")
+        else:
+            text = _(
+                "Cannot rename '{old}' to '{new}': there is already a group '{new}' at level {level} of "
+                "'{column}'."
+            )
+            hint = _("Choose another name, or merge the two groups.")
         raise HierarchyError(
-            f"Cannot rename '{old}' to '{new}': there is already a {what} '{new}' at level {level} of "
-            f"'{h.attribute}'.",
-            hint="Choose another name" + ("." if level == 0 else ", or merge the two groups."),
+            text.format(old=old, new=new, level=level, column=h.attribute),
+            hint=hint,
             where=f"{h.attribute}={old}",
         )
     m = h.matrix.copy()
     m[rows, level] = new
-    return _new(h, m, f"Renaming '{old}' to '{new}'")
+    return _new(h, m, _("Renaming '{old}' to '{new}'", old=old, new=new))
 
 
 def move_node(h: Hierarchy, level: int, label: str, new_parent_label: str) -> Hierarchy:
@@ -189,7 +216,7 @@ def move_node(h: Hierarchy, level: int, label: str, new_parent_label: str) -> Hi
     above = _ancestry(h, level + 1, new_parent_label)
     m = h.matrix.copy()
     m[rows, level + 1 :] = above
-    return _new(h, m, f"Moving '{label}' under '{new_parent_label}'")
+    return _new(h, m, _("Moving '{label}' under '{parent}'", label=label, parent=new_parent_label))
 
 
 def merge_groups(h: Hierarchy, level: int, labels: Sequence[str], new_label: str) -> Hierarchy:
@@ -202,15 +229,22 @@ def merge_groups(h: Hierarchy, level: int, labels: Sequence[str], new_label: str
     _require_level(h, level, 1)
     labels = list(dict.fromkeys(labels))
     if len(labels) < 2:
-        raise HierarchyError(f"Select at least two groups of '{h.attribute}' to merge.", where=h.attribute)
+        raise HierarchyError(
+            _("Select at least two groups of '{column}' to merge.", column=h.attribute), where=h.attribute
+        )
     for lab in labels:
         _rows_of(h, level, lab)
     _check_name(h, new_label)
     if new_label not in labels and (h.matrix[:, level] == new_label).any():
         raise HierarchyError(
-            f"Cannot merge into '{new_label}': another group of that name exists at level {level} of "
-            f"'{h.attribute}'.",
-            hint="Choose another name, or include that group in the merge.",
+            _(
+                "Cannot merge into '{new_label}': another group of that name exists at level {level} of "
+                "'{column}'.",
+                new_label=new_label,
+                level=level,
+                column=h.attribute,
+            ),
+            hint=_("Choose another name, or include that group in the merge."),
             where=f"{h.attribute}={new_label}",
         )
     above = _ancestry(h, level, labels[0])[1:]
@@ -218,7 +252,7 @@ def merge_groups(h: Hierarchy, level: int, labels: Sequence[str], new_label: str
     m = h.matrix.copy()
     m[rows, level] = new_label
     m[rows, level + 1 :] = above
-    return _new(h, m, f"Merging {', '.join(repr(x) for x in labels)}")
+    return _new(h, m, _("Merging {labels}", labels=", ".join(repr(x) for x in labels)))
 
 
 def delete_group(h: Hierarchy, level: int, label: str) -> Hierarchy:
@@ -235,14 +269,17 @@ def delete_group(h: Hierarchy, level: int, label: str) -> Hierarchy:
     if level == 0:
         if rows.all():
             raise HierarchyError(
-                f"Cannot delete {show_value(label)}: the hierarchy of '{h.attribute}' needs at least one "
-                f"value.",
+                _(
+                    "Cannot delete {values}: the hierarchy of '{column}' needs at least one value.",
+                    values=show_value(label),
+                    column=h.attribute,
+                ),
                 where=f"{h.attribute}={label}",
             )
         return Hierarchy(h.attribute, h.matrix[~rows])
     m = h.matrix.copy()
     m[rows, level] = m[rows, level + 1]
-    return _new(h, m, f"Deleting '{label}'")
+    return _new(h, m, _("Deleting '{label}'", label=label))
 
 
 def add_group(
@@ -258,16 +295,26 @@ def add_group(
     _check_name(h, new_label)
     if (h.matrix[:, level] == new_label).any():
         raise HierarchyError(
-            f"There is already a group '{new_label}' at level {level} of '{h.attribute}'.",
-            hint="Choose another name, or move the members into the existing group.",
+            _(
+                "There is already a group '{new_label}' at level {level} of '{column}'.",
+                new_label=new_label,
+                level=level,
+                column=h.attribute,
+            ),
+            hint=_("Choose another name, or move the members into the existing group."),
             where=f"{h.attribute}={new_label}",
         )
     above = _ancestry(h, level + 1, parent_label)
     members = list(dict.fromkeys(members))
     if not members:
         raise HierarchyError(
-            f"A new group of '{h.attribute}' needs at least one member: choose the values or groups of "
-            f"level {level - 1} to put in '{new_label}'.",
+            _(
+                "A new group of '{column}' needs at least one member: choose the values or groups of "
+                "level {n} to put in '{new_label}'.",
+                column=h.attribute,
+                n=level - 1,
+                new_label=new_label,
+            ),
             where=h.attribute,
         )
     for mem in members:
@@ -276,7 +323,7 @@ def add_group(
     m = h.matrix.copy()
     m[rows, level] = new_label
     m[rows, level + 1 :] = above
-    return _new(h, m, f"Adding the group '{new_label}'")
+    return _new(h, m, _("Adding the group '{new_label}'", new_label=new_label))
 
 
 def place_values(h: Hierarchy, values: Iterable[str | None], parent_label_at_level1: str) -> Hierarchy:
@@ -288,7 +335,10 @@ def place_values(h: Hierarchy, values: Iterable[str | None], parent_label_at_lev
     """
     if h.height < 1:
         raise HierarchyError(
-            f"The hierarchy of '{h.attribute}' has no level 1 to place values under; add a level first.",
+            _(
+                "The hierarchy of '{column}' has no level 1 to place values under; add a level first.",
+                column=h.attribute,
+            ),
             where=h.attribute,
         )
     vals = pd.Series(list(values), dtype=object)
@@ -296,13 +346,15 @@ def place_values(h: Hierarchy, values: Iterable[str | None], parent_label_at_lev
     text[vals.isna().to_numpy()] = MISSING
     new = pd.unique(text)
     if len(new) == 0:
-        raise HierarchyError(f"Select at least one value of '{h.attribute}' to place.", where=h.attribute)
+        raise HierarchyError(
+            _("Select at least one value of '{column}' to place.", column=h.attribute), where=h.attribute
+        )
     known = h.encode(new) >= 0
     if known.any():
         shown = ", ".join(show_value(v) for v in new[known][:10])
         raise HierarchyError(
-            f"Already in the hierarchy of '{h.attribute}': {shown}.",
-            hint="Move these values instead of placing them.",
+            _("Already in the hierarchy of '{column}': {shown}.", column=h.attribute, shown=shown),
+            hint=_("Move these values instead of placing them."),
             where=f"{h.attribute}={new[known][0]}",
         )
     group = _rows_of(h, 1, parent_label_at_level1)

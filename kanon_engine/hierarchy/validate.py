@@ -18,13 +18,12 @@ import pandas as pd
 
 from kanon_engine.errors import HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.i18n import N_, _, formats, ngettext
 
 Severity = Literal["error", "warning"]
 
 #: How many values a message lists before saying how many there are in all.
 MAX_LISTED = 10
-
-_NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
 
 
 @dataclass(frozen=True)
@@ -43,12 +42,24 @@ def show_value(v: str) -> str:
     return "(missing)" if v == MISSING else f"'{v}'"
 
 
+_NUMBER_WORDS = {
+    2: N_("two"),
+    3: N_("three"),
+    4: N_("four"),
+    5: N_("five"),
+    6: N_("six"),
+    7: N_("seven"),
+    8: N_("eight"),
+    9: N_("nine"),
+}
+
+
 def _quoted(items) -> list[str]:
     return [f"'{v}'" for v in items]
 
 
 def _and_list(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return formats.join(items)
 
 
 def multi_parent_labels(h: Hierarchy) -> dict[tuple[int, str], list[str]]:
@@ -92,18 +103,32 @@ def _coverage_issue(h: Hierarchy, data_values) -> list[HierarchyIssue]:
     n = len(missing)
     shown = _and_list([show_value(v) for v in missing[:MAX_LISTED]])
     if n == 1:
-        head = f"1 value of '{h.attribute}' in the data is not in its hierarchy: {shown}."
+        head = _(
+            "1 value of '{column}' in the data is not in its hierarchy: {shown}.",
+            column=h.attribute,
+            shown=shown,
+        )
     elif n <= MAX_LISTED:
-        head = f"{n} values of '{h.attribute}' in the data are not in its hierarchy: {shown}."
+        head = ngettext(
+            "{n} value of '{column}' in the data is not in its hierarchy: {shown}.",
+            "{n} values of '{column}' in the data are not in its hierarchy: {shown}.",
+            n,
+            column=h.attribute,
+            shown=shown,
+        )
     else:
-        head = (
-            f"{n} values of '{h.attribute}' in the data are not in its hierarchy "
-            f"(the {MAX_LISTED} most frequent: {shown})."
+        head = _(
+            "{n} values of '{column}' in the data are not in its hierarchy (the {max_listed} most "
+            "frequent: {shown}).",
+            n=n,
+            column=h.attribute,
+            max_listed=MAX_LISTED,
+            shown=shown,
         )
     near = {str(v).strip().casefold() for v in h.values}
     if any(v != MISSING and v.strip().casefold() in near for v in missing[:1000]):
-        head += " Some differ from hierarchy values only by spaces or upper/lower case."
-    head += " Place them under a group in the hierarchy editor, or rebuild the hierarchy."
+        head += _(" Some differ from hierarchy values only by spaces or upper/lower case.")
+    head += _(" Place them under a group in the hierarchy editor, or rebuild the hierarchy.")
     return [HierarchyIssue("error", head, value=missing[0], level=0)]
 
 
@@ -114,13 +139,19 @@ def _tree_issues(h: Hierarchy) -> list[HierarchyIssue]:
         per_level[level] = per_level.get(level, 0) + 1
         if per_level[level] > MAX_LISTED:
             continue
-        count = _NUMBER_WORDS.get(len(parents), str(len(parents)))
         out.append(
             HierarchyIssue(
                 "error",
-                f"'{label}' at level {level} has {count} parents at level {level + 1}: "
-                f"{_and_list(_quoted(parents))}. Each group needs exactly one parent so that the "
-                f"levels nest; rename one of the groups or move it under a single parent.",
+                _(
+                    "'{label}' at level {level} has {count} parents at level {above}: {values}. Each group "
+                    "needs exactly one parent so that the levels nest; rename one of the groups or move it "
+                    "under a single parent.",
+                    label=label,
+                    level=level,
+                    count=_(_NUMBER_WORDS[len(parents)]) if len(parents) in _NUMBER_WORDS else len(parents),
+                    above=level + 1,
+                    values=_and_list(_quoted(parents)),
+                ),
                 value=label,
                 level=level,
             )
@@ -130,7 +161,12 @@ def _tree_issues(h: Hierarchy) -> list[HierarchyIssue]:
             out.append(
                 HierarchyIssue(
                     "error",
-                    f"{n} labels in all at level {level} have more than one parent at level {level + 1}.",
+                    _(
+                        "{n} labels in all at level {level} have more than one parent at level {n2}.",
+                        n=n,
+                        level=level,
+                        n2=level + 1,
+                    ),
                     level=level,
                 )
             )
@@ -143,8 +179,11 @@ def _shape_issues(h: Hierarchy) -> list[HierarchyIssue]:
         out.append(
             HierarchyIssue(
                 "warning",
-                f"The hierarchy of '{h.attribute}' has no generalization level: its values can only be kept "
-                f"or suppressed. Add a level, for example a root '*'.",
+                _(
+                    "The hierarchy of '{column}' has no generalization level: its values can only be kept "
+                    "or suppressed. Add a level, for example a root '*'.",
+                    column=h.attribute,
+                ),
                 level=0,
             )
         )
@@ -155,8 +194,14 @@ def _shape_issues(h: Hierarchy) -> list[HierarchyIssue]:
         out.append(
             HierarchyIssue(
                 "warning",
-                f"The top level (level {h.height}) of '{h.attribute}' has {len(top)} values, {shown}: the "
-                f"column can never be fully generalized. Merge them into one root such as '*'.",
+                _(
+                    "The top level (level {height}) of '{column}' has {n} values, {shown}: the column can "
+                    "never be fully generalized. Merge them into one root such as '*'.",
+                    height=h.height,
+                    column=h.attribute,
+                    n=len(top),
+                    shown=shown,
+                ),
                 value=top[0],
                 level=h.height,
             )
@@ -164,12 +209,18 @@ def _shape_issues(h: Hierarchy) -> list[HierarchyIssue]:
     empty_rows, empty_cols = np.nonzero(h.matrix[:, 1:] == "")
     if len(empty_rows):
         i, j = int(empty_rows[0]), int(empty_cols[0]) + 1
-        extra = f" ({len(empty_rows)} empty labels in all)" if len(empty_rows) > 1 else ""
+        extra = _(" ({n} empty labels in all)", n=len(empty_rows)) if len(empty_rows) > 1 else ""
         out.append(
             HierarchyIssue(
                 "warning",
-                f"The value {show_value(h.matrix[i, 0])} of '{h.attribute}' has an empty label at level {j}"
-                f"{extra}; released cells would be blank. Give the group a name.",
+                _(
+                    "The value {values} of '{column}' has an empty label at level {level}{extra}; "
+                    "released cells would be blank. Give the group a name.",
+                    values=show_value(h.matrix[i, 0]),
+                    column=h.attribute,
+                    level=j,
+                    extra=extra,
+                ),
                 value=str(h.matrix[i, 0]),
                 level=j,
             )
@@ -192,10 +243,10 @@ def require_valid(h: Hierarchy, data_values: pd.Series | None = None) -> list[Hi
     if errors:
         text = " ".join(e.message for e in errors[:3])
         if len(errors) > 3:
-            text += f" ({len(errors) - 3} more problems.)"
+            text += _(" ({n} more problems.)", n=len(errors) - 3)
         raise HierarchyError(
-            f"The hierarchy of '{h.attribute}' cannot be used. {text}",
-            hint="Open it in the hierarchy editor to fix it.",
+            _("The hierarchy of '{column}' cannot be used. {text}", column=h.attribute, text=text),
+            hint=_("Open it in the hierarchy editor to fix it."),
             where=h.attribute if errors[0].value is None else f"{h.attribute}={errors[0].value}",
         )
     return [i for i in issues if i.severity == "warning"]

@@ -20,20 +20,31 @@ from typing import Any
 
 import numpy as np
 
+from kanon_engine.i18n import N_, _, formats
+
 
 @dataclass(frozen=True)
 class MetricLabel:
     """How one metric is named and shown.
 
     ``name``: a short name (table rows, chart axes); ``meaning``: one plain sentence saying what the
-    number is and which end is good; ``share``: the value is a fraction shown as a percentage;
-    ``lower_is_better``: True / False, or None when neither end is better (a count, say).
+    number is and which end is good, both in the current language (the fields hold the catalog's
+    English ids); ``share``: the value is a fraction shown as a percentage; ``lower_is_better``: True /
+    False, or None when neither end is better (a count, say).
     """
 
-    name: str
-    meaning: str
+    name_id: str
+    meaning_id: str
     share: bool = False
     lower_is_better: bool | None = True
+
+    @property
+    def name(self) -> str:
+        return _(self.name_id)
+
+    @property
+    def meaning(self) -> str:
+        return _(self.meaning_id) if self.meaning_id else ""
 
     def show(self, value: Any) -> str:
         """The value as people read it: a percentage for shares, thousands separators for counts."""
@@ -45,126 +56,149 @@ def format_metric(value: Any, share: bool = False) -> str:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        return "not available"
+        return _("not available")
     if math.isnan(x):
-        return "not available"
+        return _("not available")
     if math.isinf(x):
-        return "infinite"
+        return _("infinite")
     if share:
-        return f"{100 * x:.1f} %"
-    if x.is_integer():
-        return f"{x:,.0f}"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:,.3g}" if abs(x) < 1 else f"{x:,.2f}"
+        return formats.percent(x, 1)
+    if x.is_integer() or abs(x) >= 1000:
+        return formats.count(x)
+    if abs(x) < 1:
+        return formats.decimal(float(f"{x:.3g}"), 6)
+    return formats.decimal(x, 2, fixed=True)
 
 
 METRIC_LABELS: dict[str, MetricLabel] = {
     "discernibility": MetricLabel(
-        "Discernibility (DM)",
-        "Sum over the groups of the squared group size, plus the number of records for every "
-        "suppressed record; lower keeps records easier to tell apart.",
+        N_("Discernibility (DM)"),
+        N_(
+            "Sum over the groups of the squared group size, plus the number of records for every "
+            "suppressed record; lower keeps records easier to tell apart."
+        ),
     ),
     "discernibility_star": MetricLabel(
-        "Discernibility without suppression penalty (DM*)",
-        "Sum over all groups, suppressed ones included, of the squared group size; lower is better.",
+        N_("Discernibility without suppression penalty (DM*)"),
+        N_("Sum over all groups, suppressed ones included, of the squared group size; lower is better."),
     ),
     "cavg": MetricLabel(
-        "Average group size relative to k (C_AVG)",
-        "All records of the table (suppressed ones included) per released group, divided by k, as the "
-        "Mondrian paper defines it; 1 is ideal (every group has exactly k records).",
+        N_("Average group size relative to k (C_AVG)"),
+        N_(
+            "All records of the table (suppressed ones included) per released group, divided by k, as the "
+            "Mondrian paper defines it; 1 is ideal (every group has exactly k records)."
+        ),
     ),
     "cavg_released": MetricLabel(
-        "Average released group size relative to k (C_AVG over released records)",
-        "Released records per group, divided by k: C_AVG without the suppressed records; 1 is ideal.",
+        N_("Average released group size relative to k (C_AVG over released records)"),
+        N_("Released records per group, divided by k: C_AVG without the suppressed records; 1 is ideal."),
     ),
     "precision": MetricLabel(
-        "Precision kept (Sweeney's Prec)",
-        "Share of the hierarchies' precision the release keeps, over every record and "
-        "quasi-identifier: 100 % keeps every original value, 0 % generalizes everything to *.",
+        N_("Precision kept (Sweeney's Prec)"),
+        N_(
+            "Share of the hierarchies' precision the release keeps, over every record and "
+            "quasi-identifier: 100 % keeps every original value, 0 % generalizes everything to *."
+        ),
         share=True,
         lower_is_better=False,
     ),
     "height": MetricLabel(
-        "Generalization steps (height in the lattice)",
-        "The sum of the generalization levels applied to the quasi-identifiers; 0 keeps the original values.",
+        N_("Generalization steps (height in the lattice)"),
+        N_(
+            "The sum of the generalization levels applied to the quasi-identifiers; 0 keeps the original "
+            "values."
+        ),
     ),
     "entropy": MetricLabel(
-        "Information lost (non-uniform entropy, bits)",
-        "Bits of information lost over every record and quasi-identifier; 0 keeps the original values.",
+        N_("Information lost (non-uniform entropy, bits)"),
+        N_("Bits of information lost over every record and quasi-identifier; 0 keeps the original values."),
     ),
     "loss": MetricLabel(
-        "Information lost (Loss, as in ARX)",
-        "How much of each quasi-identifier's range the released values leave open, suppressed records "
-        "counting in full, combined over the attributes: 0 % keeps the original values, 100 % "
-        "generalizes or suppresses everything.",
+        N_("Information lost (Loss, as in ARX)"),
+        N_(
+            "How much of each quasi-identifier's range the released values leave open, suppressed records "
+            "counting in full, combined over the attributes: 0 % keeps the original values, 100 % "
+            "generalizes or suppresses everything."
+        ),
         share=True,
     ),
     "gcp": MetricLabel(
-        "Range left open, on average (GCP)",
-        "Share of each quasi-identifier's range that the released values leave open, averaged over "
-        "records and quasi-identifiers: 0 % keeps the original values, 100 % releases only *.",
+        N_("Range left open, on average (GCP)"),
+        N_(
+            "Share of each quasi-identifier's range that the released values leave open, averaged over "
+            "records and quasi-identifiers: 0 % keeps the original values, 100 % releases only *."
+        ),
         share=True,
     ),
     "partitions": MetricLabel(
-        "Partitions made",
-        "Groups of records the partitioning made (partitions with the same released values are one "
-        "group of the release).",
+        N_("Partitions made"),
+        N_(
+            "Groups of records the partitioning made (partitions with the same released values are one "
+            "group of the release)."
+        ),
         lower_is_better=None,
     ),
     "discernibility_partitions": MetricLabel(
-        "Discernibility of the partitions (DM*)",
-        "Sum over the partitions of the squared partition size; lower is better.",
+        N_("Discernibility of the partitions (DM*)"),
+        N_("Sum over the partitions of the squared partition size; lower is better."),
     ),
     "cavg_partitions": MetricLabel(
-        "Average partition size relative to k",
-        "Records per partition, divided by k; 1 is ideal.",
+        N_("Average partition size relative to k"),
+        N_("Records per partition, divided by k; 1 is ideal."),
     ),
     "splits": MetricLabel(
-        "Cuts made",
-        "How many times the partitioning cut a group of records in two.",
+        N_("Cuts made"),
+        N_("How many times the partitioning cut a group of records in two."),
         lower_is_better=None,
     ),
     # releases that keep every record and recode single values (local recoding and suppression, and
     # the full-domain algorithms with cell suppression)
     "suppressed_cells": MetricLabel(
-        "Values replaced by *",
-        "Single quasi-identifier values replaced by * in records that were kept; fewer keeps more detail.",
+        N_("Values replaced by *"),
+        N_(
+            "Single quasi-identifier values replaced by * in records that were kept; fewer keeps more detail."
+        ),
     ),
     "star_cells": MetricLabel(
-        "Values shown as *",
-        "Quasi-identifier values the release shows as *: replaced by *, or generalized to a hierarchy "
-        "root that reads *.",
+        N_("Values shown as *"),
+        N_(
+            "Quasi-identifier values the release shows as *: replaced by *, or generalized to a hierarchy "
+            "root that reads *."
+        ),
     ),
     "records_touched": MetricLabel(
-        "Records with a value replaced by *",
-        "Records kept in the release with at least one quasi-identifier value replaced by *.",
+        N_("Records with a value replaced by *"),
+        N_("Records kept in the release with at least one quasi-identifier value replaced by *."),
     ),
     "records_generalized": MetricLabel(
-        "Records with a value generalized",
-        "Records with at least one quasi-identifier value released as a broader group.",
+        N_("Records with a value generalized"),
+        N_("Records with at least one quasi-identifier value released as a broader group."),
     ),
     "transformations_used": MetricLabel(
-        "Transformations used",
-        "Different combinations of generalization levels (and of values replaced by *) the records use.",
+        N_("Transformations used"),
+        N_("Different combinations of generalization levels (and of values replaced by *) the records use."),
         lower_is_better=None,
     ),
 }
 
 _PER_ATTRIBUTE: dict[str, tuple[str, str]] = {
     "intensity": (
-        "Generalization of {column}",
-        "Share of the height of the hierarchy of {column} that was used: 0 % keeps its original values, "
-        "100 % releases it as *.",
+        N_("Generalization of {column}"),
+        N_(
+            "Share of the height of the hierarchy of {column} that was used: 0 % keeps its original "
+            "values, 100 % releases it as *."
+        ),
     ),
     "ncp": (
-        "Range left open for {column} (NCP)",
-        "Share of the range of {column} that its released values leave open, averaged over the records: "
-        "0 % keeps its original values, 100 % releases it as *.",
+        N_("Range left open for {column} (NCP)"),
+        N_(
+            "Share of the range of {column} that its released values leave open, averaged over the "
+            "records: 0 % keeps its original values, 100 % releases it as *."
+        ),
     ),
     "suppressed_cells": (
-        "Values of {column} replaced by *",
-        "Records kept in the release whose value of {column} was replaced by *.",
+        N_("Values of {column} replaced by *"),
+        N_("Records kept in the release whose value of {column} was replaced by *."),
     ),
 }
 
@@ -180,7 +214,7 @@ def metric_label(key: str) -> MetricLabel:
     if sep and kind in _PER_ATTRIBUTE:
         name, meaning = _PER_ATTRIBUTE[kind]
         share = kind != "suppressed_cells"  # a count, not a share
-        return MetricLabel(name.format(column=column), meaning.format(column=column), share=share)
+        return MetricLabel(_(name, column=column), _(meaning, column=column), share=share)
     return MetricLabel(key, "", lower_is_better=None)
 
 
@@ -191,19 +225,19 @@ def show_metric(key: str, value: Any) -> str:
 
 #: Plain words for the search objectives (the ``metric`` parameter's codes), in one place.
 OBJECTIVE_LABELS: dict[str, str] = {
-    "loss": "Balanced information loss (Loss, as in ARX)",
-    "dm": "Smallest groups (discernibility, DM)",
-    "dm-star": "Smallest groups, ignoring suppression (DM*)",
-    "cavg": "Group size closest to k (C_AVG)",
-    "precision": "Most precision kept (Sweeney's precision)",
-    "height": "Fewest generalization steps (height)",
-    "entropy": "Least information lost in bits (entropy)",
+    "loss": N_("Balanced information loss (Loss, as in ARX)"),
+    "dm": N_("Smallest groups (discernibility, DM)"),
+    "dm-star": N_("Smallest groups, ignoring suppression (DM*)"),
+    "cavg": N_("Group size closest to k (C_AVG)"),
+    "precision": N_("Most precision kept (Sweeney's precision)"),
+    "height": N_("Fewest generalization steps (height)"),
+    "entropy": N_("Least information lost in bits (entropy)"),
 }
 
 
 def objective_label(code: str) -> str:
     """Plain words for a search objective code (the code itself when unknown)."""
-    return OBJECTIVE_LABELS.get(code, code)
+    return _(OBJECTIVE_LABELS[code]) if code in OBJECTIVE_LABELS else code
 
 
 #: What the search objective's value at a lattice node *is* (the lattice view's metric filter and node
@@ -211,9 +245,11 @@ def objective_label(code: str) -> str:
 OBJECTIVE_VALUES: dict[str, MetricLabel] = {
     "loss": METRIC_LABELS["loss"],
     "precision": MetricLabel(
-        "Precision lost (1 minus Sweeney's Prec)",
-        "Share of the hierarchies' precision the release gives up, over every record and quasi-identifier: "
-        "0 % keeps every original value, 100 % generalizes everything to *.",
+        N_("Precision lost (1 minus Sweeney's Prec)"),
+        N_(
+            "Share of the hierarchies' precision the release gives up, over every record and "
+            "quasi-identifier: 0 % keeps every original value, 100 % generalizes everything to *."
+        ),
         share=True,
     ),
     "dm": METRIC_LABELS["discernibility"],
@@ -226,7 +262,7 @@ OBJECTIVE_VALUES: dict[str, MetricLabel] = {
 
 def objective_value_label(code: str) -> MetricLabel:
     """How the value of search objective ``code`` at a lattice node is named and shown."""
-    return OBJECTIVE_VALUES.get(code, MetricLabel(objective_label(code), "", lower_is_better=None))
+    return OBJECTIVE_VALUES.get(code, MetricLabel(OBJECTIVE_LABELS.get(code, code), "", lower_is_better=None))
 
 
 def decimals_to_tell_apart(values: Any, share: bool = False, most: int = 6) -> int:

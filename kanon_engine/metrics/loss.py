@@ -19,6 +19,7 @@ import numpy as np
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns
+from kanon_engine.i18n import N_, _
 
 
 # --- formulas ------------------------------------------------------------------------------------------
@@ -239,7 +240,7 @@ class DomainShares:
 
 class DiscernibilityMetric(Metric):
     name = "dm"
-    label = "Discernibility (DM, with suppression penalty)"
+    label = N_("Discernibility (DM, with suppression penalty)")
     short = "DM"
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -258,7 +259,7 @@ class DiscernibilityMetric(Metric):
 
 class DiscernibilityStarMetric(Metric):
     name = "dm-star"
-    label = "Discernibility DM* (monotone, no suppression penalty)"
+    label = N_("Discernibility DM* (monotone, no suppression penalty)")
     short = "DM*"
     monotone = True
 
@@ -271,7 +272,7 @@ class DiscernibilityStarMetric(Metric):
 
 class AverageClassSizeMetric(Metric):
     name = "cavg"
-    label = "Normalized average class size (C_AVG)"
+    label = N_("Normalized average class size (C_AVG)")
     short = "C_AVG"
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -284,8 +285,8 @@ class AverageClassSizeMetric(Metric):
 
 class PrecisionMetric(Metric):
     name = "precision"
-    label = "Precision loss (1 - Sweeney's Prec)"
-    short = "precision loss"
+    label = N_("Precision loss (1 - Sweeney's Prec)")
+    short = N_("precision loss")
 
     def value(self, ev, ctx: MetricContext) -> float:
         return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
@@ -298,8 +299,8 @@ class PrecisionMetric(Metric):
 
 class HeightMetric(Metric):
     name = "height"
-    label = "Height (sum of levels)"
-    short = "height"
+    label = N_("Height (sum of levels)")
+    short = N_("height")
     monotone = True
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -311,8 +312,8 @@ class HeightMetric(Metric):
 
 class EntropyMetric(Metric):
     name = "entropy"
-    label = "Non-uniform entropy (bits)"
-    short = "entropy (bits)"
+    label = N_("Non-uniform entropy (bits)")
+    short = N_("entropy (bits)")
 
     def value(self, ev, ctx: MetricContext) -> float:
         base = ctx.entropy.unsuppressed(ev.levels)
@@ -345,7 +346,7 @@ class LossMetric(Metric):
     """
 
     name = "loss"
-    label = "Loss (ARX's default: generalization and suppression)"
+    label = N_("Loss (ARX's default: generalization and suppression)")
     short = "Loss"
 
     def value(self, ev, ctx: MetricContext) -> float:
@@ -415,7 +416,7 @@ def _suppressed_entropy(ev, ctx: MetricContext) -> float:
     base_leaves = base.leaves()
     gen_fail = [enc.level_maps[q][lv][leaves[q][failing]] for q, lv in enumerate(levels)]
     gen_base = [enc.level_maps[q][lv][base_leaves[q]] for q, lv in enumerate(levels)]
-    ids, _ = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
+    ids, _sizes = group_columns([np.concatenate([a, b]) for a, b in zip(gen_fail, gen_base)], sizes)
     fail_ids = ids[: len(gen_fail[0])]
     in_fail = np.isin(ids[len(gen_fail[0]) :], fail_ids)
     return ctx.entropy.suppressed_extra(base_leaves[:, in_fail], base.counts[in_fail], levels)
@@ -441,7 +442,10 @@ DEFAULT_METRIC = "loss"
 
 def get_metric(name: str) -> Metric:
     if name not in METRICS:
-        raise ConfigError(f"Unknown metric '{name}'; choose one of {', '.join(METRICS)}.", where="metric")
+        raise ConfigError(
+            _("Unknown metric '{name}'; choose one of {values}.", name=name, values=", ".join(METRICS)),
+            where="metric",
+        )
     return METRICS[name]()
 
 

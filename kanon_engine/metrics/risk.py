@@ -44,80 +44,114 @@ from kanon_engine.encoding import encode_sensitive
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, ngettext
 
 #: Default threshold for "records at risk": more than a 1 in 5 chance of re-identification (the k = 5 line).
 DEFAULT_THRESHOLD = 0.2
 
 
 def definitions() -> dict[str, str]:
-    """Plain-language definitions of every figure, keyed like :meth:`RiskFigures.to_dict` (for reports)."""
-    return {
-        "equivalence_class": (
-            "Group (equivalence class): records that share the same values of every quasi-identifier; an "
-            "outsider who knows those values cannot tell them apart."
-        ),
-        "prosecutor_highest": (
+    """Plain-language definitions of every figure, keyed like :meth:`RiskFigures.to_dict` (for reports),
+    in the current language."""
+    return {key: _(text) for key, text in _DEFINITIONS.items()}
+
+
+#: The definitions (catalog ids; :func:`definitions` translates them).
+_DEFINITIONS = {
+    "equivalence_class": (
+        N_(
+            "Group (equivalence class): records that share the same values of every quasi-identifier; "
+            "an outsider who knows those values cannot tell them apart."
+        )
+    ),
+    "prosecutor_highest": (
+        N_(
             "Prosecutor risk, highest: the attacker knows their target is in the file. A record in a "
             "group of f records is re-identified with probability 1/f; this is the largest such "
             "probability (1/smallest group)."
-        ),
-        "prosecutor_average": (
-            "Prosecutor risk, average: the mean of 1/f over all released records, which equals the number"
-            " of groups divided by the number of records."
-        ),
-        "records_above_threshold": (
+        )
+    ),
+    "prosecutor_average": (
+        N_(
+            "Prosecutor risk, average: the mean of 1/f over all released records, which equals the "
+            "number of groups divided by the number of records."
+        )
+    ),
+    "records_above_threshold": (
+        N_(
             "Records at risk: released records whose prosecutor risk 1/f is above the threshold (for "
             "example 0.2, a 1 in 5 chance)."
-        ),
-        "journalist_highest": (
-            "Journalist risk, highest: the attacker does not know whether the target is in the file and "
-            "matches against a population register; a group matched by F people of the population is re-"
-            "identified with probability 1/F. Without a population table the population is taken to be "
-            "this table (F = f), so it equals the prosecutor risk."
-        ),
-        "marketer": (
+        )
+    ),
+    "journalist_highest": (
+        N_(
+            "Journalist risk, highest: the attacker does not know whether the target is in the file "
+            "and matches against a population register; a group matched by F people of the population "
+            "is re-identified with probability 1/F. Without a population table the population is "
+            "taken to be this table (F = f), so it equals the prosecutor risk."
+        )
+    ),
+    "marketer": (
+        N_(
             "Marketer risk: the expected share of records an attacker who links every record to the "
-            "population register re-identifies correctly, (1/n) x sum of f/F over the groups; equal to "
-            "groups / records when the population is this table."
-        ),
-        "sample_uniques": (
-            "Sample uniques: records that are alone in their group (f = 1), identifiable by their quasi-"
-            "identifier values alone."
-        ),
-        "suppressed": (
+            "population register re-identifies correctly, (1/n) x sum of f/F over the groups; equal "
+            "to groups / records when the population is this table."
+        )
+    ),
+    "sample_uniques": (
+        N_(
+            "Sample uniques: records that are alone in their group (f = 1), identifiable by their "
+            "quasi-identifier values alone."
+        )
+    ),
+    "suppressed": (
+        N_(
             "Suppressed records: records whose quasi-identifiers were all removed (shown as *); they "
             "belong to no group and are not counted in the figures above."
-        ),
-        "star_counted_as_value": (
+        )
+    ),
+    "star_counted_as_value": (
+        N_(
             "In a release that keeps every record and suppresses single values (local suppression, local "
             "recoding, cell suppression), * counts as a value of its own: a record showing * is grouped "
             "only with records showing * in the same place and the same other values (the strict "
             "reading, in which k was checked). Records whose values are all * form a group like any "
             "other. Reading * as matching any value (sdcMicro's reading) can only make groups larger."
-        ),
-        "homogeneous_classes": (
-            "Homogeneous groups: groups whose sensitive attribute has one single value. Anyone who can "
-            "place a person in such a group learns that value (the homogeneity attack), however large the"
-            " group is."
-        ),
-        "distinct_l": (
+        )
+    ),
+    "homogeneous_classes": (
+        N_(
+            "Homogeneous groups: groups whose sensitive attribute has one single value. Anyone who "
+            "can place a person in such a group learns that value (the homogeneity attack), however "
+            "large the group is."
+        )
+    ),
+    "distinct_l": (
+        N_(
             "Distinct l reached: the fewest different sensitive values found in any group (distinct "
             "l-diversity)."
-        ),
-        "entropy_l": (
-            "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a group "
-            "with l equally frequent values has entropy l = l (entropy l-diversity)."
-        ),
-        "t_equal": (
-            "t reached (equal distance): the largest Earth Mover's Distance between the distribution of "
-            "the sensitive values in a group and in the whole table, counting every pair of different "
-            "values as distance 1 (half the sum of the absolute differences; t-closeness)."
-        ),
-        "t_ordered": (
+        )
+    ),
+    "entropy_l": (
+        N_(
+            "Entropy l reached: the smallest exp(entropy) of the sensitive values in any group; a "
+            "group with l equally frequent values has entropy l = l (entropy l-diversity)."
+        )
+    ),
+    "t_equal": (
+        N_(
+            "t reached (equal distance): the largest Earth Mover's Distance between the distribution "
+            "of the sensitive values in a group and in the whole table, counting every pair of "
+            "different values as distance 1 (half the sum of the absolute differences; t-closeness)."
+        )
+    ),
+    "t_ordered": (
+        N_(
             "t reached (ordered distance): the same for a numeric attribute, where moving between the "
             "i-th and j-th smallest values costs |i - j| / (m - 1)."
-        ),
-    }
+        )
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -248,17 +282,25 @@ class RiskAssessment:
         }
 
 
+#: The population when no population table is given (kept in English in the figures, shown through _()).
+POPULATION_IS_TABLE = N_("the table itself")
+
+
 def risk_figures(
     class_sizes: np.ndarray,
     suppressed: int = 0,
     threshold: float = DEFAULT_THRESHOLD,
     population_sizes: np.ndarray | None = None,
-    population: str = "the table itself",
+    population: str = POPULATION_IS_TABLE,
 ) -> RiskFigures:
     """Prosecutor, journalist and marketer figures from the sizes ``f`` (and population sizes ``F``)."""
     if not 0.0 <= threshold <= 1.0:
         raise ConfigError(
-            f"The risk threshold must be a probability between 0 and 1; got {threshold}.", where="threshold"
+            _(
+                "The risk threshold must be a probability between 0 and 1; got {threshold}.",
+                threshold=threshold,
+            ),
+            where="threshold",
         )
     f = np.asarray(class_sizes, dtype=np.int64)
     F = f if population_sizes is None else np.maximum(np.asarray(population_sizes, dtype=np.int64), f)
@@ -299,7 +341,8 @@ def sensitive_profile(
     """
     if attribute not in frame.columns:
         raise ConfigError(
-            f"The sensitive attribute '{attribute}' is not a column of the table.", where=attribute
+            _("The sensitive attribute '{column}' is not a column of the table.", column=attribute),
+            where=attribute,
         )
     col = encode_sensitive(frame[attribute], attribute)
     m = len(col.values)
@@ -400,7 +443,7 @@ def assess(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     population: pd.DataFrame | None = None,
-    population_name: str = "a population table",
+    population_name: str | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     suppressed_marker: str | None = ROOT,
     max_examples: int = 20,
@@ -412,17 +455,20 @@ def assess(
     identifiers), ``F`` is the number of its rows each class matches (a released range or hierarchy
     label matches the values below it, see :mod:`kanon_engine.linkage`), at least ``f``.
     """
+    population_name = _("a population table") if population_name is None else population_name
     df: pd.DataFrame = getattr(frame, "frame", frame)
     qi = tuple(qi)
     if star_is_value:
         suppressed_marker = None
     missing = [c for c in (*qi, *sensitive) if c not in df.columns]
     if missing:
-        raise ConfigError(f"The column '{missing[0]}' is not in the table assessed.", where=missing[0])
+        raise ConfigError(
+            _("The column '{missing}' is not in the table assessed.", missing=missing[0]), where=missing[0]
+        )
     found = release_classes(df, qi, suppressed_marker)
     row_class, sizes, suppressed = found.row_class, found.sizes, found.n_suppressed
     pop_sizes = sizes
-    pop_text = "the table itself"
+    pop_text = POPULATION_IS_TABLE
     missing = 0
     if population is not None:
         from kanon_engine.linkage import count_matches
@@ -430,13 +476,17 @@ def assess(
         pdf: pd.DataFrame = getattr(population, "frame", population)
         absent = [c for c in qi if c not in pdf.columns]
         if absent:
-            raise ConfigError(f"The population table has no column '{absent[0]}'.", where=absent[0])
+            raise ConfigError(
+                _("The population table has no column '{absent}'.", absent=absent[0]), where=absent[0]
+            )
         kept = np.flatnonzero(row_class >= 0)
         rep = kept[representatives(row_class[kept], len(sizes))] if len(kept) else kept
-        _, per_class = count_matches(pdf, df.iloc[rep], qi, hierarchies)
+        _counts, per_class = count_matches(pdf, df.iloc[rep], qi, hierarchies)
         missing = int(np.maximum(sizes - per_class, 0).sum())
         pop_sizes = np.maximum(per_class, sizes)
-        pop_text = f"{population_name} ({len(pdf)} records)"
+        pop_text = ngettext(
+            "{name} ({n} record)", "{name} ({n} records)", len(pdf), name=population_name, n=len(pdf)
+        )
     figures = risk_figures(sizes, suppressed, threshold, pop_sizes, pop_text)
     profiles = tuple(sensitive_profile(df, row_class, sizes, s, qi, max_examples) for s in sensitive)
     return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles, missing, star_is_value)
@@ -459,10 +509,11 @@ def compare(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     population: pd.DataFrame | None = None,
-    population_name: str = "a population table",
+    population_name: str | None = None,
     max_examples: int = 20,
 ) -> RiskComparison:
     """Risk before (``table`` as loaded, every record) and after (``result.release`` as published)."""
+    population_name = _("a population table") if population_name is None else population_name
     cfg = result.config
     original: pd.DataFrame = getattr(table, "frame", table)
     before = assess(

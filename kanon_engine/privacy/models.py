@@ -23,6 +23,7 @@ import numpy as np
 from kanon_engine.encoding import EncodedTable, SensitiveColumn
 from kanon_engine.errors import ConfigError
 from kanon_engine.frequency import FrequencySet, Histograms, SensitiveCombos, group_columns, representatives
+from kanon_engine.i18n import N_, _, formats, ngettext
 
 _EPS = 1e-12
 
@@ -146,18 +147,34 @@ def _int_param(name: str, value: Any, minimum: int) -> int:
         except (TypeError, ValueError):
             f = math.nan
         if not f.is_integer():
-            raise ConfigError(f"{name} must be an integer >= {minimum}; got {value!r}.", where=name)
+            raise ConfigError(
+                _(
+                    "{name} must be an integer >= {low}; got {value}.",
+                    name=name,
+                    low=str(minimum),
+                    value=repr(value),
+                ),
+                where=name,
+            )
         value = int(f)
     if value < minimum:
-        raise ConfigError(f"{name} must be an integer >= {minimum}; got {value}.", where=name)
+        raise ConfigError(
+            _(
+                "{name} must be an integer >= {low}; got {value}.",
+                name=name,
+                low=str(minimum),
+                value=str(value),
+            ),
+            where=name,
+        )
     return int(value)
 
 
 def _need_sensitive(model: str, sensitive: str | None) -> str:
     if not sensitive:
         raise ConfigError(
-            f"{model} protects a sensitive attribute, but none was named.",
-            hint="Mark a column (for example the diagnosis) as sensitive and choose it here.",
+            _("{model} protects a sensitive attribute, but none was named.", model=model),
+            hint=_("Mark a column (for example the diagnosis) as sensitive and choose it here."),
             where="sensitive",
         )
     return sensitive
@@ -182,9 +199,12 @@ class KAnonymity(PrivacyModel):
         return self.k
 
     def describe(self) -> str:
-        others = "1 other person" if self.k == 2 else f"{self.k - 1} others"
-        return (
-            f"{self.k}-anonymity: every person shares their quasi-identifier values with at least {others}."
+        return ngettext(
+            "{k}-anonymity: every person shares their quasi-identifier values with at least "
+            "{n} other person.",
+            "{k}-anonymity: every person shares their quasi-identifier values with at least {n} others.",
+            self.k - 1,
+            k=str(self.k),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -215,9 +235,10 @@ class DistinctLDiversity(PrivacyModel):
         return self.l
 
     def describe(self) -> str:
-        return (
-            f"distinct {self.l}-diversity: every group holds at least {self.l} different values of "
-            f"'{self.sensitive}'."
+        return _(
+            "distinct {l}-diversity: every group holds at least {l} different values of '{column}'.",
+            l=formats.decimal(self.l, 6),
+            column=self.sensitive,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -242,13 +263,16 @@ class EntropyLDiversity(PrivacyModel):
         except (TypeError, ValueError):
             lv = math.nan
         if not lv > 1:
-            raise ConfigError(f"l must be a number > 1 for entropy l-diversity; got {self.l!r}.", where="l")
+            raise ConfigError(
+                _("l must be a number > 1 for entropy l-diversity; got {value}.", value=repr(self.l)),
+                where="l",
+            )
         object.__setattr__(self, "l", lv)
         _need_sensitive("l-diversity", self.sensitive)
 
     def entropies(self, stats: ClassStats) -> np.ndarray:
         """Entropy (natural log) of the sensitive values of every class."""
-        cls, _, cnt = stats.pairs(self.sensitive)
+        cls, _values, cnt = stats.pairs(self.sensitive)
         p = cnt / stats.sizes[cls]
         return np.bincount(cls, weights=-p * np.log(p), minlength=stats.n_classes)
 
@@ -269,9 +293,11 @@ class EntropyLDiversity(PrivacyModel):
         return math.ceil(self.l)
 
     def describe(self) -> str:
-        return (
-            f"entropy {self.l:g}-diversity: the values of '{self.sensitive}' in every group are at least as "
-            f"varied as {self.l:g} equally frequent values."
+        return _(
+            "entropy {l}-diversity: the values of '{column}' in every group are at least as "
+            "varied as {l} equally frequent values.",
+            l=formats.decimal(self.l, 6),
+            column=self.sensitive,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -295,13 +321,14 @@ class RecursiveCLDiversity(PrivacyModel):
             cv = math.nan
         if not cv > 0:
             raise ConfigError(
-                f"c must be a number > 0 for recursive (c,l)-diversity; got {self.c!r}.", where="c"
+                _("c must be a number > 0 for recursive (c,l)-diversity; got {value}.", value=repr(self.c)),
+                where="c",
             )
         object.__setattr__(self, "c", cv)
         _need_sensitive("l-diversity", self.sensitive)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        cls, _, cnt = stats.pairs(self.sensitive)
+        cls, _values, cnt = stats.pairs(self.sensitive)
         n = stats.n_classes
         order = np.lexsort((-cnt, cls))
         cls_s, cnt_s = cls[order], cnt[order]
@@ -317,9 +344,12 @@ class RecursiveCLDiversity(PrivacyModel):
         return self.l
 
     def describe(self) -> str:
-        return (
-            f"recursive ({self.c:g},{self.l})-diversity: in every group the most frequent value of "
-            f"'{self.sensitive}' is rarer than {self.c:g} times the values from the {self.l}-th on together."
+        return _(
+            "recursive ({c},{l})-diversity: in every group the most frequent value of "
+            "'{column}' is rarer than {c} times the values from the {l}-th on together.",
+            c=formats.decimal(self.c, 6),
+            l=formats.decimal(self.l, 6),
+            column=self.sensitive,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -350,11 +380,15 @@ class TCloseness(PrivacyModel):
         except (TypeError, ValueError):
             tv = math.nan
         if not 0 < tv <= 1:
-            raise ConfigError(f"t must be a number in (0, 1]; got {self.t!r}.", where="t")
+            raise ConfigError(_("t must be a number in (0, 1]; got {value}.", value=repr(self.t)), where="t")
         object.__setattr__(self, "t", tv)
         if self.distance not in T_DISTANCES:
             raise ConfigError(
-                f"The t-closeness distance must be one of {', '.join(T_DISTANCES)}; got '{self.distance}'.",
+                _(
+                    "The t-closeness distance must be one of {choices}; got '{value}'.",
+                    choices=", ".join(T_DISTANCES),
+                    value=self.distance,
+                ),
                 where="t-distance",
             )
         _need_sensitive("t-closeness", self.sensitive)
@@ -386,9 +420,17 @@ class TCloseness(PrivacyModel):
         return ok, np.where(ok, 0.0, np.clip((d - self.t - 1e-9) / (1.0 - self.t), 0.0, 1.0))
 
     def describe(self) -> str:
-        return (
-            f"{self.t:g}-closeness ({self.distance} distance): the distribution of '{self.sensitive}' in "
-            f"every group differs from the whole table's by at most {self.t:g}."
+        distance = {
+            "equal": N_("equal distance"),
+            "ordered": N_("ordered distance"),
+            "hierarchical": N_("hierarchical distance"),
+        }.get(self.distance, self.distance)
+        return _(
+            "{t}-closeness ({distance}): the distribution of '{column}' in "
+            "every group differs from the whole table's by at most {t}.",
+            t=formats.decimal(self.t, 6),
+            distance=_(distance),
+            column=self.sensitive,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -437,8 +479,8 @@ def _hierarchical_emd(
     """
     if col.hierarchy is None:
         raise ConfigError(
-            f"Hierarchical t-closeness needs a hierarchy for '{col.name}'.",
-            hint="Assign a hierarchy to the sensitive attribute, or use the equal or ordered distance.",
+            _("Hierarchical t-closeness needs a hierarchy for '{column}'.", column=col.name),
+            hint=_("Assign a hierarchy to the sensitive attribute, or use the equal or ordered distance."),
             where=col.name,
         )
     h = col.hierarchy
@@ -468,22 +510,29 @@ def model_from_dict(d: dict[str, Any]) -> PrivacyModel:
     d = dict(d)
     name = d.pop("name", None)
     if name not in _MODELS:
-        raise ConfigError(f"Unknown privacy model '{name}'; known: {', '.join(_MODELS)}.", where="models")
+        raise ConfigError(
+            _("Unknown privacy model '{name}'; known: {known}.", name=str(name), known=", ".join(_MODELS)),
+            where="models",
+        )
     import inspect
 
     params = inspect.signature(_MODELS[name]).parameters
     unknown = [k for k in d if k not in params]
     if unknown:
         raise ConfigError(
-            f"The privacy model '{name}' has no setting '{unknown[0]}'.",
-            hint=f"Its settings are: {', '.join(params)}.",
+            _("The privacy model '{name}' has no setting '{setting}'.", name=name, setting=unknown[0]),
+            hint=_("Its settings are: {settings}.", settings=", ".join(params)),
             where=name,
         )
     needed = [p for p, v in params.items() if v.default is inspect.Parameter.empty and p not in d]
     if needed:
         raise ConfigError(
-            f"The privacy model '{name}' needs its setting '{needed[0]}', which is missing.",
-            hint=f'Add it to the model in the project file, for example "{needed[0]}": 5.',
+            _(
+                "The privacy model '{name}' needs its setting '{setting}', which is missing.",
+                name=name,
+                setting=needed[0],
+            ),
+            hint=_('Add it to the model in the project file, for example "{setting}": 5.', setting=needed[0]),
             where=name,
         )
     return _MODELS[name](**d)

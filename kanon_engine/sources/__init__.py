@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
 from kanon_engine.sources.base import TableSource
 from kanon_engine.sources.memory import InMemorySource
 
@@ -28,8 +29,12 @@ def records_in_memory(source: TableSource, what: str) -> Table:
     table in memory; any other engine gets one sentence saying so."""
     if not source.in_memory:
         raise ConfigError(
-            f"{what} changes single values of single records, so it needs the table in memory; choose "
-            "the in-memory engine (--engine memory) or an algorithm that releases one transformation.",
+            _(
+                "{algorithm} changes single values of single records, so it needs the table in memory; "
+                "choose the in-memory engine (--engine memory) or an algorithm that releases one "
+                "transformation.",
+                algorithm=what,
+            ),
             where="engine",
         )
     return source.table  # type: ignore[attr-defined]

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 
 from kanon_engine.data.types import ColumnKind, ColumnType, detect_counts
 from kanon_engine.errors import DataError
+from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 
 
@@ -111,8 +112,11 @@ def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> n
     missing_in = column.null_count
     if idx.null_count != missing_in:
         raise DataError(
-            f"The column '{coding.name}' holds a value that was not there when the run started.",
-            hint="The file changed while it was being read; run again.",
+            _(
+                "The column '{column}' holds a value that was not there when the run started.",
+                column=coding.name,
+            ),
+            hint=_("The file changed while it was being read; run again."),
             where=coding.name,
         )
     pos = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else pc.fill_null(idx, -1).to_numpy()
@@ -203,16 +207,17 @@ class TableSource(ABC):
 
     def describe(self) -> str:
         """Which engine runs and why, for the user."""
-        return f"{self.title}{': ' + self.reason if self.reason else ''}"
+        title = _(self.title)
+        return _("{engine}: {reason}", engine=title, reason=self.reason) if self.reason else title
 
-    def require_columns(self, names: list[str] | tuple[str, ...], what: str = "column") -> None:
+    def require_columns(self, names: list[str] | tuple[str, ...], what: str = N_("column")) -> None:
         """Raise a DataError naming the first unknown column and listing the known ones."""
         known = set(self.columns)
         for n in names:
             if n not in known:
                 raise DataError(
-                    f"The {what} '{n}' is not in {self.name()}.",
-                    hint=f"Its columns are: {', '.join(self.columns[:20])}.",
+                    _("The {what} '{name}' is not in {table}.", what=_(what), name=n, table=self.name()),
+                    hint=_("Its columns are: {columns}.", columns=", ".join(self.columns[:20])),
                     where=n,
                 )
 
@@ -237,7 +242,7 @@ class TableSource(ABC):
         return self.column_type(name).kind
 
     def profile(self, name: str, top: int = 10) -> ColumnProfile:
-        values, counts, _ = self.value_counts(name)
+        values, counts, _missing = self.value_counts(name)
         order = np.argsort(-counts, kind="stable")[:top]
         return ColumnProfile(
             name, self.column_type(name), tuple((str(values[i]), int(counts[i])) for i in order)

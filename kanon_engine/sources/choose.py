@@ -16,6 +16,7 @@ import pandas as pd
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
 from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.i18n import _
 from kanon_engine.sources.base import TableSource
 from kanon_engine.sources.duckdb_source import DuckDBSource, physical_memory
 from kanon_engine.sources.memory import InMemorySource
@@ -52,13 +53,13 @@ def choose_engine(path: str | Path, settings: EngineSettings) -> tuple[str, str]
     """The engine to use for ``path`` and why (a sentence for the user)."""
     path = Path(path)
     if settings.engine != "auto":
-        return settings.engine, "chosen in the project or with --engine"
+        return settings.engine, _("chosen in the project or with --engine")
     if path.suffix.lower() in (".xlsx",) or not path.is_file():
-        return "memory", "Excel workbooks are read in memory" if path.is_file() else ""
+        return "memory", _("Excel workbooks are read in memory") if path.is_file() else ""
     too_large = beyond_memory(path)
     if too_large:
-        return "duckdb", f"{too_large}, so DuckDB processes it without loading it whole"
-    return "memory", f"{path.name} ({_gb(path.stat().st_size)}) fits in memory"
+        return "duckdb", _("{reason}, so DuckDB processes it without loading it whole", reason=too_large)
+    return "memory", _("{name} ({size}) fits in memory", name=path.name, size=_gb(path.stat().st_size))
 
 
 def beyond_memory(path: Path) -> str:
@@ -70,9 +71,12 @@ def beyond_memory(path: Path) -> str:
     need = expected_memory(path)
     memory = physical_memory()
     if memory and need > MEMORY_SHARE * memory:
-        return (
-            f"{path.name} ({_gb(path.stat().st_size)}) would need about {_gb(need)} in memory, more than "
-            f"half of this computer's {_gb(memory)}"
+        return _(
+            "{name} ({size}) would need about {need} in memory, more than half of this computer's {memory}",
+            name=path.name,
+            size=_gb(path.stat().st_size),
+            need=_gb(need),
+            memory=_gb(memory),
         )
     return ""
 
@@ -84,9 +88,12 @@ def require_loadable(path: str | Path) -> None:
     too_large = beyond_memory(path)
     if too_large:
         raise DataError(
-            f"{too_large}, so the workbench cannot open it.",
-            hint=f"Anonymize it on disk from the command line (a project saved here names the roles): "
-            f"python -m kanon_engine anonymize --project P.json {path.name} --engine duckdb",
+            _("{reason}, so the workbench cannot open it.", reason=too_large),
+            hint=_(
+                "Anonymize it on disk from the command line (a project saved here names the roles): "
+                "python -m kanon_engine anonymize --project P.json {name} --engine duckdb",
+                name=path.name,
+            ),
             where=path.name,
         )
 
@@ -113,7 +120,10 @@ def open_source(
             path, options, scheduler=settings.scheduler, workers=settings.workers, reason=reason
         )
     else:
-        raise ConfigError(f"Unknown engine '{engine}'; choose auto, memory, duckdb or dask.", where="engine")
+        raise ConfigError(
+            _("Unknown engine '{engine}'; choose auto, memory, duckdb or dask.", engine=engine),
+            where="engine",
+        )
     return with_column_types(source, column_types or {})
 
 

@@ -4,6 +4,7 @@ past the memory budget, at a floor whose finer nodes the engine checks (:mod:`ka
 from __future__ import annotations
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources import points
 from kanon_engine.sources.base import TableSource
@@ -22,7 +23,7 @@ def count_points(
     :func:`choose_floor` finds (then finer nodes are checked by the engine, see
     :mod:`kanon_engine.sources.floor`)."""
     spec = point_spec(source, config, progress)
-    progress(0.02, "counting the records into groups")
+    progress(0.02, _("counting the records into groups"))
     budget = points.POINT_BUDGET if budget is None else budget
     floor = choose_floor(source, spec, budget, progress)
     counted = points_at(source, spec, floor, progress)

@@ -29,6 +29,7 @@ import pyarrow as pa
 from kanon_engine.data.stream import BATCH_ROWS, StreamedFile, records_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.i18n import _, ngettext
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
     ColumnCoding,
@@ -76,9 +77,11 @@ def read_piece(f: StreamedFile, piece: Piece, columns: list[str] | None) -> pa.T
     q = f.options.quotechar or '"'
     if f.quoted and data.count(q.encode("utf-8")) % 2:
         raise DataError(
-            f"{f.path.name} has a line break inside a quoted value, so it cannot be cut into pieces for "
-            "Dask.",
-            hint="Convert it to Parquet (or use the duckdb engine).",
+            _(
+                "{name} has a line break inside a quoted value, so it cannot be cut into pieces for Dask.",
+                name=f.path.name,
+            ),
+            hint=_("Convert it to Parquet (or use the duckdb engine)."),
             where=f.path.name,
         )
     batches = list(records_batches(f, data, columns, 1 << 30))
@@ -131,8 +134,8 @@ class DaskSource(StreamedSource):
             from distributed import Client, LocalCluster
         except ImportError:
             raise ConfigError(
-                "The dask engine needs Dask, which this installation of kanon does not include.",
-                hint="Install it with 'pip install kanon[cluster]', or use the duckdb engine.",
+                _("The dask engine needs Dask, which this installation of kanon does not include."),
+                hint=_("Install it with 'pip install kanon[cluster]', or use the duckdb engine."),
                 where="engine",
             ) from None
         self._open_file(path, options)
@@ -140,14 +143,16 @@ class DaskSource(StreamedSource):
         self.cluster = None
         if scheduler:
             self.client = _connect(Client, scheduler)
-            self.where = f"the cluster at {scheduler}"
+            self.where = _("the cluster at {address}", address=scheduler)
         else:
             n = int(workers or os.cpu_count() or 1)
             self.cluster = LocalCluster(
                 n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
             )
             self.client = Client(self.cluster)
-            self.where = f"a local cluster of {n} worker process{'es' if n != 1 else ''}"
+            self.where = ngettext(
+                "a local cluster of {n} worker process", "a local cluster of {n} worker processes", n
+            )
         self.pieces = self._pieces()
         self._codes: list[Any] | None = None
         self._code_ids: tuple[int, ...] = ()
@@ -187,15 +192,15 @@ class DaskSource(StreamedSource):
             value_counts_piece, [self.file] * len(self.pieces), self.pieces, columns=columns
         )
         parts = self.client.gather(futures)
-        self._rows = sum(rows for _, rows in parts)
+        self._rows = sum(rows for _counts, rows in parts)
         out = {}
         for c in columns:
-            values = [p[c] for p, _ in parts]
+            values = [p[c] for p, _rows in parts]
             structs = [
                 pa.StructArray.from_arrays([pa.array(v, pa.string()), pa.array(n)], ["values", "counts"])
-                for v, n, _ in values
+                for v, n, _missing in values
             ]
-            out[c] = merge_value_counts(structs, sum(m for _, _, m in values))
+            out[c] = merge_value_counts(structs, sum(m for _values, _counts, m in values))
         return out
 
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...]) -> None:
@@ -209,7 +214,7 @@ class DaskSource(StreamedSource):
 
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         self._ensure_codes(request.codings)
-        progress(0.3, f"counting the groups on {self.where}")
+        progress(0.3, _("counting the groups on {where}", where=self.where))
         rows = [self._code_ids.index(id(c)) for c in request.codings]
         parts = self.client.gather(
             self.client.map(count_piece, self._codes, rows=rows, maps=request.maps, sizes=request.sizes)
@@ -254,15 +259,22 @@ def _connect(client_cls: Any, scheduler: str) -> Any:
             return client_cls(scheduler, timeout="30s")
         if not Path(scheduler).is_file():
             raise ConfigError(
-                f"The scheduler '{scheduler}' is neither an address such as tcp://HOST:8786 nor a file.",
-                hint="Give the scheduler's address, or the scheduler file dask-scheduler wrote.",
+                _(
+                    "The scheduler '{scheduler}' is neither an address such as tcp://HOST:8786 nor a file.",
+                    scheduler=scheduler,
+                ),
+                hint=_("Give the scheduler's address, or the scheduler file dask-scheduler wrote."),
                 where="scheduler",
             )
         return client_cls(scheduler_file=scheduler, timeout="30s")
     except (OSError, TimeoutError) as err:
         raise ConfigError(
-            f"The Dask scheduler at {scheduler} cannot be reached"
-            + (" (no answer within 30 seconds)." if isinstance(err, TimeoutError) else "."),
-            hint="Check that it runs and that this computer may connect to it.",
+            _(
+                "The Dask scheduler at {address} cannot be reached (no answer within 30 seconds).",
+                address=scheduler,
+            )
+            if isinstance(err, TimeoutError)
+            else _("The Dask scheduler at {address} cannot be reached.", address=scheduler),
+            hint=_("Check that it runs and that this computer may connect to it."),
             where="scheduler",
         ) from None

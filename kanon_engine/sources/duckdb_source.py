@@ -30,6 +30,7 @@ import pyarrow as pa
 from kanon_engine.data.stream import BATCH_ROWS, text_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
+from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
     ColumnCoding,
@@ -63,7 +64,8 @@ def parse_memory(text: str | None) -> str | None:
         value = -1.0
     if value <= 0:
         raise ConfigError(
-            f"The memory limit must be an amount such as 4GB or 512MB; got '{text}'.", where="memory-limit"
+            _("The memory limit must be an amount such as 4GB or 512MB; got '{text}'.", text=text),
+            where="memory-limit",
         )
     return f"{int(value * units[unit]) >> 20}MiB"
 
@@ -83,15 +85,21 @@ def in_one_sentence(method: _F) -> _F:
             return method(self, *args, **kwargs)
         except duckdb.OutOfMemoryException:
             raise ConfigError(
-                f"DuckDB needed more memory than the memory limit ({self.memory_limit}) allows for "
-                f"{self.source.name}.",
-                hint="Raise --memory-limit (1GB is enough for most files), or close other programs.",
+                _(
+                    "DuckDB needed more memory than the memory limit ({limit}) allows for {name}.",
+                    limit=self.memory_limit,
+                    name=self.source.name,
+                ),
+                hint=_("Raise --memory-limit (1GB is enough for most files), or close other programs."),
                 where="memory-limit",
             ) from None
         except duckdb.IOException:
             raise ConfigError(
-                f"DuckDB could not write to the temporary folder {self.work.parent} (is the disk full?).",
-                hint="Free some space there, or choose another folder with --temp-dir.",
+                _(
+                    "DuckDB could not write to the temporary folder {folder} (is the disk full?).",
+                    folder=self.work.parent,
+                ),
+                hint=_("Free some space there, or choose another folder with --temp-dir."),
                 where="temp-dir",
             ) from None
 
@@ -123,9 +131,10 @@ class DuckDBSource(StreamedSource):
         parent = Path(temp_dir) if temp_dir else Path(tempfile.gettempdir())
         if not parent.is_dir():
             raise DataError(
-                f"The temporary folder {parent} "
-                + ("is a file, not a folder." if parent.exists() else "does not exist."),
-                hint="Create it, or choose another folder with --temp-dir.",
+                _("The temporary folder {folder} is a file, not a folder.", folder=parent)
+                if parent.exists()
+                else _("The temporary folder {folder} does not exist.", folder=parent),
+                hint=_("Create it, or choose another folder with --temp-dir."),
                 where=str(parent),
             )
         remove_stale_work_folders(parent)
@@ -134,8 +143,8 @@ class DuckDBSource(StreamedSource):
             self.work.mkdir(mode=0o700)
         except OSError:
             raise DataError(
-                f"The temporary folder {parent} cannot be written to.",
-                hint="Choose a folder you may write to with --temp-dir.",
+                _("The temporary folder {folder} cannot be written to.", folder=parent),
+                hint=_("Choose a folder you may write to with --temp-dir."),
                 where=str(parent),
             ) from None
         self._lock = _hold_lock(self.work)
@@ -196,7 +205,7 @@ class DuckDBSource(StreamedSource):
             for b in self.batches([c.name for c in codings]):
                 codes = encode_batch(b, codings)
                 done[0] += b.num_rows
-                progress(min(0.5, 0.5 * done[0] / total), f"encoding rows: {done[0]:,} read")
+                progress(min(0.5, 0.5 * done[0] / total), _("encoding rows: {n} read", n=done[0]))
                 yield pa.RecordBatch.from_arrays(
                     [pa.array(codes[i].astype(c.dtype)) for i, c in enumerate(codings)], schema=schema
                 )
@@ -281,7 +290,7 @@ class DuckDBSource(StreamedSource):
     def _grouped(self, request: CountRequest, progress: ProgressCallback) -> tuple[str, list[str]]:
         """The GROUP BY of a request over the codes table, and the map tables it joins."""
         self._ensure_codes(request.codings, progress)
-        progress(0.5, "counting the groups (DuckDB)")
+        progress(0.5, _("counting the groups (DuckDB)"))
         selects, joins, tables = [], [], []
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}

@@ -57,7 +57,7 @@ class Floor:
                 bounded=False,
             )
         self.engine_checks += 1
-        small, _ = self.source.small_classes(self.spec.request(levels, sensitive=False), evaluator.k)
+        small, _checked = self.source.small_classes(self.spec.request(levels, sensitive=False), evaluator.k)
         if small > evaluator.max_suppressed:  # k-anonymity alone rules N and its specializations out
             return NodeEvaluation(
                 levels, coarse.freq, coarse.passes, small, False, small, small, False, False

@@ -24,6 +24,7 @@ from kanon_engine.encoding import EncodedTable, SensitiveColumn, require_covered
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import require_valid
+from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import ColumnCoding, CountRequest, TableSource
 
@@ -34,7 +35,7 @@ _MAX_KEY = 1 << 62
 def leaf_coding(source: TableSource, name: str, hierarchy: Hierarchy) -> ColumnCoding:
     """Value -> leaf index of a quasi-identifier (or a sensitive attribute with a hierarchy); a
     HierarchyError naming the values the hierarchy lacks."""
-    values, _, missing = source.value_counts(name)
+    values, _counts, missing = source.value_counts(name)
     leaf = hierarchy.encode(values)
     missing_leaf = int(hierarchy.leaf_index.get_indexer([MISSING])[0])
     uncovered = list(values[leaf < 0])
@@ -47,7 +48,7 @@ def leaf_coding(source: TableSource, name: str, hierarchy: Hierarchy) -> ColumnC
 def sensitive_coding(source: TableSource, name: str) -> tuple[ColumnCoding, tuple[str, ...], bool]:
     """Value -> code of a sensitive attribute without hierarchy (numeric order when all are numbers), the
     values by code, and whether they are numeric."""
-    values, _, missing = source.value_counts(name)
+    values, _counts, missing = source.value_counts(name)
     uniques = np.asarray(sorted(set(values) | ({MISSING} if missing else set())), dtype=object)
     ordered, rank, numeric = sensitive_order(uniques)
     pos = pd.Index(uniques, dtype=object)
@@ -91,8 +92,8 @@ class Counted:
         pos = np.minimum(pos, len(self.keys) - 1)
         if not np.array_equal(self.keys[pos], key):
             raise ConfigError(
-                "The table changed while it was being anonymized (a row matches no counted group).",
-                hint="Run the anonymization again.",
+                _("The table changed while it was being anonymized (a row matches no counted group)."),
+                hint=_("Run the anonymization again."),
             )
         return pos
 
@@ -115,9 +116,12 @@ def key_radix(sizes: tuple[int, ...]) -> tuple[int, ...]:
         total *= max(int(s), 1)
     if total >= _MAX_KEY:
         raise ConfigError(
-            "The quasi-identifiers and sensitive attributes have too many combinations of values to count "
-            f"({total:.2e} possible).",
-            hint="Use fewer quasi-identifiers, or hierarchies with fewer leaves.",
+            _(
+                "The quasi-identifiers and sensitive attributes have too many combinations of values to "
+                "count ({total} possible).",
+                total=f"{total:.2e}",
+            ),
+            hint=_("Use fewer quasi-identifiers, or hierarchies with fewer leaves."),
         )
     return tuple(max(int(s), 1) for s in sizes)
 
@@ -125,12 +129,14 @@ def key_radix(sizes: tuple[int, ...]) -> tuple[int, ...]:
 def _check_config(config: AnonymizationConfig) -> None:
     if not config.quasi_identifiers:
         raise ConfigError(
-            "No quasi-identifier was chosen.",
-            hint="Mark at least one column an outsider could know (age, sex, postcode) as quasi-identifier.",
+            _("No quasi-identifier was chosen."),
+            hint=_(
+                "Mark at least one column an outsider could know (age, sex, postcode) as quasi-identifier."
+            ),
         )
     for q in config.quasi_identifiers:
         if q not in config.hierarchies:
-            raise ConfigError(f"The quasi-identifier '{q}' has no hierarchy.", where=q)
+            raise ConfigError(_("The quasi-identifier '{column}' has no hierarchy.", column=q), where=q)
         require_valid(config.hierarchies[q])
 
 
@@ -170,13 +176,13 @@ def point_spec(source: TableSource, config: AnonymizationConfig, progress: Progr
     """Value counts of the run's columns (one pass) and the codings built from them."""
     _check_config(config)
     qi = tuple(config.quasi_identifiers)
-    source.require_columns(qi, "quasi-identifier")
-    source.require_columns(tuple(config.sensitive), "sensitive attribute")
+    source.require_columns(qi, N_("quasi-identifier"))
+    source.require_columns(tuple(config.sensitive), N_("sensitive attribute"))
     # only the sensitive attributes a privacy model looks at are counted: the others would only multiply
     # the points (a diagnosis makes nearly every combination of quasi-identifiers several points)
     protected = {m.sensitive for m in config.models if m.sensitive}
     sens = tuple(s for s in config.sensitive if s in protected)
-    progress(0.0, "counting the values of every column")
+    progress(0.0, _("counting the values of every column"))
     source.prefetch_value_counts([*qi, *sens])
     hs = tuple(config.hierarchies[q] for q in qi)
     codings = [leaf_coding(source, q, h) for q, h in zip(qi, hs)]
@@ -266,7 +272,15 @@ def choose_floor(
         if estimate > budget:
             continue
         n = source.distinct_count(request, progress)
-        progress(0.04, f"{n:,} groups at levels {levels} (at most {budget:,} are held in memory)")
+        progress(
+            0.04,
+            _(
+                "{n} groups at levels {levels} (at most {budget} are held in memory)",
+                n=n,
+                levels=str(levels),
+                budget=budget,
+            ),
+        )
         if n <= budget:
             return levels
     return path[-1]
@@ -274,7 +288,7 @@ def choose_floor(
 
 def _leaf_counts(source: TableSource, coding: ColumnCoding) -> np.ndarray:
     """Records per code of a coded column, from its value counts."""
-    _, counts, missing = source.value_counts(coding.name)
+    _values, counts, missing = source.value_counts(coding.name)
     out = np.bincount(coding.codes, weights=counts, minlength=coding.size).astype(np.int64)
     if missing and coding.missing >= 0:
         out[coding.missing] += missing

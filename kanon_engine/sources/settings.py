@@ -8,58 +8,69 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from kanon_engine.config import ParamSpec
+from kanon_engine.i18n import N_
 
 ENGINES = ("auto", "memory", "duckdb", "dask")
 #: What each engine is called on screen and in reports.
 ENGINE_TITLES = {
-    "memory": "In memory (pandas)",
-    "duckdb": "DuckDB (larger than memory)",
-    "dask": "Dask (a cluster)",
+    "memory": N_("In memory (pandas)"),
+    "duckdb": N_("DuckDB (larger than memory)"),
+    "dask": N_("Dask (a cluster)"),
 }
 
 ENGINE_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec(
         "engine",
-        "Engine",
+        N_("Engine"),
         "choice",
         "auto",
-        "Where the rows are counted and the release written: memory (pandas, the whole table loaded), "
-        "duckdb (embedded, larger than memory, spills to a temporary folder), dask (a cluster, or this "
-        "machine's cores), or auto (memory when the file fits, else duckdb).",
+        N_(
+            "Where the rows are counted and the release written: memory (pandas, the whole table loaded), "
+            "duckdb (embedded, larger than memory, spills to a temporary folder), dask (a cluster, or this "
+            "machine's cores), or auto (memory when the file fits, else duckdb)."
+        ),
         choices=ENGINES,
     ),
     ParamSpec(
         "scheduler",
-        "Dask scheduler",
+        N_("Dask scheduler"),
         "text",
         None,
-        "With the dask engine: the scheduler's address (tcp://HOST:8786) or a scheduler file; without one, "
-        "a local cluster on this machine's cores is started.",
+        N_(
+            "With the dask engine: the scheduler's address (tcp://HOST:8786) or a scheduler file; without "
+            "one, a local cluster on this machine's cores is started."
+        ),
     ),
     ParamSpec(
         "memory_limit",
-        "Memory limit",
+        N_("Memory limit"),
         "text",
         None,
-        "With the duckdb engine: the most memory DuckDB may use, such as 4GB (default: a quarter of this "
-        "machine's memory); beyond it DuckDB writes to the temporary folder.",
+        N_(
+            "With the duckdb engine: the most memory DuckDB may use, such as 4GB (default: a quarter of "
+            "this machine's memory); beyond it DuckDB writes to the temporary folder."
+        ),
         presets=("1GB", "2GB", "4GB", "8GB"),
     ),
     ParamSpec(
         "temp_dir",
-        "Temporary folder",
+        N_("Temporary folder"),
         "text",
         None,
-        "With the duckdb engine: where it keeps the encoded rows and spills (several GB for 100 million "
-        "rows; default: the system's temporary folder).",
+        N_(
+            "With the duckdb engine: where it keeps the encoded rows and spills (several GB for 100 million "
+            "rows; default: the system's temporary folder)."
+        ),
     ),
     ParamSpec(
         "workers",
-        "Local workers",
+        N_("Local workers"),
         "int",
         None,
-        "With the dask engine and no scheduler: how many worker processes the local cluster starts "
-        "(default: one per core).",
+        N_(
+            "With the dask engine and no scheduler: how many worker processes the local cluster starts "
+            "(default: one per core)."
+        ),
         minimum=1,
     ),
 )

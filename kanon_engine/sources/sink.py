@@ -30,6 +30,7 @@ import pyarrow as pa
 from kanon_engine import release_writer
 from kanon_engine.errors import DataError
 from kanon_engine.fileio import _format_for, atomic_writer, refuse_input_overwrite
+from kanon_engine.i18n import _
 from kanon_engine.sources.base import TableSource
 from kanon_engine.sources.plan import BatchState
 
@@ -145,8 +146,12 @@ def stream_release(
     fmt = _format_for(path, options.fmt)
     if fmt == "xlsx":
         raise DataError(
-            f"A release of {result.records:,} records read by {source.title} is not written as Excel.",
-            hint="Write CSV or Parquet (an Excel sheet holds at most 1,048,575 rows).",
+            _(
+                "A release of {records} records read by {engine} is not written as Excel.",
+                records=result.records,
+                engine=_(source.title),
+            ),
+            hint=_("Write CSV or Parquet (an Excel sheet holds at most 1,048,575 rows)."),
             where=str(path),
         )
     cfg = result.config

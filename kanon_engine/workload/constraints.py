@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.i18n import _
 from kanon_engine.workload.parser import WorkloadError
 from kanon_engine.workload.query import Between, Comparison, InList, LikePrefix, Literal, Predicate, Query
 
@@ -87,26 +88,33 @@ def _literal_number(lit: Literal, spec: ColumnSpec, query: Query) -> float:
                 t = pd.to_datetime(pd.Series([text]), format=fmt, errors="coerce").iloc[0]
                 if not pd.isna(t):
                     return float(t.toordinal())
-        raise _mismatch(query, spec, f"'{text}' is not a date (write dates as 'YYYY-MM-DD')")
+        raise _mismatch(query, spec, _("'{value}' is not a date (write dates as 'YYYY-MM-DD')", value=text))
     if lit.is_number:
         return float(lit.value)
     try:
         return float(str(lit.value).strip())
     except ValueError:
-        raise _mismatch(query, spec, f"'{lit.value}' is not a number") from None
+        raise _mismatch(query, spec, _("'{value}' is not a number", value=lit.value)) from None
 
 
 def _mismatch(query: Query, spec: ColumnSpec, what: str) -> WorkloadError:
-    where = f"workload line {query.line}" if query.line else "the query"
+    where = _("workload line {line}", line=str(query.line)) if query.line else _("the query")
     return WorkloadError(
-        f"In {where} ({query.to_text()}), {what}, but '{spec.name}' holds {_kind_words(spec)}.",
-        hint="Compare numbers and dates with =, <, BETWEEN or IN, text with =, IN or LIKE.",
-        where=where,
+        _(
+            "In {where} ({query}), {what}, but '{column}' holds {kind}.",
+            where=where,
+            query=query.to_text(),
+            what=what,
+            column=spec.name,
+            kind=_kind_words(spec),
+        ),
+        hint=_("Compare numbers and dates with =, <, BETWEEN or IN, text with =, IN or LIKE."),
+        where=f"line {query.line}" if query.line else "query",  # a locator (the editor underlines it)
     )
 
 
 def _kind_words(spec: ColumnSpec) -> str:
-    return {NUMBER: "whole numbers", DECIMAL: "numbers", DATE: "dates", TEXT: "text"}[spec.kind]
+    return {NUMBER: _("whole numbers"), DECIMAL: _("numbers"), DATE: _("dates"), TEXT: _("text")}[spec.kind]
 
 
 @dataclass
@@ -131,7 +139,7 @@ class Constraint:
         spec = self.spec
         if isinstance(p, LikePrefix):
             if spec.ordered:
-                raise _mismatch(query, spec, "LIKE compares text")
+                raise _mismatch(query, spec, _("LIKE compares text"))
             self.prefixes.append(p.prefix)
             return
         if not spec.ordered:
@@ -157,7 +165,7 @@ class Constraint:
         elif isinstance(p, InList):
             values = {v.text for v in p.values}
         else:
-            raise _mismatch(query, self.spec, "a range (<, <=, >, >=, BETWEEN) needs numbers or dates")
+            raise _mismatch(query, self.spec, _("a range (<, <=, >, >=, BETWEEN) needs numbers or dates"))
         self.allowed = frozenset(values) if self.allowed is None else self.allowed & values
 
     def _points(self, values: np.ndarray) -> None:
@@ -238,12 +246,18 @@ def check_columns(query: Query, columns: list[str] | tuple[str, ...], what: str)
     known = set(columns)
     for c in query.columns():
         if c not in known:
-            where = f"workload line {query.line}" if query.line else "the query"
+            where = _("workload line {line}", line=str(query.line)) if query.line else _("the query")
             shown = ", ".join(list(columns)[:20])
             raise WorkloadError(
-                f"In {where} ({query.to_text()}), the column '{c}' is not in {what}.",
-                hint=f"Its columns are: {shown}.",
-                where=where,
+                _(
+                    "In {where} ({query}), the column '{column}' is not in {what}.",
+                    where=where,
+                    query=query.to_text(),
+                    column=c,
+                    what=what,
+                ),
+                hint=_("Its columns are: {shown}.", shown=shown),
+                where=f"line {query.line}" if query.line else "query",  # a locator
             )
 
 
@@ -252,4 +266,4 @@ def check_aggregate(query: Query, spec: ColumnSpec | None) -> None:
     if query.column is None or spec is None:
         return
     if spec.kind not in (NUMBER, DECIMAL):
-        raise _mismatch(query, spec, f"{query.aggregate} needs a column of numbers")
+        raise _mismatch(query, spec, _("{aggregate} needs a column of numbers", aggregate=query.aggregate))

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_
 from kanon_engine.workload.constraints import ColumnSpec, Constraint, compile_query, parse_values
 from kanon_engine.workload.distinct import frame_rows
 from kanon_engine.workload.query import Query, Workload
@@ -50,11 +51,11 @@ from kanon_engine.workload.query import Query, Workload
 _RANGE = re.compile(r"^\[(.+)\]$", re.DOTALL)
 _TOLERANCE = 1e-9
 
-ESTIMATOR_NOTE = (
-    "Estimates come from the release alone: each released value is read as the set of original values "
-    "it stands for (a hierarchy label as the values below it, a range [a-b] as every value from a to b, "
-    "* as the whole domain), spread uniformly, independently across columns; Mondrian's mean columns are "
-    "used for SUM and AVG where a group lies wholly inside the condition. Suppressed records kept in the "
+ESTIMATOR_NOTE = N_(
+    "Estimates come from the release alone: each released value is read as the set of original values it "
+    "stands for (a hierarchy label as the values below it, a range [a-b] as every value from a to b, * as "
+    "the whole domain), spread uniformly, independently across columns; Mondrian's mean columns are used "
+    "for SUM and AVG where a group lies wholly inside the condition. Suppressed records kept in the "
     "release count as unknown: spread over the whole domain. Records dropped from the release are not "
     "counted."
 )

@@ -21,6 +21,7 @@ import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
+from kanon_engine.i18n import _, pgettext
 from kanon_engine.workload.constraints import check_columns
 from kanon_engine.workload.estimate import ESTIMATOR_NOTE, ReleaseReader
 from kanon_engine.workload.exact import exact_answers, table_specs
@@ -114,7 +115,7 @@ def evaluate_release(
     """Figures of ``release`` (a release table of ``table`` made with ``config``) against ``workload``."""
     specs = table_specs(table, workload)
     for q in workload:
-        check_columns(q, [str(c) for c in release.columns], "the release")
+        check_columns(q, [str(c) for c in release.columns], pgettext("a column is not in ...", "the release"))
     truth = exact_answers(workload, table, specs)
     reader = ReleaseReader(release, specs, dict(config.hierarchies), config.quasi_identifiers)
     est = reader.estimate_all(workload)
@@ -155,6 +156,6 @@ def with_workload(result: Any, table: Table, workload: Workload) -> Any:
     try:
         evaluation = evaluate_result(workload, table, result)
     except WorkloadError as exc:
-        note = f"The workload could not be measured on this release: {exc}"
+        note = _("The workload could not be measured on this release: {reason}", reason=exc)
         return replace(result, notes=(*result.notes, note))
     return replace(result, workload=evaluation)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from kanon_engine.data.table import Table
+from kanon_engine.i18n import pgettext
 from kanon_engine.workload.constraints import (
     ColumnSpec,
     check_aggregate,
@@ -27,7 +28,9 @@ def table_specs(table: Table, workload: Workload) -> dict[str, ColumnSpec]:
     """The comparison kind of every column the workload names (checked to exist in the table)."""
     specs: dict[str, ColumnSpec] = {}
     for q in workload:
-        check_columns(q, table.columns, f"the table {table.name()}")
+        check_columns(
+            q, table.columns, pgettext("a column is not in ...", "the table {name}", name=table.name())
+        )
         for c in q.columns():
             if c not in specs:
                 specs[c] = column_spec(table, c)

@@ -12,6 +12,7 @@ same queries, which are written out in the workload file format to be read, kept
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ import pandas as pd
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _, formats, ngettext
 from kanon_engine.workload.constraints import DATE, DECIMAL, NUMBER, ColumnSpec, column_spec, parse_values
 from kanon_engine.workload.distinct import table_column
 from kanon_engine.workload.query import Between, Comparison, InList, Literal, Query, Workload
@@ -63,7 +65,9 @@ class _Window:
             self.items = order
             counts = counts_s.reindex(order).to_numpy()
         if not len(self.items):
-            raise ConfigError(f"The column '{name}' has no values to build queries on.", where=name)
+            raise ConfigError(
+                _("The column '{name}' has no values to build queries on.", name=name), where=name
+            )
         self.name = name
         share = np.asarray(counts, dtype=np.float64)
         self.cum = np.concatenate([[0.0], np.cumsum(share) / share.sum()])
@@ -120,25 +124,59 @@ def generate_workload(
     names = list(attributes) if attributes else list(config.quasi_identifiers if config else [])
     if not names:
         raise ConfigError(
-            "A generated workload needs attributes (the quasi-identifiers).", where="attributes"
+            _("A generated workload needs attributes (the quasi-identifiers)."), where="attributes"
         )
-    table.require_columns(names, "workload attribute")
+    table.require_columns(names, _("workload attribute"))
     if not 0 < selectivity <= 1:
         raise ConfigError(
-            f"selectivity must be a fraction in (0, 1]; got {selectivity}.", where="selectivity"
+            _("selectivity must be a fraction in (0, 1]; got {selectivity}.", selectivity=selectivity),
+            where="selectivity",
         )
     if n_queries < 1:
-        raise ConfigError(f"The number of queries must be at least 1; got {n_queries}.", where="queries")
+        raise ConfigError(
+            _("The number of queries must be at least 1; got {n_queries}.", n_queries=n_queries),
+            where="queries",
+        )
     d = min(len(names), per_query or 2)
     if d < 1:
-        raise ConfigError(f"Attributes per query must be at least 1; got {per_query}.", where="per_query")
+        raise ConfigError(
+            _("Attributes per query must be at least 1; got {per_query}.", per_query=per_query),
+            where="per_query",
+        )
     windows = {n: _Window(table, n, config) for n in names}
     rng = np.random.default_rng(seed)
     fraction = float(selectivity) ** (1.0 / d)
     queries = []
-    for _ in range(n_queries):
+    for _query in range(n_queries):
         chosen = [names[i] for i in sorted(rng.choice(len(names), size=d, replace=False))]
         preds = tuple(windows[n].predicate(fraction, rng) for n in chosen)
         queries.append(Query("COUNT", None, preds))
-    source = f"generated: {n_queries} COUNT queries, selectivity {selectivity:g}, seed {seed}"
+    source = GENERATED_SOURCE.format(n_queries=n_queries, selectivity=f"{selectivity:g}", seed=seed)
     return Workload(tuple(queries), source)
+
+
+#: The source of a generated workload, as the project and the JSON report keep it (a key, in English);
+#: :func:`describe_source` says it in the interface's or the report's language.
+GENERATED_SOURCE = "generated: {n_queries} COUNT queries, selectivity {selectivity}, seed {seed}"
+_GENERATED = re.compile(r"^generated: (\d+) COUNT queries, selectivity (\S+), seed (\S+)$")
+
+
+def describe_source(source: str) -> str:
+    """A workload's source as people read it: for a generated one its figures in the current language
+    ("200 COUNT queries, selectivity 0.1, seed 7"), a file's name as it is."""
+    m = _GENERATED.match(source)
+    if m is None:
+        return source
+    n, selectivity, seed = m.groups()
+    try:
+        shown = formats.decimal(float(selectivity), 6)
+    except ValueError:
+        shown = selectivity
+    return ngettext(
+        "{n} COUNT query, selectivity {selectivity}, seed {seed}",
+        "{n} COUNT queries, selectivity {selectivity}, seed {seed}",
+        int(n),
+        n=int(n),
+        selectivity=shown,
+        seed=seed,
+    )

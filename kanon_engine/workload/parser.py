@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kanon_engine.errors import KanonError
+from kanon_engine.i18n import _
 from kanon_engine.workload.query import (
     AGGREGATES,
     KEYWORDS,
@@ -58,7 +59,7 @@ class Token:
 
     def shown(self) -> str:
         if self.kind == "END":
-            return "the end of the line"
+            return _("the end of the line")
         if self.kind == "STRING":
             return f"'{self.text}'"
         if self.kind == "QNAME":
@@ -113,7 +114,7 @@ class _Tokenizer:
         if two in ("<>", "!="):
             self.fail(
                 Token("OP", two, start + 1),
-                "a comparison kanon reads (=, <, <=, >, >=); not-equal is not supported",
+                _("a comparison kanon reads (=, <, <=, >, >=); not-equal is not supported"),
             )
         single = {
             "=": "OP",
@@ -129,7 +130,7 @@ class _Tokenizer:
             self.i += 1
             return Token(single[c], c, start + 1)
         self.fail(
-            Token("CHAR", c, start + 1), "a name, a number, a quoted text or one of = < <= > >= ( ) , *"
+            Token("CHAR", c, start + 1), _("a name, a number, a quoted text or one of = < <= > >= ( ) , *")
         )
         raise AssertionError  # fail raises
 
@@ -160,7 +161,9 @@ class _Tokenizer:
         if j < len(text) and _name_char(text[j]):
             while j < len(text) and _name_char(text[j]):
                 j += 1
-            self.fail(Token("NAME", text[start:j], start + 1), "a number or a name that starts with a letter")
+            self.fail(
+                Token("NAME", text[start:j], start + 1), _("a number or a name that starts with a letter")
+            )
         try:
             float(word)
         except ValueError:
@@ -175,9 +178,11 @@ class _Tokenizer:
         while True:
             k = text.find(quote, j)
             if k < 0:
-                what = "text" if quote == "'" else "column name"
                 self.fail(
-                    Token("STRING", text[start:], start + 1), f"the closing {quote} of the quoted {what}"
+                    Token("STRING", text[start:], start + 1),
+                    _("the closing {quote} of the quoted text", quote=quote)
+                    if quote == "'"
+                    else _("the closing {quote} of the quoted column name", quote=quote),
                 )
             parts.append(text[j:k])
             if text[k + 1 : k + 2] == quote:  # doubled quote = the quote itself
@@ -198,12 +203,22 @@ class _LineParser:
         self.pos = 0
 
     def fail(self, token: Token, expected: str) -> None:
-        where = f"{self.source}, line {self.line}" if self.line else self.source
+        where = (
+            _("{source}, line {line}", source=self.source, line=str(self.line)) if self.line else self.source
+        )
         raise WorkloadError(
-            f"{where}, column {token.column}: expected {expected}, found {token.shown()}.",
-            hint="See the workload format in the README (one query per line, e.g. "
-            "COUNT(*) WHERE age BETWEEN 30 AND 39 AND sex = 'F').",
-            where=f"line {self.line}" if self.line else self.source,
+            _(
+                "{where}, column {column}: expected {expected}, found {found}.",
+                where=where,
+                column=str(token.column),
+                expected=expected,
+                found=token.shown(),
+            ),
+            hint=_(
+                "See the workload format in the README (one query per line, e.g. COUNT(*) WHERE age "
+                "BETWEEN 30 AND 39 AND sex = 'F')."
+            ),
+            where=f"line {self.line}" if self.line else self.source,  # a locator (the editor underlines it)
         )
 
     # --- token helpers ---------------------------------------------------------------------------------
@@ -234,7 +249,7 @@ class _LineParser:
         self.keyword("SELECT")
         aggregate, column = self.aggregate()
         if self.keyword("FROM"):
-            self.column_name("a table name after FROM")
+            self.column_name(_("a table name after FROM"))
         predicates = []
         if self.keyword("WHERE"):
             predicates.append(self.predicate())
@@ -242,42 +257,46 @@ class _LineParser:
                 predicates.append(self.predicate())
         weight = 1.0
         if self.keyword("WEIGHT"):
-            token = self.expect("NUMBER", "a weight (a number) after WEIGHT")
+            token = self.expect("NUMBER", _("a weight (a number) after WEIGHT"))
             weight = float(token.text)
             if not weight > 0:
-                self.fail(token, "a weight greater than 0")
+                self.fail(token, _("a weight greater than 0"))
         if self.tok.kind == "SEMI":
             self.pos += 1
         if self.tok.kind != "END":
-            self.fail(self.tok, "AND, WEIGHT or the end of the query")
+            self.fail(self.tok, _("AND, WEIGHT or the end of the query"))
         return Query(aggregate, column, tuple(predicates), weight, self.line)
 
     def aggregate(self) -> tuple[str, str | None]:
         token = self.tok
         name = token.text.upper() if token.kind == "NAME" else ""
         if name not in AGGREGATES:
-            self.fail(token, "an aggregate: COUNT(*), SUM(column), AVG(column), MIN(column) or MAX(column)")
+            self.fail(
+                token, _("an aggregate: COUNT(*), SUM(column), AVG(column), MIN(column) or MAX(column)")
+            )
         self.pos += 1
-        self.expect("LPAREN", f"'(' after {name}")
+        self.expect("LPAREN", _("'(' after {name}", name=name))
         if name == "COUNT":
-            self.expect("STAR", "'*' in COUNT(*) (kanon counts records)")
+            self.expect("STAR", _("'*' in COUNT(*) (kanon counts records)"))
             column = None
         else:
-            column = self.column_name(f"the column to aggregate in {name}(...)")
-        self.expect("RPAREN", f"')' to close {name}(")
+            column = self.column_name(_("the column to aggregate in {name}(...)", name=name))
+        self.expect("RPAREN", _("')' to close {name}(", name=name))
         return name, column
 
-    def column_name(self, expected: str = "a column name") -> str:
+    def column_name(self, expected: str | None = None) -> str:
+        expected = expected or _("a column name")
         token = self.tok
         if token.kind == "QNAME" or (token.kind == "NAME" and token.text.upper() not in KEYWORDS):
             self.pos += 1
             return token.text
         if token.kind == "NAME":
-            expected += f' (a column named {token.text} goes in double quotes: "{token.text}")'
+            expected += _(' (a column named {text} goes in double quotes: "{text}")', text=token.text)
         self.fail(token, expected)
         raise AssertionError
 
-    def literal(self, expected: str = "a number or a quoted text such as 'F'") -> Literal:
+    def literal(self, expected: str | None = None) -> Literal:
+        expected = expected or _("a number or a quoted text such as 'F'")
         token = self.tok
         if token.kind == "NUMBER":
             self.pos += 1
@@ -289,30 +308,32 @@ class _LineParser:
         raise AssertionError
 
     def predicate(self):
-        column = self.column_name("a column name (a condition such as age >= 30)")
+        column = self.column_name(_("a column name (a condition such as age >= 30)"))
         token = self.tok
         if token.kind == "OP":
             self.pos += 1
             return Comparison(column, token.text, self.literal())
         if self.keyword("BETWEEN"):
             low = self.literal()
-            self.expect_keyword("AND", "AND between the two ends of BETWEEN")
+            self.expect_keyword("AND", _("AND between the two ends of BETWEEN"))
             return Between(column, low, self.literal())
         if self.keyword("IN"):
-            self.expect("LPAREN", "'(' to open the list after IN")
+            self.expect("LPAREN", _("'(' to open the list after IN"))
             values = [self.literal()]
             while self.tok.kind == "COMMA":
                 self.pos += 1
                 values.append(self.literal())
-            self.expect("RPAREN", "',' or ')' in the list after IN")
+            self.expect("RPAREN", _("',' or ')' in the list after IN"))
             return InList(column, tuple(values))
         if self.keyword("LIKE"):
-            pattern = self.expect("STRING", "a quoted pattern such as '021%' after LIKE")
+            pattern = self.expect("STRING", _("a quoted pattern such as '021%' after LIKE"))
             body = pattern.text
             if not body.endswith("%") or "%" in body[:-1] or "_" in body:
-                self.fail(pattern, "a prefix pattern: text ending in % such as '021%' (no other % or _)")
+                self.fail(pattern, _("a prefix pattern: text ending in % such as '021%' (no other % or _)"))
             return LikePrefix(column, body[:-1])
-        self.fail(token, f"a comparison after '{column}': =, <, <=, >, >=, BETWEEN, IN or LIKE")
+        self.fail(
+            token, _("a comparison after '{column}': =, <, <=, >, >=, BETWEEN, IN or LIKE", column=column)
+        )
         raise AssertionError
 
 
@@ -331,8 +352,8 @@ def parse_workload(text: str, source: str = "workload") -> Workload:
         queries.append(parse_query(line, number, source))
     if not queries:
         raise WorkloadError(
-            f"{source} holds no query.",
-            hint="Write one query per line, e.g. COUNT(*) WHERE age BETWEEN 30 AND 39.",
+            _("{source} holds no query.", source=source),
+            hint=_("Write one query per line, e.g. COUNT(*) WHERE age BETWEEN 30 AND 39."),
             where=source,
         )
     return Workload(tuple(queries), source)
@@ -349,10 +370,13 @@ def read_workload_text(path: str | Path) -> str:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise WorkloadError(f"The workload file {path} does not exist.", where=str(path)) from None
+        raise WorkloadError(
+            _("The workload file {path} does not exist.", path=path), where=str(path)
+        ) from None
     except OSError as exc:
         raise WorkloadError(
-            f"The workload file {path} cannot be read: {exc.strerror or exc}.", where=str(path)
+            _("The workload file {path} cannot be read: {value}.", path=path, value=exc.strerror or exc),
+            where=str(path),
         ) from None
     try:
         return raw.decode("utf-8-sig")

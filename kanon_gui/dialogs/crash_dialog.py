@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.i18n import _
 from kanon_gui.appdata import app_data_dir
 
 
@@ -25,15 +26,18 @@ class CrashDialog(QDialog):
 
     def __init__(self, title: str, details: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("kanon: unexpected error")
+        self.setWindowTitle(_("kanon: unexpected error"))
         self.setObjectName("CrashDialog")
         self.resize(720, 460)
         layout = QVBoxLayout(self)
         intro = QLabel(
-            "<b>kanon met an unexpected error.</b><br>Your saved project is intact (saves are atomic, "
-            f"and an autosave copy is kept in {app_data_dir()}). Please copy the details below and send "
-            "them to your support contact; they contain no data values from your file except possibly "
-            "in the last line."
+            _(
+                "<b>kanon met an unexpected error.</b><br>Your saved project is intact (saves are atomic, "
+                "and an autosave copy is kept in {app_data_dir}). Please copy the details below and send "
+                "them to your support contact; they contain no data values from your file except possibly "
+                "in the last line.",
+                app_data_dir=app_data_dir(),
+            )
         )
         intro.setWordWrap(True)
         layout.addWidget(intro)
@@ -45,7 +49,7 @@ class CrashDialog(QDialog):
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         layout.addWidget(self.details, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        copy = QPushButton("Copy details")
+        copy = QPushButton(_("Copy details"))
         copy.clicked.connect(self.copy_details)
         buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)

@@ -48,6 +48,7 @@ from kanon_engine.export import (
     hierarchy_targets,
     read_key_file,
 )
+from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
 from kanon_engine.outputs import Output, check_outputs
 from kanon_engine.project import ReportDetails
 from kanon_engine.public_list import project_linkage
@@ -56,44 +57,53 @@ from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
 
 FORMATS = (
-    ("csv", "CSV (text)", ".csv"),
-    ("xlsx", "Excel workbook (XLSX)", ".xlsx"),
-    ("parquet", "Parquet (columnar)", ".parquet"),
+    ("csv", N_("CSV (text)"), ".csv"),
+    ("xlsx", N_("Excel workbook (XLSX)"), ".xlsx"),
+    ("parquet", N_("Parquet (columnar)"), ".parquet"),
 )
-DELIMITERS = ((",", "Comma ,"), (";", "Semicolon ;"), ("\t", "Tab"), ("|", "Pipe |"))
+DELIMITERS = ((",", N_("Comma ,")), (";", N_("Semicolon ;")), ("\t", N_("Tab")), ("|", N_("Pipe |")))
 
 #: Every sentence of the dialog, whole, with named placeholders (one place, ready for translation).
 TEXT = {
-    "title": "Export the release",
-    "heading": "Export <b>{run}</b>: {records} records in {groups} groups; {models}.",
+    "title": N_("Export the release"),
+    "heading": N_("Export <b>{run}</b>: {records} records in {groups} groups; {models}."),
     "stale": (
-        "This run is out of date: the settings changed after it. The files will describe the release as "
-        "it was made, with the old settings; run again to export the new ones."
+        N_(
+            "This run is out of date: the settings changed after it. The files will describe the release "
+            "as it was made, with the old settings; run again to export the new ones."
+        )
     ),
-    "shuffle": "Shuffle the rows",
+    "shuffle": N_("Shuffle the rows"),
     "shuffle_tip": (
-        "A release in the input's order can give people away: if the input was sorted by admission date "
-        "or by name, row 17 of the release is row 17 of the input. Shuffling breaks that link."
+        N_(
+            "A release in the input's order can give people away: if the input was sorted by admission "
+            "date or by name, row 17 of the release is row 17 of the input. Shuffling breaks that link."
+        )
     ),
-    "replace_title": "Replace the earlier export?",
+    "replace_title": N_("Replace the earlier export?"),
     "replace": (
-        "These files already exist in {folder} and would be replaced:\n\n{names}\n\nThe files of an export "
-        "belong together (the report cites the release's SHA-256), so the whole set is replaced."
+        N_(
+            "These files already exist in {folder} and would be replaced:\n\n{names}\n\nThe files of an "
+            "export belong together (the report cites the release's SHA-256), so the whole set is "
+            "replaced."
+        )
     ),
     "leftover": (
-        "\n\nThese files of the earlier export describe another release and would be removed, so that no "
-        "report lies beside a release it does not describe:\n\n{names}"
+        N_(
+            "\n\nThese files of the earlier export describe another release and would be removed, so that "
+            "no report lies beside a release it does not describe:\n\n{names}"
+        )
     ),
-    "done_title": "Export finished",
-    "done": "{run} was exported to {folder}:\n\n{names}",
-    "show_folder": "Show in folder",
-    "details": "Report details (printed in the sign-off of the report)",
-    "details_tip": (
+    "done_title": N_("Export finished"),
+    "done": N_("{run} was exported to {folder}:\n\n{names}"),
+    "show_folder": N_("Show in folder"),
+    "details": N_("Report details (printed in the sign-off of the report)"),
+    "details_tip": N_(
         "Kept in the project file. A field left empty is printed as a blank line to be filled in by hand."
     ),
-    "purpose_hint": "for example: study of length of stay by ward, 2022-2024",
-    "recipient_hint": "for example: Dr. Ana Ruiz, Institute of Health Services Research",
-    "approved_hint": "for example: M. Keller, data protection officer",
+    "purpose_hint": N_("for example: study of length of stay by ward, 2022-2024"),
+    "recipient_hint": N_("for example: Dr. Ana Ruiz, Institute of Health Services Research"),
+    "approved_hint": N_("for example: M. Keller, data protection officer"),
 }
 #: Names of the companions an export writes beside the release ``<stem>.<ext>``.
 COMPANIONS = ("_value_mapping.csv", "_report.html", "_report.pdf")
@@ -140,22 +150,27 @@ class ExportPlan:
     inputs: tuple[Path, ...] = field(default=())
     run_label: str | None = None
     stale: bool = False
+    #: the report's language (None: the interface's)
+    report_language: str | None = None
     #: the report's sign-off fields (purpose, recipient, approved by), None: the project's
     details: ReportDetails | None = None
 
     def outputs(self, result: Any) -> list[Output]:
         """Every file the plan writes, for :func:`kanon_engine.outputs.check_outputs`."""
         kind = "release" if self.options.fmt is None else f"{self.options.fmt} release"  # named apart
-        out = [Output(self.release_path, kind, "the release file")]
+        out = [Output(self.release_path, kind, _("the release file"))]
         if self.value_mapping_path is not None:
-            out.append(Output(self.value_mapping_path, "value mapping", "the value mapping"))
+            out.append(Output(self.value_mapping_path, "value mapping", _("the value mapping")))
         if self.hierarchies_folder is not None:
             targets = hierarchy_targets(result.config, self.hierarchies_folder, self.hierarchy_prefix)
-            out.extend(Output(t, "hierarchy", f"the hierarchy file of '{q}'") for q, t in targets.items())
+            out.extend(
+                Output(t, "hierarchy", _("the hierarchy file of '{column}'", column=q))
+                for q, t in targets.items()
+            )
         if self.report_html is not None:
-            out.append(Output(self.report_html, "HTML report", "the HTML report"))
+            out.append(Output(self.report_html, "HTML report", _("the HTML report")))
         if self.report_pdf is not None:
-            out.append(Output(self.report_pdf, "PDF report", "the PDF report"))
+            out.append(Output(self.report_pdf, "PDF report", _("the PDF report")))
         return out
 
 
@@ -203,6 +218,7 @@ def perform_export(table: Table, project: Any | None, result: Any, plan: ExportP
             project_path=plan.project_path,
             run_label=plan.run_label,
             stale=plan.stale,
+            language=plan.report_language,
             linkage=linkage,
         )
         written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)
@@ -227,8 +243,8 @@ class ExportDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.on_details = on_details
-        self.setWindowTitle(TEXT["title"])
-        self.run_label = run_label or "the current run"
+        self.setWindowTitle(text_of(TEXT, "title"))
+        self.run_label = run_label or _("the current run")
         self.stale = stale
         self.setObjectName("export_dialog")
         self.table, self.project, self.run_result = table, project, result
@@ -244,12 +260,12 @@ class ExportDialog(QDialog):
         form = self._release_form(result.config)
         extra = self._extra_files_box()
         details = self._details_box(getattr(project, "report", None) or ReportDetails())
-        self.status = QLabel("Identifier columns are never exported.")
+        self.status = QLabel(_("Identifier columns are never exported."))
         self.status.setObjectName("export_status")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.export_button = self.buttons.addButton(_("Export"), QDialogButtonBox.ButtonRole.AcceptRole)
         self.buttons.accepted.connect(self.start_export)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -266,16 +282,18 @@ class ExportDialog(QDialog):
     def _heading(self, result: Any) -> tuple[QLabel, QLabel]:
         """Which run is exported (its name, size and privacy models), and whether it is out of date."""
         self.heading = QLabel(
-            TEXT["heading"].format(
+            text_of(
+                TEXT,
+                "heading",
                 run=escape(self.run_label),
-                records=f"{len(result.release):,}",
-                groups=f"{result.n_classes:,}",
+                records=len(result.release),
+                groups=int(result.n_classes),
                 models=escape(models_short(result.config.models)),
             )
         )
         self.heading.setObjectName("export_heading")
         self.heading.setWordWrap(True)
-        self.stale_label = QLabel(TEXT["stale"])
+        self.stale_label = QLabel(text_of(TEXT, "stale"))
         self.stale_label.setObjectName("export_stale")
         self.stale_label.setWordWrap(True)
         self.stale_label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px;")
@@ -286,34 +304,34 @@ class ExportDialog(QDialog):
         """Where and how the release is written: file, format, delimiter, suppressed records, row order,
         formulas, pseudonyms."""
         self.path_edit = QLineEdit(str(self._default_path()))
-        browse = QPushButton("Browse…")
+        browse = QPushButton(_("Browse…"))
         browse.clicked.connect(self._browse)
         path_row = QHBoxLayout()
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(browse)
         self.format_box = QComboBox()
-        for key, label, _ in FORMATS:
-            self.format_box.addItem(label, key)
+        for key, label, _unused in FORMATS:
+            self.format_box.addItem(_(label), key)
         self.format_box.currentIndexChanged.connect(self._format_changed)
         self.delimiter_box = QComboBox()
         for value, label in DELIMITERS:
-            self.delimiter_box.addItem(label, value)
-        self.bom_check = QCheckBox("Byte-order mark (lets Excel on Windows read UTF-8)")
+            self.delimiter_box.addItem(_(label), value)
+        self.bom_check = QCheckBox(_("Byte-order mark (lets Excel on Windows read UTF-8)"))
         self.suppressed_box = QComboBox()
-        self.suppressed_box.addItem("Keep them, quasi-identifiers shown as *", "mask")
-        self.suppressed_box.addItem("Leave them out of the file", "drop")
+        self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as *"), "mask")
+        self.suppressed_box.addItem(_("Leave them out of the file"), "drop")
         self.suppressed_box.setCurrentIndex(1 if cfg.drop_suppressed else 0)
-        self.shuffle_check = QCheckBox(TEXT["shuffle"])
-        self.shuffle_check.setToolTip(TEXT["shuffle_tip"])
+        self.shuffle_check = QCheckBox(text_of(TEXT, "shuffle"))
+        self.shuffle_check.setToolTip(text_of(TEXT, "shuffle_tip"))
         self.shuffle_check.setChecked(True)
-        self.formula_check = QCheckBox("Neutralize cells a spreadsheet would run as formulas (=, +, -, @)")
+        self.formula_check = QCheckBox(_("Neutralize cells a spreadsheet would run as formulas (=, +, -, @)"))
         self.formula_check.setChecked(True)
         self.pseudo_check = QCheckBox(
-            "Replace identifiers by keyed pseudonyms (HMAC-SHA256) instead of removing them"
+            _("Replace identifiers by keyed pseudonyms (HMAC-SHA256) instead of removing them")
         )
         self.key_edit = QLineEdit()
-        self.key_edit.setPlaceholderText("key file (at least 16 bytes; keep it secret)")
-        self.key_browse = QPushButton("Key file…")
+        self.key_edit.setPlaceholderText(_("key file (at least 16 bytes; keep it secret)"))
+        self.key_browse = QPushButton(_("Key file…"))
         self.key_browse.clicked.connect(self._browse_key)
         key_row = QHBoxLayout()
         key_row.addWidget(self.key_edit, 1)
@@ -321,32 +339,48 @@ class ExportDialog(QDialog):
         has_ids = bool(cfg.identifiers)
         self.pseudo_check.setEnabled(has_ids)
         if not has_ids:
-            self.pseudo_check.setToolTip("No column is marked as identifier.")
+            self.pseudo_check.setToolTip(_("No column is marked as identifier."))
         self.pseudo_check.toggled.connect(self._sync)
 
         form = QFormLayout()
-        form.addRow("Release file", path_row)
-        form.addRow("Format", self.format_box)
-        form.addRow("Delimiter", self.delimiter_box)
+        form.addRow(_("Release file"), path_row)
+        form.addRow(_("Format"), self.format_box)
+        form.addRow(_("Delimiter"), self.delimiter_box)
         form.addRow("", self.bom_check)
-        form.addRow("Suppressed records", self.suppressed_box)
+        form.addRow(_("Suppressed records"), self.suppressed_box)
         form.addRow("", self.shuffle_check)
         form.addRow("", self.formula_check)
         form.addRow("", self.pseudo_check)
-        form.addRow("Pseudonym key", key_row)
+        form.addRow(_("Pseudonym key"), key_row)
         return form
 
     def _extra_files_box(self) -> QGroupBox:
         """The files written next to the release: value mapping, hierarchies, HTML and PDF reports."""
-        self.mapping_check = QCheckBox("Value mapping (original → released value per quasi-identifier, CSV)")
-        self.hierarchies_check = QCheckBox("Hierarchies (ARX CSV, one file per quasi-identifier)")
-        self.html_check = QCheckBox("De-identification report (HTML)")
+        self.mapping_check = QCheckBox(
+            _("Value mapping (original → released value per quasi-identifier, CSV)")
+        )
+        self.hierarchies_check = QCheckBox(_("Hierarchies (ARX CSV, one file per quasi-identifier)"))
+        self.html_check = QCheckBox(_("De-identification report (HTML)"))
         self.html_check.setChecked(True)
-        self.pdf_check = QCheckBox("De-identification report (PDF)")
-        extra = QGroupBox("Also write (next to the release)")
+        self.pdf_check = QCheckBox(_("De-identification report (PDF)"))
+        self.language_box = QComboBox()
+        self.language_box.setObjectName("report_language")
+        for code in available_languages():
+            self.language_box.addItem(language_name(code), code)
+        interface = current_language()
+        self.language_box.setCurrentIndex(max(0, self.language_box.findData(interface)))
+        self.language_box.setToolTip(
+            _("The language of the HTML and PDF report: its words, numbers and dates.")
+        )
+        language_row = QHBoxLayout()
+        language_row.addWidget(QLabel(_("Report language")))
+        language_row.addWidget(self.language_box)
+        language_row.addStretch(1)
+        extra = QGroupBox(_("Also write (next to the release)"))
         el = QVBoxLayout(extra)
         for w in (self.mapping_check, self.hierarchies_check, self.html_check, self.pdf_check):
             el.addWidget(w)
+        el.addLayout(language_row)
         return extra
 
     def _details_box(self, details: ReportDetails) -> QGroupBox:
@@ -359,13 +393,13 @@ class ExportDialog(QDialog):
             (self.recipient_edit, "recipient_hint"),
             (self.approved_edit, "approved_hint"),
         ):
-            edit.setPlaceholderText(TEXT[key])
-        box = QGroupBox(TEXT["details"])
-        box.setToolTip(TEXT["details_tip"])
+            edit.setPlaceholderText(text_of(TEXT, key))
+        box = QGroupBox(text_of(TEXT, "details"))
+        box.setToolTip(text_of(TEXT, "details_tip"))
         form = QFormLayout(box)
-        form.addRow(SIGN_OFF["purpose"], self.purpose_edit)
-        form.addRow(SIGN_OFF["recipient"], self.recipient_edit)
-        form.addRow(SIGN_OFF["approved"], self.approved_edit)
+        form.addRow(text_of(SIGN_OFF, "purpose"), self.purpose_edit)
+        form.addRow(text_of(SIGN_OFF, "recipient"), self.recipient_edit)
+        form.addRow(text_of(SIGN_OFF, "approved"), self.approved_edit)
         self.details_box = box
         for check in (self.html_check, self.pdf_check):
             check.toggled.connect(self._sync)
@@ -425,32 +459,34 @@ class ExportDialog(QDialog):
         settings.sync()
 
     def _browse(self) -> None:
-        filters = ";;".join(f"{label} (*{ext})" for _, label, ext in FORMATS)
-        path, _ = QFileDialog.getSaveFileName(self, "Export the release", self.path_edit.text(), filters)
+        filters = ";;".join(f"{_(label)} (*{ext})" for _unused, label, ext in FORMATS)
+        path, _unused = QFileDialog.getSaveFileName(
+            self, _("Export the release"), self.path_edit.text(), filters
+        )
         if path:
             self.path_edit.setText(path)
             self._sync_format_from_path()
 
     def _browse_key(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Pseudonymization key file", "")
+        path, _unused = QFileDialog.getOpenFileName(self, _("Pseudonymization key file"), "")
         if path:
             self.key_edit.setText(path)
 
     def _sync_format_from_path(self) -> None:
         suffix = Path(self.path_edit.text()).suffix.lower()
-        for i, (_, _, ext) in enumerate(FORMATS):
+        for i, (_unused, _unused, ext) in enumerate(FORMATS):
             if suffix == ext:
                 self.format_box.setCurrentIndex(i)
 
-    def _format_changed(self, *_: object) -> None:
+    def _format_changed(self, *_args: object) -> None:
         fmt = self.format_box.currentData()
-        ext = next(e for k, _, e in FORMATS if k == fmt)
+        ext = next(e for k, _unused, e in FORMATS if k == fmt)
         path = Path(self.path_edit.text())
         if path.suffix.lower() != ext and path.name:
             self.path_edit.setText(str(path.with_suffix(ext)))
         self._sync()
 
-    def _sync(self, *_: object) -> None:
+    def _sync(self, *_args: object) -> None:
         fmt = self.format_box.currentData()
         text = fmt == "csv"
         self.delimiter_box.setEnabled(text)
@@ -465,14 +501,14 @@ class ExportDialog(QDialog):
         """The plan of the current choices; a ConfigError names what is missing."""
         text = self.path_edit.text().strip()
         if not text:
-            raise ConfigError("Choose a file for the release.", where="release file")
+            raise ConfigError(_("Choose a file for the release."), where=_("release file"))
         path = Path(text).expanduser()
         key = None
         if self.pseudo_check.isChecked():
             if not self.key_edit.text().strip():
                 raise ConfigError(
-                    "Choose the key file for the pseudonyms, or untick pseudonymization.",
-                    where="pseudonym key",
+                    _("Choose the key file for the pseudonyms, or untick pseudonymization."),
+                    where=_("pseudonym key"),
                 )
             key = read_key_file(self.key_edit.text().strip())
         options = ExportOptions(
@@ -501,6 +537,7 @@ class ExportDialog(QDialog):
             inputs=files,
             run_label=self.run_label,
             stale=self.stale,
+            report_language=self.language_box.currentData(),
             details=self.details(),
         )
 
@@ -525,7 +562,7 @@ class ExportDialog(QDialog):
             self.on_details(plan.details)  # the project keeps them (saved with it)
         table, project, result = self.table, self.project, self.run_result
         self.export_button.setEnabled(False)
-        self.status.setText("Exporting…")
+        self.status.setText(_("Exporting…"))
         self.runner.submit(
             lambda progress: perform_export(table, project, result, plan),
             channel="export",
@@ -536,14 +573,14 @@ class ExportDialog(QDialog):
 
     def confirm_replace(self, plan: ExportPlan, existing: list[Path], leftovers: list[Path]) -> bool:
         """Ask before an earlier export is replaced (and its leftover files removed)."""
-        text = TEXT["replace"].format(
-            folder=plan.release_path.parent, names="\n".join(p.name for p in existing) or "–"
+        text = text_of(
+            TEXT, "replace", folder=plan.release_path.parent, names="\n".join(p.name for p in existing) or "–"
         )
         if leftovers:
-            text += TEXT["leftover"].format(names="\n".join(p.name for p in leftovers))
+            text += text_of(TEXT, "leftover", names="\n".join(p.name for p in leftovers))
         answer = QMessageBox.question(
             self,
-            TEXT["replace_title"],
+            text_of(TEXT, "replace_title"),
             text,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
@@ -557,10 +594,18 @@ class ExportDialog(QDialog):
         self.outcome = outcome
         rel = outcome["release"]
         more = len(outcome["written"]) - 1
-        self.status.setText(
-            f"Wrote {rel['file']} ({rel['rows']:,} rows, SHA-256 {rel['sha256'][:16]}…)"
-            + (f" and {more} more file(s)." if more else ".")
+        wrote = ngettext(
+            "Wrote {file} ({n} row, SHA-256 {sha256}…)",
+            "Wrote {file} ({n} rows, SHA-256 {sha256}…)",
+            int(rel["rows"]),
+            file=rel["file"],
+            sha256=rel["sha256"][:16],
         )
+        if more:
+            wrote += ngettext(" and {n} more file.", " and {n} more files.", more)
+        else:
+            wrote += "."
+        self.status.setText(wrote)
         self.export_button.setEnabled(True)
         plan = getattr(self, "plan_used", None)
         if plan is not None:
@@ -575,12 +620,12 @@ class ExportDialog(QDialog):
         folder = files[0].parent
         box = QMessageBox(
             QMessageBox.Icon.Information,
-            TEXT["done_title"],
-            TEXT["done"].format(run=self.run_label, folder=folder, names="\n".join(p.name for p in files)),
+            text_of(TEXT, "done_title"),
+            text_of(TEXT, "done", run=self.run_label, folder=folder, names="\n".join(p.name for p in files)),
             QMessageBox.StandardButton.Close,
             self.parentWidget(),
         )
-        show = box.addButton(TEXT["show_folder"], QMessageBox.ButtonRole.ActionRole)
+        show = box.addButton(text_of(TEXT, "show_folder"), QMessageBox.ButtonRole.ActionRole)
         show.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))))
         box.setObjectName("export_done")
         box.open()
@@ -592,7 +637,7 @@ class ExportDialog(QDialog):
         if is_expected(exc):
             self.status.setText(error_text(exc))
             return
-        self.status.setText("The export failed unexpectedly; see the error report.")
+        self.status.setText(_("The export failed unexpectedly; see the error report."))
         sys.excepthook(type(exc), exc, exc.__traceback__)
 
     def done(self, r: int) -> None:  # noqa: D401 - Qt override

@@ -44,64 +44,81 @@ from kanon_engine.hierarchy import (
 )
 from kanon_engine.hierarchy.builders import DATE_LEVELS, INTERVAL_LABELS
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_gui.errors import error_text
 from kanon_gui.state import AppState
 
 KINDS = (
     (
         "intervals",
-        "Intervals (numbers)",
-        "Numbers become nested ranges: 37 \u2192 35-39 \u2192 30-39 \u2192 *.",
+        N_("Intervals (numbers)"),
+        N_("Numbers become nested ranges: 37 \u2192 35-39 \u2192 30-39 \u2192 *."),
     ),
-    ("dates", "Dates", "Dates become month, year, decade: 1965-09-20 \u2192 1965-09 \u2192 1965 \u2192 *."),
+    ("dates", N_("Dates"), N_("Dates become month, year, decade: 1965-09-20 → 1965-09 → 1965 → *.")),
     (
         "masking",
-        "Masking (codes)",
-        "Codes lose one character per level from the right: 02138 \u2192 0213* \u2192 021** \u2192 *.",
+        N_("Masking (codes)"),
+        N_("Codes lose one character per level from the right: 02138 → 0213* → 021** → *."),
     ),
     (
         "grouping",
-        "Grouping (categories)",
-        "You name the group of each value, level by level: Bachelors \u2192 Higher education \u2192 *.",
+        N_("Grouping (categories)"),
+        N_("You name the group of each value, level by level: Bachelors → Higher education → *."),
     ),
 )
+#: The date levels in words (the builder's codes are DATE_LEVELS).
+DATE_LEVEL_WORDS = {
+    "day": N_("day"),
+    "month": N_("month"),
+    "quarter": N_("quarter"),
+    "year": N_("year"),
+    "decade": N_("decade"),
+    "century": N_("century"),
+}
 PREVIEW_ROWS = 200
 GROUPING_MAX_VALUES = 2000
+
+
+def _widths(text: str) -> list[float]:
+    """Interval widths typed as ``5, 10, 20`` or ``2,5; 5; 10`` (semicolons where the decimal mark is a
+    comma), each read in the current language's number format."""
+    parts = text.split(";") if ";" in text else text.split(",")
+    return [formats.parse_number(w) for w in parts if w.strip()]
 
 
 def _number(text: str) -> float | None:
     text = text.strip()
     if not text:
         return None
-    return float(text)
+    return formats.parse_number(text)
 
 
 #: The interval and date pages' words (whole phrases with named placeholders, one place).
 TEXT = {
-    "range": "The column has values from {low} to {high}.",
-    "no_numbers": "The column has no numeric values.",
-    "label_tip": "How the intervals are written in the release; the preview below shows every label.",
-    "label_inclusive": "{example}: first and last value, both included",
-    "label_half_open": "{example}: the upper bound is not included",
+    "range": N_("The column has values from {low} to {high}."),
+    "no_numbers": N_("The column has no numeric values."),
+    "label_tip": N_("How the intervals are written in the release; the preview below shows every label."),
+    "label_inclusive": N_("{example}: first and last value, both included"),
+    "label_half_open": N_("{example}: the upper bound is not included"),
     "label_words": "{example}",
-    "date_detect": "detected from the values",
-    "summary": "{values} values, generalized in {height} levels; distinct labels per level: {levels}.",
-    "summary_cut": (
+    "date_detect": N_("detected from the values"),
+    "summary": N_("{values} values, generalized in {height} levels; distinct labels per level: {levels}."),
+    "summary_cut": N_(
         "{values} values, generalized in {height} levels; distinct labels per level: {levels}. The preview "
         "shows the first {rows}."
     ),
-    "date_tip": (
+    "date_tip": N_(
         "How the dates are written, for example dd.mm.yyyy or yyyy-mm-dd (yyyy: year, mm: month, dd: day); "
         "leave it empty to detect it from the values."
     ),
 }
 
 #: The grouping page's words (whole sentences, one place).
-GROUPING_HINT = (
+GROUPING_HINT = N_(
     "Type the group of each value at each level: values with the same group name are put together."
 )
-GROUPING_PREFILLED = "The cells show the column's current hierarchy; change them as you like."
-GROUPING_PROMPT = "Type a group name for the values you want to put together; the preview appears here."
+GROUPING_PREFILLED = N_("The cells show the column's current hierarchy; change them as you like.")
+GROUPING_PROMPT = N_("Type a group name for the values you want to put together; the preview appears here.")
 
 
 class HierarchyWizardDialog(QDialog):
@@ -110,7 +127,7 @@ class HierarchyWizardDialog(QDialog):
     def __init__(self, state: AppState, column: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("HierarchyWizardDialog")
-        self.setWindowTitle(f"Build the hierarchy of '{column}'")
+        self.setWindowTitle(_("Build the hierarchy of '{column}'", column=column))
         self.resize(820, 600)
         self.state = state
         self.column = column
@@ -127,11 +144,11 @@ class HierarchyWizardDialog(QDialog):
 
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Kind:"))
+        top.addWidget(QLabel(_("Kind:")))
         self.kind = QComboBox()
         for key, label, tip in KINDS:
-            self.kind.addItem(label, key)
-            self.kind.setItemData(self.kind.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+            self.kind.addItem(_(label), key)
+            self.kind.setItemData(self.kind.count() - 1, _(tip), Qt.ItemDataRole.ToolTipRole)
         top.addWidget(self.kind, 1)
         layout.addLayout(top)
         self.kind_help = QLabel()
@@ -157,7 +174,7 @@ class HierarchyWizardDialog(QDialog):
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Use this hierarchy")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(_("Use this hierarchy"))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
@@ -179,37 +196,41 @@ class HierarchyWizardDialog(QDialog):
         x = x[np.isfinite(x)]
         integer = bool(len(x)) and bool((x == np.round(x)).all())
         widths = suggest_widths(x.min(), x.max(), integer=integer) if len(x) else (5, 10, 20)
-        self.widths = QLineEdit(", ".join(f"{w:g}" for w in widths))
-        self.widths.setToolTip("Interval widths, one per level, each a multiple of the previous one.")
+        sep = "; " if formats.decimal_separator() == "," else ", "  # 2,5 is a number in German
+        self.widths = QLineEdit(sep.join(formats.decimal(w, 6) for w in widths))
+        self.widths.setToolTip(_("Interval widths, one per level, each a multiple of the previous one."))
         self.bottom = QLineEdit()
-        self.bottom.setPlaceholderText("none")
-        self.bottom.setToolTip("Values below this become '<bottom' at every level (bottom-coding).")
+        self.bottom.setPlaceholderText(_("none"))
+        self.bottom.setToolTip(_("Values below this become '<bottom' at every level (bottom-coding)."))
         self.top = QLineEdit()
-        self.top.setPlaceholderText("none")
+        self.top.setPlaceholderText(_("none"))
         self.top.setToolTip(
-            "Values at or above this become '>=top' at every level (top-coding rare "
-            "extreme values, such as ages over 90)."
+            _(
+                "Values at or above this become '>=top' at every level (top-coding rare extreme values, "
+                "such as ages over 90)."
+            )
         )
         self._integer = integer
         self._first = float(x.min()) if len(x) else 0.0
         self.label_style = QComboBox()
         self.label_style.setObjectName("IntervalLabelStyle")
-        self.label_style.setToolTip(TEXT["label_tip"])
+        self.label_style.setToolTip(text_of(TEXT, "label_tip"))
         for key, template, whole_only in INTERVAL_LABELS:
             if integer or not whole_only:
-                self.label_style.addItem("", (key, template))
+                # the words style is written in the interface's language ("35 bis unter 40")
+                self.label_style.addItem("", (key, _(template) if key == "words" else template))
         self._describe_label_styles()
-        form.addRow(
-            QLabel(
-                TEXT["range"].format(low=f"{x.min():g}", high=f"{x.max():g}")
-                if len(x)
-                else TEXT["no_numbers"]
+        if len(x):
+            text = text_of(
+                TEXT, "range", low=formats.decimal(float(x.min()), 6), high=formats.decimal(float(x.max()), 6)
             )
-        )
-        form.addRow("Widths", self.widths)
-        form.addRow("Bottom code", self.bottom)
-        form.addRow("Top code", self.top)
-        form.addRow("Intervals written as", self.label_style)
+        else:
+            text = text_of(TEXT, "no_numbers")
+        form.addRow(QLabel(text))
+        form.addRow(_("Widths"), self.widths)
+        form.addRow(_("Bottom code"), self.bottom)
+        form.addRow(_("Top code"), self.top)
+        form.addRow(_("Intervals written as"), self.label_style)
         for w in (self.widths, self.bottom, self.top):
             w.textChanged.connect(self._schedule)
         self.label_style.currentIndexChanged.connect(self._schedule)
@@ -219,7 +240,7 @@ class HierarchyWizardDialog(QDialog):
         """Each label style in words, with the column's first interval written that way (35-39, [35-40),
         35 to under 40): no template codes on screen."""
         try:
-            width = float(self.widths.text().replace(";", ",").split(",")[0])
+            width = _widths(self.widths.text())[0]
             origin = _number(self.bottom.text()) or 0.0
         except (ValueError, IndexError):
             width, origin = 0.0, 0.0
@@ -229,7 +250,7 @@ class HierarchyWizardDialog(QDialog):
         words = {"lo": f"{lo:g}", "hi": f"{lo + width:g}", "last": f"{lo + width - 1:g}"}
         for i in range(self.label_style.count()):
             key, template = self.label_style.itemData(i)
-            self.label_style.setItemText(i, TEXT[f"label_{key}"].format(example=template.format(**words)))
+            self.label_style.setItemText(i, text_of(TEXT, f"label_{key}", example=template.format(**words)))
 
     def label_template(self) -> str:
         """The engine's label template of the chosen style."""
@@ -245,13 +266,13 @@ class HierarchyWizardDialog(QDialog):
         page = QWidget()
         form = QFormLayout(page)
         self.date_fmt = QLineEdit(describe_date_format(self.date_format) if self.date_format else "")
-        self.date_fmt.setPlaceholderText(TEXT["date_detect"])
-        self.date_fmt.setToolTip(TEXT["date_tip"])
-        form.addRow("Dates are written as", self.date_fmt)
+        self.date_fmt.setPlaceholderText(text_of(TEXT, "date_detect"))
+        self.date_fmt.setToolTip(text_of(TEXT, "date_tip"))
+        form.addRow(_("Dates are written as"), self.date_fmt)
         row = QHBoxLayout()
         self.date_levels: dict[str, QCheckBox] = {}
         for lv in DATE_LEVELS:
-            box = QCheckBox(lv)
+            box = QCheckBox(_(DATE_LEVEL_WORDS[lv]))
             box.setChecked(lv in ("month", "year", "decade"))
             box.toggled.connect(self._schedule)
             self.date_levels[lv] = box
@@ -259,7 +280,7 @@ class HierarchyWizardDialog(QDialog):
         row.addStretch(1)
         holder = QWidget()
         holder.setLayout(row)
-        form.addRow("Levels", holder)
+        form.addRow(_("Levels"), holder)
         self.date_fmt.textChanged.connect(self._schedule)
         return page
 
@@ -269,16 +290,16 @@ class HierarchyWizardDialog(QDialog):
         self.max_masked = QSpinBox()
         self.max_masked.setRange(0, 64)
         self.max_masked.setSpecialValueText("all")
-        self.max_masked.setToolTip("How many characters may be masked before the root (all: every one).")
+        self.max_masked.setToolTip(_("How many characters may be masked before the root (all: every one)."))
         self.max_masked.valueChanged.connect(self._schedule)
-        form.addRow("Characters masked at most", self.max_masked)
+        form.addRow(_("Characters masked at most"), self.max_masked)
         return page
 
     def _grouping_page(self) -> QWidget:
         page = QWidget()
         box = QVBoxLayout(page)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Levels between the values and the root:"))
+        row.addWidget(QLabel(_("Levels between the values and the root:")))
         self.group_levels = QSpinBox()
         self.group_levels.setRange(1, 6)
         self.group_levels.setValue(1)
@@ -286,7 +307,7 @@ class HierarchyWizardDialog(QDialog):
         row.addWidget(self.group_levels)
         row.addStretch(1)
         box.addLayout(row)
-        hint = QLabel(GROUPING_HINT)
+        hint = QLabel(_(GROUPING_HINT))
         hint.setWordWrap(True)
         box.addWidget(hint)
         self.grouping = QTableWidget()
@@ -304,7 +325,7 @@ class HierarchyWizardDialog(QDialog):
             for row_ in current.rows():
                 self._prefill[row_[0]] = row_[1:-1]
         if any(any(groups) for groups in self._prefill.values()):
-            hint.setText(GROUPING_HINT + " " + GROUPING_PREFILLED)
+            hint.setText(_(GROUPING_HINT) + " " + _(GROUPING_PREFILLED))
         self._grouping_columns()
         self.grouping.itemChanged.connect(self._schedule)
         return page
@@ -313,10 +334,12 @@ class HierarchyWizardDialog(QDialog):
         n = self.group_levels.value()
         self.grouping.blockSignals(True)
         self.grouping.setColumnCount(n + 1)
-        self.grouping.setHorizontalHeaderLabels(["Value"] + [f"Level {j}" for j in range(1, n + 1)])
+        self.grouping.setHorizontalHeaderLabels(
+            [_("Value")] + [_("Level {level}", level=j) for j in range(1, n + 1)]
+        )
         self.grouping.setRowCount(len(self._group_values))
         for r, v in enumerate(self._group_values):
-            item = QTableWidgetItem("(missing)" if v == MISSING else v)
+            item = QTableWidgetItem(_("(missing)") if v == MISSING else v)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setData(Qt.ItemDataRole.UserRole, v)
             self.grouping.setItem(r, 0, item)
@@ -343,22 +366,22 @@ class HierarchyWizardDialog(QDialog):
             and int(s.str.len().iloc[0]) >= 3
         )
 
-    def _kind_changed(self, *_: Any) -> None:
+    def _kind_changed(self, *_args: Any) -> None:
         i = self.kind.currentIndex()
         self.pages.setCurrentIndex(i)
-        self.kind_help.setText(KINDS[i][2])
+        self.kind_help.setText(_(KINDS[i][2]))
         self.update_preview()
 
     def kind_key(self) -> str:
         return KINDS[self.kind.currentIndex()][0]
 
     def kind_label(self) -> str:
-        return KINDS[self.kind.currentIndex()][1]
+        return _(KINDS[self.kind.currentIndex()][1])
 
     def set_kind(self, key: str) -> None:
-        self.kind.setCurrentIndex([k for k, _, _ in KINDS].index(key))
+        self.kind.setCurrentIndex([k for k, _unused, _unused in KINDS].index(key))
 
-    def _schedule(self, *_: Any) -> None:
+    def _schedule(self, *_args: Any) -> None:
         self._timer.start()
 
     def build(self) -> Hierarchy:
@@ -369,11 +392,12 @@ class HierarchyWizardDialog(QDialog):
         col, vals = self.column, self.values
         if key == "intervals":
             try:
-                widths = [float(w) for w in self.widths.text().replace(";", ",").split(",") if w.strip()]
+                widths = _widths(self.widths.text())
                 bottom, top = _number(self.bottom.text()), _number(self.top.text())
             except ValueError:
                 raise ConfigError(
-                    "Widths, bottom and top must be numbers (widths separated by commas).", where="widths"
+                    _("Widths, bottom and top must be numbers (widths separated by commas or semicolons)."),
+                    where="widths",
                 ) from None
             widths = [int(w) if w.is_integer() else w for w in widths]
             self._describe_label_styles()
@@ -391,7 +415,7 @@ class HierarchyWizardDialog(QDialog):
         from kanon_engine.errors import HierarchyError
 
         n = self.group_levels.value()
-        maps: list[dict[str, str]] = [{} for _ in range(n)]
+        maps: list[dict[str, str]] = [{} for _unused in range(n)]
         for r, v in enumerate(self._group_values):
             prev = v
             for j in range(1, n + 1):
@@ -401,9 +425,16 @@ class HierarchyWizardDialog(QDialog):
                     break
                 if j > 1 and maps[j - 1].get(prev, g) != g:
                     raise HierarchyError(
-                        f"The group '{prev}' of level {j - 1} is put in two groups of level "
-                        f"{j}: '{maps[j - 1][prev]}' and '{g}'.",
-                        hint="A group has one parent: use the same name on every row.",
+                        _(
+                            "The group '{group}' of level {below} is put in two groups of level {level}: "
+                            "'{first}' and '{second}'.",
+                            group=prev,
+                            below=str(j - 1),
+                            level=str(j),
+                            first=maps[j - 1][prev],
+                            second=g,
+                        ),
+                        hint=_("A group has one parent: use the same name on every row."),
                     )
                 maps[j - 1][prev] = g
                 prev = g
@@ -423,7 +454,7 @@ class HierarchyWizardDialog(QDialog):
     def update_preview(self) -> None:
         if self._nothing_typed():
             self._result = None
-            self.summary.setText(GROUPING_PROMPT)
+            self.summary.setText(_(GROUPING_PROMPT))
             self.preview.setRowCount(0)
             self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
             return
@@ -436,18 +467,20 @@ class HierarchyWizardDialog(QDialog):
             self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
             return
         self._result = h
-        levels = " \u2192 ".join(f"{h.distinct_at(j):,}" for j in range(h.depth))
-        words = {"values": f"{len(h.values):,}", "height": h.height, "levels": levels, "rows": PREVIEW_ROWS}
+        levels = " \u2192 ".join(formats.count(h.distinct_at(j)) for j in range(h.depth))
+        key = "summary_cut" if len(h.values) > PREVIEW_ROWS else "summary"
         self.summary.setText(
-            TEXT["summary_cut" if len(h.values) > PREVIEW_ROWS else "summary"].format(**words)
+            text_of(TEXT, key, values=len(h.values), height=str(h.height), levels=levels, rows=PREVIEW_ROWS)
         )
         rows = h.matrix[:PREVIEW_ROWS]
         self.preview.setColumnCount(h.depth)
-        self.preview.setHorizontalHeaderLabels(["Value"] + [f"Level {j}" for j in range(1, h.depth)])
+        self.preview.setHorizontalHeaderLabels(
+            [_("Value")] + [_("Level {level}", level=j) for j in range(1, h.depth)]
+        )
         self.preview.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for j, v in enumerate(row):
-                text = "(missing)" if v == MISSING and j == 0 else str(v)
+                text = _("(missing)") if v == MISSING and j == 0 else str(v)
                 self.preview.setItem(r, j, QTableWidgetItem(text))
         self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)

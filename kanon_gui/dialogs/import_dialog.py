@@ -42,29 +42,29 @@ from kanon_engine.data.sniff import describe_encoding
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table, apply_type_overrides
 from kanon_engine.data.types import DATE_FORMATS, describe_date_format, guess_date_format
 from kanon_engine.errors import KanonError
+from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.views.data_view import fit_headers
 
 DELIMITERS = (
-    ("Detect", None),
-    ("Comma ,", ","),
-    ("Semicolon ;", ";"),
-    ("Tab", "\t"),
-    ("Pipe |", "|"),
-    ("Space", " "),
-    ("Colon :", ":"),
+    (N_("Detect"), None),
+    (N_("Comma ,"), ","),
+    (N_("Semicolon ;"), ";"),
+    (N_("Tab"), "\t"),
+    (N_("Pipe |"), "|"),
+    (N_("Space"), " "),
+    (N_("Colon :"), ":"),
 )
-ENCODINGS = (("Detect", None),) + tuple(
-    (describe_encoding(code), code) for code in ("utf-8", "utf-8-sig", "utf-16", "cp1252", "latin-1")
-)
-QUOTES = (('Double quote "', '"'), ("Single quote '", "'"))
+#: The encodings offered (named by describe_encoding when the dialog opens, in its language).
+ENCODING_CODES = (None, "utf-8", "utf-8-sig", "utf-16", "cp1252", "latin-1")
+QUOTES = ((N_('Double quote "'), '"'), (N_("Single quote '"), "'"))
 KINDS = (ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.DATE, ColumnKind.CATEGORICAL)
 KIND_LABELS = {
-    ColumnKind.INTEGER: "integer",
-    ColumnKind.DECIMAL: "decimal",
-    ColumnKind.DATE: "date",
-    ColumnKind.CATEGORICAL: "text / category",
+    ColumnKind.INTEGER: N_("integer"),
+    ColumnKind.DECIMAL: N_("decimal"),
+    ColumnKind.DATE: N_("date"),
+    ColumnKind.CATEGORICAL: N_("text / category"),
 }
 PREVIEW_ROWS = 200
 _INT = re.compile(r"[+-]?\d+")
@@ -99,7 +99,7 @@ class ImportDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("ImportDialog")
         self.path = Path(path)
-        self.setWindowTitle(f"Open {self.path.name}")
+        self.setWindowTitle(_("Open {name}", name=self.path.name))
         self._fit_to_screen()
         self.preview: Table | None = None
         self.error: str = ""
@@ -116,8 +116,12 @@ class ImportDialog(QDialog):
         layout = QVBoxLayout(self)
         size = self.path.stat().st_size if self.path.exists() else 0
         head = QLabel(
-            f"<b>{self.path.name}</b> \u2014 {size / 1e6:,.1f} MB. Check that the preview looks "
-            "right; every setting is detected and can be changed."
+            _(
+                "<b>{name}</b> — {n} MB. Check that the preview looks right; every setting is detected "
+                "and can be changed.",
+                name=self.path.name,
+                n=formats.decimal(size / 1000000.0, 1, fixed=True),
+            )
         )
         head.setWordWrap(True)
         layout.addWidget(head)
@@ -137,7 +141,7 @@ class ImportDialog(QDialog):
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Load")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(_("Load"))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
@@ -147,34 +151,35 @@ class ImportDialog(QDialog):
         self._timer.setInterval(200)
         self._timer.timeout.connect(self.refresh_preview)
         for combo in (self.delimiter, self.encoding, self.quote, self.sheet):
-            combo.currentIndexChanged.connect(lambda *_: self._timer.start())
-        self.header.toggled.connect(lambda *_: self._timer.start())
+            combo.currentIndexChanged.connect(lambda *_args: self._timer.start())
+        self.header.toggled.connect(lambda *_args: self._timer.start())
         self.refresh_preview()
 
     def _options_box(self) -> QGroupBox:
         """How to read the file: delimiter, encoding, quote and header for text; the sheet of a workbook."""
-        options = QGroupBox("How to read the file")
+        options = QGroupBox(_("How to read the file"))
         form = QFormLayout(options)
         self.delimiter = self._combo(DELIMITERS)
-        self.encoding = self._combo(ENCODINGS)
+        encodings = tuple((describe_encoding(c) if c else N_("Detect"), c) for c in ENCODING_CODES)
+        self.encoding = self._combo(encodings)
         self.quote = self._combo(QUOTES)
-        self.header = QCheckBox("The first row holds the column names")
+        self.header = QCheckBox(_("The first row holds the column names"))
         self.header.setChecked(True)
         self.sheet = QComboBox()
         if self.kind == "text":
-            form.addRow("Delimiter", self.delimiter)
-            form.addRow("Encoding", self.encoding)
-            form.addRow("Quote character", self.quote)
+            form.addRow(_("Delimiter"), self.delimiter)
+            form.addRow(_("Encoding"), self.encoding)
+            form.addRow(_("Quote character"), self.quote)
             form.addRow(self.header)
         elif self.kind == "xlsx":
             try:
                 self.sheet.addItems(list_sheets(self.path))
             except KanonError as exc:
                 self.error = error_text(exc)
-            form.addRow("Sheet", self.sheet)
+            form.addRow(_("Sheet"), self.sheet)
             form.addRow(self.header)
         else:
-            form.addRow(QLabel("Parquet files carry their column names and types."))
+            form.addRow(QLabel(_("Parquet files carry their column names and types.")))
         self.detected = QLabel()
         self.detected.setObjectName("ImportDetected")
         self.detected.setWordWrap(True)
@@ -190,24 +195,26 @@ class ImportDialog(QDialog):
         self.grid.setModel(self.model)
         self.grid.verticalHeader().setDefaultSectionSize(22)
         self.grid.horizontalHeader().setDefaultSectionSize(110)
-        split.addWidget(self._boxed(f"Preview (first {PREVIEW_ROWS} rows)", self.grid))
+        split.addWidget(
+            self._boxed(_("Preview (first {preview_rows} rows)", preview_rows=PREVIEW_ROWS), self.grid)
+        )
         self.types = QTableWidget(0, 4)
         self.types.setObjectName("ImportTypes")
-        self.types.setHorizontalHeaderLabels(["Column", "Type", "Values that fit", "Examples"])
+        self.types.setHorizontalHeaderLabels([_("Column"), _("Type"), _("Values that fit"), _("Examples")])
         self.types.verticalHeader().setVisible(False)
         self.types.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.types.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.types.horizontalHeader().setStretchLastSection(True)
         for i, w in enumerate((160, 150, 150)):
             self.types.setColumnWidth(i, w)
-        split.addWidget(self._boxed("Column types (change a type if the detection is wrong)", self.types))
+        split.addWidget(self._boxed(_("Column types (change a type if the detection is wrong)"), self.types))
         split.setSizes([300, 340])  # the column types get room for about ten rows
         return split
 
     def _date_box(self) -> QWidget:
         """Dates that do not fit one format: the facts, and the three choices (fix the file, pick
         another format, treat the column as text). Load stays disabled until one is made."""
-        self.date_box = QGroupBox("Dates that do not fit one format")
+        self.date_box = QGroupBox(_("Dates that do not fit one format"))
         self.date_box.setObjectName("ImportDateProblem")
         lay = QVBoxLayout(self.date_box)
         self.date_text = QLabel()
@@ -215,14 +222,14 @@ class ImportDialog(QDialog):
         self.date_text.setStyleSheet("color: #c0392b;")
         lay.addWidget(self.date_text)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Read the column with the format"))
+        row.addWidget(QLabel(_("Read the column with the format")))
         self.date_format = QComboBox()
         self.date_format.setObjectName("ImportDateFormat")
         for fmt in DATE_FORMATS:
             self.date_format.addItem(describe_date_format(fmt), fmt)
         self.date_format.activated.connect(lambda i: self.set_date_format(self.date_format.itemData(i)))
         row.addWidget(self.date_format)
-        self.date_as_text = QPushButton("Treat the column as text")
+        self.date_as_text = QPushButton(_("Treat the column as text"))
         self.date_as_text.setObjectName("ImportDateAsText")
         self.date_as_text.clicked.connect(self._date_as_text)
         row.addWidget(self.date_as_text)
@@ -260,9 +267,13 @@ class ImportDialog(QDialog):
                 self.date_problem, text = found[0]
                 n = len(self.preview.frame)
                 self.date_text.setText(
-                    f"{text.rstrip('.')} (in the first {n:,} rows). kanon reads a column with one date "
-                    "format and never guesses: fix the file and open it again, pick the format these "
-                    "dates are written in, or treat the column as text."
+                    _(
+                        "{problem} (in the first {n} rows). kanon reads a column with one date format and "
+                        "never guesses: fix the file and open it again, pick the format these dates are "
+                        "written in, or treat the column as text.",
+                        problem=text.rstrip("."),
+                        n=n,
+                    )
                 )
                 fmt = self.date_problem.format
                 if fmt in DATE_FORMATS:
@@ -291,7 +302,7 @@ class ImportDialog(QDialog):
     def _combo(items: tuple[tuple[str, Any], ...]) -> QComboBox:
         combo = QComboBox()
         for label, value in items:
-            combo.addItem(label, value)
+            combo.addItem(_(label), value)
         return combo
 
     # --- options -------------------------------------------------------------------------------------
@@ -349,7 +360,7 @@ class ImportDialog(QDialog):
             return
         except Exception as exc:  # noqa: BLE001 - a preview failure must be shown, not crash the dialog
             log_error(exc, "import preview")
-            self._show_error(f"The file could not be previewed: {exc}")
+            self._show_error(_("The file could not be previewed: {reason}", reason=exc))
             return
         self.preview = table
         self.error = ""
@@ -362,14 +373,16 @@ class ImportDialog(QDialog):
             from kanon_engine.data.sniff import describe_delimiter
 
             self.detected.setText(
-                "Read as: delimiter {delimiter}, encoding {encoding}, {columns} columns.".format(
+                ngettext(
+                    "Read as: delimiter {delimiter}, encoding {encoding}, {n} column.",
+                    "Read as: delimiter {delimiter}, encoding {encoding}, {n} columns.",
+                    len(table.columns),
                     delimiter=describe_delimiter(o.delimiter or ","),
                     encoding=describe_encoding(o.encoding),
-                    columns=len(table.columns),
                 )
             )
         else:
-            self.detected.setText(f"{len(table.columns)} columns.")
+            self.detected.setText(ngettext("{n} column.", "{n} columns.", len(table.columns)))
         self._fill_types(table)
 
     def _show_error(self, text: str) -> None:
@@ -394,9 +407,12 @@ class ImportDialog(QDialog):
             combo = QComboBox()
             for k in KINDS:
                 share = self._shares[col][k][0]
-                combo.addItem(f"{KIND_LABELS[k]}" + (" (detected)" if k == detected else ""), k.value)
+                label = _("{kind} (detected)", kind=_(KIND_LABELS[k])) if k == detected else _(KIND_LABELS[k])
+                combo.addItem(label, k.value)
                 combo.setItemData(
-                    combo.count() - 1, f"{share:.0%} of the preview's values fit", Qt.ItemDataRole.ToolTipRole
+                    combo.count() - 1,
+                    _("{share} of the preview's values fit", share=formats.percent(share, 0)),
+                    Qt.ItemDataRole.ToolTipRole,
                 )
             combo.setCurrentIndex(KINDS.index(kind))
             combo.currentIndexChanged.connect(lambda i, c=col, row=r: self._kind_picked(c, row, i))
@@ -418,11 +434,15 @@ class ImportDialog(QDialog):
     def _show_share(self, column: str, row: int) -> None:
         kind = self._kinds[column]
         share, fmt = self._shares[column][kind]
-        text = f"{share:.0%}" + (f" (dates as {describe_date_format(fmt)})" if fmt else "")
+        text = formats.percent(share, 0)
+        if fmt:
+            text += _(" (dates as {format})", format=describe_date_format(fmt))
         item = self.types.item(row, 2)
         item.setText(text)
         item.setForeground(Qt.GlobalColor.darkGreen if share >= 0.95 else Qt.GlobalColor.red)
         item.setToolTip(
-            "Share of the preview's non-missing values that fit this type; values that do not "
-            "fit are kept as text and hierarchies will treat them as categories."
+            _(
+                "Share of the preview's non-missing values that fit this type; values that do not fit are "
+                "kept as text and hierarchies will treat them as categories."
+            )
         )

@@ -23,12 +23,13 @@ from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersiste
 from PySide6.QtGui import QBrush, QFont
 
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_gui.glossary import MISSING_FG
 
 MIME = "application/x-kanon-hierarchy-node"
 _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
-COLUMNS = ("Value / group", "Values", "Records")
+COLUMNS = (N_("Value / group"), N_("Values"), N_("Records"))
 
 _F = Qt.ItemFlag
 _FLAGS_ROOT = _F.ItemIsEnabled | _F.ItemIsSelectable | _F.ItemIsEditable | _F.ItemIsDropEnabled
@@ -84,7 +85,7 @@ class _Tree:
         n, d = m.shape
         self.matrix = m
         self.top = d - 1
-        path = [np.zeros(n, dtype=np.int64) for _ in range(d)]
+        path = [np.zeros(n, dtype=np.int64) for _unused in range(d)]
         path[d - 1] = pd.factorize(pd.Series(m[:, d - 1], dtype=object))[0].astype(np.int64)
         for j in range(d - 2, -1, -1):
             frame = pd.DataFrame({"p": path[j + 1], "l": pd.Series(m[:, j], dtype=object)})
@@ -95,7 +96,7 @@ class _Tree:
         self.parent: list[np.ndarray] = []
         for j in range(d):
             count = int(path[j].max()) + 1 if n else 0
-            _, first = np.unique(path[j], return_index=True)
+            _unused, first = np.unique(path[j], return_index=True)
             self.first_row.append(first)
             self.leaves.append(np.bincount(path[j], minlength=count))
             self.records.append(np.bincount(path[j], weights=leaf_records, minlength=count).astype(np.int64))
@@ -142,7 +143,7 @@ class _Tree:
 
 
 def _shown(label: str) -> str:
-    return "(missing)" if label == MISSING else label
+    return _("(missing)") if label == MISSING else label
 
 
 class HierarchyTreeModel(QAbstractItemModel):
@@ -293,14 +294,22 @@ class HierarchyTreeModel(QAbstractItemModel):
             if col == 0:
                 return node.label if role == Qt.ItemDataRole.EditRole else _shown(node.label)
             if col == 1:
-                return f"{node.n_leaves:,}"
-            return f"{node.records:,}"
+                return formats.count(node.n_leaves)
+            return formats.count(node.records)
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
             if node.level == 0:
-                return f"Original value {_shown(node.label)}: {node.records:,} records."
-            return (
-                f"Group at level {node.level}: {node.n_leaves:,} values, {node.records:,} records. "
-                "Double-click to rename; drag a node onto a group one level up to move it."
+                return ngettext(
+                    "Original value {values}: {n} record.",
+                    "Original value {values}: {n} records.",
+                    node.records,
+                    values=_shown(node.label),
+                )
+            return _(
+                "Group at level {level}: {n_leaves} values, {records} records. Double-click to rename; "
+                "drag a node onto a group one level up to move it.",
+                level=node.level,
+                n_leaves=node.n_leaves,
+                records=node.records,
             )
         if role == Qt.ItemDataRole.FontRole and col == 0 and node.level > 0:
             return self._bold
@@ -312,7 +321,7 @@ class HierarchyTreeModel(QAbstractItemModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == _DISPLAY:
-            return COLUMNS[section]
+            return _(COLUMNS[section])
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:

@@ -15,6 +15,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QFont
 
+from kanon_engine.i18n import _, formats, ngettext, pgettext
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, MISSING_FG, SUPPRESSED_BG, term
 from kanon_gui.models.table_model import MISSING_TEXT, FrameModel, is_missing
@@ -51,10 +52,6 @@ def release_rows(original: pd.DataFrame, result: AnonymizationResult) -> np.ndar
         if not bool(np.all(same)):
             return None
     return out
-
-
-#: The tooltip of a group in the group table (a whole sentence with named placeholders).
-GROUP_TIP = "Group {group}: {size} records share these quasi-identifier values."
 
 
 class ComparisonModel(FrameModel):
@@ -143,7 +140,7 @@ class ComparisonModel(FrameModel):
             and index.isValid()
             and self._release_row(index.row()) < 0
         ):
-            return "(removed)"
+            return _("(removed)")
         return super().data(index, role)
 
     def _suppressed_row(self, display_row: int) -> bool:
@@ -176,10 +173,10 @@ class ComparisonModel(FrameModel):
 
     def tooltip(self, display_row: int, column: int) -> str | None:
         if self._suppressed_row(display_row):
-            return "Suppressed record: " + term("suppression")
+            return _("Suppressed record: {meaning}", meaning=term("suppression"))
         if self._suppressed_cell(display_row, column):
             old = self._original.iat[self.input_row(display_row), self._orig_col[column]]
-            return f"value '{old}' replaced by *: " + term("star")
+            return _("value '{old}' replaced by *: {meaning}", old=old, meaning=term("star"))
         if self.side == "release" and self._original is not None:
             r = self.input_row(display_row)
             oc = self._orig_col[column]
@@ -187,7 +184,7 @@ class ComparisonModel(FrameModel):
                 old = self._original.iat[r, oc]
                 new = self.value(display_row, column)
                 if new != old and not (is_missing(new) and is_missing(old)):
-                    return f"generalized from '{old}'"
+                    return _("generalized from '{old}'", old=old)
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
@@ -197,7 +194,7 @@ class ComparisonModel(FrameModel):
                 base = str(r + 1) if r >= 0 else str(section + 1)
                 return base + (" \u2716" if r >= 0 and self._row_class[r] < 0 else "")
             if role == Qt.ItemDataRole.ToolTipRole and r >= 0 and self._row_class[r] < 0:
-                return "Suppressed record: " + term("suppression")
+                return _("Suppressed record: {meaning}", meaning=term("suppression"))
             return None
         return super().headerData(section, orientation, role)
 
@@ -267,9 +264,9 @@ class EquivalenceClassModel(QAbstractTableModel):
             if col == 0:
                 return str(c + 1)
             if col == 1:
-                return f"{int(self._sizes[c]):,}"
+                return formats.count(int(self._sizes[c]))
             value = self._values[col - 2][c]
-            return MISSING_TEXT if is_missing(value) else str(value)
+            return _(MISSING_TEXT) if is_missing(value) else str(value)
         if role == Qt.ItemDataRole.TextAlignmentRole and col < 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole) and col >= 2:
@@ -277,10 +274,12 @@ class EquivalenceClassModel(QAbstractTableModel):
                 return QBrush(MISSING_FG) if role == Qt.ItemDataRole.ForegroundRole else _italic()
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (
-                GROUP_TIP.format(group=f"{c + 1:,}", size=f"{int(self._sizes[c]):,}")
-                + " "
-                + term("equivalence class")
+            return ngettext(
+                "Group {group}: {n} record shares these quasi-identifier values. {meaning}",
+                "Group {group}: {n} records share these quasi-identifier values. {meaning}",
+                int(self._sizes[c]),
+                group=c + 1,
+                meaning=term("equivalence class"),
             )
         return None
 
@@ -288,10 +287,16 @@ class EquivalenceClassModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == _DISPLAY:
-            return ["Group", "Size"][section] if section < 2 else self._qi[section - 2]
+            return (
+                [pgettext("column header: a group of records", "Group"), _("Size")][section]
+                if section < 2
+                else self._qi[section - 2]
+            )
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
-                term("equivalence class") if section < 2 else f"Released value of '{self._qi[section - 2]}'"
+                term("equivalence class")
+                if section < 2
+                else _("Released value of '{column}'", column=self._qi[section - 2])
             )
         return None
 
@@ -301,7 +306,7 @@ class EquivalenceClassModel(QAbstractTableModel):
         if column == 1:
             perm = np.argsort(self._sizes, kind="stable")
         elif column >= 2 and self._values:
-            codes, _ = pd.factorize(pd.Series(self._values[column - 2], dtype=object), sort=True)
+            codes, _unused = pd.factorize(pd.Series(self._values[column - 2], dtype=object), sort=True)
             perm = np.argsort(codes, kind="stable")
         else:
             perm = idx

@@ -19,7 +19,8 @@ from PySide6.QtGui import QBrush, QFont, QIcon, QPixmap
 
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind
-from kanon_gui.glossary import MISSING_FG, ROLE_COLORS, ROLE_LABELS, role_tooltip, tinted
+from kanon_engine.i18n import N_, _
+from kanon_gui.glossary import MISSING_FG, ROLE_COLORS, kind_label, role_label, role_tooltip, tinted
 
 _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -27,7 +28,7 @@ _NUMERIC = (ColumnKind.INTEGER, ColumnKind.DECIMAL)
 
 
 #: How a missing cell is labelled in every view (the release itself holds an empty cell).
-MISSING_TEXT = "(missing)"
+MISSING_TEXT = N_("(missing)")
 
 
 def is_missing(value: Any) -> bool:
@@ -48,7 +49,7 @@ def sort_order(values: np.ndarray, kind: ColumnKind | None, date_format: str | N
         key = parsed.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
         key = np.where(parsed.isna().to_numpy(), np.inf, key)
         return np.argsort(key, kind="stable")
-    codes, _ = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, _unused = pd.factorize(series, sort=True, use_na_sentinel=True)
     codes = np.where(codes < 0, np.iinfo(np.int64).max, codes)
     return np.argsort(codes, kind="stable")
 
@@ -187,9 +188,9 @@ class FrameModel(QAbstractTableModel):
         v = self.value(row, col)
         missing = is_missing(v)
         if role == _DISPLAY:
-            return MISSING_TEXT if missing else str(v)
+            return _(MISSING_TEXT) if missing else str(v)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "missing value (empty cell)" if missing else self.tooltip(row, col)
+            return _("missing value (empty cell)") if missing else self.tooltip(row, col)
         if role == Qt.ItemDataRole.ForegroundRole:
             return self._missing_brush if missing else None
         if role == Qt.ItemDataRole.FontRole:
@@ -222,9 +223,9 @@ class FrameModel(QAbstractTableModel):
             kind = self._kinds.get(name)
             parts = [name]
             if r is not None:
-                parts.append(f"{ROLE_LABELS[r]}: {role_tooltip(r)}")
+                parts.append(f"{role_label(r)}: {role_tooltip(r)}")
             if kind is not None:
-                parts.append(f"type: {kind.value}")
+                parts.append(_("type: {kind}", kind=kind_label(kind)))
             return "\n".join(parts)
         return None
 

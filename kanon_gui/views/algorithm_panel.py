@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -29,9 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms import algorithms, description_of, title_of
 from kanon_engine.config import MODEL_PARAMS
 from kanon_engine.data.roles import Role
+from kanon_engine.i18n import _
 from kanon_gui.glossary import term
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
@@ -46,16 +48,17 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     quasi-identifiers for partitioning ones."""
     t = state.table
     if t is None:
-        return "Open data to see the size of the job."
+        return _("Open data to see the size of the job.")
     qi = state.columns_with(Role.QUASI_IDENTIFIER)
     if not qi:
-        return f"{t.n_rows:,} records; choose quasi-identifiers to see the size of the job."
+        return _("{n_rows} records; choose quasi-identifiers to see the size of the job.", n_rows=t.n_rows)
     if getattr(algorithm_cls, "cell_level", False):
         return _cell_level_estimate(state, algorithm_cls, qi)
     if algorithm_cls is not None and not getattr(algorithm_cls, "full_domain", True):
-        return (
-            f"{t.n_rows:,} records split on {len(qi)} quasi-identifiers: the work grows like "
-            "records \u00d7 log(records)."
+        return _(
+            "{n_rows} records split on {n} quasi-identifiers: the work grows like records × log(records).",
+            n_rows=t.n_rows,
+            n=len(qi),
         )
     heights = []
     for q in qi:
@@ -64,12 +67,20 @@ def work_estimate(state: AppState, algorithm_cls: type | None) -> str:
     size = state.lattice_size()
     limit = getattr(algorithm_cls, "max_nodes", None)
     parts = [
-        f"Lattice: <b>{size:,}</b> transformations (product of height + 1 over {len(qi)} "
-        f"quasi-identifiers: heights {', '.join(map(str, heights))}), on <b>{t.n_rows:,}</b> records."
+        _(
+            "Lattice: <b>{size}</b> transformations (product of height + 1 over {n} quasi-identifiers: "
+            "heights {values}), on <b>{n_rows}</b> records.",
+            size=size,
+            n=len(qi),
+            values=", ".join(map(str, heights)),
+            n_rows=t.n_rows,
+        )
     ]
     if limit is not None:
-        parts.append(f"{getattr(algorithm_cls, 'name', '')} accepts at most {limit:,}.")
-    parts.append("Each transformation checked groups all records once.")
+        parts.append(
+            _("{algorithm} accepts at most {limit}.", algorithm=_(title_of(algorithm_cls, "")), limit=limit)
+        )
+    parts.append(_("Each transformation checked groups all records once."))
     return " ".join(parts)
 
 
@@ -87,12 +98,18 @@ def _cell_level_estimate(state: AppState, algorithm_cls: type, qi: list[str]) ->
     grouping only the records not yet released."""
     n = state.table.n_rows if state.table is not None else 0
     if getattr(algorithm_cls, "uses_hierarchies", True):
-        what = f"<b>{state.lattice_size():,}</b> transformations of the hierarchies"
+        what = _(
+            "<b>{lattice_size}</b> transformations of the hierarchies", lattice_size=state.lattice_size()
+        )
     else:
-        what = f"<b>{2 ** len(qi):,}</b> patterns of * over {len(qi)} quasi-identifiers"
-    return (
-        f"{what}, tried cheapest first on <b>{n:,}</b> records; each try groups only the records "
-        "not yet released, and every record is kept."
+        what = _(
+            "<b>{patterns}</b> patterns of * over {n} quasi-identifiers", patterns=2 ** len(qi), n=len(qi)
+        )
+    return _(
+        "{what}, tried cheapest first on <b>{n}</b> records; each try groups only the records not yet "
+        "released, and every record is kept.",
+        what=what,
+        n=n,
     )
 
 
@@ -124,7 +141,9 @@ class AlgorithmPanel(QWidget):
 
         self.list.currentItemChanged.connect(self._algorithm_picked)
         self.model_form.changed.connect(self._models_changed)
-        self.sensitive.currentIndexChanged.connect(lambda *_: self._models_changed(self.model_form.values()))
+        self.sensitive.currentIndexChanged.connect(
+            lambda *_args: self._models_changed(self.model_form.values())
+        )
         self.drop.toggled.connect(lambda v: self.state.set_output(drop_suppressed=v))
         self.drop.toggled.connect(lambda *_: self._update_release_box())
         self.protect.toggled.connect(lambda v: self.state.set_output(protect_suppressed_group=v))
@@ -136,31 +155,37 @@ class AlgorithmPanel(QWidget):
 
     def _algorithm_box(self) -> QGroupBox:
         """The algorithm list with the chosen one's description, and the box its parameter form goes in."""
-        box = QGroupBox("Algorithm")
+        box = QGroupBox(_("Algorithm"))
         bl = QVBoxLayout(box)
         self.list = QListWidget()
         self.list.setObjectName("AlgorithmList")
         for name, cls in self._classes.items():
-            item = QListWidgetItem(getattr(cls, "title", name))
+            item = QListWidgetItem(_(title_of(cls, name)))
             item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setToolTip(getattr(cls, "description", ""))
+            item.setToolTip(description_of(cls))
             self.list.addItem(item)
-        self.list.setMaximumHeight(26 * max(3, len(self._classes)) + 8)
+        # a long title wraps rather than hide its end behind a scroll bar (German titles run longer)
+        self.list.setWordWrap(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setMaximumHeight(26 * max(3, len(self._classes) + 1) + 8)
         bl.addWidget(self.list)
         self.description = QLabel()
         self.description.setObjectName("AlgorithmDescription")
         self.description.setWordWrap(True)
         bl.addWidget(self.description)
-        self.params_box = QGroupBox("Parameters of the algorithm")
+        self.params_box = QGroupBox(_("Parameters of the algorithm"))
         self.params_layout = QVBoxLayout(self.params_box)
         self.params_form: ParamForm | None = None
         return box
 
     def _models_box(self) -> QGroupBox:
         """The privacy-model form (one field per ParamSpec) and the protected sensitive attribute."""
-        models = QGroupBox("Privacy models")
+        models = QGroupBox(_("Privacy models"))
         ml = QVBoxLayout(models)
-        hint = QLabel(term("k") + " l-diversity and t-closeness also protect a sensitive attribute.")
+        hint = QLabel(
+            _("{meaning} l-diversity and t-closeness also protect a sensitive attribute.", meaning=term("k"))
+        )
         hint.setWordWrap(True)
         ml.addWidget(hint)
         self.model_form = ParamForm(MODEL_PARAMS)
@@ -168,73 +193,87 @@ class AlgorithmPanel(QWidget):
         ml.addWidget(self.model_form)
         sens = QFormLayout()
         self.sensitive = QComboBox()
+        self.sensitive.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.sensitive.setMinimumContentsLength(16)
         self.sensitive.setToolTip(
-            "The sensitive attribute that l-diversity / t-closeness protect (mark it "
-            "sensitive in the Attributes tab)."
+            _(
+                "The sensitive attribute that l-diversity / t-closeness protect (mark it sensitive in the "
+                "Attributes tab)."
+            )
         )
-        sens.addRow("Protected attribute", self.sensitive)
+        sens.addRow(_("Protected attribute"), self.sensitive)
         ml.addLayout(sens)
         return models
 
     def _output_box(self) -> QGroupBox:
         """Release options: drop suppressed records, shuffle seed."""
-        output = QGroupBox("Release")
+        output = QGroupBox(_("Release"))
         ol = QFormLayout(output)
-        self.drop = QCheckBox("Remove suppressed records from the release")
-        self.drop.setToolTip(term("suppression") + " When unchecked, their quasi-identifiers read *.")
+        self.drop = QCheckBox(_("Remove suppressed records from the release"))
+        self.drop.setToolTip(
+            _("{meaning} When unchecked, their quasi-identifiers read *.", meaning=term("suppression"))
+        )
         ol.addRow(self.drop)
-        self.protect = QCheckBox("Kept suppressed records form a group of at least k")
+        self.protect = QCheckBox(_("Kept suppressed records form a group of at least k"))
         self.protect.setToolTip(
-            "Suppressed records kept in the release (shown as *) look alike, so they form a group of "
-            "their own. Ticked (Sweeney's Datafly, step 4), it holds 0 or at least k records: when fewer "
-            "are suppressed, more are, within the suppression limit."
+            _(
+                "Suppressed records kept in the release (shown as *) look alike, so they form a group of "
+                "their own. Ticked (Sweeney's Datafly, step 4), it holds 0 or at least k records: when "
+                "fewer are suppressed, more are, within the suppression limit."
+            )
         )
         ol.addRow(self.protect)
         self.keeps_all = QLabel(
-            "This choice keeps every record and suppresses single values only, so no record is "
-            "suppressed: there is nothing to remove and no group of suppressed records."
+            _(
+                "This choice keeps every record and suppresses single values only, so no record is "
+                "suppressed: there is nothing to remove and no group of suppressed records."
+            )
         )
         self.keeps_all.setObjectName("KeepsEveryRecord")
         self.keeps_all.setWordWrap(True)
         ol.addRow(self.keeps_all)
         self.seed = QLineEdit()
-        self.seed.setPlaceholderText("keep input order")
+        self.seed.setPlaceholderText(_("keep input order"))
         self.seed.setToolTip(
-            "A whole number shuffles the release rows reproducibly (a release in input "
-            "order can leak through position)."
+            _(
+                "A whole number shuffles the release rows reproducibly (a release in input order can leak "
+                "through position)."
+            )
         )
-        ol.addRow("Shuffle seed", self.seed)
+        ol.addRow(_("Shuffle seed"), self.seed)
         return output
 
     def _run_column(self) -> QWidget:
         """The size of the job, the validation findings, Run and why it is disabled."""
         right = QWidget()
         rv = QVBoxLayout(right)
-        est = QGroupBox("Size of the job")
+        est = QGroupBox(_("Size of the job"))
         el = QVBoxLayout(est)
         self.estimate = QLabel()
         self.estimate.setObjectName("WorkEstimate")
         self.estimate.setWordWrap(True)
         self.estimate.setToolTip(term("lattice"))
         el.addWidget(self.estimate)
-        self.use_heuristic = QPushButton("Use the heuristic search instead")
+        self.use_heuristic = QPushButton(_("Use the heuristic search instead"))
         self.use_heuristic.setObjectName("UseHeuristic")
         self.use_heuristic.setToolTip(
-            "The heuristic search handles lattices of any size: it returns the best release it finds "
-            "within a time limit you set, and says whether it is proven optimal."
+            _(
+                "The heuristic search handles lattices of any size: it returns the best release it finds "
+                "within a time limit you set, and says whether it is proven optimal."
+            )
         )
         self.use_heuristic.clicked.connect(lambda: self.select_algorithm(HEURISTIC))
         self.use_heuristic.hide()
         el.addWidget(self.use_heuristic)
         rv.addWidget(est)
-        checks = QGroupBox("Checks")
+        checks = QGroupBox(_("Checks"))
         cl = QVBoxLayout(checks)
         self.issues = QListWidget()
         self.issues.setObjectName("IssueList")
         self.issues.setWordWrap(True)
         cl.addWidget(self.issues)
         rv.addWidget(checks, 1)
-        self.run_button = QPushButton(icon("run"), "  Run  (Ctrl+R)")
+        self.run_button = QPushButton(icon("run"), _("  Run  (Ctrl+R)"))
         self.run_button.setObjectName("RunButton")
         self.run_button.setMinimumHeight(40)
         self.run_button.clicked.connect(self.run_requested)
@@ -278,7 +317,12 @@ class AlgorithmPanel(QWidget):
         self.sensitive.clear()
         cols = self.state.columns_with(Role.SENSITIVE)
         self.sensitive.addItem(
-            "(none)" if not cols else "(the only sensitive attribute)" if len(cols) == 1 else "(choose)", None
+            _("(none)")
+            if not cols
+            else _("(the only sensitive attribute)")
+            if len(cols) == 1
+            else _("(choose)"),
+            None,
         )
         for c in cols:
             self.sensitive.addItem(c, c)
@@ -300,11 +344,11 @@ class AlgorithmPanel(QWidget):
         self.params_form.set_values(values)
         self.params_form.changed.connect(self._params_changed)
         self.params_layout.addWidget(self.params_form)
-        self.description.setText(getattr(cls, "description", ""))
+        self.description.setText(description_of(cls))
         self._update_release_box()
 
     # --- user edits ----------------------------------------------------------------------------------
-    def _algorithm_picked(self, *_: Any) -> None:
+    def _algorithm_picked(self, *_args: Any) -> None:
         if self._loading:
             return
         name = self.current_algorithm()
@@ -385,7 +429,7 @@ class AlgorithmPanel(QWidget):
             item.setForeground(Qt.GlobalColor.red if i.is_error else Qt.GlobalColor.darkYellow)
             self.issues.addItem(item)
         if not issues:
-            item = QListWidgetItem("\u2714 Everything is ready to run.")
+            item = QListWidgetItem(_("✔ Everything is ready to run."))
             item.setForeground(Qt.GlobalColor.darkGreen)
             self.issues.addItem(item)
         blocker = self.state.run_blocker()
@@ -393,5 +437,5 @@ class AlgorithmPanel(QWidget):
 
     def set_run_enabled(self, enabled: bool, reason: str | None = None) -> None:
         self.run_button.setEnabled(enabled)
-        self.reason.setText("" if enabled else f"Run is disabled: {escape(reason or '')}")
+        self.reason.setText("" if enabled else _("Run is disabled: {reason}", reason=escape(reason or "")))
         self.run_button.setToolTip("" if enabled else (reason or ""))

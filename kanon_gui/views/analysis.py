@@ -23,6 +23,7 @@ from typing import Protocol, cast
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
+from kanon_engine.i18n import N_, _
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import ChartsView
@@ -55,23 +56,25 @@ class ViewEntry:
 VIEWS: tuple[ViewEntry, ...] = (
     ViewEntry(
         "lattice",
-        "Lattice",
-        "Every full-domain generalization the search considered, coloured by what it learned.",
+        N_("Lattice"),
+        N_("Every full-domain generalization the search considered, coloured by what it learned."),
         lambda state: LatticeView(),
     ),
     ViewEntry(
         "partitions",
-        "Partitions (2D)",
-        "The records and their groups on two quasi-identifiers.",
+        N_("Partitions (2D)"),
+        N_("The records and their groups on two quasi-identifiers."),
         lambda state: PartitionView(),
     ),
     ViewEntry(
         "charts",
-        "Charts",
-        "Group sizes, information loss per quasi-identifier, distributions before and after.",
+        N_("Charts"),
+        N_("Group sizes, information loss per quasi-identifier, distributions before and after."),
         lambda state: ChartsView(),
     ),
-    ViewEntry("compare", "Compare runs", "All runs in a table, and any two side by side.", CompareView),
+    ViewEntry(
+        "compare", N_("Compare runs"), N_("All runs in a table, and any two side by side."), CompareView
+    ),
 )
 
 
@@ -92,8 +95,8 @@ class AnalysisPanel(QWidget):
         for entry in VIEWS:
             view = entry.make(state)
             self._views[entry.key] = view
-            i = self.tabs.addTab(view, entry.title)
-            self.tabs.setTabToolTip(i, entry.tip)
+            i = self.tabs.addTab(view, _(entry.title))
+            self.tabs.setTabToolTip(i, _(entry.tip))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.stale_banner = stale_banner()
@@ -159,7 +162,7 @@ class AnalysisPanel(QWidget):
         self.lattice_view.show_node_result(result)
 
     # --- lazy refresh --------------------------------------------------------------------------------
-    def _refresh_visible(self, *_: object) -> None:
+    def _refresh_visible(self, *_args: object) -> None:
         widget = self.tabs.currentWidget()
         key = next((k for k, v in self._views.items() if v is widget), None)
         if key is not None:

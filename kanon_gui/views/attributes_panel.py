@@ -15,7 +15,7 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -26,15 +26,16 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.roles import Role
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.validation import PreparedHierarchy, prepare_hierarchy
-from kanon_gui.glossary import ROLE_COLORS, ROLE_LABELS, role_tooltip, term
+from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip, term
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.hierarchy_actions import HierarchyActions
 
 ROLES = (Role.IDENTIFIER, Role.QUASI_IDENTIFIER, Role.SENSITIVE, Role.INSENSITIVE)
-COLS = ("Column", "Role", "Type", "Distinct", "Hierarchy", "Check")
+COLS = (N_("Column"), N_("Role"), N_("Type"), N_("Distinct"), N_("Hierarchy"), N_("Check"))
 
 
 def role_icon(role: Role) -> QIcon:
@@ -63,15 +64,17 @@ class AttributesPanel(QWidget):
         self._current = ""
         layout = QVBoxLayout(self)
         intro = QLabel(
-            "Give every column a role. <b>Quasi-identifiers</b> are generalized using their hierarchy; "
-            "<b>identifiers</b> are removed; <b>sensitive</b> values are kept and can be protected by "
-            "l-diversity or t-closeness. Hover a role for its meaning."
+            _(
+                "Give every column a role. <b>Quasi-identifiers</b> are generalized using their "
+                "hierarchy; <b>identifiers</b> are removed; <b>sensitive</b> values are kept and can be "
+                "protected by l-diversity or t-closeness. Hover a role for its meaning."
+            )
         )
         intro.setWordWrap(True)
         layout.addWidget(intro)
         self.table = QTableWidget(0, len(COLS))
         self.table.setObjectName("AttributesTable")
-        self.table.setHorizontalHeaderLabels(list(COLS))
+        self.table.setHorizontalHeaderLabels([_(c) for c in COLS])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -85,24 +88,30 @@ class AttributesPanel(QWidget):
         self.table.itemSelectionChanged.connect(self._selection_changed)
         layout.addWidget(self.table, 1)
 
-        buttons = QHBoxLayout()
-        self.import_button = QPushButton(icon("open"), "Import ARX CSV\u2026")
-        self.import_button.setToolTip("Read the selected column's hierarchy from an ARX hierarchy file.")
+        # two rows of two: the German labels ("Mit Assistent erstellen…") would otherwise make the
+        # Attributes tab wider than a 1280-pixel screen
+        buttons = QGridLayout()
+        self.import_button = QPushButton(icon("open"), _("Import ARX CSV…"))
+        self.import_button.setToolTip(_("Read the selected column's hierarchy from an ARX hierarchy file."))
         self.import_button.clicked.connect(lambda: self.actions.import_arx(self, self._current))
-        self.build_button = QPushButton(icon("hierarchy"), "Build with wizard\u2026")
+        self.build_button = QPushButton(icon("hierarchy"), _("Build with wizard…"))
         self.build_button.setToolTip(
-            "Build the selected column's hierarchy: intervals, dates, masking or grouping, with a preview."
+            _("Build the selected column's hierarchy: intervals, dates, masking or grouping, with a preview.")
         )
         self.build_button.clicked.connect(lambda: self.actions.build(self, self._current))
-        self.default_button = QPushButton("Use default")
-        self.default_button.setToolTip("Go back to the automatic hierarchy for the column's type.")
+        self.default_button = QPushButton(_("Use default"))
+        self.default_button.setToolTip(_("Go back to the automatic hierarchy for the column's type."))
         self.default_button.clicked.connect(lambda: self.actions.use_default(self._current))
-        self.folder_button = QPushButton("Load folder\u2026")
-        self.folder_button.setToolTip("Load every ARX file named like 'hierarchy_<column>.csv' in a folder.")
+        self.folder_button = QPushButton(_("Load folder…"))
+        self.folder_button.setToolTip(
+            _("Load every ARX file named like 'hierarchy_<column>.csv' in a folder.")
+        )
         self.folder_button.clicked.connect(lambda: self.actions.load_folder_dialog(self))
-        for b in (self.import_button, self.build_button, self.default_button, self.folder_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        for i, b in enumerate(
+            (self.import_button, self.build_button, self.default_button, self.folder_button)
+        ):
+            buttons.addWidget(b, i // 2, i % 2)
+        buttons.setColumnStretch(2, 1)
         layout.addLayout(buttons)
 
         self.details = QLabel()
@@ -132,7 +141,7 @@ class AttributesPanel(QWidget):
                 combo = QComboBox()
                 combo.setObjectName(f"role:{name}")
                 for role in ROLES:
-                    combo.addItem(role_icon(role), ROLE_LABELS[role], role.value)
+                    combo.addItem(role_icon(role), role_label(role), role.value)
                     combo.setItemData(combo.count() - 1, role_tooltip(role), Qt.ItemDataRole.ToolTipRole)
                 combo.currentIndexChanged.connect(lambda _i, c=name, w=combo: self._role_picked(c, w))
                 self.table.setCellWidget(r, 1, combo)
@@ -156,18 +165,21 @@ class AttributesPanel(QWidget):
                 combo: QComboBox = self.table.cellWidget(r, 1)  # type: ignore[assignment]
                 combo.setCurrentIndex(ROLES.index(role))
                 s = self.state.suggestion(name)
-                combo.setToolTip(role_tooltip(role) + (f"\nSuggestion: {s.reason}" if s and s.role else ""))
+                suggestion = "\n" + _("Suggestion: {reason}", reason=s.reason) if s and s.role else ""
+                combo.setToolTip(role_tooltip(role) + suggestion)
                 ct = t.column_types.get(name)
-                self.table.item(r, 2).setText(ct.kind.value if ct else "")
-                self.table.item(r, 3).setText(f"{ct.distinct:,}" if ct else "")
-                self.table.item(r, 4).setText(self._hierarchy_text(name, role))
+                self.table.item(r, 2).setText(kind_label(ct.kind) if ct else "")
+                self.table.item(r, 3).setText(formats.count(ct.distinct) if ct else "")
+                height, source = self._hierarchy_text(name, role)
+                self.table.item(r, 4).setText(height)
+                self.table.item(r, 4).setToolTip(source)
                 issues = self.state.issues_for(name)
                 check = self.table.item(r, 5)
                 if any(i.is_error for i in issues):
-                    check.setText("\u2716 fix")
+                    check.setText(_("✖ fix"))
                     check.setForeground(ROLE_COLORS[Role.IDENTIFIER])
                 elif issues:
-                    check.setText("\u26a0 check")
+                    check.setText(_("⚠ check"))
                     check.setForeground(Qt.GlobalColor.darkYellow)
                 else:
                     check.setText("\u2714" if role == Role.QUASI_IDENTIFIER else "")
@@ -176,24 +188,45 @@ class AttributesPanel(QWidget):
                 self.table.item(r, 0).setForeground(ROLE_COLORS[role])
         finally:
             self._refreshing = False
+        self._fit_columns()
         self._show_details()
         self._enable_buttons()
 
-    def _hierarchy_text(self, name: str, role: Role) -> str:
+    def _fit_columns(self) -> None:
+        """Columns as wide as their header and cells in the current language (German runs about a
+        third longer than English), so no header, role or hierarchy text is cut."""
+        head = self.table.horizontalHeader().fontMetrics()
+        cells = self.table.fontMetrics()
+        for c in range(self.table.columnCount() - 1):
+            header = self.table.horizontalHeaderItem(c)
+            width = head.horizontalAdvance(header.text() if header else "") + 24
+            if c == 1:  # the role combo: icon, longest role name, arrow
+                width = max(width, max(cells.horizontalAdvance(role_label(r)) for r in ROLES) + 64)
+            for r in range(self.table.rowCount()):
+                item = self.table.item(r, c)
+                if item is not None:
+                    width = max(width, cells.horizontalAdvance(item.text()) + 16)
+            self.table.setColumnWidth(c, width)
+
+    def _hierarchy_text(self, name: str, role: Role) -> tuple[str, str]:
+        """(``height 4``, where the hierarchy comes from): the height in the cell, the source (a file
+        name can be long) in its tooltip."""
         if role not in (Role.QUASI_IDENTIFIER, Role.SENSITIVE) and not self.state.has_explicit_hierarchy(
             name
         ):
-            return ""
+            return "", ""
         explicit = self.state.has_explicit_hierarchy(name)
         if role == Role.SENSITIVE and not explicit:
-            return ""
+            return "", ""
         h = self.state.hierarchy(name)
         if h is None:
-            return ""
-        source = "custom" if explicit else "default"
+            return "", ""
+        source = _("custom") if explicit else _("default")
         if explicit and name in self.state.project.hierarchy_files:
             source = Path(self.state.project.hierarchy_files[name]).name
-        return f"height {h.height} ({source})"
+        return _("height {height}", height=h.height), _(
+            "height {height} ({source})", height=h.height, source=source
+        )
 
     # --- interaction ---------------------------------------------------------------------------------
     def _role_picked(self, column: str, combo: QComboBox) -> None:
@@ -214,7 +247,9 @@ class AttributesPanel(QWidget):
         """A column with very many values: build and check its hierarchy in a worker, then set the role
         (the GUI stays responsive; the combo box shows the new role meanwhile)."""
         args = self.state.preparation_args(column)
-        self.details.setText(f"Preparing the hierarchy of '{escape(column)}' ({len(args[1]):,} values)\u2026")
+        self.details.setText(
+            _("Preparing the hierarchy of '{column}' ({n} values)…", column=escape(column), n=len(args[1]))
+        )
 
         def done(prepared: PreparedHierarchy) -> None:
             self.state.adopt(prepared)
@@ -264,8 +299,8 @@ class AttributesPanel(QWidget):
             return
         role = self.state.role(name)
         parts = [
-            f"<b>{escape(name)}</b>: <span style='color:{ROLE_COLORS[role].name()}'>"
-            f"{ROLE_LABELS[role]}</span> \u2014 {escape(role_tooltip(role))}"
+            f"<b>{escape(name)}</b>: <span style='color:{ROLE_COLORS[role].name()}'>{role_label(role)}</span>"
+            f" — {escape(role_tooltip(role))}"
         ]
         s = self.state.suggestion(name)
         if s is not None:

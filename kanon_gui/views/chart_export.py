@@ -17,6 +17,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from kanon_engine.fileio import atomic_write_bytes
+from kanon_engine.i18n import _
 
 
 def _paint(widget: QWidget, painter: QPainter, size: QSize) -> None:
@@ -71,7 +72,7 @@ def _encode(image: QImage) -> bytes:
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     if not image.save(buf, "PNG"):
-        raise OSError("Qt could not encode the chart as PNG.")
+        raise OSError(_("Qt could not encode the chart as PNG."))
     buf.close()
     return bytes(data.data())
 
@@ -89,8 +90,8 @@ def svg_bytes(widget: QWidget, title: str = "") -> bytes:
     # QPicture-cached items (pyqtgraph bars, axes, our boxes) replay scaled by the ratio of DPIs: record
     # the SVG at the widget's DPI or bars and axes drift apart (QSvgGenerator defaults to 72 dpi)
     gen.setResolution(widget.logicalDpiX())
-    gen.setTitle(title or widget.objectName() or "kanon chart")
-    gen.setDescription("Exported by kanon")
+    gen.setTitle(title or widget.objectName() or _("kanon chart"))
+    gen.setDescription(_("Exported by kanon"))
     painter = QPainter(gen)
     try:
         painter.fillRect(QRect(0, 0, size.width(), size.height()), QColor("white"))

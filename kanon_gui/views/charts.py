@@ -34,16 +34,18 @@ from kanon_engine.calendar_steps import calendar_ticks, count_labels_in_bins, da
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
+from kanon_gui.views.plot_menu import add_plot_menu
 
 BAR_COLOR = "#4575b4"
 RELEASED_COLOR = "#91bfdb"
 K_LINE_COLOR = "#d7191c"
 MAX_CATEGORIES = 30
-OTHER = "{count} other values"
-MISSING_LABEL = "(missing)"
+OTHER = N_("{count} other values")
+MISSING_LABEL = N_("(missing)")  # a bar's key; shown in the interface language (draw_hbars)
 
 
 class LabelAxis(pg.AxisItem):
@@ -65,7 +67,7 @@ class LabelAxis(pg.AxisItem):
     def set_labels(self, pairs: list[tuple[float, str]] | None) -> None:
         """Label exactly these positions (every n-th one when they do not fit); None for automatic ticks."""
         if pairs:
-            self._values = np.array([float(v) for v, _ in pairs])
+            self._values = np.array([float(v) for v, _unused in pairs])
             self._texts = {float(v): str(t) for v, t in pairs}
             longest = max(len(t) for t in self._texts.values())
             vertical = self.orientation in ("left", "right")
@@ -81,7 +83,7 @@ class LabelAxis(pg.AxisItem):
             fit = max(2, int(float(size) // (DATE_TICK_PX if self.orientation in ("top", "bottom") else 28)))
             ticks = calendar_ticks(min(minVal, maxVal), max(minVal, maxVal), fit)
             self._date_texts = dict(ticks)
-            return [(1.0, [v for v, _ in ticks])]
+            return [(1.0, [v for v, _label in ticks])]
         if self._values is None:
             return pg.AxisItem.tickValues(self, minVal, maxVal, size)
         lo, hi = min(minVal, maxVal), max(minVal, maxVal)
@@ -95,7 +97,7 @@ class LabelAxis(pg.AxisItem):
         if self.date_mode:
             texts = getattr(self, "_date_texts", {})
             return [texts.get(float(v), "") for v in values]
-        return pg.AxisItem.tickStrings(self, values, scale, spacing)
+        return local_tick_strings(values, scale, spacing)
 
     @classmethod
     def adopt(cls, axis: pg.AxisItem) -> pg.AxisItem:
@@ -125,7 +127,19 @@ def log_labels(lo: float, hi: float, extra: tuple[int, ...] = ()) -> list[tuple[
     """Ticks 1, 2, 5, 10, 20, 50, ... between ``lo`` and ``hi`` (linear values) at their log10."""
     values = {v for e in range(0, 10) for v in (10**e, 2 * 10**e, 5 * 10**e) if lo <= v <= hi}
     values |= {int(v) for v in extra}
-    return [(float(np.log10(v)), f"{v:,}") for v in sorted(values)]
+    return [(float(np.log10(v)), formats.count(v)) for v in sorted(values)]
+
+
+def local_tick_strings(values: list[float], scale: float, spacing: float) -> list[str]:
+    """Tick labels as pyqtgraph writes them (as many decimals as the spacing needs), in the current
+    language's number format: ``0,2`` and ``2.000`` in German."""
+    places = max(0, int(np.ceil(-np.log10(spacing * scale)))) if spacing * scale > 0 else 0
+    return [formats.decimal(v * scale, places, fixed=True) for v in values]
+
+
+def _localize_axis(axis: pg.AxisItem) -> None:
+    if not isinstance(axis, LabelAxis):  # LabelAxis falls back to local_tick_strings itself
+        axis.tickStrings = local_tick_strings  # the instance's own, in place of pyqtgraph's
 
 
 def style_plot(item: pg.PlotItem, title: str = "") -> None:
@@ -136,8 +150,27 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
         ax = item.getAxis(name)
         ax.setPen(pg.mkPen("#606060"))
         ax.setTextPen(pg.mkPen("#303030"))
+        _localize_axis(ax)
     if title:
-        item.setTitle(title, color="#202020", size="10.5pt")
+        item.setTitle(wrap_title(title), color="#202020", size="10.5pt")
+
+
+#: A chart title longer than this (in characters, tags aside) is written on two lines: pyqtgraph does not
+#: wrap titles, and a title wider than its chart widens the chart past the view's edge (German and French
+#: titles run a third longer than the English ones).
+TITLE_CHARACTERS = 48
+
+
+def wrap_title(title: str, most: int = TITLE_CHARACTERS) -> str:
+    """``title`` split into two lines at the space nearest its middle when it is longer than ``most``
+    characters (a title that already has a line break, or has no space, is left as it is)."""
+    if "<br" in title or len(re.sub(r"<[^<>]*>", "", title)) <= most:
+        return title
+    spaces = [i for i, c in enumerate(title) if c == " " and "<" not in title[:i].rsplit(">", 1)[-1]]
+    if not spaces:
+        return title
+    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
+    return title[:cut] + "<br>" + title[cut + 1 :]
 
 
 # --- pure computations -----------------------------------------------------------------------------------
@@ -158,10 +191,10 @@ def size_histogram(
     hi = max(int(hi), lo)
     if hi - lo <= log_above:
         edges = np.arange(lo, hi + 2, dtype=float) - 0.5
-        counts, _ = np.histogram(sizes, bins=edges)
+        counts, _unused = np.histogram(sizes, bins=edges)
         return edges, counts, False
     edges = np.unique(np.round(np.geomspace(lo, hi + 1, 41))).astype(float)
-    counts, _ = np.histogram(sizes, bins=edges)
+    counts, _unused = np.histogram(sizes, bins=edges)
     return edges, counts, True
 
 
@@ -190,7 +223,7 @@ def _ordered(counts: pd.Series, order: list[str] | None, limit: int = MAX_CATEGO
         key = list(counts.sort_values(ascending=False, kind="stable").index)
     out = counts.reindex(key)
     if other is not None:
-        out = pd.concat([out, pd.Series([other], index=[OTHER.format(count=f"{n_other:,}")])])
+        out = pd.concat([out, pd.Series([other], index=[_(OTHER, count=n_other)])])
     return out
 
 
@@ -222,7 +255,9 @@ def _numeric_bins(values: np.ndarray, n_bins: int = 20) -> tuple[np.ndarray, lis
             top = int(b) if last else int(b) - 1
             labels.append(f"{int(a)}" if top <= int(a) else f"{int(a)}-{top}")
         else:
-            labels.append(f"{a:.4g}-{b:.4g}")
+            labels.append(
+                f"{formats.decimal(float(f'{a:.4g}'), 12)}-{formats.decimal(float(f'{b:.4g}'), 12)}"
+            )
     return edges, labels
 
 
@@ -302,32 +337,32 @@ def distribution(
 
 #: The charts' words: whole sentences and titles with named placeholders (one place, for translation).
 TEXT = {
-    "sizes_title": "Group sizes: {groups} groups, {suppressed} records suppressed ({share})",
-    "sizes_title_of": "{title}: {groups} groups, {suppressed} records suppressed ({share})",
-    "sizes_cells_title": "Group sizes: {groups} groups, {cells} values replaced by * (no record removed)",
-    "sizes_cells_title_of": "{title}: {groups} groups, {cells} values replaced by * (no record removed)",
-    "sizes_x": "records in the group",
-    "sizes_x_log": "records in the group (log scale)",
-    "sizes_y": "groups",
-    "loss_none": "Information loss per quasi-identifier",
-    "loss_x": "0 % keeps the values, 100 % generalizes them to *",
-    "ncp": "Range left open per quasi-identifier (NCP)",
-    "intensity": "Generalization per quasi-identifier (share of its hierarchy used)",
-    "status": "{algorithm}, k = {k}: {records} records.",
-    "empty": "Run an algorithm to see the charts of its release.",
-    "original": "Original {column}",
-    "released": "Released {column}",
-    "original_dates": "Original {column}, records per {unit}",
-    "released_dates": "Released {column}, records per {unit}",
-    "not_loaded": "Original {column}: not in the loaded table",
-    "records": "records",
+    "sizes_title": N_("Group sizes: {groups} groups, {kept} ({share})"),
+    "sizes_title_of": N_("{title}: {groups} groups, {kept} ({share})"),
+    "sizes_cells_title": N_("Group sizes: {groups} groups, {cells} values replaced by * (no record removed)"),
+    "sizes_cells_title_of": N_("{title}: {groups} groups, {cells} values replaced by * (no record removed)"),
+    "sizes_x": N_("records in the group"),
+    "sizes_x_log": N_("records in the group (log scale)"),
+    "sizes_y": N_("groups"),
+    "loss_none": N_("Information loss per quasi-identifier"),
+    "loss_x": N_("0 % keeps the values, 100 % generalizes them to *"),
+    "ncp": N_("Range left open per quasi-identifier (NCP)"),
+    "intensity": N_("Generalization per quasi-identifier (share of its hierarchy used)"),
+    "status": N_("{algorithm}, k = {k}: {records} records."),
+    "empty": N_("Run an algorithm to see the charts of its release."),
+    "original": N_("Original {column}"),
+    "released": N_("Released {column}"),
+    "original_dates": N_("Original {column}, records per {unit}"),
+    "released_dates": N_("Released {column}, records per {unit}"),
+    "not_loaded": N_("Original {column}: not in the loaded table"),
+    "records": N_("records"),
 }
 
 
 def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
     """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``; ``kind`` is
     the chart's title in words."""
-    for prefix, kind in (("ncp:", TEXT["ncp"]), ("intensity:", TEXT["intensity"])):
+    for prefix, kind in (("ncp:", text_of(TEXT, "ncp")), ("intensity:", text_of(TEXT, "intensity"))):
         values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
         if values:
             return kind, values
@@ -369,28 +404,28 @@ def draw_class_sizes(
     if log:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(log_labels(edges[0], edges[-1], (k,)))
-        item.setLabel("bottom", TEXT["sizes_x_log"])
+        item.setLabel("bottom", text_of(TEXT, "sizes_x_log"))
     else:
         if isinstance(bottom, LabelAxis):
             bottom.set_labels(None)
-        item.setLabel("bottom", TEXT["sizes_x"])
-    item.setLabel("left", TEXT["sizes_y"])
+        item.setLabel("bottom", text_of(TEXT, "sizes_x"))
+    item.setLabel("left", text_of(TEXT, "sizes_y"))
     words = {
         "title": title or "",
-        "groups": f"{len(sizes):,}",
-        "suppressed": f"{suppressed:,}",
-        "share": f"{100.0 * suppressed / records if records else 0.0:.1f} %",
-        "cells": f"{cells:,}" if cells is not None else "",
+        "groups": len(sizes),
+        "kept": ngettext("{n} record suppressed", "{n} records suppressed", suppressed),
+        "share": formats.percent(suppressed / records if records else 0.0, 1),
+        "cells": cells if cells is not None else "",
     }
     key = ("sizes_cells" if cells is not None else "sizes") + ("_title_of" if title else "_title")
-    style_plot(item, TEXT[key].format(**words))
+    style_plot(item, text_of(TEXT, key, **words))
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
 
 
 def draw_hbars(
-    item: pg.PlotItem, counts: pd.Series, title: str, color: str, xlabel: str = TEXT["records"]
+    item: pg.PlotItem, counts: pd.Series, title: str, color: str, xlabel: str | None = None
 ) -> None:
     """Horizontal bars, first category on top, labels on the left axis."""
     item.clear()
@@ -408,14 +443,15 @@ def draw_hbars(
                 pen=pg.mkPen("#ffffff", width=0.5),
             )
         )
-    labels = [str(lab) if len(str(lab)) <= 28 else str(lab)[:27] + "…" for lab in counts.index]
+    shown = [_(MISSING_LABEL) if lab == MISSING_LABEL else str(lab) for lab in counts.index]
+    labels = [lab if len(lab) <= 28 else lab[:27] + "…" for lab in shown]
     left = item.getAxis("left")
     if isinstance(left, LabelAxis):
         left.set_labels(list(zip(y.tolist(), labels)))
     # pyqtgraph drops tick labels wider than the axis: size the axis to the longest label
     metrics = QFontMetrics(left.style.get("tickFont") or QFont())
     left.setWidth(max((metrics.horizontalAdvance(lab) for lab in labels), default=20) + 16)
-    item.setLabel("bottom", xlabel)
+    item.setLabel("bottom", xlabel if xlabel is not None else text_of(TEXT, "records"))
     style_plot(item, title)
     item.setYRange(-0.7, max(n, 1) - 0.3, padding=0)
     item.setXRange(0, float(values.max()) if n and values.max() > 0 else 1.0, padding=0.04)
@@ -438,8 +474,8 @@ class ChartsView(QWidget):
         top = QHBoxLayout()
         self.status = QLabel()
         top.addWidget(self.status, 1)
-        self.save_button = QPushButton("Save charts as PNG and SVG…")
-        self.save_button.setToolTip("Write every chart as a PNG image and an SVG drawing into a folder.")
+        self.save_button = QPushButton(_("Save charts as PNG and SVG…"))
+        self.save_button.setToolTip(_("Write every chart as a PNG image and an SVG drawing into a folder."))
         self.save_button.clicked.connect(self._ask_save)
         top.addWidget(self.save_button)
         col.addLayout(top)
@@ -453,7 +489,7 @@ class ChartsView(QWidget):
         grid.addWidget(self.sizes_plot, 0, 0)
         grid.addWidget(self.loss_plot, 0, 1)
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Distribution of column:"))
+        bar.addWidget(QLabel(_("Distribution of column:")))
         self.column_combo = QComboBox()
         self.column_combo.setMinimumContentsLength(18)
         self.column_combo.currentTextChanged.connect(self._draw_distribution)
@@ -463,6 +499,8 @@ class ChartsView(QWidget):
         self.dist_widget = pg.GraphicsLayoutWidget()
         self.dist_widget.setBackground("w")
         self.dist_widget.setObjectName("distribution")
+        for view in (self.sizes_plot, self.loss_plot, self.dist_widget):
+            add_plot_menu(view)
         self.orig_plot = self.dist_widget.addPlot(row=0, col=0, axisItems={"left": LabelAxis("left")})
         self.rel_plot = self.dist_widget.addPlot(row=0, col=1, axisItems={"left": LabelAxis("left")})
         self.rel_plot.setXLink(self.orig_plot)
@@ -497,14 +535,18 @@ class ChartsView(QWidget):
             item.clear()
             style_plot(item)
         if result is None:
-            self.status.setText(TEXT["empty"])
+            self.status.setText(text_of(TEXT, "empty"))
             self.column_combo.blockSignals(True)
             self.column_combo.clear()
             self.column_combo.blockSignals(False)
             return
         self.status.setText(
-            TEXT["status"].format(
-                algorithm=algorithm_name(result.algorithm), k=result.config.k, records=f"{result.records:,}"
+            text_of(
+                TEXT,
+                "status",
+                algorithm=algorithm_name(result.algorithm),
+                k=result.config.k,
+                records=result.records,
             )
         )
         draw_class_sizes(
@@ -537,16 +579,16 @@ class ChartsView(QWidget):
         draw_hbars(
             item,
             series,
-            kind or TEXT["loss_none"],
+            kind or text_of(TEXT, "loss_none"),
             "#d6604d",
-            xlabel=TEXT["loss_x"],
+            xlabel=text_of(TEXT, "loss_x"),
         )
         item.setXRange(0, 1.0, padding=0.02)
         bottom = item.getAxis("bottom")
         if isinstance(bottom, LabelAxis):
             bottom.set_labels([(v / 100, f"{v} %") for v in range(0, 101, 20)])
         for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
-            text = pg.TextItem(f"{100 * v:.0f} %", color="#202020", anchor=(0, 0.5))
+            text = pg.TextItem(formats.percent(v, 0), color="#202020", anchor=(0, 0.5))
             text.setPos(min(float(v), 0.9) + 0.01, float(y))
             item.addItem(text)
 
@@ -560,7 +602,7 @@ class ChartsView(QWidget):
         hierarchy = res.config.hierarchies.get(column) or res.config.sensitive_hierarchies.get(column)
         released = res.release[column]
         rows = rows_that_fit(self.dist_widget.height()) if self.dist_widget.height() > 150 else MAX_CATEGORIES
-        titles = (TEXT["original"].format(column=column), TEXT["released"].format(column=column))
+        titles = (text_of(TEXT, "original", column=column), text_of(TEXT, "released", column=column))
         if table is not None and column in table.frame.columns:
             original, kind = table.frame[column], table.kind(column)
             if kind == ColumnKind.DATE:
@@ -568,8 +610,8 @@ class ChartsView(QWidget):
                 fmt = ctype.date_format if ctype is not None else None
                 orig, rel, unit, same_bins = date_distributions(original, released, fmt, hierarchy, rows)
                 titles = (
-                    TEXT["original_dates"].format(column=column, unit=unit),
-                    TEXT["released_dates"].format(column=column, unit=unit) if same_bins else titles[1],
+                    text_of(TEXT, "original_dates", column=column, unit=unit),
+                    text_of(TEXT, "released_dates", column=column, unit=unit) if same_bins else titles[1],
                 )
             else:
                 numeric = kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
@@ -581,7 +623,7 @@ class ChartsView(QWidget):
             orig = pd.Series(dtype=float)
             rel = distribution(released, hierarchy, limit=rows)
             self.orig_plot.clear()
-            style_plot(self.orig_plot, TEXT["not_loaded"].format(column=column))
+            style_plot(self.orig_plot, text_of(TEXT, "not_loaded", column=column))
         if len(rel) and rel.index.isin(orig.index).all() and len(orig):
             rel = rel.reindex(orig.index, fill_value=0)  # the same bars in the same order, side by side
         draw_hbars(self.rel_plot, rel, titles[1], RELEASED_COLOR)
@@ -599,12 +641,12 @@ class ChartsView(QWidget):
         return out
 
     def _ask_save(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Save charts into folder")
+        folder = QFileDialog.getExistingDirectory(self, _("Save charts into folder"))
         if not folder:
             return
         try:
             paths = self.save_all(folder)
         except Exception as err:  # an OS error becomes a DataError with a plain message
-            self.status.setText(f"Could not save the charts: {err}")
+            self.status.setText(_("Could not save the charts: {reason}", reason=err))
             return
-        self.status.setText(f"Saved {len(paths)} files into {folder}.")
+        self.status.setText(_("Saved {n} files into {folder}.", n=len(paths), folder=folder))

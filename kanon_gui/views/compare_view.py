@@ -28,50 +28,64 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.describe import algorithm_name, models_short, parameters_short, run_settings
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
+from kanon_gui.views.plot_menu import add_plot_menu
 
 Index = QModelIndex | QPersistentModelIndex
+#: The side-by-side table's least width in pixels (wider when the run names need it).
+METRICS_TABLE_WIDTH = 560
 
 #: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("#", "Position in the run history (oldest first)."),
-    ("Run", "The name of the run in the history."),
-    ("Algorithm", "The algorithm that produced the release."),
+    ("#", N_("Position in the run history (oldest first).")),
+    (N_("Run"), N_("The name of the run in the history.")),
+    (N_("Algorithm"), N_("The algorithm that produced the release.")),
     (
-        "Model",
-        "How the release was made, in the survey's names: AG_TS one level per attribute and whole records "
-        "suppressed; AG_CS the same with single values suppressed; CG local recoding; CS local "
-        "suppression (the last three keep every record); multidimensional for Mondrian.",
+        N_("Model"),
+        N_(
+            "How the release was made, in the survey's names: AG_TS one level per attribute and whole "
+            "records suppressed; AG_CS the same with single values suppressed; CG local recoding; CS local "
+            "suppression (the last three keep every record); multidimensional for Mondrian."
+        ),
     ),
-    ("Privacy models", "k, and l-diversity or t-closeness with the attribute they protect."),
-    ("Parameters", "The algorithm's parameters (suppression limit, quality metric, ...)."),
-    ("Suppressed", "Records suppressed (all quasi-identifiers replaced by *)."),
-    ("Values *", "Single values replaced by * in records that were kept (local recoding and suppression)."),
-    ("Groups", "Number of groups of records that look alike (equivalence classes)."),
-    (metric_label("discernibility").name, metric_label("discernibility").meaning),
-    (metric_label("cavg").name, metric_label("cavg").meaning),
-    (metric_label("precision").name, metric_label("precision").meaning),
-    (metric_label("loss").name, metric_label("loss").meaning),
+    (N_("Privacy models"), N_("k, and l-diversity or t-closeness with the attribute they protect.")),
+    (N_("Parameters"), N_("The algorithm's parameters (suppression limit, quality metric, ...).")),
+    (N_("Suppressed"), N_("Records suppressed (all quasi-identifiers replaced by *).")),
     (
-        "Workload error",
-        "Mean relative error of the workload's queries answered from the release (lower is better); "
-        "the Workload tab lists every query.",
+        N_("Values *"),
+        N_("Single values replaced by * in records that were kept (local recoding and suppression)."),
     ),
-    ("Queries matched", "Share of the workload's queries the release answers without spreading records."),
-    ("Run time (s)", "Seconds the run took."),
+    (N_("Groups"), N_("Number of groups of records that look alike (equivalence classes).")),
+    (metric_label("discernibility").name_id, metric_label("discernibility").meaning_id),
+    (metric_label("cavg").name_id, metric_label("cavg").meaning_id),
+    (metric_label("precision").name_id, metric_label("precision").meaning_id),
+    (metric_label("loss").name_id, metric_label("loss").meaning_id),
+    (
+        N_("Workload error"),
+        N_(
+            "Mean relative error of the workload's queries answered from the release (lower is better); "
+            "the Workload tab lists every query."
+        ),
+    ),
+    (
+        N_("Queries matched"),
+        N_("Share of the workload's queries the release answers without spreading records."),
+    ),
+    (N_("Run time (s)"), N_("Seconds the run took.")),
 )
-_HEADS = [h for h, _ in COLUMNS]
+_HEADS = [h for h, _tip in COLUMNS]
 _PARAMETERS_COLUMN = _HEADS.index("Parameters")
 #: columns of the runs table holding shares (shown as percentages)
 _SHARE_HEADS = (
-    metric_label("precision").name,
-    metric_label("loss").name,
-    "Workload error",
-    "Queries matched",
+    metric_label("precision").name_id,
+    metric_label("loss").name_id,
+    N_("Workload error"),
+    N_("Queries matched"),
 )
 _SHARE_COLUMNS = {_HEADS.index(head) for head in _SHARE_HEADS}
 
@@ -112,10 +126,10 @@ def _fmt(value: Any) -> str:
         return "–"
     v = float(value)
     if v.is_integer() and abs(v) >= 1:
-        return f"{int(v):,}"
+        return formats.count(v)
     if abs(v) >= 1000:
-        return f"{v:,.0f}"
-    return f"{v:.4g}"
+        return formats.count(v)
+    return formats.decimal(float(f"{v:.4g}"), 12)
 
 
 class RunsModel(QAbstractTableModel):
@@ -165,21 +179,25 @@ class RunsModel(QAbstractTableModel):
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
-    ("Model (survey's name)", lambda r: r.model, None),
-    ("Suppressed records", lambda r: r.suppressed, True),
-    ("Values replaced by *", lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0, True),
-    ("Groups", lambda r: r.n_classes, None),
-    ("Smallest group", lambda r: r.min_class_size, None),
-    ("Run time (s)", lambda r: r.runtime_seconds, True),
+    (N_("Model (survey's name)"), lambda r: r.model, None),
+    (N_("Suppressed records"), lambda r: r.suppressed, True),
+    (
+        N_("Values replaced by *"),
+        lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0,
+        True,
+    ),
+    (N_("Groups"), lambda r: r.n_classes, None),
+    (N_("Smallest group"), lambda r: r.min_class_size, None),
+    (N_("Run time (s)"), lambda r: r.runtime_seconds, True),
 )
 #: Rows of the workload figures (shares): (label, getter, lower is better?).
 _WORKLOAD: tuple[tuple[str, Any, bool | None], ...] = (
-    ("Workload: mean relative error", lambda r: _workload(r, "mean_error"), True),
-    ("Workload: median relative error", lambda r: _workload(r, "median_error"), True),
-    ("Workload: queries matched", lambda r: _workload(r, "match_share"), False),
+    (N_("Workload: mean relative error"), lambda r: _workload(r, "mean_error"), True),
+    (N_("Workload: median relative error"), lambda r: _workload(r, "median_error"), True),
+    (N_("Workload: queries matched"), lambda r: _workload(r, "match_share"), False),
 )
 #: The difference of two shares, in percentage points.
-POINTS = "{sign}{value:.1f} points"
+POINTS = N_("{sign}{value} points")
 
 
 def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tuple[str, Any, Any, Any, bool]]:
@@ -187,10 +205,10 @@ def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tup
     first (algorithm, parameters, privacy models with l and t), so two runs that differ only there never
     look alike; then the outcome and every metric under its plain name."""
     rows: list[tuple[str, Any, Any, Any, bool]] = []
-    for (label, a), (_, b) in zip(run_settings(left), run_settings(right)):
+    for (label, a), (_unused, b) in zip(run_settings(left), run_settings(right)):
         rows.append((label, a, b, None, False))
-    rows += [(label, get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
-    rows += [(label, get(left), get(right), lower, True) for label, get, lower in _WORKLOAD]
+    rows += [(_(label), get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
+    rows += [(_(label), get(left), get(right), lower, True) for label, get, lower in _WORKLOAD]
     for key in dict.fromkeys([*left.metrics, *right.metrics]):
         info = metric_label(key)
         rows.append(
@@ -208,13 +226,21 @@ def _cell(value: Any, share: bool) -> str:
 def _difference(a: Any, b: Any, share: bool) -> str:
     numbers = (int, float, np.number)
     if not (isinstance(a, numbers) and isinstance(b, numbers)) or isinstance(a, bool):
-        return "" if a == b else "differs"
+        return "" if a == b else _("differs")
     diff = float(b) - float(a)
     if not np.isfinite(diff):
         return "–"
     if share:
-        return POINTS.format(sign="+" if diff > 0 else "", value=100 * diff)
+        return _(POINTS, sign="+" if diff > 0 else "", value=formats.decimal(100 * diff, 1, fixed=True))
     return ("+" if diff > 0 else "") + _fmt(diff)
+
+
+def _differ(a: Any, b: Any) -> bool:
+    """Two numbers that differ (a better or worse run), not text or a missing value."""
+    numbers = (int, float, np.number)
+    if not (isinstance(a, numbers) and isinstance(b, numbers)) or isinstance(a, bool):
+        return False
+    return bool(np.isfinite(float(b) - float(a))) and float(a) != float(b)
 
 
 class CompareView(QWidget):
@@ -254,17 +280,17 @@ class CompareView(QWidget):
         pick = QHBoxLayout()
         self.left_combo = QComboBox()
         self.right_combo = QComboBox()
-        for label, combo in (("Compare", self.left_combo), ("with", self.right_combo)):
+        for label, combo in ((_("Compare"), self.left_combo), (_("with"), self.right_combo)):
             pick.addWidget(QLabel(label))
             combo.setMinimumContentsLength(24)
             combo.currentIndexChanged.connect(self._draw_pair)
             pick.addWidget(combo)
-        pick.addWidget(QLabel("(or select two rows above)"))
+        pick.addWidget(QLabel(_("(or select two rows above)")))
         pick.addStretch(1)
         bcol.addLayout(pick)
         pair = QHBoxLayout()
         self.metrics_table = QTableWidget(0, 4)
-        self.metrics_table.setHorizontalHeaderLabels(["", "left", "right", "right − left"])
+        self.metrics_table.setHorizontalHeaderLabels(["", "left", "right", _("right − left")])
         self.metrics_table.verticalHeader().setVisible(False)
         self.metrics_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.metrics_table.setWordWrap(True)
@@ -276,11 +302,12 @@ class CompareView(QWidget):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         head.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.metrics_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.metrics_table.setMinimumWidth(560)
+        self.metrics_table.setMinimumWidth(METRICS_TABLE_WIDTH)
         pair.addWidget(self.metrics_table, 3)
         self.charts = pg.GraphicsLayoutWidget()
         self.charts.setBackground("w")
         self.charts.setObjectName("compare_class_sizes")
+        add_plot_menu(self.charts)
         self.left_plot = self.charts.addPlot(row=0, col=0, axisItems={"bottom": LabelAxis("bottom")})
         self.right_plot = self.charts.addPlot(row=1, col=0, axisItems={"bottom": LabelAxis("bottom")})
         pair.addWidget(self.charts, 3)
@@ -306,7 +333,7 @@ class CompareView(QWidget):
         for c in range(len(COLUMNS)):
             if c != _PARAMETERS_COLUMN:
                 self.table.resizeColumnToContents(c)
-        names = [f"{i + 1}. {name}" for i, (name, _) in enumerate(self.runs)]
+        names = [f"{i + 1}. {name}" for i, (name, _unused) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
             combo.blockSignals(True)
             combo.clear()
@@ -334,12 +361,23 @@ class CompareView(QWidget):
     def pair(self) -> tuple[int, int]:
         return self.left_combo.currentIndex(), self.right_combo.currentIndex()
 
-    def _on_table_selection(self, *_: object) -> None:
+    def _fit_metrics_table(self, heads: list[str]) -> None:
+        """At least as wide as the run names and the difference's header need (run names are not cut
+        short, however long the interface language's words)."""
+        table = self.metrics_table
+        metrics = table.horizontalHeader().fontMetrics()
+        runs = max(metrics.horizontalAdvance(h) for h in heads[1:3]) + 16
+        difference = max(metrics.horizontalAdvance(heads[3]) + 16, table.sizeHintForColumn(3))
+        need = table.columnWidth(0) + 2 * runs + difference
+        need += table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth()
+        table.setMinimumWidth(max(METRICS_TABLE_WIDTH, need))
+
+    def _on_table_selection(self, *_args: object) -> None:
         rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
         if len(rows) == 2:
             self.set_pair(rows[0], rows[1])
 
-    def _draw_pair(self, *_: object) -> None:
+    def _draw_pair(self, *_args: object) -> None:
         li, ri = self.pair()
         valid = 0 <= li < len(self.runs) and 0 <= ri < len(self.runs)
         self.metrics_table.setRowCount(0)
@@ -348,9 +386,8 @@ class CompareView(QWidget):
         if not valid:
             return
         (ln, left), (rn, right) = self.runs[li], self.runs[ri]
-        self.metrics_table.setHorizontalHeaderLabels(
-            ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", "right − left"]
-        )
+        heads = ["", f"{li + 1}. {ln}", f"{ri + 1}. {rn}", _("right − left")]
+        self.metrics_table.setHorizontalHeaderLabels(heads)
         rows = pair_rows(left, right)
         self.metrics_table.setRowCount(len(rows))
         for i, (label, a, b, lower, share) in enumerate(rows):
@@ -362,14 +399,15 @@ class CompareView(QWidget):
                 if numeric:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.metrics_table.setItem(i, j, item)
-            if lower is not None and cells[3] not in ("", "–", "0", "differs", "0.0 points"):
+            if lower is not None and _differ(a, b):
                 better_right = (float(b) < float(a)) if lower else (float(b) > float(a))
                 self.metrics_table.item(i, 3).setToolTip(
-                    "right is better" if better_right else "left is better"
+                    _("right is better") if better_right else _("left is better")
                 )
                 self.metrics_table.item(i, 3).setForeground(
                     pg.mkColor("#1a9850" if better_right else "#d73027")
                 )
+        self._fit_metrics_table(heads)
         self.metrics_table.resizeRowsToContents()
         # the same bins and axes for both, so the two histograms compare at a glance
         both = np.concatenate([left.class_sizes, right.class_sizes])

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_gui.glossary import ROLE_COLORS, ROLE_LABELS, role_tooltip
+from kanon_engine.data.types import describe_date_format
+from kanon_engine.i18n import N_, _, formats
+from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
@@ -60,8 +62,8 @@ def fit_headers(view: QTableView, minimum: int = 90, maximum: int = 320) -> None
         header.resizeSection(c, max(minimum, min(maximum, width)))
 
 
-RECENT_TITLE = "<b>Open again</b>"
-RECENT_ITEM = "{name}   \u2014   {folder}"
+RECENT_TITLE = N_("<b>Open again</b>")
+RECENT_ITEM = N_("{name}   —   {folder}")
 
 
 class WelcomePanel(QWidget):
@@ -76,20 +78,20 @@ class WelcomePanel(QWidget):
         outer = QVBoxLayout(self)
         outer.addStretch(1)
         title = QLabel(
-            "<h2>Welcome to kanon</h2>"
-            "<p>kanon turns a table of patient records into a release in which every person "
-            "hides among at least <i>k</i> others.</p>"
-            "<p>1. Open a CSV, Excel or Parquet file &nbsp; 2. Mark the quasi-identifiers and check "
-            "their hierarchies &nbsp; 3. Choose an algorithm and k, press Run &nbsp; 4. Inspect the "
-            "result and export it.</p>"
+            _(
+                "<h2>Welcome to kanon</h2><p>kanon turns a table of patient records into a release in which "
+                "every person hides among at least <i>k</i> others.</p><p>1. Open a CSV, Excel or Parquet "
+                "file &nbsp; 2. Mark the quasi-identifiers and check their hierarchies &nbsp; 3. Choose an "
+                "algorithm and k, press Run &nbsp; 4. Inspect the result and export it.</p>"
+            )
         )
         title.setWordWrap(True)
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         outer.addWidget(title)
         row = QHBoxLayout()
         row.addStretch(1)
-        self.open_button = QPushButton(icon("open"), "Open a data file\u2026  (Ctrl+O)")
-        self.sample_button = QPushButton(icon("kanon"), "Open the bundled sample")
+        self.open_button = QPushButton(icon("open"), _("Open a data file…  (Ctrl+O)"))
+        self.sample_button = QPushButton(icon("kanon"), _("Open the bundled sample"))
         self.sample_button.setObjectName("OpenSampleButton")
         for b in (self.open_button, self.sample_button):
             b.setIconSize(QSize(22, 22))
@@ -98,7 +100,7 @@ class WelcomePanel(QWidget):
             row.addWidget(b)
         row.addStretch(1)
         outer.addLayout(row)
-        self.recent_title = QLabel(RECENT_TITLE)
+        self.recent_title = QLabel(_(RECENT_TITLE))
         self.recent_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.recent = QListWidget()
         self.recent.setObjectName("RecentFiles")
@@ -121,7 +123,7 @@ class WelcomePanel(QWidget):
         files = appdata.recent_files()
         self.recent.clear()
         for f in files:
-            item = QListWidgetItem(RECENT_ITEM.format(name=Path(f).name, folder=Path(f).parent))
+            item = QListWidgetItem(_(RECENT_ITEM, name=Path(f).name, folder=Path(f).parent))
             item.setData(Qt.ItemDataRole.UserRole, f)
             item.setToolTip(f)
             self.recent.addItem(item)
@@ -144,7 +146,7 @@ class DataPanel(QWidget):
         page = QWidget()
         self.stack.addWidget(page)
         layout = QVBoxLayout(page)
-        self.caption = QLabel("No data loaded. Use File > Open (Ctrl+O) or open the bundled sample.")
+        self.caption = QLabel(_("No data loaded. Use File > Open (Ctrl+O) or open the bundled sample."))
         self.caption.setObjectName("DataCaption")
         layout.addWidget(self.caption)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -156,9 +158,9 @@ class DataPanel(QWidget):
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
         split.addWidget(self.view)
-        self.summary_box = QGroupBox("Column")
+        self.summary_box = QGroupBox(_("Column"))
         box = QVBoxLayout(self.summary_box)
-        self.summary = QLabel("Select a column to see its type, distinct values and missing values.")
+        self.summary = QLabel(_("Select a column to see its type, distinct values and missing values."))
         self.summary.setWordWrap(True)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
@@ -189,8 +191,13 @@ class DataPanel(QWidget):
         self.refresh_roles()
         fit_headers(self.view)
         self.caption.setText(
-            f"<b>{escape(t.name())}</b> \u2014 {t.n_rows:,} rows \u00d7 {len(t.columns)} columns. "
-            "Click a column header to sort; select a column to see its summary."
+            _(
+                "<b>{name}</b> — {n_rows} rows × {n} columns. Click a column header to sort; select a "
+                "column to see its summary.",
+                name=escape(t.name()),
+                n_rows=t.n_rows,
+                n=len(t.columns),
+            )
         )
         self._column = -1
         self.show_column(0 if t.columns else -1)
@@ -216,26 +223,42 @@ class DataPanel(QWidget):
         color = ROLE_COLORS[role].name()
         lines = [
             f"<h3 style='margin:0'>{escape(name)}</h3>",
-            f"<p><span style='color:{color}'><b>{ROLE_LABELS[role]}</b></span><br>"
+            f"<p><span style='color:{color}'><b>{role_label(role)}</b></span><br>"
             f"<small>{escape(role_tooltip(role))}</small></p>",
         ]
         if ct is not None:
-            share = f" ({ct.share:.0%} of values fit)" if ct.share < 1 else ""
-            fmt = f", format {escape(ct.date_format)}" if ct.date_format else ""
-            lines.append(f"<p>Type: <b>{ct.kind.value}</b>{fmt}{share}</p>")
+            share = _(" ({share} of values fit)", share=formats.percent(ct.share, 0)) if ct.share < 1 else ""
+            fmt = (
+                _(", format {format}", format=escape(describe_date_format(ct.date_format)))
+                if ct.date_format
+                else ""
+            )
+            lines.append(
+                _(
+                    "<p>Type: <b>{kind}</b>{format}{share}</p>",
+                    kind=kind_label(ct.kind),
+                    format=fmt,
+                    share=share,
+                )
+            )
         distinct = len(counts) - (1 if counts.index.hasnans else 0)
         lines.append(
-            f"<p>Distinct values: <b>{distinct:,}</b><br>Missing: <b>{missing:,}</b> "
-            f"({missing / max(t.n_rows, 1):.1%})</p>"
+            _(
+                "<p>Distinct values: <b>{distinct}</b><br>Missing: <b>{missing}</b> ({share})</p>",
+                distinct=distinct,
+                missing=missing,
+                share=formats.percent(missing / max(t.n_rows, 1), 1),
+            )
         )
         top = counts[~counts.index.isna()].head(8)
         if len(top):
             rows = "".join(
-                f"<tr><td>{escape(str(v))}</td><td align='right'>{int(n):,}</td></tr>" for v, n in top.items()
+                f"<tr><td>{escape(str(v))}</td><td align='right'>{formats.count(int(n))}</td></tr>"
+                for v, n in top.items()
             )
-            lines.append(f"<p>Most frequent:</p><table cellspacing='4'>{rows}</table>")
+            lines.append(_("<p>Most frequent:</p><table cellspacing='4'>{rows}</table>", rows=rows))
         s = self.state.suggestion(name)
         if s is not None and s.role is not None:
-            lines.append(f"<p><i>Suggestion: {escape(s.reason)}</i></p>")
+            lines.append(_("<p><i>Suggestion: {reason}</i></p>", reason=escape(s.reason)))
         self.summary.setText("".join(lines))
-        self.summary_box.setTitle(f"Column {column + 1} of {len(t.columns)}")
+        self.summary_box.setTitle(_("Column {n} of {n2}", n=column + 1, n2=len(t.columns)))

@@ -16,10 +16,11 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import read_arx_csv, write_arx_csv
+from kanon_engine.i18n import N_, _
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.state import AppState
 
-ARX_FILTER = "ARX hierarchy (*.csv *.txt);;All files (*)"
+ARX_FILTER = N_("ARX hierarchy (*.csv *.txt);;All files (*)")
 
 
 class HierarchyActions(QObject):
@@ -44,15 +45,24 @@ class HierarchyActions(QObject):
             log_error(exc, "import hierarchy")
             self.message.emit(error_text(exc), "error")
             return False
-        self.state.note_input(path, f"the hierarchy file imported for '{column}'")
-        self.state.set_hierarchy(column, h, f"Import the hierarchy of '{column}' from {Path(path).name}")
+        self.state.note_input(path, _("the hierarchy file imported for '{column}'", column=column))
+        self.state.set_hierarchy(
+            column,
+            h,
+            _("Import the hierarchy of '{column}' from {name}", column=column, name=Path(path).name),
+        )
         issues = [i for i in self.state.issues_for(column) if i.is_error]
         if issues:
             self.message.emit(issues[0].message, "warning")
         else:
             self.message.emit(
-                f"Hierarchy of '{column}' imported from {Path(path).name} "
-                f"(height {h.height}, {len(h.values):,} values).",
+                _(
+                    "Hierarchy of '{column}' imported from {name} (height {height}, {n} values).",
+                    column=column,
+                    name=Path(path).name,
+                    height=h.height,
+                    n=len(h.values),
+                ),
                 "info",
             )
         return True
@@ -71,8 +81,11 @@ class HierarchyActions(QObject):
                 found[col] = path
         if not found:
             self.message.emit(
-                f"No hierarchy file in {folder.name} matches a column (expected names like "
-                "'adult_hierarchy_age.csv' or 'age.csv').",
+                _(
+                    "No hierarchy file in {name} matches a column (expected names like "
+                    "'adult_hierarchy_age.csv' or 'age.csv').",
+                    name=folder.name,
+                ),
                 "warning",
             )
             return []
@@ -81,15 +94,22 @@ class HierarchyActions(QObject):
         for col, path in found.items():
             try:
                 loaded[col] = read_arx_csv(path, col)
-                self.state.note_input(path, f"the hierarchy file imported for '{col}'")
+                self.state.note_input(path, _("the hierarchy file imported for '{column}'", column=col))
             except KanonError as exc:
                 log_error(exc, "load hierarchy folder")
                 failed.append(error_text(exc))
         if loaded:
-            self.state.set_hierarchies(loaded, f"Load {len(loaded)} hierarchies from {folder.name}")
-        text = f"Loaded {len(loaded)} hierarchies from {folder.name}: {', '.join(sorted(loaded))}."
+            self.state.set_hierarchies(
+                loaded, _("Load {n} hierarchies from {name}", n=len(loaded), name=folder.name)
+            )
+        text = _(
+            "Loaded {n} hierarchies from {name}: {values}.",
+            n=len(loaded),
+            name=folder.name,
+            values=", ".join(sorted(loaded)),
+        )
         if failed:
-            text += " Not loaded: " + " ".join(failed)
+            text += " " + _("Not loaded: {files}", files=" ".join(failed))
         self.message.emit(text, "warning" if failed else "info")
         return sorted(loaded)
 
@@ -105,25 +125,29 @@ class HierarchyActions(QObject):
         except OSError as exc:
             self.message.emit(error_text(exc), "error")
             return False
-        self.message.emit(f"Hierarchy of '{column}' written to {Path(path).name}.", "info")
+        self.message.emit(
+            _("Hierarchy of '{column}' written to {name}.", column=column, name=Path(path).name), "info"
+        )
         return True
 
     def use_default(self, column: str) -> None:
         """Back to the default hierarchy for the column's type (undoable)."""
         if self.state.has_explicit_hierarchy(column):
-            self.state.set_hierarchy(column, None, f"Use the default hierarchy for '{column}'")
+            self.state.set_hierarchy(
+                column, None, _("Use the default hierarchy for '{column}'", column=column)
+            )
 
     # --- with dialogs ---------------------------------------------------------------------------------
     def import_arx(self, parent: QWidget, column: str) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            parent, f"Import the hierarchy of '{column}'", self.last_dir, ARX_FILTER
+        path, _unused = QFileDialog.getOpenFileName(
+            parent, _("Import the hierarchy of '{column}'", column=column), self.last_dir, _(ARX_FILTER)
         )
         if path:
             self.last_dir = str(Path(path).parent)
             self.import_arx_file(column, path)
 
     def load_folder_dialog(self, parent: QWidget) -> None:
-        folder = QFileDialog.getExistingDirectory(parent, "Folder with ARX hierarchy files", self.last_dir)
+        folder = QFileDialog.getExistingDirectory(parent, _("Folder with ARX hierarchy files"), self.last_dir)
         if folder:
             self.last_dir = folder
             self.load_folder(folder)
@@ -134,8 +158,8 @@ class HierarchyActions(QObject):
             if self.last_dir
             else f"hierarchy_{column}.csv"
         )
-        path, _ = QFileDialog.getSaveFileName(
-            parent, f"Export the hierarchy of '{column}'", start, ARX_FILTER
+        path, _unused = QFileDialog.getSaveFileName(
+            parent, _("Export the hierarchy of '{column}'", column=column), start, _(ARX_FILTER)
         )
         if path:
             self.last_dir = str(Path(path).parent)
@@ -154,7 +178,21 @@ class HierarchyActions(QObject):
     def _built(self, column: str, dialog) -> None:
         h = dialog.hierarchy()
         if h is not None:
-            self.state.set_hierarchy(column, h, f"Build the hierarchy of '{column}' ({dialog.kind_label()})")
+            self.state.set_hierarchy(
+                column,
+                h,
+                _(
+                    "Build the hierarchy of '{column}' ({kind_label})",
+                    column=column,
+                    kind_label=dialog.kind_label(),
+                ),
+            )
             self.message.emit(
-                f"Hierarchy of '{column}' built: {dialog.kind_label()}, height {h.height}.", "info"
+                _(
+                    "Hierarchy of '{column}' built: {kind_label}, height {height}.",
+                    column=column,
+                    kind_label=dialog.kind_label(),
+                    height=h.height,
+                ),
+                "info",
             )

@@ -38,6 +38,7 @@ from kanon_engine.data.roles import Role
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import tree, uncovered_values
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.i18n import _, formats, ngettext
 from kanon_gui.errors import error_text
 from kanon_gui.glossary import term
 from kanon_gui.models.hierarchy_model import HierarchyTreeModel, Node
@@ -52,7 +53,7 @@ PLACE_TARGETS = 2000
 
 
 def _shown(v: str) -> str:
-    return "(missing)" if v == MISSING else v
+    return _("(missing)") if v == MISSING else v
 
 
 #: Marks a tree that must be rebuilt whatever the state holds (a new column or a new table).
@@ -70,14 +71,18 @@ class HierarchyEditorPanel(QWidget):
         self._shown: Hierarchy | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.title = QLabel("Select a column to see its hierarchy.")
+        self.title = QLabel(_("Select a column to see its hierarchy."))
         self.title.setObjectName("HierarchyTitle")
         self.title.setWordWrap(True)
         self.title.setToolTip(term("hierarchy"))
         layout.addWidget(self.title)
+        # two rows: editing, then files (in one row, German words pushed Build and Import out of sight)
         self.toolbar = QToolBar()
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.file_toolbar = QToolBar()
+        self.file_toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         layout.addWidget(self.toolbar)
+        layout.addWidget(self.file_toolbar)
         self._make_actions()
 
         split = QSplitter(Qt.Orientation.Vertical)
@@ -101,30 +106,14 @@ class HierarchyEditorPanel(QWidget):
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.view.header().setStretchLastSection(False)
-        self.view.header().resizeSection(1, 70)
-        self.view.header().resizeSection(2, 80)
-        self.view.selectionModel().selectionChanged.connect(lambda *_: self._enable())
+        for section, width in ((1, 70), (2, 80)):  # at least the header's words ("Enregistrements")
+            words = self.model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+            need = self.view.header().fontMetrics().horizontalAdvance(str(words or "")) + 16
+            self.view.header().resizeSection(section, max(width, need))
+        self.view.selectionModel().selectionChanged.connect(lambda *_args: self._enable())
         split.addWidget(self.view)
 
-        self.uncovered_box = QGroupBox("Data values not in this hierarchy")
-        ub = QVBoxLayout(self.uncovered_box)
-        self.uncovered = QListWidget()
-        self.uncovered.setObjectName("UncoveredValues")
-        self.uncovered.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        ub.addWidget(self.uncovered)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Place under:"))
-        self.place_target = QComboBox()
-        self.place_target.setToolTip("A group of level 1; the values are added as its members.")
-        row.addWidget(self.place_target, 1)
-        self.place_selected = QPushButton("Place selected")
-        self.place_selected.clicked.connect(self._place_selected)
-        self.place_all = QPushButton("Place all")
-        self.place_all.setToolTip("Add every uncovered value under the chosen group in one step.")
-        self.place_all.clicked.connect(self._place_all)
-        row.addWidget(self.place_selected)
-        row.addWidget(self.place_all)
-        ub.addLayout(row)
+        self._build_uncovered_box()
         split.addWidget(self.uncovered_box)
         split.setStretchFactor(0, 4)
         split.setStretchFactor(1, 1)
@@ -140,6 +129,33 @@ class HierarchyEditorPanel(QWidget):
         state.table_changed.connect(lambda: self.set_column(""))
         self._enable()
 
+    def _build_uncovered_box(self) -> None:
+        """The values of the data no group covers, and the buttons that place them under a group."""
+        self.uncovered_box = QGroupBox(_("Data values not in this hierarchy"))
+        ub = QVBoxLayout(self.uncovered_box)
+        self.uncovered = QListWidget()
+        self.uncovered.setObjectName("UncoveredValues")
+        self.uncovered.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        ub.addWidget(self.uncovered)
+        row = QHBoxLayout()
+        row.addWidget(QLabel(_("Place under:")))
+        self.place_target = QComboBox()
+        self.place_target.setToolTip(_("A group of level 1; the values are added as its members."))
+        row.addWidget(self.place_target, 1)
+        self.place_selected = QPushButton(_("Place selected"))
+        self.place_selected.clicked.connect(self._place_selected)
+        self.place_all = QPushButton(_("Place all"))
+        self.place_all.setToolTip(_("Add every uncovered value under the chosen group in one step."))
+        self.place_all.clicked.connect(self._place_all)
+        ub.addLayout(row)
+        # the buttons on a row of their own: the German labels are long, and the editor shares the
+        # tab with the attributes table
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.place_selected)
+        buttons.addWidget(self.place_all)
+        ub.addLayout(buttons)
+
     # --- actions -------------------------------------------------------------------------------------
     def _action(
         self,
@@ -148,7 +164,6 @@ class HierarchyEditorPanel(QWidget):
         tip: str,
         shortcut: QKeySequence | str | None = None,
         icon_name: str | None = None,
-        toolbar: bool = True,
     ) -> QAction:
         a = QAction(icon(icon_name) if icon_name else icon(""), text, self)
         a.setToolTip(tip)
@@ -157,55 +172,56 @@ class HierarchyEditorPanel(QWidget):
             a.setShortcut(QKeySequence(shortcut))
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         a.triggered.connect(slot)
-        if toolbar:
-            self.toolbar.addAction(a)
         self.addAction(a)
         return a
 
     def _make_actions(self) -> None:
         self.rename_action = self._action(
-            "Rename",
+            _("Rename"),
             self._rename_current,
-            "Rename the selected value or group (F2).",
+            _("Rename the selected value or group (F2)."),
             QKeySequence(Qt.Key.Key_F2),
         )
         self.add_action = self._action(
-            "Group",
+            _("Group"),
             self._add_group_selected,
-            "Put the selected values or groups (same level) into a new group.",
+            _("Put the selected values or groups (same level) into a new group."),
         )
-        self.merge_action = self._action("Merge", self._merge_selected, "Merge the selected groups into one.")
+        self.merge_action = self._action(
+            _("Merge"), self._merge_selected, _("Merge the selected groups into one.")
+        )
         self.delete_action = self._action(
-            "Delete",
+            _("Delete"),
             self._delete_selected,
-            "Delete the selected group (its members go to its parent) or value.",
+            _("Delete the selected group (its members go to its parent) or value."),
             QKeySequence(QKeySequence.StandardKey.Delete),
         )
-        self.toolbar.addSeparator()
         self.build_action = self._action(
-            "Build\u2026",
+            _("Build…"),
             lambda: self.actions.build(self, self.column),
-            "Build this hierarchy with the wizard (intervals, dates, masking, grouping) with a preview.",
+            _("Build this hierarchy with the wizard (intervals, dates, masking, grouping) with a preview."),
             icon_name="hierarchy",
         )
         self.import_action = self._action(
-            "Import\u2026",
+            _("Import…"),
             lambda: self.actions.import_arx(self, self.column),
-            "Import an ARX hierarchy CSV for this column.",
+            _("Import an ARX hierarchy CSV for this column."),
             icon_name="open",
         )
         self.export_action = self._action(
-            "Export\u2026",
+            _("Export…"),
             lambda: self.actions.export_arx(self, self.column),
-            "Export this hierarchy as an ARX CSV.",
+            _("Export this hierarchy as an ARX CSV."),
             icon_name="export",
         )
-        self.expand_action = self._action(
-            "Expand all", self.view_expand_all, "Expand every group.", toolbar=False
-        )
+        self.expand_action = self._action(_("Expand all"), self.view_expand_all, _("Expand every group."))
         self.collapse_action = self._action(
-            "Collapse all", lambda: self.view.collapseAll(), "Collapse every group.", toolbar=False
+            _("Collapse all"), lambda: self.view.collapseAll(), _("Collapse every group.")
         )
+        for a in (self.rename_action, self.add_action, self.merge_action, self.delete_action):
+            self.toolbar.addAction(a)
+        for a in (self.build_action, self.import_action, self.export_action):
+            self.file_toolbar.addAction(a)
 
     def _context_menu(self, pos) -> None:
         menu = QMenu(self)
@@ -284,24 +300,34 @@ class HierarchyEditorPanel(QWidget):
         if h is None:
             if self.column:
                 self.title.setText(
-                    f"<b>'{escape(self.column)}'</b> is not a quasi-identifier, so it needs no hierarchy. "
-                    "Mark it as a quasi-identifier to see its default hierarchy, or use Build / Import."
+                    _(
+                        "<b>'{column}'</b> is not a quasi-identifier, so it needs no hierarchy. Mark it "
+                        "as a quasi-identifier to see its default hierarchy, or use Build / Import.",
+                        column=escape(self.column),
+                    )
                 )
             else:
-                self.title.setText("Select a column in the list to see and edit its hierarchy.")
+                self.title.setText(_("Select a column in the list to see and edit its hierarchy."))
             self.feedback.setText("")
             return
         role = self.state.role(self.column)
-        source = "custom" if self.state.has_explicit_hierarchy(self.column) else "default (automatic)"
-        levels = " \u2192 ".join(f"{h.distinct_at(j):,}" for j in range(h.depth))
+        source = _("custom") if self.state.has_explicit_hierarchy(self.column) else _("default (automatic)")
+        levels = " \u2192 ".join(formats.count(h.distinct_at(j)) for j in range(h.depth))
         note = (
             ""
             if role in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)
-            else " <i>(not used in runs: the column is not a quasi-identifier)</i>"
+            else " <i>" + _("(not used in runs: the column is not a quasi-identifier)") + "</i>"
         )
         self.title.setText(
-            f"<b>Hierarchy of '{escape(self.column)}'</b> \u2014 {source}, height {h.height}; "
-            f"distinct labels per level: {levels}{note}"
+            _(
+                "<b>Hierarchy of '{column}'</b> — {source}, height {height}; distinct labels per level: "
+                "{levels}{note}",
+                column=escape(self.column),
+                source=source,
+                height=h.height,
+                levels=levels,
+                note=note,
+            )
         )
         issues = self.state.issues_for(self.column)
         if issues and not self.feedback.property("sticky"):
@@ -313,8 +339,9 @@ class HierarchyEditorPanel(QWidget):
             )
         elif not self.feedback.property("sticky"):
             self.feedback.setText(
-                "<span style='color:#2f855a'>\u2714 The hierarchy covers every value of the "
-                "column and is a tree.</span>"
+                "<span style='color:#2f855a'>\u2714 "
+                + _("The hierarchy covers every value of the column and is a tree.")
+                + "</span>"
                 if role == Role.QUASI_IDENTIFIER
                 else ""
             )
@@ -324,17 +351,19 @@ class HierarchyEditorPanel(QWidget):
         self.uncovered.clear()
         self.place_target.clear()
         if h is None:
-            self.uncovered_box.setTitle("Data values not in this hierarchy")
+            self.uncovered_box.setTitle(_("Data values not in this hierarchy"))
             self.uncovered_box.setVisible(False)
             return
         missing = uncovered_values(h, self.state.distinct_values(self.column))
         counts = self.state.distinct(self.column)
         for v in missing[:5000]:
             n = int(counts.get(v, 0)) if v != MISSING else int(counts[counts.index.isna()].sum())
-            item = QListWidgetItem(f"{_shown(v)}  ({n:,} records)")
+            item = QListWidgetItem(
+                ngettext("{values}  ({n} record)", "{values}  ({n} records)", n, values=_shown(v))
+            )
             item.setData(Qt.ItemDataRole.UserRole, v)
             self.uncovered.addItem(item)
-        self.uncovered_box.setTitle(f"Data values not in this hierarchy: {len(missing):,}")
+        self.uncovered_box.setTitle(_("Data values not in this hierarchy: {n}", n=len(missing)))
         if h.height >= 1:
             groups = h.level_codes[1][1]
             for label in groups[:PLACE_TARGETS]:
@@ -358,7 +387,9 @@ class HierarchyEditorPanel(QWidget):
             return False
         if new is h:
             return False
-        self.state.set_hierarchy(self.column, new, f"{text} (hierarchy of '{self.column}')")
+        self.state.set_hierarchy(
+            self.column, new, _("{text} (hierarchy of '{column}')", text=text, column=self.column)
+        )
         return True
 
     def _say(self, text: str, error: bool = False) -> None:
@@ -367,11 +398,14 @@ class HierarchyEditorPanel(QWidget):
         self.feedback.setProperty("sticky", True)
 
     def rename(self, level: int, old: str, new: str) -> bool:
-        return self._apply(f"Rename '{old}' to '{new}'", lambda h: tree.rename_group(h, level, old, new))
+        return self._apply(
+            _("Rename '{old}' to '{new}'", old=old, new=new), lambda h: tree.rename_group(h, level, old, new)
+        )
 
     def move(self, level: int, label: str, new_parent: str) -> bool:
         return self._apply(
-            f"Move '{label}' under '{new_parent}'", lambda h: tree.move_node(h, level, label, new_parent)
+            _("Move '{label}' under '{new_parent}'", label=label, new_parent=new_parent),
+            lambda h: tree.move_node(h, level, label, new_parent),
         )
 
     def _moved(self, items: list[tuple[int, str]], new_parent: str) -> None:
@@ -380,32 +414,41 @@ class HierarchyEditorPanel(QWidget):
                 h = tree.move_node(h, level, label, new_parent)
             return h
 
-        names = ", ".join(f"'{label}'" for _, label in items)
-        self._apply(f"Move {names} under '{new_parent}'", edit)
+        names = ", ".join(f"'{label}'" for _unused, label in items)
+        self._apply(_("Move {names} under '{new_parent}'", names=names, new_parent=new_parent), edit)
 
     def merge(self, level: int, labels: Sequence[str], new_label: str) -> bool:
         return self._apply(
-            f"Merge {len(labels)} groups into '{new_label}'",
+            _("Merge {n} groups into '{new_label}'", n=len(labels), new_label=new_label),
             lambda h: tree.merge_groups(h, level, list(labels), new_label),
         )
 
     def delete(self, level: int, label: str) -> bool:
-        return self._apply(f"Delete '{_shown(label)}'", lambda h: tree.delete_group(h, level, label))
+        return self._apply(
+            _("Delete '{values}'", values=_shown(label)), lambda h: tree.delete_group(h, level, label)
+        )
 
     def add_group(self, level: int, parent_label: str, new_label: str, members: Sequence[str]) -> bool:
         return self._apply(
-            f"Add the group '{new_label}'",
+            _("Add the group '{new_label}'", new_label=new_label),
             lambda h: tree.add_group(h, level, parent_label, new_label, list(members)),
         )
 
     def place(self, values: Sequence[str], group: str) -> bool:
         n = len(values)
         ok = self._apply(
-            f"Place {n} value{'s' if n != 1 else ''} under '{group}'",
+            ngettext("Place {n} value under '{group}'", "Place {n} values under '{group}'", n, group=group),
             lambda h: tree.place_values(h, list(values), group),
         )
         if ok:
-            self._say(f"Placed {n:,} value{'s' if n != 1 else ''} under '{_shown(group)}'.")
+            self._say(
+                ngettext(
+                    "Placed {n} value under '{group}'.",
+                    "Placed {n} values under '{group}'.",
+                    n,
+                    group=_shown(group),
+                )
+            )
         return ok
 
     # --- edits from the UI ----------------------------------------------------------------------------
@@ -430,26 +473,30 @@ class HierarchyEditorPanel(QWidget):
             return
         level = nodes[0].level + 1
         if any(n.level != nodes[0].level for n in nodes):
-            self._say("Select values or groups of the same level to group them.", error=True)
+            self._say(_("Select values or groups of the same level to group them."), error=True)
             return
         anchor = nodes[0].parent.parent if nodes[0].parent is not None else None
         if anchor is None or level > h.height - 1:
             self._say(
-                "A new group needs a level between the values and the root: select values or groups "
-                "at least two levels below the root.",
+                _(
+                    "A new group needs a level between the values and the root: select values or groups "
+                    "at least two levels below the root."
+                ),
                 error=True,
             )
             return
-        name = self._ask("New group", f"Name of the new group (level {level}):", "New group")
+        name = self._ask(
+            _("New group"), _("Name of the new group (level {level}):", level=level), _("New group")
+        )
         if name:
             self.add_group(level, anchor.label, name, [n.label for n in nodes])
 
     def _merge_selected(self) -> None:
         nodes = self.selected_nodes()
         if len(nodes) < 2 or any(n.level != nodes[0].level or n.level == 0 for n in nodes):
-            self._say("Select two or more groups of the same level to merge them.", error=True)
+            self._say(_("Select two or more groups of the same level to merge them."), error=True)
             return
-        name = self._ask("Merge groups", "Name of the merged group:", nodes[0].label)
+        name = self._ask(_("Merge groups"), _("Name of the merged group:"), nodes[0].label)
         if name:
             self.merge(nodes[0].level, [n.label for n in nodes], name)
 
@@ -458,7 +505,7 @@ class HierarchyEditorPanel(QWidget):
         if len(nodes) == 1:
             self.delete(nodes[0].level, nodes[0].label)
         elif nodes:
-            self._say("Select one node to delete.", error=True)
+            self._say(_("Select one node to delete."), error=True)
 
     def _place_selected(self) -> None:
         values = [i.data(Qt.ItemDataRole.UserRole) for i in self.uncovered.selectedItems()]

@@ -4,16 +4,17 @@ saved in the project file by earlier sessions (read-only: their releases are not
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from kanon_engine.describe import models_short, run_settings
+from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
-RUN_LINE = "{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time:.2f} s"
+RUN_LINE = N_("{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time} s")
 #: The same for a release that keeps every record (its model, and what happened to single values).
-RUN_LINE_CELLS = "{label}\n{models}\n{groups} groups, {model}: {kept}, {time:.2f} s"
-STALE_LINE = "{line}\n(out of date: the settings changed since this run)"
+RUN_LINE_CELLS = N_("{label}\n{models}\n{groups} groups, {model}: {kept}, {time} s")
+STALE_LINE = N_("{line}\n(out of date: the settings changed since this run)")
 
 
 def run_line(run: Run) -> str:
@@ -21,20 +22,22 @@ def run_line(run: Run) -> str:
     what came out."""
     r = run.result
     if r.recoding is not None:
-        return RUN_LINE_CELLS.format(
+        return _(
+            RUN_LINE_CELLS,
             label=run.label,
             models=models_short(r.config.models),
-            groups=f"{r.n_classes:,}",
+            groups=r.n_classes,
             model=r.model,
             kept=r.recoding.in_words(),
-            time=r.runtime_seconds,
+            time=formats.decimal(r.runtime_seconds, 2, fixed=True),
         )
-    return RUN_LINE.format(
+    return _(
+        RUN_LINE,
         label=run.label,
         models=models_short(r.config.models),
-        groups=f"{r.n_classes:,}",
-        suppressed=f"{r.suppressed:,}",
-        time=r.runtime_seconds,
+        groups=r.n_classes,
+        suppressed=r.suppressed,
+        time=formats.decimal(r.runtime_seconds, 2, fixed=True),
     )
 
 
@@ -49,6 +52,9 @@ class RunHistoryPanel(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("RunHistory")
         self.list.setWordWrap(True)
+        # lines wrap at the dock's width instead of running off to the right (longer in German)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setAlternatingRowColors(True)
         self.list.currentRowChanged.connect(self._picked)
         layout.addWidget(self.list, 1)
@@ -69,7 +75,7 @@ class RunHistoryPanel(QWidget):
             for i, run in enumerate(self.state.runs):
                 line = run_line(run)
                 stale = self.state.is_stale(i)
-                item = QListWidgetItem(STALE_LINE.format(line=line) if stale else line)
+                item = QListWidgetItem(_(STALE_LINE, line=line) if stale else line)
                 if stale:
                     item.setForeground(Qt.GlobalColor.darkYellow)
                 tip = [f"{label}: {value}" for label, value in run_settings(run.result)]
@@ -81,12 +87,16 @@ class RunHistoryPanel(QWidget):
         live = len(self.state.runs)
         saved = len(self.state.project.runs) - live
         self.saved.setText(
-            f"{saved} earlier run{'s' if saved != 1 else ''} recorded in the project file (summaries only)."
+            ngettext(
+                "{n} earlier run recorded in the project file (summaries only).",
+                "{n} earlier runs recorded in the project file (summaries only).",
+                saved,
+            )
             if saved > 0
             else ""
         )
         if not live:
-            self.list.addItem(QListWidgetItem("No run yet."))
+            self.list.addItem(QListWidgetItem(_("No run yet.")))
             self.list.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
 
     def _current_changed(self, index: int) -> None:

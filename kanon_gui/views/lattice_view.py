@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.lattice import (
     DEFAULT_NODE_CAP,
     FAILS,
@@ -62,6 +63,7 @@ from kanon_engine.metrics.labels import decimals_to_tell_apart, metric_label, ob
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis
+from kanon_gui.views.plot_menu import add_plot_menu
 
 #: Status -> colour (colour-blind-safe ColorBrewer RdYlGn/PuOr picks, grey for "nothing known").
 STATUS_COLORS: dict[int, str] = {
@@ -86,67 +88,92 @@ USED_EDGES_CAP = 600
 #: The view's words, whole sentences and phrases with named placeholders (one place, for translation).
 TEXT = {
     "no_run": (
-        "Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the lattice of "
-        "generalizations it explored."
+        N_(
+            "Run a full-domain algorithm (Optimal, Samarati, Incognito, Datafly) to see the lattice of "
+            "generalizations it explored."
+        )
     ),
     "partitions": (
-        "{algorithm} partitions the records instead of generalizing whole columns, so it has no lattice of "
-        "transformations. See the Partitions tab."
+        N_(
+            "{algorithm} partitions the records instead of generalizing whole columns, so it has no lattice "
+            "of transformations. See the Partitions tab."
+        )
     ),
-    "no_record": "This run of {algorithm} kept no record of the lattice search.",
+    "no_record": N_("This run of {algorithm} kept no record of the lattice search."),
     "restored": (
-        "Run {run} was restored from the project file: the file keeps the transformation it chose, so the "
-        "release, the groups and the risk are shown again, but not the search through the lattice. Run it "
-        "again to see the lattice of transformations the search explored."
+        N_(
+            "Run {run} was restored from the project file: the file keeps the transformation it chose, so "
+            "the release, the groups and the risk are shown again, but not the search through the "
+            "lattice. Run it again to see the lattice of transformations the search explored."
+        )
     ),
     "transformations": (
-        "This release recodes records one by one ({model}): its {groups} groups use {count} "
-        "transformations. {diagram}Each row of the table gives the level of every quasi-identifier (0 = "
-        "original value, * = value replaced by *) and how many records and groups use it, the most used "
-        "first. Point at a level to see it in words."
+        N_(
+            "This release recodes records one by one ({model}): its {groups} groups use {count} "
+            "transformations. {diagram}Each row of the table gives the level of every quasi-identifier (0 = "
+            "original value, * = value replaced by *) and how many records and groups use it, the most used "
+            "first. Point at a level to see it in words."
+        )
     ),
-    "diagram": (
+    "diagram": N_(
         "The diagram marks them on the lattice (one row per number of {rows}): a blue circle per "
-        "transformation used, larger for more records (point at one to see it in words, click it to find its "
-        "row); grey dots are transformations no group uses. "
+        "transformation used, larger for more records (point at one to see it in words, click it to find "
+        "its row); grey dots are transformations no group uses. "
     ),
-    "diagram_too_large": "The lattice is too large to draw here. ",
-    "rows_stars": "values replaced by *",
-    "rows_steps": "generalization steps",
-    "axis_stars": "values replaced by *",
-    "axis_steps": "height (generalization steps)",
-    "rerun": "Run again",
-    "rerun_tip": "Run the algorithm again with the project's settings (the same as this run's).",
-    "metric": "Metric",
-    "metric_between": "only nodes with a value between",
-    "and": "and",
-    "metric_tip": "Nodes whose metric was not computed (inferred, pruned) are hidden while this is ticked.",
-    "node_levels": "<b>{levels}</b> &nbsp;height {height}",
-    "node_status": "status: {status}",
-    "node_metric": "{name}: {value}",
-    "not_computed": "not computed",
-    "node_applied": "groups: {groups}; suppressed records: {suppressed}",
-    "node_fails": "<i>fails the privacy models within the suppression limit</i>",
-    "tag_optimum": "<b>optimum</b>",
-    "tag_shown": "shown",
-    "shown_levels": "<b>{levels}</b> ({algorithm})",
-    "shown_groups": "groups: {groups} (smallest {smallest})",
-    "shown_suppressed": "suppressed records: {suppressed} of {records}",
+    "diagram_too_large": N_("The lattice is too large to draw here. "),
+    "used_tip": N_("{records} records ({share}), {groups} groups"),
+    "rows_stars": N_("values replaced by *"),
+    "rows_steps": N_("generalization steps"),
+    "axis_stars": N_("values replaced by *"),
+    "axis_steps": N_("height (generalization steps)"),
+    "rerun": N_("Run again"),
+    "rerun_tip": N_("Run the algorithm again with the project's settings (the same as this run's)."),
+    "metric": N_("Metric"),
+    "metric_between": N_("only nodes with a value between"),
+    "and": N_("and"),
+    "metric_tip": N_(
+        "Nodes whose metric was not computed (inferred, pruned) are hidden while this is ticked."
+    ),
+    "node_levels": N_("<b>{levels}</b> &nbsp;height {height}"),
+    "node_status": N_("status: {status}"),
+    "node_metric": N_("{name}: {value}"),
+    "not_computed": N_("not computed"),
+    "node_applied": N_("groups: {groups}; suppressed records: {suppressed}"),
+    "node_fails": N_("<i>fails the privacy models within the suppression limit</i>"),
+    "tag_optimum": N_("<b>optimum</b>"),
+    "tag_shown": N_("shown"),
+    "shown_levels": N_("<b>{levels}</b> ({algorithm})"),
+    "shown_groups": N_("groups: {groups} (smallest {smallest})"),
+    "shown_suppressed": N_("suppressed records: {suppressed} of {records}"),
 }
+#: The side panel's width in pixels: at least, usually at most, and at most when its words need more.
+SIDE_WIDTH = (290, 340, 440)
 
 
 def level_words(name: str, level: int, hierarchy: Hierarchy | None) -> str:
     """'age: level 2 of 4 (e.g. 20-39)': a level in words with an example label from the hierarchy."""
     if hierarchy is None:
-        return f"{name}: level {level}"
+        return _("{name}: level {level}", name=name, level=level)
     height = hierarchy.height
     labels = [x for x in hierarchy.level_codes[level][1] if x != MISSING]
     example = labels[len(labels) // 2] if labels else ""
     if level == 0:
-        return f"{name}: original values (e.g. {example})"
+        return _("{name}: original values (e.g. {example})", name=name, example=example)
     if level == height and (not labels or labels == [ROOT]):
-        return f"{name}: level {level} of {height} (fully generalized, {ROOT})"
-    return f"{name}: level {level} of {height} (e.g. {example})"
+        return _(
+            "{name}: level {level} of {height} (fully generalized, {root})",
+            name=name,
+            level=level,
+            height=height,
+            root=ROOT,
+        )
+    return _(
+        "{name}: level {level} of {height} (e.g. {example})",
+        name=name,
+        level=level,
+        height=height,
+        example=example,
+    )
 
 
 def _swatch(color: str, ring: bool = False, star: bool = False) -> QIcon:
@@ -216,8 +243,8 @@ class LatticeView(QWidget):
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
         self.message.setMargin(24)
-        self.rerun_button = QPushButton(TEXT["rerun"])
-        self.rerun_button.setToolTip(TEXT["rerun_tip"])
+        self.rerun_button = QPushButton(text_of(TEXT, "rerun"))
+        self.rerun_button.setToolTip(text_of(TEXT, "rerun_tip"))
         self.rerun_button.clicked.connect(self.rerun_requested)
         self.rerun_button.hide()
         message_page = QWidget()
@@ -240,8 +267,8 @@ class LatticeView(QWidget):
         scroll = QScrollArea()
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(290)
-        scroll.setMaximumWidth(340)
+        scroll.setMinimumWidth(SIDE_WIDTH[0])
+        scroll.setMaximumWidth(SIDE_WIDTH[1])
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         outer.addWidget(scroll)
         self.side_panel = scroll
@@ -255,10 +282,11 @@ class LatticeView(QWidget):
         self.header.setWordWrap(True)
         col.addWidget(self.header)
         self.plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        add_plot_menu(self.plot)
         self.plot.setAntialiasing(False)
         item = self.plot.getPlotItem()
         item.hideAxis("bottom")
-        item.setLabel("left", "height (generalization steps)")
+        item.setLabel("left", _("height (generalization steps)"))
         item.setMenuEnabled(False)
         item.hideButtons()
         for name in ("left", "bottom"):
@@ -304,7 +332,7 @@ class LatticeView(QWidget):
         self.used_plot.setObjectName("TransformationsDiagram")
         item = self.used_plot.getPlotItem()
         item.hideAxis("bottom")
-        item.setLabel("left", "height (generalization steps)")
+        item.setLabel("left", text_of(TEXT, "axis_steps"))
         item.setMenuEnabled(False)
         item.hideButtons()
         self.used_edges = pg.PlotCurveItem(pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs")
@@ -372,7 +400,7 @@ class LatticeView(QWidget):
         rows_on = [row_of[int(n)] for n in lay.nodes[on]]  # the table row of each circle
         self.used_nodes.setData(x=lay.x[on], y=lay.y[on], size=8 + 40 * np.sqrt(share), data=rows_on)
         self.used_plot.setProperty("row_step", float(lay.row_step))
-        axis = TEXT["axis_stars"] if result.model == "CS" else TEXT["axis_steps"]
+        axis = text_of(TEXT, "axis_stars" if result.model == "CS" else "axis_steps")
         self.used_plot.getPlotItem().setLabel("left", axis)
         left = self.used_plot.getPlotItem().getAxis("left")
         rows = int(max_levels.sum()) + 1
@@ -405,26 +433,42 @@ class LatticeView(QWidget):
         n = max(result.records, 1)
         words = [
             [
-                "value replaced by *"
+                _("value replaced by *")
                 if t["levels"][q] == "*"
                 else level_words(q, t["levels"][q], hierarchies.get(q))
                 for q in rec.qi
             ]
             for t in used
         ]
-        counts = [f"{t['records']:,} records ({100 * t['records'] / n:.1f} %)" for t in used]
         self._used_tips[:] = [
-            "\n".join([*w, f"{c}, {t.get('classes', 0):,} groups"]) for w, c, t in zip(words, counts, used)
+            "\n".join(
+                [
+                    *w,
+                    text_of(
+                        TEXT,
+                        "used_tip",
+                        records=int(t["records"]),
+                        share=formats.percent(t["records"] / n, 1),
+                        groups=int(t.get("classes", 0)),
+                    ),
+                ]
+            )
+            for w, t in zip(words, used)
         ]
         drawn = self._draw_used(result, used)
-        rows = TEXT["rows_stars"] if result.model == "CS" else TEXT["rows_steps"]
-        diagram = TEXT["diagram"].format(rows=rows) if drawn else TEXT["diagram_too_large"]
+        rows = text_of(TEXT, "rows_stars" if result.model == "CS" else "rows_steps")
+        diagram = text_of(TEXT, "diagram", rows=rows) if drawn else text_of(TEXT, "diagram_too_large")
         self.used_header.setText(
-            TEXT["transformations"].format(
-                model=result.model, groups=f"{result.n_classes:,}", count=f"{len(used):,}", diagram=diagram
+            text_of(
+                TEXT,
+                "transformations",
+                model=result.model,
+                groups=formats.count(result.n_classes),
+                count=formats.count(len(used)),
+                diagram=diagram,
             )
         )
-        heads = [*rec.qi, "Records", "Share", "Groups"]
+        heads = [*rec.qi, _("Records"), _("Share"), _("Groups")]
         table = self.used_table
         table.clear()
         table.setColumnCount(len(heads))
@@ -436,7 +480,11 @@ class LatticeView(QWidget):
                 item.setToolTip(words[row][col])
                 table.setItem(row, col, item)
             for col, text in enumerate(
-                (f"{t['records']:,}", f"{100 * t['records'] / n:.1f} %", f"{t.get('classes', 0):,}"),
+                (
+                    formats.count(t["records"]),
+                    formats.percent(t["records"] / n, 1),
+                    formats.count(t.get("classes", 0)),
+                ),
                 start=len(rec.qi),
             ):
                 item = QTableWidgetItem(text)
@@ -448,12 +496,12 @@ class LatticeView(QWidget):
 
     def _build_legend(self) -> QGroupBox:
         """The status colours, each a check box that shows or hides its nodes."""
-        legend = QGroupBox("Status (tick to show)")
-        legend.setToolTip("What the search learned about each transformation. Untick a status to hide it.")
+        legend = QGroupBox(_("Status (tick to show)"))
+        legend.setToolTip(_("What the search learned about each transformation. Untick a status to hide it."))
         lg = QVBoxLayout(legend)
         self.status_boxes: dict[int, QCheckBox] = {}
         for s in STATUS_ORDER:
-            box = QCheckBox(STATUS_NAMES[s])
+            box = QCheckBox(_(STATUS_NAMES[s]))
             box.setIcon(_swatch(STATUS_COLORS[s]))
             box.setChecked(True)
             box.toggled.connect(self._apply_filters)
@@ -463,7 +511,7 @@ class LatticeView(QWidget):
         opt.setPixmap(_swatch(OPTIMUM_COLOR, star=True).pixmap(14, 14))
         cur = QLabel()
         cur.setPixmap(_swatch(CURRENT_COLOR, ring=True).pixmap(14, 14))
-        for icon_label, text in ((opt, "optimum (best satisfying node)"), (cur, "node now shown")):
+        for icon_label, text in ((opt, _("optimum (best satisfying node)")), (cur, _("node now shown"))):
             row = QHBoxLayout()
             row.addWidget(icon_label)
             row.addWidget(QLabel(text), 1)
@@ -472,18 +520,20 @@ class LatticeView(QWidget):
 
     def _build_filters(self, side_col: QVBoxLayout) -> None:
         """Filters by level ranges and by metric value, and the button that clears them."""
-        self.levels_box = QGroupBox("Levels")
-        self.levels_box.setToolTip("Show only nodes whose level of each attribute is in the range.")
+        self.levels_box = QGroupBox(_("Levels"))
+        self.levels_box.setToolTip(_("Show only nodes whose level of each attribute is in the range."))
         self.levels_grid = QGridLayout(self.levels_box)
         self.level_spins: list[tuple[QSpinBox, QSpinBox]] = []
         side_col.addWidget(self.levels_box)
 
-        self.metric_box = QGroupBox(TEXT["metric"])
+        self.metric_box = QGroupBox(text_of(TEXT, "metric"))
         mg = QGridLayout(self.metric_box)
-        self.metric_check = QCheckBox(TEXT["metric_between"])
-        self.metric_check.setToolTip(TEXT["metric_tip"])
+        self.metric_check = QCheckBox(text_of(TEXT, "metric_between"))
+        self.metric_check.setToolTip(text_of(TEXT, "metric_tip"))
         self.metric_min = QDoubleSpinBox()
         self.metric_max = QDoubleSpinBox()
+        for spin in (self.metric_min, self.metric_max):
+            spin.setMaximumWidth(120)
         for spin in (self.metric_min, self.metric_max):
             spin.setDecimals(3)
             spin.setRange(-1e18, 1e18)
@@ -492,28 +542,28 @@ class LatticeView(QWidget):
         self.metric_check.toggled.connect(self._apply_filters)
         mg.addWidget(self.metric_check, 0, 0, 1, 3)
         mg.addWidget(self.metric_min, 1, 0)
-        mg.addWidget(QLabel(TEXT["and"]), 1, 1)
+        mg.addWidget(QLabel(text_of(TEXT, "and")), 1, 1)
         mg.addWidget(self.metric_max, 1, 2)
         side_col.addWidget(self.metric_box)
         #: the metric range filtered on, in the metric's own units (the spin boxes show it rounded)
         self._metric_range = (-np.inf, np.inf)
         self._metric_scale = 1.0
 
-        reset = QPushButton("Show all nodes")
+        reset = QPushButton(_("Show all nodes"))
         reset.clicked.connect(self.reset_filters)
         side_col.addWidget(reset)
 
     def _build_node_boxes(self, side_col: QVBoxLayout) -> None:
         """What the node under the pointer and the node shown are."""
-        hover_box = QGroupBox("Node under the pointer")
+        hover_box = QGroupBox(_("Node under the pointer"))
         hv = QVBoxLayout(hover_box)
-        self.hover_label = QLabel("Point at a node to see its levels; click it to apply it.")
+        self.hover_label = QLabel(_("Point at a node to see its levels; click it to apply it."))
         self.hover_label.setWordWrap(True)
         self.hover_label.setTextFormat(Qt.TextFormat.RichText)
         hv.addWidget(self.hover_label)
         side_col.addWidget(hover_box)
 
-        shown_box = QGroupBox("Node shown")
+        shown_box = QGroupBox(_("Node shown"))
         sv = QVBoxLayout(shown_box)
         self.shown_label = QLabel("")
         self.shown_label.setWordWrap(True)
@@ -529,7 +579,7 @@ class LatticeView(QWidget):
         again."""
         restored = run is not None and run.restored and run.result.lattice is None
         if restored and not self._same_lattice(run.result):
-            self._clear(TEXT["restored"].format(run=run.label), rerun=True)
+            self._clear(text_of(TEXT, "restored", run=run.label), rerun=True)
             return
         self.set_result(run.result if run is not None else None)
 
@@ -540,7 +590,7 @@ class LatticeView(QWidget):
         this view) keeps the record on screen and marks that node as the one shown.
         """
         if result is None:
-            self._clear(TEXT["no_run"])
+            self._clear(text_of(TEXT, "no_run"))
             return
         record = result.lattice
         if record is None and result.transformation is not None and self._same_lattice(result):
@@ -549,9 +599,9 @@ class LatticeView(QWidget):
             if result.recoding is not None and result.transformation is None:
                 self._show_transformations(result)
             elif result.transformation is None:
-                self._clear(TEXT["partitions"].format(algorithm=algorithm_name(result.algorithm)))
+                self._clear(text_of(TEXT, "partitions", algorithm=algorithm_name(result.algorithm)))
             else:
-                self._clear(TEXT["no_record"].format(algorithm=algorithm_name(result.algorithm)))
+                self._clear(text_of(TEXT, "no_record", algorithm=algorithm_name(result.algorithm)))
             return
         self.hierarchies = dict(result.config.hierarchies)
         if record is not self.record:
@@ -649,7 +699,7 @@ class LatticeView(QWidget):
             box.blockSignals(True)
             box.setChecked(True)
             count = int((record.status == s).sum())
-            box.setText(f"{STATUS_NAMES[s]} ({count:,})")
+            box.setText(f"{_(STATUS_NAMES[s])} ({formats.count(count)})")
             box.blockSignals(False)
         while self.levels_grid.count():
             w = self.levels_grid.takeAt(0).widget()
@@ -659,6 +709,7 @@ class LatticeView(QWidget):
         for a, (name, top) in enumerate(zip(record.names, record.max_levels)):
             lo, hi = QSpinBox(), QSpinBox()
             for spin, value in ((lo, 0), (hi, int(top))):
+                spin.setMaximumWidth(64)  # a level is one or two digits: leave the width to the words
                 spin.setRange(0, int(top))
                 spin.setValue(value)
                 spin.valueChanged.connect(self._apply_filters)
@@ -666,7 +717,7 @@ class LatticeView(QWidget):
             label.setToolTip(name)
             self.levels_grid.addWidget(label, a, 0)
             self.levels_grid.addWidget(lo, a, 1)
-            self.levels_grid.addWidget(QLabel("to"), a, 2)
+            self.levels_grid.addWidget(QLabel(_("to")), a, 2)
             self.levels_grid.addWidget(hi, a, 3)
             self.level_spins.append((lo, hi))
         label = objective_value_label(record.metric_name)
@@ -687,24 +738,40 @@ class LatticeView(QWidget):
         self.metric_check.blockSignals(True)
         self.metric_check.setChecked(False)
         self.metric_check.blockSignals(False)
+        self._fit_side_panel()
+
+    def _fit_side_panel(self) -> None:
+        """Widen the side panel to what its words need (German titles run a third longer than English;
+        the panel does not scroll sideways, so anything wider would be cut off), within bounds."""
+        scroll = self.side_panel
+        side = scroll.widget()
+        side.adjustSize()
+        need = side.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+        need += 2 * scroll.frameWidth()
+        scroll.setMinimumWidth(max(SIDE_WIDTH[0], min(need, SIDE_WIDTH[2])))
+        scroll.setMaximumWidth(max(SIDE_WIDTH[1], min(need, SIDE_WIDTH[2])))
 
     def _update_header(self) -> None:
         lay, rec = self.layout_, self.record
         if lay is None or rec is None:
             return
         shown = int(self._visible.sum())
-        what = (
-            f"Lattice of {lay.total:,} transformations of {len(rec.names)} quasi-identifiers; "
-            f"{int(np.isin(rec.status, (SATISFIES, FAILS)).sum()):,} checked by the search."
+        what = _(
+            "Lattice of {total} transformations of {n} quasi-identifiers; {sum} checked by the search.",
+            total=lay.total,
+            n=len(rec.names),
+            sum=int(np.isin(rec.status, (SATISFIES, FAILS)).sum()),
         )
         if lay.frontier_only:
-            what += (
-                f" Too many to draw: showing the satisfying frontier ({len(lay.nodes):,} nodes: the "
-                f"minimal satisfying ones and the optimum); {lay.hidden:,} nodes hidden."
+            what += _(
+                " Too many to draw: showing the satisfying frontier ({n} nodes: the minimal satisfying "
+                "ones and the optimum); {hidden} nodes hidden.",
+                n=len(lay.nodes),
+                hidden=lay.hidden,
             )
         if shown < len(lay.nodes):
-            what += f" Filters hide {len(lay.nodes) - shown:,} of the drawn nodes."
-        self.header.setText(what + " Click a node to apply it.")
+            what += _(" Filters hide {n} of the drawn nodes.", n=len(lay.nodes) - shown)
+        self.header.setText(what + " " + _("Click a node to apply it."))
 
     # --- filters -----------------------------------------------------------------------------------
     def reset_filters(self) -> None:
@@ -781,7 +848,7 @@ class LatticeView(QWidget):
                 mask &= np.isfinite(m) & (m >= lo) & (m <= hi)
         return mask
 
-    def _apply_filters(self, *_: object) -> None:
+    def _apply_filters(self, *_args: object) -> None:
         if self.layout_ is None:
             return
         mask = self.filter_mask()
@@ -862,31 +929,36 @@ class LatticeView(QWidget):
             return ""
         levels = self.levels_of_node(index)
         status = int(rec.status[index])
-        tags = [STATUS_NAMES.get(status, "?")]
+        tags = [_(STATUS_NAMES[status]) if status in STATUS_NAMES else "?"]
         if rec.optimum is not None and index == rec.optimum:
-            tags.append(TEXT["tag_optimum"])
+            tags.append(text_of(TEXT, "tag_optimum"))
         if self._current is not None and index == self._current:
-            tags.append(TEXT["tag_shown"])
+            tags.append(text_of(TEXT, "tag_shown"))
         label = objective_value_label(rec.metric_name)
         value = float(rec.metric[index])
         lines = [
-            TEXT["node_levels"].format(levels=escape(str(levels)), height=sum(levels)),
-            TEXT["node_status"].format(status=", ".join(tags)),
-            TEXT["node_metric"].format(
+            text_of(TEXT, "node_levels", levels=escape(str(levels)), height=sum(levels)),
+            text_of(TEXT, "node_status", status=", ".join(tags)),
+            text_of(
+                TEXT,
+                "node_metric",
                 name=escape(label.name),
-                value=label.show(value) if np.isfinite(value) else TEXT["not_computed"],
+                value=label.show(value) if np.isfinite(value) else text_of(TEXT, "not_computed"),
             ),
         ]
         lines += [escape(level_words(n, lv, self.hierarchies.get(n))) for n, lv in zip(rec.names, levels)]
         applied = self._applied.get(index)
         if applied:
             lines.append(
-                TEXT["node_applied"].format(
-                    groups=f"{int(applied['classes']):,}", suppressed=f"{int(applied['suppressed']):,}"
+                text_of(
+                    TEXT,
+                    "node_applied",
+                    groups=formats.count(int(applied["classes"])),
+                    suppressed=formats.count(int(applied["suppressed"])),
                 )
             )
         elif status in (FAILS, INFERRED_FAILS):
-            lines.append(TEXT["node_fails"])
+            lines.append(text_of(TEXT, "node_fails"))
         return "<br>".join(lines)
 
     # --- interaction -------------------------------------------------------------------------------
@@ -919,7 +991,7 @@ class LatticeView(QWidget):
         """What a click on a node does: ask the window to apply it (answer in show_node_result)."""
         levels = self.levels_of_node(index)
         self._pending = index
-        self.shown_label.setText(f"Applying {escape(str(levels))}…")
+        self.shown_label.setText(_("Applying {levels}…", levels=escape(str(levels))))
         self.node_clicked.emit(levels)
 
     def show_node_result(self, result: AnonymizationResult) -> None:
@@ -952,20 +1024,29 @@ class LatticeView(QWidget):
             return
         levels = self.levels_of_node(index)
         rows = [
-            TEXT["shown_levels"].format(
-                levels=escape(str(levels)), algorithm=escape(algorithm_name(result.algorithm))
+            text_of(
+                TEXT,
+                "shown_levels",
+                levels=escape(str(levels)),
+                algorithm=escape(algorithm_name(result.algorithm)),
             ),
-            TEXT["shown_groups"].format(
-                groups=f"{result.n_classes:,}", smallest=f"{result.min_class_size:,}"
+            text_of(
+                TEXT,
+                "shown_groups",
+                groups=formats.count(result.n_classes),
+                smallest=formats.count(result.min_class_size),
             ),
-            TEXT["shown_suppressed"].format(
-                suppressed=f"{result.suppressed:,}", records=f"{result.records:,}"
+            text_of(
+                TEXT,
+                "shown_suppressed",
+                suppressed=formats.count(result.suppressed),
+                records=formats.count(result.records),
             ),
         ]
         for key in ("loss", "precision", "discernibility", "cavg", "entropy"):
             if key in m:
                 label = metric_label(key)
-                rows.append(TEXT["node_metric"].format(name=escape(label.name), value=label.show(m[key])))
+                rows.append(text_of(TEXT, "node_metric", name=escape(label.name), value=label.show(m[key])))
         self.shown_label.setText("<br>".join(rows))
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -43,6 +43,7 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.sniff import DELIMITER_NAMES, describe_encoding
 from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.linkage import LinkageExample, LinkageResult, linkage_examples, suggest_join
 from kanon_engine.public_list import PublicList, link_release
 from kanon_gui.errors import error_text, is_expected
@@ -52,61 +53,71 @@ from kanon_gui.state import Run
 #: The panel's sentences, whole, with named placeholders (one place, ready for translation).
 TEXT = {
     "intro": (
-        "Someone who holds a public list of named people (a voter register, a staff directory) can join it "
-        "with the release on the columns both have. A person whose values match exactly one record is "
-        "singled out: the attacker learns that record. Choose such a list to see whom it singles out in "
-        "the original data and in the release."
+        N_(
+            "Someone who holds a public list of named people (a voter register, a staff directory) can join "
+            "it with the release on the columns both have. A person whose values match exactly one record is "
+            "singled out: the attacker learns that record. Choose such a list to see whom it singles out in "
+            "the original data and in the release."
+        )
     ),
-    "no_list": "No public list is chosen yet.",
-    "choose": "Choose a public list\u2026",
-    "choose_title": "Choose a public list (a register of named people)",
-    "reading": "Reading {file}\u2026",
-    "read": "{file}: {people} people, read as {encoding}, {delimiter}.",
-    "read_sheet": "{file}: {people} people.",
-    "unreadable": "The public list {file} named in the project cannot be read: {reason} Choose it again.",
-    "not_joined": "(not joined)",
-    "by_hand": "Chosen by you.",
-    "no_pair": "No column of the list looks like '{column}'; choose one if the list has it.",
-    "run": "Show who is singled out",
-    "run_tip": "Join the public list with the original data and with the release (in the background).",
-    "cancel": "Cancel",
-    "need_run": "Run an anonymization first: the demonstration joins the list with its release.",
-    "need_join": "Choose at least one column of the list to join with a quasi-identifier.",
-    "joining": "Joining {people} people with {records} records\u2026",
-    "cancelled": "The join was cancelled.",
+    "no_list": N_("No public list is chosen yet."),
+    "choose": N_("Choose a public list\u2026"),
+    "choose_title": N_("Choose a public list (a register of named people)"),
+    "reading": N_("Reading {file}\u2026"),
+    "read": N_("{file}: {people} people, read as {encoding}, {delimiter}."),
+    "read_sheet": N_("{file}: {people} people."),
+    "unreadable": N_("The public list {file} named in the project cannot be read: {reason} Choose it again."),
+    "not_joined": N_("(not joined)"),
+    "by_hand": N_("Chosen by you."),
+    "no_pair": N_("No column of the list looks like '{column}'; choose one if the list has it."),
+    "run": N_("Show who is singled out"),
+    "run_tip": N_("Join the public list with the original data and with the release (in the background)."),
+    "cancel": N_("Cancel"),
+    "need_run": N_("Run an anonymization first: the demonstration joins the list with its release."),
+    "need_join": N_("Choose at least one column of the list to join with a quasi-identifier."),
+    "joining": N_("Joining {people} people with {records} records\u2026"),
+    "cancelled": N_("The join was cancelled."),
     "examples_note": (
-        "The examples show what the list says and how many records match each person; for a person the "
-        "release singles out, the values of their released record, which the attacker learns. Nothing "
-        "else of the original data is shown."
+        N_(
+            "The examples show what the list says and how many records match each person; for a person the "
+            "release singles out, the values of their released record, which the attacker learns. Nothing "
+            "else of the original data is shown."
+        )
     ),
-    "people": "People on the public list",
-    "singled_out": "Singled out (exactly one matching record)",
-    "matched": "Matching at least one record",
-    "unmatched": "Matching no record",
-    "original": "Original data",
-    "release": "Release",
-    "count_share": "{count} ({share})",
-    "list_row": "List row",
-    "matches_original": "Matches in\nthe original",
-    "matches_release": "Matches in\nthe release",
-    "matches_original_tip": "How many records of the original data match this person's values on the list.",
-    "matches_release_tip": "How many records of the release match this person's values on the list.",
-    "reveals": "What the release reveals",
-    "nothing_revealed": "\u2013",
+    "people": N_("People on the public list"),
+    "singled_out": N_("Singled out (exactly one matching record)"),
+    "matched": N_("Matching at least one record"),
+    "unmatched": N_("Matching no record"),
+    "original": N_("Original data"),
+    "release": N_("Release"),
+    "count_share": N_("{count} ({share})"),
+    "list_row": N_("List row"),
+    "matches_original": N_("Matches in\nthe original"),
+    "matches_release": N_("Matches in\nthe release"),
+    "matches_original_tip": N_(
+        "How many records of the original data match this person's values on the list."
+    ),
+    "matches_release_tip": N_("How many records of the release match this person's values on the list."),
+    "reveals": N_("What the release reveals"),
+    "nothing_revealed": N_("\u2013"),
 }
-DELIMITER_WORDS = {",": "separated by commas", ";": "separated by semicolons", "\t": "separated by tabs"}
+DELIMITER_WORDS = {
+    ",": N_("separated by commas"),
+    ";": N_("separated by semicolons"),
+    "\t": N_("separated by tabs"),
+}
 
 
 def _delimiter_words(delimiter: str | None) -> str:
     if delimiter in DELIMITER_WORDS:
-        return DELIMITER_WORDS[delimiter]
+        return text_of(DELIMITER_WORDS, delimiter)
     name = DELIMITER_NAMES.get(delimiter or "", delimiter or "")
-    return f"separated by '{name}'"
+    return _("separated by '{delimiter}'", delimiter=name)
 
 
 def _share(count: int, total: int) -> str:
     share = 100.0 * count / total if total else 0.0
-    return TEXT["count_share"].format(count=f"{count:,}", share=f"{share:.1f} %")
+    return text_of(TEXT, "count_share", count=formats.count(count), share=formats.percent(share / 100.0, 1))
 
 
 @dataclass(frozen=True)
@@ -163,21 +174,21 @@ class LinkagePanel(QWidget):
             self.cancel()
         self.list_table = None
         self._reasons = {}
-        self.file_label.setText(TEXT["no_list"])
+        self.file_label.setText(text_of(TEXT, "no_list"))
         self.join_table.setRowCount(0)
         self._clear_outcome("")
         self._update_buttons()
 
     # --- building ------------------------------------------------------------------------------------
     def _build(self) -> None:
-        intro = QLabel(TEXT["intro"])
+        intro = QLabel(text_of(TEXT, "intro"))
         intro.setWordWrap(True)
         intro.setToolTip(term("linkage"))
-        self.file_label = QLabel(TEXT["no_list"])
+        self.file_label = QLabel(text_of(TEXT, "no_list"))
         self.file_label.setObjectName("linkage_file")
         self.file_label.setWordWrap(True)
         self.file_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.choose_button = QPushButton(TEXT["choose"])
+        self.choose_button = QPushButton(text_of(TEXT, "choose"))
         self.choose_button.clicked.connect(self.choose_file)
         file_row = QHBoxLayout()
         file_row.addWidget(self.file_label, 1)
@@ -185,7 +196,9 @@ class LinkagePanel(QWidget):
 
         self.join_table = QTableWidget(0, 3)
         self.join_table.setObjectName("linkage_join")
-        self.join_table.setHorizontalHeaderLabels(["Quasi-identifier", "Column of the public list", "Why"])
+        self.join_table.setHorizontalHeaderLabels(
+            [_("Quasi-identifier"), _("Column of the public list"), _("Why")]
+        )
         self.join_table.verticalHeader().setVisible(False)
         self.join_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.join_table.setWordWrap(True)
@@ -196,14 +209,14 @@ class LinkagePanel(QWidget):
         self.join_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.join_table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
 
-        self.run_button = QPushButton(TEXT["run"])
-        self.run_button.setToolTip(TEXT["run_tip"])
+        self.run_button = QPushButton(text_of(TEXT, "run"))
+        self.run_button.setToolTip(text_of(TEXT, "run_tip"))
         self.run_button.clicked.connect(self.run_demo)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(220)
         self.progress.hide()
-        self.cancel_button = QPushButton(TEXT["cancel"])
+        self.cancel_button = QPushButton(text_of(TEXT, "cancel"))
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
         run_row = QHBoxLayout()
@@ -212,14 +225,14 @@ class LinkagePanel(QWidget):
         run_row.addWidget(self.cancel_button)
         run_row.addStretch(1)
 
-        setup = QGroupBox("Public list and join")
+        setup = QGroupBox(_("Public list and join"))
         sl = QVBoxLayout(setup)
         sl.addWidget(intro)
         sl.addLayout(file_row)
         sl.addWidget(self.join_table)
         sl.addLayout(run_row)
         self._build_outcome()
-        lower = QSplitter(Qt.Orientation.Horizontal)
+        self.lower = lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(self.outcome_box)
         lower.addWidget(self.examples_box)
         lower.setStretchFactor(0, 2)
@@ -236,13 +249,12 @@ class LinkagePanel(QWidget):
         self.summary.setWordWrap(True)
         self.figures = QTableWidget(4, 2)
         self.figures.setObjectName("linkage_figures")
-        self.figures.setHorizontalHeaderLabels([TEXT["original"], TEXT["release"]])
+        self.figures.setHorizontalHeaderLabels([text_of(TEXT, "original"), text_of(TEXT, "release")])
         self.figures.setVerticalHeaderLabels(
-            [TEXT[k] for k in ("people", "singled_out", "matched", "unmatched")]
+            [text_of(TEXT, k) for k in ("people", "singled_out", "matched", "unmatched")]
         )
         self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.figures.horizontalHeader().setStretchLastSection(True)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -250,15 +262,16 @@ class LinkagePanel(QWidget):
         self.examples.setObjectName("linkage_examples")
         self.examples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.examples.verticalHeader().setVisible(False)
-        self.examples.horizontalHeader().setStretchLastSection(True)
-        note = QLabel(TEXT["examples_note"])
+        # every column as wide as its words (a stretched last column kept 100 px and cut its header)
+        self.examples.horizontalHeader().setStretchLastSection(False)
+        note = QLabel(text_of(TEXT, "examples_note"))
         note.setWordWrap(True)
-        self.outcome_box = QGroupBox("Who is singled out")
+        self.outcome_box = QGroupBox(_("Who is singled out"))
         ol = QVBoxLayout(self.outcome_box)
         ol.addWidget(self.summary)
         ol.addWidget(self.figures)
         ol.addStretch(1)
-        self.examples_box = QGroupBox("Examples")
+        self.examples_box = QGroupBox(_("Examples"))
         el = QVBoxLayout(self.examples_box)
         el.addWidget(note)
         el.addWidget(self.examples, 1)
@@ -268,7 +281,7 @@ class LinkagePanel(QWidget):
         """Show the demonstration for ``run``: the project's public list is read if it is not yet, and
         the join is made again for this run."""
         self.run = run
-        self._clear_outcome(TEXT["need_run"] if run is None else "")
+        self._clear_outcome(text_of(TEXT, "need_run") if run is None else "")
         self._fill_join()
         saved = self._saved_list()
         if saved is not None and (self.list_table is None or self.list_table.source != saved.path):
@@ -296,8 +309,11 @@ class LinkagePanel(QWidget):
         start = ""
         if self.state is not None and self.state.table is not None and self.state.table.source is not None:
             start = str(self.state.table.source.parent)
-        path, _ = QFileDialog.getOpenFileName(
-            self, TEXT["choose_title"], start, "Tables (*.csv *.tsv *.txt *.xlsx *.parquet);;All files (*)"
+        path, _filter = QFileDialog.getOpenFileName(
+            self,
+            text_of(TEXT, "choose_title"),
+            start,
+            _("Tables (*.csv *.tsv *.txt *.xlsx *.parquet);;All files (*)"),
         )
         if not path:
             return
@@ -309,7 +325,7 @@ class LinkagePanel(QWidget):
     def load_list(self, path: str | Path, options: ReadOptions | None = None) -> int | None:
         """Read the public list (in the background); the join is then proposed and the demo made."""
         path = Path(path)
-        self.file_label.setText(TEXT["reading"].format(file=path.name))
+        self.file_label.setText(text_of(TEXT, "reading", file=path.name))
 
         def work(progress: Any = None) -> Table:
             return read_table(path, options)
@@ -319,12 +335,12 @@ class LinkagePanel(QWidget):
     def _list_read(self, table: Table) -> None:
         self.list_table = table
         o = table.options
-        words = {"file": table.name(), "people": f"{table.n_rows:,}"}
+        words = {"file": table.name(), "people": formats.count(table.n_rows)}
         if o.encoding:
             words.update(encoding=describe_encoding(o.encoding), delimiter=_delimiter_words(o.delimiter))
-            self.file_label.setText(TEXT["read"].format(**words))
+            self.file_label.setText(text_of(TEXT, "read", **words))
         else:
-            self.file_label.setText(TEXT["read_sheet"].format(**words))
+            self.file_label.setText(text_of(TEXT, "read_sheet", **words))
         saved = self._saved_list()
         join = dict(saved.join) if saved is not None and saved.path == table.source else {}
         self._fill_join(join or None)
@@ -339,7 +355,7 @@ class LinkagePanel(QWidget):
                 raise exc
             self.list_table = None
             reason = error_text(exc)
-            self.file_label.setText(TEXT["unreadable"].format(file=path.name, reason=reason))
+            self.file_label.setText(text_of(TEXT, "unreadable", file=path.name, reason=reason))
             self._fill_join()
             self._update_buttons()
 
@@ -362,7 +378,7 @@ class LinkagePanel(QWidget):
         for r, q in enumerate(qis):
             self.join_table.setItem(r, 0, QTableWidgetItem(q))
             combo = QComboBox()
-            combo.addItem(TEXT["not_joined"], "")
+            combo.addItem(text_of(TEXT, "not_joined"), "")
             for c in columns:
                 combo.addItem(c, c)
             combo.setCurrentIndex(max(0, combo.findData(join.get(q, ""))))
@@ -380,9 +396,9 @@ class LinkagePanel(QWidget):
         if self.list_table is None:
             text = ""
         elif list_column:
-            text = self._reasons.get(column, TEXT["by_hand"])
+            text = self._reasons.get(column, text_of(TEXT, "by_hand"))
         else:
-            text = TEXT["no_pair"].format(column=column)
+            text = text_of(TEXT, "no_pair", column=column)
         item = QTableWidgetItem(text)
         item.setToolTip(text)
         self.join_table.setItem(row, 2, item)
@@ -427,13 +443,15 @@ class LinkagePanel(QWidget):
         """Join the list with the current run's original data and release, in the background."""
         run, table, join = self.run, self.list_table, self.join()
         if run is None or table is None:
-            self._clear_outcome(TEXT["need_run"] if run is None else TEXT["no_list"])
+            self._clear_outcome(text_of(TEXT, "need_run") if run is None else text_of(TEXT, "no_list"))
             return None
         if not join:
-            self._clear_outcome(TEXT["need_join"])
+            self._clear_outcome(text_of(TEXT, "need_join"))
             return None
         self.summary.setText(
-            TEXT["joining"].format(people=f"{table.n_rows:,}", records=f"{run.table.n_rows:,}")
+            text_of(
+                TEXT, "joining", people=formats.count(table.n_rows), records=formats.count(run.table.n_rows)
+            )
         )
 
         def work(progress: Any = None) -> LinkageOutcome:
@@ -454,7 +472,12 @@ class LinkagePanel(QWidget):
         sides = [link.before, link.after]
         for col, side in enumerate(sides):
             values = (
-                [f"{n:,}", _share(side.singled_out, n), f"{side.matched:,}", f"{side.unmatched:,}"]
+                [
+                    formats.count(n),
+                    _share(side.singled_out, n),
+                    formats.count(side.matched),
+                    formats.count(side.unmatched),
+                ]
                 if side is not None
                 else ["\u2013"] * 4
             )
@@ -463,8 +486,7 @@ class LinkagePanel(QWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(row, col, item)
         self.figures.resizeColumnsToContents()
-        columns = sum(self.figures.columnWidth(c) for c in range(2))
-        self.figures.setMinimumWidth(self.figures.verticalHeader().width() + columns + 8)
+        QTimer.singleShot(0, self._fit_outcome)  # once the headers have their final widths
         self._fill_examples(link, outcome.examples)
         self._update_buttons()
         self.shown.emit(outcome)
@@ -472,11 +494,11 @@ class LinkagePanel(QWidget):
     def _fill_examples(self, link: LinkageResult, examples: list[LinkageExample]) -> None:
         list_columns = list(link.join.values())
         header = [
-            TEXT["list_row"],
+            text_of(TEXT, "list_row"),
             *list_columns,
-            TEXT["matches_original"],
-            TEXT["matches_release"],
-            TEXT["reveals"],
+            text_of(TEXT, "matches_original"),
+            text_of(TEXT, "matches_release"),
+            text_of(TEXT, "reveals"),
         ]
         self.examples.clear()
         self.examples.setColumnCount(len(header))
@@ -484,16 +506,16 @@ class LinkagePanel(QWidget):
         for col, tip in ((len(header) - 3, "matches_original_tip"), (len(header) - 2, "matches_release_tip")):
             head = self.examples.horizontalHeaderItem(col)
             if head is not None:
-                head.setToolTip(TEXT[tip])
+                head.setToolTip(text_of(TEXT, tip))
         self.examples.setRowCount(len(examples))
         for r, ex in enumerate(examples):
             revealed = ", ".join(f"{c} = {v}" for c, v in (ex.learned or {}).items())
             cells = [
-                f"{ex.list_row:,}",
+                formats.count(ex.list_row),
                 *(ex.known.get(c, "") for c in list_columns),
-                f"{ex.before:,}",
-                f"{ex.after:,}" if ex.after is not None else "\u2013",
-                revealed or TEXT["nothing_revealed"],
+                formats.count(ex.before),
+                formats.count(ex.after) if ex.after is not None else "\u2013",
+                revealed or text_of(TEXT, "nothing_revealed"),
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -501,6 +523,20 @@ class LinkagePanel(QWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.examples.setItem(r, c, item)
         self.examples.resizeColumnsToContents()
+        head = self.examples.horizontalHeader()
+        for c in range(self.examples.columnCount()):  # at least the header's words ("Alter" over "28")
+            self.examples.setColumnWidth(c, max(self.examples.columnWidth(c), head.sectionSizeHint(c)))
+
+    def _fit_outcome(self) -> None:
+        """Give the figures the width their words need (a splitter keeps the sizes it was given, so the
+        German row names would push the release column out of sight); the examples take the rest."""
+        f = self.figures
+        columns = sum(f.columnWidth(c) for c in range(f.columnCount()))
+        f.setMinimumWidth(f.verticalHeader().sizeHint().width() + columns + 2 * f.frameWidth() + 2)
+        sizes = self.lower.sizes()
+        need = self.outcome_box.minimumSizeHint().width()
+        if len(sizes) == 2 and 0 < sizes[0] < need:
+            self.lower.setSizes([need, max(sum(sizes) - need, 0)])
 
     def _clear_outcome(self, message: str) -> None:
         self.outcome = None
@@ -547,7 +583,7 @@ class LinkagePanel(QWidget):
     def _on_cancelled(self, tid: int, channel: str) -> None:
         if channel == "linkage" and tid == self._task:
             self._task_ended()
-            self._clear_outcome(TEXT["cancelled"])
+            self._clear_outcome(text_of(TEXT, "cancelled"))
 
     def cancel(self) -> None:
         if self.runner is not None:

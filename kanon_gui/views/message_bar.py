@@ -11,6 +11,8 @@ from html import escape
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from kanon_engine.i18n import _
+
 #: Seconds an information message stays before the strip clears itself.
 INFO_SECONDS = 30
 
@@ -41,7 +43,7 @@ class MessageBar(QFrame):
         close = QToolButton()
         close.setText("\u2715")
         close.setAutoRaise(True)
-        close.setToolTip("Dismiss this message")
+        close.setToolTip(_("Dismiss this message"))
         close.clicked.connect(self.clear)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.close_button = close
@@ -63,7 +65,7 @@ class MessageBar(QFrame):
         bg, fg = _STYLES[self.level]
         self.setStyleSheet(
             f"#MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 4px; }}"
-            f"#MessageBar QLabel {{ color: #222; }}"
+            "#MessageBar QLabel { color: #222; }"
         )
         body = escape(text)
         self.label.setText(f"<b style='color:{fg}'>{escape(title)}</b> {body}" if title else body)

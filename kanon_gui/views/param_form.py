@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.config import ParamSpec
 from kanon_engine.errors import KanonError
+from kanon_engine.i18n import _
 
 _INT_MAX = 1_000_000_000
 
@@ -81,9 +82,9 @@ class ParamForm(QWidget):
             err.hide()
             box.addWidget(err)
             self.errors[spec.name] = err
-            label = QLabel(spec.label)
-            label.setToolTip(spec.help)
-            field.setToolTip(spec.help)
+            label = QLabel(spec.shown_label)
+            label.setToolTip(spec.shown_help)
+            field.setToolTip(spec.shown_help)
             form.addRow(label, row)
             self.rows[spec.name] = row
 
@@ -91,6 +92,9 @@ class ParamForm(QWidget):
     def _make_field(self, spec: ParamSpec) -> QWidget:
         if spec.kind == "choice":
             w = QComboBox()
+            # the choices' words can be long (French, German): the combo shrinks, its list shows them whole
+            w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            w.setMinimumContentsLength(16)
             for choice in spec.choices:  # plain words shown, the code kept as the item's data
                 w.addItem(spec.choice_label(choice), choice)
             if spec.default in spec.choices:
@@ -113,17 +117,17 @@ class ParamForm(QWidget):
             w.valueChanged.connect(self._emit)
             return w
         w = QLineEdit()
-        w.setPlaceholderText("none" if spec.default is None else spec.show(spec.default))
+        w.setPlaceholderText(_("none") if spec.default is None else spec.show(spec.default))
         if spec.kind == "columns":
-            w.setPlaceholderText("column names, most important first (empty: the automatic order)")
+            w.setPlaceholderText(_("column names, most important first (empty: the automatic order)"))
         w.setClearButtonEnabled(True)
         w.textChanged.connect(self._emit)
         return w
 
     def _presets_button(self, spec: ParamSpec) -> QToolButton:
         button = QToolButton()
-        button.setText("Presets")
-        button.setToolTip(f"Typical values of {spec.label}")
+        button.setText(_("Presets"))
+        button.setToolTip(_("Typical values of {label}", label=spec.shown_label))
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
         for value in spec.presets:
@@ -207,7 +211,7 @@ class ParamForm(QWidget):
             if label is not None:
                 label.setVisible(visible)
 
-    def _emit(self, *_: Any) -> None:
+    def _emit(self, *_args: Any) -> None:
         if self._quiet:
             return
         self.validate()

@@ -18,9 +18,11 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 
 from kanon_engine.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
 from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis, log_labels
+from kanon_gui.views.plot_menu import add_plot_menu
 
 #: Records drawn at most (a uniform sample beyond; the data itself is never reduced).
 MAX_POINTS = 50_000
@@ -45,46 +47,60 @@ def _rects(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> li
 
 #: The view's sentences, whole, with named placeholders (one place, ready for translation).
 TEXT = {
-    "below_k": "highlight groups smaller than k",
-    "empty": "Run an algorithm to see its groups of records on two quasi-identifiers.",
-    "other_data": "This run was computed on other data than the table now loaded.",
-    "color_size": "group size",
-    "color_distinct": "distinct values of {column} (l-diversity)",
-    "bar_size": "records in the group",
-    "bar_distinct": "distinct values of {column} in the group",
-    "log": "{label} (log scale)",
+    "below_k": N_("highlight groups smaller than k"),
+    "empty": N_("Run an algorithm to see its groups of records on two quasi-identifiers."),
+    "other_data": N_("This run was computed on other data than the table now loaded."),
+    "color_size": N_("group size"),
+    "color_distinct": N_("distinct values of {column} (l-diversity)"),
+    "bar_size": N_("records in the group"),
+    "bar_distinct": N_("distinct values of {column} in the group"),
+    "log": N_("{label} (log scale)"),
     "boxes_partitions": (
-        "{groups} groups of records drawn as {boxes} boxes, as Mondrian cut them (partitions with the same "
-        "released values form one group; where boxes overlap, their colours mix)."
+        N_(
+            "{groups} groups of records drawn as {boxes} boxes, as Mondrian cut them (partitions with the "
+            "same released values form one group; where boxes overlap, their colours mix)."
+        )
     ),
     "boxes_data": (
-        "{groups} groups of records, each drawn as a box from the smallest to the largest value of its "
-        "records on these two axes (where boxes overlap, their colours mix)."
+        N_(
+            "{groups} groups of records, each drawn as a box from the smallest to the largest value of its "
+            "records on these two axes (where boxes overlap, their colours mix)."
+        )
     ),
     "records_all": (
-        "Every record is a point; {suppressed} suppressed records are a red x; {below} groups are smaller "
-        "than k = {k} (red outline)."
+        N_(
+            "Every record is a point; {suppressed} suppressed records are a red x; {below} groups are "
+            "smaller than k = {k} (red outline)."
+        )
     ),
     "records_sample": (
-        "A uniform sample of {drawn} of the {records} records is drawn as points; {suppressed} suppressed "
-        "records are a red x; {below} groups are smaller than k = {k} (red outline)."
+        N_(
+            "A uniform sample of {drawn} of the {records} records is drawn as points; {suppressed} "
+            "suppressed records are a red x; {below} groups are smaller than k = {k} (red outline)."
+        )
     ),
     "records_all_cells": (
-        "Every record is a point, and every record is kept: {cells} values were replaced by * (a group "
-        "showing * on an axis spans its records' values there); {below} groups are smaller than k = {k} (red "
-        "outline)."
+        N_(
+            "Every record is a point, and every record is kept: {cells} values were replaced by * (a group "
+            "showing * on an axis spans its records' values there); {below} groups are smaller than k = {k} "
+            "(red outline)."
+        )
     ),
     "records_sample_cells": (
-        "A uniform sample of {drawn} of the {records} records is drawn as points; every record is kept: "
-        "{cells} values were replaced by * (a group showing * on an axis spans its records' values there); "
-        "{below} groups are smaller than k = {k} (red outline)."
+        N_(
+            "A uniform sample of {drawn} of the {records} records is drawn as points; every record is kept: "
+            "{cells} values were replaced by * (a group showing * on an axis spans its records' values "
+            "there); {below} groups are smaller than k = {k} (red outline)."
+        )
     ),
-    "selected": "Selected: group {group}, {size} records.",
+    "selected": N_("Selected: group {group}, {size} records."),
     "selected_overlap": (
-        "Selected: group {group}, {size} records, one of {hits} groups overlapping here (click again for "
-        "the next)."
+        N_(
+            "Selected: group {group}, {size} records, one of {hits} groups overlapping here (click again "
+            "for the next)."
+        )
     ),
-    "click": "Click a box to select its group and its records.",
+    "click": N_("Click a box to select its group and its records."),
 }
 
 
@@ -196,17 +212,17 @@ class PartitionView(QWidget):
         self.x_combo = QComboBox()
         self.y_combo = QComboBox()
         self.color_combo = QComboBox()
-        self.below_k_check = QCheckBox(TEXT["below_k"])
+        self.below_k_check = QCheckBox(text_of(TEXT, "below_k"))
         self.below_k_check.setChecked(True)
-        self.points_check = QCheckBox("records")
+        self.points_check = QCheckBox(_("records"))
         self.points_check.setChecked(True)
-        self.points_check.setToolTip("Show the records as points (a sample when there are many).")
+        self.points_check.setToolTip(_("Show the records as points (a sample when there are many)."))
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for label, w in (
-            ("Horizontal:", self.x_combo),
-            ("Vertical:", self.y_combo),
-            ("Colour by:", self.color_combo),
+            (_("Horizontal:"), self.x_combo),
+            (_("Vertical:"), self.y_combo),
+            (_("Colour by:"), self.color_combo),
         ):
             bar.addWidget(QLabel(label))
             bar.addWidget(w)
@@ -219,6 +235,7 @@ class PartitionView(QWidget):
         col.addWidget(self.info)
 
         self.glw = pg.GraphicsLayoutWidget()
+        add_plot_menu(self.glw)
         self.glw.setBackground("w")
         self.plot_item = self.glw.addPlot(
             axisItems={"bottom": LabelAxis("bottom"), "left": LabelAxis("left")}
@@ -279,7 +296,9 @@ class PartitionView(QWidget):
             for combo in (self.x_combo, self.y_combo, self.color_combo):
                 combo.blockSignals(False)
             self._clear_plot()
-            self.info.setText(TEXT["empty"] if result is None or table is None else TEXT["other_data"])
+            self.info.setText(
+                text_of(TEXT, "empty") if result is None or table is None else text_of(TEXT, "other_data")
+            )
             return
         qi = list(result.config.quasi_identifiers)
         self.x_combo.addItems(qi)
@@ -287,10 +306,10 @@ class PartitionView(QWidget):
         x_name, y_name = self._default_axes(result, table)
         self.x_combo.setCurrentText(x_name)
         self.y_combo.setCurrentText(y_name)
-        self.color_combo.addItem(TEXT["color_size"], "size")
+        self.color_combo.addItem(text_of(TEXT, "color_size"), "size")
         for s in result.config.sensitive:
             if s in table.frame.columns:
-                self.color_combo.addItem(TEXT["color_distinct"].format(column=s), f"distinct:{s}")
+                self.color_combo.addItem(text_of(TEXT, "color_distinct", column=s), f"distinct:{s}")
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.blockSignals(False)
         n = table.n_rows
@@ -355,7 +374,7 @@ class PartitionView(QWidget):
             it.clear()
         self.selected_box.setData([], [])
 
-    def _redraw(self, *_: object) -> None:
+    def _redraw(self, *_args: object) -> None:
         res = self.result
         if res is None or self.table is None:
             return
@@ -379,23 +398,23 @@ class PartitionView(QWidget):
         (x_lo, x_hi), (y_lo, y_hi) = ax.extent, ay.extent
         self.plot_item.getViewBox().setRange(xRange=(x_lo, x_hi), yRange=(y_lo, y_hi), padding=0.02)
 
-    def _toggle_points(self, *_: object) -> None:
+    def _toggle_points(self, *_args: object) -> None:
         on = self.points_check.isChecked()
         self.points_item.setVisible(on)
         self.suppressed_item.setVisible(on)
 
-    def _recolor(self, *_: object) -> None:
+    def _recolor(self, *_args: object) -> None:
         res, boxes = self.result, self.boxes
         if res is None or boxes is None or self.table is None:
             return
         mode = self.color_combo.currentData() or "size"
         if mode == "size":
             values = res.class_sizes.astype(float)
-            label = TEXT["bar_size"]
+            label = text_of(TEXT, "bar_size")
         else:
             column = mode.split(":", 1)[1]
             values = distinct_per_class(res.row_class, self.table.frame[column], res.n_classes).astype(float)
-            label = TEXT["bar_distinct"].format(column=column)
+            label = text_of(TEXT, "bar_distinct", column=column)
         self._values = values
         lo, hi = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
         use_log = mode == "size" and lo > 0 and hi / max(lo, 1) > 20
@@ -412,7 +431,7 @@ class PartitionView(QWidget):
         hi = hi if hi > lo else lo + 1
         self.colorbar.setLevels((lo, hi))
         axis = self.colorbar.axis
-        axis.setLabel(TEXT["log"].format(label=label) if use_log else label)
+        axis.setLabel(text_of(TEXT, "log", label=label) if use_log else label)
         axis.set_labels(log_labels(10**lo, 10**hi) if use_log else None)
 
     def _update_info(self) -> None:
@@ -421,31 +440,31 @@ class PartitionView(QWidget):
         if res is None or boxes is None:
             return
         words = {
-            "groups": f"{res.n_classes:,}",
-            "boxes": f"{len(boxes):,}",
-            "records": f"{res.records:,}",
-            "drawn": f"{len(self.sample):,}",
-            "suppressed": f"{res.suppressed:,}",
-            "cells": f"{res.recoding.suppressed_cells:,}" if res.recoding is not None else "",
-            "below": f"{int((res.class_sizes < res.config.k).sum()):,}",
+            "groups": formats.count(res.n_classes),
+            "boxes": formats.count(len(boxes)),
+            "records": formats.count(res.records),
+            "drawn": formats.count(len(self.sample)),
+            "suppressed": formats.count(res.suppressed),
+            "cells": formats.count(res.recoding.suppressed_cells) if res.recoding is not None else "",
+            "below": formats.count(int((res.class_sizes < res.config.k).sum())),
             "k": res.config.k,
         }
         records = "records_sample" if len(self.sample) < res.records else "records_all"
         sentences = [
-            TEXT["boxes_partitions" if boxes.source == "partitions" else "boxes_data"].format(**words),
-            TEXT[records + ("_cells" if res.recoding is not None else "")].format(**words),
+            text_of(TEXT, "boxes_partitions" if boxes.source == "partitions" else "boxes_data", **words),
+            text_of(TEXT, records + ("_cells" if res.recoding is not None else ""), **words),
         ]
         if self.selected_class is not None:
             selected = {
-                "group": f"{self.selected_class + 1:,}",
-                "size": f"{int(res.class_sizes[self.selected_class]):,}",
-                "hits": f"{len(self._hits):,}",
+                "group": formats.count(self.selected_class + 1),
+                "size": formats.count(int(res.class_sizes[self.selected_class])),
+                "hits": formats.count(len(self._hits)),
             }
             sentences.append(
-                TEXT["selected_overlap" if len(self._hits) > 1 else "selected"].format(**selected)
+                text_of(TEXT, "selected_overlap" if len(self._hits) > 1 else "selected", **selected)
             )
         else:
-            sentences.append(TEXT["click"])
+            sentences.append(text_of(TEXT, "click"))
         self.info.setText(" ".join(sentences))
 
     # --- selection ---------------------------------------------------------------------------------
@@ -458,7 +477,7 @@ class PartitionView(QWidget):
             return np.zeros(0, dtype=np.int64)
         hits = np.flatnonzero(self.boxes.contains(x, y))
         cls = self.boxes.cls[hits[np.lexsort((hits, self.boxes.area[hits]))]]
-        _, first = np.unique(cls, return_index=True)
+        _unused, first = np.unique(cls, return_index=True)
         return cls[np.sort(first)]
 
     def click_at(self, x: float, y: float) -> int | None:

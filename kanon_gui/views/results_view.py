@@ -22,25 +22,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
 from kanon_engine.sources.settings import ENGINE_TITLES
-from kanon_engine.workload.report_section import percent
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid
 
 #: The caption of the records of one group (a whole phrase with named placeholders).
-TEXT_GROUP = "Group {group}: {size} records"
+TEXT_GROUP = N_("Group {group}: {size} records")
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not np.isfinite(value)):
         return "\u2013"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:.{digits}g}"
+    if abs(value) >= 1e5:
+        return formats.count(value)
+    return formats.decimal(float(f"{value:.{digits}g}"), 12)
 
 
 def transformation_text(result: AnonymizationResult) -> str:
@@ -48,14 +48,19 @@ def transformation_text(result: AnonymizationResult) -> str:
     its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what it did to single values."""
     rec = result.recoding
     if rec is not None and not result.transformation:
-        return f"<b>{escape(result.model)}</b>: {escape(SURVEY_MODELS[result.model])}. " + cell_text(result)
+        return _(
+            "<b>{model}</b>: {description}. {what}",
+            model=escape(result.model),
+            description=escape(_(SURVEY_MODELS[result.model])),
+            what=cell_text(result),
+        )
     if not result.transformation:
-        return (
+        return _(
             "Records were partitioned (Mondrian, multidimensional recoding): each group has its own ranges."
         )
     text = _levels_text(result)
     if rec is not None:
-        text += f". <b>{escape(result.model)}</b>, then: " + cell_text(result)
+        text += _(". <b>{model}</b>, then: {what}", model=escape(result.model), what=cell_text(result))
     return text
 
 
@@ -65,13 +70,33 @@ def cell_text(result: AnonymizationResult) -> str:
     assert rec is not None
     parts = []
     if rec.suppressed_cells:
-        per = ", ".join(f"{escape(q)} {n:,}" for q, n in rec.suppressed_per_attribute().items() if n)
+        per = ", ".join(
+            f"{escape(q)} {formats.count(n)}" for q, n in rec.suppressed_per_attribute().items() if n
+        )
         parts.append(
-            f"{rec.suppressed_cells:,} values in {rec.records_touched:,} records replaced by * ({per})"
+            ngettext(
+                "{cells} value in {records} records replaced by * ({per})",
+                "{cells} values in {records} records replaced by * ({per})",
+                rec.suppressed_cells,
+                cells=rec.suppressed_cells,
+                records=rec.records_touched,
+                per=per,
+            )
         )
     if rec.records_generalized:
-        parts.append(f"{rec.records_generalized:,} records with at least one generalized value")
-    return ("; ".join(parts) or "no value had to change") + ". " + escape(term("star"))
+        parts.append(
+            ngettext(
+                "{n} record with at least one generalized value",
+                "{n} records with at least one generalized value",
+                rec.records_generalized,
+                n=rec.records_generalized,
+            )
+        )
+    return _(
+        "{what}. {meaning}",
+        what="; ".join(parts) or _("no value had to change"),
+        meaning=escape(term("star")),
+    )
 
 
 def _levels_text(result: AnonymizationResult) -> str:
@@ -79,19 +104,27 @@ def _levels_text(result: AnonymizationResult) -> str:
     for q, lv in result.transformation.items():
         h = result.config.hierarchies.get(q)
         if h is None:
-            parts.append(f"{q}: level {lv}")
+            parts.append(_("{column}: level {level}", column=q, level=lv))
             continue
         if lv == 0:
-            parts.append(f"<b>{escape(q)}</b>: original values")
+            parts.append(_("<b>{column}</b>: original values", column=escape(q)))
         elif lv == h.height:
-            parts.append(f"<b>{escape(q)}</b>: fully generalized (*)")
+            parts.append(_("<b>{column}</b>: fully generalized (*)", column=escape(q)))
         else:
             example = escape(str(h.labels(lv)[0]))
-            parts.append(f"<b>{escape(q)}</b>: level {lv} of {h.height} (e.g. '{example}')")
+            parts.append(
+                _(
+                    "<b>{column}</b>: level {level} of {height} (e.g. '{example}')",
+                    column=escape(q),
+                    level=lv,
+                    height=h.height,
+                    example=example,
+                )
+            )
     return "; ".join(parts)
 
 
-_PER_ROW = 6  # figures per row of the metrics table
+_PER_ROW = 4  # figures per row at most (German and French names run a third longer)
 
 
 def metrics_html(result: AnonymizationResult) -> str:
@@ -101,14 +134,22 @@ def metrics_html(result: AnonymizationResult) -> str:
     if result.recoding is not None:
         stars = result.recoding.suppressed_cells
         share = stars / max(n * len(result.recoding.qi), 1)
-        removed = ("Values replaced by *", f"{stars:,} ({share:.1%})", term("star"))
+        removed = (
+            _("Values replaced by *"),
+            f"{formats.count(stars)} ({formats.percent(share, 1)})",
+            term("star"),
+        )
     else:
-        removed = ("Suppressed", f"{result.suppressed:,} ({result.suppressed / n:.1%})", term("suppression"))
+        removed = (
+            _("Suppressed"),
+            f"{formats.count(result.suppressed)} ({formats.percent(result.suppressed / n, 1)})",
+            term("suppression"),
+        )
     cells = [
-        ("Records", f"{result.records:,}", ""),
+        (_("Records"), formats.count(result.records), ""),
         removed,
-        ("Groups", f"{result.n_classes:,}", term("equivalence class")),
-        ("Smallest group", f"{result.min_class_size:,}", term("k")),
+        (_("Groups"), formats.count(result.n_classes), term("equivalence class")),
+        (_("Smallest group"), formats.count(result.min_class_size), term("k")),
     ]
     for key in ("loss", "precision", "gcp", "discernibility", "cavg"):
         if key in m:
@@ -117,27 +158,28 @@ def metrics_html(result: AnonymizationResult) -> str:
     if result.workload is not None:
         cells.append(
             (
-                "Workload error",
-                percent(result.workload.mean_error),
-                "Mean relative error of the workload's queries answered from the release (Workload tab).",
+                _("Workload error"),
+                formats.percent(result.workload.mean_error, 1),
+                _("Mean relative error of the workload's queries answered from the release (Workload tab)."),
             )
         )
-    cells.append(("Run time", f"{result.runtime_seconds:.2f} s", ""))
-    engine = ENGINE_TITLES.get(result.engine, result.engine)
-    cells.append(
-        ("Engine", engine.split(" (")[0], f"{engine}: {result.engine_reason or 'the table is loaded whole'}.")
-    )
+    cells.append((_("Run time"), f"{formats.decimal(result.runtime_seconds, 2, fixed=True)} s", ""))
+    engine = _(ENGINE_TITLES[result.engine]) if result.engine in ENGINE_TITLES else result.engine
+    reason = result.engine_reason or _("the table is loaded whole")
+    cells.append((_("Engine"), engine.split(" (")[0], _("{engine}: {reason}.", engine=engine, reason=reason)))
     if result.transformation is not None and result.lattice is not None:
         # only a lattice search checks transformations; a partitioning or a restored run does not
-        cells.append(("Transformations checked", f"{result.nodes_checked:,}", term("lattice")))
+        cells.append((_("Transformations checked"), formats.count(result.nodes_checked), term("lattice")))
     tds = [
         f"<td style='padding-right:18px' title='{escape(tip)}'><small>{escape(a)}</small><br>"
         f"<b>{escape(b)}</b></td>"
         for a, b, tip in cells
     ]
-    # at most six figures a row: one long row would widen the window past a laptop's screen
-    rows = ["".join(tds[i : i + _PER_ROW]) for i in range(0, len(tds), _PER_ROW)]
-    return "<table>" + "".join(f"<tr>{r}</tr>" for r in rows) + "</table>"
+    # rows of at most four: metric names run a third longer in German and French than in English,
+    # and one row of ten would make the window wider than a 1280-pixel screen
+    per_row = -(-len(tds) // -(-len(tds) // _PER_ROW))  # as even as possible, at most _PER_ROW
+    rows = "".join(f"<tr>{''.join(tds[i : i + per_row])}</tr>" for i in range(0, len(tds), per_row))
+    return f"<table>{rows}</table>"
 
 
 def _chip(color, text: str) -> QWidget:
@@ -149,12 +191,14 @@ def _chip(color, text: str) -> QWidget:
     swatch.setFixedSize(16, 14)
     swatch.setStyleSheet(f"background: {color.name()}; border: 1px solid #999;")
     lay.addWidget(swatch)
-    lay.addWidget(QLabel(text))
+    label = QLabel(text)
+    label.setWordWrap(True)  # wraps rather than widen the window when the words are long (German, French)
+    lay.addWidget(label, 1)
     return box
 
 
 #: Shown above every view of a run whose settings no longer match the project's (issue 12, item 10).
-STALE_TEXT = (
+STALE_TEXT = N_(
     "Out of date: the roles, hierarchies or privacy settings changed after this run. What you see (and "
     "would export) was made with the old settings; press Run to make a release with the new ones."
 )
@@ -162,7 +206,7 @@ STALE_TEXT = (
 
 def stale_banner() -> QLabel:
     """The out-of-date notice (hidden until a run is out of date)."""
-    label = QLabel(STALE_TEXT)
+    label = QLabel(_(STALE_TEXT))
     label.setObjectName("StaleBanner")
     label.setWordWrap(True)
     label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px; color: #744210;")
@@ -181,7 +225,7 @@ class ResultsPanel(QWidget):
         self._rel: np.ndarray | None = None
         self._syncing = False
         layout = QVBoxLayout(self)
-        self.title = QLabel("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+        self.title = QLabel(_("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R)."))
         self.title.setObjectName("ResultTitle")
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
@@ -201,13 +245,13 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.notes)
 
         legend = QHBoxLayout()
-        legend.addWidget(_chip(CHANGED_BG, "changed by the anonymization"))
-        legend.addWidget(_chip(SUPPRESSED_BG, "suppressed record (\u2716) or value (*)"))
-        legend.addWidget(_chip(HIGHLIGHT_BG, "records of the selected group"))
+        legend.addWidget(_chip(CHANGED_BG, _("changed by the anonymization")))
+        legend.addWidget(_chip(SUPPRESSED_BG, _("suppressed record (✖) or value (*)")))
+        legend.addWidget(_chip(HIGHLIGHT_BG, _("records of the selected group")))
         legend.addStretch(1)
         self.filter_caption = QLabel()
         legend.addWidget(self.filter_caption)
-        self.show_all_button = QPushButton("Show all records")
+        self.show_all_button = QPushButton(_("Show all records"))
         self.show_all_button.clicked.connect(self.show_all)
         self.show_all_button.hide()
         legend.addWidget(self.show_all_button)
@@ -219,8 +263,8 @@ class ResultsPanel(QWidget):
         self.release_model = ComparisonModel("release", self)
         self.original_view = self._grid(self.original_model, "OriginalGrid")
         self.release_view = self._grid(self.release_model, "ReleaseGrid")
-        grids.addWidget(self._titled("Original", self.original_view))
-        grids.addWidget(self._titled("Anonymized release", self.release_view))
+        grids.addWidget(self._titled(_("Original"), self.original_view))
+        grids.addWidget(self._titled(_("Anonymized release"), self.release_view))
         split.addWidget(grids)
 
         split.addWidget(self._class_panel())
@@ -241,7 +285,7 @@ class ResultsPanel(QWidget):
         classes = QWidget()
         cl = QVBoxLayout(classes)
         cl.setContentsMargins(0, 0, 0, 0)
-        head = QLabel("<b>Groups of records</b>")
+        head = QLabel(_("<b>Groups of records</b>"))
         head.setToolTip(term("equivalence class"))
         cl.addWidget(head)
         self.class_model = EquivalenceClassModel(self)
@@ -258,7 +302,7 @@ class ResultsPanel(QWidget):
         self.class_view.horizontalHeader().setDefaultSectionSize(90)
         self.class_view.selectionModel().selectionChanged.connect(self._class_clicked)
         cl.addWidget(self.class_view, 1)
-        self.only_class = QCheckBox("Show only the records of the selected group")
+        self.only_class = QCheckBox(_("Show only the records of the selected group"))
         self.only_class.setChecked(True)
         self.only_class.toggled.connect(lambda _: self._apply_class(self.selected_class()))
         cl.addWidget(self.only_class)
@@ -301,7 +345,9 @@ class ResultsPanel(QWidget):
             self.metrics.setText("")
             self.transformation.setText("")
             self.notes.setText("")
-            self.title.setText("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+            self.title.setText(
+                _("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
+            )
             return
         r, t = run.result, run.table
         self._rel = release_rows(t.frame, r)
@@ -315,7 +361,9 @@ class ResultsPanel(QWidget):
         self.transformation.setText(transformation_text(r))
         notes = list(r.notes)
         if self._rel is None:
-            notes.append("The release rows are shuffled, so they are shown without the original beside them.")
+            notes.append(
+                _("The release rows are shuffled, so they are shown without the original beside them.")
+            )
         self.notes.setText(" ".join(notes))
         self.notes.setVisible(bool(notes))
         self.original_view.setVisible(self._rel is not None)
@@ -349,7 +397,7 @@ class ResultsPanel(QWidget):
         rows = self.rows_of_class(class_id)
         size = len(rows)
         if self.only_class.isChecked():
-            self.show_rows(rows, TEXT_GROUP.format(group=f"{class_id + 1:,}", size=f"{size:,}"))
+            self.show_rows(rows, _(TEXT_GROUP, group=class_id + 1, size=size))
         else:
             self.original_model.set_highlight(rows)
             self.release_model.set_highlight(rows)
@@ -366,7 +414,9 @@ class ResultsPanel(QWidget):
                 continue
             model.set_rows(rows)
             model.set_highlight(None)
-        self.filter_caption.setText(caption or f"{len(rows):,} selected records")
+        self.filter_caption.setText(
+            caption or ngettext("{n} selected record", "{n} selected records", len(rows))
+        )
         self.show_all_button.show()
 
     def show_all(self) -> None:

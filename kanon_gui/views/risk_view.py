@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -37,41 +38,53 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
 from kanon_engine.explain import RecordExplainer
-from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.metrics.risk import (
+    DEFAULT_THRESHOLD,
+    POPULATION_IS_TABLE,
+    RiskComparison,
+    compare,
+    definitions,
+)
 from kanon_gui.glossary import term
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
+from kanon_gui.views.plot_menu import add_plot_menu
 from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
-ALL_SAFE = "Every record of the original data is already in a group of at least k."
+ALL_SAFE = N_("Every record of the original data is already in a group of at least k.")
 #: One attribute's homogeneity in a whole sentence (named placeholders, one place for translation).
 HOMOGENEITY = {
     "plain": (
-        "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; distinct "
-        "l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}."
+        N_(
+            "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; "
+            "distinct l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}."
+        )
     ),
     "ordered": (
-        "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; distinct "
-        "l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}, t (ordered distance) "
-        "{t_ordered}."
+        N_(
+            "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; "
+            "distinct l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}, t "
+            "(ordered distance) {t_ordered}."
+        )
     ),
 }
 
 #: (label, key in RiskFigures.to_dict(), key in definitions(), formatter)
 _ROWS: tuple[tuple[str, str, str, str], ...] = (
-    ("Records assessed", "records", "equivalence_class", "int"),
-    ("Suppressed records", "suppressed", "suppressed", "int"),
-    ("Groups", "classes", "equivalence_class", "int"),
-    ("Smallest group", "smallest_class", "equivalence_class", "int"),
-    ("Prosecutor risk, highest", "prosecutor_highest", "prosecutor_highest", "risk"),
-    ("Prosecutor risk, average", "prosecutor_average", "prosecutor_average", "pct"),
-    ("Records at risk", "records_above_threshold", "records_above_threshold", "int"),
-    ("Journalist risk, highest", "journalist_highest", "journalist_highest", "risk"),
-    ("Marketer risk", "marketer", "marketer", "pct"),
-    ("Sample uniques", "sample_uniques", "sample_uniques", "int"),
+    (N_("Records assessed"), "records", "equivalence_class", "int"),
+    (N_("Suppressed records"), "suppressed", "suppressed", "int"),
+    (N_("Groups"), "classes", "equivalence_class", "int"),
+    (N_("Smallest group"), "smallest_class", "equivalence_class", "int"),
+    (N_("Prosecutor risk, highest"), "prosecutor_highest", "prosecutor_highest", "risk"),
+    (N_("Prosecutor risk, average"), "prosecutor_average", "prosecutor_average", "pct"),
+    (N_("Records at risk"), "records_above_threshold", "records_above_threshold", "int"),
+    (N_("Journalist risk, highest"), "journalist_highest", "journalist_highest", "risk"),
+    (N_("Marketer risk"), "marketer", "marketer", "pct"),
+    (N_("Sample uniques"), "sample_uniques", "sample_uniques", "int"),
 )
 
 
@@ -79,11 +92,13 @@ def _fmt(value: Any, kind: str) -> str:
     if value is None:
         return "–"
     if kind == "int":
-        return f"{int(value):,}"
+        return formats.count(int(value))
     if kind == "pct":
-        return f"{100 * float(value):.1f} %"
+        return formats.percent(float(value), 1)
     v = float(value)
-    return f"{100 * v:.1f} % (1 in {1 / v:,.0f})" if v > 0 else "0 %"
+    if v <= 0:
+        return formats.percent(0, 0)
+    return _("{share} (1 in {n})", share=formats.percent(v, 1), n=formats.count(1 / v))
 
 
 class RiskPanel(QWidget):
@@ -126,19 +141,22 @@ class RiskPanel(QWidget):
         self.threshold.setValue(100.0 * threshold)
         self.threshold.setToolTip(self._defs["records_above_threshold"])
         self.threshold.valueChanged.connect(self._recompute)
-        self.status = QLabel("Run an anonymization to see the risk that remains.")
+        self.status = QLabel(_("Run an anonymization to see the risk that remains."))
         self.status.setWordWrap(True)
 
         self.figures = QTableWidget(len(_ROWS), 2)
         self.figures.setObjectName("risk_figures")
-        self.figures.setHorizontalHeaderLabels(["Original data", "Release"])
-        self.figures.setVerticalHeaderLabels([r[0] for r in _ROWS])
+        self.figures.setHorizontalHeaderLabels([_("Original data"), _("Release")])
+        self.figures.setVerticalHeaderLabels([_(r[0]) for r in _ROWS])
         self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.figures.horizontalHeader().setStretchLastSection(True)
+        # as wide as its words and numbers, no wider: the chart beside it gets the rest of the row
+        self.figures.horizontalHeader().setStretchLastSection(False)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        for i, (_, _, d, _) in enumerate(_ROWS):
+        # always there, so the width the table asks for includes it and no column is cut
+        self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        for i, (_unused, _unused, d, _unused) in enumerate(_ROWS):
             head = self.figures.verticalHeaderItem(i)
             if head is not None:
                 head.setToolTip(self._defs[d])
@@ -147,17 +165,18 @@ class RiskPanel(QWidget):
         """The risk chart, the homogeneity table and the "why is this record unsafe" controls."""
         self.plot = pg.PlotWidget(background="w")
         self.plot.setObjectName("risk_distribution")
+        add_plot_menu(self.plot)
         self.plot.setMinimumHeight(160)
         item = self.plot.getPlotItem()
         style_plot(item)
-        item.setLabel("left", "records")
-        item.setLabel("bottom", "re-identification risk (prosecutor, 1 / group size)")
+        item.setLabel("left", _("records"))
+        item.setLabel("bottom", _("re-identification risk (prosecutor, 1 / group size)"))
         item.addLegend(offset=(-10, 10))
 
         self.homogeneity = QTableWidget(0, 4)
         self.homogeneity.setObjectName("homogeneity")
         self.homogeneity.setHorizontalHeaderLabels(
-            ["Attribute", "Revealed value", "Records", "Group (released quasi-identifier values)"]
+            [_("Attribute"), _("Revealed value"), _("Records"), _("Group (released quasi-identifier values)")]
         )
         self.homogeneity.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.homogeneity.horizontalHeader().setStretchLastSection(True)
@@ -167,11 +186,13 @@ class RiskPanel(QWidget):
 
         self.row_spin = QSpinBox()
         self.row_spin.setMinimum(1)
-        self.row_spin.setToolTip("Record number in the original table (1 = first data row).")
-        self.explain_button = QPushButton("Explain")
+        self.row_spin.setToolTip(_("Record number in the original table (1 = first data row)."))
+        self.explain_button = QPushButton(_("Explain"))
         self.explain_button.clicked.connect(lambda: self.explain_row(self.row_spin.value() - 1))
-        self.next_unsafe = QPushButton("Next unsafe record")
-        self.next_unsafe.setToolTip("Jump to the next record of the original data in a group smaller than k.")
+        self.next_unsafe = QPushButton(_("Next unsafe record"))
+        self.next_unsafe.setToolTip(
+            _("Jump to the next record of the original data in a group smaller than k.")
+        )
         self.next_unsafe.clicked.connect(self._next_unsafe)
         self.explanation = QTextBrowser()
         self.explanation.setObjectName("explanation")
@@ -180,21 +201,21 @@ class RiskPanel(QWidget):
     def _lay_out(self) -> None:
         """Figures and chart above; homogeneity and explanations below, in splitters."""
         top = QHBoxLayout()
-        top.addWidget(QLabel("Records at risk above"))
+        top.addWidget(QLabel(_("Records at risk above")))
         top.addWidget(self.threshold)
         top.addStretch(1)
-        fig_box = QGroupBox("Re-identification risk")
+        fig_box = QGroupBox(_("Re-identification risk"))
         fl = QVBoxLayout(fig_box)
         fl.addLayout(top)
         fl.addWidget(self.figures)
-        hom_box = QGroupBox("Homogeneity of sensitive attributes (release)")
+        hom_box = QGroupBox(_("Homogeneity of sensitive attributes (release)"))
         hl = QVBoxLayout(hom_box)
         hl.addWidget(self.homogeneity_summary)
         hl.addWidget(self.homogeneity)
-        why_box = QGroupBox("Why is this record unsafe? (original data)")
+        why_box = QGroupBox(_("Why is this record unsafe? (original data)"))
         wl = QVBoxLayout(why_box)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Record"))
+        row.addWidget(QLabel(_("Record")))
         row.addWidget(self.row_spin)
         row.addWidget(self.explain_button)
         row.addWidget(self.next_unsafe)
@@ -207,9 +228,11 @@ class RiskPanel(QWidget):
         upper.addWidget(self.plot)
         upper.setStretchFactor(0, 0)
         upper.setStretchFactor(1, 1)
+        fig_box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(hom_box)
         lower.addWidget(why_box)
+        lower.setSizes([500, 500])  # two halves: the homogeneity table's columns need the room too
         main = QSplitter(Qt.Orientation.Vertical)
         main.addWidget(upper)
         main.addWidget(lower)
@@ -220,8 +243,8 @@ class RiskPanel(QWidget):
         rl.addWidget(main, 1)
         self.pages = QTabWidget()
         self.pages.setObjectName("risk_pages")
-        self.pages.addTab(risk_page, "Re-identification risk")
-        self.pages.addTab(self.linkage, "Linkage attack")
+        self.pages.addTab(risk_page, _("Re-identification risk"))
+        self.pages.addTab(self.linkage, _("Linkage attack"))
         self.pages.setTabToolTip(1, term("linkage"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -269,15 +292,20 @@ class RiskPanel(QWidget):
         lines = ex.sentences()
         if not self.result.suppressed_mask[row]:
             cls = int(self.result.row_class[row])
-            lines.append(f"In this release it is in a group of {int(self.result.class_sizes[cls])} records.")
+            lines.append(
+                _(
+                    "In this release it is in a group of {class_size} records.",
+                    class_size=int(self.result.class_sizes[cls]),
+                )
+            )
         else:
-            lines.append("In this release it is suppressed: its quasi-identifiers are shown as *.")
+            lines.append(_("In this release it is suppressed: its quasi-identifiers are shown as *."))
         self.explanation.setPlainText("\n\n".join(lines))
         if announce:
             self.row_requested.emit(int(row))
 
     # --- computing ---------------------------------------------------------------------------------------
-    def _recompute(self, *_: object) -> None:
+    def _recompute(self, *_args: object) -> None:
         if self.table is None or self.result is None:
             return
         table, result, threshold = self.table, self.result, float(self.threshold.value()) / 100.0
@@ -291,7 +319,7 @@ class RiskPanel(QWidget):
             except KanonError as exc:
                 self.status.setText(str(exc))
             return
-        self.status.setText("Computing the risk…")
+        self.status.setText(_("Computing the risk…"))
         self.runner.submit(
             work,
             channel="risk",
@@ -303,25 +331,32 @@ class RiskPanel(QWidget):
     def _show(self, comparison: RiskComparison) -> None:
         self.comparison = comparison
         b, a = comparison.before.figures.to_dict(), comparison.after.figures.to_dict()
-        for i, (_, key, _, kind) in enumerate(_ROWS):
+        for i, (_unused, key, _unused, kind) in enumerate(_ROWS):
             for j, fig in enumerate((b, a)):
                 text = _fmt(fig[key], kind)
                 if key == "records_above_threshold":
-                    text += f" ({100 * fig['share_above_threshold']:.1f} %)"
+                    text += f" ({formats.percent(fig['share_above_threshold'], 1)})"
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(i, j, item)
         pop = a["population"]
         self.status.setText(
-            f"Risk of the original data and of the release on {', '.join(comparison.after.qi)}. "
+            _(
+                "Risk of the original data and of the release on {columns}.",
+                columns=", ".join(comparison.after.qi),
+            )
+            + " "
             + (
-                "Journalist and marketer risk take the table itself as the population."
-                if pop == "the table itself"
-                else f"Population: {pop}."
+                _("Journalist and marketer risk take the table itself as the population.")
+                if pop == POPULATION_IS_TABLE
+                else _("Population: {population}.", population=pop)
             )
             + (
-                " In this release * counts as a value of its own: records showing * are grouped only "
-                "with records showing * in the same place."
+                " "
+                + _(
+                    "In this release * counts as a value of its own: records showing * are grouped only "
+                    "with records showing * in the same place."
+                )
                 if comparison.after.star_is_value
                 else ""
             )
@@ -329,7 +364,8 @@ class RiskPanel(QWidget):
         self.figures.resizeColumnsToContents()
         header = self.figures.verticalHeader().sizeHint().width()
         columns = sum(self.figures.columnWidth(c) for c in range(2))
-        width = header + columns + 2 * self.figures.frameWidth() + 4
+        scrollbar = self.figures.verticalScrollBar().sizeHint().width()  # always shown, beside the columns
+        width = header + columns + scrollbar + 2 * self.figures.frameWidth() + 4
         self.figures.setMinimumWidth(width)
         self._draw(comparison)
         self._fill_homogeneity(comparison)
@@ -338,7 +374,7 @@ class RiskPanel(QWidget):
         if unsafe is not None and len(unsafe):
             self.explain_row(int(unsafe[0]), announce=False)
         else:
-            self.explanation.setPlainText(ALL_SAFE)
+            self.explanation.setPlainText(_(ALL_SAFE))
 
     def _draw(self, comparison: RiskComparison) -> None:
         item = self.plot.getPlotItem()
@@ -353,7 +389,7 @@ class RiskPanel(QWidget):
                 width=0.38,
                 brush=BEFORE_COLOR,
                 pen=pg.mkPen(None),
-                name="original data",
+                name=_("original data"),
             )
         )
         item.addItem(
@@ -363,10 +399,10 @@ class RiskPanel(QWidget):
                 width=0.38,
                 brush=AFTER_COLOR,
                 pen=pg.mkPen(None),
-                name="release",
+                name=_("release"),
             )
         )
-        ticks = [(float(i), f"≤{100 * d['high']:.0f}%") for i, d in enumerate(before)]
+        ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(before)]
         item.getAxis("bottom").setTicks([ticks])
         item.setXRange(-0.6, len(before) - 0.4, padding=0)
 
@@ -378,19 +414,19 @@ class RiskPanel(QWidget):
             d = ha.to_dict()
             words = {
                 "attribute": ha.attribute,
-                "after": f"{ha.homogeneous_classes:,}",
-                "before": f"{hb.homogeneous_classes:,}",
+                "after": formats.count(ha.homogeneous_classes),
+                "before": formats.count(hb.homogeneous_classes),
                 "distinct_l": _num(d["distinct_l"]),
                 "entropy_l": _num(d["entropy_l"]),
                 "t_equal": _num(d["t_equal"]),
                 "t_ordered": _num(d["t_ordered"]),
             }
-            notes.append(HOMOGENEITY["ordered" if d["t_ordered"] is not None else "plain"].format(**words))
+            notes.append(text_of(HOMOGENEITY, "ordered" if d["t_ordered"] is not None else "plain", **words))
             for ex in ha.examples:
                 qis = ", ".join(f"{q}={v}" for q, v in ex["quasi_identifiers"].items())
-                rows.append((ha.attribute, ex["value"], f"{ex['size']:,}", qis))
+                rows.append((ha.attribute, ex["value"], formats.count(int(ex["size"])), qis))
         if not comparison.after.homogeneity:
-            notes.append("No column is marked sensitive: mark one to see homogeneity findings.")
+            notes.append(_("No column is marked sensitive: mark one to see homogeneity findings."))
         self.homogeneity_summary.setText("\n".join(notes))
         self.homogeneity.setRowCount(len(rows))
         for i, r in enumerate(rows):
@@ -413,7 +449,7 @@ class RiskPanel(QWidget):
     def _next_unsafe(self) -> None:
         unsafe = self._unsafe_rows()
         if unsafe is None or not len(unsafe):
-            self.explanation.setPlainText(ALL_SAFE)
+            self.explanation.setPlainText(_(ALL_SAFE))
             return
         current = self.row_spin.value() - 1
         later = unsafe[unsafe > current]
@@ -425,7 +461,7 @@ class RiskPanel(QWidget):
         self.homogeneity.setRowCount(0)
         self.homogeneity_summary.setText("")
         self.explanation.clear()
-        self.status.setText("Run an anonymization to see the risk that remains.")
+        self.status.setText(_("Run an anonymization to see the risk that remains."))
         self._set_enabled(False)
 
     def _set_enabled(self, on: bool) -> None:
@@ -434,4 +470,4 @@ class RiskPanel(QWidget):
 
 
 def _num(v: float | None) -> str:
-    return "–" if v is None else f"{v:.3g}"
+    return "–" if v is None else formats.decimal(float(f"{v:.3g}"), 6)

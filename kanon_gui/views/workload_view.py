@@ -42,9 +42,10 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.errors import KanonError
 from kanon_engine.fileio import atomic_write_text
+from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.workload import WorkloadError, generate_workload, parse_workload, read_workload
 from kanon_engine.workload.exact import table_specs
-from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY
+from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY, describe_source
 from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
 from kanon_gui.models.headers import column_header
@@ -52,24 +53,29 @@ from kanon_gui.state import AppState, Run
 from kanon_gui.views.results_view import stale_banner
 
 Index = QModelIndex | QPersistentModelIndex
-WORKLOAD_FILTER = "Workload files (*.txt *.sql *.workload);;All files (*)"
+WORKLOAD_FILTER = N_("Workload files (*.txt *.sql *.workload);;All files (*)")
+#: A query of the workload language (its keywords are the same in every interface language).
 EXAMPLE = "COUNT(*) WHERE age BETWEEN 30 AND 39 AND sex = 'F'"
 
 #: (header, tooltip) of the per-query table.
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("Line", "The query's line in the workload (0: generated)."),
-    ("Query", "The aggregate query and its conditions."),
-    ("True answer", "The answer on the original data."),
-    ("Estimate", "The answer an analyst estimates from the release alone."),
+    (N_("Line"), N_("The query's line in the workload (0: generated).")),
+    (N_("Query"), N_("The aggregate query and its conditions.")),
+    (N_("True answer"), N_("The answer on the original data.")),
+    (N_("Estimate"), N_("The answer an analyst estimates from the release alone.")),
     (
-        "Error",
-        "Relative error: the difference divided by the true answer (the difference itself where "
-        "the true answer is 0).",
+        N_("Error"),
+        N_(
+            "Relative error: the difference divided by the true answer (the difference itself where the "
+            "true answer is 0)."
+        ),
     ),
     (
-        "Matches",
-        "Yes when no released group straddles the query's condition, so the release answers it "
-        "without spreading records (the paper's predicate-range matching).",
+        N_("Matches"),
+        N_(
+            "Yes when no released group straddles the query's condition, so the release answers it "
+            "without spreading records (the paper's predicate-range matching)."
+        ),
     ),
 )
 
@@ -107,7 +113,7 @@ class WorkloadQueriesModel(QAbstractTableModel):
                 answer_text(q["true"]),
                 answer_text(q["estimate"]),
                 error_text(q),
-                "yes" if q["matches"] else "no",
+                _("yes") if q["matches"] else _("no"),
             )[c]
         if role == Qt.ItemDataRole.UserRole:
             value = self._raw(q, c)
@@ -130,18 +136,28 @@ class WorkloadQueriesModel(QAbstractTableModel):
 def summary_text(workload: dict[str, Any] | None) -> str:
     """One sentence of the run's workload figures, named for what they are."""
     if not workload:
-        return "This run has no workload figures."
+        return _("This run has no workload figures.")
     source = workload["source"]
-    where = "a generated workload" if source.startswith("generated") else source
-    text = (
-        f"Against {where} ({workload['queries_total']:,} queries): mean relative error "
-        f"{percent(workload['mean_error'])}, median {percent(workload['median_error'])}; the release "
-        f"matches {percent(workload['match_share'])} of the queries."
+    where = _("a generated workload") if source.startswith("generated") else source
+    text = ngettext(
+        "Against {where} ({n} query): mean relative error {mean}, median {median}; the release matches "
+        "{matched} of the queries.",
+        "Against {where} ({n} queries): mean relative error {mean}, median {median}; the release matches "
+        "{matched} of the queries.",
+        workload["queries_total"],
+        where=where,
+        n=workload["queries_total"],
+        mean=percent(workload["mean_error"]),
+        median=percent(workload["median_error"]),
+        matched=percent(workload["match_share"]),
     )
     if workload["queries_answered"] < workload["queries_total"]:
         left = workload["queries_total"] - workload["queries_answered"]
-        text += (
-            f" {left} quer{'y has' if left == 1 else 'ies have'} no true answer (no record) and are left out."
+        text += " " + ngettext(
+            "{n} query has no true answer (no record) and is left out.",
+            "{n} queries have no true answer (no record) and are left out.",
+            left,
+            n=left,
         )
     return text
 
@@ -176,14 +192,18 @@ class WorkloadPanel(QWidget):
         split.setSizes([330, 420])
 
     def _editor_box(self) -> QGroupBox:
-        box = QGroupBox("Intended analyses (workload)")
+        box = QGroupBox(_("Intended analyses (workload)"))
         lay = QVBoxLayout(box)
         intro = QLabel(
-            f"One query per line, for example <code>{EXAMPLE}</code>. Aggregates: COUNT(*), SUM, AVG, MIN, "
-            "MAX; conditions joined by AND: =, &lt;, &lt;=, &gt;, &gt;=, BETWEEN, IN, LIKE 'prefix%'; "
-            "optional WEIGHT 2 at the end; lines starting with # are comments. Every run is measured "
-            "against the workload in use; without one, against a generated workload of "
-            f"{DEFAULT_QUERIES} random range counts."
+            _(
+                "One query per line, for example <code>{example}</code>. Aggregates: COUNT(*), SUM, AVG, "
+                "MIN, MAX; conditions joined by AND: =, &lt;, &lt;=, &gt;, &gt;=, BETWEEN, IN, LIKE "
+                "'prefix%'; optional WEIGHT 2 at the end; lines starting with # are comments. Every run "
+                "is measured against the workload in use; without one, against a generated workload of "
+                "{default_queries} random range counts.",
+                example=EXAMPLE,
+                default_queries=DEFAULT_QUERIES,
+            )
         )
         intro.setWordWrap(True)
         intro.setTextFormat(Qt.TextFormat.RichText)
@@ -205,9 +225,9 @@ class WorkloadPanel(QWidget):
 
     def _buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        self.open_button = QPushButton("Open file\u2026")
+        self.open_button = QPushButton(_("Open file…"))
         self.open_button.clicked.connect(self.open_file)
-        self.save_button = QPushButton("Save as\u2026")
+        self.save_button = QPushButton(_("Save as…"))
         self.save_button.clicked.connect(self.save_file)
         row.addWidget(self.open_button)
         row.addWidget(self.save_button)
@@ -215,38 +235,38 @@ class WorkloadPanel(QWidget):
         self.gen_queries = QSpinBox()
         self.gen_queries.setRange(1, 10_000)
         self.gen_queries.setValue(DEFAULT_QUERIES)
-        self.gen_queries.setToolTip("Number of generated queries")
+        self.gen_queries.setToolTip(_("Number of generated queries"))
         self.gen_selectivity = QDoubleSpinBox()
         self.gen_selectivity.setRange(0.1, 100.0)
         self.gen_selectivity.setDecimals(1)
         self.gen_selectivity.setSuffix(" %")
         self.gen_selectivity.setValue(100 * DEFAULT_SELECTIVITY)
-        self.gen_selectivity.setToolTip("About how many of the records a generated query selects")
+        self.gen_selectivity.setToolTip(_("About how many of the records a generated query selects"))
         self.gen_seed = QSpinBox()
         self.gen_seed.setRange(0, 1_000_000)
         self.gen_seed.setValue(DEFAULT_SEED)
-        self.gen_seed.setToolTip("Random seed: the same seed gives the same queries")
-        self.generate_button = QPushButton("Generate")
-        self.generate_button.setToolTip("Write random range COUNT queries over the quasi-identifiers")
+        self.gen_seed.setToolTip(_("Random seed: the same seed gives the same queries"))
+        self.generate_button = QPushButton(_("Generate"))
+        self.generate_button.setToolTip(_("Write random range COUNT queries over the quasi-identifiers"))
         self.generate_button.clicked.connect(self.generate)
         for label, widget in (
-            ("Queries", self.gen_queries),
-            ("selecting", self.gen_selectivity),
-            ("seed", self.gen_seed),
+            (_("Queries"), self.gen_queries),
+            (_("selecting"), self.gen_selectivity),
+            (_("seed"), self.gen_seed),
         ):
             row.addWidget(QLabel(label))
             row.addWidget(widget)
         row.addWidget(self.generate_button)
         row.addStretch(1)
-        self.use_button = QPushButton("Use for runs")
+        self.use_button = QPushButton(_("Use for runs"))
         self.use_button.setObjectName("UseWorkload")
-        self.use_button.setToolTip("Put this workload in the project: later runs are measured against it")
+        self.use_button.setToolTip(_("Put this workload in the project: later runs are measured against it"))
         self.use_button.clicked.connect(self.use)
         row.addWidget(self.use_button)
         return row
 
     def _results_box(self) -> QGroupBox:
-        box = QGroupBox("Fitness of the current run for these analyses")
+        box = QGroupBox(_("Fitness of the current run for these analyses"))
         lay = QVBoxLayout(box)
         self.stale_banner = stale_banner()
         lay.addWidget(self.stale_banner)
@@ -267,8 +287,11 @@ class WorkloadPanel(QWidget):
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setStretchLastSection(False)
+        metrics = hh.fontMetrics()
         for col, width in enumerate((48, 520, 100, 100, 150, 70)):
-            self.table.setColumnWidth(col, width)
+            head = str(proxy.headerData(col, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or "")
+            # at least the header and its sort arrow ("Respuesta verdadera" is wider than "True answer")
+            self.table.setColumnWidth(col, max(width, metrics.horizontalAdvance(head) + 28))
         hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         lay.addWidget(self.table, 1)
@@ -281,10 +304,10 @@ class WorkloadPanel(QWidget):
         self.editor.setExtraSelections([])
         in_use = self.state.project.workload_text or ""
         if not text.strip():
-            self._set_status("No workload: runs are measured against a generated one.", ok=True)
+            self._set_status(_("No workload: runs are measured against a generated one."), ok=True)
             self.use_button.setEnabled(bool(in_use))
             return True
-        source = Path(self._file).name if self._file else "the workload"
+        source = Path(self._file).name if self._file else _("the workload")
         try:
             workload = parse_workload(text, source)
             if self.state.table is not None:
@@ -295,8 +318,17 @@ class WorkloadPanel(QWidget):
             self.use_button.setEnabled(False)
             return False
         same = text.strip() == in_use.strip()
-        state = "in use for runs" if same else "not yet in use: press Use for runs"
-        self._set_status(f"{len(workload):,} queries, all readable; {state}.", ok=True)
+        state = _("in use for runs") if same else _("not yet in use: press Use for runs")
+        self._set_status(
+            ngettext(
+                "{n} query, readable; {state}.",
+                "{n} queries, all readable; {state}.",
+                len(workload),
+                n=len(workload),
+                state=state,
+            ),
+            ok=True,
+        )
         self.use_button.setEnabled(not same)
         return True
 
@@ -335,7 +367,7 @@ class WorkloadPanel(QWidget):
         table = self.state.table
         try:
             if table is None:
-                raise KanonError("Open a data file first.")
+                raise KanonError(_("Open a data file first."))
             config = self.state.config()
             workload = generate_workload(
                 table,
@@ -345,13 +377,14 @@ class WorkloadPanel(QWidget):
                 seed=self.gen_seed.value(),
             )
         except KanonError as exc:
-            self._set_status(f"Cannot generate a workload: {exc}", ok=False)
+            self._set_status(_("Cannot generate a workload: {reason}", reason=exc), ok=False)
             return
         self._file = None
-        self.editor.setPlainText(f"# {workload.source}\n" + workload.to_text())
+        comment = _("generated: {description}", description=describe_source(workload.source))
+        self.editor.setPlainText(f"# {comment}\n" + workload.to_text())
 
     def open_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open workload", "", WORKLOAD_FILTER)
+        path, _filter = QFileDialog.getOpenFileName(self, _("Open workload"), "", _(WORKLOAD_FILTER))
         if path:
             self.load_file(path)
 
@@ -368,8 +401,8 @@ class WorkloadPanel(QWidget):
         self.check_text()
 
     def save_file(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Save workload", self._file or "workload.txt", WORKLOAD_FILTER
+        path, _filter = QFileDialog.getSaveFileName(
+            self, _("Save workload"), self._file or "workload.txt", _(WORKLOAD_FILTER)
         )
         if path:
             self.save_to(path)
@@ -381,7 +414,7 @@ class WorkloadPanel(QWidget):
             self._set_status(str(exc), ok=False)
             return False
         self._file = str(path)
-        self._set_status(f"Saved to {Path(path).name}.", ok=True)
+        self._set_status(_("Saved to {name}.", name=Path(path).name), ok=True)
         return True
 
     def _project_changed(self) -> None:
@@ -404,7 +437,9 @@ class WorkloadPanel(QWidget):
         self.run = run
         self.stale_banner.hide()
         if run is None:
-            self.summary.setText("No run yet: press Run (Ctrl+R); its answers to the workload appear here.")
+            self.summary.setText(
+                _("No run yet: press Run (Ctrl+R); its answers to the workload appear here.")
+            )
             self.model.set_queries([])
             return
         figures = run.result.workload.to_dict() if run.result.workload is not None else None

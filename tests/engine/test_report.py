@@ -176,3 +176,16 @@ def test_pdf_failure_is_a_plain_error(tmp_path: Path) -> None:
     html.write_text("<html><body>x</body></html>", encoding="utf-8")
     with pytest.raises(DataError, match="does not exist"):
         write_pdf(html, tmp_path / "missing-folder" / "r.pdf")
+
+
+@pytest.mark.skipif(not _has_qt() or shutil.which("pdftotext") is None, reason="needs Qt and pdftotext")
+def test_pdf_in_german_is_german_to_its_page_footers(seeds, tmp_path: Path) -> None:
+    """The PDF is drawn by a child process: its page footers follow the report's language too."""
+    table, _, result = seeds
+    pdf_path = tmp_path / "bericht.pdf"
+    write_reports(table, result, None, None, pdf_path, language="de")
+    text = subprocess.run(
+        ["pdftotext", str(pdf_path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "Anonymisierungsbericht · Seite 1 von" in text
+    assert "page 1 of" not in text and "De-identification report" not in text

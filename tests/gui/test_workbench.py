@@ -220,11 +220,11 @@ def test_import_dialog_types_are_editable(window, qtbot, tmp_path, wait_idle):
     assert dialog.preview.column_types["zip"].kind.value == "categorical"
     assert dialog.preview.column_types["visit"].kind.value == "date"
     age_row = dialog.preview.columns.index("age")
-    assert dialog.types.item(age_row, 2).text() == "100%"  # text: everything fits
+    assert dialog.types.item(age_row, 2).text() == "100 %"  # text: everything fits
     from kanon_engine.data.table import ColumnKind
 
     dialog.set_kind("age", ColumnKind.INTEGER)
-    assert dialog.types.item(age_row, 2).text() == "50%"
+    assert dialog.types.item(age_row, 2).text() == "50 %"
     dialog.set_delimiter(",")  # wrong delimiter: the engine's message, shown inline; Load disabled
     assert dialog.preview is None and "comma" in dialog.message.text().lower()
     assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
