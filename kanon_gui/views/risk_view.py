@@ -405,6 +405,9 @@ class RiskPanel(QWidget):
         ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(before)]
         item.getAxis("bottom").setTicks([ticks])
         item.setXRange(-0.6, len(before) - 0.4, padding=0)
+        # room above the tallest bar for the legend (top right), so it never hides a bar
+        top = max([d["records"] for d in (*before, *after)], default=0)
+        item.setYRange(0, max(top, 1) * 1.35, padding=0)
 
     def _fill_homogeneity(self, comparison: RiskComparison) -> None:
         self.homogeneity.setRowCount(0)
