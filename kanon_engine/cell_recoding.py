@@ -165,7 +165,9 @@ def wildcard_frequencies(cell_ids: list[np.ndarray], star: np.ndarray) -> np.nda
     weights = 1 << np.arange(d, dtype=np.int64)
     pattern = star.astype(np.int64) @ weights
     present, inverse = np.unique(pattern, return_inverse=True)
-    members = [np.flatnonzero(inverse == i) for i in range(len(present))]
+    # the records of each pattern, in input order: one stable sort, not one pass over all records per pattern
+    order = np.argsort(inverse, kind="stable")
+    members = np.split(order, np.cumsum(np.bincount(inverse, minlength=len(present)))[:-1])
     sizes = [int(max(c.max(initial=0), 0)) + 1 for c in cell_ids]
     freq = np.zeros(n, dtype=np.int64)
     for i, p in enumerate(present):
