@@ -76,14 +76,21 @@ class TableFacts:
 def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
     """Role suggestions, per-column value counts and the default hierarchies of the columns
     ``default_for`` (pure pandas/engine: safe to run in a worker). On a 1,000,000-row table this is the
-    costly part of opening a file, so it is done with the loading, not on the GUI thread."""
-    counts = {c: table.frame[c].value_counts(dropna=False) for c in table.columns}
+    costly part of opening a file, so it is done with the loading, not on the GUI thread. A table
+    source (a file larger than memory) gives its value counts (read in one pass, see
+    :meth:`~kanon_engine.sources.base.TableSource.prefetch_value_counts`) and its first rows."""
+    counts = {c: value_counts(table, c) for c in table.columns}
+    if getattr(table, "frame", None) is None:  # a table source: the types come from the counts
+        for c in table.columns:
+            table.column_type(c)
     defaults = {
         c: default_hierarchy(c, pd.Series(counts[c].index, dtype=object), table.column_types.get(c))
         for c in default_for
         if c in counts
     }
-    suggestions = suggest_roles(table.frame, counts=counts, column_types=table.column_types)
+    suggestions = suggest_roles(
+        rows_to_look_at(table), counts=counts, column_types=table.column_types, n_rows=table.n_rows
+    )
     return TableFacts(tuple(suggestions), counts, defaults)
 
 

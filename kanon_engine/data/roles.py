@@ -483,6 +483,7 @@ def suggest_roles(
     *,
     counts: Mapping[str, pd.Series] | None = None,
     column_types: Mapping[str, Any] | None = None,
+    n_rows: int | None = None,
 ) -> list[RoleSuggestion]:
     """Suggest a role per column, with its reason.
 
@@ -490,10 +491,11 @@ def suggest_roles(
     import); almost all values unique (flagged as a likely identifier, ``unique_share`` of the filled
     cells distinct); then the values' type (dates, 4-5 digit codes, a handful of categories: shown
     only). ``counts`` (value counts per column) and ``column_types`` (the detected types) are used
-    when given, so the table is not counted twice.
+    when given, so the table is not counted twice; with counts of a whole table whose ``frame`` is only
+    its first rows (a table source), ``n_rows`` is the whole table's.
     """
     out: list[RoleSuggestion] = []
-    n = len(frame)
+    n = len(frame) if n_rows is None else int(n_rows)
     for col in frame.columns:
         name = str(col)
         found = _from_name(name)

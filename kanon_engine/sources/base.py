@@ -257,15 +257,20 @@ class TableSource(ABC):
             self._counts.update(self._value_counts([column]))
         return self._counts[column]
 
-    def prefetch_value_counts(self, columns: list[str] | tuple[str, ...]) -> None:
-        """Count the values of several columns in one pass over the rows."""
+    def prefetch_value_counts(
+        self, columns: list[str] | tuple[str, ...], progress: ProgressCallback = no_progress
+    ) -> None:
+        """Count the values of several columns in one pass over the rows (``progress`` is called per
+        batch, so the workbench's profile of a large file shows how far it got and can be cancelled)."""
         todo = [c for c in dict.fromkeys(columns) if c not in self._counts]
         if todo:
             self.require_columns(todo)
-            self._counts.update(self._value_counts(todo))
+            self._counts.update(self._value_counts(todo, progress))
 
     @abstractmethod
-    def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+    def _value_counts(
+        self, columns: list[str], progress: ProgressCallback = no_progress
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
         """Value counts of several columns, in one pass."""
 
     @abstractmethod
@@ -342,12 +347,21 @@ class StreamedSource(TableSource):
         return pd.DataFrame(columns=self.columns)
 
 
-def value_counts_of(batches: Iterator[pa.RecordBatch], columns: list[str]) -> dict[str, tuple]:
+def value_counts_of(
+    batches: Iterator[pa.RecordBatch],
+    columns: list[str],
+    progress: ProgressCallback = no_progress,
+    total: int | None = None,
+) -> dict[str, tuple]:
     """Value counts of several columns over a stream of batches (pyarrow per batch, merged at the end):
-    sorted distinct values, counts, missing cells."""
+    sorted distinct values, counts, missing cells. ``progress`` hears of every batch (``total``: the
+    rows expected, when known)."""
     parts: dict[str, list[pa.StructArray]] = {c: [] for c in columns}
     missing = dict.fromkeys(columns, 0)
+    done = 0
     for b in batches:
+        done += b.num_rows
+        progress(min(1.0, done / total) if total else 0.0, _("counting values: {n} rows read", n=done))
         for c in columns:
             col = b.column(c)
             missing[c] += col.null_count

@@ -187,7 +187,9 @@ class DaskSource(StreamedSource):
             self.prefetch_value_counts(self.columns[:1])
         return int(self._rows or 0)
 
-    def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+    def _value_counts(
+        self, columns: list[str], progress: ProgressCallback = no_progress
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
         futures = self.client.map(
             value_counts_piece, [self.file] * len(self.pieces), self.pieces, columns=columns
         )

@@ -177,7 +177,9 @@ class DuckDBSource(StreamedSource):
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         yield from text_batches(self.file, columns, self.batch_rows)
 
-    def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+    def _value_counts(
+        self, columns: list[str], progress: ProgressCallback = no_progress
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
         rows = [0]
 
         def counted() -> Iterator[pa.RecordBatch]:
@@ -185,7 +187,7 @@ class DuckDBSource(StreamedSource):
                 rows[0] += b.num_rows
                 yield b
 
-        out = value_counts_of(counted(), columns)
+        out = value_counts_of(counted(), columns, progress, self._rows)
         self._rows = rows[0]
         return out
 

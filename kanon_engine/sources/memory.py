@@ -59,7 +59,9 @@ class InMemorySource(TableSource):
     def frame(self) -> pd.DataFrame:
         return self.table.frame
 
-    def _value_counts(self, columns: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+    def _value_counts(
+        self, columns: list[str], progress: ProgressCallback = no_progress
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
         """From each column's codes (:func:`~kanon_engine.data.codes.code_column`, kept with a loaded
         column since type detection made them), not from another pass over the strings."""
         out = {}

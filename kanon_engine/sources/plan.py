@@ -59,6 +59,11 @@ class ReleasePlan(ABC):
         """Released class of every row of a batch (-1: suppressed), given its codes."""
 
     @abstractmethod
+    def class_values(self, n_classes: int) -> dict[str, np.ndarray]:
+        """The released quasi-identifier values of every class (object arrays, one per quasi-identifier),
+        from the points alone: the workbench lists the groups of a run whose rows it does not hold."""
+
+    @abstractmethod
     def qi_columns(
         self, frame: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray
     ) -> dict[str, pd.Categorical]:
@@ -143,6 +148,22 @@ class FullDomainPlan(ReleasePlan):
         out[in_class[rank >= sizes[c] - trimmed[c]]] = -1
         return out
 
+    def class_values(self, n_classes: int) -> dict[str, np.ndarray]:
+        enc = self.counted.enc
+        classes, first = np.unique(self.point_class, return_index=True)
+        point = np.zeros(n_classes, dtype=np.int64)
+        keep = (classes >= 0) & (classes < n_classes)
+        point[classes[keep]] = first[keep]
+        out = {}
+        for q, (name, lv) in enumerate(zip(enc.qi, self.levels)):
+            h, leaves = enc.hierarchies[q], enc.codes[q][point]
+            if lv > 0:
+                labels = np.asarray(h.level_codes[lv][1], dtype=object)[enc.level_maps[q][lv][leaves]]
+            else:
+                labels = np.asarray(h.values, dtype=object)[leaves]
+            out[name] = labels
+        return out
+
     def qi_columns(
         self, frame: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray
     ) -> dict[str, pd.Categorical]:
@@ -183,6 +204,12 @@ class PartitionPlan(ReleasePlan):
         ok = idx >= 0
         split[ok] = f_point[idx[ok]] == point[ok]
         return np.where(split, f_class[np.maximum(idx, 0)], self.point_class[point])
+
+    def class_values(self, n_classes: int) -> dict[str, np.ndarray]:
+        return {
+            name: np.asarray(self.label_text[q], dtype=object)[self.labels[q][:n_classes]]
+            for q, name in enumerate(self.counted.enc.qi)
+        }
 
     def qi_columns(
         self, frame: pd.DataFrame, codes: np.ndarray, row_class: np.ndarray
