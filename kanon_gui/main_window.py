@@ -10,6 +10,7 @@ as plain text; unexpected exceptions open the crash dialog.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.describe import algorithm_name
-from kanon_engine.errors import Cancelled, KanonError
+from kanon_engine.errors import Cancelled, ConfigError, KanonError
 from kanon_engine.fileio import clean_stale_temp_files
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.metrics.loss import DEFAULT_METRIC
@@ -49,7 +50,7 @@ from kanon_engine.project import Project
 from kanon_engine.restore import restore_run
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sealed import PasswordError
-from kanon_engine.sources.choose import require_loadable
+from kanon_engine.sources.settings import EngineSettings
 from kanon_engine.validation import TableFacts, analyze_table, result_warnings
 from kanon_engine.workload.evaluate import with_workload
 from kanon_engine.workload.generate import default_workload
@@ -58,6 +59,15 @@ from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.errors import error_text, error_title, is_expected, log_error
 from kanon_gui.glossary import glossary_html
 from kanon_gui.language import add_language_menu
+from kanon_gui.large_file import (
+    OpenedData,
+    engine_for,
+    engine_sentence,
+    is_streamed,
+    open_streamed,
+    profile_source,
+    refuse_too_large,
+)
 from kanon_gui.resources import icon, sample_project
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
@@ -114,10 +124,11 @@ TEXT = {
 class LoadedProject:
     """What opening a project computes off the GUI thread."""
 
-    table: Table
+    table: Any  # a Table, or a table source not loaded whole
     warnings: list[str]
     facts: TableFacts
     restored: list[tuple[AnonymizationResult, dict[str, Any]]]
+    preview: Any = None
 
 
 #: At most this many saved runs are rebuilt when a project is opened (the latest ones).
@@ -164,6 +175,12 @@ class MainWindow(QMainWindow):
         self._run_task: int | None = None
         self._load_task: int | None = None
         self._views_pending = False
+        #: table sources no longer shown, closed when no task uses them (:meth:`_retire`)
+        self._retired: list[Any] = []
+        #: the engine settings the open data was opened with (a change of them may open it again)
+        self._opened_with: EngineSettings | None = None
+        #: one task at a time uses a table source's engine (a DuckDB connection is not shared by threads)
+        self.engine_lock = threading.Lock()
         self._restore_geometry()
 
         central = QWidget()
@@ -388,6 +405,7 @@ class MainWindow(QMainWindow):
         s.table_changed.connect(self._table_changed)
         self.attributes_panel.column_selected.connect(self.hierarchy_editor.set_column)
         self.algorithm_panel.run_requested.connect(self.run)
+        self.algorithm_panel.engine_box.changed.connect(self.set_engine)
         self.hier_actions.message.connect(lambda text, level: self.message_bar.show_message(text, level))
         self.data_panel.welcome.open_requested.connect(self.open_dialog)
         self.data_panel.welcome.sample_requested.connect(self.open_sample)
@@ -403,6 +421,7 @@ class MainWindow(QMainWindow):
         r.progress.connect(self._task_progress)
         r.cancelled.connect(self._on_cancelled)
         r.busy_changed.connect(lambda _b: self._update_enabled())
+        r.busy_changed.connect(lambda busy: None if busy else self._close_retired())
 
     # --- helpers -------------------------------------------------------------------------------------
     def show_error(self, exc: BaseException, context: str = "") -> None:
@@ -507,36 +526,35 @@ class MainWindow(QMainWindow):
         options: ReadOptions | None = None,
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
     ) -> int:
-        """Read a data file in the background; the table replaces the current one when done."""
+        """Read a data file in the background; the table replaces the current one when done. A file
+        beyond this computer's memory (or any file, when the engine settings name DuckDB or Dask) is not
+        loaded: it is opened as a table source, profiled by the engine, and shown as a preview."""
         from kanon_engine.data.table import apply_type_overrides
 
         path = Path(path)
+        settings = self.state.project.engine
 
-        def work(progress: Callable[[float, str], None]) -> Table:
+        def work(progress: Callable[[float, str], None]) -> OpenedData:
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
-            require_loadable(path)  # a file beyond this computer's memory: said before any row is read
+            if engine_for(path, settings) != "memory":
+                return open_streamed(path, options, settings, overrides, progress)
+            refuse_too_large(path)  # the in-memory engine chosen for a file beyond memory: said at once
             progress(0.0, _("reading {file}", file=path.name))
             table = read_table(path, options)
             progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
             table = apply_type_overrides(table, overrides or {})
-            return table, analyze_table(table)
+            return OpenedData(table, analyze_table(table))
 
-        def done(loaded: tuple[Table, TableFacts]) -> None:
+        def done(loaded: OpenedData) -> None:
             self._end_task()
-            table, facts = loaded
-            self.state.set_table(table, facts, overrides)
+            old = self.state.table
+            table = loaded.table
+            self.state.set_table(table, loaded.facts, overrides, loaded.preview)
+            self._opened_with = settings
+            self._retire(old)
             self.project_password = None
             appdata.add_recent_file(path)
-            self.message_bar.show_message(
-                _(
-                    "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the "
-                    "Attributes tab.",
-                    name=path.name,
-                    n_rows=table.n_rows,
-                    n=len(table.columns),
-                ),
-                "info",
-            )
+            self.message_bar.show_message(self._loaded_text(path.name, table), "info")
             self.tabs.setCurrentIndex(self.TAB_DATA)
 
         self._begin_task(_("Reading {file}…", file=path.name), busy=True)
@@ -548,6 +566,132 @@ class MainWindow(QMainWindow):
             on_error=self._task_failed("load"),
         )
         return self._load_task
+
+    def _loaded_text(self, name: str, table: Any) -> str:
+        """What the message bar says once a data file is open (a preview, for a file not loaded)."""
+        if is_streamed(table):
+            return _(
+                "Opened {name} without loading it: {n_rows} rows, {n} columns; the grid shows the first "
+                "rows. {engine} Next: mark the quasi-identifiers in the Attributes tab.",
+                name=name,
+                n_rows=table.n_rows,
+                n=len(table.columns),
+                engine=engine_sentence(table),
+            )
+        return _(
+            "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the "
+            "Attributes tab.",
+            name=name,
+            n_rows=table.n_rows,
+            n=len(table.columns),
+        )
+
+    def reopen_data(self) -> int | None:
+        """Open the data again on the engine the settings now choose (the project is kept; the runs of
+        this session are closed with their tables)."""
+        t = self.state.table
+        if t is None or t.source is None or self.runner.is_busy():
+            return None
+        project = self.state.project.with_changes(data_path=t.source, read_options=t.options)
+        settings = project.engine
+        need_default = self._qi_without_hierarchy(project)
+
+        def work(progress: Callable[[float, str], None]) -> OpenedData:
+            return self._open_project_data(project, need_default, progress)[0]
+
+        def done(loaded: OpenedData) -> None:
+            self._end_task()
+            old = self.state.table
+            self.state.replace_table(loaded.table, loaded.facts, loaded.preview)
+            self._opened_with = settings
+            self._retire(old)
+            self.message_bar.show_message(
+                _(
+                    "{name} was opened again with the new engine settings. {engine}",
+                    name=loaded.table.name(),
+                    engine=engine_sentence(loaded.table),
+                ),
+                "info",
+            )
+
+        LOG.info("reopen the data on engine %s", settings.engine)
+        self._begin_task(_("Opening {file} again…", file=t.name()), busy=True)
+        self._load_task = self.runner.submit(
+            work, channel="load", label="reopen", on_done=done, on_error=self._task_failed("load")
+        )
+        return self._load_task
+
+    def set_engine(self, settings: EngineSettings) -> int | None:
+        """Keep the engine settings in the project, and open the data again when they change how it is
+        read (another engine, or DuckDB's memory limit or temporary folder)."""
+        self.state.set_engine(settings)
+        t = self.state.table
+        if t is None or t.source is None or not self._needs_reopen(t, settings):
+            return None
+        if self.runner.is_busy():
+            self.message_bar.show_message(
+                _("The engine settings apply once the running task is done: press Cancel, or wait."),
+                "warning",
+            )
+            return None
+        return self.reopen_data()
+
+    def _needs_reopen(self, table: Any, settings: EngineSettings) -> bool:
+        try:
+            engine = engine_for(table.source, settings)
+        except KanonError:
+            return False
+        current = table.engine if is_streamed(table) else "memory"
+        if engine != current:
+            return True
+        opened = self._opened_with or EngineSettings()
+        if engine == "duckdb":
+            return (settings.memory_limit, settings.temp_dir) != (opened.memory_limit, opened.temp_dir)
+        if engine == "dask":
+            return (settings.scheduler, settings.workers) != (opened.scheduler, opened.workers)
+        return False
+
+    @staticmethod
+    def _qi_without_hierarchy(project: Project) -> list[str]:
+        return [
+            c for c, r in project.roles.items() if r == Role.QUASI_IDENTIFIER and c not in project.hierarchies
+        ]
+
+    @staticmethod
+    def _open_project_data(
+        project: Project, need_default: list[str], progress: Callable[[float, str], None]
+    ) -> tuple[OpenedData, list[str]]:
+        """The project's data (worker side): loaded whole, or opened as a source on the engine its
+        settings choose (the command line's :meth:`Project.open_data`) and profiled."""
+        assert project.data_path is not None
+        if engine_for(project.data_path, project.engine) != "memory":
+            progress(0.0, _("opening the project's data"))
+            source, warnings = project.open_data()
+            return profile_source(source, project.engine, need_default, progress), warnings
+        refuse_too_large(Path(project.data_path))  # beyond this computer's memory: said at once
+        progress(0.0, _("reading the project's data"))
+        table, warnings = project.load_table()
+        progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
+        return OpenedData(table, analyze_table(table, need_default)), warnings
+
+    def _retire(self, table: Any) -> None:
+        """A table source the state no longer holds: closed (its temporary files removed) once no task
+        uses it any more."""
+        if is_streamed(table) and table is not self.state.table:
+            self._retired.append(table)
+            self._close_retired()
+
+    def _retire_all(self) -> None:
+        """Close every table source (the window closes): their temporary files are patient data."""
+        if is_streamed(self.state.table):
+            self._retired.append(self.state.table)
+        self._close_retired()
+
+    def _close_retired(self) -> None:
+        if self.runner.is_busy():
+            return
+        while self._retired:
+            self._retired.pop().close()
 
     def ask_password(self, path: Path, error: PasswordError) -> str | None:
         """The password of a protected project (None when the user cancels); a wrong one is said."""
@@ -587,30 +731,30 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> LoadedProject:
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
-            if project.data_path is not None:
-                require_loadable(project.data_path)  # beyond this computer's memory: said at once
-            progress(0.0, _("reading the project's data"))
-            table, warnings = project.load_table()
-            progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
-            need_default = [
-                c
-                for c, r in project.roles.items()
-                if r == Role.QUASI_IDENTIFIER and c not in project.hierarchies
-            ]
-            facts = analyze_table(table, need_default)
+            if project.data_path is None:
+                raise ConfigError(_("The project does not name a data file."), where="data")
+            opened, warnings = self._open_project_data(project, self._qi_without_hierarchy(project), progress)
+            if is_streamed(opened.table):  # saved runs are rebuilt from rows held in memory
+                return LoadedProject(opened.table, warnings, opened.facts, [], opened.preview)
             progress(0.8, _("restoring the saved results"))
-            return LoadedProject(table, warnings, facts, restore_saved_runs(project, table, facts))
+            restored = restore_saved_runs(project, opened.table, opened.facts)
+            return LoadedProject(opened.table, warnings, opened.facts, restored)
 
         def done(loaded: LoadedProject) -> None:
             self._end_task()
             table, warnings, facts = loaded.table, loaded.warnings, loaded.facts
-            self.state.set_project(project, table, path, warnings, facts)
+            old = self.state.table
+            self.state.set_project(project, table, path, warnings, facts, loaded.preview)
+            self._opened_with = project.engine
+            self._retire(old)
             self.project_password = password
             for result, summary in loaded.restored:
                 self.state.add_restored_run(result, summary)
             appdata.add_recent_file(path)
             if warnings:
                 self.message_bar.show_message(" ".join(warnings), "warning")
+            elif is_streamed(table):
+                self.message_bar.show_message(self._loaded_text(path.name, table), "info")
             else:
                 self.message_bar.show_message(
                     _(
@@ -713,6 +857,9 @@ class MainWindow(QMainWindow):
         table, config = request.table, request.config
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
+            if is_streamed(table):  # the command line's run on a source (its workload needs the rows)
+                with self.engine_lock:
+                    return algorithm.run(table, config, progress=progress)
             result = algorithm.run(table, config, progress=progress)
             progress(1.0, _("measuring the workload"))
             return with_workload(result, table, default_workload(table, config))
@@ -776,6 +923,18 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, _("applying levels {vector}", vector=vector))
+            if is_streamed(table):
+                with self.engine_lock:
+                    return apply_transformation(
+                        table,
+                        config,
+                        vector,
+                        suppression_limit=limit,
+                        metric=metric,
+                        search=search,
+                        suppress=suppress,
+                        importance=importance,
+                    )
             res = apply_transformation(
                 table,
                 config,
@@ -980,6 +1139,7 @@ class MainWindow(QMainWindow):
             return
         self._autosave.stop()
         self.runner.shutdown()
+        self._retire_all()
         appdata.settings().setValue("window/geometry", self.saveGeometry())
         event.accept()
 

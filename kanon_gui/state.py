@@ -38,6 +38,7 @@ from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.project import PROJECT_FILE, Project, ReportDetails
 from kanon_engine.public_list import PublicList
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources.settings import EngineSettings
 from kanon_engine.validation import (
     PREPARE_IN_BACKGROUND,
     ColumnCache,
@@ -118,6 +119,8 @@ class AppState(QObject):
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
         self._table: Table | None = None
+        #: the first rows of a table source that is not loaded whole (None: the table is in memory)
+        self._preview: pd.DataFrame | None = None
         self._project = Project()
         self._saved = self._project
         self._path: Path | None = None
@@ -145,6 +148,19 @@ class AppState(QObject):
     @property
     def project(self) -> Project:
         return self._project
+
+    @property
+    def preview(self) -> pd.DataFrame | None:
+        """The first rows of a table not loaded whole (a larger-than-memory source); None when the
+        table is held in memory."""
+        return self._preview
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the table is read by an engine without being loaded (DuckDB, Dask)."""
+        from kanon_gui.large_file import is_streamed
+
+        return is_streamed(self._table)
 
     @property
     def project_path(self) -> Path | None:
@@ -502,6 +518,7 @@ class AppState(QObject):
         table: Table,
         facts: TableFacts | None = None,
         type_overrides: dict[str, tuple[Any, str | None]] | None = None,
+        preview: pd.DataFrame | None = None,
     ) -> None:
         """A newly imported table: a fresh project with the engine's role suggestions pre-filled.
 
@@ -509,9 +526,11 @@ class AppState(QObject):
         quasi-identifier, a diagnosis sensitive; in English, German, French and Spanish) and likely
         identifiers (almost unique values) are applied; every other column starts insensitive, with the
         suggestion made from its values shown beside it. Column types the user chose in the import
-        dialog (``type_overrides``) are kept in the project.
+        dialog (``type_overrides``) are kept in the project, and so are the engine settings. A table
+        source not loaded whole comes with its first rows (``preview``).
         """
         self._table = table
+        self._preview = preview
         self._cache = ColumnCache(table, facts)
         self._issues = None
         roles = {
@@ -527,6 +546,7 @@ class AppState(QObject):
             models=keep.models,
             algorithm=keep.algorithm,
             algorithm_params=dict(keep.algorithm_params),
+            engine=keep.engine,
             column_types={c: (str(kind), fmt) for c, (kind, fmt) in (type_overrides or {}).items()},
         )
         self._replace_all(project, None)
@@ -541,9 +561,12 @@ class AppState(QObject):
         path: Path | None,
         warnings: list[str] | None = None,
         facts: TableFacts | None = None,
+        preview: pd.DataFrame | None = None,
     ) -> None:
-        """An opened project with its table (loaded by a worker, with its ``facts``)."""
+        """An opened project with its table (loaded by a worker, with its ``facts``; a table source not
+        loaded whole with its first rows, ``preview``)."""
         self._table = table
+        self._preview = preview
         self._cache = ColumnCache(table, facts)
         self._issues = None
         roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
@@ -553,6 +576,30 @@ class AppState(QObject):
         self.load_warnings = list(warnings or [])
         self.table_changed.emit()
         self.project_changed.emit()
+
+    def replace_table(self, table: Table, facts: TableFacts, preview: pd.DataFrame | None = None) -> None:
+        """The same data opened again on another engine (the engine settings changed): the project
+        (roles, hierarchies, settings, undo history) is kept; the runs of this session are closed, since
+        their tables are (their figures stay in the project)."""
+        self._table = table
+        self._preview = preview
+        self._cache = ColumnCache(table, facts)
+        self._issues = None
+        self._runs.clear()
+        self._current = -1
+        self._stale = frozenset()
+        self._fingerprint = None
+        self.input_guard.set(self.input_files())
+        self._invalidate()
+        self.current_run_changed.emit(-1)
+        self.table_changed.emit()
+        self.project_changed.emit()
+
+    def set_engine(self, settings: EngineSettings) -> None:
+        """Where the rows are counted and the release written, and its settings (kept in the project
+        file's ``engine`` section, as the command line's ``--engine`` reads it)."""
+        if settings != self._project.engine:
+            self._apply({"engine": settings})
 
     def _replace_all(self, project: Project, path: Path | None) -> None:
         self._project = project

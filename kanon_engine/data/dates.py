@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -178,10 +179,20 @@ def date_problems(
         is_date = ctype is not None and ctype.kind == ColumnKind.DATE
         if not is_date and (col in typed or (ctype is not None and ctype.kind != ColumnKind.CATEGORICAL)):
             continue
-        fit = date_fit(table.frame[col], ctype.date_format if is_date else None, col)
+        fit = date_fit(_values_of(table, col), ctype.date_format if is_date else None, col)
         if fit.misfits and (is_date or fit.mixed):
             out.append((fit, describe_misfits(fit, table)))
     return out
+
+
+def _values_of(table: Any, column: str) -> pd.Series:
+    """A loaded column, or the distinct values of a table source's column (a file not loaded whole: the
+    workbench checks its dates on the values the engine counted, each once)."""
+    frame = getattr(table, "frame", None)
+    if frame is not None:
+        return frame[column]
+    values, _counts, missing = table.value_counts(column)
+    return pd.Series([*values, *([None] if missing else [])], dtype=object)
 
 
 def check_dates(table: Table, columns: Iterable[str], user_typed: Iterable[str] = ()) -> None:

@@ -30,6 +30,12 @@ ENGINE_PARAMS: tuple[ParamSpec, ...] = (
             "machine's cores), or auto (memory when the file fits, else duckdb)."
         ),
         choices=ENGINES,
+        choice_labels=(
+            N_("Automatic (in memory when the file fits, else DuckDB)"),
+            ENGINE_TITLES["memory"],
+            ENGINE_TITLES["duckdb"],
+            ENGINE_TITLES["dask"],
+        ),
     ),
     ParamSpec(
         "scheduler",

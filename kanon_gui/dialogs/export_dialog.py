@@ -55,6 +55,7 @@ from kanon_engine.public_list import project_linkage
 from kanon_engine.report import SIGN_OFF, write_reports
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
+from kanon_gui.large_file import engine_title
 
 FORMATS = (
     ("csv", N_("CSV (text)"), ".csv"),
@@ -277,7 +278,36 @@ class ExportDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self._restore_settings()
+        self._streamed_limits(result)
         self._format_changed()
+
+    def _streamed_limits(self, result: Any) -> None:
+        """A run whose rows the engine streamed (a file larger than memory): the release is streamed from
+        the file through the one writer; the value mapping and the HTML/PDF reports are made from rows
+        held in memory, so they are not offered (the command line refuses them the same way)."""
+        if getattr(result, "in_memory", True):
+            return
+        why = _(
+            "Made from the records in memory; this run was made by {engine}, which reads the file "
+            "without loading it.",
+            engine=engine_title(result.engine),
+        )
+        for box in (self.mapping_check, self.html_check, self.pdf_check):
+            box.setChecked(False)
+            box.setEnabled(False)
+            box.setToolTip(why)
+        self.language_box.setEnabled(False)
+        self.streamed_label = QLabel(
+            _(
+                "The release is streamed from {file} by {engine} and written row by row; the value "
+                "mapping and the reports need the records in memory.",
+                file=escape(self.table.name()),
+                engine=engine_title(result.engine),
+            )
+        )
+        self.streamed_label.setObjectName("export_streamed")
+        self.streamed_label.setWordWrap(True)
+        self.layout().insertWidget(2, self.streamed_label)
 
     def _heading(self, result: Any) -> tuple[QLabel, QLabel]:
         """Which run is exported (its name, size and privacy models), and whether it is out of date."""
@@ -286,7 +316,7 @@ class ExportDialog(QDialog):
                 TEXT,
                 "heading",
                 run=escape(self.run_label),
-                records=len(result.release),
+                records=result.released_records,
                 groups=int(result.n_classes),
                 models=escape(models_short(result.config.models)),
             )
@@ -455,7 +485,8 @@ class ExportDialog(QDialog):
             ("html", self.html_check),
             ("pdf", self.pdf_check),
         ):
-            settings.setValue(f"export/{key}", box.isChecked())
+            if box.isEnabled() or key in ("bom", "shuffle"):  # not what a streamed run could not offer
+                settings.setValue(f"export/{key}", box.isChecked())
         settings.sync()
 
     def _browse(self) -> None:

@@ -229,6 +229,13 @@ class EquivalenceClassModel(QAbstractTableModel):
             self._sizes = np.asarray(result.class_sizes, dtype=np.int64)
             self._k = result.config.k
             self._qi = list(result.config.quasi_identifiers)
+            if result.row_class is None:  # a run that streamed its rows: the values come from its points
+                values = result.plan.class_values(len(self._sizes)) if result.plan is not None else {}
+                self._values = [np.asarray(values[q], dtype=object) for q in self._qi if q in values]
+                self._qi = [q for q in self._qi if q in values]
+                self._order = np.arange(len(self._sizes), dtype=np.int64)
+                self.endResetModel()
+                return
             classes, first = np.unique(result.row_class, return_index=True)
             keep = classes >= 0
             first_row = np.zeros(len(self._sizes), dtype=np.int64)

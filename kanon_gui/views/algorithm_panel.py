@@ -37,6 +37,7 @@ from kanon_engine.i18n import _
 from kanon_gui.glossary import term
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
+from kanon_gui.views.engine_box import EngineBox
 from kanon_gui.views.param_form import ParamForm
 
 #: The algorithm offered when a lattice is too large for the chosen one.
@@ -131,6 +132,8 @@ class AlgorithmPanel(QWidget):
         lv.addWidget(self.params_box)
         lv.addWidget(self._models_box())
         lv.addWidget(self._output_box())
+        self.engine_box = EngineBox(state)
+        lv.addWidget(self.engine_box)
         lv.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)

@@ -36,6 +36,7 @@ from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.large_file import engine_title
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
 from kanon_gui.views.plot_menu import add_plot_menu
@@ -558,6 +559,19 @@ class ChartsView(QWidget):
             cells=result.recoding.suppressed_cells if result.recoding is not None else None,
         )
         self._draw_loss()
+        if not result.in_memory:  # a streamed run: sizes and loss come from the counts, not the rows
+            self.column_combo.blockSignals(True)
+            self.column_combo.clear()
+            self.column_combo.blockSignals(False)
+            self.status.setText(
+                _(
+                    "{status} The distributions before and after need the records in memory; this run "
+                    "was made by {engine}, which reads the file without loading it.",
+                    status=self.status.text(),
+                    engine=engine_title(result.engine),
+                )
+            )
+            return
         previous = self.column_combo.currentText()
         self.column_combo.blockSignals(True)
         self.column_combo.clear()

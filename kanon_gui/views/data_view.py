@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.types import describe_date_format
 from kanon_engine.i18n import N_, _, formats
 from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip
+from kanon_gui.large_file import engine_sentence
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
@@ -187,18 +188,35 @@ class DataPanel(QWidget):
         kinds = {c: t.kind(c) for c in t.columns}
         formats = {c: ct.date_format for c, ct in t.column_types.items()}
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.model.set_frame(t.frame, kinds, formats)
+        preview = self.state.preview
+        self.model.set_frame(t.frame if preview is None else preview, kinds, formats)
         self.refresh_roles()
         fit_headers(self.view)
-        self.caption.setText(
-            _(
-                "<b>{name}</b> — {n_rows} rows × {n} columns. Click a column header to sort; select a "
-                "column to see its summary.",
-                name=escape(t.name()),
-                n_rows=t.n_rows,
-                n=len(t.columns),
+        if preview is None:
+            self.caption.setStyleSheet("")
+            self.caption.setText(
+                _(
+                    "<b>{name}</b> — {n_rows} rows × {n} columns. Click a column header to sort; select a "
+                    "column to see its summary.",
+                    name=escape(t.name()),
+                    n_rows=t.n_rows,
+                    n=len(t.columns),
+                )
             )
-        )
+        else:
+            self.caption.setStyleSheet("background: #ebf4ff; border: 1px solid #90cdf4; padding: 6px;")
+            self.caption.setText(
+                _(
+                    "<b>Preview</b> of <b>{name}</b>: the first {shown} of {n_rows} rows × {n} columns (the "
+                    "file is not loaded whole; sorting sorts the preview). The column summaries count "
+                    "every row.<br>{engine}",
+                    name=escape(t.name()),
+                    shown=len(preview),
+                    n_rows=t.n_rows,
+                    n=len(t.columns),
+                    engine=escape(engine_sentence(t)),
+                )
+            )
         self._column = -1
         self.show_column(0 if t.columns else -1)
 

@@ -20,6 +20,7 @@ from kanon_engine.boxes import AxisData, BoxSet, axis_data, class_boxes, distinc
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.result import AnonymizationResult
+from kanon_gui.large_file import needs_rows_text
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis, log_labels
 from kanon_gui.views.plot_menu import add_plot_menu
@@ -292,6 +293,12 @@ class PartitionView(QWidget):
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.blockSignals(True)
             combo.clear()
+        if result is not None and not result.in_memory:  # a streamed run: no rows to draw
+            for combo in (self.x_combo, self.y_combo, self.color_combo):
+                combo.blockSignals(False)
+            self._clear_plot()
+            self.info.setText(needs_rows_text(result))
+            return
         if result is None or table is None or len(result.row_class) != table.n_rows:
             for combo in (self.x_combo, self.y_combo, self.color_combo):
                 combo.blockSignals(False)

@@ -27,6 +27,7 @@ from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
 from kanon_engine.sources.settings import ENGINE_TITLES
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
+from kanon_gui.large_file import engine_title, result_engine_sentence
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid
@@ -231,6 +232,11 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.title)
         self.stale = stale_banner()
         layout.addWidget(self.stale)
+        self.engine_line = QLabel()
+        self.engine_line.setObjectName("ResultEngine")
+        self.engine_line.setWordWrap(True)
+        self.engine_line.setStyleSheet("color: #2c5282;")
+        layout.addWidget(self.engine_line)
         self.metrics = QLabel()
         self.metrics.setObjectName("ResultMetrics")
         self.metrics.setTextFormat(Qt.TextFormat.RichText)
@@ -257,8 +263,16 @@ class ResultsPanel(QWidget):
         legend.addWidget(self.show_all_button)
         layout.addLayout(legend)
 
+        self.streamed_note = QLabel()
+        self.streamed_note.setObjectName("StreamedNote")
+        self.streamed_note.setWordWrap(True)
+        self.streamed_note.setStyleSheet("background: #ebf4ff; border: 1px solid #90cdf4; padding: 8px;")
+        self.streamed_note.hide()
+        layout.addWidget(self.streamed_note)
+
         split = QSplitter(Qt.Orientation.Horizontal)
         grids = QSplitter(Qt.Orientation.Horizontal)
+        self.grids = grids
         self.original_model = ComparisonModel("original", self)
         self.release_model = ComparisonModel("release", self)
         self.original_view = self._grid(self.original_model, "OriginalGrid")
@@ -345,11 +359,20 @@ class ResultsPanel(QWidget):
             self.metrics.setText("")
             self.transformation.setText("")
             self.notes.setText("")
+            self.engine_line.setText("")
+            self.streamed_note.hide()
+            self.grids.show()
             self.title.setText(
                 _("No run yet: choose an algorithm in the Anonymize tab and press Run (Ctrl+R).")
             )
             return
         r, t = run.result, run.table
+        self.engine_line.setText(result_engine_sentence(r))
+        if not r.in_memory:
+            self._show_streamed(run)
+            return
+        self.streamed_note.hide()
+        self.grids.show()
         self._rel = release_rows(t.frame, r)
         kinds = {c: t.kind(c) for c in t.columns}
         self.original_model.set_result(t.frame, r, self._rel, kinds)
@@ -369,6 +392,35 @@ class ResultsPanel(QWidget):
         self.original_view.setVisible(self._rel is not None)
         self.show_all()
 
+    def _show_streamed(self, run: Run) -> None:
+        """A run whose rows the engine streamed (a file larger than memory): its figures and its groups
+        (from the counted points); the rows of its release are written by an export, not held here."""
+        r = run.result
+        self._rel = None
+        self.original_model.set_result(None, None, None)
+        self.release_model.set_result(None, None, None)
+        self.class_model.set_result(r, None)
+        models = ", ".join(m.describe() for m in r.config.models)
+        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
+        self.metrics.setText(metrics_html(r))
+        self.transformation.setText(transformation_text(r))
+        self.notes.setText(" ".join(r.notes))
+        self.notes.setVisible(bool(r.notes))
+        self.streamed_note.setText(
+            _(
+                "{engine} read the file without loading it, so its rows are not shown here: the {n} "
+                "groups of the release are listed on the right, from the counts. Export the release "
+                "(File > Export, Ctrl+E) to write its {rows} rows; the export streams them from the file.",
+                engine=engine_title(r.engine),
+                n=formats.count(r.n_classes),
+                rows=formats.count(r.released_records),
+            )
+        )
+        self.streamed_note.show()
+        self.grids.hide()
+        self.filter_caption.setText("")
+        self.show_all_button.hide()
+
     def selected_class(self) -> int:
         rows = self.class_view.selectionModel().selectedRows()
         return self.class_model.class_at(rows[0].row()) if rows else -1
@@ -387,12 +439,12 @@ class ResultsPanel(QWidget):
             self.class_view.scrollTo(self.class_model.index(row, 0))
 
     def rows_of_class(self, class_id: int) -> np.ndarray:
-        if self.run is None:
+        if self.run is None or self.run.result.row_class is None:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(self.run.result.row_class == class_id)
 
     def _apply_class(self, class_id: int) -> None:
-        if self.run is None or class_id < 0:
+        if self.run is None or class_id < 0 or not self.run.result.in_memory:
             return
         rows = self.rows_of_class(class_id)
         size = len(rows)
@@ -406,7 +458,7 @@ class ResultsPanel(QWidget):
 
     def show_rows(self, input_rows: np.ndarray, caption: str = "") -> None:
         """Show only these input rows on both sides (highlighted)."""
-        if self.run is None:
+        if self.run is None or not self.run.result.in_memory:
             return
         rows = np.asarray(input_rows, dtype=np.int64)
         for model in (self.original_model, self.release_model):
@@ -420,7 +472,7 @@ class ResultsPanel(QWidget):
         self.show_all_button.show()
 
     def show_all(self) -> None:
-        if self.run is None:
+        if self.run is None or not self.run.result.in_memory:
             return
         n = self.run.table.n_rows
         for model in (self.original_model, self.release_model):

@@ -47,6 +47,7 @@ from kanon_engine.metrics.risk import (
     definitions,
 )
 from kanon_gui.glossary import term
+from kanon_gui.large_file import needs_rows_text
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
@@ -260,6 +261,12 @@ class RiskPanel(QWidget):
     def show_run(self, run: Run | None) -> None:
         """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release, and
         the linkage demonstration of the project's public list on it."""
+        if run is not None and not run.result.in_memory:  # a streamed run: no rows to measure
+            self.set_result(None, None)
+            self.status.setText(needs_rows_text(run.result))
+            self.linkage.show_run(None)
+            self.linkage.summary.setText(needs_rows_text(run.result))
+            return
         self.set_result(*((run.table, run.result) if run is not None else (None, None)))
         self.linkage.show_run(run)
 

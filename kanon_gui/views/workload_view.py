@@ -48,6 +48,7 @@ from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY, describe_source
 from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
+from kanon_gui.large_file import needs_rows_text
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.results_view import stale_banner
@@ -440,6 +441,10 @@ class WorkloadPanel(QWidget):
             self.summary.setText(
                 _("No run yet: press Run (Ctrl+R); its answers to the workload appear here.")
             )
+            self.model.set_queries([])
+            return
+        if not run.result.in_memory:  # a streamed run: the workload is answered on rows in memory
+            self.summary.setText(f"<b>{run.label}</b>: {needs_rows_text(run.result)}")
             self.model.set_queries([])
             return
         figures = run.result.workload.to_dict() if run.result.workload is not None else None

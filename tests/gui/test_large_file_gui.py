@@ -1,21 +1,224 @@
-"""The workbench and files beyond this computer's memory (issue 15): it loads tables whole, so such a file
-is refused in one sentence before a row is read (saying how to anonymize it with the DuckDB engine), and
-the results name the engine that ran."""
+"""The workbench and files beyond this computer's memory (issue 15, item 5): such a file is opened as a
+table source (DuckDB) instead of being loaded: the grid shows its first rows as a labelled preview with
+the engine's row count, the column summaries come from the engine's value counts, runs go through the
+engine in the task runner (progress, Cancel), the results show what the counts give, and the export
+streams the release through the one writer, to the same bytes as the command line's.
+
+A small CSV counts as "too large" by making the computer's memory 1 MB (``physical_memory``)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
 import kanon_engine.sources.choose as choose
+from kanon_engine.algorithms import get_algorithm
+from kanon_engine.project import Project
+from kanon_gui.large_file import PREVIEW_ROWS, is_streamed
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_file_beyond_memory_is_refused_with_the_way_forward(window, sample_dir, monkeypatch, wait_idle):
-    monkeypatch.setattr(choose, "physical_memory", lambda: 1 << 20)  # a 1 MB computer
+@pytest.fixture
+def tiny_computer(monkeypatch):
+    """A computer with 1 MB of memory: every data file is beyond it."""
+    monkeypatch.setattr(choose, "physical_memory", lambda: 1 << 20)
+
+
+def _open_streamed_project(window, sample_dir, wait_idle, algorithm: str | None = None):
+    window.open_project(sample_dir / "sample_project.json")
+    wait_idle(window)
+    assert is_streamed(window.state.table), window.message_bar.text()
+    if algorithm is not None:
+        window.state.set_algorithm(algorithm)
+    return window.state.table
+
+
+def test_a_file_beyond_memory_opens_as_a_preview(window, sample_dir, tiny_computer, wait_idle):
+    path = sample_dir / "sample_patients.csv"
+    window.load_data(path)
+    wait_idle(window)
+    state, full = window.state, pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert is_streamed(state.table) and state.table.engine == "duckdb"
+    # the engine's row count, the first rows as the preview, and the grid shows only them
+    assert state.table.n_rows == len(full) == 2000
+    assert list(state.preview.columns) == list(full.columns)
+    assert len(state.preview) == PREVIEW_ROWS == window.data_panel.model.rowCount()
+    assert (state.preview["zip"].to_numpy() == full["zip"].head(PREVIEW_ROWS).to_numpy()).all()
+    caption = window.data_panel.caption.text()
+    assert "Preview" in caption and "the first 500 of 2,000 rows" in caption and "DuckDB" in caption
+    assert "would need about" in caption  # why the engine was chosen, in the engine's words
+    # the column profile counts every row, not the preview's (independently: pandas on the whole file)
+    counts = state.distinct("ward")
+    expected = full["ward"].value_counts()
+    assert dict(counts) == dict(expected) and int(counts.sum()) == 2000
+    assert state.table.column_types["age"].kind.value == "integer"
+    # the suggestions saw the names, as for a loaded table
+    assert state.role("diagnosis").value == "sensitive"
+    assert "without loading it" in window.message_bar.text()
+
+
+def _engine_run(sample_dir, algorithm: str, params: dict):
+    """The same project run on the table loaded whole (an independent path: pandas, no DuckDB)."""
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _warnings = project.load_table()
+    return get_algorithm(algorithm, **params).run(table, project.config(table))
+
+
+@pytest.mark.parametrize("algorithm", ["optimal", "datafly"])
+def test_runs_go_through_the_engine(window, sample_dir, tiny_computer, wait_idle, algorithm):
+    _open_streamed_project(window, sample_dir, wait_idle, algorithm)
+    window.run()
+    wait_idle(window)
+    result = window.state.current_run.result
+    assert result.engine == "duckdb" and not result.in_memory
+    memory = _engine_run(sample_dir, algorithm, window.state.project.algorithm_params)
+    assert result.transformation == memory.transformation
+    assert result.suppressed == memory.suppressed and result.n_classes == memory.n_classes
+    assert (np.sort(result.class_sizes) == np.sort(memory.class_sizes)).all()
+    assert result.metrics["discernibility"] == pytest.approx(memory.metrics["discernibility"])
+    panel = window.results_panel
+    assert panel.streamed_note.isVisible() and not panel.grids.isVisible()
+    assert "Engine: DuckDB (larger than memory) (" in panel.engine_line.text()
+    assert "would need about" in panel.engine_line.text()
+    # the groups from the counted points: the released values of each group as the loaded run has them
+    model = panel.class_model
+    assert model.rowCount() == memory.n_classes
+    rc, rel = memory.row_class, memory.release
+    for c in (0, memory.n_classes // 2, memory.n_classes - 1):
+        first = int(np.flatnonzero(rc == c)[0])
+        shown = [model.index(model.row_of_class(c), 2 + i).data() for i in range(len(model._qi))]
+        assert shown == [str(rel[q].iloc[first]) for q in model._qi]
+    # the lattice of a full-domain search is there; views that need rows say so
+    window.tabs.setCurrentWidget(window.analysis_panel)
+    window.analysis_panel.show_view("partitions")
+    qt_wait = window.analysis_panel.partition_view.info.text()
+    assert "needs the records in memory" in qt_wait
+    assert window.analysis_panel.lattice_view.record is not None
+
+
+def test_cancel_a_streamed_run(window, sample_dir, tiny_computer, wait_idle):
+    source = _open_streamed_project(window, sample_dir, wait_idle)
+    seen: list[str] = []
+    window.runner.progress.connect(lambda _t, _c, _f, message: seen.append(message))
+    window.run()
+    window.cancel()
+    wait_idle(window)
+    assert window.state.runs == [] and "cancelled" in window.message_bar.text()
+    # the source is still open and usable: the next run finishes
+    window.run()
+    wait_idle(window)
+    assert window.state.current_run is not None and window.state.table is source
+
+
+def test_cancel_stops_the_profile_of_a_large_file(window, sample_dir, tiny_computer, wait_idle, monkeypatch):
+    """Cancel during the engine's pass over the file (value counts): nothing is opened, and DuckDB's
+    work folder is removed."""
+    import kanon_gui.large_file as large_file
+
+    closed = []
+    real = large_file.open_source
+
+    def opened(*args, **kwargs):
+        source = real(*args, **kwargs)
+        window.runner.cancel()  # as if the user pressed Cancel while the file is read
+        close = source.close
+        source.close = lambda: (closed.append(True), close())[1]
+        return source
+
+    monkeypatch.setattr(large_file, "open_source", opened)
     window.load_data(sample_dir / "sample_patients.csv")
     wait_idle(window)
-    assert window.state.table is None
-    text = window.message_bar.text()
-    assert window.message_bar.level == "error"
-    assert "sample_patients.csv" in text and "so the workbench cannot open it" in text
-    assert "--engine duckdb" in text
+    assert window.state.table is None and closed == [True]
+
+
+def _cli_release(sample_dir: Path, out: Path) -> bytes:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    project = str(sample_dir / "sample_project.json")
+    cmd = [sys.executable, "-m", "kanon_engine", "anonymize", "--project", project]
+    cmd += ["--engine", "duckdb", "--output", str(out), "--report", str(out.with_suffix(".json"))]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.with_suffix(".json").read_text())["engine"]["name"] == "duckdb"
+    return out.read_bytes()
+
+
+def test_export_streams_the_same_bytes_as_the_command_line(
+    window, qtbot, sample_dir, tiny_computer, wait_idle, tmp_path
+):
+    _open_streamed_project(window, sample_dir, wait_idle)
+    window.run()
+    wait_idle(window)
+    window.export()
+    dialog = window.export_dialog
+    assert not dialog.html_check.isEnabled() and not dialog.mapping_check.isEnabled()
+    assert "streamed" in dialog.streamed_label.text()
+    target = tmp_path / "gui" / "release.csv"
+    target.parent.mkdir()
+    dialog.path_edit.setText(str(target))
+    dialog.shuffle_check.setChecked(False)  # the project asks for no shuffle, as the command line reads it
+    with qtbot.waitSignal(dialog.accepted, timeout=120_000):
+        dialog.export_button.click()
+    assert dialog.error is None, dialog.status.text()
+    gui = target.read_bytes()
+    cli = _cli_release(sample_dir, tmp_path / "cli.csv")
+    assert hashlib.sha256(gui).hexdigest() == hashlib.sha256(cli).hexdigest()
+    # and the release the loaded table would give (the engine's promise: the same bytes everywhere)
+    from kanon_engine.export import export_release
+
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _warnings = project.load_table()
+    memory = get_algorithm(project.algorithm, **project.algorithm_params).run(table, project.config(table))
+    export_release(table, memory, tmp_path / "memory.csv")
+    assert (tmp_path / "memory.csv").read_bytes() == gui
+    assert sample_dir.joinpath("sample_patients.csv").is_file()  # never written over
+
+
+def test_engine_settings_open_the_data_again_and_are_saved(window, sample_dir, wait_idle, tmp_path):
+    window.open_project(sample_dir / "sample_project.json")
+    wait_idle(window)
+    assert not is_streamed(window.state.table)
+    box = window.algorithm_panel.engine_box
+    assert not box.form.rows["memory_limit"].isHidden() and box.form.rows["scheduler"].isHidden()
+    assert "loaded whole" in box.current.text()
+    roles = dict(window.state.project.roles)
+    box.form.set_value("engine", "duckdb")
+    box.form.set_value("memory_limit", "1GB")
+    box.form.set_value("temp_dir", str(tmp_path))
+    box._settled()  # the edit settles (the timer's work, without waiting for it)
+    wait_idle(window)
+    state = window.state
+    assert is_streamed(state.table) and state.table.memory_limit == "1024MiB"
+    assert state.table.work.parent == tmp_path and state.project.roles == roles
+    assert "chosen in the engine settings" in box.current.text()
+    window.save_to(tmp_path / "p.kanon.json", None)
+    saved = json.loads((tmp_path / "p.kanon.json").read_text())["engine"]
+    assert saved["engine"] == "duckdb" and saved["memory_limit"] == "1GB"
+    # back to memory: loaded whole again, DuckDB's folder (encoded patient rows) removed
+    work = state.table.work
+    box.form.set_value("engine", "memory")
+    box._settled()
+    wait_idle(window)
+    assert not is_streamed(state.table) and not work.exists()
+
+
+def test_memory_chosen_for_a_file_beyond_memory_is_refused(window, sample_dir, tiny_computer, wait_idle):
+    from kanon_engine.sources.settings import EngineSettings
+
+    window.state.set_engine(EngineSettings(engine="memory"))
+    window.load_data(sample_dir / "sample_patients.csv")
+    wait_idle(window)
+    assert window.state.table is None and window.message_bar.level == "error"
+    assert "cannot be loaded whole" in window.message_bar.text()
+    assert "Automatic or DuckDB" in window.message_bar.text()
 
 
 def test_results_name_the_engine(window, sample_dir, wait_idle):
@@ -28,3 +231,4 @@ def test_results_name_the_engine(window, sample_dir, wait_idle):
     html = metrics_html(window.state.runs[-1].result)
     assert "<small>Engine</small><br><b>In memory</b>" in html
     assert "In memory (pandas): the table is loaded whole." in html
+    assert window.results_panel.engine_line.text().startswith("Engine: In memory (pandas)")

@@ -1,0 +1,150 @@
+"""Files larger than memory in the workbench (issue 15, item 5): opened as a *table source* instead of
+being loaded whole.
+
+The engine decides (:func:`kanon_engine.sources.choose.choose_engine`): a file that would not fit in
+memory, or any file when the user chose DuckDB or Dask in the engine settings, is opened with
+:func:`~kanon_engine.sources.choose.open_source`, the function the command line opens it with. What the
+workbench then needs is read in one pass by the engine, in a worker: every column's value counts (the
+column summaries, the role suggestions, the hierarchy builders and validation work on them, never on
+rows), the row count, the file's SHA-256 (the project and the report name it) and the first rows (the
+grid's preview). Runs and exports then go through the engine exactly as ``python -m kanon_engine
+anonymize --engine duckdb`` does (the algorithms take the source; the export streams through the one
+release writer).
+
+Everything here is worker-side or plain text: no widget is touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from kanon_engine.data.table import ColumnKind, ReadOptions, Table
+from kanon_engine.errors import DataError
+from kanon_engine.i18n import N_, _
+from kanon_engine.progress import ProgressCallback
+from kanon_engine.sources import TableSource
+from kanon_engine.sources.choose import beyond_memory, choose_engine, open_source
+from kanon_engine.sources.settings import ENGINE_TITLES, EngineSettings
+from kanon_engine.validation import TableFacts, analyze_table
+
+#: Rows of a large file shown in the data grid (read from the start of the file, never the whole file).
+PREVIEW_ROWS = 500
+
+#: Why the engine ran, when the user chose it in the engine settings (the engine's own sentence names
+#: the command line).
+CHOSEN_IN_SETTINGS = N_("chosen in the engine settings")
+
+
+@dataclass(frozen=True)
+class OpenedData:
+    """What opening a data file computes off the GUI thread: the table (loaded whole) or the table
+    source (not loaded), the facts validation needs, and for a source its first rows."""
+
+    table: Any
+    facts: TableFacts
+    preview: pd.DataFrame | None = None
+
+
+def is_streamed(table: Any) -> bool:
+    """True when ``table`` is a source whose rows are not held in memory (DuckDB, Dask)."""
+    return isinstance(table, TableSource) and not table.in_memory
+
+
+def engine_for(path: str | Path, settings: EngineSettings) -> str:
+    """The engine a data file opens on with these settings (memory, duckdb or dask)."""
+    return choose_engine(path, settings)[0]
+
+
+def refuse_too_large(path: Path) -> None:
+    """A DataError, before any row is read, when the user chose the in-memory engine for a file beyond
+    this computer's memory; it says how to open it instead."""
+    too_large = beyond_memory(path)
+    if too_large:
+        raise DataError(
+            _("{reason}, so it cannot be loaded whole.", reason=too_large),
+            hint=_(
+                "Choose the engine Automatic or DuckDB in the engine settings (Anonymize tab): the file is "
+                "then read without loading it whole."
+            ),
+            where=path.name,
+        )
+
+
+def column_types_of(overrides: dict[str, tuple[ColumnKind, str | None]] | None) -> dict[str, tuple]:
+    """The import dialog's type choices as the project file keeps them (kind as text, format)."""
+    return {c: (str(kind), fmt) for c, (kind, fmt) in (overrides or {}).items()}
+
+
+def open_streamed(
+    path: str | Path,
+    options: ReadOptions | None,
+    settings: EngineSettings,
+    overrides: dict[str, tuple[ColumnKind, str | None]] | None,
+    progress: ProgressCallback,
+) -> OpenedData:
+    """Open ``path`` as a table source on the engine ``settings`` choose and profile it (worker side)."""
+    source = open_source(path, options, settings, column_types_of(overrides))
+    return profile_source(source, settings, (), progress)
+
+
+def profile_source(
+    source: TableSource,
+    settings: EngineSettings,
+    default_for: tuple[str, ...] | list[str],
+    progress: ProgressCallback,
+) -> OpenedData:
+    """Everything the workbench shows of a source, in one pass over its rows plus its first rows; the
+    source is closed (its temporary files removed) when this fails or is cancelled."""
+    try:
+        if settings.engine != "auto":
+            source.reason = _(CHOSEN_IN_SETTINGS)
+        name = source.name()
+        progress(0.0, _("counting the values of every column of {file}", file=name))
+        source.prefetch_value_counts(source.columns, progress)
+        progress(0.9, _("computing the fingerprint (SHA-256) of {file}", file=name))
+        _sha = source.sha256  # read in chunks once; the project and the report name it
+        progress(0.95, _("summarizing the columns"))
+        preview = source.preview(PREVIEW_ROWS)
+        facts = analyze_table(source, list(default_for))
+    except BaseException:
+        source.close()
+        raise
+    return OpenedData(source, facts, preview)
+
+
+def engine_title(engine: str) -> str:
+    """The engine's name on screen (In memory, DuckDB, Dask)."""
+    return _(ENGINE_TITLES[engine]) if engine in ENGINE_TITLES else engine
+
+
+def engine_sentence(table: Table | TableSource | None) -> str:
+    """Which engine reads the rows of ``table`` and why, in one line for the user."""
+    if table is None:
+        return ""
+    if not is_streamed(table):
+        return _("Engine: {engine}: the table is loaded whole.", engine=engine_title("memory"))
+    reason = table.reason or _(CHOSEN_IN_SETTINGS)
+    return _("Engine: {engine} ({reason}).", engine=engine_title(table.engine), reason=reason)
+
+
+def result_engine_sentence(result: Any) -> str:
+    """Which engine ran ``result`` and why, in one line."""
+    reason = result.engine_reason or _("the table is loaded whole")
+    return _("Engine: {engine} ({reason}).", engine=engine_title(result.engine), reason=reason)
+
+
+#: Shown by every view that needs the rows of a run in memory when the run streamed them.
+NEEDS_ROWS = N_(
+    "This view needs the records in memory; this run was made by {engine}, which reads the file without "
+    "loading it. The metrics, the groups and the lattice are in the Results and Analysis tabs; export "
+    "the release to see its rows."
+)
+
+
+def needs_rows_text(result: Any) -> str:
+    """The one sentence a view shows instead of what it would draw from the rows of a streamed run."""
+    return _(NEEDS_ROWS, engine=engine_title(getattr(result, "engine", "duckdb")))
