@@ -116,8 +116,15 @@ def profile_source(
     return OpenedData(source, facts, preview)
 
 
+#: The engines' short names, in the line that says which engine ran and why.
+ENGINE_NAMES = {"memory": N_("In memory"), "duckdb": N_("DuckDB"), "dask": N_("Dask")}
+#: The line that says which engine reads the rows and why (the reason is the engine's own sentence).
+ENGINE_LINE = N_("Engine: {engine} — {reason}.")
+LOADED_WHOLE = N_("the table is loaded whole")
+
+
 def engine_title(engine: str) -> str:
-    """The engine's name on screen (In memory, DuckDB, Dask)."""
+    """The engine's name on screen (In memory (pandas), DuckDB (larger than memory), Dask (a cluster))."""
     return _(ENGINE_TITLES[engine]) if engine in ENGINE_TITLES else engine
 
 
@@ -126,15 +133,15 @@ def engine_sentence(table: Table | TableSource | None) -> str:
     if table is None:
         return ""
     if not is_streamed(table):
-        return _("Engine: {engine}: the table is loaded whole.", engine=engine_title("memory"))
+        return _(ENGINE_LINE, engine=_(ENGINE_NAMES["memory"]), reason=_(LOADED_WHOLE))
     reason = table.reason or _(CHOSEN_IN_SETTINGS)
-    return _("Engine: {engine} ({reason}).", engine=engine_title(table.engine), reason=reason)
+    return _(ENGINE_LINE, engine=_(ENGINE_NAMES.get(table.engine, table.engine)), reason=reason)
 
 
 def result_engine_sentence(result: Any) -> str:
     """Which engine ran ``result`` and why, in one line."""
-    reason = result.engine_reason or _("the table is loaded whole")
-    return _("Engine: {engine} ({reason}).", engine=engine_title(result.engine), reason=reason)
+    reason = result.engine_reason or _(LOADED_WHOLE)
+    return _(ENGINE_LINE, engine=_(ENGINE_NAMES.get(result.engine, result.engine)), reason=reason)
 
 
 #: Shown by every view that needs the rows of a run in memory when the run streamed them.

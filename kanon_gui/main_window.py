@@ -572,11 +572,10 @@ class MainWindow(QMainWindow):
         if is_streamed(table):
             return _(
                 "Opened {name} without loading it: {n_rows} rows, {n} columns; the grid shows the first "
-                "rows. {engine} Next: mark the quasi-identifiers in the Attributes tab.",
+                "rows. Next: mark the quasi-identifiers in the Attributes tab.",
                 name=name,
                 n_rows=table.n_rows,
                 n=len(table.columns),
-                engine=engine_sentence(table),
             )
         return _(
             "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the "

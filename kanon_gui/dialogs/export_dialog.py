@@ -307,6 +307,7 @@ class ExportDialog(QDialog):
         )
         self.streamed_label.setObjectName("export_streamed")
         self.streamed_label.setWordWrap(True)
+        self.streamed_label.setStyleSheet("background: #ebf4ff; border: 1px solid #90cdf4; padding: 6px;")
         self.layout().insertWidget(2, self.streamed_label)
 
     def _heading(self, result: Any) -> tuple[QLabel, QLabel]:

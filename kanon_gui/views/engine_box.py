@@ -9,11 +9,14 @@ open data and why.
 
 from __future__ import annotations
 
+import tempfile
+
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from kanon_engine.errors import KanonError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats
+from kanon_engine.sources.duckdb_source import default_memory_limit
 from kanon_engine.sources.settings import ENGINE_PARAMS, EngineSettings
 from kanon_gui.large_file import engine_sentence
 from kanon_gui.state import AppState
@@ -22,6 +25,11 @@ from kanon_gui.views.param_form import ParamForm
 #: Milliseconds the form waits after the last keystroke before the settings are applied (a memory limit
 #: is typed a character at a time; the data is opened again only once).
 SETTLE_MS = 700
+
+
+def _size(mib: str) -> str:
+    """DuckDB's ``4096MiB`` as 4.0 GB."""
+    return f"{formats.decimal(int(mib[:-3]) / 1024, 1, fixed=True)} GB"
 
 
 class EngineBox(QGroupBox):
@@ -45,6 +53,14 @@ class EngineBox(QGroupBox):
         hint.setStyleSheet("color: #555;")
         layout.addWidget(hint)
         layout.addWidget(self.form)
+        self.form.fields["memory_limit"].setPlaceholderText(
+            _("a quarter of this computer's memory ({size})", size=_size(default_memory_limit()))
+        )
+        self.form.fields["temp_dir"].setPlaceholderText(
+            _("the system's temporary folder ({folder})", folder=tempfile.gettempdir())
+        )
+        self.form.fields["scheduler"].setPlaceholderText(_("a local cluster on this computer's cores"))
+        self.form.fields["workers"].setPlaceholderText(_("one per core"))
         row = QHBoxLayout()
         row.addStretch(1)
         self.browse = QPushButton(_("Choose the temporary folder…"))

@@ -30,7 +30,7 @@ from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.large_file import engine_title, result_engine_sentence
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
-from kanon_gui.views.data_view import configure_grid
+from kanon_gui.views.data_view import configure_grid, fit_headers
 
 #: The caption of the records of one group (a whole phrase with named placeholders).
 TEXT_GROUP = N_("Group {group}: {size} records")
@@ -250,7 +250,9 @@ class ResultsPanel(QWidget):
         self.notes.setStyleSheet("color: #555;")
         layout.addWidget(self.notes)
 
-        legend = QHBoxLayout()
+        self.legend = QWidget()
+        legend = QHBoxLayout(self.legend)
+        legend.setContentsMargins(0, 0, 0, 0)
         legend.addWidget(_chip(CHANGED_BG, _("changed by the anonymization")))
         legend.addWidget(_chip(SUPPRESSED_BG, _("suppressed record (✖) or value (*)")))
         legend.addWidget(_chip(HIGHLIGHT_BG, _("records of the selected group")))
@@ -261,7 +263,7 @@ class ResultsPanel(QWidget):
         self.show_all_button.clicked.connect(self.show_all)
         self.show_all_button.hide()
         legend.addWidget(self.show_all_button)
-        layout.addLayout(legend)
+        layout.addWidget(self.legend)
 
         self.streamed_note = QLabel()
         self.streamed_note.setObjectName("StreamedNote")
@@ -373,6 +375,8 @@ class ResultsPanel(QWidget):
             return
         self.streamed_note.hide()
         self.grids.show()
+        self.legend.show()
+        self.only_class.show()
         self._rel = release_rows(t.frame, r)
         kinds = {c: t.kind(c) for c in t.columns}
         self.original_model.set_result(t.frame, r, self._rel, kinds)
@@ -409,7 +413,7 @@ class ResultsPanel(QWidget):
         self.streamed_note.setText(
             _(
                 "{engine} read the file without loading it, so its rows are not shown here: the {n} "
-                "groups of the release are listed on the right, from the counts. Export the release "
+                "groups of the release are listed below, from the counts. Export the release "
                 "(File > Export, Ctrl+E) to write its {rows} rows; the export streams them from the file.",
                 engine=engine_title(r.engine),
                 n=formats.count(r.n_classes),
@@ -418,6 +422,9 @@ class ResultsPanel(QWidget):
         )
         self.streamed_note.show()
         self.grids.hide()
+        self.legend.hide()
+        self.only_class.hide()
+        fit_headers(self.class_view)
         self.filter_caption.setText("")
         self.show_all_button.hide()
 

@@ -63,7 +63,7 @@ def test_a_file_beyond_memory_opens_as_a_preview(window, sample_dir, tiny_comput
     assert state.table.column_types["age"].kind.value == "integer"
     # the suggestions saw the names, as for a loaded table
     assert state.role("diagnosis").value == "sensitive"
-    assert "without loading it" in window.message_bar.text()
+    assert "without loading it: 2,000 rows, 9 columns" in window.message_bar.text()
 
 
 def _engine_run(sample_dir, algorithm: str, params: dict):
@@ -87,7 +87,7 @@ def test_runs_go_through_the_engine(window, sample_dir, tiny_computer, wait_idle
     assert result.metrics["discernibility"] == pytest.approx(memory.metrics["discernibility"])
     panel = window.results_panel
     assert panel.streamed_note.isVisible() and not panel.grids.isVisible()
-    assert "Engine: DuckDB (larger than memory) (" in panel.engine_line.text()
+    assert panel.engine_line.text().startswith("Engine: DuckDB — sample_patients.csv (0.1 MB) would need")
     assert "would need about" in panel.engine_line.text()
     # the groups from the counted points: the released values of each group as the loaded run has them
     model = panel.class_model
@@ -231,4 +231,4 @@ def test_results_name_the_engine(window, sample_dir, wait_idle):
     html = metrics_html(window.state.runs[-1].result)
     assert "<small>Engine</small><br><b>In memory</b>" in html
     assert "In memory (pandas): the table is loaded whole." in html
-    assert window.results_panel.engine_line.text().startswith("Engine: In memory (pandas)")
+    assert window.results_panel.engine_line.text() == "Engine: In memory — the table is loaded whole."
