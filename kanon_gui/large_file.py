@@ -21,12 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
+from kanon_engine.data.roles import suggest_roles
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
+from kanon_engine.data.types import detect_counts
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback
-from kanon_engine.sources import TableSource
+from kanon_engine.sources import InMemorySource, TableSource
 from kanon_engine.sources.choose import beyond_memory, choose_engine, open_source
 from kanon_engine.sources.settings import ENGINE_TITLES, EngineSettings
 from kanon_engine.validation import TableFacts, analyze_table
@@ -39,14 +42,22 @@ PREVIEW_ROWS = 500
 CHOSEN_IN_SETTINGS = N_("chosen in the engine settings")
 
 
+#: Rows read first to tell the columns whose values almost all differ (see :func:`profile_source`).
+SAMPLE_ROWS = 100_000
+#: A column with more distinct values than this share of the first rows is not counted whole.
+UNIQUE_SHARE = 0.5
+
+
 @dataclass(frozen=True)
 class OpenedData:
     """What opening a data file computes off the GUI thread: the table (loaded whole) or the table
-    source (not loaded), the facts validation needs, and for a source its first rows."""
+    source (not loaded), the facts validation needs, for a source its first rows, and the columns whose
+    values were only counted in the first rows (``sampled``: nearly every value differs)."""
 
     table: Any
     facts: TableFacts
     preview: pd.DataFrame | None = None
+    sampled: frozenset[str] = frozenset()
 
 
 def is_streamed(table: Any) -> bool:
@@ -96,24 +107,102 @@ def profile_source(
     settings: EngineSettings,
     default_for: tuple[str, ...] | list[str],
     progress: ProgressCallback,
+    keep: tuple[str, ...] | list[str] = (),
 ) -> OpenedData:
-    """Everything the workbench shows of a source, in one pass over its rows plus its first rows; the
-    source is closed (its temporary files removed) when this fails or is cancelled."""
+    """Everything the workbench shows of a source: the first rows, then every column's value counts in
+    one pass over the rows; the source is closed (its temporary files removed) when this fails or is
+    cancelled.
+
+    A column whose values almost all differ in the first :data:`SAMPLE_ROWS` rows (a record number, a
+    name) is not counted whole: its distinct values would be as many as the rows (10 million strings for
+    a 10-million-row file: gigabytes, and tens of seconds in which Python holds its lock and the window
+    stops answering). It is summarized from the first rows instead, and counted whole only if the user
+    makes it a quasi-identifier or sensitive attribute (:func:`count_column`). Columns ``keep`` (the
+    project's quasi-identifiers and sensitive attributes) are always counted whole."""
     try:
         if settings.engine != "auto":
             source.reason = _(CHOSEN_IN_SETTINGS)
         name = source.name()
+        progress(0.0, _("reading the first rows of {file}", file=name))
+        sample, more = first_rows(source, SAMPLE_ROWS)
+        sampled = frozenset(
+            c for c in source.columns if more and c not in keep and near_unique(sample[c])
+        )
         progress(0.0, _("counting the values of every column of {file}", file=name))
-        source.prefetch_value_counts(source.columns, progress)
+        source.prefetch_value_counts([c for c in source.columns if c not in sampled], progress)
+        source.set_column_types({c: detect_counts(*_sample_counts(sample[c]), c) for c in sampled})
         progress(0.9, _("computing the fingerprint (SHA-256) of {file}", file=name))
         _sha = source.sha256  # read in chunks once; the project and the report name it
         progress(0.95, _("summarizing the columns"))
-        preview = source.preview(PREVIEW_ROWS)
-        facts = analyze_table(source, list(default_for))
+        facts = _facts(source, sample, sampled, list(default_for))
     except BaseException:
         source.close()
         raise
-    return OpenedData(source, facts, preview)
+    return OpenedData(source, facts, sample.head(PREVIEW_ROWS).reset_index(drop=True), sampled)
+
+
+def first_rows(source: TableSource, n: int) -> tuple[pd.DataFrame, bool]:
+    """The first ``n`` rows of a source as strings, and whether the file has more."""
+    parts, rows = [], 0
+    for batch in source.batches():
+        parts.append(batch)
+        rows += batch.num_rows
+        if rows > n:
+            break
+    if not parts:
+        return pd.DataFrame(columns=source.columns), False
+    frame = pa.Table.from_batches(parts).slice(0, n).to_pandas()
+    return frame, rows > n
+
+
+def near_unique(values: pd.Series) -> bool:
+    """Whether almost every value of the first rows differs (:data:`UNIQUE_SHARE`)."""
+    return bool(values.nunique(dropna=True) > UNIQUE_SHARE * max(len(values), 1))
+
+
+def _sample_counts(values: pd.Series) -> tuple[pd.Series, int]:
+    return values.value_counts(dropna=True).sort_index(), int(values.isna().sum())
+
+
+def _facts(
+    source: TableSource, sample: pd.DataFrame, sampled: frozenset[str], default_for: list[str]
+) -> TableFacts:
+    """The facts of :func:`~kanon_engine.validation.analyze_table` for the columns counted whole, and
+    for the others what the first rows say (their suggestions from the first rows alone)."""
+    whole = [c for c in source.columns if c not in sampled]
+    facts = analyze_table(_Columns(source, whole), [c for c in default_for if c in whole])
+    counts = dict(facts.counts)
+    counts.update({c: sample[c].value_counts(dropna=False) for c in sampled})
+    found = {s.column: s for s in facts.suggestions}
+    if sampled:
+        rest = suggest_roles(sample[list(sampled)], column_types=source.column_types)
+        found.update({s.column: s for s in rest})
+    return TableFacts(tuple(found[c] for c in source.columns if c in found), counts, facts.defaults)
+
+
+class _Columns:
+    """Some columns of a source, as :func:`~kanon_engine.validation.analyze_table` reads them."""
+
+    def __init__(self, source: TableSource, columns: list[str]) -> None:
+        self._source, self.columns = source, columns
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._source, name)
+
+    def preview(self, n: int) -> pd.DataFrame:
+        return self._source.preview(n)[self.columns]
+
+
+def count_column(source: TableSource, column: str, progress: ProgressCallback) -> pd.Series:
+    """Count a column of a source whole (worker side): a column the profile only sampled, before it
+    becomes a quasi-identifier or sensitive attribute (its hierarchy needs every value)."""
+    from kanon_engine.validation import value_counts
+
+    progress(0.0, _("counting every value of '{column}'", column=column))
+    source.prefetch_value_counts([column], progress)
+    source._types.pop(column, None)  # detected again from every value
+    source.column_type(column)
+    return value_counts(source, column)
 
 
 #: The engines' short names, in the line that says which engine ran and why.
@@ -121,6 +210,11 @@ ENGINE_NAMES = {"memory": N_("In memory"), "duckdb": N_("DuckDB"), "dask": N_("D
 #: The line that says which engine reads the rows and why (the reason is the engine's own sentence).
 ENGINE_LINE = N_("Engine: {engine} — {reason}.")
 LOADED_WHOLE = N_("the table is loaded whole")
+
+
+def engine_name(engine: str) -> str:
+    """The engine's short name on screen (In memory, DuckDB, Dask)."""
+    return _(ENGINE_NAMES[engine]) if engine in ENGINE_NAMES else engine
 
 
 def engine_title(engine: str) -> str:
@@ -133,15 +227,15 @@ def engine_sentence(table: Table | TableSource | None) -> str:
     if table is None:
         return ""
     if not is_streamed(table):
-        return _(ENGINE_LINE, engine=_(ENGINE_NAMES["memory"]), reason=_(LOADED_WHOLE))
+        return _(ENGINE_LINE, engine=engine_name(InMemorySource.engine), reason=_(LOADED_WHOLE))
     reason = table.reason or _(CHOSEN_IN_SETTINGS)
-    return _(ENGINE_LINE, engine=_(ENGINE_NAMES.get(table.engine, table.engine)), reason=reason)
+    return _(ENGINE_LINE, engine=engine_name(table.engine), reason=reason)
 
 
 def result_engine_sentence(result: Any) -> str:
     """Which engine ran ``result`` and why, in one line."""
     reason = result.engine_reason or _(LOADED_WHOLE)
-    return _(ENGINE_LINE, engine=_(ENGINE_NAMES.get(result.engine, result.engine)), reason=reason)
+    return _(ENGINE_LINE, engine=engine_name(result.engine), reason=reason)
 
 
 #: Shown by every view that needs the rows of a run in memory when the run streamed them.

@@ -129,6 +129,7 @@ class LoadedProject:
     facts: TableFacts
     restored: list[tuple[AnonymizationResult, dict[str, Any]]]
     preview: Any = None
+    sampled: frozenset[str] = frozenset()
 
 
 #: At most this many saved runs are rebuilt when a project is opened (the latest ones).
@@ -549,7 +550,7 @@ class MainWindow(QMainWindow):
             self._end_task()
             old = self.state.table
             table = loaded.table
-            self.state.set_table(table, loaded.facts, overrides, loaded.preview)
+            self.state.set_table(table, loaded.facts, overrides, loaded.preview, loaded.sampled)
             self._opened_with = settings
             self._retire(old)
             self.project_password = None
@@ -601,7 +602,7 @@ class MainWindow(QMainWindow):
         def done(loaded: OpenedData) -> None:
             self._end_task()
             old = self.state.table
-            self.state.replace_table(loaded.table, loaded.facts, loaded.preview)
+            self.state.replace_table(loaded.table, loaded.facts, loaded.preview, loaded.sampled)
             self._opened_with = settings
             self._retire(old)
             self.message_bar.show_message(
@@ -666,7 +667,8 @@ class MainWindow(QMainWindow):
         if engine_for(project.data_path, project.engine) != "memory":
             progress(0.0, _("opening the project's data"))
             source, warnings = project.open_data()
-            return profile_source(source, project.engine, need_default, progress), warnings
+            keep = [c for c, r in project.roles.items() if r in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)]
+            return profile_source(source, project.engine, need_default, progress, keep), warnings
         refuse_too_large(Path(project.data_path))  # beyond this computer's memory: said at once
         progress(0.0, _("reading the project's data"))
         table, warnings = project.load_table()
@@ -734,7 +736,7 @@ class MainWindow(QMainWindow):
                 raise ConfigError(_("The project does not name a data file."), where="data")
             opened, warnings = self._open_project_data(project, self._qi_without_hierarchy(project), progress)
             if is_streamed(opened.table):  # saved runs are rebuilt from rows held in memory
-                return LoadedProject(opened.table, warnings, opened.facts, [], opened.preview)
+                return LoadedProject(opened.table, warnings, opened.facts, [], opened.preview, opened.sampled)
             progress(0.8, _("restoring the saved results"))
             restored = restore_saved_runs(project, opened.table, opened.facts)
             return LoadedProject(opened.table, warnings, opened.facts, restored)
@@ -743,7 +745,7 @@ class MainWindow(QMainWindow):
             self._end_task()
             table, warnings, facts = loaded.table, loaded.warnings, loaded.facts
             old = self.state.table
-            self.state.set_project(project, table, path, warnings, facts, loaded.preview)
+            self.state.set_project(project, table, path, warnings, facts, loaded.preview, loaded.sampled)
             self._opened_with = project.engine
             self._retire(old)
             self.project_password = password

@@ -121,6 +121,8 @@ class AppState(QObject):
         self._table: Table | None = None
         #: the first rows of a table source that is not loaded whole (None: the table is in memory)
         self._preview: pd.DataFrame | None = None
+        #: columns of a source summarized from its first rows only (nearly every value differs)
+        self._sampled: frozenset[str] = frozenset()
         self._project = Project()
         self._saved = self._project
         self._path: Path | None = None
@@ -154,6 +156,20 @@ class AppState(QObject):
         """The first rows of a table not loaded whole (a larger-than-memory source); None when the
         table is held in memory."""
         return self._preview
+
+    def is_sampled(self, column: str) -> bool:
+        """Whether the column's summary comes from the first rows only: nearly every value differs in a
+        file not loaded whole, so it was not counted (see :func:`kanon_gui.large_file.profile_source`)."""
+        return column in self._sampled
+
+    def adopt_counts(self, column: str, counts: pd.Series) -> None:
+        """A sampled column counted whole by a worker (before it becomes a quasi-identifier or
+        sensitive attribute)."""
+        if self._cache is None or column not in self.columns:
+            return
+        self._cache._counts[column] = counts
+        self._sampled = self._sampled - {column}
+        self._invalidate()
 
     @property
     def streamed(self) -> bool:
@@ -267,6 +283,8 @@ class AppState(QObject):
         cache = self._cache
         if cache is None or column not in self.columns:
             return False
+        if column in self._sampled:  # its values are counted whole first, in a worker
+            return True
         if len(cache.distinct(column)) <= PREPARE_IN_BACKGROUND:
             return False
         h = self._project.hierarchies.get(column)
@@ -519,6 +537,7 @@ class AppState(QObject):
         facts: TableFacts | None = None,
         type_overrides: dict[str, tuple[Any, str | None]] | None = None,
         preview: pd.DataFrame | None = None,
+        sampled: frozenset[str] = frozenset(),
     ) -> None:
         """A newly imported table: a fresh project with the engine's role suggestions pre-filled.
 
@@ -531,12 +550,16 @@ class AppState(QObject):
         """
         self._table = table
         self._preview = preview
+        self._sampled = frozenset(sampled)
         self._cache = ColumnCache(table, facts)
         self._issues = None
         roles = {
             c: (s.role if s.role is not None and (s.confident or s.flagged) else Role.INSENSITIVE)
             for c, s in self._cache.suggestions.items()
         }
+        for c in self._sampled:  # not counted whole: the user makes it a quasi-identifier (counted then)
+            if roles.get(c) in (Role.QUASI_IDENTIFIER, Role.SENSITIVE):
+                roles[c] = Role.INSENSITIVE
         keep = self._project
         project = Project(
             data_path=table.source,
@@ -562,11 +585,13 @@ class AppState(QObject):
         warnings: list[str] | None = None,
         facts: TableFacts | None = None,
         preview: pd.DataFrame | None = None,
+        sampled: frozenset[str] = frozenset(),
     ) -> None:
         """An opened project with its table (loaded by a worker, with its ``facts``; a table source not
         loaded whole with its first rows, ``preview``)."""
         self._table = table
         self._preview = preview
+        self._sampled = frozenset(sampled)
         self._cache = ColumnCache(table, facts)
         self._issues = None
         roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
@@ -577,12 +602,19 @@ class AppState(QObject):
         self.table_changed.emit()
         self.project_changed.emit()
 
-    def replace_table(self, table: Table, facts: TableFacts, preview: pd.DataFrame | None = None) -> None:
+    def replace_table(
+        self,
+        table: Table,
+        facts: TableFacts,
+        preview: pd.DataFrame | None = None,
+        sampled: frozenset[str] = frozenset(),
+    ) -> None:
         """The same data opened again on another engine (the engine settings changed): the project
         (roles, hierarchies, settings, undo history) is kept; the runs of this session are closed, since
         their tables are (their figures stay in the project)."""
         self._table = table
         self._preview = preview
+        self._sampled = frozenset(sampled)
         self._cache = ColumnCache(table, facts)
         self._issues = None
         self._runs.clear()

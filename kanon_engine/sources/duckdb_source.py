@@ -195,6 +195,8 @@ class DuckDBSource(StreamedSource):
     @in_one_sentence
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...], progress: ProgressCallback) -> None:
         """Encode the file's rows into the table ``codes`` (once per set of codings)."""
+        import duckdb
+
         key = tuple(id(c) for c in codings)
         if self._codes_key is not None and set(key) <= set(self._codes_key):
             return
@@ -202,21 +204,32 @@ class DuckDBSource(StreamedSource):
         schema = pa.schema([pa.field(n, pa.from_numpy_dtype(c.dtype)) for n, c in zip(names, codings)])
         total = max(self._rows or 1, 1)
         done = [0]
+        #: what the batches raised (a Cancel from the progress callback, a file that changed): DuckDB
+        #: wraps it in its own InvalidInputException, so it is kept here and raised as it was
+        failed: list[BaseException] = []
 
         def encoded() -> Iterator[pa.RecordBatch]:
-            for b in self.batches([c.name for c in codings]):
-                codes = encode_batch(b, codings)
-                done[0] += b.num_rows
-                progress(min(0.5, 0.5 * done[0] / total), _("encoding rows: {n} read", n=done[0]))
-                yield pa.RecordBatch.from_arrays(
-                    [pa.array(codes[i].astype(c.dtype)) for i, c in enumerate(codings)], schema=schema
-                )
+            try:
+                for b in self.batches([c.name for c in codings]):
+                    codes = encode_batch(b, codings)
+                    done[0] += b.num_rows
+                    progress(min(0.5, 0.5 * done[0] / total), _("encoding rows: {n} read", n=done[0]))
+                    yield pa.RecordBatch.from_arrays(
+                        [pa.array(codes[i].astype(c.dtype)) for i, c in enumerate(codings)], schema=schema
+                    )
+            except BaseException as exc:
+                failed.append(exc)
+                raise
 
         reader = pa.RecordBatchReader.from_batches(schema, encoded())
         self.con.execute("DROP TABLE IF EXISTS codes")
         self.con.register("encoded_stream", reader)
         try:
             self.con.execute("CREATE TABLE codes AS SELECT * FROM encoded_stream")
+        except duckdb.Error:
+            if failed:
+                raise failed[0] from None
+            raise
         finally:
             self.con.unregister("encoded_stream")
         self._rows = done[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QIcon, QPixmap
@@ -29,6 +30,7 @@ from kanon_engine.data.roles import Role
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.validation import PreparedHierarchy, prepare_hierarchy
 from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip, term
+from kanon_gui.large_file import count_column
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
@@ -169,7 +171,10 @@ class AttributesPanel(QWidget):
                 combo.setToolTip(role_tooltip(role) + suggestion)
                 ct = t.column_types.get(name)
                 self.table.item(r, 2).setText(kind_label(ct.kind) if ct else "")
-                self.table.item(r, 3).setText(formats.count(ct.distinct) if ct else "")
+                distinct = formats.count(ct.distinct) if ct else ""
+                if ct and self.state.is_sampled(name):  # counted in the first rows of a large file only
+                    distinct = _("≥ {n}", n=distinct)
+                self.table.item(r, 3).setText(distinct)
                 height, source = self._hierarchy_text(name, role)
                 self.table.item(r, 4).setText(height)
                 self.table.item(r, 4).setToolTip(source)
@@ -245,7 +250,11 @@ class AttributesPanel(QWidget):
 
     def _prepare_then_set(self, column: str, role: Role) -> None:
         """A column with very many values: build and check its hierarchy in a worker, then set the role
-        (the GUI stays responsive; the combo box shows the new role meanwhile)."""
+        (the GUI stays responsive; the combo box shows the new role meanwhile). A column of a large file
+        that was only sampled is first counted whole."""
+        if self.state.is_sampled(column):
+            self._count_then_set(column, role)
+            return
         args = self.state.preparation_args(column)
         self.details.setText(
             _("Preparing the hierarchy of '{column}' ({n} values)…", column=escape(column), n=len(args[1]))
@@ -260,6 +269,30 @@ class AttributesPanel(QWidget):
             lambda progress: prepare_hierarchy(*args),
             channel=f"prepare:{column}",
             label="prepare hierarchy",
+            on_done=done,
+            on_error=lambda exc: self.refresh(),
+        )
+
+    def _count_then_set(self, column: str, role: Role) -> None:
+        """Count every value of a sampled column of a large file (a pass over the file, in a worker),
+        then go on as for any column with many values."""
+        source = self.state.table
+        self.details.setText(
+            _("Counting every value of '{column}' in {file}…", column=escape(column), file=source.name())
+        )
+
+        def done(counts: Any) -> None:
+            self.state.adopt_counts(column, counts)
+            if self.state.needs_preparation(column):
+                self._prepare_then_set(column, role)
+                return
+            self.state.set_role(column, role)
+            self.select_column(column)
+
+        self.runner.submit(
+            lambda progress: count_column(source, column, progress),
+            channel=f"count:{column}",
+            label="count a column",
             on_done=done,
             on_error=lambda exc: self.refresh(),
         )

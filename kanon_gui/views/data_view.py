@@ -260,6 +260,20 @@ class DataPanel(QWidget):
                 )
             )
         distinct = len(counts) - (1 if counts.index.hasnans else 0)
+        if self.state.is_sampled(name):  # a large file's column whose values almost all differ
+            rows = int(counts.sum())
+            lines.append(
+                _(
+                    "<p>Distinct values: <b>nearly every value differs</b> ({distinct} in the first {rows} "
+                    "rows). Not counted over the whole file (it would hold every value in memory); it "
+                    "is counted if you make it a quasi-identifier or sensitive attribute.</p>",
+                    distinct=distinct,
+                    rows=rows,
+                )
+            )
+            self.summary.setText("".join(lines))
+            self.summary_box.setTitle(_("Column {n} of {n2}", n=column + 1, n2=len(t.columns)))
+            return
         lines.append(
             _(
                 "<p>Distinct values: <b>{distinct}</b><br>Missing: <b>{missing}</b> ({share})</p>",

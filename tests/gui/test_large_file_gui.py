@@ -232,3 +232,52 @@ def test_results_name_the_engine(window, sample_dir, wait_idle):
     assert "<small>Engine</small><br><b>In memory</b>" in html
     assert "In memory (pandas): the table is loaded whole." in html
     assert window.results_panel.engine_line.text() == "Engine: In memory — the table is loaded whole."
+
+
+def test_columns_whose_values_almost_all_differ_are_sampled(
+    window, sample_dir, tiny_computer, wait_idle, monkeypatch
+):
+    """A record number or a name in a large file is summarized from its first rows (counting it whole
+    would hold as many values as rows); it is counted whole when it becomes a quasi-identifier."""
+    import kanon_gui.large_file as large_file
+    from kanon_engine.data.roles import Role
+
+    monkeypatch.setattr(large_file, "SAMPLE_ROWS", 500)
+    path = sample_dir / "sample_patients.csv"
+    window.load_data(path)
+    wait_idle(window)
+    state, full = window.state, pd.read_csv(path, dtype=str, keep_default_na=False)
+    sampled = {c for c in state.columns if state.is_sampled(c)}
+    # independently: the columns with more than half distinct values in the first 500 rows
+    assert sampled == {c for c in full.columns if full[c].head(500).nunique() > 250} >= {"patient_id", "name"}
+    assert "patient_id" not in state.table._counts  # the source never counted it
+    assert int(state.distinct("patient_id").sum()) == 500
+    assert state.role("patient_id") == Role.IDENTIFIER  # the name still says so
+    window.data_panel.show_column(state.columns.index("patient_id"))
+    assert "nearly every value differs" in window.data_panel.summary.text()
+    assert dict(state.distinct("ward")) == dict(full["ward"].value_counts())  # the others: every row
+    # made a quasi-identifier: counted whole in a worker first
+    window.attributes_panel.set_role("name", Role.QUASI_IDENTIFIER)
+    wait_idle(window)
+    assert state.role("name") == Role.QUASI_IDENTIFIER and not state.is_sampled("name")
+    assert dict(state.distinct("name")) == dict(full["name"].value_counts())
+
+
+def test_cancel_while_duckdb_encodes_the_rows_is_a_cancel(sample_dir):
+    """DuckDB reads the encoded rows from a Python stream and wraps what it raises in its own error; a
+    Cancel pressed meanwhile must arrive as a cancel (the window then says "cancelled", not "crashed")."""
+    from kanon_engine.errors import Cancelled
+    from kanon_engine.sources.duckdb_source import DuckDBSource
+
+    project = Project.load(sample_dir / "sample_project.json")
+    with DuckDBSource(sample_dir / "sample_patients.csv") as source:
+        config = project.config(source)
+
+        def progress(fraction: float, message: str) -> None:
+            if message.startswith("encoding rows"):  # inside DuckDB's read of the Python stream
+                raise Cancelled()
+
+        with pytest.raises(Cancelled):
+            get_algorithm("optimal", **project.algorithm_params).run(source, config, progress=progress)
+        # the source still works afterwards
+        assert get_algorithm("optimal", **project.algorithm_params).run(source, config).n_classes > 0
