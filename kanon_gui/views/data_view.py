@@ -217,6 +217,17 @@ class DataPanel(QWidget):
                     engine=escape(engine_sentence(t)),
                 )
             )
+            sampled = [c for c in t.columns if self.state.is_sampled(c)]
+            if sampled:
+                self.caption.setText(
+                    self.caption.text()
+                    + "<br>"
+                    + _(
+                        "Except {columns}: nearly every value differs, so they are summarized from the "
+                        "first rows only.",
+                        columns=escape(", ".join(sampled)),
+                    )
+                )
         self._column = -1
         self.show_column(0 if t.columns else -1)
 
