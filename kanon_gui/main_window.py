@@ -67,6 +67,7 @@ from kanon_gui.large_file import (
     open_streamed,
     profile_source,
     refuse_too_large,
+    result_engine_sentence,
 )
 from kanon_gui.resources import icon, sample_project
 from kanon_gui.state import AppState
@@ -176,12 +177,7 @@ class MainWindow(QMainWindow):
         self._run_task: int | None = None
         self._load_task: int | None = None
         self._views_pending = False
-        #: table sources no longer shown, closed when no task uses them (:meth:`_retire`)
-        self._retired: list[Any] = []
-        #: the engine settings the open data was opened with (a change of them may open it again)
-        self._opened_with: EngineSettings | None = None
-        #: one task at a time uses a table source's engine (a DuckDB connection is not shared by threads)
-        self.engine_lock = threading.Lock()
+        self._init_engine_state()
         self._restore_geometry()
 
         central = QWidget()
@@ -244,6 +240,14 @@ class MainWindow(QMainWindow):
         self._autosave.start()
         self._update_title()
         self._update_enabled()
+
+    def _init_engine_state(self) -> None:
+        #: table sources no longer shown, closed when no task uses them (:meth:`_retire`)
+        self._retired: list[Any] = []
+        #: the engine settings the open data was opened with (a change of them may open it again)
+        self._opened_with: EngineSettings | None = None
+        #: one task at a time uses a table source's engine (a DuckDB connection is not shared by threads)
+        self.engine_lock = threading.Lock()
 
     # --- building ------------------------------------------------------------------------------------
     def _make_status_bar(self) -> None:
@@ -896,6 +900,8 @@ class MainWindow(QMainWindow):
         else:
             kept = ngettext("{n} record suppressed", "{n} records suppressed", result.suppressed)
             done = text_of(TEXT, "run_done", kept=kept, **figures)
+        if result.engine != "memory":  # which engine ran and why, where the user looks first
+            done = f"{done} {result_engine_sentence(result)}"
         warnings = [i.message for i in result_warnings(result)]
         if self.state.is_stale():
             warnings.insert(0, text_of(TEXT, "run_stale"))

@@ -117,6 +117,10 @@ def test_cancel_a_streamed_run(window, sample_dir, tiny_computer, wait_idle):
     window.run()
     wait_idle(window)
     assert window.state.current_run is not None and window.state.table is source
+    # closing the window removes DuckDB's folder (the encoded rows are patient data)
+    assert source.work.exists()
+    window.close()
+    assert not source.work.exists()
 
 
 def test_cancel_stops_the_profile_of_a_large_file(window, sample_dir, tiny_computer, wait_idle, monkeypatch):
