@@ -26,7 +26,7 @@ import pyarrow as pa
 from kanon_engine.data.roles import suggest_roles
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table
 from kanon_engine.data.types import detect_counts
-from kanon_engine.errors import DataError
+from kanon_engine.errors import DataError, KanonError
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.sources import InMemorySource, TableSource
@@ -230,6 +230,19 @@ def engine_sentence(table: Table | TableSource | None) -> str:
         return _(ENGINE_LINE, engine=engine_name(InMemorySource.engine), reason=_(LOADED_WHOLE))
     reason = table.reason or _(CHOSEN_IN_SETTINGS)
     return _(ENGINE_LINE, engine=engine_name(table.engine), reason=reason)
+
+
+def engine_line_for(path: str | Path, settings: EngineSettings) -> str:
+    """The engine line of a file about to be opened, when it will not be loaded whole ("" when it will:
+    the import dialog then says nothing more)."""
+    try:
+        engine, reason = choose_engine(path, settings)
+    except (KanonError, OSError):
+        return ""
+    if engine == InMemorySource.engine:
+        return ""
+    reason = reason if settings.engine == "auto" else _(CHOSEN_IN_SETTINGS)
+    return _(ENGINE_LINE, engine=engine_name(engine), reason=reason)
 
 
 def result_engine_sentence(result: Any) -> str:

@@ -62,6 +62,7 @@ from kanon_gui.language import add_language_menu
 from kanon_gui.large_file import (
     OpenedData,
     engine_for,
+    engine_line_for,
     engine_sentence,
     is_streamed,
     open_streamed,
@@ -510,7 +511,7 @@ class MainWindow(QMainWindow):
             return
         from kanon_gui.dialogs.import_dialog import ImportDialog
 
-        dialog = ImportDialog(path, self)
+        dialog = ImportDialog(path, self, engine_line_for(path, self.state.project.engine))
         dialog.accepted.connect(lambda: self.load_data(path, dialog.options(), dialog.type_overrides()))
         dialog.open()
         self.import_dialog = dialog

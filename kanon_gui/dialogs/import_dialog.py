@@ -95,7 +95,7 @@ def type_shares(values: pd.Series) -> dict[ColumnKind, tuple[float, str | None]]
 class ImportDialog(QDialog):
     """Choose how to read a file; :meth:`options` and :meth:`type_overrides` once accepted."""
 
-    def __init__(self, path: str | Path, parent: QWidget | None = None) -> None:
+    def __init__(self, path: str | Path, parent: QWidget | None = None, engine_line: str = "") -> None:
         super().__init__(parent)
         self.setObjectName("ImportDialog")
         self.path = Path(path)
@@ -125,6 +125,13 @@ class ImportDialog(QDialog):
         )
         head.setWordWrap(True)
         layout.addWidget(head)
+        # a file that will not be loaded whole: which engine reads it, and why (before anything is read)
+        self.engine_label = QLabel(engine_line)
+        self.engine_label.setObjectName("ImportEngine")
+        self.engine_label.setWordWrap(True)
+        self.engine_label.setStyleSheet("background: #ebf4ff; border: 1px solid #90cdf4; padding: 6px;")
+        self.engine_label.setVisible(bool(engine_line))
+        layout.addWidget(self.engine_label)
 
         layout.addWidget(self._options_box())
 

@@ -285,3 +285,16 @@ def test_cancel_while_duckdb_encodes_the_rows_is_a_cancel(sample_dir):
             get_algorithm("optimal", **project.algorithm_params).run(source, config, progress=progress)
         # the source still works afterwards
         assert get_algorithm("optimal", **project.algorithm_params).run(source, config).n_classes > 0
+
+
+def test_the_import_dialog_says_which_engine_will_read_the_file(window, sample_dir, tiny_computer):
+    window.open_path(sample_dir / "sample_patients.csv")
+    dialog = window.import_dialog
+    assert dialog.engine_label.text().startswith("Engine: DuckDB — sample_patients.csv (0.1 MB) would need")
+    dialog.reject()
+
+
+def test_the_import_dialog_says_nothing_of_a_file_that_fits(window, sample_dir):
+    window.open_path(sample_dir / "sample_patients.csv")
+    assert window.import_dialog.engine_label.isHidden()
+    window.import_dialog.reject()
