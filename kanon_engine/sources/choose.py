@@ -15,8 +15,8 @@ import pandas as pd
 
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
-from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.i18n import _
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _, formats
 from kanon_engine.sources.base import TableSource
 from kanon_engine.sources.duckdb_source import DuckDBSource, physical_memory
 from kanon_engine.sources.memory import InMemorySource
@@ -31,9 +31,12 @@ MEMORY_SHARE = 0.5
 
 
 def _gb(n: float) -> str:
+    """A size in the language's way of writing numbers (12.3 GB, 12,3 GB)."""
     if n >= 1 << 30:
-        return f"{n / (1 << 30):.1f} GB"
-    return f"{n / (1 << 20):.0f} MB" if n >= 10 << 20 else f"{n / (1 << 20):.1f} MB"
+        return f"{formats.decimal(n / (1 << 30), 1, fixed=True)} GB"
+    if n >= 10 << 20:
+        return f"{formats.decimal(round(n / (1 << 20)), 0)} MB"
+    return f"{formats.decimal(n / (1 << 20), 1, fixed=True)} MB"
 
 
 def expected_memory(path: Path) -> int:
@@ -79,23 +82,6 @@ def beyond_memory(path: Path) -> str:
             memory=_gb(memory),
         )
     return ""
-
-
-def require_loadable(path: str | Path) -> None:
-    """A DataError, before any row is read, when the workbench (which loads tables whole) is asked to
-    open a file beyond this computer's memory; it says how to anonymize the file instead."""
-    path = Path(path)
-    too_large = beyond_memory(path)
-    if too_large:
-        raise DataError(
-            _("{reason}, so the workbench cannot open it.", reason=too_large),
-            hint=_(
-                "Anonymize it on disk from the command line (a project saved here names the roles): "
-                "python -m kanon_engine anonymize --project P.json {name} --engine duckdb",
-                name=path.name,
-            ),
-            where=path.name,
-        )
 
 
 def open_source(
