@@ -33,7 +33,7 @@ HEX = re.compile(r"\b[0-9a-f]{16,}\b")  # SHA-256 hashes
 NAMES = {
     "kanon", "ARX", "CSV", "TSV", "XLSX", "Excel", "Parquet", "JSON", "HTML", "PDF", "PNG", "SVG", "SHA",
     "HMAC", "UTF", "Unicode", "Latin", "Windows", "DOS", "Mac", "Roman", "ISO", "cp", "DM", "AVG", "GCP",
-    "NCP", "Ctrl", "Esc", "MB", "Mondrian", "Datafly", "Samarati", "Incognito", "Optimal", "Sweeney",
+    "NCP", "Ctrl", "Esc", "MB", "GB", "Mondrian", "Datafly", "Samarati", "Incognito", "Optimal", "Sweeney",
     "Prec", "Loss", "nbsp", "amp", "lt", "gt", "KANON", "LANG", "Deutsch", "Français", "Español",
     "English", "Pseudo",
 }  # fmt: skip
