@@ -567,6 +567,10 @@ def _columns_lost(result: Any) -> list[str]:
             for q, level in result.transformation.items()
             if cfg.hierarchies[q].height > 0 and level >= cfg.hierarchies[q].height
         ]
+    if result.release is None:  # a run that streamed its rows: the released values of its classes
+        plan = getattr(result, "plan", None)
+        values = plan.class_values(result.n_classes) if plan is not None else {}
+        return [q for q in cfg.quasi_identifiers if len(values.get(q, ())) and (values[q] == ROOT).all()]
     lost = []
     for q in cfg.quasi_identifiers:
         column = result.release[q] if q in result.release.columns else None

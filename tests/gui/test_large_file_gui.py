@@ -298,3 +298,40 @@ def test_the_import_dialog_says_nothing_of_a_file_that_fits(window, sample_dir):
     window.open_path(sample_dir / "sample_patients.csv")
     assert window.import_dialog.engine_label.isHidden()
     window.import_dialog.reject()
+
+
+def test_a_streamed_mondrian_run_lists_its_groups(window, sample_dir, tiny_computer, wait_idle):
+    """Mondrian on the source: the groups and their released ranges come from the partitioning of the
+    counted points; they are those of the run on the loaded table."""
+    _open_streamed_project(window, sample_dir, wait_idle, "mondrian")
+    window.run()
+    wait_idle(window)
+    result = window.state.current_run.result
+    assert result.engine == "duckdb" and result.transformation is None
+    memory = _engine_run(sample_dir, "mondrian", window.state.project.algorithm_params)
+    assert (result.class_sizes == memory.class_sizes).all()
+    model = window.results_panel.class_model
+    for c in range(memory.n_classes):
+        first = int(np.flatnonzero(memory.row_class == c)[0])
+        shown = [model.index(model.row_of_class(c), 2 + i).data() for i in range(len(model._qi))]
+        assert shown == [str(memory.release[q].iloc[first]) for q in model._qi], c
+    window.tabs.setCurrentWidget(window.analysis_panel)
+    window.analysis_panel.show_view("charts")
+    assert "need the records in memory" in window.analysis_panel.charts_view.status.text()
+
+
+@pytest.mark.parametrize("k", [5, 400])
+def test_streamed_partitioning_warns_as_the_loaded_one(sample_dir, k):
+    """The warnings after a run (a column released as * throughout) for a streamed Mondrian run come from
+    its classes' released values; they are those of the run on the loaded table."""
+    from kanon_engine.privacy.models import KAnonymity
+    from kanon_engine.sources.duckdb_source import DuckDBSource
+    from kanon_engine.validation import result_warnings
+
+    project = Project.load(sample_dir / "sample_project.json").with_changes(models=(KAnonymity(k=k),))
+    table, _warnings = project.load_table()
+    memory = get_algorithm("mondrian").run(table, project.config(table))
+    with DuckDBSource(sample_dir / "sample_patients.csv") as source:
+        streamed = get_algorithm("mondrian").run(source, project.config(source))
+        assert not streamed.in_memory
+        assert [i.message for i in result_warnings(streamed)] == [i.message for i in result_warnings(memory)]
