@@ -335,3 +335,27 @@ def test_streamed_partitioning_warns_as_the_loaded_one(sample_dir, k):
         streamed = get_algorithm("mondrian").run(source, project.config(source))
         assert not streamed.in_memory
         assert [i.message for i in result_warnings(streamed)] == [i.message for i in result_warnings(memory)]
+
+
+def test_a_lattice_node_is_applied_through_the_engine(window, sample_dir, tiny_computer, wait_idle):
+    """A click in the lattice of a streamed run applies that node on the source (the command line's
+    ``apply``); the new run holds no rows either, and has the figures of the node on the loaded table."""
+    from kanon_engine.algorithms.full_domain import apply_transformation
+
+    _open_streamed_project(window, sample_dir, wait_idle)
+    window.run()
+    wait_idle(window)
+    levels = dict(window.state.current_run.result.transformation)
+    levels["age"] += 1  # a more general neighbour of the optimum (it satisfies k too)
+    window.apply_node(levels)
+    wait_idle(window)
+    assert len(window.state.runs) == 2, window.message_bar.text()
+    applied = window.state.current_run.result
+    assert applied.engine == "duckdb" and not applied.in_memory and applied.transformation == levels
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _warnings = project.load_table()
+    limit = project.algorithm_params["suppression_limit"]
+    memory = apply_transformation(
+        table, project.config(table), tuple(levels.values()), suppression_limit=limit, metric="precision"
+    )
+    assert applied.suppressed == memory.suppressed and applied.n_classes == memory.n_classes
