@@ -130,7 +130,10 @@ def profile_source(
         )
         progress(0.0, _("counting the values of every column of {file}", file=name))
         source.prefetch_value_counts([c for c in source.columns if c not in sampled], progress)
-        source.set_column_types({c: detect_counts(*_sample_counts(sample[c]), c) for c in sampled})
+        chosen = source.column_types  # the user's type choices (import dialog, project) stay
+        source.set_column_types(
+            {c: detect_counts(*_sample_counts(sample[c]), c) for c in sampled if c not in chosen}
+        )
         progress(0.9, _("computing the fingerprint (SHA-256) of {file}", file=name))
         _sha = source.sha256  # read in chunks once; the project and the report name it
         progress(0.95, _("summarizing the columns"))
@@ -193,15 +196,20 @@ class _Columns:
         return self._source.preview(n)[self.columns]
 
 
-def count_column(source: TableSource, column: str, progress: ProgressCallback) -> pd.Series:
+def count_column(
+    source: TableSource, column: str, progress: ProgressCallback, typed: bool = False
+) -> pd.Series:
     """Count a column of a source whole (worker side): a column the profile only sampled, before it
-    becomes a quasi-identifier or sensitive attribute (its hierarchy needs every value)."""
+    becomes a quasi-identifier or sensitive attribute (its hierarchy needs every value). Its type is
+    detected again from every value, unless the user chose it (``typed``)."""
     from kanon_engine.validation import value_counts
 
     progress(0.0, _("counting every value of '{column}'", column=column))
     source.prefetch_value_counts([column], progress)
-    source._types.pop(column, None)  # detected again from every value
-    source.column_type(column)
+    if not typed:
+        values, counts, missing = source.value_counts(column)
+        whole = pd.Series(counts, index=pd.Index(values, dtype=object))
+        source.set_column_types({column: detect_counts(whole, missing, column)})
     return value_counts(source, column)
 
 

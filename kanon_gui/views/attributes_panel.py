@@ -277,6 +277,7 @@ class AttributesPanel(QWidget):
         """Count every value of a sampled column of a large file (a pass over the file, in a worker),
         then go on as for any column with many values."""
         source = self.state.table
+        typed = column in self.state.project.column_types
         self.details.setText(
             _("Counting every value of '{column}' in {file}…", column=escape(column), file=source.name())
         )
@@ -290,7 +291,7 @@ class AttributesPanel(QWidget):
             self.select_column(column)
 
         self.runner.submit(
-            lambda progress: count_column(source, column, progress),
+            lambda progress: count_column(source, column, progress, typed),
             channel=f"count:{column}",
             label="count a column",
             on_done=done,
