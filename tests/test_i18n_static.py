@@ -135,6 +135,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("kanon_gui/main_window.py", "open project"): "a task's name in the log",
     ("kanon_gui/main_window.py", "apply node"): "a task's name in the log",
     ("kanon_gui/views/attributes_panel.py", "prepare hierarchy"): "a task's name in the log",
+    ("kanon_gui/views/attributes_panel.py", "count a column"): "a task's name in the log",
     ("kanon_gui/views/risk_view.py", "risk analysis"): "a task's name in the log",
 }
 #: Whole files that are tools for developers, not for users.
