@@ -70,7 +70,7 @@ IMPORTANCE = ParamSpec(
 #: with fewer '*'.
 DONOR_GAINS = (1.0, 0.5)
 #: Above this many distinct rows only the first gain is run (a million-row table stays within seconds).
-SECOND_RUN_ROWS = 200_000
+SECOND_RUN_ROWS = 50_000
 
 #: The weight that makes importance break ties between patterns with as many ``*`` (never more).
 _TIE = 1e-3
