@@ -57,7 +57,7 @@ class FullModel:
         rep[row] = np.arange(len(row))
         self.codes, self.m, self.k = codes[:, rep], np.bincount(row).astype(float), k
         d, n_t = codes.shape[0], n
-        tup, cls, star, off = [], [], [], 0
+        tup, cls, star, pat, off = [], [], [], [], 0
         self.f = np.full(n_t, d, dtype=np.int64)
         for p in range(1 << d):  # bit q set: attribute q starred
             kept = [self.codes[q] for q in range(d) if not (p >> q) & 1]
@@ -73,12 +73,14 @@ class FullModel:
             tup.append(t)
             cls.append(ids[ok] + off)
             star.append(np.full(len(t), s, dtype=float))
+            pat.append(np.full(len(t), p, dtype=np.int64))
             off += nc
         self.tup, self.cls, self.s = np.concatenate(tup), np.concatenate(cls), np.concatenate(star)
+        self.pat = np.concatenate(pat)  # the pattern of every entry (bit q set: attribute q starred)
         self.n_cls = off
 
-    def evaluate(self, u: np.ndarray) -> tuple[float, np.ndarray]:
-        """L(u) and a subgradient (m_t minus the records of t the per-class minima use)."""
+    def relaxed(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The per-class minima at ``u``: records x of every entry, and which classes open (best_c < 0)."""
         k, m = self.k, self.m
         val = self.s - u[self.tup]  # per-record cost of an entry
         w = m[self.tup]
@@ -89,8 +91,7 @@ class FullModel:
         short = (have > 0) & (have < k)
         if short.any():
             e = np.flatnonzero(short[self.cls] & ~neg)
-            order = np.lexsort((val[e], self.cls[e]))
-            e = e[order]
+            e = e[np.lexsort((val[e], self.cls[e]))]
             c = self.cls[e]
             cum = np.cumsum(w[e])
             start = np.searchsorted(c, c)  # first entry of each class among e
@@ -100,10 +101,15 @@ class FullModel:
             x[e] = take
             full = np.bincount(c, weights=take, minlength=self.n_cls)
             part[short & (have + full < k - 1e-9)] = np.inf  # cannot reach k: never opened
-        opened = part < 0
-        bound = float(u @ m + part[opened].sum())
-        used = np.bincount(self.tup, weights=np.where(opened[self.cls], x, 0.0), minlength=len(m))
-        return bound, m - used
+        self._part = part
+        return x, part < 0
+
+    def evaluate(self, u: np.ndarray) -> tuple[float, np.ndarray]:
+        """L(u) and a subgradient (m_t minus the records of t the per-class minima use)."""
+        x, opened = self.relaxed(u)
+        bound = float(u @ self.m + self._part[opened].sum())
+        used = np.bincount(self.tup, weights=np.where(opened[self.cls], x, 0.0), minlength=len(self.m))
+        return bound, self.m - used
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,8 @@ class Bound:
     trivial: int
     iterations: int
     status: str
+    u: np.ndarray  # the multipliers of the best bound
+    model: FullModel
 
 
 def lagrange_bound(codes: np.ndarray, k: int, upper: float, iterations: int, log_every: int = 0) -> Bound:
@@ -149,7 +157,36 @@ def lagrange_bound(codes: np.ndarray, k: int, upper: float, iterations: int, log
             secs = time.process_time() - t0
             print(f"  it {it:5d}  L {value:10.2f}  best {best:10.2f}  step {lam:.3g}  {secs:.0f} s CPU")
     trivial = int((model.f * model.m).sum())
-    return Bound(int(np.ceil(best - 1e-6)), float(best), trivial, it, status)
+    return Bound(int(np.ceil(best - 1e-6)), float(best), trivial, it, status, best_u, model)
+
+
+def lagrangian_repair(frame: pd.DataFrame, qi: list[str], b: Bound) -> tuple[int, int]:
+    """A release guided by the multipliers (a Lagrangian heuristic, not shipped: it needs the bound's
+    hundreds of steps): the classes the relaxed solution opens whose tuples it covers exactly once are
+    kept, the other records are placed level by level and improved by ``PatternAssignment`` (bench/
+    local_alternatives.py). Returns its '*' cells before and after the local search (checked: every
+    record once, every class >= k)."""
+    from bench.local_alternatives import PatternAssignment
+
+    model, k = b.model, b.model.k
+    x, opened = model.relaxed(b.u)
+    xe = np.where(opened[model.cls], x, 0.0)
+    exact = np.bincount(model.tup, weights=xe, minlength=len(model.m)) == model.m
+    ent = np.flatnonzero(xe > 0)
+    mixed = np.zeros(model.n_cls, dtype=bool)
+    mixed[model.cls[ent[~exact[model.tup[ent]]]]] = True
+    keep = ent[~mixed[model.cls[ent]]]
+    a = PatternAssignment(frame, qi, k)
+    assert (a.w == model.m).all()  # the same distinct tuples in the same order
+    a._add(model.tup[keep], model.pat[keep], xe[keep].astype(np.int64))
+    left = model.m.astype(np.int64)
+    np.subtract.at(left, model.tup[keep], xe[keep].astype(np.int64))
+    a.construct(np.flatnonzero(left > 0), left[left > 0])
+    built = a.cells
+    a.improve()
+    sizes = np.bincount(a.cls[a.e_pat, a.e_row], weights=a.e_cnt)
+    assert sizes[sizes > 0].min() >= k and a.e_cnt.sum() == model.m.sum()
+    return built, a.cells
 
 
 def main() -> None:
@@ -159,6 +196,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=2000)
     parser.add_argument("--upper", type=float, default=None, help="a known release's '*' count")
+    parser.add_argument("--repair", action="store_true", help="also the release the multipliers guide")
     args = parser.parse_args()
     frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
     codes = np.stack([pd.factorize(frame[q])[0] for q in QI])
@@ -168,6 +206,9 @@ def main() -> None:
         f"k={args.k}: trivial bound {b.trivial:,}; Lagrangian bound {b.value:,.2f}, so at least {b.cells:,} "
         f"'*' in any release ({b.iterations} subgradient steps, {b.status})"
     )
+    if args.repair:
+        built, improved = lagrangian_repair(frame, QI, b)
+        print(f"  a release guided by the multipliers: {built:,} '*' built, {improved:,} after local search")
 
 
 if __name__ == "__main__":
