@@ -206,8 +206,11 @@ class PatternAssignment:
         np.subtract.at(self.e_cnt, entries, counts)
         self._add(self.e_row[entries], pats, counts)
 
-    def construct(self) -> None:
-        rows, counts = np.arange(len(self.w)), self.w.copy()
+    def construct(self, rows: np.ndarray | None = None, counts: np.ndarray | None = None) -> None:
+        """Place ``counts`` records of frequency rows ``rows`` (default: every record), joining the
+        classes already released when they can."""
+        if rows is None or counts is None:
+            rows, counts = np.arange(len(self.w)), self.w.copy()
         for level in range(int(self.stars.max()) + 1):
             now = self.lower[rows] <= level
             if level == self.stars.max():  # the last level takes everyone left

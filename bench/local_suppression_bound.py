@@ -18,6 +18,9 @@ bound for solutions in which no record takes more than ``slack`` extra '*'. The 
 the assignment of ``bench/local_alternatives.py``; its best bound and best solution are printed as the
 solver's log goes (the last "BestBound" line is the figure).
 
+Not a bound of the whole problem: the valid lower bound (every pattern allowed, nothing pruned) is
+``bench/lagrange_bound.py``'s, which also needs no solver.
+
 Run: ``python bench/local_suppression_bound.py --k 3 --slack 3 --seconds 300``
 """
 

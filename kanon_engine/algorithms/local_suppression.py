@@ -13,7 +13,12 @@ suppression patterns (each quasi-identifier kept or ``*``: a two-level hierarchy
 the cost of a pattern its number of ``*`` and, among patterns with as many, the less important
 attributes suppressed first. A record whose group falls just short of k may be completed with spare
 records of large classes when that costs fewer ``*`` than leaving the group's records to a pattern with
-more ``*`` (donors). The importance order: ``importance=age,sex,...`` lists the attributes to keep
+more ``*`` (donors). Whether donors pay off is a rule of thumb (a record left open pays at least one
+more ``*``); it is run twice, eager and cautious (:data:`DONOR_GAINS`), and the release with fewer ``*``
+is kept. How far this is from the optimum: ``bench/lagrange_bound.py`` proves a lower bound of the
+fewest ``*`` by Lagrangian relaxation of the whole problem (on Adult at least 14,778 at k=3 and
+19,858 at k=5: this release is within 2.1 % and 1.7 %).
+The importance order: ``importance=age,sex,...`` lists the attributes to keep
 longest first; unlisted attributes come after, those with fewer distinct values in the data first (a
 value shared by many records is worth more to an analyst and identifies less), ties in column order.
 """
@@ -30,6 +35,8 @@ from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.peeling import (
     GroupChecker,
     Peeler,
+    Peeling,
+    PeelingInput,
     frequency_rows,
     peeling_input,
     require_feasible,
@@ -57,6 +64,14 @@ IMPORTANCE = ParamSpec(
         "suppressed (local suppression, or a full-domain algorithm suppressing values, not records)."
     ),
 )
+
+#: What a record of a group short of k must save for donors to complete the group (see the module
+#: docstring): eager (donors when they cost fewer '*' than the group's records would pay by climbing one
+#: level each) and cautious (half of that); neither is better on every table, the release keeps the one
+#: with fewer '*'.
+DONOR_GAINS = (1.0, 0.5)
+#: Above this many distinct rows only the first gain is run (a million-row table stays within seconds).
+SECOND_RUN_ROWS = 50_000
 
 #: The weight that makes importance break ties between patterns with as many ``*`` (never more).
 _TIE = 1e-3
@@ -158,7 +173,7 @@ class LocalSuppression(Algorithm):
         record_row, rep = frequency_rows(enc, combos)
         cost = suppression_costs(enc, order)
         inp = peeling_input(enc, combos, cost, record_row, rep)
-        peeling = Peeler(inp, checker, donor_gain=1.0, progress=progress).run()
+        peeling = best_peeling(inp, checker, progress)
         progress(0.95, _("building the release"))
         suppressed = peeling.class_levels[peeling.record_classes(record_row)] > 0
         rec = CellRecoding(enc.qi, np.zeros(suppressed.shape, dtype=np.int8), suppressed, "CS")
@@ -179,6 +194,29 @@ class LocalSuppression(Algorithm):
         return build_cell_result(
             self.name, self.parameters, table, config, enc, rec, start, peeling.steps, notes
         )
+
+
+def star_count(peeling: Peeling) -> int:
+    """The ``*`` cells of a peeling: per class, its records times its suppressed attributes."""
+    per_class = peeling.class_levels.sum(axis=1)
+    return int((per_class[peeling.entry_class] * peeling.entry_count).sum())
+
+
+def best_peeling(inp: PeelingInput, checker: GroupChecker, progress: ProgressCallback) -> Peeling:
+    """Cost-ordered peeling with each of :data:`DONOR_GAINS` (the first only on very large frequency
+    sets), the one with the fewest ``*`` (the first on a tie): deterministic, at most twice the time."""
+    gains = DONOR_GAINS if len(inp.counts) <= SECOND_RUN_ROWS else DONOR_GAINS[:1]
+    best: Peeling | None = None
+    for i, gain in enumerate(gains):
+
+        def part(share: float, message: str, i: int = i) -> None:
+            progress(0.95 * (i + share) / len(gains), message)
+
+        peeling = Peeler(inp, checker, donor_gain=gain, progress=part).run()
+        if best is None or star_count(peeling) < star_count(best):
+            best = peeling
+    assert best is not None
+    return best
 
 
 def star_costs(order: list[int]) -> np.ndarray:

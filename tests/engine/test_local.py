@@ -163,3 +163,26 @@ def test_adult_local_recoding_quality(adult_frame, adult_hierarchies):
     rows = {q: adult_hierarchies[q].rows() for q in ADULT_QI}
     ok, why = ref.cell_release_check(result.release, frame, ADULT_QI, rows, [{"name": "k-anonymity", "k": 5}])
     assert ok, why
+
+
+def test_lagrangian_lower_bound_is_valid():
+    """The bound of ``bench/lagrange_bound.py`` (which proves the issue's targets out of reach on Adult)
+    never exceeds the fewest ``*`` found by exhaustive search: for random multipliers (weak duality holds
+    for any) and after its subgradient steps, which also never fall below the simple per-record bound
+    and reach the minimum on most tables (measured: 39 of 60)."""
+    from bench.lagrange_bound import FullModel, lagrange_bound
+
+    rng = np.random.default_rng(3)
+    tight = 0
+    for frame, k in _tiny_tables(60, seed=23):
+        qi = list(frame.columns)
+        best = ref.min_suppressed_cells(frame, qi, k)
+        codes = np.stack([pd.factorize(frame[q])[0] for q in qi])
+        model = FullModel(codes, k)
+        for _ in range(5):
+            u = rng.uniform(-1.0, len(qi) + 2.0, len(model.m))
+            assert model.evaluate(u)[0] <= best + 1e-9
+        bound = lagrange_bound(codes, k, best + 1, 200)
+        assert bound.trivial <= bound.cells <= best
+        tight += bound.cells == best
+    assert tight >= 30
