@@ -71,7 +71,7 @@ import pyarrow.compute as pc
 
 from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.algorithms.mondrian_workload import WorkloadGuide
-from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
@@ -840,6 +840,44 @@ class _Mondrian(Algorithm):
     def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
         self.metric = metric
         self.summary = summary
+
+    def _run_source(
+        self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
+    ) -> AnonymizationResult:
+        """Mondrian on the points when they fit the memory budget; otherwise its first cuts in the engine
+        (:mod:`kanon_engine.algorithms.mondrian_engine`), with the same partitions."""
+        from kanon_engine.algorithms.mondrian_engine import mondrian_by_engine, require_engine_cuts
+        from kanon_engine.sources import points
+        from kanon_engine.sources.finish import finish_result
+
+        spec = points.point_spec(source, config, progress)
+        leaves = (0,) * len(spec.qi)
+        budget = points.POINT_BUDGET
+        progress(0.02, _("counting the records into groups"))
+        if source.distinct_count(spec.request(leaves), progress) <= budget:
+            counted = points.points_at(source, spec, leaves, progress)
+            require_k_fits(config.k, counted.enc.n_rows)
+            result = self._run(source, config, counted.enc, progress, start)
+            return finish_result(source, counted, result, start)
+        require_engine_cuts(
+            source.name(), _(self.title).split(" (")[0], config, bool(self.parameters.get("workload_aware"))
+        )
+        light = EncodedTable(
+            spec.qi, spec.hierarchies, np.zeros((len(spec.qi), 0), dtype=np.int32), leaf_counts=spec.leaf_counts
+        )
+        n_rows = int(spec.leaf_counts[0].sum())
+        require_k_fits(config.k, n_rows)
+        whole = np.array([n_rows], dtype=np.int64)
+        _require_whole_table_passes(
+            EncodedTable(spec.qi, spec.hierarchies, np.zeros((len(spec.qi), 1), dtype=np.int32), (), whole),
+            config,
+            whole,
+        )
+        axes = make_axes(source, light)
+        counted, parts = mondrian_by_engine(source, spec, axes, config, self.strict, budget, progress)
+        progress(0.92, _("building the release"))
+        result = self._result(config, counted.enc, axes, parts, start)
+        return finish_result(source, counted, result, start)
 
     def _run(
         self,

@@ -33,6 +33,7 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
+    Boxes,
     ColumnCoding,
     CountRequest,
     PointCounts,
@@ -319,6 +320,68 @@ class DuckDBSource(StreamedSource):
         finally:
             self.con.unregister("map_arrow")
         return name
+
+    # --- Mondrian's cuts of partitions too large to count (kanon_engine.algorithms.mondrian_engine) ---
+    def _box_sql(self, boxes: Boxes) -> tuple[list[str], str]:
+        """The key of every box column (a list lookup of the column's codes) and the box of a row (a
+        CASE over the boxes, NULL when in none)."""
+        assert self._codes_key is not None
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
+        keys = [f"{self._map_list(k)}[{column[id(c)]} + 1]" for c, k in zip(boxes.codings, boxes.keys)]
+        whens = []
+        for b in range(boxes.n_boxes):
+            cond = " AND ".join(
+                f"k{q} BETWEEN {int(boxes.lower[b, q])} AND {int(boxes.upper[b, q])}"
+                for q in range(len(keys))
+            )
+            whens.append(f"WHEN {cond or 'true'} THEN {b}")
+        return keys, f"CASE {' '.join(whens)} END"
+
+    @in_one_sentence
+    def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
+        """One pass: a GROUP BY GROUPING SETS ((box, key) of every column) over the codes table."""
+        from kanon_engine.sources.base import dense_histograms
+
+        self._ensure_codes(boxes.codings, progress)
+        keys, case = self._box_sql(boxes)
+        d = len(keys)
+        inner = f"SELECT {', '.join(f'{k} AS k{q}' for q, k in enumerate(keys))} FROM codes"
+        sets = ", ".join(f"(b, k{q})" for q in range(d))
+        flags = ", ".join(f"grouping(k{q}) AS s{q}" for q in range(d))
+        sql = (
+            f"SELECT b, {', '.join(f'k{q}' for q in range(d))}, {flags}, count(*)::BIGINT AS n "
+            f"FROM (SELECT {case} AS b, * FROM ({inner})) WHERE b IS NOT NULL GROUP BY GROUPING SETS ({sets})"
+        )
+        table = self.con.execute(sql).to_arrow_table()
+        box, n = table.column("b").to_numpy(), table.column("n").to_numpy()
+        parts = []
+        for q in range(d):
+            mine = table.column(f"s{q}").to_numpy() == 0
+            key = table.column(f"k{q}").to_numpy(zero_copy_only=False)
+            parts.append((box[mine], key[mine].astype(np.int64), n[mine]))
+        return dense_histograms(parts, boxes)
+
+    @in_one_sentence
+    def count_in_box(
+        self, request: CountRequest, boxes: Boxes, box: int, progress: ProgressCallback = no_progress
+    ) -> PointCounts:
+        """The GROUP BY of :meth:`count` over the rows of one box."""
+        self._ensure_codes(tuple(dict.fromkeys((*request.codings, *boxes.codings))), progress)
+        one = Boxes(boxes.codings, boxes.keys, boxes.lower[box : box + 1], boxes.upper[box : box + 1])
+        keys, case = self._box_sql(one)
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
+        if any(m is not None for m in request.maps):
+            raise NotImplementedError("count_in_box counts leaves")
+        groups = ", ".join(f"{column[id(c)]} AS g{i}" for i, c in enumerate(request.codings))
+        names = ", ".join(f"g{i}" for i in range(len(request.codings)))
+        inner = f"SELECT *, {', '.join(f'{k} AS k{q}' for q, k in enumerate(keys))} FROM codes"
+        sql = (
+            f"SELECT {groups}, count(*)::BIGINT AS n FROM ({inner}) WHERE ({case}) IS NOT NULL "
+            f"GROUP BY ALL ORDER BY {names}"
+        )
+        table = self.con.execute(sql).to_arrow_table()
+        codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.codings))])
+        return PointCounts.from_groups(codes, table.column("n").to_numpy())
 
     def close(self) -> None:
         con = getattr(self, "con", None)

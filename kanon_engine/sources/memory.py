@@ -19,11 +19,14 @@ from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
+    Boxes,
     ColumnCoding,
     CountRequest,
     PointCounts,
     TableSource,
     apply_maps,
+    box_histograms_of,
+    dense_histograms,
     encode_batch,
     group_codes,
 )
@@ -123,6 +126,17 @@ class InMemorySource(TableSource):
             codes = apply_maps(self.codes(request.codings), request.maps)
             self._last = (key, group_codes(codes, request.sizes, with_rows=True))
         return self._last[1]
+
+    def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
+        return dense_histograms(box_histograms_of(self.codes(boxes.codings), boxes), boxes)
+
+    def count_in_box(
+        self, request: CountRequest, boxes: Boxes, box: int, progress: ProgressCallback = no_progress
+    ) -> PointCounts:
+        codes = self.codes(boxes.codings)
+        inside = boxes.box_of(boxes.key_columns(codes)) == box
+        selected = apply_maps(self.codes(request.codings), request.maps)[:, inside]
+        return group_codes(selected, request.sizes)
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         names = list(self.columns) if columns is None else [c for c in self.columns if c in set(columns)]

@@ -1,0 +1,224 @@
+"""Mondrian on a table whose points do not fit in memory: the first cuts by the engine, the rest in memory.
+
+Mondrian works on points (:mod:`kanon_engine.algorithms.mondrian`). When even the distinct combinations
+of quasi-identifier leaves exceed the memory budget (:data:`kanon_engine.sources.points.POINT_BUDGET`;
+100 million admissions are nearly as many combinations), the top of the recursion runs in the engine:
+
+1. A partition is a *box*: a range of keys per quasi-identifier (:class:`~kanon_engine.sources.base.Boxes`;
+   a strict cut is a threshold on one key, so every partition of strict Mondrian is a box). The engine
+   computes, in one pass per level, the records of every open box at every key of every
+   quasi-identifier (:meth:`~kanon_engine.sources.base.TableSource.box_histograms`: a ``GROUP BY
+   GROUPING SETS`` in DuckDB, numpy in memory and on every Dask worker).
+2. From these histograms the cut is chosen exactly as on points (LeFevre, DeWitt & Ramakrishnan 2006):
+   the tight range of every attribute, the widest normalized range first, the median record, the block
+   holding it and the more balanced of the two thresholds beside it, falling back to the next attribute
+   when the cut is not allowable. The medians are *exact* (weighted, from the histograms): no
+   approximate quantile is used, so the partitions are those of the in-memory algorithm and quality is
+   unchanged (the tests compare both with the budget forced low).
+3. A box goes to memory once it holds at most ``budget`` records (so its points fit, whatever the
+   duplicates), or when no cut is allowable there: its points are counted with a filter
+   (:meth:`~kanon_engine.sources.base.TableSource.count_in_box`) and the ordinary algorithm continues on
+   them. The partitions of all boxes are combined into one partitioning over the union of their points,
+   numbered as the in-memory run numbers them, so the release (streamed through the usual
+   :class:`~kanon_engine.sources.plan.PartitionPlan`) has the same bytes.
+
+Limits. The engine's cuts check k-anonymity (the size of both sides); l-diversity and t-closeness would
+need the sensitive values of every side, so a run with them is refused past the budget (one sentence).
+Relaxed Mondrian's cuts in the engine keep the median block whole (strict's threshold): dividing a
+point's records between sides needs their order in the file, which the engine's counts do not keep. The
+partitions below those first cuts are relaxed as usual; the first cuts of 100 million records move each
+side by at most one block of identical records, so the effect on DM and NCP is small (measured in
+``bench/bench_scale.py``). The union of the points is held in memory for the release plan (about 80 bytes
+a point), which is what bounds the table size this path handles on one machine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kanon_engine.algorithms.mondrian import Partitioning, _Axis, _CutChecker, _key_dtype, partition
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.encoding import EncodedTable
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
+from kanon_engine.progress import ProgressCallback
+from kanon_engine.sources.base import Boxes, PointCounts, TableSource
+from kanon_engine.sources.points import Counted, PointSpec, counted_from
+
+
+def require_engine_cuts(name: str, algorithm: str, config: AnonymizationConfig, workload: bool) -> None:
+    """One sentence when the engine cannot make this run's first cuts (see the module docstring)."""
+    if any(m.sensitive for m in config.models) or workload:
+        raise ConfigError(
+            _(
+                "{name} has more distinct combinations of quasi-identifier values than fit in memory; "
+                "{algorithm} then cuts it in the database engine, which checks k-anonymity only.",
+                name=name,
+                algorithm=algorithm,
+            ),
+            hint=_("Use k-anonymity alone here, or a full-domain algorithm (optimal, datafly)."),
+            where="algorithm",
+        )
+
+
+def _tight(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last key holding records of every box (rows of a histogram matrix)."""
+    present = hist > 0
+    lo = np.argmax(present, axis=1)
+    hi = hist.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1)
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def _median_cut(
+    axis: _Axis, cum: np.ndarray, size: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Threshold (keys <= t go left) and left records of the strict median cut of boxes whose records
+    up to every key are ``cum`` (rows): :meth:`kanon_engine.algorithms.mondrian._Level.strict_threshold`
+    on a histogram instead of points."""
+    rank = (size - 1) // 2
+    v = (cum <= rank[:, None]).sum(axis=1).astype(np.int64)  # the key of the median record
+    blo, bhi = axis.block(v, lo, hi)
+    rows = np.arange(len(size))
+    after = cum[rows, bhi]
+    before = np.where(blo > 0, cum[rows, np.maximum(blo - 1, 0)], 0)
+    use_after = np.minimum(after, size - after) >= np.minimum(before, size - before)
+    return np.where(use_after, bhi, blo - 1), np.where(use_after, after, before)
+
+
+def engine_cuts(
+    source: TableSource,
+    boxes: Boxes,
+    axes: list[_Axis],
+    min_size: int,
+    budget: int,
+    progress: ProgressCallback,
+) -> tuple[Boxes, int, int]:
+    """Cut the table in the engine until every box holds at most ``budget`` records or cannot be cut;
+    the boxes to finish in memory, the cuts made and the cuts checked (counted as the in-memory run
+    counts them: a box that is not cut here is checked again in memory)."""
+    done_lo, done_hi = [], []
+    lower, upper = boxes.lower, boxes.upper
+    splits = checked = level = 0
+    while len(lower):
+        open_boxes = Boxes(boxes.codings, boxes.keys, lower, upper)
+        progress(
+            0.05,
+            _("Mondrian level {level} in the engine: {n} partitions", level=level, n=len(lower)),
+        )
+        hist = source.box_histograms(open_boxes, progress)
+        recs = hist[0].sum(axis=1)
+        tight = [_tight(h) for h in hist]
+        width = np.stack([ax.width(t[0], t[1]) for ax, t in zip(axes, tight)])
+        order = np.argsort(-width, axis=0, kind="stable")
+        is_open = (recs > budget) & (recs >= 2 * min_size)
+        cut = np.zeros(len(recs), dtype=bool)
+        threshold = np.zeros(len(recs), dtype=np.int64)
+        cut_dim = np.zeros(len(recs), dtype=np.int64)
+        tries = np.zeros(len(recs), dtype=np.int64)
+        cols = np.arange(len(recs))
+        for a in range(len(axes)):
+            dims = order[a]
+            active = is_open & ~cut & (width[dims, cols] > 0)
+            tries += active
+            for q in np.unique(dims[active]):
+                sel = np.flatnonzero(active & (dims == q))
+                cum = np.cumsum(hist[q][sel], axis=1)
+                t, left = _median_cut(axes[q], cum, recs[sel], tight[q][0][sel], tight[q][1][sel])
+                ok = np.minimum(left, recs[sel] - left) >= min_size
+                cut[sel[ok]] = True
+                threshold[sel[ok]] = t[ok]
+                cut_dim[sel[ok]] = q
+        splits += int(cut.sum())
+        checked += int(tries[cut].sum())
+        done_lo.append(lower[~cut])
+        done_hi.append(upper[~cut])
+        c = np.flatnonzero(cut)
+        left_hi, right_lo = upper[c].copy(), lower[c].copy()
+        left_hi[np.arange(len(c)), cut_dim[c]] = threshold[c]
+        right_lo[np.arange(len(c)), cut_dim[c]] = threshold[c] + 1
+        lower = np.stack([lower[c], right_lo], axis=1).reshape(-1, lower.shape[1])
+        upper = np.stack([left_hi, upper[c]], axis=1).reshape(-1, upper.shape[1])
+        level += 1
+    final = Boxes(boxes.codings, boxes.keys, np.concatenate(done_lo), np.concatenate(done_hi))
+    return final, splits, checked
+
+
+def mondrian_by_engine(
+    source: TableSource,
+    spec: PointSpec,
+    axes: list[_Axis],
+    config: AnonymizationConfig,
+    strict: bool,
+    budget: int,
+    progress: ProgressCallback,
+) -> tuple[Counted, Partitioning]:
+    """The first cuts in the engine, then Mondrian in memory on every box's points; the union of the
+    points (sorted by their codes, as one count of the whole table sorts them) and one partitioning."""
+    n_qi = len(spec.qi)
+    keys = tuple(ax.key_of_leaf.astype(np.int64) for ax in axes)
+    full = Boxes(
+        spec.codings[:n_qi],
+        keys,
+        np.zeros((1, n_qi), dtype=np.int64),
+        np.array([[ax.n_keys - 1 for ax in axes]], dtype=np.int64),
+    )
+    light = EncodedTable(spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32))
+    min_size = _CutChecker(light, config.models).min_size
+    boxes, splits, checked = engine_cuts(source, full, axes, min_size, budget, progress)
+    leaves = (0,) * n_qi
+    request = spec.request(leaves)
+    n_key = max(ax.n_keys for ax in axes)
+    pieces: list[tuple[PointCounts, Partitioning]] = []
+    for b in range(boxes.n_boxes):
+        progress(
+            0.1 + 0.8 * b / boxes.n_boxes,
+            _("Mondrian in memory: part {i} of {n}", i=b + 1, n=boxes.n_boxes),
+        )
+        counts = source.count_in_box(request, boxes, b, progress)
+        enc = counted_from(spec, leaves, counts).enc
+        kd = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
+        for q, ax in enumerate(axes):
+            kd[q] = ax.key_of_leaf.astype(kd.dtype)[enc.codes[q]]
+        parts = partition(kd, enc.weights, axes, strict, _CutChecker(enc, config.models), _quiet)
+        pieces.append((counts, parts))
+    return _combine(spec, pieces, splits, checked)
+
+
+def _quiet(fraction: float, message: str) -> None:
+    """Progress of one box's in-memory run: the caller reports boxes instead."""
+
+
+def _combine(
+    spec: PointSpec, pieces: list[tuple[PointCounts, Partitioning]], splits: int, checked: int
+) -> tuple[Counted, Partitioning]:
+    """One set of points and one partitioning from the boxes' own (boxes are disjoint, so are their
+    points): points renumbered in the order of their codes, partitions numbered box after box."""
+    leaves = (0,) * len(spec.qi)
+    codes = np.concatenate([c.codes for c, _p in pieces], axis=1)
+    counts = np.concatenate([c.counts for c, _p in pieces])
+    order = np.lexsort(codes[::-1])
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    counted = counted_from(spec, leaves, PointCounts(codes[:, order], counts[order]))
+    assert np.all(np.diff(counted.keys) > 0) or len(counted.keys) < 2
+    base_point = np.cumsum([0] + [c.n_points for c, _p in pieces])[:-1]
+    base_part = np.cumsum([0] + [len(p.sizes) for _c, p in pieces])[:-1]
+    parts = [p for _c, p in pieces]
+
+    def cat(get) -> np.ndarray:
+        return np.concatenate([get(p, i) for i, p in enumerate(parts)])
+
+    combined = Partitioning(
+        cat(lambda p, i: rank[p.point + base_point[i]]),
+        cat(lambda p, i: p.offset),
+        cat(lambda p, i: p.weight),
+        cat(lambda p, i: p.partition + base_part[i]),
+        np.concatenate([p.lower for p in parts]),
+        np.concatenate([p.upper for p in parts]),
+        cat(lambda p, i: p.sizes),
+        cat(lambda p, i: rank[p.first + base_point[i]]),
+        splits + sum(p.splits for p in parts),
+        checked + sum(p.checked for p in parts),
+    )
+    return counted, combined
+
