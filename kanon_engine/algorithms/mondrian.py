@@ -863,7 +863,10 @@ class _Mondrian(Algorithm):
             source.name(), _(self.title).split(" (")[0], config, bool(self.parameters.get("workload_aware"))
         )
         light = EncodedTable(
-            spec.qi, spec.hierarchies, np.zeros((len(spec.qi), 0), dtype=np.int32), leaf_counts=spec.leaf_counts
+            spec.qi,
+            spec.hierarchies,
+            np.zeros((len(spec.qi), 0), dtype=np.int32),
+            leaf_counts=spec.leaf_counts,
         )
         n_rows = int(spec.leaf_counts[0].sum())
         require_k_fits(config.k, n_rows)

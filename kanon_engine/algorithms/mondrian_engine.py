@@ -221,4 +221,3 @@ def _combine(
         checked + sum(p.checked for p in parts),
     )
     return counted, combined
-

@@ -243,9 +243,7 @@ class DaskSource(StreamedSource):
         self._ensure_codes(boxes.codings)
         rows = [self._code_ids.index(id(c)) for c in boxes.codings]
         parts = self.client.gather(self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes))
-        merged = [
-            tuple(np.concatenate([p[q][i] for p in parts]) for i in range(3)) for q in range(len(rows))
-        ]
+        merged = [tuple(np.concatenate([p[q][i] for p in parts]) for i in range(3)) for q in range(len(rows))]
         return dense_histograms(merged, boxes)
 
     def count_in_box(
@@ -258,7 +256,12 @@ class DaskSource(StreamedSource):
         box_rows = [self._code_ids.index(id(c)) for c in boxes.codings]
         parts = self.client.gather(
             self.client.map(
-                count_piece_in_box, self._codes, rows=rows, box_rows=box_rows, boxes=boxes, box=box,
+                count_piece_in_box,
+                self._codes,
+                rows=rows,
+                box_rows=box_rows,
+                boxes=boxes,
+                box=box,
                 sizes=request.sizes,
             )
         )
