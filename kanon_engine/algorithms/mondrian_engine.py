@@ -88,59 +88,72 @@ def _median_cut(
 def engine_cuts(
     source: TableSource,
     boxes: Boxes,
+    records: int,
     axes: list[_Axis],
     min_size: int,
     budget: int,
     progress: ProgressCallback,
 ) -> tuple[Boxes, int, int]:
-    """Cut the table in the engine until every box holds at most ``budget`` records or cannot be cut;
-    the boxes to finish in memory, the cuts made and the cuts checked (counted as the in-memory run
-    counts them: a box that is not cut here is checked again in memory)."""
+    """Cut the table (``records`` rows, one box) in the engine until every box holds at most ``budget``
+    records or cannot be cut; the boxes to finish in memory, the cuts made and the cuts checked (counted
+    as the in-memory run counts them: a box not cut here is checked again in memory). Only boxes over
+    the budget are read: the records of both sides of a cut are known from its histogram."""
     done_lo, done_hi = [], []
-    lower, upper = boxes.lower, boxes.upper
+    lower, upper, recs = boxes.lower, boxes.upper, np.array([records], dtype=np.int64)
     splits = checked = level = 0
     while len(lower):
-        open_boxes = Boxes(boxes.codings, boxes.keys, lower, upper)
-        progress(
-            0.05,
-            _("Mondrian level {level} in the engine: {n} partitions", level=level, n=len(lower)),
-        )
-        hist = source.box_histograms(open_boxes, progress)
-        recs = hist[0].sum(axis=1)
-        tight = [_tight(h) for h in hist]
-        width = np.stack([ax.width(t[0], t[1]) for ax, t in zip(axes, tight)])
-        order = np.argsort(-width, axis=0, kind="stable")
-        is_open = (recs > budget) & (recs >= 2 * min_size)
-        cut = np.zeros(len(recs), dtype=bool)
-        threshold = np.zeros(len(recs), dtype=np.int64)
-        cut_dim = np.zeros(len(recs), dtype=np.int64)
-        tries = np.zeros(len(recs), dtype=np.int64)
-        cols = np.arange(len(recs))
-        for a in range(len(axes)):
-            dims = order[a]
-            active = is_open & ~cut & (width[dims, cols] > 0)
-            tries += active
-            for q in np.unique(dims[active]):
-                sel = np.flatnonzero(active & (dims == q))
-                cum = np.cumsum(hist[q][sel], axis=1)
-                t, left = _median_cut(axes[q], cum, recs[sel], tight[q][0][sel], tight[q][1][sel])
-                ok = np.minimum(left, recs[sel] - left) >= min_size
-                cut[sel[ok]] = True
-                threshold[sel[ok]] = t[ok]
-                cut_dim[sel[ok]] = q
+        big = recs > budget
+        done_lo.append(lower[~big])
+        done_hi.append(upper[~big])
+        lower, upper, recs = lower[big], upper[big], recs[big]
+        if not len(lower):
+            break
+        progress(0.05, _("Mondrian level {level} in the engine: {n} partitions", level=level, n=len(lower)))
+        hist = source.box_histograms(Boxes(boxes.codings, boxes.keys, lower, upper), progress)
+        cut, dim, threshold, left, tries = _cuts(hist, recs, axes, min_size)
         splits += int(cut.sum())
         checked += int(tries[cut].sum())
         done_lo.append(lower[~cut])
         done_hi.append(upper[~cut])
         c = np.flatnonzero(cut)
         left_hi, right_lo = upper[c].copy(), lower[c].copy()
-        left_hi[np.arange(len(c)), cut_dim[c]] = threshold[c]
-        right_lo[np.arange(len(c)), cut_dim[c]] = threshold[c] + 1
+        left_hi[np.arange(len(c)), dim[c]] = threshold[c]
+        right_lo[np.arange(len(c)), dim[c]] = threshold[c] + 1
         lower = np.stack([lower[c], right_lo], axis=1).reshape(-1, lower.shape[1])
         upper = np.stack([left_hi, upper[c]], axis=1).reshape(-1, upper.shape[1])
+        recs = np.stack([left[c], recs[c] - left[c]], axis=1).ravel()
         level += 1
     final = Boxes(boxes.codings, boxes.keys, np.concatenate(done_lo), np.concatenate(done_hi))
     return final, splits, checked
+
+
+def _cuts(
+    hist: list[np.ndarray], recs: np.ndarray, axes: list[_Axis], min_size: int
+) -> tuple[np.ndarray, ...]:
+    """Mondrian's cut of every box from its histograms (:func:`kanon_engine.algorithms.mondrian._cut_level`
+    over histograms): whether it is cut, on which attribute, the threshold, the left side's records and
+    the attempts made."""
+    n = len(recs)
+    tight = [_tight(h) for h in hist]
+    width = np.stack([ax.width(t[0], t[1]) for ax, t in zip(axes, tight)])
+    order = np.argsort(-width, axis=0, kind="stable")
+    is_open = recs >= 2 * min_size
+    cut = np.zeros(n, dtype=bool)
+    threshold, dim, left = (np.zeros(n, dtype=np.int64) for _i in range(3))
+    tries = np.zeros(n, dtype=np.int64)
+    cols = np.arange(n)
+    for a in range(len(axes)):
+        dims = order[a]
+        active = is_open & ~cut & (width[dims, cols] > 0)
+        tries += active
+        for q in np.unique(dims[active]):
+            sel = np.flatnonzero(active & (dims == q))
+            cum = np.cumsum(hist[q][sel], axis=1)
+            t, lft = _median_cut(axes[q], cum, recs[sel], tight[q][0][sel], tight[q][1][sel])
+            ok = np.minimum(lft, recs[sel] - lft) >= min_size
+            cut[sel[ok]] = True
+            threshold[sel[ok]], dim[sel[ok]], left[sel[ok]] = t[ok], q, lft[ok]
+    return cut, dim, threshold, left, tries
 
 
 def mondrian_by_engine(
@@ -164,7 +177,8 @@ def mondrian_by_engine(
     )
     light = EncodedTable(spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32))
     min_size = _CutChecker(light, config.models).min_size
-    boxes, splits, checked = engine_cuts(source, full, axes, min_size, budget, progress)
+    records = int(spec.leaf_counts[0].sum())
+    boxes, splits, checked = engine_cuts(source, full, records, axes, min_size, budget, progress)
     leaves = (0,) * n_qi
     request = spec.request(leaves)
     n_key = max(ax.n_keys for ax in axes)
