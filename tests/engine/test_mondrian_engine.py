@@ -206,6 +206,7 @@ def test_random_tables_cut_by_the_engine(tmp_path, monkeypatch, problem):
     with monkeypatch.context() as m:
         m.setattr(points, "POINT_BUDGET", budget)
         with DuckDBSource(path, table.options, batch_rows=7, temp_dir=tmp_path) as duck:
+            seen = _levels(duck, m)
             for name, first in plain.items():
                 mem = get_algorithm(name).run(InMemorySource(table), config)
                 big = get_algorithm(name).run(duck, config)
@@ -215,6 +216,8 @@ def test_random_tables_cut_by_the_engine(tmp_path, monkeypatch, problem):
                 if name == "mondrian":
                     assert a == _release(table, first, tmp_path / "plain.csv")
                 check_classes_independently(tmp_path / "duck.csv", qi, k)
+            distinct = len(table.frame.drop_duplicates(list(qi)))
+            assert bool(seen) == (distinct > budget and table.n_rows > budget)  # cut by the engine
 
 
 @pytest.mark.slow
