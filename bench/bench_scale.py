@@ -119,7 +119,7 @@ def _phase_clock(phases: dict[str, float], start: float):
         now = time.perf_counter() - start
         name = next((n for prefix, n in marks.items() if message.startswith(prefix)), None)
         if message.startswith("Mondrian level"):  # the points counted, or the engine's cuts begun
-            name = "engine_cuts_from_s" if "in the engine" in message else "count_s"
+            name = "engine_cuts_from_s" if "while reading" in message else "count_s"
         if name and name not in phases:
             phases[name] = now
 

@@ -52,7 +52,8 @@ def require_engine_cuts(name: str, algorithm: str, config: AnonymizationConfig, 
         raise ConfigError(
             _(
                 "{name} has more distinct combinations of quasi-identifier values than fit in memory; "
-                "{algorithm} then cuts it in the database engine, which checks k-anonymity only.",
+                "{algorithm} then makes its first cuts while reading the table, and those check "
+                "k-anonymity only.",
                 name=name,
                 algorithm=algorithm,
             ),
@@ -108,7 +109,14 @@ def engine_cuts(
         lower, upper, recs = lower[big], upper[big], recs[big]
         if not len(lower):
             break
-        progress(0.05, _("Mondrian level {level} in the engine: {n} partitions", level=level, n=len(lower)))
+        progress(
+            0.05,
+            _(
+                "Mondrian level {level}, cut while reading the table: {n} partitions",
+                level=level,
+                n=len(lower),
+            ),
+        )
         hist = source.box_histograms(Boxes(boxes.codings, boxes.keys, lower, upper), progress)
         cut, dim, threshold, left, tries = _cuts(hist, recs, axes, min_size)
         splits += int(cut.sum())

@@ -323,19 +323,20 @@ class DuckDBSource(StreamedSource):
 
     # --- Mondrian's cuts of partitions too large to count (kanon_engine.algorithms.mondrian_engine) ---
     def _box_sql(self, boxes: Boxes) -> tuple[list[str], str]:
-        """The key of every box column (a list lookup of the column's codes) and the box of a row (a
-        CASE over the boxes, NULL when in none)."""
+        """The key of every box column (a list lookup of the column's codes) and the box of a row: the
+        sum of every box's number times whether the row is inside it, less one (boxes are disjoint; -1
+        when in none)."""
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
         keys = [f"{self._map_list(k)}[{column[id(c)]} + 1]" for c, k in zip(boxes.codings, boxes.keys)]
-        whens = []
+        full = np.asarray(boxes.n_keys) - 1
+        terms = []
         for b in range(boxes.n_boxes):
-            cond = " AND ".join(
-                f"k{q} BETWEEN {int(boxes.lower[b, q])} AND {int(boxes.upper[b, q])}"
-                for q in range(len(keys))
-            )
-            whens.append(f"WHEN {cond or 'true'} THEN {b}")
-        return keys, f"CASE {' '.join(whens)} END"
+            lo, hi = boxes.lower[b], boxes.upper[b]
+            cond = [f"k{q} >= {int(lo[q])}" for q in range(len(keys)) if lo[q] > 0]
+            cond += [f"k{q} <= {int(hi[q])}" for q in range(len(keys)) if hi[q] < full[q]]
+            terms.append(f"({' AND '.join(cond) or 'true'})::INTEGER * {b + 1}")
+        return keys, f"({' + '.join(terms)} - 1)"
 
     @in_one_sentence
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
@@ -350,7 +351,7 @@ class DuckDBSource(StreamedSource):
         flags = ", ".join(f"grouping(k{q}) AS s{q}" for q in range(d))
         sql = (
             f"SELECT b, {', '.join(f'k{q}' for q in range(d))}, {flags}, count(*)::BIGINT AS n "
-            f"FROM (SELECT {case} AS b, * FROM ({inner})) WHERE b IS NOT NULL GROUP BY GROUPING SETS ({sets})"
+            f"FROM (SELECT {case} AS b, * FROM ({inner})) WHERE b >= 0 GROUP BY GROUPING SETS ({sets})"
         )
         table = self.con.execute(sql).to_arrow_table()
         box, n = table.column("b").to_numpy(), table.column("n").to_numpy()
@@ -376,7 +377,7 @@ class DuckDBSource(StreamedSource):
         names = ", ".join(f"g{i}" for i in range(len(request.codings)))
         inner = f"SELECT *, {', '.join(f'{k} AS k{q}' for q, k in enumerate(keys))} FROM codes"
         sql = (
-            f"SELECT {groups}, count(*)::BIGINT AS n FROM ({inner}) WHERE ({case}) IS NOT NULL "
+            f"SELECT {groups}, count(*)::BIGINT AS n FROM ({inner}) WHERE {case} >= 0 "
             f"GROUP BY ALL ORDER BY {names}"
         )
         table = self.con.execute(sql).to_arrow_table()
