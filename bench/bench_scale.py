@@ -82,7 +82,7 @@ def child(args: argparse.Namespace) -> None:
                 "engine": args.engine,
                 "algorithm": args.algorithm,
                 "records": result.records,
-                "points": counted.enc.n_points,
+                "points": sum(p.counted.enc.n_points for p in getattr(result.plan, "parts", [result.plan])),
                 "floor": floor,
                 "engine_checks": engine_checks,
                 "open_s": round(start - t0, 1),

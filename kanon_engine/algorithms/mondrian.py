@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -846,7 +847,11 @@ class _Mondrian(Algorithm):
     ) -> AnonymizationResult:
         """Mondrian on the points when they fit the memory budget; otherwise its first cuts in the engine
         (:mod:`kanon_engine.algorithms.mondrian_engine`), with the same partitions."""
-        from kanon_engine.algorithms.mondrian_engine import mondrian_by_engine, require_engine_cuts
+        from kanon_engine.algorithms.mondrian_engine import (
+            boxed_plan,
+            mondrian_by_engine,
+            require_engine_cuts,
+        )
         from kanon_engine.sources import points
         from kanon_engine.sources.finish import finish_result
 
@@ -877,9 +882,16 @@ class _Mondrian(Algorithm):
             whole,
         )
         axes = make_axes(source, light)
-        counted, parts = mondrian_by_engine(source, spec, axes, config, self.strict, budget, progress)
+        counted, boxes, kept, parts = mondrian_by_engine(
+            source, spec, axes, config, self.strict, budget, progress
+        )
         progress(0.92, _("building the release"))
-        result = self._result(config, counted.enc, axes, parts, start)
+        means = self.parameters["summary"] == "mean"
+
+        def plan_of(labels: list[np.ndarray], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
+            return boxed_plan(config, boxes, kept, labels, part_class, n_classes, means)
+
+        result = self._partitions_result(config, spec.qi, axes, parts, start, plan_of)
         return finish_result(source, counted, result, start)
 
     def _run(
@@ -933,21 +945,40 @@ class _Mondrian(Algorithm):
         parts: Partitioning,
         start: float,
     ) -> AnonymizationResult:
+
+        def plan_of(labels: list[np.ndarray], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
+            frag_class = part_class[parts.partition]
+            plan = _partition_plan(config, enc, axes, parts, labels, part_class, frag_class, n_classes)
+            if self.parameters["summary"] == "mean":
+                plan.extra = _means(enc, axes, parts, frag_class, n_classes)
+            return plan
+
+        return self._partitions_result(config, enc.qi, axes, parts, start, plan_of)
+
+    def _partitions_result(
+        self,
+        config: AnonymizationConfig,
+        qi: tuple[str, ...],
+        axes: list[_Axis],
+        parts: Partitioning,
+        start: float,
+        plan_of: Callable[[list[np.ndarray], np.ndarray, int], PartitionPlan],
+    ) -> AnonymizationResult:
+        """The result from the partitions alone (bounds, sizes, first points; ``plan_of`` makes the
+        release plan from the labels and the class of every partition), so a run whose points are held
+        box by box (:mod:`kanon_engine.algorithms.mondrian_engine`) shares it."""
         lo, hi = parts.lower, parts.upper
         labels = [ax.labels(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)]
         part_class, n_classes = _classes(labels, parts)
-        frag_class = part_class[parts.partition]
-        class_sizes = np.bincount(frag_class, weights=parts.weight, minlength=n_classes).astype(np.int64)
-        plan = _partition_plan(config, enc, axes, parts, labels, part_class, frag_class, n_classes)
-        if self.parameters["summary"] == "mean":
-            plan.extra = _means(enc, axes, parts, frag_class, n_classes)
+        class_sizes = np.bincount(part_class, weights=parts.sizes, minlength=n_classes).astype(np.int64)
+        plan = plan_of(labels, part_class, n_classes)
         ncp = np.stack([ax.width(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)], axis=1)
-        metrics = partition_metrics(enc.qi, class_sizes, parts.sizes, ncp, config.k)
+        metrics = partition_metrics(qi, class_sizes, parts.sizes, ncp, config.k)
         metrics["splits"] = float(parts.splits)
         order = np.lexsort((parts.first, part_class))
         bounds = [ax.bounds(lo[order, q], hi[order, q]) for q, ax in enumerate(axes)]
         record = PartitionRecord(
-            qi=tuple(enc.qi),
+            qi=tuple(qi),
             lower=np.stack([b[0] for b in bounds], axis=1),
             upper=np.stack([b[1] for b in bounds], axis=1),
             sizes=parts.sizes[order],

@@ -34,16 +34,28 @@ a point), which is what bounds the table size this path handles on one machine.
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
-from kanon_engine.algorithms.mondrian import Partitioning, _Axis, _CutChecker, _key_dtype, partition
+import numpy as np
+import pandas as pd
+
+from kanon_engine.algorithms.mondrian import (
+    Partitioning,
+    _Axis,
+    _CutChecker,
+    _key_dtype,
+    _mean_text,
+    _OrderedAxis,
+    partition,
+)
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback
-from kanon_engine.sources.base import Boxes, PointCounts, TableSource
-from kanon_engine.sources.points import Counted, PointSpec, counted_from
+from kanon_engine.sources.base import Boxes, TableSource
+from kanon_engine.sources.plan import BoxedPartitionPlan, PartitionPlan
+from kanon_engine.sources.points import Counted, PointSpec, counted_from, key_radix
 
 
 def require_engine_cuts(name: str, algorithm: str, config: AnonymizationConfig, workload: bool) -> None:
@@ -172,9 +184,10 @@ def mondrian_by_engine(
     strict: bool,
     budget: int,
     progress: ProgressCallback,
-) -> tuple[Counted, Partitioning]:
-    """The first cuts in the engine, then Mondrian in memory on every box's points; the union of the
-    points (sorted by their codes, as one count of the whole table sorts them) and one partitioning."""
+) -> tuple[Counted, Boxes, list[_Box], Partitioning]:
+    """The first cuts in the engine, then Mondrian in memory on every box's points: the boxes, what
+    each keeps for the release (:class:`_Box`), and the partitions of all boxes (bounds, sizes, and the
+    key of each one's first point, which numbers the classes as the in-memory run numbers them)."""
     n_qi = len(spec.qi)
     keys = tuple(ax.key_of_leaf.astype(np.int64) for ax in axes)
     full = Boxes(
@@ -190,56 +203,146 @@ def mondrian_by_engine(
     leaves = (0,) * n_qi
     request = spec.request(leaves)
     n_key = max(ax.n_keys for ax in axes)
-    pieces: list[tuple[PointCounts, Partitioning]] = []
+    kept: list[_Box] = []
     for b in range(boxes.n_boxes):
         progress(
             0.1 + 0.8 * b / boxes.n_boxes,
             _("Mondrian in memory: part {i} of {n}", i=b + 1, n=boxes.n_boxes),
         )
-        counts = source.count_in_box(request, boxes, b, progress)
-        enc = counted_from(spec, leaves, counts).enc
+        counted = counted_from(spec, leaves, source.count_in_box(request, boxes, b, progress))
+        enc = counted.enc
         kd = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
         for q, ax in enumerate(axes):
             kd[q] = ax.key_of_leaf.astype(kd.dtype)[enc.codes[q]]
         parts = partition(kd, enc.weights, axes, strict, _CutChecker(enc, config.models), _quiet)
-        pieces.append((counts, parts))
-    return _combine(spec, pieces, splits, checked)
+        kept.append(_Box.of(counted, parts, axes))
+    whole = EncodedTable(
+        spec.qi, spec.hierarchies, _no_codes(n_qi, 1), (), np.array([records], dtype=np.int64)
+    )
+    counted = Counted(whole, spec.codings, leaves, np.zeros(0, dtype=np.int64), key_radix(request.sizes))
+    return counted, boxes, kept, _summary(kept, splits, checked)
+
+
+def _no_codes(n_qi: int, n: int) -> np.ndarray:
+    """A read-only (n_qi, n) array of zeros taking no memory: a box's points are looked up by their keys,
+    and their codes are not needed after the box was cut."""
+    return np.broadcast_to(np.zeros((n_qi, 1), dtype=np.int32), (n_qi, n))
 
 
 def _quiet(fraction: float, message: str) -> None:
     """Progress of one box's in-memory run: the caller reports boxes instead."""
 
 
-def _combine(
-    spec: PointSpec, pieces: list[tuple[PointCounts, Partitioning]], splits: int, checked: int
-) -> tuple[Counted, Partitioning]:
-    """One set of points and one partitioning from the boxes' own (boxes are disjoint, so are their
-    points): points renumbered in the order of their codes, partitions numbered box after box."""
-    leaves = (0,) * len(spec.qi)
-    codes = np.concatenate([c.codes for c, _p in pieces], axis=1)
-    counts = np.concatenate([c.counts for c, _p in pieces])
-    order = np.lexsort(codes[::-1])
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    counted = counted_from(spec, leaves, PointCounts(codes[:, order], counts[order]))
-    assert np.all(np.diff(counted.keys) > 0) or len(counted.keys) < 2
-    base_point = np.cumsum([0] + [c.n_points for c, _p in pieces])[:-1]
-    base_part = np.cumsum([0] + [len(p.sizes) for _c, p in pieces])[:-1]
-    parts = [p for _c, p in pieces]
+@dataclass(eq=False)
+class _Box:
+    """What one box keeps after Mondrian ran on its points: the points' keys and records (to find a
+    row's point), the partition of every point's first records and the points relaxed Mondrian divided
+    (point, first rank, partition), and per partition its bounds, records, first point's key and the
+    sums of every numeric attribute for the mean summary."""
 
-    def cat(get) -> np.ndarray:
-        return np.concatenate([get(p, i) for i, p in enumerate(parts)])
+    counted: Counted
+    first_part: np.ndarray
+    divided: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    lower: np.ndarray
+    upper: np.ndarray
+    sizes: np.ndarray
+    first_key: np.ndarray
+    sums: dict[str, tuple[np.ndarray, np.ndarray]]
+    splits: int = 0
+    checked: int = 0
 
-    combined = Partitioning(
-        cat(lambda p, i: rank[p.point + base_point[i]]),
-        cat(lambda p, i: p.offset),
-        cat(lambda p, i: p.weight),
-        cat(lambda p, i: p.partition + base_part[i]),
-        np.concatenate([p.lower for p in parts]),
-        np.concatenate([p.upper for p in parts]),
-        cat(lambda p, i: p.sizes),
-        cat(lambda p, i: rank[p.first + base_point[i]]),
-        splits + sum(p.splits for p in parts),
-        checked + sum(p.checked for p in parts),
+    @classmethod
+    def of(cls, counted: Counted, parts: Partitioning, axes: list[_Axis]) -> _Box:
+        enc = counted.enc
+        n_parts = len(parts.sizes)
+        first_part = np.zeros(enc.n_points, dtype=np.int32)
+        order = np.lexsort((parts.offset, parts.point))[::-1]
+        first_part[parts.point[order]] = parts.partition[order]  # the last write is the first records
+        pieces = np.bincount(parts.point, minlength=enc.n_points)
+        divided = None
+        if (pieces > 1).any():
+            sel = pieces[parts.point] > 1
+            o = np.lexsort((parts.offset[sel], parts.point[sel]))
+            divided = (parts.point[sel][o], parts.offset[sel][o], parts.partition[sel][o])
+        sums = {}
+        for q, ax in enumerate(axes):
+            if isinstance(ax, _OrderedAxis) and not ax.is_date:
+                x = ax.value[ax.key_of_leaf[enc.codes[q][parts.point]]]
+                ok = np.isfinite(x)
+                total = np.bincount(parts.partition, np.where(ok, x, 0.0) * parts.weight, minlength=n_parts)
+                count = np.bincount(parts.partition, ok * parts.weight, minlength=n_parts)
+                sums[f"{ax.name}_mean"] = (total, count)
+        light = EncodedTable(
+            enc.qi, enc.hierarchies, _no_codes(enc.n_qi, enc.n_points), (), enc.weights, enc.leaf_counts
+        )
+        kept = Counted(light, counted.codings, counted.floor, counted.keys, counted.radix)
+        first_key = counted.keys[parts.first]
+        lo, hi, sizes = parts.lower, parts.upper, parts.sizes
+        return cls(kept, first_part, divided, lo, hi, sizes, first_key, sums, parts.splits, parts.checked)
+
+
+def _summary(kept: list[_Box], splits: int, checked: int) -> Partitioning:
+    """The partitions of every box, one after the other (no per-point arrays: the boxes keep those)."""
+    none = np.zeros(0, dtype=np.int64)
+    return Partitioning(
+        none,
+        none,
+        none,
+        none,
+        np.concatenate([k.lower for k in kept]),
+        np.concatenate([k.upper for k in kept]),
+        np.concatenate([k.sizes for k in kept]),
+        np.concatenate([k.first_key for k in kept]),
+        splits + sum(k.splits for k in kept),
+        checked + sum(k.checked for k in kept),
     )
-    return counted, combined
+
+
+def boxed_plan(
+    config: AnonymizationConfig,
+    boxes: Boxes,
+    kept: list[_Box],
+    labels: list[np.ndarray],
+    part_class: np.ndarray,
+    n_classes: int,
+    means: bool,
+) -> BoxedPartitionPlan:
+    """The release plan of a run cut by the engine: the labels of every class (as
+    :func:`kanon_engine.algorithms.mondrian._partition_plan` makes them) and a plan per box."""
+    label_codes, label_text = [], []
+    for lab in labels:
+        per_class = np.empty(n_classes, dtype=object)
+        per_class[part_class] = lab
+        codes, uniques = pd.factorize(pd.Series(per_class, dtype=object), sort=False)
+        label_codes.append(codes.astype(np.int64))
+        label_text.append(np.asarray(uniques, dtype=object))
+    subs: list[PartitionPlan] = []
+    base = 0
+    for k in kept:
+        cls = part_class[base : base + len(k.sizes)]
+        fragments = None if k.divided is None else (k.divided[0], k.divided[1], cls[k.divided[2]])
+        point_class = cls[k.first_part].astype(np.int32)
+        subs.append(PartitionPlan(config, k.counted, point_class=point_class, fragments=fragments))
+        base += len(k.sizes)
+    plan = BoxedPartitionPlan(
+        config, None, labels=label_codes, label_text=label_text, boxes=boxes, parts=subs
+    )
+    if means:
+        plan.extra = _means_of(kept, part_class, n_classes)
+    return plan
+
+
+def _means_of(
+    kept: list[_Box], part_class: np.ndarray, n_classes: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The mean summary's columns from the partitions' sums (as
+    :func:`kanon_engine.algorithms.mondrian._means` makes them from the points)."""
+    extra = {}
+    for name in kept[0].sums if kept else ():
+        total = np.bincount(part_class, np.concatenate([k.sums[name][0] for k in kept]), minlength=n_classes)
+        count = np.bincount(part_class, np.concatenate([k.sums[name][1] for k in kept]), minlength=n_classes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = total / count
+        codes, uniques = pd.factorize(pd.Series(_mean_text(mean), dtype=object), sort=False)
+        extra[name] = (codes.astype(np.int64), np.asarray(uniques, dtype=object))
+    return extra
