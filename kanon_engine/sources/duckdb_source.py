@@ -322,35 +322,38 @@ class DuckDBSource(StreamedSource):
         return name
 
     # --- Mondrian's cuts of partitions too large to count (kanon_engine.algorithms.mondrian_engine) ---
-    def _box_sql(self, boxes: Boxes) -> tuple[list[str], str]:
-        """The key of every box column (a list lookup of the column's codes) and the box of a row: the
-        sum of every box's number times whether the row is inside it, less one (boxes are disjoint; -1
-        when in none)."""
+    def _box_sql(self, boxes: Boxes) -> tuple[list[str], str, list[str]]:
+        """The codes column of every box column, the key of the columns a box bounds (a list lookup of
+        their codes, ``... AS k{q}``), and the box of a row: the sum of every box's number times whether
+        the row is inside it, less one (boxes are disjoint; -1 when in none)."""
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
-        keys = [f"{self._map_list(k)}[{column[id(c)]} + 1]" for c, k in zip(boxes.codings, boxes.keys)]
+        cols = [column[id(c)] for c in boxes.codings]
         full = np.asarray(boxes.n_keys) - 1
-        terms = []
+        terms, bounded = [], set()
         for b in range(boxes.n_boxes):
             lo, hi = boxes.lower[b], boxes.upper[b]
-            cond = [f"k{q} >= {int(lo[q])}" for q in range(len(keys)) if lo[q] > 0]
-            cond += [f"k{q} <= {int(hi[q])}" for q in range(len(keys)) if hi[q] < full[q]]
+            cond = [f"k{q} >= {int(lo[q])}" for q in range(len(cols)) if lo[q] > 0]
+            cond += [f"k{q} <= {int(hi[q])}" for q in range(len(cols)) if hi[q] < full[q]]
+            bounded |= {q for q in range(len(cols)) if lo[q] > 0 or hi[q] < full[q]}
             terms.append(f"({' AND '.join(cond) or 'true'})::INTEGER * {b + 1}")
-        return keys, f"({' + '.join(terms)} - 1)"
+        keys = [f"{self._map_list(boxes.keys[q])}[{cols[q]} + 1] AS k{q}" for q in sorted(bounded)]
+        return cols, f"({' + '.join(terms)} - 1)", keys
 
     @in_one_sentence
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
-        """One pass: a GROUP BY GROUPING SETS ((box, key) of every column) over the codes table."""
+        """One pass: a GROUP BY GROUPING SETS ((box, codes) of every column) over the codes table; the
+        codes become keys afterwards (only the columns a box bounds are looked up per row)."""
         from kanon_engine.sources.base import dense_histograms
 
         self._ensure_codes(boxes.codings, progress)
-        keys, case = self._box_sql(boxes)
-        d = len(keys)
-        inner = f"SELECT {', '.join(f'{k} AS k{q}' for q, k in enumerate(keys))} FROM codes"
-        sets = ", ".join(f"(b, k{q})" for q in range(d))
-        flags = ", ".join(f"grouping(k{q}) AS s{q}" for q in range(d))
+        cols, case, keys = self._box_sql(boxes)
+        d = len(cols)
+        inner = f"SELECT {', '.join([*(f'{c} AS r{q}' for q, c in enumerate(cols)), *keys])} FROM codes"
+        sets = ", ".join(f"(b, r{q})" for q in range(d))
+        flags = ", ".join(f"grouping(r{q}) AS s{q}" for q in range(d))
         sql = (
-            f"SELECT b, {', '.join(f'k{q}' for q in range(d))}, {flags}, count(*)::BIGINT AS n "
+            f"SELECT b, {', '.join(f'r{q}' for q in range(d))}, {flags}, count(*)::BIGINT AS n "
             f"FROM (SELECT {case} AS b, * FROM ({inner})) WHERE b >= 0 GROUP BY GROUPING SETS ({sets})"
         )
         table = self.con.execute(sql).to_arrow_table()
@@ -358,8 +361,8 @@ class DuckDBSource(StreamedSource):
         parts = []
         for q in range(d):
             mine = table.column(f"s{q}").to_numpy() == 0
-            key = table.column(f"k{q}").to_numpy(zero_copy_only=False)
-            parts.append((box[mine], key[mine].astype(np.int64), n[mine]))
+            code = table.column(f"r{q}").to_numpy(zero_copy_only=False)[mine].astype(np.int64)
+            parts.append((box[mine], boxes.keys[q][code], n[mine]))
         return dense_histograms(parts, boxes)
 
     @in_one_sentence
@@ -369,13 +372,13 @@ class DuckDBSource(StreamedSource):
         """The GROUP BY of :meth:`count` over the rows of one box."""
         self._ensure_codes(tuple(dict.fromkeys((*request.codings, *boxes.codings))), progress)
         one = Boxes(boxes.codings, boxes.keys, boxes.lower[box : box + 1], boxes.upper[box : box + 1])
-        keys, case = self._box_sql(one)
+        _cols, case, keys = self._box_sql(one)
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
         if any(m is not None for m in request.maps):
             raise NotImplementedError("count_in_box counts leaves")
         groups = ", ".join(f"{column[id(c)]} AS g{i}" for i, c in enumerate(request.codings))
         names = ", ".join(f"g{i}" for i in range(len(request.codings)))
-        inner = f"SELECT *, {', '.join(f'{k} AS k{q}' for q, k in enumerate(keys))} FROM codes"
+        inner = f"SELECT {', '.join(['*', *keys])} FROM codes"
         sql = (
             f"SELECT {groups}, count(*)::BIGINT AS n FROM ({inner}) WHERE {case} >= 0 "
             f"GROUP BY ALL ORDER BY {names}"
