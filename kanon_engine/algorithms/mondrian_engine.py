@@ -17,7 +17,8 @@ of quasi-identifier leaves exceed the memory budget (:data:`kanon_engine.sources
    unchanged (the tests compare both with the budget forced low).
 3. A box goes to memory once it holds at most ``budget`` records (so its points fit, whatever the
    duplicates), or when no cut is allowable there: its points are counted with a filter
-   (:meth:`~kanon_engine.sources.base.TableSource.count_in_box`) and the ordinary algorithm continues on
+   (:meth:`~kanon_engine.sources.base.TableSource.count_in_boxes`, as many boxes a pass as fit) and the
+   ordinary algorithm continues on
    them. The partitions of all boxes are combined into one partitioning over the union of their points,
    numbered as the in-memory run numbers them, so the release (streamed through the usual
    :class:`~kanon_engine.sources.plan.PartitionPlan`) has the same bytes.
@@ -106,18 +107,20 @@ def engine_cuts(
     min_size: int,
     budget: int,
     progress: ProgressCallback,
-) -> tuple[Boxes, int, int]:
+) -> tuple[Boxes, np.ndarray, int, int]:
     """Cut the table (``records`` rows, one box) in the engine until every box holds at most ``budget``
-    records or cannot be cut; the boxes to finish in memory, the cuts made and the cuts checked (counted
+    records or cannot be cut; the boxes to finish in memory, their records, the cuts made and the cuts
+    checked (counted
     as the in-memory run counts them: a box not cut here is checked again in memory). Only boxes over
     the budget are read: the records of both sides of a cut are known from its histogram."""
-    done_lo, done_hi = [], []
+    done_lo, done_hi, done_n = [], [], []
     lower, upper, recs = boxes.lower, boxes.upper, np.array([records], dtype=np.int64)
     splits = checked = level = 0
     while len(lower):
         big = recs > budget
         done_lo.append(lower[~big])
         done_hi.append(upper[~big])
+        done_n.append(recs[~big])
         lower, upper, recs = lower[big], upper[big], recs[big]
         if not len(lower):
             break
@@ -135,6 +138,7 @@ def engine_cuts(
         checked += int(tries[cut].sum())
         done_lo.append(lower[~cut])
         done_hi.append(upper[~cut])
+        done_n.append(recs[~cut])
         c = np.flatnonzero(cut)
         left_hi, right_lo = upper[c].copy(), lower[c].copy()
         left_hi[np.arange(len(c)), dim[c]] = threshold[c]
@@ -144,7 +148,7 @@ def engine_cuts(
         recs = np.stack([left[c], recs[c] - left[c]], axis=1).ravel()
         level += 1
     final = Boxes(boxes.codings, boxes.keys, np.concatenate(done_lo), np.concatenate(done_hi))
-    return final, splits, checked
+    return final, np.concatenate(done_n), splits, checked
 
 
 def _cuts(
@@ -199,28 +203,43 @@ def mondrian_by_engine(
     light = EncodedTable(spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32))
     min_size = _CutChecker(light, config.models).min_size
     records = int(spec.leaf_counts[0].sum())
-    boxes, splits, checked = engine_cuts(source, full, records, axes, min_size, budget, progress)
+    boxes, box_records, splits, checked = engine_cuts(source, full, records, axes, min_size, budget, progress)
     leaves = (0,) * n_qi
     request = spec.request(leaves)
     n_key = max(ax.n_keys for ax in axes)
     kept: list[_Box] = []
-    for b in range(boxes.n_boxes):
+    for which in _passes(box_records, budget):
         progress(
-            0.1 + 0.8 * b / boxes.n_boxes,
-            _("Mondrian in memory: part {i} of {n}", i=b + 1, n=boxes.n_boxes),
+            0.1 + 0.8 * which[0] / boxes.n_boxes,
+            _("Mondrian in memory: part {i} of {n}", i=which[0] + 1, n=boxes.n_boxes),
         )
-        counted = counted_from(spec, leaves, source.count_in_box(request, boxes, b, progress))
-        enc = counted.enc
-        kd = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
-        for q, ax in enumerate(axes):
-            kd[q] = ax.key_of_leaf.astype(kd.dtype)[enc.codes[q]]
-        parts = partition(kd, enc.weights, axes, strict, _CutChecker(enc, config.models), _quiet)
-        kept.append(_Box.of(counted, parts, axes))
+        for counts in source.count_in_boxes(request, boxes, which, progress):
+            counted = counted_from(spec, leaves, counts)
+            enc = counted.enc
+            kd = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
+            for q, ax in enumerate(axes):
+                kd[q] = ax.key_of_leaf.astype(kd.dtype)[enc.codes[q]]
+            parts = partition(kd, enc.weights, axes, strict, _CutChecker(enc, config.models), _quiet)
+            kept.append(_Box.of(counted, parts, axes))
     whole = EncodedTable(
         spec.qi, spec.hierarchies, _no_codes(n_qi, 1), (), np.array([records], dtype=np.int64)
     )
     counted = Counted(whole, spec.codings, leaves, np.zeros(0, dtype=np.int64), key_radix(request.sizes))
     return counted, boxes, kept, _summary(kept, splits, checked)
+
+
+def _passes(records: np.ndarray, budget: int) -> list[list[int]]:
+    """Consecutive boxes counted in one pass, as many as hold at most ``budget`` records together (a box
+    over the budget, one that could not be cut, alone)."""
+    out: list[list[int]] = []
+    total = budget + 1
+    for b, n in enumerate(records.tolist()):
+        if total + n > budget:
+            out.append([])
+            total = 0
+        out[-1].append(b)
+        total += n
+    return out
 
 
 def _no_codes(n_qi: int, n: int) -> np.ndarray:

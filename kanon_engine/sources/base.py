@@ -213,6 +213,15 @@ def box_histograms_of(codes: np.ndarray, boxes: Boxes) -> list[tuple[np.ndarray,
     return out
 
 
+def count_codes_in_boxes(
+    codes: np.ndarray, box_codes: np.ndarray, boxes: Boxes, which: list[int], sizes: tuple[int, ...]
+) -> list[PointCounts]:
+    """The points (``codes``, one row per counted column) of the rows of every box in ``which``, given
+    the codes of the boxes' columns (``box_codes``); numpy, for the engines that hold codes."""
+    box = boxes.box_of(boxes.key_columns(box_codes))
+    return [group_codes(codes[:, box == b], sizes) for b in which]
+
+
 def dense_histograms(
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], boxes: Boxes
 ) -> list[np.ndarray]:
@@ -358,10 +367,11 @@ class TableSource(ABC):
         (:mod:`kanon_engine.algorithms.mondrian_engine`). One pass over the rows."""
         raise NotImplementedError(type(self).__name__)
 
-    def count_in_box(
-        self, request: CountRequest, boxes: Boxes, box: int, progress: ProgressCallback = no_progress
-    ) -> PointCounts:
-        """:meth:`count` of the rows in box ``box`` only (the points of one Mondrian fragment)."""
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
+        """:meth:`count` of the rows of each box listed in ``which`` (the points of Mondrian's boxes), in
+        one pass over the rows."""
         raise NotImplementedError(type(self).__name__)
 
     @abstractmethod

@@ -39,6 +39,7 @@ from kanon_engine.sources.base import (
     StreamedSource,
     apply_maps,
     box_histograms_of,
+    count_codes_in_boxes,
     dense_histograms,
     encode_batch,
     group_codes,
@@ -109,12 +110,11 @@ def box_histograms_piece(codes: np.ndarray, rows: list[int], boxes: Boxes) -> li
     return box_histograms_of(codes[rows], boxes)
 
 
-def count_piece_in_box(
-    codes: np.ndarray, rows: list[int], box_rows: list[int], boxes: Boxes, box: int, sizes: tuple[int, ...]
-) -> PointCounts:
-    """The combinations of the piece's rows in one box, counted."""
-    inside = boxes.box_of(boxes.key_columns(codes[box_rows])) == box
-    return group_codes(codes[rows][:, inside], sizes)
+def count_piece_in_boxes(
+    codes: np.ndarray, rows: list[int], box_rows: list[int], boxes: Boxes, which: list[int], sizes: tuple
+) -> list[PointCounts]:
+    """The combinations of the piece's rows in every box of ``which``, counted."""
+    return count_codes_in_boxes(codes[rows], codes[box_rows], boxes, which, sizes)
 
 
 def value_counts_piece(f: StreamedFile, piece: Piece, columns: list[str]) -> tuple[dict, int]:
@@ -246,28 +246,32 @@ class DaskSource(StreamedSource):
         merged = [tuple(np.concatenate([p[q][i] for p in parts]) for i in range(3)) for q in range(len(rows))]
         return dense_histograms(merged, boxes)
 
-    def count_in_box(
-        self, request: CountRequest, boxes: Boxes, box: int, progress: ProgressCallback = no_progress
-    ) -> PointCounts:
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
         if any(m is not None for m in request.maps):
-            raise NotImplementedError("count_in_box counts leaves")
+            raise NotImplementedError("count_in_boxes counts leaves")
         self._ensure_codes(request.codings)
         rows = [self._code_ids.index(id(c)) for c in request.codings]
         box_rows = [self._code_ids.index(id(c)) for c in boxes.codings]
         parts = self.client.gather(
             self.client.map(
-                count_piece_in_box,
+                count_piece_in_boxes,
                 self._codes,
                 rows=rows,
                 box_rows=box_rows,
                 boxes=boxes,
-                box=box,
+                which=which,
                 sizes=request.sizes,
             )
         )
-        codes = np.concatenate([p.codes for p in parts], axis=1) if parts else np.zeros((len(rows), 0))
-        counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        return PointCounts.from_groups(codes, counts)
+        out = []
+        for i in range(len(which)):
+            mine = [p[i] for p in parts]
+            codes = np.concatenate([p.codes for p in mine], axis=1) if mine else np.zeros((len(rows), 0))
+            counts = np.concatenate([p.counts for p in mine]) if mine else np.zeros(0, dtype=np.int64)
+            out.append(PointCounts.from_groups(codes, counts))
+        return out
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         ahead = 2  # pieces read ahead by the workers while the client writes

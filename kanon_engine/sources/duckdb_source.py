@@ -366,26 +366,29 @@ class DuckDBSource(StreamedSource):
         return dense_histograms(parts, boxes)
 
     @in_one_sentence
-    def count_in_box(
-        self, request: CountRequest, boxes: Boxes, box: int, progress: ProgressCallback = no_progress
-    ) -> PointCounts:
-        """The GROUP BY of :meth:`count` over the rows of one box."""
-        self._ensure_codes(tuple(dict.fromkeys((*request.codings, *boxes.codings))), progress)
-        one = Boxes(boxes.codings, boxes.keys, boxes.lower[box : box + 1], boxes.upper[box : box + 1])
-        _cols, case, keys = self._box_sql(one)
-        column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
+        """The GROUP BY of :meth:`count` over the rows of the listed boxes, by box."""
         if any(m is not None for m in request.maps):
-            raise NotImplementedError("count_in_box counts leaves")
+            raise NotImplementedError("count_in_boxes counts leaves")
+        self._ensure_codes(tuple(dict.fromkeys((*request.codings, *boxes.codings))), progress)
+        listed = Boxes(boxes.codings, boxes.keys, boxes.lower[which], boxes.upper[which])
+        _cols, case, keys = self._box_sql(listed)
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
         groups = ", ".join(f"{column[id(c)]} AS g{i}" for i, c in enumerate(request.codings))
         names = ", ".join(f"g{i}" for i in range(len(request.codings)))
         inner = f"SELECT {', '.join(['*', *keys])} FROM codes"
         sql = (
-            f"SELECT {groups}, count(*)::BIGINT AS n FROM ({inner}) WHERE {case} >= 0 "
-            f"GROUP BY ALL ORDER BY {names}"
+            f"SELECT b, {names}, count(*)::BIGINT AS n FROM (SELECT {case} AS b, {groups} FROM ({inner})) "
+            f"WHERE b >= 0 GROUP BY ALL ORDER BY b, {names}"
         )
         table = self.con.execute(sql).to_arrow_table()
+        box = table.column("b").to_numpy()
         codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.codings))])
-        return PointCounts.from_groups(codes, table.column("n").to_numpy())
+        n = table.column("n").to_numpy()
+        cuts = np.searchsorted(box, np.arange(len(which) + 1))
+        return [PointCounts.from_groups(codes[:, a:b], n[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
 
     def close(self) -> None:
         con = getattr(self, "con", None)

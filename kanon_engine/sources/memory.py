@@ -26,6 +26,7 @@ from kanon_engine.sources.base import (
     TableSource,
     apply_maps,
     box_histograms_of,
+    count_codes_in_boxes,
     dense_histograms,
     encode_batch,
     group_codes,
@@ -130,13 +131,12 @@ class InMemorySource(TableSource):
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
         return dense_histograms(box_histograms_of(self.codes(boxes.codings), boxes), boxes)
 
-    def count_in_box(
-        self, request: CountRequest, boxes: Boxes, box: int, progress: ProgressCallback = no_progress
-    ) -> PointCounts:
-        codes = self.codes(boxes.codings)
-        inside = boxes.box_of(boxes.key_columns(codes)) == box
-        selected = apply_maps(self.codes(request.codings), request.maps)[:, inside]
-        return group_codes(selected, request.sizes)
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
+        box_codes = self.codes(boxes.codings)
+        codes = apply_maps(self.codes(request.codings), request.maps)
+        return count_codes_in_boxes(codes, box_codes, boxes, which, request.sizes)
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         names = list(self.columns) if columns is None else [c for c in self.columns if c in set(columns)]
