@@ -291,25 +291,28 @@ class _Box:
                 total = np.bincount(parts.partition, np.where(ok, x, 0.0) * parts.weight, minlength=n_parts)
                 count = np.bincount(parts.partition, ok * parts.weight, minlength=n_parts)
                 sums[f"{ax.name}_mean"] = (total, count)
-        light = EncodedTable(
-            enc.qi, enc.hierarchies, _no_codes(enc.n_qi, enc.n_points), (), enc.weights, enc.leaf_counts
-        )
+        # the records of every point matter to the plan only where relaxed Mondrian divided points
+        weights = enc.weights if divided is not None else None
+        light = EncodedTable(enc.qi, enc.hierarchies, _no_codes(enc.n_qi, enc.n_points), (), weights)
         kept = Counted(light, counted.codings, counted.floor, counted.keys, counted.radix)
         first_key = counted.keys[parts.first]
-        lo, hi, sizes = parts.lower, parts.upper, parts.sizes
+        lo, hi, sizes = parts.lower.astype(np.int32), parts.upper.astype(np.int32), parts.sizes
         return cls(kept, first_part, divided, lo, hi, sizes, first_key, sums, parts.splits, parts.checked)
 
 
 def _summary(kept: list[_Box], splits: int, checked: int) -> Partitioning:
     """The partitions of every box, one after the other (no per-point arrays: the boxes keep those)."""
     none = np.zeros(0, dtype=np.int64)
+    bounds = np.concatenate([k.lower for k in kept]), np.concatenate([k.upper for k in kept])
+    for k in kept:  # held once: the boxes' copies are not needed again
+        k.lower = k.upper = none
     return Partitioning(
         none,
         none,
         none,
         none,
-        np.concatenate([k.lower for k in kept]),
-        np.concatenate([k.upper for k in kept]),
+        bounds[0],
+        bounds[1],
         np.concatenate([k.sizes for k in kept]),
         np.concatenate([k.first_key for k in kept]),
         splits + sum(k.splits for k in kept),
@@ -341,6 +344,7 @@ def boxed_plan(
         cls = part_class[base : base + len(k.sizes)]
         fragments = None if k.divided is None else (k.divided[0], k.divided[1], cls[k.divided[2]])
         point_class = cls[k.first_part].astype(np.int32)
+        k.first_part = point_class[:0]  # replaced by the classes (one array a point held, not two)
         subs.append(PartitionPlan(config, k.counted, point_class=point_class, fragments=fragments))
         base += len(k.sizes)
     plan = BoxedPartitionPlan(
