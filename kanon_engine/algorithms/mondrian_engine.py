@@ -17,20 +17,29 @@ of quasi-identifier leaves exceed the memory budget (:data:`kanon_engine.sources
    unchanged (the tests compare both with the budget forced low).
 3. A box goes to memory once it holds at most ``budget`` records (so its points fit, whatever the
    duplicates), or when no cut is allowable there: its points are counted with a filter
-   (:meth:`~kanon_engine.sources.base.TableSource.count_in_boxes`, as many boxes a pass as fit) and the
-   ordinary algorithm continues on
-   them. The partitions of all boxes are combined into one partitioning over the union of their points,
-   numbered as the in-memory run numbers them, so the release (streamed through the usual
-   :class:`~kanon_engine.sources.plan.PartitionPlan`) has the same bytes.
+   (:meth:`~kanon_engine.sources.base.TableSource.count_in_boxes`, as many boxes a pass as fit the
+   budget together) and the ordinary algorithm continues on them (:func:`partition`, unchanged).
+4. Each box then keeps only what the release needs: its points' keys (8 bytes a point; to find a row's
+   point) and each point's class (4 bytes), plus per partition its bounds, records and first point.
+   The partitions of all boxes are labelled and numbered as one run numbers them (by their first point
+   in code order), so the figures and the release are those of the in-memory run; the release streams
+   through a :class:`~kanon_engine.sources.plan.BoxedPartitionPlan` (a row's box from its keys, then
+   the box's own plan), batch by batch, into the one writer.
 
-Limits. The engine's cuts check k-anonymity (the size of both sides); l-diversity and t-closeness would
-need the sensitive values of every side, so a run with them is refused past the budget (one sentence).
-Relaxed Mondrian's cuts in the engine keep the median block whole (strict's threshold): dividing a
-point's records between sides needs their order in the file, which the engine's counts do not keep. The
-partitions below those first cuts are relaxed as usual; the first cuts of 100 million records move each
-side by at most one block of identical records, so the effect on DM and NCP is small (measured in
-``bench/bench_scale.py``). The union of the points is held in memory for the release plan (about 80 bytes
-a point), which is what bounds the table size this path handles on one machine.
+Which cut, and quality. Approximate quantiles (DuckDB's ``approx_quantile``, a t-digest) would save
+nothing here: the histograms are as small as the attributes' domains (2,500 zip codes, 1,826 days), and
+an approximate median would move the cut by a few records, changing every partition below it. So the
+medians are exact and strict Mondrian's partitions are the in-memory run's, byte for byte (tested on
+Adult cut 2 to 7 levels deep, on random tables, and on 10 million rows). Relaxed Mondrian's cuts in
+the engine keep the median block whole (strict's threshold): dividing a point's records between sides
+needs their order in the file, which the engine's counts do not keep; the partitions below are relaxed
+as usual. On Adult at k=5 with the budget forced to 4,000 records relaxed DM is 475,016 and GCP 0.0384,
+against 469,004 and 0.0382 in memory (1.3 % and 0.6 % more loss).
+
+Limits. The engine's cuts check k-anonymity (the size of both sides): l-diversity and t-closeness would
+need the sensitive values of every side, so a run with them is refused past the budget (one sentence),
+as is a workload-aware run. Mondrian's partition boxes for the viewer (:class:`PartitionRecord`, about
+200 bytes a partition) are built as for any run.
 """
 
 from __future__ import annotations
