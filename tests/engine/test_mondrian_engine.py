@@ -258,3 +258,65 @@ def test_dask_cuts_alike(adult_dir, adult_hierarchies, monkeypatch, tmp_path):
     finally:
         source.close()
     check_classes_independently(tmp_path / "dask.csv", ADULT_QI, config.k)
+
+
+def test_box_histograms_and_counts_agree_with_pandas(adult_dir, adult_hierarchies, tmp_path):
+    """The engine's two operations on random disjoint boxes (a cut of every key range in two): the
+    records per (box, key) and the points of some boxes, in memory and DuckDB, against pandas."""
+    from kanon_engine.algorithms.mondrian import make_axes
+    from kanon_engine.encoding import EncodedTable
+    from kanon_engine.sources.base import Boxes
+
+    path = adult_dir / "adult.csv"
+    table = read_table(path)
+    config = _adult_config(adult_hierarchies)
+    rng = np.random.default_rng(7)
+    mem = InMemorySource(table)
+    with DuckDBSource(path, table.options, temp_dir=tmp_path) as duck:
+        results = []
+        for source in (mem, duck):
+            spec = points.point_spec(source, config, lambda f, m: None)
+            n = len(spec.qi)
+            light = EncodedTable(
+                spec.qi, spec.hierarchies, np.zeros((n, 0), np.int32), leaf_counts=spec.leaf_counts
+            )
+            axes = make_axes(source, light)
+            keys = tuple(ax.key_of_leaf.astype(np.int64) for ax in axes)
+            cut = [
+                int(rng.integers(0, ax.n_keys)) if results == [] else results[0][3][q]
+                for q, ax in enumerate(axes)
+            ]
+            q1, q2 = 0, 3  # two attributes cut: four boxes
+            lower = np.zeros((4, n), np.int64)
+            upper = np.array([[ax.n_keys - 1 for ax in axes]] * 4, np.int64)
+            upper[[0, 1], q1] = cut[q1]
+            lower[[2, 3], q1] = cut[q1] + 1
+            upper[[0, 2], q2] = cut[q2]
+            lower[[1, 3], q2] = cut[q2] + 1
+            boxes = Boxes(spec.codings[:n], keys, lower, upper)
+            hist = source.box_histograms(boxes)
+            counts = source.count_in_boxes(spec.request((0,) * n), boxes, [3, 1])
+            results.append((hist, counts, axes, cut))
+        (h_mem, c_mem, axes, cut), (h_duck, c_duck, _a, _c) = results
+    for a, b in zip(h_mem, h_duck):
+        assert np.array_equal(a, b)
+    for a, b in zip(c_mem, c_duck):
+        assert np.array_equal(a.codes, b.codes) and np.array_equal(a.counts, b.counts)
+    # pandas: the key of every record, its box, the records per (box, key)
+    frame = table.frame
+    key = {q: pd.Series(ax.key_of_leaf[config.hierarchies[q].encode(frame[q].to_numpy(dtype=object))])
+           for q, ax in zip(ADULT_QI, axes)}  # fmt: skip
+    box = (key[ADULT_QI[0]] > cut[0]).astype(int) * 2 + (key[ADULT_QI[3]] > cut[3]).astype(int)
+    for j, q in enumerate(ADULT_QI):
+        expected = pd.crosstab(box, key[q]).reindex(columns=range(axes[j].n_keys), fill_value=0)
+        assert np.array_equal(h_mem[j], expected.reindex(index=range(4), fill_value=0).to_numpy())
+    assert [int(c.counts.sum()) for c in c_mem] == [int((box == 3).sum()), int((box == 1).sum())]
+    distinct = frame[box == 3].drop_duplicates(ADULT_QI)
+    assert c_mem[0].n_points == len(distinct)
+
+
+def test_passes_hold_the_budget():
+    from kanon_engine.algorithms.mondrian_engine import _passes
+
+    assert _passes(np.array([3, 4, 5, 9, 1, 1]), 8) == [[0, 1], [2], [3], [4, 5]]
+    assert _passes(np.array([8, 8]), 8) == [[0], [1]]
