@@ -71,6 +71,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kanon_engine.algorithms.base import METRIC, Algorithm
+from kanon_engine.algorithms.mondrian_engine import (
+    Kernel,
+    boxed_plan,
+    mondrian_by_engine,
+    require_engine_cuts,
+)
 from kanon_engine.algorithms.mondrian_workload import WorkloadGuide
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import ColumnKind, Table
@@ -84,7 +90,8 @@ from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partiti
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult, PartitionRecord
-from kanon_engine.sources import TableSource
+from kanon_engine.sources import TableSource, points
+from kanon_engine.sources.finish import finish_result
 from kanon_engine.sources.plan import PartitionPlan
 
 SUMMARY = ParamSpec(
@@ -847,52 +854,66 @@ class _Mondrian(Algorithm):
     ) -> AnonymizationResult:
         """Mondrian on the points when they fit the memory budget; otherwise its first cuts in the engine
         (:mod:`kanon_engine.algorithms.mondrian_engine`), with the same partitions."""
-        from kanon_engine.algorithms.mondrian_engine import (
-            boxed_plan,
-            mondrian_by_engine,
-            require_engine_cuts,
-        )
-        from kanon_engine.sources import points
-        from kanon_engine.sources.finish import finish_result
-
         spec = points.point_spec(source, config, progress)
         leaves = (0,) * len(spec.qi)
-        budget = points.POINT_BUDGET
         progress(0.02, _("counting the records into groups"))
-        if source.distinct_count(spec.request(leaves), progress) <= budget:
-            counted = points.points_at(source, spec, leaves, progress)
-            require_k_fits(config.k, counted.enc.n_rows)
-            result = self._run(source, config, counted.enc, progress, start)
-            return finish_result(source, counted, result, start)
+        if source.distinct_count(spec.request(leaves), progress) > points.POINT_BUDGET:
+            return self._run_by_engine(source, config, spec, progress, start)
+        counted = points.points_at(source, spec, leaves, progress)
+        require_k_fits(config.k, counted.enc.n_rows)
+        result = self._run(source, config, counted.enc, progress, start)
+        return finish_result(source, counted, result, start)
+
+    def _run_by_engine(
+        self,
+        source: TableSource,
+        config: AnonymizationConfig,
+        spec: points.PointSpec,
+        progress: ProgressCallback,
+        start: float,
+    ) -> AnonymizationResult:
+        """The run whose points exceed the budget: the first cuts by the engine, then memory per box."""
         require_engine_cuts(
             source.name(), _(self.title).split(" (")[0], config, bool(self.parameters.get("workload_aware"))
         )
+        n_qi = len(spec.qi)
         light = EncodedTable(
-            spec.qi,
-            spec.hierarchies,
-            np.zeros((len(spec.qi), 0), dtype=np.int32),
-            leaf_counts=spec.leaf_counts,
+            spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32), leaf_counts=spec.leaf_counts
         )
         n_rows = int(spec.leaf_counts[0].sum())
         require_k_fits(config.k, n_rows)
         whole = np.array([n_rows], dtype=np.int64)
-        _require_whole_table_passes(
-            EncodedTable(spec.qi, spec.hierarchies, np.zeros((len(spec.qi), 1), dtype=np.int32), (), whole),
-            config,
-            whole,
-        )
+        one = EncodedTable(spec.qi, spec.hierarchies, np.zeros((n_qi, 1), dtype=np.int32), (), whole)
+        _require_whole_table_passes(one, config, whole)
         axes = make_axes(source, light)
+        min_size = _CutChecker(light, config.models).min_size
+        kernel = Kernel(self._cut_box(axes, config), Partitioning, _mean_text, min_size)
         counted, boxes, kept, parts = mondrian_by_engine(
-            source, spec, axes, config, self.strict, budget, progress
+            source, spec, axes, kernel, points.POINT_BUDGET, progress
         )
         progress(0.92, _("building the release"))
-        means = self.parameters["summary"] == "mean"
+        means = _mean_text if self.parameters["summary"] == "mean" else None
 
         def plan_of(labels: list[np.ndarray], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
             return boxed_plan(config, boxes, kept, labels, part_class, n_classes, means)
 
         result = self._partitions_result(config, spec.qi, axes, parts, start, plan_of)
         return finish_result(source, counted, result, start)
+
+    def _cut_box(
+        self, axes: list[_Axis], config: AnonymizationConfig
+    ) -> Callable[[EncodedTable], Partitioning]:
+        """Mondrian on the points of one box the engine cut (their progress is the boxes')."""
+        n_key = max(ax.n_keys for ax in axes)
+
+        def cut(enc: EncodedTable) -> Partitioning:
+            keys = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
+            for q, ax in enumerate(axes):
+                keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
+            checker = _CutChecker(enc, config.models)
+            return partition(keys, enc.weights, axes, self.strict, checker, lambda _f, _m: None)
+
+        return cut
 
     def _run(
         self,

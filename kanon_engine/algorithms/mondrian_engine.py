@@ -44,20 +44,13 @@ as is a workload-aware run. Mondrian's partition boxes for the viewer (:class:`P
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from kanon_engine.algorithms.mondrian import (
-    Partitioning,
-    _Axis,
-    _CutChecker,
-    _key_dtype,
-    _mean_text,
-    _OrderedAxis,
-    partition,
-)
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError
@@ -66,6 +59,25 @@ from kanon_engine.progress import ProgressCallback
 from kanon_engine.sources.base import Boxes, TableSource
 from kanon_engine.sources.plan import BoxedPartitionPlan, PartitionPlan
 from kanon_engine.sources.points import Counted, PointSpec, counted_from, key_radix
+
+#: Mondrian's view of one quasi-identifier (:class:`kanon_engine.algorithms.mondrian._Axis`: ``n_keys``,
+#: ``key_of_leaf``, ``width``, ``block``; ordered ones also ``value`` and ``is_date``).
+Axis = Any
+#: Mondrian's partitions (:class:`kanon_engine.algorithms.mondrian.Partitioning`).
+Partitioning = Any
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What this module needs of the in-memory algorithm, handed over by
+    :mod:`kanon_engine.algorithms.mondrian` (which imports this module, not the other way round): the
+    run on one box's points, the partitioning's constructor, the mean's text, and the records both sides
+    of a cut need at least."""
+
+    cut: Callable[[Any], Partitioning]  # EncodedTable of a box's points -> its partitions
+    partitioning: Callable[..., Partitioning]
+    mean_text: Callable[[np.ndarray], np.ndarray]
+    min_size: int
 
 
 def require_engine_cuts(name: str, algorithm: str, config: AnonymizationConfig, workload: bool) -> None:
@@ -93,7 +105,7 @@ def _tight(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _median_cut(
-    axis: _Axis, cum: np.ndarray, size: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    axis: Axis, cum: np.ndarray, size: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Threshold (keys <= t go left) and left records of the strict median cut of boxes whose records
     up to every key are ``cum`` (rows): :meth:`kanon_engine.algorithms.mondrian._Level.strict_threshold`
@@ -112,7 +124,7 @@ def engine_cuts(
     source: TableSource,
     boxes: Boxes,
     records: int,
-    axes: list[_Axis],
+    axes: list[Axis],
     min_size: int,
     budget: int,
     progress: ProgressCallback,
@@ -161,7 +173,7 @@ def engine_cuts(
 
 
 def _cuts(
-    hist: list[np.ndarray], recs: np.ndarray, axes: list[_Axis], min_size: int
+    hist: list[np.ndarray], recs: np.ndarray, axes: list[Axis], min_size: int
 ) -> tuple[np.ndarray, ...]:
     """Mondrian's cut of every box from its histograms (:func:`kanon_engine.algorithms.mondrian._cut_level`
     over histograms): whether it is cut, on which attribute, the threshold, the left side's records and
@@ -192,9 +204,8 @@ def _cuts(
 def mondrian_by_engine(
     source: TableSource,
     spec: PointSpec,
-    axes: list[_Axis],
-    config: AnonymizationConfig,
-    strict: bool,
+    axes: list[Axis],
+    kernel: Kernel,
     budget: int,
     progress: ProgressCallback,
 ) -> tuple[Counted, Boxes, list[_Box], Partitioning]:
@@ -209,13 +220,11 @@ def mondrian_by_engine(
         np.zeros((1, n_qi), dtype=np.int64),
         np.array([[ax.n_keys - 1 for ax in axes]], dtype=np.int64),
     )
-    light = EncodedTable(spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32))
-    min_size = _CutChecker(light, config.models).min_size
+    min_size = kernel.min_size
     records = int(spec.leaf_counts[0].sum())
     boxes, box_records, splits, checked = engine_cuts(source, full, records, axes, min_size, budget, progress)
     leaves = (0,) * n_qi
     request = spec.request(leaves)
-    n_key = max(ax.n_keys for ax in axes)
     kept: list[_Box] = []
     for which in _passes(box_records, budget):
         progress(
@@ -224,17 +233,12 @@ def mondrian_by_engine(
         )
         for counts in source.count_in_boxes(request, boxes, which, progress):
             counted = counted_from(spec, leaves, counts)
-            enc = counted.enc
-            kd = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
-            for q, ax in enumerate(axes):
-                kd[q] = ax.key_of_leaf.astype(kd.dtype)[enc.codes[q]]
-            parts = partition(kd, enc.weights, axes, strict, _CutChecker(enc, config.models), _quiet)
-            kept.append(_Box.of(counted, parts, axes))
+            kept.append(_Box.of(counted, kernel.cut(counted.enc), axes))
     whole = EncodedTable(
         spec.qi, spec.hierarchies, _no_codes(n_qi, 1), (), np.array([records], dtype=np.int64)
     )
     counted = Counted(whole, spec.codings, leaves, np.zeros(0, dtype=np.int64), key_radix(request.sizes))
-    return counted, boxes, kept, _summary(kept, splits, checked)
+    return counted, boxes, kept, _summary(kernel, kept, splits, checked)
 
 
 def _passes(records: np.ndarray, budget: int) -> list[list[int]]:
@@ -257,10 +261,6 @@ def _no_codes(n_qi: int, n: int) -> np.ndarray:
     return np.broadcast_to(np.zeros((n_qi, 1), dtype=np.int32), (n_qi, n))
 
 
-def _quiet(fraction: float, message: str) -> None:
-    """Progress of one box's in-memory run: the caller reports boxes instead."""
-
-
 @dataclass(eq=False)
 class _Box:
     """What one box keeps after Mondrian ran on its points: the points' keys and records (to find a
@@ -280,7 +280,7 @@ class _Box:
     checked: int = 0
 
     @classmethod
-    def of(cls, counted: Counted, parts: Partitioning, axes: list[_Axis]) -> _Box:
+    def of(cls, counted: Counted, parts: Partitioning, axes: list[Axis]) -> _Box:
         enc = counted.enc
         n_parts = len(parts.sizes)
         first_part = np.zeros(enc.n_points, dtype=np.int32)
@@ -294,7 +294,7 @@ class _Box:
             divided = (parts.point[sel][o], parts.offset[sel][o], parts.partition[sel][o])
         sums = {}
         for q, ax in enumerate(axes):
-            if isinstance(ax, _OrderedAxis) and not ax.is_date:
+            if ax.numeric and not ax.is_date:  # numbers (ordered, not dates): the mean summary
                 x = ax.value[ax.key_of_leaf[enc.codes[q][parts.point]]]
                 ok = np.isfinite(x)
                 total = np.bincount(parts.partition, np.where(ok, x, 0.0) * parts.weight, minlength=n_parts)
@@ -309,13 +309,13 @@ class _Box:
         return cls(kept, first_part, divided, lo, hi, sizes, first_key, sums, parts.splits, parts.checked)
 
 
-def _summary(kept: list[_Box], splits: int, checked: int) -> Partitioning:
+def _summary(kernel: Kernel, kept: list[_Box], splits: int, checked: int) -> Partitioning:
     """The partitions of every box, one after the other (no per-point arrays: the boxes keep those)."""
     none = np.zeros(0, dtype=np.int64)
     bounds = np.concatenate([k.lower for k in kept]), np.concatenate([k.upper for k in kept])
     for k in kept:  # held once: the boxes' copies are not needed again
         k.lower = k.upper = none
-    return Partitioning(
+    return kernel.partitioning(
         none,
         none,
         none,
@@ -336,7 +336,7 @@ def boxed_plan(
     labels: list[np.ndarray],
     part_class: np.ndarray,
     n_classes: int,
-    means: bool,
+    mean_text: Callable[[np.ndarray], np.ndarray] | None,
 ) -> BoxedPartitionPlan:
     """The release plan of a run cut by the engine: the labels of every class (as
     :func:`kanon_engine.algorithms.mondrian._partition_plan` makes them) and a plan per box."""
@@ -359,13 +359,13 @@ def boxed_plan(
     plan = BoxedPartitionPlan(
         config, None, labels=label_codes, label_text=label_text, boxes=boxes, parts=subs
     )
-    if means:
-        plan.extra = _means_of(kept, part_class, n_classes)
+    if mean_text is not None:
+        plan.extra = _means_of(kept, part_class, n_classes, mean_text)
     return plan
 
 
 def _means_of(
-    kept: list[_Box], part_class: np.ndarray, n_classes: int
+    kept: list[_Box], part_class: np.ndarray, n_classes: int, mean_text: Callable[[np.ndarray], np.ndarray]
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The mean summary's columns from the partitions' sums (as
     :func:`kanon_engine.algorithms.mondrian._means` makes them from the points)."""
@@ -375,6 +375,6 @@ def _means_of(
         count = np.bincount(part_class, np.concatenate([k.sums[name][1] for k in kept]), minlength=n_classes)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = total / count
-        codes, uniques = pd.factorize(pd.Series(_mean_text(mean), dtype=object), sort=False)
+        codes, uniques = pd.factorize(pd.Series(mean_text(mean), dtype=object), sort=False)
         extra[name] = (codes.astype(np.int64), np.asarray(uniques, dtype=object))
     return extra
