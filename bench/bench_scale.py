@@ -53,11 +53,21 @@ def child(args: argparse.Namespace) -> None:
     config = project.config(source)
     params = {"suppression_limit": 0.02} if args.algorithm in ("optimal", "datafly", "samarati") else {}
     algo = get_algorithm(args.algorithm, **params)
+    if args.budget:
+        from kanon_engine.sources import points
+
+        points.POINT_BUDGET = args.budget
     start = time.perf_counter()
-    counted = count_points(source, config)
-    t_count = time.perf_counter()
-    result = algo._run(source, config, counted.enc, lambda f, m: None, start)
-    result = finish_result(source, counted, result, start)
+    phases: dict[str, float] = {}
+    if args.algorithm.startswith("mondrian"):  # its own count: past the budget, the first cuts by the engine
+        result = algo.run(source, config, progress=_phase_clock(phases, start))
+        counted = result.plan.counted
+        t_count = start + phases.get("count_s", 0.0)
+    else:
+        counted = count_points(source, config)
+        t_count = time.perf_counter()
+        result = algo._run(source, config, counted.enc, lambda f, m: None, start)
+        result = finish_result(source, counted, result, start)
     t_search = time.perf_counter()
     out = Path(args.out)
     written = export_release(source, result, out, ExportOptions()) if not args.no_write else None
@@ -72,7 +82,7 @@ def child(args: argparse.Namespace) -> None:
                 "engine": args.engine,
                 "algorithm": args.algorithm,
                 "records": result.records,
-                "points": counted.enc.n_points,
+                "points": sum(p.counted.enc.n_points for p in getattr(result.plan, "parts", [result.plan])),
                 "floor": floor,
                 "engine_checks": engine_checks,
                 "open_s": round(start - t0, 1),
@@ -89,12 +99,31 @@ def child(args: argparse.Namespace) -> None:
                 "discernibility": result.metrics.get("discernibility"),
                 "release_sha256": written.sha256 if written else None,
                 "nodes_checked": result.nodes_checked,
+                "gcp": result.metrics.get("gcp"),
+                "budget": args.budget,
+                **{k: round(v, 1) for k, v in phases.items()},
             }
         ),
         flush=True,
     )
     if written is not None and not args.keep:
         out.unlink()
+
+
+def _phase_clock(phases: dict[str, float], start: float):
+    """A progress callback noting when Mondrian's phases begin (seconds since ``start``): the points
+    counted (or the engine's first cuts begun), the boxes counted and cut in memory, the release plan."""
+    marks = {"Mondrian in memory": "memory_from_s", "building the release": "plan_from_s"}
+
+    def progress(_fraction: float, message: str) -> None:
+        now = time.perf_counter() - start
+        name = next((n for prefix, n in marks.items() if message.startswith(prefix)), None)
+        if message.startswith("Mondrian level"):  # the points counted, or the engine's cuts begun
+            name = "engine_cuts_from_s" if "while reading" in message else "count_s"
+        if name and name not in phases:
+            phases[name] = now
+
+    return progress
 
 
 def reference_pass(path: Path) -> float:
@@ -120,6 +149,7 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="release file (default: in --data, removed after)")
     ap.add_argument("--keep", action="store_true", help="keep the release files")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--budget", type=int, default=None, help="points held in memory (forces engine cuts)")
     # one run in this process (used by the parent)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--project", help=argparse.SUPPRESS)
@@ -154,6 +184,8 @@ def main() -> None:
                     cmd.append("--keep")
                 if args.no_write:
                     cmd.append("--no-write")
+                if args.budget:
+                    cmd += ["--budget", str(args.budget)]
                 t = time.perf_counter()
                 proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ})
                 if proc.returncode != 0:

@@ -110,6 +110,13 @@ class Algorithm(ABC):
         if self.works_on_records():
             return self._run_on_records(source, config, progress, start)
         config.check_columns(source)
+        return self._run_source(source, config, progress, start)
+
+    def _run_source(
+        self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
+    ) -> AnonymizationResult:
+        """Count the points, run the algorithm on them, and tie its plan back to the rows (Mondrian
+        overrides it for tables whose points exceed the memory budget)."""
         counted = count_points(source, config, progress)
         require_k_fits(config.k, counted.enc.n_rows)
         result = self._run(source, config, counted.enc, progress, start)

@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -70,8 +71,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kanon_engine.algorithms.base import METRIC, Algorithm
+from kanon_engine.algorithms.mondrian_engine import (
+    Kernel,
+    boxed_plan,
+    mondrian_by_engine,
+    require_engine_cuts,
+)
 from kanon_engine.algorithms.mondrian_workload import WorkloadGuide
-from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
@@ -83,7 +90,8 @@ from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partiti
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult, PartitionRecord
-from kanon_engine.sources import TableSource
+from kanon_engine.sources import TableSource, points
+from kanon_engine.sources.finish import finish_result
 from kanon_engine.sources.plan import PartitionPlan
 
 SUMMARY = ParamSpec(
@@ -841,6 +849,72 @@ class _Mondrian(Algorithm):
         self.metric = metric
         self.summary = summary
 
+    def _run_source(
+        self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
+    ) -> AnonymizationResult:
+        """Mondrian on the points when they fit the memory budget; otherwise its first cuts in the engine
+        (:mod:`kanon_engine.algorithms.mondrian_engine`), with the same partitions."""
+        spec = points.point_spec(source, config, progress)
+        leaves = (0,) * len(spec.qi)
+        progress(0.02, _("counting the records into groups"))
+        if source.distinct_count(spec.request(leaves), progress) > points.POINT_BUDGET:
+            return self._run_by_engine(source, config, spec, progress, start)
+        counted = points.points_at(source, spec, leaves, progress)
+        require_k_fits(config.k, counted.enc.n_rows)
+        result = self._run(source, config, counted.enc, progress, start)
+        return finish_result(source, counted, result, start)
+
+    def _run_by_engine(
+        self,
+        source: TableSource,
+        config: AnonymizationConfig,
+        spec: points.PointSpec,
+        progress: ProgressCallback,
+        start: float,
+    ) -> AnonymizationResult:
+        """The run whose points exceed the budget: the first cuts by the engine, then memory per box."""
+        require_engine_cuts(
+            source.name(), _(self.title).split(" (")[0], config, bool(self.parameters.get("workload_aware"))
+        )
+        n_qi = len(spec.qi)
+        light = EncodedTable(
+            spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32), leaf_counts=spec.leaf_counts
+        )
+        n_rows = int(spec.leaf_counts[0].sum())
+        require_k_fits(config.k, n_rows)
+        whole = np.array([n_rows], dtype=np.int64)
+        one = EncodedTable(spec.qi, spec.hierarchies, np.zeros((n_qi, 1), dtype=np.int32), (), whole)
+        _require_whole_table_passes(one, config, whole)
+        axes = make_axes(source, light)
+        min_size = _CutChecker(light, config.models).min_size
+        kernel = Kernel(self._cut_box(axes, config), Partitioning, _mean_text, min_size)
+        counted, boxes, kept, parts = mondrian_by_engine(
+            source, spec, axes, kernel, points.POINT_BUDGET, progress
+        )
+        progress(0.92, _("building the release"))
+        means = _mean_text if self.parameters["summary"] == "mean" else None
+
+        def plan_of(labels: list[np.ndarray], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
+            return boxed_plan(config, boxes, kept, labels, part_class, n_classes, means)
+
+        result = self._partitions_result(config, spec.qi, axes, parts, start, plan_of)
+        return finish_result(source, counted, result, start)
+
+    def _cut_box(
+        self, axes: list[_Axis], config: AnonymizationConfig
+    ) -> Callable[[EncodedTable], Partitioning]:
+        """Mondrian on the points of one box the engine cut (their progress is the boxes')."""
+        n_key = max(ax.n_keys for ax in axes)
+
+        def cut(enc: EncodedTable) -> Partitioning:
+            keys = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
+            for q, ax in enumerate(axes):
+                keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
+            checker = _CutChecker(enc, config.models)
+            return partition(keys, enc.weights, axes, self.strict, checker, lambda _f, _m: None)
+
+        return cut
+
     def _run(
         self,
         table: TableSource,
@@ -892,21 +966,40 @@ class _Mondrian(Algorithm):
         parts: Partitioning,
         start: float,
     ) -> AnonymizationResult:
+
+        def plan_of(labels: list[np.ndarray], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
+            frag_class = part_class[parts.partition]
+            plan = _partition_plan(config, enc, axes, parts, labels, part_class, frag_class, n_classes)
+            if self.parameters["summary"] == "mean":
+                plan.extra = _means(enc, axes, parts, frag_class, n_classes)
+            return plan
+
+        return self._partitions_result(config, enc.qi, axes, parts, start, plan_of)
+
+    def _partitions_result(
+        self,
+        config: AnonymizationConfig,
+        qi: tuple[str, ...],
+        axes: list[_Axis],
+        parts: Partitioning,
+        start: float,
+        plan_of: Callable[[list[np.ndarray], np.ndarray, int], PartitionPlan],
+    ) -> AnonymizationResult:
+        """The result from the partitions alone (bounds, sizes, first points; ``plan_of`` makes the
+        release plan from the labels and the class of every partition), so a run whose points are held
+        box by box (:mod:`kanon_engine.algorithms.mondrian_engine`) shares it."""
         lo, hi = parts.lower, parts.upper
         labels = [ax.labels(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)]
         part_class, n_classes = _classes(labels, parts)
-        frag_class = part_class[parts.partition]
-        class_sizes = np.bincount(frag_class, weights=parts.weight, minlength=n_classes).astype(np.int64)
-        plan = _partition_plan(config, enc, axes, parts, labels, part_class, frag_class, n_classes)
-        if self.parameters["summary"] == "mean":
-            plan.extra = _means(enc, axes, parts, frag_class, n_classes)
+        class_sizes = np.bincount(part_class, weights=parts.sizes, minlength=n_classes).astype(np.int64)
+        plan = plan_of(labels, part_class, n_classes)
         ncp = np.stack([ax.width(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)], axis=1)
-        metrics = partition_metrics(enc.qi, class_sizes, parts.sizes, ncp, config.k)
+        metrics = partition_metrics(qi, class_sizes, parts.sizes, ncp, config.k)
         metrics["splits"] = float(parts.splits)
         order = np.lexsort((parts.first, part_class))
         bounds = [ax.bounds(lo[order, q], hi[order, q]) for q, ax in enumerate(axes)]
         record = PartitionRecord(
-            qi=tuple(enc.qi),
+            qi=tuple(qi),
             lower=np.stack([b[0] for b in bounds], axis=1),
             upper=np.stack([b[1] for b in bounds], axis=1),
             sizes=parts.sizes[order],

@@ -164,6 +164,76 @@ def apply_maps(codes: np.ndarray, maps: tuple[np.ndarray | None, ...]) -> np.nda
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class Boxes:
+    """Fragments of a table as boxes of keys (Mondrian's partitions before their points are counted):
+    a row is in box ``b`` when ``lower[b, q] <= keys[q][code] <= upper[b, q]`` for every column ``q`` of
+    ``codings`` (``keys[q]`` orders the codes of column q: Mondrian's key of every leaf). The boxes of
+    a partitioning are disjoint; a row in none of them is left out."""
+
+    codings: tuple[ColumnCoding, ...]
+    keys: tuple[np.ndarray, ...]  # per column, the key (int) of every code
+    lower: np.ndarray  # (n_boxes, n_columns) int64, inclusive
+    upper: np.ndarray  # (n_boxes, n_columns) int64, inclusive
+
+    @property
+    def n_boxes(self) -> int:
+        return int(self.lower.shape[0])
+
+    @property
+    def n_keys(self) -> tuple[int, ...]:
+        return tuple(int(k.max()) + 1 if len(k) else 1 for k in self.keys)
+
+    def key_columns(self, codes: np.ndarray) -> np.ndarray:
+        """(n_columns, n_rows) keys of rows given their codes (one row of ``codes`` per column)."""
+        return np.stack([k[c] for k, c in zip(self.keys, codes)]) if len(codes) else codes
+
+    def box_of(self, keys: np.ndarray) -> np.ndarray:
+        """The box of every row given its keys (-1: none); one comparison per box and column, numpy."""
+        out = np.full(keys.shape[1], -1, dtype=np.int64)
+        for b in range(self.n_boxes):
+            inside = out < 0
+            for q in range(len(self.codings)):
+                inside &= (keys[q] >= self.lower[b, q]) & (keys[q] <= self.upper[b, q])
+            out[inside] = b
+        return out
+
+
+def box_histograms_of(codes: np.ndarray, boxes: Boxes) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per column, the records of every (box, key) pair of rows with these codes (numpy, for the engines
+    that hold codes: in memory, and every Dask worker on its pieces)."""
+    keys = boxes.key_columns(codes)
+    box = boxes.box_of(keys)
+    inside = box >= 0
+    out = []
+    for q, n in enumerate(boxes.n_keys):
+        pair = box[inside] * n + keys[q][inside]
+        uniq, counts = np.unique(pair, return_counts=True)
+        out.append((uniq // n, uniq % n, counts.astype(np.int64)))
+    return out
+
+
+def count_codes_in_boxes(
+    codes: np.ndarray, box_codes: np.ndarray, boxes: Boxes, which: list[int], sizes: tuple[int, ...]
+) -> list[PointCounts]:
+    """The points (``codes``, one row per counted column) of the rows of every box in ``which``, given
+    the codes of the boxes' columns (``box_codes``); numpy, for the engines that hold codes."""
+    box = boxes.box_of(boxes.key_columns(box_codes))
+    return [group_codes(codes[:, box == b], sizes) for b in which]
+
+
+def dense_histograms(
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], boxes: Boxes
+) -> list[np.ndarray]:
+    """(box, key, records) triples per column as (n_boxes, n_keys) matrices of records."""
+    out = []
+    for (box, key, counts), n in zip(parts, boxes.n_keys):
+        m = np.zeros(boxes.n_boxes * n, dtype=np.int64)
+        np.add.at(m, np.asarray(box, dtype=np.int64) * n + np.asarray(key, dtype=np.int64), counts)
+        out.append(m.reshape(boxes.n_boxes, n))
+    return out
+
+
 @dataclass(frozen=True)
 class ColumnProfile:
     """What the workbench shows of a column without loading the table: its detected type, distinct and
@@ -295,6 +365,19 @@ class TableSource(ABC):
         """Records in combinations of fewer than ``k`` records, and the number of combinations."""
         counts = self.count(request, progress).counts
         return int(counts[counts < k].sum()), int(len(counts))
+
+    def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
+        """Per column of ``boxes``, an (n_boxes, n_keys) matrix of the records of every box with every
+        key: Mondrian's median cuts of partitions too large to count into points, computed by the engine
+        (:mod:`kanon_engine.algorithms.mondrian_engine`). One pass over the rows."""
+        raise NotImplementedError(type(self).__name__)
+
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
+        """:meth:`count` of the rows of each box listed in ``which`` (the points of Mondrian's boxes), in
+        one pass over the rows."""
+        raise NotImplementedError(type(self).__name__)
 
     @abstractmethod
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:

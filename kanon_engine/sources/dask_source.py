@@ -32,11 +32,15 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _, ngettext
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
+    Boxes,
     ColumnCoding,
     CountRequest,
     PointCounts,
     StreamedSource,
     apply_maps,
+    box_histograms_of,
+    count_codes_in_boxes,
+    dense_histograms,
     encode_batch,
     group_codes,
     merge_value_counts,
@@ -99,6 +103,18 @@ def encode_piece(f: StreamedFile, piece: Piece, codings: tuple[ColumnCoding, ...
 def count_piece(codes: np.ndarray, rows: list[int], maps: tuple, sizes: tuple[int, ...]) -> PointCounts:
     """The combinations of a piece's codes (``rows`` picks the request's columns), counted."""
     return group_codes(apply_maps(codes[rows], maps), sizes)
+
+
+def box_histograms_piece(codes: np.ndarray, rows: list[int], boxes: Boxes) -> list[tuple]:
+    """(box, key, records) per box column of a piece's rows (Mondrian's cuts by the engine)."""
+    return box_histograms_of(codes[rows], boxes)
+
+
+def count_piece_in_boxes(
+    codes: np.ndarray, rows: list[int], box_rows: list[int], boxes: Boxes, which: list[int], sizes: tuple
+) -> list[PointCounts]:
+    """The combinations of the piece's rows in every box of ``which``, counted."""
+    return count_codes_in_boxes(codes[rows], codes[box_rows], boxes, which, sizes)
 
 
 def value_counts_piece(f: StreamedFile, piece: Piece, columns: list[str]) -> tuple[dict, int]:
@@ -224,6 +240,40 @@ class DaskSource(StreamedSource):
         codes = np.concatenate([p.codes for p in parts], axis=1) if parts else np.zeros((len(rows), 0))
         counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, dtype=np.int64)
         return PointCounts.from_groups(codes, counts)
+
+    def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
+        self._ensure_codes(boxes.codings)
+        rows = [self._code_ids.index(id(c)) for c in boxes.codings]
+        parts = self.client.gather(self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes))
+        merged = [tuple(np.concatenate([p[q][i] for p in parts]) for i in range(3)) for q in range(len(rows))]
+        return dense_histograms(merged, boxes)
+
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
+        if any(m is not None for m in request.maps):
+            raise NotImplementedError("count_in_boxes counts leaves")
+        self._ensure_codes(request.codings)
+        rows = [self._code_ids.index(id(c)) for c in request.codings]
+        box_rows = [self._code_ids.index(id(c)) for c in boxes.codings]
+        parts = self.client.gather(
+            self.client.map(
+                count_piece_in_boxes,
+                self._codes,
+                rows=rows,
+                box_rows=box_rows,
+                boxes=boxes,
+                which=which,
+                sizes=request.sizes,
+            )
+        )
+        out = []
+        for i in range(len(which)):
+            mine = [p[i] for p in parts]
+            codes = np.concatenate([p.codes for p in mine], axis=1) if mine else np.zeros((len(rows), 0))
+            counts = np.concatenate([p.counts for p in mine]) if mine else np.zeros(0, dtype=np.int64)
+            out.append(PointCounts.from_groups(codes, counts))
+        return out
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         ahead = 2  # pieces read ahead by the workers while the client writes

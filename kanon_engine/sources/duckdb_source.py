@@ -33,6 +33,7 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
+    Boxes,
     ColumnCoding,
     CountRequest,
     PointCounts,
@@ -334,6 +335,75 @@ class DuckDBSource(StreamedSource):
         finally:
             self.con.unregister("map_arrow")
         return name
+
+    # --- Mondrian's cuts of partitions too large to count (kanon_engine.algorithms.mondrian_engine) ---
+    def _box_sql(self, boxes: Boxes) -> tuple[list[str], str, list[str]]:
+        """The codes column of every box column, the key of the columns a box bounds (a list lookup of
+        their codes, ``... AS k{q}``), and the box of a row: the sum of every box's number times whether
+        the row is inside it, less one (boxes are disjoint; -1 when in none)."""
+        assert self._codes_key is not None
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
+        cols = [column[id(c)] for c in boxes.codings]
+        full = np.asarray(boxes.n_keys) - 1
+        terms, bounded = [], set()
+        for b in range(boxes.n_boxes):
+            lo, hi = boxes.lower[b], boxes.upper[b]
+            cond = [f"k{q} >= {int(lo[q])}" for q in range(len(cols)) if lo[q] > 0]
+            cond += [f"k{q} <= {int(hi[q])}" for q in range(len(cols)) if hi[q] < full[q]]
+            bounded |= {q for q in range(len(cols)) if lo[q] > 0 or hi[q] < full[q]}
+            terms.append(f"({' AND '.join(cond) or 'true'})::INTEGER * {b + 1}")
+        keys = [f"{self._map_list(boxes.keys[q])}[{cols[q]} + 1] AS k{q}" for q in sorted(bounded)]
+        return cols, f"({' + '.join(terms)} - 1)", keys
+
+    @in_one_sentence
+    def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
+        """One pass: a GROUP BY GROUPING SETS ((box, codes) of every column) over the codes table; the
+        codes become keys afterwards (only the columns a box bounds are looked up per row)."""
+        from kanon_engine.sources.base import dense_histograms
+
+        self._ensure_codes(boxes.codings, progress)
+        cols, case, keys = self._box_sql(boxes)
+        d = len(cols)
+        inner = f"SELECT {', '.join([*(f'{c} AS r{q}' for q, c in enumerate(cols)), *keys])} FROM codes"
+        sets = ", ".join(f"(b, r{q})" for q in range(d))
+        flags = ", ".join(f"grouping(r{q}) AS s{q}" for q in range(d))
+        sql = (
+            f"SELECT b, {', '.join(f'r{q}' for q in range(d))}, {flags}, count(*)::BIGINT AS n "
+            f"FROM (SELECT {case} AS b, * FROM ({inner})) WHERE b >= 0 GROUP BY GROUPING SETS ({sets})"
+        )
+        table = self.con.execute(sql).to_arrow_table()
+        box, n = table.column("b").to_numpy(), table.column("n").to_numpy()
+        parts = []
+        for q in range(d):
+            mine = table.column(f"s{q}").to_numpy() == 0
+            code = table.column(f"r{q}").to_numpy(zero_copy_only=False)[mine].astype(np.int64)
+            parts.append((box[mine], boxes.keys[q][code], n[mine]))
+        return dense_histograms(parts, boxes)
+
+    @in_one_sentence
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
+        """The GROUP BY of :meth:`count` over the rows of the listed boxes, by box."""
+        if any(m is not None for m in request.maps):
+            raise NotImplementedError("count_in_boxes counts leaves")
+        self._ensure_codes(tuple(dict.fromkeys((*request.codings, *boxes.codings))), progress)
+        listed = Boxes(boxes.codings, boxes.keys, boxes.lower[which], boxes.upper[which])
+        _cols, case, keys = self._box_sql(listed)
+        column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
+        groups = ", ".join(f"{column[id(c)]} AS g{i}" for i, c in enumerate(request.codings))
+        names = ", ".join(f"g{i}" for i in range(len(request.codings)))
+        inner = f"SELECT {', '.join(['*', *keys])} FROM codes"
+        sql = (
+            f"SELECT b, {names}, count(*)::BIGINT AS n FROM (SELECT {case} AS b, {groups} FROM ({inner})) "
+            f"WHERE b >= 0 GROUP BY ALL ORDER BY b, {names}"
+        )
+        table = self.con.execute(sql).to_arrow_table()
+        box = table.column("b").to_numpy()
+        codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.codings))])
+        n = table.column("n").to_numpy()
+        cuts = np.searchsorted(box, np.arange(len(which) + 1))
+        return [PointCounts.from_groups(codes[:, a:b], n[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
 
     def close(self) -> None:
         con = getattr(self, "con", None)

@@ -28,9 +28,7 @@ def finish_result(
     if result.plan.counted is not None:  # the chosen node is finer than the points: counted on its own
         counted = result.plan.counted
     plan = dataclasses.replace(result.plan, counted=counted)
-    weights = counted.enc.weights
-    suppressed = int(weights[plan.point_class < 0].sum()) if len(plan.point_class) else 0
-    suppressed += getattr(plan, "trimmed_records", 0)
+    suppressed = plan.suppressed_records()
     release = row_class = None
     if source.in_memory:
         frame = source.frame  # type: ignore[attr-defined]

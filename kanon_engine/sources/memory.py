@@ -19,11 +19,15 @@ from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.base import (
+    Boxes,
     ColumnCoding,
     CountRequest,
     PointCounts,
     TableSource,
     apply_maps,
+    box_histograms_of,
+    count_codes_in_boxes,
+    dense_histograms,
     encode_batch,
     group_codes,
 )
@@ -125,6 +129,16 @@ class InMemorySource(TableSource):
             codes = apply_maps(self.codes(request.codings), request.maps)
             self._last = (key, group_codes(codes, request.sizes, with_rows=True))
         return self._last[1]
+
+    def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
+        return dense_histograms(box_histograms_of(self.codes(boxes.codings), boxes), boxes)
+
+    def count_in_boxes(
+        self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
+    ) -> list[PointCounts]:
+        box_codes = self.codes(boxes.codings)
+        codes = apply_maps(self.codes(request.codings), request.maps)
+        return count_codes_in_boxes(codes, box_codes, boxes, which, request.sizes)
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         names = list(self.columns) if columns is None else [c for c in self.columns if c in set(columns)]

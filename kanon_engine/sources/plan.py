@@ -18,9 +18,12 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.i18n import _
 from kanon_engine.release import _missing_as_empty_codes as missing_as_empty_codes
 from kanon_engine.release import mask_suppressed, qi_column
+from kanon_engine.sources.base import Boxes
 from kanon_engine.sources.points import Counted
 
 
@@ -33,6 +36,8 @@ class BatchState:
     seen: np.ndarray | None = None
     #: the point of every row of the batch when the engine already knows it (in memory, from counting)
     points: np.ndarray | None = None
+    #: the state of every box of a :class:`BoxedPartitionPlan` (its own points, its own records seen)
+    boxes: dict[int, BatchState] = field(default_factory=dict)
 
     def points_of(self, counted: Counted, codes: np.ndarray) -> np.ndarray:
         """The point of every row of the batch: known, or looked up by its codes."""
@@ -57,6 +62,13 @@ class ReleasePlan(ABC):
     @abstractmethod
     def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
         """Released class of every row of a batch (-1: suppressed), given its codes."""
+
+    def suppressed_records(self) -> int:
+        """Records the release suppresses (points of class -1, and Datafly's trimmed records)."""
+        point_class = getattr(self, "point_class", np.zeros(0, dtype=np.int64))
+        weights = self.counted.enc.weights
+        n = int(weights[point_class < 0].sum()) if len(point_class) else 0
+        return n + int(getattr(self, "trimmed_records", 0))
 
     @abstractmethod
     def class_values(self, n_classes: int) -> dict[str, np.ndarray]:
@@ -219,6 +231,35 @@ class PartitionPlan(ReleasePlan):
             name: pd.Categorical.from_codes(self.labels[q][cls], pd.Index(self.label_text[q], dtype=object))
             for q, name in enumerate(self.counted.enc.qi)
         }
+
+
+@dataclass(eq=False)
+class BoxedPartitionPlan(PartitionPlan):
+    """Mondrian's classes when its first cuts were made by the engine
+    (:mod:`kanon_engine.algorithms.mondrian_engine`): a row's box comes from its keys, and the box's own
+    plan (its points, the class of each) gives the row's class. Only the boxes' points are held, never
+    one array over all of them; the labels are those of the whole release."""
+
+    boxes: Boxes | None = None
+    parts: list[PartitionPlan] = field(default_factory=list)
+
+    def suppressed_records(self) -> int:
+        return 0  # Mondrian suppresses nothing
+
+    def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
+        assert self.boxes is not None
+        n_qi = len(self.boxes.codings)
+        box = self.boxes.box_of(self.boxes.key_columns(codes[:n_qi]))
+        if (box < 0).any():
+            raise ConfigError(
+                _("The table changed while it was being anonymized (a row matches no counted group)."),
+                hint=_("Run the anonymization again."),
+            )
+        out = np.empty(len(box), dtype=np.int64)
+        for b in np.unique(box):
+            sel = box == b
+            out[sel] = self.parts[b].row_classes(codes[:, sel], state.boxes.setdefault(int(b), BatchState()))
+        return out
 
 
 def _ranks(point: np.ndarray, seen: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import require_valid
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
-from kanon_engine.sources.base import ColumnCoding, CountRequest, TableSource
+from kanon_engine.sources.base import ColumnCoding, CountRequest, PointCounts, TableSource
 
 #: Largest product of code ranges a point key holds (one int64 per point; past it, keys are re-densified).
 _MAX_KEY = 1 << 62
@@ -206,8 +206,13 @@ def points_at(
 ) -> Counted:
     """The points counted at ``levels``: each stands for its group with the group's first leaf."""
     request = spec.request(levels)
-    radix = key_radix(request.sizes)
-    counts = source.count(request, progress)
+    return counted_from(spec, levels, source.count(request, progress))
+
+
+def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) -> Counted:
+    """The points of ``counts`` (counted by ``spec.request(levels)``) as the weighted encoded table the
+    algorithms see."""
+    radix = key_radix(spec.request(levels).sizes)
     n_qi = len(spec.qi)
     leaves = np.empty((n_qi, counts.n_points), dtype=np.int32)
     for q, (h, lv) in enumerate(zip(spec.hierarchies, levels)):

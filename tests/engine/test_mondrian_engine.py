@@ -1,0 +1,322 @@
+"""Mondrian past the memory budget: the first cuts by the engine, the rest in memory per box
+(:mod:`kanon_engine.algorithms.mondrian_engine`).
+
+With the budget forced low, tables small enough to run both ways show that strict Mondrian makes the
+same partitions (hence the same release bytes) as the plain in-memory run, that every engine (memory,
+DuckDB, Dask) gives the same bytes, and a plain-pandas check of the written release finds no class
+below k.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kanon_engine.algorithms import get_algorithm
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.data.io import read_table
+from kanon_engine.errors import ConfigError
+from kanon_engine.export import ExportOptions, export_release
+from kanon_engine.hierarchy import default_hierarchy
+from kanon_engine.privacy.models import DistinctLDiversity, KAnonymity
+from kanon_engine.sources import InMemorySource, points
+from kanon_engine.sources.duckdb_source import DuckDBSource
+from tests.conftest import ADULT_QI
+from tests.engine.test_sources import check_release_independently
+
+#: Figures that may differ between a run cut by the engine and a plain run: the engine, the time, and
+#: the last bits of the averaged losses (summed over the partitions in another order).
+LOOSE = ("engine", "runtime_seconds", "release_file", "metrics")
+
+
+def _budget(monkeypatch, n: int) -> None:
+    monkeypatch.setattr(points, "POINT_BUDGET", n)
+
+
+def _levels(source, monkeypatch) -> list[int]:
+    """Record the boxes of every pass the engine makes to cut (one entry per level)."""
+    seen: list[int] = []
+    original = source.box_histograms
+
+    def spy(boxes, progress=None):
+        seen.append(boxes.n_boxes)
+        return original(boxes) if progress is None else original(boxes, progress)
+
+    monkeypatch.setattr(source, "box_histograms", spy)
+    return seen
+
+
+def _figures(result, strict_keys: bool = True) -> dict:
+    drop = LOOSE if not strict_keys else LOOSE[:3]
+    out = {k: v for k, v in result.summary().items() if k not in drop}
+    return json.loads(json.dumps(out, default=float))
+
+
+def _release(source, result, path: Path, **options) -> bytes:
+    export_release(source, result, path, ExportOptions(**options))
+    return path.read_bytes()
+
+
+def _adult_config(adult_hierarchies, k: int = 5) -> AnonymizationConfig:
+    hs = {q: adult_hierarchies[q] for q in ADULT_QI}
+    return AnonymizationConfig(tuple(ADULT_QI), hs, (KAnonymity(k),))
+
+
+def check_classes_independently(path: Path, qi, k: int) -> None:
+    """Plain pandas on the written file: every combination of released quasi-identifier values holds at
+    least k records (Mondrian suppresses nothing)."""
+    release = pd.read_csv(path, dtype=str, keep_default_na=False)
+    sizes = release.groupby(list(qi), sort=False).size()
+    assert len(release) and sizes.min() >= k, sizes.min()
+
+
+@pytest.mark.parametrize("budget,levels", [(12_000, 2), (6_000, 4), (4_000, 7)])
+def test_strict_cut_by_the_engine_equals_the_plain_run(
+    adult_dir, adult_hierarchies, monkeypatch, tmp_path, budget, levels
+):
+    """2 to 7 levels of cuts by the engine (30,162 records, 12,458 points; strict cuts of Adult are
+    uneven): the same partitions as the plain in-memory run (same classes, sizes, cuts and release
+    bytes; the losses equal up to rounding)."""
+    table = read_table(adult_dir / "adult.csv")
+    config = _adult_config(adult_hierarchies)
+    plain = get_algorithm("mondrian").run(table, config)
+    _budget(monkeypatch, budget)
+    source = InMemorySource(table)
+    seen = _levels(source, monkeypatch)
+    cut = get_algorithm("mondrian").run(source, config)
+    assert len(seen) == levels
+    assert _figures(cut, False) == _figures(plain, False)
+    for key, value in plain.metrics.items():
+        assert cut.metrics[key] == pytest.approx(value, rel=1e-12), key
+    assert np.array_equal(cut.class_sizes, plain.class_sizes)
+    assert _release(table, cut, tmp_path / "cut.csv") == _release(table, plain, tmp_path / "plain.csv")
+    check_classes_independently(tmp_path / "cut.csv", ADULT_QI, config.k)
+
+
+@pytest.mark.parametrize("name", ["mondrian", "mondrian-relaxed"])
+def test_mean_summary_cut_by_the_engine(adult_dir, adult_hierarchies, monkeypatch, tmp_path, name):
+    """The mean columns come from every box's sums: strict equals the plain run byte for byte; relaxed
+    has the means of its own classes (checked with pandas on the written file)."""
+    table = read_table(adult_dir / "adult.csv")
+    config = _adult_config(adult_hierarchies)
+    plain = get_algorithm(name, summary="mean").run(table, config)
+    _budget(monkeypatch, 6_000)
+    cut = get_algorithm(name, summary="mean").run(InMemorySource(table), config)
+    a = _release(table, cut, tmp_path / "cut.csv")
+    if name == "mondrian":
+        assert a == _release(table, plain, tmp_path / "plain.csv")
+    release = pd.read_csv(tmp_path / "cut.csv", dtype=str, keep_default_na=False)
+    ages = pd.to_numeric(table.frame["age"])
+    means = ages.groupby([release[q] for q in ADULT_QI]).transform("mean").round(4)
+    assert np.allclose(pd.to_numeric(release["age_mean"]), means, atol=1e-4)
+
+
+def test_one_level_on_distinct_rows(monkeypatch, tmp_path):
+    """600 distinct records and a budget of 400: one cut by the engine, then memory; the same release
+    as the plain run."""
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(
+        {"age": [str(a) for a in rng.permutation(600)], "sex": rng.choice(["F", "M"], 600).tolist()}
+    )
+    path = tmp_path / "distinct.csv"
+    frame.to_csv(path, index=False)
+    table = read_table(path)
+    hs = {q: default_hierarchy(q, table.frame[q], table.column_types.get(q)) for q in ("age", "sex")}
+    config = AnonymizationConfig(("age", "sex"), hs, (KAnonymity(3),))
+    plain = get_algorithm("mondrian").run(table, config)
+    _budget(monkeypatch, 400)
+    source = InMemorySource(table)
+    seen = _levels(source, monkeypatch)
+    cut = get_algorithm("mondrian").run(source, config)
+    assert seen == [1]
+    assert _release(table, cut, tmp_path / "cut.csv") == _release(table, plain, tmp_path / "plain.csv")
+    check_classes_independently(tmp_path / "cut.csv", ("age", "sex"), 3)
+
+
+@pytest.mark.parametrize("name", ["mondrian", "mondrian-relaxed"])
+def test_memory_and_duckdb_cut_alike(adult_dir, adult_hierarchies, monkeypatch, tmp_path, name):
+    """The engine's cuts are the same in memory and in DuckDB: same figures, same bytes (CSV and
+    Parquet, input order and shuffled), and no class below k in the written file."""
+    path = adult_dir / "adult.csv"
+    table = read_table(path)
+    config = _adult_config(adult_hierarchies, k=10)
+    _budget(monkeypatch, 5_000)
+    algo = get_algorithm(name)
+    mem = algo.run(InMemorySource(table), config)
+    with DuckDBSource(path, table.options, batch_rows=4099, temp_dir=tmp_path) as duck:
+        seen = _levels(duck, monkeypatch)
+        big = algo.run(duck, config)
+        assert len(seen) >= 3
+        assert _figures(big) == _figures(mem)
+        for options in ({}, {"shuffle": True, "shuffle_seed": 3}):
+            for ext in ("csv", "parquet"):
+                a = _release(table, mem, tmp_path / f"mem.{ext}", **options)
+                b = _release(duck, big, tmp_path / f"duck.{ext}", **options)
+                assert a == b, (ext, options)
+    check_classes_independently(tmp_path / "duck.csv", ADULT_QI, config.k)
+    check_release_independently(tmp_path / "duck.csv", config)
+
+
+def test_relaxed_cut_by_the_engine_stays_close(adult_dir, adult_hierarchies, monkeypatch):
+    """Relaxed Mondrian's cuts in the engine keep the median block whole: classes stay at least k, and
+    DM and the average loss stay within a few percent of the plain run's (the docstring's figures)."""
+    table = read_table(adult_dir / "adult.csv")
+    config = _adult_config(adult_hierarchies)
+    plain = get_algorithm("mondrian-relaxed").run(table, config)
+    _budget(monkeypatch, 4_000)
+    cut = get_algorithm("mondrian-relaxed").run(InMemorySource(table), config)
+    assert cut.class_sizes.min() >= config.k and cut.class_sizes.sum() == table.n_rows
+    for metric in ("discernibility", "gcp"):
+        assert cut.metrics[metric] == pytest.approx(plain.metrics[metric], rel=0.05)
+
+
+def test_models_the_engine_cannot_check_are_refused_in_one_sentence(
+    adult_dir, adult_hierarchies, monkeypatch
+):
+    table = read_table(adult_dir / "adult.csv")
+    hs = {q: adult_hierarchies[q] for q in ADULT_QI}
+    config = AnonymizationConfig(
+        tuple(ADULT_QI), hs, (KAnonymity(5), DistinctLDiversity(2, "occupation")), ("occupation",)
+    )
+    _budget(monkeypatch, 4_000)
+    with pytest.raises(ConfigError) as err:
+        get_algorithm("mondrian").run(InMemorySource(table), config)
+    text = str(err.value)
+    assert "k-anonymity only" in text and "\n" not in text
+
+
+@st.composite
+def random_tables(draw):
+    n = draw(st.integers(8, 80))
+    ages = draw(st.lists(st.integers(18, 40), min_size=n, max_size=n))
+    sex = draw(st.lists(st.sampled_from(["F", "M", None]), min_size=n, max_size=n))
+    zips = draw(st.lists(st.sampled_from(["02138", "02139", "1001", "=1+1", "-5"]), min_size=n, max_size=n))
+    frame = pd.DataFrame({"id": [f"P{i}" for i in range(n)], "age": [str(a) for a in ages],
+                          "sex": sex, "zip": zips})  # fmt: skip
+    return frame, draw(st.integers(2, 4)), draw(st.integers(3, 30))
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(random_tables())
+def test_random_tables_cut_by_the_engine(tmp_path, monkeypatch, problem):
+    """Random small tables with a budget of a few records: strict equals the plain run byte for byte,
+    and memory and DuckDB give the same bytes for both Mondrians."""
+    frame, k, budget = problem
+    path = tmp_path / "random.csv"
+    frame.to_csv(path, index=False)
+    table = read_table(path)
+    qi = ("age", "sex", "zip")
+    hs = {q: default_hierarchy(q, table.frame[q], table.column_types.get(q)) for q in qi}
+    if table.n_rows < k:
+        return
+    config = AnonymizationConfig(qi, hs, (KAnonymity(k),), identifiers=("id",))
+    plain = {name: get_algorithm(name).run(table, config) for name in ("mondrian", "mondrian-relaxed")}
+    with monkeypatch.context() as m:
+        m.setattr(points, "POINT_BUDGET", budget)
+        with DuckDBSource(path, table.options, batch_rows=7, temp_dir=tmp_path) as duck:
+            seen = _levels(duck, m)
+            for name, first in plain.items():
+                mem = get_algorithm(name).run(InMemorySource(table), config)
+                big = get_algorithm(name).run(duck, config)
+                a = _release(table, mem, tmp_path / "mem.csv")
+                assert a == _release(duck, big, tmp_path / "duck.csv"), name
+                assert _figures(big) == _figures(mem), name
+                if name == "mondrian":
+                    assert a == _release(table, first, tmp_path / "plain.csv")
+                check_classes_independently(tmp_path / "duck.csv", qi, k)
+            distinct = len(table.frame.drop_duplicates(list(qi)))
+            assert bool(seen) == (distinct > budget and table.n_rows > budget)  # cut by the engine
+
+
+@pytest.mark.slow
+def test_dask_cuts_alike(adult_dir, adult_hierarchies, monkeypatch, tmp_path):
+    """Dask (a LocalCluster of 2 workers) makes the same cuts and the same release."""
+    pytest.importorskip("distributed")
+    from kanon_engine.sources.dask_source import DaskSource
+
+    path = adult_dir / "adult.csv"
+    table = read_table(path)
+    config = _adult_config(adult_hierarchies, k=10)
+    _budget(monkeypatch, 5_000)
+    algo = get_algorithm("mondrian")
+    mem = algo.run(InMemorySource(table), config)
+    source = DaskSource(path, workers=2)
+    try:
+        dask = algo.run(source, config)
+        assert _figures(dask) == _figures(mem)
+        assert _release(source, dask, tmp_path / "dask.csv") == _release(table, mem, tmp_path / "mem.csv")
+    finally:
+        source.close()
+    check_classes_independently(tmp_path / "dask.csv", ADULT_QI, config.k)
+
+
+def test_box_histograms_and_counts_agree_with_pandas(adult_dir, adult_hierarchies, tmp_path):
+    """The engine's two operations on random disjoint boxes (a cut of every key range in two): the
+    records per (box, key) and the points of some boxes, in memory and DuckDB, against pandas."""
+    from kanon_engine.algorithms.mondrian import make_axes
+    from kanon_engine.encoding import EncodedTable
+    from kanon_engine.sources.base import Boxes
+
+    path = adult_dir / "adult.csv"
+    table = read_table(path)
+    config = _adult_config(adult_hierarchies)
+    rng = np.random.default_rng(7)
+    mem = InMemorySource(table)
+    with DuckDBSource(path, table.options, temp_dir=tmp_path) as duck:
+        results = []
+        for source in (mem, duck):
+            spec = points.point_spec(source, config, lambda f, m: None)
+            n = len(spec.qi)
+            light = EncodedTable(
+                spec.qi, spec.hierarchies, np.zeros((n, 0), np.int32), leaf_counts=spec.leaf_counts
+            )
+            axes = make_axes(source, light)
+            keys = tuple(ax.key_of_leaf.astype(np.int64) for ax in axes)
+            cut = [
+                int(rng.integers(0, ax.n_keys)) if results == [] else results[0][3][q]
+                for q, ax in enumerate(axes)
+            ]
+            q1, q2 = 0, 3  # two attributes cut: four boxes
+            lower = np.zeros((4, n), np.int64)
+            upper = np.array([[ax.n_keys - 1 for ax in axes]] * 4, np.int64)
+            upper[[0, 1], q1] = cut[q1]
+            lower[[2, 3], q1] = cut[q1] + 1
+            upper[[0, 2], q2] = cut[q2]
+            lower[[1, 3], q2] = cut[q2] + 1
+            boxes = Boxes(spec.codings[:n], keys, lower, upper)
+            hist = source.box_histograms(boxes)
+            counts = source.count_in_boxes(spec.request((0,) * n), boxes, [3, 1])
+            results.append((hist, counts, axes, cut))
+        (h_mem, c_mem, axes, cut), (h_duck, c_duck, _a, _c) = results
+    for a, b in zip(h_mem, h_duck):
+        assert np.array_equal(a, b)
+    for a, b in zip(c_mem, c_duck):
+        assert np.array_equal(a.codes, b.codes) and np.array_equal(a.counts, b.counts)
+    # pandas: the key of every record, its box, the records per (box, key)
+    frame = table.frame
+    key = {q: pd.Series(ax.key_of_leaf[config.hierarchies[q].encode(frame[q].to_numpy(dtype=object))])
+           for q, ax in zip(ADULT_QI, axes)}  # fmt: skip
+    box = (key[ADULT_QI[0]] > cut[0]).astype(int) * 2 + (key[ADULT_QI[3]] > cut[3]).astype(int)
+    for j, q in enumerate(ADULT_QI):
+        expected = pd.crosstab(box, key[q]).reindex(columns=range(axes[j].n_keys), fill_value=0)
+        assert np.array_equal(h_mem[j], expected.reindex(index=range(4), fill_value=0).to_numpy())
+    assert [int(c.counts.sum()) for c in c_mem] == [int((box == 3).sum()), int((box == 1).sum())]
+    distinct = frame[box == 3].drop_duplicates(ADULT_QI)
+    assert c_mem[0].n_points == len(distinct)
+
+
+def test_passes_hold_the_budget():
+    from kanon_engine.algorithms.mondrian_engine import _passes
+
+    assert _passes(np.array([3, 4, 5, 9, 1, 1]), 8) == [[0, 1], [2], [3], [4, 5]]
+    assert _passes(np.array([8, 8]), 8) == [[0], [1]]
