@@ -261,15 +261,22 @@ def choose_floor(
     """The levels to count the points at: the leaves when their distinct combinations fit ``budget``;
     otherwise the first candidate of :func:`floor_path` whose combinations fit. The engine estimates the
     combinations of every candidate in one pass (exact in memory, HyperLogLog in DuckDB); the candidate
-    chosen is then counted exactly, and the next one tried if it does not fit after all."""
+    chosen is then counted exactly, and the next one tried if it does not fit after all. An engine that
+    estimates in one pass (``estimates_in_one_pass``) estimates the leaves too, and never counts exactly
+    a candidate whose estimate is far over the budget (on 100 million rows the leaves are nearly as many
+    combinations as rows: counting them exactly took minutes)."""
     path = floor_path(spec)
     requests = [spec.request(levels) for levels in path]
-    n = source.distinct_count(requests[0], progress)
-    if n <= budget:
-        return path[0]
-    estimates = source.estimate_distinct(requests[1:], progress)
-    for levels, request, estimate in zip(path[1:], requests[1:], estimates):
-        if estimate > budget:
+    if getattr(source, "estimates_in_one_pass", False):
+        estimates = source.estimate_distinct(requests, progress)
+    else:
+        n = source.distinct_count(requests[0], progress)
+        if n <= budget:
+            return path[0]
+        estimates = [n, *source.estimate_distinct(requests[1:], progress)]
+        path, requests, estimates = path[1:], requests[1:], estimates[1:]
+    for levels, request, estimate in zip(path, requests, estimates):
+        if estimate > budget * ESTIMATE_SLACK:
             continue
         n = source.distinct_count(request, progress)
         progress(
@@ -284,6 +291,11 @@ def choose_floor(
         if n <= budget:
             return levels
     return path[-1]
+
+
+#: How far over the budget an estimate may be and the candidate still be counted exactly (HyperLogLog's
+#: error is a few percent).
+ESTIMATE_SLACK = 1.1
 
 
 def _leaf_counts(source: TableSource, coding: ColumnCoding) -> np.ndarray:
