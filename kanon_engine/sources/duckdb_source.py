@@ -382,13 +382,12 @@ class DuckDBSource(StreamedSource):
     def small_classes(
         self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
     ) -> tuple[int, int]:
-        sql, tables = self._grouped(request, progress)
-        try:
-            row = self.con.execute(
-                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})"
-            ).fetchone()
-        finally:
-            self._drop(tables)
+        """Records in classes smaller than ``k`` and the classes, from the request's groups, which are
+        kept: a node below the floor that passes is then counted without another pass over the rows."""
+        table = self._grouped_table(request, progress)
+        row = self.con.execute(
+            f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM {table}"
+        ).fetchone()
         return int(row[0]), int(row[1])
 
     def _drop(self, tables: list[str]) -> None:
