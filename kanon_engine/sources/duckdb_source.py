@@ -114,8 +114,11 @@ class DuckDBSource(StreamedSource):
 
     engine = "duckdb"
     title = ENGINE_TITLES["duckdb"]
-    #: estimates the combinations of many requests in one pass (HyperLogLog; see choose_floor)
-    estimates_in_one_pass = True
+    #: every exact count reads all the rows (choose_floor starts from the candidate predicted to fit)
+    costly_counts = True
+    #: the release's batches are read and planned by a thread while the previous ones are written
+    #: (:func:`kanon_engine.sources.sink.read_ahead`)
+    read_ahead = True
 
     def __init__(
         self,

@@ -259,24 +259,24 @@ def choose_floor(
     source: TableSource, spec: PointSpec, budget: int, progress: ProgressCallback = no_progress
 ) -> tuple[int, ...]:
     """The levels to count the points at: the leaves when their distinct combinations fit ``budget``;
-    otherwise the first candidate of :func:`floor_path` whose combinations fit. The engine estimates the
-    combinations of every candidate in one pass (exact in memory, HyperLogLog in DuckDB); the candidate
-    chosen is then counted exactly, and the next one tried if it does not fit after all. An engine that
-    estimates in one pass (``estimates_in_one_pass``) estimates the leaves too, and never counts exactly
-    a candidate whose estimate is far over the budget (on 100 million rows the leaves are nearly as many
-    combinations as rows: counting them exactly took minutes)."""
+    otherwise the first candidate of :func:`floor_path` whose combinations fit, counted exactly (the
+    next one tried if it does not fit after all).
+
+    An engine whose exact counts each read every row (``costly_counts``: DuckDB) starts from the
+    candidate the value counts predict to fit (:func:`expected_combinations`), so one pass usually
+    decides, and the engine keeps that pass's groups for counting the points. Otherwise the leaves are
+    counted exactly and the other candidates estimated by the engine (exact in memory)."""
     path = floor_path(spec)
     requests = [spec.request(levels) for levels in path]
-    if getattr(source, "estimates_in_one_pass", False):
-        estimates = source.estimate_distinct(requests, progress)
+    if getattr(source, "costly_counts", False):
+        estimates = [expected_combinations(spec, levels) for levels in path]
     else:
         n = source.distinct_count(requests[0], progress)
         if n <= budget:
             return path[0]
         estimates = [n, *source.estimate_distinct(requests[1:], progress)]
-        path, requests, estimates = path[1:], requests[1:], estimates[1:]
     for levels, request, estimate in zip(path, requests, estimates):
-        if estimate > budget * ESTIMATE_SLACK:
+        if estimate > budget:
             continue
         n = source.distinct_count(request, progress)
         progress(
@@ -293,9 +293,18 @@ def choose_floor(
     return path[-1]
 
 
-#: How far over the budget an estimate may be and the candidate still be counted exactly (HyperLogLog's
-#: error is a few percent).
-ESTIMATE_SLACK = 1.1
+def expected_combinations(spec: PointSpec, levels: tuple[int, ...]) -> float:
+    """The distinct combinations ``n`` records would have at ``levels`` if the attributes were
+    independent and uniform over the values present: ``S (1 - exp(-n / S))`` for ``S`` combinations
+    possible (the expected number of occupied cells, Feller's occupancy problem). Skew and correlation
+    make the true number smaller, so a candidate predicted to fit nearly always does."""
+    n = float(spec.leaf_counts[0].sum()) if spec.leaf_counts else 0.0
+    space = 1.0
+    for distinct, lv in zip(distinct_per_level(spec), levels):
+        space *= max(int(distinct[lv]), 1)
+    for coding in spec.codings[len(spec.qi) :]:
+        space *= max(coding.size, 1)
+    return float(space * -np.expm1(-n / space)) if space > 0 else 0.0
 
 
 def _leaf_counts(source: TableSource, coding: ColumnCoding) -> np.ndarray:

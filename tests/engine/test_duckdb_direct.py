@@ -152,3 +152,38 @@ def test_points_at_a_floor_give_the_in_memory_release(adult_dir, adult_hierarchi
             table, mem, tmp_path / "mem.csv"
         )
     assert checks or name != "optimal"  # optimal checked nodes below the floor by the engine
+
+
+def test_read_ahead_keeps_the_order_raises_the_readers_error_and_stops_with_the_writer():
+    import threading
+
+    from kanon_engine.sources.sink import read_ahead
+
+    assert list(read_ahead(iter(range(50)))) == list(range(50))
+
+    def failing():
+        yield 1
+        raise ValueError("the file ended early")
+
+    got = []
+    with pytest.raises(ValueError, match="ended early"):
+        for item in read_ahead(failing()):
+            got.append(item)
+    assert got == [1]
+
+    closed = threading.Event()
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            closed.set()
+
+    stream = read_ahead(endless())
+    assert [next(stream) for _ in range(3)] == [0, 1, 2]
+    stream.close()  # the writer stopped: the reading thread ends and closes its source
+    assert closed.wait(5)
+    assert not any(t.name == "kanon-release-read-ahead" for t in threading.enumerate())
