@@ -385,12 +385,15 @@ class DuckDBSource(StreamedSource):
     def small_classes(
         self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
     ) -> tuple[int, int]:
-        """Records in classes smaller than ``k`` and the classes, from the request's groups, which are
-        kept: a node below the floor that passes is then counted without another pass over the rows."""
-        table = self._grouped_table(request, progress)
-        row = self.con.execute(
-            f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM {table}"
-        ).fetchone()
+        """Records in classes smaller than ``k`` and the classes. The groups are not kept: a node below
+        the floor checked here usually fails, and it has many more groups than the floor's points."""
+        sql, tables = self._grouped(request, progress)
+        try:
+            row = self.con.execute(
+                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})"
+            ).fetchone()
+        finally:
+            self._drop(tables)
         return int(row[0]), int(row[1])
 
     def _drop(self, tables: list[str]) -> None:

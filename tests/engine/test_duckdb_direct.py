@@ -115,9 +115,9 @@ def test_duckdb_may_read_the_users_parquet_file_and_no_other(tmp_path):
 
 @pytest.mark.parametrize("name", ["optimal", "datafly"])
 def test_points_at_a_floor_give_the_in_memory_release(adult_dir, adult_hierarchies, tmp_path, name):
-    """More leaf combinations than the budget: the points are counted at a floor (chosen from estimates),
-    nodes below it are settled through the floor or by the engine (whose groups are kept for counting a
-    node that passes), and the release is the in-memory one, byte for byte."""
+    """More leaf combinations than the budget: the points are counted at a floor (chosen from the value
+    counts' prediction), nodes below it are settled through the floor or by the engine, and the release is
+    the in-memory one, byte for byte."""
     from kanon_engine.config import AnonymizationConfig
     from kanon_engine.privacy.models import KAnonymity
     from kanon_engine.sources import points
