@@ -170,7 +170,7 @@ class DuckDBSource(StreamedSource):
         self.con = duckdb.connect(str(self.work / "codes.duckdb"), config=config)
         self._parquet = _parquet_schema(self.file.path) if self.file.kind == "parquet" else None
         if self._parquet is not None:  # the one file DuckDB reads itself (see _read_directly)
-            self.con.execute(f"SET allowed_paths = [{_literal(str(self.file.path))}]")
+            self.con.execute(f"SET allowed_paths = [{_literal(self._parquet_path())}]")
             self.con.execute(f"SET allowed_directories = [{_literal(str(self.work))}]")
         self.con.execute("SET enable_external_access = false")
         self._codes_key: tuple | None = None
@@ -231,8 +231,12 @@ class DuckDBSource(StreamedSource):
                 return None
         return out
 
+    def _parquet_path(self) -> str:
+        """The absolute path of the file: the one DuckDB may read, spelled alike where allowed and read."""
+        return str(Path(self.file.path).resolve())
+
     def _scan(self) -> str:
-        return f"read_parquet({_literal(str(self.file.path))})"
+        return f"read_parquet({_literal(self._parquet_path())})"
 
     def _direct_value_counts(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
         """One column's value counts by DuckDB (sorted as Python sorts strings, as the batch path does)."""

@@ -187,3 +187,13 @@ def test_read_ahead_keeps_the_order_raises_the_readers_error_and_stops_with_the_
     stream.close()  # the writer stopped: the reading thread ends and closes its source
     assert closed.wait(5)
     assert not any(t.name == "kanon-release-read-ahead" for t in threading.enumerate())
+
+
+def test_a_parquet_file_named_relative_to_the_working_folder_is_read_by_duckdb(tmp_path, monkeypatch):
+    _awkward_parquet(tmp_path / "awkward.parquet")
+    monkeypatch.chdir(tmp_path)
+    with DuckDBSource("awkward.parquet", temp_dir=tmp_path) as duck:
+        expected = value_counts_of(text_batches(duck.file, ["zip"]), ["zip"])["zip"]
+        values, counts, missing = duck.value_counts("zip")
+        assert list(values) == list(expected[0]) and counts.tolist() == expected[1].tolist()
+        assert missing == expected[2]
