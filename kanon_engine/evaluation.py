@@ -28,6 +28,12 @@ from kanon_engine.suppressed_group import GroupRule, enforce
 _NEVER = np.iinfo(np.int64).max
 #: Most frequency sets cached (choosing a source compares the node with every cached one).
 _MAX_CACHED = 4096
+#: A node is first tried on a sample of this many times the classes that prove it fails
+#: (:meth:`NodeEvaluator._fails_by_class_count`), when its source has this share more classes still, and
+#: at least _SAMPLE_MIN_CLASSES (below that a roll-up costs milliseconds).
+_SAMPLE_FACTOR = 2
+_SAMPLE_MIN_SHARE = 3
+_SAMPLE_MIN_CLASSES = 200_000
 
 
 @dataclass(eq=False)
@@ -182,6 +188,11 @@ class NodeEvaluator:
         if below is not None and not below.covers(levels):
             return below.evaluate(self, levels, complete)
         source = self._source(levels)
+        if not complete:
+            failed = self._fails_by_class_count(levels, source)
+            if failed is not None:
+                self.checks += 1
+                return failed
         fs, class_map = roll_up(source, levels)
         self.checks += 1
         passes = fs.counts >= self.k
@@ -206,6 +217,32 @@ class NodeEvaluator:
         # a lower bound on a count of records: round down, and a little more for float error
         floor = max(suppressed_monotone, int(np.floor(float(share @ fs.counts) - 1e-6)))
         return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor)
+
+    def _fails_by_class_count(self, levels: tuple[int, ...], source: FrequencySet) -> NodeEvaluation | None:
+        """A node proven to fail from a sample of ``source``'s classes, without rolling up all of them;
+        None when the sample proves nothing (or is not much smaller than ``source``).
+
+        Classes passing k-anonymity hold at least k records each, so at most ``n // k`` of the node's
+        classes are kept and every other class has at least one record to suppress: a node with ``C``
+        classes suppresses at least ``C - n // k`` records, and so does every specialization (it has at
+        least as many classes). The sample's classes are some of the node's (every sampled class of
+        ``source`` generalizes into one of them), so more than ``n // k + MaxSup`` of them prove that the
+        node and its specializations fail (Samarati 2001's monotonicity, counted on classes only). Near
+        the bottom of a lattice over millions of points most nodes are such (nearly every point its own
+        class), and a sample of twice that many classes settles them for a fraction of a roll-up.
+        """
+        limit = self.enc.n_rows // self.k + self.max_suppressed
+        sample = _SAMPLE_FACTOR * (limit + 1)
+        if source.n_classes < _SAMPLE_MIN_SHARE * sample or source.n_classes < _SAMPLE_MIN_CLASSES:
+            return None
+        step = source.n_classes // sample
+        part = FrequencySet(source.levels, source.crep[:, ::step], source.counts[::step], source.layout)
+        fs, _class_map = roll_up(part, levels)
+        if fs.n_classes <= limit:
+            return None
+        bound = fs.n_classes - self.enc.n_rows // self.k
+        passes = np.zeros(fs.n_classes, dtype=bool)
+        return NodeEvaluation(levels, fs, passes, bound, False, bound, bound, complete=False, bounded=False)
 
     def _finish(
         self,

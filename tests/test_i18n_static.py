@@ -149,7 +149,10 @@ WORDS = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
 MARKUP = re.compile(r"""=['"]|^['"]\s|^\s*[\w-]+\s*:\s*[^;]+;|\{\s*[\w-]+\s*:""")  # markup, attributes, CSS
 TAGS = re.compile(r"<[^<>]*>")
 #: SQL the DuckDB source sends to its database (keywords and identifiers, never shown to a user)
-SQL = re.compile(r"^\s*(SELECT|CREATE|DROP|SET|JOIN|INSERT|WITH)\b|\b(GROUP|ORDER) BY\b|\bAS [a-z](\{\}|0)$")
+SQL = re.compile(
+    r"^\s*(SELECT|CREATE|DROP|SET|JOIN|LEFT JOIN|INSERT|WITH|CASE WHEN)\b|^\s*(CAST|count)\("
+    r"|\b(GROUP|ORDER) BY\b|\bAS [a-z](\{\}|0)$"
+)
 
 
 def _sources() -> list[Path]:

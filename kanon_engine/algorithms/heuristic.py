@@ -171,7 +171,9 @@ class AnytimeSearch:
         self._report()
         ev = self.evaluator.evaluate(levels)
         value = float(self.metric.value(ev, self.ctx))
-        bound = max(inherited, float(self.metric.lower_bound(ev, self.ctx)), self._levels_bound(levels))
+        # a node found failing without its own classes (a sample of them, or a coarser node) bounds nothing
+        own = float(self.metric.lower_bound(ev, self.ctx)) if ev.bounded else -np.inf
+        bound = max(inherited, own, self._levels_bound(levels))
         node = _Seen(bound, value, ev.satisfies, True)
         self.seen[levels] = node
         if ev.satisfies and (value < self.best_value or self.best is None):

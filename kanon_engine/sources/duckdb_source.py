@@ -1,17 +1,20 @@
 """DuckDB, embedded: the table source for files larger than memory (no server, works offline).
 
-The file is read in batches (:mod:`kanon_engine.data.stream`, the same strings as a loaded table); each
-batch's quasi-identifiers and sensitive attributes are encoded to small integers (the codes of the run)
-and appended to a table of a DuckDB database in the temporary folder, a few bytes per cell after
-DuckDB's compression. Counting (:meth:`DuckDBSource.count`) is then a ``GROUP BY`` over that table,
-with every hierarchy level applied by a join with a small table of codes; DuckDB keeps within its memory
-limit and spills to the temporary folder what does not fit (its out-of-core hash aggregation). The
-release is streamed from the file again, batch by batch, through the run's release plan into the one
-writer.
+Counting goes through a table ``codes`` in a DuckDB database in the temporary folder: every row's
+quasi-identifiers and sensitive attributes as small integers (the codes of the run), a few bytes per cell
+after DuckDB's compression. A Parquet file whose counted columns are text (or integers) is read by
+DuckDB itself, on all its threads: the value counts are one ``GROUP BY`` per column, and the codes one
+join of the file with the small value -> code tables of the run (:meth:`DuckDBSource._read_directly`);
+every other file is read in batches (:mod:`kanon_engine.data.stream`, the same strings as a loaded
+table), encoded by pyarrow and appended to ``codes`` through Arrow. Counting (:meth:`DuckDBSource.count`)
+is then a ``GROUP BY`` over ``codes``, with every hierarchy level applied by a join with a small table
+of codes; DuckDB keeps within its memory limit and spills to the temporary folder what does not fit (its
+out-of-core hash aggregation). The release is streamed from the file again, batch by batch, through the
+run's release plan into the one writer.
 
 Nothing here opens a network connection: extensions are neither installed nor loaded automatically, and
-DuckDB reads no file itself (external access off); every row reaches it through Arrow.
-"""
+external access is off; the only file DuckDB may read itself is the user's Parquet file (its one allowed
+path, besides its own database and spill folder)."""
 
 from __future__ import annotations
 
@@ -112,6 +115,11 @@ class DuckDBSource(StreamedSource):
 
     engine = "duckdb"
     title = ENGINE_TITLES["duckdb"]
+    #: every exact count reads all the rows (choose_floor starts from the candidate predicted to fit)
+    costly_counts = True
+    #: the release's batches are read and planned by a thread while the previous ones are written
+    #: (:func:`kanon_engine.sources.sink.read_ahead`)
+    read_ahead = True
 
     def __init__(
         self,
@@ -161,9 +169,14 @@ class DuckDBSource(StreamedSource):
         if threads:
             config["threads"] = int(threads)
         self.con = duckdb.connect(str(self.work / "codes.duckdb"), config=config)
+        self._parquet = _parquet_schema(self.file.path) if self.file.kind == "parquet" else None
+        if self._parquet is not None:  # the one file DuckDB reads itself (see _read_directly)
+            self.con.execute(f"SET allowed_paths = [{_literal(self._parquet_path())}]")
+            self.con.execute(f"SET allowed_directories = [{_literal(str(self.work))}]")
         self.con.execute("SET enable_external_access = false")
         self._codes_key: tuple | None = None
         self._n_maps = 0
+        self._kept: tuple[tuple, str] | None = None  # the last request grouped (see _grouped_table)
 
     # --- what the file is ---------------------------------------------------------------------------
     @property
@@ -178,9 +191,13 @@ class DuckDBSource(StreamedSource):
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         yield from text_batches(self.file, columns, self.batch_rows)
 
+    @in_one_sentence
     def _value_counts(
         self, columns: list[str], progress: ProgressCallback = no_progress
     ) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+        texts = self._read_directly(columns)
+        if texts is not None:
+            return {name: self._direct_value_counts(text) for name, text in zip(columns, texts)}
         rows = [0]
 
         def counted() -> Iterator[pa.RecordBatch]:
@@ -192,6 +209,85 @@ class DuckDBSource(StreamedSource):
         self._rows = rows[0]
         return out
 
+    # --- reading the Parquet file in DuckDB -----------------------------------------------------------
+    def _read_directly(self, columns: list[str]) -> list[str] | None:
+        """The SQL of every column's text as kanon's reader gives it, when DuckDB reads the file itself:
+        a Parquet file whose columns are text (an empty string missing, as :func:`arrow_to_text` makes
+        it) or integers (decimal digits, as pyarrow's cast writes them); None for any other file or
+        type (then the rows come in batches through Arrow)."""
+        if self._parquet is None:
+            return None
+        raw_of = dict(zip(self.file.names, self._parquet.names))
+        if len(set(self._parquet.names)) != len(self._parquet.names):
+            return None
+        out = []
+        for name in columns:
+            raw = raw_of[name]
+            kind = self._parquet.field(raw).type
+            if pa.types.is_dictionary(kind):
+                kind = kind.value_type
+            if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+                out.append(f"NULLIF({_ident(raw)}, '')")
+            elif pa.types.is_integer(kind):
+                out.append(f"CAST({_ident(raw)} AS VARCHAR)")
+            else:
+                return None
+        return out
+
+    def _parquet_path(self) -> str:
+        """The absolute path of the file: the one DuckDB may read, spelled alike where allowed and read."""
+        return str(Path(self.file.path).resolve())
+
+    def _scan(self) -> str:
+        return f"read_parquet({_literal(self._parquet_path())})"
+
+    def _direct_value_counts(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
+        """One column's value counts by DuckDB (sorted as Python sorts strings, as the batch path does)."""
+        sql = f"SELECT {text} AS v, count(*) AS n FROM {self._scan()} GROUP BY 1"
+        table = self.con.execute(sql).to_arrow_table()
+        values = np.asarray(table.column("v").to_pylist(), dtype=object)
+        counts = table.column("n").to_numpy().astype(np.int64)
+        present = np.asarray([v is not None for v in values], dtype=bool)
+        missing = int(counts[~present].sum())
+        values, counts = values[present], counts[present]
+        order = np.argsort(values, kind="stable")
+        self._rows = int(counts.sum()) + missing
+        return values[order], counts[order], missing
+
+    def _encode_directly(self, codings: tuple[ColumnCoding, ...], texts: list[str]) -> int:
+        """Fill ``codes`` from the Parquet file in DuckDB: the file joined with one small table of value
+        -> code per column (a missing cell gets the coding's missing code); the rows counted."""
+        selects, joins = [], []
+        for i, c in enumerate(codings):
+            values = pa.table({"v": pa.array(c.values, pa.string()), "code": pa.array(c.codes, pa.int32())})
+            self.con.register("values_arrow", values)
+            try:
+                self.con.execute(f"CREATE OR REPLACE TABLE values_{i} AS SELECT * FROM values_arrow")
+            finally:
+                self.con.unregister("values_arrow")
+            kind = "SMALLINT" if c.dtype == np.int16 else "INTEGER"
+            code = f"CASE WHEN t.x{i} IS NULL THEN {int(c.missing)} ELSE v{i}.code END"
+            selects.append(f"({code})::{kind} AS c{i}")
+            joins.append(f"LEFT JOIN values_{i} AS v{i} ON t.x{i} = v{i}.v")
+        inner = ", ".join(f"{text} AS x{i}" for i, text in enumerate(texts))
+        self.con.execute(
+            f"CREATE TABLE codes AS SELECT {', '.join(selects)} "
+            f"FROM (SELECT {inner} FROM {self._scan()}) AS t {' '.join(joins)}"
+        )
+        unknown = ", ".join(f"count(*) FILTER (WHERE c{i} IS NULL)" for i in range(len(codings)))
+        row = self.con.execute(f"SELECT count(*), {unknown} FROM codes").fetchone()
+        for c, n in zip(codings, row[1:]):
+            if n:
+                raise DataError(
+                    _(
+                        "The column '{column}' holds a value that was not there when the run started.",
+                        column=c.name,
+                    ),
+                    hint=_("The file changed while it was being read; run again."),
+                    where=c.name,
+                )
+        return int(row[0])
+
     # --- counting -----------------------------------------------------------------------------------
     @in_one_sentence
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...], progress: ProgressCallback) -> None:
@@ -200,6 +296,14 @@ class DuckDBSource(StreamedSource):
 
         key = tuple(id(c) for c in codings)
         if self._codes_key is not None and set(key) <= set(self._codes_key):
+            return
+        self._kept = None
+        texts = self._read_directly([c.name for c in codings])
+        if texts is not None:
+            self.con.execute("DROP TABLE IF EXISTS codes")
+            self._rows = self._encode_directly(codings, texts)
+            progress(0.5, _("encoding rows: {n} read", n=self._rows))
+            self._codes_key = key
             return
         names = [f"c{i}" for i in range(len(codings))]
         schema = pa.schema([pa.field(n, pa.from_numpy_dtype(c.dtype)) for n, c in zip(names, codings)])
@@ -238,22 +342,33 @@ class DuckDBSource(StreamedSource):
 
     @in_one_sentence
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
-        sql, tables = self._grouped(request, progress)
+        table = self._grouped_table(request, progress)
         groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
-        try:
-            table = self.con.execute(f"{sql} ORDER BY {groups}").to_arrow_table()
-        finally:
-            self._drop(tables)
-        codes = np.stack([table.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
-        return PointCounts.from_groups(codes, table.column("n").to_numpy())
+        result = self.con.execute(f"SELECT * FROM {table} ORDER BY {groups}").to_arrow_table()
+        codes = np.stack([result.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
+        return PointCounts.from_groups(codes, result.column("n").to_numpy())
 
     @in_one_sentence
     def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
+        table = self._grouped_table(request, progress)
+        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    def _grouped_table(self, request: CountRequest, progress: ProgressCallback) -> str:
+        """The groups of a request as a table, kept until another request is grouped: choosing the floor
+        counts a request's groups and then fetches them (one GROUP BY over every row, not two)."""
+        key = tuple(
+            (id(c), None if m is None else np.asarray(m).tobytes())
+            for c, m in zip(request.codings, request.maps)
+        )
+        if self._kept is not None and self._kept[0] == key:
+            return self._kept[1]
         sql, tables = self._grouped(request, progress)
         try:
-            return int(self.con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0])
+            self.con.execute(f"CREATE OR REPLACE TABLE grouped AS {sql}")
         finally:
             self._drop(tables)
+        self._kept = (key, "grouped")
+        return "grouped"
 
     @in_one_sentence
     def estimate_distinct(
@@ -290,6 +405,8 @@ class DuckDBSource(StreamedSource):
     def small_classes(
         self, request: CountRequest, k: int, progress: ProgressCallback = no_progress
     ) -> tuple[int, int]:
+        """Records in classes smaller than ``k`` and the classes. The groups are not kept: a node below
+        the floor checked here usually fails, and it has many more groups than the floor's points."""
         sql, tables = self._grouped(request, progress)
         try:
             row = self.con.execute(
@@ -423,6 +540,22 @@ class DuckDBSource(StreamedSource):
             self.close()
         except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass
+
+
+def _parquet_schema(path: Path) -> pa.Schema:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).schema_arrow
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _ident(name: str) -> str:
+    """A SQL identifier (a column name as the file spells it)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 #: The engine's folder in the temporary folder: the encoded rows (patient data), spills, a lock.

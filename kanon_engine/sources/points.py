@@ -264,16 +264,23 @@ def choose_floor(
     source: TableSource, spec: PointSpec, budget: int, progress: ProgressCallback = no_progress
 ) -> tuple[int, ...]:
     """The levels to count the points at: the leaves when their distinct combinations fit ``budget``;
-    otherwise the first candidate of :func:`floor_path` whose combinations fit. The engine estimates the
-    combinations of every candidate in one pass (exact in memory, HyperLogLog in DuckDB); the candidate
-    chosen is then counted exactly, and the next one tried if it does not fit after all."""
+    otherwise the first candidate of :func:`floor_path` whose combinations fit, counted exactly (the
+    next one tried if it does not fit after all).
+
+    An engine whose exact counts each read every row (``costly_counts``: DuckDB) starts from the
+    candidate the value counts predict to fit (:func:`expected_combinations`), so one pass usually
+    decides, and the engine keeps that pass's groups for counting the points. Otherwise the leaves are
+    counted exactly and the other candidates estimated by the engine (exact in memory)."""
     path = floor_path(spec)
     requests = [spec.request(levels) for levels in path]
-    n = source.distinct_count(requests[0], progress)
-    if n <= budget:
-        return path[0]
-    estimates = source.estimate_distinct(requests[1:], progress)
-    for levels, request, estimate in zip(path[1:], requests[1:], estimates):
+    if getattr(source, "costly_counts", False):
+        estimates = [expected_combinations(spec, levels) for levels in path]
+    else:
+        n = source.distinct_count(requests[0], progress)
+        if n <= budget:
+            return path[0]
+        estimates = [n, *source.estimate_distinct(requests[1:], progress)]
+    for levels, request, estimate in zip(path, requests, estimates):
         if estimate > budget:
             continue
         n = source.distinct_count(request, progress)
@@ -289,6 +296,20 @@ def choose_floor(
         if n <= budget:
             return levels
     return path[-1]
+
+
+def expected_combinations(spec: PointSpec, levels: tuple[int, ...]) -> float:
+    """The distinct combinations ``n`` records would have at ``levels`` if the attributes were
+    independent and uniform over the values present: ``S (1 - exp(-n / S))`` for ``S`` combinations
+    possible (the expected number of occupied cells, Feller's occupancy problem). Skew and correlation
+    make the true number smaller, so a candidate predicted to fit nearly always does."""
+    n = float(spec.leaf_counts[0].sum()) if spec.leaf_counts else 0.0
+    space = 1.0
+    for distinct, lv in zip(distinct_per_level(spec), levels):
+        space *= max(int(distinct[lv]), 1)
+    for coding in spec.codings[len(spec.qi) :]:
+        space *= max(coding.size, 1)
+    return float(space * -np.expm1(-n / space)) if space > 0 else 0.0
 
 
 def _leaf_counts(source: TableSource, coding: ColumnCoding) -> np.ndarray:

@@ -66,6 +66,61 @@ def _release_batches(
     facts["pseudonymized"] = tuple(cfg.identifiers) if pseudo else ()
 
 
+#: Release batches prepared ahead of the writer (each some tens of megabytes).
+READ_AHEAD = 2
+
+
+def read_ahead(batches: Iterator[pd.DataFrame], depth: int = READ_AHEAD) -> Iterator[pd.DataFrame]:
+    """The same batches, in the same order, prepared by one background thread (reading the file and
+    applying the plan) while the caller formats and writes the previous ones: both halves are mostly
+    pyarrow and numpy, which release the GIL, so a second core does half the work. An error in the
+    thread is raised here; when the caller stops early the thread stops after its current batch."""
+    import queue
+    import threading
+
+    done = object()
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for item in batches:
+                while not stop.is_set():
+                    try:
+                        q.put((item, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put((done, None))
+        except BaseException as err:  # noqa: BLE001 - handed to the consumer, which raises it
+            q.put((done, err))
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()  # the file the batches come from
+
+    thread = threading.Thread(target=produce, name="kanon-release-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, err = q.get()
+            if item is done:
+                if err is not None:
+                    raise err
+                return
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # unblock a producer waiting to put
+            try:
+                q.get(timeout=0.1)
+            except queue.Empty:
+                pass
+        thread.join()
+
+
 class _CsvTarget:
     def __init__(self, fh: Any, delimiter: str, bom: bool, neutralize: bool) -> None:
         self.fh, self.delimiter, self.bom, self.neutralize = fh, delimiter, bom, neutralize
@@ -158,6 +213,8 @@ def stream_release(
     facts: dict[str, Any] = {"suppressed": 0, "format": fmt}
     shuffle = cfg.shuffle_seed is not None if options.shuffle is None else options.shuffle
     batches = _release_batches(source, result, options, facts, pseudonymize)
+    if getattr(source, "read_ahead", False):
+        batches = read_ahead(batches)
     if shuffle:
         seed = options.shuffle_seed
         if seed is None:
