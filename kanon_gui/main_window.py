@@ -931,28 +931,23 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
             progress(0.0, _("applying levels {vector}", vector=vector))
-            if is_streamed(table):
+
+            def apply() -> AnonymizationResult:
+                return apply_transformation(
+                    table,
+                    config,
+                    vector,
+                    suppression_limit=limit,
+                    metric=metric,
+                    search=search,
+                    suppress=suppress,
+                    importance=importance,
+                )
+
+            if is_streamed(table):  # one task at a time on the engine's connection; no workload on rows
                 with self.engine_lock:
-                    return apply_transformation(
-                        table,
-                        config,
-                        vector,
-                        suppression_limit=limit,
-                        metric=metric,
-                        search=search,
-                        suppress=suppress,
-                        importance=importance,
-                    )
-            res = apply_transformation(
-                table,
-                config,
-                vector,
-                suppression_limit=limit,
-                metric=metric,
-                search=search,
-                suppress=suppress,
-                importance=importance,
-            )
+                    return apply()
+            res = apply()
             return with_workload(res, table, default_workload(table, config))
 
         def done(res: AnonymizationResult) -> None:
