@@ -343,7 +343,9 @@ def class_labels(
         per_class = np.empty(n_classes, dtype=np.int64)
         per_class[part_class] = codes  # every partition of a class has the class's values
         class_codes, seen = pd.factorize(per_class, sort=False)
-        label_codes.append(class_codes.astype(np.int64))
+        # int32 when the texts allow (always, in practice): 4 bytes a class and attribute held to the write
+        small = len(seen) < np.iinfo(np.int32).max
+        label_codes.append(class_codes.astype(np.int32 if small else np.int64))
         label_text.append(np.asarray(text, dtype=object)[seen])
     return label_codes, label_text
 
