@@ -197,7 +197,8 @@ class _Axis(ABC):
         ids, table = self.label_ids(lo, hi)
         same, text = pd.factorize(pd.Series(table, dtype=object), sort=False)
         codes, seen = pd.factorize(same[ids], sort=False)
-        return codes.astype(np.int64), np.asarray(text, dtype=object)[seen]
+        small = len(seen) < np.iinfo(np.int32).max  # always, in practice: 4 bytes a partition
+        return codes.astype(np.int32 if small else np.int64), np.asarray(text, dtype=object)[seen]
 
     def labels(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Released value (object array of strings) of partitions spanning ``[lo, hi]``."""
@@ -1011,10 +1012,11 @@ class _Mondrian(Algorithm):
         part_class, n_classes = _classes(labels, parts)
         class_sizes = np.bincount(part_class, weights=parts.sizes, minlength=n_classes).astype(np.int64)
         plan = plan_of(labels, part_class, n_classes)
+        record = _partition_record(qi, axes, parts, labels, part_class, boxes)
+        del labels  # the plan holds them per class now: not beside the losses below (millions of partitions)
         ncp = np.stack([ax.width(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)], axis=1)
         metrics = partition_metrics(qi, class_sizes, parts.sizes, ncp, config.k)
         metrics["splits"] = float(parts.splits)
-        record = _partition_record(qi, axes, parts, labels, part_class, boxes)
         notes = []
         if n_classes < len(parts.sizes):
             notes.append(
