@@ -73,7 +73,9 @@ import pyarrow.compute as pc
 from kanon_engine.algorithms.base import METRIC, Algorithm
 from kanon_engine.algorithms.mondrian_engine import (
     Kernel,
+    Labels,
     boxed_plan,
+    class_labels,
     mondrian_by_engine,
     require_engine_cuts,
 )
@@ -184,8 +186,24 @@ class _Axis(ABC):
         """The original value (string) of every key."""
 
     @abstractmethod
+    def label_ids(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Released value of partitions spanning ``[lo, hi]`` as ids into a table of texts (the table may
+        repeat a text; :meth:`coded_labels` makes them distinct)."""
+
+    def coded_labels(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Released value of partitions spanning ``[lo, hi]`` as codes into distinct texts, numbered as
+        ``pd.factorize`` numbers the strings (first seen first), without a string object per partition:
+        millions of partitions of a streamed run hold 8 bytes each here, not a Python object."""
+        ids, table = self.label_ids(lo, hi)
+        same, text = pd.factorize(pd.Series(table, dtype=object), sort=False)
+        codes, seen = pd.factorize(same[ids], sort=False)
+        small = len(seen) < np.iinfo(np.int32).max  # always, in practice: 4 bytes a partition
+        return codes.astype(np.int32 if small else np.int64), np.asarray(text, dtype=object)[seen]
+
     def labels(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Released value (object array of strings) of partitions spanning ``[lo, hi]``."""
+        codes, text = self.coded_labels(lo, hi)
+        return text[codes]
 
     @abstractmethod
     def bounds(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -249,7 +267,7 @@ class _OrderedAxis(_Axis):
         w[self._mixed(lo, hi)] = 1.0
         return w
 
-    def labels(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    def label_ids(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pair = lo.astype(np.int64) * self.n_keys + hi
         inverse, uniq = pd.factorize(pair)
         ulo, uhi = uniq // self.n_keys, uniq % self.n_keys
@@ -259,7 +277,7 @@ class _OrderedAxis(_Axis):
         mixed = self._mixed(ulo, uhi)
         if mixed.any():
             out[mixed] = self._covering_nodes(ulo[mixed], uhi[mixed])
-        return out[inverse]
+        return inverse, out
 
     def _covering_nodes(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Label of the lowest hierarchy node covering every key in ``[lo, hi]``: at level j the keys of a
@@ -367,13 +385,10 @@ class _TreeAxis(_Axis):
             before[sel] = self.first[j - 1][child] - 1
         return [after, before]
 
-    def labels(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    def label_ids(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         level, ids = self.lca(lo, hi)
-        out = np.empty(len(lo), dtype=object)
-        for j in np.unique(level):
-            sel = level == j
-            out[sel] = self.label[j][ids[sel]]
-        return out
+        base = np.cumsum([0] + [len(lab) for lab in self.label])[:-1]
+        return base[level] + ids, np.concatenate(self.label)
 
     def bounds(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return lo.astype(np.float64), hi.astype(np.float64)
@@ -894,10 +909,10 @@ class _Mondrian(Algorithm):
         progress(0.92, _("building the release"))
         means = _mean_text if self.parameters["summary"] == "mean" else None
 
-        def plan_of(labels: list[np.ndarray], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
+        def plan_of(labels: list[Labels], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
             return boxed_plan(config, boxes, kept, labels, part_class, n_classes, means)
 
-        result = self._partitions_result(config, spec.qi, axes, parts, start, plan_of)
+        result = self._partitions_result(config, spec.qi, axes, parts, start, plan_of, source.in_memory)
         return finish_result(source, counted, result, start)
 
     def _cut_box(
@@ -956,7 +971,8 @@ class _Mondrian(Algorithm):
         checker = _CutChecker(enc, config.models)
         parts = partition(keys, weights, axes, self.strict, checker, progress, guide)
         progress(0.92, _("building the release"))
-        return self._result(config, enc, axes, parts, start)
+        # a Table, or an engine's source: only rows in memory get the viewer's boxes
+        return self._result(config, enc, axes, parts, start, getattr(table, "in_memory", True))
 
     def _result(
         self,
@@ -965,16 +981,17 @@ class _Mondrian(Algorithm):
         axes: list[_Axis],
         parts: Partitioning,
         start: float,
+        boxes: bool = True,
     ) -> AnonymizationResult:
 
-        def plan_of(labels: list[np.ndarray], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
+        def plan_of(labels: list[Labels], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
             frag_class = part_class[parts.partition]
             plan = _partition_plan(config, enc, axes, parts, labels, part_class, frag_class, n_classes)
             if self.parameters["summary"] == "mean":
                 plan.extra = _means(enc, axes, parts, frag_class, n_classes)
             return plan
 
-        return self._partitions_result(config, enc.qi, axes, parts, start, plan_of)
+        return self._partitions_result(config, enc.qi, axes, parts, start, plan_of, boxes)
 
     def _partitions_result(
         self,
@@ -983,30 +1000,23 @@ class _Mondrian(Algorithm):
         axes: list[_Axis],
         parts: Partitioning,
         start: float,
-        plan_of: Callable[[list[np.ndarray], np.ndarray, int], PartitionPlan],
+        plan_of: Callable[[list[Labels], np.ndarray, int], PartitionPlan],
+        boxes: bool = True,
     ) -> AnonymizationResult:
         """The result from the partitions alone (bounds, sizes, first points; ``plan_of`` makes the
         release plan from the labels and the class of every partition), so a run whose points are held
-        box by box (:mod:`kanon_engine.algorithms.mondrian_engine`) shares it."""
+        box by box (:mod:`kanon_engine.algorithms.mondrian_engine`) shares it. ``boxes``: whether to
+        build the viewer's boxes (:func:`_partition_record`)."""
         lo, hi = parts.lower, parts.upper
-        labels = [ax.labels(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)]
+        labels = [ax.coded_labels(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)]
         part_class, n_classes = _classes(labels, parts)
         class_sizes = np.bincount(part_class, weights=parts.sizes, minlength=n_classes).astype(np.int64)
         plan = plan_of(labels, part_class, n_classes)
+        record = _partition_record(qi, axes, parts, labels, part_class, boxes)
+        del labels  # the plan holds them per class now: not beside the losses below (millions of partitions)
         ncp = np.stack([ax.width(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)], axis=1)
         metrics = partition_metrics(qi, class_sizes, parts.sizes, ncp, config.k)
         metrics["splits"] = float(parts.splits)
-        order = np.lexsort((parts.first, part_class))
-        bounds = [ax.bounds(lo[order, q], hi[order, q]) for q, ax in enumerate(axes)]
-        record = PartitionRecord(
-            qi=tuple(qi),
-            lower=np.stack([b[0] for b in bounds], axis=1),
-            upper=np.stack([b[1] for b in bounds], axis=1),
-            sizes=parts.sizes[order],
-            numeric=tuple(ax.numeric for ax in axes),
-            labels=list(zip(*(lab[order] for lab in labels))),
-            classes=part_class[order],
-        )
         notes = []
         if n_classes < len(parts.sizes):
             notes.append(
@@ -1055,15 +1065,42 @@ def _require_whole_table_passes(enc: EncodedTable, config: AnonymizationConfig, 
     )
 
 
-def _classes(labels: list[np.ndarray], parts: Partitioning) -> tuple[np.ndarray, int]:
+def _partition_record(
+    qi: tuple[str, ...],
+    axes: list[_Axis],
+    parts: Partitioning,
+    labels: list[Labels],
+    part_class: np.ndarray,
+    boxes: bool,
+) -> PartitionRecord:
+    """The partitions for the viewer and the report, ordered by class. Their boxes (float bounds and
+    released values, about 200 bytes a partition) only when ``boxes``: the viewer draws them over the
+    rows, which a streamed run does not hold (the workbench says so), and for the 7.5 million partitions
+    of 100 million rows they were the largest thing the run held. Without them the record keeps the
+    sizes (the report's figures) and empty bounds."""
+    order = np.lexsort((parts.first, part_class))
+    if not boxes:
+        none = np.zeros((0, len(axes)), dtype=np.float64)
+        numeric = tuple(ax.numeric for ax in axes)
+        return PartitionRecord(tuple(qi), none, none, parts.sizes[order], numeric, [], None)
+    bounds = [ax.bounds(parts.lower[order, q], parts.upper[order, q]) for q, ax in enumerate(axes)]
+    return PartitionRecord(
+        qi=tuple(qi),
+        lower=np.stack([b[0] for b in bounds], axis=1),
+        upper=np.stack([b[1] for b in bounds], axis=1),
+        sizes=parts.sizes[order],
+        numeric=tuple(ax.numeric for ax in axes),
+        labels=list(zip(*(text[codes[order]] for codes, text in labels))),
+        classes=part_class[order],
+    )
+
+
+def _classes(labels: list[Labels], parts: Partitioning) -> tuple[np.ndarray, int]:
     """The class of every partition: partitions with identical released values form one class of the
     release, numbered in the order of their first point (points are sorted by their codes, so every
     engine numbers them alike)."""
-    cols, card = [], []
-    for lab in labels:
-        codes, uniques = pd.factorize(pd.Series(lab, dtype=object), sort=False)
-        cols.append(codes.astype(np.int64))
-        card.append(len(uniques))
+    cols = [codes for codes, _text in labels]
+    card = [len(text) for _codes, text in labels]
     part_class, n_classes = group_columns(cols, card)
     first = np.full(n_classes, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, part_class, parts.first)
@@ -1077,20 +1114,14 @@ def _partition_plan(
     enc: EncodedTable,
     axes: list[_Axis],
     parts: Partitioning,
-    labels: list[np.ndarray],
+    labels: list[Labels],
     part_class: np.ndarray,
     frag_class: np.ndarray,
     n_classes: int,
 ) -> PartitionPlan:
     """The release plan: each class's label of every quasi-identifier, the class of every point, and
     the fragments of the points whose records relaxed Mondrian divided."""
-    label_codes, label_text = [], []
-    for lab in labels:
-        per_class = np.empty(n_classes, dtype=object)
-        per_class[part_class] = lab
-        codes, uniques = pd.factorize(pd.Series(per_class, dtype=object), sort=False)
-        label_codes.append(codes.astype(np.int64))
-        label_text.append(np.asarray(uniques, dtype=object))
+    label_codes, label_text = class_labels(labels, part_class, n_classes)
     point_class = np.zeros(enc.n_points, dtype=np.int64)
     point_class[parts.point] = frag_class
     pieces = np.bincount(parts.point, minlength=enc.n_points)

@@ -38,8 +38,9 @@ against 469,004 and 0.0382 in memory (1.3 % and 0.6 % more loss).
 
 Limits. The engine's cuts check k-anonymity (the size of both sides): l-diversity and t-closeness would
 need the sensitive values of every side, so a run with them is refused past the budget (one sentence),
-as is a workload-aware run. Mondrian's partition boxes for the viewer (:class:`PartitionRecord`, about
-200 bytes a partition) are built as for any run.
+as is a workload-aware run. Mondrian's partition boxes for the viewer (:class:`PartitionRecord`'s bounds
+and released values, about 200 bytes a partition) are not built for a streamed run (the viewer needs the
+rows); the released values are codes into per-attribute texts, 8 bytes a partition.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ from kanon_engine.sources.points import Counted, PointSpec, counted_from, key_ra
 Axis = Any
 #: Mondrian's partitions (:class:`kanon_engine.algorithms.mondrian.Partitioning`).
 Partitioning = Any
+#: Released values of partitions on one quasi-identifier: codes (one a partition) into distinct texts.
+Labels = tuple[np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -329,24 +332,36 @@ def _summary(kernel: Kernel, kept: list[_Box], splits: int, checked: int) -> Par
     )
 
 
+def class_labels(
+    labels: list[Labels], part_class: np.ndarray, n_classes: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Every class's released value per quasi-identifier as codes into distinct texts, numbered in class
+    order as ``pd.factorize`` numbers the class's strings (so the release is the same, byte for byte),
+    from the partitions' codes: integers per class, never a string object per class."""
+    label_codes, label_text = [], []
+    for codes, text in labels:
+        per_class = np.empty(n_classes, dtype=np.int64)
+        per_class[part_class] = codes  # every partition of a class has the class's values
+        class_codes, seen = pd.factorize(per_class, sort=False)
+        # int32 when the texts allow (always, in practice): 4 bytes a class and attribute held to the write
+        small = len(seen) < np.iinfo(np.int32).max
+        label_codes.append(class_codes.astype(np.int32 if small else np.int64))
+        label_text.append(np.asarray(text, dtype=object)[seen])
+    return label_codes, label_text
+
+
 def boxed_plan(
     config: AnonymizationConfig,
     boxes: Boxes,
     kept: list[_Box],
-    labels: list[np.ndarray],
+    labels: list[Labels],
     part_class: np.ndarray,
     n_classes: int,
     mean_text: Callable[[np.ndarray], np.ndarray] | None,
 ) -> BoxedPartitionPlan:
     """The release plan of a run cut by the engine: the labels of every class (as
     :func:`kanon_engine.algorithms.mondrian._partition_plan` makes them) and a plan per box."""
-    label_codes, label_text = [], []
-    for lab in labels:
-        per_class = np.empty(n_classes, dtype=object)
-        per_class[part_class] = lab
-        codes, uniques = pd.factorize(pd.Series(per_class, dtype=object), sort=False)
-        label_codes.append(codes.astype(np.int64))
-        label_text.append(np.asarray(uniques, dtype=object))
+    label_codes, label_text = class_labels(labels, part_class, n_classes)
     subs: list[PartitionPlan] = []
     base = 0
     for k in kept:

@@ -320,3 +320,51 @@ def test_passes_hold_the_budget():
 
     assert _passes(np.array([3, 4, 5, 9, 1, 1]), 8) == [[0, 1], [2], [3], [4, 5]]
     assert _passes(np.array([8, 8]), 8) == [[0], [1]]
+
+
+def test_streamed_run_past_the_budget_builds_no_viewer_boxes(
+    adult_dir, adult_hierarchies, monkeypatch, tmp_path
+):
+    """A streamed run (DuckDB) past the budget keeps the partitions' sizes (the report's figures) but
+    builds no boxes for the viewer (it needs the rows, which a streamed run does not hold); the same run
+    on rows in memory builds one box per partition, with the released values the file shows; the bytes
+    are the same."""
+    path = adult_dir / "adult.csv"
+    table = read_table(path)
+    config = _adult_config(adult_hierarchies, k=10)
+    _budget(monkeypatch, 5_000)
+    mem = get_algorithm("mondrian").run(InMemorySource(table), config)
+    with DuckDBSource(path, table.options, temp_dir=tmp_path) as duck:
+        seen = _levels(duck, monkeypatch)
+        big = get_algorithm("mondrian").run(duck, config)
+        assert seen and not big.in_memory
+        assert _release(duck, big, tmp_path / "duck.csv") == _release(table, mem, tmp_path / "mem.csv")
+    part, boxes = big.partitions, mem.partitions
+    assert len(part.lower) == len(part.upper) == 0 and part.labels == [] and part.classes is None
+    assert np.array_equal(np.sort(part.sizes), np.sort(boxes.sizes)) and part.sizes.sum() == table.n_rows
+    assert big.model == mem.model == "multidimensional"
+    assert len(boxes.lower) == len(boxes.labels) == len(boxes.sizes) > 1
+    release = pd.read_csv(tmp_path / "mem.csv", dtype=str, keep_default_na=False)
+    shown = set(map(tuple, release[list(ADULT_QI)].to_numpy()))
+    assert set(boxes.labels) == shown  # every partition's values are a combination the file shows
+
+
+def test_coded_labels_are_the_factorized_strings(adult_dir, adult_hierarchies):
+    """The released values as codes into distinct texts equal pandas' factorization of the strings (the
+    same numbering, so the plan and the release are unchanged), on every kind of axis and on ranges
+    that repeat and cover missing values."""
+    from kanon_engine.algorithms.mondrian import make_axes
+    from kanon_engine.encoding import encode_table
+
+    table = read_table(adult_dir / "adult.csv")
+    config = _adult_config(adult_hierarchies)
+    axes = make_axes(table, encode_table(table, config.quasi_identifiers, config.hierarchies))
+    rng = np.random.default_rng(3)
+    for ax in axes:
+        a, b = rng.integers(0, ax.n_keys, 500), rng.integers(0, ax.n_keys, 500)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        codes, text = ax.coded_labels(lo, hi)
+        ids, table_text = ax.label_ids(lo, hi)
+        expected_codes, expected_text = pd.factorize(pd.Series(table_text[ids], dtype=object), sort=False)
+        assert np.array_equal(codes, expected_codes) and list(text) == list(expected_text)
+        assert len(set(text)) == len(text)
