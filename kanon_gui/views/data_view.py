@@ -149,6 +149,7 @@ class DataPanel(QWidget):
         layout = QVBoxLayout(page)
         self.caption = QLabel(_("No data loaded. Use File > Open (Ctrl+O) or open the bundled sample."))
         self.caption.setObjectName("DataCaption")
+        self.caption.setWordWrap(True)  # a preview's caption is two long lines: wrap, never widen the window
         layout.addWidget(self.caption)
         split = QSplitter(Qt.Orientation.Horizontal)
         self.model = FrameModel(self)
