@@ -199,6 +199,25 @@ class Boxes:
         return out
 
 
+def give_back_freed_memory() -> None:
+    """Return the C library's freed heap to the system (glibc's ``malloc_trim``; elsewhere nothing).
+
+    Between the boxes of a run too large for memory, millions of freed small arrays stay in the
+    process's heap (arrays under glibc's mmap threshold, up to 32 MB, are not unmapped when freed):
+    about 170 MB after a 10-million-row Mondrian run, counted in the process's memory until returned."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    name = ctypes.util.find_library("c")
+    try:
+        ctypes.CDLL(name).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        pass
+
+
 def box_histograms_of(codes: np.ndarray, boxes: Boxes) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per column, the records of every (box, key) pair of rows with these codes (numpy, for the engines
     that hold codes: in memory, and every Dask worker on its pieces)."""

@@ -24,6 +24,7 @@ from kanon_engine.i18n import _
 from kanon_engine.release import _missing_as_empty_codes as missing_as_empty_codes
 from kanon_engine.release import mask_suppressed, qi_column
 from kanon_engine.sources.base import Boxes
+from kanon_engine.sources.key_tree import KeyTree
 from kanon_engine.sources.points import Counted
 
 
@@ -158,10 +159,7 @@ class NodeClasses:
         key = _mixed_radix([m[codes[q]] for q, m in enumerate(self.maps)], self.radix)
         pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
         if not np.array_equal(self.keys[pos], key):
-            raise ConfigError(
-                _("The table changed while it was being anonymized (a row matches no counted group)."),
-                hint=_("Run the anonymization again."),
-            )
+            raise _table_changed()
         return self.classes[pos]
 
 
@@ -286,6 +284,37 @@ class PartitionPlan(ReleasePlan):
         }
 
 
+def _table_changed() -> ConfigError:
+    return ConfigError(
+        _("The table changed while it was being anonymized (a row matches no counted group)."),
+        hint=_("Run the anonymization again."),
+    )
+
+
+@dataclass(eq=False)
+class TreePartitionPlan(PartitionPlan):
+    """One box of strict Mondrian cut by the engine, whose rows find their partition through the cut
+    tree (:class:`~kanon_engine.sources.key_tree.KeyTree`) instead of their points: no array over the
+    points is held (12 bytes a point), only the tree (about 13 bytes a partition and its bounds).
+    ``part_class`` is the class of every partition of the box."""
+
+    tree: KeyTree | None = None
+    part_class: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    keys: tuple[np.ndarray, ...] = ()  # per quasi-identifier, the key of every leaf code
+
+    def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
+        keys = np.stack([k[c] for k, c in zip(self.keys, codes)])
+        return self.classes_of_keys(keys)
+
+    def classes_of_keys(self, keys: np.ndarray) -> np.ndarray:
+        """The class of every row given its keys (quasi-identifiers, rows)."""
+        assert self.tree is not None
+        part = self.tree.lookup(keys)
+        if (part < 0).any():
+            raise _table_changed()
+        return self.part_class[part]
+
+
 @dataclass(eq=False)
 class BoxedPartitionPlan(PartitionPlan):
     """Mondrian's classes when its first cuts were made by the engine
@@ -302,16 +331,18 @@ class BoxedPartitionPlan(PartitionPlan):
     def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
         assert self.boxes is not None
         n_qi = len(self.boxes.codings)
-        box = self.boxes.box_of(self.boxes.key_columns(codes[:n_qi]))
+        keys = self.boxes.key_columns(codes[:n_qi])
+        box = self.boxes.box_of(keys)
         if (box < 0).any():
-            raise ConfigError(
-                _("The table changed while it was being anonymized (a row matches no counted group)."),
-                hint=_("Run the anonymization again."),
-            )
+            raise _table_changed()
         out = np.empty(len(box), dtype=np.int64)
         for b in np.unique(box):
             sel = box == b
-            out[sel] = self.parts[b].row_classes(codes[:, sel], state.boxes.setdefault(int(b), BatchState()))
+            part = self.parts[b]
+            if isinstance(part, TreePartitionPlan):
+                out[sel] = part.classes_of_keys(keys[:, sel])
+            else:
+                out[sel] = part.row_classes(codes[:, sel], state.boxes.setdefault(int(b), BatchState()))
         return out
 
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kanon_engine.algorithms import get_algorithm
+from kanon_engine.algorithms import get_algorithm, mondrian_engine
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
 from kanon_engine.errors import ConfigError
@@ -35,8 +35,11 @@ from tests.engine.test_sources import check_release_independently
 LOOSE = ("engine", "runtime_seconds", "release_file", "metrics")
 
 
-def _budget(monkeypatch, n: int) -> None:
+def _budget(monkeypatch, n: int, share: int = 1) -> None:
+    """Points held in memory, and the share of it a box holds when Mondrian finishes it in memory (1:
+    boxes as large as the budget, so the levels below are those of the budget alone)."""
     monkeypatch.setattr(points, "POINT_BUDGET", n)
+    monkeypatch.setattr(mondrian_engine, "BOX_SHARE", share)
 
 
 def _levels(source, monkeypatch) -> list[int]:
@@ -76,17 +79,19 @@ def check_classes_independently(path: Path, qi, k: int) -> None:
     assert len(release) and sizes.min() >= k, sizes.min()
 
 
-@pytest.mark.parametrize("budget,levels", [(12_000, 2), (6_000, 4), (4_000, 7)])
+@pytest.mark.parametrize(
+    "budget,levels,share", [(12_000, 2, 1), (6_000, 4, 1), (4_000, 7, 1), (12_000, 8, 4)]
+)
 def test_strict_cut_by_the_engine_equals_the_plain_run(
-    adult_dir, adult_hierarchies, monkeypatch, tmp_path, budget, levels
+    adult_dir, adult_hierarchies, monkeypatch, tmp_path, budget, levels, share
 ):
-    """2 to 7 levels of cuts by the engine (30,162 records, 12,458 points; strict cuts of Adult are
+    """2 to 8 levels of cuts by the engine (30,162 records, 12,458 points; strict cuts of Adult are
     uneven): the same partitions as the plain in-memory run (same classes, sizes, cuts and release
     bytes; the losses equal up to rounding)."""
     table = read_table(adult_dir / "adult.csv")
     config = _adult_config(adult_hierarchies)
     plain = get_algorithm("mondrian").run(table, config)
-    _budget(monkeypatch, budget)
+    _budget(monkeypatch, budget, share)
     source = InMemorySource(table)
     seen = _levels(source, monkeypatch)
     cut = get_algorithm("mondrian").run(source, config)
@@ -97,6 +102,28 @@ def test_strict_cut_by_the_engine_equals_the_plain_run(
     assert np.array_equal(cut.class_sizes, plain.class_sizes)
     assert _release(table, cut, tmp_path / "cut.csv") == _release(table, plain, tmp_path / "plain.csv")
     check_classes_independently(tmp_path / "cut.csv", ADULT_QI, config.k)
+
+
+def test_strict_boxes_find_rows_by_the_cut_tree(adult_dir, adult_hierarchies, monkeypatch):
+    """Strict boxes keep no points (only each box's cut tree), and a row matching no partition, as when
+    the file changed after counting, is refused in one sentence, not released in a wrong class."""
+    from kanon_engine.sources.plan import BatchState, TreePartitionPlan
+
+    table = read_table(adult_dir / "adult.csv")
+    config = _adult_config(adult_hierarchies)
+    _budget(monkeypatch, 6_000, 4)
+    result = get_algorithm("mondrian").run(InMemorySource(table), config)
+    plan = result.plan
+    assert plan.parts and all(isinstance(p, TreePartitionPlan) for p in plan.parts)
+    assert sum(len(p.counted.keys) for p in plan.parts) == 0
+    codes = plan.codes_of(table.frame)
+    assert np.bincount(plan.row_classes(codes, BatchState()), minlength=result.n_classes).tolist() == (
+        result.class_sizes.tolist()
+    )
+    young = table.frame.copy()
+    young.loc[0, "age"] = "17"  # the row moved: its keys now fall in no partition's bounds
+    with pytest.raises(ConfigError, match="changed while it was being anonymized"):
+        plan.row_classes(plan.codes_of(young), BatchState())
 
 
 @pytest.mark.parametrize("name", ["mondrian", "mondrian-relaxed"])
