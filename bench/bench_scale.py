@@ -15,6 +15,7 @@ columns of the same file (the least any engine must do per pass), so machine loa
     python bench/bench_scale.py --data /data/h10m --engines memory,duckdb,dask --algorithms optimal
     python bench/bench_scale.py --data /data/h100m --engines duckdb --algorithms optimal,datafly,mondrian
     python bench/bench_scale.py --data /data/h10m --engines dask --workers 1,2   # 1 vs 2 workers
+    sudo python bench/bench_scale.py --data /data/h100m --engines duckdb --cap 4GB  # confined to 4 GB
 """
 
 from __future__ import annotations
@@ -148,6 +149,56 @@ def reference_pass(path: Path) -> float:
     return time.perf_counter() - t
 
 
+class MemoryCap:
+    """A Linux memory cgroup (v2 ``memory.max`` or v1 ``memory.limit_in_bytes``; needs root) holding
+    the child run: the kernel reclaims the page cache or ends the run past ``limit`` bytes, so a run that
+    finishes under it shows the data needed no more memory than that, whatever the machine has."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        v2 = Path("/sys/fs/cgroup/cgroup.controllers").is_file()
+        root = Path("/sys/fs/cgroup") if v2 else Path("/sys/fs/cgroup/memory")
+        self.dir = root / f"kanon-bench-{os.getpid()}"
+        self.dir.mkdir()
+        (self.dir / ("memory.max" if v2 else "memory.limit_in_bytes")).write_text(str(limit))
+        self.v2 = v2
+
+    def enter(self) -> None:
+        """Move the calling process (the child, before it runs) into the group."""
+        (self.dir / "cgroup.procs").write_text(str(os.getpid()))
+
+    def report(self) -> dict:
+        """The group's peak memory (v1; v2 since Linux 5.19) and how often it hit the cap / ran out."""
+        out: dict = {"memory_cap_gb": round(self.limit / (1 << 30), 2)}
+        if self.v2:
+            events = dict(line.split() for line in (self.dir / "memory.events").read_text().splitlines())
+            out["cap_reached"], out["oom_kills"] = int(events.get("max", 0)), int(events.get("oom_kill", 0))
+            peak = self.dir / "memory.peak"
+        else:
+            out["cap_reached"] = int((self.dir / "memory.failcnt").read_text())
+            oom = dict(line.split() for line in (self.dir / "memory.oom_control").read_text().splitlines())
+            out["oom_kills"] = int(oom.get("oom_kill", 0))
+            peak = self.dir / "memory.max_usage_in_bytes"
+        if peak.is_file():  # page cache included: the kernel keeps file pages while under the cap
+            out["group_peak_gb"] = round(int(peak.read_text()) / (1 << 30), 2)
+        return out
+
+    def close(self) -> None:
+        try:
+            self.dir.rmdir()
+        except OSError:
+            pass
+
+
+def _bytes(text: str) -> int:
+    """'4GB' / '1500MB' -> bytes (powers of 1024, as DuckDB reads them)."""
+    units = {"GB": 1 << 30, "MB": 1 << 20}
+    for unit, size in units.items():
+        if text.upper().endswith(unit):
+            return int(float(text[: -len(unit)]) * size)
+    return int(text)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, help="folder written by make_hospital.py")
@@ -161,6 +212,7 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the release files")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--budget", type=int, default=None, help="points held in memory (forces engine cuts)")
+    ap.add_argument("--cap", default=None, help="each child in a memory cgroup of this size (Linux, root)")
     # one run in this process (used by the parent)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--project", help=argparse.SUPPRESS)
@@ -198,15 +250,23 @@ def main() -> None:
                 if args.budget:
                     cmd += ["--budget", str(args.budget)]
                 t = time.perf_counter()
-                proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ})
+                cap = MemoryCap(_bytes(args.cap)) if args.cap else None
+                try:
+                    proc = subprocess.run(
+                        cmd, capture_output=True, text=True, env={**os.environ}, preexec_fn=cap and cap.enter
+                    )
+                    capped = cap.report() if cap else {}
+                finally:
+                    if cap:
+                        cap.close()
                 if proc.returncode != 0:
                     print(
-                        f"{engine} {algorithm}: failed after {time.perf_counter() - t:.0f} s\n"
-                        + proc.stderr[-3000:]
+                        f"{engine} {algorithm}: failed after {time.perf_counter() - t:.0f} s "
+                        f"(exit {proc.returncode}) {json.dumps(capped)}\n" + proc.stderr[-3000:]
                     )
                     continue
                 line = [x for x in proc.stdout.splitlines() if x.startswith("{")][-1]
-                row = json.loads(line)
+                row = {**json.loads(line), **capped}
                 if workers:
                     row["workers"] = int(workers)
                 print(json.dumps(row), flush=True)
