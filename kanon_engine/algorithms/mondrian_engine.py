@@ -15,22 +15,26 @@ of quasi-identifier leaves exceed the memory budget (:data:`kanon_engine.sources
    when the cut is not allowable. The medians are *exact* (weighted, from the histograms): no
    approximate quantile is used, so the partitions are those of the in-memory algorithm and quality is
    unchanged (the tests compare both with the budget forced low).
-3. A box goes to memory once it holds at most ``budget`` records (so its points fit, whatever the
-   duplicates), or when no cut is allowable there: its points are counted with a filter
+3. A box goes to memory once it holds at most ``budget // BOX_SHARE`` records (so its points fit,
+   whatever the duplicates, with room for Mondrian's work on them), or when no cut is allowable
+   there: its points are counted with a filter
    (:meth:`~kanon_engine.sources.base.TableSource.count_in_boxes`, as many boxes a pass as fit the
    budget together) and the ordinary algorithm continues on them (:func:`partition`, unchanged).
-4. Each box then keeps only what the release needs: its points' keys (8 bytes a point; to find a row's
-   point) and each point's class (4 bytes), plus per partition its bounds, records and first point.
-   The partitions of all boxes are labelled and numbered as one run numbers them (by their first point
-   in code order), so the figures and the release are those of the in-memory run; the release streams
-   through a :class:`~kanon_engine.sources.plan.BoxedPartitionPlan` (a row's box from its keys, then
-   the box's own plan), batch by batch, into the one writer.
+4. Each box then keeps only what the release needs, per partition: its bounds (16 bytes where the
+   keys fit 16 bits), records and first point, and for strict Mondrian the cut tree that finds a row's
+   partition from its keys (:class:`~kanon_engine.sources.key_tree.KeyTree`, about 13 bytes a
+   partition). Relaxed Mondrian divides points between partitions, so its boxes keep every point's key
+   and class instead (12 bytes a point: 1.2 GB for 100 million distinct rows). The partitions of all
+   boxes are labelled and numbered as one run numbers them (by their first point in code order), so
+   the figures and the release are those of the in-memory run; the release streams through a
+   :class:`~kanon_engine.sources.plan.BoxedPartitionPlan` (a row's box from its keys, then the box's
+   tree or points), batch by batch, into the one writer.
 
 Which cut, and quality. Approximate quantiles (DuckDB's ``approx_quantile``, a t-digest) would save
 nothing here: the histograms are as small as the attributes' domains (2,500 zip codes, 1,826 days), and
 an approximate median would move the cut by a few records, changing every partition below it. So the
 medians are exact and strict Mondrian's partitions are the in-memory run's, byte for byte (tested on
-Adult cut 2 to 7 levels deep, on random tables, and on 10 million rows). Relaxed Mondrian's cuts in
+Adult cut 2 to 8 levels deep, on random tables, and on 10 million rows). Relaxed Mondrian's cuts in
 the engine keep the median block whole (strict's threshold): dividing a point's records between sides
 needs their order in the file, which the engine's counts do not keep; the partitions below are relaxed
 as usual. On Adult at k=5 with the budget forced to 4,000 records relaxed DM is 475,016 and GCP 0.0384,
