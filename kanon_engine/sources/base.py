@@ -22,7 +22,7 @@ batch reader (:mod:`kanon_engine.data.stream`), so every engine counts and write
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -393,9 +393,9 @@ class TableSource(ABC):
 
     def count_in_boxes(
         self, request: CountRequest, boxes: Boxes, which: list[int], progress: ProgressCallback = no_progress
-    ) -> list[PointCounts]:
+    ) -> Iterable[PointCounts]:
         """:meth:`count` of the rows of each box listed in ``which`` (the points of Mondrian's boxes), in
-        one pass over the rows."""
+        one pass over the rows, box after box (an engine may hand them over as they come)."""
         raise NotImplementedError(type(self).__name__)
 
     @abstractmethod
