@@ -132,6 +132,14 @@ class ReleasePlan(ABC):
         return out.reset_index(drop=True), row_class
 
 
+def _table_changed() -> ConfigError:
+    """A row of the release matches none of the counted groups: the file changed after counting."""
+    return ConfigError(
+        _("The table changed while it was being anonymized (a row matches no counted group)."),
+        hint=_("Run the anonymization again."),
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class NodeClasses:
     """The released class of every combination of generalized values of a full-domain node: a row's
@@ -282,13 +290,6 @@ class PartitionPlan(ReleasePlan):
             name: pd.Categorical.from_codes(self.labels[q][cls], pd.Index(self.label_text[q], dtype=object))
             for q, name in enumerate(self.counted.enc.qi)
         }
-
-
-def _table_changed() -> ConfigError:
-    return ConfigError(
-        _("The table changed while it was being anonymized (a row matches no counted group)."),
-        hint=_("Run the anonymization again."),
-    )
 
 
 @dataclass(eq=False)
