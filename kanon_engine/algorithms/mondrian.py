@@ -93,6 +93,7 @@ from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult, PartitionRecord
 from kanon_engine.sources import TableSource, points
+from kanon_engine.sources.base import give_back_freed_memory
 from kanon_engine.sources.finish import finish_result
 from kanon_engine.sources.plan import PartitionPlan
 
@@ -902,17 +903,19 @@ class _Mondrian(Algorithm):
         _require_whole_table_passes(one, config, whole)
         axes = make_axes(source, light)
         min_size = _CutChecker(light, config.models).min_size
-        kernel = Kernel(self._cut_box(axes, config), Partitioning, _mean_text, min_size)
+        means = self.parameters["summary"] == "mean"
+        kernel = Kernel(self._cut_box(axes, config), Partitioning, _mean_text, min_size, means)
         counted, boxes, kept, parts = mondrian_by_engine(
             source, spec, axes, kernel, points.POINT_BUDGET, progress
         )
         progress(0.92, _("building the release"))
-        means = _mean_text if self.parameters["summary"] == "mean" else None
 
         def plan_of(labels: list[Labels], part_class: np.ndarray, n_classes: int) -> PartitionPlan:
-            return boxed_plan(config, boxes, kept, labels, part_class, n_classes, means)
+            mean_text = _mean_text if means else None
+            return boxed_plan(config, boxes, kept, labels, part_class, n_classes, mean_text)
 
         result = self._partitions_result(config, spec.qi, axes, parts, start, plan_of, source.in_memory)
+        give_back_freed_memory()  # the result's work arrays, before the release is written
         return finish_result(source, counted, result, start)
 
     def _cut_box(
@@ -1014,7 +1017,7 @@ class _Mondrian(Algorithm):
         plan = plan_of(labels, part_class, n_classes)
         record = _partition_record(qi, axes, parts, labels, part_class, boxes)
         del labels  # the plan holds them per class now: not beside the losses below (millions of partitions)
-        ncp = np.stack([ax.width(lo[:, q], hi[:, q]) for q, ax in enumerate(axes)], axis=1)
+        ncp = (ax.width(lo[:, q], hi[:, q]) for q, ax in enumerate(axes))  # each attribute as it is summed
         metrics = partition_metrics(qi, class_sizes, parts.sizes, ncp, config.k)
         metrics["splits"] = float(parts.splits)
         notes = []

@@ -95,6 +95,7 @@ class Kernel:
     partitioning: Callable[..., Partitioning]
     mean_text: Callable[[np.ndarray], np.ndarray]
     min_size: int
+    means: bool = False  # the mean summary: every box keeps its partitions' sums
 
 
 def require_engine_cuts(name: str, algorithm: str, config: AnonymizationConfig, workload: bool) -> None:
@@ -253,7 +254,7 @@ def mondrian_by_engine(
         )
         for counts in source.count_in_boxes(request, boxes, which, progress):
             counted = counted_from(spec, leaves, counts)
-            kept.append(_Box.of(counted, kernel.cut(counted.enc), axes))
+            kept.append(_Box.of(counted, kernel.cut(counted.enc), axes, kernel.means))
             del counted, counts
         give_back_freed_memory()
     whole = EncodedTable(
@@ -301,9 +302,10 @@ class _Box:
     splits: int = 0
     checked: int = 0
     tree: KeyTree | None = None  # strict Mondrian: finds a row's partition (then the points are not kept)
+    n_parts: int = 0  # its partitions (set when the per-partition arrays go to the whole run's)
 
     @classmethod
-    def of(cls, counted: Counted, parts: Partitioning, axes: list[Axis]) -> _Box:
+    def of(cls, counted: Counted, parts: Partitioning, axes: list[Axis], means: bool) -> _Box:
         enc = counted.enc
         n_parts = len(parts.sizes)
         first_part = np.zeros(enc.n_points, dtype=np.int32)
@@ -316,7 +318,7 @@ class _Box:
             o = np.lexsort((parts.offset[sel], parts.point[sel]))
             divided = (parts.point[sel][o], parts.offset[sel][o], parts.partition[sel][o])
         sums = {}
-        for q, ax in enumerate(axes):
+        for q, ax in enumerate(axes if means else ()):
             if ax.numeric and not ax.is_date:  # numbers (ordered, not dates): the mean summary
                 x = ax.value[ax.key_of_leaf[enc.codes[q][parts.point]]]
                 ok = np.isfinite(x)
@@ -329,9 +331,10 @@ class _Box:
         lo, hi = (b.astype(np.int16 if small else np.int32) for b in (parts.lower, parts.upper))
         # strict: a row's partition from its keys (the cut tree), so the points need not be kept
         tree = KeyTree.build(lo, hi) if divided is None else None
-        point_keys = counted.keys if tree is None else counted.keys[:0]
+        # (new empty arrays: an empty view would keep the whole array alive)
+        point_keys = counted.keys if tree is None else np.zeros(0, dtype=np.int64)
         if tree is not None:
-            first_part = first_part[:0]
+            first_part = np.zeros(0, dtype=np.int32)
         # the records of every point matter to the plan only where relaxed Mondrian divided points
         weights = enc.weights if divided is not None else None
         light = EncodedTable(enc.qi, enc.hierarchies, _no_codes(enc.n_qi, enc.n_points), (), weights)
@@ -346,8 +349,10 @@ def _summary(kernel: Kernel, kept: list[_Box], splits: int, checked: int) -> Par
     """The partitions of every box, one after the other (no per-point arrays: the boxes keep those)."""
     none = np.zeros(0, dtype=np.int64)
     bounds = np.concatenate([k.lower for k in kept]), np.concatenate([k.upper for k in kept])
-    for k in kept:  # held once: the boxes' copies are not needed again
-        k.lower = k.upper = none
+    sizes, first_key = np.concatenate([k.sizes for k in kept]), np.concatenate([k.first_key for k in kept])
+    for k in kept:  # held once: the boxes' copies are not needed again (the trees keep their bounds)
+        k.n_parts = len(k.sizes)
+        k.lower = k.upper = k.sizes = k.first_key = none
     return kernel.partitioning(
         none,
         none,
@@ -355,8 +360,8 @@ def _summary(kernel: Kernel, kept: list[_Box], splits: int, checked: int) -> Par
         none,
         bounds[0],
         bounds[1],
-        np.concatenate([k.sizes for k in kept]),
-        np.concatenate([k.first_key for k in kept]),
+        sizes,
+        first_key,
         splits + sum(k.splits for k in kept),
         checked + sum(k.checked for k in kept),
     )
@@ -395,8 +400,8 @@ def boxed_plan(
     subs: list[PartitionPlan] = []
     base = 0
     for k in kept:
-        cls = part_class[base : base + len(k.sizes)]
-        base += len(k.sizes)
+        cls = part_class[base : base + k.n_parts]
+        base += k.n_parts
         if k.tree is not None:
             subs.append(TreePartitionPlan(config, k.counted, tree=k.tree, part_class=cls, keys=boxes.keys))
             continue

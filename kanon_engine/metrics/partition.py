@@ -19,7 +19,7 @@ Multidimensional K-Anonymity", ICDE), computed by :mod:`kanon_engine.metrics.los
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -60,14 +60,15 @@ def hierarchy_ncp(hierarchy: Hierarchy) -> np.ndarray:
     return out
 
 
-def per_attribute_ncp(ncp: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Average NCP of each attribute over the records; ``ncp`` is (n_classes, n_qi), ``sizes`` per class."""
-    ncp = np.asarray(ncp, dtype=np.float64)
+def per_attribute_ncp(ncp: np.ndarray | Iterable[np.ndarray], sizes: np.ndarray) -> np.ndarray:
+    """Average NCP of each attribute over the records; ``ncp`` is (n_classes, n_qi), or one array per
+    attribute, computed as it is summed (the 7.5 million partitions of a 100-million-row Mondrian run are
+    not stacked into a matrix and its weighted copy: 1 GB), ``sizes`` per class."""
+    columns = ncp.T if isinstance(ncp, np.ndarray) else ncp  # an iterable: each column once, then freed
     sizes = np.asarray(sizes, dtype=np.float64)
     total = sizes.sum()
-    if total == 0 or ncp.size == 0:
-        return np.zeros(ncp.shape[1] if ncp.ndim == 2 else 0)
-    return (sizes[:, None] * ncp).sum(axis=0) / total
+    sums = [float((sizes * np.asarray(c, dtype=np.float64)).sum()) if total else 0.0 for c in columns]
+    return np.array(sums) / total if total else np.zeros(len(sums))
 
 
 def global_certainty_penalty(ncp: np.ndarray, sizes: np.ndarray) -> float:
@@ -77,12 +78,17 @@ def global_certainty_penalty(ncp: np.ndarray, sizes: np.ndarray) -> float:
 
 
 def partition_metrics(
-    qi: Sequence[str], class_sizes: np.ndarray, partition_sizes: np.ndarray, ncp: np.ndarray, k: int
+    qi: Sequence[str],
+    class_sizes: np.ndarray,
+    partition_sizes: np.ndarray,
+    ncp: np.ndarray | Iterable[np.ndarray],
+    k: int,
 ) -> dict[str, float]:
     """Every metric reported for a partitioned release.
 
     ``class_sizes`` are the released equivalence classes (records that look alike in the release);
-    ``partition_sizes`` and ``ncp`` (n_partitions, n_qi) the partitions the algorithm made. They differ
+    ``partition_sizes`` and ``ncp`` (n_partitions, n_qi, or one array per attribute) the partitions
+    the algorithm made. They differ
     only when two partitions happen to get the same released values (then they form one class). Nothing
     is suppressed, so DM is the plain sum of squared class sizes.
     """
