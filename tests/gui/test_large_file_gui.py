@@ -359,3 +359,48 @@ def test_a_lattice_node_is_applied_through_the_engine(window, sample_dir, tiny_c
         table, project.config(table), tuple(levels.values()), suppression_limit=limit, metric="precision"
     )
     assert applied.suppressed == memory.suppressed and applied.n_classes == memory.n_classes
+
+
+def test_the_risk_of_a_streamed_run_comes_from_its_group_sizes(window, sample_dir, tiny_computer, wait_idle):
+    """The Risk tab of a DuckDB run: the release's prosecutor figures and distribution come from the class
+    sizes (the suppressed records one more group, as an attacker sees them), the original data's from the
+    counted points; they are those of the run on the loaded table. What needs the values says so."""
+    from kanon_engine.i18n import formats
+    from kanon_engine.metrics.risk import compare
+
+    _open_streamed_project(window, sample_dir, wait_idle)
+    window.run()
+    wait_idle(window)
+    result = window.state.current_run.result
+    assert not result.in_memory and result.suppressed > 0
+    panel = window.risk_panel
+    window.tabs.setCurrentWidget(panel)
+    wait_idle(window)
+    counted = panel.comparison
+    assert counted is not None and counted.before is not None
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _warnings = project.load_table()
+    memory = compare(table, _engine_run(sample_dir, "optimal", project.algorithm_params))
+    assert counted.after.figures == memory.after.figures
+    assert counted.before.figures == memory.before.figures
+    assert counted.after.risk_distribution() == memory.after.risk_distribution()
+    # by hand: the release's groups are the run's classes plus one of the suppressed records
+    n_groups = result.n_classes + 1
+    assert counted.after.figures.classes == n_groups
+    assert counted.after.figures.prosecutor_average == pytest.approx(n_groups / 2000)
+    assert counted.after.figures.prosecutor_highest == pytest.approx(
+        1 / min(result.class_sizes.min(), result.suppressed)
+    )
+    shown = {panel.figures.verticalHeaderItem(i).text(): panel.figures.item(i, 1).text() for i in range(10)}
+    assert shown["Prosecutor risk, average"] == formats.percent(n_groups / 2000, 1)
+    assert shown["Groups"] == str(n_groups) and shown["Records assessed"] == "2,000"
+    assert panel.figures.item(0, 0).text() == "2,000"  # the original data, from the counted points
+    assert "computed from the sizes of its groups" in panel.status.text()
+    assert "needs the records in memory" in panel.homogeneity_summary.text()
+    assert not panel.explain_button.isEnabled() and panel.threshold.isEnabled()
+    # a new threshold: the records at risk again from the sizes
+    panel.threshold.setValue(10.0)
+    wait_idle(window)
+    assert panel.comparison.after.figures.records_above_threshold == int(
+        result.class_sizes[result.class_sizes < 10].sum()
+    )
