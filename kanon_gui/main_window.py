@@ -160,6 +160,10 @@ def restore_saved_runs(
     return out
 
 
+#: Task channels of a role change that first counts or prepares a large column (the Attributes tab).
+ROLE_CHANNELS = ("count:", "prepare:")
+
+
 class MainWindow(QMainWindow):
     """The kanon workbench window."""
 
@@ -171,6 +175,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(icon("kanon"))
         self.state = state or AppState(self)
         self.runner = runner or TaskRunner(self)
+        self._role_task = False  # a column is counted or prepared before its role changes
         self.hier_actions = HierarchyActions(self.state, self)
         self.ask_before_close = True
         #: the password the open project is protected with (kept to save it protected again)
@@ -424,9 +429,11 @@ class MainWindow(QMainWindow):
         self.risk_panel.row_requested.connect(self._show_record)
         self.tabs.currentChanged.connect(self._tab_changed)
         r = self.runner
+        r.started.connect(self._task_started)
         r.progress.connect(self._task_progress)
         r.cancelled.connect(self._on_cancelled)
         r.busy_changed.connect(lambda _b: self._update_enabled())
+        r.busy_changed.connect(self._role_task_ended)
         r.busy_changed.connect(lambda busy: None if busy else self._close_retired())
 
     # --- helpers -------------------------------------------------------------------------------------
@@ -988,8 +995,20 @@ class MainWindow(QMainWindow):
         self.status_label.setText(_("Ready."))
         self._update_enabled()
 
+    def _task_started(self, _tid: int, channel: str, _label: str) -> None:
+        """A column counted or prepared before its role changes (a large column, in a worker): the
+        progress bar and Cancel show, as for a run; they go when it is done."""
+        if channel.startswith(ROLE_CHANNELS):
+            self._role_task = True
+            self._begin_task(self.status_label.text(), busy=channel.startswith("prepare:"))
+
+    def _role_task_ended(self, busy: bool) -> None:
+        if not busy and self._role_task:
+            self._role_task = False
+            self._end_task()
+
     def _task_progress(self, _tid: int, channel: str, fraction: float, message: str) -> None:
-        if channel == "run":
+        if channel == "run" or channel.startswith("count:"):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
             quality = best_so_far(message)  # an anytime search: show the best release found so far

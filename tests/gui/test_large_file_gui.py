@@ -404,3 +404,80 @@ def test_the_risk_of_a_streamed_run_comes_from_its_group_sizes(window, sample_di
     assert panel.comparison.after.figures.records_above_threshold == int(
         result.class_sizes[result.class_sizes < 10].sum()
     )
+
+
+def _sampled_file(window, sample_dir, wait_idle, monkeypatch):
+    import kanon_gui.large_file as large_file
+
+    monkeypatch.setattr(large_file, "SAMPLE_ROWS", 500)
+    window.load_data(sample_dir / "sample_patients.csv")
+    wait_idle(window)
+    assert window.state.is_sampled("name")
+
+
+def _combo_role(window, column: str) -> str:
+    panel = window.attributes_panel
+    return panel.table.cellWidget(window.state.columns.index(column), 1).currentData()
+
+
+def test_counting_a_sampled_column_runs_in_the_background(
+    window, sample_dir, tiny_computer, wait_idle, monkeypatch
+):
+    """The whole count of a column summarized from its first rows is a task of the runner (the window
+    goes on answering): the role changes only when the count is in; meanwhile progress and Cancel show."""
+    import threading
+
+    import kanon_gui.views.attributes_panel as attributes_panel
+    from kanon_engine.data.roles import Role
+
+    _sampled_file(window, sample_dir, wait_idle, monkeypatch)
+    release, threads = threading.Event(), []
+    real = attributes_panel.count_column
+
+    def held(source, column, progress, typed=False):
+        threads.append(threading.current_thread())
+        release.wait(30)
+        return real(source, column, progress, typed)
+
+    monkeypatch.setattr(attributes_panel, "count_column", held)
+    before = window.state.role("name")
+    window.attributes_panel.set_role("name", Role.QUASI_IDENTIFIER)
+    try:  # set_role returned while the count waits in a worker: submitted, not run on the GUI thread
+        assert window.runner.is_busy("count:name") and window.state.role("name") == before
+        assert window.cancel_button.isVisible() and window.progress.isVisible()
+    finally:
+        release.set()
+    wait_idle(window)
+    assert threads and threads[0] is not threading.main_thread()
+    assert window.state.role("name") == Role.QUASI_IDENTIFIER and not window.state.is_sampled("name")
+    assert not window.cancel_button.isVisible() and not window.progress.isVisible()
+
+
+def test_cancel_while_a_column_is_counted_keeps_its_role(
+    window, sample_dir, tiny_computer, wait_idle, monkeypatch
+):
+    import threading
+
+    import kanon_gui.views.attributes_panel as attributes_panel
+    from kanon_engine.data.roles import Role
+
+    _sampled_file(window, sample_dir, wait_idle, monkeypatch)
+    started = threading.Event()
+
+    def endless(source, column, progress, typed=False):
+        started.set()
+        while True:  # a long pass over the file: it ends at the progress call after Cancel
+            progress(0.1, "counting values: 1 rows read")
+            threading.Event().wait(0.01)
+
+    monkeypatch.setattr(attributes_panel, "count_column", endless)
+    before = window.state.role("name")
+    window.attributes_panel.set_role("name", Role.SENSITIVE)
+    assert _combo_role(window, "name") == Role.SENSITIVE.value  # the combo shows the choice meanwhile
+    assert started.wait(10)
+    window.cancel()
+    wait_idle(window)
+    assert window.state.role("name") == before and window.state.is_sampled("name")
+    assert _combo_role(window, "name") == before.value  # back to the role the column has
+    assert "cancelled" in window.message_bar.text()
+    assert not window.progress.isVisible()
