@@ -481,3 +481,53 @@ def test_cancel_while_a_column_is_counted_keeps_its_role(
     assert _combo_role(window, "name") == before.value  # back to the role the column has
     assert "cancelled" in window.message_bar.text()
     assert not window.progress.isVisible()
+
+
+def test_saved_runs_are_rebuilt_through_duckdb(
+    window, sample_dir, tiny_computer, wait_idle, reopen, tmp_path
+):
+    """A project whose data opens on DuckDB gets its saved runs back: rebuilt through the engine in the
+    background after the data is open, with the figures they were saved with."""
+    import shutil
+
+    work = tmp_path / "sample"
+    shutil.copytree(sample_dir, work)
+    _open_streamed_project(window, work, wait_idle)
+    window.run()
+    wait_idle(window)
+    window.state.set_algorithm("mondrian")
+    window.run()
+    wait_idle(window)
+    saved = [(r.result.n_classes, r.result.suppressed, r.result.algorithm) for r in window.state.runs]
+    assert window.save_to(work / "sample_project.json", None)
+    again = reopen(work / "sample_project.json")
+    assert is_streamed(again.state.table)
+    runs = again.state.runs
+    assert [(r.result.n_classes, r.result.suppressed, r.result.algorithm) for r in runs] == saved
+    assert all(r.restored and r.result.engine == "duckdb" and not r.result.in_memory for r in runs)
+    assert again.history.note.isHidden() and "could not" not in again.history.note.text()
+    assert again.state.current_run is runs[-1] and again.results_panel.class_model.rowCount() == saved[-1][0]
+
+
+def test_a_saved_run_that_needs_the_rows_says_so(
+    window, sample_dir, wait_idle, reopen, tmp_path, monkeypatch
+):
+    """A saved run of a kind that needs the records in memory (local suppression) cannot be rebuilt on
+    DuckDB: the history says so in one sentence instead of dropping it silently."""
+    import shutil
+
+    work = tmp_path / "sample"
+    shutil.copytree(sample_dir, work)
+    window.open_project(work / "sample_project.json")
+    wait_idle(window)
+    window.state.set_algorithm("local-suppression")
+    window.run()
+    wait_idle(window)
+    assert len(window.state.runs) == 1, window.message_bar.text()
+    assert window.save_to(work / "sample_project.json", None)
+    monkeypatch.setattr(choose, "physical_memory", lambda: 1 << 20)  # now the file is beyond memory
+    again = reopen(work / "sample_project.json")
+    assert is_streamed(again.state.table) and again.state.runs == []
+    note = again.history.note.text()
+    assert not again.history.note.isHidden()
+    assert note.startswith("A saved run could not be rebuilt.") and "in memory" in note, note
