@@ -38,7 +38,9 @@ def restore_run(
 
 
 #: Why a saved run made with the project's settings was not rebuilt (its figures came out otherwise).
-OTHER_FIGURES = N_("Rebuilt, its groups or suppressed records differ from the saved ones: the data changed.")
+OTHER_FIGURES = N_(
+    "Rebuilt, its groups or suppressed records came out different from the saved ones: the data changed."
+)
 
 
 def rebuild_run(

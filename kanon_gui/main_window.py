@@ -843,7 +843,7 @@ class MainWindow(QMainWindow):
                 )
 
         def failed(exc: BaseException) -> None:
-            self._task_failed("rebuild saved runs")(exc)
+            self._task_failed("restore")(exc)
             if self.state.table is table:
                 self.history.set_note(not_rebuilt_text([error_text(exc)]))
 
@@ -851,7 +851,7 @@ class MainWindow(QMainWindow):
         return self.runner.submit(
             work,
             channel="restore",
-            label="rebuild saved runs",
+            label="restore",
             on_done=done,
             on_error=failed,
             on_cancel=cancelled,
