@@ -131,8 +131,13 @@ def value_counts(table: Any, column: str) -> pd.Series:
     if frame is not None:
         return frame[column].value_counts(dropna=False)
     values, counts, missing = table.value_counts(column)
-    index = [*values, *([np.nan] if missing else [])]
-    s = pd.Series([*counts, *([missing] if missing else [])], index=pd.Index(index, dtype=object))
+    index = np.asarray(values, dtype=object)
+    data = np.asarray(counts, dtype=np.int64)
+    if missing:
+        index, data = np.append(index, np.array([np.nan], dtype=object)), np.append(data, missing)
+    # from arrays, not lists: a list of 10 million counts holds Python's lock for seconds (a worker
+    # building it froze the window)
+    s = pd.Series(data, index=pd.Index(index, dtype=object))
     return s.sort_values(ascending=False, kind="stable")
 
 

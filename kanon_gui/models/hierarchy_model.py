@@ -50,7 +50,7 @@ def make_tree(hierarchy: Hierarchy, counts: pd.Series | None) -> _Tree:
         text = np.asarray(keys.astype(str), dtype=object)
         text[keys.isna()] = MISSING
         per_value = pd.Series(counts.to_numpy(dtype=np.float64), index=text).groupby(level=0).sum()
-        pos = hierarchy.leaf_index.get_indexer(per_value.index)
+        pos = leaf_positions(hierarchy.leaf_index, np.asarray(per_value.index, dtype=object))
         ok = pos >= 0
         records[pos[ok]] = per_value.to_numpy()[ok]
     return _Tree(hierarchy, records)
@@ -65,6 +65,29 @@ class PreparedView:
     counts: Any
     tree: _Tree
     uncovered: list[str]
+
+
+#: Values converted to Arrow at a time (the conversion holds Python's lock; the lookup does not).
+ARROW_CHUNK = 200_000
+
+
+def leaf_positions(leaves: pd.Index, values: np.ndarray) -> np.ndarray:
+    """``leaves.get_indexer(values)`` (-1 for a value that is no leaf) through Arrow's hash lookup: pandas
+    holds Python's lock for seconds on millions of strings, so a worker doing it froze the window; Arrow
+    lets it run. Falls back to pandas for values that are not all text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def arrow(a: np.ndarray) -> pa.ChunkedArray:
+        parts = [pa.array(a[i : i + ARROW_CHUNK], type=pa.string()) for i in range(0, len(a), ARROW_CHUNK)]
+        return pa.chunked_array(parts, type=pa.string())
+
+    try:
+        table = arrow(np.asarray(leaves, dtype=object)).combine_chunks()
+        found = pc.index_in(arrow(values), value_set=table)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return leaves.get_indexer(values)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 #: Views a worker made for hierarchies about to be shown, newest last.
