@@ -66,3 +66,16 @@ def test_assess_sizes_is_risk_figures():
     assert a.figures.records_above_threshold == 3  # 1/1 and 1/2 above 30 %
     # the bands (0, 1 %], (1, 2 %], (2, 5 %], (5, 10 %], (10, 20 %], (20, 34 %], (34, 50 %], (50, 100 %]
     assert [d["records"] for d in a.risk_distribution()] == [0, 0, 0, 10, 5, 0, 2, 1]
+
+
+def test_points_counted_above_the_leaves_give_no_original_figures(sample):
+    """Points counted at a coarser level than the leaves (a table too large for its distinct
+    combinations) do not tell the original data's groups: no figures for it, the release's still."""
+    import types
+
+    project, _table, source = sample
+    result = get_algorithm("optimal", **project.algorithm_params).run(source, project.config(source))
+    counted = types.SimpleNamespace(floor=(1, 0, 0, 0), enc=result.plan.counted.enc)
+    coarse = dataclasses.replace(result, plan=dataclasses.replace(result.plan, counted=counted))
+    found = compare_counts(coarse)
+    assert found.before is None and found.after.figures == compare_counts(result).after.figures
