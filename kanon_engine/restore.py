@@ -17,6 +17,7 @@ from typing import Any
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
+from kanon_engine.i18n import N_, _
 from kanon_engine.result import AnonymizationResult
 
 
@@ -33,30 +34,46 @@ def restore_run(
 ) -> AnonymizationResult | None:
     """The result a saved run summary describes, rebuilt on ``table``; None when it cannot be rebuilt
     exactly (another configuration, other data, or counts that differ)."""
+    return rebuild_run(table, config, summary)[0]
+
+
+#: Why a saved run made with the project's settings was not rebuilt (its figures came out otherwise).
+OTHER_FIGURES = N_(
+    "Rebuilt, its groups or suppressed records came out different from the saved ones: the data changed."
+)
+
+
+def rebuild_run(
+    table: Table | Any, config: AnonymizationConfig, summary: dict[str, Any], progress: Any = None
+) -> tuple[AnonymizationResult | None, str]:
+    """:func:`restore_run`, and why a run made with these settings was not rebuilt ("" when it was, or
+    when it was made with other settings: such a run is never shown again). ``table`` may be a table
+    source (DuckDB, Dask): the run is then rebuilt through the engine."""
     if not can_restore(summary, config, table):
-        return None
+        return None, ""
     try:
-        result = _rebuild(table, config, summary)
-    except KanonError:
-        return None
+        result = _rebuild(table, config, summary, progress)
+    except KanonError as exc:
+        return None, str(exc)
     if result is None:
-        return None
+        return None, ""
     same = result.suppressed == int(summary.get("suppressed", -1)) and result.n_classes == int(
         summary.get("classes", -1)
     )
     if not same:
-        return None
-    return replace(
+        return None, _(OTHER_FIGURES)
+    restored = replace(
         result,
         algorithm=str(summary.get("algorithm", result.algorithm)),
         parameters=dict(summary.get("parameters") or result.parameters),
         nodes_checked=int(summary.get("nodes_checked", result.nodes_checked)),
         runtime_seconds=float(summary.get("runtime_seconds", result.runtime_seconds)),
     )
+    return restored, ""
 
 
 def _rebuild(
-    table: Table, config: AnonymizationConfig, summary: dict[str, Any]
+    table: Table | Any, config: AnonymizationConfig, summary: dict[str, Any], progress: Any = None
 ) -> AnonymizationResult | None:
     from kanon_engine.algorithms import algorithms, get_algorithm
     from kanon_engine.algorithms.full_domain import apply_transformation
@@ -76,4 +93,5 @@ def _rebuild(
     if cls is None or cls.full_domain:
         return None
     known = {p.name for p in cls.params}
-    return get_algorithm(name, **{k: v for k, v in params.items() if k in known}).run(table, config)
+    algorithm = get_algorithm(name, **{k: v for k, v in params.items() if k in known})
+    return algorithm.run(table, config, progress=progress) if progress else algorithm.run(table, config)

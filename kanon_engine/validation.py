@@ -131,9 +131,23 @@ def value_counts(table: Any, column: str) -> pd.Series:
     if frame is not None:
         return frame[column].value_counts(dropna=False)
     values, counts, missing = table.value_counts(column)
-    index = [*values, *([np.nan] if missing else [])]
-    s = pd.Series([*counts, *([missing] if missing else [])], index=pd.Index(index, dtype=object))
+    index = np.asarray(values, dtype=object)
+    data = np.asarray(counts, dtype=np.int64)
+    if missing:
+        index, data = np.append(index, np.array([np.nan], dtype=object)), np.append(data, missing)
+    # from arrays, not lists: a list of 10 million counts holds Python's lock for seconds (a worker
+    # building it froze the window)
+    s = pd.Series(data, index=pd.Index(index, dtype=object))
     return s.sort_values(ascending=False, kind="stable")
+
+
+def date_issues_of(table: Any, column: str, user_typed: Iterable[str] = ()) -> list[Issue]:
+    """The column's dates that do not fit one format, as issues: one parse per distinct value and known
+    format, seconds for a column of millions of distinct values (safe in a worker)."""
+    return [
+        Issue("error", f"{text} {_(DATE_CHOICES)}", column)
+        for _fit, text in date_problems(table, [column], user_typed)
+    ]
 
 
 class ColumnCache:
@@ -203,11 +217,12 @@ class ColumnCache:
     def date_issues(self, column: str, user_typed: Iterable[str] = ()) -> list[Issue]:
         """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""
         if column not in self._dates:
-            self._dates[column] = [
-                Issue("error", f"{text} {_(DATE_CHOICES)}", column)
-                for _fit, text in date_problems(self.table, [column], user_typed)
-            ]
+            self._dates[column] = date_issues_of(self.table, column, user_typed)
         return self._dates[column]
+
+    def adopt_dates(self, column: str, issues: list[Issue]) -> None:
+        """Keep a column's date issues checked by a worker (:func:`date_issues_of`)."""
+        self._dates[column] = list(issues)
 
     def adopt(self, prepared: PreparedHierarchy) -> None:
         """Keep what a worker prepared (a default hierarchy and its issues)."""

@@ -40,14 +40,14 @@ from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.heuristic import best_so_far
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import ColumnKind, ReadOptions, Table
+from kanon_engine.data.table import ColumnKind, ReadOptions
 from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import Cancelled, ConfigError, KanonError
 from kanon_engine.fileio import clean_stale_temp_files
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.project import Project
-from kanon_engine.restore import restore_run
+from kanon_engine.restore import rebuild_run
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sealed import PasswordError
 from kanon_engine.sources.settings import EngineSettings
@@ -63,6 +63,7 @@ from kanon_gui.large_file import (
     OpenedData,
     engine_for,
     engine_line_for,
+    engine_name,
     engine_sentence,
     is_streamed,
     open_streamed,
@@ -132,32 +133,58 @@ class LoadedProject:
     restored: list[tuple[AnonymizationResult, dict[str, Any]]]
     preview: Any = None
     sampled: frozenset[str] = frozenset()
+    not_restored: tuple[str, ...] = ()  # why saved runs with the project's settings were not rebuilt
 
 
 #: At most this many saved runs are rebuilt when a project is opened (the latest ones).
 RESTORE_RUNS = 5
 
 
-def restore_saved_runs(
-    project: Project, table: Table, facts: TableFacts
-) -> list[tuple[AnonymizationResult, dict[str, Any]]]:
+def rebuild_saved_runs(
+    project: Project, table: Any, facts: TableFacts, progress: Callable[[float, str], None] | None = None
+) -> tuple[list[tuple[AnonymizationResult, dict[str, Any]]], list[str]]:
     """Rebuild the project's latest saved runs that match its settings (worker side): the saved
-    transformation re-applied, or the partitioning repeated (:func:`kanon_engine.restore.restore_run`).
-    The configuration is built as the workbench builds it (default hierarchies from the value counts)."""
+    transformation re-applied, or the partitioning repeated (:func:`kanon_engine.restore.rebuild_run`),
+    on the table in memory or through the engine of a table source; and why each run made with the
+    project's settings was not rebuilt. The configuration is built as the workbench builds it (default
+    hierarchies from the value counts)."""
     qi = project.columns_with(Role.QUASI_IDENTIFIER)
     if not qi or not project.runs:
-        return []
+        return [], []
     hierarchies = {**facts.defaults, **project.hierarchies}
     try:
         config = project.with_changes(hierarchies=hierarchies).config(table)
     except KanonError:
-        return []
-    out = []
-    for summary in list(project.runs)[-RESTORE_RUNS:]:
-        result = restore_run(table, config, dict(summary))
+        return [], []
+    out, reasons = [], []
+    summaries = list(project.runs)[-RESTORE_RUNS:]
+    for i, summary in enumerate(summaries):
+        if progress is not None:
+            label = str(summary.get("label") or summary.get("algorithm", ""))
+            progress(i / len(summaries), _("rebuilding the saved run {run}", run=label))
+        result, why = rebuild_run(table, config, dict(summary), progress)
         if result is not None:
             out.append((result, dict(summary)))
-    return out
+        elif why:
+            reasons.append(why)
+    return out, reasons
+
+
+def not_rebuilt_text(reasons: list[str]) -> str:
+    """One sentence for the run history: how many saved runs with the project's settings could not be
+    rebuilt, and why the first could not ("" when every one was)."""
+    if not reasons:
+        return ""
+    return ngettext(
+        "A saved run could not be rebuilt. {reason}",
+        "{n} saved runs could not be rebuilt. {reason}",
+        len(reasons),
+        reason=reasons[0],
+    )
+
+
+#: Task channels of a role change that first counts or prepares a large column (the Attributes tab).
+ROLE_CHANNELS = ("count:", "prepare:")
 
 
 class MainWindow(QMainWindow):
@@ -171,6 +198,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(icon("kanon"))
         self.state = state or AppState(self)
         self.runner = runner or TaskRunner(self)
+        self._role_task = False  # a column is counted or prepared before its role changes
         self.hier_actions = HierarchyActions(self.state, self)
         self.ask_before_close = True
         #: the password the open project is protected with (kept to save it protected again)
@@ -424,9 +452,11 @@ class MainWindow(QMainWindow):
         self.risk_panel.row_requested.connect(self._show_record)
         self.tabs.currentChanged.connect(self._tab_changed)
         r = self.runner
+        r.started.connect(self._task_started)
         r.progress.connect(self._task_progress)
         r.cancelled.connect(self._on_cancelled)
         r.busy_changed.connect(lambda _b: self._update_enabled())
+        r.busy_changed.connect(self._role_task_ended)
         r.busy_changed.connect(lambda busy: None if busy else self._close_retired())
 
     # --- helpers -------------------------------------------------------------------------------------
@@ -740,11 +770,11 @@ class MainWindow(QMainWindow):
             if project.data_path is None:
                 raise ConfigError(_("The project does not name a data file."), where="data")
             opened, warnings = self._open_project_data(project, self._qi_without_hierarchy(project), progress)
-            if is_streamed(opened.table):  # saved runs are rebuilt from rows held in memory
+            if is_streamed(opened.table):  # saved runs are rebuilt through the engine afterwards
                 return LoadedProject(opened.table, warnings, opened.facts, [], opened.preview, opened.sampled)
             progress(0.8, _("restoring the saved results"))
-            restored = restore_saved_runs(project, opened.table, opened.facts)
-            return LoadedProject(opened.table, warnings, opened.facts, restored)
+            restored, why = rebuild_saved_runs(project, opened.table, opened.facts)
+            return LoadedProject(opened.table, warnings, opened.facts, restored, not_restored=tuple(why))
 
         def done(loaded: LoadedProject) -> None:
             self._end_task()
@@ -756,6 +786,7 @@ class MainWindow(QMainWindow):
             self.project_password = password
             for result, summary in loaded.restored:
                 self.state.add_restored_run(result, summary)
+            self.history.set_note(not_rebuilt_text(list(loaded.not_restored)))
             appdata.add_recent_file(path)
             if warnings:
                 self.message_bar.show_message(" ".join(warnings), "warning")
@@ -772,6 +803,8 @@ class MainWindow(QMainWindow):
                     "info",
                 )
             self.tabs.setCurrentIndex(self.TAB_ATTRIBUTES)
+            if is_streamed(table) and project.runs:
+                self._rebuild_streamed_runs(project, table, facts)
 
         self._begin_task(_("Opening {file}…", file=path.name), busy=True)
         self._load_task = self.runner.submit(
@@ -782,6 +815,47 @@ class MainWindow(QMainWindow):
             on_error=self._task_failed("open project"),
         )
         return self._load_task
+
+    def _rebuild_streamed_runs(self, project: Project, table: Any, facts: TableFacts) -> int:
+        """Rebuild the saved runs of a project whose data is read by DuckDB or Dask, through the engine,
+        in the background (a pass over the file for each): the history says so meanwhile, then shows
+        them, or in one sentence why a run could not be rebuilt."""
+        engine = engine_name(table.engine)
+        self.history.set_note(_("Rebuilding the saved runs through {engine}…", engine=engine))
+
+        def work(progress: Callable[[float, str], None]) -> tuple:
+            with self.engine_lock:  # one task at a time on the engine's connection
+                return rebuild_saved_runs(project, table, facts, progress)
+
+        def done(found: tuple) -> None:
+            self._end_task()
+            if self.state.table is not table:
+                return  # another file was opened meanwhile
+            restored, why = found
+            for result, summary in restored:
+                self.state.add_restored_run(result, summary)
+            self.history.set_note(not_rebuilt_text(why))
+
+        def cancelled() -> None:
+            if self.state.table is table:
+                self.history.set_note(
+                    _("The saved runs were not rebuilt: cancelled. Run again to see results.")
+                )
+
+        def failed(exc: BaseException) -> None:
+            self._task_failed("restore")(exc)
+            if self.state.table is table:
+                self.history.set_note(not_rebuilt_text([error_text(exc)]))
+
+        self._begin_task(_("Rebuilding the saved runs through {engine}…", engine=engine))
+        return self.runner.submit(
+            work,
+            channel="restore",
+            label="restore",
+            on_done=done,
+            on_error=failed,
+            on_cancel=cancelled,
+        )
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -988,8 +1062,20 @@ class MainWindow(QMainWindow):
         self.status_label.setText(_("Ready."))
         self._update_enabled()
 
+    def _task_started(self, _tid: int, channel: str, _label: str) -> None:
+        """A column counted or prepared before its role changes (a large column, in a worker): the
+        progress bar and Cancel show, as for a run; they go when it is done."""
+        if channel.startswith(ROLE_CHANNELS):
+            self._role_task = True
+            self._begin_task(self.status_label.text(), busy=channel.startswith("prepare:"))
+
+    def _role_task_ended(self, busy: bool) -> None:
+        if not busy and self._role_task:
+            self._role_task = False
+            self._end_task()
+
     def _task_progress(self, _tid: int, channel: str, fraction: float, message: str) -> None:
-        if channel == "run":
+        if channel in ("run", "restore") or channel.startswith("count:"):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
             quality = best_so_far(message)  # an anytime search: show the best release found so far

@@ -317,6 +317,11 @@ class AppState(QObject):
             return
         self._cache.adopt(prepared)
 
+    def adopt_dates(self, table: Any, column: str, issues: list) -> None:
+        """Keep a column's date issues checked by a worker, unless another table was opened meanwhile."""
+        if self._cache is not None and self._table is table and column in self.columns:
+            self._cache.adopt_dates(column, issues)
+
     def _invalidate(self) -> None:
         self._issues = None
         self.issues_changed.emit()

@@ -127,7 +127,7 @@ class TaskRunner(QObject):
         self._signals = _WorkerSignals(self)
         self._signals.progress.connect(self._on_progress)
         self._signals.ended.connect(self._on_ended)
-        self._callbacks: dict[int, tuple[Callable | None, Callable | None]] = {}
+        self._callbacks: dict[int, tuple[Callable | None, Callable | None, Callable | None]] = {}
         TaskRunner._live.add(self)
 
     # --- queries ---------------------------------------------------------------------------------------
@@ -160,11 +160,13 @@ class TaskRunner(QObject):
         label: str = "",
         on_done: Callable[[Any], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
+        on_cancel: Callable[[], None] | None = None,
     ) -> int:
         """Run ``fn(progress)`` in the pool; returns the task id.
 
         ``on_done(result)`` / ``on_error(exc)`` (optional) are called on the GUI thread, like the
-        ``finished``/``failed`` signals, unless the task was superseded or cancelled meanwhile.
+        ``finished``/``failed`` signals, unless the task was superseded or cancelled meanwhile;
+        ``on_cancel()`` when the user cancelled it (not when a newer task superseded it).
         """
         was_busy = self.is_busy()
         old = self._current.get(channel)
@@ -176,7 +178,7 @@ class TaskRunner(QObject):
         task = _Task(tid, channel, label)
         self._tasks[tid] = task
         self._current[channel] = tid
-        self._callbacks[tid] = (on_done, on_error)
+        self._callbacks[tid] = (on_done, on_error, on_cancel)
         LOG.info("task %d (%s) started: %s", tid, channel, label)
         self.pool.start(_Worker(task, fn, self._signals))
         self.started.emit(tid, channel, label)
@@ -229,7 +231,7 @@ class TaskRunner(QObject):
     @Slot(int)
     def _on_ended(self, tid: int) -> None:
         task = self._end(tid)
-        on_done, on_error = self._callbacks.pop(tid, (None, None))
+        on_done, on_error, on_cancel = self._callbacks.pop(tid, (None, None, None))
         if task is not None:
             outcome, value = task.outcome, task.value
             task.value = None
@@ -245,4 +247,6 @@ class TaskRunner(QObject):
                     on_error(value)
             else:
                 self.cancelled.emit(tid, task.channel)
+                if on_cancel is not None:
+                    on_cancel()
         self._after()

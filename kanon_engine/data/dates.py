@@ -179,10 +179,38 @@ def date_problems(
         is_date = ctype is not None and ctype.kind == ColumnKind.DATE
         if not is_date and (col in typed or (ctype is not None and ctype.kind != ColumnKind.CATEGORICAL)):
             continue
-        fit = date_fit(_values_of(table, col), ctype.date_format if is_date else None, col)
+        values = _values_of(table, col)
+        if not is_date and not could_be_mixed(values):
+            continue
+        fit = date_fit(values, ctype.date_format if is_date else None, col)
         if fit.misfits and (is_date or fit.mixed):
             out.append((fit, describe_misfits(fit, table)))
     return out
+
+
+#: Distinct values parsed at a time by :func:`could_be_mixed` (a worker lets the window run between chunks).
+CHUNK = 50_000
+
+
+def could_be_mixed(values: pd.Series) -> bool:
+    """False as soon as more than ``1 - MIXED_SHARE`` of the values fit no known format: a text column
+    can then not be dates in several formats (:attr:`DateFit.mixed`). Exact, and it stops after a few
+    chunks of a column of millions of distinct values that are no dates (a record number: 14 formats
+    times 10 million values would take minutes)."""
+    codes, uniq = pd.factorize(values.astype(object), use_na_sentinel=True)
+    counts = np.bincount(codes[codes >= 0], minlength=len(uniq)).astype(np.int64)
+    allowed = (1.0 - MIXED_SHARE) * counts.sum()
+    text = pd.Series(np.asarray(uniq, dtype=object), dtype=object).astype(str).str.strip()
+    uncovered = 0
+    for start in range(0, len(text), CHUNK):
+        part = text.iloc[start : start + CHUNK]
+        covered = np.zeros(len(part), dtype=bool)
+        for f in DATE_FORMATS:
+            covered |= parse_dates(part, f).notna().to_numpy(dtype=bool)
+        uncovered += int(counts[start : start + CHUNK][~covered].sum())
+        if uncovered > allowed:
+            return False
+    return True
 
 
 def _values_of(table: Any, column: str) -> pd.Series:

@@ -538,3 +538,87 @@ def compare(
         star_is_value=bool(getattr(result, "cell_level", False)),
     )
     return RiskComparison(before, after)
+
+
+# --- runs that streamed their rows: risk from the counts ----------------------------------------------
+# A run on a larger-than-memory engine holds no rows, but identity disclosure under the prosecutor model
+# depends only on the class sizes (El Emam & Dankar 2008): the figures and the distribution above come from
+# them alone. What needs the values of the records (homogeneity, a population table, "why is this record
+# unsafe") is not computed here.
+
+
+def assess_sizes(
+    qi: Sequence[str], class_sizes: np.ndarray, suppressed: int = 0, *, threshold: float = DEFAULT_THRESHOLD
+) -> RiskAssessment:
+    """Risk of a table known only by its class sizes (the all-``*`` group among them, ``suppressed`` of
+    its records suppressed); no row is assessed on its own (``row_class`` is empty)."""
+    sizes = np.asarray(class_sizes, dtype=np.int64)
+    figures = risk_figures(sizes, suppressed, threshold)
+    return RiskAssessment(tuple(qi), figures, np.zeros(0, dtype=np.int64), sizes, sizes)
+
+
+def release_class_sizes(result: Any) -> tuple[np.ndarray, int]:
+    """The class sizes of a run's release as an attacker sees it, and its suppressed records, from the
+    run's counts: the suppressed records (shown as ``*`` everywhere) are one more group, together with any
+    class released as ``*`` in every quasi-identifier, unless the release drops them (as
+    :func:`assess` finds them in the rows of the release)."""
+    sizes = np.asarray(result.class_sizes, dtype=np.int64)
+    suppressed = int(result.suppressed)
+    if result.config.drop_suppressed or not suppressed:
+        return sizes, 0
+    star = _all_star_classes(result)
+    merged = suppressed + int(sizes[star].sum())
+    return np.append(sizes[~star], merged), suppressed
+
+
+def _all_star_classes(result: Any) -> np.ndarray:
+    """Per class of ``result``: released as ``*`` in every quasi-identifier (top of every hierarchy)."""
+    cfg, n = result.config, len(result.class_sizes)
+    if result.transformation is not None:
+        top = all(
+            cfg.hierarchies[q].height > 0 and level >= cfg.hierarchies[q].height
+            for q, level in result.transformation.items()
+        )
+        return np.full(n, top and bool(cfg.quasi_identifiers))
+    plan = getattr(result, "plan", None)
+    values = plan.class_values(n) if plan is not None else {}
+    star = np.full(n, bool(values) and bool(cfg.quasi_identifiers))
+    for q in cfg.quasi_identifiers:
+        column = values.get(q)
+        star &= column is not None and len(column) == n and np.asarray(column == ROOT, dtype=bool)
+    return star
+
+
+def original_class_sizes(result: Any) -> np.ndarray | None:
+    """The class sizes of the original data from the points a run counted (the distinct combinations of
+    quasi-identifier values with their records); None when the points were counted above the leaves
+    (a table too large for its distinct combinations: only the rows could tell)."""
+    plan = getattr(result, "plan", None)
+    counted = getattr(plan, "counted", None)
+    if counted is None or any(counted.floor):
+        return None
+    enc = counted.enc
+    if not enc.n_qi:
+        return np.zeros(0, dtype=np.int64)
+    ids, n = group_columns(list(enc.codes), [len(h.values) for h in enc.hierarchies])
+    weights = np.ones(len(ids), dtype=np.int64) if enc.weights is None else enc.weights
+    return np.bincount(ids, weights=weights, minlength=n).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class CountedRiskComparison:
+    """Risk of a run that streamed its rows: the release's from its class sizes, the original data's from
+    the counted points (None when they were counted above the leaves)."""
+
+    before: RiskAssessment | None
+    after: RiskAssessment
+
+
+def compare_counts(result: Any, *, threshold: float = DEFAULT_THRESHOLD) -> CountedRiskComparison:
+    """:func:`compare` for a run without rows in memory: the same identity-disclosure figures and risk
+    distribution, computed from the class sizes alone (prosecutor model; the population is the table)."""
+    qi = tuple(result.config.quasi_identifiers)
+    sizes, suppressed = release_class_sizes(result)
+    original = original_class_sizes(result)
+    before = None if original is None else assess_sizes(qi, original, threshold=threshold)
+    return CountedRiskComparison(before, assess_sizes(qi, sizes, suppressed, threshold=threshold))

@@ -15,6 +15,7 @@ arrays (a node is a path id per level, as in :func:`kanon_engine.hierarchy.tree.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersiste
 from PySide6.QtGui import QBrush, QFont
 
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
+from kanon_engine.hierarchy.validate import uncovered_values
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_gui.glossary import MISSING_FG
 
@@ -36,6 +38,82 @@ _FLAGS_ROOT = _F.ItemIsEnabled | _F.ItemIsSelectable | _F.ItemIsEditable | _F.It
 _FLAGS_GROUP = _FLAGS_ROOT | _F.ItemIsDragEnabled
 _FLAGS_LEAF = _F.ItemIsEnabled | _F.ItemIsSelectable | _F.ItemIsEditable | _F.ItemIsDragEnabled
 _FLAGS_PLAIN = _F.ItemIsEnabled | _F.ItemIsSelectable
+
+
+def make_tree(hierarchy: Hierarchy, counts: pd.Series | None) -> _Tree:
+    """The arrays the model shows ``hierarchy`` from, with the records of ``counts`` (value -> records,
+    NaN for missing) per node: seconds for millions of values, so safe in a worker (see
+    :func:`keep_prepared`)."""
+    records = np.zeros(len(hierarchy.values), dtype=np.float64)
+    if counts is not None and len(counts):
+        keys = pd.Index(counts.index, dtype=object)
+        text = np.asarray(keys.astype(str), dtype=object)
+        text[keys.isna()] = MISSING
+        per_value = pd.Series(counts.to_numpy(dtype=np.float64), index=text).groupby(level=0).sum()
+        pos = leaf_positions(hierarchy.leaf_index, np.asarray(per_value.index, dtype=object))
+        ok = pos >= 0
+        records[pos[ok]] = per_value.to_numpy()[ok]
+    return _Tree(hierarchy, records)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedView:
+    """What the editor shows of a hierarchy and a column's counts, made in a worker (:func:`prepare_view`):
+    the tree and the data values the hierarchy lacks."""
+
+    hierarchy: Hierarchy
+    counts: Any
+    tree: _Tree
+    uncovered: list[str]
+
+
+#: Values converted to Arrow at a time (the conversion holds Python's lock; the lookup does not).
+ARROW_CHUNK = 200_000
+
+
+def leaf_positions(leaves: pd.Index, values: np.ndarray) -> np.ndarray:
+    """``leaves.get_indexer(values)`` (-1 for a value that is no leaf) through Arrow's hash lookup: pandas
+    holds Python's lock for seconds on millions of strings, so a worker doing it froze the window; Arrow
+    lets it run. Falls back to pandas for values that are not all text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def arrow(a: np.ndarray) -> pa.ChunkedArray:
+        parts = [pa.array(a[i : i + ARROW_CHUNK], type=pa.string()) for i in range(0, len(a), ARROW_CHUNK)]
+        return pa.chunked_array(parts, type=pa.string())
+
+    try:
+        table = arrow(np.asarray(leaves, dtype=object)).combine_chunks()
+        found = pc.index_in(arrow(values), value_set=table)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return leaves.get_indexer(values)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+#: Views a worker made for hierarchies about to be shown, newest last.
+_PREPARED: list[PreparedView] = []
+
+
+def prepare_view(hierarchy: Hierarchy, counts: pd.Series) -> PreparedView:
+    """The editor's tree and uncovered values of ``hierarchy`` on ``counts`` (worker side: seconds for a
+    column of millions of values)."""
+    uncovered = uncovered_values(hierarchy, pd.Series(counts.index, dtype=object))
+    return PreparedView(hierarchy, counts, make_tree(hierarchy, counts), uncovered)
+
+
+def keep_prepared(view: PreparedView) -> None:
+    """Keep a view made in a worker (GUI side); the model and the editor use it when they are asked for
+    the same hierarchy and counts (the same objects), so the GUI thread never builds them."""
+    _PREPARED.append(view)
+    del _PREPARED[:-2]
+
+
+def prepared_view(hierarchy: Hierarchy | None, counts: Any) -> PreparedView | None:
+    """The kept view of this hierarchy and these counts, if a worker made one."""
+    for view in _PREPARED:
+        if view.hierarchy is hierarchy and view.counts is counts:
+            return view
+    return None
 
 
 class Node:
@@ -61,7 +139,16 @@ class Node:
 
     @property
     def children(self) -> list[Node]:
-        return [self.model._node(self.level - 1, c) for c in self.model._tree.children(self.level, self.pid)]
+        return self.first_children(None)
+
+    @property
+    def n_children(self) -> int:
+        return self.model._tree.n_children(self.level, self.pid)
+
+    def first_children(self, n: int | None) -> list[Node]:
+        """The first ``n`` children (all for None): a node above millions of values makes only those."""
+        ids = self.model._tree.children(self.level, self.pid)
+        return [self.model._node(self.level - 1, int(c)) for c in (ids if n is None else ids[:n])]
 
     @property
     def row(self) -> int:
@@ -173,16 +260,8 @@ class HierarchyTreeModel(QAbstractItemModel):
         self._nodes = {}
         self._tree = None
         if hierarchy is not None:
-            records = np.zeros(len(hierarchy.values), dtype=np.float64)
-            if counts is not None and len(counts):
-                keys = pd.Index(counts.index, dtype=object)
-                text = np.asarray(keys.astype(str), dtype=object)
-                text[keys.isna()] = MISSING
-                per_value = pd.Series(counts.to_numpy(dtype=np.float64), index=text).groupby(level=0).sum()
-                pos = hierarchy.leaf_index.get_indexer(per_value.index)
-                ok = pos >= 0
-                records[pos[ok]] = per_value.to_numpy()[ok]
-            self._tree = _Tree(hierarchy, records)
+            kept = prepared_view(hierarchy, counts)
+            self._tree = kept.tree if kept is not None else make_tree(hierarchy, counts)
         self.endResetModel()
 
     def _node(self, level: int, pid: int) -> Node:

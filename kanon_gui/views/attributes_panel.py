@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.validation import PreparedHierarchy, prepare_hierarchy
+from kanon_engine.validation import date_issues_of, prepare_hierarchy
 from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip, term
 from kanon_gui.large_file import count_column
+from kanon_gui.models.hierarchy_model import keep_prepared, prepare_view
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
@@ -249,33 +250,47 @@ class AttributesPanel(QWidget):
         self.select_column(column)
 
     def _prepare_then_set(self, column: str, role: Role) -> None:
-        """A column with very many values: build and check its hierarchy in a worker, then set the role
-        (the GUI stays responsive; the combo box shows the new role meanwhile). A column of a large file
-        that was only sampled is first counted whole."""
+        """A column with very many values: build and check its hierarchy and its dates in a worker, then
+        set the role (the GUI stays responsive; the combo box shows the new role meanwhile, and goes
+        back to the old one on Cancel). A column of a large file that was only sampled is first counted
+        whole."""
         if self.state.is_sampled(column):
             self._count_then_set(column, role)
             return
         args = self.state.preparation_args(column)
+        table, typed = self.state.table, tuple(self.state.project.column_types)
         self.details.setText(
             _("Preparing the hierarchy of '{column}' ({n} values)…", column=escape(column), n=len(args[1]))
         )
 
-        def done(prepared: PreparedHierarchy) -> None:
+        def work(progress: Any) -> tuple:
+            progress(0.0, _("preparing the hierarchy of '{column}'", column=column))
+            prepared = prepare_hierarchy(*args)
+            progress(0.4, _("checking the dates of '{column}'", column=column))
+            dates = date_issues_of(table, column, typed)
+            progress(0.8, _("preparing the hierarchy of '{column}'", column=column))
+            return prepared, dates, prepare_view(prepared.hierarchy, args[1])
+
+        def done(found: tuple) -> None:
+            prepared, dates, view = found
+            keep_prepared(view)  # the hierarchy editor shows it without building it
             self.state.adopt(prepared)
+            self.state.adopt_dates(table, column, dates)
             self.state.set_role(column, role)
             self.select_column(column)
 
         self.runner.submit(
-            lambda progress: prepare_hierarchy(*args),
+            work,
             channel=f"prepare:{column}",
             label="prepare hierarchy",
             on_done=done,
             on_error=lambda exc: self.refresh(),
+            on_cancel=self._cancelled,
         )
 
     def _count_then_set(self, column: str, role: Role) -> None:
         """Count every value of a sampled column of a large file (a pass over the file, in a worker),
-        then go on as for any column with many values."""
+        then go on as for any column with many values; Cancel leaves the column as it was."""
         source = self.state.table
         typed = column in self.state.project.column_types
         self.details.setText(
@@ -283,6 +298,8 @@ class AttributesPanel(QWidget):
         )
 
         def done(counts: Any) -> None:
+            if self.state.table is not source:
+                return  # another file was opened meanwhile
             self.state.adopt_counts(column, counts)
             if self.state.needs_preparation(column):
                 self._prepare_then_set(column, role)
@@ -296,7 +313,13 @@ class AttributesPanel(QWidget):
             label="count a column",
             on_done=done,
             on_error=lambda exc: self.refresh(),
+            on_cancel=self._cancelled,
         )
+
+    def _cancelled(self) -> None:
+        """A role change cancelled while its column was counted or prepared: the old role shows again."""
+        self.refresh()
+        self._show_details()
 
     def set_role(self, column: str, role: Role) -> None:
         """Pick a role as the user would with the combo box."""

@@ -41,13 +41,16 @@ from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import _, formats, ngettext
 from kanon_gui.errors import error_text
 from kanon_gui.glossary import term
-from kanon_gui.models.hierarchy_model import HierarchyTreeModel, Node
+from kanon_gui.models.hierarchy_model import HierarchyTreeModel, Node, prepared_view
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.views.hierarchy_actions import HierarchyActions
 
 #: Trees with at most this many nodes open fully; larger ones open their top two levels.
 EXPAND_ALL_LIMIT = 400
+#: A group with more children than this is not opened by itself (a column of millions of distinct values
+#: under one ``*``: the view would make a row for each before showing anything).
+EXPAND_CHILDREN_LIMIT = 5_000
 #: Level-1 groups listed in the "Place under" box (more can be typed).
 PLACE_TARGETS = 2000
 
@@ -292,9 +295,12 @@ class HierarchyEditorPanel(QWidget):
             self.view.expandAll()
             return
         for node in self.model.top_nodes():
+            if node.n_children > EXPAND_CHILDREN_LIMIT:  # the view would lay out every child
+                continue
             self.view.expand(self.model.index_of(node))
-            for child in node.children[:50]:
-                self.view.expand(self.model.index_of(child))
+            for child in node.first_children(50):
+                if child.n_children <= EXPAND_CHILDREN_LIMIT:
+                    self.view.expand(self.model.index_of(child))
 
     def _update_title(self, h: Hierarchy | None) -> None:
         if h is None:
@@ -354,8 +360,13 @@ class HierarchyEditorPanel(QWidget):
             self.uncovered_box.setTitle(_("Data values not in this hierarchy"))
             self.uncovered_box.setVisible(False)
             return
-        missing = uncovered_values(h, self.state.distinct_values(self.column))
         counts = self.state.distinct(self.column)
+        kept = prepared_view(h, counts)  # made in a worker for a column of very many values
+        missing = (
+            kept.uncovered
+            if kept is not None
+            else uncovered_values(h, self.state.distinct_values(self.column))
+        )
         for v in missing[:5000]:
             n = int(counts.get(v, 0)) if v != MISSING else int(counts[counts.index.isna()].sum())
             item = QListWidgetItem(

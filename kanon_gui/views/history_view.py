@@ -62,9 +62,16 @@ class RunHistoryPanel(QWidget):
         self.saved.setWordWrap(True)
         self.saved.setStyleSheet("color: #666;")
         layout.addWidget(self.saved)
+        self.note = QLabel()
+        self.note.setObjectName("HistoryNote")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #744210;")
+        self.note.hide()
+        layout.addWidget(self.note)
         self._filling = False
         state.run_added.connect(lambda _i: self.refresh())
         state.current_run_changed.connect(self._current_changed)
+        state.table_changed.connect(lambda: self.set_note(""))
         state.table_changed.connect(self.refresh)
         state.stale_changed.connect(self.refresh)
 
@@ -98,6 +105,11 @@ class RunHistoryPanel(QWidget):
         if not live:
             self.list.addItem(QListWidgetItem(_("No run yet.")))
             self.list.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+
+    def set_note(self, text: str) -> None:
+        """One sentence about the saved runs (being rebuilt through the engine, or why some were not)."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def _current_changed(self, index: int) -> None:
         if self.list.currentRow() != index and index < len(self.state.runs):

@@ -42,12 +42,15 @@ from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.risk import (
     DEFAULT_THRESHOLD,
     POPULATION_IS_TABLE,
+    CountedRiskComparison,
+    RiskAssessment,
     RiskComparison,
     compare,
+    compare_counts,
     definitions,
 )
 from kanon_gui.glossary import term
-from kanon_gui.large_file import needs_rows_text
+from kanon_gui.large_file import engine_title, needs_rows_text
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
@@ -57,6 +60,19 @@ from kanon_gui.views.results_view import stale_banner
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
 ALL_SAFE = N_("Every record of the original data is already in a group of at least k.")
+#: The risk of a streamed run: what it is computed from, and what needs the records.
+FROM_SIZES = N_(
+    "Risk of the release on {columns}, computed from the sizes of its groups: this run was made by "
+    "{engine}, which reads the file without loading it. Journalist and marketer risk take the table "
+    "itself as the population."
+)
+BEFORE_NEEDS_ROWS = N_(
+    "The figures of the original data need its records: the run counted them in coarser groups."
+)
+PART_NEEDS_ROWS = N_(
+    "This needs the records in memory; this run was made by {engine}, which reads the file without "
+    "loading it."
+)
 #: One attribute's homogeneity in a whole sentence (named placeholders, one place for translation).
 HOMOGENEITY = {
     "plain": (
@@ -124,7 +140,7 @@ class RiskPanel(QWidget):
         self.linkage = LinkagePanel(state, runner)
         self.table: Table | None = None
         self.result: Any | None = None
-        self.comparison: RiskComparison | None = None
+        self.comparison: RiskComparison | CountedRiskComparison | None = None
         self._explainer: RecordExplainer | None = None
         self._defs = definitions()
         self._make_figures(threshold)
@@ -261,9 +277,10 @@ class RiskPanel(QWidget):
     def show_run(self, run: Run | None) -> None:
         """The view contract (see :mod:`kanon_gui.views.analysis`): the risk of ``run``'s release, and
         the linkage demonstration of the project's public list on it."""
-        if run is not None and not run.result.in_memory:  # a streamed run: no rows to measure
+        if run is not None and not run.result.in_memory:  # a streamed run: risk from its class sizes
             self.set_result(None, None)
-            self.status.setText(needs_rows_text(run.result))
+            self.result = run.result
+            self._recompute()
             self.linkage.show_run(None)
             self.linkage.summary.setText(needs_rows_text(run.result))
             return
@@ -313,11 +330,15 @@ class RiskPanel(QWidget):
 
     # --- computing ---------------------------------------------------------------------------------------
     def _recompute(self, *_args: object) -> None:
-        if self.table is None or self.result is None:
+        if self.result is None:
             return
         table, result, threshold = self.table, self.result, float(self.threshold.value()) / 100.0
+        if table is None and result.in_memory:
+            return
 
-        def work(progress: Any = None) -> RiskComparison:
+        def work(progress: Any = None) -> RiskComparison | CountedRiskComparison:
+            if table is None:  # a streamed run: the figures from its class sizes
+                return compare_counts(result, threshold=threshold)
             return compare(table, result, threshold=threshold)
 
         if self.runner is None:
@@ -335,19 +356,46 @@ class RiskPanel(QWidget):
             on_error=lambda exc: self.status.setText(str(exc)),
         )
 
-    def _show(self, comparison: RiskComparison) -> None:
+    def _show(self, comparison: RiskComparison | CountedRiskComparison) -> None:
         self.comparison = comparison
-        b, a = comparison.before.figures.to_dict(), comparison.after.figures.to_dict()
+        self._fill_figures(comparison.before, comparison.after)
+        counted = isinstance(comparison, CountedRiskComparison)
+        self.status.setText(self._counted_status(comparison) if counted else self._status(comparison))
+        self.figures.resizeColumnsToContents()
+        header = self.figures.verticalHeader().sizeHint().width()
+        columns = sum(self.figures.columnWidth(c) for c in range(2))
+        scrollbar = self.figures.verticalScrollBar().sizeHint().width()  # always shown, beside the columns
+        width = header + columns + scrollbar + 2 * self.figures.frameWidth() + 4
+        self.figures.setMinimumWidth(width)
+        self._draw(comparison.before, comparison.after)
+        if counted:  # homogeneity and the records' explanations need the values of the records
+            self._show_rows_needed()
+            return
+        self._fill_homogeneity(comparison)
+        self._set_enabled(True)
+        unsafe = self._unsafe_rows()
+        if unsafe is not None and len(unsafe):
+            self.explain_row(int(unsafe[0]), announce=False)
+        else:
+            self.explanation.setPlainText(_(ALL_SAFE))
+
+    def _fill_figures(self, before: RiskAssessment | None, after: RiskAssessment) -> None:
+        """The two columns of figures ("–" throughout for an original data that was not assessed)."""
+        b = before.figures.to_dict() if before is not None else None
+        a = after.figures.to_dict()
         for i, (_unused, key, _unused, kind) in enumerate(_ROWS):
             for j, fig in enumerate((b, a)):
-                text = _fmt(fig[key], kind)
-                if key == "records_above_threshold":
+                text = _fmt(fig[key] if fig is not None else None, kind)
+                if key == "records_above_threshold" and fig is not None:
                     text += f" ({formats.percent(fig['share_above_threshold'], 1)})"
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(i, j, item)
-        pop = a["population"]
-        self.status.setText(
+
+    def _status(self, comparison: RiskComparison) -> str:
+        """What the figures of a run in memory are about (the population, how * is read)."""
+        pop = comparison.after.figures.population
+        return (
             _(
                 "Risk of the original data and of the release on {columns}.",
                 columns=", ".join(comparison.after.qi),
@@ -368,52 +416,43 @@ class RiskPanel(QWidget):
                 else ""
             )
         )
-        self.figures.resizeColumnsToContents()
-        header = self.figures.verticalHeader().sizeHint().width()
-        columns = sum(self.figures.columnWidth(c) for c in range(2))
-        scrollbar = self.figures.verticalScrollBar().sizeHint().width()  # always shown, beside the columns
-        width = header + columns + scrollbar + 2 * self.figures.frameWidth() + 4
-        self.figures.setMinimumWidth(width)
-        self._draw(comparison)
-        self._fill_homogeneity(comparison)
-        self._set_enabled(True)
-        unsafe = self._unsafe_rows()
-        if unsafe is not None and len(unsafe):
-            self.explain_row(int(unsafe[0]), announce=False)
-        else:
-            self.explanation.setPlainText(_(ALL_SAFE))
 
-    def _draw(self, comparison: RiskComparison) -> None:
+    def _counted_status(self, comparison: CountedRiskComparison) -> str:
+        """What the figures of a streamed run come from, and what they lack."""
+        engine = engine_title(getattr(self.result, "engine", "duckdb"))
+        text = _(FROM_SIZES, columns=", ".join(comparison.after.qi), engine=engine)
+        return text if comparison.before is not None else text + " " + _(BEFORE_NEEDS_ROWS)
+
+    def _show_rows_needed(self) -> None:
+        """Homogeneity and "why is this record unsafe?" of a streamed run: one sentence each."""
+        text = _(PART_NEEDS_ROWS, engine=engine_title(getattr(self.result, "engine", "duckdb")))
+        self.homogeneity.setRowCount(0)
+        self.homogeneity_summary.setText(text)
+        self.explanation.setPlainText(text)
+        self._set_enabled(False)
+        self.threshold.setEnabled(True)
+
+    def _draw(self, before: RiskAssessment | None, after: RiskAssessment) -> None:
         item = self.plot.getPlotItem()
         item.clear()
-        before = comparison.before.risk_distribution()
-        after = comparison.after.risk_distribution()
-        x = np.arange(len(before), dtype=float)
-        item.addItem(
-            pg.BarGraphItem(
-                x=x - 0.2,
-                height=[d["records"] for d in before],
-                width=0.38,
-                brush=BEFORE_COLOR,
-                pen=pg.mkPen(None),
-                name=_("original data"),
+        bands = after.risk_distribution()
+        x = np.arange(len(bands), dtype=float)
+        series = [(before, -0.2, BEFORE_COLOR, _("original data")), (after, 0.2, AFTER_COLOR, _("release"))]
+        heights = []
+        for assessment, shift, color, name in series:
+            if assessment is None:
+                continue
+            height = [d["records"] for d in assessment.risk_distribution()]
+            heights += height
+            brush, pen = color, pg.mkPen(None)
+            item.addItem(
+                pg.BarGraphItem(x=x + shift, height=height, width=0.38, brush=brush, pen=pen, name=name)
             )
-        )
-        item.addItem(
-            pg.BarGraphItem(
-                x=x + 0.2,
-                height=[d["records"] for d in after],
-                width=0.38,
-                brush=AFTER_COLOR,
-                pen=pg.mkPen(None),
-                name=_("release"),
-            )
-        )
-        ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(before)]
+        ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(bands)]
         item.getAxis("bottom").setTicks([ticks])
-        item.setXRange(-0.6, len(before) - 0.4, padding=0)
+        item.setXRange(-0.6, len(bands) - 0.4, padding=0)
         # room above the tallest bar for the legend (top right), so it never hides a bar
-        top = max([d["records"] for d in (*before, *after)], default=0)
+        top = max(heights, default=0)
         item.setYRange(0, max(top, 1) * 1.35, padding=0)
 
     def _fill_homogeneity(self, comparison: RiskComparison) -> None:

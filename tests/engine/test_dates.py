@@ -11,6 +11,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -180,3 +181,23 @@ def test_drawing_and_matching_read_one_format() -> None:
     for parsed in (read_dates(values), _as_dates(values)):
         assert list(parsed.dt.month[:2]) == [5, 6] and pd.isna(parsed.iloc[2])
     assert read_dates(values, "%d.%m.%Y").iloc[2] == pd.Timestamp("2022-12-01")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_could_be_mixed_never_drops_a_mixed_column(seed, monkeypatch):
+    """The early stop of :func:`could_be_mixed` (chunks of distinct values) is exact: False only for
+    columns :func:`date_fit` does not find mixed, on random mixes of two formats and non-dates."""
+    import kanon_engine.data.dates as dates
+
+    monkeypatch.setattr(dates, "CHUNK", 7)  # many chunks on a small column
+    rng = np.random.default_rng(seed)
+    n = 300
+    days = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), unit="D")
+    iso, dotted = days.strftime("%Y-%m-%d"), days.strftime("%d.%m.%Y")
+    other = np.array([f"P{i:05d}" for i in rng.integers(0, 99999, n)], dtype=object)
+    share = (0.0, 0.03, 0.08, 0.2)[seed % 4]  # of values that are no dates
+    pick = rng.choice(3, size=n, p=[0.6, 0.4 - share, share])
+    values = pd.Series(np.where(pick == 0, iso, np.where(pick == 1, dotted, other)), dtype=object)
+    assert dates.could_be_mixed(values) or not dates.date_fit(values).mixed
+    assert dates.could_be_mixed(values) == (np.mean(pick == 2) <= 1 - dates.MIXED_SHARE)
+    assert not dates.could_be_mixed(pd.Series(other, dtype=object))

@@ -204,3 +204,29 @@ def test_wizard_shows_the_date_format_in_words(qtbot):
     assert h is not None and h.generalize(["24.12.2024"], 1)[0] == "2024-12"
     dialog.date_fmt.setText("")  # empty: detected from the values
     assert dialog.hierarchy().generalize(["24.12.2024"], 2)[0] == "2024"
+
+
+def test_a_group_of_very_many_values_is_not_opened_by_itself(qtbot, monkeypatch):
+    """One * above every value of a record number: the view would make a row per value before showing
+    anything, so the group stays closed (the user may open it); a worker's prepared tree and uncovered
+    values are used as they are."""
+    import kanon_gui.views.hierarchy_editor as hierarchy_editor
+    from kanon_gui.models.hierarchy_model import keep_prepared, prepare_view
+
+    monkeypatch.setattr(hierarchy_editor, "EXPAND_CHILDREN_LIMIT", 50)
+    monkeypatch.setattr(hierarchy_editor, "EXPAND_ALL_LIMIT", 10)  # a "large" tree
+    ids = [f"P{i:04d}" for i in range(120)]
+    state = AppState()
+    state.set_table(Table.from_frame(pd.DataFrame({"id": ids, "age": ["30"] * 120})))
+    state.set_role("id", Role.QUASI_IDENTIFIER)
+    state.set_hierarchy("id", Hierarchy.from_rows("id", [[v, "*"] for v in ids[:-1]]))  # one uncovered
+    view = prepare_view(state.hierarchy("id"), state.distinct("id"))
+    assert view.uncovered == ["P0119"]
+    keep_prepared(view)
+    panel = HierarchyEditorPanel(state, HierarchyActions(state))
+    qtbot.addWidget(panel)
+    panel.set_column("id")
+    assert panel.model._tree is view.tree  # not built again
+    assert panel.uncovered_list() == ["P0119"]
+    top = panel.model.index(0, 0)
+    assert panel.model.rowCount(top) == 119 and not panel.view.isExpanded(top)

@@ -359,3 +359,175 @@ def test_a_lattice_node_is_applied_through_the_engine(window, sample_dir, tiny_c
         table, project.config(table), tuple(levels.values()), suppression_limit=limit, metric="precision"
     )
     assert applied.suppressed == memory.suppressed and applied.n_classes == memory.n_classes
+
+
+def test_the_risk_of_a_streamed_run_comes_from_its_group_sizes(window, sample_dir, tiny_computer, wait_idle):
+    """The Risk tab of a DuckDB run: the release's prosecutor figures and distribution come from the class
+    sizes (the suppressed records one more group, as an attacker sees them), the original data's from the
+    counted points; they are those of the run on the loaded table. What needs the values says so."""
+    from kanon_engine.i18n import formats
+    from kanon_engine.metrics.risk import compare
+
+    _open_streamed_project(window, sample_dir, wait_idle)
+    window.run()
+    wait_idle(window)
+    result = window.state.current_run.result
+    assert not result.in_memory and result.suppressed > 0
+    panel = window.risk_panel
+    window.tabs.setCurrentWidget(panel)
+    wait_idle(window)
+    counted = panel.comparison
+    assert counted is not None and counted.before is not None
+    project = Project.load(sample_dir / "sample_project.json")
+    table, _warnings = project.load_table()
+    memory = compare(table, _engine_run(sample_dir, "optimal", project.algorithm_params))
+    assert counted.after.figures == memory.after.figures
+    assert counted.before.figures == memory.before.figures
+    assert counted.after.risk_distribution() == memory.after.risk_distribution()
+    # by hand: the release's groups are the run's classes plus one of the suppressed records
+    n_groups = result.n_classes + 1
+    assert counted.after.figures.classes == n_groups
+    assert counted.after.figures.prosecutor_average == pytest.approx(n_groups / 2000)
+    assert counted.after.figures.prosecutor_highest == pytest.approx(
+        1 / min(result.class_sizes.min(), result.suppressed)
+    )
+    shown = {panel.figures.verticalHeaderItem(i).text(): panel.figures.item(i, 1).text() for i in range(10)}
+    assert shown["Prosecutor risk, average"] == formats.percent(n_groups / 2000, 1)
+    assert shown["Groups"] == str(n_groups) and shown["Records assessed"] == "2,000"
+    assert panel.figures.item(0, 0).text() == "2,000"  # the original data, from the counted points
+    assert "computed from the sizes of its groups" in panel.status.text()
+    assert "needs the records in memory" in panel.homogeneity_summary.text()
+    assert not panel.explain_button.isEnabled() and panel.threshold.isEnabled()
+    # a new threshold: the records at risk again from the sizes
+    panel.threshold.setValue(10.0)
+    wait_idle(window)
+    assert panel.comparison.after.figures.records_above_threshold == int(
+        result.class_sizes[result.class_sizes < 10].sum()
+    )
+
+
+def _sampled_file(window, sample_dir, wait_idle, monkeypatch):
+    import kanon_gui.large_file as large_file
+
+    monkeypatch.setattr(large_file, "SAMPLE_ROWS", 500)
+    window.load_data(sample_dir / "sample_patients.csv")
+    wait_idle(window)
+    assert window.state.is_sampled("name")
+
+
+def _combo_role(window, column: str) -> str:
+    panel = window.attributes_panel
+    return panel.table.cellWidget(window.state.columns.index(column), 1).currentData()
+
+
+def test_counting_a_sampled_column_runs_in_the_background(
+    window, sample_dir, tiny_computer, wait_idle, monkeypatch
+):
+    """The whole count of a column summarized from its first rows is a task of the runner (the window
+    goes on answering): the role changes only when the count is in; meanwhile progress and Cancel show."""
+    import threading
+
+    import kanon_gui.views.attributes_panel as attributes_panel
+    from kanon_engine.data.roles import Role
+
+    _sampled_file(window, sample_dir, wait_idle, monkeypatch)
+    release, threads = threading.Event(), []
+    real = attributes_panel.count_column
+
+    def held(source, column, progress, typed=False):
+        threads.append(threading.current_thread())
+        release.wait(30)
+        return real(source, column, progress, typed)
+
+    monkeypatch.setattr(attributes_panel, "count_column", held)
+    before = window.state.role("name")
+    window.attributes_panel.set_role("name", Role.QUASI_IDENTIFIER)
+    try:  # set_role returned while the count waits in a worker: submitted, not run on the GUI thread
+        assert window.runner.is_busy("count:name") and window.state.role("name") == before
+        assert window.cancel_button.isVisible() and window.progress.isVisible()
+    finally:
+        release.set()
+    wait_idle(window)
+    assert threads and threads[0] is not threading.main_thread()
+    assert window.state.role("name") == Role.QUASI_IDENTIFIER and not window.state.is_sampled("name")
+    assert not window.cancel_button.isVisible() and not window.progress.isVisible()
+
+
+def test_cancel_while_a_column_is_counted_keeps_its_role(
+    window, sample_dir, tiny_computer, wait_idle, monkeypatch
+):
+    import threading
+
+    import kanon_gui.views.attributes_panel as attributes_panel
+    from kanon_engine.data.roles import Role
+
+    _sampled_file(window, sample_dir, wait_idle, monkeypatch)
+    started = threading.Event()
+
+    def endless(source, column, progress, typed=False):
+        started.set()
+        while True:  # a long pass over the file: it ends at the progress call after Cancel
+            progress(0.1, "counting values: 1 rows read")
+            threading.Event().wait(0.01)
+
+    monkeypatch.setattr(attributes_panel, "count_column", endless)
+    before = window.state.role("name")
+    window.attributes_panel.set_role("name", Role.SENSITIVE)
+    assert _combo_role(window, "name") == Role.SENSITIVE.value  # the combo shows the choice meanwhile
+    assert started.wait(10)
+    window.cancel()
+    wait_idle(window)
+    assert window.state.role("name") == before and window.state.is_sampled("name")
+    assert _combo_role(window, "name") == before.value  # back to the role the column has
+    assert "cancelled" in window.message_bar.text()
+    assert not window.progress.isVisible()
+
+
+def test_saved_runs_are_rebuilt_through_duckdb(
+    window, sample_dir, tiny_computer, wait_idle, reopen, tmp_path
+):
+    """A project whose data opens on DuckDB gets its saved runs back: rebuilt through the engine in the
+    background after the data is open, with the figures they were saved with."""
+    import shutil
+
+    work = tmp_path / "sample"
+    shutil.copytree(sample_dir, work)
+    _open_streamed_project(window, work, wait_idle)
+    window.run()
+    wait_idle(window)
+    window.state.set_algorithm("mondrian")
+    window.run()
+    wait_idle(window)
+    saved = [(r.result.n_classes, r.result.suppressed, r.result.algorithm) for r in window.state.runs]
+    assert window.save_to(work / "sample_project.json", None)
+    again = reopen(work / "sample_project.json")
+    assert is_streamed(again.state.table)
+    runs = again.state.runs
+    assert [(r.result.n_classes, r.result.suppressed, r.result.algorithm) for r in runs] == saved
+    assert all(r.restored and r.result.engine == "duckdb" and not r.result.in_memory for r in runs)
+    assert again.history.note.isHidden() and "could not" not in again.history.note.text()
+    assert again.state.current_run is runs[-1] and again.results_panel.class_model.rowCount() == saved[-1][0]
+
+
+def test_a_saved_run_that_needs_the_rows_says_so(
+    window, sample_dir, wait_idle, reopen, tmp_path, monkeypatch
+):
+    """A saved run of a kind that needs the records in memory (local suppression) cannot be rebuilt on
+    DuckDB: the history says so in one sentence instead of dropping it silently."""
+    import shutil
+
+    work = tmp_path / "sample"
+    shutil.copytree(sample_dir, work)
+    window.open_project(work / "sample_project.json")
+    wait_idle(window)
+    window.state.set_algorithm("local-suppression")
+    window.run()
+    wait_idle(window)
+    assert len(window.state.runs) == 1, window.message_bar.text()
+    assert window.save_to(work / "sample_project.json", None)
+    monkeypatch.setattr(choose, "physical_memory", lambda: 1 << 20)  # now the file is beyond memory
+    again = reopen(work / "sample_project.json")
+    assert is_streamed(again.state.table) and again.state.runs == []
+    note = again.history.note.text()
+    assert not again.history.note.isHidden()
+    assert note.startswith("A saved run could not be rebuilt.") and "in memory" in note, note
