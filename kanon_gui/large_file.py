@@ -125,9 +125,7 @@ def profile_source(
         name = source.name()
         progress(0.0, _("reading the first rows of {file}", file=name))
         sample, more = first_rows(source, SAMPLE_ROWS)
-        sampled = frozenset(
-            c for c in source.columns if more and c not in keep and near_unique(sample[c])
-        )
+        sampled = frozenset(c for c in source.columns if more and c not in keep and near_unique(sample[c]))
         progress(0.0, _("counting the values of every column of {file}", file=name))
         source.prefetch_value_counts([c for c in source.columns if c not in sampled], progress)
         chosen = source.column_types  # the user's type choices (import dialog, project) stay

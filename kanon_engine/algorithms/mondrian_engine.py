@@ -260,7 +260,8 @@ def mondrian_by_engine(
     whole = EncodedTable(
         spec.qi, spec.hierarchies, _no_codes(n_qi, 1), (), np.array([records], dtype=np.int64)
     )
-    counted = Counted(whole, spec.codings, leaves, np.zeros(0, dtype=np.int64), key_radix(request.sizes))
+    radix = key_radix(request.sizes)
+    counted = Counted(whole, spec.codings, leaves, np.zeros(0, dtype=np.int64), radix, holds_points=False)
     return counted, boxes, kept, _summary(kernel, kept, splits, checked)
 
 

@@ -592,10 +592,11 @@ def _all_star_classes(result: Any) -> np.ndarray:
 def original_class_sizes(result: Any) -> np.ndarray | None:
     """The class sizes of the original data from the points a run counted (the distinct combinations of
     quasi-identifier values with their records); None when the points were counted above the leaves
-    (a table too large for its distinct combinations: only the rows could tell)."""
+    (a table too large for its distinct combinations: only the rows could tell) or not kept (Mondrian
+    cut by the engine holds each box's points only while it runs)."""
     plan = getattr(result, "plan", None)
     counted = getattr(plan, "counted", None)
-    if counted is None or any(counted.floor):
+    if counted is None or any(counted.floor) or not counted.holds_points:
         return None
     enc = counted.enc
     if not enc.n_qi:

@@ -74,6 +74,9 @@ class Counted:
     keys: np.ndarray  # (n_points,) sorted key of every point
     radix: tuple[int, ...]
     rows: np.ndarray | None = None  # the point of every input row, when the engine gave it (in memory)
+    #: False for a stand-in that holds no points (Mondrian cut by the engine keeps each box's points
+    #: only while it runs): nothing about the original data may be read from it
+    holds_points: bool = True
 
     def floor_codes(self, codes: np.ndarray) -> np.ndarray:
         """Row codes (leaves, sensitive codes) mapped to the floor's levels."""

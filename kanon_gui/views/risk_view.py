@@ -67,7 +67,8 @@ FROM_SIZES = N_(
     "itself as the population."
 )
 BEFORE_NEEDS_ROWS = N_(
-    "The figures of the original data need its records: the run counted them in coarser groups."
+    "The figures of the original data need its records or all of its groups, which this run did not "
+    "keep (it counted coarser groups, or cut the table while reading it)."
 )
 PART_NEEDS_ROWS = N_(
     "This needs the records in memory; this run was made by {engine}, which reads the file without "

@@ -79,3 +79,19 @@ def test_points_counted_above_the_leaves_give_no_original_figures(sample):
     coarse = dataclasses.replace(result, plan=dataclasses.replace(result.plan, counted=counted))
     found = compare_counts(coarse)
     assert found.before is None and found.after.figures == compare_counts(result).after.figures
+
+
+def test_mondrian_cut_by_the_engine_gives_no_original_figures(sample, monkeypatch):
+    """Mondrian past the memory budget keeps each box's points only while it runs: its counted points
+    are a stand-in (one group of every record), which must not be shown as the original data's risk;
+    the release's figures still come from its groups."""
+    from kanon_engine.sources import points
+
+    project, _table, source = sample
+    monkeypatch.setattr(points, "POINT_BUDGET", 600)
+    result = get_algorithm("mondrian").run(source, project.config(source))
+    assert not result.plan.counted.holds_points
+    found = compare_counts(result)
+    assert found.before is None
+    assert found.after.figures.classes == result.n_classes
+    assert found.after.figures.smallest_class == int(result.class_sizes.min())
