@@ -21,8 +21,9 @@ batch reader (:mod:`kanon_engine.data.stream`), so every engine counts and write
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -205,17 +206,24 @@ def give_back_freed_memory() -> None:
     Between the boxes of a run too large for memory, millions of freed small arrays stay in the
     process's heap (arrays under glibc's mmap threshold, up to 32 MB, are not unmapped when freed):
     about 170 MB after a 10-million-row Mondrian run, counted in the process's memory until returned."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, looked up once (None elsewhere: Windows, macOS, musl)."""
     import ctypes
     import ctypes.util
     import sys
 
     if not sys.platform.startswith("linux"):
-        return
-    name = ctypes.util.find_library("c")
+        return None
     try:
-        ctypes.CDLL(name).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        pass
+        return ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def box_histograms_of(codes: np.ndarray, boxes: Boxes) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:

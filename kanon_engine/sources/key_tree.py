@@ -134,14 +134,14 @@ def _best_cuts(
     best = np.full(len(sizes), invalid * (n + 1), dtype=np.int64)
     dim = np.zeros(len(sizes), dtype=np.int64)
     threshold = np.zeros(len(sizes), dtype=np.int64)
+    balance = np.abs(2 * (np.arange(n) - starts[grp] + 1) - sizes[grp])  # of a cut after each position
     for q in range(lower.shape[1]):
         lo_q, hi_q = lower[members, q].astype(np.int64), upper[members, q].astype(np.int64)
         order = np.argsort(offset + lo_q, kind="stable")  # within each group (groups stay in place)
         lo_s = lo_q[order]
         reach = np.maximum.accumulate(offset + hi_q[order]) - offset  # the highest key so far, per group
         ok = ~last & (reach < np.append(lo_s[1:], 0))
-        left = np.arange(n) - starts[grp] + 1
-        score = np.where(ok, np.abs(2 * left - sizes[grp]), invalid) * (n + 1) + np.arange(n)
+        score = np.where(ok, balance, invalid) * (n + 1) + np.arange(n)
         low = np.minimum.reduceat(score, starts)
         better = low < best
         pos = low % (n + 1)
