@@ -35,7 +35,7 @@ from kanon_engine.data.table import Table  # noqa: E402
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv  # noqa: E402
 from kanon_engine.metrics.loss import METRICS  # noqa: E402
 from kanon_engine.privacy.models import KAnonymity  # noqa: E402
-from kanon_engine.project import Project  # noqa: E402
+from kanon_engine.project.project_file import Project  # noqa: E402
 
 ADULT_QI = [
     "age",

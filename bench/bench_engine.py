@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kanon_engine.algorithms import get_algorithm  # noqa: E402
 from kanon_engine.config import AnonymizationConfig  # noqa: E402
+from kanon_engine.core.encoding import encode_table  # noqa: E402
+from kanon_engine.core.evaluation import NodeEvaluator  # noqa: E402
+from kanon_engine.core.lattice import Lattice  # noqa: E402
 from kanon_engine.data.io import read_table  # noqa: E402
 from kanon_engine.data.table import Table  # noqa: E402
-from kanon_engine.encoding import encode_table  # noqa: E402
-from kanon_engine.evaluation import NodeEvaluator  # noqa: E402
 from kanon_engine.hierarchy import read_arx_csv  # noqa: E402
-from kanon_engine.lattice import Lattice  # noqa: E402
 from kanon_engine.privacy.models import KAnonymity  # noqa: E402
 
 QI = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"]

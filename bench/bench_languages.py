@@ -160,7 +160,7 @@ def tour(out_dir: Path) -> None:
 # --- the parent: compare ------------------------------------------------------------------------------------
 def _data_words() -> set[str]:
     """Words a data value can show in the sample tour (they stay as they are in every language)."""
-    from kanon_engine.project import Project
+    from kanon_engine.project.project_file import Project
     from kanon_gui.resources import sample_project, sample_register
 
     project = Project.load(sample_project())

@@ -28,7 +28,7 @@ from kanon_engine.algorithms import get_algorithm  # noqa: E402
 from kanon_engine.config import AnonymizationConfig, build_models  # noqa: E402
 from kanon_engine.data.io import read_table  # noqa: E402
 from kanon_engine.hierarchy import read_arx_csv  # noqa: E402
-from kanon_engine.linkage import linkage_attack, linkage_examples  # noqa: E402
+from kanon_engine.metrics.linkage import linkage_attack, linkage_examples  # noqa: E402
 
 QI = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"]
 

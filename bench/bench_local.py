@@ -141,7 +141,7 @@ def adult_section(
             f"{TARGET[(name, k)]:24s} {ARX[(name, k)]}"
         )
         if name == "local-suppression":
-            from kanon_engine.cell_recoding import wildcard_reading
+            from kanon_engine.release.cell_recoding import wildcard_reading
 
             bound = suppression_lower_bound(frame, QI, k)
             wild = wildcard_reading(result.release, QI, k)

@@ -138,7 +138,7 @@ def adult_rows(adult: Path, repeat: int) -> None:
 
 def x30_rows(adult: Path, quick: bool) -> None:
     """Adult x30: the whole CLI process, the write alone, peak memory."""
-    from kanon_engine.export import export_release
+    from kanon_engine.release.export import export_release
 
     with tempfile.TemporaryDirectory() as tmp:
         text = (adult / "adult.csv").read_text(encoding="utf-8")
@@ -254,7 +254,7 @@ def scaling_rows() -> None:
     from wide_tables import hospital_10qi
 
     from kanon_engine.algorithms.search import LatticeSearch
-    from kanon_engine.encoding import encode_table
+    from kanon_engine.core.encoding import encode_table
     from kanon_engine.metrics.loss import get_metric
 
     table, hs, qi = hospital_10qi()

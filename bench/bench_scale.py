@@ -38,11 +38,11 @@ QI = ("age", "sex", "zip", "admission_date", "ethnicity", "ward", "insurance", "
 def child(args: argparse.Namespace) -> None:
     """One run, in this process: prints one JSON line with the phases' times and the peak memory."""
     from kanon_engine.algorithms import get_algorithm
-    from kanon_engine.export import ExportOptions, export_release
-    from kanon_engine.project import Project
-    from kanon_engine.sources.counting import count_points
-    from kanon_engine.sources.finish import finish_result
-    from kanon_engine.sources.settings import EngineSettings
+    from kanon_engine.project.project_file import Project
+    from kanon_engine.release.export import ExportOptions, export_release
+    from kanon_engine.sources.backends.settings import EngineSettings
+    from kanon_engine.sources.plan.counting import count_points
+    from kanon_engine.sources.plan.finish import finish_result
 
     project = Project.load(Path(args.project))
     settings = EngineSettings(
@@ -55,7 +55,7 @@ def child(args: argparse.Namespace) -> None:
     params = {"suppression_limit": 0.02} if args.algorithm in ("optimal", "datafly", "samarati") else {}
     algo = get_algorithm(args.algorithm, **params)
     if args.budget:
-        from kanon_engine.sources import points
+        from kanon_engine.sources.plan import points
 
         points.POINT_BUDGET = args.budget
     start = time.perf_counter()

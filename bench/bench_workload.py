@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.algorithms import get_algorithm
-from kanon_engine.checks import check_table
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.table_check import check_table
 from kanon_engine.data import codes
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import Table

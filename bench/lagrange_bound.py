@@ -45,7 +45,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kanon_engine.frequency import group_columns  # noqa: E402
+from kanon_engine.core.frequency import group_columns  # noqa: E402
 
 
 class FullModel:

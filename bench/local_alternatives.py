@@ -18,10 +18,10 @@ import time
 import numpy as np
 import pandas as pd
 
+from kanon_engine.core.encoding import EncodedTable, encode_table
+from kanon_engine.core.frequency import group_columns
+from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable, encode_table
-from kanon_engine.frequency import group_columns
-from kanon_engine.lattice import Lattice
 from kanon_engine.metrics.partition import hierarchy_ncp
 
 

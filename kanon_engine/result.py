@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.i18n import N_, _, ngettext
-from kanon_engine.lattice import SearchRecord
-from kanon_engine.release import release_row_order
+from kanon_engine.release.build import release_row_order
 
 
 @dataclass(eq=False)
@@ -132,7 +132,7 @@ class CellRecoding:
         """The transformations the records use, most used first: per QI the level (or ``"*"`` when the
         cell is suppressed), with the number of records using it (and of classes, given the class of
         every record)."""
-        from kanon_engine.frequency import group_columns, representatives
+        from kanon_engine.core.frequency import group_columns, representatives
 
         d = len(self.qi)
         code = np.where(self.suppressed, -1, self.levels.astype(np.int64)) + 1
@@ -164,7 +164,8 @@ class AnonymizationResult:
     """A finished run. ``row_class[i]`` is the class of input row ``i`` (-1 when suppressed).
 
     ``release`` and ``row_class`` are held when the table is in memory; a run on a larger-than-memory
-    engine holds neither (both None): its ``plan`` (:mod:`kanon_engine.sources.plan`) streams the release
+    engine holds neither (both None): its ``plan`` (:mod:`kanon_engine.sources.plan.release_plan`) streams
+    the release
     from the source when it is exported, and ``records``/``suppressed`` come from the counts.
     """
 

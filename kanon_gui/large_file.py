@@ -1,9 +1,10 @@
 """Files larger than memory in the workbench (issue 15, item 5): opened as a *table source* instead of
 being loaded whole.
 
-The engine decides (:func:`kanon_engine.sources.choose.choose_engine`): a file that would not fit in
+The engine decides (:func:`kanon_engine.sources.backends.choose.choose_engine`): a file that would not fit in
 memory, or any file when the user chose DuckDB or Dask in the engine settings, is opened with
-:func:`~kanon_engine.sources.choose.open_source`, the function the command line opens it with. What the
+:func:`~kanon_engine.sources.backends.choose.open_source`, the function the command line opens it with. What
+the
 workbench then needs is read in one pass by the engine, in a worker: every column's value counts (the
 column summaries, the role suggestions, the hierarchy builders and validation work on them, never on
 rows), the row count, the file's SHA-256 (the project and the report name it) and the first rows (the
@@ -29,10 +30,10 @@ from kanon_engine.data.types import detect_counts
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback
+from kanon_engine.project.validation import TableFacts, analyze_table
 from kanon_engine.sources import InMemorySource, TableSource
-from kanon_engine.sources.choose import beyond_memory, choose_engine, open_source
-from kanon_engine.sources.settings import ENGINE_TITLES, EngineSettings
-from kanon_engine.validation import TableFacts, analyze_table
+from kanon_engine.sources.backends.choose import beyond_memory, choose_engine, open_source
+from kanon_engine.sources.backends.settings import ENGINE_TITLES, EngineSettings
 
 #: Rows of a large file shown in the data grid (read from the start of the file, never the whole file).
 PREVIEW_ROWS = 500
@@ -168,7 +169,7 @@ def _sample_counts(values: pd.Series) -> tuple[pd.Series, int]:
 def _facts(
     source: TableSource, sample: pd.DataFrame, sampled: frozenset[str], default_for: list[str]
 ) -> TableFacts:
-    """The facts of :func:`~kanon_engine.validation.analyze_table` for the columns counted whole, and
+    """The facts of :func:`~kanon_engine.project.validation.analyze_table` for the columns counted whole, and
     for the others what the first rows say (their suggestions from the first rows alone)."""
     whole = [c for c in source.columns if c not in sampled]
     facts = analyze_table(_Columns(source, whole), [c for c in default_for if c in whole])
@@ -182,7 +183,7 @@ def _facts(
 
 
 class _Columns:
-    """Some columns of a source, as :func:`~kanon_engine.validation.analyze_table` reads them."""
+    """Some columns of a source, as :func:`~kanon_engine.project.validation.analyze_table` reads them."""
 
     def __init__(self, source: TableSource, columns: list[str]) -> None:
         self._source, self.columns = source, columns
@@ -200,7 +201,7 @@ def count_column(
     """Count a column of a source whole (worker side): a column the profile only sampled, before it
     becomes a quasi-identifier or sensitive attribute (its hierarchy needs every value). Its type is
     detected again from every value, unless the user chose it (``typed``)."""
-    from kanon_engine.validation import value_counts
+    from kanon_engine.project.validation import value_counts
 
     progress(0.0, _("counting every value of '{column}'", column=column))
     source.prefetch_value_counts([column], progress)

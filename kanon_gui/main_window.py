@@ -41,17 +41,17 @@ from kanon_engine.algorithms.heuristic import best_so_far
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions
-from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import Cancelled, ConfigError, KanonError
-from kanon_engine.fileio import clean_stale_temp_files
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.metrics.loss import DEFAULT_METRIC
-from kanon_engine.project import Project
-from kanon_engine.restore import rebuild_run
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.restore import rebuild_run
+from kanon_engine.project.sealed import PasswordError
+from kanon_engine.project.validation import TableFacts, analyze_table, result_warnings
+from kanon_engine.release.fileio import clean_stale_temp_files
+from kanon_engine.report.describe import algorithm_name
 from kanon_engine.result import AnonymizationResult
-from kanon_engine.sealed import PasswordError
-from kanon_engine.sources.settings import EngineSettings
-from kanon_engine.validation import TableFacts, analyze_table, result_warnings
+from kanon_engine.sources.backends.settings import EngineSettings
 from kanon_engine.workload.evaluate import with_workload
 from kanon_engine.workload.generate import default_workload
 from kanon_gui import appdata
@@ -144,7 +144,8 @@ def rebuild_saved_runs(
     project: Project, table: Any, facts: TableFacts, progress: Callable[[float, str], None] | None = None
 ) -> tuple[list[tuple[AnonymizationResult, dict[str, Any]]], list[str]]:
     """Rebuild the project's latest saved runs that match its settings (worker side): the saved
-    transformation re-applied, or the partitioning repeated (:func:`kanon_engine.restore.rebuild_run`),
+    transformation re-applied, or the partitioning repeated
+    (:func:`kanon_engine.project.restore.rebuild_run`),
     on the table in memory or through the engine of a table source; and why each run made with the
     project's settings was not rebuilt. The configuration is built as the workbench builds it (default
     hierarchies from the value counts)."""

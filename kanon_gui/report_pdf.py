@@ -1,7 +1,7 @@
 """Render the HTML de-identification report to PDF with Qt alone (no browser, no network).
 
 ``python -m kanon_gui.report_pdf REPORT.html OUT.pdf`` (and, in a frozen bundle, ``kanon --render-pdf
-REPORT.html OUT.pdf``) is what :func:`kanon_engine.report.write_pdf` runs in a child process, so the
+REPORT.html OUT.pdf``) is what :func:`kanon_engine.report.document.write_pdf` runs in a child process, so the
 engine never imports Qt. The document is built and paginated by :mod:`kanon_gui.report_layout` (charts
 as images, headings kept with what follows, tables split only between rows); this module paints its
 pages onto A4 with a footer that numbers them, and checks the file before it replaces the old one.
@@ -28,10 +28,10 @@ from PySide6.QtGui import (
 
 from kanon_engine import i18n
 from kanon_engine.errors import DataError
-from kanon_engine.fileio import atomic_path
 from kanon_engine.i18n import N_, _
 from kanon_engine.i18n.language import ENV_VARIABLE
-from kanon_engine.pdf_check import verify_pdf
+from kanon_engine.release.fileio import atomic_path
+from kanon_engine.release.pdf_check import verify_pdf
 from kanon_gui.report_layout import (
     BODY_HEIGHT,
     FOOTER_PX,
@@ -83,7 +83,7 @@ def paint_pages(doc: QTextDocument, writer: QPdfWriter, title: str, pages: int) 
 
 def render_pdf(html: str, pdf_path: str | Path, title: str | None = None, name: str | None = None) -> Path:
     """Write ``html`` as an A4 PDF at ``pdf_path``, atomically (temporary file + rename), after checking
-    that the file Qt wrote is a whole PDF (:func:`kanon_engine.pdf_check.verify_pdf`). ``name`` is the
+    that the file Qt wrote is a whole PDF (:func:`kanon_engine.release.pdf_check.verify_pdf`). ``name`` is the
     file name messages use (the engine renders into a temporary file named after the real report)."""
     title = _("De-identification report") if title is None else title
     pdf_path = Path(pdf_path)

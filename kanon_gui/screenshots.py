@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QStackedWidget, QTabWidget, QWidget
 
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import N_, _
-from kanon_engine.project import ReportDetails
+from kanon_engine.project.project_file import ReportDetails
 from kanon_gui.resources import sample_project
 
 WINDOW_SIZE = (1440, 900)
@@ -278,8 +278,8 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     import shutil
     import subprocess
 
-    from kanon_engine.public_list import project_linkage
-    from kanon_engine.report import write_reports
+    from kanon_engine.project.public_list import project_linkage
+    from kanon_engine.report.document import write_reports
 
     run = window.state.current_run
     if run is None:

@@ -6,7 +6,8 @@ bundled sample (``resources/sample/sample_project.json``), anonymizes it with Da
 "Achieving k-anonymity privacy protection using generalization and suppression") and, when registered,
 Mondrian (LeFevre, DeWitt, Ramakrishnan 2006, "Mondrian multidimensional k-anonymity") at k=5, exports
 each release and its de-identification report (HTML and PDF) into a temporary folder, and checks them:
-every release file on disk is 5-anonymous by the independent :func:`kanon_engine.checks.check_table`,
+every release file on disk is 5-anonymous by the independent
+:func:`kanon_engine.core.table_check.check_table`,
 every file is non-empty, the PDF is a PDF. It saves the sample project with a password and opens it
 again (the ``cryptography`` package loads; a wrong password is refused). It also opens and closes the
 main window offscreen (which catches modules a frozen bundle forgot) and checks that no network or
@@ -112,7 +113,7 @@ def _algorithm_runs() -> list[tuple[str, dict[str, Any]]]:
 
 def _check(frame: Any, qi: list[str], result: Any) -> Any:
     """k of a release as written: a cell-level one counts '*' as a value (all-'*' rows are a group)."""
-    from kanon_engine.checks import check_table
+    from kanon_engine.core.table_check import check_table
     from kanon_engine.hierarchy.model import ROOT
 
     return check_table(frame, qi, K, None if getattr(result, "cell_level", False) else ROOT)
@@ -140,7 +141,7 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
         return f"PySide6 {pyside_version}, platform {QGuiApplication.platformName()}, font {family}"
 
     def load() -> str:
-        from kanon_engine.project import Project
+        from kanon_engine.project.project_file import Project
         from kanon_gui.resources import sample_project
 
         path = sample_project()
@@ -205,9 +206,9 @@ def _run_and_export(
         result = res["result"]
         path = folder / f"release_{name}.csv"
         try:
-            from kanon_engine.export import export_release
+            from kanon_engine.release.export import export_release
         except ImportError:  # older engine: plain table writer
-            from kanon_engine.fileio import write_table
+            from kanon_engine.release.fileio import write_table
 
             write_table(result.release, path)
             res["summary"] = None
@@ -226,7 +227,7 @@ def _run_and_export(
         return f"{path.name}: {back.n_rows:,} rows, {size:,} bytes, {K}-anonymous as read back"
 
     def report() -> str:
-        from kanon_engine.report import write_reports
+        from kanon_engine.report.document import write_reports
 
         html, pdf = folder / f"report_{name}.html", folder / f"report_{name}.pdf"
         summary = res.get("summary")
@@ -256,9 +257,9 @@ def _run_and_export(
 def _formats_step(ctx: dict[str, Any], folder: Path) -> str:
     """Write the first release as XLSX and Parquet and read both back: proves openpyxl and pyarrow work
     (a bundle that left out one of their libraries fails here, not on the user's first export)."""
-    from kanon_engine.checks import check_table
+    from kanon_engine.core.table_check import check_table
     from kanon_engine.data.io import read_table
-    from kanon_engine.fileio import write_table
+    from kanon_engine.release.fileio import write_table
 
     result = ctx["first_result"]
     qi = list(result.config.quasi_identifiers)
@@ -277,10 +278,10 @@ def _formats_step(ctx: dict[str, Any], folder: Path) -> str:
 
 def _protected_step(ctx: dict[str, Any], folder: Path) -> str:
     """Save the sample project with a password and open it again: proves the ``cryptography`` package
-    (scrypt, AES-GCM; :mod:`kanon_engine.sealed`) loads in this copy, that the wrong password is
+    (scrypt, AES-GCM; :mod:`kanon_engine.project.sealed`) loads in this copy, that the wrong password is
     refused with its plain sentence, and that no column name is readable in the file."""
-    from kanon_engine.project import Project
-    from kanon_engine.sealed import PasswordError
+    from kanon_engine.project.project_file import Project
+    from kanon_engine.project.sealed import PasswordError
 
     project, path = ctx["project"], folder / "protected_project.json"
     project.save(path, password="self-test Pässwort 5")
@@ -387,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def headless_main(argv: Sequence[str]) -> int:
     """The frozen executable's headless modes, dispatched by :func:`kanon_gui.app.run` before any window:
     ``--self-test [...]`` (this module) and ``--render-pdf REPORT.html OUT.pdf`` (the child process
-    :func:`kanon_engine.report.write_pdf` starts; see :mod:`kanon_gui.report_pdf`)."""
+    :func:`kanon_engine.report.document.write_pdf` starts; see :mod:`kanon_gui.report_pdf`)."""
     if argv and argv[0] == "--render-pdf":
         from kanon_gui.report_pdf import main as render_pdf_main
 

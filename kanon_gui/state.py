@@ -1,13 +1,15 @@
 """AppState: the ONE place that changes the project.
 
 It holds the loaded :class:`~kanon_engine.data.table.Table`, the frozen
-:class:`~kanon_engine.project.Project` (roles, hierarchies, models, algorithm), and the run history.
+:class:`~kanon_engine.project.project_file.Project` (roles, hierarchies, models, algorithm), and the run
+history.
 Panels read it and ask it for changes; it replaces the project (never edits it in place) and emits
 ``project_changed``. Role and hierarchy edits go on :attr:`AppState.undo_stack`, each command storing
 only the project fields it changed, so undoing a role change never reverts an unrelated setting.
 
-Validation is the engine's :func:`~kanon_engine.validation.validate` (the CLI calls the same function),
-with the costly per-column facts kept in one :class:`~kanon_engine.validation.ColumnCache` per table;
+Validation is the engine's :func:`~kanon_engine.project.validation.validate` (the CLI calls the same
+function),
+with the costly per-column facts kept in one :class:`~kanon_engine.project.validation.ColumnCache` per table;
 :meth:`AppState.issues` adds the form values the engine refused, and Run stays disabled, with the reason
 shown, while any error remains.
 """
@@ -29,17 +31,13 @@ from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import AnonymizationConfig, role_name
 from kanon_engine.data.roles import Role, RoleSuggestion
 from kanon_engine.data.table import Table
-from kanon_engine.describe import algorithm_name
 from kanon_engine.errors import ConfigError, KanonError
-from kanon_engine.fileio import InputGuard
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.privacy.models import PrivacyModel
-from kanon_engine.project import PROJECT_FILE, Project, ReportDetails
-from kanon_engine.public_list import PublicList
-from kanon_engine.result import AnonymizationResult
-from kanon_engine.sources.settings import EngineSettings
-from kanon_engine.validation import (
+from kanon_engine.project.project_file import PROJECT_FILE, Project, ReportDetails
+from kanon_engine.project.public_list import PublicList
+from kanon_engine.project.validation import (
     PREPARE_IN_BACKGROUND,
     ColumnCache,
     Issue,
@@ -51,6 +49,10 @@ from kanon_engine.validation import (
     models_from_values,
     validate,
 )
+from kanon_engine.release.fileio import InputGuard
+from kanon_engine.report.describe import algorithm_name
+from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources.backends.settings import EngineSettings
 
 LOG = logging.getLogger("kanon_gui.state")
 
@@ -247,7 +249,7 @@ class AppState(QObject):
     # --- validation --------------------------------------------------------------------------------------
     def issues(self) -> list[Issue]:
         """Every validation finding, errors first (cached until the project or table changes): the
-        engine's :func:`~kanon_engine.validation.validate`, plus form values the engine refused."""
+        engine's :func:`~kanon_engine.project.validation.validate`, plus form values the engine refused."""
         if self._issues is None:
             found = validate(self._project, self._table, self._cache)
             if self._model_error:  # the project keeps its last valid models until the form is fixed
@@ -279,7 +281,7 @@ class AppState(QObject):
     def needs_preparation(self, column: str) -> bool:
         """Whether making ``column`` a quasi-identifier would build or check a large hierarchy on the
         GUI thread (the window then prepares it in a worker first, see
-        :func:`~kanon_engine.validation.prepare_hierarchy`)."""
+        :func:`~kanon_engine.project.validation.prepare_hierarchy`)."""
         cache = self._cache
         if cache is None or column not in self.columns:
             return False
@@ -295,7 +297,7 @@ class AppState(QObject):
         return not cache.is_checked(column, h)
 
     def preparation_args(self, column: str) -> tuple:
-        """Arguments of :func:`~kanon_engine.validation.prepare_hierarchy` for ``column`` (frozen data
+        """Arguments of :func:`~kanon_engine.project.validation.prepare_hierarchy` for ``column`` (frozen data
         only, for a worker)."""
         assert self._table is not None
         return (
@@ -736,7 +738,7 @@ class AppState(QObject):
 
     def saved_runs_to_restore(self) -> list[dict[str, Any]]:
         """Summaries of the project's saved runs that were made with the settings it has now (the ones
-        :func:`kanon_engine.restore.restore_run` can rebuild), latest last."""
+        :func:`kanon_engine.project.restore.restore_run` can rebuild), latest last."""
         now = self.current_fingerprint()
         if now is None:
             return []

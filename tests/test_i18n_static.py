@@ -110,16 +110,19 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         )
     },
     **{
-        ("kanon_engine/validation.py", kind): "a kind key of the column-name rules (shown through kind_words)"
+        (
+            "kanon_engine/project/validation.py",
+            kind,
+        ): "a kind key of the column-name rules (shown through kind_words)"
         for kind in ("date of birth", "admission date")
     },
     **{
         (path, kind): "a kind key of the outputs (shown through _KIND_PHRASES)"
-        for path in ("kanon_engine/outputs.py", "kanon_gui/dialogs/export_dialog.py")
+        for path in ("kanon_engine/release/outputs.py", "kanon_gui/dialogs/export_dialog.py")
         for kind in ("JSON report", "HTML report", "PDF report", "value mapping")
     },
     (
-        "kanon_engine/report.py",
+        "kanon_engine/report/document.py",
         "partly suppressed",
     ): "a treatment key of the report (shown through _values_sentences)",
     (

@@ -112,13 +112,13 @@ def k_anonymous_but_the_suppressed(check) -> bool:
 
 def test_engine_end_to_end_offline(no_network, tmp_path: Path) -> None:
     from kanon_engine.algorithms import algorithms, get_algorithm
-    from kanon_engine.checks import check_table
     from kanon_engine.cli import main as cli_main
+    from kanon_engine.core.table_check import check_table
     from kanon_engine.data.io import read_table
-    from kanon_engine.export import export_release
     from kanon_engine.privacy import KAnonymity
-    from kanon_engine.project import Project
-    from kanon_engine.report import build_report, write_html
+    from kanon_engine.project.project_file import Project
+    from kanon_engine.release.export import export_release
+    from kanon_engine.report.document import build_report, write_html
 
     project = Project.load(SAMPLE / "sample_project.json")
     table, _ = project.load_table()
@@ -190,7 +190,7 @@ def test_duckdb_engine_opens_no_connection(no_network, tmp_path: Path) -> None:
     may neither install nor load an extension by itself, nor open a file or URL on its own (every row
     reaches it through Arrow): so no extension that could reach the network can be loaded."""
     from kanon_engine.cli import main as cli_main
-    from kanon_engine.sources.duckdb_source import DuckDBSource
+    from kanon_engine.sources.backends.duckdb_source import DuckDBSource
 
     out = tmp_path / "release.csv"
     code = cli_main(
@@ -220,9 +220,9 @@ def test_duckdb_engine_opens_no_connection(no_network, tmp_path: Path) -> None:
 def test_window_workflow_offline_and_log_has_no_patient_values(
     no_network, log_folder: Path, qtbot, tmp_path: Path
 ) -> None:
-    from kanon_engine.checks import check_table
+    from kanon_engine.core.table_check import check_table
     from kanon_engine.errors import DataError
-    from kanon_engine.report import build_report, render_html
+    from kanon_engine.report.document import build_report, render_html
     from kanon_gui.main_window import MainWindow
     from kanon_gui.report_pdf import render_pdf
 

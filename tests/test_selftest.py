@@ -131,7 +131,7 @@ def test_protected_step_refuses_a_plain_file(tmp_path: Path, monkeypatch) -> Non
     and read without its password (a wrong password would then open it)."""
     import pytest
 
-    from kanon_engine.project import Project
+    from kanon_engine.project.project_file import Project
     from kanon_gui import selftest
     from kanon_gui.resources import sample_project
 

@@ -49,7 +49,7 @@ from kanon_engine.algorithms.heuristic import Heuristic
 from kanon_engine.algorithms.incognito import Incognito
 from kanon_engine.algorithms.local_recoding import LocalRecoding
 from kanon_engine.algorithms.local_suppression import LocalSuppression
-from kanon_engine.algorithms.mondrian import Mondrian, MondrianRelaxed
+from kanon_engine.algorithms.mondrian.algorithm import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
 from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError

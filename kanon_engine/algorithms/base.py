@@ -17,16 +17,16 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
+from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
-from kanon_engine.sources.counting import count_points
-from kanon_engine.sources.finish import finish_result
+from kanon_engine.sources.plan.counting import count_points
+from kanon_engine.sources.plan.finish import finish_result
 
 SUPPRESSION_LIMIT = ParamSpec(
     "suppression_limit",
@@ -101,7 +101,7 @@ class Algorithm(ABC):
 
         The parameters, the columns and k against the table size are checked first, so a bad value
         fails at once with a message naming it, never halfway through a search. The rows are read twice:
-        counted into points (:func:`~kanon_engine.sources.points.count_points`), on which the algorithm
+        counted into points (:func:`~kanon_engine.sources.plan.points.count_points`), on which the algorithm
         works, and, for a table in memory, turned into the release by the plan the algorithm returns.
         """
         start = time.perf_counter()
@@ -149,6 +149,6 @@ class Algorithm(ABC):
         start: float,
     ) -> AnonymizationResult:
         """The algorithm proper, on the points (``enc``: weighted rows, see
-        :mod:`kanon_engine.sources.points`); it returns a result whose ``plan`` says the class of every
+        :mod:`kanon_engine.sources.plan.points`); it returns a result whose ``plan`` says the class of every
         point, and ``run`` makes the release from it. ``table`` is the source (column types, names);
         ``start`` is ``run``'s start time (for :attr:`AnonymizationResult.runtime_seconds`)."""

@@ -35,12 +35,12 @@ from kanon_engine.algorithms.peeling import (
     frequency_rows,
 )
 from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
+from kanon_engine.core.frequency import SensitiveCombos, group_columns, representatives, sensitive_combos
+from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
-from kanon_engine.frequency import SensitiveCombos, group_columns, representatives, sensitive_combos
 from kanon_engine.i18n import N_
-from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     Metric,
     MetricContext,
@@ -322,8 +322,8 @@ def cell_result(
     notes: tuple[str, ...] = (),
 ) -> AnonymizationResult:
     """The release of a node under cell suppression, with everything reported about it."""
-    from kanon_engine.cell_recoding import build_cell_result
     from kanon_engine.metrics.loss import generalization_intensity
+    from kanon_engine.release.cell_recoding import build_cell_result
 
     rec = suppress_cells_at_node(table, config, enc, ev)
     extra = {"height": float(sum(ev.levels))}

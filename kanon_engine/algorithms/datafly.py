@@ -9,11 +9,16 @@ import numpy as np
 
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.evaluation import (
+    NodeEvaluation,
+    NodeEvaluator,
+    evaluator_context,
+    suppression_allowance,
+)
+from kanon_engine.core.lattice import FAILS, SATISFIES, Lattice, SearchRecord
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.i18n import N_, _
-from kanon_engine.lattice import FAILS, SATISFIES, Lattice, SearchRecord
 from kanon_engine.metrics.loss import Metric, MetricContext
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult

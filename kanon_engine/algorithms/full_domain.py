@@ -32,12 +32,17 @@ from kanon_engine.algorithms.cell_suppression import (
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig, require_k_fits
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.evaluation import (
+    NodeEvaluation,
+    NodeEvaluator,
+    evaluator_context,
+    suppression_allowance,
+)
+from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context, suppression_allowance
 from kanon_engine.i18n import _
-from kanon_engine.lattice import SearchRecord
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
     Metric,
@@ -48,12 +53,12 @@ from kanon_engine.metrics.loss import (
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.progress import ProgressCallback
-from kanon_engine.release import row_classes
+from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
-from kanon_engine.sources.counting import count_points
-from kanon_engine.sources.finish import finish_result
-from kanon_engine.sources.plan import FullDomainPlan
+from kanon_engine.sources.plan.counting import count_points
+from kanon_engine.sources.plan.finish import finish_result
+from kanon_engine.sources.plan.release_plan import FullDomainPlan
 
 
 def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
@@ -120,7 +125,9 @@ class FullDomainAlgorithm(Algorithm):
         allowance = self.suppression_allowance(enc.n_rows, config.k)
         metric = get_metric(self.parameters["metric"])
         if self.parameters["suppress"] != "cells":
-            group_k = config.suppressed_group_k  # Datafly's step 4 (:mod:`kanon_engine.suppressed_group`)
+            group_k = (
+                config.suppressed_group_k
+            )  # Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`)
             evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
             return evaluator, metric, allowance, "records"
         # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
@@ -198,7 +205,8 @@ def points_ncp(
 ) -> dict[str, float]:
     """NCP of a full-domain release (``gcp`` and ``ncp:<qi>``) from its points (Xu et al. 2006): each
     released record counts its value's share of the hierarchy's leaves, a suppressed record 1 per cell
-    (as :func:`kanon_engine.cell_recoding.node_ncp` counts records), so every model's releases compare.
+    (as :func:`kanon_engine.release.cell_recoding.node_ncp` counts records), so every model's releases
+    compare.
     Records trimmed by Datafly's step 4 (``trim``: per released class its size and records trimmed)
     are suppressed records of their class."""
     weights = points.weights if points.weights is not None else np.ones(points.codes.shape[1], np.int64)

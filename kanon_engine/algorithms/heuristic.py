@@ -38,12 +38,12 @@ from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import TOLERANCE
 from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
+from kanon_engine.core.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable
 from kanon_engine.errors import InfeasibleError
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
 from kanon_engine.i18n import N_, _, formats, text_of
-from kanon_engine.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
 from kanon_engine.metrics.labels import objective_value_label
 from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric
 from kanon_engine.progress import ProgressCallback

@@ -10,8 +10,8 @@ import numpy as np
 
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
 from kanon_engine.algorithms.search import LatticeSearch
+from kanon_engine.core.lattice import INFERRED_FAILS, NOT_EVALUATED
 from kanon_engine.i18n import N_
-from kanon_engine.lattice import INFERRED_FAILS, NOT_EVALUATED
 
 
 class Incognito(LatticeSearchAlgorithm):

@@ -28,15 +28,15 @@ from kanon_engine.algorithms.peeling import (
     peeling_input,
     require_feasible,
 )
-from kanon_engine.cell_recoding import build_cell_result
 from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.frequency import sensitive_combos
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable
-from kanon_engine.frequency import sensitive_combos
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import EntropyTables
 from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.progress import ProgressCallback
+from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
 
 CELL_COST = ParamSpec(

@@ -41,15 +41,15 @@ from kanon_engine.algorithms.peeling import (
     peeling_input,
     require_feasible,
 )
-from kanon_engine.cell_recoding import build_cell_result
 from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.core.encoding import EncodedTable, encode_table
+from kanon_engine.core.frequency import sensitive_combos
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import EncodedTable, encode_table
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import sensitive_combos
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
 from kanon_engine.sources import TableSource, as_source, records_in_memory
 

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kanon_engine.encoding import EncodedTable
-from kanon_engine.frequency import SensitiveCombos, group_columns
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.frequency import SensitiveCombos, group_columns
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -504,7 +504,7 @@ def _exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.nda
 def frequency_rows(enc: EncodedTable, combos: SensitiveCombos) -> tuple[np.ndarray, np.ndarray]:
     """The frequency row of every record (distinct quasi-identifier leaves and sensitive combination)
     and one representative record per row."""
-    from kanon_engine.frequency import representatives
+    from kanon_engine.core.frequency import representatives
 
     cols = [enc.codes[q] for q in range(enc.n_qi)] + [combos.row_combo]
     sizes = [len(h.values) for h in enc.hierarchies] + [combos.n_combos]

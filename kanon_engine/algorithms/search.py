@@ -18,7 +18,7 @@
   suppression penalty), so the result is the exact optimum.
 
 Small lattices tag and bound whole upsets with precomputed masks; large ones (past
-:data:`~kanon_engine.lattice.DENSE_TAGGING_NODES`) walk the lattice layer by layer from the checked node
+:data:`~kanon_engine.core.lattice.DENSE_TAGGING_NODES`) walk the lattice layer by layer from the checked node
 and pass bounds up height by height, so the work per check follows what changes, not the lattice's size.
 """
 
@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanon_engine.encoding import EncodedTable
-from kanon_engine.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
-from kanon_engine.i18n import _
-from kanon_engine.lattice import (
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
+from kanon_engine.core.lattice import (
     DENSE_TAGGING_NODES,
     FAILS,
     INFERRED_FAILS,
@@ -40,6 +39,7 @@ from kanon_engine.lattice import (
     Lattice,
     SearchRecord,
 )
+from kanon_engine.i18n import _
 from kanon_engine.metrics.loss import Metric
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress

@@ -22,7 +22,7 @@ from kanon_engine import __version__, i18n
 from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, workload
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
-from kanon_engine.fileio import InputGuard
+from kanon_engine.release.fileio import InputGuard
 
 #: The subcommands, in the order ``--help`` lists them.
 SUBCOMMANDS = (check, apply, anonymize, hierarchy, algorithms, risk, workload)

@@ -1,7 +1,8 @@
 """``anonymize``: search for a release that satisfies the privacy models, and write it with its reports.
 
 Runs what the workbench runs: the project (``--project``, every flag overriding it) is checked by
-:func:`kanon_engine.validation.validate` first, so a project the workbench would refuse to run is refused
+:func:`kanon_engine.project.validation.validate` first, so a project the workbench would refuse to run is
+refused
 here with the same sentence, before any file is read twice or written.
 """
 
@@ -23,10 +24,10 @@ from kanon_engine.cli.common import (
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.cli.workload_flags import add_generator_flags, measured
 from kanon_engine.data.table import Table
-from kanon_engine.project import Project
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.validation import require_valid, result_warnings
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource
-from kanon_engine.validation import require_valid, result_warnings
 
 #: What ``anonymize`` prints on stdout (one JSON line; a contract).
 PRINTED = (

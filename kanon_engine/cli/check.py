@@ -1,7 +1,7 @@
 """``check``: is a table k-anonymous on the given quasi-identifiers? Exit 0 yes, 1 no, 2 bad input.
 
 Counts the classes of the table as it is (a release or raw data); rows whose quasi-identifiers are all
-``*`` are suppressed records and are counted apart (:func:`kanon_engine.checks.check_table`).
+``*`` are suppressed records and are counted apart (:func:`kanon_engine.core.table_check.check_table`).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kanon_engine.checks import check_table
 from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, dumps, read, split_list
 from kanon_engine.config import MODEL_PARAMS, require_k_fits
+from kanon_engine.core.table_check import check_table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 

@@ -1,5 +1,6 @@
 """What the subcommands share: exit codes, value parsing, JSON output, progress on stderr, and writing
-the release and the reports of a run (checked before any work starts, see :mod:`kanon_engine.outputs`)."""
+the release and the reports of a run (checked before any work starts, see
+:mod:`kanon_engine.release.outputs`)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,13 @@ from kanon_engine import __version__
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.export import ExportOptions, ExportSummary, export_release
-from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
 from kanon_engine.i18n import SOURCE_LANGUAGE, _
-from kanon_engine.outputs import check_cli_outputs
-from kanon_engine.project import Project
-from kanon_engine.release_writer import sha256_file
-from kanon_engine.report import write_reports
+from kanon_engine.project.project_file import Project
+from kanon_engine.release.export import ExportOptions, ExportSummary, export_release
+from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.release.outputs import check_cli_outputs
+from kanon_engine.release.writer import sha256_file
+from kanon_engine.report.document import write_reports
 from kanon_engine.result import AnonymizationResult
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
@@ -164,7 +165,7 @@ def add_output_flags(p: argparse.ArgumentParser, report_help: str = "write a JSO
 
 
 def check_outputs(args: argparse.Namespace, project: Project | None = None, **kinds: str) -> None:
-    """Every output flag checked before any work starts (see :mod:`kanon_engine.outputs`)."""
+    """Every output flag checked before any work starts (see :mod:`kanon_engine.release.outputs`)."""
     check_cli_outputs(args, project, kinds or None)
 
 
@@ -196,7 +197,7 @@ def write_run_reports(
     if not (args.report_html or args.report_pdf):
         return
     if "linkage" not in extra:
-        from kanon_engine.public_list import project_linkage
+        from kanon_engine.project.public_list import project_linkage
 
         extra["linkage"] = project_linkage(project, table, result)
     write_reports(
@@ -249,7 +250,7 @@ def finish_run(
 def notes_on_stderr() -> Callable[[], None]:
     """Show the engine's file notes (stale temporary files removed) as ``note:`` lines on stderr while
     a command runs; returns the function that stops it."""
-    log = logging.getLogger("kanon_engine.fileio")
+    log = logging.getLogger("kanon_engine.release.fileio")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(_("note: %(message)s")))
     handler.setLevel(logging.INFO)

@@ -12,9 +12,9 @@ it alone. Every setting can be overridden in both directions: a switch has its o
 l-diversity, ``--suppression-limit none`` removes the limit). Values are checked by their spec, so a bad
 one gets the same sentence as in the workbench (``k must be an integer >= 2; got 1``).
 
-Fields are named as in the project file (:meth:`~kanon_engine.project.Project.to_dict`):
+Fields are named as in the project file (:meth:`~kanon_engine.project.project_file.Project.to_dict`):
 ``data.path``, ``data.delimiter``, ``roles.<role>``, ``hierarchies``, ``models.<form value>`` (the flat
-values of :func:`~kanon_engine.validation.model_values_of`: k, l, l_variant, c, t, t_distance,
+values of :func:`~kanon_engine.project.validation.model_values_of`: k, l, l_variant, c, t, t_distance,
 sensitive), ``algorithm.name``, ``algorithm.<parameter>``, ``output.drop_suppressed``,
 ``output.shuffle_seed``, ``output.report_language``, ``linkage.path``, ``linkage.join``,
 ``report.purpose``, ``report.recipient``, ``report.approved_by``. :func:`get_field` reads one from a
@@ -39,11 +39,11 @@ from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.i18n import N_, _, available_languages
-from kanon_engine.project import Project
-from kanon_engine.public_list import PublicList
-from kanon_engine.sources.choose import open_source, with_column_types
-from kanon_engine.sources.settings import ENGINE_PARAMS
-from kanon_engine.validation import model_values_of, models_from_values
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.public_list import PublicList
+from kanon_engine.project.validation import model_values_of, models_from_values
+from kanon_engine.sources.backends.choose import open_source, with_column_types
+from kanon_engine.sources.backends.settings import ENGINE_PARAMS
 from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).

@@ -21,7 +21,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from kanon_engine.checks import check_population, check_release_of
 from kanon_engine.cli.anonymize import run_project
 from kanon_engine.cli.common import (
     EXIT_OK,
@@ -36,16 +35,17 @@ from kanon_engine.cli.common import (
 )
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.table_check import check_population, check_release_of
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.explain import RecordExplainer
-from kanon_engine.fileio import atomic_write_text, refuse_input_overwrite
 from kanon_engine.i18n import _
-from kanon_engine.linkage import LinkageResult, linkage_attack
+from kanon_engine.metrics.explain import RecordExplainer
+from kanon_engine.metrics.linkage import LinkageResult, linkage_attack
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, assess, definitions
-from kanon_engine.project import Project
-from kanon_engine.public_list import join_of, read_public_list
-from kanon_engine.validation import require_valid
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.public_list import join_of, read_public_list
+from kanon_engine.project.validation import require_valid
+from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
 
 
 def register(subparsers: Any) -> None:
@@ -163,7 +163,7 @@ def _linkage(
     project: Project, table: Table, release: Any, config: AnonymizationConfig
 ) -> LinkageResult | None:
     """The linkage demonstration of the project's public list (``--external`` or the project's), on the
-    saved or given join, else on the columns :func:`~kanon_engine.linkage.suggest_join` proposes."""
+    saved or given join, else on the columns :func:`~kanon_engine.metrics.linkage.suggest_join` proposes."""
     public = project.public_list
     if public is None:
         return None

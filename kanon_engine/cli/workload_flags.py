@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
-from kanon_engine.fileio import atomic_write_text
+from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.workload import Workload, generate_workload
 from kanon_engine.workload.evaluate import with_workload

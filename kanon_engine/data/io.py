@@ -37,8 +37,8 @@ from kanon_engine.data.sniff import (
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.data.types import detect_types
 from kanon_engine.errors import DataError
-from kanon_engine.fileio import reading
 from kanon_engine.i18n import _, ngettext
+from kanon_engine.release.fileio import reading
 
 _XLSX_MAGIC = b"PK\x03\x04"
 _XLS_MAGIC = b"\xd0\xcf\x11\xe0"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import DataError
-from kanon_engine.fileio import reading
 from kanon_engine.i18n import N_, _
+from kanon_engine.release.fileio import reading
 
 #: Delimiters tried, in order of preference when two split the sample equally well.
 CANDIDATE_DELIMITERS: tuple[str, ...] = (",", ";", "\t", "|")

@@ -15,9 +15,9 @@ from collections import Counter
 from pathlib import Path
 
 from kanon_engine.errors import DataError, HierarchyError
-from kanon_engine.fileio import atomic_write_bytes, reading
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import _
+from kanon_engine.release.fileio import atomic_write_bytes, reading
 
 #: Delimiters tried when none is given, in order of preference (ARX's own is ``;``).
 DELIMITERS = (";", "\t", ",")

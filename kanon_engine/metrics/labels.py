@@ -8,7 +8,8 @@ The report, the workbench's views and the CLI's summaries all take their wording
 Metric keys are those of :func:`kanon_engine.metrics.loss.node_metrics` (full-domain runs) and
 :func:`kanon_engine.metrics.partition.partition_metrics` (Mondrian), plus per-attribute keys
 ``intensity:<column>`` and ``ncp:<column>``; cell-level releases
-(:func:`kanon_engine.cell_recoding.cell_metrics`) add the values replaced by * (``suppressed_cells`` and
+(:func:`kanon_engine.release.cell_recoding.cell_metrics`) add the values replaced by * (``suppressed_cells``
+and
 ``suppressed_cells:<column>``), the records touched and generalized, and the transformations used.
 """
 

@@ -16,9 +16,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from kanon_engine.encoding import EncodedTable
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.frequency import FrequencySet, base_frequency_set, group_columns
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import FrequencySet, base_frequency_set, group_columns
 from kanon_engine.i18n import N_, _
 
 
@@ -126,7 +126,7 @@ class EntropyTables:
     def suppressed_extra(self, leaf_codes: np.ndarray, counts: np.ndarray, levels: tuple[int, ...]) -> float:
         """Extra loss of suppressing records (leaf codes per QI x rows, with counts).
 
-        When the rows are points counted above the leaves (a floor, :mod:`kanon_engine.sources.floor`),
+        When the rows are points counted above the leaves (a floor, :mod:`kanon_engine.sources.plan.floor`),
         a point's leaf stands for its whole group at the floor's level, so the group's average extra
         loss (weighted by the leaves' frequencies) is used: an estimate, exact for attributes counted at
         their leaves."""

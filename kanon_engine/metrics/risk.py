@@ -22,7 +22,8 @@ table's distribution, Li, Li & Venkatasubramanian 2007: equal distance, and orde
 
 Released tables mark suppressed records with ``*`` in every quasi-identifier. An attacker sees those
 rows as alike (as alike as records generalized to the top of every hierarchy), so they form one class
-like any other (see :mod:`kanon_engine.checks`); ``suppressed`` says how many there are. In releases that
+like any other (see :mod:`kanon_engine.core.table_check`); ``suppressed`` says how many there are. In
+releases that
 keep every record and suppress single cells (cell-level models) no record is suppressed: ``*`` is a value
 of its own everywhere (``star_is_value``, the reading their k was checked in), and the figures say so.
 Everything is
@@ -39,10 +40,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kanon_engine.checks import release_classes
-from kanon_engine.encoding import encode_sensitive
+from kanon_engine.core.encoding import encode_sensitive
+from kanon_engine.core.frequency import group_columns, representatives
+from kanon_engine.core.table_check import release_classes
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, ngettext
 
@@ -453,7 +454,7 @@ def assess(
 
     With ``population`` (a table of the population the file was drawn from, holding the quasi-
     identifiers), ``F`` is the number of its rows each class matches (a released range or hierarchy
-    label matches the values below it, see :mod:`kanon_engine.linkage`), at least ``f``.
+    label matches the values below it, see :mod:`kanon_engine.metrics.linkage`), at least ``f``.
     """
     population_name = _("a population table") if population_name is None else population_name
     df: pd.DataFrame = getattr(frame, "frame", frame)
@@ -471,7 +472,7 @@ def assess(
     pop_text = POPULATION_IS_TABLE
     missing = 0
     if population is not None:
-        from kanon_engine.linkage import count_matches
+        from kanon_engine.metrics.linkage import count_matches
 
         pdf: pd.DataFrame = getattr(population, "frame", population)
         absent = [c for c in qi if c not in pdf.columns]

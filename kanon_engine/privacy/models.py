@@ -20,9 +20,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.encoding import EncodedTable, SensitiveColumn
+from kanon_engine.core.encoding import EncodedTable, SensitiveColumn
+from kanon_engine.core.frequency import (
+    FrequencySet,
+    Histograms,
+    SensitiveCombos,
+    group_columns,
+    representatives,
+)
 from kanon_engine.errors import ConfigError
-from kanon_engine.frequency import FrequencySet, Histograms, SensitiveCombos, group_columns, representatives
 from kanon_engine.i18n import N_, _, formats, ngettext
 
 _EPS = 1e-12
@@ -31,7 +37,7 @@ _EPS = 1e-12
 @dataclass(eq=False)
 class ClassStats:
     """What models need to know about the classes of one node: their sizes and, per sensitive attribute a
-    model looks at, the per-class histograms (:class:`~kanon_engine.frequency.Histograms`)."""
+    model looks at, the per-class histograms (:class:`~kanon_engine.core.frequency.Histograms`)."""
 
     enc: EncodedTable
     sizes: np.ndarray

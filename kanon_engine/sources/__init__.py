@@ -1,8 +1,10 @@
 """Table sources: the row-wide steps of a run on one engine (pandas in memory, DuckDB, Dask).
 
-See :mod:`kanon_engine.sources.base` for the seam, :mod:`kanon_engine.sources.points` for counting a
-source into the points the algorithms work on, :mod:`kanon_engine.sources.plan` for the release plans an
-algorithm returns, and :mod:`kanon_engine.sources.choose` for how an engine is chosen.
+See :mod:`kanon_engine.sources.backends.base` for the seam, :mod:`kanon_engine.sources.plan.points` for
+counting a
+source into the points the algorithms work on, :mod:`kanon_engine.sources.plan.release_plan` for the release
+plans an
+algorithm returns, and :mod:`kanon_engine.sources.backends.choose` for how an engine is chosen.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from typing import TYPE_CHECKING
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
-from kanon_engine.sources.base import TableSource
-from kanon_engine.sources.memory import InMemorySource
+from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.backends.memory import InMemorySource
 
 
 def as_source(data: Table | TableSource) -> TableSource:
@@ -42,7 +44,7 @@ def records_in_memory(source: TableSource, what: str) -> Table:
 
 def encode_records(table: Table, config: AnonymizationConfig) -> EncodedTable:
     """The records of a loaded table encoded one row each (no weights), for the cell-level models."""
-    from kanon_engine.encoding import encode_table
+    from kanon_engine.core.encoding import encode_table
 
     return encode_table(
         table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
@@ -51,6 +53,6 @@ def encode_records(table: Table, config: AnonymizationConfig) -> EncodedTable:
 
 if TYPE_CHECKING:
     from kanon_engine.config import AnonymizationConfig
-    from kanon_engine.encoding import EncodedTable
+    from kanon_engine.core.encoding import EncodedTable
 
 __all__ = ["InMemorySource", "TableSource", "as_source", "encode_records", "records_in_memory"]

@@ -8,7 +8,7 @@ answered over those (Adult x30: 19,502 distinct combinations of the 8 quasi-iden
 904,860 records; a full-domain release of it: 231). A column is coded once (a categorical column of a
 release already is: its codes are used as they are; a loaded table's codes are shared with type
 detection and the search, :mod:`kanon_engine.data.codes`), its codes are combined with
-:func:`kanon_engine.frequency.group_columns`, and nothing else reads the records.
+:func:`kanon_engine.core.frequency.group_columns`, and nothing else reads the records.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.data.codes import ColumnCodes, code_column
 from kanon_engine.data.table import Table
-from kanon_engine.frequency import group_columns, representatives
 
 
 def table_column(table: Table, name: str) -> ColumnCodes:

@@ -56,7 +56,7 @@ class _Window:
             counts_s = counts_s[counts_s > 0]
             h = config.hierarchies.get(name) if config is not None else None
             if h is not None:
-                from kanon_engine.algorithms.mondrian import tree_order
+                from kanon_engine.algorithms.mondrian.algorithm import tree_order
 
                 leaves = [h.values[i] for i in tree_order(h)]
                 order = [v for v in leaves if v in counts_s.index]

@@ -38,9 +38,11 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.table import Table
-from kanon_engine.describe import models_short
 from kanon_engine.errors import ConfigError
-from kanon_engine.export import (
+from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
+from kanon_engine.project.project_file import ReportDetails
+from kanon_engine.project.public_list import project_linkage
+from kanon_engine.release.export import (
     ExportOptions,
     export_hierarchies,
     export_release,
@@ -48,11 +50,9 @@ from kanon_engine.export import (
     hierarchy_targets,
     read_key_file,
 )
-from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
-from kanon_engine.outputs import Output, check_outputs
-from kanon_engine.project import ReportDetails
-from kanon_engine.public_list import project_linkage
-from kanon_engine.report import SIGN_OFF, write_reports
+from kanon_engine.release.outputs import Output, check_outputs
+from kanon_engine.report.describe import models_short
+from kanon_engine.report.document import SIGN_OFF, write_reports
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
 from kanon_gui.large_file import engine_title
@@ -157,7 +157,7 @@ class ExportPlan:
     details: ReportDetails | None = None
 
     def outputs(self, result: Any) -> list[Output]:
-        """Every file the plan writes, for :func:`kanon_engine.outputs.check_outputs`."""
+        """Every file the plan writes, for :func:`kanon_engine.release.outputs.check_outputs`."""
         kind = "release" if self.options.fmt is None else f"{self.options.fmt} release"  # named apart
         out = [Output(self.release_path, kind, _("the release file"))]
         if self.value_mapping_path is not None:

@@ -2,7 +2,7 @@
 
 Why a dialog of its own: a project file holds patient values (its hierarchies list every date of birth
 and postcode of the data), and the person saving it must be told so where they choose the file, with
-the choice to seal it with a password (:mod:`kanon_engine.sealed`) right there.
+the choice to seal it with a password (:mod:`kanon_engine.project.sealed`) right there.
 """
 
 from __future__ import annotations

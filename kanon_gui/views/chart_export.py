@@ -16,8 +16,8 @@ from PySide6.QtGui import QColor, QImage, QPainter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from kanon_engine.fileio import atomic_write_bytes
 from kanon_engine.i18n import _
+from kanon_engine.release.fileio import atomic_write_bytes
 
 
 def _paint(widget: QWidget, painter: QPainter, size: QSize) -> None:

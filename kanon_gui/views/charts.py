@@ -30,11 +30,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_engine.calendar_steps import calendar_ticks, count_labels_in_bins, date_bins, to_ordinal_days
 from kanon_engine.data.table import ColumnKind, Table
-from kanon_engine.describe import algorithm_name
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
+from kanon_engine.present.calendar_steps import (
+    calendar_ticks,
+    count_labels_in_bins,
+    date_bins,
+    to_ordinal_days,
+)
+from kanon_engine.report.describe import algorithm_name
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.large_file import engine_title
 from kanon_gui.state import Run
@@ -279,7 +284,8 @@ def date_distributions(
     hierarchy: Hierarchy | None = None,
     rows: int = MAX_CATEGORIES,
 ) -> tuple[pd.Series, pd.Series, str, bool]:
-    """Records per calendar bin of a date column before and after (:mod:`kanon_engine.calendar_steps`):
+    """Records per calendar bin of a date column before and after
+    (:mod:`kanon_engine.present.calendar_steps`):
     the original's dates binned by month, quarter, year or several years (the finest step with at
     most ``rows`` bars), the release on the same bins when its values are dates or date labels that each
     fall in one bin, else by its own labels in time order; the unit of the bins in words; and whether the

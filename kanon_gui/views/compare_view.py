@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_engine.describe import algorithm_name, models_short, parameters_short, run_settings
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.metrics.labels import format_metric, metric_label
+from kanon_engine.report.describe import algorithm_name, models_short, parameters_short, run_settings
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run

@@ -1,7 +1,8 @@
 """The engine settings of the Anonymize tab: where the rows are counted and the release written (in memory,
 DuckDB for files larger than memory, Dask on a cluster), DuckDB's memory limit and temporary folder.
 
-The form is generated from the engine's :data:`~kanon_engine.sources.settings.ENGINE_PARAMS` (the same
+The form is generated from the engine's :data:`~kanon_engine.sources.backends.settings.ENGINE_PARAMS` (the
+same
 specs make the command line's ``--engine``, ``--memory-limit``, ``--temp-dir`` flags and check the project
 file's ``engine`` section), so the three always agree. Below it, one line says which engine reads the
 open data and why.
@@ -16,8 +17,8 @@ from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPush
 
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import _, formats
-from kanon_engine.sources.duckdb_source import default_memory_limit
-from kanon_engine.sources.settings import ENGINE_PARAMS, EngineSettings
+from kanon_engine.sources.backends.duckdb_source import default_memory_limit
+from kanon_engine.sources.backends.settings import ENGINE_PARAMS, EngineSettings
 from kanon_gui.large_file import engine_sentence
 from kanon_gui.state import AppState
 from kanon_gui.views.param_form import ParamForm

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from kanon_engine.describe import models_short, run_settings
 from kanon_engine.i18n import N_, _, formats, ngettext
+from kanon_engine.report.describe import models_short, run_settings
 from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).

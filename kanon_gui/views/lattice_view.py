@@ -41,11 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kanon_engine.describe import algorithm_name
-from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
-from kanon_engine.i18n import N_, _, formats, text_of
-from kanon_engine.lattice import (
-    DEFAULT_NODE_CAP,
+from kanon_engine.core.lattice import (
     FAILS,
     INFERRED_FAILS,
     INFERRED_SATISFIES,
@@ -53,13 +49,15 @@ from kanon_engine.lattice import (
     PRUNED,
     SATISFIES,
     STATUS_NAMES,
-    LatticeLayout,
     SearchRecord,
-    build_layout,
     levels_of,
     strides_of,
 )
+from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
+from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.labels import decimals_to_tell_apart, metric_label, objective_value_label
+from kanon_engine.present.lattice_layout import DEFAULT_NODE_CAP, LatticeLayout, build_layout
+from kanon_engine.report.describe import algorithm_name
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis

@@ -3,7 +3,8 @@ who it singles out in the original data and in the release.
 
 This is Sweeney's attack (Sweeney 2002, "k-anonymity: a model for protecting privacy"): a public list of
 named people (a voter register) joined with health records on the columns both hold. The engine does the
-work (:mod:`kanon_engine.linkage`, :mod:`kanon_engine.public_list`); this panel lays it out. The list is
+work (:mod:`kanon_engine.metrics.linkage`, :mod:`kanon_engine.project.public_list`); this panel lays it out.
+The list is
 read as data files are (the import dialog, encoding and delimiter detected), in a worker of the window's
 :class:`~kanon_gui.tasks.TaskRunner`, as is the join (with progress and Cancel). The project remembers the
 list and the join (:meth:`kanon_gui.state.AppState.set_public_list`), and every writer refuses to replace
@@ -44,8 +45,8 @@ from kanon_engine.data.roles import Role
 from kanon_engine.data.sniff import DELIMITER_NAMES, describe_encoding
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.i18n import N_, _, formats, text_of
-from kanon_engine.linkage import LinkageExample, LinkageResult, linkage_examples, suggest_join
-from kanon_engine.public_list import PublicList, link_release
+from kanon_engine.metrics.linkage import LinkageExample, LinkageResult, linkage_examples, suggest_join
+from kanon_engine.project.public_list import PublicList, link_release
 from kanon_gui.errors import error_text, is_expected
 from kanon_gui.glossary import term
 from kanon_gui.state import Run
@@ -364,7 +365,7 @@ class LinkagePanel(QWidget):
     # --- the join --------------------------------------------------------------------------------------
     def _fill_join(self, join: dict[str, str] | None = None) -> None:
         """One row per quasi-identifier with the list's column to join it with: ``join`` when given, else
-        the columns :func:`~kanon_engine.linkage.suggest_join` proposes, each with its reason."""
+        the columns :func:`~kanon_engine.metrics.linkage.suggest_join` proposes, each with its reason."""
         qis = self._quasi_identifiers()
         columns = self.list_table.columns if self.list_table is not None else []
         if join is None:

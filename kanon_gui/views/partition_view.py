@@ -1,6 +1,6 @@
 """Records and equivalence classes on any two quasi-identifiers: Mondrian's boxes, or a full-domain grid.
 
-The geometry (axes, boxes, the class of every box) is engine code, :mod:`kanon_engine.boxes`, tested
+The geometry (axes, boxes, the class of every box) is engine code, :mod:`kanon_engine.present.boxes`, tested
 without Qt; this module draws it. Categorical axes get jitter for overlapping points.
 
 Why it stays fast: all boxes are ONE item replayed from a cached QPicture (see :class:`BoxesItem`), all
@@ -16,9 +16,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPicture
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from kanon_engine.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.present.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.large_file import needs_rows_text
 from kanon_gui.state import Run

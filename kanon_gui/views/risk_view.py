@@ -2,7 +2,7 @@
 and "why is this record unsafe?" for a record of the original table.
 
 Everything shown is computed by the engine (:mod:`kanon_engine.metrics.risk`,
-:mod:`kanon_engine.explain`); this widget only lays it out. Each figure carries its definition as a
+:mod:`kanon_engine.metrics.explain`); this widget only lays it out. Each figure carries its definition as a
 tooltip, written once in :func:`kanon_engine.metrics.risk.definitions`. The distribution chart draws each
 series as one pyqtgraph item. Risk takes about 25 ms on the 30,162 Adult records; with a ``runner``
 (:class:`kanon_gui.tasks.TaskRunner`) it is computed in the background instead.
@@ -37,8 +37,8 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
-from kanon_engine.explain import RecordExplainer
 from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.metrics.explain import RecordExplainer
 from kanon_engine.metrics.risk import (
     DEFAULT_THRESHOLD,
     POPULATION_IS_TABLE,

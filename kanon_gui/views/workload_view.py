@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.errors import KanonError
-from kanon_engine.fileio import atomic_write_text
 from kanon_engine.i18n import N_, _, ngettext
+from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.workload import WorkloadError, generate_workload, parse_workload, read_workload
 from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY, describe_source

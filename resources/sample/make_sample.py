@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from kanon_engine.fileio import atomic_write_bytes  # noqa: E402
+from kanon_engine.release.fileio import atomic_write_bytes  # noqa: E402
 
 SEED = 20240117
 N_ROWS = 2000
@@ -285,7 +285,8 @@ HIERARCHIES = {
 
 
 def project() -> dict:
-    """The sample's project file (schema owned by kanon_engine.project; paths relative to this file)."""
+    """The sample's project file (schema owned by kanon_engine.project.project_file; paths relative to this
+    file)."""
     return {
         "schema_version": 1,
         "data": {"path": DATA_FILE, "sha256": None, "delimiter": ",", "encoding": "utf-8"},

@@ -193,7 +193,7 @@ def _class_order(gen: pd.DataFrame, qi: list[str], levels, rows_by_qi) -> np.nda
 
 
 def _step4(sizes, passes, suppressed, group_k, k, simple, order):
-    """Datafly's step 4 as kanon documents it (kanon_engine.suppressed_group), in plain Python."""
+    """Datafly's step 4 as kanon documents it (kanon_engine.core.suppressed_group), in plain Python."""
     need = group_k - suppressed
     trimmed = np.zeros(len(sizes), dtype=int)
     passing = [c for c in range(len(sizes)) if passes[c]]

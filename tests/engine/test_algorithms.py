@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
+from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import (
     DistinctLDiversity,
     EntropyLDiversity,
@@ -284,8 +284,8 @@ def test_optimal_matches_arx_on_adult(adult):
 def test_optimal_equals_exhaustive_on_adult(adult, k, limit, metric, extra):
     """On the full Adult lattice (4,320 nodes), the pruned search equals checking every node."""
     from kanon_engine.algorithms.search import LatticeSearch
-    from kanon_engine.encoding import encode_table
-    from kanon_engine.evaluation import suppression_allowance
+    from kanon_engine.core.encoding import encode_table
+    from kanon_engine.core.evaluation import suppression_allowance
     from kanon_engine.metrics.loss import get_metric
 
     table, hs = adult
@@ -375,7 +375,7 @@ def test_apply_without_k_claims_no_model(seed_dir):
 
 
 def test_lattice_too_large_is_refused():
-    from kanon_engine.lattice import Lattice as L
+    from kanon_engine.core.lattice import Lattice as L
 
     with pytest.raises(InfeasibleError, match="too many for optimal.*heuristic search"):
         L.require_size(10**7, "optimal")

@@ -1,13 +1,14 @@
 """A streamed batch's released column carries only the labels its rows use
-(:func:`kanon_engine.sources.plan.batch_categorical`): the same text per row as the whole label table."""
+(:func:`kanon_engine.sources.plan.release_plan.batch_categorical`): the same text per row as the whole label
+table."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from kanon_engine.release_writer import csv_bytes
-from kanon_engine.sources.plan import _FEW_LABELS, batch_categorical
+from kanon_engine.release.writer import csv_bytes
+from kanon_engine.sources.plan.release_plan import _FEW_LABELS, batch_categorical
 
 
 @pytest.mark.parametrize("n_labels", [1, 7, _FEW_LABELS, _FEW_LABELS + 1, 60_000])

@@ -9,7 +9,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kanon_engine.calendar_steps import (
+from kanon_engine.present.calendar_steps import (
     bin_label,
     calendar_ticks,
     count_labels_in_bins,

@@ -7,14 +7,14 @@ import json
 import pandas as pd
 
 from kanon_engine.algorithms import get_algorithm
-from kanon_engine.cell_recoding import wildcard_reading
 from kanon_engine.cli import main
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.metrics.risk import compare
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.report import MINIMALITY_WARNING, STAR_MEANING, build_report, render_html
+from kanon_engine.release.cell_recoding import wildcard_reading
+from kanon_engine.report.document import MINIMALITY_WARNING, STAR_MEANING, build_report, render_html
 
 
 def _four_patients():
@@ -129,7 +129,7 @@ def test_cli_local_suppression_and_cells(tmp_path):
 
 def test_a_column_lost_to_stars_is_said_plainly():
     """Local suppression that stars one column everywhere warns in its own words (no hierarchy advice)."""
-    from kanon_engine.validation import result_warnings
+    from kanon_engine.project.validation import result_warnings
 
     frame = pd.DataFrame({"a": list("xyzw"), "b": ["1", "1", "2", "2"]}, dtype=object)
     qi = ("a", "b")
@@ -148,7 +148,7 @@ def test_a_column_lost_to_stars_is_said_plainly():
 def test_run_settings_say_a_cell_level_release_suppresses_no_record():
     """The settings line shown in history tips and compare-runs: a release that keeps every record says
     so; a full-domain run says what happens to its suppressed records."""
-    from kanon_engine.describe import run_settings
+    from kanon_engine.report.describe import run_settings
 
     table, result = _four_patients()
     assert ("Suppressed records are", "none: every record is kept, single values shown as *") in run_settings(

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.cell_suppression import CellMetric, CellSuppressionEvaluator, cell_budget
-from kanon_engine.checks import check_table
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.encoding import encode_table
+from kanon_engine.core.lattice import Lattice
+from kanon_engine.core.table_check import check_table
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import encode_table
 from kanon_engine.errors import InfeasibleError
-from kanon_engine.lattice import Lattice
 from kanon_engine.metrics.loss import MetricContext, get_metric
 from kanon_engine.privacy.models import KAnonymity
 from tests.conftest import ADULT_QI

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.encoding import encode_table
+from kanon_engine.core.evaluation import NodeEvaluator
+from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import encode_table
 from kanon_engine.errors import InfeasibleError
-from kanon_engine.evaluation import NodeEvaluator
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.lattice import Lattice
 from kanon_engine.privacy.models import KAnonymity
 from tests.engine import reference as ref
 from tests.engine.test_algorithms import _config, _models, problems
@@ -30,7 +30,7 @@ EVERYWHERE = {"_SAMPLE_FACTOR": 1, "_SAMPLE_MIN_SHARE": 1, "_SAMPLE_MIN_CLASSES"
 
 
 def _patched(**values):
-    return mock.patch.multiple("kanon_engine.evaluation", **values)
+    return mock.patch.multiple("kanon_engine.core.evaluation", **values)
 
 
 def _random_table(n: int, seed: int) -> tuple[Table, dict[str, Hierarchy]]:

@@ -117,7 +117,7 @@ def test_anonymize_with_project_file(capsys, adult_dir, tmp_path):
     from kanon_engine.data.roles import Role
     from kanon_engine.hierarchy import read_arx_csv
     from kanon_engine.privacy.models import KAnonymity
-    from kanon_engine.project import Project
+    from kanon_engine.project.project_file import Project
 
     qi = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"]
     project = Project(
@@ -175,7 +175,7 @@ def test_module_entry_point_runs(seed_dir):
 def test_project_keeps_the_users_column_types(tmp_path):
     """A type chosen in the import dialog survives saving and reopening the project."""
     from kanon_engine.data.table import ColumnKind
-    from kanon_engine.project import Project
+    from kanon_engine.project.project_file import Project
 
     data = tmp_path / "d.csv"
     data.write_text("code,when\n01,2024\n02,2023\n03,2022\n")

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from kanon_engine.cli import main
-from kanon_engine.project import Project
+from kanon_engine.project.project_file import Project
 
 
 def test_percent_share_and_result_warnings(sample_dir, tmp_path, capsys) -> None:

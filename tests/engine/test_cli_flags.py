@@ -17,7 +17,7 @@ from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.cli import build_parser, main
 from kanon_engine.cli.flags import ProjectFlag, get_field, project_and_table, project_flags
 from kanon_engine.config import ParamSpec
-from kanon_engine.project import Project
+from kanon_engine.project.project_file import Project
 
 ROWS = 40
 

@@ -13,10 +13,10 @@ from kanon_engine.algorithms import get_algorithm  # noqa: E402
 from kanon_engine.config import AnonymizationConfig  # noqa: E402
 from kanon_engine.data.io import read_table  # noqa: E402
 from kanon_engine.errors import ConfigError  # noqa: E402
-from kanon_engine.export import ExportOptions, export_release  # noqa: E402
 from kanon_engine.privacy.models import DistinctLDiversity, KAnonymity  # noqa: E402
-from kanon_engine.project import Project  # noqa: E402
-from kanon_engine.sources.dask_source import DaskSource  # noqa: E402
+from kanon_engine.project.project_file import Project  # noqa: E402
+from kanon_engine.release.export import ExportOptions, export_release  # noqa: E402
+from kanon_engine.sources.backends.dask_source import DaskSource  # noqa: E402
 from tests.conftest import ADULT_QI  # noqa: E402
 from tests.engine.test_sources import check_release_independently  # noqa: E402
 
@@ -81,7 +81,7 @@ def test_the_project_files_scheduler_is_the_one_used(sample_dir, tmp_path, capsy
     """``"engine": {"engine": "dask", "scheduler": ...}`` in the project file reaches the Dask engine
     (here a scheduler that is neither an address nor a file: its one sentence, no traceback, no work)."""
     from kanon_engine.cli import main
-    from kanon_engine.sources.settings import EngineSettings
+    from kanon_engine.sources.backends.settings import EngineSettings
 
     project = Project.load(sample_dir / "sample_project.json")
     project = project.with_changes(engine=EngineSettings("dask", scheduler="no-such-scheduler-file"))
@@ -97,7 +97,7 @@ def test_the_project_files_scheduler_is_the_one_used(sample_dir, tmp_path, capsy
 
 @pytest.mark.parametrize("error", [OSError("Timed out trying to connect"), TimeoutError()])
 def test_an_unreachable_scheduler_is_one_plain_sentence(error):
-    from kanon_engine.sources.dask_source import _connect
+    from kanon_engine.sources.backends.dask_source import _connect
 
     def client(*args, **kwargs):
         raise error

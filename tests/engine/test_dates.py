@@ -115,7 +115,7 @@ def test_a_date_column_with_a_stray_value_is_reported(capsys, tmp_path: Path) ->
 
 def test_project_column_type_is_the_users_choice(capsys, tmp_path: Path) -> None:
     from kanon_engine.data.roles import Role
-    from kanon_engine.project import Project
+    from kanon_engine.project.project_file import Project
 
     mixed_file(tmp_path / "d.csv")
     Project(
@@ -157,10 +157,10 @@ def test_parse_column_type_errors() -> None:
 
 
 def test_validation_flags_a_date_quasi_identifier_in_two_formats(tmp_path: Path) -> None:
-    """The workbench's rule (kanon_engine.validation): the same facts, and both ways to choose."""
+    """The workbench's rule (kanon_engine.project.validation): the same facts, and both ways to choose."""
     from kanon_engine.data.roles import Role
-    from kanon_engine.project import Project
-    from kanon_engine.validation import validate
+    from kanon_engine.project.project_file import Project
+    from kanon_engine.project.validation import validate
 
     mixed_file(tmp_path / "d.csv")
     table = read_table(tmp_path / "d.csv")
@@ -175,7 +175,7 @@ def test_drawing_and_matching_read_one_format() -> None:
     """Linkage and the partition axes read dates with one format too: a value that does not fit is left
     out (NaT), never read as another month."""
     from kanon_engine.data.dates import read_dates
-    from kanon_engine.linkage import _as_dates
+    from kanon_engine.metrics.linkage import _as_dates
 
     values = pd.Series(["2022-05-01", "2022-06-01", "01.12.2022"], dtype=object)
     for parsed in (read_dates(values), _as_dates(values)):

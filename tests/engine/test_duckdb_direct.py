@@ -15,9 +15,15 @@ import pytest
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.data.io import read_table
 from kanon_engine.data.stream import text_batches
-from kanon_engine.project import Project
-from kanon_engine.sources.base import ColumnCoding, CountRequest, encode_batch, group_codes, value_counts_of
-from kanon_engine.sources.duckdb_source import DuckDBSource
+from kanon_engine.project.project_file import Project
+from kanon_engine.sources.backends.base import (
+    ColumnCoding,
+    CountRequest,
+    encode_batch,
+    group_codes,
+    value_counts_of,
+)
+from kanon_engine.sources.backends.duckdb_source import DuckDBSource
 from tests.engine.test_sources import assert_same_everywhere, point_algorithms
 
 
@@ -120,7 +126,7 @@ def test_points_at_a_floor_give_the_in_memory_release(adult_dir, adult_hierarchi
     the in-memory one, byte for byte."""
     from kanon_engine.config import AnonymizationConfig
     from kanon_engine.privacy.models import KAnonymity
-    from kanon_engine.sources import points
+    from kanon_engine.sources.plan import points
     from tests.conftest import ADULT_QI
     from tests.engine.test_sources import figures, release_bytes
 
@@ -157,7 +163,7 @@ def test_points_at_a_floor_give_the_in_memory_release(adult_dir, adult_hierarchi
 def test_read_ahead_keeps_the_order_raises_the_readers_error_and_stops_with_the_writer():
     import threading
 
-    from kanon_engine.sources.sink import read_ahead
+    from kanon_engine.sources.plan.sink import read_ahead
 
     assert list(read_ahead(iter(range(50)))) == list(range(50))
 

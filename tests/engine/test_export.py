@@ -26,7 +26,8 @@ from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.export import (
+from kanon_engine.hierarchy import Hierarchy, default_hierarchy, read_arx_csv
+from kanon_engine.release.export import (
     ExportOptions,
     export_hierarchies,
     export_release,
@@ -39,7 +40,6 @@ from kanon_engine.export import (
     release_in_input_order,
     value_mapping,
 )
-from kanon_engine.hierarchy import Hierarchy, default_hierarchy, read_arx_csv
 from kanon_engine.result import AnonymizationResult
 
 KEY = b"0123456789abcdef0123456789abcdef"
@@ -264,7 +264,7 @@ def test_csv_round_trips_awkward_values(tmp_path: Path) -> None:
     frame = pd.DataFrame(
         {"a;b": ["x;y", 'say "hi"', "line\nbreak", "cr\ronly", None], "c": ["1", "", "é", "-5", "z"]}
     )
-    from kanon_engine.export import csv_bytes
+    from kanon_engine.release.export import csv_bytes
 
     path = tmp_path / "t.csv"
     path.write_bytes(csv_bytes(frame, ";"))

@@ -11,8 +11,8 @@ from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.project import Project
-from kanon_engine.validation import ColumnCache, result_warnings, validate
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.validation import ColumnCache, result_warnings, validate
 from tests.fixtures.hospital_export import write_export
 
 
@@ -87,7 +87,7 @@ def test_mondrian_column_lost_is_found_from_the_release(export) -> None:
 
 
 def test_report_says_which_knowable_columns_were_released_unchanged(export) -> None:
-    from kanon_engine.report import build_report, render_html
+    from kanon_engine.report.document import build_report, render_html
 
     project = _project(export, Geschlecht=Role.QUASI_IDENTIFIER)
     config = project.with_changes(models=(KAnonymity(5),)).config(export)

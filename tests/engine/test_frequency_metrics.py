@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.checks import check_table, equivalence_classes
+from kanon_engine.core.encoding import encode_table
+from kanon_engine.core.evaluation import evaluator_context
+from kanon_engine.core.table_check import check_table, equivalence_classes
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import encode_table
-from kanon_engine.evaluation import evaluator_context
 from kanon_engine.metrics.loss import get_metric, node_metrics
 from tests.engine import reference as ref
 from tests.engine.test_algorithms import _config, _models, problems

@@ -1,6 +1,6 @@
 """Drawing geometry computed by the engine and tested without Qt (napari's split of components and
-their ``_qt`` views): the lattice's Hasse layout and frontier (:mod:`kanon_engine.lattice`), the class
-boxes and axes of the partition view (:mod:`kanon_engine.boxes`), checked by brute force."""
+their ``_qt`` views): the lattice's Hasse layout and frontier (:mod:`kanon_engine.core.lattice`), the class
+boxes and axes of the partition view (:mod:`kanon_engine.present.boxes`), checked by brute force."""
 
 from __future__ import annotations
 
@@ -13,21 +13,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import get_algorithm
-from kanon_engine.boxes import axis_data, class_boxes, distinct_per_class
 from kanon_engine.config import AnonymizationConfig, build_models
-from kanon_engine.data.table import Table
-from kanon_engine.hierarchy import default_hierarchy
-from kanon_engine.lattice import (
+from kanon_engine.core.lattice import (
     FAILS,
     INFERRED_FAILS,
     INFERRED_SATISFIES,
     SATISFIES,
     Lattice,
     SearchRecord,
-    build_layout,
     levels_of,
     satisfying_frontier,
 )
+from kanon_engine.data.table import Table
+from kanon_engine.hierarchy import default_hierarchy
+from kanon_engine.present.boxes import axis_data, class_boxes, distinct_per_class
+from kanon_engine.present.lattice_layout import build_layout
 
 
 def _monotone_record(max_levels: list[int], threshold: int, seed: int) -> SearchRecord:

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kanon_engine import fileio
 from kanon_engine.data import ReadOptions, Table, list_sheets, preview_table, read_table, sniff_csv
 from kanon_engine.data.sniff import describe_encoding, detect_encoding
 from kanon_engine.errors import DataError
-from kanon_engine.fileio import (
+from kanon_engine.release import fileio
+from kanon_engine.release.fileio import (
     atomic_write_bytes,
     atomic_write_text,
     atomic_writer,

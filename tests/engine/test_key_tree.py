@@ -1,4 +1,5 @@
-"""The cut tree that finds a row's Mondrian partition from its keys (:mod:`kanon_engine.sources.key_tree`),
+"""The cut tree that finds a row's Mondrian partition from its keys
+(:mod:`kanon_engine.sources.plan.key_tree`),
 checked against a brute-force search of every partition's bounds."""
 
 from __future__ import annotations
@@ -7,11 +8,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kanon_engine.algorithms.mondrian import _CutChecker, make_axes, partition
+from kanon_engine.algorithms.mondrian.algorithm import _CutChecker, make_axes, partition
+from kanon_engine.core.encoding import encode_table
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import encode_table
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.sources.key_tree import KeyTree
+from kanon_engine.sources.plan.key_tree import KeyTree
 from tests.conftest import ADULT_QI
 
 

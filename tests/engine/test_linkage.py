@@ -13,7 +13,7 @@ from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.io import read_table
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy import Hierarchy, default_hierarchy
-from kanon_engine.linkage import (
+from kanon_engine.metrics.linkage import (
     Combos,
     count_matches,
     linkage_attack,
@@ -146,7 +146,7 @@ def test_fast_join_agrees_with_the_matrix_path() -> None:
 
 # --- the workbench's demo: join columns named differently, examples, progress (issue 12, item 14) -------
 def test_join_suggestions_by_name_then_by_kind() -> None:
-    from kanon_engine.linkage import suggest_join
+    from kanon_engine.metrics.linkage import suggest_join
 
     found = suggest_join(
         ["Name", "Zip Code", "Geschlecht", "Alter", "PLZ"], ["age", "sex", "zip_code", "postleitzahl"]
@@ -192,7 +192,7 @@ def test_counts_share_and_summary_with_thousands_separators() -> None:
 
 
 def test_examples_show_the_list_and_the_release_never_the_original() -> None:
-    from kanon_engine.linkage import linkage_examples
+    from kanon_engine.metrics.linkage import linkage_examples
 
     original = pd.DataFrame(
         {

@@ -13,7 +13,7 @@ from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.project import Project
+from kanon_engine.project.project_file import Project
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
-from kanon_engine.fileio import write_table
 from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.report import build_report
+from kanon_engine.release.fileio import write_table
+from kanon_engine.report.document import build_report
 
 
 @pytest.fixture(scope="module")

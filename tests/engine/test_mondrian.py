@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.algorithms.mondrian import tree_order
+from kanon_engine.algorithms.mondrian.algorithm import tree_order
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import ColumnKind, ColumnType, Table
 from kanon_engine.errors import Cancelled, ConfigError, InfeasibleError

@@ -1,5 +1,5 @@
 """Mondrian past the memory budget: the first cuts by the engine, the rest in memory per box
-(:mod:`kanon_engine.algorithms.mondrian_engine`).
+(:mod:`kanon_engine.algorithms.mondrian.engine`).
 
 With the budget forced low, tables small enough to run both ways show that strict Mondrian makes the
 same partitions (hence the same release bytes) as the plain in-memory run, that every engine (memory,
@@ -18,15 +18,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kanon_engine.algorithms import get_algorithm, mondrian_engine
+from kanon_engine.algorithms import get_algorithm
+from kanon_engine.algorithms.mondrian import engine as mondrian_engine
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
 from kanon_engine.errors import ConfigError
-from kanon_engine.export import ExportOptions, export_release
 from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.privacy.models import DistinctLDiversity, KAnonymity
-from kanon_engine.sources import InMemorySource, points
-from kanon_engine.sources.duckdb_source import DuckDBSource
+from kanon_engine.release.export import ExportOptions, export_release
+from kanon_engine.sources import InMemorySource
+from kanon_engine.sources.backends.duckdb_source import DuckDBSource
+from kanon_engine.sources.plan import points
 from tests.conftest import ADULT_QI
 from tests.engine.test_sources import check_release_independently
 
@@ -107,7 +109,7 @@ def test_strict_cut_by_the_engine_equals_the_plain_run(
 def test_strict_boxes_find_rows_by_the_cut_tree(adult_dir, adult_hierarchies, monkeypatch):
     """Strict boxes keep no points (only each box's cut tree), and a row matching no partition, as when
     the file changed after counting, is refused in one sentence, not released in a wrong class."""
-    from kanon_engine.sources.plan import BatchState, TreePartitionPlan
+    from kanon_engine.sources.plan.release_plan import BatchState, TreePartitionPlan
 
     table = read_table(adult_dir / "adult.csv")
     config = _adult_config(adult_hierarchies)
@@ -269,7 +271,7 @@ def test_random_tables_cut_by_the_engine(tmp_path, monkeypatch, problem):
 def test_dask_cuts_alike(adult_dir, adult_hierarchies, monkeypatch, tmp_path):
     """Dask (a LocalCluster of 2 workers) makes the same cuts and the same release."""
     pytest.importorskip("distributed")
-    from kanon_engine.sources.dask_source import DaskSource
+    from kanon_engine.sources.backends.dask_source import DaskSource
 
     path = adult_dir / "adult.csv"
     table = read_table(path)
@@ -290,9 +292,9 @@ def test_dask_cuts_alike(adult_dir, adult_hierarchies, monkeypatch, tmp_path):
 def test_box_histograms_and_counts_agree_with_pandas(adult_dir, adult_hierarchies, tmp_path):
     """The engine's two operations on random disjoint boxes (a cut of every key range in two): the
     records per (box, key) and the points of some boxes, in memory and DuckDB, against pandas."""
-    from kanon_engine.algorithms.mondrian import make_axes
-    from kanon_engine.encoding import EncodedTable
-    from kanon_engine.sources.base import Boxes
+    from kanon_engine.algorithms.mondrian.algorithm import make_axes
+    from kanon_engine.core.encoding import EncodedTable
+    from kanon_engine.sources.backends.base import Boxes
 
     path = adult_dir / "adult.csv"
     table = read_table(path)
@@ -348,7 +350,7 @@ def test_boxes_streamed_from_sorted_batches(batch):
     points per box as from the whole table, whatever the batches, boxes without rows included."""
     import pyarrow as pa
 
-    from kanon_engine.sources.duckdb_source import _per_box
+    from kanon_engine.sources.backends.duckdb_source import _per_box
 
     box = np.array([0, 0, 0, 2, 2, 3, 3, 3, 3, 5])
     g0 = np.array([1, 2, 4, 0, 1, 1, 2, 3, 4, 9], dtype=np.int32)
@@ -363,7 +365,7 @@ def test_boxes_streamed_from_sorted_batches(batch):
 
 
 def test_passes_hold_the_budget():
-    from kanon_engine.algorithms.mondrian_engine import _passes
+    from kanon_engine.algorithms.mondrian.engine import _passes
 
     assert _passes(np.array([3, 4, 5, 9, 1, 1]), 8) == [[0, 1], [2], [3], [4, 5]]
     assert _passes(np.array([8, 8]), 8) == [[0], [1]]
@@ -400,8 +402,8 @@ def test_coded_labels_are_the_factorized_strings(adult_dir, adult_hierarchies):
     """The released values as codes into distinct texts equal pandas' factorization of the strings (the
     same numbering, so the plan and the release are unchanged), on every kind of axis and on ranges
     that repeat and cover missing values."""
-    from kanon_engine.algorithms.mondrian import make_axes
-    from kanon_engine.encoding import encode_table
+    from kanon_engine.algorithms.mondrian.algorithm import make_axes
+    from kanon_engine.core.encoding import encode_table
 
     table = read_table(adult_dir / "adult.csv")
     config = _adult_config(adult_hierarchies)

@@ -22,14 +22,14 @@ import pytest
 
 from kanon_engine.cli import main
 from kanon_engine.errors import DataError, KanonError
-from kanon_engine.fileio import (
+from kanon_engine.project.project_file import Project
+from kanon_engine.release.fileio import (
     InputGuard,
     atomic_path,
     atomic_write_bytes,
     clean_stale_temp_files,
     write_table,
 )
-from kanon_engine.project import Project
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "resources" / "sample"
@@ -92,9 +92,9 @@ def test_project_save_refuses_the_data_and_hierarchy_files(work: Path) -> None:
 
 def test_registered_guard_refuses_every_writer(work: Path, small_result) -> None:
     """With the run's inputs registered, every writer of the product refuses them (one guard)."""
-    from kanon_engine.export import export_release, export_value_mapping
     from kanon_engine.hierarchy import write_arx_csv
-    from kanon_engine.report import write_reports
+    from kanon_engine.release.export import export_release, export_value_mapping
+    from kanon_engine.report.document import write_reports
 
     table, result = small_result
     before = hashes(work)
@@ -178,7 +178,7 @@ def test_injected_enospc_leaves_the_previous_release(capsys, work: Path, monkeyp
     def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("kanon_engine.fileio.os.fsync", full)
+    monkeypatch.setattr("kanon_engine.release.fileio.os.fsync", full)
     code, _, err = run(capsys, "anonymize", work / "data.csv", *BASE[:-1], "6", "--output", out)
     assert code == 2 and "disk holding" in err and "is full" in err and "Traceback" not in err
     assert hashes(work) == before  # same release, no temporary file left
@@ -202,11 +202,11 @@ def test_pdf_cut_short_by_a_full_disk_never_replaces_the_report(capsys, work: Pa
     pytest.importorskip("PySide6")
     pdf = work / "r.pdf"
     assert run(capsys, "anonymize", work / "data.csv", *BASE, "--report-pdf", pdf)[0] == 0
-    from kanon_engine.pdf_check import pdf_problem
+    from kanon_engine.release.pdf_check import pdf_problem
 
     assert pdf_problem(pdf.read_bytes()) is None
     before = hashes(work)
-    monkeypatch.setattr("kanon_engine.report.pdf_command", _limited_renderer(30_000))
+    monkeypatch.setattr("kanon_engine.report.document.pdf_command", _limited_renderer(30_000))
     code, _, err = run(capsys, "anonymize", work / "data.csv", *BASE[:-1], "6", "--report-pdf", pdf)
     assert code == 2, err
     assert "r.pdf came out incomplete" in err and "Nothing was replaced" in err
@@ -214,7 +214,7 @@ def test_pdf_cut_short_by_a_full_disk_never_replaces_the_report(capsys, work: Pa
 
 
 def test_pdf_check_catches_every_cut(work: Path) -> None:
-    from kanon_engine.pdf_check import page_count, pdf_problem
+    from kanon_engine.release.pdf_check import page_count, pdf_problem
 
     pytest.importorskip("PySide6")
     pdf = work / "r.pdf"
@@ -291,7 +291,7 @@ def test_read_only_folder_before_any_work(capsys, work: Path, monkeypatch) -> No
             raise PermissionError(errno.EACCES, "Permission denied")
         return real(*a, dir=dir, **kw)
 
-    monkeypatch.setattr("kanon_engine.fileio.tempfile.mkstemp", mkstemp)
+    monkeypatch.setattr("kanon_engine.release.fileio.tempfile.mkstemp", mkstemp)
     before = hashes(work)
     code, _, err = run(capsys, "anonymize", work / "data.csv", *BASE, "--output", work / "rel.csv",
                        "--report-pdf", ro / "r.pdf")  # fmt: skip
@@ -315,7 +315,7 @@ def test_stale_temp_files_are_removed_on_the_next_write(work: Path, caplog) -> N
     for p in not_ours:
         p.write_text("keep")
         _age(p, 3 * 3600)
-    with caplog.at_level(logging.INFO, logger="kanon_engine.fileio"):
+    with caplog.at_level(logging.INFO, logger="kanon_engine.release.fileio"):
         atomic_write_bytes(work / "other.txt", b"x")
     assert not stale.exists() and fresh.exists() and all(p.exists() for p in not_ours)
     assert ".rel.csv.ab12cd_9.tmp" in caplog.text and "34,F" not in caplog.text

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from kanon_engine.core.encoding import encode_table
+from kanon_engine.core.frequency import base_frequency_set
 from kanon_engine.data.table import Table
-from kanon_engine.encoding import encode_table
-from kanon_engine.frequency import base_frequency_set
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import (
     ClassStats,

@@ -10,8 +10,8 @@ import stat
 import pytest
 
 from kanon_engine.errors import DataError
-from kanon_engine.project import Project
-from kanon_engine.sealed import PasswordError, is_sealed
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.sealed import PasswordError, is_sealed
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def test_a_changed_byte_is_refused_not_read(project, tmp_path) -> None:
 
 
 def test_an_empty_password_is_refused(project, tmp_path) -> None:
-    from kanon_engine.sealed import seal
+    from kanon_engine.project.sealed import seal
 
     with pytest.raises(DataError, match="An empty password protects nothing"):
         seal("{}", "")

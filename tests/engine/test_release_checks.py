@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kanon_engine.checks import check_table, release_classes
 from kanon_engine.cli import main
+from kanon_engine.core.table_check import check_table, release_classes
 
 SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
 QI = "age,sex,zip,admission_date"

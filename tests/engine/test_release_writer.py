@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kanon_engine import release_writer
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
-from kanon_engine.export import ExportOptions, export_release, prepare_release
 from kanon_engine.privacy.models import KAnonymity
+from kanon_engine.release import writer as release_writer
+from kanon_engine.release.export import ExportOptions, export_release, prepare_release
 from tests.conftest import ADULT_QI
 from tests.engine import reference as ref
 

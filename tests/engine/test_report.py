@@ -21,11 +21,11 @@ from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.io import read_table
 from kanon_engine.errors import DataError
-from kanon_engine.export import ExportOptions, export_release
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
-from kanon_engine.linkage import linkage_attack
-from kanon_engine.project import Project
-from kanon_engine.report import build_report, class_size_svg, render_html, write_pdf, write_reports
+from kanon_engine.metrics.linkage import linkage_attack
+from kanon_engine.project.project_file import Project
+from kanon_engine.release.export import ExportOptions, export_release
+from kanon_engine.report.document import build_report, class_size_svg, render_html, write_pdf, write_reports
 
 QI = ("age", "sex", "zipcode")
 

@@ -14,9 +14,9 @@ import pytest
 from kanon_engine.cli import main
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.fileio import InputGuard, atomic_write_text
-from kanon_engine.project import SCHEMA_VERSION, Project, ReportDetails, migrate
-from kanon_engine.public_list import PUBLIC_LIST_FILE, PublicList
+from kanon_engine.project.project_file import SCHEMA_VERSION, Project, ReportDetails, migrate
+from kanon_engine.project.public_list import PUBLIC_LIST_FILE, PublicList
+from kanon_engine.release.fileio import InputGuard, atomic_write_text
 
 
 def _voters(folder: Path) -> Path:

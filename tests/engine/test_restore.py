@@ -12,8 +12,8 @@ import pytest
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.project import Project
-from kanon_engine.restore import can_restore, restore_run
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.restore import can_restore, restore_run
 
 
 @pytest.fixture(scope="module")

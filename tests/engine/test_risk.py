@@ -20,8 +20,8 @@ from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.explain import RecordExplainer, explain_record
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
+from kanon_engine.metrics.explain import RecordExplainer, explain_record
 from kanon_engine.metrics.risk import assess, compare, definitions, risk_figures
 from tests.engine import reference as ref
 

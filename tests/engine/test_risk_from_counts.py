@@ -13,8 +13,8 @@ import pytest
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.metrics.risk import assess_sizes, compare, compare_counts, risk_figures
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.project import Project
-from kanon_engine.sources.duckdb_source import DuckDBSource
+from kanon_engine.project.project_file import Project
+from kanon_engine.sources.backends.duckdb_source import DuckDBSource
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_mondrian_cut_by_the_engine_gives_no_original_figures(sample, monkeypatc
     """Mondrian past the memory budget keeps each box's points only while it runs: its counted points
     are a stand-in (one group of every record), which must not be shown as the original data's risk;
     the release's figures still come from its groups."""
-    from kanon_engine.sources import points
+    from kanon_engine.sources.plan import points
 
     project, _table, source = sample
     monkeypatch.setattr(points, "POINT_BUDGET", 600)

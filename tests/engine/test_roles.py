@@ -110,7 +110,7 @@ def test_a_flag_against_the_projects_role_is_refused(capsys, tmp_path) -> None:
 def test_project_file_with_a_column_twice_in_roles(capsys, tmp_path) -> None:
     from kanon_engine.cli import main
     from kanon_engine.errors import ConfigError
-    from kanon_engine.project import Project
+    from kanon_engine.project.project_file import Project
 
     (tmp_path / "d.csv").write_text("name,age\nA,1\nB,2\n")
     path = tmp_path / "p.json"

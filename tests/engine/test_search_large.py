@@ -28,7 +28,7 @@ def test_walking_path_finds_the_brute_force_optimum(problem, metric):
     satisfying = [nd for nd in nodes if nd["satisfies"]]
     with (
         mock.patch("kanon_engine.algorithms.search.DENSE_TAGGING_NODES", 0),
-        mock.patch("kanon_engine.lattice.DENSE_TAGGING_NODES", 0),
+        mock.patch("kanon_engine.core.lattice.DENSE_TAGGING_NODES", 0),
     ):
         algo = get_algorithm("optimal", suppression_limit=limit, metric=metric)
         if not satisfying:

@@ -1,6 +1,6 @@
 """Table sources: every engine gives the same release bytes and the same report figures.
 
-The algorithms work on points counted by a source (:mod:`kanon_engine.sources.points`); only counting and
+The algorithms work on points counted by a source (:mod:`kanon_engine.sources.plan.points`); only counting and
 writing touch rows, so a run in memory and a run on DuckDB (or Dask, tests/engine/test_dask_source.py)
 must agree exactly: the summary of the run (every figure but the engine and the time) and the bytes of
 the release for the same row-order option, on Adult, the bundled sample and random tables, for every
@@ -19,21 +19,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.algorithms.mondrian import _CutChecker, make_axes, partition
+from kanon_engine.algorithms.mondrian.algorithm import _CutChecker, make_axes, partition
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.encoding import encode_table
 from kanon_engine.data.io import read_table
-from kanon_engine.encoding import encode_table
 from kanon_engine.errors import InfeasibleError
-from kanon_engine.export import ExportOptions, export_release
 from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.privacy.models import DistinctLDiversity, KAnonymity, TCloseness
 from kanon_engine.progress import no_progress
-from kanon_engine.project import Project
+from kanon_engine.project.project_file import Project
+from kanon_engine.release.export import ExportOptions, export_release
 from kanon_engine.sources import InMemorySource
-from kanon_engine.sources.choose import choose_engine, open_source
-from kanon_engine.sources.counting import count_points
-from kanon_engine.sources.duckdb_source import DuckDBSource
-from kanon_engine.sources.settings import EngineSettings
+from kanon_engine.sources.backends.choose import choose_engine, open_source
+from kanon_engine.sources.backends.duckdb_source import DuckDBSource
+from kanon_engine.sources.backends.settings import EngineSettings
+from kanon_engine.sources.plan.counting import count_points
 from tests.conftest import ADULT_QI
 from tests.engine.reference import class_groups, suppressed_rows
 
@@ -278,7 +278,7 @@ def test_auto_keeps_a_small_file_in_memory_and_says_why(sample_dir):
 
 
 def test_auto_picks_duckdb_when_the_file_would_not_fit(sample_dir, monkeypatch, tmp_path):
-    import kanon_engine.sources.choose as choose
+    import kanon_engine.sources.backends.choose as choose
 
     monkeypatch.setattr(choose, "physical_memory", lambda: 1 << 20)  # a 1 MB computer
     path = sample_dir / "sample_patients.csv"
@@ -405,7 +405,7 @@ def test_a_crashed_runs_work_folder_is_removed_a_live_ones_kept(sample_dir, tmp_
 def test_ncp_from_points_equals_ncp_over_the_records(adult_dir, adult_hierarchies, name):
     """The NCP of a full-domain release, computed from its points (weights, Datafly's trimmed records
     as suppressed ones of their class), equals the row-by-row NCP of the records it releases."""
-    from kanon_engine.cell_recoding import node_ncp
+    from kanon_engine.release.cell_recoding import node_ncp
 
     table = read_table(adult_dir / "adult.csv")
     hs = {q: adult_hierarchies[q] for q in ADULT_QI}
@@ -423,7 +423,7 @@ def test_memory_source_counts_from_the_column_codes_as_a_pass_over_the_strings_d
     """In memory the value counts and codes come from each column's kept codes, and the point of every
     row from the count itself (no second pass, no lookup); they agree with the pass over the strings the
     streamed engines make and with the lookup of each row's point by its codes."""
-    from kanon_engine.sources.base import encode_batch, value_counts_of
+    from kanon_engine.sources.backends.base import encode_batch, value_counts_of
 
     frame = pd.DataFrame(
         {

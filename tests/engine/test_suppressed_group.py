@@ -9,8 +9,8 @@ import pytest
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.full_domain import apply_transformation
-from kanon_engine.checks import check_table
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.table_check import check_table
 from kanon_engine.data.table import Table
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.hierarchy.model import Hierarchy

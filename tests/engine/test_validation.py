@@ -12,8 +12,8 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy.models import DistinctLDiversity, KAnonymity
-from kanon_engine.project import Project
-from kanon_engine.validation import (
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.validation import (
     ColumnCache,
     analyze_table,
     prepare_hierarchy,
@@ -116,7 +116,7 @@ def test_lattice_too_large_for_an_exhaustive_search(table):
 
 
 def test_cache_checks_each_hierarchy_once(table, monkeypatch):
-    import kanon_engine.validation as v
+    import kanon_engine.project.validation as v
 
     calls = []
     real = v.validate_hierarchy

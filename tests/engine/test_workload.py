@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import get_algorithm
-from kanon_engine.checks import check_table
 from kanon_engine.cli import main
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.table_check import check_table
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.hierarchy.model import Hierarchy
@@ -446,7 +446,7 @@ def test_parse_query_alone():
 def test_report_section_names_and_values_on_the_patients_example(patients):
     """The report's figures carry their names and hand-computed values (section 2.4's example: the
     mean answers the AVG exactly, the COUNT predicate matches one class)."""
-    from kanon_engine.report import _table
+    from kanon_engine.report.document import _table
     from kanon_engine.workload.report_section import section, summary_rows
 
     table, config = patients

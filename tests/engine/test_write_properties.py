@@ -24,12 +24,12 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role
 from kanon_engine.errors import KanonError
-from kanon_engine.export import export_release, export_value_mapping
-from kanon_engine.fileio import InputGuard, atomic_write_text
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv, write_arx_csv
 from kanon_engine.privacy.models import KAnonymity
-from kanon_engine.project import PROJECT_FILE, Project
-from kanon_engine.report import write_reports
+from kanon_engine.project.project_file import PROJECT_FILE, Project
+from kanon_engine.release.export import export_release, export_value_mapping
+from kanon_engine.release.fileio import InputGuard, atomic_write_text
+from kanon_engine.report.document import write_reports
 
 DATA = "age,sex,diag\n" + "".join(
     f"{30 + i % 6},{'MF'[i % 2]},{['flu', 'cold'][i % 3 == 0]}\n" for i in range(60)
@@ -148,7 +148,7 @@ def test_random_writes_never_touch_inputs_nor_leave_half_files(monkeypatch: pyte
                 write = writer(kind, d)
                 with monkeypatch.context() as m:
                     if disk_full:
-                        m.setattr("kanon_engine.fileio.os.fsync", _full_disk)
+                        m.setattr("kanon_engine.release.fileio.os.fsync", _full_disk)
                     try:
                         write(path)
                         wrote = True

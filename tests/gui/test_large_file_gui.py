@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import kanon_engine.sources.choose as choose
+import kanon_engine.sources.backends.choose as choose
 from kanon_engine.algorithms import get_algorithm
-from kanon_engine.project import Project
+from kanon_engine.project.project_file import Project
 from kanon_gui.large_file import PREVIEW_ROWS, is_streamed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,7 +176,7 @@ def test_export_streams_the_same_bytes_as_the_command_line(
     cli = _cli_release(sample_dir, tmp_path / "cli.csv")
     assert hashlib.sha256(gui).hexdigest() == hashlib.sha256(cli).hexdigest()
     # and the release the loaded table would give (the engine's promise: the same bytes everywhere)
-    from kanon_engine.export import export_release
+    from kanon_engine.release.export import export_release
 
     project = Project.load(sample_dir / "sample_project.json")
     table, _warnings = project.load_table()
@@ -215,7 +215,7 @@ def test_engine_settings_open_the_data_again_and_are_saved(window, sample_dir, w
 
 
 def test_memory_chosen_for_a_file_beyond_memory_is_refused(window, sample_dir, tiny_computer, wait_idle):
-    from kanon_engine.sources.settings import EngineSettings
+    from kanon_engine.sources.backends.settings import EngineSettings
 
     window.state.set_engine(EngineSettings(engine="memory"))
     window.load_data(sample_dir / "sample_patients.csv")
@@ -271,7 +271,7 @@ def test_cancel_while_duckdb_encodes_the_rows_is_a_cancel(sample_dir):
     """DuckDB reads the encoded rows from a Python stream and wraps what it raises in its own error; a
     Cancel pressed meanwhile must arrive as a cancel (the window then says "cancelled", not "crashed")."""
     from kanon_engine.errors import Cancelled
-    from kanon_engine.sources.duckdb_source import DuckDBSource
+    from kanon_engine.sources.backends.duckdb_source import DuckDBSource
 
     project = Project.load(sample_dir / "sample_project.json")
     with DuckDBSource(sample_dir / "sample_patients.csv") as source:
@@ -325,8 +325,8 @@ def test_streamed_partitioning_warns_as_the_loaded_one(sample_dir, k):
     """The warnings after a run (a column released as * throughout) for a streamed Mondrian run come from
     its classes' released values; they are those of the run on the loaded table."""
     from kanon_engine.privacy.models import KAnonymity
-    from kanon_engine.sources.duckdb_source import DuckDBSource
-    from kanon_engine.validation import result_warnings
+    from kanon_engine.project.validation import result_warnings
+    from kanon_engine.sources.backends.duckdb_source import DuckDBSource
 
     project = Project.load(sample_dir / "sample_project.json").with_changes(models=(KAnonymity(k=k),))
     table, _warnings = project.load_table()

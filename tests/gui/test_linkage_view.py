@@ -14,9 +14,9 @@ from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.io import read_table
 from kanon_engine.errors import DataError
-from kanon_engine.fileio import atomic_write_text
 from kanon_engine.hierarchy import default_hierarchy
-from kanon_engine.public_list import PUBLIC_LIST_FILE
+from kanon_engine.project.public_list import PUBLIC_LIST_FILE
+from kanon_engine.release.fileio import atomic_write_text
 from kanon_gui.resources import sample_project, sample_register
 from kanon_gui.state import Run
 from kanon_gui.views import linkage_view

@@ -72,7 +72,7 @@ def test_hierarchy_and_chart_export_refuse_inputs(loaded, qtbot) -> None:
 
 
 def test_export_plan_is_checked_before_anything_is_written(loaded, wait_idle) -> None:
-    from kanon_engine.export import ExportOptions
+    from kanon_engine.release.export import ExportOptions
     from kanon_gui.dialogs.export_dialog import ExportPlan, perform_export
 
     window, work = loaded
@@ -96,7 +96,7 @@ def test_opening_a_project_cleans_stale_temp_files(loaded, wait_idle, caplog) ->
     stale.write_text("age,sex\n34,F\n")
     t = time.time() - 7200
     os.utime(stale, (t, t))
-    with caplog.at_level(logging.INFO, logger="kanon_engine.fileio"):
+    with caplog.at_level(logging.INFO, logger="kanon_engine.release.fileio"):
         window.open_project(work / "p.kanon.json")
         wait_idle(window)
     assert not stale.exists()

@@ -8,8 +8,8 @@ import re
 import shutil
 from pathlib import Path
 
-from kanon_engine.project import ReportDetails
-from kanon_engine.public_list import PublicList
+from kanon_engine.project.project_file import ReportDetails
+from kanon_engine.project.public_list import PublicList
 
 
 def _open_and_run(window, folder: Path, wait_idle) -> None:
@@ -77,8 +77,8 @@ def test_sign_off_fields_reach_the_report_and_the_project(
 def test_an_unreadable_public_list_stops_the_export_before_anything_is_written(sample_dir, tmp_path):
     from kanon_engine.cli.anonymize import run_project
     from kanon_engine.errors import DataError
-    from kanon_engine.export import ExportOptions
-    from kanon_engine.project import Project
+    from kanon_engine.project.project_file import Project
+    from kanon_engine.release.export import ExportOptions
     from kanon_gui.dialogs.export_dialog import ExportPlan, perform_export
 
     project = Project.load(sample_dir / "sample_project.json")

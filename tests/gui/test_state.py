@@ -10,8 +10,8 @@ import pytest
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.project import Project
-from kanon_engine.validation import analyze_table, model_values_of, prepare_hierarchy
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.validation import analyze_table, model_values_of, prepare_hierarchy
 from kanon_gui.state import AppState
 
 pytestmark = pytest.mark.gui

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from kanon_engine.data.roles import Role
-from kanon_engine.project import SCHEMA_VERSION
+from kanon_engine.project.project_file import SCHEMA_VERSION
 from kanon_gui.dialogs.import_dialog import ImportDialog
 from kanon_gui.state import AppState
 

@@ -1,0 +1,1 @@
+"""The counting core: integer codes, frequency sets, lattice, node evaluation, suppressed groups."""

@@ -1,0 +1,300 @@
+"""Evaluate lattice nodes: classes, the privacy models, suppression, with a cache of frequency sets.
+
+A node is checked by rolling up the smallest cached frequency set of a node below it (Incognito's
+rollup, LeFevre et al. 2005), so checks higher in the lattice get cheaper, and a table replicated 30
+times costs the same as the original (only counts change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.frequency import (
+    CompositeLayout,
+    FrequencySet,
+    base_frequency_set,
+    roll_up,
+    with_histograms,
+)
+from kanon_engine.core.suppressed_group import GroupRule, enforce
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
+from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
+
+_NEVER = np.iinfo(np.int64).max
+#: Most frequency sets cached (choosing a source compares the node with every cached one).
+_MAX_CACHED = 4096
+#: A node is first tried on a sample of this many times the classes that prove it fails
+#: (:meth:`NodeEvaluator._fails_by_class_count`), when its source has this share more classes still, and
+#: at least _SAMPLE_MIN_CLASSES (below that a roll-up costs milliseconds).
+_SAMPLE_FACTOR = 2
+_SAMPLE_MIN_SHARE = 3
+_SAMPLE_MIN_CLASSES = 200_000
+
+
+@dataclass(eq=False)
+class NodeEvaluation:
+    """The outcome of checking one full-domain transformation (a vector of levels).
+
+    ``suppressed_monotone`` counts the records in classes failing a model that is monotone with
+    suppression (k-anonymity, distinct l-diversity): every generalization of a node where they fit within
+    the limit passes those models. ``suppressed_floor`` (at least ``suppressed_monotone``) is a number of
+    records every specialization of the node has to suppress (:meth:`PrivacyModel.assess`), so a node
+    where it exceeds the limit fails together with all its specializations. ``complete`` is False when the
+    check stopped after k-anonymity (too many records to suppress already, so the node fails whatever the
+    other models say); then ``passes`` and ``suppressed`` cover k-anonymity only.
+    """
+
+    levels: tuple[int, ...]
+    freq: FrequencySet
+    passes: np.ndarray  # per class: passes every model
+    suppressed: int  # records in classes that fail (suppressed when the node is applied), plus trimmed
+    satisfies: bool  # suppressed records fit within the limit
+    suppressed_monotone: int = 0
+    suppressed_floor: int = 0
+    complete: bool = True
+    #: False when the node was found failing through a coarser node (finer than the points: see
+    #: :mod:`kanon_engine.sources.plan.floor`); then ``freq`` is that node's and bounds nothing of this one
+    bounded: bool = True
+    #: the points the node's classes were counted on, when not the evaluator's (a node finer than them)
+    points: Any = None
+    #: per class: records taken out of a passing class so the kept suppressed records number 0 or >= k
+    #: (Datafly's step 4, :mod:`kanon_engine.core.suppressed_group`); None when nothing was taken
+    trimmed: np.ndarray | None = None
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Records per class, every class of the node (released or not)."""
+        return self.freq.counts
+
+    @property
+    def released_sizes(self) -> np.ndarray:
+        """Sizes of the released (passing) classes, after the records taken out by step 4."""
+        sizes = self.freq.counts if self.trimmed is None else self.freq.counts - self.trimmed
+        return sizes[self.passes]
+
+    @property
+    def n_classes(self) -> int:
+        """Classes of the release (classes that are not suppressed)."""
+        return int(self.passes.sum())
+
+
+def evaluator_context(evaluator: NodeEvaluator):
+    """The metric context of an evaluator's nodes (k, MaxSup, whether step 4 may trim classes, and the
+    bottom frequency set it already counted)."""
+    from kanon_engine.metrics.loss import MetricContext
+
+    rule = evaluator.group_rule
+    trims = rule.trim and rule.group_k > 0 and evaluator.max_suppressed > 0
+    return MetricContext(evaluator.enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base)
+
+
+def suppression_allowance(n_rows: int, limit: float) -> int:
+    """Records that may be suppressed for a limit given as a fraction of the records."""
+    if not 0 <= limit <= 1:
+        raise ConfigError(
+            _("The suppression limit must be a fraction between 0 and 1; got {value}.", value=str(limit)),
+            where="suppression-limit",
+        )
+    return int(np.floor(limit * n_rows + 1e-9))
+
+
+class NodeEvaluator:
+    """Checks nodes of one encoded table against a set of privacy models.
+
+    ``max_suppressed`` is the number of records that may be suppressed (MaxSup, Samarati 2001). Frequency
+    sets of checked nodes are cached (up to ``cache_bytes``) so each check rolls up the smallest cached
+    set below it. Histograms of sensitive attributes are rolled up only for nodes that pass k-anonymity
+    within the limit: the others fail whatever the distribution of their sensitive values.
+    ``suppressed_group_k`` > 0 applies Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`); it only
+    adds suppression, so the lower bounds of suppression used for pruning stay valid.
+    """
+
+    #: whether a check can rule out a node's specializations (``suppressed_floor``); an evaluator whose
+    #: "satisfies" is not about suppressed records (cell suppression) says no, and the searches then do
+    #: not classify the lattice
+    rules_out_specializations = True
+
+    def __init__(
+        self,
+        enc: EncodedTable,
+        models: tuple[PrivacyModel, ...],
+        max_suppressed: int,
+        cache_bytes: int = 256 << 20,
+        suppressed_group_k: int = 0,
+    ) -> None:
+        if not any(isinstance(m, KAnonymity) for m in models):
+            raise ConfigError(_("Every run needs k-anonymity (k >= 2) among its privacy models."), where="k")
+        for m in models:
+            if m.sensitive is not None:
+                enc.sensitive_column(m.sensitive)
+        k = max(m.k for m in models if isinstance(m, KAnonymity))
+        self.enc = enc
+        self.models = tuple(models)
+        self.k = k
+        self.max_suppressed = int(max_suppressed)
+        simple = all(isinstance(m, KAnonymity) for m in self.models)
+        self.group_rule = GroupRule(int(suppressed_group_k), k, simple)
+        # whole-class step 4 (other models than k) can make a coarser node need more suppression
+        self.monotone = all_monotone(self.models, self.max_suppressed > 0) and (
+            simple or self.group_rule.group_k == 0 or self.max_suppressed == 0
+        )
+        #: every model is monotone without suppression: a node whose classes all pass has only satisfying
+        #: generalizations
+        self.monotone_without_suppression = all(m.monotone_without_suppression for m in self.models)
+        others = [m for m in self.models if not isinstance(m, KAnonymity)]
+        self._mono = [m for m in others if m.monotone_with_suppression]
+        self._non_mono = [m for m in others if not m.monotone_with_suppression]
+        names = [s.name for s in enc.sensitive]
+        self._sensitive = tuple(sorted({names.index(m.sensitive) for m in others if m.sensitive}))
+        self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
+        self.checks = 0
+        self._entries: list[FrequencySet] = []
+        self._keys = np.zeros((64, enc.n_qi), dtype=np.int16)
+        self._sizes = np.zeros(64, dtype=np.int64)
+        self._cache_bytes = cache_bytes
+        self._used = 0
+
+    def _source(self, levels: tuple[int, ...]) -> FrequencySet:
+        """The smallest cached frequency set of a node at or below ``levels``."""
+        n = len(self._entries)
+        if n == 0:
+            return self.base
+        below = (self._keys[:n] <= np.asarray(levels, dtype=np.int16)).all(axis=1)
+        if not below.any():
+            return self.base
+        sizes = np.where(below, self._sizes[:n], _NEVER)
+        return self._entries[int(np.argmin(sizes))]
+
+    def frequency_set(self, levels: tuple[int, ...] | np.ndarray) -> FrequencySet:
+        """The classes at ``levels`` with the histograms the models need (not counted as a check)."""
+        levels = tuple(int(x) for x in levels)
+        source = self._source(levels)
+        fs, class_map = roll_up(source, levels)
+        return with_histograms(fs, source, class_map) if self._sensitive else fs
+
+    def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = False) -> NodeEvaluation:
+        """Check one node: classes, models, suppression. Counts as one check.
+
+        Unless ``complete``, a node that fails k-anonymity within the limit is not checked further.
+        """
+        if not isinstance(levels, tuple):
+            levels = tuple(int(x) for x in levels)
+        below = self.enc.below
+        if below is not None and not below.covers(levels):
+            return below.evaluate(self, levels, complete)
+        source = self._source(levels)
+        if not complete:
+            failed = self._fails_by_class_count(levels, source)
+            if failed is not None:
+                self.checks += 1
+                return failed
+        fs, class_map = roll_up(source, levels)
+        self.checks += 1
+        passes = fs.counts >= self.k
+        suppressed = int(fs.counts[~passes].sum())
+        if not self._sensitive:
+            self._remember(fs)
+            return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
+        if suppressed > self.max_suppressed and not complete:
+            return NodeEvaluation(levels, fs, passes, suppressed, False, suppressed, suppressed, False)
+        fs = with_histograms(fs, source, class_map)
+        self._remember(fs)
+        stats = ClassStats.of(self.enc, fs)
+        for m in self._mono:
+            passes &= m.passes(stats)
+        suppressed_monotone = int(fs.counts[~passes].sum())
+        share = (~passes).astype(np.float64)
+        for m in self._non_mono:
+            ok_m, share_m = m.assess(stats)
+            passes &= ok_m
+            np.maximum(share, share_m, out=share)
+        suppressed = int(fs.counts[~passes].sum())
+        # a lower bound on a count of records: round down, and a little more for float error
+        floor = max(suppressed_monotone, int(np.floor(float(share @ fs.counts) - 1e-6)))
+        return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor)
+
+    def _fails_by_class_count(self, levels: tuple[int, ...], source: FrequencySet) -> NodeEvaluation | None:
+        """A node proven to fail from a sample of ``source``'s classes, without rolling up all of them;
+        None when the sample proves nothing (or is not much smaller than ``source``).
+
+        Classes passing k-anonymity hold at least k records each, so at most ``n // k`` of the node's
+        classes are kept and every other class has at least one record to suppress: a node with ``C``
+        classes suppresses at least ``C - n // k`` records, and so does every specialization (it has at
+        least as many classes). The sample's classes are some of the node's (every sampled class of
+        ``source`` generalizes into one of them), so more than ``n // k + MaxSup`` of them prove that the
+        node and its specializations fail (Samarati 2001's monotonicity, counted on classes only). Near
+        the bottom of a lattice over millions of points most nodes are such (nearly every point its own
+        class), and a sample of twice that many classes settles them for a fraction of a roll-up.
+        """
+        limit = self.enc.n_rows // self.k + self.max_suppressed
+        sample = _SAMPLE_FACTOR * (limit + 1)
+        if source.n_classes < _SAMPLE_MIN_SHARE * sample or source.n_classes < _SAMPLE_MIN_CLASSES:
+            return None
+        step = source.n_classes // sample
+        part = FrequencySet(source.levels, source.crep[:, ::step], source.counts[::step], source.layout)
+        fs, _class_map = roll_up(part, levels)
+        if fs.n_classes <= limit:
+            return None
+        bound = fs.n_classes - self.enc.n_rows // self.k
+        passes = np.zeros(fs.n_classes, dtype=bool)
+        return NodeEvaluation(levels, fs, passes, bound, False, bound, bound, complete=False, bounded=False)
+
+    def _finish(
+        self,
+        levels: tuple[int, ...],
+        fs: FrequencySet,
+        passes: np.ndarray,
+        suppressed: int,
+        suppressed_monotone: int,
+        floor: int,
+    ) -> NodeEvaluation:
+        """Apply step 4 (it only adds suppression, so the monotone count and the floor stay lower bounds)
+        and decide whether the node satisfies the models within the limit."""
+        trimmed = None
+        if self.group_rule.applies(suppressed):
+            passes, trimmed, suppressed = enforce(
+                self.group_rule, fs.counts, passes, suppressed, self._class_order(fs, levels)
+            )
+        ok = suppressed <= self.max_suppressed
+        return NodeEvaluation(levels, fs, passes, suppressed, ok, suppressed_monotone, floor, trimmed=trimmed)
+
+    def _class_order(self, fs: FrequencySet, levels: tuple[int, ...]) -> np.ndarray:
+        """Rank of every class by its generalized values (hierarchy order, first attribute first)."""
+        leaves = fs.leaves()
+        codes = [self.enc.level_maps[q][lv][leaves[q]] for q, lv in enumerate(levels)]
+        rank = np.empty(fs.n_classes, dtype=np.int64)
+        rank[np.lexsort(codes[::-1])] = np.arange(fs.n_classes)
+        return rank
+
+    def _remember(self, fs: FrequencySet) -> None:
+        """Cache a frequency set; over budget, forget the largest ones (the least useful) until a quarter
+        of the budget is free again, so the eviction's sort is paid rarely."""
+        if fs.size >= self.base.size or fs.nbytes > self._cache_bytes // 4:
+            return
+        n = len(self._entries)
+        if n == len(self._sizes):  # grow the key arrays geometrically
+            self._keys = np.concatenate([self._keys, np.zeros_like(self._keys[: max(n, 64)])])
+            self._sizes = np.concatenate([self._sizes, np.zeros(max(n, 64), dtype=np.int64)])
+        self._entries.append(fs)
+        self._keys[n] = fs.levels
+        self._sizes[n] = fs.size
+        self._used += fs.nbytes
+        if self._used > self._cache_bytes or n + 1 > _MAX_CACHED:
+            order = np.argsort(self._sizes[: n + 1], kind="stable")
+            kept: list[FrequencySet] = []
+            used = 0
+            for i in order:
+                e = self._entries[int(i)]
+                if used + e.nbytes > 3 * self._cache_bytes // 4 or len(kept) >= 3 * _MAX_CACHED // 4:
+                    break
+                kept.append(e)
+                used += e.nbytes
+            self._entries, self._used = kept, used
+            for i, e in enumerate(kept):
+                self._keys[i] = e.levels
+                self._sizes[i] = e.size

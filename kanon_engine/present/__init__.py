@@ -1,0 +1,1 @@
+"""Pure presentation geometry (no Qt): partition boxes, calendar steps, lattice layout, chart data."""

@@ -1,0 +1,1 @@
+"""The release side: building the release, the one guarded atomic writer, export formats."""
