@@ -213,6 +213,11 @@ class PrivacyModel(ABC):
         """The smallest class that can pass (used by Mondrian to skip hopeless cuts)."""
         return 1
 
+    @property
+    def protected(self) -> str:
+        """The sensitive attribute of a model that requires one (its constructor made sure of it)."""
+        return need_sensitive(_(self.title) if self.title else self.name, self.sensitive)
+
     # --- words ----------------------------------------------------------------------------------------
     @abstractmethod
     def describe(self) -> str:

@@ -128,7 +128,7 @@ class DistinctLDiversity(LDiversity):
         need_sensitive("l-diversity", self.sensitive)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        return stats.histograms(self.sensitive).distinct(stats.n_classes) >= self.l
+        return stats.histograms(self.protected).distinct(stats.n_classes) >= self.l
 
     @property
     def min_class_size(self) -> int:
@@ -168,7 +168,7 @@ class EntropyLDiversity(LDiversity):
 
     def entropies(self, stats: ClassStats) -> np.ndarray:
         """Entropy (natural log) of the sensitive values of every class."""
-        cls, _values, cnt = stats.pairs(self.sensitive)
+        cls, _values, cnt = stats.pairs(self.protected)
         p = cnt / stats.sizes[cls]
         return np.bincount(cls, weights=-p * np.log(p), minlength=stats.n_classes)
 
@@ -227,7 +227,7 @@ class RecursiveCLDiversity(LDiversity):
         return {**super().values(), "c": self.c}
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        cls, _values, cnt = stats.pairs(self.sensitive)
+        cls, _values, cnt = stats.pairs(self.protected)
         n = stats.n_classes
         order = np.lexsort((-cnt, cls))
         cls_s, cnt_s = cls[order], cnt[order]

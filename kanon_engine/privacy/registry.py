@@ -27,6 +27,8 @@ def register(cls: type[PrivacyModel]) -> type[PrivacyModel]:
     report (usable as a class decorator). A family's parameters must not reuse another family's names."""
     if not getattr(cls, "name", ""):
         raise TypeError(f"{cls.__name__} has no name")
+    if _REGISTRY.get(cls.name, cls) is not cls:
+        raise ValueError(f"{cls.__name__}: the name {cls.name!r} is {_REGISTRY[cls.name].__name__}'s")
     mine = {spec.name for spec in cls.params}
     for other in families():
         if other.family_name() != cls.family_name() and mine & {s.name for s in other.params}:

@@ -99,8 +99,8 @@ class TCloseness(PrivacyModel):
 
     def distances(self, stats: ClassStats) -> np.ndarray:
         """EMD of every class to the table's distribution, for all classes at once."""
-        col = stats.enc.sensitive_column(self.sensitive)
-        cls, val, cnt = stats.pairs(self.sensitive)
+        col = stats.enc.sensitive_column(self.protected)
+        cls, val, cnt = stats.pairs(self.protected)
         q = col.global_distribution
         p = cnt / stats.sizes[cls]
         n = stats.n_classes

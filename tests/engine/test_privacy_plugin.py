@@ -88,8 +88,11 @@ def test_the_registry_is_the_only_door(toy) -> None:
     assert models_from_values({"k": 2}) == (KAnonymity(2),)  # empty: left out
     with pytest.raises(ConfigError, match="max_groups must be an integer >= 1; got 0"):
         models_from_values({"k": 2, "max_groups": 0})
-    with pytest.raises(ValueError, match="already"):
+    with pytest.raises(ValueError, match="already"):  # a parameter name belongs to one family
         register(type("Clash", (AtMostGroups,), {"name": "clash", "family": "clash"}))
+    with pytest.raises(ValueError, match="'k-anonymity' is KAnonymity's"):  # and a name to one model
+        register(type("Impostor", (AtMostGroups,), {"name": "k-anonymity", "family": "at-most-groups"}))
+    assert model_classes()["k-anonymity"] is KAnonymity
 
 
 def test_it_is_a_cli_flag_and_gone_when_unregistered(toy, capsys) -> None:
