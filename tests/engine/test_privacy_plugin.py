@@ -31,17 +31,24 @@ from kanon_engine.data.table import Table  # noqa: E402
 from kanon_engine.errors import ConfigError  # noqa: E402
 from kanon_engine.metrics.loss import get_metric  # noqa: E402
 from kanon_engine.privacy import (  # noqa: E402
+    DistinctLDiversity,
+    EntropyLDiversity,
     KAnonymity,
+    RecursiveCLDiversity,
     Requirement,
+    TCloseness,
     applicability_problems,
     model_classes,
+    model_from_dict,
     model_params,
+    model_values_of,
     models_from_values,
     register,
     unregister,
 )
 from kanon_engine.project.project_file import Project  # noqa: E402
 from kanon_engine.project.validation import validate  # noqa: E402
+from kanon_engine.report.describe import models_short  # noqa: E402
 from tests.toy_model import AtMostGroups  # noqa: E402
 
 QI = ("age", "sex", "zip")
@@ -213,3 +220,22 @@ def test_it_is_a_field_of_the_workbench_form(toy, qtbot) -> None:
     assert state.run_blocker() is not None
     form.set_value("max_groups", "")
     assert not any(isinstance(m, AtMostGroups) for m in state.project.models)
+
+
+@pytest.mark.parametrize(
+    ("model", "short"),
+    [
+        (DistinctLDiversity(3, "d"), "distinct l = 3 on d"),
+        (EntropyLDiversity(2.5, "d"), "entropy l = 2.5 on d"),
+        (RecursiveCLDiversity(3, 2, "d"), "recursive (c = 3, l = 2) on d"),
+        (TCloseness(0.2, "d", "hierarchical"), "t = 0.2 on d (along the hierarchy)"),
+    ],
+)
+def test_the_built_in_models_go_through_the_same_door(model, short) -> None:
+    """Form values, project-file dict and short words of each shipped model, through the registry."""
+    models = (KAnonymity(4), model)
+    values = model_values_of(models)
+    assert values["sensitive"] == "d" and values["k"] == 4
+    assert models_from_values(values) == models
+    assert model_from_dict(model.to_dict()) == model
+    assert models_short(models) == f"k = 4; {short}"
