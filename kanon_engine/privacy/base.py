@@ -289,33 +289,20 @@ def whole_release_refusal(model: PrivacyModel, algorithm: str) -> str:
 def int_param(name: str, value: Any, minimum: int) -> int:
     """``value`` as an integer of at least ``minimum`` (a whole float or text is accepted), or a
     ConfigError in one sentence: ``k must be an integer >= 2; got 1.``"""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        try:
-            f = float(value)
-        except (TypeError, ValueError):
-            f = math.nan
-        if not f.is_integer():
-            raise ConfigError(
-                _(
-                    "{name} must be an integer >= {low}; got {value}.",
-                    name=name,
-                    low=str(minimum),
-                    value=repr(value),
-                ),
-                where=name,
-            )
-        value = int(f)
-    if value < minimum:
+    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    f = value if is_int else float_or_nan(value)
+    whole = is_int or (math.isfinite(f) and float(f).is_integer())
+    if not whole or f < minimum:
         raise ConfigError(
             _(
                 "{name} must be an integer >= {low}; got {value}.",
                 name=name,
                 low=str(minimum),
-                value=str(value),
+                value=str(int(f)) if whole else repr(value),
             ),
             where=name,
         )
-    return int(value)
+    return int(f)
 
 
 def float_or_nan(value: Any) -> float:
