@@ -194,6 +194,9 @@ class AnonymizationResult:
     n_records: int | None = None
     n_suppressed: int | None = None
     recoding: CellRecoding | None = None
+    #: what a differentially private run promised and spent (SafePub: epsilon, delta, search_budget,
+    #: beta, k, records_sampled, ...); None for every other run
+    differential_privacy: dict[str, Any] | None = None
 
     @property
     def in_memory(self) -> bool:
@@ -284,4 +287,6 @@ class AnonymizationResult:
             out["notes"] = list(self.notes)
         if self.workload is not None:
             out["workload"] = self.workload.to_dict()
+        if self.differential_privacy is not None:  # issue 32's contract: epsilon ... records_sampled
+            out["differential_privacy"] = dict(self.differential_privacy)
         return out

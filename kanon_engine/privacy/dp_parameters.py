@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
+from scipy.stats import binom  # type: ignore[import-untyped]
 
 #: How many n the search for the maximum a_n looks at per vectorized step.
 _BLOCK = 256

@@ -52,6 +52,7 @@ from kanon_engine.release.fileio import (
     temp_file_beside,
 )
 from kanon_engine.release.pdf_check import verify_pdf
+from kanon_engine.report.dp_words import dp_facts, dp_sentences
 from kanon_engine.resources import resources_dir
 from kanon_engine.result import SURVEY_MODELS
 from kanon_engine.workload.report_section import section as workload_section
@@ -228,6 +229,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     )
     if report.get("linkage"):
         out.append(report["linkage"]["summary"])
+    out += dp_sentences(report.get("differential_privacy"))
     return [x[:1].upper() + x[1:] for x in out if x]
 
 
@@ -458,6 +460,7 @@ def build_report(
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
+        "differential_privacy": dp_facts(result),
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
     details = getattr(project, "report", None)
