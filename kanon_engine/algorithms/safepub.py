@@ -265,6 +265,19 @@ class SafePub(Algorithm):
         progress: ProgressCallback,
     ) -> tuple[int, ...]:
         """The node drawn by the exponential mechanism over the whole lattice of the sample."""
+        lattice, scores, sensitivity = self.lattice_scores(enc, config, model, evaluator, progress)
+        chosen = exponential_mechanism(scores, model.dp_search_budget, sensitivity, random_source())
+        return lattice.node(chosen)
+
+    def lattice_scores(
+        self,
+        enc: EncodedTable,
+        config: AnonymizationConfig,
+        model: DifferentialPrivacy,
+        evaluator: NodeEvaluator,
+        progress: ProgressCallback = no_progress,
+    ) -> tuple[Lattice, np.ndarray, float]:
+        """The lattice, the score of every node (in index order) and the score's sensitivity."""
         lattice = Lattice(enc.heights, tuple(enc.qi))
         Lattice.require_size(lattice.size, _(self.title), MAX_NODES)
         n = getattr(self, "_input_rows", enc.n_rows)
@@ -277,5 +290,4 @@ class SafePub(Algorithm):
                 progress(0.9 * i / lattice.size, _("scoring the generalizations"))
             ev = evaluator.evaluate(tuple(int(x) for x in levels), complete=True)
             scores[i], sensitivity = score_and_sensitivity(self.parameters["dp_score"], ev, heights, n, k)
-        chosen = exponential_mechanism(scores, model.dp_search_budget, sensitivity, random_source())
-        return lattice.node(chosen)
+        return lattice, scores, sensitivity
