@@ -131,6 +131,16 @@ def test_exponential_mechanism_selection_frequencies_match_weights(monkeypatch: 
     assert len(set(counts.values())) > 2  # the weights really differ
 
 
+def test_identifiers_never_reach_the_release() -> None:
+    table, config, model = _tiny()
+    frame = table.frame.assign(name=[f"patient {i}" for i in range(table.n_rows)])
+    config = AnonymizationConfig(
+        config.quasi_identifiers, config.hierarchies, config.models, identifiers=("name",)
+    )
+    result = get_algorithm("safepub").run(Table.from_frame(frame), config)
+    assert "name" not in result.release.columns and "rid" in result.release.columns
+
+
 def test_log_sum_exp_never_overflows() -> None:
     scores = np.array([-1e12, -1e12 + 3, -5e11, -2e12])
     p = safepub.selection_probabilities(scores, 1.0, 1.0)
