@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -203,7 +203,7 @@ class SafePub(Algorithm):
         config = dataclasses.replace(config, drop_suppressed=True)
         self._input_rows = records.n_rows  # the n of the scores (constructor arguments stay untouched)
         result = super().run(sample, config, progress)
-        block = {
+        block: dict[str, Any] = {
             "epsilon": model.dp_epsilon,
             "delta": model.dp_delta,
             "search_budget": model.dp_search_budget,
@@ -214,7 +214,9 @@ class SafePub(Algorithm):
             "levels_fixed": bool(model.levels()),
             "score": self.parameters["dp_score"],
         }
-        return dataclasses.replace(_on_input_rows(result, keep), differential_privacy=block)
+        result = _on_input_rows(result, keep)
+        block["records_released"] = int(result.released_records)
+        return dataclasses.replace(result, differential_privacy=block)
 
     def _run(
         self,

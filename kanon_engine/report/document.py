@@ -223,7 +223,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     out = (
         _values_sentences(report["result"]["quasi_identifiers"], risk_a)
         + _cell_level_sentences(report["result"])
-        + _suppression_sentences(report)
+        + ([] if report.get("differential_privacy") else _suppression_sentences(report))  # its own words
         + _risk_sentences(risk_a, risk_b)
         + [_homogeneity_sentence(h) for h in risk_a.get("homogeneity", [])]
     )

@@ -41,7 +41,13 @@ def dp_sentences(block: Mapping[str, Any] | None) -> list[str]:
             kept=formats.decimal(int(block["records_sampled"]), 0),
             given=formats.decimal(int(block.get("records_given", 0)), 0),
         ),
-        _("Every group smaller than {k} records was removed.", k=formats.decimal(int(block["k"]), 0)),
+        _(
+            "Every group smaller than {k} records was removed: {removed} records of the sample; the file "
+            "holds {released}.",
+            k=formats.decimal(int(block["k"]), 0),
+            removed=formats.decimal(int(block["records_sampled"]) - int(block.get("records_released", 0)), 0),
+            released=formats.decimal(int(block.get("records_released", 0)), 0),
+        ),
     ]
     if block.get("levels_fixed"):
         out.append(_("The generalization was fixed in advance, so the whole epsilon went to the sampling."))
