@@ -206,7 +206,7 @@ class SafePub(Algorithm):
         block: dict[str, Any] = {
             "epsilon": model.dp_epsilon,
             "delta": model.dp_delta,
-            "search_budget": model.dp_search_budget,
+            "search_budget": model.search_budget,
             "beta": model.derived.beta,
             "k": max(model.derived.k, k_of(config.models)),
             "records_sampled": int(keep.sum()),
@@ -268,7 +268,7 @@ class SafePub(Algorithm):
     ) -> tuple[int, ...]:
         """The node drawn by the exponential mechanism over the whole lattice of the sample."""
         lattice, scores, sensitivity = self.lattice_scores(enc, config, model, evaluator, progress)
-        chosen = exponential_mechanism(scores, model.dp_search_budget, sensitivity, random_source())
+        chosen = exponential_mechanism(scores, model.search_budget, sensitivity, random_source())
         return lattice.node(chosen)
 
     def lattice_scores(

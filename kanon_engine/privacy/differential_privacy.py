@@ -97,7 +97,7 @@ class DifferentialPrivacy(PrivacyModel):
 
     def __post_init__(self) -> None:
         eps, delta = float_or_nan(self.dp_epsilon), float_or_nan(self.dp_delta)
-        budget = 0.0 if self.dp_levels else float_or_nan(self.dp_search_budget)
+        budget = float_or_nan(self.dp_search_budget)
         if not eps > 0 or not np.isfinite(eps):
             raise ConfigError(
                 _("epsilon must be a number > 0; got {value}.", value=repr(self.dp_epsilon)),
@@ -123,10 +123,16 @@ class DifferentialPrivacy(PrivacyModel):
         object.__setattr__(self, "dp_search_budget", budget)
         object.__setattr__(self, "dp_levels", self.dp_levels or None)
 
+    @property
+    def search_budget(self) -> float:
+        """The part of epsilon the search spends: none when the levels are fixed in advance (the setting
+        is kept, so the project still has it when the levels are cleared)."""
+        return 0.0 if self.dp_levels else self.dp_search_budget
+
     @cached_property
     def derived(self) -> DPParameters:
         """beta and k for these settings (SafePub's Theorem 1, as ARX computes them)."""
-        return derive(self.dp_epsilon, self.dp_delta, self.dp_search_budget)
+        return derive(self.dp_epsilon, self.dp_delta, self.search_budget)
 
     def levels(self) -> dict[str, int]:
         """The fixed levels ``age=2,zip=1`` as a mapping (empty when the search chooses them)."""
