@@ -165,7 +165,7 @@ class DifferentialPrivacy(PrivacyModel):
             return None
         return _(
             "Differential privacy needs its own procedure (random sampling and a random choice of the "
-            "generalization): choose the algorithm SafePub (--algorithm safepub)."
+            "generalization): choose the algorithm SafePub."
         )
 
     def describe(self) -> str:
