@@ -42,7 +42,7 @@ from kanon_engine.core.evaluation import (
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
     Metric,
@@ -52,6 +52,7 @@ from kanon_engine.metrics.loss import (
     node_metrics,
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
+from kanon_engine.privacy import require_applicable
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
@@ -309,6 +310,19 @@ def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -
     return vector
 
 
+class _AppliedLevels:
+    """``apply`` as the models see it (:meth:`PrivacyModel.unsupported_by`): one full-domain node, whole
+    records suppressed."""
+
+    name = "apply"
+    title = N_("Applying chosen levels")
+    full_domain = True
+    parameters: dict[str, Any] = {}
+
+    def works_on_records(self) -> bool:
+        return False
+
+
 def apply_transformation(
     table: Table | TableSource,
     config: AnonymizationConfig,
@@ -329,6 +343,8 @@ def apply_transformation(
     levels are applied as they are: nothing is suppressed and no privacy model is claimed.
     """
     start = time.perf_counter()
+    if enforce:  # a model with a procedure of its own (differential privacy) cannot be applied by levels
+        require_applicable(config.models, _AppliedLevels())
     parameters = {
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),

@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import chisquare
 
 from kanon_engine.algorithms import get_algorithm, safepub
+from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.evaluation import NodeEvaluator
 from kanon_engine.core.table_check import check_table
@@ -156,6 +157,8 @@ def test_refusals_in_one_sentence() -> None:
     table, config, _m = _tiny()
     with pytest.raises(ConfigError, match="SafePub"):
         get_algorithm("optimal", suppression_limit=0.1).run(table, config)
+    with pytest.raises(ConfigError, match="SafePub"):  # chosen levels applied by hand are no DP release
+        apply_transformation(table, config, {"x": 1, "y": 1})
     with pytest.raises(ConfigError, match="epsilon"):
         get_algorithm("safepub").run(table, AnonymizationConfig(("x",), config.hierarchies, (KAnonymity(2),)))
 
