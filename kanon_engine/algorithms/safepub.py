@@ -102,15 +102,15 @@ def exponential_mechanism(
 ) -> int:
     """The index drawn with probability proportional to exp(epsilon * score / (2 * sensitivity)), by the
     log-sum-exp shift and one uniform against the cumulative weights."""
-    logits = np.asarray(scores, dtype=np.float64) * (epsilon / (2.0 * sensitivity))
-    weights = np.exp(logits - logits.max())
-    cumulative = np.cumsum(weights)
+    cumulative = np.cumsum(selection_probabilities(scores, epsilon, sensitivity))
     u = float(source.uniforms(1)[0]) * cumulative[-1]
-    return int(min(np.searchsorted(cumulative, u, side="right"), len(weights) - 1))
+    return int(min(np.searchsorted(cumulative, u, side="right"), len(cumulative) - 1))
 
 
 def selection_probabilities(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
-    """The exponential mechanism's probabilities (what :func:`exponential_mechanism` draws from)."""
+    """The exponential mechanism's probabilities (what :func:`exponential_mechanism` draws from): the
+    largest exponent is subtracted before ``exp`` (log-sum-exp), so the best node weighs 1 and nothing
+    overflows or underflows to an all-zero vector."""
     logits = np.asarray(scores, dtype=np.float64) * (epsilon / (2.0 * sensitivity))
     w = np.exp(logits - logits.max())
     return w / w.sum()
