@@ -22,6 +22,7 @@ batch reader (:mod:`kanon_engine.data.stream`), so every engine counts and write
 from __future__ import annotations
 
 import functools
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -54,6 +55,23 @@ class ColumnCoding:
     @property
     def dtype(self) -> type:
         return np.int16 if self.size < (1 << 15) else np.int32
+
+    @functools.cached_property
+    def key(self) -> str:
+        """A fingerprint of what the coding says (column, values, codes): the key of the engines' caches
+        of encoded rows. Never ``id()``: once a coding is freed, a new one with other codes may land on
+        its address and would be served the old one's counts."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(repr((self.name, self.missing, self.size, len(self.values))).encode())
+        digest.update(np.fromiter(map(len, self.values), np.int64, len(self.values)).tobytes())
+        digest.update("".join(self.values).encode("utf-8", "surrogatepass"))
+        digest.update(np.ascontiguousarray(self.codes, dtype=np.int32).tobytes())
+        return digest.hexdigest()
+
+
+def map_key(mapping: np.ndarray | None) -> bytes | None:
+    """The content of a hierarchy level's code map (one entry per leaf: small), as a cache key."""
+    return None if mapping is None else np.ascontiguousarray(mapping, dtype=np.int64).tobytes()
 
 
 @dataclass(frozen=True, eq=False)

@@ -172,7 +172,7 @@ class DaskSource(StreamedSource):
             )
         self.pieces = self._pieces()
         self._codes: list[Any] | None = None
-        self._code_ids: tuple[int, ...] = ()
+        self._code_ids: tuple[str, ...] = ()
 
     def describe(self) -> str:
         return f"{self.title}, {self.where}{': ' + self.reason if self.reason else ''}"
@@ -223,7 +223,7 @@ class DaskSource(StreamedSource):
         return out
 
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...]) -> None:
-        ids = tuple(id(c) for c in codings)
+        ids = tuple(c.key for c in codings)
         if self._codes is not None and set(ids) <= set(self._code_ids):
             return
         self._codes = self.client.map(
@@ -234,7 +234,7 @@ class DaskSource(StreamedSource):
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         self._ensure_codes(request.codings)
         progress(0.3, _("counting the groups on {where}", where=self.where))
-        rows = [self._code_ids.index(id(c)) for c in request.codings]
+        rows = [self._code_ids.index(c.key) for c in request.codings]
         parts = self.client.gather(
             self.client.map(count_piece, self._codes, rows=rows, maps=request.maps, sizes=request.sizes)
         )
@@ -244,7 +244,7 @@ class DaskSource(StreamedSource):
 
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
         self._ensure_codes(boxes.codings)
-        rows = [self._code_ids.index(id(c)) for c in boxes.codings]
+        rows = [self._code_ids.index(c.key) for c in boxes.codings]
         parts = self.client.gather(self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes))
         merged = [tuple(np.concatenate([p[q][i] for p in parts]) for i in range(3)) for q in range(len(rows))]
         return dense_histograms(merged, boxes)
@@ -255,8 +255,8 @@ class DaskSource(StreamedSource):
         if any(m is not None for m in request.maps):
             raise NotImplementedError("count_in_boxes counts leaves")
         self._ensure_codes(request.codings)
-        rows = [self._code_ids.index(id(c)) for c in request.codings]
-        box_rows = [self._code_ids.index(id(c)) for c in boxes.codings]
+        rows = [self._code_ids.index(c.key) for c in request.codings]
+        box_rows = [self._code_ids.index(c.key) for c in boxes.codings]
         parts = self.client.gather(
             self.client.map(
                 count_piece_in_boxes,

@@ -44,6 +44,7 @@ from kanon_engine.sources.backends.base import (
     PointCounts,
     StreamedSource,
     encode_batch,
+    map_key,
     value_counts_of,
 )
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
@@ -192,9 +193,10 @@ class DuckDBSource(StreamedSource):
             self.con.execute(f"SET allowed_paths = [{_literal(self._parquet_path())}]")
             self.con.execute(f"SET allowed_directories = [{_literal(str(self.work))}]")
         self.con.execute("SET enable_external_access = false")
-        self._codes_key: tuple | None = None
+        self._codes_key: tuple[str, ...] | None = None
         self._n_maps = 0
-        self._kept: tuple[tuple, str] | None = None  # the last request grouped (see _grouped_table)
+        #: the last request grouped, by the keys of its codings and maps (see _grouped_table)
+        self._kept: tuple[tuple[tuple[str, bytes | None], ...], str] | None = None
 
     # --- what the file is ---------------------------------------------------------------------------
     @property
@@ -312,7 +314,7 @@ class DuckDBSource(StreamedSource):
         """Encode the file's rows into the table ``codes`` (once per set of codings)."""
         import duckdb
 
-        key = tuple(id(c) for c in codings)
+        key = tuple(c.key for c in codings)
         if self._codes_key is not None and set(key) <= set(self._codes_key):
             return
         self._kept = None
@@ -374,10 +376,7 @@ class DuckDBSource(StreamedSource):
     def _grouped_table(self, request: CountRequest, progress: ProgressCallback) -> str:
         """The groups of a request as a table, kept until another request is grouped: choosing the floor
         counts a request's groups and then fetches them (one GROUP BY over every row, not two)."""
-        key = tuple(
-            (id(c), None if m is None else np.asarray(m).tobytes())
-            for c, m in zip(request.codings, request.maps)
-        )
+        key = tuple((c.key, map_key(m)) for c, m in zip(request.codings, request.maps))
         if self._kept is not None and self._kept[0] == key:
             return self._kept[1]
         sql, tables = self._grouped(request, progress)
@@ -397,22 +396,19 @@ class DuckDBSource(StreamedSource):
             return []
         self._ensure_codes(requests[0].codings, progress)
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
-        tables: dict[int, str] = {}
-        try:
-            aggregates = []
-            for request in requests:
-                parts = []
-                for m, c in zip(request.maps, request.codings):
-                    if m is None:
-                        parts.append(column[id(c)])
-                    else:
-                        if id(m) not in tables:
-                            tables[id(m)] = self._map_list(m)
-                        parts.append(f"{tables[id(m)]}[{column[id(c)]} + 1]")
-                aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
-            row = self.con.execute(f"SELECT {', '.join(aggregates)} FROM codes").fetchone()
-        finally:
-            pass
+        lists: dict[bytes | None, str] = {}
+        aggregates = []
+        for request in requests:
+            parts = []
+            for m, c in zip(request.maps, request.codings):
+                if m is None:
+                    parts.append(column[c.key])
+                else:
+                    if map_key(m) not in lists:
+                        lists[map_key(m)] = self._map_list(m)
+                    parts.append(f"{lists[map_key(m)]}[{column[c.key]} + 1]")
+            aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
+        row = self.con.execute(f"SELECT {', '.join(aggregates)} FROM codes").fetchone()
         return [int(x) for x in row]
 
     def _map_list(self, mapping: np.ndarray) -> str:
@@ -446,7 +442,7 @@ class DuckDBSource(StreamedSource):
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
         for i, (m, c) in enumerate(zip(request.maps, request.codings)):
-            col = column[id(c)]
+            col = column[c.key]
             if m is None:
                 selects.append(f"codes.{col} AS g{i}")
                 continue
@@ -478,7 +474,7 @@ class DuckDBSource(StreamedSource):
         the row is inside it, less one (boxes are disjoint; -1 when in none)."""
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
-        cols = [column[id(c)] for c in boxes.codings]
+        cols = [column[c.key] for c in boxes.codings]
         full = np.asarray(boxes.n_keys) - 1
         terms, bounded = [], set()
         for b in range(boxes.n_boxes):
@@ -528,7 +524,7 @@ class DuckDBSource(StreamedSource):
         listed = Boxes(boxes.codings, boxes.keys, boxes.lower[which], boxes.upper[which])
         _cols, case, keys = self._box_sql(listed)
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
-        groups = ", ".join(f"{column[id(c)]} AS g{i}" for i, c in enumerate(request.codings))
+        groups = ", ".join(f"{column[c.key]} AS g{i}" for i, c in enumerate(request.codings))
         names = ", ".join(f"g{i}" for i in range(len(request.codings)))
         inner = f"SELECT {', '.join(['*', *keys])} FROM codes"
         sql = (
