@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
@@ -14,9 +14,7 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
-
-if TYPE_CHECKING:
-    from kanon_engine.workload.query import Workload
+from kanon_engine.workload.query import Workload
 
 
 @dataclass(frozen=True)

@@ -319,3 +319,101 @@ def test_no_function_of_the_product_is_over_80_lines() -> None:
     assert not found, (
         f"split these into functions with names (at most {MAX_FUNCTION_LINES} lines):\n" + "\n".join(found)
     )
+
+
+# ------------------------------------------------------------------------------------- engine layers
+#: The engine's layers, lowest first. A module imports from its own layer and the layers below, never
+#: from a layer above (function-level and ``TYPE_CHECKING`` imports included), so each layer can be read,
+#: tested and replaced knowing only what is under it. A unit is a folder or module under kanon_engine
+#: (the longest that matches a module names its layer). Two folders hold two layers each, named apart:
+#: ``release/`` (its file layer, the one guarded writer and the formats, which the readers of data use
+#: too; above everything else, the export of a run) and ``core/`` (the node check, which joins counts,
+#: privacy models and metrics). The order was read off the imports (issue 28) and is the README's.
+ENGINE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("kanon_engine", "errors", "progress", "resources", "params", "i18n")),
+    ("files", ("release.fileio", "release.writer", "release.outputs", "release.pdf_check")),
+    ("data", ("data", "hierarchy")),
+    ("counting core", ("core",)),
+    ("models and analyses", ("privacy", "workload")),
+    ("what to do", ("config",)),
+    ("measures", ("metrics",)),
+    ("node check", ("core.evaluation",)),
+    ("release building", ("release.build", "release.cell_recoding", "result")),
+    ("sources", ("sources",)),
+    ("algorithms", ("algorithms",)),
+    ("export", ("release",)),
+    ("presentation", ("present",)),
+    ("project", ("project",)),
+    ("report", ("report",)),
+    ("session", ("session",)),
+    ("command line", ("cli", "__main__")),
+)
+
+
+def layer_of(module: str) -> int | None:
+    """The index in :data:`ENGINE_LAYERS` of an engine module (None outside the engine or unassigned)."""
+    if module != "kanon_engine" and not module.startswith("kanon_engine."):
+        return None
+    name = module.removeprefix("kanon_engine").lstrip(".") or "kanon_engine"
+    best: tuple[int, int] | None = None
+    for index, (_title, units) in enumerate(ENGINE_LAYERS):
+        for unit in units:
+            if name == unit or name.startswith(unit + "."):
+                if best is None or len(unit) > best[0]:
+                    best = (len(unit), index)
+    return None if best is None else best[1]
+
+
+def imports_nothing(path: Path) -> bool:
+    """A module with no import statement (a package's docstring-only ``__init__``) couples nothing."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return not any(isinstance(n, ast.Import | ast.ImportFrom) for n in ast.walk(tree))
+
+
+def module_path(module: str) -> Path:
+    base = REPO_ROOT.joinpath(*module.split("."))
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """``a (layer) -> b (higher layer)`` for every import that climbs, and the modules with no layer."""
+    found = []
+    for module in sorted(graph):
+        mine = layer_of(module)
+        if mine is None:
+            found.append(f"{module} has no layer in ENGINE_LAYERS")
+            continue
+        for target in sorted(graph[module]):
+            theirs = layer_of(target)
+            if theirs is not None and theirs > mine and not imports_nothing(module_path(target)):
+                found.append(
+                    f"{module} ({ENGINE_LAYERS[mine][0]}) -> {target} ({ENGINE_LAYERS[theirs][0]})"
+                )
+    return found
+
+
+def test_layer_checker_sees_a_climbing_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    pkg = tmp_path / "kanon_engine"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "release").mkdir()
+    (pkg / "__init__.py").write_text('"""root"""\n', encoding="utf-8")
+    (pkg / "core" / "__init__.py").write_text('"""core"""\n', encoding="utf-8")
+    (pkg / "release" / "__init__.py").write_text('"""release"""\n', encoding="utf-8")
+    (pkg / "release" / "writer.py").write_text("X = 1\n", encoding="utf-8")
+    (pkg / "release" / "export.py").write_text("from kanon_engine.release.writer import X\n", encoding="utf-8")
+    (pkg / "core" / "check.py").write_text(
+        "def f():\n    from kanon_engine.release.export import X\n    from kanon_engine.release import writer\n",
+        encoding="utf-8",
+    )
+    assert layer_violations(module_graph([pkg])) == [
+        "kanon_engine.core.check (counting core) -> kanon_engine.release.export (export)"
+    ]
+
+
+def test_engine_imports_never_climb_a_layer() -> None:
+    found = layer_violations(module_graph([ENGINE]))
+    assert not found, (
+        "these imports go from a lower layer of the engine to a higher one (see ENGINE_LAYERS; move the "
+        "shared piece down, or the module up):\n" + "\n".join(found)
+    )

@@ -18,13 +18,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.leaf_order import tree_order
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _, formats, ngettext
 from kanon_engine.workload.constraints import DATE, DECIMAL, NUMBER, ColumnSpec, column_spec, parse_values
 from kanon_engine.workload.distinct import table_column
-from kanon_engine.workload.query import Between, Comparison, InList, Literal, Query, Workload
+from kanon_engine.workload.query import Between, Comparison, InList, Literal, Query, RunSettings, Workload
 
 
 def _number_literal(x: float, spec: ColumnSpec) -> Literal:
@@ -41,7 +41,7 @@ def _number_literal(x: float, spec: ColumnSpec) -> Literal:
 class _Window:
     """The values of one attribute in window order with their record shares, to cut windows from."""
 
-    def __init__(self, table: Table, name: str, config: AnonymizationConfig | None) -> None:
+    def __init__(self, table: Table, name: str, config: RunSettings | None) -> None:
         self.spec = column_spec(table, name)
         coded = table_column(table, name)  # distinct values and their records, read once
         values, counts = coded.values[:-1], coded.counts()[:-1]
@@ -56,8 +56,6 @@ class _Window:
             counts_s = counts_s[counts_s > 0]
             h = config.hierarchies.get(name) if config is not None else None
             if h is not None:
-                from kanon_engine.algorithms.mondrian.algorithm import tree_order
-
                 leaves = [h.values[i] for i in tree_order(h)]
                 order = [v for v in leaves if v in counts_s.index]
             else:
@@ -102,7 +100,7 @@ DEFAULT_SEED = 0
 DEFAULT_PER_QUERY = 2
 
 
-def default_workload(table: Table, config: AnonymizationConfig) -> Workload:
+def default_workload(table: Table, config: RunSettings) -> Workload:
     """The config's workload, or the default generated one over its quasi-identifiers."""
     if config.workload is not None:
         return config.workload
@@ -113,7 +111,7 @@ def default_workload(table: Table, config: AnonymizationConfig) -> Workload:
 
 def generate_workload(
     table: Table,
-    config: AnonymizationConfig | None = None,
+    config: RunSettings | None = None,
     n_queries: int = 100,
     selectivity: float = 0.1,
     attributes: Sequence[str] | None = None,

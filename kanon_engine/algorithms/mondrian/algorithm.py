@@ -14,9 +14,10 @@ Each quasi-identifier is an *axis* with an order on its values (keys):
 - numbers (``Table.kind`` INTEGER/DECIMAL) and dates are cut on their value order; values that are not
   numbers or dates (missing cells) come after them, each its own key;
 - categorical attributes are cut along their hierarchy, top down: the leaves are put in *tree order*
-  (:func:`tree_order`: the members of every hierarchy node are contiguous, siblings in the order the
-  hierarchy lists them), a partition sits at the lowest node covering its values, and a cut sends the
-  children subtrees of that node to two sides, so a cut is a threshold on a child boundary.
+  (:func:`~kanon_engine.core.leaf_order.tree_order`: the members of every hierarchy node are
+  contiguous, siblings in the order the hierarchy lists them), a partition sits at the lowest node
+  covering its values, and a cut sends the children subtrees of that node to two sides, so a cut is a
+  threshold on a child boundary.
 
 Cut rules. Strict: find the median record (the lower median in key order) and the *block* holding it
 (its value; for a categorical axis the child subtree holding it); the cut goes just after the block
@@ -83,6 +84,7 @@ from kanon_engine.algorithms.mondrian.workload import WorkloadGuide
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import group_columns
+from kanon_engine.core.leaf_order import node_paths, tree_order
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
@@ -130,39 +132,6 @@ _NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 
 
 # --------------------------------------------------------------------------------------------- axes
-def tree_order(hierarchy: Hierarchy) -> np.ndarray:
-    """Leaf indices in the order Mondrian and its boxes use for a categorical attribute.
-
-    Every hierarchy node's leaves are contiguous; siblings keep the order in which the hierarchy first
-    lists them; leaves under one parent keep hierarchy order. For hierarchies that list the members of
-    each group together (the builders' and ARX's usual layout) this is the hierarchy order itself.
-    """
-    paths = _node_paths(hierarchy)
-    n = len(hierarchy.values)
-    leaf = np.arange(n)
-    keys = [leaf]
-    for j in range(1, hierarchy.depth):
-        first = np.full(int(paths[j].max()) + 1, n, dtype=np.int64)
-        np.minimum.at(first, paths[j], leaf)
-        keys.append(first[paths[j]])
-    return np.lexsort(keys)
-
-
-def _node_paths(hierarchy: Hierarchy) -> list[np.ndarray]:
-    """Per level, the node id of every leaf, a node being its label *and* its path to the top (so a
-    hierarchy whose labels repeat under different parents still forms a tree)."""
-    depth = hierarchy.depth
-    paths: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * depth
-    n_up = 1
-    for j in range(depth - 1, -1, -1):
-        codes, labels = pd.factorize(hierarchy.matrix[:, j])
-        if j == depth - 1:
-            paths[j], n_up = codes.astype(np.int64), len(labels)
-        else:
-            paths[j], n_up = group_columns([paths[j + 1], codes.astype(np.int64)], [n_up, len(labels)])
-    return paths
-
-
 class _Axis(ABC):
     """One quasi-identifier as Mondrian sees it: keys (an order on its leaves) and how to summarize."""
 
@@ -314,7 +283,7 @@ class _TreeAxis(_Axis):
         self.n_keys = n
         self.key_of_leaf = np.empty(n, dtype=np.int64)
         self.key_of_leaf[order] = np.arange(n)
-        paths = _node_paths(hierarchy)
+        paths = node_paths(hierarchy)
         # node id of every key per level, plus a virtual root above the top level
         self.node: list[np.ndarray] = [p[order] for p in paths] + [np.zeros(n, dtype=np.int64)]
         self.first: list[np.ndarray] = []
