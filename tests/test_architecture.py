@@ -358,9 +358,9 @@ def layer_of(module: str) -> int | None:
     best: tuple[int, int] | None = None
     for index, (_title, units) in enumerate(ENGINE_LAYERS):
         for unit in units:
-            if name == unit or name.startswith(unit + "."):
-                if best is None or len(unit) > best[0]:
-                    best = (len(unit), index)
+            inside = name == unit or name.startswith(unit + ".")
+            if inside and (best is None or len(unit) > best[0]):
+                best = (len(unit), index)
     return None if best is None else best[1]
 
 
@@ -386,9 +386,7 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
         for target in sorted(graph[module]):
             theirs = layer_of(target)
             if theirs is not None and theirs > mine and not imports_nothing(module_path(target)):
-                found.append(
-                    f"{module} ({ENGINE_LAYERS[mine][0]}) -> {target} ({ENGINE_LAYERS[theirs][0]})"
-                )
+                found.append(f"{module} ({ENGINE_LAYERS[mine][0]}) -> {target} ({ENGINE_LAYERS[theirs][0]})")
     return found
 
 
@@ -401,11 +399,11 @@ def test_layer_checker_sees_a_climbing_import(tmp_path: Path, monkeypatch: pytes
     (pkg / "core" / "__init__.py").write_text('"""core"""\n', encoding="utf-8")
     (pkg / "release" / "__init__.py").write_text('"""release"""\n', encoding="utf-8")
     (pkg / "release" / "writer.py").write_text("X = 1\n", encoding="utf-8")
-    (pkg / "release" / "export.py").write_text("from kanon_engine.release.writer import X\n", encoding="utf-8")
-    (pkg / "core" / "check.py").write_text(
-        "def f():\n    from kanon_engine.release.export import X\n    from kanon_engine.release import writer\n",
-        encoding="utf-8",
-    )
+    export = "from kanon_engine.release.writer import X\n"
+    (pkg / "release" / "export.py").write_text(export, encoding="utf-8")
+    check = "def f():\n    from kanon_engine.release.export import X\n"
+    check += "    from kanon_engine.release import writer\n"
+    (pkg / "core" / "check.py").write_text(check, encoding="utf-8")
     assert layer_violations(module_graph([pkg])) == [
         "kanon_engine.core.check (counting core) -> kanon_engine.release.export (export)"
     ]
@@ -416,4 +414,57 @@ def test_engine_imports_never_climb_a_layer() -> None:
     assert not found, (
         "these imports go from a lower layer of the engine to a higher one (see ENGINE_LAYERS; move the "
         "shared piece down, or the module up):\n" + "\n".join(found)
+    )
+
+
+# ------------------------------------------------------------------------------------- private names
+def private_imports(files: list[Path]) -> list[str]:
+    """``path:line module._name`` for every private name (one leading underscore; ``_`` itself is the
+    message lookup) a product module takes from another product module, by ``from m import _name`` or as
+    ``m._name`` of an imported module."""
+    products = ("kanon_engine", "kanon_gui")
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__") and name != "_"
+
+    found = []
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        where = path.relative_to(REPO_ROOT)
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in products:
+                for alias in node.names:
+                    if private(alias.name):
+                        found.append(f"{where}:{node.lineno} {node.module}.{alias.name}")
+                    modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules.update(a.asname or a.name for a in node.names if a.name.split(".")[0] in products)
+        for node in ast.walk(tree):
+            named = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            if named and private(node.attr) and node.value.id in modules:
+                found.append(f"{where}:{node.lineno} {node.value.id}.{node.attr}")
+    return sorted(found)
+
+
+def test_private_name_finder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from kanon_engine.i18n import _, N_\nfrom kanon_engine.data.io import _read_head, read_table\n"
+        "from kanon_engine.release import fileio\nfileio._try_lock(3)\nfrom os import _exit\n",
+        encoding="utf-8",
+    )
+    assert private_imports([bad]) == [
+        "bad.py:2 kanon_engine.data.io._read_head",
+        "bad.py:4 fileio._try_lock",
+    ]
+
+
+def test_no_module_takes_a_private_name_of_another() -> None:
+    files = python_files(ENGINE) + python_files(GUI)
+    found = private_imports(files)
+    assert not found, (
+        "a name another module needs is that module's API: drop its underscore (and give it a "
+        "docstring):\n" + "\n".join(found)
     )

@@ -24,13 +24,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from kanon_engine.data.io import (
-    _column_names,
-    _empty_error,
-    _format_of,
-    _header_only_error,
-    _header_record,
-    _read_head,
     arrow_to_text,
+    column_names,
+    empty_error,
+    format_of,
+    header_only_error,
+    header_record,
+    read_head,
 )
 from kanon_engine.data.sniff import decoded_sample, detect_encoding, normalize_encoding, sniff_text
 from kanon_engine.data.table import ReadOptions
@@ -64,8 +64,8 @@ def inspect_file(path: str | Path, options: ReadOptions | None = None) -> Stream
     """Sniff a file's format, dialect and column names from its start (and, for Parquet, its footer)."""
     path = Path(path)
     opts = options or ReadOptions()
-    head, complete = _read_head(path, 64)
-    kind = _format_of(path, head)
+    head, complete = read_head(path, 64)
+    kind = format_of(path, head)
     if kind == "xlsx":
         raise DataError(
             _("{name} is an Excel workbook, which is read whole into memory.", name=path.name),
@@ -88,21 +88,21 @@ def _inspect_text(path: Path, head: bytes, complete: bool, o: ReadOptions) -> St
     text = decoded_sample(head, enc, complete=complete)
     text = text.removeprefix("\ufeff")
     if not text.strip():
-        raise _empty_error(path.name)
+        raise empty_error(path.name)
     d, q = sniff_text(text, delimiter=o.delimiter, quotechar=o.quotechar)
-    first, _rest = _header_record(text, d, q)
+    first, _rest = header_record(text, d, q)
     if not first:
-        raise _empty_error(path.name)
+        raise empty_error(path.name)
     bom = len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0
     if o.header:
-        names = _column_names(first, path.name)
+        names = column_names(first, path.name)
         pos = _header_end(text, d, q)
         offset = bom + len(text[:pos].encode(_python_codec(enc)))
     else:
         names = [f"column_{i}" for i in range(1, len(first) + 1)]
         offset = bom
     if o.header and offset >= path.stat().st_size:
-        raise _header_only_error(path.name)
+        raise header_only_error(path.name)
     return StreamedFile(
         path,
         "text",
@@ -119,8 +119,8 @@ def _python_codec(enc: str) -> str:
 
 def _header_end(text: str, delimiter: str, quotechar: str) -> int:
     """Character offset just after the header record in ``text``."""
-    _first, after = _header_record(text, delimiter, quotechar)
-    # _header_record gives a UTF-8 byte offset; turn it back into characters
+    _first, after = header_record(text, delimiter, quotechar)
+    # header_record gives a UTF-8 byte offset; turn it back into characters
     return len(text.encode("utf-8")[:after].decode("utf-8", errors="ignore"))
 
 
@@ -137,10 +137,10 @@ def _inspect_parquet(path: Path) -> StreamedFile:
         ) from None
     schema = pf.schema_arrow
     if len(schema) == 0:
-        raise _empty_error(path.name)
+        raise empty_error(path.name)
     if pf.metadata.num_rows == 0:
-        raise _header_only_error(path.name)
-    names = _column_names([str(n) for n in schema.names], path.name)
+        raise header_only_error(path.name)
+    names = column_names([str(n) for n in schema.names], path.name)
     dates: dict[str, bool] = {}
     for raw, name in zip(schema.names, names):
         if pa.types.is_timestamp(schema.field(raw).type):

@@ -48,7 +48,7 @@ def missing_as_empty(values: np.ndarray | pd.Series) -> np.ndarray:
     return out
 
 
-def _missing_as_empty_codes(cat: pd.Categorical) -> pd.Categorical:
+def missing_as_empty_codes(cat: pd.Categorical) -> pd.Categorical:
     """:func:`missing_as_empty` for a categorical column: the missing-value group's codes become missing."""
     missing = np.flatnonzero(pd.Index(cat.categories).isin([MISSING, MISSING_LABEL]))
     if not len(missing):
@@ -75,7 +75,7 @@ def assemble_release(
     columns: dict[str, pd.Series] = {c: frame[c] for c in keep}
     for name, values in qi_values.items():
         if isinstance(values, pd.Categorical):
-            columns[name] = pd.Series(_missing_as_empty_codes(values), index=frame.index, copy=False)
+            columns[name] = pd.Series(missing_as_empty_codes(values), index=frame.index, copy=False)
         else:
             columns[name] = pd.Series(missing_as_empty(values), index=frame.index, dtype=object)
     if suppressed_rows.any():

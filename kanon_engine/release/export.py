@@ -41,7 +41,7 @@ from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
-from kanon_engine.release.fileio import _format_for, refuse_input_overwrite, write_table
+from kanon_engine.release.fileio import format_for, refuse_input_overwrite, write_table
 from kanon_engine.release.writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
 
 __all__ = ["FORMULA_STARTS", "csv_bytes", "sha256_file"]
@@ -321,7 +321,7 @@ def export_release(
         return _export_streamed(table, result, Path(path), options, project_path)
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
-    fmt = _format_for(path, options.fmt)
+    fmt = format_for(path, options.fmt)
     frame, facts = prepare_release(table, result, options)
     written = _write(frame, path, fmt, options.delimiter, options.bom, options.neutralize_formulas)
     return ExportSummary(

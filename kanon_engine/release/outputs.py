@@ -23,8 +23,8 @@ from kanon_engine.release.fileio import (
     FORMATS_BY_SUFFIX,
     InputGuard,
     Protected,
-    _os_error,
     check_not_input,
+    os_error,
     same_file,
     temp_file_beside,
 )
@@ -196,7 +196,7 @@ def _check_folder(out: Output, path: Path) -> None:
     except DataError as exc:
         raise DataError(f"{_cap(out.label)}: {exc.message}", hint=exc.hint, where=exc.where) from None
     except OSError as err:  # pragma: no cover - temp_file_beside turns these into DataError
-        raise _os_error(path, err) from None
+        raise os_error(path, err) from None
 
 
 # --- the command line's flags -------------------------------------------------------------------------

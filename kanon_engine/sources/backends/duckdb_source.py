@@ -605,10 +605,10 @@ WORK_PREFIX = "kanon-duckdb-"
 
 def _hold_lock(work: Path) -> int:
     """A lock file in the work folder, held while the source lives (a crashed run's folder has none)."""
-    from kanon_engine.release.fileio import _try_lock
+    from kanon_engine.release.fileio import try_lock
 
     fd = os.open(work / "lock", os.O_CREAT | os.O_RDWR, 0o600)
-    _try_lock(fd)
+    try_lock(fd)
     return fd
 
 
@@ -617,7 +617,7 @@ def remove_stale_work_folders(parent: Path) -> list[str]:
     those whose lock no process holds. Where locks are unavailable, only folders a day old."""
     import time
 
-    from kanon_engine.release.fileio import _try_lock
+    from kanon_engine.release.fileio import try_lock
 
     removed = []
     for entry in parent.glob(f"{WORK_PREFIX}*"):
@@ -628,7 +628,7 @@ def remove_stale_work_folders(parent: Path) -> list[str]:
             stale = time.time() - entry.stat().st_mtime > 86400 if entry.exists() else False
         else:
             try:
-                taken = _try_lock(fd)
+                taken = try_lock(fd)
                 stale = taken is True or (taken is None and time.time() - lock.stat().st_mtime > 86400)
             finally:
                 os.close(fd)
