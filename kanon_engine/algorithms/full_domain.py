@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm, Job
 from kanon_engine.algorithms.cell_suppression import (
     SUPPRESS,
     CellMetric,
@@ -52,7 +52,6 @@ from kanon_engine.metrics.loss import (
     node_metrics,
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
-from kanon_engine.progress import ProgressCallback
 from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -141,14 +140,8 @@ class FullDomainAlgorithm(Algorithm):
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = LatticeSearch(
             enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.cli.common import (
     add_output_flags,
     check_outputs,
@@ -23,6 +22,7 @@ from kanon_engine.cli.common import (
 )
 from kanon_engine.cli.flags import add_project_flags, given, project_and_table
 from kanon_engine.privacy.models import KAnonymity
+from kanon_engine.session import apply_levels
 
 #: What ``apply`` prints on stdout (one JSON line; a contract).
 PRINTED = ("records", "suppressed", "classes", "min_class_size", "transformation")
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         save_project(args, project)
         # without a model flag no model is claimed (k = 2 only makes the configuration complete)
         config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
-        result = apply_transformation(
+        result = apply_levels(
             table,
             config,
             levels(args.levels),

@@ -18,20 +18,19 @@ the CLI's contract: one plain sentence on stderr, exit 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 from typing import Any
 
-from kanon_engine.cli.anonymize import run_project
 from kanon_engine.cli.common import (
     EXIT_OK,
     add_output_flags,
     check_outputs,
     dumps,
+    export_plan,
     read,
     save_project,
     warn,
-    write_release,
-    write_run_reports,
 )
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.config import AnonymizationConfig
@@ -46,6 +45,7 @@ from kanon_engine.project.project_file import Project
 from kanon_engine.project.public_list import join_of, read_public_list
 from kanon_engine.project.validation import require_valid
 from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.session import export, run_project
 
 
 def register(subparsers: Any) -> None:
@@ -119,9 +119,9 @@ def run(args: argparse.Namespace) -> int:
         out["explanations"] = [explainer.explain(row - 1, config.k).to_dict() for row in args.explain]
     if args.definitions:
         out["definitions"] = definitions()
-    if result is not None:
-        written = write_release(args, table, result)
-        write_run_reports(args, table, project, result, written, linkage=link, threshold=args.threshold)
+    if result is not None:  # the release and its reports (--report is the JSON printed here)
+        plan = dataclasses.replace(export_plan(args, project), report_json=None)
+        export(table, project, result, plan, linkage=link, threshold=args.threshold)
     _print_and_save(args, table, dumps(out, indent=2))
     return EXIT_OK
 

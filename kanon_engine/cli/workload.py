@@ -21,7 +21,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from kanon_engine.cli.anonymize import run_project
 from kanon_engine.cli.common import EXIT_OK, dumps, read, save_project, warn
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.cli.workload_flags import add_generator_flags, choose_workload, write_workload
@@ -29,6 +28,7 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.project.validation import require_valid
 from kanon_engine.release.fileio import atomic_write_text
+from kanon_engine.session import run_project
 from kanon_engine.workload import evaluate_release
 
 

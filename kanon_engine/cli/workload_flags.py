@@ -11,8 +11,8 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.session import measure
 from kanon_engine.workload import Workload, generate_workload
-from kanon_engine.workload.evaluate import with_workload
 from kanon_engine.workload.generate import (
     DEFAULT_PER_QUERY,
     DEFAULT_QUERIES,
@@ -76,4 +76,4 @@ def measured(args: argparse.Namespace, table: Table, result: AnonymizationResult
         return result
     workload = choose_workload(args, table, result.config)
     write_workload(args, workload)
-    return with_workload(result, table, workload)
+    return measure(result, table, workload)

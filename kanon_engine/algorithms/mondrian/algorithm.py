@@ -71,7 +71,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kanon_engine.algorithms.base import METRIC, Algorithm
+from kanon_engine.algorithms.base import METRIC, Algorithm, Job
 from kanon_engine.algorithms.mondrian.engine import (
     Kernel,
     Labels,
@@ -847,7 +847,7 @@ class _Mondrian(Algorithm):
             return self._run_by_engine(source, config, spec, progress, start)
         counted = points.points_at(source, spec, leaves, progress)
         require_k_fits(config.k, counted.enc.n_rows)
-        result = self._run(source, config, counted.enc, progress, start)
+        result = self._run(Job(source, config, counted.enc, progress, start))
         return finish_result(source, counted, result, start)
 
     def _run_by_engine(
@@ -903,14 +903,8 @@ class _Mondrian(Algorithm):
 
         return cut
 
-    def _run(
-        self,
-        table: TableSource,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
