@@ -31,7 +31,7 @@ from kanon_engine.algorithms.cell_suppression import (
 )
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig, require_k_fits
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import (
     NodeEvaluation,
@@ -40,7 +40,7 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.metrics.loss import (
@@ -93,7 +93,7 @@ class FullDomainAlgorithm(Algorithm):
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
+    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -225,7 +225,7 @@ def points_ncp(
 def full_domain_result(
     algorithm: str,
     parameters: dict[str, Any],
-    table: Table,
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     ev: NodeEvaluation,

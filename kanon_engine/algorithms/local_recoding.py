@@ -105,7 +105,7 @@ class LocalRecoding(Algorithm):
         levels = peeling.class_levels[record_class].astype(np.int8)
         rec = CellRecoding(enc.qi, levels, np.zeros(levels.shape, dtype=bool), "CG")
         used = len(rec.transformations())
-        notes = (
+        notes: tuple[str, ...] = (
             _(
                 "Local recoding visited {steps} transformations; {used} of them are used by the released "
                 "classes.",

@@ -171,7 +171,7 @@ class LocalSuppression(Algorithm):
         progress(0.95, _("building the release"))
         suppressed = peeling.class_levels[peeling.record_classes(record_row)] > 0
         rec = CellRecoding(enc.qi, np.zeros(suppressed.shape, dtype=np.int8), suppressed, "CS")
-        notes = (
+        notes: tuple[str, ...] = (
             _(
                 "Suppression order (kept longest first): {columns}.",
                 columns=", ".join(enc.qi[q] for q in order),

@@ -46,6 +46,7 @@ from kanon_engine.project.public_list import join_of, read_public_list
 from kanon_engine.project.validation import require_valid
 from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
 from kanon_engine.session import export, run_project
+from kanon_engine.sources import rows_in_memory
 
 
 def register(subparsers: Any) -> None:
@@ -89,7 +90,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Prints the JSON document, writes the optional files; returns 0."""
     _check_combination(args)
-    project, table = project_and_table(args)
+    project, source = project_and_table(args)
+    table = rows_in_memory(source, _("The risk assessment"))
     config = project.config(table)
     check_outputs(args, project)
     save_project(args, project)

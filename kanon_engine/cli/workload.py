@@ -29,6 +29,7 @@ from kanon_engine.i18n import _
 from kanon_engine.project.validation import require_valid
 from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.session import run_project
+from kanon_engine.sources import rows_in_memory
 from kanon_engine.workload import evaluate_release
 
 
@@ -56,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
             _("Give either --release (evaluate a file) or --anonymize (make a release), one of the two."),
             where="--release",
         )
-    project, table = project_and_table(args)
+    project, source = project_and_table(args)
+    table = rows_in_memory(source, _("The workload's evaluation"))
     save_project(args, project)
     config = project.config(table)
     workload = choose_workload(args, table, config)

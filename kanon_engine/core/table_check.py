@@ -40,7 +40,7 @@ class ClassCheck:
     def k_anonymous(self) -> bool:
         return self.records_below_k == 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "k_anonymous": self.k_anonymous,
             "requested_k": self.requested_k,

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from kanon_engine.data.sniff import (
@@ -591,7 +592,6 @@ def arrow_to_text(col: pa.ChunkedArray | pa.Array, midnight: bool | None = None)
     A timestamp column is written as dates when every value is at midnight; ``midnight`` gives that
     answer for the whole column when ``col`` is only part of it (a streamed batch).
     """
-    import pyarrow.compute as pc
 
     t = col.type
     if pa.types.is_dictionary(t):

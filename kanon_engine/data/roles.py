@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, text_of
 
 
@@ -71,7 +72,6 @@ def merge_roles(
 
 
 def _conflict(col: str, first: Role, how_first: str, second: Role, how_second: str) -> Exception:
-    from kanon_engine.errors import ConfigError
 
     hint = _("Give the column one role only.")
     if how_first.startswith("in "):

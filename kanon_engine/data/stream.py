@@ -15,9 +15,11 @@ pass over that column only, as the loaded table decides it over the whole column
 from __future__ import annotations
 
 import codecs
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -184,14 +186,13 @@ def records_batches(
 ) -> Iterator[pa.RecordBatch]:
     """Batches of records of a text file held in ``data`` (whole records, no header): a piece of the file
     that a Dask worker reads, parsed exactly as :func:`text_batches` parses the file."""
-    import io
 
     wanted = list(f.names) if columns is None else [c for c in f.names if c in set(columns)]
     yield from _text_batches(f, wanted, batch_rows, io.BytesIO(data))
 
 
 def _text_batches(
-    f: StreamedFile, wanted: list[str], batch_rows: int, stream: object | None = None
+    f: StreamedFile, wanted: list[str], batch_rows: int, stream: BinaryIO | None = None
 ) -> Iterator[pa.RecordBatch]:
     internal = [f"f{i}" for i in range(len(f.names))]
     keep = [internal[f.names.index(c)] for c in wanted]

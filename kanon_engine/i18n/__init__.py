@@ -55,7 +55,7 @@ def _fill(text: str, values: dict[str, Any]) -> str:
     return text.format_map(_Values({k: format_number_for(v) for k, v in values.items()}))
 
 
-class _Values(dict):
+class _Values(dict[str, str]):
     """A placeholder with no value stays as it is (a catalog mistake shows, it does not crash)."""
 
     def __missing__(self, key: str) -> str:

@@ -140,7 +140,7 @@ def class_boxes(result: AnonymizationResult, ax: AxisData, ay: AxisData) -> BoxS
         ]
         source = "partitions"
     else:
-        bounds = [_class_minmax(result.row_class, a.coords, result.n_classes) for a in (ax, ay)]
+        bounds = [_class_minmax(result.classes_of_rows(), a.coords, result.n_classes) for a in (ax, ay)]
         cls = np.arange(result.n_classes, dtype=np.int64)
         source = "data"
     edges = []

@@ -227,8 +227,9 @@ def distribution(
 def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
     """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``; ``kind`` is
     the chart's title in words."""
-    for prefix, kind in (("ncp:", _(LOSS_KINDS["ncp"])), ("intensity:", _(LOSS_KINDS["intensity"]))):
+    for kind, title in LOSS_KINDS.items():
+        prefix = f"{kind}:"
         values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
         if values:
-            return kind, values
+            return _(title), values
     return "", {}

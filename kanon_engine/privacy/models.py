@@ -13,6 +13,7 @@ full-domain algorithms (classes of a lattice node) and Mondrian (a cut is allowa
 
 from __future__ import annotations
 
+import inspect
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -520,7 +521,6 @@ def model_from_dict(d: dict[str, Any]) -> PrivacyModel:
             _("Unknown privacy model '{name}'; known: {known}.", name=str(name), known=", ".join(_MODELS)),
             where="models",
         )
-    import inspect
 
     params = inspect.signature(_MODELS[name]).parameters
     unknown = [k for k in d if k not in params]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import EncodedTable
@@ -110,9 +112,6 @@ def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray) -> pd.Series
         return pd.Series(pd.Categorical.from_codes(codes, labels), index=column.index, copy=False)
     arrow = getattr(column.array, "_pa_array", None)
     if arrow is not None and isinstance(column.dtype, pd.StringDtype):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         masked = pc.if_else(pa.array(suppressed_rows), pa.scalar(ROOT, arrow.type), arrow)
         return pd.Series(pd.array(masked, dtype=column.dtype), index=column.index, copy=False)
     col = column.astype(object)

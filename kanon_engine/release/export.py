@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike, loaded
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
@@ -43,6 +44,7 @@ from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
 from kanon_engine.release.fileio import format_for, refuse_input_overwrite, write_table
 from kanon_engine.release.writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
+from kanon_engine.sources.plan.sink import stream_release
 
 __all__ = ["FORMULA_STARTS", "csv_bytes", "sha256_file"]
 
@@ -61,7 +63,9 @@ def neutralize_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return release_writer.neutralized_frame(frame)
 
 
-def _write(frame: pd.DataFrame, path: Path, fmt: str, delimiter: str, bom: bool, neutralize: bool):
+def _write(
+    frame: pd.DataFrame, path: Path, fmt: str, delimiter: str, bom: bool, neutralize: bool
+) -> release_writer.WrittenRelease:
     """Write a release or a table of strings: CSV/TSV and Parquet from codes and labels
     (:mod:`kanon_engine.release.writer`), XLSX cell by cell (:func:`kanon_engine.release.fileio.write_table`).
     Returns what was written."""
@@ -158,8 +162,6 @@ def _same_cells(a: pd.Series, b: pd.Series) -> np.ndarray:
     text columns without turning cells into Python strings."""
     arrow_a, arrow_b = getattr(a.array, "_pa_array", None), getattr(b.array, "_pa_array", None)
     if arrow_a is not None and arrow_b is not None and arrow_a.type == arrow_b.type:
-        import pyarrow.compute as pc
-
         equal = pc.fill_null(pc.equal(arrow_a, arrow_b), False)
         both_missing = pc.and_(pc.is_null(arrow_a), pc.is_null(arrow_b))
         return pc.or_(equal, both_missing).to_numpy(zero_copy_only=False)
@@ -307,7 +309,7 @@ def prepare_release(
 
 
 def export_release(
-    table: Table,
+    table: TableLike,
     result: Any,
     path: str | Path,
     options: ExportOptions = ExportOptions(),
@@ -322,7 +324,7 @@ def export_release(
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
     fmt = format_for(path, options.fmt)
-    frame, facts = prepare_release(table, result, options)
+    frame, facts = prepare_release(loaded(table), result, options)
     written = _write(frame, path, fmt, options.delimiter, options.bom, options.neutralize_formulas)
     return ExportSummary(
         path,
@@ -342,7 +344,6 @@ def _export_streamed(
     source: Any, result: Any, path: Path, options: ExportOptions, project_path: str | Path | None
 ) -> ExportSummary:
     """The export of a run that holds no release: streamed from its source (same bytes)."""
-    from kanon_engine.sources.plan.sink import stream_release
 
     written, facts = stream_release(source, result, path, options, project_path, pseudonymize_identifiers)
     drop = facts.get("drop", False)
@@ -392,7 +393,7 @@ def value_mapping(table: Table, result: Any) -> pd.DataFrame:
 
 
 def export_value_mapping(
-    table: Table,
+    table: TableLike,
     result: Any,
     path: str | Path,
     delimiter: str = ",",
@@ -402,7 +403,7 @@ def export_value_mapping(
     """Write :func:`value_mapping` as CSV (formula-neutralized), atomically."""
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
-    _write(value_mapping(table, result), path, "csv", delimiter, bom, True)
+    _write(value_mapping(loaded(table), result), path, "csv", delimiter, bom, True)
     return path
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
+import pyarrow as pa
 
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.i18n import _
@@ -641,7 +642,6 @@ def _write_xlsx(df: pd.DataFrame, path: Path) -> None:
 
 
 def _write_parquet(df: pd.DataFrame, path: Path) -> None:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(df, preserve_index=False)

@@ -72,7 +72,9 @@ def refuse_too_large(path: Path) -> None:
         )
 
 
-def column_types_of(overrides: dict[str, tuple[ColumnKind, str | None]] | None) -> dict[str, tuple]:
+def column_types_of(
+    overrides: dict[str, tuple[ColumnKind, str | None]] | None,
+) -> dict[str, tuple[str, str | None]]:
     """The import dialog's type choices as the project file keeps them (kind as text, format)."""
     return {c: (str(kind), fmt) for c, (kind, fmt) in (overrides or {}).items()}
 

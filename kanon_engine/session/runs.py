@@ -17,7 +17,7 @@ from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, apply_transformation
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.i18n import _
 from kanon_engine.metrics.loss import DEFAULT_METRIC
@@ -62,7 +62,7 @@ def run_project(
 
 def measure(
     result: AnonymizationResult,
-    table: Table | TableSource,
+    table: TableLike,
     workload: Workload | None = None,
     progress: ProgressCallback = no_progress,
 ) -> AnonymizationResult:

@@ -24,7 +24,16 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _, formats, ngettext
 from kanon_engine.workload.constraints import DATE, DECIMAL, NUMBER, ColumnSpec, column_spec, parse_values
 from kanon_engine.workload.distinct import table_column
-from kanon_engine.workload.query import Between, Comparison, InList, Literal, Query, RunSettings, Workload
+from kanon_engine.workload.query import (
+    Between,
+    Comparison,
+    InList,
+    Literal,
+    Predicate,
+    Query,
+    RunSettings,
+    Workload,
+)
 
 
 def _number_literal(x: float, spec: ColumnSpec) -> Literal:
@@ -50,7 +59,7 @@ class _Window:
             number = np.isfinite(x) & (counts > 0)
             uniq, inverse = np.unique(x[number], return_inverse=True)
             counts = np.bincount(inverse, weights=counts[number], minlength=len(uniq))
-            self.items: list = list(uniq)
+            self.items: list[float] | list[str] = list(uniq)
         else:
             counts_s = pd.Series(counts, index=[str(v) for v in values]).groupby(level=0, sort=False).sum()
             counts_s = counts_s[counts_s > 0]
@@ -70,7 +79,7 @@ class _Window:
         share = np.asarray(counts, dtype=np.float64)
         self.cum = np.concatenate([[0.0], np.cumsum(share) / share.sum()])
 
-    def predicate(self, fraction: float, rng: np.random.Generator):
+    def predicate(self, fraction: float, rng: np.random.Generator) -> Predicate:
         """A window of neighbouring values whose record share is near ``fraction``: for every start the
         best end is found, and a start is drawn among those within half the fraction of it (the closest
         ones when a few values hold most records, as Adult's race or country)."""
@@ -87,9 +96,12 @@ class _Window:
         i = int(rng.choice(good))
         j = int(stop[i])
         if self.spec.kind in (NUMBER, DECIMAL, DATE):
-            lo, hi = _number_literal(self.items[i], self.spec), _number_literal(self.items[j], self.spec)
+            lo, hi = (
+                _number_literal(float(self.items[i]), self.spec),
+                _number_literal(float(self.items[j]), self.spec),
+            )
             return Comparison(self.name, "=", lo) if i == j else Between(self.name, lo, hi)
-        chosen = [Literal(v, v) for v in self.items[i : j + 1]]
+        chosen = [Literal(str(v), str(v)) for v in self.items[i : j + 1]]
         return Comparison(self.name, "=", chosen[0]) if len(chosen) == 1 else InList(self.name, tuple(chosen))
 
 

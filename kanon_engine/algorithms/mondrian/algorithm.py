@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -85,7 +85,8 @@ from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import group_columns
 from kanon_engine.core.leaf_order import node_paths, tree_order
-from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.data.dates import read_dates
+from kanon_engine.data.table import ColumnKind, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _
@@ -365,12 +366,10 @@ class _TreeAxis(_Axis):
         return lo.astype(np.float64), hi.astype(np.float64)
 
 
-def _leaf_values(table: Table, name: str, hierarchy: Hierarchy, kind: ColumnKind) -> np.ndarray:
+def _leaf_values(table: TableLike, name: str, hierarchy: Hierarchy, kind: ColumnKind) -> np.ndarray:
     """Numbers (or ordinal days) of the hierarchy's leaves; NaN where a leaf is not one."""
     leaves = pd.Series(np.asarray(hierarchy.values, dtype=object), dtype=object)
     if kind == ColumnKind.DATE:
-        from kanon_engine.data.dates import read_dates
-
         ctype = table.column_types.get(name)
         dt = read_dates(leaves, ctype.date_format if ctype is not None else None)
         ns = dt.to_numpy(dtype="datetime64[ns]")
@@ -382,7 +381,7 @@ def _leaf_values(table: Table, name: str, hierarchy: Hierarchy, kind: ColumnKind
     return np.where(np.isfinite(x), x, np.nan)
 
 
-def make_axes(table: Table, enc: EncodedTable) -> list[_Axis]:
+def make_axes(table: TableLike, enc: EncodedTable) -> list[_Axis]:
     """The axis of every quasi-identifier: numeric/date columns ordered, the others along the hierarchy."""
     axes: list[_Axis] = []
     for q, (name, h) in enumerate(zip(enc.qi, enc.hierarchies)):
@@ -510,7 +509,7 @@ class _Level:
         return left, self.key > threshold[self.lp]
 
     def strict_threshold(
-        self, axes: list[_Axis], lo: np.ndarray, hi: np.ndarray
+        self, axes: Sequence[_Axis], lo: np.ndarray, hi: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Thresholds (keys <= t go left) and left sizes of the median cuts."""
         v = self.key_at((self.size - 1) // 2)
@@ -641,7 +640,7 @@ def _cut_level(
     checker: _CutChecker,
     n_keys: int,
     guide: WorkloadGuide | None = None,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Try the cuts of one level: per open partition its bounds, records and whether it was cut; per
     fragment its side and (relaxed) the records it sends left when divided."""
     ka, seg = st.ka, st.seg
@@ -828,7 +827,7 @@ class _Mondrian(Algorithm):
     """
 
     full_domain = False
-    params = (METRIC, SUMMARY)
+    params: ClassVar[tuple[ParamSpec, ...]] = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
     def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
@@ -895,11 +894,11 @@ class _Mondrian(Algorithm):
         n_key = max(ax.n_keys for ax in axes)
 
         def cut(enc: EncodedTable) -> Partitioning:
-            keys = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
+            keys: np.ndarray = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
             for q, ax in enumerate(axes):
                 keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
             checker = _CutChecker(enc, config.models)
-            return partition(keys, enc.weights, axes, self.strict, checker, lambda _f, _m: None)
+            return partition(keys, enc.point_weights(), axes, self.strict, checker, lambda _f, _m: None)
 
         return cut
 
@@ -920,10 +919,10 @@ class _Mondrian(Algorithm):
                 hint=_("Use a full-domain algorithm (optimal, datafly) here, or fewer quasi-identifiers."),
                 where="algorithm",
             )
-        weights = enc.weights if enc.weights is not None else np.ones(enc.n_points, dtype=np.int64)
+        weights = enc.point_weights()
         _require_whole_table_passes(enc, config, weights)
         axes = make_axes(table, enc)
-        keys = np.empty(enc.codes.shape, dtype=_key_dtype(max(ax.n_keys for ax in axes)))
+        keys: np.ndarray = np.empty(enc.codes.shape, dtype=_key_dtype(max(ax.n_keys for ax in axes)))
         for q, ax in enumerate(axes):
             keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
         guide = None

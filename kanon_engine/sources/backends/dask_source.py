@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from kanon_engine.data.io import arrow_to_text
 from kanon_engine.data.stream import BATCH_ROWS, StreamedFile, records_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
@@ -68,8 +69,6 @@ def read_piece(f: StreamedFile, piece: Piece, columns: list[str] | None) -> pa.T
     if f.kind == "parquet":
         import pyarrow.parquet as pq
 
-        from kanon_engine.data.io import arrow_to_text
-
         pf = pq.ParquetFile(f.path)
         wanted = list(f.names) if columns is None else [c for c in f.names if c in set(columns)]
         raw_of = dict(zip(f.names, pf.schema_arrow.names))
@@ -101,24 +100,35 @@ def encode_piece(f: StreamedFile, piece: Piece, codings: tuple[ColumnCoding, ...
     return encode_batch(read_piece(f, piece, [c.name for c in codings]), codings)
 
 
-def count_piece(codes: np.ndarray, rows: list[int], maps: tuple, sizes: tuple[int, ...]) -> PointCounts:
+def count_piece(
+    codes: np.ndarray, rows: list[int], maps: tuple[np.ndarray | None, ...], sizes: tuple[int, ...]
+) -> PointCounts:
     """The combinations of a piece's codes (``rows`` picks the request's columns), counted."""
     return group_codes(apply_maps(codes[rows], maps), sizes)
 
 
-def box_histograms_piece(codes: np.ndarray, rows: list[int], boxes: Boxes) -> list[tuple]:
+def box_histograms_piece(
+    codes: np.ndarray, rows: list[int], boxes: Boxes
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(box, key, records) per box column of a piece's rows (Mondrian's cuts by the engine)."""
     return box_histograms_of(codes[rows], boxes)
 
 
 def count_piece_in_boxes(
-    codes: np.ndarray, rows: list[int], box_rows: list[int], boxes: Boxes, which: list[int], sizes: tuple
+    codes: np.ndarray,
+    rows: list[int],
+    box_rows: list[int],
+    boxes: Boxes,
+    which: list[int],
+    sizes: tuple[int, ...],
 ) -> list[PointCounts]:
     """The combinations of the piece's rows in every box of ``which``, counted."""
     return count_codes_in_boxes(codes[rows], codes[box_rows], boxes, which, sizes)
 
 
-def value_counts_piece(f: StreamedFile, piece: Piece, columns: list[str]) -> tuple[dict, int]:
+def value_counts_piece(
+    f: StreamedFile, piece: Piece, columns: list[str]
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, int]], int]:
     """Value counts of a piece's columns, and its rows."""
     t = read_piece(f, piece, columns)
     return value_counts_of(iter(t.to_batches()), columns), t.num_rows
@@ -246,7 +256,14 @@ class DaskSource(StreamedSource):
         self._ensure_codes(boxes.codings)
         rows = [self._code_ids.index(c.key) for c in boxes.codings]
         parts = self.client.gather(self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes))
-        merged = [tuple(np.concatenate([p[q][i] for p in parts]) for i in range(3)) for q in range(len(rows))]
+        merged = [
+            (
+                np.concatenate([p[q][0] for p in parts]),
+                np.concatenate([p[q][1] for p in parts]),
+                np.concatenate([p[q][2] for p in parts]),
+            )
+            for q in range(len(rows))
+        ]
         return dense_histograms(merged, boxes)
 
     def count_in_boxes(

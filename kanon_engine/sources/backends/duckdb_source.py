@@ -24,6 +24,7 @@ import inspect
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,12 +38,14 @@ from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.release.fileio import try_lock
 from kanon_engine.sources.backends.base import (
     Boxes,
     ColumnCoding,
     CountRequest,
     PointCounts,
     StreamedSource,
+    dense_histograms,
     encode_batch,
     map_key,
     value_counts_of,
@@ -93,7 +96,7 @@ def _plain_errors(source: DuckDBSource) -> Iterator[None]:
             _(
                 "DuckDB needed more memory than the memory limit ({limit}) allows for {name}.",
                 limit=source.memory_limit,
-                name=source.source.name,
+                name=source.name(),
             ),
             hint=_("Raise --memory-limit (1GB is enough for most files), or close other programs."),
             where="memory-limit",
@@ -178,7 +181,7 @@ class DuckDBSource(StreamedSource):
         self._lock = _hold_lock(self.work)
         limit = parse_memory(memory_limit) or default_memory_limit()
         self.memory_limit = limit
-        config = {
+        config: dict[str, str | bool | int | float | list[str]] = {
             "memory_limit": limit,
             "temp_directory": str(self.work / "spill"),
             "autoinstall_known_extensions": False,
@@ -295,7 +298,7 @@ class DuckDBSource(StreamedSource):
             f"FROM (SELECT {inner} FROM {self._scan()}) AS t {' '.join(joins)}"
         )
         unknown = ", ".join(f"count(*) FILTER (WHERE c{i} IS NULL)" for i in range(len(codings)))
-        row = self.con.execute(f"SELECT count(*), {unknown} FROM codes").fetchone()
+        row = self._row(f"SELECT count(*), {unknown} FROM codes")
         for c, n in zip(codings, row[1:]):
             if n:
                 raise DataError(
@@ -371,7 +374,7 @@ class DuckDBSource(StreamedSource):
     @in_one_sentence
     def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
         table = self._grouped_table(request, progress)
-        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        return int(self._row(f"SELECT count(*) FROM {table}")[0])
 
     def _grouped_table(self, request: CountRequest, progress: ProgressCallback) -> str:
         """The groups of a request as a table, kept until another request is grouped: choosing the floor
@@ -408,7 +411,7 @@ class DuckDBSource(StreamedSource):
                         lists[map_key(m)] = self._map_list(m)
                     parts.append(f"{lists[map_key(m)]}[{column[c.key]} + 1]")
             aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
-        row = self.con.execute(f"SELECT {', '.join(aggregates)} FROM codes").fetchone()
+        row = self._row(f"SELECT {', '.join(aggregates)} FROM codes")
         return [int(x) for x in row]
 
     def _map_list(self, mapping: np.ndarray) -> str:
@@ -423,12 +426,16 @@ class DuckDBSource(StreamedSource):
         the floor checked here usually fails, and it has many more groups than the floor's points."""
         sql, tables = self._grouped(request, progress)
         try:
-            row = self.con.execute(
-                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})"
-            ).fetchone()
+            row = self._row(f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})")
         finally:
             self._drop(tables)
         return int(row[0]), int(row[1])
+
+    def _row(self, sql: str) -> tuple[Any, ...]:
+        """The one row of an aggregate query (counts and sums always give one)."""
+        row = self.con.execute(sql).fetchone()
+        assert row is not None
+        return row
 
     def _drop(self, tables: list[str]) -> None:
         for name in tables:
@@ -490,7 +497,6 @@ class DuckDBSource(StreamedSource):
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
         """One pass: a GROUP BY GROUPING SETS ((box, codes) of every column) over the codes table; the
         codes become keys afterwards (only the columns a box bounds are looked up per row)."""
-        from kanon_engine.sources.backends.base import dense_histograms
 
         self._ensure_codes(boxes.codings, progress)
         cols, case, keys = self._box_sql(boxes)
@@ -535,13 +541,11 @@ class DuckDBSource(StreamedSource):
         yield from _per_box(reader, len(which), len(request.codings))
 
     def close(self) -> None:
-        con = getattr(self, "con", None)
+        con = self.__dict__.pop("con", None)  # closing twice (and the finalizer after) does nothing
         if con is not None:
-            self.con = None
             con.close()
-        lock = getattr(self, "_lock", None)
+        lock = self.__dict__.pop("_lock", None)
         if lock is not None:
-            self._lock = None
             os.close(lock)
         work = getattr(self, "work", None)
         if work is not None and work.exists():
@@ -605,7 +609,6 @@ WORK_PREFIX = "kanon-duckdb-"
 
 def _hold_lock(work: Path) -> int:
     """A lock file in the work folder, held while the source lives (a crashed run's folder has none)."""
-    from kanon_engine.release.fileio import try_lock
 
     fd = os.open(work / "lock", os.O_CREAT | os.O_RDWR, 0o600)
     try_lock(fd)
@@ -615,9 +618,6 @@ def _hold_lock(work: Path) -> int:
 def remove_stale_work_folders(parent: Path) -> list[str]:
     """Remove work folders a crashed or killed run left in ``parent`` (they hold encoded patient rows):
     those whose lock no process holds. Where locks are unavailable, only folders a day old."""
-    import time
-
-    from kanon_engine.release.fileio import try_lock
 
     removed = []
     for entry in parent.glob(f"{WORK_PREFIX}*"):

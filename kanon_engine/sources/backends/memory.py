@@ -10,6 +10,7 @@ row: on Adult x30 this keeps a whole run as fast as the search on rows was befor
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,8 +50,8 @@ class InMemorySource(TableSource):
         self.sha256 = table.sha256
         self.set_column_types(table.column_types)
         self._codes: dict[str, np.ndarray] = {}
-        self._last: tuple[tuple, PointCounts] | None = None
-        self._matrix: tuple[tuple, np.ndarray] | None = None
+        self._last: tuple[tuple[tuple[str, ...], tuple[bytes | None, ...]], PointCounts] | None = None
+        self._matrix: tuple[tuple[str, ...], np.ndarray] | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -117,7 +118,7 @@ class InMemorySource(TableSource):
         :func:`~kanon_engine.data.codes.code_column`) mapped by one lookup table, one take per row."""
         cc = code_column(self.table.frame[coding.name])
         pos = pd.Index(coding.values, dtype=object).get_indexer(cc.values[:-1])
-        table = np.append(coding.codes[np.maximum(pos, 0)], coding.missing).astype(coding.dtype)
+        table: np.ndarray = np.append(coding.codes[np.maximum(pos, 0)], coding.missing).astype(coding.dtype)
         unknown = np.flatnonzero(pos < 0)
         if len(unknown) and cc.counts()[unknown].any():
             encode_batch(self._arrow([coding.name]), (coding,))  # says which column changed
@@ -148,7 +149,7 @@ class InMemorySource(TableSource):
     def preview(self, n: int = 200) -> pd.DataFrame:
         return self.table.frame.iloc[:n].reset_index(drop=True)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         """Everything else a loaded table offers (``column``, ``numeric``, ``options``)."""
         if name == "table":
             raise AttributeError(name)
