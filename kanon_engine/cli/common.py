@@ -111,14 +111,17 @@ def warn(messages: Sequence[str]) -> None:
 
 
 def progress_printer(enabled: bool) -> Callable[[float, str], None]:
-    """A progress callback printing at most twice a second on stderr (nothing unless ``enabled``)."""
+    """A progress callback printing at most twice a second on stderr (nothing unless ``enabled``), never
+    the same line twice in a row (a long DuckDB query is asked every 0.1 s whether to go on)."""
     last = [0.0]
+    said = [""]
 
     def progress(fraction: float, message: str) -> None:
         now = time.monotonic()
-        if enabled and now - last[0] > 0.5:
-            last[0] = now
-            print(f"  {fraction * 100:5.1f}%  {message}", file=sys.stderr)
+        line = f"  {fraction * 100:5.1f}%  {message}"
+        if enabled and now - last[0] > 0.5 and line != said[0]:
+            last[0], said[0] = now, line
+            print(line, file=sys.stderr)
 
     return progress
 

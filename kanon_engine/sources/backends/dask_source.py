@@ -32,7 +32,7 @@ from kanon_engine.data.stream import BATCH_ROWS, StreamedFile, records_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _, ngettext
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.progress import ProgressCallback, no_progress, wait_cancellable
 from kanon_engine.sources.backends.base import (
     Boxes,
     ColumnCoding,
@@ -220,7 +220,7 @@ class DaskSource(StreamedSource):
         futures = self.client.map(
             value_counts_piece, [self.file] * len(self.pieces), self.pieces, columns=columns
         )
-        parts = self.client.gather(futures)
+        parts = self._gather(futures, progress, 0.0, _("counting the values on {where}", where=self.where))
         self._rows = sum(rows for _counts, rows in parts)
         out = {}
         for c in columns:
@@ -231,6 +231,20 @@ class DaskSource(StreamedSource):
             ]
             out[c] = merge_value_counts(structs, sum(m for _values, _counts, m in values))
         return out
+
+    def _gather(
+        self, futures: list[Any], progress: ProgressCallback, fraction: float, message: str
+    ) -> list[Any]:
+        """The results of ``futures``. Cancel cancels them (:func:`wait_cancellable`), and the encoded pieces
+        still being made with them: the next run encodes again."""
+
+        def stop() -> None:
+            self.client.cancel(futures)
+            if self._codes is not None and not all(f.done() for f in self._codes):
+                self.client.cancel(self._codes)
+                self._codes, self._code_ids = None, ()
+
+        return wait_cancellable(lambda: self.client.gather(futures), progress, fraction, message, stop)
 
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...]) -> None:
         ids = tuple(c.key for c in codings)
@@ -243,10 +257,14 @@ class DaskSource(StreamedSource):
 
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         self._ensure_codes(request.codings)
-        progress(0.3, _("counting the groups on {where}", where=self.where))
+        counting = _("counting the groups on {where}", where=self.where)
+        progress(0.3, counting)
         rows = [self._code_ids.index(c.key) for c in request.codings]
-        parts = self.client.gather(
-            self.client.map(count_piece, self._codes, rows=rows, maps=request.maps, sizes=request.sizes)
+        parts = self._gather(
+            self.client.map(count_piece, self._codes, rows=rows, maps=request.maps, sizes=request.sizes),
+            progress,
+            0.3,
+            counting,
         )
         codes = np.concatenate([p.codes for p in parts], axis=1) if parts else np.zeros((len(rows), 0))
         counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, dtype=np.int64)
@@ -255,7 +273,12 @@ class DaskSource(StreamedSource):
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
         self._ensure_codes(boxes.codings)
         rows = [self._code_ids.index(c.key) for c in boxes.codings]
-        parts = self.client.gather(self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes))
+        parts = self._gather(
+            self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes),
+            progress,
+            0.3,
+            _("counting the groups on {where}", where=self.where),
+        )
         merged = [
             (
                 np.concatenate([p[q][0] for p in parts]),
@@ -274,7 +297,7 @@ class DaskSource(StreamedSource):
         self._ensure_codes(request.codings)
         rows = [self._code_ids.index(c.key) for c in request.codings]
         box_rows = [self._code_ids.index(c.key) for c in boxes.codings]
-        parts = self.client.gather(
+        parts = self._gather(
             self.client.map(
                 count_piece_in_boxes,
                 self._codes,
@@ -283,7 +306,10 @@ class DaskSource(StreamedSource):
                 boxes=boxes,
                 which=which,
                 sizes=request.sizes,
-            )
+            ),
+            progress,
+            0.3,
+            _("counting the groups on {where}", where=self.where),
         )
         out = []
         for i in range(len(which)):

@@ -36,8 +36,8 @@ import pyarrow as pa
 from kanon_engine.data.stream import BATCH_ROWS, text_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.i18n import _
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.i18n import N_, _
+from kanon_engine.progress import ProgressCallback, no_progress, wait_cancellable
 from kanon_engine.release.fileio import try_lock
 from kanon_engine.sources.backends.base import (
     Boxes,
@@ -52,6 +52,8 @@ from kanon_engine.sources.backends.base import (
 )
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 
+#: What a DuckDB source says while it counts (also while Cancel is waited for).
+COUNTING = N_("counting the groups (DuckDB)")
 #: DuckDB's memory limit when the user sets none: a quarter of this machine's memory, at least 1 GB.
 DEFAULT_MEMORY_SHARE = 0.25
 
@@ -220,7 +222,7 @@ class DuckDBSource(StreamedSource):
     ) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
         texts = self._read_directly(columns)
         if texts is not None:
-            return {name: self._direct_value_counts(text) for name, text in zip(columns, texts)}
+            return {name: self._direct_value_counts(text, progress) for name, text in zip(columns, texts)}
         rows = [0]
 
         def counted() -> Iterator[pa.RecordBatch]:
@@ -264,10 +266,12 @@ class DuckDBSource(StreamedSource):
     def _scan(self) -> str:
         return f"read_parquet({_literal(self._parquet_path())})"
 
-    def _direct_value_counts(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
+    def _direct_value_counts(
+        self, text: str, progress: ProgressCallback = no_progress
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """One column's value counts by DuckDB (sorted as Python sorts strings, as the batch path does)."""
         sql = f"SELECT {text} AS v, count(*) AS n FROM {self._scan()} GROUP BY 1"
-        table = self.con.execute(sql).to_arrow_table()
+        table = self._fetch(sql, progress, _("counting the values of {file}", file=self.name()))
         values = np.asarray(table.column("v").to_pylist(), dtype=object)
         counts = table.column("n").to_numpy().astype(np.int64)
         present = np.asarray([v is not None for v in values], dtype=bool)
@@ -277,7 +281,9 @@ class DuckDBSource(StreamedSource):
         self._rows = int(counts.sum()) + missing
         return values[order], counts[order], missing
 
-    def _encode_directly(self, codings: tuple[ColumnCoding, ...], texts: list[str]) -> int:
+    def _encode_directly(
+        self, codings: tuple[ColumnCoding, ...], texts: list[str], progress: ProgressCallback = no_progress
+    ) -> int:
         """Fill ``codes`` from the Parquet file in DuckDB: the file joined with one small table of value
         -> code per column (a missing cell gets the coding's missing code); the rows counted."""
         selects, joins = [], []
@@ -293,12 +299,15 @@ class DuckDBSource(StreamedSource):
             selects.append(f"({code})::{kind} AS c{i}")
             joins.append(f"LEFT JOIN values_{i} AS v{i} ON t.x{i} = v{i}.v")
         inner = ", ".join(f"{text} AS x{i}" for i, text in enumerate(texts))
-        self.con.execute(
+        said = _("encoding the rows of {file} (DuckDB)", file=self.name())
+        self._run(
             f"CREATE TABLE codes AS SELECT {', '.join(selects)} "
-            f"FROM (SELECT {inner} FROM {self._scan()}) AS t {' '.join(joins)}"
+            f"FROM (SELECT {inner} FROM {self._scan()}) AS t {' '.join(joins)}",
+            progress,
+            said,
         )
         unknown = ", ".join(f"count(*) FILTER (WHERE c{i} IS NULL)" for i in range(len(codings)))
-        row = self._row(f"SELECT count(*), {unknown} FROM codes")
+        row = self._row(f"SELECT count(*), {unknown} FROM codes", progress, said)
         for c, n in zip(codings, row[1:]):
             if n:
                 raise DataError(
@@ -324,7 +333,7 @@ class DuckDBSource(StreamedSource):
         texts = self._read_directly([c.name for c in codings])
         if texts is not None:
             self.con.execute("DROP TABLE IF EXISTS codes")
-            self._rows = self._encode_directly(codings, texts)
+            self._rows = self._encode_directly(codings, texts, progress)
             progress(0.5, _("encoding rows: {n} read", n=self._rows))
             self._codes_key = key
             return
@@ -367,14 +376,14 @@ class DuckDBSource(StreamedSource):
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         table = self._grouped_table(request, progress)
         groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
-        result = self.con.execute(f"SELECT * FROM {table} ORDER BY {groups}").to_arrow_table()
+        result = self._fetch(f"SELECT * FROM {table} ORDER BY {groups}", progress, _(COUNTING))
         codes = np.stack([result.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
         return PointCounts.from_groups(codes, result.column("n").to_numpy())
 
     @in_one_sentence
     def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
         table = self._grouped_table(request, progress)
-        return int(self._row(f"SELECT count(*) FROM {table}")[0])
+        return int(self._row(f"SELECT count(*) FROM {table}", progress, _(COUNTING))[0])
 
     def _grouped_table(self, request: CountRequest, progress: ProgressCallback) -> str:
         """The groups of a request as a table, kept until another request is grouped: choosing the floor
@@ -384,7 +393,7 @@ class DuckDBSource(StreamedSource):
             return self._kept[1]
         sql, tables = self._grouped(request, progress)
         try:
-            self.con.execute(f"CREATE OR REPLACE TABLE grouped AS {sql}")
+            self._run(f"CREATE OR REPLACE TABLE grouped AS {sql}", progress, _(COUNTING))
         finally:
             self._drop(tables)
         self._kept = (key, "grouped")
@@ -411,7 +420,7 @@ class DuckDBSource(StreamedSource):
                         lists[map_key(m)] = self._map_list(m)
                     parts.append(f"{lists[map_key(m)]}[{column[c.key]} + 1]")
             aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
-        row = self._row(f"SELECT {', '.join(aggregates)} FROM codes")
+        row = self._row(f"SELECT {', '.join(aggregates)} FROM codes", progress, _(COUNTING))
         return [int(x) for x in row]
 
     def _map_list(self, mapping: np.ndarray) -> str:
@@ -426,14 +435,30 @@ class DuckDBSource(StreamedSource):
         the floor checked here usually fails, and it has many more groups than the floor's points."""
         sql, tables = self._grouped(request, progress)
         try:
-            row = self._row(f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})")
+            row = self._row(
+                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})",
+                progress,
+                _(COUNTING),
+            )
         finally:
             self._drop(tables)
         return int(row[0]), int(row[1])
 
-    def _row(self, sql: str) -> tuple[Any, ...]:
-        """The one row of an aggregate query (counts and sums always give one)."""
-        row = self.con.execute(sql).fetchone()
+    def _run(self, sql: str, progress: ProgressCallback, message: str) -> None:
+        """Run a statement that may take long; Cancel interrupts it (:func:`wait_cancellable`)."""
+        wait_cancellable(lambda: self.con.execute(sql), progress, 0.5, message, self.con.interrupt)
+
+    def _fetch(self, sql: str, progress: ProgressCallback, message: str) -> pa.Table:
+        """The result of a query that may take long, as an Arrow table; Cancel interrupts it."""
+        return wait_cancellable(
+            lambda: self.con.execute(sql).to_arrow_table(), progress, 0.5, message, self.con.interrupt
+        )
+
+    def _row(self, sql: str, progress: ProgressCallback, message: str) -> tuple[Any, ...]:
+        """The one row of an aggregate query (counts and sums always give one); Cancel interrupts it."""
+        row = wait_cancellable(
+            lambda: self.con.execute(sql).fetchone(), progress, 0.5, message, self.con.interrupt
+        )
         assert row is not None
         return row
 
@@ -444,7 +469,7 @@ class DuckDBSource(StreamedSource):
     def _grouped(self, request: CountRequest, progress: ProgressCallback) -> tuple[str, list[str]]:
         """The GROUP BY of a request over the codes table, and the map tables it joins."""
         self._ensure_codes(request.codings, progress)
-        progress(0.5, _("counting the groups (DuckDB)"))
+        progress(0.5, _(COUNTING))
         selects, joins, tables = [], [], []
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
@@ -508,7 +533,7 @@ class DuckDBSource(StreamedSource):
             f"SELECT b, {', '.join(f'r{q}' for q in range(d))}, {flags}, count(*)::BIGINT AS n "
             f"FROM (SELECT {case} AS b, * FROM ({inner})) WHERE b >= 0 GROUP BY GROUPING SETS ({sets})"
         )
-        table = self.con.execute(sql).to_arrow_table()
+        table = self._fetch(sql, progress, _(COUNTING))
         box, n = table.column("b").to_numpy(), table.column("n").to_numpy()
         parts = []
         for q in range(d):
