@@ -13,14 +13,12 @@ from typing import Any
 
 from kanon_engine.cli.common import (
     add_output_flags,
-    check_outputs,
     finish_run,
-    note_engine,
     progress_printer,
     save_project,
     warn,
 )
-from kanon_engine.cli.flags import add_project_flags, project_and_table
+from kanon_engine.cli.flags import add_project_flags, run_inputs
 from kanon_engine.cli.workload_flags import add_generator_flags, measured
 from kanon_engine.project.validation import require_valid, result_warnings
 from kanon_engine.session import run_project
@@ -52,10 +50,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    project, table = project_and_table(args)
-    with table:  # a larger-than-memory engine removes its temporary files when done
-        check_outputs(args, project)
-        note_engine(table, args)
+    with run_inputs(args) as (project, table):
         warn([i.message for i in require_valid(project, table)])
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = measured(args, table, run_project(project, table, progress_printer(args.verbose)))

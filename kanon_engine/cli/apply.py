@@ -14,13 +14,11 @@ from typing import Any
 
 from kanon_engine.cli.common import (
     add_output_flags,
-    check_outputs,
     finish_run,
     levels,
-    note_engine,
     save_project,
 )
-from kanon_engine.cli.flags import add_project_flags, given, project_and_table
+from kanon_engine.cli.flags import add_project_flags, given, run_inputs
 from kanon_engine.privacy.models import KAnonymity
 from kanon_engine.session import apply_levels
 
@@ -37,10 +35,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    project, table = project_and_table(args)
-    with table:  # a larger-than-memory engine removes its temporary files when done
-        check_outputs(args, project)
-        note_engine(table, args)
+    with run_inputs(args) as (project, table):
         values = given(args, args.flags)
         enforce = any(field.startswith("models.") for field in values)
         params = project.algorithm_params

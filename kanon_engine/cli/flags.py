@@ -24,7 +24,9 @@ project; :func:`apply_flags` writes the given ones into a project.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from typing import Any
 from kanon_engine.algorithms import algorithms
 from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
-from kanon_engine.cli.common import delimiter, pairs, split_list, warn
+from kanon_engine.cli.common import check_outputs, delimiter, note_engine, pairs, split_list, warn
 from kanon_engine.config import MODEL_PARAMS, ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
 from kanon_engine.data.roles import Role, merge_roles
@@ -544,6 +546,18 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, TableSource]:
     if table.in_memory:  # the dates of a table not held in memory are checked by its run
         check_dates(loaded(table), [q for q in qi if q not in project.hierarchies], project.column_types)
     return project, table
+
+
+@contextlib.contextmanager
+def run_inputs(args: argparse.Namespace) -> Iterator[tuple[Project, TableSource]]:
+    """The project and table of a command that writes a run (``anonymize``, ``apply``): every output
+    checked before any work starts, the engine named on stderr; a larger-than-memory engine removes its
+    temporary files when the command is done."""
+    project, table = project_and_table(args)
+    with table:
+        check_outputs(args, project)
+        note_engine(table, args)
+        yield project, table
 
 
 def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> tuple[TableSource, Project]:

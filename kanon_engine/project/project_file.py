@@ -370,14 +370,7 @@ def _read_json(path: Path) -> Any:
     except FileNotFoundError:
         raise DataError(_("The project file {path} does not exist.", path=path), where=str(path)) from None
     except UnicodeDecodeError as exc:
-        raise DataError(
-            _(
-                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
-                name=path.name,
-                reason=exc,
-            ),
-            where=str(path),
-        ) from None
+        raise _not_json(path, exc) from None
     except OSError as exc:
         raise DataError(
             _("The project file {name} cannot be read: {value}.", name=path.name, value=exc.strerror or exc),
@@ -390,14 +383,19 @@ def _parse_json(text: str, path: Path) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_once(path.name))
     except json.JSONDecodeError as exc:
-        raise DataError(
-            _(
-                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
-                name=path.name,
-                reason=exc,
-            ),
-            where=str(path),
-        ) from None
+        raise _not_json(path, exc) from None
+
+
+def _not_json(path: Path, reason: Exception) -> DataError:
+    """The sentence for a project file that is not JSON (or not text)."""
+    return DataError(
+        _(
+            "The project file {name} is not a kanon project (not valid JSON: {reason}).",
+            name=path.name,
+            reason=reason,
+        ),
+        where=str(path),
+    )
 
 
 def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ import pandas as pd
 import pyarrow as pa
 
 from kanon_engine.errors import DataError, KanonError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _
 
 LOG = logging.getLogger("kanon_engine.release.fileio")
 
@@ -218,48 +218,50 @@ def reading(path: str | Path, what: str = "", error: type[KanonError] = DataErro
         raise read_error(path, err, what, error) from None
 
 
+#: Why a file could not be written, by the system's error code: the sentence and what to do.
+_WRITE_ERRORS: tuple[tuple[tuple[int, ...], tuple[str, str]], ...] = (
+    (
+        (errno.EACCES, errno.EPERM),
+        (
+            N_(
+                "{name} cannot be written in {parent}: the folder or file is read-only or you lack "
+                "permission."
+            ),
+            N_("Choose another folder, or ask for write access."),
+        ),
+    ),
+    (
+        (errno.EROFS,),
+        (
+            N_("{name} cannot be written: {parent} is on a read-only disk."),
+            N_("Choose a folder on another disk."),
+        ),
+    ),
+    (
+        (errno.ENOSPC, errno.EDQUOT, errno.EFBIG),
+        (
+            N_("{name} cannot be written: the disk holding {parent} is full."),
+            N_("Free some space or choose another disk; nothing was changed."),
+        ),
+    ),
+    (
+        (errno.ENOENT,),
+        (
+            N_("{name} cannot be written: the folder {parent} does not exist."),
+            N_("Create the folder or choose another one."),
+        ),
+    ),
+)
+
+
 def os_error(path: Path, err: OSError) -> DataError:
     """A plain sentence for why ``path`` could not be written, and what to do."""
     code = err.errno
-    if isinstance(err, PermissionError) or code in (errno.EACCES, errno.EPERM):
-        msg, hint = (
-            (
-                _(
-                    "{name} cannot be written in {parent}: the folder or file is read-only or you lack "
-                    "permission.",
-                    name=path.name,
-                    parent=path.parent,
-                )
-            ),
-            _("Choose another folder, or ask for write access."),
-        )
-    elif code == errno.EROFS:
-        msg, hint = (
-            _(
-                "{name} cannot be written: {parent} is on a read-only disk.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Choose a folder on another disk."),
-        )
-    elif code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        msg, hint = (
-            _(
-                "{name} cannot be written: the disk holding {parent} is full.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Free some space or choose another disk; nothing was changed."),
-        )
-    elif code == errno.ENOENT:
-        msg, hint = (
-            _(
-                "{name} cannot be written: the folder {parent} does not exist.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Create the folder or choose another one."),
-        )
+    if isinstance(err, PermissionError):
+        code = errno.EACCES
+    found = next((words for codes, words in _WRITE_ERRORS if code in codes), None)
+    if found is not None:
+        msg, hint = _(found[0], name=path.name, parent=path.parent), _(found[1])
     elif code == errno.EISDIR or path.is_dir():
         msg, hint = folder_message(path)
     else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, word_of
 from kanon_engine.release.fileio import (
     FORMATS_BY_SUFFIX,
     InputGuard,
@@ -174,7 +174,7 @@ _KIND_PHRASES = {
 
 
 def _a(kind: str) -> str:
-    return _(_KIND_PHRASES[kind]) if kind in _KIND_PHRASES else kind
+    return word_of(_KIND_PHRASES, kind)
 
 
 def _check_folder(out: Output, path: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kanon_engine.errors import KanonError
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, word_of
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import InMemorySource, TableSource
 from kanon_engine.sources.backends.choose import choose_engine
@@ -45,12 +45,12 @@ def engine_for(path: str | Path, settings: EngineSettings) -> str:
 
 def engine_name(engine: str) -> str:
     """The engine's short name on screen (In memory, DuckDB, Dask)."""
-    return _(ENGINE_NAMES[engine]) if engine in ENGINE_NAMES else engine
+    return word_of(ENGINE_NAMES, engine)
 
 
 def engine_title(engine: str) -> str:
     """The engine's name on screen (In memory (pandas), DuckDB (larger than memory), Dask (a cluster))."""
-    return _(ENGINE_TITLES[engine]) if engine in ENGINE_TITLES else engine
+    return word_of(ENGINE_TITLES, engine)
 
 
 def engine_sentence(table: object | None) -> str:

@@ -79,18 +79,6 @@ def column_types_of(
     return {c: (str(kind), fmt) for c, (kind, fmt) in (overrides or {}).items()}
 
 
-def open_streamed(
-    path: str | Path,
-    options: ReadOptions | None,
-    settings: EngineSettings,
-    overrides: dict[str, tuple[ColumnKind, str | None]] | None,
-    progress: ProgressCallback,
-) -> OpenedData:
-    """Open ``path`` as a table source on the engine ``settings`` choose and profile it (worker side)."""
-    source = open_source(path, options, settings, column_types_of(overrides))
-    return profile_source(source, settings, (), progress)
-
-
 def profile_source(
     source: TableSource,
     settings: EngineSettings,
@@ -210,8 +198,9 @@ def open_data(
     table source and profiled. The temporary files a crash left beside it (patient data) go first."""
     path = Path(path)
     clean_stale_temp_files(path.parent)
-    if engine_for(path, settings) != "memory":
-        return open_streamed(path, options, settings, overrides, progress)
+    if engine_for(path, settings) != "memory":  # a table source, profiled (the grid shows its first rows)
+        source = open_source(path, options, settings, column_types_of(overrides))
+        return profile_source(source, settings, (), progress)
     refuse_too_large(path)  # the in-memory engine chosen for a file beyond memory: said at once
     progress(0.0, _("reading {file}", file=path.name))
     table = read_table(path, options)
