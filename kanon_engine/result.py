@@ -13,6 +13,7 @@ from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.release.build import release_row_order
+from kanon_engine.workload.evaluate import WorkloadEvaluation
 
 
 @dataclass(eq=False)
@@ -184,7 +185,7 @@ class AnonymizationResult:
     notes: tuple[str, ...] = ()
     #: how well the release answers the workload of intended analyses
     #: (:class:`~kanon_engine.workload.evaluate.WorkloadEvaluation`; None until measured)
-    workload: Any | None = None
+    workload: WorkloadEvaluation | None = None
     #: False when levels were applied as they are (``apply`` without k): no privacy model is claimed.
     models_enforced: bool = True
     #: how every row's release is computed (a release plan); the engine that ran and why
@@ -213,6 +214,13 @@ class AnonymizationResult:
     def cell_level(self) -> bool:
         """True when records are recoded cell by cell (every record kept, ``*`` a value of its own)."""
         return self.recoding is not None
+
+    def release_table(self) -> pd.DataFrame:
+        """The release's rows. A run whose engine streamed the rows holds none (its release is written
+        from the source, see :mod:`kanon_engine.sources.plan.sink`): a ValueError says so."""
+        if self.release is None:
+            raise ValueError("this run's engine streamed the rows: it holds no release table")
+        return self.release
 
     def classes_of_rows(self) -> np.ndarray:
         """The class of every input record (-1: suppressed). A run whose engine streamed the rows holds

@@ -9,9 +9,9 @@ here with the same sentence, before any file is read twice or written.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from kanon_engine.cli.common import (
+    Subparsers,
     add_output_flags,
     finish_run,
     progress_printer,
@@ -40,7 +40,7 @@ PRINTED = (
 )
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("anonymize", help="search for a release that satisfies the privacy models")
     add_project_flags(p)
     add_output_flags(p)

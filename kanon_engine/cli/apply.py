@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from kanon_engine.cli.common import (
+    Subparsers,
     add_output_flags,
     finish_run,
     levels,
@@ -26,7 +27,7 @@ from kanon_engine.session import apply_levels
 PRINTED = ("records", "suppressed", "classes", "min_class_size", "transformation")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("apply", help="apply given generalization levels and write the release")
     add_project_flags(p, algorithm_choice=False)
     p.add_argument("--levels", action="append", metavar="COL=N,...", help="level per quasi-identifier")

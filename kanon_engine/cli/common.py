@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table
@@ -22,6 +22,9 @@ from kanon_engine.release.outputs import check_cli_outputs
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.session.export import ExportPlan, dumps, export
 from kanon_engine.sources import TableSource
+
+#: What ``register(subparsers)`` of every subcommand module gets (argparse's own type).
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
@@ -82,7 +85,7 @@ def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
     print(dumps({k: summary.get(k) for k in keys}))
 
 
-def note_engine(table: Any, args: argparse.Namespace | None = None) -> None:
+def note_engine(table: TableSource, args: argparse.Namespace | None = None) -> None:
     """Say on stderr which engine reads the rows, and why, when it is not the plain in-memory one (the
     JSON report always names it). The HTML/PDF reports need the rows in memory (risk before and after,
     examples): asked of another engine, they are refused before any work starts."""

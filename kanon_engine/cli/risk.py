@@ -22,8 +22,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from kanon_engine.cli.common import (
     EXIT_OK,
+    Subparsers,
     add_output_flags,
     check_outputs,
     dumps,
@@ -45,11 +48,12 @@ from kanon_engine.project.project_file import Project
 from kanon_engine.project.public_list import join_of, read_public_list
 from kanon_engine.project.validation import require_valid
 from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.result import AnonymizationResult
 from kanon_engine.session import export, run_project
 from kanon_engine.sources import rows_in_memory
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "risk",
         help="re-identification risk before/after, homogeneity, linkage demo, why a record is unsafe",
@@ -129,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _release(
-    args: argparse.Namespace, result: Any, table: Table, config: AnonymizationConfig
+    args: argparse.Namespace, result: AnonymizationResult | None, table: Table, config: AnonymizationConfig
 ) -> tuple[Any, list[str]]:
     """The release to assess (the run's, or ``--release`` checked to be of this table) and warnings."""
     if result is not None:
@@ -162,7 +166,7 @@ def _assess_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _linkage(
-    project: Project, table: Table, release: Any, config: AnonymizationConfig
+    project: Project, table: Table, release: pd.DataFrame | None, config: AnonymizationConfig
 ) -> LinkageResult | None:
     """The linkage demonstration of the project's public list (``--external`` or the project's), on the
     saved or given join, else on the columns :func:`~kanon_engine.metrics.linkage.suggest_join` proposes."""

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from kanon_engine.cli.common import EXIT_OK, dumps, read, save_project, warn
+from kanon_engine.cli.common import EXIT_OK, Subparsers, dumps, read, save_project, warn
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.cli.workload_flags import add_generator_flags, choose_workload, write_workload
 from kanon_engine.errors import ConfigError
@@ -33,7 +32,7 @@ from kanon_engine.sources import rows_in_memory
 from kanon_engine.workload import evaluate_release
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "workload",
         help="how well a release answers a workload of aggregate queries (errors, match share)",

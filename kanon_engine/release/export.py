@@ -44,6 +44,8 @@ from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
 from kanon_engine.release.fileio import format_for, refuse_input_overwrite, write_table
 from kanon_engine.release.writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
+from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources import TableSource
 from kanon_engine.sources.plan.sink import stream_release
 
 __all__ = ["FORMULA_STARTS", "csv_bytes", "sha256_file"]
@@ -169,7 +171,7 @@ def _same_cells(a: pd.Series, b: pd.Series) -> np.ndarray:
     return (a.to_numpy() == b.to_numpy()) | (a.isna().to_numpy() & b.isna().to_numpy())
 
 
-def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
+def release_in_input_order(table: Table, result: AnonymizationResult) -> pd.DataFrame:
     """One row per input record, in input order, suppressed records masked with ``*``.
 
     Undoes the run's own drop and shuffle with ``result.release_rows`` (the input row of every release
@@ -177,9 +179,9 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
     Checked against the input's untouched columns; a DataError if the release does not line up.
     """
     cfg: AnonymizationConfig = result.config
-    rel = result.release.reset_index(drop=True)
+    rel = result.release_table().reset_index(drop=True)
     n = result.records
-    kept = np.flatnonzero(result.row_class >= 0)
+    kept = np.flatnonzero(result.classes_of_rows() >= 0)
     rows = result.release_rows
     if len(rows) != len(rel):
         raise DataError(
@@ -270,7 +272,7 @@ class ExportSummary:
 
 
 def prepare_release(
-    table: Table, result: Any, options: ExportOptions = ExportOptions()
+    table: Table, result: AnonymizationResult, options: ExportOptions = ExportOptions()
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The frame an export writes (before formula neutralization) and facts about it."""
     cfg: AnonymizationConfig = result.config
@@ -288,7 +290,7 @@ def prepare_release(
     leaked = [c for c in cfg.identifiers if c in frame.columns and c not in pseudonymized]
     if leaked:  # defence in depth: release.py never keeps them
         frame = frame.drop(columns=leaked)
-    suppressed = result.row_class < 0
+    suppressed = result.suppressed_mask
     drop = cfg.drop_suppressed if options.suppressed is None else options.suppressed == "drop"
     if drop:
         frame = frame[~suppressed]
@@ -310,7 +312,7 @@ def prepare_release(
 
 def export_release(
     table: TableLike,
-    result: Any,
+    result: AnonymizationResult,
     path: str | Path,
     options: ExportOptions = ExportOptions(),
     project_path: str | Path | None = None,
@@ -319,7 +321,8 @@ def export_release(
 
     A run on a larger-than-memory engine holds no release: it is streamed from ``table`` (its source)
     through the run's plan (:func:`kanon_engine.sources.plan.sink.export_streamed`), to the same bytes."""
-    if not getattr(result, "in_memory", True):
+    if not result.in_memory:
+        assert isinstance(table, TableSource)  # a streamed run's table is its source
         return _export_streamed(table, result, Path(path), options, project_path)
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
@@ -341,7 +344,11 @@ def export_release(
 
 
 def _export_streamed(
-    source: Any, result: Any, path: Path, options: ExportOptions, project_path: str | Path | None
+    source: TableSource,
+    result: AnonymizationResult,
+    path: Path,
+    options: ExportOptions,
+    project_path: str | Path | None,
 ) -> ExportSummary:
     """The export of a run that holds no release: streamed from its source (same bytes)."""
 
@@ -362,7 +369,7 @@ def _export_streamed(
 
 
 # --- value mapping and hierarchies --------------------------------------------------------------------
-def value_mapping(table: Table, result: Any) -> pd.DataFrame:
+def value_mapping(table: Table, result: AnonymizationResult) -> pd.DataFrame:
     """Per quasi-identifier: original value -> released value, with how many records took that way.
 
     Columns: ``quasi_identifier, original_value, released_value, records``. A value may map to several
@@ -394,7 +401,7 @@ def value_mapping(table: Table, result: Any) -> pd.DataFrame:
 
 def export_value_mapping(
     table: TableLike,
-    result: Any,
+    result: AnonymizationResult,
     path: str | Path,
     delimiter: str = ",",
     bom: bool = False,

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from kanon_engine.data.io import read_table
 from kanon_engine.data.roles import Role, suggest_roles
-from kanon_engine.data.table import ColumnKind, ReadOptions, apply_type_overrides
+from kanon_engine.data.table import ColumnKind, ReadOptions, Table, apply_type_overrides
 from kanon_engine.data.types import detect_counts
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import _
@@ -51,7 +51,7 @@ class OpenedData:
     source (not loaded), the facts validation needs, for a source its first rows, and the columns whose
     values were only counted in the first rows (``sampled``: nearly every value differs)."""
 
-    table: Any
+    table: Table | TableSource
     facts: TableFacts
     preview: pd.DataFrame | None = None
     sampled: frozenset[str] = frozenset()

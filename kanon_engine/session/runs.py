@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.algorithms.base import Algorithm
@@ -156,7 +157,7 @@ class LoadedProject:
     warnings: list[str]
     facts: TableFacts
     restored: list[tuple[AnonymizationResult, dict[str, Any]]]
-    preview: Any = None
+    preview: pd.DataFrame | None = None
     sampled: frozenset[str] = frozenset()
     not_restored: tuple[str, ...] = ()
 
