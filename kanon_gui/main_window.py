@@ -108,6 +108,13 @@ TEXT = {
         )
     ),
     "levels_label": N_("#{number} levels {levels}"),
+    "loaded": N_(
+        "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the Attributes tab."
+    ),
+    "opened_streamed": N_(
+        "Opened {name} without loading it: {n_rows} rows, {n} columns; the grid shows the first rows. Next: "
+        "mark the quasi-identifiers in the Attributes tab."
+    ),
     "password_title": N_("Protected project"),
     "password_ask": N_("{name} is protected by a password. Type it to open the project:"),
     "password_wrong": N_("The password does not open {name}. Check it (it is case-sensitive) and try again:"),
@@ -539,21 +546,8 @@ class MainWindow(QMainWindow):
 
     def _loaded_text(self, name: str, table: Any) -> str:
         """What the message bar says once a data file is open (a preview, for a file not loaded)."""
-        if is_streamed(table):
-            return _(
-                "Opened {name} without loading it: {n_rows} rows, {n} columns; the grid shows the first "
-                "rows. Next: mark the quasi-identifiers in the Attributes tab.",
-                name=name,
-                n_rows=table.n_rows,
-                n=len(table.columns),
-            )
-        return _(
-            "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the "
-            "Attributes tab.",
-            name=name,
-            n_rows=table.n_rows,
-            n=len(table.columns),
-        )
+        key = "opened_streamed" if is_streamed(table) else "loaded"
+        return text_of(TEXT, key, name=name, n_rows=table.n_rows, n=len(table.columns))
 
     def reopen_data(self) -> int | None:
         """Open the data again on the engine the settings now choose (the project is kept; the runs of
