@@ -129,6 +129,12 @@ def progress_printer(enabled: bool) -> Callable[[float, str], None]:
     return progress
 
 
+def add_release_flags(p: argparse.ArgumentParser, release_help: str) -> None:
+    """The release a command reads instead of making one: ``--release FILE`` and its delimiter."""
+    p.add_argument("--release", metavar="FILE", help=release_help)
+    p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
+
+
 # --- outputs of a run ----------------------------------------------------------------------------------
 def add_output_flags(p: argparse.ArgumentParser, report_help: str = "write a JSON report") -> None:
     """The files a run writes: the release, its reports, and the effective project."""

@@ -28,6 +28,7 @@ from kanon_engine.cli.common import (
     EXIT_OK,
     Subparsers,
     add_output_flags,
+    add_release_flags,
     check_outputs,
     dumps,
     export_plan,
@@ -61,8 +62,7 @@ def register(subparsers: Subparsers) -> None:
         "homogeneity of the sensitive attributes, for the original data and a release.",
     )
     add_project_flags(p)
-    p.add_argument("--release", metavar="FILE", help="a released table to assess against INPUT")
-    p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
+    add_release_flags(p, "a released table to assess against INPUT")
     p.add_argument(
         "--anonymize", action="store_true", help="run the project's algorithm first and assess its release"
     )

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kanon_engine.cli.common import EXIT_OK, Subparsers, dumps, read, save_project, warn
+from kanon_engine.cli.common import EXIT_OK, Subparsers, add_release_flags, dumps, read, save_project, warn
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.cli.workload_flags import add_generator_flags, choose_workload, write_workload
 from kanon_engine.errors import ConfigError
@@ -40,8 +40,7 @@ def register(subparsers: Subparsers) -> None:
         "estimates an analyst gets from the release (relative error, match share).",
     )
     add_project_flags(p)
-    p.add_argument("--release", metavar="FILE", help="a released table to evaluate")
-    p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
+    add_release_flags(p, "a released table to evaluate")
     p.add_argument("--anonymize", action="store_true", help="run the project's algorithm and evaluate it")
     add_generator_flags(p)
     p.add_argument("--report", metavar="R.json", help="write the JSON printed on stdout to a file too")
