@@ -62,7 +62,7 @@ def register(subparsers: Subparsers) -> None:
         "homogeneity of the sensitive attributes, for the original data and a release.",
     )
     add_project_flags(p)
-    add_release_flags(p, "a released table to assess against INPUT")
+    add_release_flags(p, release_help="a released table to assess against INPUT")
     p.add_argument(
         "--anonymize", action="store_true", help="run the project's algorithm first and assess its release"
     )

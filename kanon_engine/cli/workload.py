@@ -40,7 +40,7 @@ def register(subparsers: Subparsers) -> None:
         "estimates an analyst gets from the release (relative error, match share).",
     )
     add_project_flags(p)
-    add_release_flags(p, "a released table to evaluate")
+    add_release_flags(p, release_help="a released table to evaluate")
     p.add_argument("--anonymize", action="store_true", help="run the project's algorithm and evaluate it")
     add_generator_flags(p)
     p.add_argument("--report", metavar="R.json", help="write the JSON printed on stdout to a file too")

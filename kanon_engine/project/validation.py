@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -34,13 +34,13 @@ from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
 from kanon_engine.data.table import TableLike
+from kanon_engine.data.types import ColumnType
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.hierarchy import HierarchyIssue, default_hierarchy, validate_hierarchy
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
 from kanon_engine.project.project_file import Project
-from kanon_engine.sources import TableSource
 from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.parser import WorkloadError, parse_workload
 
@@ -74,6 +74,17 @@ class TableFacts:
     defaults: dict[str, Hierarchy]
 
 
+@runtime_checkable
+class TypesFromCounts(Protocol):
+    """A table whose column types are detected from its value counts when first asked (a table source,
+    or a view of some of its columns)."""
+
+    @property
+    def columns(self) -> list[str]: ...
+
+    def column_type(self, name: str) -> ColumnType: ...
+
+
 def analyze_table(table: TableLike, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
     """Role suggestions, per-column value counts and the default hierarchies of the columns
     ``default_for`` (pure pandas/engine: safe to run in a worker). On a 1,000,000-row table this is the
@@ -82,7 +93,7 @@ def analyze_table(table: TableLike, default_for: tuple[str, ...] | list[str] = (
     :meth:`~kanon_engine.sources.backends.base.TableSource.prefetch_value_counts`) and its first rows."""
     counts = {c: value_counts(table, c) for c in table.columns}
     if getattr(table, "frame", None) is None:  # a table source: the types come from the counts
-        assert isinstance(table, TableSource)
+        assert isinstance(table, TypesFromCounts)
         for c in table.columns:
             table.column_type(c)
     defaults = {
