@@ -4,21 +4,24 @@ their registry in :mod:`kanon_engine.privacy`."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.params import ParamSpec, blank_to_none, format_percent, parse_fraction, parse_number
 from kanon_engine.privacy import KAnonymity, PrivacyModel, k_of, models_from_values
-
-if TYPE_CHECKING:
-    from kanon_engine.workload.query import Workload
+from kanon_engine.workload.query import Workload
 
 __all__ = [
     "AnonymizationConfig",
@@ -122,7 +125,7 @@ class AnonymizationConfig:
             return Role.SENSITIVE
         return Role.INSENSITIVE
 
-    def check_columns(self, table: Table) -> None:
+    def check_columns(self, table: TableLike) -> None:
         """Every named column exists in the table (a DataError naming the unknown one otherwise)."""
         table.require_columns(self.identifiers, _("identifier column"))
         table.require_columns(self.quasi_identifiers, _("quasi-identifier"))
@@ -137,9 +140,6 @@ class AnonymizationConfig:
         """SHA-256 of everything that decides a release: roles, every hierarchy's rows, the privacy
         models and the output options. Two configs with the same fingerprint give the same release;
         a result whose fingerprint differs from the project's is out of date (issue 12, item 10)."""
-        import hashlib
-        import json
-
         doc = {
             "qi": list(self.quasi_identifiers),
             "sensitive": list(self.sensitive),
@@ -165,11 +165,6 @@ class AnonymizationConfig:
 
 def _hierarchy_digest(h: Hierarchy) -> str:
     """SHA-256 of a hierarchy's cells (vectorized hashing: a million values take a fraction of a second)."""
-    import hashlib
-
-    import numpy as np
-    import pandas as pd
-
     matrix = np.asarray(h.matrix, dtype=object)
     cells = pd.util.hash_array(matrix.ravel().astype(str).astype(object), categorize=False)
     return hashlib.sha256(repr(matrix.shape).encode() + cells.tobytes()).hexdigest()

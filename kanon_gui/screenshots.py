@@ -278,8 +278,7 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     import shutil
     import subprocess
 
-    from kanon_engine.project.public_list import project_linkage
-    from kanon_engine.report.document import write_reports
+    from kanon_engine import session
 
     run = window.state.current_run
     if run is None:
@@ -288,16 +287,8 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     project = window.state.project
     if not any(project.report.to_dict().values()):  # what the export dialog's report details would hold
         project = project.with_changes(report=example_details())
-    write_reports(
-        run.table,
-        run.result,
-        project,
-        None,
-        pdf,
-        run_label=run.label,
-        stale=window.state.is_stale(),
-        linkage=project_linkage(project, run.table, run.result),
-    )
+    plan = session.ExportPlan(None, report_pdf=pdf, run_label=run.label, stale=window.state.is_stale())
+    session.export(run.table, project, run.result, plan)  # the report of the public list's linkage too
     tool = shutil.which("pdftoppm")
     if tool is None:
         print(f"pdftoppm not found: the report is {pdf}, without page images", flush=True)

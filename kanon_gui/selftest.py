@@ -179,7 +179,9 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
 def _run_and_export(
     steps: _Steps, ctx: dict[str, Any], name: str, params: dict[str, Any], folder: Path
 ) -> None:
-    """Anonymize with ``name`` at k=5, export the release and the reports, check the files."""
+    """Anonymize with ``name`` at k=5, export the release and the reports, check the files (each step
+    through the engine's door, :mod:`kanon_engine.session`, as the window and the command line do)."""
+    from kanon_engine import session
     from kanon_engine.algorithms import get_algorithm
     from kanon_engine.privacy import KAnonymity
 
@@ -189,7 +191,7 @@ def _run_and_export(
 
     def anonymize() -> str:
         config = project.config(table).with_changes(models=(KAnonymity(K),))
-        result = get_algorithm(name, **params).run(table, config)
+        result = session.run(table, config, get_algorithm(name, **params))
         check = _check(result.release, list(config.quasi_identifiers), result)
         if not check.k_anonymous:
             raise SelfTestFailure(f"the {name} release is not {K}-anonymous ({check.to_dict()}).")
@@ -205,15 +207,7 @@ def _run_and_export(
 
         result = res["result"]
         path = folder / f"release_{name}.csv"
-        try:
-            from kanon_engine.release.export import export_release
-        except ImportError:  # older engine: plain table writer
-            from kanon_engine.release.fileio import write_table
-
-            write_table(result.release, path)
-            res["summary"] = None
-        else:
-            res["summary"] = export_release(table, result, path)
+        session.export(table, project, result, session.ExportPlan(path))
         size = _nonempty(path)
         back = read_table(path)
         qi = list(result.config.quasi_identifiers)
@@ -227,20 +221,11 @@ def _run_and_export(
         return f"{path.name}: {back.n_rows:,} rows, {size:,} bytes, {K}-anonymous as read back"
 
     def report() -> str:
-        from kanon_engine.report.document import write_reports
-
         html, pdf = folder / f"report_{name}.html", folder / f"report_{name}.pdf"
-        summary = res.get("summary")
-        write_reports(
-            table,
-            res["result"],
-            project,
-            html,
-            pdf,
-            res["path"],
-            release=summary.to_dict() if summary is not None else None,
-            project_path=ctx["project_path"],
+        plan = session.ExportPlan(
+            res["path"], report_html=html, report_pdf=pdf, project_path=ctx["project_path"]
         )
+        session.export(table, project, res["result"], plan)  # the release again (same bytes), cited
         html_size, pdf_size = _nonempty(html), _nonempty(pdf)
         text = html.read_text(encoding="utf-8")
         if "De-identification report" not in text or "<svg" not in text:

@@ -25,7 +25,8 @@ Adding an algorithm
                self.suppression_limit = suppression_limit   # store only; run() validates
                self.my_param = my_param
 
-           def _run(self, table, config, enc, progress, start) -> AnonymizationResult:
+           def _run(self, job: Job) -> AnonymizationResult:
+               table, config, enc, progress, start = job   # the points, counted (see base.Job)
                p = self.parameters          # checked and converted by the specs
                ...                          # call progress(fraction, message) often (it cancels)
 

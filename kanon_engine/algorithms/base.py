@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
@@ -58,6 +58,23 @@ METRIC = ParamSpec(
     choices=tuple(METRICS),
     choice_labels=tuple(OBJECTIVE_LABELS.get(m, m) for m in METRICS),
 )
+
+
+class Job(NamedTuple):
+    """One run as :meth:`Algorithm.run` hands it to the algorithm proper (``_run``), once the parameters
+    are checked and the rows counted: ``_run(self, job)`` starts with ``table, config, enc, progress,
+    start = job``.
+
+    ``table`` is the source (column types, names; for the cell-level models the loaded table, whose
+    records they recode), ``enc`` the points (weighted rows, see :mod:`kanon_engine.sources.plan.points`),
+    ``progress`` the callback to call often (it cancels), ``start`` when ``run`` began (for
+    :attr:`AnonymizationResult.runtime_seconds`)."""
+
+    table: Table | TableSource
+    config: AnonymizationConfig
+    enc: EncodedTable
+    progress: ProgressCallback
+    start: float
 
 
 class Algorithm(ABC):
@@ -121,7 +138,7 @@ class Algorithm(ABC):
         overrides it for tables whose points exceed the memory budget)."""
         counted = count_points(source, config, progress)
         require_k_fits(config.k, counted.enc.n_rows)
-        result = self._run(source, config, counted.enc, progress, start)
+        result = self._run(Job(source, config, counted.enc, progress, start))
         return finish_result(source, counted, result, start)
 
     def works_on_records(self) -> bool:
@@ -138,19 +155,10 @@ class Algorithm(ABC):
         records = records_in_memory(source, what)
         config.check_table(records)
         progress(0.0, _("encoding the quasi-identifiers"))
-        result = self._run(records, config, encode_records(records, config), progress, start)  # type: ignore[arg-type]
+        result = self._run(Job(records, config, encode_records(records, config), progress, start))
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 
     @abstractmethod
-    def _run(
-        self,
-        table: TableSource,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
-        """The algorithm proper, on the points (``enc``: weighted rows, see
-        :mod:`kanon_engine.sources.plan.points`); it returns a result whose ``plan`` says the class of every
-        point, and ``run`` makes the release from it. ``table`` is the source (column types, names);
-        ``start`` is ``run``'s start time (for :attr:`AnonymizationResult.runtime_seconds`)."""
+    def _run(self, job: Job) -> AnonymizationResult:
+        """The algorithm proper, on the points of ``job`` (see :class:`Job`); it returns a result whose
+        ``plan`` says the class of every point, and ``run`` makes the release from it."""

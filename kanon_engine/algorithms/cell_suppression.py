@@ -39,7 +39,7 @@ from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
 from kanon_engine.core.frequency import SensitiveCombos, group_columns, representatives, sensitive_combos
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike, loaded
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import (
@@ -48,10 +48,12 @@ from kanon_engine.metrics.loss import (
     average_class_size,
     discernibility,
     discernibility_star,
+    generalization_intensity,
     loss_aggregate,
 )
 from kanon_engine.privacy import PrivacyModel
 from kanon_engine.privacy.base import whole_release_refusal
+from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
 
 SUPPRESS = ParamSpec(
@@ -182,6 +184,8 @@ def _combination_rows(
 class CellMetric(Metric):
     """A full-domain metric under cell suppression (see the module docstring); bounds that assume a
     record's class only grows under generalization are replaced by ones that hold here."""
+
+    inner: Metric
 
     def __init__(self, inner: Metric) -> None:
         object.__setattr__(self, "inner", inner)
@@ -315,8 +319,8 @@ def cell_budget(n_rows: int, n_qi: int, limit: float | None) -> int:
 
 def cell_result(
     algorithm: str,
-    parameters: dict,
-    table: Table,
+    parameters: dict[str, Any],
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     ev: CellNodeEvaluation,
@@ -327,10 +331,8 @@ def cell_result(
     notes: tuple[str, ...] = (),
 ) -> AnonymizationResult:
     """The release of a node under cell suppression, with everything reported about it."""
-    from kanon_engine.metrics.loss import generalization_intensity
-    from kanon_engine.release.cell_recoding import build_cell_result
 
-    rec = suppress_cells_at_node(table, config, enc, ev)
+    rec = suppress_cells_at_node(loaded(table), config, enc, ev)
     extra = {"height": float(sum(ev.levels))}
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         extra[f"intensity:{q}"] = float(value)

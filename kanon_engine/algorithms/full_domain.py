@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm, Job
 from kanon_engine.algorithms.cell_suppression import (
     SUPPRESS,
     CellMetric,
@@ -31,7 +31,7 @@ from kanon_engine.algorithms.cell_suppression import (
 )
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig, require_k_fits
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import (
     NodeEvaluation,
@@ -40,7 +40,7 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.metrics.loss import (
@@ -52,7 +52,6 @@ from kanon_engine.metrics.loss import (
     node_metrics,
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
-from kanon_engine.progress import ProgressCallback
 from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -94,7 +93,7 @@ class FullDomainAlgorithm(Algorithm):
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
+    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -141,14 +140,8 @@ class FullDomainAlgorithm(Algorithm):
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = LatticeSearch(
             enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator
@@ -232,7 +225,7 @@ def points_ncp(
 def full_domain_result(
     algorithm: str,
     parameters: dict[str, Any],
-    table: Table,
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     ev: NodeEvaluation,

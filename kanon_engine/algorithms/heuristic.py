@@ -32,16 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Job
 from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import TOLERANCE
-from kanon_engine.config import AnonymizationConfig, ParamSpec
-from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.config import ParamSpec
 from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
 from kanon_engine.core.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
-from kanon_engine.data.table import Table
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.labels import objective_value_label
@@ -363,14 +361,8 @@ class Heuristic(FullDomainAlgorithm):
         )
         self.time_limit = time_limit
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         p = self.parameters
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = AnytimeSearch(evaluator, metric, progress, p["time_limit"])

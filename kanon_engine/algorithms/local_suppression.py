@@ -31,7 +31,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from kanon_engine.algorithms.base import Algorithm
+from kanon_engine.algorithms.base import Algorithm, Job
 from kanon_engine.algorithms.peeling import (
     GroupChecker,
     Peeler,
@@ -155,17 +155,11 @@ class LocalSuppression(Algorithm):
         enc = encode_table(
             table, config.quasi_identifiers, flat, config.sensitive, config.sensitive_hierarchies
         )
-        result = self._run(table, config, enc, progress, start)
+        result = self._run(Job(table, config, enc, progress, start))
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         order = importance_order(enc, self.parameters["importance"])
         combos = sensitive_combos(enc)
         checker = GroupChecker(enc, config.models, combos)
@@ -177,7 +171,7 @@ class LocalSuppression(Algorithm):
         progress(0.95, _("building the release"))
         suppressed = peeling.class_levels[peeling.record_classes(record_row)] > 0
         rec = CellRecoding(enc.qi, np.zeros(suppressed.shape, dtype=np.int8), suppressed, "CS")
-        notes = (
+        notes: tuple[str, ...] = (
             _(
                 "Suppression order (kept longest first): {columns}.",
                 columns=", ".join(enc.qi[q] for q in order),

@@ -99,9 +99,10 @@ class Samarati(LatticeSearchAlgorithm):
                     lo = mid + 1
             height = lo
         else:
-            height = next((h for h in range(lat.max_height + 1) if feasible(h)), None)
-            if height is None:
+            found = next((h for h in range(lat.max_height + 1) if feasible(h)), None)
+            if found is None:
                 return None
+            height = found
         return search.optimize(lat.heights == height)
 
     def _notes(self, search: LatticeSearch) -> tuple[str, ...]:

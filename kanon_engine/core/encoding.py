@@ -9,6 +9,7 @@ when they are numbers, which the ordered-distance t-closeness needs).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -78,6 +79,10 @@ class EncodedTable:
     def n_points(self) -> int:
         """Rows of ``codes`` (records, or distinct points with counts)."""
         return int(self.codes.shape[1])
+
+    def point_weights(self) -> np.ndarray:
+        """Records per row: the weights of weighted rows, else one each."""
+        return self.weights if self.weights is not None else np.ones(self.n_points, dtype=np.int64)
 
     def leaf_histogram(self, q: int) -> np.ndarray:
         """Records per leaf of quasi-identifier ``q`` (float64)."""
@@ -196,9 +201,9 @@ def is_tree(h: Hierarchy) -> bool:
 def encode_table(
     table: Table,
     qi: tuple[str, ...] | list[str],
-    hierarchies: dict[str, Hierarchy],
+    hierarchies: Mapping[str, Hierarchy],
     sensitive: tuple[str, ...] | list[str] = (),
-    sensitive_hierarchies: dict[str, Hierarchy] | None = None,
+    sensitive_hierarchies: Mapping[str, Hierarchy] | None = None,
 ) -> EncodedTable:
     """Encode the quasi-identifiers (with their hierarchies) and sensitive attributes of ``table``."""
     qi = tuple(qi)

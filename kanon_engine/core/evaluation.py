@@ -23,6 +23,7 @@ from kanon_engine.core.frequency import (
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
+from kanon_engine.metrics.loss import MetricContext
 from kanon_engine.privacy import ClassStats, KAnonymity, PrivacyModel, all_monotone, k_of
 
 _NEVER = np.iinfo(np.int64).max
@@ -86,11 +87,9 @@ class NodeEvaluation:
         return int(self.passes.sum())
 
 
-def evaluator_context(evaluator: NodeEvaluator):
+def evaluator_context(evaluator: NodeEvaluator) -> MetricContext:
     """The metric context of an evaluator's nodes (k, MaxSup, whether step 4 may trim classes, and the
     bottom frequency set it already counted)."""
-    from kanon_engine.metrics.loss import MetricContext
-
     rule = evaluator.group_rule
     trims = rule.trim and rule.group_k > 0 and evaluator.max_suppressed > 0
     return MetricContext(evaluator.enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base)

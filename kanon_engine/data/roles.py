@@ -24,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from kanon_engine.i18n import N_, _, text_of
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import N_, _, text_of, word_of
 
 
 class Role(StrEnum):
@@ -71,7 +72,6 @@ def merge_roles(
 
 
 def _conflict(col: str, first: Role, how_first: str, second: Role, how_second: str) -> Exception:
-    from kanon_engine.errors import ConfigError
 
     hint = _("Give the column one role only.")
     if how_first.startswith("in "):
@@ -162,7 +162,7 @@ _KIND_WORDS = {
 
 def kind_words(kind: str) -> str:
     """What a suggestion's ``kind`` is called in a sentence ("a date of birth")."""
-    return _(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
+    return word_of(_KIND_WORDS, kind)
 
 
 # Order matters: the first rule that matches wins (a "Patientennummer" is a number, not a name).

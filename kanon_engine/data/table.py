@@ -7,8 +7,10 @@ column the release does not touch is exported byte-for-byte as it came in. Missi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -28,6 +30,33 @@ class ReadOptions:
     quotechar: str | None = None
     header: bool = True
     sheet: str | int | None = None
+
+
+class TableLike(Protocol):
+    """What every table the engine reads offers, loaded whole (:class:`Table`) or read by an engine
+    without loading it (a table source, :class:`kanon_engine.sources.backends.base.TableSource`): the
+    functions that take either name this (a run's configuration, its checks, the release's export)."""
+
+    @property
+    def source(self) -> Path | None: ...
+
+    @property
+    def sha256(self) -> str | None: ...
+
+    @property
+    def columns(self) -> list[str]: ...
+
+    @property
+    def n_rows(self) -> int: ...
+
+    @property
+    def column_types(self) -> dict[str, ColumnType]: ...
+
+    def name(self) -> str: ...
+
+    def require_columns(self, names: list[str] | tuple[str, ...], what: str = ...) -> None: ...
+
+    def kind(self, name: str) -> ColumnKind: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +111,7 @@ class Table:
         return pd.to_numeric(self.column(name), errors="coerce").to_numpy(dtype=float)
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, source: Path | None = None, **kw) -> Table:
+    def from_frame(cls, frame: pd.DataFrame, source: Path | None = None, **kw: Any) -> Table:
         """Wrap a DataFrame (converted to strings, missing kept missing), detecting column types."""
         text = frame.copy()
         for c in text.columns:
@@ -96,7 +125,17 @@ class Table:
         return cls(text, source=source, column_types=types, **kw)
 
 
-def apply_type_overrides(table: Table, overrides: dict[str, tuple[ColumnKind | str, str | None]]) -> Table:
+def loaded(table: TableLike) -> Table:
+    """The loaded table behind ``table``: itself, or the one an in-memory table source holds (its
+    ``table``). A source whose rows are not in memory has none: a TypeError (streamed runs take other
+    paths before they get here)."""
+    found = table if isinstance(table, Table) else getattr(table, "table", None)
+    if not isinstance(found, Table):
+        raise TypeError(f"{type(table).__name__} holds no rows in memory")
+    return found
+
+
+def apply_type_overrides(table: Table, overrides: Mapping[str, tuple[ColumnKind | str, str | None]]) -> Table:
     """The table with the user's type choices (kind, date format) replacing the detected ones.
 
     The import dialog and the project file both use this, so a project reopens with the types the user

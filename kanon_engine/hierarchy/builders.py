@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.dates import date_fit, parse_dates
+from kanon_engine.data.types import describe_date_format
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats, ngettext
@@ -42,7 +44,7 @@ DATE_LEVELS = ("day", "month", "quarter", "year", "decade", "century")
 #: How many values an error message lists before saying "and N more".
 _LISTED = 10
 
-Values = pd.Series | np.ndarray | Iterable[str]
+Values: TypeAlias = pd.Series | np.ndarray | Iterable[str]
 
 
 # ----------------------------------------------------------------------------------------- helpers
@@ -111,7 +113,7 @@ def _sorted_order(keys: np.ndarray, text: np.ndarray) -> np.ndarray:
     return by_text[np.argsort(keys[by_text], kind="stable")]
 
 
-def _labels_from_uniques(keys: np.ndarray, fmt) -> np.ndarray:
+def _labels_from_uniques(keys: np.ndarray, fmt: Callable[[Any], str]) -> np.ndarray:
     """Format each distinct key once and spread the labels back (one call per group, not per value)."""
     codes, uniques = pd.factorize(keys)
     labels = np.array([fmt(u) for u in uniques], dtype=object)
@@ -278,8 +280,6 @@ def suggest_widths(low: float, high: float, integer: bool = True, levels: int = 
 def _parse_dates(attribute: str, distinct: np.ndarray, date_format: str | None) -> pd.Series:
     """The distinct values as dates, all read with ONE format: ``date_format``, or the known format most
     of them fit (:mod:`kanon_engine.data.dates`); a value that does not fit is an error, never guessed."""
-    from kanon_engine.data.dates import date_fit, parse_dates
-    from kanon_engine.data.types import describe_date_format
 
     s = pd.Series(distinct, dtype=object)
     fmt = date_format or date_fit(s, None, attribute).format
@@ -478,11 +478,9 @@ def _guess_kind(distinct: np.ndarray) -> str:
         return "integer"
     if np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)).all():
         return "decimal"
-    if s.str.contains(r"\d").all() and s.str.contains(r"[-/.]").all():
-        from kanon_engine.data.dates import date_fit
-
-        if date_fit(s).misfits == 0:  # one format fits every value
-            return "date"
+    dated = s.str.contains(r"\d").all() and s.str.contains(r"[-/.]").all()
+    if dated and date_fit(s).misfits == 0:  # one format fits every value
+        return "date"
     return "categorical"
 
 

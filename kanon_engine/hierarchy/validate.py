@@ -10,6 +10,7 @@ What is fine: the same label at different levels (``Male -> Male -> *``), leaves
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,7 +55,7 @@ _NUMBER_WORDS = {
 }
 
 
-def _quoted(items) -> list[str]:
+def _quoted(items: Iterable[object]) -> list[str]:
     return [f"'{v}'" for v in items]
 
 
@@ -76,7 +77,7 @@ def multi_parent_labels(h: Hierarchy) -> dict[tuple[int, str], list[str]]:
     return out
 
 
-def uncovered_values(h: Hierarchy, data_values: pd.Series | np.ndarray | list) -> list[str]:
+def uncovered_values(h: Hierarchy, data_values: pd.Series | np.ndarray | list[str]) -> list[str]:
     """Distinct data values the hierarchy has no leaf for, most frequent first (ties: first seen).
 
     A missing cell (``NaN``/``None``/``""``) is reported as :data:`MISSING` (``""``), the leaf that
@@ -96,7 +97,7 @@ def uncovered_values(h: Hierarchy, data_values: pd.Series | np.ndarray | list) -
     return [str(v) for v in text[unknown]]
 
 
-def _coverage_issue(h: Hierarchy, data_values) -> list[HierarchyIssue]:
+def _coverage_issue(h: Hierarchy, data_values: pd.Series | np.ndarray | list[str]) -> list[HierarchyIssue]:
     missing = uncovered_values(h, data_values)
     if not missing:
         return []

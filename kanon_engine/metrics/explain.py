@@ -21,6 +21,7 @@ every node of the lattice is a cumulative sum of the combinations' counts over t
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,12 +48,7 @@ class AttributeRarity:
     class_size_without: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "attribute": self.attribute,
-            "value": self.value,
-            "records_with_value": self.records_with_value,
-            "class_size_without": self.class_size_without,
-        }
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)

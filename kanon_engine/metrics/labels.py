@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kanon_engine.i18n import N_, _, formats
+from kanon_engine.i18n import N_, _, formats, word_of
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ OBJECTIVE_LABELS: dict[str, str] = {
 
 def objective_label(code: str) -> str:
     """Plain words for a search objective code (the code itself when unknown)."""
-    return _(OBJECTIVE_LABELS[code]) if code in OBJECTIVE_LABELS else code
+    return word_of(OBJECTIVE_LABELS, code)
 
 
 #: What the search objective's value at a lattice node *is* (the lattice view's metric filter and node

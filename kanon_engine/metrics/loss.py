@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -147,6 +147,36 @@ class EntropyTables:
 
 
 # --- objectives ----------------------------------------------------------------------------------------
+class NodeFigures(Protocol):
+    """What a metric reads of a checked node: its levels, classes (the frequency set), which classes pass,
+    what is suppressed and taken out (:class:`~kanon_engine.core.evaluation.NodeEvaluation` has it all;
+    the node check sits above the metrics, so they name these, not the class)."""
+
+    @property
+    def levels(self) -> tuple[int, ...]: ...
+
+    @property
+    def freq(self) -> FrequencySet: ...
+
+    @property
+    def passes(self) -> np.ndarray: ...
+
+    @property
+    def suppressed(self) -> int: ...
+
+    @property
+    def trimmed(self) -> np.ndarray | None: ...
+
+    @property
+    def sizes(self) -> np.ndarray: ...
+
+    @property
+    def released_sizes(self) -> np.ndarray: ...
+
+    @property
+    def n_classes(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Metric(ABC):
     """An objective to minimize over lattice nodes."""
@@ -159,9 +189,9 @@ class Metric(ABC):
     monotone: ClassVar[bool] = False
 
     @abstractmethod
-    def value(self, ev, ctx: MetricContext) -> float: ...
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float: ...
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         """A bound on the value of ``ev``'s node and every satisfying generalization of it."""
         return -np.inf
 
@@ -243,10 +273,10 @@ class DiscernibilityMetric(Metric):
     label = N_("Discernibility (DM, with suppression penalty)")
     short = "DM"
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows)
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         # Under generalization a record's class only grows; in a satisfying generalization it is either
         # in a released class of >= k records or suppressed at cost |T| >= k. So each record of a class E
         # costs at least max(|E|, k): DM(Y) >= sum_E |E| * max(|E|, k) for every satisfying Y >= X.
@@ -263,10 +293,10 @@ class DiscernibilityStarMetric(Metric):
     short = "DM*"
     monotone = True
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return discernibility_star(ev.sizes)
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return discernibility_star(ev.sizes)
 
 
@@ -275,10 +305,10 @@ class AverageClassSizeMetric(Metric):
     label = N_("Normalized average class size (C_AVG)")
     short = "C_AVG"
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return average_class_size(ctx.n_rows, ev.n_classes, ctx.k)
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         # a generalization has at most as many classes, and releases at most as many
         return ctx.n_rows / max(ev.freq.n_classes, 1) / ctx.k
 
@@ -288,7 +318,7 @@ class PrecisionMetric(Metric):
     label = N_("Precision loss (1 - Sweeney's Prec)")
     short = N_("precision loss")
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
@@ -303,7 +333,7 @@ class HeightMetric(Metric):
     short = N_("height")
     monotone = True
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return float(sum(ev.levels))
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
@@ -315,7 +345,7 @@ class EntropyMetric(Metric):
     label = N_("Non-uniform entropy (bits)")
     short = N_("entropy (bits)")
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         base = ctx.entropy.unsuppressed(ev.levels)
         if ev.suppressed == 0:
             return base
@@ -349,10 +379,10 @@ class LossMetric(Metric):
     label = N_("Loss (ARX's default: generalization and suppression)")
     short = "Loss"
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return loss_aggregate(loss_per_attribute(ev, ctx))
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return loss_aggregate(ctx.shares.per_attribute(ev.levels))
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
@@ -363,7 +393,7 @@ class LossMetric(Metric):
         return np.exp(np.log1p(per).mean(axis=1)) - 1.0
 
 
-def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
+def loss_per_attribute(ev: NodeFigures, ctx: MetricContext) -> np.ndarray:
     """Normalized Loss of every attribute at the evaluated node, suppressed records counting 1."""
     if ev.suppressed == 0:
         return ctx.shares.per_attribute(ev.levels)
@@ -389,11 +419,12 @@ def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
     return ctx.shares.per_attribute(ev.levels, extra)
 
 
-def _trimmed_entropy(ev, ctx: MetricContext) -> float:
+def _trimmed_entropy(ev: NodeFigures, ctx: MetricContext) -> float:
     """Entropy added by the records step 4 takes out of released classes: suppressing a record whose
     value v is released as g adds -log2(f(v)/|T|) + log2(f(v)/f(g)) = log2(|T| / f(g)) per attribute,
     which depends only on g, shared by the whole class, so no record needs to be named."""
     enc = ctx.enc
+    assert ev.trimmed is not None  # called when step 4 took records out
     taken = np.flatnonzero(ev.trimmed)
     rep = ev.freq.leaves()[:, taken]
     per_record = np.zeros(len(taken))
@@ -404,7 +435,7 @@ def _trimmed_entropy(ev, ctx: MetricContext) -> float:
     return float((per_record * ev.trimmed[taken]).sum())
 
 
-def _suppressed_entropy(ev, ctx: MetricContext) -> float:
+def _suppressed_entropy(ev: NodeFigures, ctx: MetricContext) -> float:
     """Entropy added by suppressing the failing classes: needs the leaf values of their records, so the
     base rows are matched to the failing classes by their generalized key."""
     enc = ctx.enc
@@ -449,7 +480,7 @@ def get_metric(name: str) -> Metric:
     return METRICS[name]()
 
 
-def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
+def node_metrics(ev: NodeFigures, ctx: MetricContext) -> dict[str, float]:
     """Every metric of one node, as reported (precision as Prec, higher is better)."""
     out = {
         "discernibility": discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows),

@@ -46,6 +46,7 @@ from kanon_engine.core.table_check import release_classes
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, ngettext
+from kanon_engine.metrics.linkage import count_matches
 
 #: Default threshold for "records at risk": more than a 1 in 5 chance of re-identification (the k = 5 line).
 DEFAULT_THRESHOLD = 0.2
@@ -461,10 +462,10 @@ def assess(
     qi = tuple(qi)
     if star_is_value:
         suppressed_marker = None
-    missing = [c for c in (*qi, *sensitive) if c not in df.columns]
-    if missing:
+    unknown = [c for c in (*qi, *sensitive) if c not in df.columns]
+    if unknown:
         raise ConfigError(
-            _("The column '{missing}' is not in the table assessed.", missing=missing[0]), where=missing[0]
+            _("The column '{missing}' is not in the table assessed.", missing=unknown[0]), where=unknown[0]
         )
     found = release_classes(df, qi, suppressed_marker)
     row_class, sizes, suppressed = found.row_class, found.sizes, found.n_suppressed
@@ -472,8 +473,6 @@ def assess(
     pop_text = POPULATION_IS_TABLE
     missing = 0
     if population is not None:
-        from kanon_engine.metrics.linkage import count_matches
-
         pdf: pd.DataFrame = getattr(population, "frame", population)
         absent = [c for c in qi if c not in pdf.columns]
         if absent:

@@ -8,7 +8,7 @@ min/max of each class's original values on the two axes.
 
 Axes: numbers on their scale, dates as ordinal days (as Mondrian records their bounds), categorical
 attributes in Mondrian's tree order of the hierarchy
-(:func:`~kanon_engine.algorithms.mondrian.algorithm.tree_order`:
+(:func:`~kanon_engine.core.leaf_order.tree_order`:
 every group's leaves contiguous), one step per leaf.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kanon_engine.algorithms.mondrian.algorithm import tree_order
+from kanon_engine.core.leaf_order import tree_order
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.hierarchy.model import MISSING
 from kanon_engine.present.calendar_steps import to_ordinal_days
@@ -140,7 +140,7 @@ def class_boxes(result: AnonymizationResult, ax: AxisData, ay: AxisData) -> BoxS
         ]
         source = "partitions"
     else:
-        bounds = [_class_minmax(result.row_class, a.coords, result.n_classes) for a in (ax, ay)]
+        bounds = [_class_minmax(result.classes_of_rows(), a.coords, result.n_classes) for a in (ax, ay)]
         cls = np.arange(result.n_classes, dtype=np.int64)
         source = "data"
     edges = []

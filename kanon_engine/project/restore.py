@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from kanon_engine.algorithms import algorithms, get_algorithm
+from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
@@ -75,8 +77,6 @@ def rebuild_run(
 def _rebuild(
     table: Table | Any, config: AnonymizationConfig, summary: dict[str, Any], progress: Any = None
 ) -> AnonymizationResult | None:
-    from kanon_engine.algorithms import algorithms, get_algorithm
-    from kanon_engine.algorithms.full_domain import apply_transformation
 
     levels = summary.get("transformation")
     params = dict(summary.get("parameters") or {})

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -32,9 +32,10 @@ from kanon_engine.config import require_k_fits, role_name
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import TableLike
+from kanon_engine.data.types import ColumnType
 from kanon_engine.errors import ConfigError, KanonError
-from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
+from kanon_engine.hierarchy import HierarchyIssue, default_hierarchy, validate_hierarchy
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import blank_to_none as blank_to_none  # re-exported: the form values
@@ -75,7 +76,18 @@ class TableFacts:
     defaults: dict[str, Hierarchy]
 
 
-def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
+@runtime_checkable
+class TypesFromCounts(Protocol):
+    """A table whose column types are detected from its value counts when first asked (a table source,
+    or a view of some of its columns)."""
+
+    @property
+    def columns(self) -> list[str]: ...
+
+    def column_type(self, name: str) -> ColumnType: ...
+
+
+def analyze_table(table: TableLike, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
     """Role suggestions, per-column value counts and the default hierarchies of the columns
     ``default_for`` (pure pandas/engine: safe to run in a worker). On a 1,000,000-row table this is the
     costly part of opening a file, so it is done with the loading, not on the GUI thread. A table
@@ -83,6 +95,7 @@ def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -
     :meth:`~kanon_engine.sources.backends.base.TableSource.prefetch_value_counts`) and its first rows."""
     counts = {c: value_counts(table, c) for c in table.columns}
     if getattr(table, "frame", None) is None:  # a table source: the types come from the counts
+        assert isinstance(table, TypesFromCounts)
         for c in table.columns:
             table.column_type(c)
     defaults = {
@@ -102,7 +115,7 @@ class PreparedHierarchy:
 
     column: str
     hierarchy: Hierarchy
-    issues: tuple
+    issues: tuple[HierarchyIssue, ...]
     default: bool
 
 
@@ -160,7 +173,7 @@ class ColumnCache:
     again, the same one never is.
     """
 
-    def __init__(self, table: Table, facts: TableFacts | None = None) -> None:
+    def __init__(self, table: TableLike, facts: TableFacts | None = None) -> None:
         self.table = table
         self._counts: dict[str, pd.Series] = {}
         self._defaults: dict[str, Hierarchy] = {}
@@ -240,7 +253,7 @@ class ColumnCache:
 
 
 # ------------------------------------------------------------------------------------------ the rules
-def validate(project: Project, table: Table | None, cache: ColumnCache | None = None) -> list[Issue]:
+def validate(project: Project, table: TableLike | None, cache: ColumnCache | None = None) -> list[Issue]:
     """Every finding about running ``project`` on ``table``, errors first.
 
     ``cache`` keeps the costly per-column facts between calls (one is made when not given).
@@ -268,7 +281,7 @@ def first_error(issues: list[Issue]) -> Issue | None:
     return next((i for i in issues if i.is_error), None)
 
 
-def require_valid(project: Project, table: Table, cache: ColumnCache | None = None) -> list[Issue]:
+def require_valid(project: Project, table: TableLike, cache: ColumnCache | None = None) -> list[Issue]:
     """Raise the first error of :func:`validate` as a ConfigError; return the warnings."""
     issues = validate(project, table, cache)
     error = first_error(issues)
@@ -309,7 +322,7 @@ def _date_rule(project: Project, cache: ColumnCache, qi: list[str]) -> list[Issu
     return out
 
 
-def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+def _hierarchy_rules(project: Project, table: TableLike, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The hierarchy of every quasi-identifier must be a tree covering the data (errors); a sensitive
     attribute's own hierarchy is only checked for warnings (it matters to hierarchical t-closeness)."""
     out: list[Issue] = []
@@ -326,7 +339,7 @@ def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
     return out
 
 
-def _identifier_warnings(project: Project, table: Table, cache: ColumnCache) -> list[Issue]:
+def _identifier_warnings(project: Project, table: TableLike, cache: ColumnCache) -> list[Issue]:
     """A column that looks like it identifies people but would be released."""
     out = []
     for col in table.columns:
@@ -380,7 +393,7 @@ _ONE_GROUP = N_(
 )
 
 
-def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
+def _few_groups_warning(project: Project, table: TableLike) -> list[Issue]:
     k = k_of(project.models)
     if k < 2 or k > table.n_rows or table.n_rows // k >= HANDFUL:
         return []
@@ -390,7 +403,7 @@ def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
     return [Issue("warning", text, "models")]
 
 
-def _k_rule(project: Project, table: Table) -> list[Issue]:
+def _k_rule(project: Project, table: TableLike) -> list[Issue]:
     k = k_of(project.models)
     try:
         require_k_fits(k, table.n_rows)
@@ -399,7 +412,7 @@ def _k_rule(project: Project, table: Table) -> list[Issue]:
     return []
 
 
-def _config_rule(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+def _config_rule(project: Project, table: TableLike, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The run configuration builds: roles do not conflict, every named column exists, the models'
     sensitive attribute is marked sensitive (the rules of AnonymizationConfig)."""
     if not qi:
@@ -414,7 +427,7 @@ def _config_rule(project: Project, table: Table, cache: ColumnCache, qi: list[st
     return []
 
 
-def _workload_rule(project: Project, table: Table) -> list[Issue]:
+def _workload_rule(project: Project, table: TableLike) -> list[Issue]:
     """The workload reads (syntax, columns, types), and workload-aware Mondrian has one."""
     if not project.workload_text:
         aware = str(project.algorithm_params.get("workload_aware", "")).lower() in ("true", "1", "yes", "on")
@@ -434,7 +447,7 @@ def _workload_rule(project: Project, table: Table) -> list[Issue]:
     return []
 
 
-def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+def _algorithm_rules(project: Project, table: TableLike, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The algorithm exists, its parameters are valid, and an exhaustive search's lattice is not too
     large for it."""
     cls = algorithms().get(project.algorithm)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import EncodedTable
@@ -48,7 +50,7 @@ def missing_as_empty(values: np.ndarray | pd.Series) -> np.ndarray:
     return out
 
 
-def _missing_as_empty_codes(cat: pd.Categorical) -> pd.Categorical:
+def missing_as_empty_codes(cat: pd.Categorical) -> pd.Categorical:
     """:func:`missing_as_empty` for a categorical column: the missing-value group's codes become missing."""
     missing = np.flatnonzero(pd.Index(cat.categories).isin([MISSING, MISSING_LABEL]))
     if not len(missing):
@@ -75,7 +77,7 @@ def assemble_release(
     columns: dict[str, pd.Series] = {c: frame[c] for c in keep}
     for name, values in qi_values.items():
         if isinstance(values, pd.Categorical):
-            columns[name] = pd.Series(_missing_as_empty_codes(values), index=frame.index, copy=False)
+            columns[name] = pd.Series(missing_as_empty_codes(values), index=frame.index, copy=False)
         else:
             columns[name] = pd.Series(missing_as_empty(values), index=frame.index, dtype=object)
     if suppressed_rows.any():
@@ -110,9 +112,6 @@ def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray) -> pd.Series
         return pd.Series(pd.Categorical.from_codes(codes, labels), index=column.index, copy=False)
     arrow = getattr(column.array, "_pa_array", None)
     if arrow is not None and isinstance(column.dtype, pd.StringDtype):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         masked = pc.if_else(pa.array(suppressed_rows), pa.scalar(ROOT, arrow.type), arrow)
         return pd.Series(pd.array(masked, dtype=column.dtype), index=column.index, copy=False)
     col = column.astype(object)

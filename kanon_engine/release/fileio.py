@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
+import pyarrow as pa
 
 from kanon_engine.errors import DataError, KanonError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _
 
 LOG = logging.getLogger("kanon_engine.release.fileio")
 
@@ -217,48 +218,50 @@ def reading(path: str | Path, what: str = "", error: type[KanonError] = DataErro
         raise read_error(path, err, what, error) from None
 
 
-def _os_error(path: Path, err: OSError) -> DataError:
+#: Why a file could not be written, by the system's error code: the sentence and what to do.
+_WRITE_ERRORS: tuple[tuple[tuple[int, ...], tuple[str, str]], ...] = (
+    (
+        (errno.EACCES, errno.EPERM),
+        (
+            N_(
+                "{name} cannot be written in {parent}: the folder or file is read-only or you lack "
+                "permission."
+            ),
+            N_("Choose another folder, or ask for write access."),
+        ),
+    ),
+    (
+        (errno.EROFS,),
+        (
+            N_("{name} cannot be written: {parent} is on a read-only disk."),
+            N_("Choose a folder on another disk."),
+        ),
+    ),
+    (
+        (errno.ENOSPC, errno.EDQUOT, errno.EFBIG),
+        (
+            N_("{name} cannot be written: the disk holding {parent} is full."),
+            N_("Free some space or choose another disk; nothing was changed."),
+        ),
+    ),
+    (
+        (errno.ENOENT,),
+        (
+            N_("{name} cannot be written: the folder {parent} does not exist."),
+            N_("Create the folder or choose another one."),
+        ),
+    ),
+)
+
+
+def os_error(path: Path, err: OSError) -> DataError:
     """A plain sentence for why ``path`` could not be written, and what to do."""
     code = err.errno
-    if isinstance(err, PermissionError) or code in (errno.EACCES, errno.EPERM):
-        msg, hint = (
-            (
-                _(
-                    "{name} cannot be written in {parent}: the folder or file is read-only or you lack "
-                    "permission.",
-                    name=path.name,
-                    parent=path.parent,
-                )
-            ),
-            _("Choose another folder, or ask for write access."),
-        )
-    elif code == errno.EROFS:
-        msg, hint = (
-            _(
-                "{name} cannot be written: {parent} is on a read-only disk.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Choose a folder on another disk."),
-        )
-    elif code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        msg, hint = (
-            _(
-                "{name} cannot be written: the disk holding {parent} is full.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Free some space or choose another disk; nothing was changed."),
-        )
-    elif code == errno.ENOENT:
-        msg, hint = (
-            _(
-                "{name} cannot be written: the folder {parent} does not exist.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Create the folder or choose another one."),
-        )
+    if isinstance(err, PermissionError):
+        code = errno.EACCES
+    found = next((words for codes, words in _WRITE_ERRORS if code in codes), None)
+    if found is not None:
+        msg, hint = _(found[0], name=path.name, parent=path.parent), _(found[1])
     elif code == errno.EISDIR or path.is_dir():
         msg, hint = folder_message(path)
     else:
@@ -293,7 +296,7 @@ def _final_mode(path: Path) -> int:
 
 
 # --- temporary files --------------------------------------------------------------------------------------
-def _try_lock(fd: int) -> bool | None:
+def try_lock(fd: int) -> bool | None:
     """Take an exclusive, non-blocking lock on ``fd``: True if taken, False if another holds it, None
     where this system or file system has no such locks."""
     try:
@@ -343,7 +346,7 @@ def clean_stale_temp_files(folder: str | Path) -> list[str]:
 def _remove_if_stale(path: Path) -> bool:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
-        locked = _try_lock(fd)
+        locked = try_lock(fd)
         if locked is False:
             return False  # a write in progress holds it
         age = time.time() - os.fstat(fd).st_mtime
@@ -362,7 +365,7 @@ class _TempFile:
     def __init__(self, folder: Path, name: str) -> None:
         while True:
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            _try_lock(fd)
+            try_lock(fd)
             if os.fstat(fd).st_nlink > 0:  # not removed by a cleaner between creating and locking
                 break
             os.close(fd)
@@ -396,7 +399,7 @@ def temp_file_beside(path: str | Path, data: bytes = b"") -> Iterator[Path]:
             view = view[os.write(tmp.fd, view) :]  # type: ignore[arg-type]
         yield tmp.path
     except OSError as err:
-        raise _os_error(path, err) from None
+        raise os_error(path, err) from None
     finally:
         if tmp is not None:
             tmp.discard()
@@ -427,7 +430,7 @@ def atomic_path(
     path = Path(path)
     check_not_input(path, protect, may_replace)
     if path.is_dir():
-        raise _os_error(path, IsADirectoryError(errno.EISDIR, _("Is a directory")))
+        raise os_error(path, IsADirectoryError(errno.EISDIR, _("Is a directory")))
     tmp: _TempFile | None = None
     try:
         clean_stale_temp_files(path.parent)
@@ -440,7 +443,7 @@ def atomic_path(
         os.chmod(tmp.path, PRIVATE_MODE if private else _final_mode(path))
         os.replace(tmp.path, path)
     except OSError as err:
-        raise _os_error(path, err) from None
+        raise os_error(path, err) from None
     finally:
         if tmp is not None:
             tmp.discard()
@@ -471,7 +474,7 @@ def atomic_writer(
             else:
                 fh = open(tmp, "w", encoding=encoding, newline=newline)  # noqa: SIM115
         except OSError as err:
-            raise _os_error(Path(path), err) from None
+            raise os_error(Path(path), err) from None
         with fh:
             yield fh
             fh.flush()
@@ -530,7 +533,8 @@ def _encode_error(path: Path, err: UnicodeEncodeError, encoding: str) -> DataErr
     )
 
 
-def _format_for(path: Path, fmt: str | None) -> str:
+def format_for(path: Path, fmt: str | None) -> str:
+    """The format a file is written in: ``fmt`` when given, else the one its ending names."""
     if fmt is not None:
         f = fmt.lower().lstrip(".")
         if f in ("csv", "tsv", "xlsx", "parquet"):
@@ -574,7 +578,7 @@ def write_table(
     if source is not None:
         refuse_input_overwrite(path, [source])
     df: pd.DataFrame = getattr(frame, "frame", frame)
-    kind = _format_for(path, fmt)
+    kind = format_for(path, fmt)
     if kind in ("csv", "tsv"):
         _write_text(df, path, "\t" if kind == "tsv" and delimiter == "," else delimiter, encoding, bom)
     elif kind == "xlsx":
@@ -640,7 +644,6 @@ def _write_xlsx(df: pd.DataFrame, path: Path) -> None:
 
 
 def _write_parquet(df: pd.DataFrame, path: Path) -> None:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(df, preserve_index=False)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,13 +70,13 @@ class CodedColumn:
     text: bool
 
 
-def _is_text(dtype) -> bool:
+def _is_text(dtype: object) -> bool:
     if isinstance(dtype, pd.CategoricalDtype):
         return _is_text(dtype.categories.dtype)
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
-def _as_text(values) -> pa.Array:
+def _as_text(values: np.ndarray | pd.Index) -> pa.Array:
     """Distinct values as the text a CSV shows (``str`` of each, as pandas' ``astype(str)`` gives)."""
     text = pd.Series(np.asarray(values, dtype=object), dtype=object).astype(str)
     return pa.array(np.asarray(text, dtype=object), _TEXT)
@@ -212,7 +212,7 @@ def csv_chunks(
     n = len(frame)
     sep = pa.scalar(delimiter, _TEXT)
 
-    def chunks():
+    def chunks() -> Iterator[bytes | memoryview]:
         yield (("\ufeff" if bom else "") + header).encode("utf-8")
         if not columns:
             yield b""
@@ -289,7 +289,7 @@ def neutralized_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
             columns.append(original)
             continue
         changed += int(np.bincount(col.codes[col.codes >= 0], minlength=len(labels))[risky].sum())
-        text = np.append(np.asarray(labels.to_pylist(), dtype=object), None)
+        text = np.append(np.asarray(labels.to_pylist(), dtype=object), np.array([None], dtype=object))
         values = text[np.where(col.codes < 0, len(labels), col.codes)]
         columns.append(pd.Series(values, index=frame.index, dtype=object))
     out = pd.concat(columns, axis=1) if columns else frame.copy()

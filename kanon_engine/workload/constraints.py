@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.data.table import ColumnKind, TableLike
 from kanon_engine.i18n import _
 from kanon_engine.workload.parser import WorkloadError
 from kanon_engine.workload.query import Between, Comparison, InList, LikePrefix, Literal, Predicate, Query
@@ -52,7 +52,7 @@ class ColumnSpec:
         return self.kind in (NUMBER, DATE)
 
 
-def column_spec(table: Table, name: str) -> ColumnSpec:
+def column_spec(table: TableLike, name: str) -> ColumnSpec:
     """The comparison kind of a column of the original table (from its detected or chosen type)."""
     kind = table.kind(name)
     if kind == ColumnKind.INTEGER:

@@ -24,8 +24,10 @@ found, and says what was expected there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import _
@@ -37,6 +39,7 @@ from kanon_engine.workload.query import (
     InList,
     LikePrefix,
     Literal,
+    Predicate,
     Query,
     Workload,
     is_bare_name,
@@ -78,7 +81,7 @@ def _name_char(c: str) -> bool:
 class _Tokenizer:
     """Splits one line into tokens; ``#`` starts a comment outside quotes."""
 
-    def __init__(self, text: str, fail) -> None:
+    def __init__(self, text: str, fail: Callable[..., NoReturn]) -> None:
         self.text = text
         self.fail = fail
         self.i = 0
@@ -202,7 +205,7 @@ class _LineParser:
         self.tokens = _Tokenizer(text, self.fail).tokens()
         self.pos = 0
 
-    def fail(self, token: Token, expected: str) -> None:
+    def fail(self, token: Token, expected: str) -> NoReturn:
         where = (
             _("{source}, line {line}", source=self.source, line=str(self.line)) if self.line else self.source
         )
@@ -307,7 +310,7 @@ class _LineParser:
         self.fail(token, expected)
         raise AssertionError
 
-    def predicate(self):
+    def predicate(self) -> Predicate:
         column = self.column_name(_("a column name (a condition such as age >= 30)"))
         token = self.tok
         if token.kind == "OP":

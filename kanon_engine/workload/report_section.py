@@ -6,7 +6,7 @@ meant for are from the true answers, and how many of those analyses it answers e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kanon_engine.i18n import _, formats
@@ -83,7 +83,7 @@ def query_rows(w: Mapping[str, Any], limit: int = LISTED) -> list[list[str]]:
     ]
 
 
-def section(w: Mapping[str, Any] | None, table) -> dict[str, Any] | None:
+def section(w: Mapping[str, Any] | None, table: Callable[..., Any]) -> dict[str, Any] | None:
     """What the report's template shows in this section (None without workload figures); ``table`` is
     the report's table builder (rows, header, numeric columns)."""
     if not w:

@@ -1,9 +1,10 @@
 """The export dialog: write the release (CSV / XLSX / Parquet), and optionally the value mapping, the
 hierarchies and the de-identification report, with the same engine functions the CLI calls.
 
-The dialog only collects choices into an :class:`ExportPlan`; :func:`perform_export` (no widgets) does
-the work in a pool thread through :class:`kanon_gui.tasks.TaskRunner`, so a slow XLSX (openpyxl writes
-about 7,000 rows a second) never freezes the window. Expected failures (read-only folder, full disk,
+The dialog only collects choices into a :class:`kanon_engine.session.ExportPlan`;
+:func:`kanon_engine.session.export` (the function the command line calls) does the work in a pool thread
+through :class:`kanon_gui.tasks.TaskRunner`, so a slow XLSX (openpyxl writes about 7,000 rows a second)
+never freezes the window. Expected failures (read-only folder, full disk,
 the input chosen as target) come back as the engine's plain sentence, shown in the dialog; anything
 else goes to the crash dialog.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -37,25 +37,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine import session
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
 from kanon_engine.project.project_file import ReportDetails
-from kanon_engine.project.public_list import project_linkage
-from kanon_engine.release.export import (
-    ExportOptions,
-    export_hierarchies,
-    export_release,
-    export_value_mapping,
-    hierarchy_targets,
-    read_key_file,
-)
-from kanon_engine.release.outputs import Output, check_outputs
+from kanon_engine.release.export import ExportOptions, read_key_file
+from kanon_engine.release.outputs import check_outputs
 from kanon_engine.report.describe import models_short
-from kanon_engine.report.document import SIGN_OFF, write_reports
+from kanon_engine.report.document import SIGN_OFF
+from kanon_engine.session import ExportOutcome, ExportPlan
+from kanon_engine.session.engines import engine_title
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
-from kanon_gui.large_file import engine_title
 
 FORMATS = (
     ("csv", N_("CSV (text)"), ".csv"),
@@ -106,8 +100,6 @@ TEXT = {
     "recipient_hint": N_("for example: Dr. Ana Ruiz, Institute of Health Services Research"),
     "approved_hint": N_("for example: M. Keller, data protection officer"),
 }
-#: Names of the companions an export writes beside the release ``<stem>.<ext>``.
-COMPANIONS = ("_value_mapping.csv", "_report.html", "_report.pdf")
 
 
 def csv_defaults(decimal_point: str) -> tuple[str, bool]:
@@ -121,109 +113,6 @@ def run_file_stem(data_stem: str, run_label: str) -> str:
     """``krankenhaus_run3`` for run "#3 ..." of krankenhaus.csv: the files name the run they come from."""
     number = run_label.split()[0].lstrip("#") if run_label.startswith("#") else ""
     return f"{data_stem}_run{number}" if number.isdigit() else f"{data_stem}_release"
-
-
-def earlier_files(plan: ExportPlan, written: list[Path]) -> tuple[list[Path], list[Path]]:
-    """(files of this export that exist already, companions of an earlier export of the same name that
-    this one does not write): the first are replaced, the second removed, after the user agrees."""
-    existing = [p for p in written if p.exists()]
-    stem = plan.release_path.with_suffix("")
-    leftovers = [
-        Path(f"{stem}{suffix}")
-        for suffix in COMPANIONS
-        if Path(f"{stem}{suffix}").exists() and Path(f"{stem}{suffix}") not in written
-    ]
-    return existing, leftovers
-
-
-@dataclass(frozen=True)
-class ExportPlan:
-    """Everything an export writes; made on the GUI thread, used by the worker."""
-
-    release_path: Path
-    options: ExportOptions
-    value_mapping_path: Path | None = None
-    hierarchies_folder: Path | None = None
-    hierarchy_prefix: str = "hierarchy_"
-    report_html: Path | None = None
-    report_pdf: Path | None = None
-    project_path: Path | None = None
-    inputs: tuple[Path, ...] = field(default=())
-    run_label: str | None = None
-    stale: bool = False
-    #: the report's language (None: the interface's)
-    report_language: str | None = None
-    #: the report's sign-off fields (purpose, recipient, approved by), None: the project's
-    details: ReportDetails | None = None
-
-    def outputs(self, result: Any) -> list[Output]:
-        """Every file the plan writes, for :func:`kanon_engine.release.outputs.check_outputs`."""
-        kind = "release" if self.options.fmt is None else f"{self.options.fmt} release"  # named apart
-        out = [Output(self.release_path, kind, _("the release file"))]
-        if self.value_mapping_path is not None:
-            out.append(Output(self.value_mapping_path, "value mapping", _("the value mapping")))
-        if self.hierarchies_folder is not None:
-            targets = hierarchy_targets(result.config, self.hierarchies_folder, self.hierarchy_prefix)
-            out.extend(
-                Output(t, "hierarchy", _("the hierarchy file of '{column}'", column=q))
-                for q, t in targets.items()
-            )
-        if self.report_html is not None:
-            out.append(Output(self.report_html, "HTML report", _("the HTML report")))
-        if self.report_pdf is not None:
-            out.append(Output(self.report_pdf, "PDF report", _("the PDF report")))
-        return out
-
-
-def perform_export(table: Table, project: Any | None, result: Any, plan: ExportPlan) -> dict[str, Any]:
-    """Write every file of ``plan`` (release first; the report cites the release's SHA-256), after
-    checking all of them (distinct, writable, none an input) so a bad one never leaves half an export."""
-    check_outputs(plan.outputs(result), [table.source, plan.project_path, *plan.inputs])
-    reports = plan.report_html is not None or plan.report_pdf is not None
-    # the linkage demonstration of the project's public list, before anything is written (an unreadable
-    # list stops the export with its sentence instead of leaving a release without its report)
-    linkage = project_linkage(project, table, result) if reports and project is not None else None
-    summary = export_release(table, result, plan.release_path, plan.options, project_path=plan.project_path)
-    written = [summary.path]
-    if plan.value_mapping_path is not None:
-        written.append(
-            export_value_mapping(
-                table,
-                result,
-                plan.value_mapping_path,
-                delimiter=plan.options.delimiter,
-                bom=plan.options.bom,
-                project_path=plan.project_path,
-            )
-        )
-    if plan.hierarchies_folder is not None:
-        written.extend(
-            export_hierarchies(
-                result.config,
-                plan.hierarchies_folder,
-                plan.hierarchy_prefix,
-                inputs=(table.source, plan.project_path, plan.release_path, *plan.inputs),
-            )
-        )
-    if reports:
-        if plan.details is not None and project is not None:
-            project = project.with_changes(report=plan.details)
-        write_reports(
-            table,
-            result,
-            project,
-            plan.report_html,
-            plan.report_pdf,
-            plan.release_path,
-            release=summary.to_dict(),
-            project_path=plan.project_path,
-            run_label=plan.run_label,
-            stale=plan.stale,
-            language=plan.report_language,
-            linkage=linkage,
-        )
-        written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)
-    return {"release": summary.to_dict(), "written": [str(p) for p in written]}
 
 
 class ExportDialog(QDialog):
@@ -250,7 +139,7 @@ class ExportDialog(QDialog):
         self.setObjectName("export_dialog")
         self.table, self.project, self.run_result = table, project, result
         self.project_path = Path(project_path) if project_path else None
-        self.outcome: dict[str, Any] | None = None
+        self.outcome: ExportOutcome | None = None
         self.error: BaseException | None = None
         self._own_runner = runner is None
         if runner is None:
@@ -553,20 +442,15 @@ class ExportDialog(QDialog):
             neutralize_formulas=self.formula_check.isChecked(),
             pseudonymize_key=key,
         )
-        stem = path.with_suffix("")
-        files = tuple(Path(f) for f in (getattr(self.project, "hierarchy_files", {}) or {}).values())
-        if self.project_path is not None:
-            files = tuple(f if f.is_absolute() else self.project_path.parent / f for f in files)
-        return ExportPlan(
-            release_path=path,
-            options=options,
-            value_mapping_path=Path(f"{stem}_value_mapping.csv") if self.mapping_check.isChecked() else None,
-            hierarchies_folder=path.parent if self.hierarchies_check.isChecked() else None,
-            hierarchy_prefix=f"{stem.name}_hierarchy_",
-            report_html=Path(f"{stem}_report.html") if self.html_check.isChecked() else None,
-            report_pdf=Path(f"{stem}_report.pdf") if self.pdf_check.isChecked() else None,
-            project_path=self.project_path,
-            inputs=files,
+        return ExportPlan.beside(
+            path,
+            options,
+            self.project,
+            self.project_path,
+            value_mapping=self.mapping_check.isChecked(),
+            hierarchies=self.hierarchies_check.isChecked(),
+            report_html=self.html_check.isChecked(),
+            report_pdf=self.pdf_check.isChecked(),
             run_label=self.run_label,
             stale=self.stale,
             report_language=self.language_box.currentData(),
@@ -579,16 +463,14 @@ class ExportDialog(QDialog):
         try:
             plan = self.plan()
             # every target checked first (not an input, distinct, writable): only then ask to replace
-            check_outputs(plan.outputs(self.run_result), [self.table.source, plan.project_path, *plan.inputs])
+            check_outputs(plan.outputs(self.run_result), plan.protected(self.table))
         except Exception as exc:  # noqa: BLE001 - shown to the user, or sent to the crash dialog
             self._failed(exc)
             return
-        written = [o.path for o in plan.outputs(self.run_result)]
-        existing, leftovers = earlier_files(plan, written)
+        existing, leftovers = plan.earlier_files(self.run_result)
         if (existing or leftovers) and not self.confirm_replace(plan, existing, leftovers):
             return
-        for old in leftovers:
-            old.unlink(missing_ok=True)
+        plan = plan.removing(leftovers)
         self.plan_used = plan
         if self.on_details is not None and plan.details is not None:
             self.on_details(plan.details)  # the project keeps them (saved with it)
@@ -596,7 +478,7 @@ class ExportDialog(QDialog):
         self.export_button.setEnabled(False)
         self.status.setText(_("Exporting…"))
         self.runner.submit(
-            lambda progress: perform_export(table, project, result, plan),
+            lambda progress: session.export(table, project, result, plan),
             channel="export",
             label="export",
             on_done=self._done,
@@ -622,16 +504,17 @@ class ExportDialog(QDialog):
     def is_busy(self) -> bool:
         return bool(self.runner.is_busy("export"))
 
-    def _done(self, outcome: dict[str, Any]) -> None:
+    def _done(self, outcome: ExportOutcome) -> None:
         self.outcome = outcome
-        rel = outcome["release"]
-        more = len(outcome["written"]) - 1
+        rel = outcome.release
+        assert rel is not None  # the dialog always writes a release
+        more = len(outcome.written) - 1
         wrote = ngettext(
             "Wrote {file} ({n} row, SHA-256 {sha256}…)",
             "Wrote {file} ({n} rows, SHA-256 {sha256}…)",
-            int(rel["rows"]),
-            file=rel["file"],
-            sha256=rel["sha256"][:16],
+            rel.rows,
+            file=rel.path.name,
+            sha256=rel.sha256[:16],
         )
         if more:
             wrote += ngettext(" and {n} more file.", " and {n} more files.", more)
@@ -645,10 +528,10 @@ class ExportDialog(QDialog):
         self.done_box = self._show_done(outcome)
         self.accept()
 
-    def _show_done(self, outcome: dict[str, Any]) -> QMessageBox:
+    def _show_done(self, outcome: ExportOutcome) -> QMessageBox:
         """Confirm with the files' names and a "Show in folder" button (not modal: the window stays
         usable)."""
-        files = [Path(p) for p in outcome["written"]]
+        files = list(outcome.written)
         folder = files[0].parent
         box = QMessageBox(
             QMessageBox.Icon.Information,

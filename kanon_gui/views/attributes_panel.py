@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.project.validation import date_issues_of, prepare_hierarchy
+from kanon_engine.session.profile import count_column
 from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip, term
-from kanon_gui.large_file import count_column
 from kanon_gui.models.hierarchy_model import keep_prepared, prepare_view
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data.types import describe_date_format
 from kanon_engine.i18n import N_, _, formats
+from kanon_engine.session.engines import engine_sentence
 from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip
-from kanon_gui.large_file import engine_sentence
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState

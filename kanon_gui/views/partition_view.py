@@ -19,10 +19,11 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.present.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
+from kanon_engine.present.chart_data import log_labels
 from kanon_engine.result import AnonymizationResult
-from kanon_gui.large_file import needs_rows_text
+from kanon_engine.session.engines import needs_rows_text
 from kanon_gui.state import Run
-from kanon_gui.views.charts import LabelAxis, log_labels
+from kanon_gui.views.charts import LabelAxis
 from kanon_gui.views.plot_menu import add_plot_menu
 
 #: Records drawn at most (a uniform sample beyond; the data itself is never reduced).

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
+from kanon_engine.session.engines import engine_title, result_engine_sentence
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
-from kanon_gui.large_file import engine_title, result_engine_sentence
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid, fit_headers

@@ -49,8 +49,8 @@ from kanon_engine.metrics.risk import (
     compare_counts,
     definitions,
 )
+from kanon_engine.session.engines import engine_title, needs_rows_text
 from kanon_gui.glossary import term
-from kanon_gui.large_file import engine_title, needs_rows_text
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel

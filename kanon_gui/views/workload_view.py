@@ -43,12 +43,12 @@ from PySide6.QtWidgets import (
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.release.fileio import atomic_write_text
+from kanon_engine.session.engines import needs_rows_text
 from kanon_engine.workload import WorkloadError, generate_workload, parse_workload, read_workload
 from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY, describe_source
 from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
-from kanon_gui.large_file import needs_rows_text
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.results_view import stale_banner

@@ -214,7 +214,7 @@ class _Dummy(Algorithm):
         self.rounds = rounds
         self.careful_mode = careful_mode
 
-    def _run(self, table, config, enc, progress, start):  # pragma: no cover - never run here
+    def _run(self, job):  # pragma: no cover - never run here
         raise NotImplementedError
 
 

@@ -22,7 +22,8 @@ import pytest
 import kanon_engine.sources.backends.choose as choose
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.project.project_file import Project
-from kanon_gui.large_file import PREVIEW_ROWS, is_streamed
+from kanon_engine.session.engines import is_streamed
+from kanon_engine.session.profile import PREVIEW_ROWS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +127,7 @@ def test_cancel_a_streamed_run(window, sample_dir, tiny_computer, wait_idle):
 def test_cancel_stops_the_profile_of_a_large_file(window, sample_dir, tiny_computer, wait_idle, monkeypatch):
     """Cancel during the engine's pass over the file (value counts): nothing is opened, and DuckDB's
     work folder is removed."""
-    import kanon_gui.large_file as large_file
+    import kanon_engine.session.profile as large_file
 
     closed = []
     real = large_file.open_source
@@ -243,7 +244,7 @@ def test_columns_whose_values_almost_all_differ_are_sampled(
 ):
     """A record number or a name in a large file is summarized from its first rows (counting it whole
     would hold as many values as rows); it is counted whole when it becomes a quasi-identifier."""
-    import kanon_gui.large_file as large_file
+    import kanon_engine.session.profile as large_file
     from kanon_engine.data.roles import Role
 
     monkeypatch.setattr(large_file, "SAMPLE_ROWS", 500)
@@ -407,7 +408,7 @@ def test_the_risk_of_a_streamed_run_comes_from_its_group_sizes(window, sample_di
 
 
 def _sampled_file(window, sample_dir, wait_idle, monkeypatch):
-    import kanon_gui.large_file as large_file
+    import kanon_engine.session.profile as large_file
 
     monkeypatch.setattr(large_file, "SAMPLE_ROWS", 500)
     window.load_data(sample_dir / "sample_patients.csv")

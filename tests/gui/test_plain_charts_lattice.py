@@ -16,8 +16,9 @@ from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import Hierarchy, default_hierarchy
+from kanon_engine.present.chart_data import date_distributions
 from kanon_gui.state import Run
-from kanon_gui.views.charts import ChartsView, date_distributions
+from kanon_gui.views.charts import ChartsView
 from kanon_gui.views.lattice_view import TEXT as LATTICE_TEXT
 from kanon_gui.views.lattice_view import LatticeView
 

@@ -18,6 +18,7 @@ from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _, formats
 from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.backends.dask_source import DaskSource
 from kanon_engine.sources.backends.duckdb_source import DuckDBSource, physical_memory
 from kanon_engine.sources.backends.memory import InMemorySource
 from kanon_engine.sources.backends.settings import EngineSettings
@@ -100,8 +101,6 @@ def open_source(
             path, options, memory_limit=settings.memory_limit, temp_dir=settings.temp_dir, reason=reason
         )
     elif engine == "dask":
-        from kanon_engine.sources.backends.dask_source import DaskSource
-
         source = DaskSource(
             path, options, scheduler=settings.scheduler, workers=settings.workers, reason=reason
         )

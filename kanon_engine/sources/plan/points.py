@@ -190,7 +190,7 @@ def point_spec(source: TableSource, config: AnonymizationConfig, progress: Progr
     hs = tuple(config.hierarchies[q] for q in qi)
     codings = [leaf_coding(source, q, h) for q, h in zip(qi, hs)]
     sens_h = config.sensitive_hierarchies or {}
-    meta = []
+    meta: list[tuple[str, tuple[str, ...], bool, Hierarchy | None]] = []
     for s in sens:
         h = sens_h.get(s)
         if h is not None:

@@ -22,8 +22,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
-from kanon_engine.release.build import _missing_as_empty_codes as missing_as_empty_codes
-from kanon_engine.release.build import mask_suppressed, qi_column
+from kanon_engine.release.build import mask_suppressed, missing_as_empty_codes, qi_column
 from kanon_engine.sources.backends.base import Boxes
 from kanon_engine.sources.plan.key_tree import KeyTree
 from kanon_engine.sources.plan.points import Counted

@@ -31,7 +31,7 @@ import pyarrow as pa
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
-from kanon_engine.release.fileio import _format_for, atomic_writer, refuse_input_overwrite
+from kanon_engine.release.fileio import atomic_writer, format_for, refuse_input_overwrite
 from kanon_engine.sources.backends.base import TableSource
 from kanon_engine.sources.plan.release_plan import BatchState
 
@@ -200,7 +200,7 @@ def stream_release(
     and facts for the export summary (format, suppressed rows masked or dropped, shuffled)."""
     path = Path(path)
     refuse_input_overwrite(path, [source.source, project_path])
-    fmt = _format_for(path, options.fmt)
+    fmt = format_for(path, options.fmt)
     if fmt == "xlsx":
         raise DataError(
             _(
