@@ -26,6 +26,7 @@ from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrit
 from kanon_engine.release.outputs import check_cli_outputs
 from kanon_engine.release.writer import sha256_file
 from kanon_engine.report.document import write_reports
+from kanon_engine.report.facts import kept_star_cells, report_facts
 from kanon_engine.result import AnonymizationResult
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
@@ -214,12 +215,21 @@ def write_run_reports(
     )
 
 
-def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationResult) -> dict[str, Any]:
-    """The JSON report of a run: the result's summary plus the files it came from and went to."""
+def run_summary(
+    args: argparse.Namespace,
+    table: Table,
+    result: AnonymizationResult,
+    written: ExportSummary | None = None,
+) -> dict[str, Any]:
+    """The JSON report of a run: the result's summary plus the files it came from and went to, and the
+    facts of the release (``facts``: counted from the rows written when ``written``, else from the run's
+    release), from which the figures it prints about the release are taken."""
     for path in (args.report, args.report_html, args.report_pdf):
         if path:
             refuse_input_overwrite(Path(path), [table.source, args.output])
     summary = result.summary()
+    summary["facts"] = report_facts(table, result, written)
+    summary.update(figures_from_facts(summary["facts"]))
     if args.output:
         summary["release_file"] = str(args.output)
         summary["release_sha256"] = sha256_file(args.output)
@@ -228,6 +238,22 @@ def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationRes
     summary["software"] = f"kanon {__version__}"
     summary["engine"] = {"name": result.engine, "reason": result.engine_reason}
     return summary
+
+
+def figures_from_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """The summary's figures about the release, from its facts (one count for the JSON, the words and
+    the workbench): suppressed records (every quasi-identifier * or dropped), groups and the smallest,
+    values a kept record shows as *, and those records."""
+    rel = facts["release"]
+    cells, records = kept_star_cells(facts)
+    out = {
+        "suppressed": rel["records_suppressed"],
+        "classes": rel["classes"],
+        "min_class_size": rel["min_class_size"],
+    }
+    if "star_cells" in rel:
+        out.update(suppressed_cells=cells, records_touched=records)
+    return out
 
 
 def finish_run(
@@ -240,7 +266,7 @@ def finish_run(
     """Write what a run was asked to write (release, JSON report, HTML/PDF reports) and print the keys
     of its summary that the command prints."""
     written = write_release(args, table, result)
-    summary = run_summary(args, table, result)
+    summary = run_summary(args, table, result, written)
     write_json(args.report, summary)
     write_run_reports(args, table, project, result, written)
     print_keys(summary, printed)

@@ -230,7 +230,7 @@ def _release_warnings(
 
 def _unneutralized(text: pd.Series) -> pd.Series:
     """Cell text without the apostrophe a CSV/XLSX export puts before formula-like values."""
-    from kanon_engine.release.export import FORMULA_STARTS
+    from kanon_engine.release.writer import FORMULA_STARTS
 
     quoted = text.str.startswith("'") & text.str[1:2].isin(FORMULA_STARTS)
     return text.where(~quoted, text.str[1:])

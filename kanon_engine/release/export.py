@@ -250,6 +250,8 @@ class ExportSummary:
     shuffled: bool
     neutralized_cells: int
     pseudonymized: tuple[str, ...] = ()
+    #: the release's facts counted from the rows written (:mod:`kanon_engine.report.facts`)
+    facts: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -264,6 +266,7 @@ class ExportSummary:
             "shuffled": self.shuffled,
             "neutralized_cells": self.neutralized_cells,
             "pseudonymized": list(self.pseudonymized),
+            "facts": self.facts,
         }
 
 
@@ -296,8 +299,10 @@ def prepare_release(
         if seed is None:
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         frame = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
+    input_rows = frame.index.to_numpy()
     frame = frame.reset_index(drop=True)
     facts = {
+        "input_rows": input_rows,  # the input record of every written row, in the written order
         "suppressed_rows": 0 if drop else int(suppressed.sum()),
         "dropped_rows": int(suppressed.sum()) if drop else 0,
         "shuffled": bool(shuffle),
@@ -324,6 +329,8 @@ def export_release(
     fmt = _format_for(path, options.fmt)
     frame, facts = prepare_release(table, result, options)
     written = _write(frame, path, fmt, options.delimiter, options.bom, options.neutralize_formulas)
+    from kanon_engine.report.facts import written_facts
+
     return ExportSummary(
         path,
         fmt,
@@ -335,6 +342,7 @@ def export_release(
         facts["shuffled"],
         written.neutralized_cells,
         facts["pseudonymized"],
+        written_facts(table, result, frame, facts["input_rows"]),
     )
 
 
@@ -357,6 +365,7 @@ def _export_streamed(
         facts["shuffled"],
         written.neutralized_cells,
         facts.get("pseudonymized", ()),
+        facts.get("facts"),
     )
 
 
