@@ -279,7 +279,7 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     import subprocess
 
     from kanon_engine.project.public_list import project_linkage
-    from kanon_engine.report.document import write_reports
+    from kanon_engine.report.build import write_reports
 
     run = window.state.current_run
     if run is None:

@@ -26,6 +26,7 @@ from kanon_engine.cli.workload_flags import add_generator_flags, measured
 from kanon_engine.data.table import Table
 from kanon_engine.project.project_file import Project
 from kanon_engine.project.validation import require_valid, result_warnings
+from kanon_engine.report.facts import result_facts
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource
 
@@ -63,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         warn([i.message for i in require_valid(project, table)])
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = measured(args, table, run_project(project, table, verbose=args.verbose))
-        warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
+        # a release of little use is said, not hidden (its groups counted as the release's facts count them)
+        warn([i.message for i in result_warnings(result, result_facts(result))])
         return finish_run(args, table, project, result, PRINTED)
 
 

@@ -25,7 +25,7 @@ from kanon_engine.release.export import ExportOptions, ExportSummary, export_rel
 from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
 from kanon_engine.release.outputs import check_cli_outputs
 from kanon_engine.release.writer import sha256_file
-from kanon_engine.report.document import write_reports
+from kanon_engine.report.build import write_reports
 from kanon_engine.report.facts import kept_star_cells, report_facts
 from kanon_engine.result import AnonymizationResult
 

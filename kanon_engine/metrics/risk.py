@@ -32,6 +32,7 @@ Everything is computed on class ids with numpy (no loop per record).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -116,8 +117,8 @@ _DEFINITIONS = {
             "In a release that keeps every record and suppresses single values (local suppression, local "
             "recoding, cell suppression), * counts as a value of its own: a record showing * is grouped "
             "only with records showing * in the same place and the same other values (the strict "
-            "reading, in which k was checked). Records whose values are all * form a group like any "
-            "other. Reading * as matching any value (sdcMicro's reading) can only make groups larger."
+            "reading, in which k was checked). Records whose values are all * are suppressed and belong "
+            "to no group. Reading * as matching any value (sdcMicro's reading) can only make groups larger."
         )
     ),
     "homogeneous_classes": (
@@ -549,6 +550,9 @@ def compare(
         max_examples=max_examples,
         star_is_value=bool(getattr(result, "cell_level", False)),
     )
+    if cfg.drop_suppressed and result.suppressed:  # records left out of the file are suppressed too
+        figures = dataclasses.replace(after.figures, suppressed=after.figures.suppressed + result.suppressed)
+        after = dataclasses.replace(after, figures=figures)
     return RiskComparison(before, after)
 
 
@@ -570,10 +574,10 @@ def assess_sizes(
 
 
 def release_class_sizes(result: Any) -> tuple[np.ndarray, int]:
-    """The group sizes of a run's release as a reader sees it, and its suppressed records, from the
-    run's counts: the suppressed records (shown as ``*`` everywhere, or dropped) belong to no group, and
-    neither does a class released as ``*`` in every quasi-identifier (its rows count as suppressed),
-    as :func:`assess` finds them in the rows of the release."""
+    """The group sizes of a run's release as a reader sees it, and its suppressed records, from the run's
+    counts: the suppressed records (shown as ``*`` everywhere, or left out of the file) belong to no
+    group, and neither does a class released as ``*`` in every quasi-identifier (its rows count as
+    suppressed), as :func:`compare` finds them in the rows of the release."""
     sizes = np.asarray(result.class_sizes, dtype=np.int64)
     star = _all_star_classes(result)
     return sizes[~star], int(result.suppressed) + int(sizes[star].sum())

@@ -292,6 +292,7 @@ class FactsTally:
             "star_cells_per_attribute": dict(self.star),
             "records_with_star": self.with_star,
             **size_facts(sizes),
+            "shares": self._shares(sizes, dropped),
             "row_order": "shuffled" if self.shuffled else "input",
             "rows_in_place": self.in_place if self.order_seen else self.rows,
             "risk": _risk(sizes, self.all_star + dropped, self.threshold),
@@ -301,6 +302,18 @@ class FactsTally:
             out["star_cells_by_cause"] = dict(self.causes)
             out["attributes"] = {q: self._attribute(q) for q in self.qi}
         return out
+
+    def _shares(self, sizes: np.ndarray, dropped: int) -> dict[str, Any]:
+        """The shares the words state: of the input's records suppressed, and of the cells (in all and
+        per attribute, among the records not suppressed) that show ``*``."""
+        records = self.rows + dropped
+        kept = self.rows - self.all_star
+        kept_cells = sum(self.star.values()) - self.all_star * len(self.qi)
+        return {
+            "records_suppressed": _share(self.all_star + dropped, records),
+            "star_cells": _share(kept_cells, kept * len(self.qi)),
+            "star_per_attribute": {q: _share(self.star[q] - self.all_star, kept) for q in self.qi},
+        }
 
     def _attribute(self, q: str) -> dict[str, Any]:
         seen = self.examples[q]
@@ -317,6 +330,11 @@ class FactsTally:
         sizes = [*(len(self.labels[q]) for q in self.qi), len(self.labels[s])]
         keys, counts = self.values[s].merge(sizes)
         return sensitive_facts(keys[:, :-1], counts, sizes[:-1])
+
+
+def _share(part: int, whole: int) -> float:
+    """``part / whole`` to 6 decimals (0 for nothing)."""
+    return round(part / whole, 6) if whole else 0.0
 
 
 def size_facts(sizes: np.ndarray) -> dict[str, Any]:
@@ -417,23 +435,22 @@ def original_facts(
 
 
 # --- a run's release ----------------------------------------------------------------------------------
-_CACHE: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Any, dict[int, dict[str, Any]]] = weakref.WeakKeyDictionary()
 
 
 def result_facts(result: Any, table: Any | None = None) -> dict[str, Any]:
-    """The facts of a run's release as the run holds it (before an export chooses otherwise), with the
-    facts of the original data when ``table`` is given; computed once per run. A streamed run holds no
-    rows: its facts come from its counts (:func:`counted_facts`) until it is exported."""
-    key = (id(table),)
-    cached = _CACHE.get(result)
-    if cached is not None and cached.get("_table") == key:
-        return cached["facts"]
-    facts = _compute_result_facts(result, table)
+    """The facts of a run's release as the run holds it (before an export chooses otherwise), compared
+    with the input rows and with the facts of the original data (``original``) when ``table`` is given;
+    computed once per run and table. A streamed run holds no rows: its facts come from its counts
+    (:func:`counted_facts`) until it is exported."""
     try:
-        _CACHE[result] = {"_table": key, "facts": facts}
+        per_table = _CACHE.setdefault(result, {})
     except TypeError:  # not weakly referable: computed each time
-        pass
-    return facts
+        per_table = {}
+    key = id(table) if table is not None else 0
+    if key not in per_table:
+        per_table[key] = _compute_result_facts(result, table)
+    return per_table[key]
 
 
 def _compute_result_facts(result: Any, table: Any | None) -> dict[str, Any]:
@@ -485,17 +502,19 @@ def counted_facts(result: Any) -> dict[str, Any]:
     sizes, suppressed = release_class_sizes(result)
     cfg = result.config
     dropped = int(result.suppressed) if cfg.drop_suppressed else 0
+    all_star = suppressed - dropped
     return {
         "source": "counts",
         "release": {
             "records": result.records - dropped,
             "records_dropped": dropped,
-            "records_suppressed": int(suppressed),
-            "records_all_star": int(suppressed) - dropped,
+            "records_suppressed": suppressed,
+            "records_all_star": all_star,
             "records_in_groups": int(sizes.sum()),
             **size_facts(sizes),
             "row_order": "shuffled" if cfg.shuffle_seed is not None else "input",
-            "risk": _risk(sizes, int(suppressed), DEFAULT_THRESHOLD),
+            "shares": {"records_suppressed": _share(suppressed, result.records)},
+            "risk": _risk(sizes, suppressed, DEFAULT_THRESHOLD),
         },
         "sensitive": {},
     }
@@ -535,3 +554,18 @@ def kept_star_cells(facts: Mapping[str, Any]) -> tuple[int, int]:
     n_qi = len(rel.get("star_cells_per_attribute") or {})
     all_star = int(rel.get("records_all_star", 0))
     return int(rel["star_cells"]) - all_star * n_qi, int(rel["records_with_star"]) - all_star
+
+
+#: The algorithm's own counts of ``*`` and touched records (its bookkeeping): never shown as figures of
+#: the release, whose counts are the facts above (a value generalized to a root that reads ``*`` is
+#: one of the release's ``*`` but none of the algorithm's suppressed cells).
+BOOKKEEPING_METRICS = ("suppressed_cells", "star_cells", "records_touched", "records_generalized")
+
+
+def quality_metrics(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """The quality metrics to show beside the facts: the run's metrics without its bookkeeping counts."""
+    return {
+        key: value
+        for key, value in metrics.items()
+        if key not in BOOKKEEPING_METRICS and key.partition(":")[0] != "suppressed_cells"
+    }
