@@ -545,8 +545,7 @@ _FEW_CLASSES = N_(
     "{remedies}."
 )
 _ONE_CLASS = N_(
-    "The release has a single group of records: every quasi-identifier was generalized away. Try "
-    "{remedies}."
+    "The release has a single group of records: every quasi-identifier was generalized away. Try {remedies}."
 )
 _MOSTLY_SUPPRESSED = N_(
     "{suppressed} of {records} records ({share}) were suppressed: the release keeps little of the data. "

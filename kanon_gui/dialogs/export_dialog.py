@@ -51,9 +51,9 @@ from kanon_engine.release.export import (
     read_key_file,
 )
 from kanon_engine.release.outputs import Output, check_outputs
+from kanon_engine.report.build import write_reports
 from kanon_engine.report.describe import models_short
 from kanon_engine.report.html import SIGN_OFF
-from kanon_engine.report.build import write_reports
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
 from kanon_gui.large_file import engine_title

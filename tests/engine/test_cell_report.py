@@ -14,9 +14,9 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.metrics.risk import compare
 from kanon_engine.privacy.models import KAnonymity
 from kanon_engine.release.cell_recoding import wildcard_reading
-from kanon_engine.report.sentences import MINIMALITY_WARNING, STAR_MEANING
 from kanon_engine.report.build import build_report
 from kanon_engine.report.html import render_html
+from kanon_engine.report.sentences import MINIMALITY_WARNING, STAR_MEANING
 
 
 def _four_patients():
