@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats, ngettext
@@ -204,7 +205,7 @@ def interval_hierarchy(
             where="label",
         ) from None
     distinct, has_missing = _distinct_values(values)
-    x = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
+    x = parse_numbers(distinct)  # "12,5" and "1 234,50" too, as the column writes them
     bad = ~np.isfinite(x)
     if bad.any():
         raise HierarchyError(
@@ -476,7 +477,7 @@ def _guess_kind(distinct: np.ndarray) -> str:
     s = pd.Series(distinct, dtype=object)
     if s.str.fullmatch(_INT).all():
         return "integer"
-    if np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)).all():
+    if np.isfinite(parse_numbers(s)).all():
         return "decimal"
     if s.str.contains(r"\d").all() and s.str.contains(r"[-/.]").all():
         from kanon_engine.data.dates import date_fit
@@ -511,7 +512,7 @@ def default_hierarchy(attribute: str, series: pd.Series, column_type: ColumnType
         if _looks_like_code(distinct):
             return masking_hierarchy(attribute, series)
         if kind in ("integer", "decimal"):
-            x = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
+            x = parse_numbers(distinct, column_type.number_format if column_type is not None else None)
             if np.isfinite(x).all():
                 widths = suggest_widths(
                     x.min(), x.max(), integer=kind == "integer" and bool((x == np.round(x)).all())

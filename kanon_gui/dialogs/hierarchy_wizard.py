@@ -12,7 +12,6 @@ import math
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.table import ColumnKind
-from kanon_engine.data.types import date_format_from_words, describe_date_format
+from kanon_engine.data.types import date_format_from_words, describe_date_format, parse_numbers
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import (
     date_hierarchy,
@@ -192,7 +191,7 @@ class HierarchyWizardDialog(QDialog):
     def _interval_page(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        x = pd.to_numeric(self.values.dropna(), errors="coerce").to_numpy(dtype=float)
+        x = parse_numbers(self.values.dropna())  # "12,5" too
         x = x[np.isfinite(x)]
         integer = bool(len(x)) and bool((x == np.round(x)).all())
         widths = suggest_widths(x.min(), x.max(), integer=integer) if len(x) else (5, 10, 20)
