@@ -49,7 +49,7 @@ _ROLE_NAMES = {
 _CAUSES = {
     "record_suppressed": N_("the record was suppressed (every quasi-identifier *)"),
     "value_suppressed": N_("a single value was suppressed"),
-    "top_of_hierarchy": N_("generalized to the top of its hierarchy"),
+    "top_of_hierarchy": N_("generalized to * by its hierarchy"),
     "in_data": N_("already * in the data"),
 }
 

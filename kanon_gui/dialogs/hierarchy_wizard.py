@@ -9,9 +9,11 @@ or the builder's own message.
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,11 +41,12 @@ from kanon_engine.hierarchy import (
     grouping_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
+    masking_misfits,
     suggest_widths,
 )
 from kanon_engine.hierarchy.builders import DATE_LEVELS, INTERVAL_LABELS
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_gui.errors import error_text
 from kanon_gui.state import AppState
 
@@ -118,6 +121,29 @@ GROUPING_HINT = N_(
 )
 GROUPING_PREFILLED = N_("The cells show the column's current hierarchy; change them as you like.")
 GROUPING_PROMPT = N_("Type a group name for the values you want to put together; the preview appears here.")
+
+
+def masking_note(values: pd.Series) -> str:
+    """What masking leaves out, in one sentence: the values that are not codes of the column's shape
+    (a word such as "inconnu", a code of another length) and how many records hold them; they are
+    shown as * from level 1 (an empty string when every value is such a code)."""
+    shape, others, records = masking_misfits(values)
+    if not others:
+        return ""
+    if set(shape) == {"9"}:
+        kind = ngettext("codes of {n} digit", "codes of {n} digits", len(shape))
+    else:
+        kind = _("codes written like {shape} (9: a digit, A: a letter)", shape=shape)
+    shown = formats.join([f"'{v}'" for v in others[:3]] + ([_("…")] if len(others) > 3 else []))
+    return ngettext(
+        "{n} record holds a value that is not like the others ({kind}): {values}. It is shown as * from "
+        "level 1, never masked into a code that does not exist.",
+        "{n} records hold values that are not like the others ({kind}): {values}. They are shown as * "
+        "from level 1, never masked into codes that do not exist.",
+        records,
+        kind=kind,
+        values=shown,
+    )
 
 
 class HierarchyWizardDialog(QDialog):
@@ -471,6 +497,10 @@ class HierarchyWizardDialog(QDialog):
         self.summary.setText(
             text_of(TEXT, key, values=len(h.values), height=str(h.height), levels=levels, rows=PREVIEW_ROWS)
         )
+        if self.kind_key() == "masking":
+            note = masking_note(self.values)
+            if note:
+                self.summary.setText(f"{escape(self.summary.text())}<br><b>{escape(note)}</b>")
         rows = h.matrix[:PREVIEW_ROWS]
         self.preview.setColumnCount(h.depth)
         self.preview.setHorizontalHeaderLabels(
