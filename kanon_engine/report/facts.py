@@ -291,6 +291,9 @@ class FactsTally:
             "star_cells": int(sum(self.star.values())),
             "star_cells_per_attribute": dict(self.star),
             "records_with_star": self.with_star,
+            "kept_star_cells": int(sum(self.star.values())) - self.all_star * len(self.qi),
+            "kept_star_cells_per_attribute": {q: n - self.all_star for q, n in self.star.items()},
+            "kept_records_with_star": self.with_star - self.all_star,
             **size_facts(sizes),
             "shares": self._shares(sizes, dropped),
             "row_order": "shuffled" if self.shuffled else "input",
@@ -309,11 +312,17 @@ class FactsTally:
         records = self.rows + dropped
         kept = self.rows - self.all_star
         kept_cells = sum(self.star.values()) - self.all_star * len(self.qi)
-        return {
+        out = {
             "records_suppressed": _share(self.all_star + dropped, records),
+            "records_dropped": _share(dropped, records),
+            "records_all_star": _share(self.all_star, records),
             "star_cells": _share(kept_cells, kept * len(self.qi)),
             "star_per_attribute": {q: _share(self.star[q] - self.all_star, kept) for q in self.qi},
         }
+        if self.compared:
+            changed = {q: self.star[q] - self.all_star + self.changed[q] for q in self.qi}
+            out["changed_per_attribute"] = {q: _share(n, kept) for q, n in changed.items()}
+        return out
 
     def _attribute(self, q: str) -> dict[str, Any]:
         seen = self.examples[q]
@@ -549,11 +558,9 @@ def kept_star_cells(facts: Mapping[str, Any]) -> tuple[int, int]:
     """``*`` cells in the records that are not suppressed, and those records: the values a kept record
     shows as ``*`` (a suppressed record's are all ``*``)."""
     rel = facts["release"]
-    if "star_cells" not in rel:
+    if "kept_star_cells" not in rel:
         return 0, 0
-    n_qi = len(rel.get("star_cells_per_attribute") or {})
-    all_star = int(rel.get("records_all_star", 0))
-    return int(rel["star_cells"]) - all_star * n_qi, int(rel["records_with_star"]) - all_star
+    return int(rel["kept_star_cells"]), int(rel["kept_records_with_star"])
 
 
 #: The algorithm's own counts of ``*`` and touched records (its bookkeeping): never shown as figures of

@@ -241,24 +241,19 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[s
 
 def _values_table(facts: Mapping[str, Any]) -> dict[str, Any] | None:
     """Per quasi-identifier, over the records not suppressed: values shown as ``*``, generalized, kept
-    as they were, and the share changed."""
+    as they were, and the share changed (the facts)."""
     rel = facts["release"]
-    per = rel.get("star_cells_per_attribute")
+    per = rel.get("kept_star_cells_per_attribute")
     if not per:
         return None
-    all_star = int(rel.get("records_all_star", 0))
-    kept = max(int(rel["records"]) - all_star, 0)
     attrs = rel.get("attributes") or {}
+    changed = (rel.get("shares") or {}).get("changed_per_attribute") or {}
     rows = []
-    for q, n in per.items():
-        star = int(n) - all_star
+    for q, star in per.items():
         a = attrs.get(q)
         gen = None if a is None else int(a["generalized"])
         same = None if a is None else int(a["unchanged"])
-        changed = star + (gen or 0)
-        rows.append(
-            [q, fmt(star), fmt(gen), fmt(same), pct(changed / kept) if kept and a is not None else "–"]
-        )
+        rows.append([q, fmt(star), fmt(gen), fmt(same), pct(changed[q]) if q in changed else "–"])
     header = [_("Quasi-identifier"), _("Shown as *"), _("Generalized"), _("Unchanged"), _("Share changed")]
     return table(rows, header, (1, 2, 3, 4))
 

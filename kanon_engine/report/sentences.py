@@ -64,14 +64,16 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     return [x[:1].upper() + x[1:] for x in out if x]
 
 
-def attribute_words(q: str, a: Mapping[str, Any], kept: int, all_star: int) -> tuple[str, bool]:
+def attribute_words(
+    q: str, a: Mapping[str, Any], kept: int, all_star: int, share_star: float
+) -> tuple[str, bool]:
     """How one quasi-identifier is released, in words, and whether it was removed entirely (every
     record shows ``*``): as it was, as groups like an example, with a share shown as ``*``."""
     star = int(a["star"]) - all_star
     generalized, example = int(a.get("generalized", 0)), a.get("example")
     if kept and star >= kept:
         return q, True
-    share = pct(star / kept) if kept else pct(0.0)
+    share = pct(share_star)
     if generalized and example:
         if star:
             return _(
@@ -100,19 +102,20 @@ def _values_sentences(facts: Mapping[str, Any]) -> list[str]:
     kept = int(rel["records"]) - all_star
     shown: list[str] = []
     removed: list[str] = []
+    shares = (rel.get("shares") or {}).get("star_per_attribute") or {}
     for q, a in attributes.items():
-        words, gone = attribute_words(q, a, kept, all_star)
+        words, gone = attribute_words(q, a, kept, all_star, float(shares.get(q, 0.0)))
         (removed if gone else shown).append(words)
     out = []
     smallest = int(rel["min_class_size"])
     if rel["classes"] and shown:
         out.append(
             ngettext(
-                "Every person in the released file shares their {values} with at least {n} other person "
-                "in the file, so nobody can be singled out by these values alone.",
-                "Every person in the released file shares their {values} with at least {n} other people "
-                "in the file, so nobody can be singled out by these values alone.",
-                smallest - 1,
+                "Every person in the released file is in a group of at least {n} person sharing their "
+                "{values}, so nobody can be singled out by these values alone.",
+                "Every person in the released file is in a group of at least {n} people sharing their "
+                "{values}, so nobody can be singled out by these values alone.",
+                smallest,
                 values=join(shown),
             )
         )
@@ -136,12 +139,11 @@ def _star_sentences(facts: Mapping[str, Any], res: Mapping[str, Any]) -> list[st
     rel = facts["release"]
     cells, records = kept_star_cells(facts)
     out = []
-    per = rel.get("star_cells_per_attribute") or {}
-    all_star = int(rel.get("records_all_star", 0))
-    kept = int(rel["records"]) - all_star
-    partly = [q for q, n in per.items() if 0 < n - all_star < kept]
+    per = rel.get("kept_star_cells_per_attribute") or {}
+    kept = int(rel["records"]) - int(rel.get("records_all_star", 0))
+    partly = [q for q, n in per.items() if 0 < n < kept]
     if cells and (partly or res.get("cell_level")):
-        listed = [f"{q} {formats.count(n - all_star)}" for q, n in per.items() if n - all_star]
+        listed = [f"{q} {formats.count(n)}" for q, n in per.items() if n]
         out.append(
             ngettext(
                 "{cells} value ({share} of the quasi-identifier values) in {records} records is shown as "
@@ -184,7 +186,7 @@ def _suppression_sentences(
 ) -> list[str]:
     """The records left out or shown as * everywhere, and the identifying columns removed."""
     rel = facts["release"]
-    records = int(rel["records"]) + int(rel["records_dropped"])
+    shares = rel.get("shares") or {}
     out = []
     dropped, all_star = int(rel["records_dropped"]), int(rel.get("records_all_star", 0))
     if dropped:
@@ -193,7 +195,7 @@ def _suppression_sentences(
                 "{n} record ({share}) too unusual to hide was left out of the file.",
                 "{n} records ({share}) too unusual to hide were left out of the file.",
                 dropped,
-                share=pct(dropped / max(records, 1)),
+                share=pct(float(shares.get("records_dropped", 0.0))),
             )
         )
     if all_star:
@@ -204,7 +206,7 @@ def _suppression_sentences(
                 "{n} records ({share}) too unusual to hide kept none of these values (shown as *); they "
                 "belong to no group.",
                 all_star,
-                share=pct(all_star / max(records, 1)),
+                share=pct(float(shares.get("records_all_star", 0.0))),
             )
         )
     ids = conf["identifiers"]

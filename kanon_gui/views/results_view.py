@@ -73,13 +73,12 @@ def cell_text(facts: dict) -> str:
     there), the records showing one, the records generalized; from the release's facts."""
     rel = facts["release"]
     cells, records = kept_star_cells(facts)
-    all_star = int(rel.get("records_all_star", 0))
     parts = []
     if cells:
         per = ", ".join(
-            f"{escape(q)} {formats.count(n - all_star)}"
-            for q, n in (rel.get("star_cells_per_attribute") or {}).items()
-            if n - all_star
+            f"{escape(q)} {formats.count(n)}"
+            for q, n in (rel.get("kept_star_cells_per_attribute") or {}).items()
+            if n
         )
         parts.append(
             ngettext(
