@@ -210,8 +210,12 @@ def test_masking_letters_and_digits_keep_their_shape() -> None:
     to *; one level per masked character, none repeated."""
     h = masking_hierarchy("icd", ["I10", "E11", "J45", "J46", "C50.1"])
     assert h.rows()[0] == ["C50.1", "*", "*", "*"]
-    assert h.rows()[1:] == [["E11", "E1*", "E**", "*"], ["I10", "I1*", "I**", "*"], ["J45", "J4*", "J**", "*"],
-                            ["J46", "J4*", "J**", "*"]]  # fmt: skip
+    assert h.rows()[1:] == [
+        ["E11", "E1*", "E**", "*"],
+        ["I10", "I1*", "I**", "*"],
+        ["J45", "J4*", "J**", "*"],
+        ["J46", "J4*", "J**", "*"],
+    ]
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True])
