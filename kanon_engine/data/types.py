@@ -378,16 +378,15 @@ def numbers_refused(
     _fmt, bad = number_misfits(values, kind)
     first = int(bad[0])
     total = int(pd.Series(values).notna().sum())
-    kind_word = (
-        pgettext("a column type", "integer")
-        if kind == ColumnKind.INTEGER
-        else pgettext("a column type", "decimal")
-    )
+    if kind == ColumnKind.INTEGER:
+        kind_word = pgettext("numbers of a column", "integer numbers")
+    else:
+        kind_word = pgettext("numbers of a column", "decimal numbers")
     return ngettext(
-        "The column '{column}' of {table} is read as {kind} numbers, but {n} of its {values} values is not "
-        "one, the first '{value}' on line {line}.",
-        "The column '{column}' of {table} is read as {kind} numbers, but {n} of its {values} values are not "
-        "one, the first '{value}' on line {line}.",
+        "The column '{column}' of {table} is read as {kind}, but {n} of its {values} values is not one, "
+        "the first '{value}' on line {line}.",
+        "The column '{column}' of {table} is read as {kind}, but {n} of its {values} values are not one, "
+        "the first '{value}' on line {line}.",
         len(bad),
         column=column,
         table=table_name,

@@ -134,7 +134,7 @@ def masking_note(values: pd.Series) -> str:
         kind = ngettext("codes of {n} digit", "codes of {n} digits", len(shape))
     else:
         kind = _("codes written like {shape} (9: a digit, A: a letter)", shape=shape)
-    shown = formats.join([f"'{v}'" for v in others[:3]] + ([_("…")] if len(others) > 3 else []))
+    shown = formats.join([f"'{v}'" for v in others[:3]] + (["…"] if len(others) > 3 else []))
     return ngettext(
         "{n} record holds a value that is not like the others ({kind}): {values}. It is shown as * from "
         "level 1, never masked into a code that does not exist.",

@@ -143,7 +143,7 @@ def test_finding_7_french_numbers_are_numbers_and_a_bad_decimal_column_is_refuse
     table = Table.from_frame(frame)
     with pytest.raises(DataError) as err:
         apply_type_overrides(table, {"cost": ("decimal", None)})
-    assert "2 of its 4 values are not one, the first 'n/a' on line 3" in str(err.value)
+    assert "decimal numbers, but 2 of its 4 values are not one, the first 'n/a' on line 3" in str(err.value)
 
 
 def test_the_walk_through_the_command_line(tmp_path: Path) -> None:
