@@ -564,20 +564,25 @@ _REMEDIES = {
 
 def remedies(result: Any, keys: tuple[str, ...]) -> str:
     """The remedies ``keys`` that are not the run's setting already, joined ("the Loss metric, a finer
-    hierarchy or a smaller k"): never the metric in use, never more suppression at a limit of 100 %,
-    never "allow some" when some is allowed, never a smaller k than 2."""
+    hierarchy or a smaller k"): never the metric in use, "allowing some suppression" where none is
+    allowed and "more suppression" where some is (never at 100 % or for an algorithm without the
+    setting), never a k smaller than 2."""
     params = getattr(result, "parameters", {}) or {}
-    limit = params.get("suppression_limit")
-    skip = set()
-    if "metric" not in params or params.get("metric") in (None, "loss"):
-        skip.add("loss")
-    if limit is None or float(limit) >= 1.0:
-        skip.add("suppression")
-    if limit is None or float(limit) > 0.0:
-        skip.add("some_suppression")
-    if int(result.config.k) <= 2:
-        skip.add("k")
-    return formats.join([_(_REMEDIES[key]) for key in keys if key not in skip], either=True)
+    chosen = []
+    for key in keys:
+        if key == "loss" and params.get("metric", "loss") in (None, "loss"):
+            continue
+        if key == "suppression":
+            if "suppression_limit" not in params:
+                continue
+            limit = float(params.get("suppression_limit") or 0.0)
+            if limit >= 1.0:
+                continue
+            key = "some_suppression" if limit == 0.0 else key
+        if key == "k" and int(result.config.k) <= 2:
+            continue
+        chosen.append(_(_REMEDIES[key]))
+    return formats.join(chosen, either=True)
 
 
 def result_warnings(result: Any, facts: Any = None) -> list[Issue]:
@@ -599,7 +604,7 @@ def result_warnings(result: Any, facts: Any = None) -> list[Issue]:
     released = result.records - suppressed
     if released and classes < HANDFUL:
         template = _ONE_CLASS if classes == 1 else _FEW_CLASSES
-        what = remedies(result, ("k", "fewer", "some_suppression", "suppression"))
+        what = remedies(result, ("k", "fewer", "suppression"))
         out.append(Issue("warning", _(template, classes=classes, remedies=what), "result"))
     if result.records and suppressed >= 0.5 * result.records:
         share = formats.percent(suppressed / result.records, 0)
