@@ -55,10 +55,14 @@ _CAUSES = {
 
 
 def table(
-    rows: Sequence[Sequence[Any]], header: Sequence[str] | None = None, num: Sequence[int] = ()
+    rows: Sequence[Sequence[Any]],
+    header: Sequence[str] | None = None,
+    num: Sequence[int] = (),
+    full: bool = False,
 ) -> dict:
-    """A table for the template's ``table`` macro: cells are text (escaped there) or Markup."""
-    return {"header": list(header or ()), "rows": [list(r) for r in rows], "num": tuple(num)}
+    """A table for the template's ``table`` macro: cells are text (escaped there) or Markup; ``full``: as
+    wide as the page (its words wrap in the columns rather than run past the page's edge)."""
+    return {"header": list(header or ()), "rows": [list(r) for r in rows], "num": tuple(num), "full": full}
 
 
 def _hash(value: str | None) -> Markup:
@@ -255,7 +259,7 @@ def _values_table(facts: Mapping[str, Any]) -> dict[str, Any] | None:
         same = None if a is None else int(a["unchanged"])
         rows.append([q, fmt(star), fmt(gen), fmt(same), pct(changed[q]) if q in changed else "–"])
     header = [_("Quasi-identifier"), _("Shown as *"), _("Generalized"), _("Unchanged"), _("Share changed")]
-    return table(rows, header, (1, 2, 3, 4))
+    return table(rows, header, (1, 2, 3, 4), full=True)
 
 
 def _causes_table(facts: Mapping[str, Any]) -> dict[str, Any] | None:
