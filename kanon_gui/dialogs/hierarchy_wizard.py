@@ -498,7 +498,9 @@ class HierarchyWizardDialog(QDialog):
             text_of(TEXT, key, values=len(h.values), height=str(h.height), levels=levels, rows=PREVIEW_ROWS)
         )
         if self.kind_key() == "masking":
-            note = masking_note(self.values)
+            frame = getattr(self.state.table, "frame", None)  # every record, to count them (not a preview)
+            rows = frame[self.column] if frame is not None and self.column in frame.columns else self.values
+            note = masking_note(rows)
             if note:
                 self.summary.setText(f"{escape(self.summary.text())}<br><b>{escape(note)}</b>")
         rows = h.matrix[:PREVIEW_ROWS]
