@@ -42,7 +42,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kanon_engine.core.frequency import group_columns
+from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, risk_figures
 from kanon_engine.release.writer import coded_column
@@ -86,7 +86,8 @@ class _Pairs:
     merged_rows: int = 0
 
     def add(self, keys: np.ndarray, counts: np.ndarray, sizes: list[int]) -> None:
-        self.parts.append(_distinct_rows(keys, counts, sizes))
+        """One batch's distinct key rows and their counts."""
+        self.parts.append((keys, np.asarray(counts, dtype=np.int64)))
         pending = sum(len(k) for k, _c in self.parts)
         if len(self.parts) > 1 and pending > 2 * self.merged_rows + _MERGE_ROWS:
             self.merge(sizes)
@@ -178,38 +179,33 @@ class FactsTally:
         self.rows += n
         if not n:
             return
-        ids, star = [], []
-        for q in self.qi:
-            codes, labels = _text_codes(frame[q])
-            glob = np.append(self.labels[q].ids(labels), 0)  # the last code: a missing cell
-            ids.append(glob[np.where(codes < 0, len(labels), codes)])
-            is_mark = np.append(np.asarray([x == self.mark for x in labels], dtype=bool), False)
-            star.append(is_mark[np.where(codes < 0, len(labels), codes)])
-        stars = np.column_stack(star) if star else np.zeros((n, 0), dtype=bool)
-        every: np.ndarray = np.asarray(stars.all(axis=1), dtype=bool) if self.qi else np.zeros(n, dtype=bool)
-        self._count_stars(stars, every)
+        ids, stars = self._coded(frame)
+        every = np.logical_and.reduce(stars) if stars else np.zeros(n, dtype=bool)
+        for q, star in zip(self.qi, stars):
+            self.star[q] += int(star.sum())
+        self.with_star += int(np.logical_or.reduce(stars).sum()) if stars else 0
+        self.all_star += int(every.sum())
         if original is not None:
             self._compare(frame, original, stars, every, value_suppressed)
         else:
             self.compared = False
-        kept = ~every
-        keys = (
-            np.column_stack([c[kept] for c in ids]) if self.qi else np.zeros((int(kept.sum()), 0), np.int64)
-        )
-        self._add_classes(keys, frame.loc[kept] if not kept.all() else frame)
+        self._add_classes(frame, ids, ~every)
 
-    def _count_stars(self, stars: np.ndarray, every: np.ndarray) -> None:
-        per = stars.sum(axis=0)
-        for j, q in enumerate(self.qi):
-            self.star[q] += int(per[j])
-        self.with_star += int(stars.any(axis=1).sum()) if stars.shape[1] else 0
-        self.all_star += int(every.sum())
+    def _coded(self, frame: pd.DataFrame) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per quasi-identifier: the global id of every row's text, and whether it is the mark."""
+        ids, stars = [], []
+        for q in self.qi:
+            codes, labels = _text_codes(frame[q])
+            codes = np.where(codes < 0, len(labels), codes)  # the last code: a missing cell
+            ids.append(np.append(self.labels[q].ids(labels), 0)[codes])
+            stars.append(np.append(np.asarray([x == self.mark for x in labels], dtype=bool), False)[codes])
+        return ids, stars
 
     def _compare(
         self,
         frame: pd.DataFrame,
         original: pd.DataFrame,
-        stars: np.ndarray,
+        stars: list[np.ndarray],
         every: np.ndarray,
         value_suppressed: Any,
     ) -> None:
@@ -221,12 +217,12 @@ class FactsTally:
             orig = original[q].reset_index(drop=True)
             rel = frame[q].reset_index(drop=True)
             same = _same_text(rel, orig)
-            in_data = np.asarray(orig.astype(object) == self.mark, dtype=bool) & stars[:, j]
-            changed = ~same & ~stars[:, j]
+            in_data = np.asarray(orig.astype(object) == self.mark, dtype=bool) & stars[j]
+            changed = ~same & ~stars[j]
             generalized |= changed
             self.changed[q] += int(changed.sum())
             self._examples(q, rel[changed])
-            rest = stars[:, j] & ~in_data
+            rest = stars[j] & ~in_data
             by_record = rest & every
             by_value = rest & ~every & (vs[:, j] if vs is not None else False)
             self.causes["in_data"] += int(in_data.sum())
@@ -246,15 +242,25 @@ class FactsTally:
             if counts[i]:
                 seen[labels[i]] = seen.get(labels[i], 0) + int(counts[i])
 
-    def _add_classes(self, keys: np.ndarray, frame: pd.DataFrame) -> None:
+    def _add_classes(self, frame: pd.DataFrame, ids: list[np.ndarray], kept: np.ndarray) -> None:
+        """The batch's groups (its rows not suppressed) with their records, and per sensitive attribute
+        its (group, value) pairs with theirs: one grouping of integer ids each, kept as distinct rows."""
+        rows = None if kept.all() else np.flatnonzero(kept)
+        cols = [c if rows is None else c[rows] for c in ids]
+        m = len(frame) if rows is None else len(rows)
         sizes = [len(self.labels[q]) for q in self.qi]
-        self.classes.add(keys, np.ones(len(keys), dtype=np.int64), sizes)
+        cls, n_cls = group_columns(cols, sizes) if cols else (np.zeros(m, dtype=np.int64), int(m > 0))
+        rep = representatives(cls, n_cls)
+        keys = np.column_stack([c[rep] for c in cols]) if cols else np.zeros((n_cls, 0), dtype=np.int64)
+        self.classes.add(keys, np.bincount(cls, minlength=n_cls), sizes)
         for s in self.sensitive:
             codes, labels = _text_codes(frame[s])
-            glob = np.append(self.labels[s].ids(labels), 0)
-            vals = glob[np.where(codes < 0, len(labels), codes)]
-            pair = np.column_stack([keys, vals]) if len(keys) else np.zeros((0, len(self.qi) + 1), np.int64)
-            self.values[s].add(pair, np.ones(len(pair), dtype=np.int64), [*sizes, len(self.labels[s])])
+            vals = np.append(self.labels[s].ids(labels), 0)[np.where(codes < 0, len(labels), codes)]
+            vals = vals if rows is None else vals[rows]
+            pair, n_pair = group_columns([cls, vals], [max(n_cls, 1), len(self.labels[s])])
+            first = representatives(pair, n_pair)
+            pair_keys = np.column_stack([keys[cls[first]], vals[first]])
+            self.values[s].add(pair_keys, np.bincount(pair, minlength=n_pair), [*sizes, len(self.labels[s])])
 
     def add_order(self, positions: np.ndarray) -> None:
         """The position in the unshuffled release of each next written row."""
