@@ -777,6 +777,8 @@ class MainWindow(QMainWindow):
                 return LoadedProject(opened.table, warnings, opened.facts, [], opened.preview, opened.sampled)
             progress(0.8, _("restoring the saved results"))
             restored, why = rebuild_saved_runs(project, opened.table, opened.facts)
+            for result, _summary in restored:
+                result_facts(result, opened.table)  # counted here, not in the window's thread
             return LoadedProject(opened.table, warnings, opened.facts, restored, not_restored=tuple(why))
 
         def done(loaded: LoadedProject) -> None:
@@ -945,7 +947,9 @@ class MainWindow(QMainWindow):
                     return algorithm.run(table, config, progress=progress)
             result = algorithm.run(table, config, progress=progress)
             progress(1.0, _("measuring the workload"))
-            return with_workload(result, table, default_workload(table, config))
+            result = with_workload(result, table, default_workload(table, config))
+            result_facts(result, table)  # counted here, not in the window's thread (the views state them)
+            return result
 
         def done(result: AnonymizationResult) -> None:
             self._end_task()
@@ -1022,8 +1026,9 @@ class MainWindow(QMainWindow):
             if is_streamed(table):  # one task at a time on the engine's connection; no workload on rows
                 with self.engine_lock:
                     return apply()
-            res = apply()
-            return with_workload(res, table, default_workload(table, config))
+            res = with_workload(apply(), table, default_workload(table, config))
+            result_facts(res, table)  # counted here, not in the window's thread
+            return res
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()

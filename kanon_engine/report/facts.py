@@ -464,6 +464,8 @@ def result_facts(result: Any, table: Any | None = None) -> dict[str, Any]:
         per_table = {}
     key = id(table) if table is not None else 0
     if key not in per_table:
+        if key == 0 and per_table:  # counted with a table already: the same release facts, and more
+            return next(iter(per_table.values()))
         per_table[key] = _compute_result_facts(result, table)
     return per_table[key]
 

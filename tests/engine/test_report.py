@@ -65,8 +65,7 @@ def test_report_content(seeds, seed_dir: Path) -> None:
     link = linkage_attack(voters, table, result.release, quasi_identifiers=QI, hierarchies=config.hierarchies)
     report = build_report(table, result, None, linkage=link)
     summary = " ".join(report["summary"])
-    assert summary.startswith("Every person in the released file shares their ")
-    assert "with at least 1 other person" in summary
+    assert summary.startswith("Every person in the released file is in a group of at least 2 people sharing ")
     assert "singles out 1 of them; with the release, 0." in summary
     assert report["dataset"]["roles"] == {
         "age": "quasi-identifier",
