@@ -167,3 +167,24 @@ def test_the_walk_through_the_command_line(tmp_path: Path) -> None:
         order = "mélangé (" if name == "opt" else "comme dans l&#39;entrée"
         assert order in html.read_text(encoding="utf-8")
         assert np.isfinite(facts["risk"]["prosecutor_highest"])
+
+
+def test_finding_7_mondrian_cuts_french_decimals_as_numbers(tmp_path: Path) -> None:
+    """Weights written "67,6" are numbers to Mondrian: its ranges keep the file's own text as bounds."""
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(
+        {
+            "poids": [f"{x:.1f}".replace(".", ",") for x in rng.normal(72, 12, 300)],
+            "sexe": rng.choice(["F", "M"], 300),
+            "diagnostic": rng.choice(["I10", "E11", "J45"], 300),
+        }
+    )
+    data, out, rep = tmp_path / "d.csv", tmp_path / "r.csv", tmp_path / "r.json"
+    frame.to_csv(data, index=False, sep=";")
+    argv = ["anonymize", str(data), "--qi", "poids,sexe", "--k", "5", "--algorithm", "mondrian"]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main([*argv, "--output", str(out), "--report", str(rep)]) == 0
+    released = pd.read_csv(out, dtype=str, keep_default_na=False)["poids"]
+    assert released.str.fullmatch(r"\[\d+,\d-\d+,\d\]|\d+,\d").all()  # ranges of numbers, or one number
+    groups = json.loads(rep.read_text(encoding="utf-8"))["facts"]["release"]["classes"]
+    assert groups > 10  # cut along the numbers, not one group of text-like values
