@@ -46,6 +46,8 @@ from kanon_engine.project.project_file import Project
 from kanon_engine.project.sealed import PasswordError
 from kanon_engine.project.validation import TableFacts, result_warnings
 from kanon_engine.report.describe import algorithm_name
+from kanon_engine.report.facts import result_facts
+from kanon_engine.report.sentences import kept_in_words
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.session import LoadedProject, OpenedData
 from kanon_engine.session.engines import (
@@ -856,19 +858,17 @@ class MainWindow(QMainWindow):
     def show_run_outcome(self, result: AnonymizationResult) -> None:
         """What came out, and what makes the release of little use if anything does (a column lost to
         *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
+        facts = result_facts(result)  # the release's own counts (kanon_engine.report.facts)
         figures = {
-            "groups": result.n_classes,
-            "smallest": result.min_class_size,
+            "groups": facts["release"]["classes"],
+            "smallest": facts["release"]["min_class_size"],
             "seconds": formats.decimal(result.runtime_seconds, 2, fixed=True),
         }
-        if result.recoding is not None:  # every record kept: say what happened to single values
-            done = text_of(TEXT, "run_done", kept=result.recoding.in_words(), **figures)
-        else:
-            kept = ngettext("{n} record suppressed", "{n} records suppressed", result.suppressed)
-            done = text_of(TEXT, "run_done", kept=kept, **figures)
+        kept = kept_in_words(facts, result.recoding is not None)
+        done = text_of(TEXT, "run_done", kept=kept, **figures)
         if result.engine != "memory":  # which engine ran and why, where the user looks first
             done = f"{done} {result_engine_sentence(result)}"
-        warnings = [i.message for i in result_warnings(result)]
+        warnings = [i.message for i in result_warnings(result, facts)]
         if self.state.is_stale():
             warnings.insert(0, text_of(TEXT, "run_stale"))
         if warnings:

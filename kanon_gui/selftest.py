@@ -373,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def headless_main(argv: Sequence[str]) -> int:
     """The frozen executable's headless modes, dispatched by :func:`kanon_gui.app.run` before any window:
     ``--self-test [...]`` (this module) and ``--render-pdf REPORT.html OUT.pdf`` (the child process
-    :func:`kanon_engine.report.document.write_pdf` starts; see :mod:`kanon_gui.report_pdf`)."""
+    :func:`kanon_engine.report.pdf.write_pdf` starts; see :mod:`kanon_gui.report_pdf`)."""
     if argv and argv[0] == "--render-pdf":
         from kanon_gui.report_pdf import main as render_pdf_main
 

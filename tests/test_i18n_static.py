@@ -131,10 +131,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         for kind in ("JSON report", "HTML report", "PDF report", "value mapping")
     },
     (
-        "kanon_engine/report/document.py",
-        "partly suppressed",
-    ): "a treatment key of the report (shown through _values_sentences)",
-    (
         "kanon_engine/workload/generate.py",
         GENERATED_KEY,
     ): "a generated workload's source key (describe_source)",

@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # the messages speak --language when it is given, else English (scripts read them whatever the
-    # machine's locale); the report's language is the project's (see cli.common.write_run_reports)
+    # machine's locale); the report's language is the project's (see session.export)
     language = getattr(args, "report_language", None)
     i18n.install(language if language in i18n.available_languages() else i18n.SOURCE_LANGUAGE)
     notes = notes_on_stderr()

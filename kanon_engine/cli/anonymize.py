@@ -21,6 +21,7 @@ from kanon_engine.cli.common import (
 from kanon_engine.cli.flags import add_project_flags, run_inputs
 from kanon_engine.cli.workload_flags import add_generator_flags, measured
 from kanon_engine.project.validation import require_valid, result_warnings
+from kanon_engine.report.facts import result_facts
 from kanon_engine.session import run_project
 
 #: What ``anonymize`` prints on stdout (one JSON line; a contract).
@@ -54,5 +55,6 @@ def run(args: argparse.Namespace) -> int:
         warn([i.message for i in require_valid(project, table)])
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = measured(args, table, run_project(project, table, progress_printer(args.verbose)))
-        warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
+        # a release of little use is said, not hidden (its groups counted as the release's facts count them)
+        warn([i.message for i in result_warnings(result, result_facts(result))])
         return finish_run(args, table, project, result, PRINTED)

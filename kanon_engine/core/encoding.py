@@ -19,6 +19,7 @@ import pandas as pd
 
 from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import require_valid
@@ -165,7 +166,7 @@ def sensitive_order(uniques: np.ndarray) -> tuple[tuple[str, ...], np.ndarray, b
     """The values of a sensitive attribute in code order, the code of each of the sorted distinct strings
     ``uniques``, and whether they are numbers (then in numeric order, which the ordered-distance
     t-closeness needs; else in string order)."""
-    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    numbers = pd.Series(parse_numbers(uniques))  # a decimal comma too (kanon_engine.data.types)
     numeric = bool(numbers.notna().all()) and len(uniques) > 0
     if not numeric:
         return tuple(uniques), np.arange(len(uniques), dtype=np.int64), False

@@ -15,7 +15,15 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from kanon_engine.data.types import ColumnKind, ColumnType, detect_types
+from kanon_engine.data.types import (
+    PLAIN,
+    ColumnKind,
+    ColumnType,
+    detect_types,
+    number_misfits,
+    numbers_refused,
+    parse_numbers,
+)
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import _
 
@@ -107,8 +115,10 @@ class Table:
         return t.kind if t else ColumnKind.CATEGORICAL
 
     def numeric(self, name: str) -> np.ndarray:
-        """The column as float64 (NaN where missing or not a number)."""
-        return pd.to_numeric(self.column(name), errors="coerce").to_numpy(dtype=float)
+        """The column as float64 (NaN where missing or not a number), read as the column writes its
+        numbers (a decimal comma, thousands separators: :func:`kanon_engine.data.types.parse_numbers`)."""
+        t = self.column_types.get(name)
+        return parse_numbers(self.column(name), t.number_format if t is not None else None)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: Path | None = None, **kw: Any) -> Table:
@@ -147,7 +157,14 @@ def apply_type_overrides(table: Table, overrides: Mapping[str, tuple[ColumnKind 
     for col, (kind, fmt) in overrides.items():
         kind = ColumnKind(kind)
         old = types.get(col)
-        if old is None or old.kind != kind or (kind == ColumnKind.DATE and fmt and old.date_format != fmt):
+        numbers = _declared_numbers(table, col, kind)  # refuses a declared number column that is not one
+        same_numbers = old is not None and (old.number_format == numbers or col not in table.frame.columns)
+        if (
+            old is None
+            or old.kind != kind
+            or (kind == ColumnKind.DATE and fmt and old.date_format != fmt)
+            or not same_numbers
+        ):
             share = old.share if old is not None and old.kind == kind else 1.0
             types[col] = ColumnType(
                 kind,
@@ -155,5 +172,27 @@ def apply_type_overrides(table: Table, overrides: Mapping[str, tuple[ColumnKind 
                 fmt if kind == ColumnKind.DATE else None,
                 old.distinct if old else 0,
                 old.missing if old else 0,
+                numbers,
             )
     return replace(table, column_types=types)
+
+
+def _declared_numbers(table: Table, column: str, kind: ColumnKind) -> str | None:
+    """For a column the user declares integer or decimal: the way it writes its numbers ("12,5" too), or
+    a DataError in one sentence when some of its values are not such numbers (never read as text
+    silently). Columns not held in memory are checked where they are read."""
+    if kind not in (ColumnKind.INTEGER, ColumnKind.DECIMAL) or column not in table.frame.columns:
+        return None
+    values = table.frame[column]
+    fmt, bad = number_misfits(values, kind)
+    if len(bad):
+        first_line = 2 if table.options.header else 1
+        raise DataError(
+            numbers_refused(column, table.name(), kind, values, first_line),
+            hint=_(
+                "Correct these values in the file (an unknown number is an empty cell), or read the column "
+                "as text."
+            ),
+            where=column,
+        )
+    return None if fmt == PLAIN else fmt.code

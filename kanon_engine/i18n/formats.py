@@ -157,16 +157,17 @@ def day_month_year(value: dt.date, language: str | None = None) -> str:
     return f"{day} {month_names(language)[value.month - 1]} {value.year}"
 
 
-def join(items: Sequence[str], language: str | None = None) -> str:
+def join(items: Sequence[str], language: str | None = None, *, either: bool = False) -> str:
     """``a, b and c`` (en, the house style) / ``a, b und c`` / ``a, b et c`` / ``a, b y c`` (CLDR's
-    list patterns)."""
+    list patterns); ``either``: ``a, b or c`` (``oder``, ``ou``, ``o``)."""
     from babel.lists import format_list
 
     items = [str(i) for i in items]
     code = _locale_code(language)
-    if len(items) > 2 and code == SOURCE_LANGUAGE:
-        return ", ".join(items[:-1]) + " and " + items[-1]  # the house style, without the serial comma
-    return format_list(items, locale=_locale(code)) if items else ""
+    if len(items) > 2 and code == SOURCE_LANGUAGE:  # the house style, without the serial comma
+        return ", ".join(items[:-1]) + (" or " if either else " and ") + items[-1]
+    style = "or" if either else "standard"
+    return format_list(items, style=style, locale=_locale(code)) if items else ""
 
 
 # --- parsing what a user types --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.present.calendar_steps import (
@@ -149,10 +150,12 @@ def _numeric_bins(values: np.ndarray, n_bins: int = 20) -> tuple[np.ndarray, lis
     return edges, labels
 
 
-def numeric_bins_for(series: pd.Series, rows: int = MAX_CATEGORIES) -> tuple[np.ndarray, list[str]] | None:
+def numeric_bins_for(
+    series: pd.Series, rows: int = MAX_CATEGORIES, number_format: str | None = None
+) -> tuple[np.ndarray, list[str]] | None:
     """Bins for a numeric column with more than ``rows`` distinct values (at most ``rows`` bins, so every
-    bar keeps its label), else None."""
-    nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    bar keeps its label), else None; ``number_format``: how the column writes numbers ("12,5")."""
+    nums = parse_numbers(series, number_format)
     finite = nums[np.isfinite(nums)]
     if len(np.unique(finite)) <= rows:
         return None
@@ -202,6 +205,7 @@ def distribution(
     hierarchy: Hierarchy | None = None,
     bins: tuple[np.ndarray, list[str]] | None = None,
     limit: int = MAX_CATEGORIES,
+    number_format: str | None = None,
 ) -> pd.Series:
     """Counts of a column's values for a bar chart (label -> records), in display order.
 
@@ -210,7 +214,7 @@ def distribution(
     label, in hierarchy order when there is a hierarchy.
     """
     if bins is not None:
-        nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+        nums = parse_numbers(series, number_format)
         finite = np.isfinite(nums)
         missing = series.isna().to_numpy()
         star = (series == ROOT).to_numpy()

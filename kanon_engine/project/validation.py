@@ -505,41 +505,81 @@ def lattice_size(project: Project, cache: ColumnCache, qi: list[str]) -> int:
 # ------------------------------------------------------------------------------- after a run: the result
 _COLUMN_LOST = N_(
     "'{column}' was generalized to its top level: every record shows * for it, so the release says "
-    "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
+    "nothing about it. Try {remedies}."
 )
 _COLUMN_LOST_CELLS = N_(
     "Every record shows * for '{column}', so the release says nothing about it. Try a smaller k or fewer "
     "quasi-identifiers (local suppression: name '{column}' among the columns to keep longest)."
 )
 _FEW_CLASSES = N_(
-    "The release has only {classes} groups of records: almost everything was generalized away. Lower k, "
-    "choose fewer quasi-identifiers, or allow some suppression."
+    "The release has only {classes} groups of records: almost everything was generalized away. Try "
+    "{remedies}."
 )
 _ONE_CLASS = N_(
-    "The release has a single group of records: every quasi-identifier was generalized away. Lower k, "
-    "choose fewer quasi-identifiers, or allow some suppression."
+    "The release has a single group of records: every quasi-identifier was generalized away. Try {remedies}."
 )
 _MOSTLY_SUPPRESSED = N_(
     "{suppressed} of {records} records ({share}) were suppressed: the release keeps little of the data. "
     "Lower k or use broader hierarchies."
 )
+#: What may make a release keep more, as phrases after "Try" (each left out when it is the setting in use).
+_REMEDIES = {
+    "loss": N_("the Loss metric"),
+    "hierarchy": N_("a finer hierarchy"),
+    "suppression": N_("more suppression"),
+    "some_suppression": N_("allowing some suppression"),
+    "k": N_("a smaller k"),
+    "fewer": N_("fewer quasi-identifiers"),
+}
 
 
-def result_warnings(result: Any) -> list[Issue]:
+def remedies(result: Any, keys: tuple[str, ...]) -> str:
+    """The remedies ``keys`` that are not the run's setting already, joined ("the Loss metric, a finer
+    hierarchy or a smaller k"): never the metric in use, "allowing some suppression" where none is
+    allowed and "more suppression" where some is (never at 100 % or for an algorithm without the
+    setting), never a k smaller than 2."""
+    params = getattr(result, "parameters", {}) or {}
+    chosen = []
+    for key in keys:
+        if key == "loss" and params.get("metric", "loss") in (None, "loss"):
+            continue
+        if key == "suppression":
+            if "suppression_limit" not in params:
+                continue
+            limit = float(params.get("suppression_limit") or 0.0)
+            if limit >= 1.0:
+                continue
+            key = "some_suppression" if limit == 0.0 else key
+        if key == "k" and int(result.config.k) <= 2:
+            continue
+        chosen.append(_(_REMEDIES[key]))
+    return formats.join(chosen, either=True)
+
+
+def result_warnings(result: Any, facts: Any = None) -> list[Issue]:
     """What makes a finished release useless or nearly so, in plain sentences: a quasi-identifier
     generalized to ``*`` throughout, fewer than a handful of groups, or most records suppressed.
-    Shown after a run (workbench and CLI) and in the report."""
+    Shown after a run (workbench and CLI) and in the report; the groups and suppressed records are
+    those of the release's ``facts`` (:mod:`kanon_engine.report.facts`) when given. The advice never
+    suggests the setting in use (:func:`remedies`)."""
     out = []
-    lost = _COLUMN_LOST_CELLS if getattr(result, "recoding", None) is not None else _COLUMN_LOST
     for q in _columns_lost(result):
-        out.append(Issue("warning", _(lost, column=q), q))
-    released = result.records - result.suppressed
-    if released and result.n_classes < HANDFUL:
-        template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES
-        out.append(Issue("warning", _(template, classes=result.n_classes), "result"))
-    if result.records and result.suppressed >= 0.5 * result.records:
-        share = formats.percent(result.suppressed / result.records, 0)
-        text = _(_MOSTLY_SUPPRESSED, suppressed=result.suppressed, records=result.records, share=share)
+        if getattr(result, "recoding", None) is not None:
+            out.append(Issue("warning", _(_COLUMN_LOST_CELLS, column=q), q))
+        else:
+            what = remedies(result, ("loss", "hierarchy", "suppression", "k"))
+            out.append(Issue("warning", _(_COLUMN_LOST, column=q, remedies=what), q))
+    rel = (facts or {}).get("release") or {}
+    classes = int(rel.get("classes", result.n_classes))
+    suppressed = int(rel.get("records_suppressed", result.suppressed))
+    released = result.records - suppressed
+    if released and classes < HANDFUL:
+        template = _ONE_CLASS if classes == 1 else _FEW_CLASSES
+        what = remedies(result, ("k", "fewer", "suppression"))
+        out.append(Issue("warning", _(template, classes=classes, remedies=what), "result"))
+    if result.records and suppressed >= 0.5 * result.records:
+        share = formats.percent(suppressed / result.records, 0)
+        text = _(_MOSTLY_SUPPRESSED, suppressed=suppressed, records=result.records, share=share)
         out.append(Issue("warning", text, "result"))
     return out
 

@@ -44,6 +44,7 @@ from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
 from kanon_engine.release.fileio import format_for, refuse_input_overwrite, write_table
 from kanon_engine.release.writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
+from kanon_engine.report.facts import written_facts
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource
 from kanon_engine.sources.plan.sink import stream_release
@@ -254,6 +255,8 @@ class ExportSummary:
     shuffled: bool
     neutralized_cells: int
     pseudonymized: tuple[str, ...] = ()
+    #: the release's facts counted from the rows written (:mod:`kanon_engine.report.facts`)
+    facts: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -268,6 +271,7 @@ class ExportSummary:
             "shuffled": self.shuffled,
             "neutralized_cells": self.neutralized_cells,
             "pseudonymized": list(self.pseudonymized),
+            "facts": self.facts,
         }
 
 
@@ -300,8 +304,10 @@ def prepare_release(
         if seed is None:
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         frame = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
+    input_rows = frame.index.to_numpy()
     frame = frame.reset_index(drop=True)
     facts = {
+        "input_rows": input_rows,  # the input record of every written row, in the written order
         "suppressed_rows": 0 if drop else int(suppressed.sum()),
         "dropped_rows": int(suppressed.sum()) if drop else 0,
         "shuffled": bool(shuffle),
@@ -329,6 +335,7 @@ def export_release(
     fmt = format_for(path, options.fmt)
     frame, facts = prepare_release(loaded(table), result, options)
     written = _write(frame, path, fmt, options.delimiter, options.bom, options.neutralize_formulas)
+
     return ExportSummary(
         path,
         fmt,
@@ -340,6 +347,7 @@ def export_release(
         facts["shuffled"],
         written.neutralized_cells,
         facts["pseudonymized"],
+        written_facts(table, result, frame, facts["input_rows"]),
     )
 
 
@@ -365,6 +373,7 @@ def _export_streamed(
         facts["shuffled"],
         written.neutralized_cells,
         facts.get("pseudonymized", ()),
+        facts.get("facts"),
     )
 
 

@@ -32,7 +32,8 @@ from kanon_engine.release.export import (
 )
 from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.release.outputs import Output, check_outputs
-from kanon_engine.report.document import write_reports
+from kanon_engine.report.build import write_reports
+from kanon_engine.report.facts import kept_star_cells, report_facts
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource
 
@@ -232,8 +233,12 @@ def _companions(table: Table | TableSource, result: AnonymizationResult, plan: E
 def run_summary(
     table: Table | TableSource, result: AnonymizationResult, release: ExportSummary | None
 ) -> dict[str, Any]:
-    """The JSON report of a run: the result's summary plus the files it came from and went to."""
+    """The JSON report of a run: the result's summary plus the files it came from and went to, and the
+    facts of the release (``facts``: counted from the rows written when ``release``, else from the run's
+    release), from which the figures it prints about the release are taken."""
     summary = result.summary()
+    summary["facts"] = report_facts(table, result, release)
+    summary.update(figures_from_facts(summary["facts"]))
     if release is not None:
         summary["release_file"] = str(release.path)
         summary["release_sha256"] = release.sha256
@@ -242,6 +247,22 @@ def run_summary(
     summary["software"] = f"kanon {__version__}"
     summary["engine"] = {"name": result.engine, "reason": result.engine_reason}
     return summary
+
+
+def figures_from_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """The summary's figures about the release, from its facts (one count for the JSON, the words and
+    the workbench): suppressed records (every quasi-identifier * or dropped), groups and the smallest,
+    values a kept record shows as *, and those records."""
+    rel = facts["release"]
+    cells, records = kept_star_cells(facts)
+    out = {
+        "suppressed": rel["records_suppressed"],
+        "classes": rel["classes"],
+        "min_class_size": rel["min_class_size"],
+    }
+    if "star_cells" in rel:
+        out.update(suppressed_cells=cells, records_touched=records)
+    return out
 
 
 def json_default(o: Any) -> Any:

@@ -27,6 +27,7 @@ from kanon_engine.project.project_file import Project
 from kanon_engine.project.restore import rebuild_run
 from kanon_engine.project.validation import TableFacts
 from kanon_engine.release.fileio import clean_stale_temp_files
+from kanon_engine.report.facts import result_facts
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.session.engines import is_streamed
 from kanon_engine.session.profile import open_project_data
@@ -74,7 +75,9 @@ def measure(
     if not result.in_memory or not isinstance(rows, Table):
         return result
     progress(1.0, _("measuring the workload"))
-    return with_workload(result, rows, workload or default_workload(rows, result.config))
+    measured = with_workload(result, rows, workload or default_workload(rows, result.config))
+    result_facts(measured, rows)  # the release's facts counted here, off the window's thread
+    return measured
 
 
 def node_suppression_limit(result: AnonymizationResult, n_rows: int) -> float:
@@ -176,6 +179,8 @@ def open_project(project: Project, progress: ProgressCallback = no_progress) -> 
         return LoadedProject(opened.table, warnings, opened.facts, [], opened.preview, opened.sampled)
     progress(0.8, _("restoring the saved results"))
     restored, why = rebuild_saved_runs(project, opened.table, opened.facts)
+    for result, _summary in restored:
+        result_facts(result, opened.table)  # counted here, not in the window's thread
     return LoadedProject(opened.table, warnings, opened.facts, restored, not_restored=tuple(why))
 
 

@@ -45,7 +45,7 @@ from kanon_engine.project.project_file import ReportDetails
 from kanon_engine.release.export import ExportOptions, read_key_file
 from kanon_engine.release.outputs import check_outputs
 from kanon_engine.report.describe import models_short
-from kanon_engine.report.document import SIGN_OFF
+from kanon_engine.report.html import SIGN_OFF
 from kanon_engine.session import ExportOutcome, ExportPlan
 from kanon_engine.session.engines import engine_title
 from kanon_gui import appdata

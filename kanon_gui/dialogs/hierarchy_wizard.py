@@ -9,6 +9,7 @@ or the builder's own message.
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 import numpy as np
@@ -33,18 +34,19 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.table import ColumnKind
-from kanon_engine.data.types import date_format_from_words, describe_date_format
+from kanon_engine.data.types import date_format_from_words, describe_date_format, parse_numbers
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import (
     date_hierarchy,
     grouping_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
+    masking_misfits,
     suggest_widths,
 )
 from kanon_engine.hierarchy.builders import DATE_LEVELS, INTERVAL_LABELS
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_gui.errors import error_text
 from kanon_gui.state import AppState
 
@@ -121,6 +123,29 @@ GROUPING_PREFILLED = N_("The cells show the column's current hierarchy; change t
 GROUPING_PROMPT = N_("Type a group name for the values you want to put together; the preview appears here.")
 
 
+def masking_note(values: pd.Series) -> str:
+    """What masking leaves out, in one sentence: the values that are not codes of the column's shape
+    (a word such as "inconnu", a code of another length) and how many records hold them; they are
+    shown as * from level 1 (an empty string when every value is such a code)."""
+    shape, others, records = masking_misfits(values)
+    if not others:
+        return ""
+    if set(shape) == {"9"}:
+        kind = ngettext("codes of {n} digit", "codes of {n} digits", len(shape))
+    else:
+        kind = _("codes written like {shape} (9: a digit, A: a letter)", shape=shape)
+    shown = formats.join([f"'{v}'" for v in others[:3]] + (["…"] if len(others) > 3 else []))
+    return ngettext(
+        "{n} record holds a value that is not like the others ({kind}): {values}. It is shown as * from "
+        "level 1, never masked into a code that does not exist.",
+        "{n} records hold values that are not like the others ({kind}): {values}. They are shown as * "
+        "from level 1, never masked into codes that do not exist.",
+        records,
+        kind=kind,
+        values=shown,
+    )
+
+
 class HierarchyWizardDialog(QDialog):
     """Build a hierarchy for one column; :meth:`hierarchy` is the result once accepted."""
 
@@ -192,7 +217,7 @@ class HierarchyWizardDialog(QDialog):
     def _interval_page(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        x = pd.to_numeric(self.values.dropna(), errors="coerce").to_numpy(dtype=float)
+        x = parse_numbers(self.values.dropna())  # "12,5" too
         x = x[np.isfinite(x)]
         integer = bool(len(x)) and bool((x == np.round(x)).all())
         widths = suggest_widths(x.min(), x.max(), integer=integer) if len(x) else (5, 10, 20)
@@ -472,6 +497,12 @@ class HierarchyWizardDialog(QDialog):
         self.summary.setText(
             text_of(TEXT, key, values=len(h.values), height=str(h.height), levels=levels, rows=PREVIEW_ROWS)
         )
+        if self.kind_key() == "masking":
+            frame = getattr(self.state.table, "frame", None)  # every record, to count them (not a preview)
+            rows = frame[self.column] if frame is not None and self.column in frame.columns else self.values
+            note = masking_note(rows)
+            if note:
+                self.summary.setText(f"{escape(self.summary.text())}<br><b>{escape(note)}</b>")
         rows = h.matrix[:PREVIEW_ROWS]
         self.preview.setColumnCount(h.depth)
         self.preview.setHorizontalHeaderLabels(

@@ -45,7 +45,9 @@ from kanon_engine.present.chart_data import (
     size_histogram,
     wrap_title,
 )
+from kanon_engine.report.charts import sizes_of
 from kanon_engine.report.describe import algorithm_name
+from kanon_engine.report.facts import kept_star_cells, result_facts
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.session.engines import engine_title
 from kanon_gui.state import Run
@@ -154,8 +156,8 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
 TEXT = {
     "sizes_title": N_("Group sizes: {groups} groups, {kept} ({share})"),
     "sizes_title_of": N_("{title}: {groups} groups, {kept} ({share})"),
-    "sizes_cells_title": N_("Group sizes: {groups} groups, {cells} values replaced by * (no record removed)"),
-    "sizes_cells_title_of": N_("{title}: {groups} groups, {cells} values replaced by * (no record removed)"),
+    "sizes_cells_title": N_("Group sizes: {groups} groups, {cells} values shown as * (no record removed)"),
+    "sizes_cells_title_of": N_("{title}: {groups} groups, {cells} values shown as * (no record removed)"),
     "sizes_x": N_("records in the group"),
     "sizes_x_log": N_("records in the group (log scale)"),
     "sizes_y": N_("groups"),
@@ -225,6 +227,26 @@ def draw_class_sizes(
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
+
+
+def draw_release_sizes(
+    item: pg.PlotItem,
+    result: AnonymizationResult,
+    facts: dict,
+    title: str | None = None,
+    brush: str = BAR_COLOR,
+    span: tuple[int, int] | None = None,
+) -> None:
+    """The group-size histogram of a run's release from its facts (:mod:`kanon_engine.report.facts`):
+    its groups (suppressed records in none), its suppressed records, and for a release that keeps
+    every record the values it shows as *."""
+    rel = facts["release"]
+    cells = kept_star_cells(facts)[0] if result.recoding is not None else None
+    records = int(rel["records"]) + int(rel["records_dropped"])
+    sizes = sizes_of(rel.get("class_sizes"))
+    draw_class_sizes(
+        item, sizes, result.config.k, int(rel["records_suppressed"]), records, title, brush, span, cells
+    )
 
 
 def draw_hbars(
@@ -352,14 +374,7 @@ class ChartsView(QWidget):
                 records=result.records,
             )
         )
-        draw_class_sizes(
-            self.sizes_plot.getPlotItem(),
-            result.class_sizes,
-            result.config.k,
-            result.suppressed,
-            result.records,
-            cells=result.recoding.suppressed_cells if result.recoding is not None else None,
-        )
+        draw_release_sizes(self.sizes_plot.getPlotItem(), result, result_facts(result, table))
         self._draw_loss()
         if not result.in_memory:  # a streamed run: sizes and loss come from the counts, not the rows
             self.column_combo.blockSignals(True)
@@ -431,9 +446,11 @@ class ChartsView(QWidget):
                 )
             else:
                 numeric = kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
-                bins = numeric_bins_for(original, rows) if numeric else None
-                orig = distribution(original, hierarchy, bins, limit=rows)
-                rel = distribution(released, hierarchy, bins, limit=rows)
+                ctype = table.column_types.get(column)
+                fmt = ctype.number_format if ctype is not None else None
+                bins = numeric_bins_for(original, rows, fmt) if numeric else None
+                orig = distribution(original, hierarchy, bins, limit=rows, number_format=fmt)
+                rel = distribution(released, hierarchy, bins, limit=rows, number_format=fmt)
             draw_hbars(self.orig_plot, orig, titles[0], BAR_COLOR)
         else:
             orig = pd.Series(dtype=float)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
+from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
 from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
 from kanon_engine.session.engines import engine_title, result_engine_sentence
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
@@ -44,16 +45,18 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return formats.decimal(float(f"{value:.{digits}g}"), 12)
 
 
-def transformation_text(result: AnonymizationResult) -> str:
+def transformation_text(result: AnonymizationResult, facts: dict | None = None) -> str:
     """How the release was made, in words: the model (the survey's name), and for a full-domain result
-    its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what it did to single values."""
+    its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what its values show (the
+    release's facts, :mod:`kanon_engine.report.facts`)."""
+    facts = facts if facts is not None else result_facts(result)
     rec = result.recoding
     if rec is not None and not result.transformation:
         return _(
             "<b>{model}</b>: {description}. {what}",
             model=escape(result.model),
             description=escape(_(SURVEY_MODELS[result.model])),
-            what=cell_text(result),
+            what=cell_text(facts),
         )
     if not result.transformation:
         return _(
@@ -61,36 +64,40 @@ def transformation_text(result: AnonymizationResult) -> str:
         )
     text = _levels_text(result)
     if rec is not None:
-        text += _(". <b>{model}</b>, then: {what}", model=escape(result.model), what=cell_text(result))
+        text += _(". <b>{model}</b>, then: {what}", model=escape(result.model), what=cell_text(facts))
     return text
 
 
-def cell_text(result: AnonymizationResult) -> str:
-    """What a cell-level release did: values replaced by * per attribute, records touched, generalized."""
-    rec = result.recoding
-    assert rec is not None
+def cell_text(facts: dict) -> str:
+    """What a release that keeps every record shows: values shown as * per attribute (however they got
+    there), the records showing one, the records generalized; from the release's facts."""
+    rel = facts["release"]
+    cells, records = kept_star_cells(facts)
     parts = []
-    if rec.suppressed_cells:
+    if cells:
         per = ", ".join(
-            f"{escape(q)} {formats.count(n)}" for q, n in rec.suppressed_per_attribute().items() if n
+            f"{escape(q)} {formats.count(n)}"
+            for q, n in (rel.get("kept_star_cells_per_attribute") or {}).items()
+            if n
         )
         parts.append(
             ngettext(
-                "{cells} value in {records} records replaced by * ({per})",
-                "{cells} values in {records} records replaced by * ({per})",
-                rec.suppressed_cells,
-                cells=rec.suppressed_cells,
-                records=rec.records_touched,
+                "{cells} value in {records} records shown as * ({per})",
+                "{cells} values in {records} records shown as * ({per})",
+                cells,
+                cells=cells,
+                records=records,
                 per=per,
             )
         )
-    if rec.records_generalized:
+    generalized = int(rel.get("records_generalized") or 0)
+    if generalized:
         parts.append(
             ngettext(
                 "{n} record with at least one generalized value",
                 "{n} records with at least one generalized value",
-                rec.records_generalized,
-                n=rec.records_generalized,
+                generalized,
+                n=generalized,
             )
         )
     return _(
@@ -128,30 +135,35 @@ def _levels_text(result: AnonymizationResult) -> str:
 _PER_ROW = 4  # figures per row at most (German and French names run a third longer)
 
 
-def metrics_html(result: AnonymizationResult) -> str:
-    """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
-    m = result.metrics
-    n = max(result.records, 1)
-    if result.recoding is not None:
-        stars = result.recoding.suppressed_cells
-        share = stars / max(n * len(result.recoding.qi), 1)
-        removed = (
-            _("Values replaced by *"),
-            f"{formats.count(stars)} ({formats.percent(share, 1)})",
-            term("star"),
-        )
-    else:
-        removed = (
-            _("Suppressed"),
-            f"{formats.count(result.suppressed)} ({formats.percent(result.suppressed / n, 1)})",
-            term("suppression"),
-        )
+def metrics_html(result: AnonymizationResult, facts: dict | None = None) -> str:
+    """The run's headline figures as a small HTML table: the release's facts (records, suppressed, values
+    shown as *, groups, smallest group), then its quality metrics, workload error, run time and engine."""
+    facts = facts if facts is not None else result_facts(result)
+    rel = facts["release"]
+    records = int(rel["records"]) + int(rel["records_dropped"])
+    suppressed = int(rel["records_suppressed"])
     cells = [
-        (_("Records"), formats.count(result.records), ""),
-        removed,
-        (_("Groups"), formats.count(result.n_classes), term("equivalence class")),
-        (_("Smallest group"), formats.count(result.min_class_size), term("k")),
+        (_("Records"), formats.count(records), ""),
+        (
+            _("Suppressed"),
+            f"{formats.count(suppressed)} ({formats.percent(rel['shares']['records_suppressed'], 1)})",
+            term("suppression"),
+        ),
     ]
+    if "star_cells" in rel:
+        stars, _touched = kept_star_cells(facts)
+        cells.append(
+            (
+                _("Values shown as *"),
+                f"{formats.count(stars)} ({formats.percent(rel['shares']['star_cells'], 1)})",
+                term("star"),
+            )
+        )
+    cells += [
+        (_("Groups"), formats.count(rel["classes"]), term("equivalence class")),
+        (_("Smallest group"), formats.count(rel["min_class_size"]), term("k")),
+    ]
+    m = quality_metrics(result.metrics)
     for key in ("loss", "precision", "gcp", "discernibility", "cavg"):
         if key in m:
             label = metric_label(key)
@@ -384,8 +396,9 @@ class ResultsPanel(QWidget):
         self.class_model.set_result(r, self._rel)
         models = ", ".join(m.describe() for m in r.config.models)
         self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
-        self.metrics.setText(metrics_html(r))
-        self.transformation.setText(transformation_text(r))
+        facts = result_facts(r, t)
+        self.metrics.setText(metrics_html(r, facts))
+        self.transformation.setText(transformation_text(r, facts))
         notes = list(r.notes)
         if self._rel is None:
             notes.append(
@@ -416,8 +429,8 @@ class ResultsPanel(QWidget):
                 "groups of the release are listed below, from the counts. Export the release "
                 "(File > Export, Ctrl+E) to write its {rows} rows; the export streams them from the file.",
                 engine=engine_title(r.engine),
-                n=formats.count(r.n_classes),
-                rows=formats.count(r.released_records),
+                n=formats.count(result_facts(r)["release"]["classes"]),
+                rows=formats.count(result_facts(r)["release"]["records"]),
             )
         )
         self.streamed_note.show()

@@ -94,7 +94,7 @@ def test_registered_guard_refuses_every_writer(work: Path, small_result) -> None
     """With the run's inputs registered, every writer of the product refuses them (one guard)."""
     from kanon_engine.hierarchy import write_arx_csv
     from kanon_engine.release.export import export_release, export_value_mapping
-    from kanon_engine.report.document import write_reports
+    from kanon_engine.report.build import write_reports
 
     table, result = small_result
     before = hashes(work)
@@ -206,7 +206,7 @@ def test_pdf_cut_short_by_a_full_disk_never_replaces_the_report(capsys, work: Pa
 
     assert pdf_problem(pdf.read_bytes()) is None
     before = hashes(work)
-    monkeypatch.setattr("kanon_engine.report.document.pdf_command", _limited_renderer(30_000))
+    monkeypatch.setattr("kanon_engine.report.pdf.pdf_command", _limited_renderer(30_000))
     code, _, err = run(capsys, "anonymize", work / "data.csv", *BASE[:-1], "6", "--report-pdf", pdf)
     assert code == 2, err
     assert "r.pdf came out incomplete" in err and "Nothing was replaced" in err

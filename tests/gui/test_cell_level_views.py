@@ -68,9 +68,9 @@ def test_results_text_names_the_model_and_the_cells(four):
     cs = get_algorithm("local-suppression").run(table, config)
     text = transformation_text(cs)
     assert text.startswith("<b>CS</b>: cell suppression (local suppression)")
-    assert "2 values in 2 records replaced by * (age 2)" in text
+    assert "2 values in 2 records shown as * (age 2)" in text
     html = metrics_html(cs)
-    assert "Values replaced by *" in html and "2 (25.0 %)" in html and "Suppressed" not in html
+    assert "Values shown as *" in html and "2 (25.0 %)" in html and "Suppressed</small><br><b>0 " in html
 
 
 def test_lattice_view_lists_the_transformations_of_a_local_result(qtbot, four):

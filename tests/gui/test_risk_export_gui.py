@@ -19,7 +19,8 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy import default_hierarchy
-from kanon_engine.report.document import build_report, render_html
+from kanon_engine.report.build import build_report
+from kanon_engine.report.html import render_html
 from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.report_pdf import main as pdf_main
 from kanon_gui.report_pdf import render_pdf

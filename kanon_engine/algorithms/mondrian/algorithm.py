@@ -87,6 +87,7 @@ from kanon_engine.core.frequency import group_columns
 from kanon_engine.core.leaf_order import node_paths, tree_order
 from kanon_engine.data.dates import read_dates
 from kanon_engine.data.table import ColumnKind, TableLike
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _
@@ -375,6 +376,9 @@ def _leaf_values(table: TableLike, name: str, hierarchy: Hierarchy, kind: Column
         ns = dt.to_numpy(dtype="datetime64[ns]")
         days = ns.astype(np.int64) / 86_400e9 + _EPOCH_ORDINAL
         return np.where(np.isnat(ns), np.nan, days)
+    ctype = table.column_types.get(name)
+    if ctype is not None and ctype.number_format:  # "12,5", "1 234,50": as the column writes them
+        return parse_numbers(leaves, ctype.number_format)
     text = pc.utf8_trim_whitespace(pa.array(leaves.to_numpy(dtype=object), type=pa.string()))
     is_number = pc.match_substring_regex(text, _NUMBER)
     x = pc.cast(pc.if_else(is_number, text, None), pa.float64()).to_numpy(zero_copy_only=False)

@@ -32,6 +32,7 @@ from kanon_engine.errors import DataError
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
 from kanon_engine.release.fileio import atomic_writer, format_for, refuse_input_overwrite
+from kanon_engine.report.facts import FactsTally
 from kanon_engine.sources.backends.base import TableSource
 from kanon_engine.sources.plan.release_plan import BatchState
 
@@ -40,9 +41,15 @@ ROW_GROUP_ROWS = 1024 * 1024
 
 
 def _release_batches(
-    source: TableSource, result: Any, options: Any, facts: dict, pseudonymize: Callable
+    source: TableSource,
+    result: Any,
+    options: Any,
+    facts: dict,
+    pseudonymize: Callable,
+    facts_tally: FactsTally | None = None,
 ) -> Iterator[pd.DataFrame]:
-    """The release rows, batch by batch, in input order (suppressed ones dropped when asked)."""
+    """The release rows, batch by batch, in input order (suppressed ones dropped when asked); every
+    batch as written goes to ``facts_tally`` with its input rows beside it."""
     cfg = result.config
     plan = result.plan
     state = BatchState()
@@ -62,6 +69,9 @@ def _release_batches(
         facts["suppressed"] += n_supp
         if drop and n_supp:
             out = out[~suppressed].reset_index(drop=True)
+            frame = frame[~suppressed]
+        if facts_tally is not None:
+            facts_tally.add(out, original=frame[list(cfg.quasi_identifiers)].reset_index(drop=True))
         yield out
     facts["drop"] = drop
     facts["pseudonymized"] = tuple(cfg.identifiers) if pseudo else ()
@@ -214,7 +224,8 @@ def stream_release(
     cfg = result.config
     facts: dict[str, Any] = {"suppressed": 0, "format": fmt}
     shuffle = cfg.shuffle_seed is not None if options.shuffle is None else options.shuffle
-    batches = _release_batches(source, result, options, facts, pseudonymize)
+    tally = FactsTally(cfg.quasi_identifiers, cfg.sensitive, input_records=result.records)
+    batches = _release_batches(source, result, options, facts, pseudonymize, tally)
     if getattr(source, "read_ahead", False):
         batches = read_ahead(batches)
     if shuffle:
@@ -222,7 +233,7 @@ def stream_release(
         if seed is None:
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         work, limit = getattr(source, "work", None), getattr(source, "memory_limit", None)
-        batches = _shuffled(batches, seed, result, options, work, limit)
+        batches = _shuffled(batches, seed, result, options, work, limit, tally)
     with atomic_writer(path, "wb") as fh:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" and options.delimiter == "," else options.delimiter
@@ -238,6 +249,7 @@ def stream_release(
             target.close()
     sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
     facts["shuffled"] = bool(shuffle)
+    facts["facts"] = tally.facts("written")
     written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
     return written, facts
 
@@ -249,10 +261,12 @@ def _shuffled(
     options: Any,
     folder: Path | None = None,
     memory_limit: str | None = None,
+    facts_tally: FactsTally | None = None,
 ) -> Iterator[pd.DataFrame]:
     """The release rows in the order of ``numpy.random.default_rng(seed).permutation`` over the released
     rows (the in-memory release's order), sorted out of memory by DuckDB (within the source's memory
-    limit, spilling into ``folder``)."""
+    limit, spilling into ``folder``); ``facts_tally`` is told the unshuffled position of every row in
+    the order they come out."""
     import duckdb
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
@@ -272,6 +286,7 @@ def _shuffled(
             columns = [str(c) for c in frame.columns]
             table = release_writer.arrow_table(frame)
             table = table.append_column("__place", pa.array(place[start : start + len(frame)]))
+            table = table.append_column("__row", pa.array(np.arange(start, start + len(frame))))
             start += len(frame)
             if writer is None:
                 writer = pq.ParquetWriter(tmp, table.schema)
@@ -298,6 +313,9 @@ def _shuffled(
                 "SELECT * EXCLUDE (__place) FROM unshuffled ORDER BY __place"
             ).to_arrow_reader(1 << 17)
             for b in reader:
-                yield b.to_pandas().reindex(columns=columns)
+                out = b.to_pandas()
+                if facts_tally is not None:
+                    facts_tally.add_order(out["__row"].to_numpy())
+                yield out.reindex(columns=columns)
         finally:
             con.close()
