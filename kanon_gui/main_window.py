@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -72,6 +72,7 @@ from kanon_gui.large_file import (
     result_engine_sentence,
 )
 from kanon_gui.resources import icon, sample_project
+from kanon_gui.screen_fit import fit_window, keep_on_screen
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.algorithm_panel import AlgorithmPanel
@@ -1237,4 +1238,6 @@ class MainWindow(QMainWindow):
         """The size and place the window had when it was last closed (a sensible size the first time)."""
         saved = appdata.settings().value("window/geometry")
         if saved is None or not self.restoreGeometry(saved):
-            self.resize(1360, 860)
+            fit_window(self, QSize(1360, 860))  # shrunk to a laptop's screen (1366x768, 1280x800)
+        else:
+            keep_on_screen(self)
