@@ -37,6 +37,7 @@ from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.project.project_file import PROJECT_FILE, Project, ReportDetails
 from kanon_engine.project.public_list import PublicList
+from kanon_engine.project.restore import saved_run
 from kanon_engine.project.validation import (
     PREPARE_IN_BACKGROUND,
     ColumnCache,
@@ -712,7 +713,7 @@ class AppState(QObject):
             algorithm=algorithm_name(result.algorithm),
             k=result.config.k,
         )
-        summary = _jsonable(result.summary())
+        summary = _jsonable(saved_run(result))  # the summary and the settings it ran with
         summary["label"] = label
         if isinstance(summary.get("workload"), dict):  # the figures, not every query, go in the project
             summary["workload"].pop("queries", None)
