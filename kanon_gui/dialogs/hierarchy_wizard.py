@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.data.roles import looks_like_codes
 from kanon_engine.data.table import ColumnKind
 from kanon_engine.data.types import date_format_from_words, describe_date_format
 from kanon_engine.errors import KanonError
@@ -76,6 +77,8 @@ DATE_LEVEL_WORDS = {
     "century": N_("century"),
 }
 PREVIEW_ROWS = 200
+#: Share of the records whose values are codes of one shape for the wizard to start on masking.
+CODE_SHARE = 0.9
 GROUPING_MAX_VALUES = 2000
 
 
@@ -183,8 +186,8 @@ class HierarchyWizardDialog(QDialog):
         default = {ColumnKind.INTEGER: 0, ColumnKind.DECIMAL: 0, ColumnKind.DATE: 1}.get(
             self.kind_of_column, 3
         )
-        if default == 3 and self._looks_like_code():
-            default = 2
+        if self.kind_of_column != ColumnKind.DATE and self._looks_like_code():
+            default = 2  # a postcode starts on masking, whether it was read as text or as numbers
         self.kind.setCurrentIndex(default)
         self._kind_changed()
 
@@ -358,13 +361,34 @@ class HierarchyWizardDialog(QDialog):
 
     # --- building ------------------------------------------------------------------------------------
     def _looks_like_code(self) -> bool:
-        s = self.values.dropna().astype(str)
-        return (
-            bool(len(s))
-            and bool(s.str.fullmatch(r"\d+").all())
-            and s.str.len().nunique() == 1
-            and int(s.str.len().iloc[0]) >= 3
-        )
+        """A postcode or a code like one: named like one (the role suggestion), or its values mostly
+        codes of 4-5 digits with a leading zero (:func:`kanon_engine.data.roles.looks_like_codes`, the
+        test the role suggestion makes), or mostly digit strings of one length, of 5 digits or more or
+        with a leading zero (the default hierarchy's test; 3 digits or more in a text column). "Mostly":
+        a few words such as "unbekannt" or blanks do not hide the codes."""
+        suggestion = self.state.suggestion(self.column)
+        if suggestion is not None and suggestion.kind == "postcode":
+            return True
+        counts = self.state.distinct(self.column)
+        counts = counts[counts.index.notna()]
+        if looks_like_codes(counts):
+            return True
+        if not len(counts):
+            return False
+        text = pd.Series(counts.index.astype(str), dtype=object).str.strip()
+        filled = (text != "").to_numpy()  # blank cells are no value, not a different shape
+        text, counts = text[filled].reset_index(drop=True), counts[filled]
+        digits = text.str.fullmatch(r"\d{2,}").to_numpy(dtype=bool)
+        if not digits.any():
+            return False
+        weights = counts.to_numpy(dtype=float)
+        lengths = text.str.len().to_numpy()
+        common = int(np.bincount(lengths[digits], weights=weights[digits]).argmax())
+        shape = digits & (lengths == common)
+        if weights[shape].sum() < CODE_SHARE * weights.sum():
+            return False
+        text_column = self.kind_of_column == ColumnKind.CATEGORICAL and common >= 3
+        return common >= 5 or text_column or bool(text[shape].str.startswith("0").any())
 
     def _kind_changed(self, *_args: Any) -> None:
         i = self.kind.currentIndex()

@@ -230,3 +230,24 @@ def test_a_group_of_very_many_values_is_not_opened_by_itself(qtbot, monkeypatch)
     assert panel.uncovered_list() == ["P0119"]
     top = panel.model.index(0, 0)
     assert panel.model.rowCount(top) == 119 and not panel.view.isExpanded(top)
+
+
+@pytest.mark.parametrize(
+    "name,values,kind",
+    [
+        ("PLZ", ["04229", "01067", "06108", "unbekannt"] * 10, "masking"),  # a word among the codes
+        ("code", ["04229", "01067", "06108", "09111"] * 10, "masking"),  # read as integers
+        ("Wohnort_Code", ["104229", "101067", "106108", "", "109111"] * 10, "masking"),  # text, one length
+        ("Gewicht", ["104", "101", "106", "109", "88"] * 10, "intervals"),  # numbers without a leading 0
+        ("Alter", ["34", "51", "67", "22"] * 10, "intervals"),
+    ],
+)
+def test_the_wizard_starts_on_masking_for_a_code(qtbot, name, values, kind):
+    """Issue 27: the postcode wizard opened on intervals; a code-like column starts on masking."""
+    from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
+
+    state = AppState()
+    state.set_table(Table.from_frame(pd.DataFrame({name: values})))
+    dialog = HierarchyWizardDialog(state, name)
+    qtbot.addWidget(dialog)
+    assert dialog.kind_key() == kind
