@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel
@@ -106,7 +106,7 @@ class ParamSpec:
         return value
 
     def _expectation(self, value: Any) -> str:
-        got = repr(value)
+        got = shown_value(value)
         if self.percent:
             return _(
                 "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",

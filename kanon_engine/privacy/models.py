@@ -28,7 +28,7 @@ from kanon_engine.core.frequency import (
     group_columns,
     representatives,
 )
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import N_, _, formats, ngettext
 
 _EPS = 1e-12
@@ -386,7 +386,10 @@ class TCloseness(PrivacyModel):
         except (TypeError, ValueError):
             tv = math.nan
         if not 0 < tv <= 1:
-            raise ConfigError(_("t must be a number in (0, 1]; got {value}.", value=repr(self.t)), where="t")
+            raise ConfigError(
+                _("t must be a number above 0 and at most 1; got {value}.", value=shown_value(self.t)),
+                where="t",
+            )
         object.__setattr__(self, "t", tv)
         if self.distance not in T_DISTANCES:
             raise ConfigError(

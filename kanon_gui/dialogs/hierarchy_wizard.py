@@ -44,8 +44,9 @@ from kanon_engine.hierarchy import (
     suggest_widths,
 )
 from kanon_engine.hierarchy.builders import DATE_LEVELS, INTERVAL_LABELS
+from kanon_engine.hierarchy.labels import shown_label
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.i18n import N_, _, formats, pgettext, text_of
 from kanon_gui.errors import error_text
 from kanon_gui.state import AppState
 
@@ -292,7 +293,7 @@ class HierarchyWizardDialog(QDialog):
         form = QFormLayout(page)
         self.max_masked = QSpinBox()
         self.max_masked.setRange(0, 64)
-        self.max_masked.setSpecialValueText("all")
+        self.max_masked.setSpecialValueText(pgettext("characters masked at most", "all"))
         self.max_masked.setToolTip(_("How many characters may be masked before the root (all: every one)."))
         self.max_masked.valueChanged.connect(self._schedule)
         form.addRow(_("Characters masked at most"), self.max_masked)
@@ -342,7 +343,7 @@ class HierarchyWizardDialog(QDialog):
         )
         self.grouping.setRowCount(len(self._group_values))
         for r, v in enumerate(self._group_values):
-            item = QTableWidgetItem(_("(missing)") if v == MISSING else v)
+            item = QTableWidgetItem(shown_label(v))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setData(Qt.ItemDataRole.UserRole, v)
             self.grouping.setItem(r, 0, item)
@@ -504,8 +505,7 @@ class HierarchyWizardDialog(QDialog):
         self.preview.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for j, v in enumerate(row):
-                text = _("(missing)") if v == MISSING and j == 0 else str(v)
-                self.preview.setItem(r, j, QTableWidgetItem(text))
+                self.preview.setItem(r, j, QTableWidgetItem(shown_label(v)))
         self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
 

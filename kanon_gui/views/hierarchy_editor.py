@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.roles import Role
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import tree, uncovered_values
+from kanon_engine.hierarchy.labels import shown_label
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import _, formats, ngettext
 from kanon_gui.errors import error_text
@@ -55,8 +56,7 @@ EXPAND_CHILDREN_LIMIT = 5_000
 PLACE_TARGETS = 2000
 
 
-def _shown(v: str) -> str:
-    return _("(missing)") if v == MISSING else v
+_shown = shown_label  # the missing leaf and the group of missing values, in the interface's words
 
 
 #: Marks a tree that must be rebuilt whatever the state holds (a new column or a new table).

@@ -1,0 +1,84 @@
+"""Texts the walk of issue 27 found in English in a French workbench: Qt's own file dialog ("Look in:",
+"Files of type:", which the PySide6 wheel's French and Spanish catalogs lack), "(missing)" in the masking
+preview, "at most: all", and a parameter error tagged "[models]" with an English decimal point."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from PySide6.QtWidgets import QFileDialog, QLabel
+
+from kanon_engine import i18n
+from kanon_engine.data.table import Table
+from kanon_gui.state import AppState
+
+pytestmark = pytest.mark.gui
+
+LANGUAGES = ["de", "fr", "es"]
+
+
+@pytest.fixture
+def language(qapp, request):
+    from kanon_gui.language import install_language
+
+    install_language(request.param)
+    yield request.param
+    install_language(i18n.SOURCE_LANGUAGE)
+
+
+@pytest.mark.parametrize("language", LANGUAGES, indirect=True)
+def test_qt_file_dialog_speaks_the_language(qapp, qtbot, language):
+    from kanon_gui.language import QT_GAPS
+
+    for mode in (QFileDialog.AcceptMode.AcceptOpen, QFileDialog.AcceptMode.AcceptSave):
+        dialog = QFileDialog(None, "x")
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setAcceptMode(mode)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        labels = [w.text().replace("&", "") for w in dialog.findChildren(QLabel) if w.text()]
+        english = {"Look in:", "Files of type:", "File name:"}
+        assert not english & set(labels), (language, labels)
+        dialog.close()
+    for (context, source), _message in QT_GAPS.items():
+        assert qapp.translate(context, source) != source, (language, source)
+
+
+@pytest.mark.parametrize("language", ["fr", "de"], indirect=True)
+def test_missing_values_and_all_in_the_masking_preview(qtbot, language):
+    from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
+
+    frame = pd.DataFrame({"PLZ": ["04229", "01067", "06108", "09111", None, "04109"] * 10})
+    state = AppState()
+    state.set_table(Table.from_frame(frame))
+    dialog = HierarchyWizardDialog(state, "PLZ")
+    qtbot.addWidget(dialog)
+    assert dialog.kind_key() == "masking"
+    dialog.max_masked.setValue(0)
+    assert dialog.max_masked.specialValueText() not in ("all", "")
+    h = dialog.hierarchy()
+    assert h is not None
+    shown = {
+        dialog.preview.item(r, c).text()
+        for r in range(dialog.preview.rowCount())
+        for c in range(dialog.preview.columnCount())
+        if dialog.preview.item(r, c) is not None
+    }
+    assert "(missing)" not in shown
+    assert i18n._("(missing)") in shown
+
+
+@pytest.mark.parametrize("language", ["fr", "de"], indirect=True)
+def test_a_parameter_error_has_no_tag_and_the_languages_decimal_mark(qtbot, language):
+    from kanon_gui.views.algorithm_panel import AlgorithmPanel
+
+    frame = pd.DataFrame({"age": [str(20 + i % 40) for i in range(60)], "d": ["a", "b", "c"] * 20})
+    state = AppState()
+    state.set_table(Table.from_frame(frame))
+    panel = AlgorithmPanel(state)
+    qtbot.addWidget(panel)
+    state.set_model_values(t=3.5)
+    texts = [panel.issues.item(i).text() for i in range(panel.issues.count())]
+    error = next(t for t in texts if t.startswith("\u2716") and "t " in t)
+    assert "[models]" not in error and "[t]" not in error
+    assert "3,5" in error and "3.5" not in error
