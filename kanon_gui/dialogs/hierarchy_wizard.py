@@ -43,7 +43,7 @@ from kanon_engine.hierarchy import (
     masking_hierarchy,
     suggest_widths,
 )
-from kanon_engine.hierarchy.builders import DATE_LEVELS, INTERVAL_LABELS
+from kanon_engine.hierarchy.builders import DATE_LEVELS, DATE_STYLES, INTERVAL_LABELS
 from kanon_engine.hierarchy.labels import shown_label
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import N_, _, formats, pgettext, text_of
@@ -83,6 +83,22 @@ CODE_SHARE = 0.9
 GROUPING_MAX_VALUES = 2000
 
 
+def date_style_words(style: str) -> str:
+    """A date label style in words, with a month and a quarter written that way (the first of the
+    levels' examples: March and the first quarter of the present year)."""
+    import datetime as dt
+
+    year = dt.date.today().year
+    if style == "iso":
+        return text_of(TEXT, "date_style_iso", month=f"{year}-03", quarter=f"{year}-Q1")
+    return text_of(
+        TEXT,
+        "date_style_language",
+        month=formats.month_number_year(year, 3),
+        quarter=formats.quarter_year(year, 1),
+    )
+
+
 def _widths(text: str) -> list[float]:
     """Interval widths typed as ``5, 10, 20`` or ``2,5; 5; 10`` (semicolons where the decimal mark is a
     comma), each read in the current language's number format."""
@@ -110,6 +126,11 @@ TEXT = {
     "summary_cut": N_(
         "{values} values, generalized in {height} levels; distinct labels per level: {levels}. The preview "
         "shows the first {rows}."
+    ),
+    "date_style_language": N_("As the interface's language writes them: {month}, {quarter}"),
+    "date_style_iso": N_("ISO 8601, the same in every language: {month}, {quarter}"),
+    "date_style_tip": N_(
+        "How months and quarters are written in the release. The charts show the original in the same words."
     ),
     "date_tip": N_(
         "How the dates are written, for example dd.mm.yyyy or yyyy-mm-dd (yyyy: year, mm: month, dd: day); "
@@ -285,6 +306,14 @@ class HierarchyWizardDialog(QDialog):
         holder = QWidget()
         holder.setLayout(row)
         form.addRow(_("Levels"), holder)
+        self.date_style = QComboBox()
+        self.date_style.setObjectName("DateLabelStyle")
+        for style in DATE_STYLES:
+            self.date_style.addItem(date_style_words(style), style)
+        self.date_style.setCurrentIndex(self.date_style.findData("language"))  # the user's way first
+        self.date_style.setToolTip(text_of(TEXT, "date_style_tip"))
+        self.date_style.currentIndexChanged.connect(self._schedule)
+        form.addRow(_("Labels"), self.date_style)
         self.date_fmt.textChanged.connect(self._schedule)
         return page
 
@@ -430,7 +459,8 @@ class HierarchyWizardDialog(QDialog):
         if key == "dates":
             levels = [lv for lv in DATE_LEVELS if self.date_levels[lv].isChecked()]
             typed = self.date_fmt.text().strip()
-            return date_hierarchy(col, vals, date_format_from_words(typed) if typed else None, levels)
+            fmt = date_format_from_words(typed) if typed else None
+            return date_hierarchy(col, vals, fmt, levels, style=self.date_style.currentData())
         if key == "masking":
             m = self.max_masked.value()
             return masking_hierarchy(col, vals, None if m == 0 else m)

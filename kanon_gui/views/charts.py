@@ -37,6 +37,7 @@ from kanon_engine.present.calendar_steps import (
     calendar_ticks,
     count_labels_in_bins,
     date_bins,
+    release_step,
     to_ordinal_days,
 )
 from kanon_engine.report.describe import algorithm_name
@@ -290,13 +291,15 @@ def date_distributions(
     most ``rows`` bars), the release on the same bins when its values are dates or date labels that each
     fall in one bin, else by its own labels in time order; the unit of the bins in words; and whether the
     release is drawn on the original's bins."""
-    bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2))
+    kept = released[released.notna() & (released != ROOT)]
+    days = to_ordinal_days(kept, date_format)
+    # bins no finer than the release's periods (quarters, years): both charts then share bins and labels
+    step = 1 if len(kept) and not np.isnan(days).any() else release_step(kept.astype(str).unique())
+    bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2), min_step=step)
     orig = _with_missing(
         pd.Series(bins.count(to_ordinal_days(original, date_format)), index=bins.labels), original
     )
     rel_counts = None
-    kept = released[released.notna() & (released != ROOT)]
-    days = to_ordinal_days(kept, date_format)
     if len(kept) and not np.isnan(days).any():
         rel_counts = bins.count(days)
     elif len(kept):
