@@ -369,7 +369,7 @@ class MainWindow(QMainWindow):
         )
         self.tab_actions = []
         for i in range(self.tabs.count()):
-            name = self.tabs.tabText(i).split("  ", 1)[-1].replace("&&", "&")
+            name = self.tabs.tabText(i).split("  ", 1)[-1]  # "&&" stays: a menu shows it as "&"
             self.tab_actions.append(
                 self._action(
                     _("Go to {name}", name=name), lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}"
@@ -865,7 +865,7 @@ class MainWindow(QMainWindow):
         if not files:
             self.recent_menu.addAction(_("(none)")).setEnabled(False)
         for f in files:
-            a = self.recent_menu.addAction(f)
+            a = self.recent_menu.addAction(f.replace("&", "&&"))  # a "&" in a path is not a shortcut
             a.triggered.connect(lambda _=False, f=f: self.open_path(f))
 
     # --- saving --------------------------------------------------------------------------------------

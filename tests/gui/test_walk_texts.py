@@ -82,3 +82,29 @@ def test_a_parameter_error_has_no_tag_and_the_languages_decimal_mark(qtbot, lang
     error = next(t for t in texts if t.startswith("\u2716") and "t " in t)
     assert "[models]" not in error and "[t]" not in error
     assert "3,5" in error and "3.5" not in error
+
+
+def _as_shown(menu_text: str) -> str:
+    """What a menu shows for an action's text: "&x" underlines x (the "&" is not shown), "&&" is "&"."""
+    import re
+
+    return re.sub(r"&(.)", r"\1", menu_text)
+
+
+def test_an_ampersand_in_a_menu_is_shown_as_one(window, qtbot):
+    """The View menu showed "Go to Attributes  hierarchies" (the "&" taken as a shortcut marker)."""
+    shown = [_as_shown(a.text()) for a in window.tab_actions]
+    assert "Go to Attributes & hierarchies" in shown
+    frame = pd.DataFrame({"ward": ["Gynäkologie & Geburtshilfe", "Chirurgie"] * 10, "age": ["1", "2"] * 10})
+    window.state.set_table(Table.from_frame(frame))
+    from kanon_engine.data.roles import Role
+
+    window.state.set_role("ward", Role.QUASI_IDENTIFIER)
+    from kanon_engine.hierarchy.model import Hierarchy
+
+    h = Hierarchy.from_rows("ward", [["Gynäkologie & Geburtshilfe", "A", "*"], ["Chirurgie", "A", "*"]])
+    window.state.set_hierarchy("ward", h)
+    window.hierarchy_editor.set_column("ward")
+    assert window.hierarchy_editor.rename(1, "A", "Frauen & Chirurgie")
+    shown = _as_shown(window.undo_action.text())
+    assert shown.startswith("Undo Rename 'A' to 'Frauen & Chirurgie'"), shown
