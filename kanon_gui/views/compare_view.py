@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.report.describe import algorithm_name, models_short, parameters_short, run_settings
-from kanon_engine.result import AnonymizationResult
+from kanon_engine.result import AnonymizationResult, model_label
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
@@ -97,7 +97,7 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
         position,
         name,
         algorithm_name(r.algorithm),
-        r.model,
+        model_label(r.model),
         models_short(r.config.models),
         parameters_short(r.algorithm, r.parameters),
         r.suppressed,
@@ -179,7 +179,7 @@ class RunsModel(QAbstractTableModel):
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
-    (N_("Model (survey's name)"), lambda r: r.model, None),
+    (N_("Model (survey's name)"), lambda r: model_label(r.model), None),
     (N_("Suppressed records"), lambda r: r.suppressed, True),
     (
         N_("Values replaced by *"),

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, Q
 
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.report.describe import models_short, run_settings
+from kanon_engine.result import model_description, model_label
 from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
@@ -27,7 +28,7 @@ def run_line(run: Run) -> str:
             label=run.label,
             models=models_short(r.config.models),
             groups=r.n_classes,
-            model=r.model,
+            model=model_label(r.model),
             kept=r.recoding.in_words(),
             time=formats.decimal(r.runtime_seconds, 2, fixed=True),
         )
@@ -86,7 +87,8 @@ class RunHistoryPanel(QWidget):
                 if stale:
                     item.setForeground(Qt.GlobalColor.darkYellow)
                 tip = [f"{label}: {value}" for label, value in run_settings(run.result)]
-                item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models]))
+                about = [model_description(run.result.model)] if run.result.recoding is not None else []
+                item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models] + about))
                 self.list.addItem(item)
             self.list.setCurrentRow(self.state.current_index)
         finally:

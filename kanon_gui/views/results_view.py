@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
-from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
+from kanon_engine.result import AnonymizationResult, model_description, model_label
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.large_file import engine_title, result_engine_sentence
@@ -52,7 +52,7 @@ def transformation_text(result: AnonymizationResult) -> str:
         return _(
             "<b>{model}</b>: {description}. {what}",
             model=escape(result.model),
-            description=escape(_(SURVEY_MODELS[result.model])),
+            description=escape(model_description(result.model)),
             what=cell_text(result),
         )
     if not result.transformation:
@@ -61,7 +61,9 @@ def transformation_text(result: AnonymizationResult) -> str:
         )
     text = _levels_text(result)
     if rec is not None:
-        text += _(". <b>{model}</b>, then: {what}", model=escape(result.model), what=cell_text(result))
+        text += _(
+            ". <b>{model}</b>, then: {what}", model=escape(model_label(result.model)), what=cell_text(result)
+        )
     return text
 
 
