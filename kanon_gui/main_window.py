@@ -228,7 +228,11 @@ class MainWindow(QMainWindow):
         attributes_tab = QSplitter(Qt.Orientation.Horizontal)
         attributes_tab.addWidget(self.attributes_panel)
         attributes_tab.addWidget(self.hierarchy_editor)
-        attributes_tab.setSizes([700, 620])
+        # the roles table's six columns need about 780 pixels in French or German; the tree editor
+        # takes the rest (its two-row toolbar needs less than 450)
+        attributes_tab.setSizes([780, 440])
+        attributes_tab.setStretchFactor(0, 3)
+        attributes_tab.setStretchFactor(1, 2)
         self.attributes_tab = attributes_tab
         self.algorithm_panel = AlgorithmPanel(self.state)
         self.results_panel = ResultsPanel()
@@ -353,7 +357,8 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts(
             list({k.toString(): k for k in (QKeySequence("Ctrl+Shift+Z"), QKeySequence(std.Redo))}.values())
         )
-        for a in (self.undo_action, self.redo_action):
+        for a, word in ((self.undo_action, _("Undo")), (self.redo_action, _("Redo"))):
+            a.setIconText(word)  # the toolbar says "Undo"; the Edit menu and the tooltip say what
             self.addAction(a)
         self.run_action = self._action(
             _("&Run"), self.run, "Ctrl+R", _("Anonymize with the chosen algorithm."), "run"

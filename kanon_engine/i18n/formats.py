@@ -178,6 +178,18 @@ def day_month_year(value: dt.date, language: str | None = None) -> str:
     return f"{day} {month_names(language)[value.month - 1]} {value.year}"
 
 
+#: Languages whose typography puts a (no-break) space before ";" ":" "!" "?" (French).
+_SPACED_PUNCTUATION = ("fr",)
+
+
+def join_clauses(items: Sequence[str], language: str | None = None) -> str:
+    """Clauses of one sentence joined by semicolons, the language's way: ``a; b`` (en, de, es),
+    ``a ; b`` (fr, a no-break space before the semicolon)."""
+    code = _locale_code(language)
+    separator = "\u00a0; " if code.split("_")[0] in _SPACED_PUNCTUATION else "; "
+    return separator.join(items)
+
+
 def join(items: Sequence[str], language: str | None = None) -> str:
     """``a, b and c`` (en, the house style) / ``a, b und c`` / ``a, b et c`` / ``a, b y c`` (CLDR's
     list patterns)."""

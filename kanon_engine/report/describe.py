@@ -47,7 +47,7 @@ def model_short(model: Any) -> str:
 
 def models_short(models: Any) -> str:
     """Every privacy model of a run, short, joined: ``k = 5; distinct l = 2 on diagnosis``."""
-    return "; ".join(model_short(m) for m in models)
+    return formats.join_clauses([model_short(m) for m in models])
 
 
 def algorithm_name(name: str) -> str:
@@ -69,7 +69,7 @@ def parameters_short(algorithm: str, parameters: dict[str, Any]) -> str:
     for name, value in parameters.items():
         if value is None or name not in specs:
             continue
-        parts.append(f"{specs[name].shown_label}: {specs[name].show(value)}")
+        parts.append(_("{name}: {value}", name=specs[name].shown_label, value=specs[name].show(value)))
     return ", ".join(parts)
 
 

@@ -605,12 +605,31 @@ def _num(v: Any) -> float | None:
 
 
 # --- SVG chart ------------------------------------------------------------------------------------------
+#: Average width of a character of the charts' 11-pixel DejaVu Sans, to tell whether a caption fits.
+_CHAR_PX = 6.4
+
+
+def _caption_lines(text: str, room: float) -> list[str]:
+    """The caption on one line, or on two cut at the space nearest its middle when it is wider than
+    ``room`` pixels (the French caption ran past the chart: "k = !" was all that showed of "k = 5")."""
+    if len(text) * _CHAR_PX <= room or " " not in text:
+        return [text]
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return [text[:cut], text[cut + 1 :]]
+
+
 def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640, height: int = 260) -> str:
     """Grouped bar chart (records per class-size band, before vs after) as an SVG string.
 
     Plain SVG 1.1 / Tiny elements only (rect, line, text), so Qt's SVG renderer draws it for the PDF.
     """
     left, right, top, bottom = 64, 16, 34, 48
+    caption = _caption_lines(
+        _("group size (records sharing their quasi-identifier values); red: below k = {k}", k=k),
+        width - left - right,
+    )
+    bottom += 14 * (len(caption) - 1)  # a second caption line (French, German) below the first
     pw, ph = width - left - right, height - top - bottom
     peak = max([1] + [max(int(b["before"]), int(b["after"])) for b in bands])
     step = _nice_step(peak / 4)
@@ -654,13 +673,13 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
         f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#4a5568" '
         'stroke-width="1"/>'
     )
-    parts.append(
-        f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#2d3748">'
-        + html.escape(
-            _("group size (records sharing their quasi-identifier values); red: below k = {k}", k=k)
+    for i, line in enumerate(caption):
+        y = height - 8 - 14 * (len(caption) - 1 - i)
+        parts.append(
+            f'<text x="{left + pw / 2:.1f}" y="{y}" text-anchor="middle" fill="#2d3748">'
+            + html.escape(line)
+            + "</text>"
         )
-        + "</text>"
-    )
     parts.append(
         f'<text x="14" y="{top + ph / 2:.1f}" text-anchor="middle" fill="#2d3748" '
         f'transform="rotate(-90 14 {top + ph / 2:.1f})">{html.escape(_("records"))}</text>'

@@ -39,7 +39,16 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
+from kanon_engine.i18n import (
+    N_,
+    _,
+    available_languages,
+    current_language,
+    formats,
+    language_name,
+    ngettext,
+    text_of,
+)
 from kanon_engine.project.project_file import ReportDetails
 from kanon_engine.project.public_list import project_linkage
 from kanon_engine.release.export import (
@@ -405,7 +414,7 @@ class ExportDialog(QDialog):
         row = QHBoxLayout(box)
         row.setContentsMargins(6, 6, 6, 6)
         shown = [c.sentence() for c in self.spreadsheet[:3]]
-        changes = "; ".join(shown)
+        changes = formats.join_clauses(shown)
         if len(self.spreadsheet) > len(shown):
             changes = text_of(TEXT, "excel_more", changes=changes, n=len(self.spreadsheet) - len(shown))
         self.excel_label = QLabel(text_of(TEXT, "excel", changes=changes))

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QSpinBox,
     QStackedWidget,
     QTableWidget,
@@ -129,6 +130,7 @@ TEXT = {
     ),
     "date_style_language": N_("As the interface's language writes them: {month}, {quarter}"),
     "date_style_iso": N_("ISO 8601, the same in every language: {month}, {quarter}"),
+    "date_help": N_("Dates become month, year, decade: {day} → {month} → {year} → *."),
     "date_style_tip": N_(
         "How months and quarters are written in the release. The charts show the original in the same words."
     ),
@@ -313,6 +315,7 @@ class HierarchyWizardDialog(QDialog):
         self.date_style.setCurrentIndex(self.date_style.findData("language"))  # the user's way first
         self.date_style.setToolTip(text_of(TEXT, "date_style_tip"))
         self.date_style.currentIndexChanged.connect(self._schedule)
+        self.date_style.currentIndexChanged.connect(lambda *_a: self.kind_help.setText(self._kind_help()))
         form.addRow(_("Labels"), self.date_style)
         self.date_fmt.textChanged.connect(self._schedule)
         return page
@@ -423,8 +426,35 @@ class HierarchyWizardDialog(QDialog):
     def _kind_changed(self, *_args: Any) -> None:
         i = self.kind.currentIndex()
         self.pages.setCurrentIndex(i)
-        self.kind_help.setText(_(KINDS[i][2]))
+        # the stack as tall as the page shown (the grouping page's table made the date page's few
+        # fields sit above a blank half dialog), the preview takes the rest
+        for j in range(self.pages.count()):
+            page = self.pages.widget(j)
+            vertical = QSizePolicy.Policy.Preferred if j == i else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+        self.pages.setSizePolicy(
+            QSizePolicy.Policy.Preferred,
+            QSizePolicy.Policy.Expanding if self.kind_key() == "grouping" else QSizePolicy.Policy.Maximum,
+        )
+        self.pages.adjustSize()
+        self.kind_help.setText(self._kind_help())
         self.update_preview()
+
+    def _kind_help(self) -> str:
+        """What the chosen kind does, with an example; for dates, written in the chosen label style."""
+        if self.kind_key() != "dates":
+            return _(KINDS[self.kind.currentIndex()][2])
+        import datetime as dt
+
+        day = dt.date(1965, 9, 20)
+        iso = self.date_style.currentData() == "iso"
+        return text_of(
+            TEXT,
+            "date_help",
+            day=formats.date(day),
+            month="1965-09" if iso else formats.month_number_year(1965, 9),
+            year="1965",
+        )
 
     def kind_key(self) -> str:
         return KINDS[self.kind.currentIndex()][0]

@@ -160,6 +160,12 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
         _localize_axis(ax)
     if title:
         item.setTitle(wrap_title(title), color="#202020", size="10.5pt")
+        # pyqtgraph gives the title row 30 pixels: a two- or three-line title was centred in them and
+        # lost its top, the accent of "Étendue" with it; the row is made as tall as the title
+        label = item.titleLabel
+        height = max(30, int(np.ceil(label.itemRect().height())) + 2)
+        label.setMaximumHeight(height)
+        item.layout.setRowFixedHeight(0, height)
 
 
 #: A chart title longer than this (in characters, tags aside) is written on two lines: pyqtgraph does not
@@ -169,15 +175,29 @@ TITLE_CHARACTERS = 48
 
 
 def wrap_title(title: str, most: int = TITLE_CHARACTERS) -> str:
-    """``title`` split into two lines at the space nearest its middle when it is longer than ``most``
-    characters (a title that already has a line break, or has no space, is left as it is)."""
-    if "<br" in title or len(re.sub(r"<[^<>]*>", "", title)) <= most:
+    """``title`` on as many lines as it needs to keep each within about ``most`` characters, cut at the
+    spaces nearest to even shares of its length (a title that already has a line break, or has no
+    space, is left as it is). Two lines were not always enough: a French title of the comparison's
+    narrow charts ran past their edge."""
+    plain = len(re.sub(r"<[^<>]*>", "", title))
+    if "<br" in title or plain <= most:
         return title
     spaces = [i for i, c in enumerate(title) if c == " " and "<" not in title[:i].rsplit(">", 1)[-1]]
     if not spaces:
         return title
-    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
-    return title[:cut] + "<br>" + title[cut + 1 :]
+    lines = min(len(spaces) + 1, -(-plain // most))
+    cuts: list[int] = []
+    for k in range(1, lines):
+        left = [i for i in spaces if not cuts or i > cuts[-1]]
+        if not left:
+            break
+        cuts.append(min(left, key=lambda i, k=k: abs(i - k * len(title) / lines)))
+    out, start = [], 0
+    for cut in cuts:
+        out.append(title[start:cut])
+        start = cut + 1
+    out.append(title[start:])
+    return "<br>".join(out)
 
 
 # --- pure computations -----------------------------------------------------------------------------------
@@ -611,8 +631,15 @@ class ChartsView(QWidget):
         if isinstance(bottom, LabelAxis):
             bottom.set_labels([(v / 100, f"{v} %") for v in range(0, 101, 20)])
         for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
-            text = pg.TextItem(formats.percent(v, 0), color="#202020", anchor=(0, 0.5))
-            text.setPos(min(float(v), 0.9) + 0.01, float(y))
+            # a long bar carries its figure inside its end, in white; a short one just after it (a label
+            # after a full bar ran past the chart's edge: "100 %" was cut)
+            inside = float(v) >= 0.75
+            text = pg.TextItem(
+                formats.percent(v, 0),
+                color="#ffffff" if inside else "#202020",
+                anchor=(1 if inside else 0, 0.5),
+            )
+            text.setPos(float(v) - 0.01 if inside else float(v) + 0.01, float(y))
             item.addItem(text)
 
     def set_distribution_column(self, column: str) -> None:

@@ -79,6 +79,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     (N_("Run time (s)"), N_("Seconds the run took.")),
 )
 _HEADS = [h for h, _tip in COLUMNS]
+#: Widest a column of the runs table opens (pixels); the parameters get more. Longer texts wrap.
+COLUMN_WIDTH = 220
+PARAMETERS_WIDTH = 320
 _PARAMETERS_COLUMN = _HEADS.index("Parameters")
 #: columns of the runs table holding shares (shown as percentages)
 _SHARE_HEADS = (
@@ -269,7 +272,8 @@ class CompareView(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(_PARAMETERS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(True)
+        self.table.setWordWrap(True)  # a long model name or parameter list wraps in its row
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection)
         split.addWidget(self.table)
@@ -330,9 +334,13 @@ class CompareView(QWidget):
         """Show the run history; the pair defaults to the current run and the one before it."""
         self.runs = list(runs)
         self.model.set_runs(self.runs)
+        # every column as wide as its words up to a cap (then they wrap, the row grows): the plain model
+        # names and the parameters no longer push the columns after them out of sight
         for c in range(len(COLUMNS)):
-            if c != _PARAMETERS_COLUMN:
-                self.table.resizeColumnToContents(c)
+            self.table.resizeColumnToContents(c)
+            cap = PARAMETERS_WIDTH if c == _PARAMETERS_COLUMN else COLUMN_WIDTH
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), cap))
+        self.table.resizeRowsToContents()
         names = [f"{i + 1}. {name}" for i, (name, _unused) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
             combo.blockSignals(True)

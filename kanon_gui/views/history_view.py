@@ -86,7 +86,9 @@ class RunHistoryPanel(QWidget):
                 item = QListWidgetItem(_(STALE_LINE, line=line) if stale else line)
                 if stale:
                     item.setForeground(Qt.GlobalColor.darkYellow)
-                tip = [f"{label}: {value}" for label, value in run_settings(run.result)]
+                tip = [
+                    _("{name}: {value}", name=label, value=value) for label, value in run_settings(run.result)
+                ]
                 about = [model_description(run.result.model)] if run.result.recoding is not None else []
                 item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models] + about))
                 self.list.addItem(item)

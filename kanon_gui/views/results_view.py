@@ -67,6 +67,14 @@ def transformation_text(result: AnonymizationResult) -> str:
     return text
 
 
+def run_title(run: Run) -> str:
+    """The run's name and its privacy models, one clause each ("#2 Optimal, k = 5: 5-anonymity: ...;
+    distinct 3-diversity: ..."), punctuated the language's way (no "others., " between two sentences)."""
+    clauses = [m.describe().rstrip(". ") for m in run.result.config.models]
+    models = formats.join_clauses(clauses) + "."
+    return _("{run}: {models}", run=f"<b>{escape(run.label)}</b>", models=escape(models))
+
+
 def cell_text(result: AnonymizationResult) -> str:
     """What a cell-level release did: values replaced by * per attribute, records touched, generalized."""
     rec = result.recoding
@@ -97,7 +105,7 @@ def cell_text(result: AnonymizationResult) -> str:
         )
     return _(
         "{what}. {meaning}",
-        what="; ".join(parts) or _("no value had to change"),
+        what=formats.join_clauses(parts) or _("no value had to change"),
         meaning=escape(term("star")),
     )
 
@@ -124,7 +132,7 @@ def _levels_text(result: AnonymizationResult) -> str:
                     example=example,
                 )
             )
-    return "; ".join(parts)
+    return formats.join_clauses(parts)
 
 
 _PER_ROW = 4  # figures per row at most (German and French names run a third longer)
@@ -384,8 +392,7 @@ class ResultsPanel(QWidget):
         self.original_model.set_result(t.frame, r, self._rel, kinds)
         self.release_model.set_result(t.frame, r, self._rel, kinds)
         self.class_model.set_result(r, self._rel)
-        models = ", ".join(m.describe() for m in r.config.models)
-        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
+        self.title.setText(run_title(run))
         self.metrics.setText(metrics_html(r))
         self.transformation.setText(transformation_text(r))
         notes = list(r.notes)
@@ -406,8 +413,7 @@ class ResultsPanel(QWidget):
         self.original_model.set_result(None, None, None)
         self.release_model.set_result(None, None, None)
         self.class_model.set_result(r, None)
-        models = ", ".join(m.describe() for m in r.config.models)
-        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
+        self.title.setText(run_title(run))
         self.metrics.setText(metrics_html(r))
         self.transformation.setText(transformation_text(r))
         self.notes.setText(" ".join(r.notes))
