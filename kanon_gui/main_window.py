@@ -228,9 +228,9 @@ class MainWindow(QMainWindow):
         attributes_tab = QSplitter(Qt.Orientation.Horizontal)
         attributes_tab.addWidget(self.attributes_panel)
         attributes_tab.addWidget(self.hierarchy_editor)
-        # the roles table's six columns need about 780 pixels in French or German; the tree editor
+        # the roles table's six columns need about 800 pixels in French or German; the tree editor
         # takes the rest (its two-row toolbar needs less than 450)
-        attributes_tab.setSizes([780, 440])
+        attributes_tab.setSizes([810, 410])
         attributes_tab.setStretchFactor(0, 3)
         attributes_tab.setStretchFactor(1, 2)
         self.attributes_tab = attributes_tab

@@ -149,8 +149,9 @@ def _localize_axis(axis: pg.AxisItem) -> None:
         axis.tickStrings = local_tick_strings  # the instance's own, in place of pyqtgraph's
 
 
-def style_plot(item: pg.PlotItem, title: str = "") -> None:
-    """Dark axes and text on a white background; no context menu (its SVG export is broken)."""
+def style_plot(item: pg.PlotItem, title: str = "", title_chars: int | None = None) -> None:
+    """Dark axes and text on a white background; no context menu (its SVG export is broken).
+    ``title_chars``: the most characters a title line may hold (narrow charts hold fewer)."""
     item.setMenuEnabled(False)
     item.hideButtons()
     for name in ("left", "bottom"):
@@ -159,7 +160,7 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
         ax.setTextPen(pg.mkPen("#303030"))
         _localize_axis(ax)
     if title:
-        item.setTitle(wrap_title(title), color="#202020", size="10.5pt")
+        item.setTitle(wrap_title(title, title_chars or TITLE_CHARACTERS), color="#202020", size="10.5pt")
         # pyqtgraph gives the title row 30 pixels: a two- or three-line title was centred in them and
         # lost its top, the accent of "Étendue" with it; the row is made as tall as the title
         label = item.titleLabel
@@ -410,10 +411,11 @@ def draw_class_sizes(
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
     cells: int | None = None,
+    title_chars: int | None = None,
 ) -> None:
     """Class-size histogram with the k line; the title says how many classes and suppressed records
     (or, for a release that keeps every record, how many values were replaced by *: ``cells``).
-    ``span`` forces the binning (see :func:`size_histogram`)."""
+    ``span`` forces the binning (see :func:`size_histogram`); ``title_chars`` as in :func:`style_plot`."""
     item.clear()
     edges, counts, log = size_histogram(sizes, span=span)
     x0, x1 = (np.log10(edges[:-1]), np.log10(edges[1:])) if log else (edges[:-1], edges[1:])
@@ -448,7 +450,7 @@ def draw_class_sizes(
         "cells": cells if cells is not None else "",
     }
     key = ("sizes_cells" if cells is not None else "sizes") + ("_title_of" if title else "_title")
-    style_plot(item, text_of(TEXT, key, **words))
+    style_plot(item, text_of(TEXT, key, **words), title_chars)
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)

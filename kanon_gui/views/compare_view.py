@@ -39,6 +39,9 @@ from kanon_gui.views.plot_menu import add_plot_menu
 Index = QModelIndex | QPersistentModelIndex
 #: The side-by-side table's least width in pixels (wider when the run names need it).
 METRICS_TABLE_WIDTH = 560
+#: Title lines of the two narrow histograms beside the table hold at most this many characters (a
+#: German title ran past their edge at 1366x768 and pushed the axis out of sight).
+COMPARE_TITLE_CHARS = 34
 
 #: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -430,6 +433,7 @@ class CompareView(QWidget):
             brush=BAR_COLOR,
             span=span,
             cells=left.recoding.suppressed_cells if left.recoding is not None else None,
+            title_chars=COMPARE_TITLE_CHARS,
         )
         draw_class_sizes(
             self.right_plot,
@@ -441,5 +445,6 @@ class CompareView(QWidget):
             brush=RELEASED_COLOR,
             span=span,
             cells=right.recoding.suppressed_cells if right.recoding is not None else None,
+            title_chars=COMPARE_TITLE_CHARS,
         )
         self.right_plot.setXLink(self.left_plot)

@@ -108,3 +108,44 @@ def test_an_ampersand_in_a_menu_is_shown_as_one(window, qtbot):
     assert window.hierarchy_editor.rename(1, "A", "Frauen & Chirurgie")
     shown = _as_shown(window.undo_action.text())
     assert shown.startswith("Undo Rename 'A' to 'Frauen & Chirurgie'"), shown
+
+
+def test_a_long_message_ends_in_an_ellipsis_and_opens_whole(qtbot):
+    """The French warning after a run was cut mid-sentence by the two-line message strip."""
+    from kanon_gui.views.message_bar import MessageBar
+
+    bar = MessageBar()
+    qtbot.addWidget(bar)
+    bar.resize(500, bar.height())
+    bar.show()
+    qtbot.waitExposed(bar)
+    two_lines = bar.height()
+    long = " ".join(["Geburtsdatum wurde bis zur obersten Stufe generalisiert."] * 6)
+    bar.show_message(long, "warning")
+    assert bar.label.text().endswith("\u2026") and bar.more_button.isVisible()
+    assert bar.text() == long  # the whole message is still what the bar says
+    bar.toggle_expanded()
+    assert "\u2026" not in bar.label.text() and bar.height() > two_lines
+    bar.toggle_expanded()
+    assert bar.height() == two_lines
+    bar.show_message("Fertig.", "info")
+    assert bar.label.text() == "Fertig." and not bar.more_button.isVisible()
+
+
+def test_titles_wrap_on_as_many_lines_as_they_need():
+    from kanon_gui.views.charts import wrap_title
+
+    title = (
+        "1. #1 Recodage local, k = 5 : 864 groupes, 0 valeurs remplacées par * (aucun enregistrement retiré)"
+    )
+    lines = wrap_title(title, 34).split("<br>")
+    assert len(lines) == 3 and all(len(line) <= 40 for line in lines)
+    assert " ".join(lines) == title
+    assert wrap_title("Short title") == "Short title"
+
+
+@pytest.mark.parametrize("language,joined", [("en", "a; b"), ("de", "a; b"), ("fr", "a\u00a0; b")])
+def test_clauses_are_joined_the_languages_way(language, joined):
+    from kanon_engine.i18n import formats
+
+    assert formats.join_clauses(["a", "b"], language) == joined
