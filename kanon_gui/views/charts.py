@@ -429,7 +429,8 @@ def draw_class_sizes(
             angle=90,
             pen=pg.mkPen(K_LINE_COLOR, width=2, style=Qt.PenStyle.DashLine),
             label=f"k = {k}",
-            labelOpts={"position": 0.92, "color": K_LINE_COLOR, "anchors": [(0, 0.5), (0, 0.5)]},
+            # the label hangs below the top of the line: centred on it, a short chart cut its top half
+            labelOpts={"position": 0.97, "color": K_LINE_COLOR, "anchors": [(0, 0), (0, 0)]},
         )
     )
     bottom = item.getAxis("bottom")
