@@ -251,3 +251,21 @@ def test_the_wizard_starts_on_masking_for_a_code(qtbot, name, values, kind):
     dialog = HierarchyWizardDialog(state, name)
     qtbot.addWidget(dialog)
     assert dialog.kind_key() == kind
+
+
+def test_a_narrow_editor_keeps_every_action_in_sight(editor, qtbot):
+    """At 1280x800 in German the editing row hid "Löschen" behind the toolbar's "»": a narrow panel
+    puts the editing actions on two rows and the files' actions as icons."""
+    from PySide6.QtCore import Qt
+
+    editor.show()
+    editor.resize(900, 600)
+    qtbot.waitUntil(lambda: editor.width() == 900)
+    assert not editor.toolbar_more.isVisible() and len(editor.toolbar.actions()) == 4
+    assert editor.file_toolbar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+    editor.setMinimumWidth(0)
+    editor.setFixedWidth(200)
+    qtbot.waitUntil(lambda: editor.width() == 200)
+    assert editor.toolbar_more.isVisible()
+    assert len(editor.toolbar.actions()) + len(editor.toolbar_more.actions()) == 4
+    assert editor.file_toolbar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly
