@@ -639,28 +639,29 @@ TEXT_FORMAT = "@"
 
 
 def _xlsx_workbook(df: pd.DataFrame) -> Any:
-    """One sheet: the header in bold, then every value as a text cell in the Text format, so Excel keeps
-    postcodes' leading zeros (06400), month codes ("2023-03") and decimal commas ("12,5") as they are,
-    also when a cell is edited; a missing value is an empty cell. openpyxl's write-only mode streams the
-    rows (faster than pandas' writer, which formats cell by cell too)."""
+    """One sheet: the header in bold, then every value as a text cell (an inline string), so Excel keeps
+    postcodes' leading zeros (06400), month codes ("2023-03") and decimal commas ("12,5") as they are;
+    every column's format is Text, so what is typed into it later stays text too; a missing value is
+    an empty cell. openpyxl's write-only mode streams the rows: faster than pandas' writer
+    (``bench/bench_xlsx_writer.py``); a Text format on every single cell would double the time."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
 
     book = Workbook(write_only=True)
     sheet = book.create_sheet()
-    bold = Font(bold=True)
-
-    def cell(value: Any, header: bool = False) -> Any:
-        c = WriteOnlyCell(sheet, value)
-        c.number_format = TEXT_FORMAT
-        if header:
-            c.font = bold
-        return c
-
-    sheet.append([cell(str(name), header=True) for name in df.columns])
+    for i in range(1, len(df.columns) + 1):
+        sheet.column_dimensions[get_column_letter(i)].number_format = TEXT_FORMAT
+    header = []
+    for name in df.columns:
+        cell = WriteOnlyCell(sheet, str(name))
+        cell.font = Font(bold=True)
+        cell.number_format = TEXT_FORMAT
+        header.append(cell)
+    sheet.append(header)
     for row in df.itertuples(index=False, name=None):
-        sheet.append([None if _missing(v) else cell(str(v)) for v in row])
+        sheet.append([None if _missing(v) else str(v) for v in row])
     return book
 
 

@@ -66,9 +66,11 @@ def test_the_dialog_says_so_and_offers_xlsx_with_text_cells(qtbot, visits, tmp_p
     sheet = openpyxl.load_workbook(tmp_path / "visits_release.xlsx").active
     header = [c.value for c in sheet[1]]
     first = dict(zip(header, sheet[2], strict=True))
-    for name in ("plz", "monat", "kosten"):
-        cell = first[name]
-        assert cell.data_type == "s" and cell.number_format == "@", name
+    for column, name in enumerate(header, start=1):
+        if name in ("plz", "monat", "kosten"):
+            assert first[name].data_type == "s", name  # text cells: Excel shows them as written
+        letter = openpyxl.utils.get_column_letter(column)
+        assert sheet.column_dimensions[letter].number_format == "@", name  # typed later: text too
     released = pd.read_excel(tmp_path / "visits_release.xlsx", dtype=str)
     assert released["plz"].str.startswith("0").any()
     assert (released["monat"].str.fullmatch(r"2023-0\d") | (released["monat"] == "*")).all()
