@@ -107,6 +107,7 @@ class HierarchyEditorPanel(QWidget):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.view.setDragEnabled(True)
+        self.view.setIndentation(14)  # deep hierarchies (a 9-level mask) keep room for their labels
         self.view.setAcceptDrops(True)
         self.view.setDropIndicatorShown(True)
         self.view.setDefaultDropAction(Qt.DropAction.MoveAction)
