@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import _, formats
 
 
@@ -103,7 +103,7 @@ class ParamSpec:
         return value
 
     def _expectation(self, value: Any) -> str:
-        got = repr(value)
+        got = shown_value(value)
         if self.percent:
             return _(
                 "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",

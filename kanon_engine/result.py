@@ -73,6 +73,32 @@ SURVEY_MODELS: dict[str, str] = {
 }
 
 
+#: The same models in a few plain words, for the workbench's tables and lines (the codes alone, "CG" or
+#: "AG_TS", meant nothing to the walk's users); :func:`model_label` shows them with the code.
+SURVEY_MODEL_NAMES: dict[str, str] = {
+    "AG_TS": N_("same level for the whole table, records suppressed"),
+    "AG_CS": N_("same level for the whole table, single values suppressed"),
+    "CG": N_("each record generalized on its own"),
+    "CS": N_("single values suppressed, nothing generalized"),
+    "multidimensional": N_("groups of records with ranges of their own"),
+}
+
+
+def model_label(code: str) -> str:
+    """A survey model in plain words with its code: "each record generalized on its own (CG)"."""
+    name = SURVEY_MODEL_NAMES.get(code)
+    if name is None:
+        return code
+    if code == "multidimensional":
+        return _(name)
+    return _("{name} ({code})", name=_(name), code=code)
+
+
+def model_description(code: str) -> str:
+    """The survey model's one-sentence description (a tooltip)."""
+    return _(SURVEY_MODELS[code]) if code in SURVEY_MODELS else ""
+
+
 @dataclass(frozen=True, eq=False)
 class CellRecoding:
     """How every cell of the quasi-identifiers was released (cell-level models: CG, CS, AG_CS).

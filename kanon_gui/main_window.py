@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -65,6 +65,7 @@ from kanon_gui.errors import error_text, error_title, is_expected, log_error
 from kanon_gui.glossary import glossary_html
 from kanon_gui.language import add_language_menu
 from kanon_gui.resources import icon, sample_project
+from kanon_gui.screen_fit import fit_window, keep_on_screen
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.algorithm_panel import AlgorithmPanel
@@ -174,13 +175,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.data_panel = DataPanel(self.state)
-        self.attributes_panel = AttributesPanel(self.state, self.hier_actions, runner=self.runner)
-        self.hierarchy_editor = HierarchyEditorPanel(self.state, self.hier_actions)
-        attributes_tab = QSplitter(Qt.Orientation.Horizontal)
-        attributes_tab.addWidget(self.attributes_panel)
-        attributes_tab.addWidget(self.hierarchy_editor)
-        attributes_tab.setSizes([700, 620])
-        self.attributes_tab = attributes_tab
+        attributes_tab = self._make_attributes_tab()
         self.algorithm_panel = AlgorithmPanel(self.state)
         self.results_panel = ResultsPanel()
         self.tabs.addTab(self.data_panel, icon("open"), _("1  Data"))
@@ -201,17 +196,7 @@ class MainWindow(QMainWindow):
         )
         self._stale_views: set[int] = set()
 
-        self.history = RunHistoryPanel(self.state)
-        dock = QDockWidget(_("Run history"), self)
-        dock.setObjectName("RunHistoryDock")
-        dock.setWidget(self.history)
-        dock.setFeatures(
-            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
-        )
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        self.history_dock = dock
-        self.resizeDocks([dock], [215], Qt.Orientation.Horizontal)
-
+        self._make_history_dock()
         self._make_status_bar()
         self._make_actions()
         self._make_menus()
@@ -222,6 +207,34 @@ class MainWindow(QMainWindow):
         self._autosave.start()
         self._update_title()
         self._update_enabled()
+
+    def _make_attributes_tab(self) -> QSplitter:
+        """The roles table beside the hierarchy editor."""
+        self.attributes_panel = AttributesPanel(self.state, self.hier_actions, runner=self.runner)
+        self.hierarchy_editor = HierarchyEditorPanel(self.state, self.hier_actions)
+        attributes_tab = QSplitter(Qt.Orientation.Horizontal)
+        attributes_tab.addWidget(self.attributes_panel)
+        attributes_tab.addWidget(self.hierarchy_editor)
+        # the roles table's six columns need about 800 pixels in French or German; the tree editor
+        # takes the rest (its two-row toolbar needs less than 450)
+        attributes_tab.setSizes([810, 410])
+        attributes_tab.setStretchFactor(0, 3)
+        attributes_tab.setStretchFactor(1, 2)
+        self.attributes_tab = attributes_tab
+        return attributes_tab
+
+    def _make_history_dock(self) -> None:
+        """The run history, docked on the right."""
+        self.history = RunHistoryPanel(self.state)
+        dock = QDockWidget(_("Run history"), self)
+        dock.setObjectName("RunHistoryDock")
+        dock.setWidget(self.history)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.history_dock = dock
+        self.resizeDocks([dock], [215], Qt.Orientation.Horizontal)
 
     def _init_engine_state(self) -> None:
         #: table sources no longer shown, closed when no task uses them (:meth:`_retire`)
@@ -304,7 +317,8 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts(
             list({k.toString(): k for k in (QKeySequence("Ctrl+Shift+Z"), QKeySequence(std.Redo))}.values())
         )
-        for a in (self.undo_action, self.redo_action):
+        for a, word in ((self.undo_action, _("Undo")), (self.redo_action, _("Redo"))):
+            a.setIconText(word)  # the toolbar says "Undo"; the Edit menu and the tooltip say what
             self.addAction(a)
         self.run_action = self._action(
             _("&Run"), self.run, "Ctrl+R", _("Anonymize with the chosen algorithm."), "run"
@@ -320,7 +334,7 @@ class MainWindow(QMainWindow):
         )
         self.tab_actions = []
         for i in range(self.tabs.count()):
-            name = self.tabs.tabText(i).split("  ", 1)[-1].replace("&&", "&")
+            name = self.tabs.tabText(i).split("  ", 1)[-1]  # "&&" stays: a menu shows it as "&"
             self.tab_actions.append(
                 self._action(
                     _("Go to {name}", name=name), lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}"
@@ -760,7 +774,7 @@ class MainWindow(QMainWindow):
         if not files:
             self.recent_menu.addAction(_("(none)")).setEnabled(False)
         for f in files:
-            a = self.recent_menu.addAction(f)
+            a = self.recent_menu.addAction(f.replace("&", "&&"))  # a "&" in a path is not a shortcut
             a.triggered.connect(lambda _=False, f=f: self.open_path(f))
 
     # --- saving --------------------------------------------------------------------------------------
@@ -1105,4 +1119,6 @@ class MainWindow(QMainWindow):
         """The size and place the window had when it was last closed (a sensible size the first time)."""
         saved = appdata.settings().value("window/geometry")
         if saved is None or not self.restoreGeometry(saved):
-            self.resize(1360, 860)
+            fit_window(self, QSize(1360, 860))  # shrunk to a laptop's screen (1366x768, 1280x800)
+        else:
+            keep_on_screen(self)

@@ -93,7 +93,9 @@ class _ProjectEdit(QUndoCommand):
     """An undoable change of some project fields (old values kept for undo)."""
 
     def __init__(self, state: AppState, text: str, new: dict[str, Any]) -> None:
-        super().__init__(text)
+        # the text becomes the Edit menu's "Undo ..." item: a value such as "Gynäkologie & Geburtshilfe"
+        # keeps its "&" instead of turning the next letter into a shortcut
+        super().__init__(text.replace("&", "&&"))
         self.state = state
         self.new = new
         self.old = {f: getattr(state.project, f) for f in new}

@@ -42,7 +42,7 @@ from kanon_engine.core.evaluation import (
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
     Metric,
@@ -62,7 +62,7 @@ from kanon_engine.sources.plan.release_plan import FullDomainPlan
 
 def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
-    models = "; ".join(m.describe() for m in config.models)
+    models = formats.join_clauses([m.describe().rstrip(". ") for m in config.models])
     return InfeasibleError(
         (
             _(

@@ -18,6 +18,7 @@ below the root means a released file never merges a missing cell into a real gro
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,6 +41,9 @@ MISSING_LABEL = "(missing)"
 
 #: Date levels the date builder knows, finest first.
 DATE_LEVELS = ("day", "month", "quarter", "year", "decade", "century")
+#: How a date hierarchy writes its labels: ISO 8601 (``2022-03``, ``2022-Q1``; the default, the same on
+#: every machine) or the interface language's way (``03/2022``, ``T1 2022`` in French).
+DATE_STYLES = ("iso", "language")
 
 #: How many values an error message lists before saying "and N more".
 _LISTED = 10
@@ -315,6 +319,7 @@ def date_hierarchy(
     values: Values,
     date_format: str | None = None,
     levels: Sequence[str] = ("month", "year", "decade"),
+    style: str = "iso",
 ) -> Hierarchy:
     """Dates -> month (``1965-09``) -> year (``1965``) -> decade (``1960-1969``) -> ``*``.
 
@@ -324,7 +329,22 @@ def date_hierarchy(
     without it, the one known format most values fit; every value must fit the one format (a column
     mixing formats is an error naming the values, never read by guessing). Leaves are the original
     strings in chronological order.
+
+    ``style`` (:data:`DATE_STYLES`): ``iso`` writes the labels above; ``language`` writes days, months
+    and quarters as the current language does (:mod:`kanon_engine.i18n.formats`): ``20.09.1965``,
+    ``09.1965``, ``Q3 1965`` in German, ``20/09/1965``, ``09/1965``, ``T3 1965`` in French. The labels
+    are data (they are written into the release); :func:`kanon_engine.present.calendar_steps.label_interval`
+    reads both styles of every language back as periods, for the charts.
     """
+    if style not in DATE_STYLES:
+        raise ConfigError(
+            _(
+                "The date labels must be {choices}; got '{value}'.",
+                choices=", ".join(DATE_STYLES),
+                value=style,
+            ),
+            where="style",
+        )
     levels = tuple(levels)
     unknown = [lv for lv in levels if lv not in DATE_LEVELS]
     ranks = [DATE_LEVELS.index(lv) for lv in levels if lv in DATE_LEVELS]
@@ -346,19 +366,35 @@ def date_hierarchy(
     year = dt.dt.year.to_numpy(dtype=np.int64)
     month = dt.dt.month.to_numpy(dtype=np.int64)
     day = dt.dt.day.to_numpy(dtype=np.int64)
-    makers = {
-        "day": (
-            year * 10000 + month * 100 + day,
-            lambda k: f"{k // 10000:04d}-{k // 100 % 100:02d}-{k % 100:02d}",
-        ),
-        "month": (year * 100 + month, lambda k: f"{k // 100:04d}-{k % 100:02d}"),
-        "quarter": (year * 10 + (month - 1) // 3 + 1, lambda k: f"{k // 10:04d}-Q{k % 10}"),
-        "year": (year, lambda k: f"{k:04d}"),
-        "decade": (year // 10 * 10, lambda k: f"{k:04d}-{k + 9:04d}"),
-        "century": (year // 100 * 100, lambda k: f"{k:04d}-{k + 99:04d}"),
+    keys = {
+        "day": year * 10000 + month * 100 + day,
+        "month": year * 100 + month,
+        "quarter": year * 10 + (month - 1) // 3 + 1,
+        "year": year,
+        "decade": year // 10 * 10,
+        "century": year // 100 * 100,
     }
-    columns = [_labels_from_uniques(makers[lv][0], makers[lv][1]) for lv in levels]
+    words = _date_words(style)
+    columns = [_labels_from_uniques(keys[lv], words[lv]) for lv in levels]
     return _assemble(attribute, distinct, columns, has_missing)
+
+
+def _date_words(style: str) -> dict[str, Any]:
+    """The label of each date level's key (see :func:`date_hierarchy`), in ``style``."""
+
+    words: dict[str, Any] = {
+        "day": lambda k: f"{k // 10000:04d}-{k // 100 % 100:02d}-{k % 100:02d}",
+        "month": lambda k: f"{k // 100:04d}-{k % 100:02d}",
+        "quarter": lambda k: f"{k // 10:04d}-Q{k % 10}",
+        "year": lambda k: f"{k:04d}",
+        "decade": lambda k: f"{k:04d}-{k + 9:04d}",
+        "century": lambda k: f"{k:04d}-{k + 99:04d}",
+    }
+    if style == "language":
+        words["day"] = lambda k: formats.date(dt.date(k // 10000, k // 100 % 100, k % 100))
+        words["month"] = lambda k: formats.month_number_year(k // 100, k % 100)
+        words["quarter"] = lambda k: formats.quarter_year(k // 10, k % 10)
+    return words
 
 
 # ----------------------------------------------------------------------------------------- masking

@@ -21,6 +21,7 @@ import pandas as pd
 
 from kanon_engine.core.leaf_order import tree_order
 from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.hierarchy.labels import shown_label
 from kanon_engine.hierarchy.model import MISSING
 from kanon_engine.present.calendar_steps import to_ordinal_days
 from kanon_engine.result import AnonymizationResult
@@ -68,7 +69,7 @@ def axis_data(table: Table, result: AnonymizationResult, qi: str) -> AxisData:
         position[order] = np.arange(len(order))
         leaf = h.encode(values.where(values.notna(), MISSING))
         pos = np.where(leaf >= 0, position[np.maximum(leaf, 0)], np.nan)
-        labels = [h.values[i] if h.values[i] != MISSING else "(missing)" for i in order]
+        labels = [shown_label(h.values[i]) for i in order]
     else:  # no hierarchy: categories in sorted order
         codes, uniques = pd.factorize(values, sort=True)
         pos = np.where(codes >= 0, codes, np.nan).astype(float)

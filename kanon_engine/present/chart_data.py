@@ -17,6 +17,7 @@ from kanon_engine.i18n import N_, _, formats
 from kanon_engine.present.calendar_steps import (
     count_labels_in_bins,
     date_bins,
+    release_step,
     to_ordinal_days,
 )
 
@@ -52,15 +53,29 @@ TITLE_CHARACTERS = 48
 
 
 def wrap_title(title: str, most: int = TITLE_CHARACTERS) -> str:
-    """``title`` split into two lines at the space nearest its middle when it is longer than ``most``
-    characters (a title that already has a line break, or has no space, is left as it is)."""
-    if "<br" in title or len(re.sub(r"<[^<>]*>", "", title)) <= most:
+    """``title`` on as many lines as it needs to keep each within about ``most`` characters, cut at the
+    spaces nearest to even shares of its length (a title that already has a line break, or has no
+    space, is left as it is). Two lines were not always enough: a French title of the comparison's
+    narrow charts ran past their edge."""
+    plain = len(re.sub(r"<[^<>]*>", "", title))
+    if "<br" in title or plain <= most:
         return title
     spaces = [i for i, c in enumerate(title) if c == " " and "<" not in title[:i].rsplit(">", 1)[-1]]
     if not spaces:
         return title
-    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
-    return title[:cut] + "<br>" + title[cut + 1 :]
+    lines = min(len(spaces) + 1, -(-plain // most))
+    cuts: list[int] = []
+    for k in range(1, lines):
+        left = [i for i in spaces if not cuts or i > cuts[-1]]
+        if not left:
+            break
+        cuts.append(min(left, key=lambda i, k=k: abs(i - k * len(title) / lines)))
+    out, start = [], 0
+    for cut in cuts:
+        out.append(title[start:cut])
+        start = cut + 1
+    out.append(title[start:])
+    return "<br>".join(out)
 
 
 def size_histogram(
@@ -175,13 +190,15 @@ def date_distributions(
     most ``rows`` bars), the release on the same bins when its values are dates or date labels that each
     fall in one bin, else by its own labels in time order; the unit of the bins in words; and whether the
     release is drawn on the original's bins."""
-    bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2))
+    kept = released[released.notna() & (released != ROOT)]
+    days = to_ordinal_days(kept, date_format)
+    # bins no finer than the release's periods (quarters, years): both charts then share bins and labels
+    step = 1 if len(kept) and not np.isnan(days).any() else release_step(kept.astype(str).unique())
+    bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2), min_step=step)
     orig = _with_missing(
         pd.Series(bins.count(to_ordinal_days(original, date_format)), index=bins.labels), original
     )
     rel_counts = None
-    kept = released[released.notna() & (released != ROOT)]
-    days = to_ordinal_days(kept, date_format)
     if len(kept) and not np.isnan(days).any():
         rel_counts = bins.count(days)
     elif len(kept):

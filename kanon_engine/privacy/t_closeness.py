@@ -15,7 +15,7 @@ import numpy as np
 
 from kanon_engine.core.encoding import SensitiveColumn
 from kanon_engine.core.frequency import group_columns, representatives
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
 from kanon_engine.privacy.base import (
@@ -84,7 +84,10 @@ class TCloseness(PrivacyModel):
     def __post_init__(self) -> None:
         tv = float_or_nan(self.t)
         if not 0 < tv <= 1:
-            raise ConfigError(_("t must be a number in (0, 1]; got {value}.", value=repr(self.t)), where="t")
+            raise ConfigError(
+                _("t must be a number above 0 and at most 1; got {value}.", value=shown_value(self.t)),
+                where="t",
+            )
         object.__setattr__(self, "t", tv)
         if self.distance not in T_DISTANCES:
             raise ConfigError(

@@ -339,13 +339,22 @@ def _hierarchy_rules(project: Project, table: TableLike, cache: ColumnCache, qi:
     return out
 
 
+_UNIQUE_RELEASED = N_(
+    "'{column}' is {role}: its values would be released as they are, and almost every one is unique. If "
+    "it identifies people (a code, a record number), make it an identifier (removed)."
+)
+
+
 def _identifier_warnings(project: Project, table: TableLike, cache: ColumnCache) -> list[Issue]:
-    """A column that looks like it identifies people but would be released."""
+    """A column whose nearly unique values suggest an identifier, while its current role would release
+    them as they are (insensitive or sensitive). The warning follows the role: none once the column is
+    removed (identifier) or generalized (quasi-identifier), and it names the role the user chose."""
     out = []
     for col in table.columns:
         s = cache.suggestions.get(col)
-        if s is not None and s.flagged and project.roles.get(col, Role.INSENSITIVE) != Role.IDENTIFIER:
-            out.append(Issue("warning", s.reason, col))
+        role = project.roles.get(col, Role.INSENSITIVE)
+        if s is not None and s.flagged and role in (Role.INSENSITIVE, Role.SENSITIVE):
+            out.append(Issue("warning", _(_UNIQUE_RELEASED, column=col, role=role_name(role)), col))
     return out
 
 

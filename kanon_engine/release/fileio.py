@@ -570,7 +570,8 @@ def write_table(
 
     ``frame`` is a DataFrame or a Table (a Table is never written over its own source file). Text output
     quotes only where needed (values holding the delimiter, a quote or a line break), writes missing cells
-    as empty fields and ends lines with ``\\n``, so strings read by :func:`read_table` come back unchanged.
+    as empty fields and ends lines with CR LF (RFC 4180, as Excel expects), so strings read by
+    :func:`read_table` come back unchanged.
     ``bom`` writes a UTF-8 byte-order mark (Excel on Windows needs it to recognise UTF-8).
     """
     path = Path(path)
@@ -604,20 +605,14 @@ def _write_text(df: pd.DataFrame, path: Path, delimiter: str, encoding: str, bom
             where=encoding,
         ) from None
     buf = io.StringIO()
-    # Python 3.11's csv quotes a field holding \n but not one holding a lone \r, which would break the row
-    # on reading: in that rare case every field is quoted (same values, read back identically).
-    has_cr = any(
-        df[c].astype(object).map(lambda v: isinstance(v, str) and "\r" in v).any()
-        for c in df.columns
-        if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])
-    )
+    # with CR LF as the line end, Python's csv quotes a field holding a line feed or a lone carriage return
     df.to_csv(
         buf,
         sep=delimiter,
         index=False,
         na_rep="",
-        lineterminator="\n",
-        quoting=csv.QUOTE_ALL if has_cr else csv.QUOTE_MINIMAL,
+        lineterminator="\r\n",  # the release writer's LINE_END (RFC 4180, Excel)
+        quoting=csv.QUOTE_MINIMAL,
     )
     try:
         data = buf.getvalue().encode(enc)
@@ -639,8 +634,44 @@ def _write_xlsx(df: pd.DataFrame, path: Path) -> None:
             where=str(path),
         )
     buf = io.BytesIO()
-    df.to_excel(buf, index=False, engine="openpyxl")
+    _xlsx_workbook(df).save(buf)
     atomic_write_bytes(path, buf.getvalue())
+
+
+#: Excel's number format "Text": a cell shown and edited as typed, never read as a number or a date.
+TEXT_FORMAT = "@"
+
+
+def _xlsx_workbook(df: pd.DataFrame) -> Any:
+    """One sheet: the header in bold, then every value as a text cell (an inline string), so Excel keeps
+    postcodes' leading zeros (06400), month codes ("2023-03") and decimal commas ("12,5") as they are;
+    every column's format is Text, so what is typed into it later stays text too; a missing value is
+    an empty cell. openpyxl's write-only mode streams the rows: faster than pandas' writer
+    (``bench/bench_xlsx_writer.py``); a Text format on every single cell would double the time."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet()
+    for i in range(1, len(df.columns) + 1):
+        sheet.column_dimensions[get_column_letter(i)].number_format = TEXT_FORMAT
+    header = []
+    for name in df.columns:
+        cell = WriteOnlyCell(sheet, str(name))
+        cell.font = Font(bold=True)
+        cell.number_format = TEXT_FORMAT
+        header.append(cell)
+    sheet.append(header)
+    for row in df.itertuples(index=False, name=None):
+        sheet.append([None if _missing(v) else str(v) for v in row])
+    return book
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN or pd.NA: an empty cell."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
 def _write_parquet(df: pd.DataFrame, path: Path) -> None:

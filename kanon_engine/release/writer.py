@@ -9,10 +9,10 @@ writer (:func:`kanon_engine.release.fileio.atomic_writer`) while their SHA-256 i
 release
 is written in a fraction of a second, with memory for one slice.
 
-The CSV is byte for byte what kanon always wrote: UTF-8 (optionally with a byte-order mark), fields
-quoted only when they hold the delimiter, a quote, a line feed or a carriage return (Python's csv module
-leaves a lone CR unquoted when the line end is ``\\n``, and every reader then breaks the row there), quotes
-doubled, missing cells empty, lines ending in ``\\n``. Formula neutralization follows
+The CSV is RFC 4180's: UTF-8 (optionally with a byte-order mark), fields quoted only when they hold the
+delimiter, a quote, a line feed or a carriage return, quotes doubled, missing cells empty, lines ending in
+CR LF (:data:`LINE_END`), as Excel on Windows writes and expects them (issue 27; kanon wrote ``\\n``
+before, which Notepad and some import tools show as one line). Formula neutralization follows
 :mod:`kanon_engine.release.export` (a leading apostrophe on a text cell a spreadsheet would run as a formula).
 This module is also the writing half of a table source: anything that yields coded columns can be
 written through it.
@@ -41,6 +41,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NEGATIVE_NUMBER = re.compile(r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 #: Rows assembled per slice (bounds the memory of the text being built).
 SLICE_ROWS = 1 << 17
+#: The end of every CSV line (RFC 4180, and what Excel on Windows expects).
+LINE_END = "\r\n"
 
 _TEXT = pa.large_string()
 
@@ -206,9 +208,11 @@ def csv_chunks(
     check_delimiter(delimiter)
     coded = coded_columns(frame)
     names = [str(neutralize_header(c.name) if neutralize else c.name) for c in coded]
-    header = delimiter.join(quote(n, delimiter) for n in names) + "\n"
+    header = delimiter.join(quote(n, delimiter) for n in names) + LINE_END
     last = len(coded) - 1
-    columns = [_CsvColumn(c, delimiter, neutralize, "\n" if i == last else "") for i, c in enumerate(coded)]
+    columns = [
+        _CsvColumn(c, delimiter, neutralize, LINE_END if i == last else "") for i, c in enumerate(coded)
+    ]
     n = len(frame)
     sep = pa.scalar(delimiter, _TEXT)
 

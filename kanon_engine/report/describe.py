@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats
 
 
 def model_short(model: Any) -> str:
@@ -17,7 +17,7 @@ def model_short(model: Any) -> str:
 
 def models_short(models: Any) -> str:
     """Every privacy model of a run, short, joined: ``k = 5; distinct l = 2 on diagnosis``."""
-    return "; ".join(model_short(m) for m in models)
+    return formats.join_clauses([model_short(m) for m in models])
 
 
 def algorithm_name(name: str) -> str:
@@ -39,7 +39,7 @@ def parameters_short(algorithm: str, parameters: dict[str, Any]) -> str:
     for name, value in parameters.items():
         if value is None or name not in specs:
             continue
-        parts.append(f"{specs[name].shown_label}: {specs[name].show(value)}")
+        parts.append(_("{name}: {value}", name=specs[name].shown_label, value=specs[name].show(value)))
     return ", ".join(parts)
 
 

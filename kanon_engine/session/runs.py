@@ -24,7 +24,7 @@ from kanon_engine.i18n import _
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.project.project_file import Project
-from kanon_engine.project.restore import rebuild_run
+from kanon_engine.project.restore import rebuild_run, saved_run
 from kanon_engine.project.validation import TableFacts
 from kanon_engine.release.fileio import clean_stale_temp_files
 from kanon_engine.report.facts import result_facts
@@ -187,7 +187,7 @@ def open_project(project: Project, progress: ProgressCallback = no_progress) -> 
 def project_summary(result: AnonymizationResult, label: str) -> dict[str, Any]:
     """A run's summary as the project file keeps it: plain JSON values, its label, and of its workload
     the figures, not every query."""
-    summary = jsonable(result.summary())
+    summary = jsonable(saved_run(result))  # the summary and the settings it ran with
     summary["label"] = label
     if isinstance(summary.get("workload"), dict):
         summary["workload"].pop("queries", None)

@@ -40,10 +40,20 @@ from PySide6.QtWidgets import (
 from kanon_engine import session
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
+from kanon_engine.i18n import (
+    N_,
+    _,
+    available_languages,
+    current_language,
+    formats,
+    language_name,
+    ngettext,
+    text_of,
+)
 from kanon_engine.project.project_file import ReportDetails
 from kanon_engine.release.export import ExportOptions, read_key_file
 from kanon_engine.release.outputs import check_outputs
+from kanon_engine.release.spreadsheet import SpreadsheetChange, spreadsheet_changes
 from kanon_engine.report.describe import models_short
 from kanon_engine.report.html import SIGN_OFF
 from kanon_engine.session import ExportOutcome, ExportPlan
@@ -96,6 +106,12 @@ TEXT = {
     "details_tip": N_(
         "Kept in the project file. A field left empty is printed as a blank line to be filled in by hand."
     ),
+    "excel": N_(
+        "Excel changes some values of this release when it opens a CSV: {changes}. An Excel workbook "
+        "(XLSX) keeps every value as text, exactly as released."
+    ),
+    "excel_more": N_("{changes}, and {n} more columns"),
+    "use_xlsx": N_("Write an Excel workbook instead"),
     "purpose_hint": N_("for example: study of length of stay by ward, 2022-2024"),
     "recipient_hint": N_("for example: Dr. Ana Ruiz, Institute of Health Services Research"),
     "approved_hint": N_("for example: M. Keller, data protection officer"),
@@ -148,6 +164,7 @@ class ExportDialog(QDialog):
             runner = TaskRunner(self, max_threads=1)
         self.runner = runner
         form = self._release_form(result.config)
+        excel = self._excel_box(result)
         extra = self._extra_files_box()
         details = self._details_box(getattr(project, "report", None) or ReportDetails())
         self.status = QLabel(_("Identifier columns are never exported."))
@@ -162,6 +179,7 @@ class ExportDialog(QDialog):
         for w in self._heading(result):
             layout.addWidget(w)
         layout.addLayout(form)
+        layout.addWidget(excel)
         layout.addWidget(extra)
         layout.addWidget(details)
         layout.addWidget(self.status)
@@ -274,6 +292,31 @@ class ExportDialog(QDialog):
         form.addRow(_("Pseudonym key"), key_row)
         return form
 
+    def _excel_box(self, result: Any) -> QWidget:
+        """Said while CSV is the format: which values Excel would change on opening the CSV (leading
+        zeros, month codes, decimal commas), with a button that switches to XLSX, whose cells are text."""
+        in_memory = getattr(result, "in_memory", True) and getattr(result, "release", None) is not None
+        self.spreadsheet: list[SpreadsheetChange] = spreadsheet_changes(result.release) if in_memory else []
+        box = QWidget()
+        box.setObjectName("export_excel")
+        box.setStyleSheet("#export_excel { background: #fff6e0; border: 1px solid #b7791f; }")
+        row = QHBoxLayout(box)
+        row.setContentsMargins(6, 6, 6, 6)
+        shown = [c.sentence() for c in self.spreadsheet[:3]]
+        changes = formats.join_clauses(shown)
+        if len(self.spreadsheet) > len(shown):
+            changes = text_of(TEXT, "excel_more", changes=changes, n=len(self.spreadsheet) - len(shown))
+        self.excel_label = QLabel(text_of(TEXT, "excel", changes=changes))
+        self.excel_label.setWordWrap(True)
+        self.excel_button = QPushButton(text_of(TEXT, "use_xlsx"))
+        self.excel_button.clicked.connect(
+            lambda: self.format_box.setCurrentIndex(self.format_box.findData("xlsx"))
+        )
+        row.addWidget(self.excel_label, 1)
+        row.addWidget(self.excel_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.excel_box = box
+        return box
+
     def _extra_files_box(self) -> QGroupBox:
         """The files written next to the release: value mapping, hierarchies, HTML and PDF reports."""
         self.mapping_check = QCheckBox(
@@ -348,7 +391,8 @@ class ExportDialog(QDialog):
         """The choices of the last export; the CSV delimiter and BOM follow the locale the first time."""
         settings = appdata.settings()
         delimiter, bom = csv_defaults(QLocale().decimalPoint())
-        fmt = str(settings.value("export/format", "csv"))
+        # XLSX first when Excel would change values of a CSV of this release, unless a format was chosen
+        fmt = str(settings.value("export/format", "xlsx" if self.spreadsheet else "csv"))
         self.format_box.setCurrentIndex(max(0, self.format_box.findData(fmt)))
         i = self.delimiter_box.findData(str(settings.value("export/delimiter", delimiter)))
         self.delimiter_box.setCurrentIndex(max(0, i))
@@ -413,6 +457,8 @@ class ExportDialog(QDialog):
         self.delimiter_box.setEnabled(text)
         self.bom_check.setEnabled(text)
         self.formula_check.setEnabled(fmt in ("csv", "xlsx"))
+        if hasattr(self, "excel_box"):
+            self.excel_box.setVisible(text and bool(self.spreadsheet))
         self.key_edit.setEnabled(self.pseudo_check.isChecked())
         self.key_browse.setEnabled(self.pseudo_check.isChecked())
         if hasattr(self, "details_box"):

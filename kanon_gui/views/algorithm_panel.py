@@ -433,8 +433,12 @@ class AlgorithmPanel(QWidget):
         issues = self.state.issues()
         for i in issues:
             mark = "\u2716" if i.is_error else "\u26a0"
-            where = f"[{i.where}] " if i.where and i.where not in ("data", "roles") else ""
-            item = QListWidgetItem(f"{mark} {where}{i.message}")
+            # a column the message concerns is named, unless the message names it; an internal place
+            # ("models", "t") is never shown as a tag
+            text = i.message
+            if i.where in self.state.columns and i.where not in text:
+                text = _("{column}: {message}", column=i.where, message=text)
+            item = QListWidgetItem(f"{mark} {text}")
             item.setForeground(Qt.GlobalColor.red if i.is_error else Qt.GlobalColor.darkYellow)
             self.issues.addItem(item)
         if not issues:

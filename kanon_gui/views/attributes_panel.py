@@ -355,9 +355,13 @@ class AttributesPanel(QWidget):
             self.details.setText("")
             return
         role = self.state.role(name)
+        role_words = f"<span style='color:{ROLE_COLORS[role].name()}'>{role_label(role)}</span>"
         parts = [
-            f"<b>{escape(name)}</b>: <span style='color:{ROLE_COLORS[role].name()}'>{role_label(role)}</span>"
-            f" — {escape(role_tooltip(role))}"
+            _(
+                "{column}: {message}",
+                column=f"<b>{escape(name)}</b>",
+                message=f"{role_words} — {escape(role_tooltip(role))}",
+            )
         ]
         s = self.state.suggestion(name)
         if s is not None:

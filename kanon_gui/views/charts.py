@@ -36,6 +36,7 @@ from kanon_engine.present.calendar_steps import calendar_ticks
 from kanon_engine.present.chart_data import (
     MAX_CATEGORIES,
     MISSING_LABEL,
+    TITLE_CHARACTERS,
     date_distributions,
     distribution,
     local_tick_strings,
@@ -139,8 +140,9 @@ def _localize_axis(axis: pg.AxisItem) -> None:
         axis.tickStrings = local_tick_strings  # the instance's own, in place of pyqtgraph's
 
 
-def style_plot(item: pg.PlotItem, title: str = "") -> None:
-    """Dark axes and text on a white background; no context menu (its SVG export is broken)."""
+def style_plot(item: pg.PlotItem, title: str = "", title_chars: int | None = None) -> None:
+    """Dark axes and text on a white background; no context menu (its SVG export is broken).
+    ``title_chars``: the most characters a title line may hold (narrow charts hold fewer)."""
     item.setMenuEnabled(False)
     item.hideButtons()
     for name in ("left", "bottom"):
@@ -149,7 +151,13 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
         ax.setTextPen(pg.mkPen("#303030"))
         _localize_axis(ax)
     if title:
-        item.setTitle(wrap_title(title), color="#202020", size="10.5pt")
+        item.setTitle(wrap_title(title, title_chars or TITLE_CHARACTERS), color="#202020", size="10.5pt")
+        # pyqtgraph gives the title row 30 pixels: a two- or three-line title was centred in them and
+        # lost its top, the accent of "Étendue" with it; the row is made as tall as the title
+        label = item.titleLabel
+        height = max(30, int(np.ceil(label.itemRect().height())) + 2)
+        label.setMaximumHeight(height)
+        item.layout.setRowFixedHeight(0, height)
 
 
 #: The charts' words: whole sentences and titles with named placeholders (one place, for translation).
@@ -185,10 +193,11 @@ def draw_class_sizes(
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
     cells: int | None = None,
+    title_chars: int | None = None,
 ) -> None:
     """Class-size histogram with the k line; the title says how many classes and suppressed records
     (or, for a release that keeps every record, how many values were replaced by *: ``cells``).
-    ``span`` forces the binning (see :func:`size_histogram`)."""
+    ``span`` forces the binning (see :func:`size_histogram`); ``title_chars`` as in :func:`style_plot`."""
     item.clear()
     edges, counts, log = size_histogram(sizes, span=span)
     x0, x1 = (np.log10(edges[:-1]), np.log10(edges[1:])) if log else (edges[:-1], edges[1:])
@@ -202,7 +211,8 @@ def draw_class_sizes(
             angle=90,
             pen=pg.mkPen(K_LINE_COLOR, width=2, style=Qt.PenStyle.DashLine),
             label=f"k = {k}",
-            labelOpts={"position": 0.92, "color": K_LINE_COLOR, "anchors": [(0, 0.5), (0, 0.5)]},
+            # the label hangs below the top of the line: centred on it, a short chart cut its top half
+            labelOpts={"position": 0.97, "color": K_LINE_COLOR, "anchors": [(0, 0), (0, 0)]},
         )
     )
     bottom = item.getAxis("bottom")
@@ -223,7 +233,7 @@ def draw_class_sizes(
         "cells": cells if cells is not None else "",
     }
     key = ("sizes_cells" if cells is not None else "sizes") + ("_title_of" if title else "_title")
-    style_plot(item, text_of(TEXT, key, **words))
+    style_plot(item, text_of(TEXT, key, **words), title_chars)
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
@@ -236,16 +246,26 @@ def draw_release_sizes(
     title: str | None = None,
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
+    title_chars: int | None = None,
 ) -> None:
     """The group-size histogram of a run's release from its facts (:mod:`kanon_engine.report.facts`):
     its groups (suppressed records in none), its suppressed records, and for a release that keeps
-    every record the values it shows as *."""
+    every record the values it shows as * (``title_chars`` as in :func:`style_plot`)."""
     rel = facts["release"]
     cells = kept_star_cells(facts)[0] if result.recoding is not None else None
     records = int(rel["records"]) + int(rel["records_dropped"])
     sizes = sizes_of(rel.get("class_sizes"))
     draw_class_sizes(
-        item, sizes, result.config.k, int(rel["records_suppressed"]), records, title, brush, span, cells
+        item,
+        sizes,
+        result.config.k,
+        int(rel["records_suppressed"]),
+        records,
+        title,
+        brush,
+        span,
+        cells,
+        title_chars,
     )
 
 
@@ -419,8 +439,15 @@ class ChartsView(QWidget):
         if isinstance(bottom, LabelAxis):
             bottom.set_labels([(v / 100, f"{v} %") for v in range(0, 101, 20)])
         for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
-            text = pg.TextItem(formats.percent(v, 0), color="#202020", anchor=(0, 0.5))
-            text.setPos(min(float(v), 0.9) + 0.01, float(y))
+            # a long bar carries its figure inside its end, in white; a short one just after it (a label
+            # after a full bar ran past the chart's edge: "100 %" was cut)
+            inside = float(v) >= 0.75
+            text = pg.TextItem(
+                formats.percent(v, 0),
+                color="#ffffff" if inside else "#202020",
+                anchor=(1 if inside else 0, 0.5),
+            )
+            text.setPos(float(v) - 0.01 if inside else float(v) + 0.01, float(y))
             item.addItem(text)
 
     def set_distribution_column(self, column: str) -> None:

@@ -32,7 +32,7 @@ from kanon_engine.metrics.labels import format_metric, metric_label
 from kanon_engine.report.charts import sizes_of
 from kanon_engine.report.describe import algorithm_name, models_short, parameters_short, run_settings
 from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
-from kanon_engine.result import AnonymizationResult
+from kanon_engine.result import AnonymizationResult, model_label
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_release_sizes
@@ -41,6 +41,9 @@ from kanon_gui.views.plot_menu import add_plot_menu
 Index = QModelIndex | QPersistentModelIndex
 #: The side-by-side table's least width in pixels (wider when the run names need it).
 METRICS_TABLE_WIDTH = 560
+#: Title lines of the two narrow histograms beside the table hold at most this many characters (a
+#: German title ran past their edge at 1366x768 and pushed the axis out of sight).
+COMPARE_TITLE_CHARS = 34
 
 #: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -81,6 +84,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     (N_("Run time (s)"), N_("Seconds the run took.")),
 )
 _HEADS = [h for h, _tip in COLUMNS]
+#: Widest a column of the runs table opens (pixels); the parameters get more. Longer texts wrap.
+COLUMN_WIDTH = 220
+PARAMETERS_WIDTH = 320
 _PARAMETERS_COLUMN = _HEADS.index("Parameters")
 #: columns of the runs table holding shares (shown as percentages)
 _SHARE_HEADS = (
@@ -111,7 +117,7 @@ def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
         position,
         name,
         algorithm_name(r.algorithm),
-        r.model,
+        model_label(r.model),
         models_short(r.config.models),
         parameters_short(r.algorithm, r.parameters),
         _fact(r, "records_suppressed"),
@@ -193,7 +199,7 @@ class RunsModel(QAbstractTableModel):
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
-    (N_("Model (survey's name)"), lambda r: r.model, None),
+    (N_("Model (survey's name)"), lambda r: model_label(r.model), None),
     (N_("Suppressed records"), lambda r: _fact(r, "records_suppressed"), True),
     (N_("Values shown as *"), _stars, True),
     (N_("Groups"), lambda r: _fact(r, "classes"), None),
@@ -278,7 +284,8 @@ class CompareView(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(_PARAMETERS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(True)
+        self.table.setWordWrap(True)  # a long model name or parameter list wraps in its row
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection)
         split.addWidget(self.table)
@@ -339,9 +346,13 @@ class CompareView(QWidget):
         """Show the run history; the pair defaults to the current run and the one before it."""
         self.runs = list(runs)
         self.model.set_runs(self.runs)
+        # every column as wide as its words up to a cap (then they wrap, the row grows): the plain model
+        # names and the parameters no longer push the columns after them out of sight
         for c in range(len(COLUMNS)):
-            if c != _PARAMETERS_COLUMN:
-                self.table.resizeColumnToContents(c)
+            self.table.resizeColumnToContents(c)
+            cap = PARAMETERS_WIDTH if c == _PARAMETERS_COLUMN else COLUMN_WIDTH
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), cap))
+        self.table.resizeRowsToContents()
         names = [f"{i + 1}. {name}" for i, (name, _unused) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
             combo.blockSignals(True)
@@ -426,5 +437,7 @@ class CompareView(QWidget):
             (self.left_plot, left, facts[0], f"{li + 1}. {ln}", BAR_COLOR),
             (self.right_plot, right, facts[1], f"{ri + 1}. {rn}", RELEASED_COLOR),
         ):
-            draw_release_sizes(plot, run, f, title=title, brush=brush, span=span)
+            draw_release_sizes(
+                plot, run, f, title=title, brush=brush, span=span, title_chars=COMPARE_TITLE_CHARS
+            )
         self.right_plot.setXLink(self.left_plot)

@@ -10,6 +10,7 @@ from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.report.describe import models_short, run_settings
 from kanon_engine.report.facts import result_facts
 from kanon_engine.report.sentences import kept_in_words
+from kanon_engine.result import model_description, model_label
 from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
@@ -33,7 +34,7 @@ def run_line(run: Run) -> str:
         "time": formats.decimal(r.runtime_seconds, 2, fixed=True),
     }
     if cell_level:
-        return _(RUN_LINE_CELLS, model=r.model, **words)
+        return _(RUN_LINE_CELLS, model=model_label(r.model), **words)
     return _(RUN_LINE, **words)
 
 
@@ -81,8 +82,11 @@ class RunHistoryPanel(QWidget):
                 item = QListWidgetItem(_(STALE_LINE, line=line) if stale else line)
                 if stale:
                     item.setForeground(Qt.GlobalColor.darkYellow)
-                tip = [f"{label}: {value}" for label, value in run_settings(run.result)]
-                item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models]))
+                tip = [
+                    _("{name}: {value}", name=label, value=value) for label, value in run_settings(run.result)
+                ]
+                about = [model_description(run.result.model)] if run.result.recoding is not None else []
+                item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models] + about))
                 self.list.addItem(item)
             self.list.setCurrentRow(self.state.current_index)
         finally:

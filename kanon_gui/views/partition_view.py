@@ -221,17 +221,22 @@ class PartitionView(QWidget):
         self.points_check.setToolTip(_("Show the records as points (a sample when there are many)."))
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        for label, w in (
-            (_("Horizontal:"), self.x_combo),
-            (_("Vertical:"), self.y_combo),
-            (_("Colour by:"), self.color_combo),
+        # two rows: the axes (column names as long as the data's, "Date de réception") never share
+        # their room with the colour choice and the check boxes (one row cut "Vertical: Besuchsc")
+        second = QHBoxLayout()
+        for row, label, w in (
+            (bar, _("Horizontal:"), self.x_combo),
+            (bar, _("Vertical:"), self.y_combo),
+            (second, _("Colour by:"), self.color_combo),
         ):
-            bar.addWidget(QLabel(label))
-            bar.addWidget(w)
-        bar.addWidget(self.below_k_check)
-        bar.addWidget(self.points_check)
+            row.addWidget(QLabel(label))
+            row.addWidget(w)
+        second.addWidget(self.below_k_check)
+        second.addWidget(self.points_check)
         bar.addStretch(1)
+        second.addStretch(1)
         col.addLayout(bar)
+        col.addLayout(second)
         self.info = QLabel()
         self.info.setWordWrap(True)
         col.addWidget(self.info)

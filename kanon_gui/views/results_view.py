@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
-from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
+from kanon_engine.result import AnonymizationResult, model_description, model_label
 from kanon_engine.session.engines import engine_title, result_engine_sentence
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
@@ -55,7 +55,7 @@ def transformation_text(result: AnonymizationResult, facts: dict | None = None) 
         return _(
             "<b>{model}</b>: {description}. {what}",
             model=escape(result.model),
-            description=escape(_(SURVEY_MODELS[result.model])),
+            description=escape(model_description(result.model)),
             what=cell_text(facts),
         )
     if not result.transformation:
@@ -64,8 +64,18 @@ def transformation_text(result: AnonymizationResult, facts: dict | None = None) 
         )
     text = _levels_text(result)
     if rec is not None:
-        text += _(". <b>{model}</b>, then: {what}", model=escape(result.model), what=cell_text(facts))
+        text += _(
+            ". <b>{model}</b>, then: {what}", model=escape(model_label(result.model)), what=cell_text(facts)
+        )
     return text
+
+
+def run_title(run: Run) -> str:
+    """The run's name and its privacy models, one clause each ("#2 Optimal, k = 5: 5-anonymity: ...;
+    distinct 3-diversity: ..."), punctuated the language's way (no "others., " between two sentences)."""
+    clauses = [m.describe().rstrip(". ") for m in run.result.config.models]
+    models = formats.join_clauses(clauses) + "."
+    return _("{run}: {models}", run=f"<b>{escape(run.label)}</b>", models=escape(models))
 
 
 def cell_text(facts: dict) -> str:
@@ -102,7 +112,7 @@ def cell_text(facts: dict) -> str:
         )
     return _(
         "{what}. {meaning}",
-        what="; ".join(parts) or _("no value had to change"),
+        what=formats.join_clauses(parts) or _("no value had to change"),
         meaning=escape(term("star")),
     )
 
@@ -129,7 +139,7 @@ def _levels_text(result: AnonymizationResult) -> str:
                     example=example,
                 )
             )
-    return "; ".join(parts)
+    return formats.join_clauses(parts)
 
 
 _PER_ROW = 4  # figures per row at most (German and French names run a third longer)
@@ -394,8 +404,7 @@ class ResultsPanel(QWidget):
         self.original_model.set_result(t.frame, r, self._rel, kinds)
         self.release_model.set_result(t.frame, r, self._rel, kinds)
         self.class_model.set_result(r, self._rel)
-        models = ", ".join(m.describe() for m in r.config.models)
-        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
+        self.title.setText(run_title(run))
         facts = result_facts(r, t)
         self.metrics.setText(metrics_html(r, facts))
         self.transformation.setText(transformation_text(r, facts))
@@ -417,8 +426,7 @@ class ResultsPanel(QWidget):
         self.original_model.set_result(None, None, None)
         self.release_model.set_result(None, None, None)
         self.class_model.set_result(r, None)
-        models = ", ".join(m.describe() for m in r.config.models)
-        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
+        self.title.setText(run_title(run))
         self.metrics.setText(metrics_html(r))
         self.transformation.setText(transformation_text(r))
         self.notes.setText(" ".join(r.notes))

@@ -109,7 +109,7 @@ class WorkloadQueriesModel(QAbstractTableModel):
         q, c = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                str(q["line"]),
+                str(q["line"]) if q["line"] else "\u2013",  # a generated query has no line
                 q["query"],
                 answer_text(q["true"]),
                 answer_text(q["estimate"]),
@@ -444,9 +444,11 @@ class WorkloadPanel(QWidget):
             self.model.set_queries([])
             return
         if not run.result.in_memory:  # a streamed run: the workload is answered on rows in memory
-            self.summary.setText(f"<b>{run.label}</b>: {needs_rows_text(run.result)}")
+            self.summary.setText(
+                _("{name}: {value}", name=f"<b>{run.label}</b>", value=needs_rows_text(run.result))
+            )
             self.model.set_queries([])
             return
         figures = run.result.workload.to_dict() if run.result.workload is not None else None
-        self.summary.setText(f"<b>{run.label}</b>: {summary_text(figures)}")
+        self.summary.setText(_("{name}: {value}", name=f"<b>{run.label}</b>", value=summary_text(figures)))
         self.model.set_queries(figures["queries"] if figures else [])

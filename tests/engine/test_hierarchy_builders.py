@@ -327,3 +327,27 @@ def test_default_falls_back_to_flat_for_values_that_do_not_fit() -> None:
 def test_default_all_missing() -> None:
     assert default_hierarchy("c", pd.Series([None, None], dtype=object)).rows() == [["", "*"]]
     assert default_hierarchy("c", pd.Series([], dtype=object)).rows() == [["", "*"]]
+
+
+# --- issue 27: date labels in the language's style, or ISO ---------------------------------------------
+@pytest.mark.parametrize(
+    "language,day,month,quarter",
+    [
+        ("en", "2022-03-15", "2022-03", "Q1 2022"),
+        ("de", "15.03.2022", "03.2022", "Q1 2022"),
+        ("fr", "15/03/2022", "03/2022", "T1 2022"),
+        ("es", "15/03/2022", "03/2022", "T1 2022"),
+    ],
+)
+def test_date_labels_in_the_languages_style(language, day, month, quarter) -> None:
+    from kanon_engine.hierarchy.builders import date_hierarchy
+    from kanon_engine.i18n import using
+
+    values = ["15.03.2022", "01.10.2023"]
+    with using(language):
+        h = date_hierarchy("d", values, "%d.%m.%Y", ("day", "month", "quarter", "year"), style="language")
+        iso = date_hierarchy("d", values, "%d.%m.%Y", ("day", "month", "quarter", "year"))
+    assert h.rows()[0] == ["15.03.2022", day, month, quarter, "2022", "*"]
+    assert iso.rows()[0] == ["15.03.2022", "2022-03-15", "2022-03", "2022-Q1", "2022", "*"]
+    with pytest.raises(ConfigError, match="The date labels must be iso, language; got 'local'"):
+        date_hierarchy("d", values, "%d.%m.%Y", style="local")

@@ -104,7 +104,12 @@ def test_compare_runs_shows_the_model_and_the_values_replaced(qtbot, four):
     heads = [h for h, _ in COLUMNS]
     model_col, cells_col = heads.index("Model"), heads.index("Values *")
     models = [view.model.index(r, model_col).data() for r in range(3)]
-    assert models == ["AG_TS", "AG_CS", "CS"]
+    # plain words with the survey's code (issue 27: "CG" and "AG_TS" alone meant nothing)
+    assert models == [
+        "same level for the whole table, records suppressed (AG_TS)",
+        "same level for the whole table, single values suppressed (AG_CS)",
+        "single values suppressed, nothing generalized (CS)",
+    ]
     assert view.model.index(2, cells_col).data(Qt.ItemDataRole.UserRole) == 2
 
 
