@@ -113,7 +113,9 @@ def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> n
     idx = pc.index_in(column, value_set=pa.array(coding.values, pa.string()))
     missing_in = column.null_count
     if idx.null_count != missing_in:
-        raise DataError(
+        from kanon_engine.sources.plan.guard import TableChanged
+
+        raise TableChanged(
             _(
                 "The column '{column}' holds a value that was not there when the run started.",
                 column=coding.name,
@@ -427,24 +429,23 @@ class TableSource(ABC):
 
 class StreamedSource(TableSource):
     """What the sources that read a file in batches share (DuckDB, Dask): the file, its columns, its
-    first rows and its SHA-256 (read once, in chunks, when first asked: the report names it)."""
+    first rows and its fingerprint (size, time and SHA-256 as opened, hashed by a thread while the run
+    counts: the report names the hash, and the release is written only from the file that was counted,
+    :mod:`kanon_engine.sources.plan.guard`)."""
 
     def _open_file(self, path: str | Path, options: Any) -> None:
         from kanon_engine.data.stream import inspect_file
+        from kanon_engine.sources.plan.guard import InputFingerprint
 
         self.file = inspect_file(path, options)
         self.source = self.file.path
         self.options = self.file.options
         self._rows: int | None = self.file.rows
-        self._sha: str | None = None
+        self.fingerprint = InputFingerprint(self.file.path)
 
     @property
     def sha256(self) -> str:  # type: ignore[override]
-        if self._sha is None:
-            from kanon_engine.release.writer import sha256_file
-
-            self._sha = sha256_file(self.file.path)
-        return self._sha
+        return self.fingerprint.sha256
 
     @property
     def columns(self) -> list[str]:

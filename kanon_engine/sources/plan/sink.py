@@ -33,16 +33,27 @@ from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
 from kanon_engine.release.fileio import _format_for, atomic_writer, refuse_input_overwrite
 from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.plan.guard import ReleaseTally, TableChanged, file_changed
 from kanon_engine.sources.plan.release_plan import BatchState
 
 #: Rows per Parquet row group: what ``pyarrow.parquet.write_table`` uses for a whole table.
 ROW_GROUP_ROWS = 1024 * 1024
 
+#: Test hook: called with the source once the input was found unchanged and before it is read again, so
+#: a test can edit the file exactly between counting and writing (deterministically, not by a race).
+before_reading_again: Callable[[TableSource], None] | None = None
+
 
 def _release_batches(
-    source: TableSource, result: Any, options: Any, facts: dict, pseudonymize: Callable
+    source: TableSource,
+    result: Any,
+    options: Any,
+    facts: dict,
+    pseudonymize: Callable,
+    tally: ReleaseTally | None = None,
 ) -> Iterator[pd.DataFrame]:
-    """The release rows, batch by batch, in input order (suppressed ones dropped when asked)."""
+    """The release rows, batch by batch, in input order (suppressed ones dropped when asked); every
+    batch's classes go to ``tally``."""
     cfg = result.config
     plan = result.plan
     state = BatchState()
@@ -51,6 +62,8 @@ def _release_batches(
     for batch in source.batches():
         frame = batch.to_pandas()
         out, row_class = plan.apply(frame, state)
+        if tally is not None:
+            tally.add(row_class)
         suppressed = row_class < 0
         if pseudo:
             ids = pseudonymize(frame[list(cfg.identifiers)], list(cfg.identifiers), options.pseudonymize_key)
@@ -214,7 +227,13 @@ def stream_release(
     cfg = result.config
     facts: dict[str, Any] = {"suppressed": 0, "format": fmt}
     shuffle = cfg.shuffle_seed is not None if options.shuffle is None else options.shuffle
-    batches = _release_batches(source, result, options, facts, pseudonymize)
+    fingerprint = getattr(source, "fingerprint", None)
+    if fingerprint is not None:
+        fingerprint.check()  # the file is the one that was counted (size, time, SHA-256)
+    if before_reading_again is not None:
+        before_reading_again(source)
+    tally = ReleaseTally(result.class_sizes, result.suppressed, result.records)
+    batches = _release_batches(source, result, options, facts, pseudonymize, tally)
     if getattr(source, "read_ahead", False):
         batches = read_ahead(batches)
     if shuffle:
@@ -223,6 +242,33 @@ def stream_release(
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         work, limit = getattr(source, "work", None), getattr(source, "memory_limit", None)
         batches = _shuffled(batches, seed, result, options, work, limit)
+    try:
+        target = _write_all(path, fmt, batches, options, lambda: _unchanged(source, tally))
+    except TableChanged:
+        raise file_changed(source.source) from None
+    sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
+    facts["shuffled"] = bool(shuffle)
+    written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
+    return written, facts
+
+
+def _unchanged(source: TableSource, tally: ReleaseTally) -> None:
+    """The rows written are those counted, and the file is still the one counted (size and time)."""
+    tally.check(source.source)
+    fingerprint = getattr(source, "fingerprint", None)
+    if fingerprint is not None:
+        fingerprint.check_stat()
+
+
+def _write_all(
+    path: Path,
+    fmt: str,
+    batches: Iterator[pd.DataFrame],
+    options: Any,
+    finished: Callable[[], None],
+) -> Any:
+    """Write every batch into the guarded atomic writer; ``finished`` runs before the file replaces
+    ``path`` (raising there leaves ``path`` as it was and removes the partial file)."""
     with atomic_writer(path, "wb") as fh:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" and options.delimiter == "," else options.delimiter
@@ -236,10 +282,8 @@ def stream_release(
         target.empty(columns)
         if isinstance(target, _ParquetTarget):
             target.close()
-    sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
-    facts["shuffled"] = bool(shuffle)
-    written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
-    return written, facts
+        finished()
+    return target
 
 
 def _shuffled(
@@ -270,6 +314,8 @@ def _shuffled(
         columns: list[str] = []
         for frame in batches:
             columns = [str(c) for c in frame.columns]
+            if start + len(frame) > n:  # more rows than were counted
+                raise file_changed(None)
             table = release_writer.arrow_table(frame)
             table = table.append_column("__place", pa.array(place[start : start + len(frame)]))
             start += len(frame)
