@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, require_values
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _, formats
@@ -259,6 +259,7 @@ class AnonymizationConfig:
         table.require_columns(self.identifiers, _("identifier column"))
         table.require_columns(self.quasi_identifiers, _("quasi-identifier"))
         table.require_columns(self.sensitive, _("sensitive attribute"))
+        require_values(table, self.quasi_identifiers, _("quasi-identifier"))
 
     def check_table(self, table: Table) -> None:
         """The config can run on ``table``: its columns exist and k is at most the number of records."""

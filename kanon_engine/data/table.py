@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kanon_engine.data.types import ColumnKind, ColumnType, detect_types
 from kanon_engine.errors import DataError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,30 @@ class Table:
         text.columns = [str(c) for c in text.columns]
         types = kw.pop("column_types", None) or detect_types(text)
         return cls(text, source=source, column_types=types, **kw)
+
+
+def require_values(table: Any, names: list[str] | tuple[str, ...], what: str) -> None:
+    """Raise a DataError naming the first column of ``names`` whose every cell is missing (an export's
+    empty column: nothing to generalize, and every date, interval and query built on it would be built
+    on nothing). ``table`` is a loaded :class:`Table` or a table source (its counted values)."""
+    for n in names:
+        frame = getattr(table, "frame", None)
+        if frame is not None:
+            empty = not bool(frame[n].notna().any())
+        else:
+            empty = len(table.value_counts(n)[0]) == 0
+        if empty:
+            raise DataError(
+                _(
+                    "The {what} '{column}' of {file} is empty: every one of its {rows} cells is missing.",
+                    what=what,
+                    column=n,
+                    file=table.name(),
+                    rows=formats.count(table.n_rows),
+                ),
+                hint=_("Choose another column, or fill this one in the file."),
+                where=n,
+            )
 
 
 def apply_type_overrides(table: Table, overrides: dict[str, tuple[ColumnKind | str, str | None]]) -> Table:

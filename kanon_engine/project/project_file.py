@@ -362,7 +362,18 @@ class Project:
             raise DataError(
                 _("The project file {name} is not a kanon project.", name=path.name), where=str(path)
             )
-        return cls.from_dict(d, path.parent, path.name)
+        try:
+            return cls.from_dict(d, path.parent, path.name)
+        except (AttributeError, TypeError, ValueError, KeyError):  # a section of the wrong shape
+            raise DataError(
+                _(
+                    "The project file {name} is not a kanon project (a section holds a value of the "
+                    "wrong kind).",
+                    name=path.name,
+                ),
+                hint=_("Open a copy saved earlier, or save the project again from the workbench."),
+                where=str(path),
+            ) from None
 
 
 def _read_json(path: Path) -> Any:
@@ -390,6 +401,11 @@ def _read_json(path: Path) -> Any:
 def _parse_json(text: str, path: Path) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_once(path.name))
+    except RecursionError:
+        raise DataError(
+            _("The project file {name} is not a kanon project (it is nested too deeply).", name=path.name),
+            where=str(path),
+        ) from None
     except json.JSONDecodeError as exc:
         raise DataError(
             _(

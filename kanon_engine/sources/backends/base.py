@@ -124,6 +124,8 @@ def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> n
             where=coding.name,
         )
     pos = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else pc.fill_null(idx, -1).to_numpy()
+    if not len(coding.codes):  # a column of missing cells only
+        return np.full(len(pos), coding.missing, dtype=coding.dtype)
     out = coding.codes[np.maximum(pos, 0)].astype(coding.dtype, copy=False)
     if missing_in:
         out = np.where(pos < 0, coding.missing, out).astype(coding.dtype, copy=False)

@@ -84,9 +84,9 @@ class BackgroundHash:
     def result(self) -> str:
         self._thread.join()
         if self._error is not None:
-            from kanon_engine.release.fileio import _os_error
+            from kanon_engine.release.fileio import read_error
 
-            raise _os_error(self.path, self._error) from None
+            raise read_error(self.path, self._error) from None
         assert self._value is not None
         return self._value
 
