@@ -6,7 +6,8 @@ algorithms rely on: Samarati 2001, LeFevre et al. 2005 "Incognito"), and data va
 not cover (they could not be generalized). What is a warning: a top level with several values (the
 column can never be fully generalized), no generalization level at all, empty labels above the leaves.
 A group named like an original value of another branch is an error too (a released value would be
-ambiguous). What is fine: the same label at different levels (``Male -> Male -> *``), leaves the data does not use.
+ambiguous). What is fine: the same label at different levels (``Male -> Male -> *``), leaves the data
+does not use.
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ authenticated cipher: a wrong password or a single changed byte fails the tag ch
 never read as garbage. The KDF parameters and a format tag are authenticated with the data. The key
 depends on the password, so nothing can be authenticated before it is derived: what can be checked
 without it is checked first (the fields and their types, the parameters within bounds, the sizes of salt,
-nonce and tag), so a tampered file is refused in milliseconds, never after gigabytes of key stretching. Both come
-from the ``cryptography`` package (pyca), which wraps OpenSSL; nothing here is home-made cryptography.
+nonce and tag), so a tampered file is refused in milliseconds, never after gigabytes of key stretching.
+Both come from the ``cryptography`` package (pyca), which wraps OpenSSL; nothing here is home-made
+cryptography.
 
 A sealed file is JSON too, so it is recognised at once::
 
