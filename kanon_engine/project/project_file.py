@@ -409,10 +409,13 @@ def _parse_json(text: str, path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise DataError(
             _(
-                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
+                "The project file {name} is not a kanon project (not valid JSON at line {line}, column "
+                "{column}).",
                 name=path.name,
-                reason=exc,
+                line=exc.lineno,
+                column=exc.colno,
             ),
+            hint=_("Open a copy saved earlier, or save the project again from the workbench."),
             where=str(path),
         ) from None
 

@@ -35,7 +35,7 @@ from typing import IO, Any
 import pandas as pd
 
 from kanon_engine.errors import DataError, KanonError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, pgettext
 
 LOG = logging.getLogger("kanon_engine.release.fileio")
 
@@ -190,7 +190,10 @@ def read_error(path: Path, err: OSError, what: str = "", error: type[KanonError]
     """One plain sentence for why a file the user named cannot be read (not there, a folder, no
     permission), naming it and, when given, ``what`` it is ("hierarchy file"): the one place this is
     worded, for every reader."""
-    name = f"The {what} {path.name}" if what else path.name
+    # "The hierarchy file h.csv" (``what`` comes translated): one msgid, so every language words it
+    name = path.name
+    if what:
+        name = pgettext("a file named in a sentence", "The {what} {name}", what=what, name=path.name)
     where = str(path)
     if isinstance(err, FileNotFoundError):
         folder = path.absolute().parent

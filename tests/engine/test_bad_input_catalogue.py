@@ -49,6 +49,9 @@ class Case:
     files: dict[str, str | bytes | Callable[[Path], None]] = field(default_factory=dict)
     unchanged: tuple[str, ...] = ("data.csv", "h.csv", "p.json")
     absent: tuple[str, ...] = ()  # files that must not exist afterwards (outputs never started)
+    env: dict[str, str] = field(default_factory=dict)  # environment of the run ({d}: the folder)
+    #: what the run meets that a file cannot say (a file the process may not read: the tests run as root)
+    patch: Callable[[pytest.MonkeyPatch, Path], None] | None = None
 
 
 def project(**changes) -> str:
@@ -463,23 +466,68 @@ def _hashes(d: Path, names: tuple[str, ...]) -> dict[str, str]:
     return {n: hashlib.sha256((d / n).read_bytes()).hexdigest() for n in names if (d / n).is_file()}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input(case: Case, tmp_path: Path, capsys) -> None:
-    """One case of the catalogue (see the module docstring)."""
-    _prepare(tmp_path, case)
-    before = _hashes(tmp_path, case.unchanged)
-    argv = [a.replace("{d}", str(tmp_path)) for a in case.argv]
+def _run(case: Case, d: Path, capsys, monkeypatch, prefix: str = "error: ") -> str:
+    """Run one case in folder ``d``; its one error line, after the checks every case shares (exit
+    code, no traceback, one line, inputs unchanged, outputs not started)."""
+    _prepare(d, case)
+    before = _hashes(d, case.unchanged)
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value.replace("{d}", str(d)))
+    if case.patch is not None:
+        case.patch(monkeypatch, d)
+    argv = [a.replace("{d}", str(d)) for a in case.argv]
     code = main(argv)  # an exception escaping here would be the traceback a user sees
+    monkeypatch.undo()
     out, err = capsys.readouterr()
     assert code == case.code, err
     assert "Traceback" not in err and "Traceback" not in out
-    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    errors = [line for line in err.splitlines() if line.startswith(prefix)]
     assert len(errors) == 1 and err.endswith("\n") and err.count("\n") == len(err.splitlines()), err
-    for words in case.words:
-        assert words in errors[0], f"{words!r} not in {errors[0]!r}"
-    assert _hashes(tmp_path, case.unchanged) == before
+    assert _hashes(d, case.unchanged) == before
     for name in case.absent:
-        assert not (tmp_path / name).exists(), name
+        assert not (d / name).exists(), name
+    return errors[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case: Case, tmp_path: Path, capsys, monkeypatch) -> None:
+    """One case of the catalogue (see the module docstring)."""
+    error = _run(case, tmp_path, capsys, monkeypatch)
+    for words in case.words:
+        assert words in error, f"{words!r} not in {error!r}"
+
+
+#: Words of an English sentence that no German one uses (values quoted in a message are left out).
+ENGLISH = {"the", "The", "is", "not", "was", "cannot", "and", "of", "with", "has", "does", "this", "that",
+           "Check", "Choose", "or", "be", "are", "its", "to", "for", "which", "been", "file", "column"}  # fmt: skip
+
+
+def _english_words(message: str) -> set[str]:
+    import re
+
+    bare = re.sub(
+        r"--\S+|\S+=\S+|'[^']*'|„[^“]*“|\"[^\"]*\"|\S*[/\\]\S*|\S+\.(csv|json|parquet|xlsx|xls|txt)\b",
+        " ",
+        message,
+    )
+    return set(re.findall(r"[A-Za-z]+", bare)) & ENGLISH
+
+
+@pytest.fixture
+def german():
+    """Every message in German for the test (KANON_LANG, as a user sets it); English again afterwards."""
+    from kanon_engine import i18n
+
+    yield "de"
+    i18n.install("en")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_in_german(case: Case, tmp_path: Path, capsys, monkeypatch, german) -> None:
+    """The same case with KANON_LANG=de: the one sentence is German, no English sentence is left."""
+    case = Case(**{**case.__dict__, "env": {**case.env, "KANON_LANG": german}})
+    error = _run(case, tmp_path, capsys, monkeypatch, prefix="Fehler: ")
+    assert not _english_words(error), error
 
 
 def test_the_catalogue_is_large_enough() -> None:
