@@ -498,8 +498,9 @@ def test_bad_input(case: Case, tmp_path: Path, capsys, monkeypatch) -> None:
 
 
 #: Words of an English sentence that no German one uses (values quoted in a message are left out).
-ENGLISH = {"the", "The", "is", "not", "was", "cannot", "and", "of", "with", "has", "does", "this", "that",
-           "Check", "Choose", "or", "be", "are", "its", "to", "for", "which", "been", "file", "column"}  # fmt: skip
+ENGLISH = {"the", "The", "is", "not", "was", "cannot", "and", "of", "with", "has", "does", "this",
+           "that", "Check", "Choose", "or", "be", "are", "its", "to", "for", "which", "been", "file",
+           "column"}  # fmt: skip
 
 
 def _english_words(message: str) -> set[str]:
