@@ -223,6 +223,7 @@ def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationRes
     if args.output:
         summary["release_file"] = str(args.output)
         summary["release_sha256"] = sha256_file(args.output)
+    summary["suppression_mark"] = result.config.suppression_mark
     summary["input_file"] = str(table.source) if table.source else None
     summary["input_sha256"] = table.sha256
     summary["software"] = f"kanon {__version__}"

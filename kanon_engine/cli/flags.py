@@ -35,7 +35,7 @@ from kanon_engine.cli.common import delimiter, pairs, split_list, warn
 from kanon_engine.config import MODEL_PARAMS, ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
 from kanon_engine.data.roles import Role, merge_roles
-from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.data.table import ReadOptions, Table, require_mark_free
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.i18n import N_, _, available_languages
@@ -267,6 +267,14 @@ def _output_flags() -> tuple[ProjectFlag, ...]:
                 "protect_suppressed_group", N_("Protect the group of suppressed records"), "bool", True, ""
             ),
             off="--allow-small-suppressed-group",
+        ),
+        ProjectFlag(
+            "--suppression-mark",
+            "output.suppression_mark",
+            "what a suppressed value shows in the release (default '*'); choose another when a "
+            "quasi-identifier holds '*' as a value",
+            ParamSpec("suppression_mark", N_("Suppression mark"), "text", "*", ""),
+            metavar="TEXT",
         ),
         ProjectFlag(
             "--language",
@@ -538,6 +546,7 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     table = with_column_types(table, project.column_types)
     _require_role_columns(project, table)
     qi = project.columns_with(Role.QUASI_IDENTIFIER)
+    require_mark_free(table, qi, project.suppression_mark)  # before the hierarchies, which hold it too
     if table.in_memory:  # the dates of a table not held in memory are checked by its run
         check_dates(table, [q for q in qi if q not in project.hierarchies], project.column_types)
     return project, table

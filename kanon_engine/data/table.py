@@ -121,6 +121,56 @@ def require_values(table: Any, names: list[str] | tuple[str, ...], what: str) ->
             )
 
 
+def require_mark_free(table: Any, names: list[str] | tuple[str, ...], mark: str) -> None:
+    """Raise a DataError naming the column and rows where a quasi-identifier holds ``mark``, the text
+    of a suppressed cell: a release would print both the same (an export's '*' for "unknown"). The
+    rows are found in the loaded table, or in one pass over a table source's rows (only when its
+    counted values hold the mark)."""
+    rows_none = np.zeros(0, dtype=np.int64)
+    for n in names:
+        frame = getattr(table, "frame", None)
+        if frame is not None:
+            rows = np.flatnonzero((frame[n].astype(object) == mark).to_numpy(dtype=bool))
+            count = len(rows)
+        else:
+            values, counts, _missing = table.value_counts(n)
+            count = int(counts[values == mark].sum()) if len(values) else 0
+            rows = _rows_holding(table, n, mark) if count else rows_none
+        if count:
+            first = 2 if getattr(table, "options", ReadOptions()).header else 1
+            shown = formats.join([str(int(r) + first) for r in rows[:3]])
+            raise DataError(
+                _(
+                    "The quasi-identifier '{column}' of {file} holds '{mark}', the mark of a suppressed "
+                    "value, as a value of its own ({count} rows, lines {lines}): the release could not tell "
+                    "them apart.",
+                    column=n,
+                    file=table.name(),
+                    mark=mark,
+                    count=formats.count(count),
+                    lines=shown,
+                ),
+                hint=_(
+                    "Recode these values in the file (an unknown value is an empty cell), or choose "
+                    "another mark with --suppression-mark (for example '[suppressed]')."
+                ),
+                where=n,
+            )
+
+
+def _rows_holding(source: Any, column: str, value: str, limit: int = 3) -> np.ndarray:
+    """The first rows (0-based) of a table source whose ``column`` is ``value``."""
+    found: list[int] = []
+    start = 0
+    for batch in source.batches([column]):
+        col = batch.column(0).to_numpy(zero_copy_only=False)
+        found.extend(int(start + i) for i in np.flatnonzero(col == value)[: limit - len(found)])
+        start += batch.num_rows
+        if len(found) >= limit:
+            break
+    return np.asarray(found, dtype=np.int64)
+
+
 def apply_type_overrides(table: Table, overrides: dict[str, tuple[ColumnKind | str, str | None]]) -> Table:
     """The table with the user's type choices (kind, date format) replacing the detected ones.
 

@@ -154,16 +154,15 @@ def _new(h: Hierarchy, matrix: np.ndarray, what: str) -> Hierarchy:
                 where=f"{h.attribute}={label}",
             )
     before_names = ambiguous_labels(h)
-    for (level, label), other in ambiguous_labels(out).items():
+    for level, label in ambiguous_labels(out):
         if (level, label) not in before_names:
             raise HierarchyError(
                 _(
                     "{what} is not possible: the group '{label}' at level {level} would have the name of a "
-                    "value under another group ('{other}').",
+                    "value of the data and hold other values.",
                     what=what,
                     label=label,
                     level=level,
-                    other=other,
                 ),
                 hint=_("Choose another name."),
                 where=f"{h.attribute}={label}",

@@ -184,20 +184,22 @@ def _tree_issues(h: Hierarchy) -> list[HierarchyIssue]:
     return out
 
 
-def ambiguous_labels(h: Hierarchy) -> dict[tuple[int, str], str]:
-    """``(level, label) -> the label the leaf of that name has at that level``, for every group label
-    that is also an original value of another branch (ages 0-4 grouped as "7" while 7 is an age under
-    "5-9"): a released "7" could be either. A label that is its own leaf's (``Male -> Male``) is fine."""
-    out: dict[tuple[int, str], str] = {}
+def ambiguous_labels(h: Hierarchy) -> dict[tuple[int, str], str | None]:
+    """``(level, label) -> the group the value of that name is under at that level`` (None: under this
+    very group, with other values), for every group label that is also an original value of the data
+    and means more than that value: ages 0-4 grouped as "7" while 7 is an age under "5-9", or a root
+    "*" over a value "*". A released "7" could then be either. A group that is its one value's
+    (``Male -> Male``) is fine."""
+    out: dict[tuple[int, str], str | None] = {}
     for j in range(1, h.height + 1):
         column = h.matrix[:, j]
-        labels = np.asarray(pd.unique(pd.Series(column, dtype=object)), dtype=object)
-        pos = h.leaf_index.get_indexer(pd.Index(labels, dtype=object))
-        leaf = pos >= 0
-        other = np.flatnonzero(leaf)[column[pos[leaf]] != labels[leaf]]
-        for i in other:
-            if labels[i] != MISSING:
-                out[(j, str(labels[i]))] = str(column[pos[i]])
+        labels, members = np.unique(column.astype(str), return_counts=True)
+        pos = h.leaf_index.get_indexer(pd.Index(labels.astype(object), dtype=object))
+        for i in np.flatnonzero(pos >= 0):
+            label, own = str(labels[i]), str(column[pos[i]])
+            if label == MISSING or (own == label and members[i] == 1):
+                continue
+            out[(j, label)] = None if own == label else own
     return out
 
 
@@ -206,14 +208,24 @@ def _leaf_label_issues(h: Hierarchy) -> list[HierarchyIssue]:
     false about the records it shows."""
     out = []
     for (level, label), other in list(ambiguous_labels(h).items())[:MAX_LISTED]:
-        message = _(
-            "The group '{label}' at level {level} of '{column}' has the name of a value of the data under "
-            "another group ('{other}'), so a released '{label}' could mean either; rename the group.",
-            label=label,
-            level=level,
-            column=h.attribute,
-            other=other,
-        )
+        if other is None:
+            message = _(
+                "The group '{label}' at level {level} of '{column}' has the name of one of its values but "
+                "holds others too, so a released '{label}' could mean either; rename the group.",
+                label=label,
+                level=level,
+                column=h.attribute,
+            )
+        else:
+            message = _(
+                "The group '{label}' at level {level} of '{column}' has the name of a value of the data "
+                "under another group ('{other}'), so a released '{label}' could mean either; rename the "
+                "group.",
+                label=label,
+                level=level,
+                column=h.attribute,
+                other=other,
+            )
         out.append(HierarchyIssue("error", message, value=label, level=level))
     return out
 

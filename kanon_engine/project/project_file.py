@@ -82,6 +82,8 @@ class Project:
     algorithm_params: dict[str, Any] = field(default_factory=dict)
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
+    #: what a suppressed cell shows in the release (see AnonymizationConfig.suppression_mark)
+    suppression_mark: str = "*"
     #: the language of the de-identification report (None: English on the command line, the
     #: interface's language in the workbench); see kanon_engine.i18n
     report_language: str | None = None
@@ -183,6 +185,7 @@ class Project:
             identifiers=self.columns_with(Role.IDENTIFIER),
             drop_suppressed=self.drop_suppressed,
             shuffle_seed=self.shuffle_seed,
+            suppression_mark=self.suppression_mark,
             sensitive_hierarchies=sens_h,
             workload=workload,
             protect_suppressed_group=self.protect_suppressed_group,
@@ -231,6 +234,7 @@ class Project:
                 "shuffle_seed": self.shuffle_seed,
                 "protect_suppressed_group": self.protect_suppressed_group,
                 **({"report_language": self.report_language} if self.report_language else {}),
+                **({"suppression_mark": self.suppression_mark} if self.suppression_mark != "*" else {}),
             },
             "workload": {"text": self.workload_text, "file": self.workload_file}
             if self.workload_text
@@ -304,6 +308,7 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            suppression_mark=str(out.get("suppression_mark") or "*"),
             engine=EngineSettings.from_dict(d.get("engine")),
             protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             report_language=out.get("report_language") or None,

@@ -35,12 +35,13 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, require_mark_free
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
+from kanon_engine.release.build import with_mark
 from kanon_engine.release.fileio import _format_for, refuse_input_overwrite, write_table
 from kanon_engine.release.writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
 
@@ -224,6 +225,12 @@ class ExportOptions:
     shuffle_seed: int | None = None  # None with shuffle=True: a fresh random order
     neutralize_formulas: bool = True
     pseudonymize_key: bytes | None = field(default=None, repr=False)
+    #: what a suppressed value shows (None: the run's, ``AnonymizationConfig.suppression_mark``)
+    suppression_mark: str | None = None
+
+    def mark_for(self, config: AnonymizationConfig) -> str:
+        """The suppression mark of this export of a run with ``config``."""
+        return self.suppression_mark or config.suppression_mark
 
     def __post_init__(self) -> None:
         if self.suppressed not in (None, "mask", "drop"):
@@ -287,6 +294,14 @@ def prepare_release(
     if leaked:  # defence in depth: release.py never keeps them
         frame = frame.drop(columns=leaked)
     suppressed = result.row_class < 0
+    recoding = getattr(result, "recoding", None)
+    frame = with_mark(
+        frame,
+        cfg.quasi_identifiers,
+        suppressed,
+        options.mark_for(cfg),
+        recoding.suppressed if recoding is not None else None,
+    )
     drop = cfg.drop_suppressed if options.suppressed is None else options.suppressed == "drop"
     if drop:
         frame = frame[~suppressed]
@@ -317,6 +332,8 @@ def export_release(
 
     A run on a larger-than-memory engine holds no release: it is streamed from ``table`` (its source)
     through the run's plan (:func:`kanon_engine.sources.plan.sink.export_streamed`), to the same bytes."""
+    if options.suppression_mark:  # another mark than the run's: it must not be a value either
+        require_mark_free(table, result.config.quasi_identifiers, options.suppression_mark)
     if not getattr(result, "in_memory", True):
         return _export_streamed(table, result, Path(path), options, project_path)
     path = Path(path)

@@ -31,6 +31,7 @@ import pyarrow as pa
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
+from kanon_engine.release.build import with_mark
 from kanon_engine.release.fileio import _format_for, atomic_writer, refuse_input_overwrite
 from kanon_engine.sources.backends.base import TableSource
 from kanon_engine.sources.plan.guard import ReleaseTally, TableChanged, file_changed
@@ -65,6 +66,7 @@ def _release_batches(
         if tally is not None:
             tally.add(row_class)
         suppressed = row_class < 0
+        out = with_mark(out, cfg.quasi_identifiers, suppressed, options.mark_for(cfg))
         if pseudo:
             ids = pseudonymize(frame[list(cfg.identifiers)], list(cfg.identifiers), options.pseudonymize_key)
             order = [c for c in frame.columns if c in out.columns or c in cfg.identifiers]
