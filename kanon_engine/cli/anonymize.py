@@ -16,6 +16,7 @@ from kanon_engine.cli.common import (
     add_output_flags,
     check_outputs,
     finish_run,
+    ignored_settings,
     note_engine,
     progress_printer,
     save_project,
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         check_outputs(args, project)
         note_engine(table, args)
         warn([i.message for i in require_valid(project, table)])
+        warn(ignored_settings(project, table))
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = measured(args, table, run_project(project, table, verbose=args.verbose))
         warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden

@@ -31,7 +31,7 @@ from typing import Any
 
 from kanon_engine.algorithms import algorithms
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
-from kanon_engine.cli.common import delimiter, pairs, split_list, warn
+from kanon_engine.cli.common import PASSWORD_VARIABLE, delimiter, pairs, split_list, warn
 from kanon_engine.config import MODEL_PARAMS, ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
 from kanon_engine.data.roles import Role, merge_roles
@@ -47,10 +47,6 @@ from kanon_engine.sources.backends.settings import ENGINE_PARAMS
 from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
-#: The environment variable holding a protected project's password for the command line.
-PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
-
-
 NONE_WORDS = ("none", "off")
 
 
@@ -88,6 +84,14 @@ def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
     return ProjectFlag(option, f"{group}.{spec.name}", words, spec, off, _metavar(spec))
 
 
+#: What a text setting's value is, for its --help (not "a number").
+_TEXT_VALUES = {
+    "scheduler": "an address such as tcp://HOST:8786, or a scheduler file",
+    "memory_limit": "an amount such as 1GB or 512MB, at least 64MB",
+    "temp_dir": "a folder",
+}
+
+
 def _values_text(spec: ParamSpec) -> str:
     if spec.percent:
         text = "a share from 0 to 1, or a percentage such as 5%"
@@ -97,6 +101,8 @@ def _values_text(spec: ParamSpec) -> str:
         text = "yes or no"
     elif spec.kind == "columns":
         text = "column names separated by commas"
+    elif spec.kind == "text":
+        text = _TEXT_VALUES.get(spec.name, "text")
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []

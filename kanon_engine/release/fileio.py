@@ -24,6 +24,7 @@ import io
 import logging
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -169,7 +170,8 @@ def check_not_input(
 ) -> None:
     """Raise a DataError if ``target`` is a protected input: one of ``protect`` or of a registered
     :class:`InputGuard` (except inputs whose kind is listed in ``may_replace``, e.g. a project saved
-    over its own file)."""
+    over its own file), or an existing file its owner made read-only (replacing it would undo that
+    protection without a word: a rename needs only the folder's permission)."""
     target = Path(target)
     allowed = set(may_replace)
     extra = InputGuard(p if isinstance(p, tuple) else (p, _("an input file")) for p in protect)
@@ -177,6 +179,16 @@ def check_not_input(
         for path, what in guard.inputs:
             if what not in allowed and same_file(target, path):
                 raise input_refusal(target, path, what)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) and not mode & 0o222:
+        raise DataError(
+            _("{name} is read-only, so it is not replaced.", name=target.name),
+            hint=_("Choose another file name, or make the file writable first."),
+            where=str(target),
+        )
 
 
 def refuse_input_overwrite(out: str | Path, inputs: Iterable[Protected]) -> None:
