@@ -158,6 +158,35 @@ def require_mark_free(table: Any, names: list[str] | tuple[str, ...], mark: str)
             )
 
 
+#: First cells of a spreadsheet's summary row (a "Total" footer exported with the records).
+FOOTER_WORDS = ("total", "totals", "sum", "summe", "gesamt", "insgesamt", "totaux", "suma", "totales")
+
+
+def line_of_value(table: Any, column: str, value: str | None) -> str:
+    """Where ``value`` (None: a missing cell) first occurs in a loaded table's ``column``, as a
+    sentence fragment naming the line, and saying so when that line is a spreadsheet's summary row
+    ("Total" in a cell of the last line): such a row is not a record. "" for a table not loaded."""
+    frame = getattr(table, "frame", None)
+    if frame is None or column not in frame.columns or not len(frame):
+        return ""
+    col = frame[column]
+    hits = np.flatnonzero((col.isna() if value in (None, "") else col.astype(object) == value).to_numpy())
+    if not len(hits):
+        return ""
+    row = int(hits[0])
+    line = row + (2 if getattr(table, "options", ReadOptions()).header else 1)
+    cells = [str(v).strip() for v in frame.iloc[row].tolist() if isinstance(v, str)]
+    if row == len(frame) - 1 and any(c.casefold().rstrip(":") in FOOTER_WORDS for c in cells):
+        return _(
+            " Line {line} of {file}, the last, is a summary row ('{cell}'), not a record: delete it from "
+            "the file.",
+            line=line,
+            file=table.name(),
+            cell=next(c for c in cells if c.casefold().rstrip(":") in FOOTER_WORDS),
+        )
+    return _(" It is first in line {line} of {file}.", line=line, file=table.name())
+
+
 def _rows_holding(source: Any, column: str, value: str, limit: int = 3) -> np.ndarray:
     """The first rows (0-based) of a table source whose ``column`` is ``value``."""
     found: list[int] = []

@@ -26,7 +26,7 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
 from kanon_engine.project.public_list import PUBLIC_LIST_FILE, PublicList
-from kanon_engine.release.fileio import atomic_write_text
+from kanon_engine.release.fileio import atomic_write_text, same_file
 from kanon_engine.sources.backends.settings import EngineSettings
 
 SCHEMA_VERSION = 2
@@ -368,7 +368,7 @@ class Project:
                 _("The project file {name} is not a kanon project.", name=path.name), where=str(path)
             )
         try:
-            return cls.from_dict(d, path.parent, path.name)
+            project = cls.from_dict(d, path.parent, path.name)
         except (AttributeError, TypeError, ValueError, KeyError):  # a section of the wrong shape
             raise DataError(
                 _(
@@ -379,6 +379,13 @@ class Project:
                 hint=_("Open a copy saved earlier, or save the project again from the workbench."),
                 where=str(path),
             ) from None
+        if project.data_path is not None and same_file(project.data_path, path):
+            raise DataError(
+                _("The project file {name} names itself as its data file.", name=path.name),
+                hint=_("Name the table (CSV, Excel or Parquet) in its data path, then open it again."),
+                where=str(path),
+            )
+        return project
 
 
 def _read_json(path: Path) -> Any:

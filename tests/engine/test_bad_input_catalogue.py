@@ -72,6 +72,65 @@ def mixed_dates(d: Path) -> None:
     (d / "dates.csv").write_text("id,dob,sex\n" + "\n".join(rows) + "\n")
 
 
+EMPTY_AGE = "".join(
+    line.split(",")[0] + "," + line.split(",")[1] + ",," + ",".join(line.split(",")[3:]) + "\n"
+    for line in DATA.splitlines()
+).replace("id,name,,", "id,name,age,", 1)
+
+
+def empty_parquet(d: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ages = pa.array([None] * 12, pa.string())
+    pq.write_table(pa.table({"age": ages, "sex": ["M", "F"] * 6}), d / "t.parquet")
+
+
+def deny_reading(mp: pytest.MonkeyPatch, path: Path) -> None:
+    """The file exists but the process may not read it (the tests run as root, where chmod 000 does
+    not stop a read): every open of it for reading fails as the system would say."""
+    import builtins
+
+    real = builtins.open
+
+    def guarded(file, mode="r", *args, **kwargs):
+        if "r" in str(mode) and Path(str(file)).resolve() == path.resolve():
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, mode, *args, **kwargs)
+
+    mp.setattr(builtins, "open", guarded)
+    mp.setattr(Path, "open", lambda self, mode="r", *a, **k: guarded(self, mode, *a, **k))
+
+
+def sealed_with(**changes) -> Callable[[Path], None]:
+    def write(d: Path) -> None:
+        from kanon_engine.project.sealed import seal
+
+        doc = json.loads(seal(project(), "pw"))
+        (d / "s.json").write_text(json.dumps({**doc, **changes}))
+
+    return write
+
+
+def read_only(text: str) -> Callable[[Path], None]:
+    def write(d: Path) -> None:
+        (d / "rel.csv").write_text(text)
+        (d / "rel.csv").chmod(0o444)
+
+    return write
+
+
+def edit_before_writing(mp: pytest.MonkeyPatch, path: Path) -> None:
+    """Move one patient to another group after counting, before the release is written (the sink's
+    test hook: deterministic, no race)."""
+    from kanon_engine.sources.plan import sink
+
+    def edit(source) -> None:
+        path.write_text(path.read_text().replace("P00,Name 0,30,M", "P00,Name 0,31,F"))
+
+    mp.setattr(sink, "before_reading_again", edit)
+
+
 CASES = [
     # --- the data file ----------------------------------------------------------------------------------
     Case(
@@ -443,6 +502,131 @@ CASES = [
     Case("risk-output-without-anonymize", [*RISK, "--output", "{d}/rel.csv"], ("need --anonymize",)),
     Case("risk-threshold-above-one", [*RISK, "--threshold", "2"], ("threshold must be a probability",)),
     Case("risk-external-missing", [*RISK, "--external", "{d}/voters.csv"], ("voters.csv was not found",)),
+    # --- issue 29: the last crashes and riddles -----------------------------------------------------------
+    *(
+        Case(
+            f"empty-qi-{name}",
+            [*ANON, *extra],
+            ("The quasi-identifier 'age' of data.csv is empty", "12 cells is missing"),
+            files={"data.csv": EMPTY_AGE},
+        )
+        for name, extra in (
+            ("optimal", []),
+            ("local-suppression", ["--algorithm", "local-suppression"]),
+            ("suppress-cells", ["--algorithm", "datafly", "--suppress", "cells"]),
+            ("duckdb", ["--engine", "duckdb"]),
+        )
+    ),
+    Case(
+        "empty-qi-parquet-duckdb",
+        ["anonymize", "{d}/t.parquet", "--qi", "age,sex", "--k", "2", "--engine", "duckdb"],
+        ("The quasi-identifier 'age' of t.parquet is empty",),
+        files={"t.parquet": empty_parquet},
+        unchanged=("t.parquet",),
+    ),
+    Case(
+        "empty-qi-with-hierarchy",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("The column 'age' is empty: every cell is missing",),
+        files={"data.csv": EMPTY_AGE},
+    ),
+    Case(
+        "input-not-readable",
+        [*ANON, "--output", "{d}/rel.csv"],
+        ("data.csv cannot be read", "Permission denied", "may read the file"),
+        patch=lambda mp, d: deny_reading(mp, d / "data.csv"),
+        absent=("rel.csv",),
+    ),
+    *(
+        Case(
+            f"sealed-{name}",
+            ["anonymize", "--project", "{d}/s.json", "--output", "{d}/rel.csv"],
+            ("s.json asks for password-stretching parameters kanon never writes", "copy saved earlier"),
+            files={"s.json": sealed_with(**changes)},
+            env={"KANON_PROJECT_PASSWORD": "pw"},
+            unchanged=("s.json",),
+            absent=("rel.csv",),
+        )
+        for name, changes in (
+            ("n-2-30", {"n": 1 << 30}),
+            ("r-2-20", {"r": 1 << 20}),
+            ("n-2-21", {"n": 1 << 21}),
+        )
+    ),
+    Case(
+        "star-in-a-quasi-identifier",
+        [*ANON, "--output", "{d}/rel.csv"],
+        ("The quasi-identifier 'sex' of data.csv holds '*'", "lines 2, 4 and 6", "--suppression-mark"),
+        files={"data.csv": DATA.replace(",M,", ",*,")},
+        absent=("rel.csv",),
+    ),
+    Case(
+        "chosen-mark-in-the-data",
+        [*ANON, "--suppression-mark", "F", "--output", "{d}/rel.csv"],
+        ("The quasi-identifier 'sex' of data.csv holds 'F'", "lines 3, 5 and 7"),
+        absent=("rel.csv",),
+    ),
+    Case(
+        "carriage-return-in-a-value",
+        ANON,
+        ("Line 3 of data.csv has a line break (a carriage return) inside the value of 'name'", "quotes"),
+        files={"data.csv": DATA.replace("Name 1,", "Na\rme 1,")},
+    ),
+    Case(
+        "total-footer-row",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("not in its hierarchy: (missing)", "Line 14 of data.csv, the last, is a summary row ('Total')"),
+        files={"data.csv": DATA + "Total,,,,,12,\n"},
+    ),
+    Case(
+        "value-missing-from-hierarchy-named-by-line",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("not in its hierarchy: '34'", "It is first in line 2 of data.csv"),
+        files={"data.csv": DATA.replace("P00,Name 0,30,", "P00,Name 0,34,")},
+    ),
+    Case(
+        "l-is-the-cause",
+        [*ANON, "--sensitive", "diag", "--l", "6", "--algorithm", "local-recoding"],
+        ("does not satisfy distinct 6-diversity",),
+        code=3,
+    ),
+    Case(
+        "project-data-is-the-project",
+        ["anonymize", "--project", "{d}/p.json"],
+        ("The project file p.json names itself as its data file",),
+        files={"p.json": project(data={"path": "p.json"})},
+    ),
+    Case(
+        "read-only-output",
+        [*ANON, "--output", "{d}/rel.csv"],
+        ("rel.csv is read-only, so it is not replaced",),
+        files={"rel.csv": read_only("old release\n")},
+        unchanged=("data.csv", "h.csv", "p.json", "rel.csv"),
+    ),
+    Case(
+        "memory-limit-absurd",
+        [*ANON, "--engine", "duckdb", "--memory-limit", "1KB"],
+        ("The memory limit 1KB is too small for DuckDB", "64MB"),
+    ),
+    Case(
+        "hierarchy-group-named-like-another-value",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("The group '33' at level 1 of 'age' has the name of a value of the data under another group",),
+        files={"h.csv": "30;33;*\n31;33;*\n32;32-33;*\n33;32-33;*\n"},
+    ),
+    Case(
+        "file-changed-between-counting-and-writing",
+        [*ANON, "--engine", "duckdb", "--output", "{d}/rel.csv"],
+        ("data.csv changed during the run", "no release was written"),
+        patch=lambda mp, d: edit_before_writing(mp, d / "data.csv"),
+        unchanged=("h.csv", "p.json"),
+        absent=("rel.csv",),
+    ),
+    Case(
+        "dead-dask-scheduler",
+        [*ANON, "--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"],
+        ("The Dask scheduler at tcp://127.0.0.1:1 cannot be reached",),
+    ),
 ]
 
 
