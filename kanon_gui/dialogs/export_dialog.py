@@ -349,7 +349,7 @@ class ExportDialog(QDialog):
             self.delimiter_box.addItem(_(label), value)
         self.bom_check = QCheckBox(_("Byte-order mark (lets Excel on Windows read UTF-8)"))
         self.suppressed_box = QComboBox()
-        self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as *"), "mask")
+        self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as the suppression mark"), "mask")
         self.suppressed_box.addItem(_("Leave them out of the file"), "drop")
         self.suppressed_box.setCurrentIndex(1 if cfg.drop_suppressed else 0)
         self.mark_edit = QLineEdit(cfg.suppression_mark)
