@@ -84,15 +84,13 @@ def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
     return ProjectFlag(option, f"{group}.{spec.name}", words, spec, off, _metavar(spec))
 
 
-#: What a text setting's value is, for its --help (not "a number").
-_TEXT_VALUES = {
-    "scheduler": "an address such as tcp://HOST:8786, or a scheduler file",
-    "memory_limit": "an amount such as 1GB or 512MB, at least 64MB",
-    "temp_dir": "a folder",
-}
-
-
 def _values_text(spec: ParamSpec) -> str:
+    # what a text setting's value is (not "a number")
+    text_values = {
+        "scheduler": "an address such as tcp://HOST:8786, or a scheduler file",
+        "memory_limit": "an amount such as 1GB or 512MB, at least 64MB",
+        "temp_dir": "a folder",
+    }
     if spec.percent:
         text = "a share from 0 to 1, or a percentage such as 5%"
     elif spec.kind == "choice":
@@ -102,7 +100,7 @@ def _values_text(spec: ParamSpec) -> str:
     elif spec.kind == "columns":
         text = "column names separated by commas"
     elif spec.kind == "text":
-        text = _TEXT_VALUES.get(spec.name, "text")
+        text = text_values.get(spec.name, "text")
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
