@@ -103,11 +103,12 @@ _parameter = st.one_of(
 
 @st.composite
 def tampered(draw, sealed: dict) -> dict:
-    """A sealed document with random fields replaced, dropped or added, parameters and sizes changed."""
+    """A sealed document with random fields replaced, dropped or added, parameters and sizes changed
+    (its ``kanon_sealed`` field kept, maybe changed: a document without it is a plain project file)."""
     doc = dict(sealed)
     for key in draw(st.lists(st.sampled_from(sorted(doc)), max_size=4, unique=True)):
         action = draw(st.sampled_from(["replace", "drop", "parameter", "resize"]))
-        if action == "drop":
+        if action == "drop" and key != "kanon_sealed":  # (without it the file is no sealed project)
             del doc[key]
         elif action == "parameter":
             doc[key] = draw(_parameter)
