@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import Table, TableLike
+from kanon_engine.data.table import Table, TableLike, require_mark_free, require_values
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
@@ -57,6 +57,10 @@ class AnonymizationConfig:
     #: Datafly's step 4 (Sweeney; the seed slides): suppressed records kept in the release form one group
     #: (every quasi-identifier ``*``) that must hold 0 or at least k records. Moot when they are dropped.
     protect_suppressed_group: bool = True
+    #: What a suppressed cell shows in the release ('*' unless the data holds '*' as a value: then the
+    #: user chooses another mark, ``--suppression-mark``; a mark that is a value of a quasi-identifier
+    #: is refused, so a release never says two things with one text).
+    suppression_mark: str = "*"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quasi_identifiers", tuple(self.quasi_identifiers))
@@ -130,6 +134,8 @@ class AnonymizationConfig:
         table.require_columns(self.identifiers, _("identifier column"))
         table.require_columns(self.quasi_identifiers, _("quasi-identifier"))
         table.require_columns(self.sensitive, _("sensitive attribute"))
+        require_values(table, self.quasi_identifiers, _("quasi-identifier"))
+        require_mark_free(table, self.quasi_identifiers, self.suppression_mark)
 
     def check_table(self, table: Table) -> None:
         """The config can run on ``table``: its columns exist and k is at most the number of records."""
@@ -153,6 +159,8 @@ class AnonymizationConfig:
             "drop_suppressed": self.drop_suppressed,
             "shuffle_seed": self.shuffle_seed,
         }
+        if self.suppression_mark != "*":  # (fingerprints of runs with the usual mark stay as they were)
+            doc["suppression_mark"] = self.suppression_mark
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

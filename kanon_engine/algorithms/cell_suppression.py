@@ -41,6 +41,7 @@ from kanon_engine.core.frequency import SensitiveCombos, group_columns, represen
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table, TableLike, loaded
 from kanon_engine.errors import ConfigError
+from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import (
     Metric,
@@ -309,6 +310,9 @@ def suppress_cells_at_node(
     row_of_id[ids[: len(rows.counts)]] = np.arange(len(rows.counts))
     record_row = row_of_id[ids[len(rows.counts) :]]
     suppressed = ev.peeling.class_levels[ev.peeling.record_classes(record_row)] > 0
+    for q, (h, lv) in enumerate(zip(enc.hierarchies, ev.levels)):
+        # a cell the node already shows as '*' is not changed by a '*': not counted as suppressed
+        suppressed[:, q] &= ~np.asarray(h.matrix[:, lv] == ROOT, dtype=bool)[enc.codes[q]]
     return CellRecoding(enc.qi, levels, suppressed, "AG_CS")
 
 

@@ -539,11 +539,15 @@ def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -
     n = enc.n_rows
     require_k_fits(checker.k, n)
     combo = checker.combos.row_combo
-    if not checker.passes(np.zeros(n, dtype=np.int64), 1, combo, np.ones(n, dtype=np.int64))[0]:
-        models = " ".join(m.describe() for m in checker.models)
+    everyone, ones = np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+    if not checker.passes(everyone, 1, combo, ones)[0]:
+        # name the models that fail (k fits the table: the others), not every model of the run
+        stats = ClassStats.from_combos(enc, everyone, 1, combo, ones, checker.combos, checker.attributes)
+        failing = [m for m in checker.models if not isinstance(m, KAnonymity) and not m.passes(stats)[0]]
+        models = " ".join(m.describe() for m in failing or checker.models)
         raise InfeasibleError(
             _(
-                "The whole table of {n} records does not satisfy {models}. {algorithm} keeps every record, "
+                "The whole table of {n} records does not satisfy {models} {algorithm} keeps every record, "
                 "so it cannot release this table.",
                 n=n,
                 models=models,

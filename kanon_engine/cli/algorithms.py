@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from kanon_engine.algorithms import HARDNESS_NOTE, algorithms
+from kanon_engine.algorithms import algorithms, hardness_note
 from kanon_engine.cli.common import EXIT_OK, Subparsers
 from kanon_engine.i18n import _
 
@@ -25,5 +25,5 @@ def run(args: argparse.Namespace) -> int:
                 print(f"    --{p.name.replace('_', '-')}: {p.shown_help}")
     if args.verbose:
         print()
-        print(_(HARDNESS_NOTE))
+        print(hardness_note())
     return EXIT_OK

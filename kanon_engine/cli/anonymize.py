@@ -14,6 +14,7 @@ from kanon_engine.cli.common import (
     Subparsers,
     add_output_flags,
     finish_run,
+    ignored_settings,
     progress_printer,
     save_project,
     warn,
@@ -53,6 +54,7 @@ def register(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     with run_inputs(args) as (project, table):
         warn([i.message for i in require_valid(project, table)])
+        warn(ignored_settings(project, table))
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = measured(args, table, run_project(project, table, progress_printer(args.verbose)))
         # a release of little use is said, not hidden (its groups counted as the release's facts count them)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from kanon_engine.algorithms import algorithms
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
@@ -27,6 +29,9 @@ from kanon_engine.sources import TableSource
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
+#: A password-protected project opens with the password in this variable (never a flag: command lines
+#: are visible to other users and kept in shell histories).
+PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
 
 #: Names the command line accepts for delimiters that are awkward to type.
 DELIMITER_NAMES = {"\\t": "\t", "tab": "\t", "TAB": "\t", "semicolon": ";", "comma": ",", "pipe": "|"}
@@ -108,6 +113,42 @@ def note_engine(table: TableSource, args: argparse.Namespace | None = None) -> N
     print(_("note: engine: {engine}", engine=table.describe()), file=sys.stderr)
 
 
+def ignored_settings(project: Project, table: Any) -> list[str]:
+    """Settings given for this run that it cannot use: said, never silently dropped."""
+
+    out = []
+    cls = algorithms().get(project.algorithm)
+    cell_level = (
+        bool(getattr(cls, "cell_level", False)) or project.algorithm_params.get("suppress") == "cells"
+    )
+    if project.drop_suppressed and cell_level:
+        out.append(
+            _(
+                "--drop-suppressed has no effect: this run replaces single values by the suppression mark "
+                "and keeps every record, so no record is dropped."
+            )
+        )
+    engine = getattr(table, "engine", "memory")
+    settings = project.engine
+    if engine != "duckdb" and (settings.memory_limit or settings.temp_dir):
+        flag = "--memory-limit" if settings.memory_limit else "--temp-dir"
+        out.append(
+            _(
+                "{flag} has no effect: it is a setting of the duckdb engine, and this run uses another.",
+                flag=flag,
+            )
+        )
+    if engine != "dask" and (settings.scheduler or settings.workers):
+        flag = "--scheduler" if settings.scheduler else "--workers"
+        out.append(
+            _(
+                "{flag} has no effect: it is a setting of the dask engine, and this run uses another.",
+                flag=flag,
+            )
+        )
+    return out
+
+
 def warn(messages: Sequence[str]) -> None:
     for message in messages:
         print(_("warning: {message}", message=message), file=sys.stderr)
@@ -158,8 +199,23 @@ def check_outputs(args: argparse.Namespace, project: Project | None = None, **ki
 
 
 def save_project(args: argparse.Namespace, project: Project) -> None:
-    if getattr(args, "save_project", None):
-        project.save(Path(args.save_project))
+    """``--save-project``: the project as this run used it. One read from a sealed project is sealed
+    with the same password (it holds the same patient values), and the note says so."""
+    if not getattr(args, "save_project", None):
+        return
+
+    source = getattr(args, "project", None)
+    password = os.environ.get(PASSWORD_VARIABLE) if source and Project.is_protected(Path(source)) else None
+    project.save(Path(args.save_project), password=password or None)
+    if password:
+        print(
+            _(
+                "note: {name} is sealed with the password of {project}, as the project it comes from.",
+                name=Path(args.save_project).name,
+                project=Path(source).name,
+            ),
+            file=sys.stderr,
+        )
 
 
 def export_plan(args: argparse.Namespace, project: Project) -> ExportPlan:

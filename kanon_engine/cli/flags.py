@@ -35,11 +35,19 @@ from typing import Any
 from kanon_engine.algorithms import algorithms
 from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
-from kanon_engine.cli.common import check_outputs, delimiter, note_engine, pairs, split_list, warn
+from kanon_engine.cli.common import (
+    PASSWORD_VARIABLE,
+    check_outputs,
+    delimiter,
+    note_engine,
+    pairs,
+    split_list,
+    warn,
+)
 from kanon_engine.config import ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
 from kanon_engine.data.roles import Role, merge_roles
-from kanon_engine.data.table import ReadOptions, TableLike, loaded
+from kanon_engine.data.table import ReadOptions, TableLike, loaded, require_mark_free
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.i18n import N_, _, available_languages
@@ -52,10 +60,6 @@ from kanon_engine.sources.backends.settings import ENGINE_PARAMS
 from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
-#: The environment variable holding a protected project's password for the command line.
-PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
-
-
 NONE_WORDS = ("none", "off")
 
 
@@ -94,6 +98,12 @@ def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
 
 
 def _values_text(spec: ParamSpec) -> str:
+    # what a text setting's value is (not "a number")
+    text_values = {
+        "scheduler": "an address such as tcp://HOST:8786, or a scheduler file",
+        "memory_limit": "an amount such as 1GB or 512MB, at least 64MB",
+        "temp_dir": "a folder",
+    }
     if spec.percent:
         text = "a share from 0 to 1, or a percentage such as 5%"
     elif spec.kind == "choice":
@@ -102,6 +112,8 @@ def _values_text(spec: ParamSpec) -> str:
         text = "yes or no"
     elif spec.kind == "columns":
         text = "column names separated by commas"
+    elif spec.kind == "text":
+        text = text_values.get(spec.name, "text")
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
@@ -273,6 +285,14 @@ def _output_flags() -> tuple[ProjectFlag, ...]:
                 "protect_suppressed_group", N_("Protect the group of suppressed records"), "bool", True, ""
             ),
             off="--allow-small-suppressed-group",
+        ),
+        ProjectFlag(
+            "--suppression-mark",
+            "output.suppression_mark",
+            "what a suppressed value shows in the release (default '*'); choose another when a "
+            "quasi-identifier holds '*' as a value",
+            ParamSpec("suppression_mark", N_("Suppression mark"), "text", "*", ""),
+            metavar="TEXT",
         ),
         ProjectFlag(
             "--language",
@@ -544,6 +564,7 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, TableSource]:
     table = with_column_types(table, project.column_types)
     _require_role_columns(project, table)
     qi = project.columns_with(Role.QUASI_IDENTIFIER)
+    require_mark_free(table, qi, project.suppression_mark)  # before the hierarchies, which hold it too
     if table.in_memory:  # the dates of a table not held in memory are checked by its run
         check_dates(loaded(table), [q for q in qi if q not in project.hierarchies], project.column_types)
     return project, table

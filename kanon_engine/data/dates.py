@@ -88,7 +88,8 @@ def date_fit(values: pd.Series, fmt: str | None = None, column: str = "") -> Dat
         found = fits.get(fmt)
         ok = parse_dates(text, fmt).notna().to_numpy(dtype=bool) if found is None else found
     bad = ~ok
-    rows = np.flatnonzero((codes >= 0) & bad[np.maximum(codes, 0)])
+    present = np.flatnonzero(codes >= 0)
+    rows = present[bad[codes[present]]]  # (a column of missing cells only has no values to index)
     others = sorted(
         ((f, int(counts[bad & fits[f]].sum())) for f in DATE_FORMATS if f != fmt),
         key=lambda x: -x[1],

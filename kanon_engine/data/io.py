@@ -279,6 +279,8 @@ def _read_delimited(
     encoding, header = options.encoding, options.header
     enc = normalize_encoding(encoding, name) if encoding else detect_encoding(data, partial=not complete)
     utf8 = _to_utf8(data, enc, name, complete, validated=encoding is None and complete)
+    if b"\r" in utf8 and b"\n" not in utf8:  # an old Mac export: lines end with a carriage return only
+        utf8 = utf8.replace(b"\r", b"\n")
     if not complete:  # a preview parses whole lines only
         utf8 = utf8[: utf8.rfind(b"\n") + 1]
     _check_text(utf8, name)
@@ -451,6 +453,23 @@ def _parse_error(
                     expected=len(names),
                 )
             return DataError(text, hint=hint, where=_("{file}, line {line}", file=name, line=str(line)))
+        cut = _bare_carriage_return(utf8, names, delimiter)
+        if cut is not None:
+            line, column = cut
+            return DataError(
+                _(
+                    "Line {line} of {file} has a line break (a carriage return) inside the value of "
+                    "'{column}', which is not in quotes, so the record is cut in two there.",
+                    line=str(line),
+                    file=name,
+                    column=column,
+                ),
+                hint=_(
+                    "Remove the line break from that cell (or put the value in quotes), then load the "
+                    "file again."
+                ),
+                where=_("{file}, line {line}", file=name, line=str(line)),
+            )
         if header:
             text = _("A line of {file} does not have the {n} fields the header has.", file=name, n=len(names))
         else:
@@ -464,6 +483,25 @@ def _parse_error(
         hint=_("Check the delimiter and quote character, or save the file again as CSV."),
         where=name,
     )
+
+
+def _bare_carriage_return(utf8: bytes, names: list[str], delimiter: str) -> tuple[int, str] | None:
+    """(line number, column name) of the first carriage return that does not end a line, in a file
+    whose lines end with a line feed: a line break typed inside a spreadsheet cell (error path only)."""
+    if b"\n" not in utf8:
+        return None
+    pos = 0
+    while True:
+        pos = utf8.find(b"\r", pos)
+        if pos < 0:
+            return None
+        if utf8[pos + 1 : pos + 2] != b"\n":
+            break
+        pos += 1
+    line_start = utf8.rfind(b"\n", 0, pos) + 1
+    field = utf8[line_start:pos].count(delimiter.encode("utf-8"))
+    column = names[field] if field < len(names) else f"column_{field + 1}"
+    return utf8.count(b"\n", 0, pos) + 1, column
 
 
 def _first_ragged_line(

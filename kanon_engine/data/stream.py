@@ -89,6 +89,8 @@ def _inspect_text(path: Path, head: bytes, complete: bool, o: ReadOptions) -> St
         )
     text = decoded_sample(head, enc, complete=complete)
     text = text.removeprefix("\ufeff")
+    if "\r" in text and "\n" not in text:  # an old Mac export (pyarrow reads its lines as they are)
+        text = text.replace("\r", "\n")
     if not text.strip():
         raise empty_error(path.name)
     d, q = sniff_text(text, delimiter=o.delimiter, quotechar=o.quotechar)

@@ -25,7 +25,7 @@ from kanon_engine.data.types import (
     parse_numbers,
 )
 from kanon_engine.errors import DataError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,109 @@ def loaded(table: TableLike) -> Table:
     if not isinstance(found, Table):
         raise TypeError(f"{type(table).__name__} holds no rows in memory")
     return found
+
+
+def require_values(table: Any, names: list[str] | tuple[str, ...], what: str) -> None:
+    """Raise a DataError naming the first column of ``names`` whose every cell is missing (an export's
+    empty column: nothing to generalize, and every date, interval and query built on it would be built
+    on nothing). ``table`` is a loaded :class:`Table` or a table source (its counted values)."""
+    for n in names:
+        frame = getattr(table, "frame", None)
+        if frame is not None:
+            empty = not bool(frame[n].notna().any())
+        else:
+            empty = len(table.value_counts(n)[0]) == 0
+        if empty:
+            raise DataError(
+                _(
+                    "The {what} '{column}' of {file} is empty: every one of its {rows} cells is missing.",
+                    what=what,
+                    column=n,
+                    file=table.name(),
+                    rows=formats.count(table.n_rows),
+                ),
+                hint=_("Choose another column, or fill this one in the file."),
+                where=n,
+            )
+
+
+def require_mark_free(table: Any, names: list[str] | tuple[str, ...], mark: str) -> None:
+    """Raise a DataError naming the column and rows where a quasi-identifier holds ``mark``, the text
+    of a suppressed cell: a release would print both the same (an export's '*' for "unknown"). The
+    rows are found in the loaded table, or in one pass over a table source's rows (only when its
+    counted values hold the mark)."""
+    rows_none = np.zeros(0, dtype=np.int64)
+    for n in names:
+        frame = getattr(table, "frame", None)
+        if frame is not None:
+            rows = np.flatnonzero((frame[n].astype(object) == mark).to_numpy(dtype=bool))
+            count = len(rows)
+        else:
+            values, counts, _missing = table.value_counts(n)
+            count = int(counts[values == mark].sum()) if len(values) else 0
+            rows = _rows_holding(table, n, mark) if count else rows_none
+        if count:
+            first = 2 if getattr(table, "options", ReadOptions()).header else 1
+            shown = formats.join([str(int(r) + first) for r in rows[:3]])
+            raise DataError(
+                _(
+                    "The quasi-identifier '{column}' of {file} holds '{mark}', the mark of a suppressed "
+                    "value, as a value of its own ({count} rows, lines {lines}): the release could not tell "
+                    "them apart.",
+                    column=n,
+                    file=table.name(),
+                    mark=mark,
+                    count=formats.count(count),
+                    lines=shown,
+                ),
+                hint=_(
+                    "Recode these values in the file (an unknown value is an empty cell), or choose "
+                    "another mark with --suppression-mark (for example '[suppressed]')."
+                ),
+                where=n,
+            )
+
+
+#: First cells of a spreadsheet's summary row (a "Total" footer exported with the records).
+FOOTER_WORDS = ("total", "totals", "sum", "summe", "gesamt", "insgesamt", "totaux", "suma", "totales")
+
+
+def line_of_value(table: Any, column: str, value: str | None) -> str:
+    """Where ``value`` (None: a missing cell) first occurs in a loaded table's ``column``, as a
+    sentence fragment naming the line, and saying so when that line is a spreadsheet's summary row
+    ("Total" in a cell of the last line): such a row is not a record. "" for a table not loaded."""
+    frame = getattr(table, "frame", None)
+    if frame is None or column not in frame.columns or not len(frame):
+        return ""
+    col = frame[column]
+    hits = np.flatnonzero((col.isna() if value in (None, "") else col.astype(object) == value).to_numpy())
+    if not len(hits):
+        return ""
+    row = int(hits[0])
+    line = row + (2 if getattr(table, "options", ReadOptions()).header else 1)
+    cells = [str(v).strip() for v in frame.iloc[row].tolist() if isinstance(v, str)]
+    if row == len(frame) - 1 and any(c.casefold().rstrip(":") in FOOTER_WORDS for c in cells):
+        return _(
+            " Line {line} of {file}, the last, is a summary row ('{cell}'), not a record: delete it from "
+            "the file.",
+            line=line,
+            file=table.name(),
+            cell=next(c for c in cells if c.casefold().rstrip(":") in FOOTER_WORDS),
+        )
+    return _(" It is first in line {line} of {file}.", line=line, file=table.name())
+
+
+def _rows_holding(source: Any, column: str, value: str, limit: int = 3) -> np.ndarray:
+    """The first rows (0-based) of a table source whose ``column`` is ``value``."""
+    found: list[int] = []
+    start = 0
+    for batch in source.batches([column]):
+        col = batch.column(0).to_numpy(zero_copy_only=False)
+        found.extend(int(start + i) for i in np.flatnonzero(col == value)[: limit - len(found)])
+        start += batch.num_rows
+        if len(found) >= limit:
+            break
+    return np.asarray(found, dtype=np.int64)
 
 
 def apply_type_overrides(table: Table, overrides: Mapping[str, tuple[ColumnKind | str, str | None]]) -> Table:

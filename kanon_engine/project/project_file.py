@@ -28,7 +28,7 @@ from kanon_engine.i18n import N_, _
 from kanon_engine.privacy import KAnonymity, PrivacyModel, model_from_dict
 from kanon_engine.project.public_list import PUBLIC_LIST_FILE, PublicList
 from kanon_engine.project.sealed import is_sealed, seal, unseal
-from kanon_engine.release.fileio import atomic_write_text
+from kanon_engine.release.fileio import atomic_write_text, same_file
 from kanon_engine.sources.backends.base import TableSource
 from kanon_engine.sources.backends.choose import open_source
 from kanon_engine.sources.backends.settings import EngineSettings
@@ -88,6 +88,8 @@ class Project:
     algorithm_params: dict[str, Any] = field(default_factory=dict)
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
+    #: what a suppressed cell shows in the release (see AnonymizationConfig.suppression_mark)
+    suppression_mark: str = "*"
     #: the language of the de-identification report (None: English on the command line, the
     #: interface's language in the workbench); see kanon_engine.i18n
     report_language: str | None = None
@@ -186,6 +188,7 @@ class Project:
             identifiers=self.columns_with(Role.IDENTIFIER),
             drop_suppressed=self.drop_suppressed,
             shuffle_seed=self.shuffle_seed,
+            suppression_mark=self.suppression_mark,
             sensitive_hierarchies=sens_h,
             workload=workload,
             protect_suppressed_group=self.protect_suppressed_group,
@@ -234,6 +237,7 @@ class Project:
                 "shuffle_seed": self.shuffle_seed,
                 "protect_suppressed_group": self.protect_suppressed_group,
                 **({"report_language": self.report_language} if self.report_language else {}),
+                **({"suppression_mark": self.suppression_mark} if self.suppression_mark != "*" else {}),
             },
             "workload": {"text": self.workload_text, "file": self.workload_file}
             if self.workload_text
@@ -307,6 +311,7 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            suppression_mark=str(out.get("suppression_mark") or "*"),
             engine=EngineSettings.from_dict(d.get("engine")),
             protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             report_language=out.get("report_language") or None,
@@ -361,7 +366,25 @@ class Project:
             raise DataError(
                 _("The project file {name} is not a kanon project.", name=path.name), where=str(path)
             )
-        return cls.from_dict(d, path.parent, path.name)
+        try:
+            project = cls.from_dict(d, path.parent, path.name)
+        except (AttributeError, TypeError, ValueError, KeyError):  # a section of the wrong shape
+            raise DataError(
+                _(
+                    "The project file {name} is not a kanon project (a section holds a value of the "
+                    "wrong kind).",
+                    name=path.name,
+                ),
+                hint=_("Open a copy saved earlier, or save the project again from the workbench."),
+                where=str(path),
+            ) from None
+        if project.data_path is not None and same_file(project.data_path, path):
+            raise DataError(
+                _("The project file {name} names itself as its data file.", name=path.name),
+                hint=_("Name the table (CSV, Excel or Parquet) in its data path, then open it again."),
+                where=str(path),
+            )
+        return project
 
 
 def _read_json(path: Path) -> Any:
@@ -382,18 +405,34 @@ def _read_json(path: Path) -> Any:
 def _parse_json(text: str, path: Path) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_once(path.name))
+    except RecursionError:
+        raise DataError(
+            _("The project file {name} is not a kanon project (it is nested too deeply).", name=path.name),
+            where=str(path),
+        ) from None
     except json.JSONDecodeError as exc:
         raise _not_json(path, exc) from None
 
 
 def _not_json(path: Path, reason: Exception) -> DataError:
-    """The sentence for a project file that is not JSON (or not text)."""
-    return DataError(
-        _(
+    """The sentence for a project file that is not JSON (at a line and column), or not text."""
+    if isinstance(reason, json.JSONDecodeError):
+        text = _(
+            "The project file {name} is not a kanon project (not valid JSON at line {line}, column "
+            "{column}).",
+            name=path.name,
+            line=reason.lineno,
+            column=reason.colno,
+        )
+    else:
+        text = _(
             "The project file {name} is not a kanon project (not valid JSON: {reason}).",
             name=path.name,
             reason=reason,
-        ),
+        )
+    return DataError(
+        text,
+        hint=_("Open a copy saved earlier, or save the project again from the workbench."),
         where=str(path),
     )
 

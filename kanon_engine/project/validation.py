@@ -32,7 +32,7 @@ from kanon_engine.config import require_k_fits, role_name
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
-from kanon_engine.data.table import TableLike
+from kanon_engine.data.table import TableLike, line_of_value
 from kanon_engine.data.types import ColumnType
 from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.hierarchy import HierarchyIssue, default_hierarchy, validate_hierarchy
@@ -226,8 +226,16 @@ class ColumnCache:
         key = (column, id(hierarchy))
         if key not in self._issues:
             found = validate_hierarchy(hierarchy, self.distinct_values(column))
-            self._issues[key] = [Issue(i.severity, i.message, column) for i in found]
+            self._issues[key] = [
+                Issue(i.severity, i.message + self._line_of(column, i), column) for i in found
+            ]
         return self._issues[key]
+
+    def _line_of(self, column: str, issue: Any) -> str:
+        """For a data value the hierarchy does not cover, the line it is first in (naming a footer)."""
+        if issue.severity != "error" or issue.level != 0 or issue.value is None:
+            return ""
+        return line_of_value(self.table, column, issue.value)
 
     def date_issues(self, column: str, user_typed: Iterable[str] = ()) -> list[Issue]:
         """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""

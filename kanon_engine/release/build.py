@@ -100,23 +100,44 @@ def assemble_release(
     return out.reset_index(drop=True)
 
 
-def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray) -> pd.Series:
-    """``column`` with ``*`` in the suppressed rows; a categorical column stays categorical (``*`` joins
-    its labels if needed), a pyarrow-backed text column is masked by pyarrow (no Python string per row)."""
+def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray, mark: str = ROOT) -> pd.Series:
+    """``column`` with ``mark`` (``*``) in the suppressed rows; a categorical column stays categorical
+    (the mark joins its labels if needed), a pyarrow-backed text column is masked by pyarrow (no Python
+    string per row)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         cat = column.array
         labels = list(cat.categories)
-        if ROOT not in labels:
-            labels.append(ROOT)
-        codes = np.where(suppressed_rows, labels.index(ROOT), cat.codes)
+        if mark not in labels:
+            labels.append(mark)
+        codes = np.where(suppressed_rows, labels.index(mark), cat.codes)
         return pd.Series(pd.Categorical.from_codes(codes, labels), index=column.index, copy=False)
     arrow = getattr(column.array, "_pa_array", None)
     if arrow is not None and isinstance(column.dtype, pd.StringDtype):
-        masked = pc.if_else(pa.array(suppressed_rows), pa.scalar(ROOT, arrow.type), arrow)
+        masked = pc.if_else(pa.array(suppressed_rows), pa.scalar(mark, arrow.type), arrow)
         return pd.Series(pd.array(masked, dtype=column.dtype), index=column.index, copy=False)
     col = column.astype(object)
-    col[suppressed_rows] = ROOT
+    col[suppressed_rows] = mark
     return col
+
+
+def with_mark(
+    frame: pd.DataFrame,
+    quasi_identifiers: tuple[str, ...] | list[str],
+    suppressed_rows: np.ndarray,
+    mark: str,
+    suppressed_cells: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The release rows ``frame`` (one per input row, in order) with the user's suppression mark in
+    place of ``*`` in every suppressed cell: the quasi-identifiers of suppressed rows, and the cells
+    of a cell-level release (``suppressed_cells``, rows by quasi-identifiers). Unchanged for ``*``."""
+    if mark == ROOT:
+        return frame
+    out = frame.copy()
+    for q, name in enumerate(quasi_identifiers):
+        cells = suppressed_rows if suppressed_cells is None else suppressed_rows | suppressed_cells[:, q]
+        if name in out.columns and cells.any():
+            out[name] = mask_suppressed(out[name], np.asarray(cells, dtype=bool), mark)
+    return out
 
 
 def row_classes(

@@ -36,12 +36,13 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.data.table import Table, TableLike, loaded
+from kanon_engine.data.table import Table, TableLike, loaded, require_mark_free
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
+from kanon_engine.release.build import with_mark
 from kanon_engine.release.fileio import format_for, refuse_input_overwrite, write_table
 from kanon_engine.release.writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
 from kanon_engine.report.facts import written_facts
@@ -229,6 +230,12 @@ class ExportOptions:
     shuffle_seed: int | None = None  # None with shuffle=True: a fresh random order
     neutralize_formulas: bool = True
     pseudonymize_key: bytes | None = field(default=None, repr=False)
+    #: what a suppressed value shows (None: the run's, ``AnonymizationConfig.suppression_mark``)
+    suppression_mark: str | None = None
+
+    def mark_for(self, config: AnonymizationConfig) -> str:
+        """The suppression mark of this export of a run with ``config``."""
+        return self.suppression_mark or config.suppression_mark
 
     def __post_init__(self) -> None:
         if self.suppressed not in (None, "mask", "drop"):
@@ -295,6 +302,14 @@ def prepare_release(
     if leaked:  # defence in depth: release.py never keeps them
         frame = frame.drop(columns=leaked)
     suppressed = result.suppressed_mask
+    recoding = getattr(result, "recoding", None)
+    frame = with_mark(
+        frame,
+        cfg.quasi_identifiers,
+        suppressed,
+        options.mark_for(cfg),
+        recoding.suppressed if recoding is not None else None,
+    )
     drop = cfg.drop_suppressed if options.suppressed is None else options.suppressed == "drop"
     if drop:
         frame = frame[~suppressed]
@@ -327,6 +342,8 @@ def export_release(
 
     A run on a larger-than-memory engine holds no release: it is streamed from ``table`` (its source)
     through the run's plan (:func:`kanon_engine.sources.plan.sink.export_streamed`), to the same bytes."""
+    if options.suppression_mark:  # another mark than the run's: it must not be a value either
+        require_mark_free(table, result.config.quasi_identifiers, options.suppression_mark)
     if not result.in_memory:
         assert isinstance(table, TableSource)  # a streamed run's table is its source
         return _export_streamed(table, result, Path(path), options, project_path)
@@ -347,7 +364,7 @@ def export_release(
         facts["shuffled"],
         written.neutralized_cells,
         facts["pseudonymized"],
-        written_facts(table, result, frame, facts["input_rows"]),
+        written_facts(table, result, frame, facts["input_rows"], options.mark_for(result.config)),
     )
 
 

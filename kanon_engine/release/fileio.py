@@ -24,6 +24,7 @@ import io
 import logging
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -36,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 
 from kanon_engine.errors import DataError, KanonError
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, pgettext
 
 LOG = logging.getLogger("kanon_engine.release.fileio")
 
@@ -170,7 +171,8 @@ def check_not_input(
 ) -> None:
     """Raise a DataError if ``target`` is a protected input: one of ``protect`` or of a registered
     :class:`InputGuard` (except inputs whose kind is listed in ``may_replace``, e.g. a project saved
-    over its own file)."""
+    over its own file), or an existing file its owner made read-only (replacing it would undo that
+    protection without a word: a rename needs only the folder's permission)."""
     target = Path(target)
     allowed = set(may_replace)
     extra = InputGuard(p if isinstance(p, tuple) else (p, _("an input file")) for p in protect)
@@ -178,6 +180,16 @@ def check_not_input(
         for path, what in guard.inputs:
             if what not in allowed and same_file(target, path):
                 raise input_refusal(target, path, what)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) and not mode & 0o222:
+        raise DataError(
+            _("{name} is read-only, so it is not replaced.", name=target.name),
+            hint=_("Choose another file name, or make the file writable first."),
+            where=str(target),
+        )
 
 
 def refuse_input_overwrite(out: str | Path, inputs: Iterable[Protected]) -> None:
@@ -191,7 +203,10 @@ def read_error(path: Path, err: OSError, what: str = "", error: type[KanonError]
     """One plain sentence for why a file the user named cannot be read (not there, a folder, no
     permission), naming it and, when given, ``what`` it is ("hierarchy file"): the one place this is
     worded, for every reader."""
-    name = f"The {what} {path.name}" if what else path.name
+    # "The hierarchy file h.csv" (``what`` comes translated): one msgid, so every language words it
+    name = path.name
+    if what:
+        name = pgettext("a file named in a sentence", "The {what} {name}", what=what, name=path.name)
     where = str(path)
     if isinstance(err, FileNotFoundError):
         folder = path.absolute().parent

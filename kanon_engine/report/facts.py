@@ -480,15 +480,22 @@ def _compute_result_facts(result: Any, table: Any | None) -> dict[str, Any]:
     return facts
 
 
-def written_facts(table: Any, result: Any, frame: pd.DataFrame, input_rows: np.ndarray) -> dict[str, Any]:
+def written_facts(
+    table: Any, result: Any, frame: pd.DataFrame, input_rows: np.ndarray, mark: str = ROOT
+) -> dict[str, Any]:
     """The facts of a release written from memory: ``frame`` is exactly what was written (before its
     formula-like cells got their apostrophe, which changes no group), ``input_rows`` the input record of
-    each of its rows."""
-    return _run_facts(table, result, frame, input_rows, "written")
+    each of its rows, ``mark`` the text its suppressed cells show."""
+    return _run_facts(table, result, frame, input_rows, "written", mark)
 
 
 def _run_facts(
-    table: Any | None, result: Any, frame: pd.DataFrame, rows: np.ndarray, source: str
+    table: Any | None,
+    result: Any,
+    frame: pd.DataFrame,
+    rows: np.ndarray,
+    source: str,
+    mark: str = ROOT,
 ) -> dict[str, Any]:
     """The facts of the rows ``frame`` of a run's release (``rows``: their input records), compared with
     the input rows when ``table`` holds them."""
@@ -507,6 +514,7 @@ def _run_facts(
         original=original,
         value_suppressed=rec.suppressed[rows] if rec is not None and original is not None else None,
         source=source,
+        mark=mark,
     )
 
 

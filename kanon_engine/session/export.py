@@ -242,6 +242,7 @@ def run_summary(
     if release is not None:
         summary["release_file"] = str(release.path)
         summary["release_sha256"] = release.sha256
+    summary["suppression_mark"] = result.config.suppression_mark
     summary["input_file"] = str(table.source) if table.source else None
     summary["input_sha256"] = table.sha256
     summary["software"] = f"kanon {__version__}"

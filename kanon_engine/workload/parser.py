@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from kanon_engine.data.sniff import detect_encoding
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import _
 from kanon_engine.workload.query import (
@@ -381,7 +382,20 @@ def read_workload_text(path: str | Path) -> str:
             _("The workload file {path} cannot be read: {value}.", path=path, value=exc.strerror or exc),
             where=str(path),
         ) from None
+
+    encoding = detect_encoding(raw, partial=False)  # UTF-8, UTF-16 (Notepad's "Unicode"), cp1252
+    if not encoding.startswith("utf-16") and b"\x00" in raw:  # UTF-16 without its byte-order mark
+        encoding = "utf-16-le" if raw[1:2] == b"\x00" else "utf-16-be"
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
+        return raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        raise WorkloadError(
+            _(
+                "The workload file {name} is neither UTF-8, UTF-16 nor Windows text ({encoding} did not "
+                "read it).",
+                name=path.name,
+                encoding=encoding,
+            ),
+            hint=_("Save it again as UTF-8 text."),
+            where=str(path),
+        ) from None

@@ -256,9 +256,18 @@ class ExportDialog(QDialog):
             self.delimiter_box.addItem(_(label), value)
         self.bom_check = QCheckBox(_("Byte-order mark (lets Excel on Windows read UTF-8)"))
         self.suppressed_box = QComboBox()
-        self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as *"), "mask")
+        self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as the suppression mark"), "mask")
         self.suppressed_box.addItem(_("Leave them out of the file"), "drop")
         self.suppressed_box.setCurrentIndex(1 if cfg.drop_suppressed else 0)
+        self.mark_edit = QLineEdit(cfg.suppression_mark)
+        self.mark_edit.setObjectName("suppression_mark")
+        self.mark_edit.setMaxLength(40)
+        self.mark_edit.setToolTip(
+            _(
+                "What a suppressed value shows in the file; choose another than * when the data holds * "
+                "as a value."
+            )
+        )
         self.shuffle_check = QCheckBox(text_of(TEXT, "shuffle"))
         self.shuffle_check.setToolTip(text_of(TEXT, "shuffle_tip"))
         self.shuffle_check.setChecked(True)
@@ -286,6 +295,7 @@ class ExportDialog(QDialog):
         form.addRow(_("Delimiter"), self.delimiter_box)
         form.addRow("", self.bom_check)
         form.addRow(_("Suppressed records"), self.suppressed_box)
+        form.addRow(_("Suppression mark"), self.mark_edit)
         form.addRow("", self.shuffle_check)
         form.addRow("", self.formula_check)
         form.addRow("", self.pseudo_check)
@@ -487,6 +497,7 @@ class ExportDialog(QDialog):
             shuffle_seed=self.run_result.config.shuffle_seed,
             neutralize_formulas=self.formula_check.isChecked(),
             pseudonymize_key=key,
+            suppression_mark=self.mark_edit.text().strip() or None,
         )
         return ExportPlan.beside(
             path,

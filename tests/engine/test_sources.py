@@ -314,6 +314,11 @@ def test_duckdb_problems_in_one_sentence(sample_dir, tmp_path, monkeypatch):
     project = Project.load(sample_dir / "sample_project.json")
     table, _ = project.load_table()
     config = project.config(table)
+    with pytest.raises(ConfigError, match=r"The memory limit 1MB is too small for DuckDB"):  # at once
+        DuckDBSource(project.data_path, table.options, memory_limit="1MB", temp_dir=tmp_path)
+    from kanon_engine.sources.backends import duckdb_source
+
+    monkeypatch.setattr(duckdb_source, "MIN_MEMORY", 0)  # DuckDB's own failure, put in one sentence
     with DuckDBSource(project.data_path, table.options, memory_limit="1MB", temp_dir=tmp_path) as duck:
         with pytest.raises(ConfigError, match=r"^DuckDB needed more memory than the memory limit") as err:
             get_algorithm("optimal", suppression_limit=0.05).run(duck, config)

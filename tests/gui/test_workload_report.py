@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from kanon_engine.project.project_file import Project
-from kanon_engine.report.document import _table, build_report, render_html
+from kanon_engine.report.build import build_report
+from kanon_engine.report.html import render_html
+from kanon_engine.report.html import table as _table
 from kanon_engine.workload.evaluate import with_workload
 from kanon_engine.workload.generate import generate_workload
 from kanon_engine.workload.report_section import WORST, section

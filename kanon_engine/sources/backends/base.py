@@ -42,7 +42,7 @@ from kanon_engine.data.types import ColumnKind, ColumnType, detect_counts
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
-from kanon_engine.release.writer import sha256_file
+from kanon_engine.sources.plan.guard import InputFingerprint, TableChanged
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,7 +136,7 @@ def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> n
     idx = pc.index_in(column, value_set=pa.array(coding.values, pa.string()))
     missing_in = column.null_count
     if idx.null_count != missing_in:
-        raise DataError(
+        raise TableChanged(
             _(
                 "The column '{column}' holds a value that was not there when the run started.",
                 column=coding.name,
@@ -145,6 +145,8 @@ def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> n
             where=coding.name,
         )
     pos = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else pc.fill_null(idx, -1).to_numpy()
+    if not len(coding.codes):  # a column of missing cells only
+        return np.full(len(pos), coding.missing, dtype=coding.dtype)
     out = coding.codes[np.maximum(pos, 0)].astype(coding.dtype, copy=False)
     if missing_in:
         out = np.where(pos < 0, coding.missing, out).astype(coding.dtype, copy=False)
@@ -450,7 +452,9 @@ class TableSource(ABC):
 
 class StreamedSource(TableSource):
     """What the sources that read a file in batches share (DuckDB, Dask): the file, its columns, its
-    first rows and its SHA-256 (read once, in chunks, when first asked: the report names it)."""
+    first rows and its fingerprint (size, time and SHA-256 as opened, hashed by a thread while the run
+    counts: the report names the hash, and the release is written only from the file that was counted,
+    :mod:`kanon_engine.sources.plan.guard`)."""
 
     def _open_file(self, path: str | Path, options: Any) -> None:
 
@@ -458,13 +462,11 @@ class StreamedSource(TableSource):
         self.source = self.file.path
         self.options = self.file.options
         self._rows: int | None = self.file.rows
-        self._sha: str | None = None
+        self.fingerprint = InputFingerprint(self.file.path)
 
     @property
     def sha256(self) -> str:  # type: ignore[override]
-        if self._sha is None:
-            self._sha = sha256_file(self.file.path)
-        return self._sha
+        return self.fingerprint.sha256
 
     @property
     def columns(self) -> list[str]:

@@ -18,6 +18,8 @@ such a file is refused with a plain sentence (convert it to Parquet first).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,6 +52,9 @@ from kanon_engine.sources.backends.base import (
 )
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 
+#: Seconds to wait for a named scheduler's answer: a scheduler on a reachable host answers in well under
+#: a second, so a dead one is said at once rather than after the default half-minute and its retries.
+CONNECT_SECONDS = 5
 #: Bytes of CSV per piece (a few hundred thousand rows).
 PIECE_BYTES = 64 << 20
 
@@ -340,19 +345,40 @@ class DaskSource(StreamedSource):
         return list(self.client.run(_peak_rss).values())
 
     def close(self) -> None:
+        """Close the client and the local cluster. Their shutdown races are not the user's business:
+        a connection closed first by the other side (``CommClosedError``) printed a traceback after a
+        run that had succeeded, so distributed's log is quiet while it shuts down."""
         client, cluster = getattr(self, "client", None), getattr(self, "cluster", None)
         self.client = self.cluster = None
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        with _quiet_shutdown():
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+@contextlib.contextmanager
+def _quiet_shutdown() -> Iterator[None]:
+    """distributed's loggers silenced, and its connection errors swallowed, while a cluster closes."""
+
+    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    levels = [log.level for log in loggers]
+    for log in loggers:
+        log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    except (OSError, RuntimeError, TimeoutError):  # CommClosedError is an OSError: the run is over
+        pass
+    finally:
+        for log, level in zip(loggers, levels):
+            log.setLevel(level)
 
 
 def _connect(client_cls: Any, scheduler: str) -> Any:
     """A client of the named scheduler: an address (tcp://HOST:8786) or a scheduler file."""
     try:
         if "://" in scheduler:
-            return client_cls(scheduler, timeout="30s")
+            return client_cls(scheduler, timeout=f"{CONNECT_SECONDS}s")
         if not Path(scheduler).is_file():
             raise ConfigError(
                 _(
@@ -362,12 +388,13 @@ def _connect(client_cls: Any, scheduler: str) -> Any:
                 hint=_("Give the scheduler's address, or the scheduler file dask-scheduler wrote."),
                 where="scheduler",
             )
-        return client_cls(scheduler_file=scheduler, timeout="30s")
+        return client_cls(scheduler_file=scheduler, timeout=f"{CONNECT_SECONDS}s")
     except (OSError, TimeoutError) as err:
         raise ConfigError(
             _(
-                "The Dask scheduler at {address} cannot be reached (no answer within 30 seconds).",
+                "The Dask scheduler at {address} cannot be reached (no answer within {seconds} seconds).",
                 address=scheduler,
+                seconds=CONNECT_SECONDS,
             )
             if isinstance(err, TimeoutError)
             else _("The Dask scheduler at {address} cannot be reached.", address=scheduler),

@@ -79,7 +79,21 @@ def parse_memory(text: str | None) -> str | None:
             _("The memory limit must be an amount such as 4GB or 512MB; got '{text}'.", text=text),
             where="memory-limit",
         )
+    if value * units[unit] < MIN_MEMORY:  # DuckDB would fail minutes into the run, not at once
+        raise ConfigError(
+            _(
+                "The memory limit {text} is too small for DuckDB to count anything; give at least {least}.",
+                text=text,
+                least="64MB",
+            ),
+            hint=_("For example --memory-limit 1GB."),
+            where="memory-limit",
+        )
     return f"{int(value * units[unit]) >> 20}MiB"
+
+
+#: The smallest memory limit DuckDB is given (below it every count fails, after minutes of reading).
+MIN_MEMORY = 64 << 20
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

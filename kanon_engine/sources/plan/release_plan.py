@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
 from kanon_engine.release.build import mask_suppressed, missing_as_empty_codes, qi_column
 from kanon_engine.sources.backends.base import Boxes
+from kanon_engine.sources.plan.guard import TableChanged
 from kanon_engine.sources.plan.key_tree import KeyTree
 from kanon_engine.sources.plan.points import Counted
 
@@ -153,9 +153,10 @@ def batch_categorical(codes: np.ndarray, labels: np.ndarray, extra: str | None =
     return pd.Categorical.from_codes(renumber[codes], pd.Index(kept, dtype=object))
 
 
-def _table_changed() -> ConfigError:
-    """A row of the release matches none of the counted groups: the file changed after counting."""
-    return ConfigError(
+def _table_changed() -> TableChanged:
+    """A row of the release matches none of the counted groups: the file changed after counting (the
+    release writer names the file, :mod:`kanon_engine.sources.plan.guard`)."""
+    return TableChanged(
         _("The table changed while it was being anonymized (a row matches no counted group)."),
         hint=_("Run the anonymization again."),
     )

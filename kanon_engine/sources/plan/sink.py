@@ -31,13 +31,19 @@ import pyarrow as pa
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
+from kanon_engine.release.build import with_mark
 from kanon_engine.release.fileio import atomic_writer, format_for, refuse_input_overwrite
 from kanon_engine.report.facts import FactsTally
 from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.plan.guard import ReleaseTally, TableChanged, file_changed
 from kanon_engine.sources.plan.release_plan import BatchState
 
 #: Rows per Parquet row group: what ``pyarrow.parquet.write_table`` uses for a whole table.
 ROW_GROUP_ROWS = 1024 * 1024
+
+#: Test hook: called with the source once the input was found unchanged and before it is read again, so
+#: a test can edit the file exactly between counting and writing (deterministically, not by a race).
+before_reading_again: Callable[[TableSource], None] | None = None
 
 
 def _release_batches(
@@ -47,9 +53,10 @@ def _release_batches(
     facts: dict,
     pseudonymize: Callable,
     facts_tally: FactsTally | None = None,
+    tally: ReleaseTally | None = None,
 ) -> Iterator[pd.DataFrame]:
     """The release rows, batch by batch, in input order (suppressed ones dropped when asked); every
-    batch as written goes to ``facts_tally`` with its input rows beside it."""
+    batch as written goes to ``facts_tally`` with its input rows beside it, its classes to ``tally``."""
     cfg = result.config
     plan = result.plan
     state = BatchState()
@@ -58,7 +65,10 @@ def _release_batches(
     for batch in source.batches():
         frame = batch.to_pandas()
         out, row_class = plan.apply(frame, state)
+        if tally is not None:
+            tally.add(row_class)
         suppressed = row_class < 0
+        out = with_mark(out, cfg.quasi_identifiers, suppressed, options.mark_for(cfg))
         if pseudo:
             ids = pseudonymize(frame[list(cfg.identifiers)], list(cfg.identifiers), options.pseudonymize_key)
             order = [c for c in frame.columns if c in out.columns or c in cfg.identifiers]
@@ -224,8 +234,16 @@ def stream_release(
     cfg = result.config
     facts: dict[str, Any] = {"suppressed": 0, "format": fmt}
     shuffle = cfg.shuffle_seed is not None if options.shuffle is None else options.shuffle
-    tally = FactsTally(cfg.quasi_identifiers, cfg.sensitive, input_records=result.records)
-    batches = _release_batches(source, result, options, facts, pseudonymize, tally)
+    fingerprint = getattr(source, "fingerprint", None)
+    if fingerprint is not None:
+        fingerprint.check()  # the file is the one that was counted (size, time, SHA-256)
+    if before_reading_again is not None:
+        before_reading_again(source)
+    facts_tally = FactsTally(
+        cfg.quasi_identifiers, cfg.sensitive, input_records=result.records, mark=options.mark_for(cfg)
+    )
+    tally = ReleaseTally(result.class_sizes, result.suppressed, result.records)
+    batches = _release_batches(source, result, options, facts, pseudonymize, facts_tally, tally)
     if getattr(source, "read_ahead", False):
         batches = read_ahead(batches)
     if shuffle:
@@ -233,7 +251,35 @@ def stream_release(
         if seed is None:
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         work, limit = getattr(source, "work", None), getattr(source, "memory_limit", None)
-        batches = _shuffled(batches, seed, result, options, work, limit, tally)
+        batches = _shuffled(batches, seed, result, options, work, limit, facts_tally)
+    try:
+        target = _write_all(path, fmt, batches, options, lambda: _unchanged(source, tally))
+    except TableChanged:
+        raise file_changed(source.source) from None
+    sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
+    facts["shuffled"] = bool(shuffle)
+    facts["facts"] = facts_tally.facts("written")
+    written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
+    return written, facts
+
+
+def _unchanged(source: TableSource, tally: ReleaseTally) -> None:
+    """The rows written are those counted, and the file is still the one counted (size and time)."""
+    tally.check(source.source)
+    fingerprint = getattr(source, "fingerprint", None)
+    if fingerprint is not None:
+        fingerprint.check_stat()
+
+
+def _write_all(
+    path: Path,
+    fmt: str,
+    batches: Iterator[pd.DataFrame],
+    options: Any,
+    finished: Callable[[], None],
+) -> Any:
+    """Write every batch into the guarded atomic writer; ``finished`` runs before the file replaces
+    ``path`` (raising there leaves ``path`` as it was and removes the partial file)."""
     with atomic_writer(path, "wb") as fh:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" and options.delimiter == "," else options.delimiter
@@ -247,11 +293,8 @@ def stream_release(
         target.empty(columns)
         if isinstance(target, _ParquetTarget):
             target.close()
-    sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
-    facts["shuffled"] = bool(shuffle)
-    facts["facts"] = tally.facts("written")
-    written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
-    return written, facts
+        finished()
+    return target
 
 
 def _shuffled(
@@ -284,6 +327,8 @@ def _shuffled(
         columns: list[str] = []
         for frame in batches:
             columns = [str(c) for c in frame.columns]
+            if start + len(frame) > n:  # more rows than were counted
+                raise file_changed(None)
             table = release_writer.arrow_table(frame)
             table = table.append_column("__place", pa.array(place[start : start + len(frame)]))
             table = table.append_column("__row", pa.array(np.arange(start, start + len(frame))))
