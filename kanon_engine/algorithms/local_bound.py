@@ -348,7 +348,7 @@ def trimmed(
     best = evaluate(model, u)
     best_u, scale, run = u, 0.5, 1
     one = float(1 << model.bits)
-    for _ in range(steps - 1):
+    for _step in range(steps - 1):
         g = np.minimum(model.m - best.used, 0).astype(float)
         norm = float(g @ g)
         if norm == 0:

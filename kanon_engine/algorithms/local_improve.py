@@ -36,7 +36,21 @@ from typing import Any
 
 import numpy as np
 
-from kanon_engine.algorithms.local_bound import Ascent, SuppressionModel, _ranges
+from kanon_engine.algorithms.local_bound import (
+    Ascent,
+    Certificate,
+    SuppressionModel,
+    _ranges,
+    bound_of,
+    distinct_tuples,
+    release_prices,
+    trimmed,
+)
+from kanon_engine.algorithms.peeling import GroupChecker
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.hierarchy.model import ROOT
+from kanon_engine.i18n import N_, _, formats
+from kanon_engine.progress import ProgressCallback
 
 #: The first round's reduced-cost limit (in ``*``) for the candidate entries; then it grows by
 #: ``WIDEN`` after a solve that finished, and shrinks by it after one that ran out of time.
@@ -44,6 +58,11 @@ FIRST_LIMIT = 0.5
 WIDEN = 0.25
 #: Seconds between two progress calls while the solver works (Cancel takes effect within this).
 POLL = 0.2
+
+#: The progress message while more time is spent (the best release and its certificate so far).
+PROGRESS = N_("Best so far: {stars} '*', at most {gap} more than the fewest possible")
+#: The note of a run whose time found a better release.
+IMPROVED = N_("The time limit was spent on a release with fewer '*': {after} instead of {before}.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,8 +163,8 @@ def solve_program(
     """The least-``*`` release using only ``entries`` (see the module docstring), within ``seconds``;
     (the release or None when the solver found none, whether it proved it optimal). A solver still
     busy a second past its time limit is left to finish in the background, its answer dropped."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import csr_matrix
+    from scipy.optimize import Bounds, LinearConstraint, milp  # type: ignore[import-untyped]
+    from scipy.sparse import csr_matrix  # type: ignore[import-untyped]
 
     tup = np.searchsorted(model.t_ptr, entries, side="right") - 1
     classes, cls = np.unique(model.e_cls[entries], return_inverse=True)
@@ -207,16 +226,15 @@ class Improver:
         self,
         model: SuppressionModel,
         ascent: Ascent,
-        best: Assignment,
+        best: Assignment | None,
+        stars: int,
         deadline: float,
         report: Callable[[int, int], None],
-        programs: bool = True,
         proved: int = 0,
     ) -> None:
-        self.model, self.ascent, self.best = model, ascent, best
+        self.model, self.ascent, self.best, self.best_stars = model, ascent, best, stars
         self.proved = proved  # a bound proved before (the quick certificate's)
-        self.best_stars = best.stars(model)
-        self.deadline, self.report, self.programs = deadline, report, programs
+        self.deadline, self.report = deadline, report
         self.limit, self.solves, self.improved = FIRST_LIMIT, 0, 0
 
     @property
@@ -227,15 +245,16 @@ class Improver:
     def left(self) -> float:
         return self.deadline - time.perf_counter()
 
-    def run(self) -> Assignment:
-        """The best release found by the deadline (the start one when none is better)."""
+    def run(self) -> Assignment | None:
+        """The best release found by the deadline (the start one when none is better; None when
+        there is none to improve: then only the prices get the time)."""
         while self.left() > 0:
             self._price_steps(self._share())
             if self.bound >= self.best_stars:
                 break  # the release is proved the fewest possible
-            if self.programs and self.left() > 0:
+            if self.best is not None and self.left() > 0:
                 self._program()
-            elif not self.programs and self.ascent.solved:
+            elif self.best is None and self.ascent.solved:
                 break
         return self.best
 
@@ -253,6 +272,7 @@ class Improver:
             best = max(best, self.ascent.bound)
 
     def _program(self) -> None:
+        assert self.best is not None
         entries = candidates(self.model, self.ascent.centre, self.best, self.limit)
         found, optimal = solve_program(
             self.model, entries, self.left(), lambda: self.report(self.best_stars, self.bound)
@@ -263,3 +283,70 @@ class Improver:
             self.improved += 1
         self.limit = self.limit + WIDEN if optimal else max(self.limit - WIDEN / 2, WIDEN)
         self.report(self.best_stars, self.bound)
+
+
+@dataclass(frozen=True, eq=False)
+class Certified:
+    """A local-suppression release with its certificate: the ``*`` of every record and quasi-
+    identifier, the certificate, and notes on what more time did."""
+
+    suppressed: np.ndarray
+    certificate: Certificate
+    notes: tuple[str, ...]
+
+
+def certify(
+    enc: EncodedTable,
+    checker: GroupChecker,
+    suppressed: np.ndarray,
+    deadline: float | None,
+    progress: ProgressCallback,
+) -> Certified:
+    """The certificate of the release ``suppressed`` (records x quasi-identifiers), and with a
+    ``deadline`` (a ``time.perf_counter`` time) a better release and a tighter certificate found by then
+    (only under k-anonymity alone: the program knows nothing of sensitive values, so with l-diversity or
+    t-closeness the time goes to the certificate only)."""
+    began = time.perf_counter()
+    progress(0.0, _("proving how close the release is to the fewest '*' possible"))
+    tuples, m, record_tuple = distinct_tuples(enc.codes)
+    model = SuppressionModel(tuples, m, checker.k)
+    per_record = suppressed.sum(axis=1)
+    stars = int(per_record.sum())
+    average = np.bincount(record_tuple, weights=per_record, minlength=len(m)) / np.maximum(m, 1)
+    value, _prices, steps = trimmed(model, release_prices(model, average), stars)
+    proved = bound_of(model, value)
+    notes: tuple[str, ...] = ()
+    if deadline is not None and time.perf_counter() < deadline:
+        pattern = suppressed.astype(np.int64) @ (np.int64(1) << np.arange(enc.n_qi, dtype=np.int64))
+        start = assignment_of(model, record_tuple, pattern)
+        ascent = Ascent(model, 0.6 * average + 0.4 * model.fewest, stars)
+        total = max(deadline - began, 1e-9)
+
+        def report(best: int, bound: int) -> None:
+            gap = (best - bound) / bound if bound > 0 else 0.0
+            progress(
+                min((time.perf_counter() - began) / total, 1.0),
+                _(PROGRESS, stars=best, gap=formats.percent(np.ceil(max(gap, 0.0) * 1000) / 1000, 1)),
+            )
+
+        improver = Improver(model, ascent, start if checker.simple else None, stars, deadline, report, proved)
+        best = improver.run()
+        steps, proved = steps + ascent.steps, improver.bound
+        if best is not None and improver.best_stars < stars:
+            bits = (best.patterns(model, record_tuple)[:, None] >> np.arange(enc.n_qi)) & 1
+            suppressed, notes = bits.astype(bool), (_(IMPROVED, before=stars, after=improver.best_stars),)
+            stars = improver.best_stars
+    proved = max(proved - literal_stars(enc), 0)
+    certificate = Certificate(proved, stars, checker.k, steps, time.perf_counter() - began)
+    return Certified(suppressed, certificate, notes)
+
+
+def literal_stars(enc: EncodedTable) -> int:
+    """Cells whose original value is the string ``*``: a release may keep one in a class with records
+    whose value there was suppressed, which the model counts as one ``*`` more; the bound is lowered by
+    as many, so it stays a bound of every release."""
+    out = 0
+    for q, h in enumerate(enc.hierarchies):
+        if ROOT in h.values:
+            out += int((enc.codes[q] == h.values.index(ROOT)).sum())
+    return out
