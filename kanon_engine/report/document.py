@@ -33,6 +33,7 @@ from markupsafe import Markup
 
 import kanon_engine
 from kanon_engine.algorithms import algorithms, title_of
+from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.errors import DataError, KanonError
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING, ROOT
@@ -154,6 +155,7 @@ def _cell_level(result: Any) -> dict[str, Any] | None:
         "transformations": used[:12],
         "transformations_used": len(used),
         "readings": wildcard_reading(result.release, result.config.quasi_identifiers, result.config.k),
+        "certificate": getattr(result, "certificate", None),  # local suppression: how close to the fewest *
     }
 
 
@@ -305,6 +307,7 @@ def _cell_level_sentences(res: Mapping[str, Any]) -> list[str]:
                 per_attribute=_join(per),
             )
         )
+    out.append(certificate_sentence(cl.get("certificate")))  # "" (left out) when there is none
     if cl["records_generalized"]:
         out.append(
             ngettext(

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
@@ -93,11 +94,13 @@ def cell_text(result: AnonymizationResult) -> str:
                 n=rec.records_generalized,
             )
         )
-    return _(
+    text = _(
         "{what}. {meaning}",
         what="; ".join(parts) or _("no value had to change"),
         meaning=escape(term("star")),
     )
+    proof = certificate_sentence(result.certificate)  # local suppression: how close to the fewest '*'
+    return f"{text} <b>{escape(proof)}</b>" if proof else text
 
 
 def _levels_text(result: AnonymizationResult) -> str:
