@@ -54,7 +54,7 @@ from kanon_engine.progress import ProgressCallback
 
 #: The first round's reduced-cost limit (in ``*``) for the candidate entries; then it grows by
 #: ``WIDEN`` after a solve that finished, and shrinks by it after one that ran out of time.
-FIRST_LIMIT = 0.5
+FIRST_LIMIT = 0.25
 WIDEN = 0.25
 #: Seconds between two progress calls while the solver works (Cancel takes effect within this).
 POLL = 0.2
@@ -162,7 +162,8 @@ def solve_program(
 ) -> tuple[Assignment | None, bool]:
     """The least-``*`` release using only ``entries`` (see the module docstring), within ``seconds``;
     (the release or None when the solver found none, whether it proved it optimal). A solver still
-    busy a second past its time limit is left to finish in the background, its answer dropped."""
+    busy at the end of ``seconds`` (its own limit is nine tenths of them) is left to finish in the
+    background, its answer dropped."""
     from scipy.optimize import Bounds, LinearConstraint, milp  # type: ignore[import-untyped]
     from scipy.sparse import csr_matrix  # type: ignore[import-untyped]
 
@@ -204,7 +205,7 @@ def solve_program(
 
     worker = threading.Thread(target=work, name="kanon-highs", daemon=True)
     worker.start()
-    give_up = time.perf_counter() + seconds + 1.0
+    give_up = time.perf_counter() + seconds
     while worker.is_alive() and time.perf_counter() < give_up:
         worker.join(POLL)
         poll()
@@ -259,8 +260,8 @@ class Improver:
         return self.best
 
     def _share(self) -> float:
-        """Seconds for the next run of price steps: a third of what is left at first, less later."""
-        return self.left() / (3.0 if self.solves == 0 else 6.0)
+        """Seconds for the next run of price steps: a quarter of what is left at first, less later."""
+        return self.left() / (4.0 if self.solves == 0 else 6.0)
 
     def _price_steps(self, seconds: float) -> None:
         end = min(time.perf_counter() + seconds, self.deadline)
