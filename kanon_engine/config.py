@@ -1,5 +1,6 @@
-"""What to do: roles, hierarchies and privacy models of a run, and the parameter specs that drive the
-CLI flags and the GUI's forms (one spec per parameter, so validation and messages live in one place)."""
+"""What to do: roles, hierarchies and privacy models of a run. The parameter specs that drive the CLI
+flags and the GUI's forms live in :mod:`kanon_engine.params` (re-exported here); the privacy models and
+their registry in :mod:`kanon_engine.privacy`."""
 
 from __future__ import annotations
 
@@ -12,157 +13,24 @@ from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.i18n import N_, _, formats
-from kanon_engine.privacy.models import KAnonymity, PrivacyModel
+from kanon_engine.i18n import N_, _
+from kanon_engine.params import ParamSpec, blank_to_none, format_percent, parse_fraction, parse_number
+from kanon_engine.privacy import KAnonymity, PrivacyModel, k_of, models_from_values
 
 if TYPE_CHECKING:
     from kanon_engine.workload.query import Workload
 
-
-@dataclass(frozen=True)
-class ParamSpec:
-    """One parameter: its name, type, default, range and a one-sentence help text."""
-
-    name: str
-    label: str
-    kind: str  # "int", "float", "choice", "bool", "text", "columns" (column names, comma-separated)
-    default: Any
-    help: str
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[str, ...] = ()
-    presets: tuple[Any, ...] = ()
-    #: plain words for each choice, in the order of ``choices`` (the GUI shows these, the CLI the codes)
-    choice_labels: tuple[str, ...] = ()
-    #: a share from 0 to 1 that people read and type as a percentage ("5 %", "5%", "0.05", "0,05")
-    percent: bool = False
-
-    def choice_label(self, choice: str) -> str:
-        """The plain words for one of ``choices`` in the current language (the code itself when none
-        are given)."""
-        if choice in self.choices and len(self.choice_labels) == len(self.choices):
-            return _(self.choice_labels[self.choices.index(choice)])
-        return str(choice)
-
-    @property
-    def shown_label(self) -> str:
-        """The label in the current language (``label`` is the catalog's English id)."""
-        return _(self.label)
-
-    @property
-    def shown_help(self) -> str:
-        """The help sentence in the current language."""
-        return _(self.help) if self.help else ""
-
-    def show(self, value: Any) -> str:
-        """A value as a person reads it: a percentage for shares, the plain words of a choice."""
-        if value is None:
-            return ""
-        if self.percent:
-            return format_percent(float(value))
-        if self.kind == "choice":
-            return self.choice_label(str(value))
-        if isinstance(value, float):
-            return formats.decimal(value, 6)
-        return str(value)
-
-    def coerce(self, value: Any) -> Any:
-        """Convert and check a value; a ConfigError that names the parameter and the value otherwise.
-
-        Numbers may use a decimal comma (``0,05``); a share (``percent``) may also be written as a
-        percentage (``5%``, ``5 %``).
-        """
-        if value is None:
-            return self.default
-        try:
-            if self.kind == "int":
-                f = parse_number(value)
-                if not f.is_integer():
-                    raise ValueError
-                value = int(f)
-            elif self.kind == "float":
-                value = parse_fraction(value) if self.percent else parse_number(value)
-            elif self.kind == "bool":
-                value = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
-            elif self.kind == "choice":
-                value = str(value)
-                if value not in self.choices:
-                    raise ValueError
-            elif self.kind == "text":
-                value = str(value).strip() or self.default
-            elif self.kind == "columns":
-                items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
-                names = [v.strip() for v in items if str(v).strip()]
-                return ",".join(names) if names else self.default
-        except (TypeError, ValueError):
-            raise ConfigError(self._expectation(value), where=self.name) from None
-        if value is not None and (
-            self.minimum is not None
-            and value < self.minimum
-            or self.maximum is not None
-            and value > self.maximum
-        ):
-            raise ConfigError(self._expectation(value), where=self.name)
-        return value
-
-    def _expectation(self, value: Any) -> str:
-        got = repr(value)
-        if self.percent:
-            return _(
-                "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",
-                name=self.name,
-                value=got,
-            )
-        if self.kind == "choice":
-            return _(
-                "{name} must be one of {choices}; got {value}.",
-                name=self.name,
-                choices=", ".join(self.choices),
-                value=got,
-            )
-        if self.kind == "columns":
-            return _(
-                "{name} must be column names separated by commas; got {value}.", name=self.name, value=got
-            )
-        low = None if self.minimum is None else formats.decimal(self.minimum, 6)
-        high = None if self.maximum is None else formats.decimal(self.maximum, 6)
-        if self.kind == "int":
-            if low is not None and high is not None:
-                text = _("{name} must be an integer >= {low} and <= {high}; got {value}.")
-            elif low is not None:
-                text = _("{name} must be an integer >= {low}; got {value}.")
-            elif high is not None:
-                text = _("{name} must be an integer <= {high}; got {value}.")
-            else:
-                text = _("{name} must be an integer; got {value}.")
-        elif low is not None and high is not None:
-            text = _("{name} must be a number >= {low} and <= {high}; got {value}.")
-        elif low is not None:
-            text = _("{name} must be a number >= {low}; got {value}.")
-        elif high is not None:
-            text = _("{name} must be a number <= {high}; got {value}.")
-        else:
-            text = _("{name} must be a number; got {value}.")
-        return text.format(name=self.name, low=low, high=high, value=got)
-
-
-def parse_number(value: Any) -> float:
-    """A number from a float or from text with a decimal point or comma (``0.05``, ``0,05``), and
-    the current language's thousands separator (``2.000`` in German); see
-    :func:`kanon_engine.i18n.formats.parse_number`."""
-    return formats.parse_number(value)
-
-
-def parse_fraction(value: Any) -> float:
-    """A share from ``0.05``, ``0,05``, ``5%`` or ``5 %`` (a percentage is divided by 100)."""
-    return formats.parse_share(value)
-
-
-def format_percent(share: float) -> str:
-    """``0.05`` -> ``5 %``, ``0.125`` -> ``12.5 %`` (``12,5 %`` in German): a share as people read it."""
-    pct = round(100.0 * float(share), 6)
-    digits = 0 if float(pct).is_integer() else len(f"{pct:g}".partition(".")[2])
-    return formats.percent(share, min(digits, 6))
+__all__ = [
+    "AnonymizationConfig",
+    "ParamSpec",
+    "blank_to_none",
+    "build_models",
+    "format_percent",
+    "parse_fraction",
+    "parse_number",
+    "require_k_fits",
+    "role_name",
+]
 
 
 @dataclass(frozen=True)
@@ -238,7 +106,7 @@ class AnonymizationConfig:
 
     @property
     def k(self) -> int:
-        return max(m.k for m in self.models if isinstance(m, KAnonymity))
+        return k_of(self.models)
 
     @property
     def suppressed_group_k(self) -> int:
@@ -329,82 +197,6 @@ def require_k_fits(k: int, n_rows: int) -> None:
         )
 
 
-# Parameter specs of the privacy models, for the CLI and the GUI form.
-MODEL_PARAMS: tuple[ParamSpec, ...] = (
-    ParamSpec(
-        "k",
-        "k",
-        "int",
-        5,
-        N_("Each person must share their quasi-identifier values with at least k-1 others."),
-        minimum=2,
-        presets=(2, 5, 10, 20, 50),
-    ),
-    ParamSpec(
-        "l",
-        "l",
-        "float",
-        None,
-        N_(
-            "Each group must hold at least l well-represented values of the "
-            "sensitive attribute (l-diversity); empty to skip."
-        ),
-        minimum=1.0,
-        presets=(2, 3, 5),
-    ),
-    ParamSpec(
-        "l_variant",
-        N_("l-diversity variant"),
-        "choice",
-        "distinct",
-        N_(
-            "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
-            "value is not too dominant (needs c)."
-        ),
-        choices=("distinct", "entropy", "recursive"),
-        choice_labels=(
-            N_("Distinct (at least l different values)"),
-            N_("Entropy (values evenly spread)"),
-            N_("Recursive (no value dominates, with c)"),
-        ),
-    ),
-    ParamSpec(
-        "c",
-        N_("c (recursive l-diversity)"),
-        "float",
-        2.0,
-        N_("The c of recursive (c,l)-diversity."),
-        minimum=0.0,
-    ),
-    ParamSpec(
-        "t",
-        "t",
-        "float",
-        None,
-        N_(
-            "The sensitive values in each group must be distributed within distance t "
-            "of the whole table's (t-closeness); empty to skip."
-        ),
-        minimum=0.0,
-        maximum=1.0,
-        presets=(0.1, 0.2, 0.3),
-    ),
-    ParamSpec(
-        "t_distance",
-        N_("t-closeness distance"),
-        "choice",
-        "equal",
-        N_("equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy."),
-        choices=("equal", "ordered", "hierarchical"),
-        choice_labels=(
-            N_("Equal distance (categories)"),
-            N_("Ordered distance (numbers)"),
-            N_("Along the hierarchy"),
-        ),
-    ),
-)
-
-
 def build_models(
     k: int,
     sensitive: str | None = None,
@@ -414,27 +206,7 @@ def build_models(
     t: float | None = None,
     t_distance: str = "equal",
 ) -> tuple[PrivacyModel, ...]:
-    """Privacy models from the flat parameters of the CLI / GUI form."""
-    from kanon_engine.privacy.models import (
-        DistinctLDiversity,
-        EntropyLDiversity,
-        RecursiveCLDiversity,
-        TCloseness,
-    )
-
-    models: list[PrivacyModel] = [KAnonymity(k)]
-    if l is not None:
-        if l_variant == "distinct":
-            models.append(DistinctLDiversity(l, sensitive))
-        elif l_variant == "entropy":
-            models.append(EntropyLDiversity(l, sensitive))
-        elif l_variant == "recursive":
-            models.append(RecursiveCLDiversity(c, l, sensitive))
-        else:
-            raise ConfigError(
-                _("l-variant must be distinct, entropy or recursive; got '{value}'.", value=l_variant),
-                where="l-variant",
-            )
-    if t is not None:
-        models.append(TCloseness(t, sensitive, t_distance))
-    return tuple(models)
+    """The built-in models from their form values (a shorthand for scripts and tests; the form and the
+    flags go through :func:`kanon_engine.privacy.models_from_values`, which knows every registered model)."""
+    values = {"k": k, "l": l, "l_variant": l_variant, "c": c, "t": t, "t_distance": t_distance}
+    return models_from_values({**values, "sensitive": sensitive})

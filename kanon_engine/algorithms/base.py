@@ -22,6 +22,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
+from kanon_engine.privacy import require_applicable
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -106,6 +107,7 @@ class Algorithm(ABC):
         """
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
+        require_applicable(config.models, self)  # a model this algorithm cannot apply is refused now
         source = as_source(table)
         if self.works_on_records():
             return self._run_on_records(source, config, progress, start)

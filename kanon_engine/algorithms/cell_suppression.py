@@ -40,7 +40,8 @@ from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, suppress
 from kanon_engine.core.frequency import SensitiveCombos, group_columns, representatives, sensitive_combos
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table
-from kanon_engine.i18n import N_
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import (
     Metric,
     MetricContext,
@@ -49,7 +50,8 @@ from kanon_engine.metrics.loss import (
     discernibility_star,
     loss_aggregate,
 )
-from kanon_engine.privacy.models import PrivacyModel
+from kanon_engine.privacy import PrivacyModel
+from kanon_engine.privacy.base import whole_release_refusal
 from kanon_engine.result import AnonymizationResult, CellRecoding
 
 SUPPRESS = ParamSpec(
@@ -92,6 +94,9 @@ class CellSuppressionEvaluator(NodeEvaluator):
         max_cells: int,
         importance: str | None = None,
     ) -> None:
+        refused = next((m for m in models if m.judges_release), None)
+        if refused is not None:  # its cells are judged class by class only
+            raise ConfigError(whole_release_refusal(refused, _("Cell suppression")), where="models")
         # every record is kept (its outlying cells become '*'), so no record is suppressed and Datafly's
         # step 4 (the group of suppressed records holds 0 or >= k) has nothing to act on: it is off here
         super().__init__(enc, models, enc.n_rows, suppressed_group_k=0)

@@ -356,6 +356,15 @@ def apply_transformation(
     if not enforce:
         ev.passes = np.ones(ev.freq.n_classes, dtype=bool)
         ev.suppressed, ev.satisfies = 0, True
+    if not ev.satisfies and ev.rejected_by is not None:
+        raise InfeasibleError(
+            _(
+                "At these levels the release does not satisfy this privacy model: {model}",
+                model=ev.rejected_by.describe(),
+            ),
+            hint=_("Generalize more, or allow more suppression."),
+            where="levels",
+        )
     if not ev.satisfies:
         raise InfeasibleError(
             _(

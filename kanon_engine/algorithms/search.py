@@ -166,7 +166,8 @@ class LatticeSearch:
             self._close(index, down, False, self.fails_below, INFERRED_FAILS)
         if passes_up:
             self._close(index, up, True, self.mono_passes, INFERRED_SATISFIES if self.monotone else 0)
-            if not self.monotone and ev.suppressed == 0 and e.monotone_without_suppression:
+            # (a node refused by a model judging the whole release proves nothing about its upset)
+            if not self.monotone and ev.satisfies and ev.suppressed == 0 and e.monotone_without_suppression:
                 assert self._sat_closed is not None
                 self._close(index, up, True, self._sat_closed, INFERRED_SATISFIES)
 

@@ -10,12 +10,11 @@ import argparse
 from typing import Any
 
 from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, dumps, read, split_list
-from kanon_engine.config import MODEL_PARAMS, require_k_fits
+from kanon_engine.config import require_k_fits
 from kanon_engine.core.table_check import check_table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
-
-K = next(p for p in MODEL_PARAMS if p.name == "k")
+from kanon_engine.privacy.k_anonymity import K
 
 
 def register(subparsers: Any) -> None:

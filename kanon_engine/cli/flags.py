@@ -1,9 +1,10 @@
 """The flags that set what a project file holds, and the ONE table that maps each flag to its field.
 
 :func:`project_flags` is that table. Its rows come from the specs: one flag per
-:class:`~kanon_engine.config.ParamSpec` of the privacy models (``MODEL_PARAMS``) and of every registered
-algorithm (the registry is walked when the parser is built, so an algorithm added later gets its flags
-for free), beside the fixed flags for the data, the roles, the hierarchies and the output options.
+:class:`~kanon_engine.config.ParamSpec` of every registered privacy model
+(:func:`kanon_engine.privacy.model_params`) and of every registered algorithm (both registries are walked
+when the parser is built, so a model or an algorithm added later gets its flags for free), beside the
+fixed flags for the data, the roles, the hierarchies and the output options.
 
 A flag given on the command line overrides the project file (``--project``); a flag not given leaves
 it alone. Every setting can be overridden in both directions: a switch has its opposite
@@ -14,11 +15,11 @@ one gets the same sentence as in the workbench (``k must be an integer >= 2; got
 
 Fields are named as in the project file (:meth:`~kanon_engine.project.project_file.Project.to_dict`):
 ``data.path``, ``data.delimiter``, ``roles.<role>``, ``hierarchies``, ``models.<form value>`` (the flat
-values of :func:`~kanon_engine.project.validation.model_values_of`: k, l, l_variant, c, t, t_distance,
-sensitive), ``algorithm.name``, ``algorithm.<parameter>``, ``output.drop_suppressed``,
-``output.shuffle_seed``, ``output.report_language``, ``linkage.path``, ``linkage.join``,
-``report.purpose``, ``report.recipient``, ``report.approved_by``. :func:`get_field` reads one from a
-project; :func:`apply_flags` writes the given ones into a project.
+values of :func:`~kanon_engine.privacy.model_values_of`: k, l, l_variant, c, t, t_distance, those of
+any other registered model, and sensitive), ``algorithm.name``, ``algorithm.<parameter>``,
+``output.drop_suppressed``, ``output.shuffle_seed``, ``output.report_language``, ``linkage.path``,
+``linkage.join``, ``report.purpose``, ``report.recipient``, ``report.approved_by``. :func:`get_field`
+reads one from a project; :func:`apply_flags` writes the given ones into a project.
 """
 
 from __future__ import annotations
@@ -32,16 +33,16 @@ from typing import Any
 from kanon_engine.algorithms import algorithms
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
 from kanon_engine.cli.common import delimiter, pairs, split_list, warn
-from kanon_engine.config import MODEL_PARAMS, ParamSpec
+from kanon_engine.config import ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
 from kanon_engine.data.roles import Role, merge_roles
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.i18n import N_, _, available_languages
+from kanon_engine.privacy import model_params, model_values_of, models_from_values, wants_sensitive
 from kanon_engine.project.project_file import Project
 from kanon_engine.project.public_list import PublicList
-from kanon_engine.project.validation import model_values_of, models_from_values
 from kanon_engine.sources.backends.choose import open_source, with_column_types
 from kanon_engine.sources.backends.settings import ENGINE_PARAMS
 from kanon_engine.workload.parser import parse_workload, read_workload_text
@@ -207,11 +208,12 @@ def project_flags(algorithm_choice: bool = True) -> tuple[ProjectFlag, ...]:
     specs = algorithm_specs() if algorithm_choice else list(FullDomainAlgorithm.params)
     return (
         *_data_and_role_flags(),
-        *(_spec_flag(spec, "models") for spec in MODEL_PARAMS),
+        *(_spec_flag(spec, "models") for spec in model_params()),
         ProjectFlag(
             "--protect",
             "models.sensitive",
-            "the sensitive attribute l-diversity / t-closeness protect (when several are sensitive)",
+            "the sensitive attribute the privacy models protect (l-diversity, t-closeness; needed when "
+            "several are sensitive)",
             metavar="COLUMN",
         ),
         *(
@@ -460,8 +462,7 @@ def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) 
     if "sensitive" not in flat and current["sensitive"] not in sensitive:
         current["sensitive"] = None  # the project protected a column that is no longer sensitive
     merged = {**current, **flat}
-    wants_sensitive = merged["l"] is not None or merged["t"] is not None
-    if wants_sensitive and merged["sensitive"] is None and len(sensitive) > 1:
+    if wants_sensitive(merged) and merged["sensitive"] is None and len(sensitive) > 1:
         raise ConfigError(
             _("Several sensitive attributes were given; name the one to protect with --protect COLUMN."),
             where="--sensitive",

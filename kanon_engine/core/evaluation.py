@@ -23,7 +23,7 @@ from kanon_engine.core.frequency import (
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
-from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel, all_monotone
+from kanon_engine.privacy import ClassStats, KAnonymity, PrivacyModel, all_monotone, k_of
 
 _NEVER = np.iinfo(np.int64).max
 #: Most frequency sets cached (choosing a source compares the node with every cached one).
@@ -65,6 +65,9 @@ class NodeEvaluation:
     #: per class: records taken out of a passing class so the kept suppressed records number 0 or >= k
     #: (Datafly's step 4, :mod:`kanon_engine.core.suppressed_group`); None when nothing was taken
     trimmed: np.ndarray | None = None
+    #: the model that judged the release as a whole and refused it (``PrivacyModel.release_passes``),
+    #: when that is why the node does not satisfy the models
+    rejected_by: PrivacyModel | None = None
 
     @property
     def sizes(self) -> np.ndarray:
@@ -132,7 +135,7 @@ class NodeEvaluator:
         for m in models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
-        k = max(m.k for m in models if isinstance(m, KAnonymity))
+        k = k_of(models)
         self.enc = enc
         self.models = tuple(models)
         self.k = k
@@ -147,8 +150,11 @@ class NodeEvaluator:
         #: generalizations
         self.monotone_without_suppression = all(m.monotone_without_suppression for m in self.models)
         others = [m for m in self.models if not isinstance(m, KAnonymity)]
+        #: models beyond k-anonymity (without any, a node is checked on its class sizes alone)
+        self._others = bool(others)
         self._mono = [m for m in others if m.monotone_with_suppression]
         self._non_mono = [m for m in others if not m.monotone_with_suppression]
+        self._whole = [m for m in others if m.judges_release]
         names = [s.name for s in enc.sensitive]
         self._sensitive = tuple(sorted({names.index(m.sensitive) for m in others if m.sensitive}))
         self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
@@ -197,12 +203,13 @@ class NodeEvaluator:
         self.checks += 1
         passes = fs.counts >= self.k
         suppressed = int(fs.counts[~passes].sum())
-        if not self._sensitive:
+        if not self._others:
             self._remember(fs)
             return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
         if suppressed > self.max_suppressed and not complete:
             return NodeEvaluation(levels, fs, passes, suppressed, False, suppressed, suppressed, False)
-        fs = with_histograms(fs, source, class_map)
+        if self._sensitive:
+            fs = with_histograms(fs, source, class_map)
         self._remember(fs)
         stats = ClassStats.of(self.enc, fs)
         for m in self._mono:
@@ -216,7 +223,7 @@ class NodeEvaluator:
         suppressed = int(fs.counts[~passes].sum())
         # a lower bound on a count of records: round down, and a little more for float error
         floor = max(suppressed_monotone, int(np.floor(float(share @ fs.counts) - 1e-6)))
-        return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor)
+        return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor, stats)
 
     def _fails_by_class_count(self, levels: tuple[int, ...], source: FrequencySet) -> NodeEvaluation | None:
         """A node proven to fail from a sample of ``source``'s classes, without rolling up all of them;
@@ -252,16 +259,33 @@ class NodeEvaluator:
         suppressed: int,
         suppressed_monotone: int,
         floor: int,
+        stats: ClassStats | None = None,
     ) -> NodeEvaluation:
         """Apply step 4 (it only adds suppression, so the monotone count and the floor stay lower bounds)
-        and decide whether the node satisfies the models within the limit."""
+        and decide whether the node satisfies the models within the limit, and then the models that judge
+        the release as a whole (``stats``: the node's classes, given when there are such models)."""
         trimmed = None
         if self.group_rule.applies(suppressed):
             passes, trimmed, suppressed = enforce(
                 self.group_rule, fs.counts, passes, suppressed, self._class_order(fs, levels)
             )
         ok = suppressed <= self.max_suppressed
-        return NodeEvaluation(levels, fs, passes, suppressed, ok, suppressed_monotone, floor, trimmed=trimmed)
+        rejected = None
+        if ok and self._whole and stats is not None:
+            released = np.where(passes, fs.counts if trimmed is None else fs.counts - trimmed, 0)
+            rejected = next((m for m in self._whole if not m.release_passes(stats, released)), None)
+            ok = rejected is None
+        return NodeEvaluation(
+            levels,
+            fs,
+            passes,
+            suppressed,
+            ok,
+            suppressed_monotone,
+            floor,
+            trimmed=trimmed,
+            rejected_by=rejected,
+        )
 
     def _class_order(self, fs: FrequencySet, levels: tuple[int, ...]) -> np.ndarray:
         """Rank of every class by its generalized values (hierarchy order, first attribute first)."""

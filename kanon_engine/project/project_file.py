@@ -24,7 +24,7 @@ from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
-from kanon_engine.privacy.models import KAnonymity, PrivacyModel, model_from_dict
+from kanon_engine.privacy import KAnonymity, PrivacyModel, model_from_dict
 from kanon_engine.project.public_list import PUBLIC_LIST_FILE, PublicList
 from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.sources.backends.settings import EngineSettings

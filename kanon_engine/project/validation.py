@@ -20,7 +20,6 @@ edit without redoing them, and a worker can prepare them (:func:`analyze_table`,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.config import MODEL_PARAMS, build_models, require_k_fits, role_name
+from kanon_engine.config import require_k_fits, role_name
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.dates import date_problems
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
@@ -38,7 +37,10 @@ from kanon_engine.errors import ConfigError, KanonError
 from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.privacy.models import KAnonymity, PrivacyModel
+from kanon_engine.params import blank_to_none as blank_to_none  # re-exported: the form values
+from kanon_engine.privacy import applicability_problems, k_of
+from kanon_engine.privacy import model_values_of as model_values_of
+from kanon_engine.privacy import models_from_values as models_from_values
 from kanon_engine.project.project_file import Project
 from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.parser import WorkloadError, parse_workload
@@ -379,7 +381,7 @@ _ONE_GROUP = N_(
 
 
 def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
-    k = max((m.k for m in project.models if isinstance(m, KAnonymity)), default=0)
+    k = k_of(project.models)
     if k < 2 or k > table.n_rows or table.n_rows // k >= HANDFUL:
         return []
     groups = table.n_rows // k
@@ -389,7 +391,7 @@ def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
 
 
 def _k_rule(project: Project, table: Table) -> list[Issue]:
-    k = max((m.k for m in project.models if isinstance(m, KAnonymity)), default=0)
+    k = k_of(project.models)
     try:
         require_k_fits(k, table.n_rows)
     except ConfigError as exc:
@@ -442,9 +444,13 @@ def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
         )
         return [Issue("error", message, "algorithm")]
     try:
-        get_algorithm(project.algorithm, **project.algorithm_params)
+        algorithm = get_algorithm(project.algorithm, **project.algorithm_params)
     except KanonError as exc:
         return [Issue("error", str(exc), "algorithm")]
+    # a model the engine cannot count for, or this algorithm cannot apply (the models' own rules)
+    problems = applicability_problems(project.models, algorithm)
+    if problems:
+        return [Issue("error", text, "models") for text in problems]
     named = _columns_rule(cls, project, qi)
     if named:
         return named
@@ -481,54 +487,6 @@ def lattice_size(project: Project, cache: ColumnCache, qi: list[str]) -> int:
     for q in qi:
         size *= cache.hierarchy(project, q).height + 1
     return size
-
-
-# --------------------------------------------------------------------------------- form values <-> models
-def blank_to_none(value: Any) -> Any:
-    """An empty form field (blank text, NaN) is no value at all."""
-    if isinstance(value, str) and value.strip() == "":
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def models_from_values(
-    values: dict[str, Any], sensitive_columns: tuple[str, ...] | list[str] = ()
-) -> tuple[PrivacyModel, ...]:
-    """The privacy models of flat form values (the inverse of :func:`model_values_of`; the workbench's
-    form and the CLI's flags both go through it). Each value is checked by its spec (blank: its
-    default); l-diversity and t-closeness protect ``values["sensitive"]``, or the sensitive column when
-    there is exactly one."""
-    specs = {p.name: p for p in MODEL_PARAMS}
-    c = {name: specs[name].coerce(blank_to_none(values.get(name))) for name in specs}
-    sensitive = values.get("sensitive") or None
-    if sensitive is None and (c["l"] is not None or c["t"] is not None) and len(sensitive_columns) == 1:
-        sensitive = sensitive_columns[0]
-    l_value = int(c["l"]) if c["l"] is not None and float(c["l"]).is_integer() else c["l"]
-    return build_models(c["k"], sensitive, l_value, c["l_variant"], c["c"], c["t"], c["t_distance"])
-
-
-def model_values_of(models: tuple[PrivacyModel, ...]) -> dict[str, Any]:
-    """The flat form values (k, l, l_variant, c, t, t_distance, sensitive) of a tuple of models."""
-    values: dict[str, Any] = {p.name: p.default for p in MODEL_PARAMS}
-    values["sensitive"] = None
-    for m in models:
-        d = m.to_dict()
-        name = d.get("name", "")
-        if isinstance(m, KAnonymity):
-            values["k"] = m.k
-        elif name.endswith("l-diversity"):
-            values["l"] = d.get("l")
-            values["l_variant"] = name.split("-")[0]
-            if "c" in d:
-                values["c"] = d["c"]
-            values["sensitive"] = d.get("sensitive")
-        elif name == "t-closeness":
-            values["t"] = d.get("t")
-            values["t_distance"] = d.get("distance", "equal")
-            values["sensitive"] = d.get("sensitive")
-    return values
 
 
 # ------------------------------------------------------------------------------- after a run: the result

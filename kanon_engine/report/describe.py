@@ -6,43 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from kanon_engine.config import MODEL_PARAMS
-from kanon_engine.i18n import N_, _, formats
-
-#: Short forms of the privacy models, whole phrases with named placeholders.
-_MODEL_SHORT = {
-    "k-anonymity": N_("k = {k}"),
-    "distinct-l-diversity": N_("distinct l = {l} on {sensitive}"),
-    "entropy-l-diversity": N_("entropy l = {l} on {sensitive}"),
-    "recursive-l-diversity": N_("recursive (c = {c}, l = {l}) on {sensitive}"),
-    "t-closeness": N_("t = {t} on {sensitive} ({distance})"),
-}
-_DISTANCE = dict(
-    zip(
-        next(p for p in MODEL_PARAMS if p.name == "t_distance").choices,
-        (N_("equal distance"), N_("ordered distance"), N_("along the hierarchy")),
-    )
-)
-
-
-def _number(value: Any) -> str:
-    try:
-        return formats.decimal(float(value), 6)
-    except (TypeError, ValueError):
-        return str(value)
+from kanon_engine.i18n import _
 
 
 def model_short(model: Any) -> str:
-    """``k = 5``, ``distinct l = 3 on diagnosis``, ``t = 0.2 on diagnosis (equal distance)``."""
-    d = dict(model.to_dict())
-    template = _MODEL_SHORT.get(d.get("name", ""))
-    if template is None:
-        return model.describe()
-    values = {key: _number(v) for key, v in d.items() if key not in ("name", "sensitive", "distance")}
-    values["sensitive"] = d.get("sensitive") or _("the sensitive attribute")
-    distance = d.get("distance", "")
-    values["distance"] = _(_DISTANCE[distance]) if distance in _DISTANCE else distance
-    return _(template, **values)
+    """``k = 5``, ``distinct l = 3 on diagnosis``, ``t = 0.2 on diagnosis (equal distance)``: each model's
+    own short words (:meth:`kanon_engine.privacy.PrivacyModel.short`)."""
+    return str(model.short())
 
 
 def models_short(models: Any) -> str:

@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.algorithms import algorithms, description_of, title_of
-from kanon_engine.config import MODEL_PARAMS
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import _
+from kanon_engine.privacy import Requirement, families, model_params, param_visible
 from kanon_gui.glossary import term
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
@@ -186,12 +186,18 @@ class AlgorithmPanel(QWidget):
         """The privacy-model form (one field per ParamSpec) and the protected sensitive attribute."""
         models = QGroupBox(_("Privacy models"))
         ml = QVBoxLayout(models)
+        protecting = " / ".join(_(c.title) for c in families() if Requirement.SENSITIVE in c.requires)
         hint = QLabel(
-            _("{meaning} l-diversity and t-closeness also protect a sensitive attribute.", meaning=term("k"))
+            _(
+                "{meaning} Some models also protect a sensitive attribute: {models}.",
+                meaning=term("k"),
+                models=protecting,
+            )
         )
         hint.setWordWrap(True)
         ml.addWidget(hint)
-        self.model_form = ParamForm(MODEL_PARAMS)
+        # one field per parameter of every registered model (a model added later appears here)
+        self.model_form = ParamForm(model_params())
         self.model_form.setObjectName("ModelForm")
         ml.addWidget(self.model_form)
         sens = QFormLayout()
@@ -200,8 +206,8 @@ class AlgorithmPanel(QWidget):
         self.sensitive.setMinimumContentsLength(16)
         self.sensitive.setToolTip(
             _(
-                "The sensitive attribute that l-diversity / t-closeness protect (mark it sensitive in the "
-                "Attributes tab)."
+                "The sensitive attribute that {models} protect (mark it sensitive in the Attributes tab).",
+                models=protecting,
             )
         )
         sens.addRow(_("Protected attribute"), self.sensitive)
@@ -410,11 +416,11 @@ class AlgorithmPanel(QWidget):
             self.params_form.set_visible_param("importance", self.params_form.values()["suppress"] == "cells")
 
     def _update_visibility(self) -> None:
+        """Each model says which of its fields the form shows (l's variant once l is set, c for the
+        recursive variant only)."""
         v = self.model_form.values()
-        has_l = bool(v.get("l"))
-        self.model_form.set_visible_param("l_variant", has_l)
-        self.model_form.set_visible_param("c", has_l and v.get("l_variant") == "recursive")
-        self.model_form.set_visible_param("t_distance", bool(v.get("t")))
+        for spec in self.model_form.specs:
+            self.model_form.set_visible_param(spec.name, param_visible(spec.name, v))
 
     # --- feedback ------------------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -6,9 +6,10 @@ import pytest
 
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
-from kanon_engine.config import MODEL_PARAMS, format_percent, parse_fraction
+from kanon_engine.config import format_percent, parse_fraction
 from kanon_engine.data.types import date_format_from_words, describe_date_format
 from kanon_engine.errors import ConfigError
+from kanon_engine.privacy import model_params
 
 
 @pytest.mark.parametrize(
@@ -44,7 +45,7 @@ def test_shares_are_shown_as_percentages() -> None:
 
 
 def test_decimal_comma_for_every_number() -> None:
-    t = next(p for p in MODEL_PARAMS if p.name == "t")
+    t = next(p for p in model_params() if p.name == "t")
     assert t.coerce("0,2") == pytest.approx(0.2)
 
 
@@ -52,7 +53,7 @@ def test_choices_have_plain_words() -> None:
     assert METRIC.show("dm") == "Smallest groups (discernibility, DM)"
     assert METRIC.show("dm-star") == "Smallest groups, ignoring suppression (DM*)"
     assert METRIC.show("cavg") == "Group size closest to k (C_AVG)"
-    for spec in MODEL_PARAMS:
+    for spec in model_params():
         if spec.kind == "choice":
             assert len(spec.choice_labels) == len(spec.choices), spec.name
 

@@ -1,0 +1,171 @@
+"""Parameter specs: one :class:`ParamSpec` per parameter of an algorithm, a privacy model or an engine
+setting drives its CLI flag, its field in the workbench's forms and its validation, so a value is checked
+(and a bad one told in one plain sentence, ``k must be an integer >= 2; got 1``) in one place.
+
+A module of its own, below :mod:`kanon_engine.config` and :mod:`kanon_engine.privacy`: the privacy models
+declare their specs, and the run configuration holds the models.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _, formats
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter: its name, type, default, range and a one-sentence help text."""
+
+    name: str
+    label: str
+    kind: str  # "int", "float", "choice", "bool", "text", "columns" (column names, comma-separated)
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    presets: tuple[Any, ...] = ()
+    #: plain words for each choice, in the order of ``choices`` (the GUI shows these, the CLI the codes)
+    choice_labels: tuple[str, ...] = ()
+    #: a share from 0 to 1 that people read and type as a percentage ("5 %", "5%", "0.05", "0,05")
+    percent: bool = False
+
+    def choice_label(self, choice: str) -> str:
+        """The plain words for one of ``choices`` in the current language (the code itself when none
+        are given)."""
+        if choice in self.choices and len(self.choice_labels) == len(self.choices):
+            return _(self.choice_labels[self.choices.index(choice)])
+        return str(choice)
+
+    @property
+    def shown_label(self) -> str:
+        """The label in the current language (``label`` is the catalog's English id)."""
+        return _(self.label)
+
+    @property
+    def shown_help(self) -> str:
+        """The help sentence in the current language."""
+        return _(self.help) if self.help else ""
+
+    def show(self, value: Any) -> str:
+        """A value as a person reads it: a percentage for shares, the plain words of a choice."""
+        if value is None:
+            return ""
+        if self.percent:
+            return format_percent(float(value))
+        if self.kind == "choice":
+            return self.choice_label(str(value))
+        if isinstance(value, float):
+            return formats.decimal(value, 6)
+        return str(value)
+
+    def coerce(self, value: Any) -> Any:
+        """Convert and check a value; a ConfigError that names the parameter and the value otherwise.
+
+        Numbers may use a decimal comma (``0,05``); a share (``percent``) may also be written as a
+        percentage (``5%``, ``5 %``).
+        """
+        if value is None:
+            return self.default
+        try:
+            if self.kind == "int":
+                f = parse_number(value)
+                if not f.is_integer():
+                    raise ValueError
+                value = int(f)
+            elif self.kind == "float":
+                value = parse_fraction(value) if self.percent else parse_number(value)
+            elif self.kind == "bool":
+                value = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
+            elif self.kind == "choice":
+                value = str(value)
+                if value not in self.choices:
+                    raise ValueError
+            elif self.kind == "text":
+                value = str(value).strip() or self.default
+            elif self.kind == "columns":
+                items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+                names = [v.strip() for v in items if str(v).strip()]
+                return ",".join(names) if names else self.default
+        except (TypeError, ValueError):
+            raise ConfigError(self._expectation(value), where=self.name) from None
+        if value is not None and (
+            self.minimum is not None
+            and value < self.minimum
+            or self.maximum is not None
+            and value > self.maximum
+        ):
+            raise ConfigError(self._expectation(value), where=self.name)
+        return value
+
+    def _expectation(self, value: Any) -> str:
+        got = repr(value)
+        if self.percent:
+            return _(
+                "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",
+                name=self.name,
+                value=got,
+            )
+        if self.kind == "choice":
+            return _(
+                "{name} must be one of {choices}; got {value}.",
+                name=self.name,
+                choices=", ".join(self.choices),
+                value=got,
+            )
+        if self.kind == "columns":
+            return _(
+                "{name} must be column names separated by commas; got {value}.", name=self.name, value=got
+            )
+        low = None if self.minimum is None else formats.decimal(self.minimum, 6)
+        high = None if self.maximum is None else formats.decimal(self.maximum, 6)
+        if self.kind == "int":
+            if low is not None and high is not None:
+                text = _("{name} must be an integer >= {low} and <= {high}; got {value}.")
+            elif low is not None:
+                text = _("{name} must be an integer >= {low}; got {value}.")
+            elif high is not None:
+                text = _("{name} must be an integer <= {high}; got {value}.")
+            else:
+                text = _("{name} must be an integer; got {value}.")
+        elif low is not None and high is not None:
+            text = _("{name} must be a number >= {low} and <= {high}; got {value}.")
+        elif low is not None:
+            text = _("{name} must be a number >= {low}; got {value}.")
+        elif high is not None:
+            text = _("{name} must be a number <= {high}; got {value}.")
+        else:
+            text = _("{name} must be a number; got {value}.")
+        return text.format(name=self.name, low=low, high=high, value=got)
+
+
+def parse_number(value: Any) -> float:
+    """A number from a float or from text with a decimal point or comma (``0.05``, ``0,05``), and
+    the current language's thousands separator (``2.000`` in German); see
+    :func:`kanon_engine.i18n.formats.parse_number`."""
+    return formats.parse_number(value)
+
+
+def parse_fraction(value: Any) -> float:
+    """A share from ``0.05``, ``0,05``, ``5%`` or ``5 %`` (a percentage is divided by 100)."""
+    return formats.parse_share(value)
+
+
+def format_percent(share: float) -> str:
+    """``0.05`` -> ``5 %``, ``0.125`` -> ``12.5 %`` (``12,5 %`` in German): a share as people read it."""
+    pct = round(100.0 * float(share), 6)
+    digits = 0 if float(pct).is_integer() else len(f"{pct:g}".partition(".")[2])
+    return formats.percent(share, min(digits, 6))
+
+
+def blank_to_none(value: Any) -> Any:
+    """An empty form field (blank text, NaN) is no value at all."""
+    if isinstance(value, str) and value.strip() == "":
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value

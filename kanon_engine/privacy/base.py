@@ -1,0 +1,332 @@
+"""The contract every privacy model meets: :class:`PrivacyModel`, the per-class statistics it judges
+(:class:`ClassStats`) and what it needs the engine to count (:class:`Requirement`).
+
+A model judges the equivalence classes of a node all at once, on numpy arrays: ``passes`` gives one
+boolean per class, ``assess`` adds how many of a failing class's records fail in every split of it (the
+bound the searches prune with), and ``release_passes`` judges the release as a whole (for a model that is
+not about single classes, such as an average risk). How to write one is in :mod:`kanon_engine.privacy`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.frequency import FrequencySet, Histograms, SensitiveCombos
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import N_, _, formats
+from kanon_engine.params import ParamSpec
+
+
+class Requirement(Enum):
+    """What a model needs the engine to count per class, beyond the class sizes (its own numbers, such
+    as a population size, are its parameters).
+
+    ``SENSITIVE``: the histogram of the sensitive attribute the model names (``model.sensitive``);
+    ``POPULATION``: the records of a population table in each class (k-map, population uniqueness);
+    ``SUBSET``: the records of the research subset in each class (delta-presence);
+    ``PERSONS``: the distinct persons in each class, when a person has several records.
+    """
+
+    SENSITIVE = "sensitive"
+    POPULATION = "population"
+    SUBSET = "subset"
+    PERSONS = "persons"
+
+    @property
+    def words(self) -> str:
+        """What it is, in the current language."""
+        return _(_REQUIREMENT_WORDS[self])
+
+
+_REQUIREMENT_WORDS = {
+    Requirement.SENSITIVE: N_("a sensitive attribute"),
+    Requirement.POPULATION: N_("the population the data were drawn from"),
+    Requirement.SUBSET: N_("the research subset"),
+    Requirement.PERSONS: N_("the person behind each record"),
+}
+
+#: What the engine's counting gives the models (:class:`ClassStats`). A model needing more is refused
+#: before a run with a plain sentence; whoever teaches the engine to count a requirement adds it here and
+#: fills :attr:`ClassStats.counts` with it.
+SUPPLIED: frozenset[Requirement] = frozenset({Requirement.SENSITIVE})
+
+
+@dataclass(eq=False)
+class ClassStats:
+    """What models need to know about the classes of one node: their sizes; per sensitive attribute a
+    model looks at, the per-class histograms (:class:`~kanon_engine.core.frequency.Histograms`); and per
+    other :class:`Requirement` the engine supplies, one more count per class (``counts``)."""
+
+    enc: EncodedTable
+    sizes: np.ndarray
+    hists: dict[int, Histograms] = field(default_factory=dict)
+    counts: dict[Requirement, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def n_classes(self) -> int:
+        return int(len(self.sizes))
+
+    @classmethod
+    def of(cls, enc: EncodedTable, fs: FrequencySet) -> ClassStats:
+        """The statistics of a frequency set (its histograms must have been rolled up)."""
+        return cls(enc, fs.counts, fs.hists or {})
+
+    @classmethod
+    def from_rows(
+        cls,
+        enc: EncodedTable,
+        rows: np.ndarray,
+        group: np.ndarray,
+        n_groups: int,
+        attributes: tuple[int, ...],
+        weights: np.ndarray | None = None,
+    ) -> ClassStats:
+        """Statistics of groups of records (``group[i]`` is the group of record ``rows[i]``), for
+        partitioning algorithms that do not work on a lattice. Rows of a weighted table weigh their
+        records (``weights[i]`` for ``rows[i]`` when given, e.g. a point split between two groups)."""
+        w = None if enc.weights is None else enc.weights[rows] if weights is None else weights
+        sizes = np.bincount(group, weights=w, minlength=n_groups).astype(np.int64)
+        hists = {
+            a: Histograms.from_rows(
+                group, enc.sensitive[a].codes[rows], n_groups, len(enc.sensitive[a].values), w
+            )
+            for a in attributes
+        }
+        return cls(enc, sizes, hists)
+
+    @classmethod
+    def from_combos(
+        cls,
+        enc: EncodedTable,
+        group: np.ndarray,
+        n_groups: int,
+        combo: np.ndarray,
+        weights: np.ndarray,
+        combos: SensitiveCombos,
+        attributes: tuple[int, ...],
+    ) -> ClassStats:
+        """Statistics of groups of frequency rows (row i: ``weights[i]`` records with the sensitive
+        combination ``combo[i]``, in group ``group[i]``), for the cell-level algorithms."""
+        sizes = np.bincount(group, weights=weights, minlength=n_groups).astype(np.int64)
+        hists = {
+            a: Histograms.from_rows(
+                group, combos.codes[a][combo], n_groups, len(enc.sensitive[a].values), weights
+            )
+            for a in attributes
+        }
+        return cls(enc, sizes, hists)
+
+    def histograms(self, attribute: str) -> Histograms:
+        idx = [s.name for s in self.enc.sensitive].index(attribute)
+        if idx not in self.hists:
+            raise RuntimeError(f"the histograms of '{attribute}' were not rolled up")
+        return self.hists[idx]
+
+    def pairs(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(class, value code, count) for every distinct pair of class and sensitive value, sorted."""
+        h = self.histograms(attribute)
+        return h.cls, h.val, h.cnt
+
+    def count(self, requirement: Requirement) -> np.ndarray:
+        """The per-class count the engine supplied for ``requirement`` (persons, subset, population)."""
+        if requirement not in self.counts:
+            raise RuntimeError(f"the engine did not count '{requirement.value}' for these classes")
+        return self.counts[requirement]
+
+
+class AlgorithmLike(Protocol):
+    """What a model may ask of the algorithm that is to apply it (see :meth:`PrivacyModel.unsupported_by`;
+    :class:`~kanon_engine.algorithms.base.Algorithm` has all of it)."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    full_domain: ClassVar[bool]
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+    def works_on_records(self) -> bool: ...
+
+
+class PrivacyModel(ABC):
+    """A privacy model: the class attributes declare it to the registry (:mod:`kanon_engine.privacy`), the
+    methods judge a node's classes. Subclasses are frozen dataclasses whose fields are the model's settings
+    (those are what the project file stores, see :meth:`to_dict`)."""
+
+    #: The registry key and the ``name`` of the model in a project file (never change a shipped one).
+    name: ClassVar[str]
+    #: Models offered as variants of one form (the l-diversity variants) share a family, ``params`` and
+    #: ``from_values``; the registry builds one form entry per family. Default: the model's own name.
+    family: ClassVar[str] = ""
+    #: The family's words for people (a catalog id: ``N_("l-diversity")``).
+    title: ClassVar[str] = ""
+    #: The family's parameters: each is a CLI flag (``--`` + name), a field ``models.<name>`` of the flags'
+    #: table, a field of the workbench's model form, checked by its spec. The first one switches the model
+    #: on: its default None means "left out" (``--l none``); a model that is always on gives a default.
+    params: ClassVar[tuple[ParamSpec, ...]] = ()
+    #: What the engine must count per class for this model (:class:`Requirement`).
+    requires: ClassVar[frozenset[Requirement]] = frozenset()
+    #: True when a class that fails the model fails in every split of it, so a node whose failing classes
+    #: are too many to suppress has only failing specializations, and a generalization of a node satisfying
+    #: the model (with its suppression) also satisfies it (ARX: "monotonic with suppression").
+    monotone_with_suppression: ClassVar[bool] = False
+    #: True when a merge of passing classes passes, so a node whose classes all pass has only satisfying
+    #: generalizations (ARX: "monotonic with generalization"). Searches prune by it: say False when unsure.
+    monotone_without_suppression: ClassVar[bool] = True
+    #: True when the model judges the release as a whole (:meth:`release_passes`), not only class by class:
+    #: only algorithms that release one generalization with whole records suppressed can apply it.
+    judges_release: ClassVar[bool] = False
+    sensitive: str | None = None
+
+    # --- judging classes ------------------------------------------------------------------------------
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        """One boolean per class: whether it passes (vectorized over all classes; no Python loop per
+        class). A class that fails is suppressed, within the suppression limit. Default: every class
+        passes (a model that only judges the release as a whole)."""
+        return np.ones(stats.n_classes, dtype=bool)
+
+    def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
+        """Per class: whether it passes, and a lower bound on the share of its records that fail in
+        every split of it (every record of a failing class, for a model monotone with suppression; none,
+        unless a model knows better). A search adds these shares up over a node's classes: that many
+        records must be suppressed in every specialization of the node."""
+        ok = self.passes(stats)
+        return ok, (~ok).astype(np.float64) if self.monotone_with_suppression else np.zeros(len(ok))
+
+    def release_passes(self, stats: ClassStats, released: np.ndarray) -> bool:
+        """Whether the release as a whole satisfies the model (only asked when ``judges_release``):
+        ``released[i]`` is the number of records of class ``i`` in the release (0 for a suppressed class;
+        fewer than its size when the group of suppressed records took some). Default: True."""
+        return True
+
+    @property
+    def min_class_size(self) -> int:
+        """The smallest class that can pass (used by Mondrian to skip hopeless cuts)."""
+        return 1
+
+    @property
+    def protected(self) -> str:
+        """The sensitive attribute of a model that requires one (its constructor made sure of it)."""
+        return need_sensitive(_(self.title) if self.title else self.name, self.sensitive)
+
+    # --- words ----------------------------------------------------------------------------------------
+    @abstractmethod
+    def describe(self) -> str:
+        """One plain-language sentence for the report and the GUI, in the current language."""
+
+    def short(self) -> str:
+        """The settings in a few words (``k = 5``, ``t = 0.2 on diagnosis (equal distance)``) for the run
+        history, the comparison of runs and the report's settings; default: :meth:`describe`."""
+        return self.describe()
+
+    # --- the project file and the form ----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The model as the project file stores it: ``name`` and every dataclass field."""
+        assert dataclasses.is_dataclass(self)
+        return {"name": self.name, **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
+
+    @classmethod
+    def family_name(cls) -> str:
+        return cls.family or cls.name
+
+    @classmethod
+    def chosen(cls, values: Mapping[str, Any]) -> bool:
+        """Whether the form's values ask for this family (its first parameter is set)."""
+        return bool(cls.params) and values.get(cls.params[0].name) is not None
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
+        """The model the form's values ask for (values already checked by the family's specs), or None
+        when they leave it out. Default: the dataclass built from the parameters of the same names, and
+        ``sensitive`` when the model needs a sensitive attribute."""
+        if not cls.chosen(values):
+            return None
+        kwargs = {spec.name: values.get(spec.name) for spec in cls.params}
+        if Requirement.SENSITIVE in cls.requires:
+            kwargs["sensitive"] = sensitive
+        return cls(**kwargs)
+
+    def values(self) -> dict[str, Any]:
+        """The form's values of this model (the inverse of :meth:`from_values`; ``sensitive`` apart)."""
+        return {spec.name: getattr(self, spec.name) for spec in self.params if hasattr(self, spec.name)}
+
+    @classmethod
+    def param_visible(cls, name: str, values: Mapping[str, Any]) -> bool:
+        """Whether the form shows the parameter ``name`` given the current values: the first parameter
+        always, the others once the family is chosen."""
+        return bool(cls.params) and (name == cls.params[0].name or cls.chosen(values))
+
+    # --- what it needs of the algorithm ---------------------------------------------------------------
+    def unsupported_by(self, algorithm: AlgorithmLike) -> str | None:
+        """A sentence saying why ``algorithm`` cannot apply this model, or None when it can. Default: a
+        model that judges the release as a whole needs one generalization with whole records suppressed.
+        A model with a search of its own (differential privacy's SafePub) refuses every other one."""
+        if self.judges_release and (not algorithm.full_domain or algorithm.works_on_records()):
+            return whole_release_refusal(self, _(algorithm.title).split(" (")[0])
+        return None
+
+
+def whole_release_refusal(model: PrivacyModel, algorithm: str) -> str:
+    """Why ``algorithm`` (its words) cannot apply a model that judges the release as a whole."""
+    return _(
+        "{model} judges the release as a whole, which {algorithm} cannot do: choose an algorithm that "
+        "releases one generalization and suppresses whole records, such as optimal or datafly.",
+        model=_(model.title) if model.title else model.name,
+        algorithm=algorithm,
+    )
+
+
+# --- checks shared by the models' constructors -------------------------------------------------------
+def int_param(name: str, value: Any, minimum: int) -> int:
+    """``value`` as an integer of at least ``minimum`` (a whole float or text is accepted), or a
+    ConfigError in one sentence: ``k must be an integer >= 2; got 1.``"""
+    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    f = value if is_int else float_or_nan(value)
+    whole = is_int or (math.isfinite(f) and float(f).is_integer())
+    if not whole or f < minimum:
+        raise ConfigError(
+            _(
+                "{name} must be an integer >= {low}; got {value}.",
+                name=name,
+                low=str(minimum),
+                value=str(int(f)) if whole else repr(value),
+            ),
+            where=name,
+        )
+    return int(f)
+
+
+def float_or_nan(value: Any) -> float:
+    """``value`` as a float; NaN when it is not a number (the caller's range check then refuses it)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def number(value: Any) -> str:
+    """A setting as the short forms show it (``5``, ``0.2``, ``2,5`` in German)."""
+    try:
+        return formats.decimal(float(value), 6)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def need_sensitive(model: str, sensitive: str | None) -> str:
+    """The sensitive attribute a model protects, or a ConfigError saying none was named."""
+    if not sensitive:
+        raise ConfigError(
+            _("{model} protects a sensitive attribute, but none was named.", model=model),
+            hint=_("Mark a column (for example the diagnosis) as sensitive and choose it here."),
+            where="sensitive",
+        )
+    return sensitive
