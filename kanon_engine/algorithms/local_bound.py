@@ -304,17 +304,19 @@ class Ascent:
 
     @property
     def solved(self) -> bool:
-        """The averaged relaxed solution releases every record once: no step can raise the bound."""
-        return bool(np.abs(self.model.m - self.average).max(initial=0.0) < 1e-9)
+        """The averaged relaxed solution releases every record once: no step can move the prices."""
+        g = self.model.m - self.average
+        return bool(float(g @ g) < 1e-9)
 
     def step(self) -> Relaxed:
         """One move of the prices and one evaluation; the evaluation."""
         model = self.model
+        if self.solved:
+            self.steps += 1
+            return self.last
         g = model.m - self.average
         norm = float(g @ g)
         one = float(1 << model.bits)
-        if norm < 1e-9:
-            return self.last  # type: ignore[return-value]
         gap = max(self.target - self.best_value / one, 1.0)
         u = model.ticks(self.centre / one + self.scale * gap / norm * g)
         r = evaluate(model, u)
