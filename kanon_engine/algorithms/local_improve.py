@@ -54,7 +54,7 @@ from kanon_engine.progress import ProgressCallback
 
 #: The first round's reduced-cost limit (in ``*``) for the candidate entries; then it grows by
 #: ``WIDEN`` after a solve that finished, and shrinks by it after one that ran out of time.
-FIRST_LIMIT = 0.25
+FIRST_LIMIT = 0.5
 WIDEN = 0.25
 #: Seconds between two progress calls while the solver works (Cancel takes effect within this).
 POLL = 0.2
@@ -162,7 +162,7 @@ def solve_program(
 ) -> tuple[Assignment | None, bool]:
     """The least-``*`` release using only ``entries`` (see the module docstring), within ``seconds``;
     (the release or None when the solver found none, whether it proved it optimal). A solver still
-    busy at the end of ``seconds`` (its own limit is nine tenths of them) is left to finish in the
+    busy at the end of ``seconds`` (its own limit is four fifths of them) is left to finish in the
     background, its answer dropped."""
     from scipy.optimize import Bounds, LinearConstraint, milp  # type: ignore[import-untyped]
     from scipy.sparse import csr_matrix  # type: ignore[import-untyped]
@@ -195,7 +195,7 @@ def solve_program(
         LinearConstraint(link, -np.inf, 0.0),
     ]
     bounds = Bounds(np.zeros(ne + nc), np.concatenate([m[tup], np.ones(nc)]))
-    options = {"time_limit": max(0.9 * seconds, 0.1), "mip_rel_gap": 0.0, "presolve": True}
+    options = {"time_limit": max(0.8 * seconds, 0.1), "mip_rel_gap": 0.0, "presolve": True}
     out: dict[str, Any] = {}
 
     def work() -> None:
@@ -203,7 +203,8 @@ def solve_program(
             cost, constraints=constraints, integrality=np.ones(ne + nc), bounds=bounds, options=options
         )
 
-    worker = threading.Thread(target=work, name="kanon-highs", daemon=True)
+    # not a daemon: the interpreter waits for it at exit (HiGHS's threads must not be torn down mid-solve)
+    worker = threading.Thread(target=work, name="kanon-highs")
     worker.start()
     give_up = time.perf_counter() + seconds
     while worker.is_alive() and time.perf_counter() < give_up:
@@ -237,6 +238,9 @@ class Improver:
         self.proved = proved  # a bound proved before (the quick certificate's)
         self.deadline, self.report = deadline, report
         self.limit, self.solves, self.improved = FIRST_LIMIT, 0, 0
+        self.last_solve = 0.0  # seconds of the last program solved to the end
+        #: per program: reduced-cost limit, entries, seconds, solved to the end, its release's ``*``
+        self.history: list[tuple[float, int, float, bool, int | None]] = []
 
     @property
     def bound(self) -> int:
@@ -253,9 +257,9 @@ class Improver:
             self._price_steps(self._share())
             if self.bound >= self.best_stars:
                 break  # the release is proved the fewest possible
-            if self.best is not None and self.left() > 0:
+            if self.best is not None and self.left() > self.last_solve / 2:
                 self._program()
-            elif self.best is None and self.ascent.solved:
+            elif self.ascent.solved:
                 break
         return self.best
 
@@ -275,9 +279,16 @@ class Improver:
     def _program(self) -> None:
         assert self.best is not None
         entries = candidates(self.model, self.ascent.centre, self.best, self.limit)
+        began = time.perf_counter()
         found, optimal = solve_program(
             self.model, entries, self.left(), lambda: self.report(self.best_stars, self.bound)
         )
+        seconds = time.perf_counter() - began
+        self.history.append(
+            (self.limit, len(entries), seconds, optimal, None if found is None else found.stars(self.model))
+        )
+        if optimal:
+            self.last_solve = seconds
         self.solves += 1
         if found is not None and found.stars(self.model) < self.best_stars:
             self.best, self.best_stars = found, found.stars(self.model)
