@@ -205,7 +205,7 @@ class LocalSuppression(Algorithm):
         certified = certify(enc, checker, suppressed, deadline, _share(progress, 0.1 if limit else 0.9, 0.95))
         progress(0.95, _("building the release"))
         rec = CellRecoding(enc.qi, np.zeros(suppressed.shape, dtype=np.int8), certified.suppressed, "CS")
-        notes = (
+        notes: tuple[str, ...] = (
             _(
                 "Suppression order (kept longest first): {columns}.",
                 columns=", ".join(enc.qi[q] for q in order),
