@@ -42,6 +42,7 @@ from math import comb
 
 import numpy as np
 
+from kanon_engine.algorithms.peeling import _exclusive_segment_cumsum
 from kanon_engine.core.frequency import dense_ids, group_columns
 from kanon_engine.i18n import _, formats
 
@@ -50,7 +51,7 @@ from kanon_engine.i18n import _, formats
 MAX_ENTRIES = 20_000_000
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The concatenation of ``arange(starts[i], starts[i] + lengths[i])`` (no Python loop)."""
     lengths = lengths.astype(np.int64, copy=False)
     total = int(lengths.sum())
@@ -59,14 +60,6 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     ends = np.cumsum(lengths)
     shift = np.repeat(starts.astype(np.int64) - (ends - lengths), lengths)
     return np.arange(total, dtype=np.int64) + shift
-
-
-def _segment_before(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Sum of ``values`` before each element within its run of equal (sorted) ``segment`` ids."""
-    total = np.cumsum(values) - values
-    starts = np.flatnonzero(np.concatenate([[True], segment[1:] != segment[:-1]]))
-    run = np.repeat(starts, np.diff(np.concatenate([starts, [len(values)]])))
-    return total - total[run]
 
 
 def distinct_tuples(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -208,7 +201,7 @@ def evaluate(model: SuppressionModel, u: np.ndarray) -> Relaxed:
     one = np.int64(1) << np.int64(model.bits)
     level = np.clip((u - 1) >> model.bits, -1, model.max_stars)  # entries with s < u: s <= level
     n_neg = model.below[np.arange(len(u)), level + 1]
-    neg = _ranges(model.t_ptr[:-1], n_neg)
+    neg = ranges(model.t_ptr[:-1], n_neg)
     t = np.repeat(np.arange(len(u), dtype=np.int64), n_neg)
     classes, inv = np.unique(model.e_cls[neg], return_inverse=True)
     w = model.m[t]
@@ -240,7 +233,7 @@ def _fill(
     cls = classes[short]
     need = model.k - have[short]
     lengths = model.c_ptr[cls + 1] - model.c_ptr[cls]
-    member = _ranges(model.c_ptr[cls], lengths)
+    member = ranges(model.c_ptr[cls], lengths)
     owner = np.repeat(np.arange(len(cls)), lengths)
     tup = model.c_tup[member]
     one = np.int64(1) << np.int64(model.bits)
@@ -265,7 +258,7 @@ def _cheapest(
     order = np.argsort(owner * np.int64(span) + val)
     o, w = owner[order], weight[order]
     take = np.empty(len(o), dtype=np.int64)
-    take[order] = np.clip(need[o] - _segment_before(o, w), 0, w) if len(o) else 0
+    take[order] = np.clip(need[o] - _exclusive_segment_cumsum(o, w), 0, w) if len(o) else 0
     return take
 
 

@@ -40,9 +40,9 @@ from kanon_engine.algorithms.local_bound import (
     Ascent,
     Certificate,
     SuppressionModel,
-    _ranges,
     bound_of,
     distinct_tuples,
+    ranges,
     release_prices,
     trimmed,
 )
@@ -84,7 +84,7 @@ class Assignment:
         in_class = np.zeros(len(self.tup), dtype=bool)
         if len(self.tup):  # the class is one of the tuple's (same values on the kept attributes)
             first = model.c_ptr[self.cls]
-            members = _ranges(first, model.c_ptr[self.cls + 1] - first)
+            members = ranges(first, model.c_ptr[self.cls + 1] - first)
             owner = np.repeat(np.arange(len(self.tup)), model.c_ptr[self.cls + 1] - first)
             hit = model.c_tup[members] == self.tup[owner]
             in_class[owner[hit]] = True
@@ -122,7 +122,7 @@ def assignment_of(
     # the tuple's entries with as many ``*``: one of them is the class
     lo = model.t_ptr[tup] + model.below[tup, stars]
     hi = model.t_ptr[tup] + model.below[tup, stars + 1]
-    entries = _ranges(lo, hi - lo)
+    entries = ranges(lo, hi - lo)
     owner = np.repeat(np.arange(len(tup)), hi - lo)
     match = model.c_pattern[model.e_cls[entries]] == pat[owner]
     cls = np.full(len(tup), -1, dtype=np.int64)
@@ -151,7 +151,7 @@ def candidates(model: SuppressionModel, prices: np.ndarray, best: Assignment, li
 def _positions(model: SuppressionModel, a: Assignment) -> np.ndarray:
     """Tuple-major positions of an assignment's entries."""
     lengths = model.t_ptr[a.tup + 1] - model.t_ptr[a.tup]
-    entries = _ranges(model.t_ptr[a.tup], lengths)
+    entries = ranges(model.t_ptr[a.tup], lengths)
     owner = np.repeat(np.arange(len(a.tup)), lengths)
     hit = model.e_cls[entries] == a.cls[owner]
     return entries[hit]
