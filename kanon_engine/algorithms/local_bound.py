@@ -47,8 +47,11 @@ from kanon_engine.core.frequency import dense_ids, group_columns
 from kanon_engine.i18n import _, formats
 
 #: Largest number of (tuple, class) entries the model holds; past it the patterns with the most ``*`` are
-#: left out (see the module docstring). 24 bytes an entry at most: ~0.5 GB.
-MAX_ENTRIES = 20_000_000
+#: left out (see the module docstring): about 0.2 GB, and a second on a million records.
+MAX_ENTRIES = 8_000_000
+#: Most quasi-identifiers a model is built for (patterns are bit masks of one 64-bit integer, and a
+#: tuple-pattern key must fit too); a wider table's release gets no certificate.
+MAX_QI = 40
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from kanon_engine.algorithms.local_bound import (
+    MAX_QI,
     Ascent,
     Certificate,
     SuppressionModel,
@@ -116,7 +117,7 @@ def assignment_of(
     d = model.n_qi
     key, count = np.unique(record_tuple * (1 << d) + pattern, return_counts=True)
     tup, pat = key >> d, key & ((1 << d) - 1)
-    stars = np.array([bin(p).count("1") for p in range(1 << d)], dtype=np.int64)[pat]
+    stars = np.bitwise_count(pat).astype(np.int64)
     if (stars > model.max_stars).any():
         return None
     # the tuple's entries with as many ``*``: one of them is the class
@@ -303,7 +304,7 @@ class Certified:
     identifier, the certificate, and notes on what more time did."""
 
     suppressed: np.ndarray
-    certificate: Certificate
+    certificate: Certificate | None  # None: more than MAX_QI quasi-identifiers
     notes: tuple[str, ...]
 
 
@@ -318,6 +319,8 @@ def certify(
     ``deadline`` (a ``time.perf_counter`` time) a better release and a tighter certificate found by then
     (only under k-anonymity alone: the program knows nothing of sensitive values, so with l-diversity or
     t-closeness the time goes to the certificate only)."""
+    if enc.n_qi > MAX_QI:
+        return Certified(suppressed, None, ())
     began = time.perf_counter()
     progress(0.0, _("proving how close the release is to the fewest '*' possible"))
     tuples, m, record_tuple = distinct_tuples(enc.codes)

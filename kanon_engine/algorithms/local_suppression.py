@@ -223,7 +223,8 @@ class LocalSuppression(Algorithm):
         result = build_cell_result(
             self.name, self.parameters, table, config, enc, rec, start, peeling.steps, notes
         )
-        return dataclasses.replace(result, certificate=certified.certificate.to_dict())
+        certificate = certified.certificate
+        return dataclasses.replace(result, certificate=None if certificate is None else certificate.to_dict())
 
 
 def _share(progress: ProgressCallback, low: float, high: float) -> ProgressCallback:
