@@ -221,6 +221,9 @@ class AnonymizationResult:
     n_records: int | None = None
     n_suppressed: int | None = None
     recoding: CellRecoding | None = None
+    #: how close a local-suppression release is to the fewest ``*`` possible (``lower_bound``, ``gap``,
+    #: ``method``, ...: :meth:`kanon_engine.algorithms.local_bound.Certificate.to_dict`); None otherwise
+    certificate: dict[str, Any] | None = None
 
     @property
     def in_memory(self) -> bool:
@@ -319,6 +322,8 @@ class AnonymizationResult:
             out["records_touched"] = rec.records_touched
             out["records_generalized"] = rec.records_generalized
             out["transformations_used"] = len(rec.transformations())
+        if self.certificate is not None:
+            out["certificate"] = dict(self.certificate)
         if self.lattice is not None:
             out["lattice"] = {"size": int(len(self.lattice.status)), "status_counts": self.lattice.counts()}
         if self.notes:

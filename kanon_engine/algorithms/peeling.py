@@ -480,18 +480,18 @@ def _allocate(
     entries first), each group ``key`` takes at most its ``deficit`` (cheapest first)."""
     order = np.lexsort((entries, delta, cls))
     c_sorted, n_sorted = cls[order], count[order]
-    before = _exclusive_segment_cumsum(c_sorted, n_sorted)
+    before = exclusive_segment_cumsum(c_sorted, n_sorted)
     avail = np.empty(len(order), dtype=np.int64)
     avail[order] = np.clip(spare[c_sorted] - before, 0, n_sorted)
     order = np.lexsort((entries, delta, key))
     k_sorted, a_sorted = key[order], avail[order]
-    before = _exclusive_segment_cumsum(k_sorted, a_sorted)
+    before = exclusive_segment_cumsum(k_sorted, a_sorted)
     take = np.empty(len(order), dtype=np.int64)
     take[order] = np.clip(deficit[k_sorted] - before, 0, a_sorted)
     return take
 
 
-def _exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
+def exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sum of ``values`` before each element within its run of equal (sorted) ``segment`` ids."""
     if not len(values):
         return values.astype(np.int64)

@@ -161,6 +161,12 @@ def rebuild_run(
     return restored, ""
 
 
+#: Why a saved run with a time limit (local suppression) is not rebuilt.
+TIMED_RUN = N_(
+    "Not rebuilt: it was given a time limit, and another run may find another release. Run it again."
+)
+
+
 def _rebuild(
     table: Table | Any, config: AnonymizationConfig, summary: dict[str, Any], progress: Any = None
 ) -> AnonymizationResult | None:
@@ -179,6 +185,8 @@ def _rebuild(
     cls = algorithms().get(name)
     if cls is None or cls.full_domain:
         return None
+    if params.get("time_limit") is not None:  # local suppression with more time: another run may differ
+        raise KanonError(_(TIMED_RUN))
     known = {p.name for p in cls.params}
     algorithm = get_algorithm(name, **{k: v for k, v in params.items() if k in known})
     return algorithm.run(table, config, progress=progress) if progress else algorithm.run(table, config)

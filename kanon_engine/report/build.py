@@ -269,6 +269,7 @@ def _cell_level(result: Any, rel: Mapping[str, Any]) -> dict[str, Any] | None:
     sizes = sizes_of(rel.get("class_sizes"))
     reading = wildcard_reading(result.release, result.config.quasi_identifiers, k)
     return {
+        "certificate": getattr(result, "certificate", None),  # local suppression: how close to the fewest *
         "transformations": used[:12],
         "transformations_used": len(used),
         "readings": {

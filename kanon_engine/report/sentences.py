@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.report.facts import kept_star_cells
 
@@ -178,7 +179,8 @@ def _star_sentences(facts: Mapping[str, Any], res: Mapping[str, Any]) -> list[st
                 n=generalized,
             )
         )
-    return [*out, _(STAR_MEANING), _(MINIMALITY_WARNING)]
+    certificate = certificate_sentence(res["cell_level"].get("certificate"))  # "" when there is none
+    return [*out, *([certificate] if certificate else []), _(STAR_MEANING), _(MINIMALITY_WARNING)]
 
 
 def _suppression_sentences(

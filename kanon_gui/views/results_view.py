@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
 from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
@@ -56,7 +57,7 @@ def transformation_text(result: AnonymizationResult, facts: dict | None = None) 
             "<b>{model}</b>: {description}. {what}",
             model=escape(result.model),
             description=escape(model_description(result.model)),
-            what=cell_text(facts),
+            what=cell_text(facts, result.certificate),
         )
     if not result.transformation:
         return _(
@@ -65,7 +66,9 @@ def transformation_text(result: AnonymizationResult, facts: dict | None = None) 
     text = _levels_text(result)
     if rec is not None:
         text += _(
-            ". <b>{model}</b>, then: {what}", model=escape(model_label(result.model)), what=cell_text(facts)
+            ". <b>{model}</b>, then: {what}",
+            model=escape(model_label(result.model)),
+            what=cell_text(facts, result.certificate),
         )
     return text
 
@@ -78,9 +81,10 @@ def run_title(run: Run) -> str:
     return _("{run}: {models}", run=f"<b>{escape(run.label)}</b>", models=escape(models))
 
 
-def cell_text(facts: dict) -> str:
+def cell_text(facts: dict, certificate: dict | None = None) -> str:
     """What a release that keeps every record shows: values shown as * per attribute (however they got
-    there), the records showing one, the records generalized; from the release's facts."""
+    there), the records showing one, the records generalized; from the release's facts. With local
+    suppression's ``certificate``, how close its '*' are to the fewest possible."""
     rel = facts["release"]
     cells, records = kept_star_cells(facts)
     parts = []
@@ -110,11 +114,13 @@ def cell_text(facts: dict) -> str:
                 n=generalized,
             )
         )
-    return _(
+    text = _(
         "{what}. {meaning}",
         what=formats.join_clauses(parts) or _("no value had to change"),
         meaning=escape(term("star")),
     )
+    proof = certificate_sentence(certificate)  # local suppression: how close to the fewest '*'
+    return f"{text} <b>{escape(proof)}</b>" if proof else text
 
 
 def _levels_text(result: AnonymizationResult) -> str:
