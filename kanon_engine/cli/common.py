@@ -27,6 +27,7 @@ from kanon_engine.release.outputs import check_cli_outputs
 from kanon_engine.release.writer import sha256_file
 from kanon_engine.report.document import write_reports
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.utility import report_section as fitness_section
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
@@ -227,6 +228,9 @@ def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationRes
     summary["input_sha256"] = table.sha256
     summary["software"] = f"kanon {__version__}"
     summary["engine"] = {"name": result.engine, "reason": result.engine_reason}
+    fitness = fitness_section.section(table, result)
+    if fitness is not None:  # the run names the study's target: can the study still predict it?
+        summary["fitness"] = fitness
     return summary
 
 

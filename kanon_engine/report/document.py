@@ -54,6 +54,7 @@ from kanon_engine.release.fileio import (
 from kanon_engine.release.pdf_check import verify_pdf
 from kanon_engine.resources import resources_dir
 from kanon_engine.result import SURVEY_MODELS
+from kanon_engine.utility import report_section as fitness_section
 from kanon_engine.workload.report_section import section as workload_section
 
 #: Seconds allowed to the PDF renderer process.
@@ -458,6 +459,7 @@ def build_report(
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
+        "fitness": fitness_section.section(table, result),
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
     details = getattr(project, "report", None)
@@ -755,6 +757,7 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "risk": _risk_section(report["risk"]["before"], report["risk"]["after"]),
         "homogeneity": _homogeneity_section(report["risk"]["before"], report["risk"]["after"]),
         "workload": workload_section(report.get("workload"), _table),
+        "fitness": fitness_section.view(report.get("fitness"), _table),
         "linkage": _linkage_section(report.get("linkage")),
         "release": _release_section(report.get("release")),
         "definitions": [_definition(text) for text in report["risk"]["definitions"].values()],

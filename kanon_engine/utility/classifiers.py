@@ -127,7 +127,7 @@ def _model(name: str, d: Design):
         [
             (
                 "numbers",
-                make_pipeline(SimpleImputer(add_indicator=True), StandardScaler()),
+                make_pipeline(SimpleImputer(add_indicator=True, keep_empty_features=True), StandardScaler()),
                 list(range(n_num)),
             ),
             ("categories", OneHotEncoder(handle_unknown="ignore"), list(range(n_num, x.shape[1]))),

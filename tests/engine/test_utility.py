@@ -187,3 +187,42 @@ def test_cli_error_is_one_sentence(tmp_path, capsys):
     assert main(["utility", str(data), "--release", str(rel), "--target", "y"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_run_report_carries_the_same_figures_as_the_utility_command(tmp_path, capsys):
+    """anonymize --target: the JSON report's fitness equals `utility` on the written release, and the
+    HTML report has the section."""
+    original, _release = _toy(400)
+    original = original.assign(zip=[f"{i % 7:05d}" for i in range(len(original))])
+    data = tmp_path / "d.csv"
+    original.to_csv(data, index=False)
+    out, report, html = tmp_path / "r.csv", tmp_path / "r.json", tmp_path / "r.html"
+    args = [
+        "anonymize",
+        str(data),
+        "--qi",
+        "age,zip",
+        "--k",
+        "3",
+        "--suppression-limit",
+        "0.05",
+        "--metric",
+        "classification",
+        "--target",
+        "y",
+        "--output",
+        str(out),
+        "--report",
+        str(report),
+        "--report-html",
+        str(html),
+    ]
+    assert main(args) == 0
+    capsys.readouterr()
+    fit = json.loads(report.read_text())["fitness"]
+    assert main(["utility", str(data), "--release", str(out), "--target", "y"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert fit["classification"] == again["classification"]
+    assert fit["summary"].keys() == again["summary"].keys()
+    text = html.read_text()
+    assert "Fitness for the study" in text and "Random forest" in text
