@@ -28,10 +28,10 @@ from kanon_engine.utility.values import SUPPRESSED, is_numeric
 
 #: how many attributes the words name as having moved most
 MOVED_MOST = 3
-ENCODING = (
-    "numbers as numbers, released ranges as their midpoints; other values as categories, a generalized "
-    "label being a category of its own; the suppression mark and blanks as missing"
-)
+#: how released cells become features (the JSON's ``encoding``; :mod:`.classifiers` says it in words):
+#: numbers as numbers and ranges as their midpoints, other values as categories (a generalized label
+#: being one), the suppression mark and blanks as missing
+ENCODING = {"number": "value", "range": "midpoint", "other": "category", "suppressed": "missing"}
 
 
 def check_study(
@@ -82,7 +82,7 @@ def check_study(
             hint=_("Choose a target with at least two values."),
             where="target",
         )
-    chosen = [c for c in release.columns if c != target] if not features else list(features)
+    chosen = [c for c in release.columns if c != target] if features is None else list(features)
     if target in chosen:
         raise ConfigError(
             _(
@@ -120,6 +120,17 @@ def fitness(
     release = release[release[target].notna()]
     d_orig = design(original, chosen, numeric, target, mark)
     d_rel = design(release, chosen, numeric, target, mark)
+    if len(d_rel.labels) < 2:
+        raise ConfigError(
+            _(
+                "In the release the target '{column}' holds a single value ('{value}'), so the release "
+                "cannot be used to predict it.",
+                column=target,
+                value=d_rel.labels[0] if d_rel.labels else "",
+            ),
+            hint=_("Keep the target out of the quasi-identifiers, or choose another target."),
+            where="target",
+        )
     before = scores(d_orig, _("the original"), progress, (0.0, 0.5))
     after = scores(d_rel, _("the release"), progress, (0.5, 0.95))
     base = majority(d_orig.y)
