@@ -78,6 +78,7 @@ from kanon_gui.views.history_view import RunHistoryPanel
 from kanon_gui.views.message_bar import MessageBar
 from kanon_gui.views.results_view import ResultsPanel
 from kanon_gui.views.risk_view import RiskPanel
+from kanon_gui.views.utility_view import UtilityPanel
 from kanon_gui.views.workload_view import WorkloadPanel
 
 LOG = logging.getLogger("kanon_gui.window")
@@ -188,11 +189,14 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.risk_panel, icon("risk"), _("6  Risk"))
         self.workload_panel = WorkloadPanel(self.state)
         self.tabs.addTab(self.workload_panel, icon("chart"), _("7  Workload"))
+        self.utility_panel = UtilityPanel(self.state, runner=self.runner)
+        self.tabs.addTab(self.utility_panel, icon("chart"), _("8  Utility"))
         #: Tabs that show the current run (each has show_run), redrawn when they are on screen.
-        self.run_views: tuple[AnalysisPanel | RiskPanel | WorkloadPanel, ...] = (
+        self.run_views: tuple[AnalysisPanel | RiskPanel | WorkloadPanel | UtilityPanel, ...] = (
             self.analysis_panel,
             self.risk_panel,
             self.workload_panel,
+            self.utility_panel,
         )
         self._stale_views: set[int] = set()
 

@@ -344,6 +344,7 @@ ENGINE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("export", ("release",)),
     ("presentation", ("present",)),
     ("project", ("project",)),
+    ("utility for studies", ("utility",)),
     ("report", ("report",)),
     ("session", ("session",)),
     ("command line", ("cli", "__main__")),

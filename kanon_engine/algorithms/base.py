@@ -58,6 +58,24 @@ METRIC = ParamSpec(
     choices=tuple(METRICS),
     choice_labels=tuple(OBJECTIVE_LABELS.get(m, m) for m in METRICS),
 )
+TARGET = ParamSpec(
+    "target",
+    N_("Target of the study"),
+    "column",
+    None,
+    N_(
+        "For the classification metric: the attribute the study will predict; a group is best when its "
+        "records share one value of it. It may be an insensitive or a sensitive column, or a "
+        "quasi-identifier."
+    ),
+)
+
+
+def target_columns(parameters: dict[str, Any]) -> tuple[str, ...]:
+    """The classification metric's target attributes, when that metric is chosen (else none)."""
+    if parameters.get("metric") != "classification" or not parameters.get("target"):
+        return ()
+    return tuple(c.strip() for c in str(parameters["target"]).split(",") if c.strip())
 
 
 class Job(NamedTuple):
@@ -136,10 +154,15 @@ class Algorithm(ABC):
     ) -> AnonymizationResult:
         """Count the points, run the algorithm on them, and tie its plan back to the rows (Mondrian
         overrides it for tables whose points exceed the memory budget)."""
-        counted = count_points(source, config, progress)
+        counted = count_points(source, config, progress, extra=self.counted_columns(config))
         require_k_fits(config.k, counted.enc.n_rows)
         result = self._run(Job(source, config, counted.enc, progress, start))
         return finish_result(source, counted, result, start)
+
+    def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:
+        """Columns beyond the quasi-identifiers and protected sensitive attributes whose values the run
+        counts per class (the classification metric's targets that are not quasi-identifiers)."""
+        return ()
 
     def works_on_records(self) -> bool:
         """Whether this run recodes single cells of single records (the survey's CG, CS and AG_CS

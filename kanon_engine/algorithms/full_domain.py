@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm, Job
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, TARGET, Algorithm, Job, target_columns
 from kanon_engine.algorithms.cell_suppression import (
     SUPPRESS,
     CellMetric,
@@ -43,6 +43,7 @@ from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.i18n import _, formats
+from kanon_engine.metrics.classification import check_targets
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
     Metric,
@@ -93,7 +94,7 @@ class FullDomainAlgorithm(Algorithm):
     """
 
     full_domain = True
-    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
+    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TARGET)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -104,11 +105,17 @@ class FullDomainAlgorithm(Algorithm):
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
         importance: str | None = None,
+        target: str | None = None,
     ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
         self.suppress = suppress
         self.importance = importance
+        self.target = target
+
+    def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:
+        """The classification metric's targets that are not quasi-identifiers are counted per class."""
+        return tuple(c for c in target_columns(self.parameters) if c not in config.quasi_identifiers)
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
@@ -122,12 +129,25 @@ class FullDomainAlgorithm(Algorithm):
         ``suppress="cells"`` quasi-identifier cells (the records' allowance times the number of
         quasi-identifiers when no limit is given)."""
         allowance = self.suppression_allowance(enc.n_rows, config.k)
-        metric = get_metric(self.parameters["metric"])
+        targets = target_columns(self.parameters)
+        metric = get_metric(self.parameters["metric"], targets)
+        if targets and self.parameters["suppress"] == "cells":
+            raise ConfigError(
+                _(
+                    "The classification metric ranks releases that suppress whole records; with single "
+                    "values suppressed (--suppress cells) choose another metric."
+                ),
+                where="metric",
+            )
+        check_targets(targets, config.identifiers, enc)
         if self.parameters["suppress"] != "cells":
             group_k = (
                 config.suppressed_group_k
             )  # Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`)
-            evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
+            tracked = self.counted_columns(config)
+            evaluator = NodeEvaluator(
+                enc, config.models, allowance, suppressed_group_k=group_k, tracked=tracked
+            )
             return evaluator, metric, allowance, "records"
         # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
         # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
@@ -255,6 +275,9 @@ def full_domain_result(
     if ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
         plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
+    targets = target_columns(parameters)
+    if targets:  # the classification metric, reported under its own name
+        metrics["classification"] = get_metric("classification", targets).value(ev, ctx)
     metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Job
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, TARGET, Job
 from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
@@ -345,7 +345,7 @@ class Heuristic(FullDomainAlgorithm):
         "skipping those that cannot beat the best found, until the time limit. Returns the best release "
         "found; it is proven optimal only if the search finished before the time limit."
     )
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TIME_LIMIT)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TIME_LIMIT, TARGET)
 
     def __init__(
         self,
@@ -355,9 +355,14 @@ class Heuristic(FullDomainAlgorithm):
         suppress: str = "records",
         importance: str | None = None,
         time_limit: float = 10.0,
+        target: str | None = None,
     ) -> None:
         super().__init__(
-            suppression_limit=suppression_limit, metric=metric, suppress=suppress, importance=importance
+            suppression_limit=suppression_limit,
+            metric=metric,
+            suppress=suppress,
+            importance=importance,
+            target=target,
         )
         self.time_limit = time_limit
 

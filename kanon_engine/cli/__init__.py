@@ -1,5 +1,5 @@
 """Command line: ``python -m kanon_engine check | apply | anonymize | hierarchy | risk | workload |
-algorithms``.
+utility | algorithms``.
 
 Flags and file formats are a contract (scripts use them). Exit codes: 0 success (``check``: the table
 is k-anonymous), 1 ``check``: not k-anonymous / ``hierarchy --check``: errors found, 2 bad input (one
@@ -19,14 +19,14 @@ import sys
 from collections.abc import Sequence
 
 from kanon_engine import __version__, i18n
-from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, workload
+from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, utility, workload
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
 from kanon_engine.i18n.language import normalize, resolve_language
 from kanon_engine.release.fileio import InputGuard
 
 #: The subcommands, in the order ``--help`` lists them.
-SUBCOMMANDS = (check, apply, anonymize, hierarchy, algorithms, risk, workload)
+SUBCOMMANDS = (check, apply, anonymize, hierarchy, algorithms, risk, workload, utility)
 
 
 def build_parser() -> argparse.ArgumentParser:

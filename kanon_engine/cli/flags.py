@@ -114,6 +114,8 @@ def _values_text(spec: ParamSpec) -> str:
         text = "column names separated by commas"
     elif spec.kind == "text":
         text = text_values.get(spec.name, "text")
+    elif spec.kind == "column":
+        text = "a column name"
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
@@ -125,7 +127,7 @@ def _values_text(spec: ParamSpec) -> str:
 
 
 def _metavar(spec: ParamSpec) -> str:
-    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS"}
+    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS", "column": "COL"}
     return metavars.get(spec.kind, spec.name.upper().replace("_", "-"))
 
 

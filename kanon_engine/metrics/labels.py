@@ -123,6 +123,15 @@ METRIC_LABELS: dict[str, MetricLabel] = {
         ),
         share=True,
     ),
+    "classification": MetricLabel(
+        N_("Records a classifier would get wrong (classification metric)"),
+        N_(
+            "Share of records whose value of the study's target differs from the most frequent value of "
+            "their group (all of a group's records when two values tie), suppressed records counting one "
+            "half, as in ARX: 0 % means every group predicts its records' target."
+        ),
+        share=True,
+    ),
     "gcp": MetricLabel(
         N_("Range left open, on average (GCP)"),
         N_(
@@ -233,6 +242,7 @@ OBJECTIVE_LABELS: dict[str, str] = {
     "precision": N_("Most precision kept (Sweeney's precision)"),
     "height": N_("Fewest generalization steps (height)"),
     "entropy": N_("Least information lost in bits (entropy)"),
+    "classification": N_("Target still predictable (classification metric)"),
 }
 
 
@@ -258,6 +268,7 @@ OBJECTIVE_VALUES: dict[str, MetricLabel] = {
     "cavg": METRIC_LABELS["cavg"],
     "height": METRIC_LABELS["height"],
     "entropy": METRIC_LABELS["entropy"],
+    "classification": METRIC_LABELS["classification"],
 }
 
 

@@ -10,7 +10,7 @@ with its suppression penalty.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, Protocol
 
@@ -20,6 +20,14 @@ from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import FrequencySet, base_frequency_set, group_columns
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _
+from kanon_engine.metrics.classification import (
+    SUPPRESSED_PENALTY,
+    majority,
+    penalty_bound,
+    qi_target_penalty,
+    released_penalty,
+    target_histograms,
+)
 
 
 # --- formulas ------------------------------------------------------------------------------------------
@@ -209,6 +217,8 @@ class MetricContext:
     trims: bool = False
     #: the bottom frequency set, when the caller has it already (else computed on first use)
     base_set: FrequencySet | None = None
+    #: what a metric tabulates once per run (the classification metric's target points)
+    tables: dict[str, object] = field(default_factory=dict)
 
     @cached_property
     def entropy(self) -> EntropyTables:
@@ -393,6 +403,60 @@ class LossMetric(Metric):
         return np.exp(np.log1p(per).mean(axis=1)) - 1.0
 
 
+@dataclass(frozen=True)
+class ClassificationMetric(Metric):
+    """Iyengar's classification metric as ARX computes it (:mod:`kanon_engine.metrics.classification`):
+    records off their class's majority value of each target, and suppressed records at 1/2, over all
+    records. Not monotone (suppression); :func:`~kanon_engine.metrics.classification.penalty_bound`
+    bounds a node and its generalizations, so the optimal search stays exact."""
+
+    name = "classification"
+    label = N_("Classification (records off their group's majority value of the target)")
+    short = N_("classification")
+    targets: tuple[str, ...] = ()
+
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
+        penalty = 0.0
+        for target in self.targets:
+            if target in ctx.enc.qi:
+                penalty += self._qi_penalty(ev, ctx, ctx.enc.qi.index(target))
+            else:
+                total, top1, tie = self._stats(ev, ctx, target)
+                penalty += released_penalty(total, top1, tie, ev.passes, ev.trimmed)
+        return penalty / ctx.n_rows
+
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
+        bound = 0.0
+        for target in self.targets:
+            if target in ctx.enc.qi:
+                continue  # a generalized target's penalty has no simple bound: none claimed
+            total, top1, _tie = self._stats(ev, ctx, target)
+            bound += penalty_bound(total, top1, ctx.max_suppressed, ctx.trims)
+        return bound / ctx.n_rows
+
+    def _stats(
+        self, ev: NodeFigures, ctx: MetricContext, target: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per class of ``ev``'s node: records, majority records, ties (kept for the node's value after
+        its bound: both are asked of the same evaluation)."""
+        key = "last:" + target
+        last = ctx.tables.get(key)
+        if isinstance(last, tuple) and last[0] is ev.freq:
+            return last[1]
+        stats = majority(target_histograms(ctx.enc, ev.freq, target), ev.freq.n_classes)
+        ctx.tables[key] = (ev.freq, stats)
+        return stats
+
+    def _qi_penalty(self, ev: NodeFigures, ctx: MetricContext, target: int) -> float:
+        sizes = ev.freq.counts.astype(np.float64)
+        extra = 0.0
+        if ev.trimmed is not None:
+            sizes = sizes - ev.trimmed
+            extra = SUPPRESSED_PENALTY * float(ev.trimmed[ev.passes].sum())
+        penalty = qi_target_penalty(ctx.enc, ev.levels, ev.freq.leaves(), sizes, ev.passes, target)
+        return penalty + extra
+
+
 def loss_per_attribute(ev: NodeFigures, ctx: MetricContext) -> np.ndarray:
     """Normalized Loss of every attribute at the evaluated node, suppressed records counting 1."""
     if ev.suppressed == 0:
@@ -463,6 +527,7 @@ METRICS: dict[str, type[Metric]] = {
         HeightMetric,
         EntropyMetric,
         LossMetric,
+        ClassificationMetric,
     )
 }
 
@@ -471,12 +536,21 @@ METRICS: dict[str, type[Metric]] = {
 DEFAULT_METRIC = "loss"
 
 
-def get_metric(name: str) -> Metric:
+def get_metric(name: str, targets: tuple[str, ...] = ()) -> Metric:
+    """The metric called ``name``; the classification metric needs its target attributes."""
     if name not in METRICS:
         raise ConfigError(
             _("Unknown metric '{name}'; choose one of {values}.", name=name, values=", ".join(METRICS)),
             where="metric",
         )
+    if name == ClassificationMetric.name:
+        if not targets:
+            raise ConfigError(
+                _("The classification metric needs the attribute the study will predict."),
+                hint=_("Name it with --target (for example --target diagnosis)."),
+                where="target",
+            )
+        return ClassificationMetric(targets=tuple(targets))
     return METRICS[name]()
 
 

@@ -159,6 +159,23 @@ class TCloseness(PrivacyModel):
         return {"t": self.t, "t_distance": self.distance}
 
 
+def distribution_distance(counts: np.ndarray, reference: np.ndarray, ordered: bool) -> float:
+    """The EMD between one distribution (``counts`` over the values of ``reference``'s domain, in the
+    domain's order) and ``reference`` (shares summing to 1), with t-closeness's equal or ordered ground
+    distance: the same formulas the model applies to every class (the researcher's summaries compare a
+    release's distribution with the original's by it)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    if total <= 0:
+        return 0.0
+    val = np.flatnonzero(counts > 0)
+    cls = np.zeros(len(val), dtype=np.int64)
+    if ordered:
+        return float(_ordered_emd(cls, val, counts[val], np.array([total]), reference)[0])
+    p = counts[val] / total
+    return max(0.0, float(0.5 * (1.0 + np.abs(p - reference[val]).sum() - reference[val].sum())))
+
+
 def _ordered_emd(
     cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, sizes: np.ndarray, q: np.ndarray
 ) -> np.ndarray:

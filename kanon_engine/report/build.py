@@ -40,6 +40,7 @@ from kanon_engine.report.html import render_html, write_html
 from kanon_engine.report.pdf import write_pdf
 from kanon_engine.report.sentences import plain_summary
 from kanon_engine.result import SURVEY_MODELS
+from kanon_engine.utility import report_section as fitness_section
 
 #: Said first when the release was made with settings the project no longer has.
 STALE_WARNING = N_(
@@ -97,6 +98,7 @@ def build_report(
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": {k: v for k, v in release.items() if k != "facts"} if release is not None else None,
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
+        "fitness": fitness_section.section(table, result),
         "run": {"label": run_label, "stale": bool(stale)},
         "sign_off": _sign_off(project, purpose, recipient, approved_by),
         "language": current_language(),

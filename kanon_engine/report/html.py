@@ -25,6 +25,7 @@ from kanon_engine.report.charts import class_size_svg
 from kanon_engine.report.facts import kept_star_cells, quality_metrics
 from kanon_engine.report.sentences import MINIMALITY_WARNING, STAR_MEANING, one_in, pct
 from kanon_engine.resources import resources_dir
+from kanon_engine.utility import report_section as fitness_section
 from kanon_engine.workload.report_section import section as workload_section
 
 #: Where the report's template and style sheet are (``report.html.j2``, ``report.css``).
@@ -122,6 +123,7 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "risk": _risk_section(report["risk"]["before"], report["risk"]["after"], facts),
         "homogeneity": _homogeneity_section(report["risk"]["before"], report["risk"]["after"], facts),
         "workload": workload_section(report.get("workload"), table),
+        "fitness": fitness_section.view(report.get("fitness"), table),
         "linkage": _linkage_section(report.get("linkage")),
         "release": _release_section(report.get("release")),
         "definitions": [_definition(text) for text in report["risk"]["definitions"].values()],

@@ -36,6 +36,7 @@ from kanon_engine.report.build import write_reports
 from kanon_engine.report.facts import kept_star_cells, report_facts
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource
+from kanon_engine.utility import report_section as fitness_section
 
 #: Names of the companions an export writes beside the release ``<stem>.<ext>``.
 COMPANIONS = ("_value_mapping.csv", "_report.html", "_report.pdf")
@@ -247,6 +248,9 @@ def run_summary(
     summary["input_sha256"] = table.sha256
     summary["software"] = f"kanon {__version__}"
     summary["engine"] = {"name": result.engine, "reason": result.engine_reason}
+    fitness = fitness_section.section(table, result)
+    if fitness is not None:  # the run names the study's target: can the study still predict it?
+        summary["fitness"] = fitness
     return summary
 
 
