@@ -90,7 +90,9 @@ def pattern_classes(
     sizes = [int(c.max(initial=0)) + 1 for c in tuples]
     full = (1 << d) - 1
 
-    def walk(kept: int, last: int, rows: np.ndarray, ids: np.ndarray, n: int) -> Iterator:
+    def walk(
+        kept: int, last: int, rows: np.ndarray, ids: np.ndarray, n: int
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, int]]:
         size = np.bincount(ids, weights=m[rows], minlength=n)
         ok = size >= k
         if not ok.all():

@@ -212,7 +212,7 @@ def save_project(args: argparse.Namespace, project: Project) -> None:
             _(
                 "note: {name} is sealed with the password of {project}, as the project it comes from.",
                 name=Path(args.save_project).name,
-                project=Path(source).name,
+                project=Path(str(source)).name,
             ),
             file=sys.stderr,
         )

@@ -26,6 +26,7 @@ from typing import Any
 from kanon_engine.cli.common import EXIT_OK, dumps, read
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.data.roles import Role
+from kanon_engine.data.table import loaded
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.release.fileio import atomic_write_text
@@ -57,11 +58,20 @@ def run(args: argparse.Namespace) -> int:
     target = project.algorithm_params.get("target")
     if not target:
         raise ConfigError(_("Name the attribute the study will predict with --target."), where="--target")
+    if not table.in_memory:
+        raise ConfigError(
+            _(
+                "The classifiers train on the records, so the study needs the table in memory; choose the "
+                "in-memory engine (--engine memory)."
+            ),
+            where="--engine",
+        )
+    original = loaded(table).frame
     release = read(args.release, args.release_delimiter).frame
     mark = SUPPRESSED
     features = [c.strip() for c in args.features.split(",") if c.strip()] if args.features else None
     identifiers = project.columns_with(Role.IDENTIFIER)
-    out = fitness(table.frame, release, str(target), features, identifiers, mark)
+    out = fitness(original, release, str(target), features, identifiers, mark)
     if args.contingency:
         pair = [c.strip() for c in args.contingency.split(",") if c.strip()]
         if len(pair) != 2 or any(c not in release.columns for c in pair):
@@ -72,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                 ),
                 where="--contingency",
             )
-        out["contingency"] = contingency(table.frame, release, pair[0], pair[1], mark)
+        out["contingency"] = contingency(original, release, pair[0], pair[1], mark)
     text = dumps(out, indent=2)
     if args.report:
         atomic_write_text(Path(args.report), text + "\n")

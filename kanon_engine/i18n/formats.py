@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from kanon_engine.i18n.catalog import PSEUDO, SOURCE_LANGUAGE
 from kanon_engine.i18n.lookup import current_language
@@ -199,7 +199,7 @@ def join(items: Sequence[str], language: str | None = None, *, either: bool = Fa
     code = _locale_code(language)
     if len(items) > 2 and code == SOURCE_LANGUAGE:  # the house style, without the serial comma
         return ", ".join(items[:-1]) + (" or " if either else " and ") + items[-1]
-    style = "or" if either else "standard"
+    style: Literal["or", "standard"] = "or" if either else "standard"
     return format_list(items, style=style, locale=_locale(code)) if items else ""
 
 

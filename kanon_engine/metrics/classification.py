@@ -97,7 +97,9 @@ def target_histograms(enc: EncodedTable, fs: FrequencySet, target: str) -> Histo
     return Histograms.from_rows(row_class, column.codes, fs.n_classes, len(column.values), enc.weights)
 
 
-def point_classes(enc: EncodedTable, levels: tuple[int, ...], class_leaves: np.ndarray, leaves: np.ndarray):
+def point_classes(
+    enc: EncodedTable, levels: tuple[int, ...], class_leaves: np.ndarray, leaves: np.ndarray
+) -> np.ndarray:
     """The class (an index into ``class_leaves``' columns, one representative per class of the node at
     ``levels``) of every column of ``leaves``: both generalized and grouped together."""
     n_cls = class_leaves.shape[1]

@@ -52,6 +52,11 @@ def local_tick_strings(values: list[float], scale: float, spacing: float) -> lis
 TITLE_CHARACTERS = 48
 
 
+def _nearest(positions: list[int], target: float) -> int:
+    """The position nearest to ``target``, the first of two as near."""
+    return min(positions, key=lambda i: abs(i - target))
+
+
 def wrap_title(title: str, most: int = TITLE_CHARACTERS) -> str:
     """``title`` on as many lines as it needs to keep each within about ``most`` characters, cut at the
     spaces nearest to even shares of its length (a title that already has a line break, or has no
@@ -69,7 +74,7 @@ def wrap_title(title: str, most: int = TITLE_CHARACTERS) -> str:
         left = [i for i in spaces if not cuts or i > cuts[-1]]
         if not left:
             break
-        cuts.append(min(left, key=lambda i, k=k: abs(i - k * len(title) / lines)))
+        cuts.append(_nearest(left, k * len(title) / lines))
     out, start = [], 0
     for cut in cuts:
         out.append(title[start:cut])

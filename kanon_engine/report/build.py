@@ -109,7 +109,9 @@ def build_report(
     return report
 
 
-def _sign_off(project: Any | None, purpose: str | None, recipient: str | None, approved: str | None) -> dict:
+def _sign_off(
+    project: Any | None, purpose: str | None, recipient: str | None, approved: str | None
+) -> dict[str, Any]:
     """The sign-off fields: as given, else the project's report details."""
     details = getattr(project, "report", None)
     return {
@@ -167,7 +169,9 @@ def _dataset_facts(table: Any, result: Any) -> dict[str, Any]:
     }
 
 
-def _configuration_facts(table: Any, result: Any, project: Any | None, facts: Mapping[str, Any]) -> dict:
+def _configuration_facts(
+    table: Any, result: Any, project: Any | None, facts: Mapping[str, Any]
+) -> dict[str, Any]:
     cfg = result.config
     params = dict(result.parameters)
     algo_cls = algorithms().get(result.algorithm)

@@ -60,7 +60,7 @@ def table(
     header: Sequence[str] | None = None,
     num: Sequence[int] = (),
     full: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """A table for the template's ``table`` macro: cells are text (escaped there) or Markup; ``full``: as
     wide as the page (its words wrap in the columns rather than run past the page's edge)."""
     return {"header": list(header or ()), "rows": [list(r) for r in rows], "num": tuple(num), "full": full}
@@ -156,7 +156,9 @@ def row_order_text(rel: Mapping[str, Any]) -> str:
     )
 
 
-def _configuration_section(c: Mapping[str, Any], r: Mapping[str, Any], facts: Mapping[str, Any]) -> dict:
+def _configuration_section(
+    c: Mapping[str, Any], r: Mapping[str, Any], facts: Mapping[str, Any]
+) -> dict[str, Any]:
     algo = c["algorithm"]
     params = [list(row) for row in algo.get("parameters_shown") or ()]
     rel = facts["release"]
@@ -310,7 +312,9 @@ def _cell_level_view(cl: Mapping[str, Any], k: int) -> dict[str, Any]:
     }
 
 
-def _transformation_table(r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[str, Any]) -> dict:
+def _transformation_table(
+    r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[str, Any]
+) -> dict[str, Any]:
     heights = {x["attribute"]: x["height"] for x in c["hierarchies"]}
     attrs = facts["release"].get("attributes") or {}
     rows = []
@@ -368,7 +372,7 @@ def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any], facts: Mapping[str
     }
 
 
-def _homogeneity_section(rb: Mapping[str, Any], ra: Mapping[str, Any], facts: Mapping[str, Any]) -> list:
+def _homogeneity_section(rb: Mapping[str, Any], ra: Mapping[str, Any], facts: Mapping[str, Any]) -> list[Any]:
     before = (facts.get("original") or {}).get("sensitive") or {}
     after = facts.get("sensitive") or {}
     return [

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -103,7 +104,7 @@ def _bins(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _model(name: str, d: Design):
+def _model(name: str, d: Design) -> tuple[Any, np.ndarray]:
     """A fresh scikit-learn estimator for ``name`` and the matrix it is trained on."""
     from sklearn.compose import ColumnTransformer
     from sklearn.ensemble import RandomForestClassifier

@@ -1103,7 +1103,12 @@ def _partition_plan(
         first = np.lexsort((parts.offset, parts.point))
         point_class[parts.point[first[::-1]]] = frag_class[first[::-1]]  # the first fragment's class
     return PartitionPlan(
-        config, None, point_class=point_class, labels=label_codes, label_text=label_text, fragments=fragments
+        config,
+        None,  # type: ignore[arg-type]  # the counts are set by finish_result
+        point_class=point_class,
+        labels=label_codes,
+        label_text=label_text,
+        fragments=fragments,
     )
 
 

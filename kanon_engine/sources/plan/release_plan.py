@@ -68,7 +68,8 @@ class ReleasePlan(ABC):
         """Records the release suppresses (points of class -1, and Datafly's trimmed records)."""
         point_class = getattr(self, "point_class", np.zeros(0, dtype=np.int64))
         weights = self.counted.enc.weights
-        n = int(weights[point_class < 0].sum()) if len(point_class) else 0
+        off = point_class < 0
+        n = (int(weights[off].sum()) if weights is not None else int(off.sum())) if len(point_class) else 0
         return n + int(getattr(self, "trimmed_records", 0))
 
     @abstractmethod
@@ -290,7 +291,8 @@ class PartitionPlan(ReleasePlan):
         if state.seen is None:
             state.seen = np.zeros(self.counted.enc.n_points, dtype=np.int64)
         rank = _ranks(point, state.seen)
-        stride = int(self.counted.enc.weights.max()) + 1
+        weights = self.counted.enc.weights
+        stride = (int(weights.max()) if weights is not None else 1) + 1
         key = f_point * stride + f_rank
         idx = np.searchsorted(key, point * stride + rank, side="right") - 1
         split = np.zeros(len(point), dtype=bool)

@@ -50,8 +50,8 @@ def _release_batches(
     source: TableSource,
     result: Any,
     options: Any,
-    facts: dict,
-    pseudonymize: Callable,
+    facts: dict[str, Any],
+    pseudonymize: Callable[..., pd.DataFrame],
     facts_tally: FactsTally | None = None,
     tally: ReleaseTally | None = None,
 ) -> Iterator[pd.DataFrame]:
@@ -100,7 +100,7 @@ def read_ahead(batches: Iterator[pd.DataFrame], depth: int = READ_AHEAD) -> Iter
     import threading
 
     done = object()
-    q: queue.Queue = queue.Queue(maxsize=depth)
+    q: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
 
     def produce() -> None:
@@ -212,7 +212,7 @@ def stream_release(
     path: str | Path,
     options: Any,
     project_path: str | Path | None,
-    pseudonymize: Callable,
+    pseudonymize: Callable[..., pd.DataFrame],
 ) -> tuple[release_writer.WrittenRelease, dict[str, Any]]:
     """Write the release of ``result`` (a run on ``source``) to ``path``, streamed (``options`` as
     :class:`kanon_engine.release.export.ExportOptions`; ``pseudonymize`` its keyed pseudonyms); what was
