@@ -140,6 +140,8 @@ def not_rebuilt_text(reasons: list[str]) -> str:
 
 #: Task channels of a role change that first counts or prepares a large column (the Attributes tab).
 ROLE_CHANNELS = ("count:", "prepare:")
+#: Background tasks besides a run that show the progress bar and Cancel while they work.
+SHOWN_CHANNELS = (*ROLE_CHANNELS, "utility")
 
 
 class MainWindow(QMainWindow):
@@ -950,9 +952,9 @@ class MainWindow(QMainWindow):
         self._update_enabled()
 
     def _task_started(self, _tid: int, channel: str, _label: str) -> None:
-        """A column counted or prepared before its role changes (a large column, in a worker): the
-        progress bar and Cancel show, as for a run; they go when it is done."""
-        if channel.startswith(ROLE_CHANNELS):
+        """A column counted or prepared before its role changes (a large column, in a worker), or the
+        Utility tab's classifiers: the progress bar and Cancel show, as for a run; they go when it is done."""
+        if channel.startswith(SHOWN_CHANNELS):
             self._role_task = True
             self._begin_task(self.status_label.text(), busy=channel.startswith("prepare:"))
 
@@ -962,7 +964,7 @@ class MainWindow(QMainWindow):
             self._end_task()
 
     def _task_progress(self, _tid: int, channel: str, fraction: float, message: str) -> None:
-        if channel in ("run", "restore") or channel.startswith("count:"):
+        if channel in ("run", "restore", "utility") or channel.startswith("count:"):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
             quality = best_so_far(message)  # an anytime search: show the best release found so far

@@ -116,6 +116,7 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
         if file is None or file == sample_project():
             _workload(window, shot)
         _analysis_and_export(window, shot)
+        _utility(window, shot)
         _save_dialog_shot(window, shot)
         _stale_shot(window, shot)
         shot.saved.extend(report_pages(window, out_dir))
@@ -233,6 +234,21 @@ def _analysis_and_export(window: Any, shot: _Shooter) -> None:
     settle(300)
     shot.save("export dialog", window.export_dialog)
     window.export_dialog.close()
+
+
+def _utility(window: Any, shot: _Shooter) -> None:
+    """The Utility tab: the classifiers trained on the original and on the release, for the sensitive
+    attribute (the sample's diagnosis) or else the last column."""
+    panel = window.utility_panel
+    window.tabs.setCurrentWidget(panel)
+    settle(300)
+    sensitive = window.state.columns_with(Role.SENSITIVE)
+    target = sensitive[0] if sensitive else panel.target.itemText(panel.target.count() - 1)
+    panel.target.setCurrentText(target)
+    panel.compute()
+    wait_until(lambda: panel.figures is not None, 300)
+    settle(300)
+    shot.save("utility", window)
 
 
 def _linkage_shot(window: Any, shot: _Shooter) -> None:

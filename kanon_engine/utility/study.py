@@ -185,9 +185,10 @@ def fitness_sentences(result: dict[str, Any]) -> list[str]:
     if result["moved_most"]:
         out.append(
             _(
-                "The distributions that moved most: {attributes}.",
+                "The distributions that moved most (earth mover's distance, from 0 for unchanged to 1): "
+                "{attributes}.",
                 attributes=", ".join(
-                    f"{c} ({formats.decimal(result['summary'][c]['distance'], 3)})"
+                    f"{c} {formats.decimal(result['summary'][c]['distance'], 3)}"
                     for c in result["moved_most"]
                 ),
             )

@@ -18,6 +18,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.roles import looks_like_codes
+
 SUPPRESSED = "*"
 #: a share of an original column's values that must read as numbers for it to be treated as numeric
 NUMERIC_SHARE = 0.95
@@ -59,7 +61,10 @@ def intervals(series: pd.Series, mark: str = SUPPRESSED) -> tuple[np.ndarray, np
 
 
 def is_numeric(series: pd.Series, mark: str = SUPPRESSED) -> bool:
-    """Whether a column of the original table holds numbers (almost all its present values do)."""
+    """Whether a column of the original table holds numbers (almost all its present values do). Codes
+    with a leading zero (postcodes such as 02108) are categories: their median would mean nothing."""
+    if looks_like_codes(series.astype("string").value_counts()):
+        return False
     lo, _hi = intervals(series, mark)
     present = series.notna().to_numpy() & (series.astype("string") != mark).to_numpy()
     if not present.any():

@@ -119,6 +119,18 @@ def test_summaries_against_pandas():
     assert out["y"]["distance"] == pytest.approx(0.0)
 
 
+def test_postcodes_are_categories_not_numbers():
+    """Codes with a leading zero (postcodes) are summarized by their mode and distinct values: a median
+    postcode would mean nothing (the sample's zip showed 'median 1,960')."""
+    codes = pd.Series(["02108", "10011", "01002", "02108", "94110"] * 20)
+    assert not is_numeric(codes)
+    assert is_numeric(pd.Series(["25", "30", "41"] * 20))
+    frame = pd.DataFrame({"zip": codes, "y": ["a", "b"] * 50})
+    release = frame.assign(zip=codes.str[:3] + "**")
+    out = summarize(frame, release, ["zip"])
+    assert out["zip"]["original"]["mode"] == "02108" and "median" not in out["zip"]["original"]
+
+
 def test_contingency_counts_both_tables():
     original, release = _toy()
     table = contingency(original, release, "sex", "y")
@@ -226,3 +238,5 @@ def test_the_run_report_carries_the_same_figures_as_the_utility_command(tmp_path
     assert fit["summary"].keys() == again["summary"].keys()
     text = html.read_text()
     assert "Fitness for the study" in text and "Random forest" in text
+    section = text[text.index("Fitness for the study") :]
+    assert "<table" in section and "'header'" not in section  # tables, not their data printed raw
