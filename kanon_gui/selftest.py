@@ -159,6 +159,7 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
         _run_and_export(steps, ctx, name, params, folder)
     steps.run("XLSX and Parquet", lambda: _formats_step(ctx, folder))
     steps.run("protected project", lambda: _protected_step(ctx, folder))
+    steps.run("utility study (scikit-learn, scipy)", lambda: _utility_step(ctx))
     if window:
         # the window reads and saves settings (its size): into the temporary folder, not the user's profile
         from kanon_gui.appdata import APP_DATA_ENV
@@ -259,6 +260,23 @@ def _formats_step(ctx: dict[str, Any], folder: Path) -> str:
         if not check_table(back.frame, qi, K).k_anonymous:
             raise SelfTestFailure(f"{path.name} as read back is not {K}-anonymous.")
     return ", ".join(sizes) + ", read back"
+
+
+def _utility_step(ctx: dict[str, Any]) -> str:
+    """The three classifiers on the original and the first release, predicting the sample's sensitive
+    attribute: proves scikit-learn and scipy (which the classifiers, and local suppression's certificate,
+    need) are in the bundle with their compiled parts."""
+    from kanon_engine.data.roles import Role
+    from kanon_engine.utility.study import fitness
+
+    result, project = ctx["first_result"], ctx["project"]
+    target = project.columns_with(Role.SENSITIVE)[0]
+    out = fitness(ctx["table"].frame, result.release, target, None, tuple(result.config.identifiers))
+    cls = out["classification"]
+    accuracies = [cls["release"][name]["accuracy"] for name in ("logistic_regression", "random_forest")]
+    if not all(0.0 < a <= 1.0 for a in accuracies):
+        raise SelfTestFailure(f"the classifiers gave accuracies outside (0, 1]: {accuracies}.")
+    return f"{target}: majority {cls['majority']:.3f}, logistic regression {accuracies[0]:.3f} on the release"
 
 
 def _protected_step(ctx: dict[str, Any], folder: Path) -> str:
