@@ -461,8 +461,6 @@ def assess(
     population_name = _("a population table") if population_name is None else population_name
     df: pd.DataFrame = getattr(frame, "frame", frame)
     qi = tuple(qi)
-    if star_is_value:
-        suppressed_marker = None
     unknown = [c for c in (*qi, *sensitive) if c not in df.columns]
     if unknown:
         raise ConfigError(
