@@ -126,3 +126,28 @@ def test_a_target_the_release_masked_is_one_sentence(qtbot) -> None:
     panel.compute()
     assert panel.figures is None and "single value" in panel.words.text()
     assert panel.classifiers.rowCount() == 0
+
+
+def test_the_study_target_is_asked_with_its_metric_and_offers_the_columns(qtbot) -> None:
+    """The algorithm panel shows the target field only under the classification metric, and offers the
+    table's columns as the user types (the target is the classification metric's own parameter)."""
+    from kanon_gui.views.algorithm_panel import AlgorithmPanel
+
+    run = _run()
+    state = AppState()
+    state.set_table(run.table)
+    panel = AlgorithmPanel(state)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.select_algorithm("optimal")
+    form = panel.params_form
+    assert form is not None
+    form.set_value("metric", "loss")
+    form._emit()
+    assert not form.rows["target"].isVisible()
+    form.set_value("metric", "classification")
+    form._emit()
+    assert form.rows["target"].isVisible()
+    completer = form.fields["target"].completer()
+    assert completer is not None
+    assert completer.model().stringList() == ["age", "sex", "y"]
