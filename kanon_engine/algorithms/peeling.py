@@ -39,8 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kanon_engine.config import require_k_fits
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import SensitiveCombos, group_columns
+from kanon_engine.core.frequency import SensitiveCombos, group_columns, representatives
+from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -504,7 +506,6 @@ def exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.ndar
 def frequency_rows(enc: EncodedTable, combos: SensitiveCombos) -> tuple[np.ndarray, np.ndarray]:
     """The frequency row of every record (distinct quasi-identifier leaves and sensitive combination)
     and one representative record per row."""
-    from kanon_engine.core.frequency import representatives
 
     cols = [enc.codes[q] for q in range(enc.n_qi)] + [combos.row_combo]
     sizes = [len(h.values) for h in enc.hierarchies] + [combos.n_combos]
@@ -533,8 +534,6 @@ def peeling_input(
 def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -> None:
     """k no larger than the table, and the whole table (everything at the root) passing the models:
     otherwise no release keeps every record, so say so before any work."""
-    from kanon_engine.config import require_k_fits
-    from kanon_engine.errors import InfeasibleError
 
     n = enc.n_rows
     require_k_fits(checker.k, n)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kanon_engine.algorithms import algorithms, title_of
 from kanon_engine.i18n import _, formats
 
 
@@ -22,7 +23,6 @@ def models_short(models: Any) -> str:
 
 def algorithm_name(name: str) -> str:
     """The algorithm's short title (``Optimal``, ``Mondrian relaxed``), never the registry code."""
-    from kanon_engine.algorithms import algorithms, title_of
 
     cls = algorithms().get(name)
     title = _(title_of(cls, name)) if cls is not None else name.replace("-", " ").capitalize()
@@ -31,7 +31,6 @@ def algorithm_name(name: str) -> str:
 
 def parameters_short(algorithm: str, parameters: dict[str, Any]) -> str:
     """The parameters in plain words: ``Suppression limit 5 %, Quality metric Balanced information loss``."""
-    from kanon_engine.algorithms import algorithms
 
     cls = algorithms().get(algorithm)
     specs = {p.name: p for p in getattr(cls, "params", ())}

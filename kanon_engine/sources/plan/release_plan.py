@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
 from kanon_engine.release.build import mask_suppressed, missing_as_empty_codes, qi_column
-from kanon_engine.sources.backends.base import Boxes
+from kanon_engine.sources.backends.base import Boxes, encode_batch
 from kanon_engine.sources.plan.guard import TableChanged
 from kanon_engine.sources.plan.key_tree import KeyTree
 from kanon_engine.sources.plan.points import Counted
@@ -86,9 +87,6 @@ class ReleasePlan(ABC):
 
     def codes_of(self, frame: pd.DataFrame) -> np.ndarray:
         """The codes (quasi-identifiers, then sensitive attributes) of a batch of input rows."""
-        import pyarrow as pa
-
-        from kanon_engine.sources.backends.base import encode_batch
 
         names = [c.name for c in self.counted.codings]
         arrays = []

@@ -18,8 +18,10 @@ sorted by it (an external sort), so memory stays bounded.
 from __future__ import annotations
 
 import hashlib
+import queue
 import secrets
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from kanon_engine.release.build import with_mark
 from kanon_engine.release.fileio import atomic_writer, format_for, refuse_input_overwrite
 from kanon_engine.report.facts import FactsTally
 from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.backends.duckdb_source import default_memory_limit
 from kanon_engine.sources.plan.guard import ReleaseTally, TableChanged, file_changed
 from kanon_engine.sources.plan.release_plan import BatchState
 
@@ -96,8 +99,6 @@ def read_ahead(batches: Iterator[pd.DataFrame], depth: int = READ_AHEAD) -> Iter
     applying the plan) while the caller formats and writes the previous ones: both halves are mostly
     pyarrow and numpy, which release the GIL, so a second core does half the work. An error in the
     thread is raised here; when the caller stops early the thread stops after its current batch."""
-    import queue
-    import threading
 
     done = object()
     q: queue.Queue[Any] = queue.Queue(maxsize=depth)
@@ -340,7 +341,6 @@ def _shuffled(
             return
         writer.close()
         del place
-        from kanon_engine.sources.backends.duckdb_source import default_memory_limit
 
         # the sort spills into this private folder (removed below), never into DuckDB's default ".tmp"
         # of the working folder: the rows are patient records
