@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import _, formats
 from kanon_engine.progress import no_progress
+from kanon_engine.session.engines import needs_rows_text
 from kanon_engine.utility.classifiers import CLASSIFIERS
 from kanon_engine.utility.contingency import contingency
 from kanon_engine.utility.study import fitness, fitness_sentences
-from kanon_gui.large_file import needs_rows_text
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.results_view import stale_banner
 
