@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from kanon_engine.algorithms.base import Algorithm
+from kanon_engine.algorithms.base import Algorithm, Job
 from kanon_engine.algorithms.full_domain import _level_vector, full_domain_result
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable
@@ -218,14 +218,8 @@ class SafePub(Algorithm):
         block["records_released"] = int(result.released_records)
         return dataclasses.replace(result, differential_privacy=block)
 
-    def _run(
-        self,
-        table: TableSource,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         model = dp_model(config)
         evaluator = NodeEvaluator(enc, config.models, enc.n_rows, suppressed_group_k=0)
         fixed = model.levels()
