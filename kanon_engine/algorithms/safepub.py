@@ -241,7 +241,7 @@ class SafePub(Algorithm):
         return full_domain_result(
             self.name,
             params,
-            table,  # type: ignore[arg-type]
+            table,
             config,
             enc,
             ev,
@@ -249,7 +249,7 @@ class SafePub(Algorithm):
             start,
             evaluator.checks,
             None,
-            notes,  # type: ignore[arg-type]
+            notes,
         )
 
     def _draw(
