@@ -300,7 +300,7 @@ def full_domain_result(
     )
 
 
-def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -> tuple[int, ...]:
+def level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -> tuple[int, ...]:
     """The levels as a vector in quasi-identifier order, each within its hierarchy's height."""
     if isinstance(levels, dict):
         unknown = [c for c in levels if c not in enc.qi]
@@ -372,7 +372,7 @@ def apply_transformation(
         records = records_in_memory(source, _("Cell suppression"))
         config.check_table(records)
         enc = encode_records(records, config)
-        vector = _level_vector(enc, levels)
+        vector = level_vector(enc, levels)
         result = _apply_with_cells(records, config, enc, vector, parameters, search, start)
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
     config.check_columns(source)
@@ -380,7 +380,7 @@ def apply_transformation(
     enc = counted.enc
     if enforce:
         require_k_fits(config.k, enc.n_rows)
-    vector = _level_vector(enc, levels)
+    vector = level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     group_k = config.suppressed_group_k if enforce else 0
     evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)

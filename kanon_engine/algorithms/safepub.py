@@ -39,7 +39,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kanon_engine.algorithms.base import Algorithm, Job
-from kanon_engine.algorithms.full_domain import _level_vector, full_domain_result
+from kanon_engine.algorithms.full_domain import full_domain_result, level_vector
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
@@ -224,7 +224,7 @@ class SafePub(Algorithm):
         evaluator = NodeEvaluator(enc, config.models, enc.n_rows, suppressed_group_k=0)
         fixed = model.levels()
         if fixed:
-            levels = _level_vector(enc, fixed)
+            levels = level_vector(enc, fixed)
         else:
             levels = self._draw(enc, config, model, evaluator, progress)
         progress(1.0, _("building the release"))
