@@ -330,10 +330,10 @@ class _AppliedLevels:
     """``apply`` as the models see it (:meth:`PrivacyModel.unsupported_by`): one full-domain node, whole
     records suppressed."""
 
-    name = "apply"
-    title = N_("Applying chosen levels")
-    full_domain = True
-    parameters: dict[str, Any] = {}
+    name: ClassVar[str] = "apply"
+    title: ClassVar[str] = N_("Applying chosen levels")
+    full_domain: ClassVar[bool] = True
+    parameters: ClassVar[dict[str, Any]] = {}
 
     def works_on_records(self) -> bool:
         return False
