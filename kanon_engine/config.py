@@ -54,6 +54,14 @@ class AnonymizationConfig:
     #: Datafly's step 4 (Sweeney; the seed slides): suppressed records kept in the release form one group
     #: (every quasi-identifier ``*``) that must hold 0 or at least k records. Moot when they are dropped.
     protect_suppressed_group: bool = True
+    #: The person column (:mod:`kanon_engine.data.persons`): which rows belong to one person. Set, every
+    #: model counts distinct persons per class instead of rows; it is removed like an identifier (it is
+    #: added to ``identifiers``). None: every row is a person.
+    person: str | None = None
+    #: How many distinct released rows of one person an attacker may know (1, 2, 3; 0 = all of them)
+    person_knows: int = 1
+    #: A blank person cell: "refuse" (the rows are named) or "own" (each blank row a person of its own)
+    person_blanks: str = "refuse"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quasi_identifiers", tuple(self.quasi_identifiers))
@@ -62,14 +70,23 @@ class AnonymizationConfig:
         object.__setattr__(self, "models", tuple(self.models))
         object.__setattr__(self, "hierarchies", MappingProxyType(dict(self.hierarchies)))
         object.__setattr__(self, "sensitive_hierarchies", MappingProxyType(dict(self.sensitive_hierarchies)))
+        if self.person is not None:
+            from kanon_engine.data.persons import blanks_value, knows_value
+
+            object.__setattr__(self, "person_knows", knows_value(self.person_knows))
+            object.__setattr__(self, "person_blanks", blanks_value(self.person_blanks))
+            if self.person not in self.identifiers:  # removed from every release like an identifier
+                object.__setattr__(self, "identifiers", (*self.identifiers, self.person))
         roles: dict[str, str] = {}
+        if self.person is not None:
+            roles[self.person] = "person"
         for role, cols in (
             ("identifier", self.identifiers),
             ("quasi-identifier", self.quasi_identifiers),
             ("sensitive", self.sensitive),
         ):
             for c in cols:
-                if c in roles:
+                if c in roles and not (c == self.person and role == "identifier"):
                     raise ConfigError(
                         _(
                             "The column '{column}' is marked both {role} and {other}.",
@@ -114,6 +131,8 @@ class AnonymizationConfig:
         return self.k if self.protect_suppressed_group and not self.drop_suppressed else 0
 
     def role_of(self, column: str) -> Role:
+        if column == self.person:
+            return Role.PERSON
         if column in self.identifiers:
             return Role.IDENTIFIER
         if column in self.quasi_identifiers:
@@ -153,6 +172,8 @@ class AnonymizationConfig:
             "drop_suppressed": self.drop_suppressed,
             "shuffle_seed": self.shuffle_seed,
         }
+        if self.person is not None:  # only then: the fingerprints of runs without persons stay as they were
+            doc["persons"] = [self.person, self.person_knows, self.person_blanks]
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -182,6 +203,7 @@ def role_name(role: str | Role) -> str:
         Role.QUASI_IDENTIFIER: N_("quasi-identifier"),
         Role.SENSITIVE: N_("sensitive"),
         Role.INSENSITIVE: N_("insensitive"),
+        Role.PERSON: N_("person (patient number)"),
     }
     return _(names[Role(role)])
 

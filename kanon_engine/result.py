@@ -194,6 +194,9 @@ class AnonymizationResult:
     n_records: int | None = None
     n_suppressed: int | None = None
     recoding: CellRecoding | None = None
+    #: under the person role, the persons of the release
+    #: (:class:`~kanon_engine.metrics.person_risk.PersonFacts`); None without it
+    persons: Any | None = None
 
     @property
     def in_memory(self) -> bool:
@@ -284,4 +287,6 @@ class AnonymizationResult:
             out["notes"] = list(self.notes)
         if self.workload is not None:
             out["workload"] = self.workload.to_dict()
+        if self.persons is not None:
+            out["persons"] = self.persons.to_dict()
         return out

@@ -22,6 +22,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
+from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.privacy import require_applicable
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
@@ -108,11 +109,12 @@ class Algorithm(ABC):
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
         require_applicable(config.models, self)  # a model this algorithm cannot apply is refused now
+        require_person_support(config, self)  # so is a person role it cannot honour
         source = as_source(table)
         if self.works_on_records():
-            return self._run_on_records(source, config, progress, start)
+            return with_person_facts(self._run_on_records(source, config, progress, start), source)
         config.check_columns(source)
-        return self._run_source(source, config, progress, start)
+        return with_person_facts(self._run_source(source, config, progress, start), source)
 
     def _run_source(
         self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float

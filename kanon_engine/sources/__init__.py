@@ -46,13 +46,29 @@ def encode_records(table: Table, config: AnonymizationConfig) -> EncodedTable:
     """The records of a loaded table encoded one row each (no weights), for the cell-level models."""
     from kanon_engine.core.encoding import encode_table
 
-    return encode_table(
+    enc = encode_table(
         table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
     )
+    return with_persons(enc, table, config)
+
+
+def with_persons(enc: EncodedTable, table: Table, config: AnonymizationConfig) -> EncodedTable:
+    """``enc`` (a loaded table's records, one row each) with the person of every record under the person
+    role (:mod:`kanon_engine.data.persons`)."""
+    if config.person is None:
+        return enc
+    from dataclasses import replace
+
+    from kanon_engine.data.persons import person_codes
+    from kanon_engine.i18n import _
+
+    table.require_columns([config.person], _("person column"))
+    persons, n = person_codes(table.frame[config.person], config.person_blanks)
+    return replace(enc, persons=persons, n_persons=n, person_knows=config.person_knows)
 
 
 if TYPE_CHECKING:
     from kanon_engine.config import AnonymizationConfig
     from kanon_engine.core.encoding import EncodedTable
 
-__all__ = ["InMemorySource", "TableSource", "as_source", "encode_records", "records_in_memory"]
+__all__ = ["InMemorySource", "TableSource", "as_source", "encode_records", "records_in_memory", "with_persons"]
