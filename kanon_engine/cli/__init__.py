@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from kanon_engine import __version__, i18n
 from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, workload
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
+from kanon_engine.cli.flags import join_words
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
 from kanon_engine.release.fileio import InputGuard
 
@@ -41,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(join_words(words))
     # the messages speak --language when it is given, else English (scripts read them whatever the
     # machine's locale); the report's language is the project's (see cli.common.write_run_reports)
     language = getattr(args, "report_language", None)

@@ -103,7 +103,10 @@ def write_json(path: str | None, data: dict[str, Any]) -> None:
 
 def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
     """One line of JSON on stdout with the given keys of a run summary (the output scripts read)."""
-    print(dumps({k: summary.get(k) for k in keys}))
+    out = {k: summary.get(k) for k in keys}
+    if summary.get("persons") is not None:  # under the person role: the persons per class, lost, ...
+        out["persons"] = summary["persons"]
+    print(dumps(out))
 
 
 def note_engine(table: Any, args: argparse.Namespace | None = None) -> None:

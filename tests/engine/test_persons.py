@@ -238,3 +238,35 @@ def test_linked_tables_join_into_a_stay_level_table(tmp_path) -> None:
     twice.to_csv(tmp_path / "twice.csv", index=False)
     with pytest.raises(DataError, match="repeats a key"):
         join_files(read_table(tmp_path / "stays.csv"), [JoinSpec(tmp_path / "twice.csv", "patient_id")])
+
+
+def test_cli_join_file_on_column_and_person_flags(tmp_path, capsys) -> None:
+    """``--join FILE ON COLUMN`` (three words) joins the patient table and sets the person column;
+    ``--join COLUMN=LIST_COLUMN`` stays the linkage form. The written release, checked with pandas
+    against the stays' patient numbers row by row: every class, the ``*`` group included, >= k persons."""
+    import json
+
+    from kanon_engine.cli import main
+    from kanon_engine.cli.flags import join_words
+
+    assert join_words(["--join", "age=Alter", "x.csv"]) == ["--join", "age=Alter", "x.csv"]
+    assert join_words(["--join", "p.csv", "on", "pid"]) == ["--join-table", "p.csv", "pid"]
+    frame = stays(300, seed=1)
+    frame.drop_duplicates("patient_id")[["patient_id", "birth_year", "sex", "area"]].to_csv(
+        tmp_path / "patients.csv", index=False
+    )
+    frame[["patient_id", "month", "ward", "diagnosis"]].to_csv(tmp_path / "stays.csv", index=False)
+    out, rep = tmp_path / "release.csv", tmp_path / "r.json"
+    args = ["anonymize", str(tmp_path / "stays.csv"), "--join", str(tmp_path / "patients.csv"), "ON"]
+    args += ["patient_id", "--qi", "birth_year,sex,area,month", "--k", "5", "--suppression-limit", "10%"]
+    args += ["--person-knows", "2", "--output", str(out), "--report", str(rep)]
+    assert main(args) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    release = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert "patient_id" not in release.columns and len(release) == len(frame)
+    release["person"] = frame["patient_id"].to_numpy()
+    per_class = release.groupby(list(QI)).person.nunique()
+    assert per_class.min() >= 5
+    assert printed["persons"]["min_persons_per_class"] == per_class[per_class.index != ("*",) * 4].min()
+    assert printed["persons"]["person_knows"] == 2
+    assert json.loads(rep.read_text())["persons"]["column"] == "patient_id"
