@@ -52,6 +52,7 @@ from kanon_engine.release.fileio import (
     temp_file_beside,
 )
 from kanon_engine.release.pdf_check import verify_pdf
+from kanon_engine.report.persons import person_facts_of, person_sentences, rows_not_persons_warning
 from kanon_engine.resources import resources_dir
 from kanon_engine.result import SURVEY_MODELS
 from kanon_engine.workload.report_section import section as workload_section
@@ -221,6 +222,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     risk_a, risk_b = report["risk"]["after"], report["risk"]["before"]
     out = (
         _values_sentences(report["result"]["quasi_identifiers"], risk_a)
+        + person_sentences(report.get("persons"))
         + _cell_level_sentences(report["result"])
         + _suppression_sentences(report)
         + _risk_sentences(risk_a, risk_b)
@@ -458,6 +460,7 @@ def build_report(
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": dict(release) if release is not None else None,
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
+        "persons": person_facts_of(table, result, threshold),
     }
     report["run"] = {"label": run_label, "stale": bool(stale)}
     details = getattr(project, "report", None)
@@ -498,7 +501,7 @@ def _warnings(table: Any, result: Any, roles: Mapping[str, str]) -> list[str]:
     suggestions = {x.column: x for x in found}
     issues = released_unchanged_warnings({c: Role(r) for c, r in roles.items()}, suggestions)
     issues += result_warnings(result)
-    return [i.message for i in issues]
+    return [i.message for i in issues] + rows_not_persons_warning(table, roles)
 
 
 def _release_file(path: Path, result: Any) -> dict[str, Any]:
@@ -757,7 +760,8 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "workload": workload_section(report.get("workload"), _table),
         "linkage": _linkage_section(report.get("linkage")),
         "release": _release_section(report.get("release")),
-        "definitions": [_definition(text) for text in report["risk"]["definitions"].values()],
+        "definitions": [_definition(text) for text in report["risk"]["definitions"].values()]
+        + [_definition(text) for text in ((report.get("persons") or {}).get("definitions") or {}).values()],
     }
 
 
@@ -766,6 +770,7 @@ _ROLE_NAMES = {
     "quasi-identifier": N_("quasi-identifier"),
     "sensitive": N_("sensitive (kept, protected)"),
     "insensitive": N_("insensitive (kept as is)"),
+    "person": N_("person (removed; k counts persons)"),
 }
 
 

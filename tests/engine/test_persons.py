@@ -270,3 +270,26 @@ def test_cli_join_file_on_column_and_person_flags(tmp_path, capsys) -> None:
     assert printed["persons"]["min_persons_per_class"] == per_class[per_class.index != ("*",) * 4].min()
     assert printed["persons"]["person_knows"] == 2
     assert json.loads(rep.read_text())["persons"]["column"] == "patient_id"
+
+
+def test_report_speaks_of_persons_and_warns_when_k_counts_rows(table) -> None:
+    """The report's persons (figures recomputed here from the release rows with pandas), its sentences,
+    and the warning on a row-level run of a table with several rows per person."""
+    from kanon_engine.report.document import build_report
+
+    result = get_algorithm("optimal", suppression_limit=0.05).run(table, config(table))
+    report = build_report(table, result)
+    p = report["persons"]
+    rel = result.release.reset_index(drop=True)[list(QI)].astype(str)
+    rel["person"] = table.frame["patient_id"].to_numpy()[result.release_rows]
+    per_class = rel.groupby(list(QI)).person.nunique()  # the * group, when kept, one class of its own
+    assert p["min_persons_per_class"] == per_class[per_class.index != ("*",) * 4].min()
+    assert p["risk"]["prosecutor_highest"] == pytest.approx(1 / per_class.min())
+    assert p["risk"]["persons"] == rel.person.nunique()
+    assert any("k counts persons, not rows" in s for s in report["summary"])
+    assert any("Not covered" in s for s in report["summary"])
+    rows = build_report(
+        table, get_algorithm("optimal", suppression_limit=0.05).run(table, config(table, None))
+    )
+    assert rows["persons"] is None
+    assert any("'patient_id' repeats" in w for w in rows["warnings"])
