@@ -16,13 +16,13 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.data.table import Table
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
-from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.privacy import require_applicable
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult

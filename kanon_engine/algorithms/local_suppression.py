@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.algorithms.base import Algorithm
-from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.algorithms.peeling import (
     GroupChecker,
     Peeler,
@@ -42,6 +41,7 @@ from kanon_engine.algorithms.peeling import (
     peeling_input,
     require_feasible,
 )
+from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable, encode_table
 from kanon_engine.core.persons import record_combos

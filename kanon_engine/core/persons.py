@@ -263,9 +263,7 @@ def suppressed_persons(fs: FrequencySet, passes: np.ndarray, cut: np.ndarray | N
     return pairs.persons_among(mask)
 
 
-def cut_points(
-    enc: EncodedTable, point_class: np.ndarray, pairs: PersonPairs, cut: np.ndarray
-) -> np.ndarray:
+def cut_points(enc: EncodedTable, point_class: np.ndarray, pairs: PersonPairs, cut: np.ndarray) -> np.ndarray:
     """Per point (row of ``enc``, of class ``point_class``): whether its (class, person) pair was cut
     out of its class (suppressed rows of a class that is released)."""
     assert enc.persons is not None

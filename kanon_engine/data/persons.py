@@ -17,11 +17,13 @@ Settings (the project file's ``persons`` section, the CLI's ``--person-knows`` a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.roles import Role, match_name
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.params import ParamSpec
@@ -177,3 +179,49 @@ def differing_persons(frame: pd.DataFrame, person: str, columns: list[str]) -> t
         if len(differ):
             return col, int(len(differ)), uniques[differ[0]]
     return None
+
+
+def patient_level_columns(columns: Any) -> list[str]:
+    """The columns whose name says they belong to the patient, not the stay (birth date, sex, postcode)."""
+    return [str(c) for c in columns if (m := match_name(str(c))) is not None and m[0] in PATIENT_LEVEL_KINDS]
+
+
+def rows_not_persons_warning(table: Any, roles: Mapping[str, Any]) -> list[str]:
+    """Without a person column: the identifier or insensitive columns that repeat like a patient number
+    (rows sharing a value agree on birth date, sex, postcode), said once each: k counts rows here."""
+    frame = getattr(table, "frame", None)
+    if frame is None or Role.PERSON.value in [str(r) for r in roles.values()]:
+        return []
+    level = patient_level_columns(frame.columns)
+    candidates = [c for c, r in roles.items() if str(r) in (Role.IDENTIFIER.value, Role.INSENSITIVE.value)]
+    return [
+        _(
+            "The column '{column}' repeats across rows with the same birth date, sex or postcode: it looks "
+            "like a patient number, so one person has several rows and k counts rows, not persons. Give it "
+            "the role person (patient number), --person {column} on the command line, to count persons.",
+            column=c,
+        )
+        for c in candidates
+        if c in frame.columns and repeats_like_person(frame, c, [x for x in level if x != c])
+    ]
+
+
+def differing_warning(frame: pd.DataFrame, person: str) -> list[str]:
+    """Under the person role: a patient-level column (birth date, sex, postcode by its name) whose value
+    differs between the rows of one person, said in one sentence (kanon does not guess which is right)."""
+    level = patient_level_columns(frame.columns)
+    found = differing_persons(frame, person, [c for c in level if c != person])
+    if found is None:
+        return []
+    column, n, _who = found
+    return [
+        ngettext(
+            "'{column}' differs between the rows of {n} person of '{person}', though it belongs to the "
+            "person: check those rows; kanon does not guess which value is right.",
+            "'{column}' differs between the rows of {n} persons of '{person}', though it belongs to the "
+            "person: check those rows; kanon does not guess which value is right.",
+            n,
+            column=column,
+            person=person,
+        )
+    ]

@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kanon_engine.data.persons import PATIENT_LEVEL_KINDS, person_codes, repeats_like_person
-from kanon_engine.data.roles import Role, match_name
+from kanon_engine.data.persons import person_codes, rows_not_persons_warning
 from kanon_engine.i18n import _, formats, ngettext
 from kanon_engine.metrics.person_risk import definitions, person_risk
 
@@ -104,23 +103,4 @@ def person_sentences(p: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
-def rows_not_persons_warning(table: Any, roles: Mapping[str, str]) -> list[str]:
-    """Without a person column: the identifier or insensitive columns that repeat like a patient number
-    (rows sharing a value agree on birth date, sex, postcode), said once each: k counts rows here."""
-    frame = getattr(table, "frame", None)
-    if frame is None or Role.PERSON.value in roles.values():
-        return []
-    level = [
-        c for c in frame.columns if (m := match_name(str(c))) is not None and m[0] in PATIENT_LEVEL_KINDS
-    ]
-    candidates = [c for c, r in roles.items() if r in (Role.IDENTIFIER.value, Role.INSENSITIVE.value)]
-    return [
-        _(
-            "The column '{column}' repeats across rows with the same birth date, sex or postcode: it looks "
-            "like a patient number, so one person has several rows and k counts rows, not persons. Make "
-            "it the person column (--person {column}) to count persons.",
-            column=c,
-        )
-        for c in candidates
-        if c in frame.columns and repeats_like_person(frame, c, [x for x in level if x != c])
-    ]
+__all__ = ["person_facts_of", "person_sentences", "rows_not_persons_warning"]

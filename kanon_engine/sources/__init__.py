@@ -71,4 +71,11 @@ if TYPE_CHECKING:
     from kanon_engine.config import AnonymizationConfig
     from kanon_engine.core.encoding import EncodedTable
 
-__all__ = ["InMemorySource", "TableSource", "as_source", "encode_records", "records_in_memory", "with_persons"]
+__all__ = [
+    "InMemorySource",
+    "TableSource",
+    "as_source",
+    "encode_records",
+    "records_in_memory",
+    "with_persons",
+]

@@ -293,3 +293,25 @@ def test_report_speaks_of_persons_and_warns_when_k_counts_rows(table) -> None:
     )
     assert rows["persons"] is None
     assert any("'patient_id' repeats" in w for w in rows["warnings"])
+
+
+def test_a_person_whose_patient_values_differ_is_said_not_guessed(table) -> None:
+    from kanon_engine.data.roles import Role
+    from kanon_engine.project.project_file import Project
+    from kanon_engine.project.validation import validate
+
+    frame = table.frame.rename(columns={"birth_year": "birth_date"}).copy()
+    first = frame.index[frame.patient_id == frame.patient_id.value_counts().index[0]]  # several stays
+    frame.loc[first[-1], "birth_date"] = "1899"  # one stay of one patient says another birth date
+    t = Table(frame)
+    roles = {"patient_id": Role.PERSON, "birth_date": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER}
+    texts = [i.message for i in validate(Project(roles=roles), t)]
+    assert any("'birth_date' differs between the rows of 1 person of 'patient_id'" in x for x in texts)
+    roles["patient_id"] = Role.IDENTIFIER
+    texts = [
+        i.message
+        for i in validate(
+            Project(roles=roles), Table(table.frame.rename(columns={"birth_year": "birth_date"}))
+        )
+    ]
+    assert any("'patient_id' repeats across rows" in x for x in texts)
