@@ -29,7 +29,7 @@ suppressed satisfies it too. **Not monotone with suppression**: the rule above i
 node can need more suppressed rows than a finer one, so the searches do not prune by satisfaction then;
 they prune only by the rows suppressed at M = 1 (classes with fewer than k persons split into classes
 with fewer than k persons, so every specialization suppresses at least those rows). The optimal search
-stays exact (tests/engine/test_person_sets.py compares it with a brute force over the lattice).
+stays exact (tests/engine/test_persons.py compares it with a brute force over the lattice).
 
 **Not covered**: an attacker who knows the order or the dates of a person's stays beyond what the
 quasi-identifiers release, more than M stays, or which of a person's stays were suppressed.
