@@ -1,0 +1,36 @@
+"""The workbench's person role (issue 33): picked in the roles column, it makes k count persons, and the
+warning that k counts rows shows until it is picked."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from kanon_engine.data.roles import Role
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+from test_persons import stays  # noqa: E402
+
+
+def test_person_role_in_the_workbench(window, tmp_path, wait_idle, qtbot) -> None:
+    path = tmp_path / "stays.csv"
+    frame = stays(300, seed=2).rename(columns={"birth_year": "birth_date"})
+    frame.to_csv(path, index=False)
+    window.load_data(path)
+    wait_idle(window)
+    state = window.state
+    state.set_roles(
+        {"patient_id": Role.IDENTIFIER, "birth_date": Role.QUASI_IDENTIFIER, "sex": Role.QUASI_IDENTIFIER}
+    )
+    assert any("'patient_id' repeats" in i.message for i in state.issues())
+    window.attributes_panel.set_role("patient_id", Role.PERSON)
+    wait_idle(window)
+    assert state.role("patient_id") == Role.PERSON
+    assert state.config().person == "patient_id"
+    assert not any("'patient_id' repeats" in i.message for i in state.issues())
+    shots = os.environ.get("KANON_SHOTS")
+    if shots:  # screenshots for the report (not an assertion)
+        window.resize(1366, 768)
+        qtbot.wait(300)
+        window.grab().save(str(Path(shots) / f"person_role_{os.environ.get('KANON_LANG', 'en')}.png"))
