@@ -29,6 +29,14 @@ def test_person_role_in_the_workbench(window, tmp_path, wait_idle, qtbot) -> Non
     assert state.role("patient_id") == Role.PERSON
     assert state.config().person == "patient_id"
     assert not any("'patient_id' repeats" in i.message for i in state.issues())
+    window.run()
+    wait_idle(window)
+    run = window.state.current_run
+    assert run is not None and run.result.persons is not None
+    window.tabs.setCurrentWidget(window.risk_panel)
+    wait_idle(window)
+    qtbot.waitUntil(lambda: "Per person" in window.risk_panel.status.text(), timeout=20_000)
+    assert "k counts persons, not rows" in window.risk_panel.status.text()
     shots = os.environ.get("KANON_SHOTS")
     if shots:  # screenshots for the report (not an assertion)
         window.resize(1366, 768)
