@@ -543,7 +543,9 @@ class MainWindow(QMainWindow):
         from kanon_gui.dialogs.import_dialog import ImportDialog
 
         dialog = ImportDialog(path, self, engine_line_for(path, self.state.project.engine))
-        dialog.accepted.connect(lambda: self.load_data(path, dialog.options(), dialog.type_overrides()))
+        dialog.accepted.connect(
+            lambda: self.load_data(path, dialog.options(), dialog.type_overrides(), dialog.join_box.joins())
+        )
         dialog.open()
         self.import_dialog = dialog
 
@@ -562,14 +564,17 @@ class MainWindow(QMainWindow):
         path: str | Path,
         options: ReadOptions | None = None,
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
+        joins: list[Any] | None = None,
     ) -> int:
-        """Read a data file in the background; the table replaces the current one when done. A file
+        """Read a data file in the background; the table replaces the current one when done (with the
+        patient tables of ``joins`` joined on, :mod:`kanon_engine.data.join`). A file
         beyond this computer's memory (or any file, when the engine settings name DuckDB or Dask) is not
         loaded: it is opened as a table source, profiled by the engine, and shown as a preview."""
         from kanon_engine.data.table import apply_type_overrides
 
         path = Path(path)
         settings = self.state.project.engine
+        said: list[str] = []
 
         def work(progress: Callable[[float, str], None]) -> OpenedData:
             clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
@@ -578,6 +583,10 @@ class MainWindow(QMainWindow):
             refuse_too_large(path)  # the in-memory engine chosen for a file beyond memory: said at once
             progress(0.0, _("reading {file}", file=path.name))
             table = read_table(path, options)
+            if joins:  # linked tables: the patient table's columns beside every stay
+                from kanon_engine.data.join import join_files
+
+                table, said[:] = join_files(table, joins)
             progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
             table = apply_type_overrides(table, overrides or {})
             return OpenedData(table, analyze_table(table))
@@ -591,7 +600,10 @@ class MainWindow(QMainWindow):
             self._retire(old)
             self.project_password = None
             appdata.add_recent_file(path)
-            self.message_bar.show_message(self._loaded_text(path.name, table), "info")
+            if joins:
+                self.state.set_joins(joins)
+            text = " ".join([self._loaded_text(path.name, table), *said])
+            self.message_bar.show_message(text, "warning" if said else "info")
             self.tabs.setCurrentIndex(self.TAB_DATA)
 
         self._begin_task(_("Reading {file}…", file=path.name), busy=True)

@@ -42,3 +42,24 @@ def test_person_role_in_the_workbench(window, tmp_path, wait_idle, qtbot) -> Non
         window.resize(1366, 768)
         qtbot.wait(300)
         window.grab().save(str(Path(shots) / f"person_role_{os.environ.get('KANON_LANG', 'en')}.png"))
+
+
+def test_import_dialog_joins_a_patient_table(window, tmp_path, wait_idle, qtbot) -> None:
+    """Linked tables: the import dialog joins the patient table on the key, which becomes the person."""
+    frame = stays(120, seed=4)
+    frame.drop_duplicates("patient_id")[["patient_id", "birth_year", "sex", "area"]].to_csv(
+        tmp_path / "patients.csv", index=False
+    )
+    frame[["patient_id", "month", "ward"]].to_csv(tmp_path / "stays.csv", index=False)
+    window.open_path(tmp_path / "stays.csv")
+    dialog = window.import_dialog
+    qtbot.waitUntil(lambda: dialog.preview is not None, timeout=10_000)
+    dialog.join_box.set_patient_file(tmp_path / "patients.csv")
+    assert dialog.join_box.key.currentText() == "patient_id"
+    dialog.accept()
+    wait_idle(window)
+    state = window.state
+    assert state.table is not None and len(state.table.frame) == len(frame)
+    assert {"birth_year", "sex", "area"} <= set(state.table.columns)
+    assert state.role("patient_id") == Role.PERSON
+    assert [j.on for j in state.project.joins] == ["patient_id"]
