@@ -30,6 +30,7 @@ class JoinBox(QGroupBox):
         self.key = QComboBox()
         self.key.setObjectName("JoinKey")
         self.key.setEnabled(False)
+        self.key.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # the whole column name
         row = QHBoxLayout(self)
         row.addWidget(self.pick)
         row.addWidget(self.file, 1)
