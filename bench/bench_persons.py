@@ -31,6 +31,8 @@ from kanon_engine.data.table import Table  # noqa: E402
 from kanon_engine.hierarchy import default_hierarchy  # noqa: E402
 
 QI = ("birth_year", "sex", "area", "month")
+#: The algorithms that take a suppression limit (the others keep every row or suppress cells)
+SUPPRESSING = ("optimal", "heuristic", "samarati", "incognito", "datafly")
 
 
 def stay_table(stays: int, patients: int, seed: int = 0) -> Table:
@@ -56,7 +58,7 @@ def run(table: Table, name: str, person: str | None) -> tuple[float, object]:
     hier = {q: default_hierarchy(q, table.frame[q], table.column_types.get(q)) for q in QI}
     ids = () if person else ("patient_id",)
     cfg = AnonymizationConfig(QI, hier, build_models(5), identifiers=ids, person=person)
-    params = {"suppression_limit": 0.05} if name not in ("mondrian", "mondrian-relaxed") else {}
+    params = {"suppression_limit": 0.05} if name in SUPPRESSING else {}
     start = time.perf_counter()
     result = get_algorithm(name, **params).run(table, cfg)
     return time.perf_counter() - start, result
