@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, TARGET, Algorithm, Job, target_columns
 from kanon_engine.algorithms.cell_suppression import (
     SUPPRESS,
     CellMetric,
@@ -32,7 +32,7 @@ from kanon_engine.algorithms.cell_suppression import (
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.person_support import with_person_facts
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig, require_k_fits
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import (
     NodeEvaluation,
@@ -42,9 +42,10 @@ from kanon_engine.core.evaluation import (
 )
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.core.persons import PERSON_KEY, cut_points
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats
+from kanon_engine.metrics.classification import check_targets
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
     Metric,
@@ -54,7 +55,6 @@ from kanon_engine.metrics.loss import (
     node_metrics,
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
-from kanon_engine.progress import ProgressCallback
 from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -65,7 +65,7 @@ from kanon_engine.sources.plan.release_plan import FullDomainPlan
 
 def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
-    models = "; ".join(m.describe() for m in config.models)
+    models = formats.join_clauses([m.describe().rstrip(". ") for m in config.models])
     return InfeasibleError(
         (
             _(
@@ -96,7 +96,7 @@ class FullDomainAlgorithm(Algorithm):
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
+    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TARGET)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -107,11 +107,17 @@ class FullDomainAlgorithm(Algorithm):
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
         importance: str | None = None,
+        target: str | None = None,
     ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
         self.suppress = suppress
         self.importance = importance
+        self.target = target
+
+    def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:
+        """The classification metric's targets that are not quasi-identifiers are counted per class."""
+        return tuple(c for c in target_columns(self.parameters) if c not in config.quasi_identifiers)
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
@@ -125,12 +131,25 @@ class FullDomainAlgorithm(Algorithm):
         ``suppress="cells"`` quasi-identifier cells (the records' allowance times the number of
         quasi-identifiers when no limit is given)."""
         allowance = self.suppression_allowance(enc.n_rows, config.k)
-        metric = get_metric(self.parameters["metric"])
+        targets = target_columns(self.parameters)
+        metric = get_metric(self.parameters["metric"], targets)
+        if targets and self.parameters["suppress"] == "cells":
+            raise ConfigError(
+                _(
+                    "The classification metric ranks releases that suppress whole records; with single "
+                    "values suppressed (--suppress cells) choose another metric."
+                ),
+                where="metric",
+            )
+        check_targets(targets, config.identifiers, enc)
         if self.parameters["suppress"] != "cells":
             group_k = (
                 config.suppressed_group_k
             )  # Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`)
-            evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
+            tracked = self.counted_columns(config)
+            evaluator = NodeEvaluator(
+                enc, config.models, allowance, suppressed_group_k=group_k, tracked=tracked
+            )
             return evaluator, metric, allowance, "records"
         # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
         # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
@@ -143,14 +162,8 @@ class FullDomainAlgorithm(Algorithm):
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = LatticeSearch(
             enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator
@@ -234,7 +247,7 @@ def points_ncp(
 def full_domain_result(
     algorithm: str,
     parameters: dict[str, Any],
-    table: Table,
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     ev: NodeEvaluation,
@@ -268,6 +281,9 @@ def full_domain_result(
     elif ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
         plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
+    targets = target_columns(parameters)
+    if targets:  # the classification metric, reported under its own name
+        metrics["classification"] = get_metric("classification", targets).value(ev, ctx)
     metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
