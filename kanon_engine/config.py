@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.persons import blanks_value, knows_value
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table, TableLike, require_mark_free, require_values
 from kanon_engine.errors import ConfigError
@@ -78,8 +79,6 @@ class AnonymizationConfig:
         object.__setattr__(self, "hierarchies", MappingProxyType(dict(self.hierarchies)))
         object.__setattr__(self, "sensitive_hierarchies", MappingProxyType(dict(self.sensitive_hierarchies)))
         if self.person is not None:
-            from kanon_engine.data.persons import blanks_value, knows_value
-
             object.__setattr__(self, "person_knows", knows_value(self.person_knows))
             object.__setattr__(self, "person_blanks", blanks_value(self.person_blanks))
             if self.person not in self.identifiers:  # removed from every release like an identifier

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.io import read_table
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _, ngettext
@@ -137,8 +138,6 @@ def _key_warnings(stays: Table, patients: Table, on: str, pos: np.ndarray) -> li
 
 def join_files(stays: Table, specs: tuple[JoinSpec, ...] | list[JoinSpec]) -> tuple[Table, list[str]]:
     """``stays`` joined with every patient table of ``specs`` in turn (each read with detected options)."""
-    from kanon_engine.data.io import read_table
-
     warnings: list[str] = []
     for spec in specs:
         table, said = join_tables(stays, read_table(spec.path), spec.on)

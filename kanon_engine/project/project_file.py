@@ -19,6 +19,8 @@ import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
+from kanon_engine.data.join import JoinSpec, join_files
+from kanon_engine.data.persons import blanks_value, knows_text, knows_value
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ReadOptions, Table, TableLike, apply_type_overrides
 from kanon_engine.errors import ConfigError, DataError
@@ -31,6 +33,7 @@ from kanon_engine.project.sealed import is_sealed, seal, unseal
 from kanon_engine.release.fileio import atomic_write_text, same_file
 from kanon_engine.sources.backends.base import TableSource
 from kanon_engine.sources.backends.choose import open_source
+from kanon_engine.sources.backends.memory import InMemorySource
 from kanon_engine.sources.backends.settings import EngineSettings
 from kanon_engine.workload import parse_workload
 
@@ -160,8 +163,6 @@ class Project:
         what the join says; unchanged without joins. A join needs the table in memory."""
         if not self.joins:
             return table, []
-        from kanon_engine.data.join import join_files
-
         if isinstance(table, Table):
             return join_files(table, self.joins)
         if not getattr(table, "in_memory", False):
@@ -169,8 +170,6 @@ class Project:
                 _("Joining a patient table needs the data in memory; choose the memory engine."),
                 where="data.join",
             )
-        from kanon_engine.sources.backends.memory import InMemorySource
-
         joined, said = join_files(table.table, self.joins)
         return InMemorySource(joined, table.reason), said
 
@@ -576,9 +575,6 @@ def _persons_from_dict(
     d: dict[str, Any], data: dict[str, Any], base_dir: Path, source: str
 ) -> dict[str, Any]:
     """The person settings (``persons``) and joined patient tables (``data.join``) of a project file."""
-    from kanon_engine.data.join import JoinSpec
-    from kanon_engine.data.persons import blanks_value, knows_text, knows_value
-
     persons = d.get("persons") or {}
     joins = data.get("join") or []
     return {

@@ -9,9 +9,11 @@ algorithm returns, and :mod:`kanon_engine.sources.backends.choose` for how an en
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kanon_engine.core.encoding import encode_table
+from kanon_engine.data.persons import person_codes
 from kanon_engine.data.table import Table, loaded
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
@@ -72,11 +74,6 @@ def with_persons(enc: EncodedTable, table: Table, config: AnonymizationConfig) -
     role (:mod:`kanon_engine.data.persons`)."""
     if config.person is None:
         return enc
-    from dataclasses import replace
-
-    from kanon_engine.data.persons import person_codes
-    from kanon_engine.i18n import _
-
     table.require_columns([config.person], _("person column"))
     persons, n = person_codes(table.frame[config.person], config.person_blanks)
     return replace(enc, persons=persons, n_persons=n, person_knows=config.person_knows)

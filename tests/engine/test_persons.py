@@ -275,7 +275,7 @@ def test_cli_join_file_on_column_and_person_flags(tmp_path, capsys) -> None:
 def test_report_speaks_of_persons_and_warns_when_k_counts_rows(table) -> None:
     """The report's persons (figures recomputed here from the release rows with pandas), its sentences,
     and the warning on a row-level run of a table with several rows per person."""
-    from kanon_engine.report.document import build_report
+    from kanon_engine.report.build import build_report
 
     result = get_algorithm("optimal", suppression_limit=0.05).run(table, config(table))
     report = build_report(table, result)
