@@ -41,7 +41,7 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.core.persons import PERSON_KEY, cut_points
+from kanon_engine.core.persons import PERSON_KEY, PersonPairs, cut_points
 from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.i18n import _, formats
@@ -270,7 +270,9 @@ def full_domain_result(
     else:
         point_class, suppressed = row_classes(enc, ev, ctx.base)
     if ev.person_cut is not None:  # the rows of persons cut out of released classes (core.person_sets)
-        suppressed = suppressed | cut_points(points, point_class, ev.freq.hists[PERSON_KEY], ev.person_cut)
+        pairs = ev.freq.hists[PERSON_KEY] if ev.freq.hists is not None else None
+        assert isinstance(pairs, PersonPairs)  # the person role keeps its pairs in every frequency set
+        suppressed = suppressed | cut_points(points, point_class, pairs, ev.person_cut)
     kept_ids = np.flatnonzero(ev.passes)
     renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))

@@ -354,13 +354,14 @@ def _hierarchy_rules(project: Project, table: TableLike, cache: ColumnCache, qi:
 def _person_warnings(project: Project, table: TableLike, cache: ColumnCache) -> list[Issue]:
     """Rows vs persons (issue 33): a column that repeats like a patient number while k counts rows, or
     a person whose patient-level values differ between rows; computed once per roles (cached)."""
-    if not getattr(table, "in_memory", True) or getattr(table, "frame", None) is None:
+    frame = getattr(table, "frame", None)
+    if not getattr(table, "in_memory", True) or frame is None:
         return []
     key = tuple(sorted((c, str(r)) for c, r in project.roles.items()))
     if key not in cache.person_issues:
         persons = project.columns_with(Role.PERSON)
         if persons:
-            texts = differing_warning(table.frame, persons[0]) if persons[0] in table.columns else []
+            texts = differing_warning(frame, persons[0]) if persons[0] in table.columns else []
             where = persons[0]
         else:
             roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
