@@ -221,6 +221,9 @@ class AnonymizationResult:
     n_records: int | None = None
     n_suppressed: int | None = None
     recoding: CellRecoding | None = None
+    #: under the person role, the persons of the release
+    #: (:class:`~kanon_engine.metrics.person_risk.PersonFacts`); None without it
+    persons: Any | None = None
     #: how close a local-suppression release is to the fewest ``*`` possible (``lower_bound``, ``gap``,
     #: ``method``, ...: :meth:`kanon_engine.algorithms.local_bound.Certificate.to_dict`); None otherwise
     certificate: dict[str, Any] | None = None
@@ -335,4 +338,6 @@ class AnonymizationResult:
             out["workload"] = self.workload.to_dict()
         if self.differential_privacy is not None:  # issue 32's contract: epsilon ... records_sampled
             out["differential_privacy"] = dict(self.differential_privacy)
+        if self.persons is not None:
+            out["persons"] = self.persons.to_dict()
         return out

@@ -44,7 +44,7 @@ from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.project.project_file import Project
 from kanon_engine.project.sealed import PasswordError
-from kanon_engine.project.validation import TableFacts, result_warnings
+from kanon_engine.project.validation import TableFacts, analyze_table, result_warnings
 from kanon_engine.report.describe import algorithm_name
 from kanon_engine.report.facts import result_facts
 from kanon_engine.report.sentences import kept_in_words
@@ -515,7 +515,9 @@ class MainWindow(QMainWindow):
         from kanon_gui.dialogs.import_dialog import ImportDialog
 
         dialog = ImportDialog(path, self, engine_line_for(path, self.state.project.engine))
-        dialog.accepted.connect(lambda: self.load_data(path, dialog.options(), dialog.type_overrides()))
+        dialog.accepted.connect(
+            lambda: self.load_data(path, dialog.options(), dialog.type_overrides(), dialog.join_box.joins())
+        )
         dialog.open()
         self.import_dialog = dialog
 
@@ -534,15 +536,23 @@ class MainWindow(QMainWindow):
         path: str | Path,
         options: ReadOptions | None = None,
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
+        joins: list[Any] | None = None,
     ) -> int:
-        """Read a data file in the background; the table replaces the current one when done. A file
+        """Read a data file in the background; the table replaces the current one when done (with the
+        patient tables of ``joins`` joined on, :mod:`kanon_engine.data.join`). A file
         beyond this computer's memory (or any file, when the engine settings name DuckDB or Dask) is not
         loaded: it is opened as a table source, profiled by the engine, and shown as a preview."""
         path = Path(path)
         settings = self.state.project.engine
+        said: list[str] = []
 
         def work(progress: Callable[[float, str], None]) -> OpenedData:
-            return session.open_data(path, options, settings, overrides, progress)
+            loaded = session.open_data(path, options, settings, overrides, progress)
+            if not joins:
+                return loaded
+            # linked tables: the patient table's columns beside every stay (kanon_engine.data.join)
+            table, said[:] = Project(joins=tuple(joins)).joined(loaded.table)
+            return OpenedData(table, analyze_table(table))
 
         def done(loaded: OpenedData) -> None:
             self._end_task()
@@ -553,7 +563,10 @@ class MainWindow(QMainWindow):
             self._retire(old)
             self.project_password = None
             appdata.add_recent_file(path)
-            self.message_bar.show_message(self._loaded_text(path.name, table), "info")
+            if joins:
+                self.state.set_joins(joins)
+            text = " ".join([self._loaded_text(path.name, table), *said])
+            self.message_bar.show_message(text, "warning" if said else "info")
             self.tabs.setCurrentIndex(self.TAB_DATA)
 
         self._begin_task(_("Reading {file}…", file=path.name), busy=True)

@@ -398,6 +398,12 @@ class AppState(QObject):
             _("Set the role of '{column}' to {value}", column=column, value=role_name(role)), roles=roles
         )
 
+    def set_joins(self, joins: list[Any]) -> None:
+        """Patient tables joined onto the data on import (kept in the project); the first key becomes the
+        person column (issue 33)."""
+        roles = {**self._project.roles, joins[0].on: Role.PERSON} if joins else dict(self._project.roles)
+        self._apply({"joins": tuple(joins), "roles": roles})
+
     def set_roles(self, roles: dict[str, Role], text: str | None = None) -> None:
         """Set several roles in one undoable step."""
         text = _("Set roles") if text is None else text

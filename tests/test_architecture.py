@@ -337,7 +337,7 @@ ENGINE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("models and analyses", ("privacy", "workload")),
     ("what to do", ("config",)),
     ("measures", ("metrics",)),
-    ("node check", ("core.evaluation",)),
+    ("node check", ("core.evaluation", "core.person_sets")),
     ("release building", ("release.build", "release.cell_recoding", "result", "report.facts")),
     ("sources", ("sources",)),
     ("algorithms", ("algorithms",)),

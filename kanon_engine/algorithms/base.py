@@ -16,6 +16,7 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, NamedTuple
 
+from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.data.table import Table
@@ -143,11 +144,12 @@ class Algorithm(ABC):
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
         require_applicable(config.models, self)  # a model this algorithm cannot apply is refused now
+        require_person_support(config, self)  # so is a person role it cannot honour
         source = as_source(table)
         if self.works_on_records():
-            return self._run_on_records(source, config, progress, start)
+            return with_person_facts(self._run_on_records(source, config, progress, start), source)
         config.check_columns(source)
-        return self._run_source(source, config, progress, start)
+        return with_person_facts(self._run_source(source, config, progress, start), source)
 
     def _run_source(
         self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float

@@ -30,6 +30,7 @@ from kanon_engine.algorithms.cell_suppression import (
     cell_result,
 )
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
+from kanon_engine.algorithms.person_support import with_person_facts
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
@@ -40,6 +41,7 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import SearchRecord
+from kanon_engine.core.persons import PERSON_KEY, PersonPairs, cut_points
 from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.i18n import N_, _, formats
@@ -268,12 +270,18 @@ def full_domain_result(
         point_class, suppressed = row_classes(points, ev, None)
     else:
         point_class, suppressed = row_classes(enc, ev, ctx.base)
+    if ev.person_cut is not None:  # the rows of persons cut out of released classes (core.person_sets)
+        pairs = ev.freq.hists[PERSON_KEY] if ev.freq.hists is not None else None
+        assert isinstance(pairs, PersonPairs)  # the person role keeps its pairs in every frequency set
+        suppressed = suppressed | cut_points(points, point_class, pairs, ev.person_cut)
     kept_ids = np.flatnonzero(ev.passes)
     renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))
     plan = FullDomainPlan(config, ev.points, levels=tuple(int(x) for x in ev.levels))
     plan.point_class = np.where(suppressed, -1, renumber[point_class])
-    if ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
+    if ev.person_cut is not None:  # suppressed point by point, not "the last records" of a class
+        plan.by_point = True
+    elif ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
         plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
     targets = target_columns(parameters)
@@ -412,7 +420,7 @@ def apply_transformation(
     result = full_domain_result(
         "apply", parameters, source, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )
-    return finish_result(source, counted, result, start)
+    return with_person_facts(finish_result(source, counted, result, start), source)
 
 
 def _apply_with_cells(

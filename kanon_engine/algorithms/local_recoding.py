@@ -30,7 +30,7 @@ from kanon_engine.algorithms.peeling import (
 )
 from kanon_engine.config import ParamSpec
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import sensitive_combos
+from kanon_engine.core.persons import record_combos
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import EntropyTables
 from kanon_engine.metrics.partition import hierarchy_ncp
@@ -94,7 +94,7 @@ class LocalRecoding(Algorithm):
 
     def _run(self, job: Job) -> AnonymizationResult:
         table, config, enc, progress, start = job
-        combos = sensitive_combos(enc)
+        combos = record_combos(enc)  # with the person of every row under the person role
         checker = GroupChecker(enc, config.models, combos)
         require_feasible(enc, checker, _("Local recoding"))
         record_row, rep = frequency_rows(enc, combos)

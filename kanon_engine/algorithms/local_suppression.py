@@ -46,9 +46,10 @@ from kanon_engine.algorithms.peeling import (
     peeling_input,
     require_feasible,
 )
+from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable, encode_table
-from kanon_engine.core.frequency import sensitive_combos
+from kanon_engine.core.persons import record_combos
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
@@ -56,7 +57,7 @@ from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
-from kanon_engine.sources import TableSource, as_source, records_in_memory
+from kanon_engine.sources import TableSource, as_source, records_in_memory, with_persons
 
 IMPORTANCE = ParamSpec(
     "importance",
@@ -170,6 +171,7 @@ class LocalSuppression(Algorithm):
         with two levels, its values and ``*``. Single records are changed: the table must be in memory."""
         start = time.perf_counter()
         importance_names(self.parameters["importance"], getattr(config, "quasi_identifiers", ()))
+        require_person_support(config, self)
         source = as_source(table)
         table = records_in_memory(source, _("Local suppression"))
         config.check_table(table)
@@ -178,13 +180,15 @@ class LocalSuppression(Algorithm):
         enc = encode_table(
             table, config.quasi_identifiers, flat, config.sensitive, config.sensitive_hierarchies
         )
+        enc = with_persons(enc, table, config)
         result = self._run(Job(table, config, enc, progress, start))
+        result = with_person_facts(result, table)
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 
     def _run(self, job: Job) -> AnonymizationResult:
         table, config, enc, progress, start = job
         order = importance_order(enc, self.parameters["importance"])
-        combos = sensitive_combos(enc)
+        combos = record_combos(enc)  # with the person of every row under the person role
         checker = GroupChecker(enc, config.models, combos)
         require_feasible(enc, checker, _("Local suppression"))
         record_row, rep = frequency_rows(enc, combos)

@@ -134,7 +134,8 @@ class GroupChecker:
         self.models = tuple(models)
         self.combos = combos
         self.k = max(m.k for m in models if isinstance(m, KAnonymity))
-        self.simple = all(isinstance(m, KAnonymity) for m in models)
+        # under the person role k counts distinct persons: never the records alone
+        self.simple = all(isinstance(m, KAnonymity) for m in models) and enc.persons is None
         names = [s.name for s in enc.sensitive]
         self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 

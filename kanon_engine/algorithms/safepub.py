@@ -40,6 +40,7 @@ import numpy as np
 
 from kanon_engine.algorithms.base import Algorithm, Job
 from kanon_engine.algorithms.full_domain import full_domain_result, level_vector
+from kanon_engine.algorithms.person_support import require_person_support
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
@@ -175,6 +176,8 @@ class SafePub(Algorithm):
         "is a new random release and spends the privacy budget again."
     )
     full_domain = True
+    #: draws single rows at random (the person role refuses it: its guarantee is about rows)
+    samples_records = True
     params = (SCORE,)
 
     def __init__(self, *, dp_score: str = "discernibility") -> None:
@@ -189,6 +192,7 @@ class SafePub(Algorithm):
         """Sample the records, then the lattice run of :class:`Algorithm` on the sample."""
         self.parameters  # noqa: B018 - validates every parameter
         model = dp_model(config)
+        require_person_support(config, self)
         source = as_source(table)
         if not source.in_memory:
             raise ConfigError(

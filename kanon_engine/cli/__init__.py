@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from kanon_engine import __version__, i18n
 from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, utility, workload
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
+from kanon_engine.cli.flags import join_words
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
 from kanon_engine.i18n.language import normalize, resolve_language
 from kanon_engine.release.fileio import InputGuard
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the messages speak the user's language (--language, KANON_LANG, the system's); the report's
     # language is the project's or --language (see session.export)
     i18n.install(message_language(sys.argv[1:] if argv is None else argv))
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(join_words(list(sys.argv[1:] if argv is None else argv)))
     notes = notes_on_stderr()
     try:
         with InputGuard() as args.guard:  # every file the command reads is protected from its writes

@@ -87,7 +87,10 @@ def read(path: str, delimiter_flag: str | None = None) -> Table:
 
 def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
     """One line of JSON on stdout with the given keys of a run summary (the output scripts read)."""
-    print(dumps({k: summary.get(k) for k in keys}))
+    out = {k: summary.get(k) for k in keys}
+    if summary.get("persons") is not None:  # under the person role: the persons per class, lost, ...
+        out["persons"] = summary["persons"]
+    print(dumps(out))
 
 
 def note_engine(table: TableSource, args: argparse.Namespace | None = None) -> None:

@@ -46,6 +46,8 @@ from kanon_engine.cli.common import (
 )
 from kanon_engine.config import ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
+from kanon_engine.data.join import JoinSpec
+from kanon_engine.data.persons import PERSON_BLANKS, PERSON_KNOWS, knows_text, knows_value
 from kanon_engine.data.roles import Role, merge_roles
 from kanon_engine.data.table import ReadOptions, TableLike, loaded, require_mark_free
 from kanon_engine.errors import ConfigError
@@ -61,6 +63,8 @@ from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
 NONE_WORDS = ("none", "off")
+#: The hidden flag ``--join FILE ON COLUMN`` is read as (:func:`join_words`).
+JOIN_TABLE = "--join-table"
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,37 @@ def _data_and_role_flags() -> tuple[ProjectFlag, ...]:
             "--sensitive", "roles.sensitive", "sensitive attributes, comma-separated", metavar="COLS"
         ),
         ProjectFlag(
+            "--person",
+            "roles.person",
+            "the person column of a stay-level table (a patient number): k then counts distinct persons, "
+            "not rows; removed from the release like an identifier",
+            metavar="COLUMN",
+        ),
+        ProjectFlag(
+            "--person-knows",
+            "persons.knows",
+            "how many different stays of one person an attacker may know: 1 (default), 2, 3 or all; every "
+            "set of up to M released rows of a person is shared by at least k persons",
+            PERSON_KNOWS,
+            metavar="M",
+        ),
+        ProjectFlag(
+            "--person-blanks",
+            "persons.blanks",
+            "a row without a person number: refuse (the default; the rows are named) or own (each such row "
+            "is a person of its own)",
+            PERSON_BLANKS,
+            metavar="CHOICE",
+        ),
+        ProjectFlag(
+            JOIN_TABLE,
+            "data.join",
+            "join a patient table onto the data on the patient key COLUMN (repeatable; also written --join "
+            "FILE ON COLUMN): one row per stay, the key becomes the person column",
+            metavar="FILE ON COLUMN",
+            repeat=True,
+        ),
+        ProjectFlag(
             "--hierarchy",
             "hierarchies",
             "ARX hierarchy CSV of a column (repeatable)",
@@ -191,7 +226,9 @@ def _list_and_report_flags() -> tuple[ProjectFlag, ...]:
             "--join",
             "linkage.join",
             "join a quasi-identifier with a column of the public list named otherwise (repeatable; "
-            "default: the same name, or the same kind of column such as PLZ and postcode)",
+            "default: the same name, or the same kind of column such as PLZ and postcode). Written with "
+            "three words, --join FILE ON COLUMN joins a patient table onto the data on the patient key "
+            "(linked tables) and makes COLUMN the person column",
             metavar="COLUMN=LIST_COLUMN",
             repeat=True,
         ),
@@ -340,9 +377,35 @@ def add_project_flags(p: argparse.ArgumentParser, algorithm_choice: bool = True)
         elif flag.off is not None:
             p.add_argument(flag.option, dest=flag.dest, metavar=flag.metavar, help=flag.help)
             p.add_argument(flag.off, dest=flag.dest, action="store_const", const="none", help=_off_help(flag))
+        elif flag.option == JOIN_TABLE:  # written --join FILE ON COLUMN (see join_words)
+            p.add_argument(
+                flag.option,
+                dest=flag.dest,
+                action="append",
+                nargs=2,
+                metavar=("FILE", "COLUMN"),
+                help=flag.help,
+            )
         else:
             action = "append" if flag.repeat else "store"
             p.add_argument(flag.option, dest=flag.dest, action=action, metavar=flag.metavar, help=flag.help)
+
+
+def join_words(argv: list[str]) -> list[str]:
+    """The command line with each ``--join FILE ON COLUMN`` (three words, the middle one ``ON`` in any
+    case) written as the hidden ``--join-table FILE COLUMN``; every other ``--join`` (one word,
+    ``COLUMN=LIST_COLUMN``) stays the linkage demonstration's. Two forms, one flag, never ambiguous: the
+    word after the value decides."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--join" and i + 3 < len(argv) and argv[i + 2].upper() == "ON":
+            out += [JOIN_TABLE, argv[i + 1], argv[i + 3]]
+            i += 4
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
 
 
 def _off_help(flag: ProjectFlag) -> str:
@@ -384,6 +447,8 @@ def get_field(project: Project, field: str) -> Any:
     if group == "data":
         if key == "column_types":
             return dict(project.column_types)
+        if key == "join":
+            return [[str(j.path), j.on] for j in project.joins]
         return project.data_path if key == "path" else getattr(project.read_options, key)
     if group == "roles":
         return [c for c, r in project.roles.items() if r == Role(key)]
@@ -404,6 +469,8 @@ def get_field(project: Project, field: str) -> Any:
         return public.path if key == "path" else dict(public.join)
     if group == "workload":
         return project.workload_file
+    if group == "persons":
+        return getattr(project, f"person_{key}")
     return getattr(project, key)  # output.*
 
 
@@ -427,6 +494,7 @@ def apply_flags(
     project = apply_engine(project, values)
     project = _apply_report_and_list(project, values)
     project = _apply_workload(project, values)
+    project = _apply_persons(project, values)
     changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
 
@@ -445,6 +513,24 @@ def _apply_report_and_list(project: Project, values: dict[str, tuple[ProjectFlag
             raise ConfigError(_("--join needs a public list: name it with --external FILE."), where="--join")
         public = replace(public, join=pairs(values["linkage.join"][1], "--join", comma_separated=True))
     return project.with_changes(public_list=public)
+
+
+def _apply_persons(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """``--person-knows``, ``--person-blanks``, and ``--join FILE ON COLUMN``: the patient tables
+    joined onto the data; the key becomes the person column unless another one is given."""
+    changes: dict[str, Any] = {}
+    if "persons.knows" in values:
+        changes["person_knows"] = knows_text(knows_value(values["persons.knows"][1]))
+    if "persons.blanks" in values:
+        changes["person_blanks"] = values["persons.blanks"][1]
+    if "data.join" in values:
+        changes["joins"] = tuple(JoinSpec(Path(os.path.abspath(f)), c) for f, c in values["data.join"][1])
+    project = project.with_changes(**changes) if changes else project
+    joins = project.joins
+    if joins and not project.columns_with(Role.PERSON) and "data.join" in values:
+        roles = {**project.roles, joins[0].on: Role.PERSON}
+        project = project.with_changes(roles=roles)
+    return project
 
 
 def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]], project_name: str) -> Project:
@@ -554,6 +640,9 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, TableSource]:
     project = Project.load(Path(args.project), password) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
     project = apply_engine(project, values)
+    if "data.join" in values:  # the patient tables are joined on as the table is read
+        joins = tuple(JoinSpec(Path(os.path.abspath(f)), c) for f, c in values["data.join"][1])
+        project = project.with_changes(joins=joins)
     table, project = _load_table(project, values)
     if getattr(args, "project", None):
         name = _("the project {file}", file=Path(args.project).name)
@@ -591,9 +680,10 @@ def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) ->
     if "data.path" in values:
         path = Path(values["data.path"][1])
         table = open_source(path, ReadOptions(delimiter=d), project.engine)
-        return table, project.with_changes(
-            data_path=path, data_sha256=table.sha256, read_options=table.options
-        )
+        project = project.with_changes(data_path=path, data_sha256=table.sha256, read_options=table.options)
+        table, said = project.joined(table)
+        warn(said)
+        return table, project
     if project.data_path is None:
         raise ConfigError(_("No input table: give INPUT or a --project that names one."), where="INPUT")
     if d is not None:
@@ -608,6 +698,7 @@ _ROLE_WORDS = {
     Role.QUASI_IDENTIFIER: N_("quasi-identifier"),
     Role.SENSITIVE: N_("sensitive attribute"),
     Role.INSENSITIVE: N_("column"),
+    Role.PERSON: N_("person column"),
 }
 
 

@@ -70,6 +70,13 @@ class EncodedTable:
     #: points counted at coarser levels than the leaves: how finer nodes are checked (the engine,
     #: :class:`kanon_engine.sources.plan.floor.Floor`); None when the rows hold leaves
     below: Any = None
+    #: under the person role (:mod:`kanon_engine.core.persons`): the person of every row, a code
+    #: 0..n_persons-1, or n_persons for a blank cell (each of its records a person of its own)
+    persons: np.ndarray | None = None
+    n_persons: int = 0
+    #: how many distinct released rows of one person an attacker may know (0: all of them), see
+    #: :mod:`kanon_engine.core.person_sets`
+    person_knows: int = 1
 
     @cached_property
     def n_rows(self) -> int:

@@ -20,6 +20,8 @@ from kanon_engine.core.frequency import (
     roll_up,
     with_histograms,
 )
+from kanon_engine.core.person_sets import suppress_for_persons
+from kanon_engine.core.persons import person_base
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
@@ -69,6 +71,9 @@ class NodeEvaluation:
     #: the model that judged the release as a whole and refused it (``PrivacyModel.release_passes``),
     #: when that is why the node does not satisfy the models
     rejected_by: PrivacyModel | None = None
+    #: under the person role with ``--person-knows`` above 1: per (class, person) pair of the node's
+    #: person pairs, whether its rows are cut out of a released class (:mod:`kanon_engine.core.person_sets`)
+    person_cut: np.ndarray | None = None
 
     @property
     def sizes(self) -> np.ndarray:
@@ -92,7 +97,9 @@ def evaluator_context(evaluator: NodeEvaluator) -> MetricContext:
     bottom frequency set it already counted)."""
     rule = evaluator.group_rule
     trims = rule.trim and rule.group_k > 0 and evaluator.max_suppressed > 0
-    return MetricContext(evaluator.enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base)
+    enc = evaluator.enc
+    cuts = enc.persons is not None and enc.person_knows != 1 and evaluator.max_suppressed > 0
+    return MetricContext(enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base, cuts)
 
 
 def suppression_allowance(n_rows: int, limit: float) -> int:
@@ -140,7 +147,8 @@ class NodeEvaluator:
         self.models = tuple(models)
         self.k = k
         self.max_suppressed = int(max_suppressed)
-        simple = all(isinstance(m, KAnonymity) for m in self.models)
+        # under the person role step 4 suppresses a whole class (core.person_sets): never simple
+        simple = all(isinstance(m, KAnonymity) for m in self.models) and enc.persons is None
         # step 4 takes single records out of groups only when no metric looks at their values: which
         # records go depends on the file's order, which counted points do not know
         self.group_rule = GroupRule(int(suppressed_group_k), k, simple and not tracked)
@@ -165,6 +173,12 @@ class NodeEvaluator:
             sorted({names.index(m.sensitive) for m in others if m.sensitive} | set(self._tracked))
         )
         self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
+        #: the person role (core.persons): person pairs among the histograms, persons counted per class
+        self._persons = enc.persons is not None
+        if self._persons:
+            self.base = person_base(enc, self.base, self._sensitive)
+            # an attacker knowing several stays: the rule that cuts rows is not monotone with suppression
+            self.monotone = self.monotone and (enc.person_knows == 1 or self.max_suppressed == 0)
         self.checks = 0
         self._entries: list[FrequencySet] = []
         self._keys = np.zeros((64, enc.n_qi), dtype=np.int16)
@@ -188,7 +202,7 @@ class NodeEvaluator:
         levels = tuple(int(x) for x in levels)
         source = self._source(levels)
         fs, class_map = roll_up(source, levels)
-        return with_histograms(fs, source, class_map) if self._sensitive else fs
+        return with_histograms(fs, source, class_map) if self._sensitive or self._persons else fs
 
     def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = False) -> NodeEvaluation:
         """Check one node: classes, models, suppression. Counts as one check.
@@ -210,17 +224,19 @@ class NodeEvaluator:
         self.checks += 1
         passes = fs.counts >= self.k
         suppressed = int(fs.counts[~passes].sum())
-        if not self._others:
+        if not self._others and not self._persons:
             if self._tracked:
                 fs = with_histograms(fs, source, class_map)
             self._remember(fs)
             return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
         if suppressed > self.max_suppressed and not complete:
             return NodeEvaluation(levels, fs, passes, suppressed, False, suppressed, suppressed, False)
-        if self._sensitive:
+        if self._sensitive or self._persons:
             fs = with_histograms(fs, source, class_map)
         self._remember(fs)
         stats = ClassStats.of(self.enc, fs)
+        if self._persons:  # k counts distinct persons (a class of fewer rows has fewer persons)
+            passes = stats.people >= self.k
         for m in self._mono:
             passes &= m.passes(stats)
         suppressed_monotone = int(fs.counts[~passes].sum())
@@ -273,8 +289,13 @@ class NodeEvaluator:
         """Apply step 4 (it only adds suppression, so the monotone count and the floor stay lower bounds)
         and decide whether the node satisfies the models within the limit, and then the models that judge
         the release as a whole (``stats``: the node's classes, given when there are such models)."""
-        trimmed = None
-        if self.group_rule.applies(suppressed):
+        trimmed = cut = None
+        if self._persons:  # several stays known, step 4 in persons (core.person_sets)
+            order = lambda: self._class_order(fs, levels)  # noqa: E731
+            passes, cut, trimmed, suppressed = suppress_for_persons(
+                self.enc, fs, passes, self.group_rule, self.models, order
+            )
+        elif self.group_rule.applies(suppressed):
             passes, trimmed, suppressed = enforce(
                 self.group_rule, fs.counts, passes, suppressed, self._class_order(fs, levels)
             )
@@ -294,6 +315,7 @@ class NodeEvaluator:
             floor,
             trimmed=trimmed,
             rejected_by=rejected,
+            person_cut=cut,
         )
 
     def _class_order(self, fs: FrequencySet, levels: tuple[int, ...]) -> np.ndarray:

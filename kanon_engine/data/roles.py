@@ -33,10 +33,15 @@ class Role(StrEnum):
     QUASI_IDENTIFIER = "quasi-identifier"
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
+    #: the column that says which rows belong to one person (a patient number in a stay-level table):
+    #: removed from the release like an identifier, and used to count persons, not rows
+    #: (:mod:`kanon_engine.core.persons`)
+    PERSON = "person"
 
 
 #: How a role is named in messages.
 ROLE_NAMES = {
+    Role.PERSON: N_("the person column"),
     Role.IDENTIFIER: N_("an identifier"),
     Role.QUASI_IDENTIFIER: N_("a quasi-identifier"),
     Role.SENSITIVE: N_("a sensitive attribute"),

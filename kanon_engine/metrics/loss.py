@@ -217,6 +217,9 @@ class MetricContext:
     trims: bool = False
     #: the bottom frequency set, when the caller has it already (else computed on first use)
     base_set: FrequencySet | None = None
+    #: rows of single persons may be cut out of released classes (``--person-knows`` above 1 with
+    #: suppression, :mod:`kanon_engine.core.person_sets`): a class can lose any number of its records
+    cuts: bool = False
     #: what a metric tabulates once per run (the classification metric's target points)
     tables: dict[str, object] = field(default_factory=dict)
 
@@ -294,6 +297,8 @@ class DiscernibilityMetric(Metric):
         # at least |E| - (k-1) records (and a taken one costs |T|): max(|E| - k + 1, k) then.
         s = ev.sizes.astype(np.float64)
         floor = s - (ctx.k - 1) if ctx.trims else s
+        if ctx.cuts:  # what is left of the class in a generalization may be k records only
+            floor = np.zeros_like(s)
         return float((s * np.maximum(floor, ctx.k)).sum())
 
 

@@ -104,13 +104,14 @@ class TCloseness(PrivacyModel):
         """EMD of every class to the table's distribution, for all classes at once."""
         col = stats.enc.sensitive_column(self.protected)
         cls, val, cnt = stats.pairs(self.protected)
-        q = col.global_distribution
-        p = cnt / stats.sizes[cls]
+        q = stats.reference(self.protected)  # each person once per value under the person role
+        totals = stats.totals(self.protected)
+        p = cnt / totals[cls]
         n = stats.n_classes
         if self.distance == "equal":
             return 0.5 * (1.0 + np.bincount(cls, weights=np.abs(p - q[val]) - q[val], minlength=n))
         if self.distance == "ordered":
-            return _ordered_emd(cls, val, cnt, stats.sizes, q)
+            return _ordered_emd(cls, val, cnt, totals, q)
         return _hierarchical_emd(cls, val, p, q, n, col)
 
     def passes(self, stats: ClassStats) -> np.ndarray:

@@ -19,6 +19,8 @@ import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
+from kanon_engine.data.join import JoinSpec, join_files
+from kanon_engine.data.persons import blanks_value, knows_text, knows_value
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ReadOptions, Table, TableLike, apply_type_overrides
 from kanon_engine.errors import ConfigError, DataError
@@ -31,6 +33,7 @@ from kanon_engine.project.sealed import is_sealed, seal, unseal
 from kanon_engine.release.fileio import atomic_write_text, same_file
 from kanon_engine.sources.backends.base import TableSource
 from kanon_engine.sources.backends.choose import open_source
+from kanon_engine.sources.backends.memory import InMemorySource
 from kanon_engine.sources.backends.settings import EngineSettings
 from kanon_engine.workload import parse_workload
 
@@ -106,6 +109,13 @@ class Project:
     workload_file: str | None = None
     #: kept suppressed records form one group of 0 or >= k records (Datafly's step 4)
     protect_suppressed_group: bool = True
+    #: the person role's settings (used when a column has the role "person"; see
+    #: :mod:`kanon_engine.data.persons`): stays an attacker knows ("1".."3", "all"), blank person cells
+    person_knows: str = "1"
+    person_blanks: str = "refuse"
+    #: patient tables joined onto the data on the patient key (``--join FILE ON COLUMN``, ``data.join``;
+    #: :mod:`kanon_engine.data.join`)
+    joins: tuple[Any, ...] = ()
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
 
@@ -127,6 +137,8 @@ class Project:
             out.append((self._hierarchy_path(col), _("the hierarchy file of '{column}'", column=col)))
         if self.public_list is not None:
             out.append((self.public_list.resolved(self.base_dir), _(PUBLIC_LIST_FILE)))
+        for join in self.joins:
+            out.append((Path(join.path), _("the joined patient table")))
         return out
 
     def _hierarchy_path(self, column: str) -> Path:
@@ -141,8 +153,25 @@ class Project:
         if self.data_path is None:
             raise ConfigError(_("The project does not name a data file."), where="data")
         table = read_table(self.data_path, self.read_options)
+        sha256 = table.sha256
+        table, joined = self.joined(table)
         table = apply_type_overrides(table, self.column_types)
-        return table, self._changed(table.sha256)
+        return table, self._changed(sha256) + joined
+
+    def joined(self, table: Any) -> tuple[Any, list[str]]:
+        """``table`` with the project's patient tables joined on (:mod:`kanon_engine.data.join`), and
+        what the join says; unchanged without joins. A join needs the table in memory."""
+        if not self.joins:
+            return table, []
+        if isinstance(table, Table):
+            return join_files(table, self.joins)
+        if not getattr(table, "in_memory", False):
+            raise ConfigError(
+                _("Joining a patient table needs the data in memory; choose the memory engine."),
+                where="data.join",
+            )
+        joined, said = join_files(table.table, self.joins)
+        return InMemorySource(joined, table.reason), said
 
     def _changed(self, sha256: str | None) -> list[str]:
         """The warning when the data file is not the one the project was saved with."""
@@ -162,7 +191,9 @@ class Project:
         if self.data_path is None:
             raise ConfigError(_("The project does not name a data file."), where="data")
         source = open_source(self.data_path, self.read_options, self.engine, self.column_types)
-        return source, self._changed(source.sha256 if self.data_sha256 else None)
+        changed = self._changed(source.sha256 if self.data_sha256 else None)
+        source, joined = self.joined(source)
+        return source, changed + joined
 
     def config(self, table: TableLike) -> AnonymizationConfig:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
@@ -192,7 +223,23 @@ class Project:
             sensitive_hierarchies=sens_h,
             workload=workload,
             protect_suppressed_group=self.protect_suppressed_group,
+            **self._person_settings(),
         )
+
+    def _person_settings(self) -> dict[str, Any]:
+        """The person role's arguments of the run configuration (none without a person column)."""
+        persons = self.columns_with(Role.PERSON)
+        if not persons:
+            return {}
+        if len(persons) > 1:
+            raise ConfigError(
+                _(
+                    "Only one column can be the person column; {columns} are given.",
+                    columns=", ".join(f"'{c}'" for c in persons),
+                ),
+                where=persons[1],
+            )
+        return {"person": persons[0], "person_knows": self.person_knows, "person_blanks": self.person_blanks}
 
     # --- (de)serialization ------------------------------------------------------------------------------
     def to_dict(self, base_dir: Path | None = None) -> dict[str, Any]:
@@ -227,7 +274,13 @@ class Project:
                 "header": o.header,
                 "sheet": o.sheet,
                 "column_types": {c: {"kind": k, "date_format": f} for c, (k, f) in self.column_types.items()},
+                **({"join": [j.to_dict(rel) for j in self.joins]} if self.joins else {}),
             },
+            **(
+                {"persons": {"knows": self.person_knows, "blanks": self.person_blanks}}
+                if self.columns_with(Role.PERSON)
+                else {}
+            ),
             "roles": {c: r.value for c, r in self.roles.items()},
             "hierarchies": hier,
             "models": [m.to_dict() for m in self.models],
@@ -321,6 +374,7 @@ class Project:
             workload_text=(d.get("workload") or {}).get("text"),
             workload_file=(d.get("workload") or {}).get("file"),
             base_dir=base_dir,
+            **_persons_from_dict(d, data, base_dir, source),
         )
 
     def save(self, path: Path, password: str | None = None) -> None:
@@ -515,6 +569,19 @@ def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
         d = MIGRATIONS[version](d)
         version = d["schema_version"]
     return d
+
+
+def _persons_from_dict(
+    d: dict[str, Any], data: dict[str, Any], base_dir: Path, source: str
+) -> dict[str, Any]:
+    """The person settings (``persons``) and joined patient tables (``data.join``) of a project file."""
+    persons = d.get("persons") or {}
+    joins = data.get("join") or []
+    return {
+        "person_knows": knows_text(knows_value(persons.get("knows", "1"))),
+        "person_blanks": blanks_value(persons.get("blanks")),
+        "joins": tuple(JoinSpec.from_dict(j, base_dir, source) for j in joins),
+    }
 
 
 def _roles_from_dict(given: dict[str, Any], source: str) -> dict[str, Role]:

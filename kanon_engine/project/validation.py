@@ -31,6 +31,7 @@ from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import require_k_fits, role_name
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.dates import date_problems
+from kanon_engine.data.persons import differing_warning, rows_not_persons_warning
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
 from kanon_engine.data.table import TableLike, line_of_value
 from kanon_engine.data.types import ColumnType
@@ -180,6 +181,8 @@ class ColumnCache:
         self._issues: dict[tuple[str, int], list[Issue]] = {}
         self._dates: dict[str, list[Issue]] = {}
         self._suggestions: dict[str, RoleSuggestion] | None = None
+        #: the rows-vs-persons warnings of the last roles asked about (see _person_warnings)
+        self.person_issues: dict[tuple[tuple[str, str], ...], list[Issue]] = {}
         if facts is not None:
             self._counts.update(facts.counts)
             self._defaults.update(facts.defaults)
@@ -281,6 +284,7 @@ def validate(project: Project, table: TableLike | None, cache: ColumnCache | Non
         + _config_rule(project, table, cache, qi)
         + _algorithm_rules(project, table, cache, qi)
         + _workload_rule(project, table)
+        + _person_warnings(project, table, cache)
     )
     return sorted(found, key=lambda i: not i.is_error)
 
@@ -345,6 +349,25 @@ def _hierarchy_rules(project: Project, table: TableLike, cache: ColumnCache, qi:
         if h is not None:
             out.extend(replace(i, severity="warning") for i in cache.hierarchy_issues(col, h))
     return out
+
+
+def _person_warnings(project: Project, table: TableLike, cache: ColumnCache) -> list[Issue]:
+    """Rows vs persons (issue 33): a column that repeats like a patient number while k counts rows, or
+    a person whose patient-level values differ between rows; computed once per roles (cached)."""
+    frame = getattr(table, "frame", None)
+    if not getattr(table, "in_memory", True) or frame is None:
+        return []
+    key = tuple(sorted((c, str(r)) for c, r in project.roles.items()))
+    if key not in cache.person_issues:
+        persons = project.columns_with(Role.PERSON)
+        if persons:
+            texts = differing_warning(frame, persons[0]) if persons[0] in table.columns else []
+            where = persons[0]
+        else:
+            roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
+            texts, where = rows_not_persons_warning(table, roles), "roles"
+        cache.person_issues = {key: [Issue("warning", text, where) for text in texts]}
+    return cache.person_issues[key]
 
 
 _UNIQUE_RELEASED = N_(

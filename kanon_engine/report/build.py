@@ -25,6 +25,7 @@ import numpy as np
 
 import kanon_engine
 from kanon_engine.algorithms import algorithms, title_of
+from kanon_engine.data.persons import rows_not_persons_warning
 from kanon_engine.data.roles import Role, suggest_roles
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING
@@ -39,6 +40,7 @@ from kanon_engine.report.dp_words import dp_facts
 from kanon_engine.report.facts import report_facts
 from kanon_engine.report.html import render_html, write_html
 from kanon_engine.report.pdf import write_pdf
+from kanon_engine.report.persons import person_facts_of
 from kanon_engine.report.sentences import plain_summary
 from kanon_engine.result import SURVEY_MODELS
 from kanon_engine.utility import report_section as fitness_section
@@ -104,6 +106,7 @@ def build_report(
         "run": {"label": run_label, "stale": bool(stale)},
         "sign_off": _sign_off(project, purpose, recipient, approved_by),
         "language": current_language(),
+        "persons": person_facts_of(table, result, threshold),
     }
     roles = report["dataset"]["roles"]
     report["warnings"] = ([_(STALE_WARNING)] if stale else []) + _warnings(table, result, roles, facts)
@@ -139,7 +142,7 @@ def _warnings(table: Any, result: Any, roles: Mapping[str, str], facts: Mapping[
     suggestions = {x.column: x for x in found}
     issues = released_unchanged_warnings({c: Role(r) for c, r in roles.items()}, suggestions)
     issues += result_warnings(result, facts)
-    return [i.message for i in issues]
+    return [i.message for i in issues] + rows_not_persons_warning(table, roles)
 
 
 def _file_sha256(path: Path | None) -> str | None:

@@ -44,6 +44,7 @@ _ROLE_NAMES = {
     "quasi-identifier": N_("quasi-identifier"),
     "sensitive": N_("sensitive (kept, protected)"),
     "insensitive": N_("insensitive (kept as is)"),
+    "person": N_("person (removed; k counts persons)"),
 }
 
 #: What put a ``*`` in a cell (the keys of ``star_cells_by_cause``).
@@ -126,7 +127,8 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "fitness": fitness_section.view(report.get("fitness"), table),
         "linkage": _linkage_section(report.get("linkage")),
         "release": _release_section(report.get("release")),
-        "definitions": [_definition(text) for text in report["risk"]["definitions"].values()],
+        "definitions": [_definition(text) for text in report["risk"]["definitions"].values()]
+        + [_definition(text) for text in ((report.get("persons") or {}).get("definitions") or {}).values()],
     }
 
 

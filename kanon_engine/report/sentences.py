@@ -17,6 +17,7 @@ from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.report.dp_words import dp_sentences
 from kanon_engine.report.facts import kept_star_cells
+from kanon_engine.report.persons import person_sentences
 
 #: Plain words on what ``*`` means in a cell-level release, and what such a release gives away.
 STAR_MEANING = N_(
@@ -56,6 +57,7 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     facts = report["facts"]
     out = (
         _values_sentences(facts)
+        + person_sentences(report.get("persons"))
         + _star_sentences(facts, report["result"])
         + (  # a DP release says its own words about the records left out (sampling apart from groups < k)
             []

@@ -43,6 +43,7 @@ from kanon_engine.data.table import ColumnKind, ReadOptions, Table, apply_type_o
 from kanon_engine.data.types import DATE_FORMATS, best_number_format, describe_date_format, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import N_, _, formats, ngettext
+from kanon_gui.dialogs.join_box import JoinBox
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.views.data_view import fit_headers
@@ -145,6 +146,8 @@ class ImportDialog(QDialog):
 
         layout.addWidget(self._preview_split(), 1)
         layout.addWidget(self._date_box())
+        self.join_box = JoinBox(lambda: list(self.preview.columns) if self.preview is not None else [])
+        layout.addWidget(self.join_box)
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel

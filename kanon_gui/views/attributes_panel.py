@@ -37,7 +37,7 @@ from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.hierarchy_actions import HierarchyActions
 
-ROLES = (Role.IDENTIFIER, Role.QUASI_IDENTIFIER, Role.SENSITIVE, Role.INSENSITIVE)
+ROLES = (Role.IDENTIFIER, Role.QUASI_IDENTIFIER, Role.SENSITIVE, Role.INSENSITIVE, Role.PERSON)
 COLS = (N_("Column"), N_("Role"), N_("Type"), N_("Distinct"), N_("Hierarchy"), N_("Check"))
 
 

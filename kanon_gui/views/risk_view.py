@@ -342,6 +342,7 @@ class RiskPanel(QWidget):
         def work(progress: Any = None) -> RiskComparison | CountedRiskComparison:
             if table is None:  # a streamed run: the figures from its class sizes
                 return compare_counts(result, threshold=threshold)
+            self._person_lines = person_lines(table, result, threshold)
             return compare(table, result, threshold=threshold)
 
         if self.runner is None:
@@ -363,7 +364,9 @@ class RiskPanel(QWidget):
         self.comparison = comparison
         self._fill_figures(comparison.before, comparison.after)
         counted = isinstance(comparison, CountedRiskComparison)
-        self.status.setText(self._counted_status(comparison) if counted else self._status(comparison))
+        self.status.setText(
+            self._counted_status(comparison) if counted else self._with_persons(self._status(comparison))
+        )
         self.figures.resizeColumnsToContents()
         header = self.figures.verticalHeader().sizeHint().width()
         columns = sum(self.figures.columnWidth(c) for c in range(2))
@@ -420,6 +423,11 @@ class RiskPanel(QWidget):
                 else ""
             )
         )
+
+    def _with_persons(self, text: str) -> str:
+        """The status, with the per-person figures of a run under the person role (issue 33)."""
+        lines = getattr(self, "_person_lines", [])
+        return " ".join([text, *lines]) if lines else text
 
     def _counted_status(self, comparison: CountedRiskComparison) -> str:
         """What the figures of a streamed run come from, and what they lack."""
@@ -523,6 +531,15 @@ class RiskPanel(QWidget):
     def _set_enabled(self, on: bool) -> None:
         for w in (self.explain_button, self.next_unsafe, self.row_spin, self.threshold):
             w.setEnabled(on)
+
+
+def person_lines(table: Any, result: Any, threshold: float) -> list[str]:
+    """Under the person role: k counts persons, and the risk per person (the report's sentences)."""
+    from kanon_engine.report.persons import person_facts_of, person_sentences
+
+    facts = person_facts_of(table, result, threshold)
+    sentences = person_sentences(facts)
+    return [sentences[0], sentences[-1]] if facts and facts.get("risk") else sentences[:1]
 
 
 def _num(v: float | None) -> str:

@@ -39,6 +39,9 @@ def data(tmp_path: Path) -> Path:
     (tmp_path / "age.csv").write_text(
         "".join(f"{a};{a // 4 * 4}-{a // 4 * 4 + 3};*\n" for a in range(20, 28))
     )
+    pd.DataFrame({"id": [f"P{i:03d}" for i in range(ROWS)], "birth": ["1970"] * ROWS}).to_csv(
+        tmp_path / "patients.csv", sep=";", index=False
+    )
     (tmp_path / "w.txt").write_text("COUNT(*) WHERE age >= 22 AND sex = 'F'\n")
     return path
 
@@ -90,6 +93,11 @@ def sample(flag: ProjectFlag, data: Path) -> tuple[list[str], Any]:
             "M. Keller, data protection officer",
         ),
         "--workload": (["--workload", str(data.parent / "w.txt")], str(data.parent / "w.txt")),
+        "--person": (["--person", "id", "--identifier", "name"], ["id"]),
+        "--join-table": (  # what --join FILE ON COLUMN is read as
+            ["--join-table", str(data.parent / "patients.csv"), "id", "--identifier", "name"],
+            [[str(data.parent / "patients.csv"), "id"]],
+        ),
     }
     if flag.option in words:
         return words[flag.option]
@@ -127,6 +135,8 @@ def _companions(flag: ProjectFlag, spec: ParamSpec) -> list[str]:
         "dp_delta": ["--dp-epsilon", "1"],
         "dp_search_budget": ["--dp-epsilon", "1"],
         "dp_levels": ["--dp-epsilon", "1"],
+        "person_knows": ["--person", "id", "--identifier", "name"],
+        "person_blanks": ["--person", "id", "--identifier", "name"],
     }.get(spec.name, [])
 
 

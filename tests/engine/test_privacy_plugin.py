@@ -189,14 +189,16 @@ def test_algorithms_that_cannot_apply_it_refuse_it(toy) -> None:
 
 
 def test_a_requirement_the_engine_does_not_count_is_refused() -> None:
-    """A model declaring a count the engine does not supply yet (persons) is refused in one sentence."""
+    """A model declaring a count the engine does not supply yet (a population) is refused in one
+    sentence (persons are counted since issue 33)."""
 
-    class PerPerson(AtMostGroups):
-        requires = frozenset({Requirement.PERSONS})
+    class PerPopulation(AtMostGroups):
+        requires = frozenset({Requirement.POPULATION})
 
-    problems = applicability_problems([PerPerson(3)], Optimal())
+    problems = applicability_problems([PerPopulation(3)], Optimal())
     assert problems == [
-        "at most N groups needs the person behind each record, which this version of kanon cannot count yet."
+        "at most N groups needs the population the data were drawn from, which this version of kanon "
+        "cannot count yet."
     ]
 
 

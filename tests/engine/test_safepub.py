@@ -195,3 +195,14 @@ def test_adult_release_from_the_cli(
         assert len(frame) <= block["records_sampled"]
         releases.append(frame)
     assert not releases[0].equals(releases[1])
+
+
+def test_a_person_role_is_refused_because_safepub_samples_rows() -> None:
+    """SafePub's guarantee is about rows: with a person column (patients with several rows) it is
+    refused in one sentence before any record is drawn."""
+    import dataclasses
+
+    table, config, _model = _tiny()
+    config = dataclasses.replace(config, person="rid")
+    with pytest.raises(ConfigError, match="samples single rows"):
+        get_algorithm("safepub").run(table, config)

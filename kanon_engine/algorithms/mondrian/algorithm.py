@@ -100,6 +100,7 @@ from kanon_engine.sources import TableSource
 from kanon_engine.sources.backends.base import give_back_freed_memory
 from kanon_engine.sources.plan import points
 from kanon_engine.sources.plan.finish import finish_result
+from kanon_engine.sources.plan.person_points import require_leaf_points
 from kanon_engine.sources.plan.release_plan import PartitionPlan
 
 SUMMARY = ParamSpec(
@@ -407,7 +408,8 @@ class _CutChecker:
         self.enc = enc
         self.models = models
         self.min_size = max(m.min_class_size for m in models)
-        self.simple = all(isinstance(m, KAnonymity) for m in models)
+        # under the person role k counts distinct persons: never the records alone
+        self.simple = all(isinstance(m, KAnonymity) for m in models) and enc.persons is None
         names = [s.name for s in enc.sensitive]
         self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 
@@ -865,6 +867,7 @@ class _Mondrian(Algorithm):
         require_engine_cuts(
             source.name(), _(self.title).split(" (")[0], config, bool(self.parameters.get("workload_aware"))
         )
+        require_leaf_points(config, (1,), points.POINT_BUDGET)  # persons are counted on held points
         n_qi = len(spec.qi)
         light = EncodedTable(
             spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32), leaf_counts=spec.leaf_counts

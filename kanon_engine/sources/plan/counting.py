@@ -10,6 +10,7 @@ from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.backends.base import TableSource
 from kanon_engine.sources.plan import points
 from kanon_engine.sources.plan.floor import Floor
+from kanon_engine.sources.plan.person_points import require_leaf_points
 from kanon_engine.sources.plan.points import Counted, choose_floor, point_spec, points_at
 
 
@@ -29,6 +30,7 @@ def count_points(
     progress(0.02, _("counting the records into groups"))
     budget = points.POINT_BUDGET if budget is None else budget
     floor = choose_floor(source, spec, budget, progress)
+    require_leaf_points(config, floor, budget)  # persons are counted on the leaves
     counted = points_at(source, spec, floor, progress)
     if any(floor):
         object.__setattr__(counted.enc, "below", Floor(source, spec, floor))

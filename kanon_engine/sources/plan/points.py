@@ -14,7 +14,7 @@ the same message as for a loaded table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,7 @@ from kanon_engine.hierarchy.validate import require_valid
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.backends.base import ColumnCoding, CountRequest, PointCounts, TableSource
+from kanon_engine.sources.plan.person_points import person_coding
 
 #: Largest product of code ranges a point key holds (one int64 per point; past it, keys are re-densified).
 _MAX_KEY = 1 << 62
@@ -159,6 +160,10 @@ class PointSpec:
     codings: tuple[ColumnCoding, ...]
     sensitive: tuple[tuple[str, tuple[str, ...], bool, Hierarchy | None], ...]
     leaf_counts: tuple[np.ndarray, ...]
+    #: under the person role the last coding is the person's (:mod:`.person_points`), and how many
+    #: distinct released rows of one person an attacker may know
+    persons: int | None = None
+    person_knows: int = 1
 
     def request(self, levels: tuple[int, ...], sensitive: bool = True) -> CountRequest:
         """Count the quasi-identifiers at ``levels`` (hierarchy levels) and (unless told not to) the
@@ -209,7 +214,11 @@ def point_spec(
             codings.append(coding)
             meta.append((s, values, numeric, None))
     leaf_counts = tuple(_leaf_counts(source, c) for c in codings[: len(qi)])
-    return PointSpec(qi, hs, tuple(codings), tuple(meta), leaf_counts)
+    person = person_coding(source, config)  # the person role: one more coded column, counted last
+    if person is None:
+        return PointSpec(qi, hs, tuple(codings), tuple(meta), leaf_counts)
+    codings.append(person)
+    return PointSpec(qi, hs, tuple(codings), tuple(meta), leaf_counts, person.size - 1, config.person_knows)
 
 
 def points_at(
@@ -234,6 +243,9 @@ def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) 
         for i, (name, values, numeric, h) in enumerate(spec.sensitive)
     )
     enc = EncodedTable(spec.qi, spec.hierarchies, leaves, sensitive, weights, spec.leaf_counts)
+    if spec.persons is not None:  # the person of every point (its last code)
+        persons = counts.codes[n_qi + len(spec.sensitive)].astype(np.int64)
+        enc = replace(enc, persons=persons, n_persons=spec.persons, person_knows=spec.person_knows)
     return Counted(enc, spec.codings, tuple(levels), point_keys(counts.codes, radix), radix, counts.rows)
 
 

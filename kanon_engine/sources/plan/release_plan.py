@@ -212,6 +212,9 @@ class FullDomainPlan(ReleasePlan):
     #: Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`): per released class its records and how
     #: many of them (the last ones in input order) are suppressed as well; None when none are
     trim: tuple[np.ndarray, np.ndarray] | None = None
+    #: some rows of a released class are suppressed (a person's rows cut out of it, see
+    #: :mod:`kanon_engine.core.person_sets`): a streamed row finds its class through its point
+    by_point: bool = False
     _lookup: NodeClasses | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -219,7 +222,7 @@ class FullDomainPlan(ReleasePlan):
         return 0 if self.trim is None else int(self.trim[1].sum())
 
     def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
-        if state.points is None:  # streamed: the class of the row's generalized values
+        if state.points is None and not self.by_point:  # streamed: the class of its generalized values
             cls = self._node_classes().classes_of(codes)
         else:
             cls = self.point_class[state.points_of(self.counted, codes)]
