@@ -43,7 +43,7 @@ from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import SensitiveCombos, group_columns
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 
 #: Largest number of nodes one run visits; past it the records still open go to the top node.
 MAX_STEPS = 250_000
@@ -232,7 +232,7 @@ class Peeler:
             open_records = int(self.left[self.open].sum())
             self.progress(
                 1.0 - open_records / max(total, 1),
-                _("recoding: {n} records open", n=open_records),
+                LazyText(lambda n=open_records: _("recoding: {n} records open", n=n)),
             )
             self._visit(np.array(node, dtype=np.int64))
             if node == top:

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.arrays import positions
 from kanon_engine.core.encoding import EncodedTable, SensitiveColumn, require_covered, sensitive_order
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
@@ -36,8 +36,8 @@ def leaf_coding(source: TableSource, name: str, hierarchy: Hierarchy) -> ColumnC
     """Value -> leaf index of a quasi-identifier (or a sensitive attribute with a hierarchy); a
     HierarchyError naming the values the hierarchy lacks."""
     values, _counts, missing = source.value_counts(name)
-    leaf = hierarchy.encode(values)
-    missing_leaf = int(hierarchy.leaf_index.get_indexer([MISSING])[0])
+    found = positions(hierarchy.values, [*values, MISSING])
+    leaf, missing_leaf = found[:-1], int(found[-1])
     uncovered = list(values[leaf < 0])
     if missing and missing_leaf < 0:
         uncovered.append(MISSING)
@@ -51,9 +51,9 @@ def sensitive_coding(source: TableSource, name: str) -> tuple[ColumnCoding, tupl
     values, _counts, missing = source.value_counts(name)
     uniques = np.asarray(sorted(set(values) | ({MISSING} if missing else set())), dtype=object)
     ordered, rank, numeric = sensitive_order(uniques)
-    pos = pd.Index(uniques, dtype=object)
-    codes = rank[pos.get_indexer(values)] if len(values) else np.zeros(0, dtype=np.int64)
-    miss = int(rank[pos.get_indexer([MISSING])[0]]) if missing else -1
+    found = positions(uniques, [*values, MISSING])
+    codes = rank[found[:-1]] if len(values) else np.zeros(0, dtype=np.int64)
+    miss = int(rank[found[-1]]) if missing else -1
     coding = ColumnCoding(name, tuple(values), codes.astype(np.int32), miss, max(len(uniques), 1))
     return coding, ordered, numeric
 
