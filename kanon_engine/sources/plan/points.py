@@ -27,9 +27,7 @@ from kanon_engine.hierarchy.validate import require_valid
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.backends.base import ColumnCoding, CountRequest, PointCounts, TableSource
-
-#: Largest product of code ranges a point key holds (one int64 per point; past it, keys are re-densified).
-_MAX_KEY = 1 << 62
+from kanon_engine.sources.plan.combination_keys import CombinationKeys
 
 
 def leaf_coding(source: TableSource, name: str, hierarchy: Hierarchy) -> ColumnCoding:
@@ -64,15 +62,16 @@ class Counted:
 
     ``codings`` encode a row's quasi-identifiers then sensitive attributes; ``floor`` is the level of
     every quasi-identifier the points were counted at (all 0: points hold leaves). A row's point is found
-    by its key (:meth:`point_of`), the mixed-radix number of its codes at the floor, among the sorted keys
-    of the points.
+    by its key (:meth:`point_of`), the key ``coder`` gives its codes at the floor
+    (:class:`~kanon_engine.sources.plan.combination_keys.CombinationKeys`), among the sorted keys of the
+    points.
     """
 
     enc: EncodedTable
     codings: tuple[ColumnCoding, ...]
     floor: tuple[int, ...]
     keys: np.ndarray  # (n_points,) sorted key of every point
-    radix: tuple[int, ...]
+    coder: CombinationKeys
     rows: np.ndarray | None = None  # the point of every input row, when the engine gave it (in memory)
     #: False for a stand-in that holds no points (Mondrian cut by the engine keeps each box's points
     #: only while it runs): nothing about the original data may be read from it
@@ -90,7 +89,7 @@ class Counted:
 
     def point_of(self, codes: np.ndarray) -> np.ndarray:
         """The point of every row given its codes (n_columns, m); every row has one."""
-        key = point_keys(self.floor_codes(codes), self.radix)
+        key = self.coder.keys(self.floor_codes(codes))
         pos = np.searchsorted(self.keys, key)
         pos = np.minimum(pos, len(self.keys) - 1)
         if not np.array_equal(self.keys[pos], key):
@@ -99,34 +98,6 @@ class Counted:
                 hint=_("Run the anonymization again."),
             )
         return pos
-
-
-def point_keys(codes: np.ndarray, radix: tuple[int, ...]) -> np.ndarray:
-    """Mixed-radix int64 keys of code columns (first column most significant: sorted keys are sorted
-    codes). Callers make sure the radix product fits (:func:`key_radix`)."""
-    key = np.zeros(codes.shape[1], dtype=np.int64)
-    for col, r in zip(codes, radix):
-        key *= r
-        key += col
-    return key
-
-
-def key_radix(sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """The radix of every column of a point key; a ConfigError when the combinations cannot be numbered
-    in 64 bits (more than about 4.6e18 possible combinations)."""
-    total = 1
-    for s in sizes:
-        total *= max(int(s), 1)
-    if total >= _MAX_KEY:
-        raise ConfigError(
-            _(
-                "The quasi-identifiers and sensitive attributes have too many combinations of values to "
-                "count ({total} possible).",
-                total=f"{total:.2e}",
-            ),
-            hint=_("Use fewer quasi-identifiers, or hierarchies with fewer leaves."),
-        )
-    return tuple(max(int(s), 1) for s in sizes)
 
 
 def _check_config(config: AnonymizationConfig) -> None:
@@ -215,7 +186,6 @@ def points_at(
 def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) -> Counted:
     """The points of ``counts`` (counted by ``spec.request(levels)``) as the weighted encoded table the
     algorithms see."""
-    radix = key_radix(spec.request(levels).sizes)
     n_qi = len(spec.qi)
     leaves = np.empty((n_qi, counts.n_points), dtype=np.int32)
     for q, (h, lv) in enumerate(zip(spec.hierarchies, levels)):
@@ -226,7 +196,8 @@ def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) 
         for i, (name, values, numeric, h) in enumerate(spec.sensitive)
     )
     enc = EncodedTable(spec.qi, spec.hierarchies, leaves, sensitive, weights, spec.leaf_counts)
-    return Counted(enc, spec.codings, tuple(levels), point_keys(counts.codes, radix), radix, counts.rows)
+    coder, keys = CombinationKeys.of(counts.codes, spec.request(levels).sizes)
+    return Counted(enc, spec.codings, tuple(levels), keys, coder, counts.rows)
 
 
 def first_leaf(hierarchy: Hierarchy, level: int) -> np.ndarray:
