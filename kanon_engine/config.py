@@ -4,21 +4,24 @@ their registry in :mod:`kanon_engine.privacy`."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike, require_mark_free, require_values
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.params import ParamSpec, blank_to_none, format_percent, parse_fraction, parse_number
 from kanon_engine.privacy import KAnonymity, PrivacyModel, k_of, models_from_values
-
-if TYPE_CHECKING:
-    from kanon_engine.workload.query import Workload
+from kanon_engine.workload.query import Workload
 
 __all__ = [
     "AnonymizationConfig",
@@ -54,6 +57,10 @@ class AnonymizationConfig:
     #: Datafly's step 4 (Sweeney; the seed slides): suppressed records kept in the release form one group
     #: (every quasi-identifier ``*``) that must hold 0 or at least k records. Moot when they are dropped.
     protect_suppressed_group: bool = True
+    #: What a suppressed cell shows in the release ('*' unless the data holds '*' as a value: then the
+    #: user chooses another mark, ``--suppression-mark``; a mark that is a value of a quasi-identifier
+    #: is refused, so a release never says two things with one text).
+    suppression_mark: str = "*"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quasi_identifiers", tuple(self.quasi_identifiers))
@@ -122,11 +129,13 @@ class AnonymizationConfig:
             return Role.SENSITIVE
         return Role.INSENSITIVE
 
-    def check_columns(self, table: Table) -> None:
+    def check_columns(self, table: TableLike) -> None:
         """Every named column exists in the table (a DataError naming the unknown one otherwise)."""
         table.require_columns(self.identifiers, _("identifier column"))
         table.require_columns(self.quasi_identifiers, _("quasi-identifier"))
         table.require_columns(self.sensitive, _("sensitive attribute"))
+        require_values(table, self.quasi_identifiers, _("quasi-identifier"))
+        require_mark_free(table, self.quasi_identifiers, self.suppression_mark)
 
     def check_table(self, table: Table) -> None:
         """The config can run on ``table``: its columns exist and k is at most the number of records."""
@@ -137,9 +146,6 @@ class AnonymizationConfig:
         """SHA-256 of everything that decides a release: roles, every hierarchy's rows, the privacy
         models and the output options. Two configs with the same fingerprint give the same release;
         a result whose fingerprint differs from the project's is out of date (issue 12, item 10)."""
-        import hashlib
-        import json
-
         doc = {
             "qi": list(self.quasi_identifiers),
             "sensitive": list(self.sensitive),
@@ -153,6 +159,8 @@ class AnonymizationConfig:
             "drop_suppressed": self.drop_suppressed,
             "shuffle_seed": self.shuffle_seed,
         }
+        if self.suppression_mark != "*":  # (fingerprints of runs with the usual mark stay as they were)
+            doc["suppression_mark"] = self.suppression_mark
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -165,11 +173,6 @@ class AnonymizationConfig:
 
 def _hierarchy_digest(h: Hierarchy) -> str:
     """SHA-256 of a hierarchy's cells (vectorized hashing: a million values take a fraction of a second)."""
-    import hashlib
-
-    import numpy as np
-    import pandas as pd
-
     matrix = np.asarray(h.matrix, dtype=object)
     cells = pd.util.hash_array(matrix.ravel().astype(str).astype(object), categorize=False)
     return hashlib.sha256(repr(matrix.shape).encode() + cells.tobytes()).hexdigest()

@@ -103,6 +103,12 @@ TERMS: dict[str, str] = {
         "Linkage attack: joining the release with a public list (a register, a voter list) on the "
         "shared columns; a person matching exactly one record is singled out."
     ),
+    "survey models": N_(
+        "How a release was made, with the names of the survey of k-anonymity models (Ciriani et al.; "
+        "AG: one generalization level per attribute for the whole table, CG: each record generalized on "
+        "its own; TS: whole records suppressed, CS: single values replaced by *): AG_TS, AG_CS, CG and "
+        "CS; Mondrian's groups with ranges of their own are multidimensional recoding."
+    ),
     "missing": N_(
         "A missing value is an empty cell: it stays empty in the release; the views show it as (missing)."
     ),

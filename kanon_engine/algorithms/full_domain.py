@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, TARGET, Algorithm, Job, target_columns
 from kanon_engine.algorithms.cell_suppression import (
     SUPPRESS,
     CellMetric,
@@ -31,7 +31,7 @@ from kanon_engine.algorithms.cell_suppression import (
 )
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig, require_k_fits
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.arrays import dot
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import (
@@ -41,9 +41,10 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import _, formats
+from kanon_engine.metrics.classification import check_targets
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
     Metric,
@@ -53,7 +54,6 @@ from kanon_engine.metrics.loss import (
     node_metrics,
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
-from kanon_engine.progress import ProgressCallback
 from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -64,7 +64,7 @@ from kanon_engine.sources.plan.release_plan import FullDomainPlan
 
 def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
-    models = "; ".join(m.describe() for m in config.models)
+    models = formats.join_clauses([m.describe().rstrip(". ") for m in config.models])
     return InfeasibleError(
         (
             _(
@@ -95,7 +95,7 @@ class FullDomainAlgorithm(Algorithm):
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
+    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TARGET)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -106,11 +106,17 @@ class FullDomainAlgorithm(Algorithm):
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
         importance: str | None = None,
+        target: str | None = None,
     ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
         self.suppress = suppress
         self.importance = importance
+        self.target = target
+
+    def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:
+        """The classification metric's targets that are not quasi-identifiers are counted per class."""
+        return tuple(c for c in target_columns(self.parameters) if c not in config.quasi_identifiers)
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
@@ -124,12 +130,25 @@ class FullDomainAlgorithm(Algorithm):
         ``suppress="cells"`` quasi-identifier cells (the records' allowance times the number of
         quasi-identifiers when no limit is given)."""
         allowance = self.suppression_allowance(enc.n_rows, config.k)
-        metric = get_metric(self.parameters["metric"])
+        targets = target_columns(self.parameters)
+        metric = get_metric(self.parameters["metric"], targets)
+        if targets and self.parameters["suppress"] == "cells":
+            raise ConfigError(
+                _(
+                    "The classification metric ranks releases that suppress whole records; with single "
+                    "values suppressed (--suppress cells) choose another metric."
+                ),
+                where="metric",
+            )
+        check_targets(targets, config.identifiers, enc)
         if self.parameters["suppress"] != "cells":
             group_k = (
                 config.suppressed_group_k
             )  # Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`)
-            evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
+            tracked = self.counted_columns(config)
+            evaluator = NodeEvaluator(
+                enc, config.models, allowance, suppressed_group_k=group_k, tracked=tracked
+            )
             return evaluator, metric, allowance, "records"
         # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
         # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
@@ -142,14 +161,8 @@ class FullDomainAlgorithm(Algorithm):
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = LatticeSearch(
             enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator
@@ -233,7 +246,7 @@ def points_ncp(
 def full_domain_result(
     algorithm: str,
     parameters: dict[str, Any],
-    table: Table,
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     ev: NodeEvaluation,
@@ -263,6 +276,9 @@ def full_domain_result(
     if ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
         plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
+    targets = target_columns(parameters)
+    if targets:  # the classification metric, reported under its own name
+        metrics["classification"] = get_metric("classification", targets).value(ev, ctx)
     metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)

@@ -24,6 +24,8 @@ and pass bounds up height by height, so the work per check follows what changes,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
@@ -251,7 +253,7 @@ class LatticeSearch:
             self.check(index)
         return not self.fails_below[index]
 
-    def _unclassified(self, candidates: np.ndarray | None, prune: bool):
+    def _unclassified(self, candidates: np.ndarray | None, prune: bool) -> Iterator[int]:
         """Yield nodes neither known to pass the monotone part nor to fail below, bottom-up, skipping
         known ones a chunk at a time."""
         order, _heights = self.by_height()

@@ -25,33 +25,41 @@ reads one from a project; :func:`apply_flags` writes the given ones into a proje
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
-from kanon_engine.cli.common import delimiter, pairs, split_list, warn
+from kanon_engine.cli.common import (
+    PASSWORD_VARIABLE,
+    check_outputs,
+    delimiter,
+    note_engine,
+    pairs,
+    split_list,
+    warn,
+)
 from kanon_engine.config import ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
 from kanon_engine.data.roles import Role, merge_roles
-from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.data.table import ReadOptions, TableLike, loaded, require_mark_free
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.i18n import N_, _, available_languages
 from kanon_engine.privacy import model_params, model_values_of, models_from_values, wants_sensitive
 from kanon_engine.project.project_file import Project
 from kanon_engine.project.public_list import PublicList
+from kanon_engine.sources import TableSource
 from kanon_engine.sources.backends.choose import open_source, with_column_types
 from kanon_engine.sources.backends.settings import ENGINE_PARAMS
 from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
-#: The environment variable holding a protected project's password for the command line.
-PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
-
-
 NONE_WORDS = ("none", "off")
 
 
@@ -90,6 +98,12 @@ def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
 
 
 def _values_text(spec: ParamSpec) -> str:
+    # what a text setting's value is (not "a number")
+    text_values = {
+        "scheduler": "an address such as tcp://HOST:8786, or a scheduler file",
+        "memory_limit": "an amount such as 1GB or 512MB, at least 64MB",
+        "temp_dir": "a folder",
+    }
     if spec.percent:
         text = "a share from 0 to 1, or a percentage such as 5%"
     elif spec.kind == "choice":
@@ -98,6 +112,10 @@ def _values_text(spec: ParamSpec) -> str:
         text = "yes or no"
     elif spec.kind == "columns":
         text = "column names separated by commas"
+    elif spec.kind == "text":
+        text = text_values.get(spec.name, "text")
+    elif spec.kind == "column":
+        text = "a column name"
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
@@ -109,11 +127,11 @@ def _values_text(spec: ParamSpec) -> str:
 
 
 def _metavar(spec: ParamSpec) -> str:
-    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS"}
+    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS", "column": "COL"}
     return metavars.get(spec.kind, spec.name.upper().replace("_", "-"))
 
 
-def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:
+def algorithm_specs(classes: list[type[Algorithm]] | None = None) -> list[ParamSpec]:
     """The ParamSpecs of every registered algorithm (or of ``classes``), each name once."""
     seen: dict[str, ParamSpec] = {}
     for cls in classes if classes is not None else algorithms().values():
@@ -271,6 +289,14 @@ def _output_flags() -> tuple[ProjectFlag, ...]:
             off="--allow-small-suppressed-group",
         ),
         ProjectFlag(
+            "--suppression-mark",
+            "output.suppression_mark",
+            "what a suppressed value shows in the release (default '*'); choose another when a "
+            "quasi-identifier holds '*' as a value",
+            ParamSpec("suppression_mark", N_("Suppression mark"), "text", "*", ""),
+            metavar="TEXT",
+        ),
+        ProjectFlag(
             "--language",
             "output.report_language",
             "the language of the HTML/PDF report and of this command's messages: "
@@ -308,6 +334,7 @@ def add_project_flags(p: argparse.ArgumentParser, algorithm_choice: bool = True)
         if flag.option == "INPUT":
             p.add_argument("input", nargs="?", metavar="INPUT", help=flag.help)
         elif flag.switch:
+            assert flag.off is not None  # a switch has its off flag
             p.add_argument(flag.option, dest=flag.dest, action="store_true", default=None, help=flag.help)
             p.add_argument(flag.off, dest=flag.dest, action="store_false", default=None, help=_off_help(flag))
         elif flag.off is not None:
@@ -423,7 +450,7 @@ def _apply_report_and_list(project: Project, values: dict[str, tuple[ProjectFlag
 def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]], project_name: str) -> Project:
     """A role flag replaces the project's columns of that role; a column given two roles (two flags, or
     a flag against the project's role) is refused (:func:`kanon_engine.data.roles.merge_roles`)."""
-    given_roles = [
+    given_roles: list[tuple[Role, str, list[str] | None]] = [
         (role, values[f"roles.{role.value}"][0].option, split_list(values[f"roles.{role.value}"][1]))
         if f"roles.{role.value}" in values
         else (role, "", None)
@@ -513,7 +540,7 @@ def _apply_workload(project: Project, values: dict[str, tuple[ProjectFlag, Any]]
 
 
 # --- the project and table of a command -----------------------------------------------------------------
-def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
+def project_and_table(args: argparse.Namespace) -> tuple[Project, TableSource]:
     """The project (``--project``, overridden by every flag given) and the table it runs on.
 
     ``args.flags`` is the subcommand's table (set by its ``register``). The table is INPUT, read with
@@ -539,12 +566,25 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     table = with_column_types(table, project.column_types)
     _require_role_columns(project, table)
     qi = project.columns_with(Role.QUASI_IDENTIFIER)
+    require_mark_free(table, qi, project.suppression_mark)  # before the hierarchies, which hold it too
     if table.in_memory:  # the dates of a table not held in memory are checked by its run
-        check_dates(table, [q for q in qi if q not in project.hierarchies], project.column_types)
+        check_dates(loaded(table), [q for q in qi if q not in project.hierarchies], project.column_types)
     return project, table
 
 
-def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> tuple[Table, Project]:
+@contextlib.contextmanager
+def run_inputs(args: argparse.Namespace) -> Iterator[tuple[Project, TableSource]]:
+    """The project and table of a command that writes a run (``anonymize``, ``apply``): every output
+    checked before any work starts, the engine named on stderr; a larger-than-memory engine removes its
+    temporary files when the command is done."""
+    project, table = project_and_table(args)
+    with table:
+        check_outputs(args, project)
+        note_engine(table, args)
+        yield project, table
+
+
+def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> tuple[TableSource, Project]:
     d = delimiter(values["data.delimiter"][1]) if "data.delimiter" in values else None
     if "data.path" in values:
         path = Path(values["data.path"][1])
@@ -569,6 +609,6 @@ _ROLE_WORDS = {
 }
 
 
-def _require_role_columns(project: Project, table: Table) -> None:
+def _require_role_columns(project: Project, table: TableLike) -> None:
     for col, role in project.roles.items():
         table.require_columns([col], _(_ROLE_WORDS[role]))

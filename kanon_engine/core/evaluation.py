@@ -24,6 +24,7 @@ from kanon_engine.core.frequency import (
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
+from kanon_engine.metrics.loss import MetricContext
 from kanon_engine.privacy import ClassStats, KAnonymity, PrivacyModel, all_monotone, k_of
 
 _NEVER = np.iinfo(np.int64).max
@@ -87,11 +88,9 @@ class NodeEvaluation:
         return int(self.passes.sum())
 
 
-def evaluator_context(evaluator: NodeEvaluator):
+def evaluator_context(evaluator: NodeEvaluator) -> MetricContext:
     """The metric context of an evaluator's nodes (k, MaxSup, whether step 4 may trim classes, and the
     bottom frequency set it already counted)."""
-    from kanon_engine.metrics.loss import MetricContext
-
     rule = evaluator.group_rule
     trims = rule.trim and rule.group_k > 0 and evaluator.max_suppressed > 0
     return MetricContext(evaluator.enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base)
@@ -130,6 +129,7 @@ class NodeEvaluator:
         max_suppressed: int,
         cache_bytes: int = 256 << 20,
         suppressed_group_k: int = 0,
+        tracked: tuple[str, ...] = (),
     ) -> None:
         if not any(isinstance(m, KAnonymity) for m in models):
             raise ConfigError(_("Every run needs k-anonymity (k >= 2) among its privacy models."), where="k")
@@ -142,10 +142,12 @@ class NodeEvaluator:
         self.k = k
         self.max_suppressed = int(max_suppressed)
         simple = all(isinstance(m, KAnonymity) for m in self.models)
-        self.group_rule = GroupRule(int(suppressed_group_k), k, simple)
+        # step 4 takes single records out of groups only when no metric looks at their values: which
+        # records go depends on the file's order, which counted points do not know
+        self.group_rule = GroupRule(int(suppressed_group_k), k, simple and not tracked)
         # whole-class step 4 (other models than k) can make a coarser node need more suppression
         self.monotone = all_monotone(self.models, self.max_suppressed > 0) and (
-            simple or self.group_rule.group_k == 0 or self.max_suppressed == 0
+            self.group_rule.trim or self.group_rule.group_k == 0 or self.max_suppressed == 0
         )
         #: every model is monotone without suppression: a node whose classes all pass has only satisfying
         #: generalizations
@@ -157,7 +159,12 @@ class NodeEvaluator:
         self._non_mono = [m for m in others if not m.monotone_with_suppression]
         self._whole = [m for m in others if m.judges_release]
         names = [s.name for s in enc.sensitive]
-        self._sensitive = tuple(sorted({names.index(m.sensitive) for m in others if m.sensitive}))
+        #: attributes whose per-class histograms every node carries, for the metric (the classification
+        #: metric's targets), not for a model
+        self._tracked = tuple(names.index(t) for t in tracked)
+        self._sensitive = tuple(
+            sorted({names.index(m.sensitive) for m in others if m.sensitive} | set(self._tracked))
+        )
         self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
         self.checks = 0
         self._entries: list[FrequencySet] = []
@@ -205,6 +212,8 @@ class NodeEvaluator:
         passes = fs.counts >= self.k
         suppressed = int(fs.counts[~passes].sum())
         if not self._others:
+            if self._tracked:
+                fs = with_histograms(fs, source, class_map)
             self._remember(fs)
             return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
         if suppressed > self.max_suppressed and not complete:

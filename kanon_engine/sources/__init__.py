@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kanon_engine.data.table import Table
+from kanon_engine.core.encoding import encode_table
+from kanon_engine.data.table import Table, loaded
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.sources.backends.base import TableSource
@@ -42,9 +43,23 @@ def records_in_memory(source: TableSource, what: str) -> Table:
     return source.table  # type: ignore[attr-defined]
 
 
+def rows_in_memory(source: TableSource, what: str) -> Table:
+    """The loaded table behind ``source`` for a command that reads every record (the risk assessment, the
+    workload's answers); any other engine gets one sentence saying so, not a traceback."""
+    if not source.in_memory:
+        raise ConfigError(
+            _(
+                "{what} reads every record, so it needs the table in memory; choose the in-memory engine "
+                "(--engine memory).",
+                what=what,
+            ),
+            where="engine",
+        )
+    return loaded(source)
+
+
 def encode_records(table: Table, config: AnonymizationConfig) -> EncodedTable:
     """The records of a loaded table encoded one row each (no weights), for the cell-level models."""
-    from kanon_engine.core.encoding import encode_table
 
     return encode_table(
         table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
@@ -55,4 +70,11 @@ if TYPE_CHECKING:
     from kanon_engine.config import AnonymizationConfig
     from kanon_engine.core.encoding import EncodedTable
 
-__all__ = ["InMemorySource", "TableSource", "as_source", "encode_records", "records_in_memory"]
+__all__ = [
+    "InMemorySource",
+    "TableSource",
+    "as_source",
+    "encode_records",
+    "records_in_memory",
+    "rows_in_memory",
+]

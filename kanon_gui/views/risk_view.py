@@ -49,8 +49,9 @@ from kanon_engine.metrics.risk import (
     compare_counts,
     definitions,
 )
+from kanon_engine.report.facts import result_facts
+from kanon_engine.session.engines import engine_title, needs_rows_text
 from kanon_gui.glossary import term
-from kanon_gui.large_file import engine_title, needs_rows_text
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
@@ -79,14 +80,15 @@ HOMOGENEITY = {
     "plain": (
         N_(
             "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; "
-            "distinct l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}."
+            "distinct l reached {distinct_l}, at most {max_share} of a group share one value, entropy l "
+            "{entropy_l}, t (equal distance) {t_equal}."
         )
     ),
     "ordered": (
         N_(
             "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; "
-            "distinct l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}, t "
-            "(ordered distance) {t_ordered}."
+            "distinct l reached {distinct_l}, at most {max_share} of a group share one value, entropy l "
+            "{entropy_l}, t (equal distance) {t_equal}, t (ordered distance) {t_ordered}."
         )
     ),
 }
@@ -411,7 +413,8 @@ class RiskPanel(QWidget):
                 " "
                 + _(
                     "In this release * counts as a value of its own: records showing * are grouped only "
-                    "with records showing * in the same place."
+                    "with records showing * in the same place; records showing * everywhere are "
+                    "suppressed and belong to no group."
                 )
                 if comparison.after.star_is_value
                 else ""
@@ -460,13 +463,16 @@ class RiskPanel(QWidget):
         self.homogeneity.setRowCount(0)
         notes = []
         rows: list[tuple[str, str, str, str]] = []
+        sensitive = result_facts(self.result, self.table)["sensitive"] if self.result is not None else {}
         for hb, ha in zip(comparison.before.homogeneity, comparison.after.homogeneity):
             d = ha.to_dict()
+            share = (sensitive.get(ha.attribute) or {}).get("max_share")
             words = {
                 "attribute": ha.attribute,
                 "after": formats.count(ha.homogeneous_classes),
                 "before": formats.count(hb.homogeneous_classes),
                 "distinct_l": _num(d["distinct_l"]),
+                "max_share": "–" if share is None else formats.percent(share, 1),
                 "entropy_l": _num(d["entropy_l"]),
                 "t_equal": _num(d["t_equal"]),
                 "t_ordered": _num(d["t_ordered"]),

@@ -359,6 +359,7 @@ def test_help_shows_the_parameters():
         "suppress": "records",
         "importance": None,
         "bounded": True,
+        "target": None,
     }
 
 

@@ -109,7 +109,7 @@ def _other_value(spec: ParamSpec) -> Any:
         return "sex,age"
     if spec.presets:
         return next(p for p in reversed(spec.presets) if p != spec.default)
-    if spec.kind == "text":
+    if spec.kind in ("text", "column"):
         return f"{spec.name}-x"
     low = spec.minimum if spec.minimum is not None else 0
     return low + (3 if spec.kind == "int" else 0.5)
@@ -214,7 +214,7 @@ class _Dummy(Algorithm):
         self.rounds = rounds
         self.careful_mode = careful_mode
 
-    def _run(self, table, config, enc, progress, start):  # pragma: no cover - never run here
+    def _run(self, job):  # pragma: no cover - never run here
         raise NotImplementedError
 
 

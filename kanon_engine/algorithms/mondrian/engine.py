@@ -420,7 +420,12 @@ def boxed_plan(
         k.first_part = point_class[:0]  # replaced by the classes (one array a point held, not two)
         subs.append(PartitionPlan(config, k.counted, point_class=point_class, fragments=fragments))
     plan = BoxedPartitionPlan(
-        config, None, labels=label_codes, label_text=label_text, boxes=boxes, parts=subs
+        config,
+        None,  # type: ignore[arg-type]  # the counts are set by finish_result
+        labels=label_codes,
+        label_text=label_text,
+        boxes=boxes,
+        parts=subs,
     )
     if mean_text is not None:
         plan.extra = _means_of(kept, part_class, n_classes, mean_text)

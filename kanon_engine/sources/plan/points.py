@@ -146,8 +146,14 @@ class PointSpec:
         return CountRequest(self.codings, (*maps, *(None,) * len(rest)), (*sizes, *(c.size for c in rest)))
 
 
-def point_spec(source: TableSource, config: AnonymizationConfig, progress: ProgressCallback) -> PointSpec:
-    """Value counts of the run's columns (one pass) and the codings built from them."""
+def point_spec(
+    source: TableSource,
+    config: AnonymizationConfig,
+    progress: ProgressCallback,
+    extra: tuple[str, ...] = (),
+) -> PointSpec:
+    """Value counts of the run's columns (one pass) and the codings built from them; ``extra`` columns
+    are counted like the protected sensitive attributes."""
     _check_config(config)
     qi = tuple(config.quasi_identifiers)
     source.require_columns(qi, N_("quasi-identifier"))
@@ -156,12 +162,14 @@ def point_spec(source: TableSource, config: AnonymizationConfig, progress: Progr
     # the points (a diagnosis makes nearly every combination of quasi-identifiers several points)
     protected = {m.sensitive for m in config.models if m.sensitive}
     sens = tuple(s for s in config.sensitive if s in protected)
+    source.require_columns(tuple(extra), N_("target of the study"))
+    sens += tuple(c for c in dict.fromkeys(extra) if c not in sens and c not in qi)
     progress(0.0, _("counting the values of every column"))
     source.prefetch_value_counts([*qi, *sens])
     hs = tuple(config.hierarchies[q] for q in qi)
     codings = [leaf_coding(source, q, h) for q, h in zip(qi, hs)]
     sens_h = config.sensitive_hierarchies or {}
-    meta = []
+    meta: list[tuple[str, tuple[str, ...], bool, Hierarchy | None]] = []
     for s in sens:
         h = sens_h.get(s)
         if h is not None:

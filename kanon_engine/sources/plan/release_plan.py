@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
-from kanon_engine.release.build import _missing_as_empty_codes as missing_as_empty_codes
-from kanon_engine.release.build import mask_suppressed, qi_column
-from kanon_engine.sources.backends.base import Boxes
+from kanon_engine.release.build import mask_suppressed, missing_as_empty_codes, qi_column
+from kanon_engine.sources.backends.base import Boxes, encode_batch
 from kanon_engine.sources.plan.combination_keys import CombinationKeys
+from kanon_engine.sources.plan.guard import TableChanged
 from kanon_engine.sources.plan.key_tree import KeyTree
 from kanon_engine.sources.plan.points import Counted
 
@@ -70,7 +70,8 @@ class ReleasePlan(ABC):
         """Records the release suppresses (points of class -1, and Datafly's trimmed records)."""
         point_class = getattr(self, "point_class", np.zeros(0, dtype=np.int64))
         weights = self.counted.enc.weights
-        n = int(weights[point_class < 0].sum()) if len(point_class) else 0
+        off = point_class < 0
+        n = (int(weights[off].sum()) if weights is not None else int(off.sum())) if len(point_class) else 0
         return n + int(getattr(self, "trimmed_records", 0))
 
     @abstractmethod
@@ -87,9 +88,6 @@ class ReleasePlan(ABC):
 
     def codes_of(self, frame: pd.DataFrame) -> np.ndarray:
         """The codes (quasi-identifiers, then sensitive attributes) of a batch of input rows."""
-        import pyarrow as pa
-
-        from kanon_engine.sources.backends.base import encode_batch
 
         names = [c.name for c in self.counted.codings]
         arrays = []
@@ -155,9 +153,10 @@ def batch_categorical(codes: np.ndarray, labels: np.ndarray, extra: str | None =
     return pd.Categorical.from_codes(renumber[codes], pd.Index(kept, dtype=object))
 
 
-def _table_changed() -> ConfigError:
-    """A row of the release matches none of the counted groups: the file changed after counting."""
-    return ConfigError(
+def _table_changed() -> TableChanged:
+    """A row of the release matches none of the counted groups: the file changed after counting (the
+    release writer names the file, :mod:`kanon_engine.sources.plan.guard`)."""
+    return TableChanged(
         _("The table changed while it was being anonymized (a row matches no counted group)."),
         hint=_("Run the anonymization again."),
     )
@@ -289,7 +288,8 @@ class PartitionPlan(ReleasePlan):
         if state.seen is None:
             state.seen = np.zeros(self.counted.enc.n_points, dtype=np.int64)
         rank = _ranks(point, state.seen)
-        stride = int(self.counted.enc.weights.max()) + 1
+        weights = self.counted.enc.weights
+        stride = (int(weights.max()) if weights is not None else 1) + 1
         key = f_point * stride + f_rank
         idx = np.searchsorted(key, point * stride + rank, side="right") - 1
         split = np.zeros(len(point), dtype=bool)
