@@ -224,6 +224,9 @@ class AnonymizationResult:
     #: how close a local-suppression release is to the fewest ``*`` possible (``lower_bound``, ``gap``,
     #: ``method``, ...: :meth:`kanon_engine.algorithms.local_bound.Certificate.to_dict`); None otherwise
     certificate: dict[str, Any] | None = None
+    #: what a differentially private run promised and spent (SafePub: epsilon, delta, search_budget,
+    #: beta, k, records_sampled, ...); None for every other run
+    differential_privacy: dict[str, Any] | None = None
 
     @property
     def in_memory(self) -> bool:
@@ -330,4 +333,6 @@ class AnonymizationResult:
             out["notes"] = list(self.notes)
         if self.workload is not None:
             out["workload"] = self.workload.to_dict()
+        if self.differential_privacy is not None:  # issue 32's contract: epsilon ... records_sampled
+            out["differential_privacy"] = dict(self.differential_privacy)
         return out

@@ -491,6 +491,7 @@ DEFERRED_IMPORTS = (
     "ctypes",
     "scipy",
     "sklearn",
+    "threadpoolctl",
 )
 #: Files other branches of issue 28 rewrite at the same time (the report's split, the privacy models, the
 #: run plan's guard): their function-level imports are checked once those land. Remove a line when it has.

@@ -52,6 +52,7 @@ from kanon_engine.algorithms.local_recoding import LocalRecoding
 from kanon_engine.algorithms.local_suppression import LocalSuppression
 from kanon_engine.algorithms.mondrian.algorithm import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
+from kanon_engine.algorithms.safepub import SafePub
 from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
@@ -67,6 +68,7 @@ BUILT_IN: tuple[type[Algorithm], ...] = (
     MondrianRelaxed,
     LocalRecoding,
     LocalSuppression,
+    SafePub,
 )
 
 _REGISTRY: dict[str, type[Algorithm]] = {}

@@ -43,7 +43,7 @@ from kanon_engine.core.evaluation import (
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.i18n import _, formats
+from kanon_engine.i18n import N_, _, formats
 from kanon_engine.metrics.classification import check_targets
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
@@ -54,6 +54,7 @@ from kanon_engine.metrics.loss import (
     node_metrics,
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
+from kanon_engine.privacy import require_applicable
 from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -300,7 +301,7 @@ def full_domain_result(
     )
 
 
-def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -> tuple[int, ...]:
+def level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -> tuple[int, ...]:
     """The levels as a vector in quasi-identifier order, each within its hierarchy's height."""
     if isinstance(levels, dict):
         unknown = [c for c in levels if c not in enc.qi]
@@ -326,6 +327,19 @@ def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -
     return vector
 
 
+class _AppliedLevels:
+    """``apply`` as the models see it (:meth:`PrivacyModel.unsupported_by`): one full-domain node, whole
+    records suppressed."""
+
+    name: ClassVar[str] = "apply"
+    title: ClassVar[str] = N_("Applying chosen levels")
+    full_domain: ClassVar[bool] = True
+    parameters: ClassVar[dict[str, Any]] = {}
+
+    def works_on_records(self) -> bool:
+        return False
+
+
 def apply_transformation(
     table: Table | TableSource,
     config: AnonymizationConfig,
@@ -346,6 +360,8 @@ def apply_transformation(
     levels are applied as they are: nothing is suppressed and no privacy model is claimed.
     """
     start = time.perf_counter()
+    if enforce:  # a model with a procedure of its own (differential privacy) cannot be applied by levels
+        require_applicable(config.models, _AppliedLevels())
     parameters = {
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),
@@ -357,7 +373,7 @@ def apply_transformation(
         records = records_in_memory(source, _("Cell suppression"))
         config.check_table(records)
         enc = encode_records(records, config)
-        vector = _level_vector(enc, levels)
+        vector = level_vector(enc, levels)
         result = _apply_with_cells(records, config, enc, vector, parameters, search, start)
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
     config.check_columns(source)
@@ -365,7 +381,7 @@ def apply_transformation(
     enc = counted.enc
     if enforce:
         require_k_fits(config.k, enc.n_rows)
-    vector = _level_vector(enc, levels)
+    vector = level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     group_k = config.suppressed_group_k if enforce else 0
     evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)

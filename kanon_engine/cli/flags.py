@@ -508,6 +508,8 @@ def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]
     a typed flag the algorithm does not take is ignored with a warning; ``--param`` is passed as given
     (the algorithm refuses a name it does not know)."""
     name = values["algorithm.name"][1] if "algorithm.name" in values else project.algorithm
+    if "algorithm.name" not in values and values.get("models.dp_epsilon", (None, None))[1] is not None:
+        name = "safepub"  # differential privacy has one procedure: --dp-epsilon alone chooses it
     cls = algorithms().get(name)
     accepted = {p.name for p in cls.params} if cls is not None else set()
     params = dict(project.algorithm_params) if name == project.algorithm else {}

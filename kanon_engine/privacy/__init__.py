@@ -59,6 +59,7 @@ Model modules never import this package (it imports them), so the import graph s
 from __future__ import annotations
 
 from kanon_engine.privacy.base import ClassStats, PrivacyModel, Requirement
+from kanon_engine.privacy.differential_privacy import DifferentialPrivacy
 from kanon_engine.privacy.k_anonymity import KAnonymity, k_of
 from kanon_engine.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from kanon_engine.privacy.registry import (
@@ -85,6 +86,7 @@ BUILT_IN: tuple[type[PrivacyModel], ...] = (
     EntropyLDiversity,
     RecursiveCLDiversity,
     TCloseness,
+    DifferentialPrivacy,
 )
 
 for _cls in BUILT_IN:
@@ -93,6 +95,7 @@ for _cls in BUILT_IN:
 __all__ = [
     "BUILT_IN",
     "ClassStats",
+    "DifferentialPrivacy",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "KAnonymity",

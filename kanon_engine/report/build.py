@@ -35,6 +35,7 @@ from kanon_engine.release.cell_recoding import wildcard_reading
 from kanon_engine.release.fileio import refuse_input_overwrite, temp_file_beside
 from kanon_engine.release.writer import sha256_file
 from kanon_engine.report.charts import class_size_bands, sizes_of
+from kanon_engine.report.dp_words import dp_facts
 from kanon_engine.report.facts import report_facts
 from kanon_engine.report.html import render_html, write_html
 from kanon_engine.report.pdf import write_pdf
@@ -99,6 +100,7 @@ def build_report(
         "release": {k: v for k, v in release.items() if k != "facts"} if release is not None else None,
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
         "fitness": fitness_section.section(table, result),
+        "differential_privacy": dp_facts(result),
         "run": {"label": run_label, "stale": bool(stale)},
         "sign_off": _sign_off(project, purpose, recipient, approved_by),
         "language": current_language(),

@@ -15,6 +15,7 @@ from typing import Any
 
 from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.i18n import N_, _, formats, ngettext
+from kanon_engine.report.dp_words import dp_sentences
 from kanon_engine.report.facts import kept_star_cells
 
 #: Plain words on what ``*`` means in a cell-level release, and what such a release gives away.
@@ -56,12 +57,17 @@ def plain_summary(report: Mapping[str, Any]) -> list[str]:
     out = (
         _values_sentences(facts)
         + _star_sentences(facts, report["result"])
-        + _suppression_sentences(facts, report["configuration"], report.get("release"))
+        + (  # a DP release says its own words about the records left out (sampling apart from groups < k)
+            []
+            if report.get("differential_privacy")
+            else _suppression_sentences(facts, report["configuration"], report.get("release"))
+        )
         + _risk_sentences(facts)
         + [s for name, sens in facts.get("sensitive", {}).items() for s in sensitive_sentences(name, sens)]
     )
     if report.get("linkage"):
         out.append(report["linkage"]["summary"])
+    out += dp_sentences(report.get("differential_privacy"))
     return [x[:1].upper() + x[1:] for x in out if x]
 
 

@@ -124,6 +124,9 @@ def _companions(flag: ProjectFlag, spec: ParamSpec) -> list[str]:
         "l_variant": ["--l", "2"],
         "c": ["--l", "2", "--l-variant", "recursive"],
         "t_distance": ["--t", "0.3"],
+        "dp_delta": ["--dp-epsilon", "1"],
+        "dp_search_budget": ["--dp-epsilon", "1"],
+        "dp_levels": ["--dp-epsilon", "1"],
     }.get(spec.name, [])
 
 
