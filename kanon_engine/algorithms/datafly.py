@@ -19,7 +19,7 @@ from kanon_engine.core.evaluation import (
 from kanon_engine.core.lattice import FAILS, SATISFIES, Lattice, SearchRecord
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import Metric, MetricContext
-from kanon_engine.progress import ProgressCallback
+from kanon_engine.progress import LazyText, ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
 #: Lattices up to this size get a search record (one byte per node) for the lattice view.
@@ -70,9 +70,10 @@ class Datafly(FullDomainAlgorithm):
         last: list[NodeEvaluation] = []
 
         def satisfies(levels: np.ndarray) -> bool:
+            shown = tuple(int(x) for x in levels)
             progress(
                 float(levels.sum()) / total,
-                _("checking levels {levels}", levels=str(tuple(int(x) for x in levels))),
+                LazyText(lambda: _("checking levels {levels}", levels=str(shown))),
             )
             ev = evaluator.evaluate(levels)
             status[lat.index(levels)] = SATISFIES if ev.satisfies else FAILS

@@ -33,6 +33,7 @@ from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.person_support import with_person_facts
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
+from kanon_engine.core.arrays import dot
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import (
     NodeEvaluation,
@@ -234,11 +235,11 @@ def points_ncp(
     per_qi = []
     for q, (name, lv) in enumerate(zip(points.qi, levels)):
         value = hierarchy_ncp(points.hierarchies[q])[points.codes[q][kept], int(lv)]
-        total = float(w_kept @ value) + n_suppressed
+        total = dot(w_kept, value) + n_suppressed
         if len(trimmed):  # a class's records share one released value: its NCP is the class's
             per_class = np.zeros(len(trimmed))
             per_class[point_class[kept]] = value
-            total -= float(trimmed @ per_class)
+            total -= dot(trimmed, per_class)
         per_qi.append(total / max(points.n_rows, 1))
         out[f"ncp:{name}"] = per_qi[-1]
     out["gcp"] = float(np.mean(per_qi)) if per_qi else 0.0

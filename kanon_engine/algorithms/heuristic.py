@@ -44,7 +44,7 @@ from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.labels import objective_value_label
 from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric
-from kanon_engine.progress import ProgressCallback
+from kanon_engine.progress import LazyText, ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
 TIME_LIMIT = ParamSpec(
@@ -137,15 +137,17 @@ class AnytimeSearch:
 
     def _report(self) -> None:
         elapsed = time.perf_counter() - self._started
-        quality = (
-            _(NO_RELEASE_YET)
-            if self.best is None
-            else f"{_(self.metric.short)} {format_quality(self.metric, self.best_value)}"
-        )
+        found = self.best is not None
+        value, checks = self.best_value, self.checks
         key = "finished" if self.finished else "running"
-        self.progress(
-            min(elapsed / self.time_limit, 1.0), text_of(PROGRESS, key, quality=quality, checks=self.checks)
-        )
+
+        def words() -> str:
+            quality = (
+                f"{_(self.metric.short)} {format_quality(self.metric, value)}" if found else _(NO_RELEASE_YET)
+            )
+            return text_of(PROGRESS, key, quality=quality, checks=checks)
+
+        self.progress(min(elapsed / self.time_limit, 1.0), LazyText(words))
 
     def _levels_bound(self, levels: Levels) -> float:
         return float(self.metric.levels_bound(np.asarray([levels], dtype=np.int64), self.ctx)[0])

@@ -36,6 +36,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from kanon_engine.core.frequency import SensitiveCombos, group_columns, represen
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 
 #: Largest number of nodes one run visits; past it the records still open go to the top node.
 MAX_STEPS = 250_000
@@ -235,7 +236,7 @@ class Peeler:
             open_records = int(self.left[self.open].sum())
             self.progress(
                 1.0 - open_records / max(total, 1),
-                _("recoding: {n} records open", n=open_records),
+                LazyText(partial(_open_text, open_records)),
             )
             self._visit(np.array(node, dtype=np.int64))
             if node == top:
@@ -556,3 +557,8 @@ def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -
             hint=_("Lower k or l (or raise t), or use a full-domain algorithm that may suppress records."),
             where="models",
         )
+
+
+def _open_text(n: int) -> str:
+    """The progress words of a peeling step (built only when shown)."""
+    return _("recoding: {n} records open", n=n)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from kanon_engine.core.arrays import dot
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import (
     CompositeLayout,
@@ -247,7 +248,7 @@ class NodeEvaluator:
             np.maximum(share, share_m, out=share)
         suppressed = int(fs.counts[~passes].sum())
         # a lower bound on a count of records: round down, and a little more for float error
-        floor = max(suppressed_monotone, int(np.floor(float(share @ fs.counts) - 1e-6)))
+        floor = max(suppressed_monotone, int(np.floor(dot(share, fs.counts) - 1e-6)))
         return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor, stats)
 
     def _fails_by_class_count(self, levels: tuple[int, ...], source: FrequencySet) -> NodeEvaluation | None:

@@ -71,7 +71,13 @@ def multi_parent_labels(h: Hierarchy) -> dict[tuple[int, str], list[str]]:
     Empty when the hierarchy is a tree. One pandas drop-duplicates per level (no loop over rows).
     """
     out: dict[tuple[int, str], list[str]] = {}
+    codes = h.level_codes  # cached on the hierarchy: a run checks its hierarchies every time
     for j in range(1, h.height):
+        below, above = codes[j][0], codes[j + 1][0]
+        parent = np.empty(len(codes[j][1]), dtype=above.dtype)
+        parent[below] = above
+        if np.array_equal(parent[below], above):  # every label has one parent (a tree): nothing to list
+            continue
         pairs = pd.DataFrame({"a": h.matrix[:, j], "b": h.matrix[:, j + 1]}, dtype=object).drop_duplicates()
         multi = pairs[pairs["a"].duplicated(keep=False)]
         for label, grp in multi.groupby("a", sort=False):

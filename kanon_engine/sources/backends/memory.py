@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from kanon_engine.core.arrays import positions
 from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -117,7 +118,7 @@ class InMemorySource(TableSource):
         """A column's codes through ``coding``: the column's own codes (one per distinct value, see
         :func:`~kanon_engine.data.codes.code_column`) mapped by one lookup table, one take per row."""
         cc = code_column(self.table.frame[coding.name])
-        pos = pd.Index(coding.values, dtype=object).get_indexer(cc.values[:-1])
+        pos = positions(coding.values, cc.values[:-1])
         table: np.ndarray = np.append(coding.codes[np.maximum(pos, 0)], coding.missing).astype(coding.dtype)
         unknown = np.flatnonzero(pos < 0)
         if len(unknown) and cc.counts()[unknown].any():

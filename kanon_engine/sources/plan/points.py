@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.arrays import positions
 from kanon_engine.core.encoding import EncodedTable, SensitiveColumn, require_covered, sensitive_order
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
@@ -27,18 +27,16 @@ from kanon_engine.hierarchy.validate import require_valid
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.backends.base import ColumnCoding, CountRequest, PointCounts, TableSource
+from kanon_engine.sources.plan.combination_keys import CombinationKeys
 from kanon_engine.sources.plan.person_points import person_coding
-
-#: Largest product of code ranges a point key holds (one int64 per point; past it, keys are re-densified).
-_MAX_KEY = 1 << 62
 
 
 def leaf_coding(source: TableSource, name: str, hierarchy: Hierarchy) -> ColumnCoding:
     """Value -> leaf index of a quasi-identifier (or a sensitive attribute with a hierarchy); a
     HierarchyError naming the values the hierarchy lacks."""
     values, _counts, missing = source.value_counts(name)
-    leaf = hierarchy.encode(values)
-    missing_leaf = int(hierarchy.leaf_index.get_indexer([MISSING])[0])
+    found = positions(hierarchy.values, [*values, MISSING])
+    leaf, missing_leaf = found[:-1], int(found[-1])
     uncovered = list(values[leaf < 0])
     if missing and missing_leaf < 0:
         uncovered.append(MISSING)
@@ -52,9 +50,9 @@ def sensitive_coding(source: TableSource, name: str) -> tuple[ColumnCoding, tupl
     values, _counts, missing = source.value_counts(name)
     uniques = np.asarray(sorted(set(values) | ({MISSING} if missing else set())), dtype=object)
     ordered, rank, numeric = sensitive_order(uniques)
-    pos = pd.Index(uniques, dtype=object)
-    codes = rank[pos.get_indexer(values)] if len(values) else np.zeros(0, dtype=np.int64)
-    miss = int(rank[pos.get_indexer([MISSING])[0]]) if missing else -1
+    found = positions(uniques, [*values, MISSING])
+    codes = rank[found[:-1]] if len(values) else np.zeros(0, dtype=np.int64)
+    miss = int(rank[found[-1]]) if missing else -1
     coding = ColumnCoding(name, tuple(values), codes.astype(np.int32), miss, max(len(uniques), 1))
     return coding, ordered, numeric
 
@@ -65,15 +63,16 @@ class Counted:
 
     ``codings`` encode a row's quasi-identifiers then sensitive attributes; ``floor`` is the level of
     every quasi-identifier the points were counted at (all 0: points hold leaves). A row's point is found
-    by its key (:meth:`point_of`), the mixed-radix number of its codes at the floor, among the sorted keys
-    of the points.
+    by its key (:meth:`point_of`), the key ``coder`` gives its codes at the floor
+    (:class:`~kanon_engine.sources.plan.combination_keys.CombinationKeys`), among the sorted keys of the
+    points.
     """
 
     enc: EncodedTable
     codings: tuple[ColumnCoding, ...]
     floor: tuple[int, ...]
     keys: np.ndarray  # (n_points,) sorted key of every point
-    radix: tuple[int, ...]
+    coder: CombinationKeys
     rows: np.ndarray | None = None  # the point of every input row, when the engine gave it (in memory)
     #: False for a stand-in that holds no points (Mondrian cut by the engine keeps each box's points
     #: only while it runs): nothing about the original data may be read from it
@@ -91,7 +90,7 @@ class Counted:
 
     def point_of(self, codes: np.ndarray) -> np.ndarray:
         """The point of every row given its codes (n_columns, m); every row has one."""
-        key = point_keys(self.floor_codes(codes), self.radix)
+        key = self.coder.keys(self.floor_codes(codes))
         pos = np.searchsorted(self.keys, key)
         pos = np.minimum(pos, len(self.keys) - 1)
         if not np.array_equal(self.keys[pos], key):
@@ -100,34 +99,6 @@ class Counted:
                 hint=_("Run the anonymization again."),
             )
         return pos
-
-
-def point_keys(codes: np.ndarray, radix: tuple[int, ...]) -> np.ndarray:
-    """Mixed-radix int64 keys of code columns (first column most significant: sorted keys are sorted
-    codes). Callers make sure the radix product fits (:func:`key_radix`)."""
-    key = np.zeros(codes.shape[1], dtype=np.int64)
-    for col, r in zip(codes, radix):
-        key *= r
-        key += col
-    return key
-
-
-def key_radix(sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """The radix of every column of a point key; a ConfigError when the combinations cannot be numbered
-    in 64 bits (more than about 4.6e18 possible combinations)."""
-    total = 1
-    for s in sizes:
-        total *= max(int(s), 1)
-    if total >= _MAX_KEY:
-        raise ConfigError(
-            _(
-                "The quasi-identifiers and sensitive attributes have too many combinations of values to "
-                "count ({total} possible).",
-                total=f"{total:.2e}",
-            ),
-            hint=_("Use fewer quasi-identifiers, or hierarchies with fewer leaves."),
-        )
-    return tuple(max(int(s), 1) for s in sizes)
 
 
 def _check_config(config: AnonymizationConfig) -> None:
@@ -232,7 +203,6 @@ def points_at(
 def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) -> Counted:
     """The points of ``counts`` (counted by ``spec.request(levels)``) as the weighted encoded table the
     algorithms see."""
-    radix = key_radix(spec.request(levels).sizes)
     n_qi = len(spec.qi)
     leaves = np.empty((n_qi, counts.n_points), dtype=np.int32)
     for q, (h, lv) in enumerate(zip(spec.hierarchies, levels)):
@@ -246,7 +216,8 @@ def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) 
     if spec.persons is not None:  # the person of every point (its last code)
         persons = counts.codes[n_qi + len(spec.sensitive)].astype(np.int64)
         enc = replace(enc, persons=persons, n_persons=spec.persons, person_knows=spec.person_knows)
-    return Counted(enc, spec.codings, tuple(levels), point_keys(counts.codes, radix), radix, counts.rows)
+    coder, keys = CombinationKeys.of(counts.codes, spec.request(levels).sizes)
+    return Counted(enc, spec.codings, tuple(levels), keys, coder, counts.rows)
 
 
 def first_leaf(hierarchy: Hierarchy, level: int) -> np.ndarray:

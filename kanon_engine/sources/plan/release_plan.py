@@ -24,6 +24,7 @@ from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
 from kanon_engine.release.build import mask_suppressed, missing_as_empty_codes, qi_column
 from kanon_engine.sources.backends.base import Boxes, encode_batch
+from kanon_engine.sources.plan.combination_keys import CombinationKeys
 from kanon_engine.sources.plan.guard import TableChanged
 from kanon_engine.sources.plan.key_tree import KeyTree
 from kanon_engine.sources.plan.points import Counted
@@ -170,7 +171,7 @@ class NodeClasses:
 
     levels: tuple[int, ...]
     maps: tuple[np.ndarray, ...]  # per quasi-identifier: leaf code -> code at the node's level
-    radix: tuple[int, ...]
+    coder: CombinationKeys  # numbers the node's combinations (by those of the points)
     keys: np.ndarray  # sorted keys of the node's combinations
     classes: np.ndarray  # released class of each (-1: suppressed)
 
@@ -178,28 +179,26 @@ class NodeClasses:
     def of(cls, counted: Counted, levels: tuple[int, ...], point_class: np.ndarray) -> NodeClasses:
         enc = counted.enc
         maps = tuple(enc.level_maps[q][lv] for q, lv in enumerate(levels))
-        radix = tuple(int(enc.level_sizes[q][lv]) for q, lv in enumerate(levels))
-        keys = _mixed_radix([m[enc.codes[q]] for q, m in enumerate(maps)], radix)
+        sizes = tuple(int(enc.level_sizes[q][lv]) for q, lv in enumerate(levels))
+        coder, keys = CombinationKeys.of(_generalized(enc.codes, maps), sizes)
         keys, first = np.unique(keys, return_index=True)  # every point of a combination has its class
-        return cls(tuple(levels), maps, radix, keys, point_class[first])
+        return cls(tuple(levels), maps, coder, keys, point_class[first])
 
     def classes_of(self, codes: np.ndarray) -> np.ndarray:
         """The class of every row given its codes (quasi-identifier leaves first)."""
-        key = _mixed_radix([m[codes[q]] for q, m in enumerate(self.maps)], self.radix)
+        key = self.coder.keys(_generalized(codes, self.maps))
         pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
         if not np.array_equal(self.keys[pos], key):
             raise _table_changed()
         return self.classes[pos]
 
 
-def _mixed_radix(columns: list[np.ndarray], radix: tuple[int, ...]) -> np.ndarray:
-    """int64 keys of code columns, first column most significant (the product of the radix fits: the
-    node's levels are at or above the points', whose keys fit)."""
-    key = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
-    for col, r in zip(columns, radix):
-        key *= r
-        key += col
-    return key
+def _generalized(codes: np.ndarray, maps: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(quasi-identifiers, m) codes at a node's levels from leaf codes (quasi-identifiers first)."""
+    out = np.empty((len(maps), codes.shape[1]), dtype=np.int64)
+    for q, m in enumerate(maps):
+        out[q] = m[codes[q]]
+    return out
 
 
 @dataclass(eq=False)
