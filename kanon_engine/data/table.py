@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.codes import code_column
 from kanon_engine.data.types import (
     PLAIN,
     ColumnKind,
@@ -177,8 +178,10 @@ def require_mark_free(table: Any, names: list[str] | tuple[str, ...], mark: str)
     rows_none = np.zeros(0, dtype=np.int64)
     for n in names:
         frame = getattr(table, "frame", None)
-        if frame is not None:
-            rows = np.flatnonzero((frame[n].astype(object) == mark).to_numpy(dtype=bool))
+        if frame is not None:  # the column's codes are kept: only its distinct values are compared
+            coded = code_column(frame[n])
+            hit = np.flatnonzero(coded.values[:-1] == mark)
+            rows = np.flatnonzero(coded.codes == hit[0]) if len(hit) else rows_none
             count = len(rows)
         else:
             values, counts, _missing = table.value_counts(n)
