@@ -71,8 +71,10 @@ def test_every_algorithm_answers_in_memory_and_on_duckdb(wide, name, tmp_path, m
 def test_cell_level_algorithms_answer(wide, name, tmp_path):
     from kanon_engine.release.export import export_release
 
-    table, _path, deep, _flat = wide
-    config = _config(deep)
+    table, _path, deep, flat = wide
+    # local recoding walks every level of its lattice: the two-level hierarchies keep its test short (the
+    # domains still multiply past 2^63); local suppression needs none
+    config = _config(flat if name == "local-recoding" else deep)
     result = get_algorithm(name).run(table, config)
     export_release(table, result, tmp_path / "release.csv")
     check_release_independently(tmp_path / "release.csv", config)
