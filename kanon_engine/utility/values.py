@@ -66,7 +66,8 @@ def is_numeric(series: pd.Series, mark: str = SUPPRESSED) -> bool:
     if looks_like_codes(series.astype("string").value_counts()):
         return False
     lo, _hi = intervals(series, mark)
-    present = series.notna().to_numpy() & (series.astype("string") != mark).to_numpy()
+    # a blank cell is missing, not a value unequal to the mark (a string comparison would give <NA> there)
+    present = series.notna().to_numpy(dtype=bool) & (series.astype(object) != mark).to_numpy(dtype=bool)
     if not present.any():
         return False
     return bool(np.isfinite(lo[present]).mean() >= NUMERIC_SHARE)
@@ -81,4 +82,4 @@ def midpoints(series: pd.Series, mark: str = SUPPRESSED) -> np.ndarray:
 def categories(series: pd.Series, mark: str = SUPPRESSED) -> pd.Series:
     """The cells as categories (text), the mark and blanks as missing."""
     text = series.astype("string")
-    return text.mask(text == mark)
+    return text.mask((text == mark).fillna(False).to_numpy(dtype=bool))

@@ -240,3 +240,16 @@ def test_the_run_report_carries_the_same_figures_as_the_utility_command(tmp_path
     assert "Fitness for the study" in text and "Random forest" in text
     section = text[text.index("Fitness for the study") :]
     assert "<table" in section and "'header'" not in section  # tables, not their data printed raw
+
+
+def test_blank_cells_in_a_loaded_table_are_missing_not_a_traceback():
+    """A loaded table's text columns hold <NA> for blank cells: the study reads them as missing (the walk
+    on a German export with blank postcodes stopped with an IndexError)."""
+    original, release = _toy()
+    original = original.astype("string")
+    release = release.astype("string")
+    original.loc[::7, "sex"] = pd.NA
+    release.loc[::5, "sex"] = pd.NA
+    out = fitness(original, release, "y")
+    assert out["summary"]["sex"]["original"]["mode"] in ("F", "M")
+    assert 0.0 < out["classification"]["release"]["logistic_regression"]["accuracy"] <= 1.0
