@@ -21,17 +21,7 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy import DifferentialPrivacy, KAnonymity
 from kanon_engine.sources import encode_records
-
-ADULT_QI = [
-    "age",
-    "education",
-    "marital-status",
-    "native-country",
-    "race",
-    "salary-class",
-    "sex",
-    "workclass",
-]
+from tests.conftest import ADULT_QI
 
 
 class Seeded:
