@@ -32,8 +32,10 @@ from kanon_engine.algorithms.peeling import (
     Peeler,
     Peeling,
     PeelingInput,
+    PeelingStopped,
     frequency_rows,
 )
+from kanon_engine.algorithms.search import TOLERANCE
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
@@ -96,6 +98,8 @@ class CellSuppressionEvaluator(NodeEvaluator):
         models: tuple[PrivacyModel, ...],
         max_cells: int,
         importance: str | None = None,
+        stop_early: bool = False,
+        metric: str | None = None,
     ) -> None:
         refused = next((m for m in models if m.judges_release), None)
         if refused is not None:  # its cells are judged class by class only
@@ -115,9 +119,20 @@ class CellSuppressionEvaluator(NodeEvaluator):
         # which attribute loses its value first among choices with as many '*': local suppression's rule
         self.order = importance_order(enc, importance)
         self._star = star_costs(self.order)
+        #: a search's checks stop local suppression once the node is known to fail (``cells`` is then a
+        #: lower bound); ``apply`` runs it to the end, to say how many cells the levels would take
+        self.stop_early = stop_early
+        self.takes_cutoff = stop_early
+        #: the metric the search minimizes: with "precision" a check also stops once the node's value
+        #: cannot come under the cutoff it is given
+        self.metric = metric
 
-    def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = True) -> CellNodeEvaluation:
-        """Check one node under cell suppression (always completely: every outlier's cells count)."""
+    def evaluate(
+        self, levels: tuple[int, ...] | np.ndarray, complete: bool = True, cutoff: float = np.inf
+    ) -> CellNodeEvaluation:
+        """Check one node under cell suppression (always completely: every outlier's cells count, unless
+        ``stop_early`` and the node is known to fail). With a finite ``cutoff`` and the precision metric,
+        local suppression also stops once the node's value is known to exceed ``cutoff`` (``beaten``)."""
         base = super().evaluate(levels, complete=True)
         outliers = base.suppressed
         ev = CellNodeEvaluation(
@@ -127,16 +142,25 @@ class CellSuppressionEvaluator(NodeEvaluator):
             ev.class_sizes = base.sizes
             ev.per_attribute = np.zeros(self.enc.n_qi, dtype=np.int64)
         elif ev.satisfies:
-            self._suppress(ev)
+            self._suppress(ev, cutoff)
         return ev
 
-    def _suppress(self, ev: CellNodeEvaluation) -> None:
+    def _suppress(self, ev: CellNodeEvaluation, cutoff: float = np.inf) -> None:
         """Local suppression of the node's outliers (cells per attribute, classes after)."""
         rows = self.node_rows(ev)
+        floor = None
+        if self.stop_early:
+            value_cutoff = cutoff if self.metric == "precision" else np.inf
+            floor = CellFloor(self.enc, ev.levels, self.max_cells, self.checker, value_cutoff)
         try:
-            peeling = Peeler(rows, self.checker, donor_gain=1.0).run()
+            peeling = Peeler(rows, self.checker, donor_gain=1.0, should_stop=floor).run()
         except NoRelease:  # no way found to hide the outliers here (e.g. the whole table fails l)
             ev.satisfies = False
+            return
+        except PeelingStopped:
+            assert floor is not None
+            ev.satisfies = False
+            ev.cells, ev.beaten, ev.value_floor = floor.cells, floor.beaten, floor.value
             return
         sizes = np.bincount(peeling.entry_class, weights=peeling.entry_count).astype(np.int64)
         per_class = peeling.class_levels > 0
@@ -170,6 +194,65 @@ class CellSuppressionEvaluator(NodeEvaluator):
         return PeelingInput(
             np.stack(codes).astype(np.int64), row_counts, combo[rep], tuple(maps), tuple(shapes), tuple(cost)
         )
+
+
+class CellFloor:
+    """What local suppression at a node will at least cost, from a run part-way: it stops the run
+    (``Peeler.should_stop``) once the node is known to need more ``*`` cells than ``budget`` or (with a
+    finite ``cutoff``) to have a precision loss above it, so the search learns what it needs without
+    the rest of the run.
+
+    Why the floor holds: nodes of the node's own lattice (which attributes show ``*``) are visited in
+    increasing cost, and one ``*`` costs 1 plus a tie-break (all of them under 1), so in increasing
+    number of ``*``. A record released in a class keeps at least that class's ``*`` (donors and the
+    top node only move records to nodes visited later, a merge to a node at or above the class's). An
+    open record gets at least the ``*`` of the node about to be visited, except the fewer than k (all,
+    with models beyond k-anonymity) that may end in a merge, which get at least one: an outlier never
+    stays in a class of the bottom node, which is visited first (nothing is said before it). Each
+    ``*`` on attribute q adds ``1 - level/height`` of q to the precision loss (Sweeney's Prec), so
+    ``s`` of them on one record add at least the ``s`` smallest such weights.
+    """
+
+    def __init__(
+        self,
+        enc: EncodedTable,
+        levels: tuple[int, ...],
+        budget: int,
+        checker: GroupChecker,
+        cutoff: float = np.inf,
+    ) -> None:
+        lv = np.asarray(levels, dtype=float)
+        heights = np.asarray(enc.heights, dtype=float)
+        frac = np.divide(lv, heights, out=np.zeros(len(lv)), where=heights > 0)
+        self.budget = budget
+        self.spare = checker.k - 1 if checker.simple else None
+        self.scale = float(enc.n_rows * enc.n_qi)
+        self.levels_part = float(frac.sum()) / len(lv)
+        # W[s]: the least precision loss of s '*' on one record (times n * d)
+        self.weights = np.concatenate([[0.0], np.cumsum(np.sort(1.0 - frac))])
+        self.cutoff = cutoff + TOLERANCE * max(1.0, abs(cutoff)) if np.isfinite(cutoff) else np.inf
+        self.cells = 0
+        self.beaten = False
+        self.value = -np.inf
+
+    def __call__(self, peeler: Peeler, node: np.ndarray) -> bool:
+        s = int(np.count_nonzero(node))
+        if s == 0:  # the bottom node comes first: every record may still keep all its values
+            return False
+        stars = np.rint(peeler.class_cost).astype(np.int64)  # 1 per '*' plus a tie-break under 1
+        sizes = peeler.class_size
+        waiting = int(peeler.left[peeler.open].sum())
+        merged = waiting if self.spare is None else min(waiting, self.spare)
+        self.cells = int((sizes * stars).sum()) + (waiting - merged) * s + merged
+        if self.cells > self.budget:
+            return True
+        if not np.isfinite(self.cutoff):
+            return False
+        w = self.weights
+        star_loss = float((sizes * w[stars]).sum()) + (waiting - merged) * w[s] + merged * w[1]
+        self.value = self.levels_part + star_loss / self.scale
+        self.beaten = self.value > self.cutoff
+        return self.beaten
 
 
 def _combination_rows(

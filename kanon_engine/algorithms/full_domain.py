@@ -99,6 +99,9 @@ class FullDomainAlgorithm(Algorithm):
 
     full_domain = True
     params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TARGET)
+    #: under cell suppression, whether a check may stop local suppression once the node is known to
+    #: fail (its ``cells`` then a lower bound): only for searches that use no figure of a failing node
+    cells_stop_early: ClassVar[bool] = False
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -157,7 +160,14 @@ class FullDomainAlgorithm(Algorithm):
         # for step 4 to protect (the evaluator runs without it, whatever the project's setting)
         limit = self.parameters["suppression_limit"]
         cells = allowance * enc.n_qi if limit is None else cell_budget(enc.n_rows, enc.n_qi, limit)
-        evaluator = CellSuppressionEvaluator(enc, config.models, cells, self.parameters["importance"])
+        evaluator = CellSuppressionEvaluator(
+            enc,
+            config.models,
+            cells,
+            self.parameters["importance"],
+            stop_early=self.cells_stop_early,
+            metric=metric.name,
+        )
         return evaluator, CellMetric(metric), cells, "cells"
 
 

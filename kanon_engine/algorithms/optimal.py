@@ -34,6 +34,8 @@ class Optimal(LatticeSearchAlgorithm):
         "result of its kind. Past that, use the heuristic search."
     )
     max_nodes = 1_000_000
+    # only satisfying nodes' values count here (descend, optimize): a failing check may stop early
+    cells_stop_early = True
 
     def _search(self, search: LatticeSearch) -> int | None:
         search.descend()

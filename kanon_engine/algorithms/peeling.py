@@ -34,7 +34,7 @@ recoding", KDD 2006). Python loops run per visited node, never per record.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
@@ -42,7 +42,7 @@ import numpy as np
 
 from kanon_engine.config import require_k_fits
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import SensitiveCombos, group_columns, representatives
+from kanon_engine.core.frequency import SensitiveCombos, dense_ids, group_columns, representatives
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
@@ -51,6 +51,8 @@ from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 #: Largest number of nodes one run visits; past it the records still open go to the top node.
 MAX_STEPS = 250_000
 _EPS = 1e-12
+#: relative margin of :meth:`Peeler._may_take_donors` over the rounding of :meth:`Peeler._donate`'s sums
+_SLACK = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,10 +77,31 @@ class PeelingInput:
     def heights(self) -> np.ndarray:
         return np.array([len(m) - 1 for m in self.level_maps], dtype=np.int64)
 
+    def __post_init__(self) -> None:
+        # per attribute and level: whether the level's map is the identity (its codes are the leaves)
+        same = tuple(
+            tuple(len(m) == size and bool((m == np.arange(size)).all()) for m, size in zip(maps, sizes))
+            for maps, sizes in zip(self.level_maps, self.level_sizes)
+        )
+        object.__setattr__(self, "_identity", same)
+
     def keys(self, rows: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, int]:
-        """Group ids of ``rows`` by their generalized values at ``node``."""
-        cols = [self.level_maps[q][node[q]][self.codes[q, rows]] for q in range(self.n_qi)]
-        return group_columns(cols, [self.level_sizes[q][node[q]] for q in range(self.n_qi)])
+        """Group ids of ``rows`` by their generalized values at ``node`` (the ids of
+        :func:`group_columns` over every attribute: one with a single value adds nothing to its
+        mixed-radix key, so it is left out; an identity level is not looked up)."""
+        identity = self._identity  # type: ignore[attr-defined]
+        cols, sizes = [], []
+        for q in range(self.n_qi):
+            lv = node[q]
+            size = self.level_sizes[q][lv]
+            if size == 1:
+                continue
+            codes = self.codes[q, rows]
+            cols.append(codes if identity[q][lv] else self.level_maps[q][lv][codes])
+            sizes.append(size)
+        if not cols:
+            return dense_ids(np.zeros(len(rows), dtype=np.int64), 1)
+        return group_columns(cols, sizes)
 
     def row_cost(self, rows: np.ndarray, node: np.ndarray) -> np.ndarray:
         """Cost per record of releasing ``rows`` at ``node``."""
@@ -124,6 +147,11 @@ class NoRelease(RuntimeError):
     """Peeling found no release: the records left at the top node fail the privacy models even with every
     other record joining them (the local algorithms rule this out up front with
     :func:`require_feasible`; under cell suppression the node simply does not satisfy)."""
+
+
+class PeelingStopped(RuntimeError):
+    """The caller's ``should_stop`` ended a run before its end (under cell suppression: the node is known
+    to fail, or to be worse than a solution already found, whatever the rest of the run would do)."""
 
 
 class GroupChecker:
@@ -204,8 +232,12 @@ class Peeler:
         donor_gain: float | None = None,
         progress: ProgressCallback = no_progress,
         max_steps: int = MAX_STEPS,
+        should_stop: Callable[[Peeler, np.ndarray], bool] | None = None,
     ) -> None:
         self.inp = inp
+        #: asked before every visit (with the node about to be visited): True ends the run with
+        #: :class:`PeelingStopped`
+        self.should_stop = should_stop
         self.checker = checker
         self.k = checker.k
         self.donor_gain = donor_gain if checker.simple else None
@@ -222,6 +254,8 @@ class Peeler:
         self.class_rep = np.zeros(0, dtype=np.int64)
         self.steps = self.donated = self.joined_top = 0
         self._top_rounds = 0
+        # per attribute and level, the cheapest leaf's cost: what any record pays at least at a node
+        self._least_cost = [np.asarray(c).min(axis=0) if len(c) else np.zeros(c.shape[1]) for c in inp.cost]
 
     # --- the main loop -------------------------------------------------------------------------------
     def run(self) -> Peeling:
@@ -238,7 +272,10 @@ class Peeler:
                 1.0 - open_records / max(total, 1),
                 LazyText(partial(_open_text, open_records)),
             )
-            self._visit(np.array(node, dtype=np.int64))
+            here = np.array(node, dtype=np.int64)
+            if self.should_stop is not None and self.should_stop(self, here):
+                raise PeelingStopped(node)
+            self._visit(here)
             if node == top:
                 break
             if len(self.open) and 2 * int(self.left[self.open].sum()) <= seeded_at:
@@ -263,10 +300,13 @@ class Peeler:
 
     def _visit(self, node: np.ndarray) -> None:
         rows = self.open
+        if self.checker.simple and self._idle(node, rows):
+            return
         group, n_groups = self.inp.keys(rows, node)
         if self.donor_gain is not None and self.class_size.size:
             sizes = np.bincount(group, weights=self.left[rows], minlength=n_groups)
-            if ((sizes > 0) & (sizes < self.k)).any() and self._donate(node, rows, group, n_groups, sizes):
+            short = sizes[(sizes > 0) & (sizes < self.k)]
+            if self._may_take_donors(node, short) and self._donate(node, rows, group, n_groups, sizes):
                 rows = self.open
                 group, n_groups = self.inp.keys(rows, node)
         ok = self.checker.passes(group, n_groups, self.inp.combo[rows], self.left[rows])
@@ -303,6 +343,70 @@ class Peeler:
             self._cnt = [np.concatenate(self._cnt)]
         return self._rows[0], self._cls[0], self._cnt[0]
 
+    def _idle(self, node: np.ndarray, rows: np.ndarray) -> bool:
+        """True when a visit of ``node`` can change nothing, known without grouping (k-anonymity
+        only): the open records are fewer than k, so no group of them passes alone, and not even a
+        group of all of them could take donors (:meth:`_may_take_donors`: the more records a group
+        has, the more it gains and the fewer donors it needs)."""
+        have = int(self.left[rows].sum())
+        if have >= self.k:
+            return False
+        if self.donor_gain is None or not self.class_size.size:
+            return True
+        return not self._may_take_donors(node, np.array([float(have)]))
+
+    def _may_take_donors(self, node: np.ndarray, have: np.ndarray) -> bool:
+        """False when no group short of k (``have`` records each) can accept donors at ``node``, without
+        looking at the candidates: a group takes exactly ``k - have`` donors, each costing at least the
+        cheapest record at ``node`` minus the dearest donor class (never less than what :meth:`_donate`
+        adds up), and accepts only when that total is under what its own records gain. Most visits end
+        here when few records are left open (their groups hold one or two records)."""
+        if not len(have):
+            return False
+        donors = self.class_size > self.k
+        if not donors.any():
+            return False
+        least = 0.0
+        for q in range(self.inp.n_qi):  # the order of :meth:`PeelingInput.row_cost`'s sum: never above it
+            least += float(self._least_cost[q][node[q]])
+        delta = least - float(self.class_cost[donors].max())
+        if delta <= _EPS:
+            return True
+        gain = have * float(self.donor_gain or 0.0)
+        return bool(((self.k - have) * delta <= gain + _SLACK * np.maximum(gain, 1.0)).any())
+
+    def _donor_candidates(
+        self, node: np.ndarray, rows: np.ndarray, group: np.ndarray, sizes: np.ndarray, cand: np.ndarray
+    ) -> np.ndarray:
+        """The entries of ``cand`` that could give records to a group short of k at ``node``; leaving
+        out the others changes nothing :meth:`_donate` decides, and spares grouping them:
+
+        - an entry whose record costs at least ``T`` more here than in its class (``T`` the largest
+          gain of any short group) never gives to an accepted group (its group's cost would reach the
+          gain), and every cheaper entry of its class or group comes before it in :func:`_allocate`'s
+          order (by cost), so what those take is the same without it;
+        - an entry whose value of the attribute with the most values at ``node`` is no short group's
+          value cannot join any short group.
+        """
+        if not len(cand):
+            return cand
+        e_row, e_cls, _e_cnt = self._entries()
+        short = (sizes > 0) & (sizes < self.k)
+        gain = float(sizes[short].max()) * float(self.donor_gain or 0.0)
+        least = 0.0
+        for q in range(self.inp.n_qi):  # the order of :meth:`PeelingInput.row_cost`'s sum: never above it
+            least += float(self._least_cost[q][node[q]])
+        dear = least - self.class_cost[e_cls[cand]] >= gain + _SLACK * max(gain, 1.0)
+        cand = cand[~dear]
+        widths = [self.inp.level_sizes[q][node[q]] for q in range(self.inp.n_qi)]
+        q = int(np.argmax(widths))
+        if widths[q] > 1 and len(cand):
+            level = self.inp.level_maps[q][node[q]]
+            wanted = np.zeros(widths[q], dtype=bool)
+            wanted[level[self.inp.codes[q, rows[short[group]]]]] = True
+            cand = cand[wanted[level[self.inp.codes[q, e_row[cand]]]]]
+        return cand
+
     def _donate(
         self, node: np.ndarray, rows: np.ndarray, group: np.ndarray, n_groups: int, sizes: np.ndarray
     ) -> bool:
@@ -310,6 +414,7 @@ class Peeler:
         True when records moved (they are open again and match their new group's values)."""
         e_row, e_cls, e_cnt = self._entries()
         cand = np.flatnonzero((e_cnt > 0) & (self.class_size[e_cls] > self.k))
+        cand = self._donor_candidates(node, rows, group, sizes, cand)
         if not len(cand):
             return False
         key, n_key = self.inp.keys(np.concatenate([rows, e_row[cand]]), node)

@@ -85,6 +85,8 @@ class LatticeSearch:
         self.values = np.full(n, np.nan)
         #: lower bound of the metric of a node and of its satisfying generalizations, from checks
         self.bound = np.full(n, -np.inf)
+        #: lower bound of the metric of the node alone, from a check stopped at a cutoff
+        self.floor = np.full(n, -np.inf)
         #: nodes known to pass the monotone part of the models (all of them when they are monotone with
         #: suppression, else k-anonymity and distinct l-diversity), and so does every generalization
         self.mono_passes = np.zeros(n, dtype=bool)
@@ -125,8 +127,12 @@ class LatticeSearch:
         return self.metric.levels_bound(self.lattice.levels_of(indices), self.ctx)
 
     # --- checking ---------------------------------------------------------------------------------------
-    def check(self, index: int) -> NodeEvaluation:
-        """Evaluate one node; record status, metric value and the bound for its generalizations."""
+    def check(self, index: int, cutoff: float = np.inf) -> NodeEvaluation:
+        """Evaluate one node; record status, metric value and the bound for its generalizations.
+
+        ``cutoff``: the value the node must come under to matter (given by the searches that only want a
+        better node than one they know); an evaluator that ``takes_cutoff`` may then stop early, and the
+        node is marked pruned with a floor of its own value (:attr:`floor`)."""
         if self._dense or self.checks % 256 == 0:
             self._known = int(np.count_nonzero(self.status))
         node, known, size = self.checks + 1, self._known, self.lattice.size
@@ -139,7 +145,14 @@ class LatticeSearch:
                 )
             ),
         )
-        ev = self.evaluator.evaluate(self.lattice.node(index))
+        if self.evaluator.takes_cutoff and cutoff < np.inf:
+            ev = self.evaluator.evaluate(self.lattice.node(index), cutoff=cutoff)  # type: ignore[call-arg]
+        else:
+            ev = self.evaluator.evaluate(self.lattice.node(index))
+        if ev.beaten:
+            self.status[index] = PRUNED
+            self.floor[index] = ev.value_floor
+            return ev
         self.status[index] = SATISFIES if ev.satisfies else FAILS
         up = self.lattice.upset(index) if self._dense else None
         lb = self.metric.lower_bound(ev, self.ctx) if ev.bounded else -np.inf
@@ -324,8 +337,13 @@ class LatticeSearch:
             return
         value = self._value(current)
         while True:
+            preds = list(lat.predecessors(current))
+            if self.evaluator.takes_cutoff:
+                self._check_promising(preds, value)
             best, best_value = None, value
-            for p in lat.predecessors(current):
+            for p in preds:
+                if self.evaluator.takes_cutoff and np.isnan(self.values[p]):
+                    continue  # failing, or known not to beat ``value`` (see _check_promising)
                 if self.satisfies(p):
                     v = self._value(p)
                     if v < best_value:
@@ -333,6 +351,23 @@ class LatticeSearch:
             if best is None:
                 return
             current, value = best, best_value
+
+    def _check_promising(self, preds: list[int], value: float) -> None:
+        """Check the predecessors that may come under ``value``, those with the lowest metric bound
+        first, each with the best value found so far as its cutoff (checks that may stop early: cell
+        suppression). The others' values exceed the best one, so :meth:`descend` picks the same node
+        as when it checks every predecessor: ties keep their order, as a node whose bound equals the
+        cutoff is checked in full."""
+        bounds = self.levels_bound(np.array(preds, dtype=np.int64))
+        best = value
+        for i in np.argsort(bounds, kind="stable").tolist():
+            if bounds[i] > best + TOLERANCE * max(1.0, abs(best)):
+                return  # sorted: no other predecessor can come under ``best``
+            p = preds[i]
+            if self.status[p] == NOT_EVALUATED:
+                self.check(p, cutoff=best)
+            if not np.isnan(self.values[p]):
+                best = min(best, float(self.values[p]))
 
     def _value(self, index: int) -> float:
         """Metric value of a satisfying node (checking it if it was only inferred)."""
@@ -366,7 +401,7 @@ class LatticeSearch:
             idx = idx[(st != FAILS) & (st != INFERRED_FAILS)]
             if not len(idx):
                 continue
-            bound = np.maximum(self.bound[idx], self.levels_bound(idx))
+            bound = np.maximum(np.maximum(self.bound[idx], self.levels_bound(idx)), self.floor[idx])
             over = bound > cap
             self.status[idx[over & (self.status[idx] == NOT_EVALUATED)]] = PRUNED
             for index, b in zip(idx[~over].tolist(), bound[~over].tolist()):
@@ -376,7 +411,7 @@ class LatticeSearch:
                     if self.status[index] == NOT_EVALUATED:
                         self.status[index] = PRUNED
                     continue
-                if np.isnan(self.values[index]) and not self.check(index).satisfies:
+                if np.isnan(self.values[index]) and not self.check(index, min(best_val, cap)).satisfies:
                     continue
                 value = self.values[index]
                 if value < best_val:

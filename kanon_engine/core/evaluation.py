@@ -75,6 +75,11 @@ class NodeEvaluation:
     #: under the person role with ``--person-knows`` above 1: per (class, person) pair of the node's
     #: person pairs, whether its rows are cut out of a released class (:mod:`kanon_engine.core.person_sets`)
     person_cut: np.ndarray | None = None
+    #: the check stopped once the node's metric value was known to exceed the search's cutoff (only
+    #: evaluators that ``take_cutoff``): ``satisfies`` is then False without the node failing, and
+    #: ``value_floor`` is a lower bound of its value
+    beaten: bool = False
+    value_floor: float = -np.inf
 
     @property
     def sizes(self) -> np.ndarray:
@@ -128,6 +133,9 @@ class NodeEvaluator:
     #: "satisfies" is not about suppressed records (cell suppression) says no, and the searches then do
     #: not classify the lattice
     rules_out_specializations = True
+    #: whether ``evaluate`` takes a ``cutoff`` (a metric value past which the search does not need the
+    #: node's exact figures: cell suppression may then stop early, see ``NodeEvaluation.beaten``)
+    takes_cutoff = False
 
     def __init__(
         self,
