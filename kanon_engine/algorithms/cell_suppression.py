@@ -232,6 +232,7 @@ class CellFloor:
         self.weights = np.concatenate([[0.0], np.cumsum(np.sort(1.0 - frac))])
         self.cutoff = cutoff + TOLERANCE * max(1.0, abs(cutoff)) if np.isfinite(cutoff) else np.inf
         self.cells = 0
+        self._seen: tuple[int, int, float] = (-1, 0, 0.0)
         self.beaten = False
         self.value = -np.inf
 
@@ -239,17 +240,24 @@ class CellFloor:
         s = int(np.count_nonzero(node))
         if s == 0:  # the bottom node comes first: every record may still keep all its values
             return False
-        stars = np.rint(peeler.class_cost).astype(np.int64)  # 1 per '*' plus a tie-break under 1
-        sizes = peeler.class_size
-        waiting = int(peeler.left[peeler.open].sum())
+        if self._seen[0] != peeler.version:  # the classes changed since the last visit
+            stars = np.rint(peeler.class_cost).astype(np.int64)  # 1 per '*' plus a tie-break under 1
+            sizes = peeler.class_size
+            self._seen = (
+                peeler.version,
+                int((sizes * stars).sum()),
+                float((sizes * self.weights[stars]).sum()),
+            )
+        _version, closed_cells, closed_loss = self._seen
+        waiting = peeler.open_records()
         merged = waiting if self.spare is None else min(waiting, self.spare)
-        self.cells = int((sizes * stars).sum()) + (waiting - merged) * s + merged
+        self.cells = closed_cells + (waiting - merged) * s + merged
         if self.cells > self.budget:
             return True
         if not np.isfinite(self.cutoff):
             return False
         w = self.weights
-        star_loss = float((sizes * w[stars]).sum()) + (waiting - merged) * w[s] + merged * w[1]
+        star_loss = closed_loss + (waiting - merged) * w[s] + merged * w[1]
         self.value = self.levels_part + star_loss / self.scale
         self.beaten = self.value > self.cutoff
         return self.beaten

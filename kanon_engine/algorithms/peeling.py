@@ -84,6 +84,12 @@ class PeelingInput:
             for maps, sizes in zip(self.level_maps, self.level_sizes)
         )
         object.__setattr__(self, "_identity", same)
+        # per attribute and level: whether every leaf costs the same there
+        flat = tuple(
+            tuple(bool(len(c)) and bool((c == c[0]).all(axis=0)[j]) for j in range(c.shape[1]))
+            for c in self.cost
+        )
+        object.__setattr__(self, "_flat", flat)
 
     def keys(self, rows: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, int]:
         """Group ids of ``rows`` by their generalized values at ``node`` (the ids of
@@ -104,10 +110,16 @@ class PeelingInput:
         return group_columns(cols, sizes)
 
     def row_cost(self, rows: np.ndarray, node: np.ndarray) -> np.ndarray:
-        """Cost per record of releasing ``rows`` at ``node``."""
+        """Cost per record of releasing ``rows`` at ``node`` (a level costing every leaf the same is
+        added as one number: the same sums, in the same order)."""
         out = np.zeros(len(rows))
+        flat = self._flat  # type: ignore[attr-defined]
         for q in range(self.n_qi):
-            out += self.cost[q][self.codes[q, rows], node[q]]
+            lv = node[q]
+            if flat[q][lv]:
+                out += self.cost[q][0, lv]
+            else:
+                out += self.cost[q][self.codes[q, rows], lv]
         return out
 
     def row_cost_at(self, rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
@@ -254,6 +266,11 @@ class Peeler:
         self.class_rep = np.zeros(0, dtype=np.int64)
         self.steps = self.donated = self.joined_top = 0
         self._top_rounds = 0
+        #: counts the changes of the open records and classes: figures derived from them are kept
+        #: until it moves (most visits change nothing)
+        self.version = 0
+        self._open_count = (-1, 0)
+        self._dearest_donor = (-1, 0.0)
         # per attribute and level, the cheapest leaf's cost: what any record pays at least at a node
         self._least_cost = [np.asarray(c).min(axis=0) if len(c) else np.zeros(c.shape[1]) for c in inp.cost]
 
@@ -267,7 +284,7 @@ class Peeler:
             if not len(self.open) or self.steps >= self.max_steps:
                 break
             self.steps += 1
-            open_records = int(self.left[self.open].sum())
+            open_records = self.open_records()
             self.progress(
                 1.0 - open_records / max(total, 1),
                 LazyText(partial(_open_text, open_records)),
@@ -278,13 +295,19 @@ class Peeler:
             self._visit(here)
             if node == top:
                 break
-            if len(self.open) and 2 * int(self.left[self.open].sum()) <= seeded_at:
+            if len(self.open) and 2 * self.open_records() <= seeded_at:
                 seeded_at = self._reseed(order)
         if len(self.open):
             self._merge_leftover(np.array(top, dtype=np.int64))
         if len(self.open):
             self._close_at_top(np.array(top, dtype=np.int64))
         return self._outcome()
+
+    def open_records(self) -> int:
+        """Records open now (kept until the next change)."""
+        if self._open_count[0] != self.version:
+            self._open_count = (self.version, int(self.left[self.open].sum()))
+        return self._open_count[1]
 
     def _reseed(self, order: CostOrder) -> int:
         """Order the unvisited nodes by the average cost over the records open now."""
@@ -329,6 +352,7 @@ class Peeler:
         self._levels.append(np.repeat(node[None, :], n_new, axis=0))
         sizes = np.bincount(cls - len(self.class_size), weights=counts, minlength=n_new).astype(np.int64)
         self.class_size = np.concatenate([self.class_size, sizes])
+        self.version += 1
         self.class_cost = np.concatenate([self.class_cost, self.inp.row_cost(first, node)])
         self.class_rep = np.concatenate([self.class_rep, first])
         self.left[closed] = 0
@@ -348,7 +372,7 @@ class Peeler:
         only): the open records are fewer than k, so no group of them passes alone, and not even a
         group of all of them could take donors (:meth:`_may_take_donors`: the more records a group
         has, the more it gains and the fewer donors it needs)."""
-        have = int(self.left[rows].sum())
+        have = self.open_records()
         if have >= self.k:
             return False
         if self.donor_gain is None or not self.class_size.size:
@@ -363,17 +387,26 @@ class Peeler:
         here when few records are left open (their groups hold one or two records)."""
         if not len(have):
             return False
-        donors = self.class_size > self.k
-        if not donors.any():
+        dearest = self._dearest_donor_cost()
+        if dearest is None:
             return False
         least = 0.0
         for q in range(self.inp.n_qi):  # the order of :meth:`PeelingInput.row_cost`'s sum: never above it
             least += float(self._least_cost[q][node[q]])
-        delta = least - float(self.class_cost[donors].max())
+        delta = least - dearest
         if delta <= _EPS:
             return True
         gain = have * float(self.donor_gain or 0.0)
         return bool(((self.k - have) * delta <= gain + _SLACK * np.maximum(gain, 1.0)).any())
+
+    def _dearest_donor_cost(self) -> float | None:
+        """The largest cost of a class that may give records (more than k), None when none may."""
+        if self._dearest_donor[0] != self.version:
+            donors = self.class_size > self.k
+            dearest = float(self.class_cost[donors].max()) if donors.any() else np.nan
+            self._dearest_donor = (self.version, dearest)
+        value = self._dearest_donor[1]
+        return None if np.isnan(value) else value
 
     def _donor_candidates(
         self, node: np.ndarray, rows: np.ndarray, group: np.ndarray, sizes: np.ndarray, cand: np.ndarray
@@ -444,6 +477,7 @@ class Peeler:
         np.add.at(self.left, donor_rows, amount)
         self.open = np.union1d(self.open, donor_rows)
         self.donated += int(amount.sum())
+        self.version += 1
         return True
 
     # --- the top node ----------------------------------------------------------------------------------
@@ -556,6 +590,7 @@ class Peeler:
         np.subtract.at(self.class_size, e_cls[entries], amount)
         np.add.at(self.left, e_row[entries], amount)
         self.open = np.union1d(self.open, e_row[entries])
+        self.version += 1
         self.joined_top += int(amount.sum())
 
     def _outcome(self) -> Peeling:
