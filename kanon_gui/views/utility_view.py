@@ -4,8 +4,9 @@ Why: a steward releases data for a study, and the study's team asks whether thei
 The tab trains three classifiers on the original and on the release, beside the majority baseline
 (:mod:`kanon_engine.utility.classifiers`), in a background task with progress and Cancel (the status
 bar's); summarizes every attribute before and after; and cross-tabulates any two attributes as two heat
-maps (also in the background: a cross-table of a large table takes a second or two). Every figure comes from :func:`kanon_engine.utility.study.fitness`, the function the command line's
-``utility`` and the report's "fitness for the study" section call.
+maps (also in the background: a cross-table of a large table takes a second or two). Every figure
+comes from :func:`kanon_engine.utility.study.fitness`, the function the command line's ``utility`` and
+the report's "fitness for the study" section call.
 """
 
 from __future__ import annotations

@@ -39,9 +39,7 @@ def problems(draw: st.DrawFn) -> tuple[pd.DataFrame, int, int, int]:
     n_values = draw(st.sampled_from([2, 2, 3, 5]))
     rows = draw(
         st.lists(
-            st.tuples(
-                st.integers(0, 7), st.integers(0, 3), st.integers(0, 2), st.integers(0, n_values - 1)
-            ),
+            st.tuples(st.integers(0, 7), st.integers(0, 3), st.integers(0, 2), st.integers(0, n_values - 1)),
             min_size=12,
             max_size=90,
         )
