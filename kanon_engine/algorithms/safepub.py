@@ -23,6 +23,9 @@ attribute i's hierarchy, l_i its level and d the number of quasi-identifiers:
 - ``precision`` (granularity, Section 5.1): -(1/d) * sum_i (U * l_i / h_i + S), sensitivity k - 1 (1 for
   k = 1).
 
+Every node's classes are rolled up from its smallest direct specialization's (:mod:`.lattice_sums`), and
+the scores computed for all nodes at once.
+
 Records dropped by sampling count as suppressed in ARX's scores; they add the same constant to every
 node's score, which the exponential mechanism cancels, so scoring the sample alone draws the same node.
 
@@ -40,10 +43,11 @@ import numpy as np
 
 from kanon_engine.algorithms.base import Algorithm, Job
 from kanon_engine.algorithms.full_domain import full_domain_result, level_vector
+from kanon_engine.algorithms.lattice_sums import ClassSums, class_sums
 from kanon_engine.algorithms.person_support import require_person_support
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
+from kanon_engine.core.evaluation import NodeEvaluator, evaluator_context
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
@@ -54,7 +58,7 @@ from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source
 
-#: Largest lattice scored in full (every node is one roll-up of the sample's frequency set).
+#: Largest lattice scored in full (every node's classes are counted: :mod:`.lattice_sums`).
 MAX_NODES = 200_000
 
 SCORE = ParamSpec(
@@ -117,21 +121,25 @@ def selection_probabilities(scores: np.ndarray, epsilon: float, sensitivity: flo
     return w / w.sum()
 
 
-def score_and_sensitivity(
-    score: str, ev: NodeEvaluation, heights: np.ndarray, n: int, k: int
-) -> tuple[float, float]:
-    """SafePub's score of one node of the sample (higher is better) and its sensitivity (module
-    docstring; Section 5.1 and 5.2 of the paper)."""
-    sizes = ev.sizes.astype(np.float64)
-    kept = sizes[ev.passes]
-    suppressed = float(sizes.sum() - kept.sum())
+def sensitivity_of(score: str, n: int, k: int) -> float:
+    """The sensitivity of SafePub's score (module docstring; Section 5.1 and 5.2 of the paper)."""
     if score == "discernibility":
-        sensitivity = 5.0 * n if k == 1 else n * (k * k / (k - 1.0) + 1.0)
-        return -(float(kept @ kept) + n * suppressed), sensitivity
-    levels = np.asarray(ev.levels, dtype=np.float64)
-    share = np.divide(levels, heights, out=np.zeros_like(levels), where=heights > 0)
-    value = -float(np.mean(kept.sum() * share + suppressed)) if len(levels) else -suppressed
-    return value, 1.0 if k == 1 else k - 1.0
+        return 5.0 * n if k == 1 else n * (k * k / (k - 1.0) + 1.0)
+    return 1.0 if k == 1 else k - 1.0
+
+
+def node_scores(score: str, sums: ClassSums, levels: np.ndarray, heights: np.ndarray, n: int) -> np.ndarray:
+    """SafePub's score of every node (higher is better; module docstring), from each node's class sums
+    over the sample and its ``levels`` (one row per node), ``n`` the records of the table given."""
+    suppressed = sums.suppressed.astype(np.float64)
+    if score == "discernibility":
+        return -(sums.kept_squares.astype(np.float64) + n * suppressed)
+    if levels.shape[1] == 0:
+        return -suppressed
+    share = np.divide(
+        levels.astype(np.float64), heights, out=np.zeros(levels.shape), where=heights[None, :] > 0
+    )
+    return -np.mean(sums.kept.astype(np.float64)[:, None] * share + suppressed[:, None], axis=1)
 
 
 def dp_model(config: AnonymizationConfig) -> DifferentialPrivacy:
@@ -282,12 +290,14 @@ class SafePub(Algorithm):
         Lattice.require_size(lattice.size, _(self.title), MAX_NODES)
         n = getattr(self, "_input_rows", enc.n_rows)
         k = max(model.derived.k, k_of(config.models))
+        if enc.below is None:
+            sums = class_sums(enc, evaluator.base, lattice, k, progress)
+        else:  # points counted above the leaves (over 12 million): finer nodes are counted by the engine
+            sums = ClassSums.zeros(lattice.size)
+            for i, levels in enumerate(lattice.levels):
+                if i % 256 == 0:
+                    progress(0.9 * i / lattice.size, _("scoring the generalizations"))
+                sums.add(i, evaluator.evaluate(tuple(int(x) for x in levels), complete=True).sizes, k)
+        score = self.parameters["dp_score"]
         heights = np.asarray(enc.heights, dtype=np.float64)
-        scores = np.empty(lattice.size)
-        sensitivity = 1.0
-        for i, levels in enumerate(lattice.levels):
-            if i % 256 == 0:
-                progress(0.9 * i / lattice.size, _("scoring the generalizations"))
-            ev = evaluator.evaluate(tuple(int(x) for x in levels), complete=True)
-            scores[i], sensitivity = score_and_sensitivity(self.parameters["dp_score"], ev, heights, n, k)
-        return lattice, scores, sensitivity
+        return lattice, node_scores(score, sums, lattice.levels, heights, n), sensitivity_of(score, n, k)
