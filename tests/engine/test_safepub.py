@@ -20,6 +20,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy import DifferentialPrivacy, KAnonymity
+from kanon_engine.release.export import ExportOptions, export_release
 from kanon_engine.sources import encode_records
 from tests.conftest import ADULT_QI
 
@@ -196,3 +197,19 @@ def test_a_person_role_is_refused_because_safepub_samples_rows() -> None:
     config = dataclasses.replace(config, person="rid")
     with pytest.raises(ConfigError, match="samples single rows"):
         get_algorithm("safepub").run(table, config)
+
+
+def test_records_left_out_are_never_written_even_when_asked_to_keep_suppressed(tmp_path) -> None:
+    """An export asked to keep suppressed records as * must still leave out every record the sampling
+    dropped and every record of a group under k: writing them (with their other columns) would undo the
+    sampling that makes the release private."""
+    table, config, model = _tiny(400)
+    result = get_algorithm("safepub").run(table, config)
+    for how in ("mask", "drop", None):
+        path = tmp_path / f"{how}.csv"
+        summary = export_release(table, result, path, ExportOptions(suppressed=how))
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        assert len(frame) == result.released_records == summary.rows
+        assert "*" not in set(frame["x"]) | set(frame["y"])
+        assert check_table(frame, ["x", "y"], model.derived.k).smallest_class >= model.derived.k
+        assert len(frame) <= result.differential_privacy["records_sampled"] < table.n_rows
