@@ -228,6 +228,8 @@ class SafePub(Algorithm):
         }
         result = _on_input_rows(result, keep)
         block["records_released"] = int(result.released_records)
+        block["records_left_out_by_sampling"] = int(records.n_rows - keep.sum())
+        block["records_suppressed_in_small_groups"] = int(keep.sum()) - block["records_released"]
         return dataclasses.replace(result, differential_privacy=block)
 
     def _run(self, job: Job) -> AnonymizationResult:

@@ -46,6 +46,7 @@ from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, release_class_sizes, risk_figures
 from kanon_engine.release.writer import coded_column
+from kanon_engine.report.dp_words import split_sampling
 
 #: Where the facts were counted: the rows written to a file, the run's release held in memory, or (a
 #: streamed run not exported yet) the counts of the run.
@@ -505,7 +506,7 @@ def _run_facts(
     if table is not None and len(getattr(table, "frame", ())) == result.records:
         original = table.frame.iloc[rows][list(cfg.quasi_identifiers)].reset_index(drop=True)
     rec = getattr(result, "recoding", None)
-    return release_facts(
+    facts = release_facts(
         frame,
         cfg.quasi_identifiers,
         cfg.sensitive,
@@ -516,6 +517,10 @@ def _run_facts(
         source=source,
         mark=mark,
     )
+    dp = getattr(result, "differential_privacy", None)
+    if dp is not None:
+        split_sampling(facts["release"], dp)
+    return facts
 
 
 def counted_facts(result: Any) -> dict[str, Any]:
