@@ -255,3 +255,12 @@ def test_report_numbers_are_named_for_what_they_are(capsys: pytest.CaptureFixtur
     ]:
         assert re.search(rf"<td[^>]*>{label}</td><td[^>]*>{n:,}</td>", text), label
     assert f"measured on the random sample of {sampled:,} records" in text
+
+
+def test_a_run_keeps_the_fingerprint_of_its_settings() -> None:
+    """A configuration with differential privacy drops suppressed records by itself, so the run's
+    settings are the project's (the workbench showed every SafePub run as out of date)."""
+    table, config, _model = _tiny()
+    assert config.drop_suppressed
+    result = get_algorithm("safepub").run(table, config)
+    assert result.config.fingerprint() == config.fingerprint()
