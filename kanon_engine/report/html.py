@@ -235,7 +235,7 @@ def figures_rows(facts: Mapping[str, Any], dp: Mapping[str, Any] | None = None) 
 def _result_section(
     r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[str, Any], dp: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    k = int(c.get("k") or 2)
+    k = int(dp["k"]) if dp else int(c.get("k") or 2)  # a DP release removed the groups under its own k
     p = r["partitions"]
     figures = [
         *figures_rows(facts, dp),
