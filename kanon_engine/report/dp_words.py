@@ -22,19 +22,6 @@ def dp_facts(result: Any, facts: Mapping[str, Any] | None = None) -> dict[str, A
     return {**block, **(sample_figures(block, facts) if facts is not None else {})}
 
 
-def split_sampling(release: dict[str, Any], block: Mapping[str, Any]) -> None:
-    """In a differentially private release's facts (``release``: counted from its rows), tell the records
-    the sampling left out (``records_left_out_by_sampling``) apart from the suppressed ones: both are
-    missing from the file, but only the latter were removed in groups smaller than k."""
-    given = int(release["records"]) + int(release["records_dropped"])
-    left_out = given - int(block["records_sampled"])
-    release["records_left_out_by_sampling"] = left_out
-    release["records_suppressed"] = int(release["records_suppressed"]) - left_out
-    shares = release.setdefault("shares", {})
-    shares["records_left_out_by_sampling"] = round(left_out / given, 6) if given else 0.0
-    shares["records_suppressed"] = round(release["records_suppressed"] / given, 6) if given else 0.0
-
-
 def sample_figures(block: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, int]:
     """What became of the records given, each count under its own name, from the release's facts (rows
     written, rows of the input not written) and the size of the run's random sample (which records it

@@ -46,7 +46,6 @@ from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, release_class_sizes, risk_figures
 from kanon_engine.release.writer import coded_column
-from kanon_engine.report.dp_words import split_sampling
 
 #: Where the facts were counted: the rows written to a file, the run's release held in memory, or (a
 #: streamed run not exported yet) the counts of the run.
@@ -521,6 +520,19 @@ def _run_facts(
     if dp is not None:
         split_sampling(facts["release"], dp)
     return facts
+
+
+def split_sampling(release: dict[str, Any], block: Mapping[str, Any]) -> None:
+    """In a differentially private release's facts (``release``: counted from its rows), tell the records
+    the sampling left out (``records_left_out_by_sampling``) apart from the suppressed ones: both are
+    missing from the file, but only the latter were removed in groups smaller than k."""
+    given = int(release["records"]) + int(release["records_dropped"])
+    left_out = given - int(block["records_sampled"])
+    release["records_left_out_by_sampling"] = left_out
+    release["records_suppressed"] = int(release["records_suppressed"]) - left_out
+    shares = release.setdefault("shares", {})
+    shares["records_left_out_by_sampling"] = _share(left_out, given)
+    shares["records_suppressed"] = _share(release["records_suppressed"], given)
 
 
 def counted_facts(result: Any) -> dict[str, Any]:
