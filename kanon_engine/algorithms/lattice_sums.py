@@ -31,6 +31,9 @@ from kanon_engine.progress import ProgressCallback, no_progress
 
 #: Largest product of radices one key holds.
 MAX_KEY_SPACE = 1 << 62
+#: Up to this many classes a roll-up groups its keys by sorting (``pandas.factorize`` costs some 40 µs a
+#: call to set up, more than sorting a few hundred integers).
+SORT_KEYS = 256
 #: Memory the frequency sets of one height may hold; past it, nodes of the next height are rolled up from
 #: the bottom node's (exact, slower).
 HEIGHT_BYTES = 512 << 20
@@ -39,25 +42,33 @@ HEIGHT_BYTES = 512 << 20
 @dataclass(frozen=True)
 class ClassSums:
     """Per node of a lattice, in index order (int64): records in classes of at least k (``kept``), the sum
-    of those classes' squared sizes (``kept_squares``), records in smaller classes (``suppressed``), and
-    the number of classes (``classes``)."""
+    of those classes' squared sizes (``kept_squares``), records in smaller classes (``suppressed``), the
+    number of classes (``classes``), and, when asked for, over every attribute below its top level the
+    sum over its generalized values of the squared number of kept records showing it (``value_squares``,
+    for SafePub's entropy score)."""
 
     kept: np.ndarray
     kept_squares: np.ndarray
     suppressed: np.ndarray
     classes: np.ndarray
+    value_squares: np.ndarray
 
     @classmethod
     def zeros(cls, size: int) -> ClassSums:
-        return cls(*(np.zeros(size, dtype=np.int64) for _i in range(4)))
+        return cls(*(np.zeros(size, dtype=np.int64) for _i in range(5)))
 
-    def add(self, idx: int, counts: np.ndarray, k: int) -> None:
-        """Record node ``idx``'s sums from its class sizes ``counts``."""
-        kept = counts[counts >= k]
+    def add(self, idx: int, counts: np.ndarray, k: int, codes: list[np.ndarray] | None = None) -> None:
+        """Record node ``idx``'s sums from its class sizes ``counts`` (and ``codes``: each class's code
+        of every attribute below its top level, for ``value_squares``)."""
+        ok = counts >= k
+        kept = counts[ok]
         self.kept[idx] = kept.sum()
         self.kept_squares[idx] = kept @ kept
         self.suppressed[idx] = counts.sum() - self.kept[idx]
         self.classes[idx] = len(counts)
+        for code in codes or ():
+            per_value = np.bincount(code[ok], weights=kept).astype(np.int64)
+            self.value_squares[idx] += per_value @ per_value
 
 
 class KeyPlan:
@@ -99,22 +110,30 @@ class KeyPlan:
             self._steps[(a, low, high)] = hit
         return hit
 
+    def code(self, keys: np.ndarray | list[np.ndarray], a: int) -> np.ndarray:
+        """Attribute ``a``'s digit (its generalized code) of every class's key."""
+        b, s = self.block[a], self.stride[a]
+        code = keys[b] // s if s > 1 else keys[b]
+        if a + 1 < len(self.block) and self.block[a + 1] == b:
+            code = code % self.radix[a]
+        return code
+
     def raise_levels(self, keys: np.ndarray, changes: list[tuple[int, int, int]]) -> list[np.ndarray]:
         """The keys of ``keys``'s classes after each change (attribute, from level, to level)."""
         out = list(keys)
         for a, low, high in changes:
-            b, s = self.block[a], self.stride[a]
-            code = out[b] // s if s > 1 else out[b]
-            if a + 1 < len(self.block) and self.block[a + 1] == b:
-                code = code % self.radix[a]
-            out[b] = out[b] + self.step(a, low, high)[code]
+            b = self.block[a]
+            out[b] = out[b] + self.step(a, low, high)[self.code(out, a)]
         return out
 
 
 def group_keys(cols: list[np.ndarray], weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of the key columns ``cols`` as (n_blocks, c) keys, and the summed ``weights`` of
     each (int64)."""
-    if len(cols) == 1:
+    if len(cols) == 1 and len(cols[0]) <= SORT_KEYS:
+        distinct, ids = np.unique(cols[0], return_inverse=True)
+        keys = distinct[None, :]
+    elif len(cols) == 1:
         ids, distinct = pd.factorize(cols[0], sort=False)
         keys = np.asarray(distinct, dtype=np.int64)[None, :]
     else:
@@ -131,10 +150,13 @@ def class_sums(
     lattice: Lattice,
     k: int,
     progress: ProgressCallback = no_progress,
+    values: bool = False,
 ) -> ClassSums:
     """:class:`ClassSums` of every node of ``lattice`` over the classes rolled up from ``base`` (the bottom
-    node's frequency set of ``enc``), classes of fewer than ``k`` records counted as suppressed."""
+    node's frequency set of ``enc``), classes of fewer than ``k`` records counted as suppressed;
+    ``value_squares`` only when ``values``."""
     plan = KeyPlan(enc)
+    heights = enc.heights
     levels = lattice.levels
     strides = lattice.strides
     sums = ClassSums.zeros(lattice.size)
@@ -160,12 +182,18 @@ def class_sums(
             else:  # no specialization kept (over the memory budget): from the bottom
                 changes = [(a, 0, int(lv)) for a, lv in enumerate(levels[idx]) if lv]
                 keys, counts = group_keys(plan.raise_levels(bottom[0], changes), bottom[1])
-            sums.add(idx, counts, k)
+            codes = [plan.code(keys, a) for a in _below_top(levels[idx], heights)] if values else None
+            sums.add(idx, counts, k, codes)
             if held < HEIGHT_BYTES:
                 kept_now[idx] = (keys, counts)
                 held += keys.nbytes + counts.nbytes
         stored = kept_now
     return sums
+
+
+def _below_top(levels: np.ndarray, heights: np.ndarray) -> list[int]:
+    """The attributes whose values a node shows (below their top level, or never generalized)."""
+    return [a for a, lv in enumerate(levels) if lv < heights[a] or not heights[a]]
 
 
 def _sources(

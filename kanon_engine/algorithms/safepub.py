@@ -21,7 +21,11 @@ attribute i's hierarchy, l_i its level and d the number of quasi-identifiers:
 - ``discernibility`` (Section 5.2): -(sum of |E|^2 over kept classes E + n * S), sensitivity
   n * (k^2 / (k - 1) + 1) (5n for k = 1);
 - ``precision`` (granularity, Section 5.1): -(1/d) * sum_i (U * l_i / h_i + S), sensitivity k - 1 (1 for
-  k = 1).
+  k = 1);
+- ``entropy`` (non-uniform entropy, Section 5.3, as ARX 3.9's ``MetricMDNUEntropyPrecomputed.getScore``):
+  -(sum over the attributes below their top level of sum_v c_v^2 + n * (U * t + d * S)), c_v the kept
+  records showing generalized value v, t the attributes at their top level (shown as *), sensitivity
+  n * d * (k^2 / (k - 1) + 1) (5nd for k = 1).
 
 Every node's classes are rolled up from its smallest direct specialization's (:mod:`.lattice_sums`), and
 the scores computed for all nodes at once.
@@ -69,10 +73,14 @@ SCORE = ParamSpec(
     N_(
         "The utility the random choice of the generalization favours (SafePub's score functions): "
         "discernibility prefers small groups and few removed records; precision prefers few "
-        "generalization levels."
+        "generalization levels; entropy prefers released values that set records apart."
     ),
-    choices=("discernibility", "precision"),
-    choice_labels=(N_("small groups (discernibility)"), N_("few levels (precision)")),
+    choices=("discernibility", "precision", "entropy"),
+    choice_labels=(
+        N_("small groups (discernibility)"),
+        N_("few levels (precision)"),
+        N_("many distinct values (entropy)"),
+    ),
 )
 
 
@@ -121,10 +129,13 @@ def selection_probabilities(scores: np.ndarray, epsilon: float, sensitivity: flo
     return w / w.sum()
 
 
-def sensitivity_of(score: str, n: int, k: int) -> float:
-    """The sensitivity of SafePub's score (module docstring; Section 5.1 and 5.2 of the paper)."""
+def sensitivity_of(score: str, n: int, k: int, d: int = 1) -> float:
+    """The sensitivity of SafePub's score (module docstring; Sections 5.1 to 5.3 of the paper), ``d`` the
+    number of quasi-identifiers."""
     if score == "discernibility":
         return 5.0 * n if k == 1 else n * (k * k / (k - 1.0) + 1.0)
+    if score == "entropy":
+        return 5.0 * n * d if k == 1 else n * d * (k * k / (k - 1.0) + 1.0)
     return 1.0 if k == 1 else k - 1.0
 
 
@@ -134,6 +145,10 @@ def node_scores(score: str, sums: ClassSums, levels: np.ndarray, heights: np.nda
     suppressed = sums.suppressed.astype(np.float64)
     if score == "discernibility":
         return -(sums.kept_squares.astype(np.float64) + n * suppressed)
+    if score == "entropy":
+        at_top = ((levels == heights[None, :]) & (heights[None, :] > 0)).sum(axis=1)
+        hidden = sums.kept * at_top + levels.shape[1] * sums.suppressed  # values shown as * or removed
+        return -(sums.value_squares.astype(np.float64) + n * hidden.astype(np.float64))
     if levels.shape[1] == 0:
         return -suppressed
     share = np.divide(
@@ -292,14 +307,23 @@ class SafePub(Algorithm):
         Lattice.require_size(lattice.size, _(self.title), MAX_NODES)
         n = getattr(self, "_input_rows", enc.n_rows)
         k = max(model.derived.k, k_of(config.models))
+        score = self.parameters["dp_score"]
+        values = score == "entropy"
         if enc.below is None:
-            sums = class_sums(enc, evaluator.base, lattice, k, progress)
+            sums = class_sums(enc, evaluator.base, lattice, k, progress, values)
         else:  # points counted above the leaves (over 12 million): finer nodes are counted by the engine
             sums = ClassSums.zeros(lattice.size)
             for i, levels in enumerate(lattice.levels):
                 if i % 256 == 0:
                     progress(0.9 * i / lattice.size, _("scoring the generalizations"))
-                sums.add(i, evaluator.evaluate(tuple(int(x) for x in levels), complete=True).sizes, k)
-        score = self.parameters["dp_score"]
+                ev = evaluator.evaluate(tuple(int(x) for x in levels), complete=True)
+                leaves = ev.freq.leaves() if values else None
+                codes = [
+                    enc.level_maps[a][lv][leaves[a]]
+                    for a, lv in enumerate(levels)
+                    if leaves is not None and (lv < enc.heights[a] or not enc.heights[a])
+                ]
+                sums.add(i, ev.sizes, k, codes)
         heights = np.asarray(enc.heights, dtype=np.float64)
-        return lattice, node_scores(score, sums, lattice.levels, heights, n), sensitivity_of(score, n, k)
+        scores = node_scores(score, sums, lattice.levels, heights, n)
+        return lattice, scores, sensitivity_of(score, n, k, enc.n_qi)

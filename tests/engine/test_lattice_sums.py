@@ -56,10 +56,12 @@ def _random_case(seed: int) -> tuple[Table, AnonymizationConfig, DifferentialPri
 
 def _pandas_scores(
     frame: pd.DataFrame, config: AnonymizationConfig, k: int, n: int
-) -> dict[tuple[int, ...], tuple[float, float]]:
-    """(discernibility, precision) of every node straight from the definitions (SafePub, Section 5), on
-    the generalized values grouped by pandas: -(sum of kept sizes squared + n * suppressed) and
-    -(1/d) * sum_i (kept * l_i / h_i + suppressed)."""
+) -> dict[tuple[int, ...], tuple[float, float, float]]:
+    """(discernibility, precision, entropy) of every node straight from the definitions (SafePub,
+    Section 5; the entropy score as ARX 3.9 computes it), on the generalized values grouped by pandas:
+    -(sum of kept sizes squared + n * suppressed); -(1/d) * sum_i (kept * l_i / h_i + suppressed); and
+    -(sum over attributes below their top of the squared kept records per value + n * every value shown
+    as * or removed)."""
     qi = list(config.quasi_identifiers)
     heights = [config.hierarchies[q].height for q in qi]
     out = {}
@@ -67,11 +69,21 @@ def _pandas_scores(
         generalized = pd.DataFrame(
             {q: config.hierarchies[q].generalize(frame[q], lv) for q, lv in zip(qi, node)}
         )
+        size = generalized.groupby(qi)[qi[0]].transform("size").to_numpy()
         sizes = generalized.groupby(qi).size().to_numpy().astype(np.int64)
         kept, suppressed = sizes[sizes >= k], int(sizes[sizes < k].sum())
         disc = -float(int((kept * kept).sum()) + n * suppressed)
         prec = -sum(int(kept.sum()) * lv / h + suppressed for lv, h in zip(node, heights)) / len(qi)
-        out[node] = (disc, prec)
+        hidden, squares = 0, 0
+        for q, lv, h in zip(qi, node, heights):
+            shown = generalized.loc[size >= k, q]
+            if lv == h and h > 0:
+                hidden += len(shown) + suppressed
+            else:
+                per_value = shown.value_counts().to_numpy().astype(np.int64)
+                squares += int((per_value * per_value).sum())
+                hidden += suppressed
+        out[node] = (disc, prec, -float(squares + n * hidden))
     return out
 
 
@@ -79,7 +91,7 @@ def _engine_scores(table: Table, config: AnonymizationConfig, model: Differentia
     """Both scores of every node as SafePub computes them, by lattice node."""
     enc = count_points(as_source(table), config).enc if points else encode_records(table, config)
     out = {}
-    for score in ("discernibility", "precision"):
+    for score in ("discernibility", "precision", "entropy"):
         evaluator = NodeEvaluator(enc, config.models, enc.n_rows)
         lattice, scores, _s = safepub.SafePub(dp_score=score).lattice_scores(enc, config, model, evaluator)
         out[score] = {lattice.node(i): float(scores[i]) for i in range(lattice.size)}
@@ -94,9 +106,10 @@ def test_scores_of_every_node_match_pandas(seed: int, points: bool) -> None:
     expected = _pandas_scores(table.frame, config, k, table.n_rows)
     got = _engine_scores(table, config, model, points)
     assert set(got["discernibility"]) == set(expected)
-    for node, (disc, prec) in expected.items():
+    for node, (disc, prec, entropy) in expected.items():
         assert got["discernibility"][node] == disc, node  # integers: exactly
         assert got["precision"][node] == pytest.approx(prec, rel=1e-12, abs=1e-9), node
+        assert got["entropy"][node] == entropy, node
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -109,10 +122,12 @@ def test_keys_split_into_blocks_and_no_height_kept(seed: int, monkeypatch: pytes
     monkeypatch.setattr(lattice_sums, "MAX_KEY_SPACE", 2)
     assert lattice_sums.KeyPlan(encode_records(table, config)).n_blocks == len(config.quasi_identifiers)
     got = _engine_scores(table, config, model, points=True)
-    assert got["discernibility"] == {node: d for node, (d, _p) in expected.items()}
+    assert got["discernibility"] == {node: d for node, (d, _p, _e) in expected.items()}
+    assert got["entropy"] == {node: e for node, (_d, _p, e) in expected.items()}
     monkeypatch.setattr(lattice_sums, "HEIGHT_BYTES", 0)
     got = _engine_scores(table, config, model, points=False)
-    assert got["discernibility"] == {node: d for node, (d, _p) in expected.items()}
+    assert got["discernibility"] == {node: d for node, (d, _p, _e) in expected.items()}
+    assert got["entropy"] == {node: e for node, (_d, _p, e) in expected.items()}
 
 
 def test_class_sums_count_every_record_once() -> None:
