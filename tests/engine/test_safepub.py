@@ -212,7 +212,8 @@ def test_records_left_out_are_never_written_even_when_asked_to_keep_suppressed(t
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
         assert len(frame) == result.released_records == summary.rows
         assert sorted(frame["rid"]) == sorted(result.release["rid"])  # the released records, no other
-        assert check_table(frame, ["x", "y"], model.derived.k).smallest_class >= model.derived.k
+        if len(frame):  # the draw may pick a node whose groups are all under k: nothing released
+            assert check_table(frame, ["x", "y"], model.derived.k).smallest_class >= model.derived.k
         assert len(frame) <= result.differential_privacy["records_sampled"] < table.n_rows
 
 
@@ -244,7 +245,8 @@ def test_report_numbers_are_named_for_what_they_are(capsys: pytest.CaptureFixtur
     assert dp["records_left_out_by_sampling"] == report["records_left_out_by_sampling"] == given - sampled
     assert dp["records_suppressed_in_small_groups"] == report["suppressed"] == sampled - released
     assert report["facts"]["release"]["records_suppressed"] == sampled - released
-    assert check_table(written, ["x", "y"], model.derived.k).smallest_class >= model.derived.k
+    if released:  # the draw may pick a node whose groups are all under k: nothing released
+        assert check_table(written, ["x", "y"], model.derived.k).smallest_class >= model.derived.k
     text = html.read_text()
     for label, n in [
         ("Records given", given),
