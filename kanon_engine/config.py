@@ -78,6 +78,8 @@ class AnonymizationConfig:
         object.__setattr__(self, "models", tuple(self.models))
         object.__setattr__(self, "hierarchies", MappingProxyType(dict(self.hierarchies)))
         object.__setattr__(self, "sensitive_hierarchies", MappingProxyType(dict(self.sensitive_hierarchies)))
+        if any(m.removes_suppressed for m in self.models):  # such a release holds none (PrivacyModel)
+            object.__setattr__(self, "drop_suppressed", True)
         if self.person is not None:
             object.__setattr__(self, "person_knows", knows_value(self.person_knows))
             object.__setattr__(self, "person_blanks", blanks_value(self.person_blanks))

@@ -337,7 +337,10 @@ class AnonymizationResult:
         if self.workload is not None:
             out["workload"] = self.workload.to_dict()
         if self.differential_privacy is not None:  # issue 32's contract: epsilon ... records_sampled
-            out["differential_privacy"] = dict(self.differential_privacy)
+            dp = out["differential_privacy"] = dict(self.differential_privacy)
+            # "suppressed" names the records removed in groups under k, not those the sampling left out
+            out["suppressed"] = dp["records_suppressed_in_small_groups"]
+            out["records_left_out_by_sampling"] = dp["records_left_out_by_sampling"]
         if self.persons is not None:
             out["persons"] = self.persons.to_dict()
         return out

@@ -21,7 +21,14 @@ attribute i's hierarchy, l_i its level and d the number of quasi-identifiers:
 - ``discernibility`` (Section 5.2): -(sum of |E|^2 over kept classes E + n * S), sensitivity
   n * (k^2 / (k - 1) + 1) (5n for k = 1);
 - ``precision`` (granularity, Section 5.1): -(1/d) * sum_i (U * l_i / h_i + S), sensitivity k - 1 (1 for
-  k = 1).
+  k = 1);
+- ``entropy`` (non-uniform entropy, Section 5.3, as ARX 3.9's ``MetricMDNUEntropyPrecomputed.getScore``):
+  -(sum over the attributes below their top level of sum_v c_v^2 + n * (U * t + d * S)), c_v the kept
+  records showing generalized value v, t the attributes at their top level (shown as *), sensitivity
+  n * d * (k^2 / (k - 1) + 1) (5nd for k = 1).
+
+Every node's classes are rolled up from its smallest direct specialization's (:mod:`.lattice_sums`), and
+the scores computed for all nodes at once.
 
 Records dropped by sampling count as suppressed in ARX's scores; they add the same constant to every
 node's score, which the exponential mechanism cancels, so scoring the sample alone draws the same node.
@@ -40,10 +47,11 @@ import numpy as np
 
 from kanon_engine.algorithms.base import Algorithm, Job
 from kanon_engine.algorithms.full_domain import full_domain_result, level_vector
+from kanon_engine.algorithms.lattice_sums import ClassSums, class_sums
 from kanon_engine.algorithms.person_support import require_person_support
 from kanon_engine.config import AnonymizationConfig, ParamSpec
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
+from kanon_engine.core.evaluation import NodeEvaluator, evaluator_context
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
@@ -54,7 +62,7 @@ from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source
 
-#: Largest lattice scored in full (every node is one roll-up of the sample's frequency set).
+#: Largest lattice scored in full (every node's classes are counted: :mod:`.lattice_sums`).
 MAX_NODES = 200_000
 
 SCORE = ParamSpec(
@@ -65,10 +73,14 @@ SCORE = ParamSpec(
     N_(
         "The utility the random choice of the generalization favours (SafePub's score functions): "
         "discernibility prefers small groups and few removed records; precision prefers few "
-        "generalization levels."
+        "generalization levels; entropy prefers released values that set records apart."
     ),
-    choices=("discernibility", "precision"),
-    choice_labels=(N_("small groups (discernibility)"), N_("few levels (precision)")),
+    choices=("discernibility", "precision", "entropy"),
+    choice_labels=(
+        N_("small groups (discernibility)"),
+        N_("few levels (precision)"),
+        N_("many distinct values (entropy)"),
+    ),
 )
 
 
@@ -117,21 +129,32 @@ def selection_probabilities(scores: np.ndarray, epsilon: float, sensitivity: flo
     return w / w.sum()
 
 
-def score_and_sensitivity(
-    score: str, ev: NodeEvaluation, heights: np.ndarray, n: int, k: int
-) -> tuple[float, float]:
-    """SafePub's score of one node of the sample (higher is better) and its sensitivity (module
-    docstring; Section 5.1 and 5.2 of the paper)."""
-    sizes = ev.sizes.astype(np.float64)
-    kept = sizes[ev.passes]
-    suppressed = float(sizes.sum() - kept.sum())
+def sensitivity_of(score: str, n: int, k: int, d: int = 1) -> float:
+    """The sensitivity of SafePub's score (module docstring; Sections 5.1 to 5.3 of the paper), ``d`` the
+    number of quasi-identifiers."""
     if score == "discernibility":
-        sensitivity = 5.0 * n if k == 1 else n * (k * k / (k - 1.0) + 1.0)
-        return -(float(kept @ kept) + n * suppressed), sensitivity
-    levels = np.asarray(ev.levels, dtype=np.float64)
-    share = np.divide(levels, heights, out=np.zeros_like(levels), where=heights > 0)
-    value = -float(np.mean(kept.sum() * share + suppressed)) if len(levels) else -suppressed
-    return value, 1.0 if k == 1 else k - 1.0
+        return 5.0 * n if k == 1 else n * (k * k / (k - 1.0) + 1.0)
+    if score == "entropy":
+        return 5.0 * n * d if k == 1 else n * d * (k * k / (k - 1.0) + 1.0)
+    return 1.0 if k == 1 else k - 1.0
+
+
+def node_scores(score: str, sums: ClassSums, levels: np.ndarray, heights: np.ndarray, n: int) -> np.ndarray:
+    """SafePub's score of every node (higher is better; module docstring), from each node's class sums
+    over the sample and its ``levels`` (one row per node), ``n`` the records of the table given."""
+    suppressed = sums.suppressed.astype(np.float64)
+    if score == "discernibility":
+        return -(sums.kept_squares.astype(np.float64) + n * suppressed)
+    if score == "entropy":
+        at_top = ((levels == heights[None, :]) & (heights[None, :] > 0)).sum(axis=1)
+        hidden = sums.kept * at_top + levels.shape[1] * sums.suppressed  # values shown as * or removed
+        return -(sums.value_squares.astype(np.float64) + n * hidden.astype(np.float64))
+    if levels.shape[1] == 0:
+        return -suppressed
+    share = np.divide(
+        levels.astype(np.float64), heights, out=np.zeros(levels.shape), where=heights[None, :] > 0
+    )
+    return -np.mean(sums.kept.astype(np.float64)[:, None] * share + suppressed[:, None], axis=1)
 
 
 def dp_model(config: AnonymizationConfig) -> DifferentialPrivacy:
@@ -220,6 +243,8 @@ class SafePub(Algorithm):
         }
         result = _on_input_rows(result, keep)
         block["records_released"] = int(result.released_records)
+        block["records_left_out_by_sampling"] = int(records.n_rows - keep.sum())
+        block["records_suppressed_in_small_groups"] = int(keep.sum()) - block["records_released"]
         return dataclasses.replace(result, differential_privacy=block)
 
     def _run(self, job: Job) -> AnonymizationResult:
@@ -282,12 +307,23 @@ class SafePub(Algorithm):
         Lattice.require_size(lattice.size, _(self.title), MAX_NODES)
         n = getattr(self, "_input_rows", enc.n_rows)
         k = max(model.derived.k, k_of(config.models))
+        score = self.parameters["dp_score"]
+        values = score == "entropy"
+        if enc.below is None:
+            sums = class_sums(enc, evaluator.base, lattice, k, progress, values)
+        else:  # points counted above the leaves (over 12 million): finer nodes are counted by the engine
+            sums = ClassSums.zeros(lattice.size)
+            for i, levels in enumerate(lattice.levels):
+                if i % 256 == 0:
+                    progress(0.9 * i / lattice.size, _("scoring the generalizations"))
+                ev = evaluator.evaluate(tuple(int(x) for x in levels), complete=True)
+                leaves = ev.freq.leaves() if values else None
+                codes = [
+                    enc.level_maps[a][lv][leaves[a]]
+                    for a, lv in enumerate(levels)
+                    if leaves is not None and (lv < enc.heights[a] or not enc.heights[a])
+                ]
+                sums.add(i, ev.sizes, k, codes)
         heights = np.asarray(enc.heights, dtype=np.float64)
-        scores = np.empty(lattice.size)
-        sensitivity = 1.0
-        for i, levels in enumerate(lattice.levels):
-            if i % 256 == 0:
-                progress(0.9 * i / lattice.size, _("scoring the generalizations"))
-            ev = evaluator.evaluate(tuple(int(x) for x in levels), complete=True)
-            scores[i], sensitivity = score_and_sensitivity(self.parameters["dp_score"], ev, heights, n, k)
-        return lattice, scores, sensitivity
+        scores = node_scores(score, sums, lattice.levels, heights, n)
+        return lattice, scores, sensitivity_of(score, n, k, enc.n_qi)

@@ -216,6 +216,9 @@ class PrivacyModel(ABC):
     #: True when the model judges the release as a whole (:meth:`release_passes`), not only class by class:
     #: only algorithms that release one generalization with whole records suppressed can apply it.
     judges_release: ClassVar[bool] = False
+    #: True when a release under the model never holds a suppressed record, not even as ``*`` (differential
+    #: privacy: a record left out is part of the randomness); a configuration with it drops them
+    removes_suppressed: ClassVar[bool] = False
     sensitive: str | None = None
 
     # --- judging classes ------------------------------------------------------------------------------

@@ -94,6 +94,7 @@ class DifferentialPrivacy(PrivacyModel):
     title: ClassVar[str] = N_("differential privacy")
     params: ClassVar[tuple[ParamSpec, ...]] = (DP_EPSILON, DP_DELTA, DP_SEARCH_BUDGET, DP_LEVELS)
     monotone_with_suppression: ClassVar[bool] = True
+    removes_suppressed: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         eps, delta = float_or_nan(self.dp_epsilon), float_or_nan(self.dp_delta)

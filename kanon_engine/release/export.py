@@ -311,6 +311,9 @@ def prepare_release(
         recoding.suppressed if recoding is not None else None,
     )
     drop = cfg.drop_suppressed if options.suppressed is None else options.suppressed == "drop"
+    # a differentially private release (SafePub) holds only its random sample, groups smaller than k
+    # removed: a record left out (by the sampling or with its group) is never written, not even as *
+    drop = drop or getattr(result, "differential_privacy", None) is not None
     if drop:
         frame = frame[~suppressed]
     shuffle = cfg.shuffle_seed is not None if options.shuffle is None else options.shuffle

@@ -102,7 +102,7 @@ def build_report(
         "release": {k: v for k, v in release.items() if k != "facts"} if release is not None else None,
         "workload": _workload_dict(workload if workload is not None else getattr(result, "workload", None)),
         "fitness": fitness_section.section(table, result),
-        "differential_privacy": dp_facts(result),
+        "differential_privacy": dp_facts(result, facts),
         "run": {"label": run_label, "stale": bool(stale)},
         "sign_off": _sign_off(project, purpose, recipient, approved_by),
         "language": current_language(),

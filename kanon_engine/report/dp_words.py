@@ -13,10 +13,58 @@ from kanon_engine.i18n import _, formats
 CONTRACT_KEYS = ("epsilon", "delta", "search_budget", "beta", "k", "records_sampled")
 
 
-def dp_facts(result: Any) -> dict[str, Any] | None:
-    """The ``differential_privacy`` block of the report, from the run (None for any other run)."""
+def dp_facts(result: Any, facts: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """The ``differential_privacy`` block of the report, from the run (None for any other run), its
+    record counts recomputed from the release's ``facts`` when given (:func:`sample_figures`)."""
     block = getattr(result, "differential_privacy", None)
-    return None if block is None else dict(block)
+    if block is None:
+        return None
+    return {**block, **(sample_figures(block, facts) if facts is not None else {})}
+
+
+def sample_figures(block: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, int]:
+    """What became of the records given, each count under its own name, from the release's facts (rows
+    written, rows of the input not written) and the size of the run's random sample (which records it
+    held is reported nowhere): given = left out by the sampling + removed in groups smaller than k +
+    released. (Before this split, one "suppressed" figure counted both kinds of left-out records.)"""
+    rel = facts["release"]
+    released = int(rel["records"]) - int(rel.get("records_all_star", 0))
+    given = int(rel["records"]) + int(rel["records_dropped"])
+    sampled = int(block["records_sampled"])
+    return {
+        "records_given": given,
+        "records_sampled": sampled,
+        "records_left_out_by_sampling": given - sampled,
+        "records_suppressed_in_small_groups": sampled - released,
+        "records_released": released,
+    }
+
+
+def sample_figure_rows(block: Mapping[str, Any], facts: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """The counts of :func:`sample_figures` under the names the report and the workbench show."""
+    f = sample_figures(block, facts)
+    return [
+        (_("Records given"), f["records_given"]),
+        (_("Records in the random sample"), f["records_sampled"]),
+        (_("Records left out by the random sampling"), f["records_left_out_by_sampling"]),
+        (
+            _("Records removed in groups smaller than {k}", k=formats.decimal(int(block["k"]), 0)),
+            f["records_suppressed_in_small_groups"],
+        ),
+        (_("Records in the release file"), f["records_released"]),
+    ]
+
+
+def metrics_note(block: Mapping[str, Any] | None) -> str | None:
+    """Over which records a differentially private release's quality figures are measured."""
+    if not block:
+        return None
+    return _(
+        "The quality figures are measured on the random sample of {sampled} records: a record left out by "
+        "the sampling counts in none of them; one removed in a group smaller than {k} counts as suppressed.",
+        sampled=formats.decimal(int(block["records_sampled"]), 0),
+        k=formats.decimal(int(block["k"]), 0),
+    )
 
 
 def dp_sentences(block: Mapping[str, Any] | None) -> list[str]:

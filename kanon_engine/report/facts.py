@@ -505,7 +505,7 @@ def _run_facts(
     if table is not None and len(getattr(table, "frame", ())) == result.records:
         original = table.frame.iloc[rows][list(cfg.quasi_identifiers)].reset_index(drop=True)
     rec = getattr(result, "recoding", None)
-    return release_facts(
+    facts = release_facts(
         frame,
         cfg.quasi_identifiers,
         cfg.sensitive,
@@ -516,6 +516,23 @@ def _run_facts(
         source=source,
         mark=mark,
     )
+    dp = getattr(result, "differential_privacy", None)
+    if dp is not None:
+        split_sampling(facts["release"], dp)
+    return facts
+
+
+def split_sampling(release: dict[str, Any], block: Mapping[str, Any]) -> None:
+    """In a differentially private release's facts (``release``: counted from its rows), tell the records
+    the sampling left out (``records_left_out_by_sampling``) apart from the suppressed ones: both are
+    missing from the file, but only the latter were removed in groups smaller than k."""
+    given = int(release["records"]) + int(release["records_dropped"])
+    left_out = given - int(block["records_sampled"])
+    release["records_left_out_by_sampling"] = left_out
+    release["records_suppressed"] = int(release["records_suppressed"]) - left_out
+    shares = release.setdefault("shares", {})
+    shares["records_left_out_by_sampling"] = _share(left_out, given)
+    shares["records_suppressed"] = _share(release["records_suppressed"], given)
 
 
 def counted_facts(result: Any) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from kanon_engine.metrics.labels import metric_label
 from kanon_engine.metrics.risk import POPULATION_IS_TABLE
 from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.report.charts import class_size_svg
+from kanon_engine.report.dp_words import metrics_note, sample_figure_rows, sample_figures
 from kanon_engine.report.facts import kept_star_cells, quality_metrics
 from kanon_engine.report.sentences import MINIMALITY_WARNING, STAR_MEANING, one_in, pct
 from kanon_engine.resources import resources_dir
@@ -109,6 +110,7 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
     """What the template shows, section by section, as text and small tables."""
     sw = report["software"]
     facts = report["facts"]
+    dp = report.get("differential_privacy")
     return {
         "title": report["title"],
         "file": report["dataset"]["file"] or _("table"),
@@ -120,8 +122,8 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "summary": list(report["summary"]),
         "dataset": _dataset_section(report["dataset"]),
         "configuration": _configuration_section(report["configuration"], report["result"], facts),
-        "result": _result_section(report["result"], report["configuration"], facts),
-        "risk": _risk_section(report["risk"]["before"], report["risk"]["after"], facts),
+        "result": _result_section(report["result"], report["configuration"], facts, dp),
+        "risk": _risk_section(report["risk"]["before"], report["risk"]["after"], facts, dp),
         "homogeneity": _homogeneity_section(report["risk"]["before"], report["risk"]["after"], facts),
         "workload": workload_section(report.get("workload"), table),
         "fitness": fitness_section.view(report.get("fitness"), table),
@@ -202,14 +204,20 @@ def _levels_cell(levels: Sequence[Mapping[str, Any]]) -> Markup:
     return Markup("<br>").join(lines)
 
 
-def figures_rows(facts: Mapping[str, Any]) -> list[list[str]]:
-    """The release's figures, each under its name (the Result table)."""
+def figures_rows(facts: Mapping[str, Any], dp: Mapping[str, Any] | None = None) -> list[list[str]]:
+    """The release's figures, each under its name (the Result table); a differentially private release
+    (``dp``: the report's block) tells the records left out by its sampling apart from those removed."""
     rel = facts["release"]
     cells, records = kept_star_cells(facts)
-    rows = [
-        [_("Records"), fmt(int(rel["records"]) + int(rel["records_dropped"]))],
-        [_("Suppressed records (every quasi-identifier *, or left out)"), fmt(rel["records_suppressed"])],
-        [_("Records in the release file"), fmt(rel["records"])],
+    if dp:
+        rows = [[name, fmt(n)] for name, n in sample_figure_rows(dp, facts)]
+    else:
+        rows = [
+            [_("Records"), fmt(int(rel["records"]) + int(rel["records_dropped"]))],
+            [_("Suppressed records (every quasi-identifier *, or left out)"), fmt(rel["records_suppressed"])],
+            [_("Records in the release file"), fmt(rel["records"])],
+        ]
+    rows += [
         [_("Groups"), fmt(rel["classes"])],
         [_("Smallest group"), fmt(rel["min_class_size"])],
     ]
@@ -224,11 +232,13 @@ def figures_rows(facts: Mapping[str, Any]) -> list[list[str]]:
     return rows
 
 
-def _result_section(r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
-    k = int(c.get("k") or 2)
+def _result_section(
+    r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[str, Any], dp: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    k = int(dp["k"]) if dp else int(c.get("k") or 2)  # a DP release removed the groups under its own k
     p = r["partitions"]
     figures = [
-        *figures_rows(facts),
+        *figures_rows(facts, dp),
         [_("Run time"), f"{formats.decimal(r['runtime_seconds'], 3, fixed=True)} s"],
     ]
     return {
@@ -242,6 +252,7 @@ def _result_section(r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[s
             [_("Metric"), _("Value")],
             (1,),
         ),
+        "metrics_note": metrics_note(dp),
         "chart": Markup(class_size_svg(r["class_size_bands"], k)),
         "notes": list(r["notes"]),
         "model": _model_view(r.get("model")),
@@ -335,7 +346,9 @@ def _metric_row(key: str, value: Any) -> list[Any]:
     return [Markup("{}<br><small>{}</small>").format(label.name, label.meaning), label.show(value)]
 
 
-def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+def _risk_section(
+    b: Mapping[str, Any], a: Mapping[str, Any], facts: Mapping[str, Any], dp: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Risk before and after: the groups and the prosecutor figures from the facts (of the original data
     and of the release: one definition of a group), journalist and marketer risk from the risk
     assessment (they depend on the population)."""
@@ -350,7 +363,7 @@ def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any], facts: Mapping[str
 
     rows = [
         [_("Records assessed (not suppressed)"), fmt(before.get("records")), fmt(after["records_in_groups"])],
-        [_("Suppressed records"), fmt(0 if before else None), fmt(after["records_suppressed"])],
+        *_suppressed_rows(before, after, facts, dp),
         [_("Groups (equivalence classes)"), fmt(before.get("classes")), fmt(after["classes"])],
         [_("Smallest group"), fmt(before.get("min_class_size")), fmt(after["min_class_size"])],
         [_("Prosecutor risk, highest"), pr(rb.get("prosecutor_highest")), pr(ra["prosecutor_highest"])],
@@ -372,6 +385,23 @@ def _risk_section(b: Mapping[str, Any], a: Mapping[str, Any], facts: Mapping[str
         "star_is_value": bool(a.get("star_counted_as_value")),
         "figures": table(rows, [_("Measure"), _("Original data"), _("Release")], (1, 2)),
     }
+
+
+def _suppressed_rows(
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    facts: Mapping[str, Any],
+    dp: Mapping[str, Any] | None,
+) -> list[list[str]]:
+    """The risk table's suppressed records; for a differentially private release, those removed in
+    groups smaller than k apart from those its random sampling left out."""
+    if not dp:
+        return [[_("Suppressed records"), fmt(0 if before else None), fmt(after["records_suppressed"])]]
+    f = sample_figures(dp, facts)
+    return [
+        [_("Suppressed records"), fmt(0 if before else None), fmt(f["records_suppressed_in_small_groups"])],
+        [_("Records left out by the random sampling"), "–", fmt(f["records_left_out_by_sampling"])],
+    ]
 
 
 def _homogeneity_section(rb: Mapping[str, Any], ra: Mapping[str, Any], facts: Mapping[str, Any]) -> list[Any]:

@@ -33,6 +33,7 @@ from kanon_engine.release.export import (
 from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.release.outputs import Output, check_outputs
 from kanon_engine.report.build import write_reports
+from kanon_engine.report.dp_words import dp_facts
 from kanon_engine.report.facts import kept_star_cells, report_facts
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource
@@ -240,6 +241,10 @@ def run_summary(
     summary = result.summary()
     summary["facts"] = report_facts(table, result, release)
     summary.update(figures_from_facts(summary["facts"]))
+    dp = dp_facts(result, summary["facts"])
+    if dp is not None:  # its counts from the rows written, the sampling's apart from the suppressed
+        summary["differential_privacy"] = dp
+        summary["records_left_out_by_sampling"] = dp["records_left_out_by_sampling"]
     if release is not None:
         summary["release_file"] = str(release.path)
         summary["release_sha256"] = release.sha256

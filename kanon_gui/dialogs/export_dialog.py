@@ -164,6 +164,15 @@ class ExportDialog(QDialog):
             runner = TaskRunner(self, max_threads=1)
         self.runner = runner
         form = self._release_form(result.config)
+        if getattr(result, "differential_privacy", None) is not None:  # never written: see export.py
+            self.suppressed_box.setCurrentIndex(1)
+            self.suppressed_box.setEnabled(False)
+            self.suppressed_box.setToolTip(
+                _(
+                    "A differentially private release holds only its random sample: the records left out "
+                    "are never written."
+                )
+            )
         excel = self._excel_box(result)
         extra = self._extra_files_box()
         details = self._details_box(getattr(project, "report", None) or ReportDetails())

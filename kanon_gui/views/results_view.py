@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
+from kanon_engine.report.dp_words import metrics_note, sample_figure_rows
 from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
 from kanon_engine.result import AnonymizationResult, model_description, model_label
 from kanon_engine.session.engines import engine_title, result_engine_sentence
@@ -158,14 +159,18 @@ def metrics_html(result: AnonymizationResult, facts: dict | None = None) -> str:
     rel = facts["release"]
     records = int(rel["records"]) + int(rel["records_dropped"])
     suppressed = int(rel["records_suppressed"])
-    cells = [
-        (_("Records"), formats.count(records), ""),
-        (
-            _("Suppressed"),
-            f"{formats.count(suppressed)} ({formats.percent(rel['shares']['records_suppressed'], 1)})",
-            term("suppression"),
-        ),
-    ]
+    dp = getattr(result, "differential_privacy", None)
+    if dp is not None:  # the records the sampling left out apart from those removed (report.dp_words)
+        cells = [(name, formats.count(n), "") for name, n in sample_figure_rows(dp, facts)]
+    else:
+        cells = [
+            (_("Records"), formats.count(records), ""),
+            (
+                _("Suppressed"),
+                f"{formats.count(suppressed)} ({formats.percent(rel['shares']['records_suppressed'], 1)})",
+                term("suppression"),
+            ),
+        ]
     if "star_cells" in rel:
         stars, _touched = kept_star_cells(facts)
         cells.append(
@@ -208,7 +213,8 @@ def metrics_html(result: AnonymizationResult, facts: dict | None = None) -> str:
     # and one row of ten would make the window wider than a 1280-pixel screen
     per_row = -(-len(tds) // -(-len(tds) // _PER_ROW))  # as even as possible, at most _PER_ROW
     rows = "".join(f"<tr>{''.join(tds[i : i + per_row])}</tr>" for i in range(0, len(tds), per_row))
-    return f"<table>{rows}</table>"
+    note = metrics_note(dp)
+    return f"<table>{rows}</table>" + (f"<p><small>{escape(note)}</small></p>" if note else "")
 
 
 def _chip(color, text: str) -> QWidget:

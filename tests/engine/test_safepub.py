@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy import DifferentialPrivacy, KAnonymity
+from kanon_engine.release.export import ExportOptions, export_release
 from kanon_engine.sources import encode_records
 from tests.conftest import ADULT_QI
 
@@ -196,3 +198,71 @@ def test_a_person_role_is_refused_because_safepub_samples_rows() -> None:
     config = dataclasses.replace(config, person="rid")
     with pytest.raises(ConfigError, match="samples single rows"):
         get_algorithm("safepub").run(table, config)
+
+
+def test_records_left_out_are_never_written_even_when_asked_to_keep_suppressed(tmp_path) -> None:
+    """An export asked to keep suppressed records as * must still leave out every record the sampling
+    dropped and every record of a group under k: writing them (with their other columns) would undo the
+    sampling that makes the release private."""
+    table, config, model = _tiny(400)
+    result = get_algorithm("safepub").run(table, config)
+    for how in ("mask", "drop", None):
+        path = tmp_path / f"{how}.csv"
+        summary = export_release(table, result, path, ExportOptions(suppressed=how))
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        assert len(frame) == result.released_records == summary.rows
+        assert sorted(frame["rid"]) == sorted(result.release["rid"])  # the released records, no other
+        if len(frame):  # the draw may pick a node whose groups are all under k: nothing released
+            assert check_table(frame, ["x", "y"], model.derived.k).smallest_class >= model.derived.k
+        assert len(frame) <= result.differential_privacy["records_sampled"] < table.n_rows
+
+
+def test_report_numbers_are_named_for_what_they_are(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    """Records given, sampled, left out by the sampling, removed in groups under k and released: each
+    under its own name in the JSON and the HTML report, recomputed here from the files written (the
+    sample's size is the one figure only the run knows)."""
+    from kanon_engine.cli import main
+
+    table, config, model = _tiny(600)
+    source = tmp_path / "in.csv"
+    table.frame.to_csv(source, index=False)
+    for q in ("x", "y"):
+        h = config.hierarchies[q]
+        pd.DataFrame(h.rows()).to_csv(tmp_path / f"h_{q}.csv", sep=";", header=False, index=False)
+    out, rep, html = tmp_path / "out.csv", tmp_path / "r.json", tmp_path / "r.html"
+    args = [
+        "anonymize", str(source), "--qi", "x,y", "--dp-epsilon", "1", "--dp-delta", "1e-5",
+        f"--hierarchy=x={tmp_path / 'h_x.csv'}", f"--hierarchy=y={tmp_path / 'h_y.csv'}",
+        "--output", str(out), "--report", str(rep), "--report-html", str(html),
+    ]  # fmt: skip
+    assert main(args) == 0, capsys.readouterr().err
+    report = json.loads(rep.read_text())
+    dp = report["differential_privacy"]
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    given, sampled, released = len(table.frame), dp["records_sampled"], len(written)
+    assert dp["records_given"] == report["records"] == given
+    assert dp["records_released"] == report["released_records"] == released
+    assert dp["records_left_out_by_sampling"] == report["records_left_out_by_sampling"] == given - sampled
+    assert dp["records_suppressed_in_small_groups"] == report["suppressed"] == sampled - released
+    assert report["facts"]["release"]["records_suppressed"] == sampled - released
+    if released:  # the draw may pick a node whose groups are all under k: nothing released
+        assert check_table(written, ["x", "y"], model.derived.k).smallest_class >= model.derived.k
+    text = html.read_text()
+    for label, n in [
+        ("Records given", given),
+        ("Records in the random sample", sampled),
+        ("Records left out by the random sampling", given - sampled),
+        (f"Records removed in groups smaller than {model.derived.k}", sampled - released),
+        ("Records in the release file", released),
+    ]:
+        assert re.search(rf"<td[^>]*>{label}</td><td[^>]*>{n:,}</td>", text), label
+    assert f"measured on the random sample of {sampled:,} records" in text
+
+
+def test_a_run_keeps_the_fingerprint_of_its_settings() -> None:
+    """A configuration with differential privacy drops suppressed records by itself, so the run's
+    settings are the project's (the workbench showed every SafePub run as out of date)."""
+    table, config, _model = _tiny()
+    assert config.drop_suppressed
+    result = get_algorithm("safepub").run(table, config)
+    assert result.config.fingerprint() == config.fingerprint()
