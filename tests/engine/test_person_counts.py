@@ -21,6 +21,7 @@ from kanon_engine.core.lattice import Lattice
 from kanon_engine.core.persons import PERSON_KEY, RolledPairs, split_hists
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import default_hierarchy
+from kanon_engine.metrics.explain import RecordExplainer
 from kanon_engine.sources import encode_records
 
 QI = ("age", "zip", "month")
@@ -95,3 +96,50 @@ def test_persons_per_class_equal_pandas_after_any_roll_ups(frame: pd.DataFrame, 
             merged = pairs.merged()
             again = np.bincount(merged.cls, weights=merged.weights(), minlength=ev.freq.n_classes)
             assert again.astype(np.int64).tolist() == per_class.tolist()
+
+
+def test_why_is_this_record_unsafe_counts_persons() -> None:
+    """The explainer under the person role: every count is distinct persons (pandas), the words say
+    persons, and the hiding generalization is the lowest node whose group holds k persons."""
+    rng = np.random.default_rng(7)
+    persons = 40
+    pid = np.sort(rng.integers(0, persons, 150))
+    frame = pd.DataFrame(
+        {
+            "patient": [f"P{p}" for p in pid],
+            "age": (20 + rng.integers(0, 60, persons)[pid]).astype(str),
+            "zip": rng.choice(np.array(["10115", "10117", "20095", "20097"]), persons)[pid],
+            "month": rng.integers(1, 13, len(pid)).astype(str),
+        }
+    )
+    table = Table(frame)
+    hierarchies = {q: default_hierarchy(q, table.frame[q], table.column_types.get(q)) for q in QI}
+    k = 3
+    cfg = AnonymizationConfig(QI, hierarchies, build_models(k), person="patient")
+    explainer = RecordExplainer(table, cfg)
+    combo = frame[list(QI)].apply(tuple, axis=1)
+    per_row = frame.groupby(combo)["patient"].transform("nunique")
+    assert explainer.class_sizes().tolist() == per_row.tolist()
+    assert (per_row < frame.groupby(combo)["patient"].transform("size")).any()  # rows would differ
+    enc = explainer.enc
+    lattice = Lattice(enc.heights, enc.qi)
+    for row in np.flatnonzero(per_row.to_numpy() < k)[:5]:
+        ex = explainer.explain(int(row))
+        assert not ex.safe and ex.persons and ex.to_dict()["counts"] == "persons"
+        assert ex.class_size == per_row[row]
+        for a in ex.attributes:
+            assert a.records_with_value == frame.loc[frame[a.attribute] == a.value, "patient"].nunique()
+        assert "person" in " ".join(ex.sentences())
+        assert ex.levels is not None
+
+        lv = [ex.levels[q] for q in QI]
+        assert group_persons(frame, enc, int(row), lv) == ex.class_size_generalized >= k
+        lower = [tuple(lattice.node(i)) for i in range(lattice.size)]
+        assert all(group_persons(frame, enc, int(row), n) < k for n in lower if sum(n) < sum(lv))
+
+
+def group_persons(frame: pd.DataFrame, enc, row: int, levels) -> int:
+    """Distinct persons of the records that share record ``row``'s values at ``levels`` (pandas)."""
+    gen = [enc.level_maps[q][lv][enc.codes[q]] for q, lv in enumerate(levels)]
+    same = np.all([g == g[row] for g in gen], axis=0)
+    return int(frame.loc[same, "patient"].nunique())
