@@ -296,6 +296,12 @@ class RecordExplainer:
         per_combo = self._counts if self._pairs is None else self._pairs.per_combo
         return per_combo[self._row_combo]
 
+    def persons_of(self, rows: np.ndarray) -> int:
+        """Distinct persons of the records selected by the boolean ``rows`` (input order), under the
+        person role (a release's group, say)."""
+        assert self._pairs is not None
+        return self._pairs.of_rows(rows)
+
     def _who(self, combos: np.ndarray) -> int:
         """Records (persons, under the person role) of the combinations selected by ``combos``."""
         return int(self._counts[combos].sum()) if self._pairs is None else self._pairs.among(combos)
@@ -425,6 +431,7 @@ class _ComboPersons:
     weight: np.ndarray  # 1, or the records of a blank cell's pair
     per_combo: np.ndarray  # distinct persons per combination
     blank: int  # the code of a blank cell
+    row_person: np.ndarray  # the person of every record
 
     @classmethod
     def of(cls, row_combo: np.ndarray, n: int, table: Table, config: AnonymizationConfig) -> _ComboPersons:
@@ -436,7 +443,7 @@ class _ComboPersons:
         combo, who = row_combo[rep], person[rep]
         weight = np.where(who == blank, records, 1).astype(np.int64)
         per_combo = np.bincount(combo, weights=weight, minlength=n).astype(np.int64)
-        return cls(combo, who, weight, per_combo, blank)
+        return cls(combo, who, weight, per_combo, blank, person)
 
     def among(self, combos: np.ndarray) -> int:
         """Distinct persons of the records of the selected combinations."""
@@ -444,6 +451,12 @@ class _ComboPersons:
         blank = self.person == self.blank
         named = sel & ~blank
         return int(len(np.unique(self.person[named]))) + int(self.weight[sel & blank].sum())
+
+    def of_rows(self, rows: np.ndarray) -> int:
+        """Distinct persons of the selected records (a blank cell's record is a person of its own)."""
+        who = self.row_person[rows]
+        blank = who == self.blank
+        return int(len(np.unique(who[~blank]))) + int(blank.sum())
 
 
 def _text(v: Any) -> str:

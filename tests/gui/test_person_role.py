@@ -63,3 +63,39 @@ def test_import_dialog_joins_a_patient_table(window, tmp_path, wait_idle, qtbot)
     assert {"birth_year", "sex", "area"} <= set(state.table.columns)
     assert state.role("patient_id") == Role.PERSON
     assert [j.on for j in state.project.joins] == ["patient_id"]
+
+
+def test_why_is_this_record_unsafe_speaks_of_persons(window, tmp_path, wait_idle, qtbot) -> None:
+    """Under the person role the Risk tab's explainer counts persons: a record whose values several
+    stays of one patient share is unsafe when fewer than k persons share them."""
+    path = tmp_path / "stays.csv"
+    frame = stays(300, seed=2)
+    frame.to_csv(path, index=False)
+    window.load_data(path)
+    wait_idle(window)
+    state = window.state
+    state.set_roles({q: Role.QUASI_IDENTIFIER for q in ("birth_year", "sex", "area")})
+    window.attributes_panel.set_role("patient_id", Role.PERSON)
+    wait_idle(window)
+    window.run()
+    wait_idle(window)
+    panel = window.risk_panel
+    window.tabs.setCurrentWidget(panel)
+    wait_idle(window)
+    qtbot.waitUntil(lambda: "Per person" in panel.status.text(), timeout=20_000)
+    combo = frame[["birth_year", "sex", "area"]].apply(tuple, axis=1)
+    persons = frame.groupby(combo)["patient_id"].transform("nunique")
+    rows = frame.groupby(combo)["patient_id"].transform("size")
+    # a patient alone in their values with several stays: safe by rows, unsafe by persons
+    row = int(((persons == 1) & (rows >= 5)).to_numpy().argmax())
+    assert persons[row] == 1 and rows[row] >= 5
+    panel.explain_row(row)
+    text = panel.explanation.toPlainText()
+    assert "is unsafe: no other person in the data has these values" in text
+    assert "record" not in text.split("is unsafe:")[1].split(".")[0]
+    assert "In this release it is in a group of" in text and "persons (" in text
+    shots = os.environ.get("KANON_SHOTS")
+    if shots:  # screenshots for the report (not an assertion)
+        window.resize(1366, 768)
+        qtbot.wait(300)
+        window.grab().save(str(Path(shots) / f"why_persons_{os.environ.get('KANON_LANG', 'en')}.png"))
