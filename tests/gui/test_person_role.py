@@ -99,3 +99,21 @@ def test_why_is_this_record_unsafe_speaks_of_persons(window, tmp_path, wait_idle
         window.resize(1366, 768)
         qtbot.wait(300)
         window.grab().save(str(Path(shots) / f"why_persons_{os.environ.get('KANON_LANG', 'en')}.png"))
+
+
+def test_join_box_reads_only_the_patient_tables_header(window, tmp_path, qtbot) -> None:
+    """Picking a patient table lists its columns from the start of the file, on the window's thread,
+    without reading the whole table: a broken line far down does not stop it (it is said when the
+    data are loaded)."""
+    frame = stays(40, seed=5)
+    frame[["patient_id", "month", "ward"]].to_csv(tmp_path / "stays.csv", index=False)
+    lines = ["patient_id,birth_year,sex"] + [f"P{i:05d},{1940 + i % 60},F" for i in range(200_000)]
+    (tmp_path / "patients.csv").write_text("\n".join([*lines, "P1,1950,F,one field too many"]) + "\n")
+    window.open_path(tmp_path / "stays.csv")
+    dialog = window.import_dialog
+    qtbot.waitUntil(lambda: dialog.preview is not None, timeout=10_000)
+    dialog.join_box.set_patient_file(tmp_path / "patients.csv")
+    assert dialog.join_box.key.currentText() == "patient_id"
+    assert dialog.join_box.file.text() == "patients.csv"
+    assert [j.on for j in dialog.join_box.joins()] == ["patient_id"]
+    dialog.reject()
