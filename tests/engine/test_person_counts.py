@@ -10,18 +10,24 @@ pandas group-by on the generalized values.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.core.evaluation import NodeEvaluator
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.core.persons import PERSON_KEY, RolledPairs, split_hists
+from kanon_engine.data.io import read_table
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.metrics.explain import RecordExplainer
+from kanon_engine.release.export import ExportOptions, export_release
 from kanon_engine.sources import encode_records
 
 QI = ("age", "zip", "month")
@@ -143,3 +149,53 @@ def group_persons(frame: pd.DataFrame, enc, row: int, levels) -> int:
     gen = [enc.level_maps[q][lv][enc.codes[q]] for q, lv in enumerate(levels)]
     same = np.all([g == g[row] for g in gen], axis=0)
     return int(frame.loc[same, "patient"].nunique())
+
+
+KEY = b"a key of thirty-two bytes, 256 b"
+
+
+def test_pseudonymized_person_column(tmp_path) -> None:
+    """Under the person role the person column is removed like an identifier, or, with a key, written
+    as keyed pseudonyms (HMAC-SHA256, recomputed here with hmac): a patient's rows share one pseudonym,
+    two patients never do, no patient number leaks, a blank stays blank, and the written file itself
+    shows every released group held by at least k pseudonymous persons."""
+    rng = np.random.default_rng(11)
+    persons = 60
+    pid = np.sort(rng.integers(0, persons, 240))
+    frame = pd.DataFrame(
+        {
+            "patient": [f"P{p:03d}" for p in pid],
+            "age": (20 + rng.integers(0, 60, persons)[pid]).astype(str),
+            "zip": rng.choice(np.array(["10115", "10117", "20095", "20097"]), persons)[pid],
+            "month": rng.integers(1, 13, len(pid)).astype(str),
+        }
+    )
+    frame.loc[[3, 100], "patient"] = ""
+    source = tmp_path / "stays.csv"
+    frame.to_csv(source, index=False)
+    table = read_table(source)
+    hierarchies = {q: default_hierarchy(q, table.frame[q], table.column_types.get(q)) for q in QI}
+    k = 4
+    cfg = AnonymizationConfig(QI, hierarchies, build_models(k), person="patient", person_blanks="own")
+    result = get_algorithm("optimal", suppression_limit=0.1).run(table, cfg)
+
+    plain = export_release(table, result, tmp_path / "plain.csv")
+    assert "patient" not in pd.read_csv(tmp_path / "plain.csv", dtype=str).columns
+    assert plain.pseudonymized == ()
+
+    summary = export_release(table, result, tmp_path / "pseudo.csv", ExportOptions(pseudonymize_key=KEY))
+    back = pd.read_csv(tmp_path / "pseudo.csv", dtype=str, keep_default_na=False)
+    assert summary.pseudonymized == ("patient",) and "patient" in back.columns
+    # written in input order (no shuffle, nothing dropped); a blank cell is read as missing
+    original = table.frame["patient"].fillna("").astype(str).to_numpy()
+    assert len(back) == len(original)
+    want = [hmac.new(KEY, p.encode(), hashlib.sha256).hexdigest() if p else "" for p in original]
+    assert back["patient"].tolist() == want
+    assert not (set(original) - {""}) & set(back["patient"])  # no patient number leaks
+    named = back["patient"] != ""
+    assert back.loc[named].groupby("patient").ngroups == len(set(original) - {""})  # one per patient
+    # persons counted from the written file: every released group holds k of them (a blank: one each)
+    kept = ~np.asarray(result.suppressed_mask)
+    who = back["patient"].where(named, "blank-" + back.index.astype(str))
+    groups = pd.DataFrame({"who": who, **{q: back[q] for q in QI}})[kept].groupby(list(QI))["who"].nunique()
+    assert len(groups) and groups.min() >= k
