@@ -160,8 +160,9 @@ def _distinct_per_class(h: Histograms, entries: np.ndarray, n_classes: int) -> n
 @dataclass(frozen=True, eq=False)
 class RolledPairs(Histograms):
     """Person pairs rolled up without merging: (class, person, records) entries where one person may
-    have several entries in one class, in the order of the pairs they came from (``val`` and ``cnt``
-    are those pairs' arrays, shared), and per class bounds on its distinct persons,
+    have several entries in one class, in the order of the entries they came from (``val`` and ``cnt``
+    are those arrays, shared; the bottom's are in class order), and per class bounds on its distinct
+    persons,
     ``low <= persons <= high`` (module docstring). :meth:`merged` gives the :class:`PersonPairs`."""
 
     low: np.ndarray
@@ -184,12 +185,14 @@ class RolledPairs(Histograms):
         (``class_map[c]``: the new class of class ``c``): one gather, and the bounds."""
         if isinstance(pairs, RolledPairs):
             low, high = pairs.low, pairs.high
-            pairs = pairs.done if pairs.done is not None else pairs  # fewer entries once merged
+            if pairs.done is not None and len(pairs.done.cls) < len(pairs.cls):
+                pairs = pairs.done  # fewer entries once merged
         else:
             low = high = pairs.per_class(len(class_map))  # (the bottom's are counted once: person_base)
         new_low = np.zeros(n_classes, dtype=np.int64)
         np.maximum.at(new_low, class_map, low)
-        new_high = np.bincount(class_map, weights=high, minlength=n_classes).astype(np.int64)
+        new_high = np.zeros(n_classes, dtype=np.int64)
+        np.add.at(new_high, class_map, high)
         return cls(class_map[pairs.cls], pairs.val, pairs.cnt, pairs.n_values, new_low, new_high)
 
     def roll_up(self, class_map: np.ndarray, n_classes: int) -> RolledPairs:
@@ -307,9 +310,13 @@ def person_base(enc: EncodedTable, base: FrequencySet, sensitive: tuple[int, ...
     n = base.n_classes
     pairs = PersonPairs.of_rows(base.records, enc.persons, n, enc.n_persons, enc.weights)
     exact = pairs.per_class(n)  # the bounds of the bottom classes meet: every roll-up starts from them
-    hists: dict[int, Histograms] = {
-        PERSON_KEY: RolledPairs(pairs.cls, pairs.val, pairs.cnt, pairs.n_values, exact, exact.copy(), pairs)
-    }
+    # in class order, so the roll-ups from the bottom read their class maps in order (3x faster than
+    # in person order on a million pairs); the merged pairs, in person order, are ``done``
+    order = np.argsort(pairs.cls, kind="stable")
+    rolled = RolledPairs(
+        pairs.cls[order], pairs.val[order], pairs.cnt[order], pairs.n_values, exact, exact.copy(), pairs
+    )
+    hists: dict[int, Histograms] = {PERSON_KEY: rolled}
     for s in sensitive:
         col = enc.sensitive[s]
         hists[s] = PersonValues.of_rows(
