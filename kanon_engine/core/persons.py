@@ -313,7 +313,7 @@ def person_base(enc: EncodedTable, base: FrequencySet, sensitive: tuple[int, ...
     exact = pairs.per_class(n)  # the bounds of the bottom classes meet: every roll-up starts from them
     # in class order, so the roll-ups from the bottom read their class maps in order (3x faster than
     # in person order on a million pairs); the merged pairs, in person order, are ``done``
-    order = np.argsort(pairs.cls, kind="stable")
+    order = np.argsort(pairs.cls)
     rolled = RolledPairs(
         pairs.cls[order], pairs.val[order], pairs.cnt[order], pairs.n_values, exact, exact.copy(), pairs
     )
