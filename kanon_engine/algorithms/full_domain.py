@@ -42,7 +42,7 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.core.persons import PERSON_KEY, PersonPairs, cut_points
+from kanon_engine.core.persons import cut_points, merged_pairs
 from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.i18n import N_, _, formats
@@ -282,8 +282,7 @@ def full_domain_result(
     else:
         point_class, suppressed = row_classes(enc, ev, ctx.base)
     if ev.person_cut is not None:  # the rows of persons cut out of released classes (core.person_sets)
-        pairs = ev.freq.hists[PERSON_KEY] if ev.freq.hists is not None else None
-        assert isinstance(pairs, PersonPairs)  # the person role keeps its pairs in every frequency set
+        pairs = merged_pairs(ev.freq)  # the person role keeps its pairs in every frequency set
         suppressed = suppressed | cut_points(points, point_class, pairs, ev.person_cut)
     kept_ids = np.flatnonzero(ev.passes)
     renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)

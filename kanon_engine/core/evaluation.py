@@ -22,7 +22,7 @@ from kanon_engine.core.frequency import (
     with_histograms,
 )
 from kanon_engine.core.person_sets import suppress_for_persons
-from kanon_engine.core.persons import person_base
+from kanon_engine.core.persons import person_base, persons_at_least
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
@@ -243,14 +243,17 @@ class NodeEvaluator:
         if self._sensitive or self._persons:
             fs = with_histograms(fs, source, class_map)
         self._remember(fs)
-        stats = ClassStats.of(self.enc, fs)
+        # under the person role with k-anonymity alone, no per-class statistics but the persons
+        stats = ClassStats.of(self.enc, fs) if self._others else None
         if self._persons:  # k counts distinct persons (a class of fewer rows has fewer persons)
-            passes = stats.people >= self.k
-        for m in self._mono:
+            passes = stats.people >= self.k if stats is not None else persons_at_least(fs, self.k)
+        for m in self._mono:  # models beyond k: their statistics were counted
+            assert stats is not None
             passes &= m.passes(stats)
         suppressed_monotone = int(fs.counts[~passes].sum())
         share = (~passes).astype(np.float64)
         for m in self._non_mono:
+            assert stats is not None
             ok_m, share_m = m.assess(stats)
             passes &= ok_m
             np.maximum(share, share_m, out=share)

@@ -44,7 +44,7 @@ import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import FrequencySet, Histograms, group_columns
-from kanon_engine.core.persons import PERSON_KEY, PersonPairs, PersonValues, suppressed_persons
+from kanon_engine.core.persons import PERSON_KEY, PersonPairs, PersonValues, merged_pairs, suppressed_persons
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
@@ -243,17 +243,15 @@ def suppress_for_persons(
     t-closeness, so the other models are asked again about what is left. Then Datafly's step 4 in
     persons: the kept suppressed rows form one group of 0 or at least k persons, else the smallest
     released class is suppressed whole (it holds k persons: one is enough)."""
-    pairs = (fs.hists or {})[PERSON_KEY]
-    assert isinstance(pairs, PersonPairs)
     cut = None
     k = k_of(models)
     if enc.person_knows != 1:
+        pairs = merged_pairs(fs)
         passes, cut = enforce_sets(pairs, passes, k, enc.person_knows, order)
         if cut.any() and any(not isinstance(m, KAnonymity) for m in models):
             passes = passes & _passing_without(enc, fs, pairs, cut, models)
             cut &= passes[pairs.cls]
-    suppressed_people = suppressed_persons(fs, passes, cut)
-    if rule.group_k > 0 and 0 < suppressed_people < rule.group_k and passes.any():
+    if rule.group_k > 0 and passes.any() and 0 < suppressed_persons(fs, passes, cut) < rule.group_k:
         passes, _none, _n = enforce(rule, fs.counts, passes, 0, order())
         if cut is not None:
             cut &= passes[pairs.cls]

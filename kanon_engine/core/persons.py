@@ -11,10 +11,20 @@ Distinct counts do not add up when classes merge (a patient in two merged classe
 two), so a frequency set keeps, beside its classes, the deduplicated (class, person, records) *pairs*
 (:class:`PersonPairs`), like the (class, value, records) triples of the sensitive histograms, and rolls
 them up with the classes: a roll-up maps the class of every pair and merges pairs that meet. The persons
-of a class are its pairs. Pairs are kept sorted by person, then class, so after a roll-up they are
-nearly sorted and merging them is a sort of nearly sorted keys (timsort: close to one pass), never a
-pass over the table's rows. They live among the frequency set's histograms under the key
+of a class are its pairs. Pairs are kept sorted by person, then class (the sets of
+:mod:`kanon_engine.core.person_sets` read a person's pairs as one run), so after a roll-up they are
+nearly sorted and merging them is one sort of nearly sorted integer keys, never a pass over the
+table's rows. They live among the frequency set's histograms under the key
 :data:`PERSON_KEY`, so caching, roll-ups and memory accounting treat them as histograms.
+
+Most checked nodes only need to know which classes hold at least k persons, so a roll-up does not merge
+(:class:`RolledPairs`): it maps the class of every pair (one gather) and carries per class two bounds on
+its distinct persons, ``max`` (a class holds every person of each class merged into it) and ``sum``
+(at most all of them, and no more than its records) of the merged classes' bounds. A class whose lower
+bound reaches k passes, one whose upper bound stays below k fails, and only the pairs of the classes in
+between are merged, with one sort of integer keys ``class * persons + person``
+(:meth:`RolledPairs.at_least`). The full merge is made once, when something needs the pairs themselves
+(:meth:`RolledPairs.merged`: other models, ``--person-knows`` above 1, the release).
 
 A blank person cell, when the user chose so, is a person of its own: it has the code ``P`` (one more than
 the last person), and a pair of that code counts its records as persons.
@@ -51,7 +61,7 @@ def _person_major(
     n_classes, n_inner = max(int(n_classes), 1), max(int(n_inner), 1)
     if int(person.max(initial=0)) + 1 <= _MAX_KEY // (n_classes * n_inner):
         key = (person * n_inner + inner) * n_classes + cls
-        order = np.argsort(key, kind="stable")  # nearly sorted after a roll-up: timsort runs
+        order = np.argsort(key)  # equal keys are one entry: no need for a stable sort (3x faster)
         ks = key[order]
         new = np.empty(len(ks), dtype=bool)
         new[:1] = True
@@ -104,9 +114,10 @@ class PersonPairs(Histograms):
         counts = np.add.reduceat(w[order], starts).astype(np.int64)
         return cls(c[first], p[first], counts, n_values)
 
-    def roll_up(self, class_map: np.ndarray, n_classes: int) -> PersonPairs:
-        """The pairs of coarser classes (``class_map[c]``: the new class of class ``c``)."""
-        return self._merged(class_map[self.cls], self.val, self.cnt, n_classes, self.n_values)
+    def roll_up(self, class_map: np.ndarray, n_classes: int) -> Histograms:
+        """The pairs of coarser classes (``class_map[c]``: the new class of class ``c``), not merged
+        until needed (:class:`RolledPairs`)."""
+        return RolledPairs.of(self, class_map, n_classes)
 
     def weights(self) -> np.ndarray:
         """Persons of every pair: 1, or its records for a blank cell's pair."""
@@ -118,9 +129,128 @@ class PersonPairs(Histograms):
 
     def persons_among(self, pair_mask: np.ndarray) -> int:
         """Distinct persons of the pairs selected by ``pair_mask`` (blank records each one person)."""
-        sel = pair_mask & (self.val != self.blank)
-        named = int(len(np.unique(self.val[sel])))
-        return named + int(self.cnt[pair_mask & (self.val == self.blank)].sum())
+        return _persons_among(self, pair_mask)
+
+
+def _persons_among(h: Histograms, pair_mask: np.ndarray) -> int:
+    """Distinct persons of the (class, person, records) entries of ``h`` selected by ``pair_mask``,
+    merged or not (a blank cell, the last code, counts its records)."""
+    blank = h.val == h.n_values - 1
+    named = int(len(np.unique(h.val[pair_mask & ~blank])))
+    return named + int(h.cnt[pair_mask & blank].sum())
+
+
+def _distinct_per_class(h: Histograms, entries: np.ndarray, n_classes: int) -> np.ndarray:
+    """Distinct persons per class among the (class, person, records) ``entries`` of ``h`` (indices),
+    merged or not: one sort of the integer keys ``class * persons + person`` (np.sort), a blank
+    cell's records each one person."""
+    cls, val = h.cls[entries], h.val[entries]
+    blank = val == h.n_values - 1
+    out = np.bincount(cls[blank], weights=h.cnt[entries][blank], minlength=n_classes).astype(np.int64)
+    width = max(int(h.n_values), 1)
+    if n_classes * width < _MAX_KEY:
+        keys = np.sort(cls[~blank].astype(np.int64) * width + val[~blank])
+        first = np.empty(len(keys), dtype=bool)
+        first[:1] = True
+        np.not_equal(keys[1:], keys[:-1], out=first[1:])
+        return out + np.bincount(keys[first] // width, minlength=n_classes)
+    merged = PersonPairs._merged(cls[~blank], val[~blank], h.cnt[entries][~blank], n_classes, h.n_values)
+    return out + np.bincount(merged.cls, minlength=n_classes)
+
+
+@dataclass(frozen=True, eq=False)
+class RolledPairs(Histograms):
+    """Person pairs rolled up without merging: (class, person, records) entries where one person may
+    have several entries in one class, in the order of the entries they came from (``val`` and ``cnt``
+    are those arrays, shared; the bottom's are in class order), and per class bounds on its distinct
+    persons,
+    ``low <= persons <= high`` (module docstring). :meth:`merged` gives the :class:`PersonPairs`."""
+
+    low: np.ndarray
+    high: np.ndarray
+    #: the merged pairs, once made (:meth:`merged`)
+    done: PersonPairs | None = None
+
+    @property
+    def n_classes(self) -> int:
+        return int(len(self.low))
+
+    @property
+    def nbytes(self) -> int:
+        extra = self.done.nbytes if self.done is not None else 0
+        return int(self.cls.nbytes + self.low.nbytes + self.high.nbytes + extra)
+
+    @classmethod
+    def of(cls, pairs: PersonPairs | RolledPairs, class_map: np.ndarray, n_classes: int) -> RolledPairs:
+        """``pairs`` (of the classes of a finer node) rolled up to the coarser classes
+        (``class_map[c]``: the new class of class ``c``): one gather, and the bounds."""
+        if isinstance(pairs, RolledPairs):
+            low, high = pairs.low, pairs.high
+            if pairs.done is not None and len(pairs.done.cls) < len(pairs.cls):
+                pairs = pairs.done  # fewer entries once merged
+        else:
+            low = high = pairs.per_class(len(class_map))  # (the bottom's are counted once: person_base)
+        new_low = np.zeros(n_classes, dtype=np.int64)
+        np.maximum.at(new_low, class_map, low)
+        new_high = np.zeros(n_classes, dtype=np.int64)
+        np.add.at(new_high, class_map, high)
+        return cls(class_map[pairs.cls], pairs.val, pairs.cnt, pairs.n_values, new_low, new_high)
+
+    def roll_up(self, class_map: np.ndarray, n_classes: int) -> RolledPairs:
+        return RolledPairs.of(self, class_map, n_classes)
+
+    def merged(self) -> PersonPairs:
+        """The merged pairs (each person once per class; sorted by person, then class), made once."""
+        if self.done is None:
+            done = PersonPairs._merged(self.cls, self.val, self.cnt, self.n_classes, self.n_values)
+            object.__setattr__(self, "done", done)
+            self.low[:] = self.high[:] = done.per_class(self.n_classes)
+            return done
+        return self.done
+
+    def per_class(self, n_classes: int) -> np.ndarray:
+        """Distinct persons per class: the bounds where they meet, the merged entries of the others."""
+        open_ = self.low != self.high
+        if open_.any():
+            self._settle(open_)
+        return self.low.copy()
+
+    def at_least(self, k: int) -> np.ndarray:
+        """Per class, whether it holds at least ``k`` distinct persons: decided by the bounds where
+        they suffice, by merging the entries of the other classes only."""
+        open_ = (self.low < k) & (self.high >= k)
+        if open_.any():
+            self._settle(open_)
+        return self.low >= k
+
+    def _settle(self, classes: np.ndarray) -> None:
+        """Count the distinct persons of the selected classes exactly (their bounds become equal)."""
+        entries = np.flatnonzero(classes[self.cls])
+        exact = _distinct_per_class(self, entries, self.n_classes)
+        self.low[classes] = self.high[classes] = exact[classes]
+
+    def persons_among(self, pair_mask: np.ndarray) -> int:
+        """Distinct persons of the entries selected by ``pair_mask`` (blank records each one person)."""
+        return _persons_among(self, pair_mask)
+
+
+def merged_pairs(fs: FrequencySet) -> PersonPairs:
+    """The merged person pairs of a frequency set under the person role (merging rolled-up ones once)."""
+    pairs = (fs.hists or {})[PERSON_KEY]
+    if isinstance(pairs, RolledPairs):
+        return pairs.merged()
+    assert isinstance(pairs, PersonPairs)
+    return pairs
+
+
+def persons_at_least(fs: FrequencySet, k: int) -> np.ndarray:
+    """Per class of a frequency set under the person role, whether it holds at least ``k`` distinct
+    persons (what k-anonymity asks), merging as few pairs as the bounds allow."""
+    pairs = (fs.hists or {})[PERSON_KEY]
+    if isinstance(pairs, RolledPairs):
+        return pairs.at_least(k)
+    assert isinstance(pairs, PersonPairs)
+    return pairs.per_class(fs.n_classes) >= k
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,9 +309,15 @@ def person_base(enc: EncodedTable, base: FrequencySet, sensitive: tuple[int, ...
     row of ``enc``."""
     assert enc.persons is not None and base.records is not None
     n = base.n_classes
-    hists: dict[int, Histograms] = {
-        PERSON_KEY: PersonPairs.of_rows(base.records, enc.persons, n, enc.n_persons, enc.weights)
-    }
+    pairs = PersonPairs.of_rows(base.records, enc.persons, n, enc.n_persons, enc.weights)
+    exact = pairs.per_class(n)  # the bounds of the bottom classes meet: every roll-up starts from them
+    # in class order, so the roll-ups from the bottom read their class maps in order (3x faster than
+    # in person order on a million pairs); the merged pairs, in person order, are ``done``
+    order = np.argsort(pairs.cls)
+    rolled = RolledPairs(
+        pairs.cls[order], pairs.val[order], pairs.cnt[order], pairs.n_values, exact, exact.copy(), pairs
+    )
+    hists: dict[int, Histograms] = {PERSON_KEY: rolled}
     for s in sensitive:
         col = enc.sensitive[s]
         hists[s] = PersonValues.of_rows(
@@ -197,7 +333,7 @@ def split_hists(
     (distinct persons per value under the person role), and the distinct persons per class (None
     without the person role)."""
     pairs = hists.get(PERSON_KEY)
-    if not isinstance(pairs, PersonPairs):
+    if not isinstance(pairs, (PersonPairs, RolledPairs)):
         return hists, None
     out = {a: h.collapse(n_classes) if isinstance(h, PersonValues) else h for a, h in hists.items() if a >= 0}
     return out, pairs.per_class(n_classes)
@@ -256,7 +392,9 @@ def suppressed_persons(fs: FrequencySet, passes: np.ndarray, cut: np.ndarray | N
     """Distinct persons among the records a node suppresses: those of failing classes, and the pairs
     ``cut`` out of passing ones (:mod:`kanon_engine.core.person_sets`)."""
     pairs = (fs.hists or {}).get(PERSON_KEY)
-    assert isinstance(pairs, PersonPairs)
+    if cut is not None:  # ``cut`` is per merged pair
+        pairs = merged_pairs(fs)
+    assert isinstance(pairs, (PersonPairs, RolledPairs))
     mask = ~passes[pairs.cls]
     if cut is not None:
         mask |= cut

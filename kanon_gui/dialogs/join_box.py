@@ -9,10 +9,14 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from kanon_engine.data.io import read_table
+from kanon_engine.data.io import preview_table
 from kanon_engine.data.join import JoinSpec
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import _
+
+#: Rows read to find the patient table's columns (enough for the reader to detect the delimiter and
+#: the header, as in the import preview).
+HEADER_ROWS = 50
 
 
 class JoinBox(QGroupBox):
@@ -43,9 +47,11 @@ class JoinBox(QGroupBox):
             self.set_patient_file(Path(name))
 
     def set_patient_file(self, path: Path) -> None:
-        """Read the patient table's columns and offer the ones the stay table holds too as the key."""
+        """Read the patient table's header (only the start of a text file, as the preview does: the
+        whole table is read when the data are loaded, off the window's thread) and offer the columns
+        the stay table holds too as the key."""
         try:
-            columns = read_table(path).columns
+            columns = preview_table(path, n_rows=HEADER_ROWS).columns
         except KanonError as exc:
             self.file.setText(str(exc))
             return

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
-from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.i18n import N_, _, formats, ngettext, text_of
 from kanon_engine.metrics.explain import RecordExplainer
 from kanon_engine.metrics.risk import (
     DEFAULT_THRESHOLD,
@@ -61,6 +61,7 @@ from kanon_gui.views.results_view import stale_banner
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
 ALL_SAFE = N_("Every record of the original data is already in a group of at least k.")
+ALL_SAFE_PERSONS = N_("Every record of the original data is already in a group of at least k persons.")
 #: The risk of a streamed run: what it is computed from, and what needs the records.
 FROM_SIZES = N_(
     "Risk of the release on {columns}, computed from the sizes of its groups: this run was made by "
@@ -319,12 +320,19 @@ class RiskPanel(QWidget):
         lines = ex.sentences()
         if not self.result.suppressed_mask[row]:
             cls = int(self.result.row_class[row])
-            lines.append(
-                _(
-                    "In this release it is in a group of {class_size} records.",
-                    class_size=int(self.result.class_sizes[cls]),
+            size = int(self.result.class_sizes[cls])
+            if self.result.config.person is not None:  # k counts persons (issue 33)
+                people = self._explainer.persons_of(np.asarray(self.result.row_class) == cls)
+                lines.append(
+                    ngettext(
+                        "In this release it is in a group of {n} person ({rows} records).",
+                        "In this release it is in a group of {n} persons ({rows} records).",
+                        people,
+                        rows=size,
+                    )
                 )
-            )
+            else:
+                lines.append(_("In this release it is in a group of {class_size} records.", class_size=size))
         else:
             lines.append(_("In this release it is suppressed: its quasi-identifiers are shown as *."))
         self.explanation.setPlainText("\n\n".join(lines))
@@ -383,7 +391,7 @@ class RiskPanel(QWidget):
         if unsafe is not None and len(unsafe):
             self.explain_row(int(unsafe[0]), announce=False)
         else:
-            self.explanation.setPlainText(_(ALL_SAFE))
+            self.explanation.setPlainText(self._all_safe())
 
     def _fill_figures(self, before: RiskAssessment | None, after: RiskAssessment) -> None:
         """The two columns of figures ("–" throughout for an original data that was not assessed)."""
@@ -513,11 +521,15 @@ class RiskPanel(QWidget):
     def _next_unsafe(self) -> None:
         unsafe = self._unsafe_rows()
         if unsafe is None or not len(unsafe):
-            self.explanation.setPlainText(_(ALL_SAFE))
+            self.explanation.setPlainText(self._all_safe())
             return
         current = self.row_spin.value() - 1
         later = unsafe[unsafe > current]
         self.explain_row(int(later[0] if len(later) else unsafe[0]))
+
+    def _all_safe(self) -> str:
+        persons = self.result is not None and self.result.config.person is not None
+        return _(ALL_SAFE_PERSONS if persons else ALL_SAFE)
 
     def _clear(self) -> None:
         self.figures.clearContents()

@@ -63,3 +63,57 @@ def test_import_dialog_joins_a_patient_table(window, tmp_path, wait_idle, qtbot)
     assert {"birth_year", "sex", "area"} <= set(state.table.columns)
     assert state.role("patient_id") == Role.PERSON
     assert [j.on for j in state.project.joins] == ["patient_id"]
+
+
+def test_why_is_this_record_unsafe_speaks_of_persons(window, tmp_path, wait_idle, qtbot) -> None:
+    """Under the person role the Risk tab's explainer counts persons: a record whose values several
+    stays of one patient share is unsafe when fewer than k persons share them."""
+    path = tmp_path / "stays.csv"
+    frame = stays(300, seed=2)
+    frame.to_csv(path, index=False)
+    window.load_data(path)
+    wait_idle(window)
+    state = window.state
+    state.set_roles({q: Role.QUASI_IDENTIFIER for q in ("birth_year", "sex", "area")})
+    window.attributes_panel.set_role("patient_id", Role.PERSON)
+    wait_idle(window)
+    window.run()
+    wait_idle(window)
+    panel = window.risk_panel
+    window.tabs.setCurrentWidget(panel)
+    wait_idle(window)
+    qtbot.waitUntil(lambda: "Per person" in panel.status.text(), timeout=20_000)
+    combo = frame[["birth_year", "sex", "area"]].apply(tuple, axis=1)
+    persons = frame.groupby(combo)["patient_id"].transform("nunique")
+    rows = frame.groupby(combo)["patient_id"].transform("size")
+    # a patient alone in their values with several stays: safe by rows, unsafe by persons
+    row = int(((persons == 1) & (rows >= 5)).to_numpy().argmax())
+    assert persons[row] == 1 and rows[row] >= 5
+    panel.explain_row(row)
+    text = panel.explanation.toPlainText()
+    assert "is unsafe: no other person in the data has these values" in text
+    assert "record" not in text.split("is unsafe:")[1].split(".")[0]
+    assert "In this release it is in a group of" in text and "persons (" in text
+    shots = os.environ.get("KANON_SHOTS")
+    if shots:  # screenshots for the report (not an assertion)
+        window.resize(1366, 768)
+        qtbot.wait(300)
+        window.grab().save(str(Path(shots) / f"why_persons_{os.environ.get('KANON_LANG', 'en')}.png"))
+
+
+def test_join_box_reads_only_the_patient_tables_header(window, tmp_path, qtbot) -> None:
+    """Picking a patient table lists its columns from the start of the file, on the window's thread,
+    without reading the whole table: a broken line far down does not stop it (it is said when the
+    data are loaded)."""
+    frame = stays(40, seed=5)
+    frame[["patient_id", "month", "ward"]].to_csv(tmp_path / "stays.csv", index=False)
+    lines = ["patient_id,birth_year,sex"] + [f"P{i:05d},{1940 + i % 60},F" for i in range(200_000)]
+    (tmp_path / "patients.csv").write_text("\n".join([*lines, "P1,1950,F,one field too many"]) + "\n")
+    window.open_path(tmp_path / "stays.csv")
+    dialog = window.import_dialog
+    qtbot.waitUntil(lambda: dialog.preview is not None, timeout=10_000)
+    dialog.join_box.set_patient_file(tmp_path / "patients.csv")
+    assert dialog.join_box.key.currentText() == "patient_id"
+    assert dialog.join_box.file.text() == "patients.csv"
+    assert [j.on for j in dialog.join_box.joins()] == ["patient_id"]
+    dialog.reject()
