@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.core.frequency import group_columns
+from kanon_engine.data.records import named_values
 from kanon_engine.errors import DataError
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
@@ -41,17 +42,11 @@ class ClassCheck:
         return self.records_below_k == 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "k_anonymous": self.k_anonymous,
-            "requested_k": self.requested_k,
-            "k": self.k,
-            "records": self.records,
-            "suppressed": self.suppressed,
-            "classes": self.classes,
-            "smallest_class": self.smallest_class,
-            "records_below_k": self.records_below_k,
-            "classes_below_k": self.classes_below_k,
-        }
+        return named_values(
+            self,
+            *("k_anonymous", "requested_k", "k", "records", "suppressed", "classes", "smallest_class"),
+            *("records_below_k", "classes_below_k"),
+        )
 
 
 def equivalence_classes(
