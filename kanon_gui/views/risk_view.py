@@ -55,6 +55,7 @@ from kanon_gui.glossary import term
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
+from kanon_gui.views.parts import labelled_row
 from kanon_gui.views.plot_menu import add_plot_menu
 from kanon_gui.views.results_view import stale_banner
 
@@ -220,10 +221,7 @@ class RiskPanel(QWidget):
 
     def _lay_out(self) -> None:
         """Figures and chart above; homogeneity and explanations below, in splitters."""
-        top = QHBoxLayout()
-        top.addWidget(QLabel(_("Records at risk above")))
-        top.addWidget(self.threshold)
-        top.addStretch(1)
+        top = labelled_row(_("Records at risk above"), self.threshold)
         fig_box = QGroupBox(_("Re-identification risk"))
         fl = QVBoxLayout(fig_box)
         fl.addLayout(top)

@@ -51,6 +51,7 @@ from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
+from kanon_gui.views.parts import note_label
 from kanon_gui.views.results_view import stale_banner
 
 Index = QModelIndex | QPersistentModelIndex
@@ -217,9 +218,7 @@ class WorkloadPanel(QWidget):
         self.editor.setPlaceholderText(EXAMPLE)
         self.editor.textChanged.connect(self._check.start)
         lay.addWidget(self.editor, 1)
-        self.status = QLabel()
-        self.status.setObjectName("WorkloadStatus")
-        self.status.setWordWrap(True)
+        self.status = note_label("WorkloadStatus")
         lay.addWidget(self.status)
         lay.addLayout(self._buttons())
         return box
@@ -271,9 +270,7 @@ class WorkloadPanel(QWidget):
         lay = QVBoxLayout(box)
         self.stale_banner = stale_banner()
         lay.addWidget(self.stale_banner)
-        self.summary = QLabel()
-        self.summary.setObjectName("WorkloadSummary")
-        self.summary.setWordWrap(True)
+        self.summary = note_label("WorkloadSummary")
         lay.addWidget(self.summary)
         self.model = WorkloadQueriesModel(self)
         proxy = QSortFilterProxyModel(self)
