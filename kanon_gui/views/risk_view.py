@@ -53,6 +53,7 @@ from kanon_engine.report.facts import result_facts
 from kanon_engine.session.engines import engine_title, needs_rows_text
 from kanon_gui.glossary import term
 from kanon_gui.state import Run
+from kanon_gui.tasks import run_or_submit
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
 from kanon_gui.views.parts import labelled_row
@@ -343,14 +344,9 @@ class RiskPanel(QWidget):
             self._person_lines = person_lines(table, result, threshold)
             return compare(table, result, threshold=threshold)
 
-        if self.runner is None:
-            try:
-                self._show(work())
-            except KanonError as exc:
-                self.status.setText(str(exc))
-            return
         self.status.setText(_("Computing the risk…"))
-        self.runner.submit(
+        run_or_submit(
+            self.runner,
             work,
             channel="risk",
             label="risk analysis",
