@@ -78,6 +78,7 @@ from kanon_engine.algorithms.mondrian.engine import (
     boxed_plan,
     class_labels,
     mondrian_by_engine,
+    plan_before_counts,
     require_engine_cuts,
 )
 from kanon_engine.algorithms.mondrian.workload import WorkloadGuide
@@ -1105,9 +1106,9 @@ def _partition_plan(
         fragments = (parts.point[sel][order], parts.offset[sel][order], frag_class[sel][order])
         first = np.lexsort((parts.offset, parts.point))
         point_class[parts.point[first[::-1]]] = frag_class[first[::-1]]  # the first fragment's class
-    return PartitionPlan(
+    return plan_before_counts(
+        PartitionPlan,
         config,
-        None,  # type: ignore[arg-type]  # the counts are set by finish_result
         point_class=point_class,
         labels=label_codes,
         label_text=label_text,
