@@ -47,6 +47,14 @@ class KanonError(Exception):
     def __str__(self) -> str:
         return f"{self.message} {self.hint}".strip()
 
+    def prefixed(self, prefix: str, *, where: str | None = None) -> KanonError:
+        """The same error with ``prefix: `` before its message (the output or flag it concerns), its
+        hint kept, and ``where`` for its place when given. For the plain kinds (data, config, ...),
+        whose constructor takes message, hint and where."""
+        return type(self)(
+            f"{prefix}: {self.message}", hint=self.hint, where=self.where if where is None else where
+        )
+
 
 class DataError(KanonError):
     """The input table cannot be read or does not fit what was asked (columns, values, types)."""

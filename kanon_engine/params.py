@@ -13,7 +13,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from kanon_engine.errors import ConfigError, shown_value
-from kanon_engine.i18n import _, formats
+from kanon_engine.i18n import N_, _, formats, text_of
+
+#: The sentence for a number out of its range, by (an integer?, a lowest value?, a highest value?).
+_RANGE_SENTENCES: dict[tuple[bool, bool, bool], str] = {
+    (True, True, True): N_("{name} must be an integer >= {low} and <= {high}; got {value}."),
+    (True, True, False): N_("{name} must be an integer >= {low}; got {value}."),
+    (True, False, True): N_("{name} must be an integer <= {high}; got {value}."),
+    (True, False, False): N_("{name} must be an integer; got {value}."),
+    (False, True, True): N_("{name} must be a number >= {low} and <= {high}; got {value}."),
+    (False, True, False): N_("{name} must be a number >= {low}; got {value}."),
+    (False, False, True): N_("{name} must be a number <= {high}; got {value}."),
+    (False, False, False): N_("{name} must be a number; got {value}."),
+}
 
 
 @dataclass(frozen=True)
@@ -125,24 +137,8 @@ class ParamSpec:
             )
         low = None if self.minimum is None else formats.decimal(self.minimum, 6)
         high = None if self.maximum is None else formats.decimal(self.maximum, 6)
-        if self.kind == "int":
-            if low is not None and high is not None:
-                text = _("{name} must be an integer >= {low} and <= {high}; got {value}.")
-            elif low is not None:
-                text = _("{name} must be an integer >= {low}; got {value}.")
-            elif high is not None:
-                text = _("{name} must be an integer <= {high}; got {value}.")
-            else:
-                text = _("{name} must be an integer; got {value}.")
-        elif low is not None and high is not None:
-            text = _("{name} must be a number >= {low} and <= {high}; got {value}.")
-        elif low is not None:
-            text = _("{name} must be a number >= {low}; got {value}.")
-        elif high is not None:
-            text = _("{name} must be a number <= {high}; got {value}.")
-        else:
-            text = _("{name} must be a number; got {value}.")
-        return text.format(name=self.name, low=low, high=high, value=got)
+        key = (self.kind == "int", low is not None, high is not None)
+        return text_of(_RANGE_SENTENCES, key, name=self.name, low=low, high=high, value=got)
 
 
 def parse_number(value: Any) -> float:

@@ -27,7 +27,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from kanon_engine.errors import Cancelled
+from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.progress import ProgressCallback
 
 LOG = logging.getLogger("kanon_gui.tasks")
@@ -250,3 +250,23 @@ class TaskRunner(QObject):
                 if on_cancel is not None:
                     on_cancel()
         self._after()
+
+
+def run_or_submit(
+    runner: TaskRunner | None,
+    fn: Callable[[], Any],
+    *,
+    on_done: Callable[[Any], None],
+    on_error: Callable[[BaseException], None],
+    **submit: Any,
+) -> None:
+    """``fn`` in ``runner``'s pool (``submit`` says its channel, label and ``on_cancel``), or at once on
+    this thread when there is no runner (a view driven by a test); a KanonError goes to ``on_error``
+    either way."""
+    if runner is None:
+        try:
+            on_done(fn())
+        except KanonError as exc:
+            on_error(exc)
+        return
+    runner.submit(fn, on_done=on_done, on_error=on_error, **submit)

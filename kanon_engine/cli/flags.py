@@ -433,11 +433,7 @@ def coerce(flag: ProjectFlag, raw: Any) -> Any:
     try:
         return spec.coerce(raw)
     except ConfigError as exc:
-        raise ConfigError(
-            f"{flag.option}: {exc.message}",
-            hint=exc.hint,
-            where=flag.option,
-        ) from None
+        raise exc.prefixed(flag.option, where=flag.option) from None
 
 
 # --- fields of a project ------------------------------------------------------------------------------

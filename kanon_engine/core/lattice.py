@@ -141,20 +141,18 @@ class Lattice:
 
     def upset(self, index: int) -> np.ndarray:
         """Mask of the node and all its generalizations."""
-        ge, _le = self._masks()
-        node = self.levels[index]
-        out = ge[0][node[0]].copy()
-        for a in range(1, len(node)):
-            out &= ge[a][node[a]]
-        return out
+        return self._cone(self._masks()[0], index)
 
     def downset(self, index: int) -> np.ndarray:
         """Mask of the node and all its specializations."""
-        _ge, le = self._masks()
+        return self._cone(self._masks()[1], index)
+
+    def _cone(self, masks: list[np.ndarray], index: int) -> np.ndarray:
+        """The nodes whose level passes ``masks[a][level]`` at every attribute ``a`` of the node."""
         node = self.levels[index]
-        out = le[0][node[0]].copy()
+        out = masks[0][node[0]].copy()
         for a in range(1, len(node)):
-            out &= le[a][node[a]]
+            out &= masks[a][node[a]]
         return out
 
     def successors(self, index: int) -> list[int]:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.core.frequency import group_columns
+from kanon_engine.data.records import named_values
 from kanon_engine.errors import DataError
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
@@ -41,17 +42,11 @@ class ClassCheck:
         return self.records_below_k == 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "k_anonymous": self.k_anonymous,
-            "requested_k": self.requested_k,
-            "k": self.k,
-            "records": self.records,
-            "suppressed": self.suppressed,
-            "classes": self.classes,
-            "smallest_class": self.smallest_class,
-            "records_below_k": self.records_below_k,
-            "classes_below_k": self.classes_below_k,
-        }
+        return named_values(
+            self,
+            *("k_anonymous", "requested_k", "k", "records", "suppressed", "classes", "smallest_class"),
+            *("records_below_k", "classes_below_k"),
+        )
 
 
 def equivalence_classes(
@@ -159,18 +154,15 @@ def check_release_of(
         )
     n, m = len(frame), len(release)
     if m > n:
-        raise DataError(
-            _(
-                "{release_name} has {m} rows but {name} has {n} records: a release has at most one row "
-                "per record, so it is not a release of this table.",
-                release_name=release_name,
-                m=m,
-                name=name,
-                n=n,
-            ),
-            hint=_("Give the release made from {name}, or the table it was made from.", name=name),
-            where=release_name,
+        text = _(
+            "{release_name} has {m} rows but {name} has {n} records: a release has at most one row "
+            "per record, so it is not a release of this table.",
+            release_name=release_name,
+            m=m,
+            name=name,
+            n=n,
         )
+        raise _not_a_release(text, name, release_name)
     kept = [c for c in release.columns if c in frame.columns and c not in config.quasi_identifiers]
     for c in (c for c in kept if c not in config.identifiers):
         before = frame[c].astype(object).fillna("").astype(str).value_counts()
@@ -178,19 +170,25 @@ def check_release_of(
         extra = after.sub(before.reindex(after.index, fill_value=0), fill_value=0)
         if (extra > 0).any():
             value = str(extra[extra > 0].index[0])
-            raise DataError(
-                _(
-                    "The column '{column}' of {release_name} holds values {name} does not have (e.g. "
-                    "'{value}'), or more of them: it is not a release of this table.",
-                    column=c,
-                    release_name=release_name,
-                    name=name,
-                    value=value,
-                ),
-                hint=_("Give the release made from {name}, or the table it was made from.", name=name),
-                where=c,
+            text = _(
+                "The column '{column}' of {release_name} holds values {name} does not have (e.g. "
+                "'{value}'), or more of them: it is not a release of this table.",
+                column=c,
+                release_name=release_name,
+                name=name,
+                value=value,
             )
+            raise _not_a_release(text, name, c)
     return _release_warnings(frame, release, [c for c in kept if c in config.identifiers], release_name, name)
+
+
+def _not_a_release(text: str, name: str, where: str) -> DataError:
+    """The error for a file that cannot be a release of the table ``name`` (``text`` says why)."""
+    return DataError(
+        text,
+        hint=_("Give the release made from {name}, or the table it was made from.", name=name),
+        where=where,
+    )
 
 
 def _release_warnings(

@@ -37,6 +37,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import EncodedTable, encode_table
 from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.data.persons import person_codes
+from kanon_engine.data.records import named_values
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _, formats, ngettext
@@ -255,16 +256,9 @@ class Explanation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "row": self.row,
-            "k": self.k,
-            "class_size": self.class_size,
-            "safe": self.safe,
-            "values": self.values,
+            **named_values(self, "row", "k", "class_size", "safe", "values"),
             "attributes": [a.to_dict() for a in self.attributes],
-            "levels": self.levels,
-            "generalized_values": self.generalized_values,
-            "class_size_generalized": self.class_size_generalized,
-            "height": self.height,
+            **named_values(self, "levels", "generalized_values", "class_size_generalized", "height"),
             "counts": "persons" if self.persons else "records",
             "explanation": self.sentences(),
         }

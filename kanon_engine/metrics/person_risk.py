@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from kanon_engine.core.frequency import group_columns
+from kanon_engine.data.records import named_values
 from kanon_engine.i18n import N_, _
 
 
@@ -62,9 +63,7 @@ class PersonFacts:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "column": self.column,
-            "persons": self.persons,
-            "classes": self.classes,
+            **named_values(self, "column", "persons", "classes"),
             "min_persons_per_class": self.smallest,
             "median_persons_per_class": self.median,
             "persons_lost_rows": self.lost_rows,
@@ -119,17 +118,13 @@ class PersonRisk:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "persons": self.persons,
-            "classes": self.classes,
+            **named_values(self, "persons", "classes"),
             "smallest_class_persons": self.smallest_class,
-            "prosecutor_highest": self.prosecutor_highest,
-            "prosecutor_average": self.prosecutor_average,
-            "threshold": self.threshold,
-            "persons_above_threshold": self.persons_above_threshold,
+            **named_values(
+                self, "prosecutor_highest", "prosecutor_average", "threshold", "persons_above_threshold"
+            ),
             "share_above_threshold": self.persons_above_threshold / self.persons if self.persons else 0.0,
-            "journalist_highest": self.journalist_highest,
-            "marketer": self.marketer,
-            "sample_uniques": self.sample_uniques,
+            **named_values(self, "journalist_highest", "marketer", "sample_uniques"),
             "share_sample_uniques": self.sample_uniques / self.persons if self.persons else 0.0,
         }
 

@@ -10,7 +10,7 @@ migrated on load.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,16 @@ def column_values(table: TableLike, column: str) -> pd.Series:
     assert isinstance(table, TableSource)
     values, _counts, missing = table.value_counts(column)
     return pd.Series([*values, *([None] if missing else [])], dtype=object)
+
+
+def hierarchies_of(
+    qi: Sequence[str], given: Mapping[str, Hierarchy], table: TableLike
+) -> dict[str, Hierarchy]:
+    """Each quasi-identifier's hierarchy: the one ``given``, or the default one for its type."""
+    types = table.column_types
+    return {
+        q: given[q] if q in given else default_hierarchy(q, column_values(table, q), types.get(q)) for q in qi
+    }
 
 
 #: What a project file is called among the protected inputs (saving may replace it; nothing else may).
@@ -200,12 +210,7 @@ class Project:
         qi = self.columns_with(Role.QUASI_IDENTIFIER)
         sensitive = self.columns_with(Role.SENSITIVE)
         table.require_columns(list(self.roles), _("column named in the project"))
-        hierarchies = {}
-        for q in qi:
-            h = self.hierarchies.get(q)
-            if h is None:
-                h = default_hierarchy(q, column_values(table, q), table.column_types.get(q))
-            hierarchies[q] = h
+        hierarchies = hierarchies_of(qi, self.hierarchies, table)
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
         workload = None
         if self.workload_text:

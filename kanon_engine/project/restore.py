@@ -23,10 +23,9 @@ from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import KanonError
-from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.privacy import model_from_dict
-from kanon_engine.project.project_file import column_values
+from kanon_engine.project.project_file import hierarchies_of
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.workload import parse_workload
 from kanon_engine.workload.evaluate import with_workload
@@ -69,12 +68,7 @@ def config_of_run(config: AnonymizationConfig, summary: dict[str, Any], table: A
     if not isinstance(settings, dict):
         return config
     qi = tuple(settings.get("quasi_identifiers") or config.quasi_identifiers)
-    hierarchies = {}
-    for q in qi:
-        h = config.hierarchies.get(q)
-        if h is None:
-            h = default_hierarchy(q, column_values(table, q), table.column_types.get(q))
-        hierarchies[q] = h
+    hierarchies = hierarchies_of(qi, config.hierarchies, table)
     sensitive = tuple(settings.get("sensitive") or ())
     given = settings.get("workload")
     workload = None

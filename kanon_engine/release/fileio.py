@@ -524,12 +524,17 @@ def atomic_write_text(
     except UnicodeEncodeError as err:
         raise _encode_error(Path(path), err, encoding) from None
     except LookupError:
-        raise DataError(
-            _("'{encoding}' is not a text encoding this program knows.", encoding=encoding),
-            hint=_("Use utf-8."),
-            where=encoding,
-        ) from None
+        raise _unknown_encoding(encoding) from None
     atomic_write_bytes(path, data, protect=protect, may_replace=may_replace, private=private)
+
+
+def _unknown_encoding(encoding: str) -> DataError:
+    """The error for an encoding name Python does not know (a typo in a project or a flag)."""
+    return DataError(
+        _("'{encoding}' is not a text encoding this program knows.", encoding=encoding),
+        hint=_("Use utf-8."),
+        where=encoding,
+    )
 
 
 def _encode_error(path: Path, err: UnicodeEncodeError, encoding: str) -> DataError:
@@ -614,11 +619,7 @@ def _write_text(df: pd.DataFrame, path: Path, delimiter: str, encoding: str, bom
         enc = "utf-8-sig" if bom and encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
         "".encode(enc)
     except LookupError:
-        raise DataError(
-            _("'{encoding}' is not a text encoding this program knows.", encoding=encoding),
-            hint=_("Use utf-8."),
-            where=encoding,
-        ) from None
+        raise _unknown_encoding(encoding) from None
     buf = io.StringIO()
     # with CR LF as the line end, Python's csv quotes a field holding a line feed or a lone carriage return
     df.to_csv(

@@ -91,11 +91,7 @@ def check_outputs(outputs: Sequence[Output], protect: Iterable[Protected] = ()) 
         try:
             check_not_input(path, protect)
         except DataError as exc:
-            raise DataError(
-                f"{_cap(out.label)}: {exc.message}",
-                hint=exc.hint,
-                where=exc.where,
-            ) from None
+            raise exc.prefixed(_cap(out.label)) from None
         for other in checked:
             if same_file(path, other.path):
                 raise ConfigError(
@@ -194,7 +190,7 @@ def _check_folder(out: Output, path: Path) -> None:
         with temp_file_beside(path):
             pass
     except DataError as exc:
-        raise DataError(f"{_cap(out.label)}: {exc.message}", hint=exc.hint, where=exc.where) from None
+        raise exc.prefixed(_cap(out.label)) from None
     except OSError as err:  # pragma: no cover - temp_file_beside turns these into DataError
         raise os_error(path, err) from None
 

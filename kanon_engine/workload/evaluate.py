@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.records import named_values
 from kanon_engine.data.table import Table
 from kanon_engine.i18n import _, pgettext
 from kanon_engine.workload.constraints import check_columns
@@ -42,16 +43,8 @@ class QueryFigures:
     matches: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.text,
-            "line": self.line,
-            "weight": self.weight,
-            "true": self.true,
-            "estimate": self.estimate,
-            "error": self.error,
-            "error_kind": self.error_kind,
-            "matches": self.matches,
-        }
+        fields = named_values(self, "line", "weight", "true", "estimate", "error", "error_kind", "matches")
+        return {"query": self.text, **fields}
 
 
 def query_error(true: float, estimate: float) -> tuple[float | None, str | None]:
@@ -93,9 +86,7 @@ class WorkloadEvaluation:
             "source": self.source,
             "queries_total": len(self.queries),
             "queries_answered": self.answered,
-            "mean_error": self.mean_error,
-            "median_error": self.median_error,
-            "match_share": self.match_share,
+            **named_values(self, "mean_error", "median_error", "match_share"),
             "suppressed_rows_in_release": self.suppressed_rows,
             "dropped_rows": self.dropped_rows,
             "unknown_cells": dict(self.unknown_cells),

@@ -60,6 +60,7 @@ from kanon_engine.session import ExportOutcome, ExportPlan
 from kanon_engine.session.engines import engine_title
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
+from kanon_gui.views.parts import labelled_row
 
 FORMATS = (
     ("csv", N_("CSV (text)"), ".csv"),
@@ -354,10 +355,7 @@ class ExportDialog(QDialog):
         self.language_box.setToolTip(
             _("The language of the HTML and PDF report: its words, numbers and dates.")
         )
-        language_row = QHBoxLayout()
-        language_row.addWidget(QLabel(_("Report language")))
-        language_row.addWidget(self.language_box)
-        language_row.addStretch(1)
+        language_row = labelled_row(_("Report language"), self.language_box)
         extra = QGroupBox(_("Also write (next to the release)"))
         el = QVBoxLayout(extra)
         for w in (self.mapping_check, self.hierarchies_check, self.html_check, self.pdf_check):

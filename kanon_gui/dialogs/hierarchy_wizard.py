@@ -52,6 +52,7 @@ from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import N_, _, formats, ngettext, pgettext, text_of
 from kanon_gui.errors import error_text
 from kanon_gui.state import AppState
+from kanon_gui.views.parts import note_label, ok_cancel_buttons
 
 KINDS = (
     (
@@ -214,21 +215,14 @@ class HierarchyWizardDialog(QDialog):
         self.pages.addWidget(self._grouping_page())
         layout.addWidget(self.pages)
 
-        self.summary = QLabel()
-        self.summary.setObjectName("WizardSummary")
-        self.summary.setWordWrap(True)
+        self.summary = note_label("WizardSummary")
         layout.addWidget(self.summary)
         self.preview = QTableWidget()
         self.preview.setObjectName("WizardPreview")
         self.preview.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.preview.verticalHeader().setVisible(False)
         layout.addWidget(self.preview, 1)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(_("Use this hierarchy"))
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel_buttons(self, _("Use this hierarchy"))
         layout.addWidget(self.buttons)
 
         self.kind.currentIndexChanged.connect(self._kind_changed)

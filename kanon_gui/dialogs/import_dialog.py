@@ -47,6 +47,7 @@ from kanon_gui.dialogs.join_box import JoinBox
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.views.data_view import fit_headers
+from kanon_gui.views.parts import note_label, ok_cancel_buttons
 
 DELIMITERS = (
     (N_("Detect"), None),
@@ -137,11 +138,7 @@ class ImportDialog(QDialog):
 
         layout.addWidget(self._options_box())
 
-        self.message = QLabel()
-        self.message.setObjectName("ImportError")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
-        self.message.hide()
+        self.message = note_label("ImportError", "color: #c0392b;", hidden=True)
         layout.addWidget(self.message)
 
         layout.addWidget(self._preview_split(), 1)
@@ -149,12 +146,7 @@ class ImportDialog(QDialog):
         self.join_box = JoinBox(lambda: list(self.preview.columns) if self.preview is not None else [])
         layout.addWidget(self.join_box)
 
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(_("Load"))
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel_buttons(self, _("Load"))
         layout.addWidget(self.buttons)
 
         self._timer = QTimer(self)
@@ -191,9 +183,7 @@ class ImportDialog(QDialog):
             form.addRow(self.header)
         else:
             form.addRow(QLabel(_("Parquet files carry their column names and types.")))
-        self.detected = QLabel()
-        self.detected.setObjectName("ImportDetected")
-        self.detected.setWordWrap(True)
+        self.detected = note_label("ImportDetected")
         form.addRow(self.detected)
         return options
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kanon_engine.i18n import _
 
@@ -22,3 +22,37 @@ def column_header(
     if role == Qt.ItemDataRole.ToolTipRole:
         return _(columns[section][1])
     return None
+
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class RowsModel(QAbstractTableModel):
+    """A table model over a list of rows whose columns are ``columns`` ((header, tooltip) pairs): the
+    counts, the headers and the reset on new rows, written once; a subclass gives ``columns`` and
+    ``data``."""
+
+    columns: ClassVar[Sequence[tuple[str, str]]] = ()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Any] = []
+
+    def _set_rows(self, rows: list[Any]) -> None:
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        return column_header(self.columns, section, orientation, role)

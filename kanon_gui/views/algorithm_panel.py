@@ -39,6 +39,7 @@ from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.views.engine_box import EngineBox
 from kanon_gui.views.param_form import ParamForm
+from kanon_gui.views.parts import note_label
 
 #: The algorithm offered when a lattice is too large for the chosen one.
 HEURISTIC = "heuristic"
@@ -173,9 +174,7 @@ class AlgorithmPanel(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setMaximumHeight(26 * max(3, len(self._classes) + 1) + 8)
         bl.addWidget(self.list)
-        self.description = QLabel()
-        self.description.setObjectName("AlgorithmDescription")
-        self.description.setWordWrap(True)
+        self.description = note_label("AlgorithmDescription")
         bl.addWidget(self.description)
         self.params_box = QGroupBox(_("Parameters of the algorithm"))
         self.params_layout = QVBoxLayout(self.params_box)
@@ -258,9 +257,7 @@ class AlgorithmPanel(QWidget):
         rv = QVBoxLayout(right)
         est = QGroupBox(_("Size of the job"))
         el = QVBoxLayout(est)
-        self.estimate = QLabel()
-        self.estimate.setObjectName("WorkEstimate")
-        self.estimate.setWordWrap(True)
+        self.estimate = note_label("WorkEstimate")
         self.estimate.setToolTip(term("lattice"))
         el.addWidget(self.estimate)
         self.use_heuristic = QPushButton(_("Use the heuristic search instead"))
@@ -287,10 +284,7 @@ class AlgorithmPanel(QWidget):
         self.run_button.setMinimumHeight(40)
         self.run_button.clicked.connect(self.run_requested)
         rv.addWidget(self.run_button)
-        self.reason = QLabel()
-        self.reason.setObjectName("RunBlocker")
-        self.reason.setWordWrap(True)
-        self.reason.setStyleSheet("color: #c0392b;")
+        self.reason = note_label("RunBlocker", "color: #c0392b;")
         rv.addWidget(self.reason)
         return right
 

@@ -36,6 +36,7 @@ from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.hierarchy_actions import HierarchyActions
+from kanon_gui.views.parts import note_label
 
 ROLES = (Role.IDENTIFIER, Role.QUASI_IDENTIFIER, Role.SENSITIVE, Role.INSENSITIVE, Role.PERSON)
 COLS = (N_("Column"), N_("Role"), N_("Type"), N_("Distinct"), N_("Hierarchy"), N_("Check"))
@@ -117,9 +118,7 @@ class AttributesPanel(QWidget):
         buttons.setColumnStretch(2, 1)
         layout.addLayout(buttons)
 
-        self.details = QLabel()
-        self.details.setObjectName("AttributeDetails")
-        self.details.setWordWrap(True)
+        self.details = note_label("AttributeDetails")
         self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.details.setMinimumHeight(90)

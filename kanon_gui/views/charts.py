@@ -53,6 +53,7 @@ from kanon_engine.result import AnonymizationResult
 from kanon_engine.session.engines import engine_title
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
+from kanon_gui.views.parts import labelled_row
 from kanon_gui.views.plot_menu import add_plot_menu
 
 BAR_COLOR = "#4575b4"
@@ -333,14 +334,10 @@ class ChartsView(QWidget):
         self.loss_plot.setObjectName("information_loss")
         grid.addWidget(self.sizes_plot, 0, 0)
         grid.addWidget(self.loss_plot, 0, 1)
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel(_("Distribution of column:")))
         self.column_combo = QComboBox()
         self.column_combo.setMinimumContentsLength(18)
         self.column_combo.currentTextChanged.connect(self._draw_distribution)
-        bar.addWidget(self.column_combo)
-        bar.addStretch(1)
-        grid.addLayout(bar, 1, 0, 1, 2)
+        grid.addLayout(labelled_row(_("Distribution of column:"), self.column_combo), 1, 0, 1, 2)
         self.dist_widget = pg.GraphicsLayoutWidget()
         self.dist_widget.setBackground("w")
         self.dist_widget.setObjectName("distribution")

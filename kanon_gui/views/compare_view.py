@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -33,12 +33,11 @@ from kanon_engine.report.charts import sizes_of
 from kanon_engine.report.describe import algorithm_name, models_short, parameters_short, run_settings
 from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
 from kanon_engine.result import AnonymizationResult, model_label
-from kanon_gui.models.headers import column_header
+from kanon_gui.models.headers import Index, RowsModel
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_release_sizes
 from kanon_gui.views.plot_menu import add_plot_menu
 
-Index = QModelIndex | QPersistentModelIndex
 #: The side-by-side table's least width in pixels (wider when the run names need it).
 METRICS_TABLE_WIDTH = 560
 #: Title lines of the two narrow histograms beside the table hold at most this many characters (a
@@ -152,23 +151,13 @@ def _fmt(value: Any) -> str:
     return formats.decimal(float(f"{v:.4g}"), 12)
 
 
-class RunsModel(QAbstractTableModel):
+class RunsModel(RowsModel):
     """The run history as a table; ``Qt.UserRole`` gives the raw value (numbers sort as numbers)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[list[Any]] = []
+    columns = COLUMNS
 
     def set_runs(self, runs: list[tuple[str, AnonymizationResult]]) -> None:
-        self.beginResetModel()
-        self._rows = [run_row(i + 1, name, r) for i, (name, r) in enumerate(runs)]
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(COLUMNS)
+        self._set_rows([run_row(i + 1, name, r) for i, (name, r) in enumerate(runs)])
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -187,14 +176,6 @@ class RunsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and not isinstance(value, str):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
-
-    def headerData(
-        self,
-        section: int,
-        orientation: Qt.Orientation,  # noqa: N802
-        role: int = Qt.ItemDataRole.DisplayRole,
-    ) -> Any:
-        return column_header(COLUMNS, section, orientation, role)
 
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).

@@ -22,6 +22,7 @@ from kanon_engine.sources.backends.duckdb_source import default_memory_limit
 from kanon_engine.sources.backends.settings import ENGINE_PARAMS, EngineSettings
 from kanon_gui.state import AppState
 from kanon_gui.views.param_form import ParamForm
+from kanon_gui.views.parts import note_label
 
 #: Milliseconds the form waits after the last keystroke before the settings are applied (a memory limit
 #: is typed a character at a time; the data is opened again only once).
@@ -68,10 +69,7 @@ class EngineBox(QGroupBox):
         self.browse.clicked.connect(self._choose_folder)
         row.addWidget(self.browse)
         layout.addLayout(row)
-        self.current = QLabel()
-        self.current.setObjectName("EngineNow")
-        self.current.setWordWrap(True)
-        self.current.setStyleSheet("color: #2c5282;")
+        self.current = note_label("EngineNow", "color: #2c5282;")
         layout.addWidget(self.current)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)

@@ -46,6 +46,7 @@ from kanon_gui.models.hierarchy_model import HierarchyTreeModel, Node, prepared_
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.views.hierarchy_actions import HierarchyActions
+from kanon_gui.views.parts import note_label
 
 #: Trees with at most this many nodes open fully; larger ones open their top two levels.
 EXPAND_ALL_LIMIT = 400
@@ -132,9 +133,7 @@ class HierarchyEditorPanel(QWidget):
         split.setStretchFactor(1, 1)
         layout.addWidget(split, 1)
 
-        self.feedback = QLabel()
-        self.feedback.setObjectName("HierarchyFeedback")
-        self.feedback.setWordWrap(True)
+        self.feedback = note_label("HierarchyFeedback")
         self.feedback.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.feedback)
 

@@ -12,6 +12,7 @@ from kanon_engine.report.facts import result_facts
 from kanon_engine.report.sentences import kept_in_words
 from kanon_engine.result import model_description, model_label
 from kanon_gui.state import AppState, Run
+from kanon_gui.views.parts import note_label
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
 RUN_LINE = N_("{label}\n{models}\n{groups} groups, {kept}, {time} s")
@@ -59,11 +60,7 @@ class RunHistoryPanel(QWidget):
         self.saved.setWordWrap(True)
         self.saved.setStyleSheet("color: #666;")
         layout.addWidget(self.saved)
-        self.note = QLabel()
-        self.note.setObjectName("HistoryNote")
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #744210;")
-        self.note.hide()
+        self.note = note_label("HistoryNote", "color: #744210;", hidden=True)
         layout.addWidget(self.note)
         self._filling = False
         state.run_added.connect(lambda _i: self.refresh())

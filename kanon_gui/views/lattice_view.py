@@ -60,7 +60,7 @@ from kanon_engine.present.lattice_layout import DEFAULT_NODE_CAP, LatticeLayout,
 from kanon_engine.report.describe import algorithm_name
 from kanon_engine.result import AnonymizationResult, model_label
 from kanon_gui.state import Run
-from kanon_gui.views.charts import LabelAxis
+from kanon_gui.views.charts import LabelAxis, style_plot
 from kanon_gui.views.plot_menu import add_plot_menu
 
 #: Status -> colour (colour-blind-safe ColorBrewer RdYlGn/PuOr picks, grey for "nothing known").
@@ -174,6 +174,26 @@ def level_words(name: str, level: int, hierarchy: Hierarchy | None) -> str:
     )
 
 
+def _header_page() -> tuple[QWidget, QVBoxLayout, QLabel]:
+    """A page of the view: a wrapped header line on top of what the caller adds to its layout."""
+    page = QWidget()
+    col = QVBoxLayout(page)
+    col.setContentsMargins(4, 4, 4, 4)
+    header = QLabel()
+    header.setWordWrap(True)
+    col.addWidget(header)
+    return page, col, header
+
+
+def _lattice_plot() -> pg.PlotWidget:
+    """A lattice diagram: heights up the left axis (with its words), no bottom axis."""
+    plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+    item = plot.getPlotItem()
+    item.hideAxis("bottom")
+    item.setLabel("left", text_of(TEXT, "axis_steps"))
+    return plot
+
+
 def _swatch(color: str, ring: bool = False, star: bool = False) -> QIcon:
     pix = QPixmap(14, 14)
     pix.fill(Qt.GlobalColor.transparent)
@@ -273,24 +293,11 @@ class LatticeView(QWidget):
 
     def _build_plot_page(self) -> QWidget:
         """The header line and the plot: edges, nodes, optimum and shown node, one item each."""
-        page = QWidget()
-        col = QVBoxLayout(page)
-        col.setContentsMargins(4, 4, 4, 4)
-        self.header = QLabel()
-        self.header.setWordWrap(True)
-        col.addWidget(self.header)
-        self.plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        page, col, self.header = _header_page()
+        self.plot = _lattice_plot()
         add_plot_menu(self.plot)
         self.plot.setAntialiasing(False)
-        item = self.plot.getPlotItem()
-        item.hideAxis("bottom")
-        item.setLabel("left", _("height (generalization steps)"))
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        for name in ("left", "bottom"):
-            ax = item.getAxis(name)
-            ax.setPen(pg.mkPen("#606060"))
-            ax.setTextPen(pg.mkPen("#303030"))
+        style_plot(self.plot.getPlotItem())
         self.edges_item = pg.PlotCurveItem(
             pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs", skipFiniteCheck=True
         )
@@ -320,17 +327,10 @@ class LatticeView(QWidget):
         """For a result that recodes records one by one: the transformations its classes use, marked on
         the lattice diagram (a circle per transformation used, its area growing with its records) above
         the table that lists them."""
-        page = QWidget()
-        col = QVBoxLayout(page)
-        col.setContentsMargins(4, 4, 4, 4)
-        self.used_header = QLabel()
-        self.used_header.setWordWrap(True)
-        col.addWidget(self.used_header)
-        self.used_plot = pg.PlotWidget(background="w", axisItems={"left": LabelAxis("left")})
+        page, col, self.used_header = _header_page()
+        self.used_plot = _lattice_plot()
         self.used_plot.setObjectName("TransformationsDiagram")
         item = self.used_plot.getPlotItem()
-        item.hideAxis("bottom")
-        item.setLabel("left", text_of(TEXT, "axis_steps"))
         item.setMenuEnabled(False)
         item.hideButtons()
         self.used_edges = pg.PlotCurveItem(pen=pg.mkPen(EDGE_COLOR, width=1), connect="pairs")

@@ -34,6 +34,7 @@ from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid, fit_headers
+from kanon_gui.views.parts import note_label
 
 #: The caption of the records of one group (a whole phrase with named placeholders).
 TEXT_GROUP = N_("Group {group}: {size} records")
@@ -241,11 +242,12 @@ STALE_TEXT = N_(
 
 def stale_banner() -> QLabel:
     """The out-of-date notice (hidden until a run is out of date)."""
-    label = QLabel(_(STALE_TEXT))
-    label.setObjectName("StaleBanner")
-    label.setWordWrap(True)
-    label.setStyleSheet("background: #fff6e0; border: 1px solid #b7791f; padding: 6px; color: #744210;")
-    label.hide()
+    label = note_label(
+        "StaleBanner",
+        "background: #fff6e0; border: 1px solid #b7791f; padding: 6px; color: #744210;",
+        hidden=True,
+    )
+    label.setText(_(STALE_TEXT))
     return label
 
 
@@ -266,10 +268,7 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.title)
         self.stale = stale_banner()
         layout.addWidget(self.stale)
-        self.engine_line = QLabel()
-        self.engine_line.setObjectName("ResultEngine")
-        self.engine_line.setWordWrap(True)
-        self.engine_line.setStyleSheet("color: #2c5282;")
+        self.engine_line = note_label("ResultEngine", "color: #2c5282;")
         layout.addWidget(self.engine_line)
         self.metrics = QLabel()
         self.metrics.setObjectName("ResultMetrics")
@@ -299,11 +298,9 @@ class ResultsPanel(QWidget):
         legend.addWidget(self.show_all_button)
         layout.addWidget(self.legend)
 
-        self.streamed_note = QLabel()
-        self.streamed_note.setObjectName("StreamedNote")
-        self.streamed_note.setWordWrap(True)
-        self.streamed_note.setStyleSheet("background: #ebf4ff; border: 1px solid #90cdf4; padding: 8px;")
-        self.streamed_note.hide()
+        self.streamed_note = note_label(
+            "StreamedNote", "background: #ebf4ff; border: 1px solid #90cdf4; padding: 8px;", hidden=True
+        )
         layout.addWidget(self.streamed_note)
 
         split = QSplitter(Qt.Orientation.Horizontal)

@@ -53,8 +53,10 @@ from kanon_engine.report.facts import result_facts
 from kanon_engine.session.engines import engine_title, needs_rows_text
 from kanon_gui.glossary import term
 from kanon_gui.state import Run
+from kanon_gui.tasks import run_or_submit
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
+from kanon_gui.views.parts import labelled_row
 from kanon_gui.views.plot_menu import add_plot_menu
 from kanon_gui.views.results_view import stale_banner
 
@@ -221,10 +223,7 @@ class RiskPanel(QWidget):
 
     def _lay_out(self) -> None:
         """Figures and chart above; homogeneity and explanations below, in splitters."""
-        top = QHBoxLayout()
-        top.addWidget(QLabel(_("Records at risk above")))
-        top.addWidget(self.threshold)
-        top.addStretch(1)
+        top = labelled_row(_("Records at risk above"), self.threshold)
         fig_box = QGroupBox(_("Re-identification risk"))
         fl = QVBoxLayout(fig_box)
         fl.addLayout(top)
@@ -353,14 +352,9 @@ class RiskPanel(QWidget):
             self._person_lines = person_lines(table, result, threshold)
             return compare(table, result, threshold=threshold)
 
-        if self.runner is None:
-            try:
-                self._show(work())
-            except KanonError as exc:
-                self.status.setText(str(exc))
-            return
         self.status.setText(_("Computing the risk…"))
-        self.runner.submit(
+        run_or_submit(
+            self.runner,
             work,
             channel="risk",
             label="risk analysis",

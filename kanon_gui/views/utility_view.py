@@ -40,6 +40,7 @@ from kanon_engine.utility.classifiers import CLASSIFIERS
 from kanon_engine.utility.contingency import contingency
 from kanon_engine.utility.study import fitness, fitness_sentences
 from kanon_gui.state import AppState, Run
+from kanon_gui.tasks import run_or_submit
 from kanon_gui.views.results_view import stale_banner
 
 
@@ -260,13 +261,8 @@ class UtilityPanel(QWidget):
         self.figures = None
         self._clear_tables(heat_maps=False)
         self.words.setText(_("Training the classifiers on both tables…"))
-        if self.runner is None:
-            try:
-                self._show(work())
-            except KanonError as exc:
-                self.words.setText(str(exc))
-            return
-        self.runner.submit(
+        run_or_submit(
+            self.runner,
             work,
             channel="utility",
             label=_("classifiers on the original and the release"),

@@ -14,9 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
     QTimer,
@@ -49,11 +46,11 @@ from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY, describe_source
 from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
-from kanon_gui.models.headers import column_header
+from kanon_gui.models.headers import Index, RowsModel
 from kanon_gui.state import AppState, Run
+from kanon_gui.views.parts import note_label
 from kanon_gui.views.results_view import stale_banner
 
-Index = QModelIndex | QPersistentModelIndex
 WORKLOAD_FILTER = N_("Workload files (*.txt *.sql *.workload);;All files (*)")
 #: A query of the workload language (its keywords are the same in every interface language).
 EXAMPLE = "COUNT(*) WHERE age BETWEEN 30 AND 39 AND sex = 'F'"
@@ -81,23 +78,13 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
-class WorkloadQueriesModel(QAbstractTableModel):
+class WorkloadQueriesModel(RowsModel):
     """Per-query figures of one run; ``Qt.UserRole`` gives raw values (numbers sort as numbers)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[dict[str, Any]] = []
+    columns = COLUMNS
 
     def set_queries(self, queries: list[dict[str, Any]]) -> None:
-        self.beginResetModel()
-        self._rows = list(queries)
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(COLUMNS)
+        self._set_rows(list(queries))
 
     def _raw(self, q: dict[str, Any], column: int) -> Any:
         err = q["error"] if q["error"] is not None else float("inf")
@@ -124,14 +111,6 @@ class WorkloadQueriesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and c == 1:
             return q["query"]
         return None
-
-    def headerData(
-        self,
-        section: int,
-        orientation: Qt.Orientation,  # noqa: N802
-        role: int = Qt.ItemDataRole.DisplayRole,
-    ) -> Any:
-        return column_header(COLUMNS, section, orientation, role)
 
 
 def summary_text(workload: dict[str, Any] | None) -> str:
@@ -217,9 +196,7 @@ class WorkloadPanel(QWidget):
         self.editor.setPlaceholderText(EXAMPLE)
         self.editor.textChanged.connect(self._check.start)
         lay.addWidget(self.editor, 1)
-        self.status = QLabel()
-        self.status.setObjectName("WorkloadStatus")
-        self.status.setWordWrap(True)
+        self.status = note_label("WorkloadStatus")
         lay.addWidget(self.status)
         lay.addLayout(self._buttons())
         return box
@@ -271,9 +248,7 @@ class WorkloadPanel(QWidget):
         lay = QVBoxLayout(box)
         self.stale_banner = stale_banner()
         lay.addWidget(self.stale_banner)
-        self.summary = QLabel()
-        self.summary.setObjectName("WorkloadSummary")
-        self.summary.setWordWrap(True)
+        self.summary = note_label("WorkloadSummary")
         lay.addWidget(self.summary)
         self.model = WorkloadQueriesModel(self)
         proxy = QSortFilterProxyModel(self)

@@ -78,6 +78,7 @@ from kanon_engine.algorithms.mondrian.engine import (
     boxed_plan,
     class_labels,
     mondrian_by_engine,
+    plan_before_counts,
     require_engine_cuts,
 )
 from kanon_engine.algorithms.mondrian.workload import WorkloadGuide
@@ -330,17 +331,25 @@ class _TreeAxis(_Axis):
             leaves[sel] = self.last[j][ids[sel]] - self.first[j][ids[sel]] + 1
         return categorical_ncp(leaves, self.n_keys)
 
-    def block(self, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        level, _label = self.lca(lo, hi)
-        blo, bhi = v.copy(), v.copy()
+    def _child_span(
+        self, v: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The level of the lowest node covering ``lo..hi``, and the first and last key of its child
+        subtree holding key ``v`` (``v`` itself where that node is a leaf, level 0)."""
+        level, _ids = self.lca(lo, hi)
+        first, last = v.copy(), v.copy()
         for j in np.unique(level):
             if j == 0:
                 continue
             sel = level == j
             child = self.node[j - 1][v[sel]]
-            blo[sel] = self.first[j - 1][child]
-            bhi[sel] = self.last[j - 1][child]
-        return blo, bhi
+            first[sel] = self.first[j - 1][child]
+            last[sel] = self.last[j - 1][child]
+        return level, first, last
+
+    def block(self, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _level, first, last = self._child_span(v, lo, hi)
+        return first, last
 
     def key_text(self) -> np.ndarray:
         return self.leaf_text
@@ -348,16 +357,8 @@ class _TreeAxis(_Axis):
     def snap(self, t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
         """The edges of the child subtree (of the partition's lowest covering node) holding key t: a
         strict cut on a hierarchy runs along child boundaries, so labels become more specific."""
-        level, _node = self.lca(lo, hi)
-        after, before = t.copy(), t.copy()
-        for j in np.unique(level):
-            if j == 0:
-                continue
-            sel = level == j
-            child = self.node[j - 1][t[sel]]
-            after[sel] = self.last[j - 1][child]
-            before[sel] = self.first[j - 1][child] - 1
-        return [after, before]
+        level, first, last = self._child_span(t, lo, hi)
+        return [last, np.where(level > 0, first - 1, t)]
 
     def label_ids(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         level, ids = self.lca(lo, hi)
@@ -1105,9 +1106,9 @@ def _partition_plan(
         fragments = (parts.point[sel][order], parts.offset[sel][order], frag_class[sel][order])
         first = np.lexsort((parts.offset, parts.point))
         point_class[parts.point[first[::-1]]] = frag_class[first[::-1]]  # the first fragment's class
-    return PartitionPlan(
+    return plan_before_counts(
+        PartitionPlan,
         config,
-        None,  # type: ignore[arg-type]  # the counts are set by finish_result
         point_class=point_class,
         labels=label_codes,
         label_text=label_text,

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -69,6 +69,8 @@ from kanon_engine.sources.plan.combination_keys import CombinationKeys
 from kanon_engine.sources.plan.key_tree import KeyTree
 from kanon_engine.sources.plan.points import Counted, PointSpec, counted_from
 from kanon_engine.sources.plan.release_plan import BoxedPartitionPlan, PartitionPlan, TreePartitionPlan
+
+_Plan = TypeVar("_Plan", bound=PartitionPlan)
 
 #: Mondrian's view of one quasi-identifier (:class:`kanon_engine.algorithms.mondrian.algorithm._Axis`:
 #: ``n_keys``,
@@ -419,9 +421,9 @@ def boxed_plan(
         point_class = cls[k.first_part].astype(np.int32)
         k.first_part = point_class[:0]  # replaced by the classes (one array a point held, not two)
         subs.append(PartitionPlan(config, k.counted, point_class=point_class, fragments=fragments))
-    plan = BoxedPartitionPlan(
+    plan = plan_before_counts(
+        BoxedPartitionPlan,
         config,
-        None,  # type: ignore[arg-type]  # the counts are set by finish_result
         labels=label_codes,
         label_text=label_text,
         boxes=boxes,
@@ -430,6 +432,12 @@ def boxed_plan(
     if mean_text is not None:
         plan.extra = _means_of(kept, part_class, n_classes, mean_text)
     return plan
+
+
+def plan_before_counts(plan_type: type[_Plan], config: AnonymizationConfig, **fields: Any) -> _Plan:
+    """A Mondrian release plan before :func:`~kanon_engine.sources.plan.finish.finish_result` sets its
+    counts (the one place that leaves them out)."""
+    return plan_type(config, None, **fields)  # type: ignore[arg-type]
 
 
 def _means_of(
