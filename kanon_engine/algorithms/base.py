@@ -23,6 +23,7 @@ from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.privacy import require_applicable
+from kanon_engine.privacy.population_inputs import attach_population, prepare_inputs
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -112,6 +113,7 @@ class Algorithm(ABC):
         if self.works_on_records():
             return self._run_on_records(source, config, progress, start)
         config.check_columns(source)
+        source = prepare_inputs(source, config)  # the research subset, the population (checked)
         return self._run_source(source, config, progress, start)
 
     def _run_source(
@@ -121,7 +123,8 @@ class Algorithm(ABC):
         overrides it for tables whose points exceed the memory budget)."""
         counted = count_points(source, config, progress)
         require_k_fits(config.k, counted.enc.n_rows)
-        result = self._run(source, config, counted.enc, progress, start)
+        enc = attach_population(counted.enc, source)
+        result = self._run(source, config, enc, progress, start)
         return finish_result(source, counted, result, start)
 
     def works_on_records(self) -> bool:

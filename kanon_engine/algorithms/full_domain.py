@@ -128,7 +128,13 @@ class FullDomainAlgorithm(Algorithm):
             group_k = (
                 config.suppressed_group_k
             )  # Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`)
-            evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
+            evaluator = NodeEvaluator(
+                enc,
+                config.models,
+                allowance,
+                suppressed_group_k=group_k,
+                keeps_suppressed=not config.drop_suppressed,
+            )
             return evaluator, metric, allowance, "records"
         # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records
         # for step 4 to protect (the evaluator runs without it, whatever the project's setting)

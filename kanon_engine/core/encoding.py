@@ -68,6 +68,9 @@ class EncodedTable:
     #: points counted at coarser levels than the leaves: how finer nodes are checked (the engine,
     #: :class:`kanon_engine.sources.plan.floor.Floor`); None when the rows hold leaves
     below: Any = None
+    #: the population the table was drawn from, for the models that compare with it (k-map on a
+    #: population table, delta-presence): :class:`kanon_engine.core.population_counts.PopulationPoints`
+    population: Any = None
 
     @cached_property
     def n_rows(self) -> int:

@@ -9,6 +9,8 @@ report. It is unregistered afterwards, and then it is gone from the flags again.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 from pathlib import Path
@@ -96,7 +98,8 @@ def test_the_registry_is_the_only_door(toy) -> None:
     with pytest.raises(ConfigError, match="max_groups must be an integer >= 1; got 0"):
         models_from_values({"k": 2, "max_groups": 0})
     with pytest.raises(ValueError, match="already"):  # a parameter name belongs to one family
-        register(type("Clash", (AtMostGroups,), {"name": "clash", "family": "clash"}))
+        other_spec = dataclasses.replace(AtMostGroups.params[0])  # same name, another spec
+        register(type("Clash", (AtMostGroups,), {"name": "clash", "family": "clash", "params": (other_spec,)}))
     with pytest.raises(ValueError, match="'k-anonymity' is KAnonymity's"):  # and a name to one model
         register(type("Impostor", (AtMostGroups,), {"name": "k-anonymity", "family": "at-most-groups"}))
     assert model_classes()["k-anonymity"] is KAnonymity
