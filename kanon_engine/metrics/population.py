@@ -82,8 +82,6 @@ REGION_NAMES: dict[str, str] = {
 ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
 #: Dankar et al. use Pitman up to this sampling fraction.
 DANKAR_PITMAN_FRACTION = 0.1
-#: ARX's start values of SNB's solver: alpha and beta each in 0, 0.33, 0.66, 0.99.
-_SNB_STARTS = tuple((a, b) for a in (0.0, 0.33, 0.66, 0.99) for b in (0.0, 0.33, 0.66, 0.99))
 #: A solution must make both equations this small, relative to the counts they match.
 _RESIDUAL = 1e-7
 
@@ -143,20 +141,62 @@ def pitman(h: SizeHistogram, population: float) -> float | None:
         )
         return np.array([f1, f2]), np.array([[d_tt, d_ta], [d_ta, d_aa]])
 
-    root = _solve(equations, (t0, a0))
-    if root is None:
-        return None
-    t, a = float(root[0]), float(root[1])
-    with np.errstate(all="ignore"):
-        terms = np.array([special.psi(t + n) - special.psi(t + 1.0), (i / (t + i * a)).sum()])
-        if not _small(equations(root)[0], np.abs(terms)):
+    def accept(root: np.ndarray | None) -> tuple[float, float] | None:
+        """A root of the equations that ARX accepts (theta >= 0, alpha not 0)."""
+        if root is None:
             return None
-    if t < 0 or a == 0 or t + a <= 0:
+        t, a = float(root[0]), float(root[1])
+        if not (t >= 0 and a != 0 and math.isfinite(a)):
+            return None
+        with np.errstate(all="ignore"):
+            terms = np.array([special.psi(t + n) - special.psi(t + 1.0), (i / (t + i * a)).sum()])
+            return (t, a) if _small(equations(root)[0], np.abs(terms)) else None
+
+    # Newton on the analytic Jacobian settles in a few steps from ARX's start; where it does not, or ends
+    # outside the model's range, MINPACK's hybrid method from the same start
+    found = accept(_newton(equations, (t0, a0))) or accept(_solve(equations, (t0, a0)))
+    if found is None:
+        return None
+    t, a = found
+    if t + a <= 0:
         return None
     uniques = float(special.poch(t + a, 1.0 - a)) * math.exp(a * math.log(population))
     if not 0.0 <= uniques <= population:
         return None
     return uniques / population
+
+
+def _newton(equations: Any, start: tuple[float, float], steps: int = 60) -> np.ndarray | None:
+    """Newton's method on two equations with their analytic Jacobian (``equations`` gives both), the step
+    halved while it leaves the equations' domain or does not reduce them; None when it does not settle
+    (the caller then tries MINPACK's hybrid method)."""
+    x = np.asarray(start, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        values, jac = equations(x)
+        size = float(np.abs(values).sum())
+        for _step in range(steps):
+            if not np.isfinite(size):
+                return None
+            try:
+                delta = np.linalg.solve(jac, -values)
+            except np.linalg.LinAlgError:
+                return None
+            scale = 1.0
+            for _half in range(40):
+                trial = x + scale * delta
+                t_values, t_jac = equations(trial)
+                t_size = float(np.abs(t_values).sum())
+                if np.isfinite(t_size) and t_size < size:
+                    break
+                scale /= 2.0
+            else:
+                return None
+            if np.all(np.abs(trial - x) <= 1e-13 * np.maximum(np.abs(x), 1.0)):
+                return trial
+            x, values, jac, size = trial, t_values, t_jac, t_size
+            if size == 0.0:
+                return x
+    return x
 
 
 def _solve(equations: Any, start: tuple[float, float], jac: bool = True) -> np.ndarray | None:
@@ -212,8 +252,10 @@ def snb(h: SizeHistogram, population: float) -> float | None:
     sample classes of size 1 and 2 are ``K f (b/w)^a (1 + a d/w)`` and ``K a b^a f^2 (1 - b) / 2
     w^-(a+2) (2 - (1 - a) d)``, with d = (1 - f)(1 - b), w = 1 - d and K = N / (1 + a (1 - b) / b) the
     model's number of non-empty classes (so that its population adds up to N). Set equal to the counts
-    c1 and c2, they give alpha and beta (searched as exp and logistic of free numbers, from ARX's sixteen
-    start values); the population uniques are ``K b^a``. On populations drawn from the model this
+    c1 and c2, they give alpha and beta: their ratio does not involve K and gives alpha for every beta
+    (a quadratic), which leaves one equation in beta, scanned over (0, 1) at once (vectorized) and solved
+    where it changes sign by ``scipy.optimize.brentq`` (the first such beta); the population uniques are
+    ``K b^a``. No sign change: no solution. On populations drawn from the model this
     recovers alpha, beta and the share of uniques (tests/engine/test_population_estimates.py).
 
     ARX 3.9.2 solves other equations: its second moment has w^(a+2) (the exponent's sign lost) and its K
@@ -227,45 +269,57 @@ def snb(h: SizeHistogram, population: float) -> float | None:
     if not 0.0 < f < 1.0 or c2 == 0:
         return None
 
-    def equations(x: np.ndarray) -> np.ndarray:
-        # alpha = exp(x0) > 0 and beta = expit(x1) in (0, 1): the solver cannot leave the domain
-        a, b = math.exp(min(float(x[0]), 700.0)), float(special.expit(x[1]))
-        return _snb_counts(a, b, f, _snb_classes(a, b, population)) - (c1, c2)
+    b = special.expit(np.linspace(-14.0, 14.0, 561))  # beta over (0, 1), dense at both ends
+    gap = _snb_gap(b, c1, c2, f, population)
+    change = np.flatnonzero(
+        np.isfinite(gap[:-1]) & np.isfinite(gap[1:]) & (np.sign(gap[:-1]) != np.sign(gap[1:]))
+    )
+    if not len(change):
+        return None
+    lo, hi = float(b[change[0]]), float(b[change[0] + 1])
+    root = optimize.brentq(_snb_gap_at, lo, hi, args=(c1, c2, f, population), xtol=1e-14)
+    alpha = float(_snb_alpha(np.array([root]), c2 / c1, f)[0])
+    return _snb_classes(alpha, root, population) * root**alpha / population
 
-    for a0, b0 in _SNB_STARTS:
-        start = (math.log(max(a0, 1e-3)), float(special.logit(min(max(b0, 1e-3), 0.999))))
-        root = _solve(equations, start, jac=False)
-        if root is not None and _small(equations(root), np.array([c1, c2])):
-            a, b = math.exp(root[0]), float(special.expit(root[1]))
-            if 0.0 < b < 1.0:
-                return _snb_classes(a, b, population) * b**a / population
-    return None
+
+def _snb_alpha(b: np.ndarray, ratio: float, f: float) -> np.ndarray:
+    """For each beta, the alpha for which the expected classes of size 2 and 1 are in the ratio c2 / c1
+    (that ratio does not depend on K): the positive root of f (1-b) d a^2 + (f (1-b) (2-d) - 2 r w d) a
+    - 2 r w^2 = 0, with d = (1-f)(1-b), w = 1 - d."""
+    d = (1.0 - f) * (1.0 - b)
+    w = 1.0 - d
+    qa = f * (1.0 - b) * d
+    qb = f * (1.0 - b) * (2.0 - d) - 2.0 * ratio * w * d
+    qc = -2.0 * ratio * w * w
+    return (-qb + np.sqrt(qb * qb - 4.0 * qa * qc)) / (2.0 * qa)
+
+
+def _snb_gap_at(b: float, c1: float, c2: float, f: float, population: float) -> float:
+    """:func:`_snb_gap` at one beta, in scalar arithmetic (what the root finder calls, a few times)."""
+    ratio = c2 / c1
+    d = (1.0 - f) * (1.0 - b)
+    w = 1.0 - d
+    qa = f * (1.0 - b) * d
+    qb = f * (1.0 - b) * (2.0 - d) - 2.0 * ratio * w * d
+    a = (-qb + math.sqrt(qb * qb + 8.0 * qa * ratio * w * w)) / (2.0 * qa)
+    k = population / (1.0 + a * (1.0 - b) / b)
+    return k * f * (b / w) ** a * (1.0 + a * d / w) / c1 - 1.0
+
+
+def _snb_gap(b: np.ndarray, c1: float, c2: float, f: float, population: float) -> np.ndarray:
+    """Per beta (with its alpha from :func:`_snb_alpha`): expected sample uniques / c1 - 1."""
+    with np.errstate(all="ignore"):
+        a = _snb_alpha(b, c2 / c1, f)
+        d = (1.0 - f) * (1.0 - b)
+        w = 1.0 - d
+        k = population / (1.0 + a * (1.0 - b) / b)
+        return k * f * (b / w) ** a * (1.0 + a * d / w) / c1 - 1.0
 
 
 def _snb_classes(a: float, b: float, population: float) -> float:
     """The number of non-empty classes of a population of ``population`` people whose class sizes are
     1 + NB(a, b) (mean size 1 + a (1 - b) / b)."""
     return population / (1.0 + a * (1.0 - b) / b)
-
-
-def _snb_counts(a: float, b: float, f: float, k: float) -> np.ndarray:
-    """SNB's expected numbers of sample classes of size 1 and 2 (see :func:`snb`)."""
-    d = (1.0 - f) * (1.0 - b)
-    w = 1.0 - d
-    with np.errstate(all="ignore"):
-        p1 = k * f * np.float64(b / w) ** a * (1.0 + a * d / w)
-        p2 = (
-            k
-            * a
-            * np.float64(b) ** a
-            * f
-            * f
-            * (1.0 - b)
-            / 2.0
-            * np.float64(w) ** -(a + 2.0)
-            * (2.0 - (1.0 - a) * d)
-        )
-    return np.array([p1, p2], dtype=np.float64)
 
 
 # --- Dankar's rule ------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ as ARX's ``BasicBLikeness`` and ``EnhancedBLikeness`` check it.
 
 It bounds what an attacker learns about a sensitive value, not who a record is: pair it with k-anonymity
 or a risk model. A merge of classes gives each value a share between the parts' shares, so a merge of
-passing classes passes (monotone without suppression); with suppression the searches do not prune by it.
+passing classes passes (monotone without suppression); with suppression the searches prune with the share
+of a class's records that fail in every split of it (:meth:`BetaLikeness.assess`).
 Checked for all classes at once on the sparse histograms (one pass over the (class, value) pairs).
 """
 
@@ -86,13 +87,29 @@ class BetaLikeness(PrivacyModel):
             )
         need_sensitive("beta-likeness", self.sensitive)
 
-    def passes(self, stats: ClassStats) -> np.ndarray:
+    def _shares(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per (class, value) pair: the class, the value's share in the class, the highest share it may
+        have, and whether it fails."""
         cls, val, cnt = stats.pairs(self.protected)
         q = stats.enc.sensitive_column(self.protected).global_distribution[val]
-        gain = (cnt / stats.sizes[cls] - q) / q
+        p = cnt / stats.sizes[cls]
         limit = np.minimum(self.beta, -np.log(q)) if self.variant == "enhanced" else self.beta
-        bad = np.bincount(cls[gain > limit], minlength=stats.n_classes)
-        return bad == 0
+        return cls, p, q * (1.0 + limit), (p - q) / q > limit
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        cls, _p, _top, bad = self._shares(stats)
+        return np.bincount(cls[bad], minlength=stats.n_classes) == 0
+
+    def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
+        """A value over its highest share r in a class (share p) stays over it in some part of every split,
+        and parts holding it at most at r can take at most r of their records: at least (p - r) / (1 - r)
+        of the class's records are in failing parts of any split (the bound the searches prune with)."""
+        cls, p, top, bad = self._shares(stats)
+        ok = np.bincount(cls[bad], minlength=stats.n_classes) == 0
+        need = np.where(bad & (top < 1.0), (p - top) / np.maximum(1.0 - top, 1e-300), 0.0)
+        share = np.zeros(stats.n_classes)
+        np.maximum.at(share, cls, np.clip(need - 1e-9, 0.0, 1.0))
+        return ok, share
 
     def describe(self) -> str:
         text = (

@@ -4,7 +4,9 @@
 ARX's ``DDisclosurePrivacy`` checks it (values absent from a class are not judged).
 
 It bounds what an attacker learns about a sensitive value, not who a record is. Not monotone: a merge can
-dilute a value below 2^-delta of its share, so the searches check every node that could beat the optimum.
+dilute a value below 2^-delta of its share, so the searches check every node that could beat the optimum,
+ruling out a node only by the records over-represented values force out of every split of it
+(:meth:`DeltaDisclosure.assess`).
 """
 
 from __future__ import annotations
@@ -70,6 +72,21 @@ class DeltaDisclosure(PrivacyModel):
         ratio = np.abs(np.log(cnt / stats.sizes[cls] / q) / np.log(2.0))
         bad = np.bincount(cls[ratio >= self.delta_disclosure], minlength=stats.n_classes)
         return bad == 0
+
+    def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
+        """A value at share p above r = 2^delta times its table share stays at r or above in some part of
+        every split; parts below r hold less than r of their records in it, so at least (p - r) / (1 - r)
+        of the class fails in any split. (A value too rare in a class proves nothing: a split can drop
+        it.)"""
+        ok = self.passes(stats)
+        cls, val, cnt = stats.pairs(self.protected)
+        q = stats.enc.sensitive_column(self.protected).global_distribution[val]
+        p = cnt / stats.sizes[cls]
+        top = q * 2.0**self.delta_disclosure
+        need = np.where((p >= top) & (top < 1.0), (p - top) / np.maximum(1.0 - top, 1e-300), 0.0)
+        share = np.zeros(stats.n_classes)
+        np.maximum.at(share, cls, np.clip(need - 1e-9, 0.0, 1.0))
+        return ok, share
 
     def describe(self) -> str:
         return _(

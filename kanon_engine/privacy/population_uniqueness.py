@@ -23,7 +23,15 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.metrics.population import ESTIMATORS, SizeHistogram, dankar, pitman, snb, zayatz
+from kanon_engine.metrics.population import (
+    DANKAR_PITMAN_FRACTION,
+    ESTIMATORS,
+    SizeHistogram,
+    dankar,
+    pitman,
+    snb,
+    zayatz,
+)
 from kanon_engine.params import ParamSpec
 from kanon_engine.privacy.base import ClassStats, PrivacyModel, int_param, number, share_param
 from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_words
@@ -122,7 +130,13 @@ class PopulationUniqueness(PrivacyModel):
         h = SizeHistogram.of(lad.sizes[p:])
         if h.classes_of_size(1) == 0:
             return True
-        share = estimate(h, float(self.population_size or 0), self.population_model)
+        population = float(self.population_size or 0)
+        if self.population_model == "dankar" and h.records / population > DANKAR_PITMAN_FRACTION:
+            # Dankar's choice there is the smaller of Zayatz and SNB: Zayatz within the bound settles it
+            z = zayatz(h, population)
+            if z is not None and 0.0 < z <= self.population_uniqueness:
+                return True
+        share = estimate(h, population, self.population_model)
         return share is not None and 0.0 < share <= self.population_uniqueness
 
     def describe(self) -> str:

@@ -6,8 +6,8 @@ models: the classes still released are ordered by size (ties by class number) an
 suppressed, as few as the model allows, within the records the suppression limit leaves. For a model whose
 verdict can only improve as small classes go (average risk, sample uniqueness: the smallest remaining
 class never exceeds the average), the least number is found for every prefix at once (one cumulative sum,
-vectorized); for a model without that property (population uniqueness) by ARX's bisection over the number
-of classes, with the verdict checked again on the prefix it ends at (ARX does not re-check it).
+vectorized); for a model without that property (population uniqueness) by bisection over the number
+of classes within the allowance (:func:`bisect_suppression`).
 
 Two readings of a release are judged where they can differ: the records released with their values (ARX's
 reading: suppressed records are left out), and the release as its file shows it, where the suppressed
@@ -77,29 +77,24 @@ def least_suppression(
 def bisect_suppression(
     stats: ClassStats, released: np.ndarray, allowance: int, holds: Callable[[Ladder, int], bool]
 ) -> np.ndarray | None:
-    """ARX's bisection (``HashGroupifyDistribution.suppressWhileNotFulfilledBinary``) over the number of
-    smallest classes to suppress, for a verdict ``holds(ladder, p)`` that need not improve with p: it
-    stops early where the verdict fails with more records suppressed than allowed, and the prefix it ends
-    at is checked again (None when it does not hold there or exceeds the allowance)."""
+    """The fewest smallest classes to suppress for a verdict ``holds(ladder, p)`` that is costly (an
+    estimate per call) and need not improve with p: none when it holds as it is; else, when it holds with
+    the most classes the allowance permits suppressed (P), the least p in 1 .. P found by bisection, as
+    ARX bisects (``HashGroupifyDistribution.suppressWhileNotFulfilledBinary``, which also stops where the
+    verdict fails beyond the allowance); the verdict is checked again on the prefix it ends at (ARX does
+    not). For a verdict that does improve with p this is the least p; otherwise it is a p for which the
+    verdict holds, found the same way for every node, which is what makes the search's optimum exact."""
     lad = ladder(stats, released)
     if holds(lad, 0):
         return lad.mask(0, stats.n_classes)
-    if lad.steps == 0:
+    most = int(np.searchsorted(lad.removed, allowance, side="right")) - 1  # largest p within the allowance
+    if most <= 0 or not holds(lad, most):
         return None
-    low, high = 0, lad.steps - 1
-    mid = (low + high) // 2
-    while low <= high:
-        verdict = holds(lad, mid + 1)
-        if not verdict and lad.removed[mid + 1] > allowance:
-            return None
-        if verdict:
-            high = mid - 1
+    low, high = 1, most  # holds(high) is known true
+    while low < high:
+        mid = (low + high) // 2
+        if holds(lad, mid):
+            high = mid
         else:
             low = mid + 1
-        mid = (low + high) // 2
-    p = mid + 1
-    if not holds(lad, p):
-        p += 1
-    if p > lad.steps or lad.removed[p] > allowance or not holds(lad, p):
-        return None
-    return lad.mask(p, stats.n_classes)
+    return lad.mask(high, stats.n_classes)
