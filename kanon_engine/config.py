@@ -4,21 +4,25 @@ their registry in :mod:`kanon_engine.privacy`."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import numpy as np
+import pandas as pd
+
+from kanon_engine.data.persons import blanks_value, knows_value
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike, require_mark_free, require_values
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.params import ParamSpec, blank_to_none, format_percent, parse_fraction, parse_number
 from kanon_engine.privacy import PrivacyModel, k_of, models_from_values, require_identity_model
-
-if TYPE_CHECKING:
-    from kanon_engine.workload.query import Workload
+from kanon_engine.workload.query import Workload
 
 __all__ = [
     "AnonymizationConfig",
@@ -54,6 +58,18 @@ class AnonymizationConfig:
     #: Datafly's step 4 (Sweeney; the seed slides): suppressed records kept in the release form one group
     #: (every quasi-identifier ``*``) that must hold 0 or at least k records. Moot when they are dropped.
     protect_suppressed_group: bool = True
+    #: The person column (:mod:`kanon_engine.data.persons`): which rows belong to one person. Set, every
+    #: model counts distinct persons per class instead of rows; it is removed like an identifier (it is
+    #: added to ``identifiers``). None: every row is a person.
+    person: str | None = None
+    #: How many distinct released rows of one person an attacker may know (1, 2, 3; 0 = all of them)
+    person_knows: int = 1
+    #: A blank person cell: "refuse" (the rows are named) or "own" (each blank row a person of its own)
+    person_blanks: str = "refuse"
+    #: What a suppressed cell shows in the release ('*' unless the data holds '*' as a value: then the
+    #: user chooses another mark, ``--suppression-mark``; a mark that is a value of a quasi-identifier
+    #: is refused, so a release never says two things with one text).
+    suppression_mark: str = "*"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quasi_identifiers", tuple(self.quasi_identifiers))
@@ -62,14 +78,21 @@ class AnonymizationConfig:
         object.__setattr__(self, "models", tuple(self.models))
         object.__setattr__(self, "hierarchies", MappingProxyType(dict(self.hierarchies)))
         object.__setattr__(self, "sensitive_hierarchies", MappingProxyType(dict(self.sensitive_hierarchies)))
+        if self.person is not None:
+            object.__setattr__(self, "person_knows", knows_value(self.person_knows))
+            object.__setattr__(self, "person_blanks", blanks_value(self.person_blanks))
+            if self.person not in self.identifiers:  # removed from every release like an identifier
+                object.__setattr__(self, "identifiers", (*self.identifiers, self.person))
         roles: dict[str, str] = {}
+        if self.person is not None:
+            roles[self.person] = "person"
         for role, cols in (
             ("identifier", self.identifiers),
             ("quasi-identifier", self.quasi_identifiers),
             ("sensitive", self.sensitive),
         ):
             for c in cols:
-                if c in roles:
+                if c in roles and not (c == self.person and role == "identifier"):
                     raise ConfigError(
                         _(
                             "The column '{column}' is marked both {role} and {other}.",
@@ -113,6 +136,8 @@ class AnonymizationConfig:
         return self.k if self.protect_suppressed_group and not self.drop_suppressed else 0
 
     def role_of(self, column: str) -> Role:
+        if column == self.person:
+            return Role.PERSON
         if column in self.identifiers:
             return Role.IDENTIFIER
         if column in self.quasi_identifiers:
@@ -121,11 +146,13 @@ class AnonymizationConfig:
             return Role.SENSITIVE
         return Role.INSENSITIVE
 
-    def check_columns(self, table: Table) -> None:
+    def check_columns(self, table: TableLike) -> None:
         """Every named column exists in the table (a DataError naming the unknown one otherwise)."""
         table.require_columns(self.identifiers, _("identifier column"))
         table.require_columns(self.quasi_identifiers, _("quasi-identifier"))
         table.require_columns(self.sensitive, _("sensitive attribute"))
+        require_values(table, self.quasi_identifiers, _("quasi-identifier"))
+        require_mark_free(table, self.quasi_identifiers, self.suppression_mark)
 
     def check_table(self, table: Table) -> None:
         """The config can run on ``table``: its columns exist and k is at most the number of records."""
@@ -136,9 +163,6 @@ class AnonymizationConfig:
         """SHA-256 of everything that decides a release: roles, every hierarchy's rows, the privacy
         models and the output options. Two configs with the same fingerprint give the same release;
         a result whose fingerprint differs from the project's is out of date (issue 12, item 10)."""
-        import hashlib
-        import json
-
         doc = {
             "qi": list(self.quasi_identifiers),
             "sensitive": list(self.sensitive),
@@ -152,6 +176,10 @@ class AnonymizationConfig:
             "drop_suppressed": self.drop_suppressed,
             "shuffle_seed": self.shuffle_seed,
         }
+        if self.person is not None:  # only then: the fingerprints of runs without persons stay as they were
+            doc["persons"] = [self.person, self.person_knows, self.person_blanks]
+        if self.suppression_mark != "*":  # (fingerprints of runs with the usual mark stay as they were)
+            doc["suppression_mark"] = self.suppression_mark
         text = json.dumps(doc, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -164,11 +192,6 @@ class AnonymizationConfig:
 
 def _hierarchy_digest(h: Hierarchy) -> str:
     """SHA-256 of a hierarchy's cells (vectorized hashing: a million values take a fraction of a second)."""
-    import hashlib
-
-    import numpy as np
-    import pandas as pd
-
     matrix = np.asarray(h.matrix, dtype=object)
     cells = pd.util.hash_array(matrix.ravel().astype(str).astype(object), categorize=False)
     return hashlib.sha256(repr(matrix.shape).encode() + cells.tobytes()).hexdigest()
@@ -181,6 +204,7 @@ def role_name(role: str | Role) -> str:
         Role.QUASI_IDENTIFIER: N_("quasi-identifier"),
         Role.SENSITIVE: N_("sensitive"),
         Role.INSENSITIVE: N_("insensitive"),
+        Role.PERSON: N_("person (patient number)"),
     }
     return _(names[Role(role)])
 

@@ -3,7 +3,9 @@ concerned, followed by what to do about it, so the GUI and the CLI can show it a
 
 from __future__ import annotations
 
-from kanon_engine.i18n import _
+from typing import Any
+
+from kanon_engine.i18n import _, formats
 
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)}
 
@@ -12,6 +14,18 @@ def visible(text: str) -> str:
     """``text`` with control characters written as ``\\x00`` escapes: a value quoted in a message (a NUL
     byte, a line break inside a cell) must show, not vanish or break the one line a message is."""
     return text.translate(_CONTROL) if any(ord(ch) < 32 or ord(ch) == 127 for ch in text) else text
+
+
+def shown_value(value: Any) -> str:
+    """A value quoted in a message: a number in the language's format (3,5 in German, not 3.5; 3, not
+    3.0), anything else as typed, in quotes."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return formats.decimal(value, 6)
+    return repr(visible(str(value)))
 
 
 class KanonError(Exception):

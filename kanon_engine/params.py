@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import _, formats
 
 
@@ -22,7 +22,9 @@ class ParamSpec:
 
     name: str
     label: str
-    kind: str  # "int", "float", "choice", "bool", "text", "columns" (column names, comma-separated)
+    #: "int", "float", "choice", "bool", "text", "columns" (quasi-identifiers, comma-separated), "column"
+    #: (any column of the table: the workbench offers them in a list)
+    kind: str
     default: Any
     help: str
     minimum: float | None = None
@@ -99,7 +101,7 @@ class ParamSpec:
                 value = str(value)
                 if value not in self.choices:
                     raise ValueError
-            elif self.kind == "text":
+            elif self.kind in ("text", "column"):
                 value = str(value).strip() or self.default
             elif self.kind == "columns":
                 items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
@@ -117,7 +119,7 @@ class ParamSpec:
         return value
 
     def _expectation(self, value: Any) -> str:
-        got = repr(value)
+        got = shown_value(value)
         if self.percent:
             return _(
                 "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.core.lattice import SearchRecord
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.release.build import release_row_order
+from kanon_engine.workload.evaluate import WorkloadEvaluation
 
 
 @dataclass(eq=False)
@@ -69,6 +71,32 @@ SURVEY_MODELS: dict[str, str] = {
         "groups of their own; no record is removed"
     ),
 }
+
+
+#: The same models in a few plain words, for the workbench's tables and lines (the codes alone, "CG" or
+#: "AG_TS", meant nothing to the walk's users); :func:`model_label` shows them with the code.
+SURVEY_MODEL_NAMES: dict[str, str] = {
+    "AG_TS": N_("same level for the whole table, records suppressed"),
+    "AG_CS": N_("same level for the whole table, single values suppressed"),
+    "CG": N_("each record generalized on its own"),
+    "CS": N_("single values suppressed, nothing generalized"),
+    "multidimensional": N_("groups of records with ranges of their own"),
+}
+
+
+def model_label(code: str) -> str:
+    """A survey model in plain words with its code: "each record generalized on its own (CG)"."""
+    name = SURVEY_MODEL_NAMES.get(code)
+    if name is None:
+        return code
+    if code == "multidimensional":
+        return _(name)
+    return _("{name} ({code})", name=_(name), code=code)
+
+
+def model_description(code: str) -> str:
+    """The survey model's one-sentence description (a tooltip)."""
+    return _(SURVEY_MODELS[code]) if code in SURVEY_MODELS else ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,7 +160,6 @@ class CellRecoding:
         """The transformations the records use, most used first: per QI the level (or ``"*"`` when the
         cell is suppressed), with the number of records using it (and of classes, given the class of
         every record)."""
-        from kanon_engine.core.frequency import group_columns, representatives
 
         d = len(self.qi)
         code = np.where(self.suppressed, -1, self.levels.astype(np.int64)) + 1
@@ -184,7 +211,7 @@ class AnonymizationResult:
     notes: tuple[str, ...] = ()
     #: how well the release answers the workload of intended analyses
     #: (:class:`~kanon_engine.workload.evaluate.WorkloadEvaluation`; None until measured)
-    workload: Any | None = None
+    workload: WorkloadEvaluation | None = None
     #: False when levels were applied as they are (``apply`` without k): no privacy model is claimed.
     models_enforced: bool = True
     #: how every row's release is computed (a release plan); the engine that ran and why
@@ -194,6 +221,15 @@ class AnonymizationResult:
     n_records: int | None = None
     n_suppressed: int | None = None
     recoding: CellRecoding | None = None
+    #: under the person role, the persons of the release
+    #: (:class:`~kanon_engine.metrics.person_risk.PersonFacts`); None without it
+    persons: Any | None = None
+    #: how close a local-suppression release is to the fewest ``*`` possible (``lower_bound``, ``gap``,
+    #: ``method``, ...: :meth:`kanon_engine.algorithms.local_bound.Certificate.to_dict`); None otherwise
+    certificate: dict[str, Any] | None = None
+    #: what a differentially private run promised and spent (SafePub: epsilon, delta, search_budget,
+    #: beta, k, records_sampled, ...); None for every other run
+    differential_privacy: dict[str, Any] | None = None
 
     @property
     def in_memory(self) -> bool:
@@ -214,13 +250,27 @@ class AnonymizationResult:
         """True when records are recoded cell by cell (every record kept, ``*`` a value of its own)."""
         return self.recoding is not None
 
+    def release_table(self) -> pd.DataFrame:
+        """The release's rows. A run whose engine streamed the rows holds none (its release is written
+        from the source, see :mod:`kanon_engine.sources.plan.sink`): a ValueError says so."""
+        if self.release is None:
+            raise ValueError("this run's engine streamed the rows: it holds no release table")
+        return self.release
+
+    def classes_of_rows(self) -> np.ndarray:
+        """The class of every input record (-1: suppressed). A run whose engine streamed the rows holds
+        none (it has ``n_records`` and ``n_suppressed``): a ValueError says so."""
+        if self.row_class is None:
+            raise ValueError("this run's engine streamed the rows: it holds no class per record")
+        return self.row_class
+
     @property
     def records(self) -> int:
-        return int(len(self.row_class)) if self.n_records is None else int(self.n_records)
+        return len(self.classes_of_rows()) if self.n_records is None else int(self.n_records)
 
     @property
     def suppressed_mask(self) -> np.ndarray:
-        return self.row_class < 0
+        return self.classes_of_rows() < 0
 
     @property
     def release_rows(self) -> np.ndarray:
@@ -229,7 +279,7 @@ class AnonymizationResult:
 
     @property
     def suppressed(self) -> int:
-        return int((self.row_class < 0).sum()) if self.n_suppressed is None else int(self.n_suppressed)
+        return int(self.suppressed_mask.sum()) if self.n_suppressed is None else int(self.n_suppressed)
 
     @property
     def released_records(self) -> int:
@@ -278,10 +328,16 @@ class AnonymizationResult:
             out["records_touched"] = rec.records_touched
             out["records_generalized"] = rec.records_generalized
             out["transformations_used"] = len(rec.transformations())
+        if self.certificate is not None:
+            out["certificate"] = dict(self.certificate)
         if self.lattice is not None:
             out["lattice"] = {"size": int(len(self.lattice.status)), "status_counts": self.lattice.counts()}
         if self.notes:
             out["notes"] = list(self.notes)
         if self.workload is not None:
             out["workload"] = self.workload.to_dict()
+        if self.differential_privacy is not None:  # issue 32's contract: epsilon ... records_sampled
+            out["differential_privacy"] = dict(self.differential_privacy)
+        if self.persons is not None:
+            out["persons"] = self.persons.to_dict()
         return out

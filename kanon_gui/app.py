@@ -56,6 +56,9 @@ def create_application(argv: list[str] | None = None):
     from kanon_gui.language import install_language
 
     install_language()  # KANON_LANG, else the saved choice, else the system's language, else English
+    from kanon_gui.wheel_guard import install_wheel_guard
+
+    install_wheel_guard(app)  # the wheel scrolls panels, never changes an unfocused combo or spin box
     return app
 
 

@@ -27,6 +27,11 @@ TERMS: dict[str, str] = {
     "insensitive": N_(
         "An insensitive attribute is neither identifying nor sensitive: it is released as it is."
     ),
+    "person": N_(
+        "The person column (a patient number) says which rows belong to one person, when a person has "
+        "several rows (stays, visits): it is removed from the release, and k then counts persons, not "
+        "rows."
+    ),
     "equivalence class": N_(
         "A group of records (an equivalence class, in the papers) holds the records that share the "
         "same released quasi-identifier values, so they cannot be told apart."
@@ -103,6 +108,12 @@ TERMS: dict[str, str] = {
         "Linkage attack: joining the release with a public list (a register, a voter list) on the "
         "shared columns; a person matching exactly one record is singled out."
     ),
+    "survey models": N_(
+        "How a release was made, with the names of the survey of k-anonymity models (Ciriani et al.; "
+        "AG: one generalization level per attribute for the whole table, CG: each record generalized on "
+        "its own; TS: whole records suppressed, CS: single values replaced by *): AG_TS, AG_CS, CG and "
+        "CS; Mondrian's groups with ranges of their own are multidimensional recoding."
+    ),
     "missing": N_(
         "A missing value is an empty cell: it stays empty in the release; the views show it as (missing)."
     ),
@@ -113,6 +124,7 @@ ROLE_COLORS: dict[Role, QColor] = {
     Role.QUASI_IDENTIFIER: QColor("#2b6cb0"),
     Role.SENSITIVE: QColor("#8e44ad"),
     Role.INSENSITIVE: QColor("#7f8c8d"),
+    Role.PERSON: QColor("#b7791f"),
 }
 
 ROLE_LABELS: dict[Role, str] = {
@@ -120,6 +132,7 @@ ROLE_LABELS: dict[Role, str] = {
     Role.QUASI_IDENTIFIER: N_("Quasi-identifier"),
     Role.SENSITIVE: N_("Sensitive"),
     Role.INSENSITIVE: N_("Insensitive"),
+    Role.PERSON: N_("Person (patient number)"),
 }
 
 #: Background of cells changed by the anonymization, of suppressed rows, and of highlighted rows.

@@ -19,7 +19,7 @@ from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QProcess, QT
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from kanon_engine import i18n
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _
 from kanon_engine.i18n.catalog import pseudo
 
 LOG = logging.getLogger("kanon_gui.language")
@@ -28,6 +28,32 @@ SETTING = "language"
 QT_CATALOGS = ("qtbase",)
 
 _translators: list[QTranslator] = []
+
+#: Qt's own texts that the PySide6 wheel's catalogs lack for some languages (Qt 6.11 renamed "Look in:"
+#: to "&Look in:" and "Files of type:" to "Files of &type:"; qtbase_fr and qtbase_es kept the old
+#: wording; checked by tests/gui/test_qt_translations.py). kanon translates them in its own catalog.
+QT_GAPS = {
+    ("QFileDialog", "&Look in:"): N_("&Look in:"),
+    ("QFileDialog", "Files of &type:"): N_("Files of &type:"),
+    ("QAbstractFileIconProvider", "Folder"): N_("Folder"),
+    ("QAbstractFileIconProvider", "Drive"): N_("Drive"),
+}
+
+
+class QtGapsTranslator(QTranslator):
+    """Qt's texts of :data:`QT_GAPS` through kanon's catalog; every other text is left to Qt's own
+    translations. Installed first, so Qt's catalogs are asked before it (Qt asks the last installed
+    translator first) and this one fills only their gaps."""
+
+    def translate(self, context, source_text, disambiguation=None, n=-1):  # noqa: N802 - Qt's name
+        message = QT_GAPS.get((context, source_text))
+        if message is None:
+            return ""
+        text = _(message)
+        return text if text != message or i18n.current_language() == i18n.SOURCE_LANGUAGE else ""
+
+    def isEmpty(self) -> bool:  # noqa: N802 - Qt's name
+        return False
 
 
 class PseudoTranslator(QTranslator):
@@ -86,6 +112,7 @@ def install_language(code: str | None = None) -> str:
     if code == i18n.PSEUDO:
         _translators.append(PseudoTranslator(app))
     elif code != i18n.SOURCE_LANGUAGE:
+        _translators.append(QtGapsTranslator(app))  # first: asked after Qt's own catalogs
         folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
         for name in QT_CATALOGS:
             translator = QTranslator(app)

@@ -9,15 +9,15 @@ as plain text; unexpected exceptions open the crash dialog.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -36,42 +36,36 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine import session
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.algorithms.heuristic import best_so_far
-from kanon_engine.data.io import read_table
-from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind, ReadOptions
-from kanon_engine.errors import Cancelled, ConfigError, KanonError
+from kanon_engine.errors import Cancelled, KanonError
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
-from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.project.project_file import Project
-from kanon_engine.project.restore import rebuild_run
 from kanon_engine.project.sealed import PasswordError
 from kanon_engine.project.validation import TableFacts, analyze_table, result_warnings
-from kanon_engine.release.fileio import clean_stale_temp_files
 from kanon_engine.report.describe import algorithm_name
+from kanon_engine.report.facts import result_facts
+from kanon_engine.report.sentences import kept_in_words
 from kanon_engine.result import AnonymizationResult
-from kanon_engine.sources.backends.settings import EngineSettings
-from kanon_engine.workload.evaluate import with_workload
-from kanon_engine.workload.generate import default_workload
-from kanon_gui import appdata
-from kanon_gui.dialogs.export_dialog import ExportDialog
-from kanon_gui.errors import error_text, error_title, is_expected, log_error
-from kanon_gui.glossary import glossary_html
-from kanon_gui.language import add_language_menu
-from kanon_gui.large_file import (
-    OpenedData,
+from kanon_engine.session import LoadedProject, OpenedData
+from kanon_engine.session.engines import (
     engine_for,
     engine_line_for,
     engine_name,
     engine_sentence,
     is_streamed,
-    open_streamed,
-    profile_source,
-    refuse_too_large,
     result_engine_sentence,
 )
+from kanon_engine.sources.backends.settings import EngineSettings
+from kanon_gui import appdata
+from kanon_gui.dialogs.export_dialog import ExportDialog
+from kanon_gui.errors import error_text, error_title, is_expected, log_error
+from kanon_gui.glossary import glossary_html
+from kanon_gui.language import add_language_menu
 from kanon_gui.resources import icon, sample_project
+from kanon_gui.screen_fit import fit_window, keep_on_screen
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.algorithm_panel import AlgorithmPanel
@@ -84,6 +78,7 @@ from kanon_gui.views.history_view import RunHistoryPanel
 from kanon_gui.views.message_bar import MessageBar
 from kanon_gui.views.results_view import ResultsPanel
 from kanon_gui.views.risk_view import RiskPanel
+from kanon_gui.views.utility_view import UtilityPanel
 from kanon_gui.views.workload_view import WorkloadPanel
 
 LOG = logging.getLogger("kanon_gui.window")
@@ -117,58 +112,17 @@ TEXT = {
         )
     ),
     "levels_label": N_("#{number} levels {levels}"),
+    "loaded": N_(
+        "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the Attributes tab."
+    ),
+    "opened_streamed": N_(
+        "Opened {name} without loading it: {n_rows} rows, {n} columns; the grid shows the first rows. Next: "
+        "mark the quasi-identifiers in the Attributes tab."
+    ),
     "password_title": N_("Protected project"),
     "password_ask": N_("{name} is protected by a password. Type it to open the project:"),
     "password_wrong": N_("The password does not open {name}. Check it (it is case-sensitive) and try again:"),
 }
-
-
-@dataclass(frozen=True)
-class LoadedProject:
-    """What opening a project computes off the GUI thread."""
-
-    table: Any  # a Table, or a table source not loaded whole
-    warnings: list[str]
-    facts: TableFacts
-    restored: list[tuple[AnonymizationResult, dict[str, Any]]]
-    preview: Any = None
-    sampled: frozenset[str] = frozenset()
-    not_restored: tuple[str, ...] = ()  # why saved runs with the project's settings were not rebuilt
-
-
-#: At most this many saved runs are rebuilt when a project is opened (the latest ones).
-RESTORE_RUNS = 5
-
-
-def rebuild_saved_runs(
-    project: Project, table: Any, facts: TableFacts, progress: Callable[[float, str], None] | None = None
-) -> tuple[list[tuple[AnonymizationResult, dict[str, Any]]], list[str]]:
-    """Rebuild the project's latest saved runs that match its settings (worker side): the saved
-    transformation re-applied, or the partitioning repeated
-    (:func:`kanon_engine.project.restore.rebuild_run`),
-    on the table in memory or through the engine of a table source; and why each run made with the
-    project's settings was not rebuilt. The configuration is built as the workbench builds it (default
-    hierarchies from the value counts)."""
-    qi = project.columns_with(Role.QUASI_IDENTIFIER)
-    if not qi or not project.runs:
-        return [], []
-    hierarchies = {**facts.defaults, **project.hierarchies}
-    try:
-        config = project.with_changes(hierarchies=hierarchies).config(table)
-    except KanonError:
-        return [], []
-    out, reasons = [], []
-    summaries = list(project.runs)[-RESTORE_RUNS:]
-    for i, summary in enumerate(summaries):
-        if progress is not None:
-            label = str(summary.get("label") or summary.get("algorithm", ""))
-            progress(i / len(summaries), _("rebuilding the saved run {run}", run=label))
-        result, why = rebuild_run(table, config, dict(summary), progress)
-        if result is not None:
-            out.append((result, dict(summary)))
-        elif why:
-            reasons.append(why)
-    return out, reasons
 
 
 def not_rebuilt_text(reasons: list[str]) -> str:
@@ -186,6 +140,8 @@ def not_rebuilt_text(reasons: list[str]) -> str:
 
 #: Task channels of a role change that first counts or prepares a large column (the Attributes tab).
 ROLE_CHANNELS = ("count:", "prepare:")
+#: Background tasks besides a run that show the progress bar and Cancel while they work.
+SHOWN_CHANNELS = (*ROLE_CHANNELS, "utility")
 
 
 class MainWindow(QMainWindow):
@@ -222,13 +178,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.data_panel = DataPanel(self.state)
-        self.attributes_panel = AttributesPanel(self.state, self.hier_actions, runner=self.runner)
-        self.hierarchy_editor = HierarchyEditorPanel(self.state, self.hier_actions)
-        attributes_tab = QSplitter(Qt.Orientation.Horizontal)
-        attributes_tab.addWidget(self.attributes_panel)
-        attributes_tab.addWidget(self.hierarchy_editor)
-        attributes_tab.setSizes([700, 620])
-        self.attributes_tab = attributes_tab
+        attributes_tab = self._make_attributes_tab()
         self.algorithm_panel = AlgorithmPanel(self.state)
         self.results_panel = ResultsPanel()
         self.tabs.addTab(self.data_panel, icon("open"), _("1  Data"))
@@ -241,25 +191,18 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.risk_panel, icon("risk"), _("6  Risk"))
         self.workload_panel = WorkloadPanel(self.state)
         self.tabs.addTab(self.workload_panel, icon("chart"), _("7  Workload"))
+        self.utility_panel = UtilityPanel(self.state, runner=self.runner)
+        self.tabs.addTab(self.utility_panel, icon("chart"), _("8  Utility"))
         #: Tabs that show the current run (each has show_run), redrawn when they are on screen.
-        self.run_views: tuple[AnalysisPanel | RiskPanel | WorkloadPanel, ...] = (
+        self.run_views: tuple[AnalysisPanel | RiskPanel | WorkloadPanel | UtilityPanel, ...] = (
             self.analysis_panel,
             self.risk_panel,
             self.workload_panel,
+            self.utility_panel,
         )
         self._stale_views: set[int] = set()
 
-        self.history = RunHistoryPanel(self.state)
-        dock = QDockWidget(_("Run history"), self)
-        dock.setObjectName("RunHistoryDock")
-        dock.setWidget(self.history)
-        dock.setFeatures(
-            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
-        )
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        self.history_dock = dock
-        self.resizeDocks([dock], [215], Qt.Orientation.Horizontal)
-
+        self._make_history_dock()
         self._make_status_bar()
         self._make_actions()
         self._make_menus()
@@ -270,6 +213,34 @@ class MainWindow(QMainWindow):
         self._autosave.start()
         self._update_title()
         self._update_enabled()
+
+    def _make_attributes_tab(self) -> QSplitter:
+        """The roles table beside the hierarchy editor."""
+        self.attributes_panel = AttributesPanel(self.state, self.hier_actions, runner=self.runner)
+        self.hierarchy_editor = HierarchyEditorPanel(self.state, self.hier_actions)
+        attributes_tab = QSplitter(Qt.Orientation.Horizontal)
+        attributes_tab.addWidget(self.attributes_panel)
+        attributes_tab.addWidget(self.hierarchy_editor)
+        # the roles table's six columns need about 800 pixels in French or German; the tree editor
+        # takes the rest (its two-row toolbar needs less than 450)
+        attributes_tab.setSizes([810, 410])
+        attributes_tab.setStretchFactor(0, 3)
+        attributes_tab.setStretchFactor(1, 2)
+        self.attributes_tab = attributes_tab
+        return attributes_tab
+
+    def _make_history_dock(self) -> None:
+        """The run history, docked on the right."""
+        self.history = RunHistoryPanel(self.state)
+        dock = QDockWidget(_("Run history"), self)
+        dock.setObjectName("RunHistoryDock")
+        dock.setWidget(self.history)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.history_dock = dock
+        self.resizeDocks([dock], [215], Qt.Orientation.Horizontal)
 
     def _init_engine_state(self) -> None:
         #: table sources no longer shown, closed when no task uses them (:meth:`_retire`)
@@ -352,7 +323,8 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts(
             list({k.toString(): k for k in (QKeySequence("Ctrl+Shift+Z"), QKeySequence(std.Redo))}.values())
         )
-        for a in (self.undo_action, self.redo_action):
+        for a, word in ((self.undo_action, _("Undo")), (self.redo_action, _("Redo"))):
+            a.setIconText(word)  # the toolbar says "Undo"; the Edit menu and the tooltip say what
             self.addAction(a)
         self.run_action = self._action(
             _("&Run"), self.run, "Ctrl+R", _("Anonymize with the chosen algorithm."), "run"
@@ -368,7 +340,7 @@ class MainWindow(QMainWindow):
         )
         self.tab_actions = []
         for i in range(self.tabs.count()):
-            name = self.tabs.tabText(i).split("  ", 1)[-1].replace("&&", "&")
+            name = self.tabs.tabText(i).split("  ", 1)[-1]  # "&&" stays: a menu shows it as "&"
             self.tab_actions.append(
                 self._action(
                     _("Go to {name}", name=name), lambda i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}"
@@ -543,7 +515,9 @@ class MainWindow(QMainWindow):
         from kanon_gui.dialogs.import_dialog import ImportDialog
 
         dialog = ImportDialog(path, self, engine_line_for(path, self.state.project.engine))
-        dialog.accepted.connect(lambda: self.load_data(path, dialog.options(), dialog.type_overrides()))
+        dialog.accepted.connect(
+            lambda: self.load_data(path, dialog.options(), dialog.type_overrides(), dialog.join_box.joins())
+        )
         dialog.open()
         self.import_dialog = dialog
 
@@ -562,24 +536,22 @@ class MainWindow(QMainWindow):
         path: str | Path,
         options: ReadOptions | None = None,
         overrides: dict[str, tuple[ColumnKind, str | None]] | None = None,
+        joins: list[Any] | None = None,
     ) -> int:
-        """Read a data file in the background; the table replaces the current one when done. A file
+        """Read a data file in the background; the table replaces the current one when done (with the
+        patient tables of ``joins`` joined on, :mod:`kanon_engine.data.join`). A file
         beyond this computer's memory (or any file, when the engine settings name DuckDB or Dask) is not
         loaded: it is opened as a table source, profiled by the engine, and shown as a preview."""
-        from kanon_engine.data.table import apply_type_overrides
-
         path = Path(path)
         settings = self.state.project.engine
+        said: list[str] = []
 
         def work(progress: Callable[[float, str], None]) -> OpenedData:
-            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
-            if engine_for(path, settings) != "memory":
-                return open_streamed(path, options, settings, overrides, progress)
-            refuse_too_large(path)  # the in-memory engine chosen for a file beyond memory: said at once
-            progress(0.0, _("reading {file}", file=path.name))
-            table = read_table(path, options)
-            progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
-            table = apply_type_overrides(table, overrides or {})
+            loaded = session.open_data(path, options, settings, overrides, progress)
+            if not joins:
+                return loaded
+            # linked tables: the patient table's columns beside every stay (kanon_engine.data.join)
+            table, said[:] = Project(joins=tuple(joins)).joined(loaded.table)
             return OpenedData(table, analyze_table(table))
 
         def done(loaded: OpenedData) -> None:
@@ -591,7 +563,10 @@ class MainWindow(QMainWindow):
             self._retire(old)
             self.project_password = None
             appdata.add_recent_file(path)
-            self.message_bar.show_message(self._loaded_text(path.name, table), "info")
+            if joins:
+                self.state.set_joins(joins)
+            text = " ".join([self._loaded_text(path.name, table), *said])
+            self.message_bar.show_message(text, "warning" if said else "info")
             self.tabs.setCurrentIndex(self.TAB_DATA)
 
         self._begin_task(_("Reading {file}…", file=path.name), busy=True)
@@ -606,21 +581,8 @@ class MainWindow(QMainWindow):
 
     def _loaded_text(self, name: str, table: Any) -> str:
         """What the message bar says once a data file is open (a preview, for a file not loaded)."""
-        if is_streamed(table):
-            return _(
-                "Opened {name} without loading it: {n_rows} rows, {n} columns; the grid shows the first "
-                "rows. Next: mark the quasi-identifiers in the Attributes tab.",
-                name=name,
-                n_rows=table.n_rows,
-                n=len(table.columns),
-            )
-        return _(
-            "Loaded {name}: {n_rows} rows, {n} columns. Next: mark the quasi-identifiers in the "
-            "Attributes tab.",
-            name=name,
-            n_rows=table.n_rows,
-            n=len(table.columns),
-        )
+        key = "opened_streamed" if is_streamed(table) else "loaded"
+        return text_of(TEXT, key, name=name, n_rows=table.n_rows, n=len(table.columns))
 
     def reopen_data(self) -> int | None:
         """Open the data again on the engine the settings now choose (the project is kept; the runs of
@@ -630,10 +592,9 @@ class MainWindow(QMainWindow):
             return None
         project = self.state.project.with_changes(data_path=t.source, read_options=t.options)
         settings = project.engine
-        need_default = self._qi_without_hierarchy(project)
 
         def work(progress: Callable[[float, str], None]) -> OpenedData:
-            return self._open_project_data(project, need_default, progress)[0]
+            return session.open_project_data(project, progress)[0]
 
         def done(loaded: OpenedData) -> None:
             self._end_task()
@@ -686,30 +647,6 @@ class MainWindow(QMainWindow):
         if engine == "dask":
             return (settings.scheduler, settings.workers) != (opened.scheduler, opened.workers)
         return False
-
-    @staticmethod
-    def _qi_without_hierarchy(project: Project) -> list[str]:
-        return [
-            c for c, r in project.roles.items() if r == Role.QUASI_IDENTIFIER and c not in project.hierarchies
-        ]
-
-    @staticmethod
-    def _open_project_data(
-        project: Project, need_default: list[str], progress: Callable[[float, str], None]
-    ) -> tuple[OpenedData, list[str]]:
-        """The project's data (worker side): loaded whole, or opened as a source on the engine its
-        settings choose (the command line's :meth:`Project.open_data`) and profiled."""
-        assert project.data_path is not None
-        if engine_for(project.data_path, project.engine) != "memory":
-            progress(0.0, _("opening the project's data"))
-            source, warnings = project.open_data()
-            keep = [c for c, r in project.roles.items() if r in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)]
-            return profile_source(source, project.engine, need_default, progress, keep), warnings
-        refuse_too_large(Path(project.data_path))  # beyond this computer's memory: said at once
-        progress(0.0, _("reading the project's data"))
-        table, warnings = project.load_table()
-        progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
-        return OpenedData(table, analyze_table(table, need_default)), warnings
 
     def _retire(self, table: Any) -> None:
         """A table source the state no longer holds: closed (its temporary files removed) once no task
@@ -767,15 +704,7 @@ class MainWindow(QMainWindow):
             return None
 
         def work(progress: Callable[[float, str], None]) -> LoadedProject:
-            clean_stale_temp_files(path.parent)  # left by a crash while writing here (patient data)
-            if project.data_path is None:
-                raise ConfigError(_("The project does not name a data file."), where="data")
-            opened, warnings = self._open_project_data(project, self._qi_without_hierarchy(project), progress)
-            if is_streamed(opened.table):  # saved runs are rebuilt through the engine afterwards
-                return LoadedProject(opened.table, warnings, opened.facts, [], opened.preview, opened.sampled)
-            progress(0.8, _("restoring the saved results"))
-            restored, why = rebuild_saved_runs(project, opened.table, opened.facts)
-            return LoadedProject(opened.table, warnings, opened.facts, restored, not_restored=tuple(why))
+            return session.open_project(project, progress)
 
         def done(loaded: LoadedProject) -> None:
             self._end_task()
@@ -826,7 +755,7 @@ class MainWindow(QMainWindow):
 
         def work(progress: Callable[[float, str], None]) -> tuple:
             with self.engine_lock:  # one task at a time on the engine's connection
-                return rebuild_saved_runs(project, table, facts, progress)
+                return session.rebuild_saved_runs(project, table, facts, progress)
 
         def done(found: tuple) -> None:
             self._end_task()
@@ -864,7 +793,7 @@ class MainWindow(QMainWindow):
         if not files:
             self.recent_menu.addAction(_("(none)")).setEnabled(False)
         for f in files:
-            a = self.recent_menu.addAction(f)
+            a = self.recent_menu.addAction(f.replace("&", "&&"))  # a "&" in a path is not a shortcut
             a.triggered.connect(lambda _=False, f=f: self.open_path(f))
 
     # --- saving --------------------------------------------------------------------------------------
@@ -938,12 +867,8 @@ class MainWindow(QMainWindow):
         table, config = request.table, request.config
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
-            if is_streamed(table):  # the command line's run on a source (its workload needs the rows)
-                with self.engine_lock:
-                    return algorithm.run(table, config, progress=progress)
-            result = algorithm.run(table, config, progress=progress)
-            progress(1.0, _("measuring the workload"))
-            return with_workload(result, table, default_workload(table, config))
+            with self.engine_guard(table):
+                return session.measure(session.run(table, config, algorithm, progress), table, None, progress)
 
         def done(result: AnonymizationResult) -> None:
             self._end_task()
@@ -966,19 +891,17 @@ class MainWindow(QMainWindow):
     def show_run_outcome(self, result: AnonymizationResult) -> None:
         """What came out, and what makes the release of little use if anything does (a column lost to
         *, a handful of groups, most records suppressed), or that the settings changed meanwhile."""
+        facts = result_facts(result)  # the release's own counts (kanon_engine.report.facts)
         figures = {
-            "groups": result.n_classes,
-            "smallest": result.min_class_size,
+            "groups": facts["release"]["classes"],
+            "smallest": facts["release"]["min_class_size"],
             "seconds": formats.decimal(result.runtime_seconds, 2, fixed=True),
         }
-        if result.recoding is not None:  # every record kept: say what happened to single values
-            done = text_of(TEXT, "run_done", kept=result.recoding.in_words(), **figures)
-        else:
-            kept = ngettext("{n} record suppressed", "{n} records suppressed", result.suppressed)
-            done = text_of(TEXT, "run_done", kept=kept, **figures)
+        kept = kept_in_words(facts, result.recoding is not None)
+        done = text_of(TEXT, "run_done", kept=kept, **figures)
         if result.engine != "memory":  # which engine ran and why, where the user looks first
             done = f"{done} {result_engine_sentence(result)}"
-        warnings = [i.message for i in result_warnings(result)]
+        warnings = [i.message for i in result_warnings(result, facts)]
         if self.state.is_stale():
             warnings.insert(0, text_of(TEXT, "run_stale"))
         if warnings:
@@ -988,42 +911,15 @@ class MainWindow(QMainWindow):
 
     def apply_node(self, levels: Any) -> int | None:
         """Apply one lattice node of the current run (a click in the lattice view) and add it as a run."""
-        from kanon_engine.algorithms.full_domain import apply_transformation
-
         current = self.state.current_run
         if current is None:
             return None
-        result = current.result
-        table, config = current.table, result.config
-        limit = result.parameters.get("suppression_limit")
-        if limit is None:
-            limit = min(1.0, config.k / max(table.n_rows, 1)) if result.algorithm == "datafly" else 0.0
-        metric = result.parameters.get("metric", DEFAULT_METRIC)
-        suppress = result.parameters.get("suppress", "records")  # a cell-suppression run applies cells
-        importance = result.parameters.get("importance")
+        result, table = current.result, current.table
         vector = tuple(int(x) for x in (levels.values() if isinstance(levels, dict) else levels))
-        search = result.lattice
 
         def work(progress: Callable[[float, str], None]) -> AnonymizationResult:
-            progress(0.0, _("applying levels {vector}", vector=vector))
-
-            def apply() -> AnonymizationResult:
-                return apply_transformation(
-                    table,
-                    config,
-                    vector,
-                    suppression_limit=limit,
-                    metric=metric,
-                    search=search,
-                    suppress=suppress,
-                    importance=importance,
-                )
-
-            if is_streamed(table):  # one task at a time on the engine's connection; no workload on rows
-                with self.engine_lock:
-                    return apply()
-            res = apply()
-            return with_workload(res, table, default_workload(table, config))
+            with self.engine_guard(table):
+                return session.measure(session.apply_node(result, table, vector, progress), table)
 
         def done(res: AnonymizationResult) -> None:
             self._end_task()
@@ -1034,6 +930,11 @@ class MainWindow(QMainWindow):
         return self.runner.submit(
             work, channel="apply", label="apply node", on_done=done, on_error=self._task_failed("apply")
         )
+
+    def engine_guard(self, table: Any) -> Any:
+        """What a task holds while it works on ``table``: the engine's connection, one task at a time,
+        for a source not loaded whole; nothing for a table in memory."""
+        return self.engine_lock if is_streamed(table) else contextlib.nullcontext()
 
     def cancel(self) -> None:
         """Cancel whatever runs; the engine stops at its next progress call."""
@@ -1064,9 +965,9 @@ class MainWindow(QMainWindow):
         self._update_enabled()
 
     def _task_started(self, _tid: int, channel: str, _label: str) -> None:
-        """A column counted or prepared before its role changes (a large column, in a worker): the
-        progress bar and Cancel show, as for a run; they go when it is done."""
-        if channel.startswith(ROLE_CHANNELS):
+        """A column counted or prepared before its role changes (a large column, in a worker), or the
+        Utility tab's classifiers: the progress bar and Cancel show, as for a run; they go when it is done."""
+        if channel.startswith(SHOWN_CHANNELS):
             self._role_task = True
             self._begin_task(self.status_label.text(), busy=channel.startswith("prepare:"))
 
@@ -1076,7 +977,7 @@ class MainWindow(QMainWindow):
             self._end_task()
 
     def _task_progress(self, _tid: int, channel: str, fraction: float, message: str) -> None:
-        if channel in ("run", "restore") or channel.startswith("count:"):
+        if channel in ("run", "restore", "utility") or channel.startswith("count:"):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * max(0.0, min(1.0, fraction))))
             quality = best_so_far(message)  # an anytime search: show the best release found so far
@@ -1237,4 +1138,6 @@ class MainWindow(QMainWindow):
         """The size and place the window had when it was last closed (a sensible size the first time)."""
         saved = appdata.settings().value("window/geometry")
         if saved is None or not self.restoreGeometry(saved):
-            self.resize(1360, 860)
+            fit_window(self, QSize(1360, 860))  # shrunk to a laptop's screen (1366x768, 1280x800)
+        else:
+            keep_on_screen(self)

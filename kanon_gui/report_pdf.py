@@ -1,7 +1,7 @@
 """Render the HTML de-identification report to PDF with Qt alone (no browser, no network).
 
 ``python -m kanon_gui.report_pdf REPORT.html OUT.pdf`` (and, in a frozen bundle, ``kanon --render-pdf
-REPORT.html OUT.pdf``) is what :func:`kanon_engine.report.document.write_pdf` runs in a child process, so the
+REPORT.html OUT.pdf``) is what :func:`kanon_engine.report.pdf.write_pdf` runs in a child process, so the
 engine never imports Qt. The document is built and paginated by :mod:`kanon_gui.report_layout` (charts
 as images, headings kept with what follows, tables split only between rows); this module paints its
 pages onto A4 with a footer that numbers them, and checks the file before it replaces the old one.

@@ -116,6 +116,7 @@ def take_screenshots(out_dir: Path, file: Path | None = None) -> list[Path]:
         if file is None or file == sample_project():
             _workload(window, shot)
         _analysis_and_export(window, shot)
+        _utility(window, shot)
         _save_dialog_shot(window, shot)
         _stale_shot(window, shot)
         shot.saved.extend(report_pages(window, out_dir))
@@ -235,6 +236,21 @@ def _analysis_and_export(window: Any, shot: _Shooter) -> None:
     window.export_dialog.close()
 
 
+def _utility(window: Any, shot: _Shooter) -> None:
+    """The Utility tab: the classifiers trained on the original and on the release, for the sensitive
+    attribute (the sample's diagnosis) or else the last column."""
+    panel = window.utility_panel
+    window.tabs.setCurrentWidget(panel)
+    settle(300)
+    sensitive = window.state.columns_with(Role.SENSITIVE)
+    target = sensitive[0] if sensitive else panel.target.itemText(panel.target.count() - 1)
+    panel.target.setCurrentText(target)
+    panel.compute()
+    wait_until(lambda: panel.figures is not None, 300)
+    settle(300)
+    shot.save("utility", window)
+
+
 def _linkage_shot(window: Any, shot: _Shooter) -> None:
     """The linkage attack demonstration with the sample's public register (invented people), when the
     tour runs on the sample."""
@@ -278,8 +294,7 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     import shutil
     import subprocess
 
-    from kanon_engine.project.public_list import project_linkage
-    from kanon_engine.report.document import write_reports
+    from kanon_engine import session
 
     run = window.state.current_run
     if run is None:
@@ -288,16 +303,8 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     project = window.state.project
     if not any(project.report.to_dict().values()):  # what the export dialog's report details would hold
         project = project.with_changes(report=example_details())
-    write_reports(
-        run.table,
-        run.result,
-        project,
-        None,
-        pdf,
-        run_label=run.label,
-        stale=window.state.is_stale(),
-        linkage=project_linkage(project, run.table, run.result),
-    )
+    plan = session.ExportPlan(None, report_pdf=pdf, run_label=run.label, stale=window.state.is_stale())
+    session.export(run.table, project, run.result, plan)  # the report of the public list's linkage too
     tool = shutil.which("pdftoppm")
     if tool is None:
         print(f"pdftoppm not found: the report is {pdf}, without page images", flush=True)

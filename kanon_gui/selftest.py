@@ -159,6 +159,7 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
         _run_and_export(steps, ctx, name, params, folder)
     steps.run("XLSX and Parquet", lambda: _formats_step(ctx, folder))
     steps.run("protected project", lambda: _protected_step(ctx, folder))
+    steps.run("utility study (scikit-learn, scipy)", lambda: _utility_step(ctx))
     if window:
         # the window reads and saves settings (its size): into the temporary folder, not the user's profile
         from kanon_gui.appdata import APP_DATA_ENV
@@ -179,7 +180,9 @@ def run_self_test(folder: Path, window: bool = True, out: Any = None) -> int:
 def _run_and_export(
     steps: _Steps, ctx: dict[str, Any], name: str, params: dict[str, Any], folder: Path
 ) -> None:
-    """Anonymize with ``name`` at k=5, export the release and the reports, check the files."""
+    """Anonymize with ``name`` at k=5, export the release and the reports, check the files (each step
+    through the engine's door, :mod:`kanon_engine.session`, as the window and the command line do)."""
+    from kanon_engine import session
     from kanon_engine.algorithms import get_algorithm
     from kanon_engine.privacy import KAnonymity
 
@@ -189,7 +192,7 @@ def _run_and_export(
 
     def anonymize() -> str:
         config = project.config(table).with_changes(models=(KAnonymity(K),))
-        result = get_algorithm(name, **params).run(table, config)
+        result = session.run(table, config, get_algorithm(name, **params))
         check = _check(result.release, list(config.quasi_identifiers), result)
         if not check.k_anonymous:
             raise SelfTestFailure(f"the {name} release is not {K}-anonymous ({check.to_dict()}).")
@@ -205,15 +208,7 @@ def _run_and_export(
 
         result = res["result"]
         path = folder / f"release_{name}.csv"
-        try:
-            from kanon_engine.release.export import export_release
-        except ImportError:  # older engine: plain table writer
-            from kanon_engine.release.fileio import write_table
-
-            write_table(result.release, path)
-            res["summary"] = None
-        else:
-            res["summary"] = export_release(table, result, path)
+        session.export(table, project, result, session.ExportPlan(path))
         size = _nonempty(path)
         back = read_table(path)
         qi = list(result.config.quasi_identifiers)
@@ -227,20 +222,11 @@ def _run_and_export(
         return f"{path.name}: {back.n_rows:,} rows, {size:,} bytes, {K}-anonymous as read back"
 
     def report() -> str:
-        from kanon_engine.report.document import write_reports
-
         html, pdf = folder / f"report_{name}.html", folder / f"report_{name}.pdf"
-        summary = res.get("summary")
-        write_reports(
-            table,
-            res["result"],
-            project,
-            html,
-            pdf,
-            res["path"],
-            release=summary.to_dict() if summary is not None else None,
-            project_path=ctx["project_path"],
+        plan = session.ExportPlan(
+            res["path"], report_html=html, report_pdf=pdf, project_path=ctx["project_path"]
         )
+        session.export(table, project, res["result"], plan)  # the release again (same bytes), cited
         html_size, pdf_size = _nonempty(html), _nonempty(pdf)
         text = html.read_text(encoding="utf-8")
         if "De-identification report" not in text or "<svg" not in text:
@@ -274,6 +260,25 @@ def _formats_step(ctx: dict[str, Any], folder: Path) -> str:
         if not check_table(back.frame, qi, K).k_anonymous:
             raise SelfTestFailure(f"{path.name} as read back is not {K}-anonymous.")
     return ", ".join(sizes) + ", read back"
+
+
+def _utility_step(ctx: dict[str, Any]) -> str:
+    """The three classifiers on the original and the first release, predicting the sample's sensitive
+    attribute: proves scikit-learn and scipy (which the classifiers, and local suppression's certificate,
+    need) are in the bundle with their compiled parts."""
+    from kanon_engine.data.roles import Role
+    from kanon_engine.utility.study import fitness
+
+    result, project = ctx["first_result"], ctx["project"]
+    target = project.columns_with(Role.SENSITIVE)[0]
+    rows = 600  # enough for five folds; the installers run this step under Wine too, so it stays short
+    original, release = ctx["table"].frame.head(rows), result.release.head(rows)
+    out = fitness(original, release, target, None, tuple(result.config.identifiers))
+    cls = out["classification"]
+    accuracies = [cls["release"][name]["accuracy"] for name in ("logistic_regression", "random_forest")]
+    if not all(0.0 < a <= 1.0 for a in accuracies):
+        raise SelfTestFailure(f"the classifiers gave accuracies outside (0, 1]: {accuracies}.")
+    return f"{target}: majority {cls['majority']:.3f}, logistic regression {accuracies[0]:.3f} on the release"
 
 
 def _protected_step(ctx: dict[str, Any], folder: Path) -> str:
@@ -388,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def headless_main(argv: Sequence[str]) -> int:
     """The frozen executable's headless modes, dispatched by :func:`kanon_gui.app.run` before any window:
     ``--self-test [...]`` (this module) and ``--render-pdf REPORT.html OUT.pdf`` (the child process
-    :func:`kanon_engine.report.document.write_pdf` starts; see :mod:`kanon_gui.report_pdf`)."""
+    :func:`kanon_engine.report.pdf.write_pdf` starts; see :mod:`kanon_gui.report_pdf`)."""
     if argv and argv[0] == "--render-pdf":
         from kanon_gui.report_pdf import main as render_pdf_main
 

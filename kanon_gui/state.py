@@ -17,12 +17,10 @@ shown, while any error remains.
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -52,6 +50,8 @@ from kanon_engine.project.validation import (
 from kanon_engine.release.fileio import InputGuard
 from kanon_engine.report.describe import algorithm_name
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.session.engines import is_streamed
+from kanon_engine.session.runs import project_summary
 from kanon_engine.sources.backends.settings import EngineSettings
 
 LOG = logging.getLogger("kanon_gui.state")
@@ -93,7 +93,9 @@ class _ProjectEdit(QUndoCommand):
     """An undoable change of some project fields (old values kept for undo)."""
 
     def __init__(self, state: AppState, text: str, new: dict[str, Any]) -> None:
-        super().__init__(text)
+        # the text becomes the Edit menu's "Undo ..." item: a value such as "Gynäkologie & Geburtshilfe"
+        # keeps its "&" instead of turning the next letter into a shortcut
+        super().__init__(text.replace("&", "&&"))
         self.state = state
         self.new = new
         self.old = {f: getattr(state.project, f) for f in new}
@@ -161,7 +163,7 @@ class AppState(QObject):
 
     def is_sampled(self, column: str) -> bool:
         """Whether the column's summary comes from the first rows only: nearly every value differs in a
-        file not loaded whole, so it was not counted (see :func:`kanon_gui.large_file.profile_source`)."""
+        file not loaded whole, so it was not counted (see :func:`kanon_engine.session.profile_source`)."""
         return column in self._sampled
 
     def adopt_counts(self, column: str, counts: pd.Series) -> None:
@@ -176,8 +178,6 @@ class AppState(QObject):
     @property
     def streamed(self) -> bool:
         """Whether the table is read by an engine without being loaded (DuckDB, Dask)."""
-        from kanon_gui.large_file import is_streamed
-
         return is_streamed(self._table)
 
     @property
@@ -397,6 +397,12 @@ class AppState(QObject):
         self._edit(
             _("Set the role of '{column}' to {value}", column=column, value=role_name(role)), roles=roles
         )
+
+    def set_joins(self, joins: list[Any]) -> None:
+        """Patient tables joined onto the data on import (kept in the project); the first key becomes the
+        person column (issue 33)."""
+        roles = {**self._project.roles, joins[0].on: Role.PERSON} if joins else dict(self._project.roles)
+        self._apply({"joins": tuple(joins), "roles": roles})
 
     def set_roles(self, roles: dict[str, Role], text: str | None = None) -> None:
         """Set several roles in one undoable step."""
@@ -712,10 +718,7 @@ class AppState(QObject):
             algorithm=algorithm_name(result.algorithm),
             k=result.config.k,
         )
-        summary = _jsonable(result.summary())
-        summary["label"] = label
-        if isinstance(summary.get("workload"), dict):  # the figures, not every query, go in the project
-            summary["workload"].pop("queries", None)
+        summary = project_summary(result, label)
         self._runs.append(Run(label, result, table, summary.get("config_fingerprint", "")))
         self._project = self._project.with_changes(runs=tuple(self._project.runs) + (summary,))
         index = len(self._runs) - 1
@@ -771,16 +774,3 @@ class AppState(QObject):
         if index != self._current:
             self._current = index
             self.current_run_changed.emit(index)
-
-
-def _jsonable(value: Any) -> Any:
-    """Numbers from numpy and tuples turned into plain JSON types (run summaries go in the project)."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -2,7 +2,7 @@
 # Set up and start kanon for development. These are the two commands of the README:
 #
 #   bash packaging/dev.sh run    open the workbench (with no display: anonymize the bundled sample headless)
-#   bash packaging/dev.sh test   run the test suite (Qt offscreen) and ruff
+#   bash packaging/dev.sh test   run the test suite (Qt offscreen), ruff (lint and format) and mypy
 #
 # Idempotent: installs only what is missing (Debian packages Qt needs, .venv, the pinned Python packages
 # from pyproject.toml, reinstalled only when that file changes). Extra arguments go to main.py or pytest.
@@ -46,7 +46,7 @@ act() {
 usage() {
     cat >&2 <<'EOF'
 usage: bash packaging/dev.sh run  [ARGS...]   open the kanon workbench (headless: anonymize the sample)
-       bash packaging/dev.sh test [ARGS...]   run pytest (Qt offscreen) and ruff; ARGS go to pytest
+       bash packaging/dev.sh test [ARGS...]   run pytest (Qt offscreen), ruff and mypy; ARGS go to pytest
 EOF
 }
 
@@ -181,22 +181,31 @@ cmd_test() {
     ensure_venv
     ensure_python_packages
     export QT_QPA_PLATFORM=offscreen
-    local tests=0 lint=0
+    local tests=0 lint=0 format=0 types=0
     say "running the test suite (pytest, Qt offscreen)"
     act "$VENV/bin/python" -m pytest -q "$@" || tests=$?
     if [[ $tests -eq 5 ]]; then
         say "pytest collected no tests (exit code 5): nothing to fail"
         tests=0
     fi
-    say "running ruff check"
+    say "running ruff check and ruff format --check"
     act "$VENV/bin/ruff" check . || lint=$?
+    act "$VENV/bin/ruff" format --check . || format=$?
+    say "running mypy (the engine, configured in pyproject.toml)"
+    act "$VENV/bin/python" -m mypy || types=$?
     if [[ $tests -ne 0 ]]; then
         die "tests failed (pytest exit code $tests; see above)."
     fi
     if [[ $lint -ne 0 ]]; then
         die "ruff found problems (see above; '.venv/bin/ruff check --fix .' fixes many of them)."
     fi
-    say "tests and ruff passed"
+    if [[ $format -ne 0 ]]; then
+        die "some files are not formatted (see above; '.venv/bin/ruff format .' formats them)."
+    fi
+    if [[ $types -ne 0 ]]; then
+        die "mypy found type errors in kanon_engine (see above)."
+    fi
+    say "tests, ruff and mypy passed"
 }
 
 main() {

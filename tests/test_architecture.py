@@ -319,3 +319,226 @@ def test_no_function_of_the_product_is_over_80_lines() -> None:
     assert not found, (
         f"split these into functions with names (at most {MAX_FUNCTION_LINES} lines):\n" + "\n".join(found)
     )
+
+
+# ------------------------------------------------------------------------------------- engine layers
+#: The engine's layers, lowest first. A module imports from its own layer and the layers below, never
+#: from a layer above (function-level and ``TYPE_CHECKING`` imports included), so each layer can be read,
+#: tested and replaced knowing only what is under it. A unit is a folder or module under kanon_engine
+#: (the longest that matches a module names its layer). Two folders hold two layers each, named apart:
+#: ``release/`` (its file layer, the one guarded writer and the formats, which the readers of data use
+#: too; above everything else, the export of a run) and ``core/`` (the node check, which joins counts,
+#: privacy models and metrics). The order was read off the imports (issue 28) and is the README's.
+ENGINE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("kanon_engine", "errors", "progress", "resources", "params", "i18n")),
+    ("files", ("release.fileio", "release.writer", "release.outputs", "release.pdf_check")),
+    ("data", ("data", "hierarchy")),
+    ("counting core", ("core",)),
+    ("models and analyses", ("privacy", "workload")),
+    ("what to do", ("config",)),
+    ("measures", ("metrics",)),
+    ("node check", ("core.evaluation", "core.person_sets")),
+    ("release building", ("release.build", "release.cell_recoding", "result", "report.facts")),
+    ("sources", ("sources",)),
+    ("algorithms", ("algorithms",)),
+    ("export", ("release",)),
+    ("presentation", ("present",)),
+    ("project", ("project",)),
+    ("utility for studies", ("utility",)),
+    ("report", ("report",)),
+    ("session", ("session",)),
+    ("command line", ("cli", "__main__")),
+)
+
+
+def layer_of(module: str) -> int | None:
+    """The index in :data:`ENGINE_LAYERS` of an engine module (None outside the engine or unassigned)."""
+    if module != "kanon_engine" and not module.startswith("kanon_engine."):
+        return None
+    name = module.removeprefix("kanon_engine").lstrip(".") or "kanon_engine"
+    best: tuple[int, int] | None = None
+    for index, (_title, units) in enumerate(ENGINE_LAYERS):
+        for unit in units:
+            inside = name == unit or name.startswith(unit + ".")
+            if inside and (best is None or len(unit) > best[0]):
+                best = (len(unit), index)
+    return None if best is None else best[1]
+
+
+def imports_nothing(path: Path) -> bool:
+    """A module with no import statement (a package's docstring-only ``__init__``) couples nothing."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return not any(isinstance(n, ast.Import | ast.ImportFrom) for n in ast.walk(tree))
+
+
+def module_path(module: str) -> Path:
+    base = REPO_ROOT.joinpath(*module.split("."))
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """``a (layer) -> b (higher layer)`` for every import that climbs, and the modules with no layer."""
+    found = []
+    for module in sorted(graph):
+        mine = layer_of(module)
+        if mine is None:
+            found.append(f"{module} has no layer in ENGINE_LAYERS")
+            continue
+        for target in sorted(graph[module]):
+            theirs = layer_of(target)
+            if theirs is not None and theirs > mine and not imports_nothing(module_path(target)):
+                found.append(f"{module} ({ENGINE_LAYERS[mine][0]}) -> {target} ({ENGINE_LAYERS[theirs][0]})")
+    return found
+
+
+def test_layer_checker_sees_a_climbing_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    pkg = tmp_path / "kanon_engine"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "release").mkdir()
+    (pkg / "__init__.py").write_text('"""root"""\n', encoding="utf-8")
+    (pkg / "core" / "__init__.py").write_text('"""core"""\n', encoding="utf-8")
+    (pkg / "release" / "__init__.py").write_text('"""release"""\n', encoding="utf-8")
+    (pkg / "release" / "writer.py").write_text("X = 1\n", encoding="utf-8")
+    export = "from kanon_engine.release.writer import X\n"
+    (pkg / "release" / "export.py").write_text(export, encoding="utf-8")
+    check = "def f():\n    from kanon_engine.release.export import X\n"
+    check += "    from kanon_engine.release import writer\n"
+    (pkg / "core" / "check.py").write_text(check, encoding="utf-8")
+    assert layer_violations(module_graph([pkg])) == [
+        "kanon_engine.core.check (counting core) -> kanon_engine.release.export (export)"
+    ]
+
+
+def test_engine_imports_never_climb_a_layer() -> None:
+    found = layer_violations(module_graph([ENGINE]))
+    assert not found, (
+        "these imports go from a lower layer of the engine to a higher one (see ENGINE_LAYERS; move the "
+        "shared piece down, or the module up):\n" + "\n".join(found)
+    )
+
+
+# ------------------------------------------------------------------------------------- private names
+def private_imports(files: list[Path]) -> list[str]:
+    """``path:line module._name`` for every private name (one leading underscore; ``_`` itself is the
+    message lookup) a product module takes from another product module, by ``from m import _name`` or as
+    ``m._name`` of an imported module."""
+    products = ("kanon_engine", "kanon_gui")
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__") and name != "_"
+
+    found = []
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        where = path.relative_to(REPO_ROOT)
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in products:
+                for alias in node.names:
+                    if private(alias.name):
+                        found.append(f"{where}:{node.lineno} {node.module}.{alias.name}")
+                    modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules.update(a.asname or a.name for a in node.names if a.name.split(".")[0] in products)
+        for node in ast.walk(tree):
+            named = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            if named and private(node.attr) and node.value.id in modules:
+                found.append(f"{where}:{node.lineno} {node.value.id}.{node.attr}")
+    return sorted(found)
+
+
+def test_private_name_finder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from kanon_engine.i18n import _, N_\nfrom kanon_engine.data.io import _read_head, read_table\n"
+        "from kanon_engine.release import fileio\nfileio._try_lock(3)\nfrom os import _exit\n",
+        encoding="utf-8",
+    )
+    assert private_imports([bad]) == [
+        "bad.py:2 kanon_engine.data.io._read_head",
+        "bad.py:4 fileio._try_lock",
+    ]
+
+
+def test_no_module_takes_a_private_name_of_another() -> None:
+    files = python_files(ENGINE) + python_files(GUI)
+    found = private_imports(files)
+    assert not found, (
+        "a name another module needs is that module's API: drop its underscore (and give it a "
+        "docstring):\n" + "\n".join(found)
+    )
+
+
+# ------------------------------------------------------------------------------------- function-level imports
+#: Modules an engine function may import where it needs them rather than at the top of its module: heavy
+#: ones only some paths need (XLSX, Parquet, DuckDB, Dask, encryption, CLDR data), optional ones (Dask is
+#: ``kanon[cluster]``) and platform ones. Any other import goes at the top, where a reader sees what a
+#: module depends on; a function-level import of an engine module hides an edge of the layers above.
+DEFERRED_IMPORTS = (
+    "openpyxl",
+    "pyarrow.parquet",
+    "pyarrow.dataset",
+    "duckdb",
+    "distributed",
+    "dask",
+    "cryptography",
+    "babel",
+    "fcntl",
+    "msvcrt",
+    "resource",
+    "ctypes",
+    "scipy",
+    "sklearn",
+    "threadpoolctl",
+)
+#: Files other branches of issue 28 rewrite at the same time (the report's split, the privacy models, the
+#: run plan's guard): their function-level imports are checked once those land. Remove a line when it has.
+REWRITTEN_ELSEWHERE: tuple[str, ...] = ()
+
+
+def function_level_imports(files: list[Path]) -> list[str]:
+    """``path:line function imports module`` for every import inside a function of a module not in
+    :data:`DEFERRED_IMPORTS`."""
+    found = []
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    if not matches(name, DEFERRED_IMPORTS):
+                        found.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno} {fn.name} imports {name}")
+    return sorted(set(found))
+
+
+def test_function_level_import_finder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
+    mod = tmp_path / "m.py"
+    mod.write_text(
+        "import json\n\ndef f():\n    import duckdb\n    from pyarrow import parquet\n"
+        "    from kanon_engine.data import io\n    import hashlib\n",
+        encoding="utf-8",
+    )
+    assert function_level_imports([mod]) == [
+        "m.py:5 f imports pyarrow",
+        "m.py:6 f imports kanon_engine.data",
+        "m.py:7 f imports hashlib",
+    ]
+
+
+def test_function_level_imports_only_defer_heavy_or_optional_modules() -> None:
+    files = [p for p in python_files(ENGINE) if str(p.relative_to(REPO_ROOT)) not in REWRITTEN_ELSEWHERE]
+    found = function_level_imports(files)
+    assert not found, (
+        "import these at the top of the module (a function-level import is for the heavy, optional or "
+        "platform modules of DEFERRED_IMPORTS):\n" + "\n".join(found)
+    )

@@ -40,7 +40,16 @@ PROGRAMMING_ERRORS = {
     "LookupError",
     "argparse.ArgumentTypeError",
 }
-ARGPARSE_KEYWORDS = {"help", "description", "metavar", "epilog", "prog", "usage", "report_help"}
+ARGPARSE_KEYWORDS = {
+    "help",
+    "description",
+    "metavar",
+    "epilog",
+    "prog",
+    "usage",
+    "report_help",
+    "release_help",
+}
 #: Calls and functions that make the command line's --help (English; see the module docstring).
 HELP_CALLS = {"ProjectFlag", "add_output_flags"}
 #: Calls whose string argument is a key, not text (the text is looked up from it).
@@ -99,6 +108,7 @@ GENERATED_KEY = "generated: {n_queries} COUNT queries, selectivity {selectivity}
 GENERATED_KEY_PATTERN = r"^generated: (\d+) COUNT queries, selectivity (\S+), seed (\S+)$"
 WORKLOAD_EXAMPLE = "COUNT(*) WHERE age BETWEEN 30 AND 39 AND sex = 'F'"
 EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("kanon_engine/data/persons.py", "date of birth"): "a kind key of the column-name rules (patient-level)",
     **{
         ("kanon_engine/data/roles.py", kind): "a kind key of the column-name rules (shown through kind_words)"
         for kind in (
@@ -118,13 +128,9 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     },
     **{
         (path, kind): "a kind key of the outputs (shown through _KIND_PHRASES)"
-        for path in ("kanon_engine/release/outputs.py", "kanon_gui/dialogs/export_dialog.py")
+        for path in ("kanon_engine/release/outputs.py", "kanon_engine/session/export.py")
         for kind in ("JSON report", "HTML report", "PDF report", "value mapping")
     },
-    (
-        "kanon_engine/report/document.py",
-        "partly suppressed",
-    ): "a treatment key of the report (shown through _values_sentences)",
     (
         "kanon_engine/workload/generate.py",
         GENERATED_KEY,

@@ -118,7 +118,8 @@ def test_engine_end_to_end_offline(no_network, tmp_path: Path) -> None:
     from kanon_engine.privacy import KAnonymity
     from kanon_engine.project.project_file import Project
     from kanon_engine.release.export import export_release
-    from kanon_engine.report.document import build_report, write_html
+    from kanon_engine.report.build import build_report
+    from kanon_engine.report.html import write_html
 
     project = Project.load(SAMPLE / "sample_project.json")
     table, _ = project.load_table()
@@ -222,7 +223,8 @@ def test_window_workflow_offline_and_log_has_no_patient_values(
 ) -> None:
     from kanon_engine.core.table_check import check_table
     from kanon_engine.errors import DataError
-    from kanon_engine.report.document import build_report, render_html
+    from kanon_engine.report.build import build_report
+    from kanon_engine.report.html import render_html
     from kanon_gui.main_window import MainWindow
     from kanon_gui.report_pdf import render_pdf
 

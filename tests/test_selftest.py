@@ -104,6 +104,8 @@ def test_self_test_reports_a_failure(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
 
     import kanon_engine.algorithms
+    import kanon_engine.session  # noqa: F401  (imported before the patch: it must keep the real function)
+    import kanon_gui.main_window  # noqa: F401
 
     def broken(name: str, **params):
         raise RuntimeError(f"algorithm {name} is broken")

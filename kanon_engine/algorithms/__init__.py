@@ -25,7 +25,8 @@ Adding an algorithm
                self.suppression_limit = suppression_limit   # store only; run() validates
                self.my_param = my_param
 
-           def _run(self, table, config, enc, progress, start) -> AnonymizationResult:
+           def _run(self, job: Job) -> AnonymizationResult:
+               table, config, enc, progress, start = job   # the points, counted (see base.Job)
                p = self.parameters          # checked and converted by the specs
                ...                          # call progress(fraction, message) often (it cancels)
 
@@ -51,9 +52,10 @@ from kanon_engine.algorithms.local_recoding import LocalRecoding
 from kanon_engine.algorithms.local_suppression import LocalSuppression
 from kanon_engine.algorithms.mondrian.algorithm import Mondrian, MondrianRelaxed
 from kanon_engine.algorithms.optimal import Optimal
+from kanon_engine.algorithms.safepub import SafePub
 from kanon_engine.algorithms.samarati import Samarati
 from kanon_engine.errors import ConfigError
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, formats
 
 #: The algorithms kanon ships, in the order the picker and ``algorithms`` list them.
 BUILT_IN: tuple[type[Algorithm], ...] = (
@@ -66,6 +68,7 @@ BUILT_IN: tuple[type[Algorithm], ...] = (
     MondrianRelaxed,
     LocalRecoding,
     LocalSuppression,
+    SafePub,
 )
 
 _REGISTRY: dict[str, type[Algorithm]] = {}
@@ -128,10 +131,30 @@ HARDNESS_NOTE = N_(
     "(Meyerson & Williams 2004; the seed chapter), for full-domain generalization as for Mondrian's "
     "multidimensional partitions, so no method is known that finds it quickly on every table. kanon's "
     "optimal search is exact: it checks the lattice of full-domain generalizations with pruning, up to "
-    "500,000 transformations (incognito the same, samarati 2,000,000). Past that limit it stops with a "
+    "{optimal} transformations (incognito {incognito}, samarati {samarati}). Past that limit it stops with a "
     "message instead of running for hours; use datafly (Sweeney's greedy climb, one path through the "
     "lattice) or mondrian (greedy median cuts, any table size), which are fast and always k-anonymous "
     "but not provably the best, or reduce the lattice (fewer quasi-identifiers, shallower hierarchies)."
 )
 
-__all__ = ["BUILT_IN", "HARDNESS_NOTE", "Algorithm", "algorithms", "get_algorithm", "register"]
+
+def hardness_note() -> str:
+    """:data:`HARDNESS_NOTE` with each exact search's limit as its class says it (one constant each)."""
+
+    found = algorithms()
+    limits = {
+        n: formats.count(int(getattr(found[n], "max_nodes", 0) or 0))
+        for n in ("optimal", "incognito", "samarati")
+    }
+    return _(HARDNESS_NOTE, **limits)
+
+
+__all__ = [
+    "BUILT_IN",
+    "HARDNESS_NOTE",
+    "hardness_note",
+    "Algorithm",
+    "algorithms",
+    "get_algorithm",
+    "register",
+]

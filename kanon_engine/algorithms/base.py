@@ -14,8 +14,10 @@ from __future__ import annotations
 import dataclasses
 import time
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
+from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
+from kanon_engine.algorithms.population_source import attach_population, prepare_inputs
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.data.table import Table
@@ -23,7 +25,6 @@ from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
 from kanon_engine.privacy import require_applicable
-from kanon_engine.privacy.population_inputs import attach_population, prepare_inputs
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -59,6 +60,41 @@ METRIC = ParamSpec(
     choices=tuple(METRICS),
     choice_labels=tuple(OBJECTIVE_LABELS.get(m, m) for m in METRICS),
 )
+TARGET = ParamSpec(
+    "target",
+    N_("Target of the study"),
+    "column",
+    None,
+    N_(
+        "For the classification metric: the attribute the study will predict; a group is best when its "
+        "records share one value of it. It may be an insensitive or a sensitive column, or a "
+        "quasi-identifier."
+    ),
+)
+
+
+def target_columns(parameters: dict[str, Any]) -> tuple[str, ...]:
+    """The classification metric's target attributes, when that metric is chosen (else none)."""
+    if parameters.get("metric") != "classification" or not parameters.get("target"):
+        return ()
+    return tuple(c.strip() for c in str(parameters["target"]).split(",") if c.strip())
+
+
+class Job(NamedTuple):
+    """One run as :meth:`Algorithm.run` hands it to the algorithm proper (``_run``), once the parameters
+    are checked and the rows counted: ``_run(self, job)`` starts with ``table, config, enc, progress,
+    start = job``.
+
+    ``table`` is the source (column types, names; for the cell-level models the loaded table, whose
+    records they recode), ``enc`` the points (weighted rows, see :mod:`kanon_engine.sources.plan.points`),
+    ``progress`` the callback to call often (it cancels), ``start`` when ``run`` began (for
+    :attr:`AnonymizationResult.runtime_seconds`)."""
+
+    table: Table | TableSource
+    config: AnonymizationConfig
+    enc: EncodedTable
+    progress: ProgressCallback
+    start: float
 
 
 class Algorithm(ABC):
@@ -109,23 +145,29 @@ class Algorithm(ABC):
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
         require_applicable(config.models, self)  # a model this algorithm cannot apply is refused now
+        require_person_support(config, self)  # so is a person role it cannot honour
         source = as_source(table)
         if self.works_on_records():
-            return self._run_on_records(source, config, progress, start)
+            return with_person_facts(self._run_on_records(source, config, progress, start), source)
         config.check_columns(source)
         source = prepare_inputs(source, config)  # the research subset, the population (checked)
-        return self._run_source(source, config, progress, start)
+        return with_person_facts(self._run_source(source, config, progress, start), source)
 
     def _run_source(
         self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
     ) -> AnonymizationResult:
         """Count the points, run the algorithm on them, and tie its plan back to the rows (Mondrian
         overrides it for tables whose points exceed the memory budget)."""
-        counted = count_points(source, config, progress)
+        counted = count_points(source, config, progress, extra=self.counted_columns(config))
         require_k_fits(config.k, counted.enc.n_rows)
         enc = attach_population(counted.enc, source)
-        result = self._run(source, config, enc, progress, start)
+        result = self._run(Job(source, config, enc, progress, start))
         return finish_result(source, counted, result, start)
+
+    def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:
+        """Columns beyond the quasi-identifiers and protected sensitive attributes whose values the run
+        counts per class (the classification metric's targets that are not quasi-identifiers)."""
+        return ()
 
     def works_on_records(self) -> bool:
         """Whether this run recodes single cells of single records (the survey's CG, CS and AG_CS
@@ -141,19 +183,10 @@ class Algorithm(ABC):
         records = records_in_memory(source, what)
         config.check_table(records)
         progress(0.0, _("encoding the quasi-identifiers"))
-        result = self._run(records, config, encode_records(records, config), progress, start)  # type: ignore[arg-type]
+        result = self._run(Job(records, config, encode_records(records, config), progress, start))
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
 
     @abstractmethod
-    def _run(
-        self,
-        table: TableSource,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
-        """The algorithm proper, on the points (``enc``: weighted rows, see
-        :mod:`kanon_engine.sources.plan.points`); it returns a result whose ``plan`` says the class of every
-        point, and ``run`` makes the release from it. ``table`` is the source (column types, names);
-        ``start`` is ``run``'s start time (for :attr:`AnonymizationResult.runtime_seconds`)."""
+    def _run(self, job: Job) -> AnonymizationResult:
+        """The algorithm proper, on the points of ``job`` (see :class:`Job`); it returns a result whose
+        ``plan`` says the class of every point, and ``run`` makes the release from it."""

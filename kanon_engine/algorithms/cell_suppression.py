@@ -39,8 +39,9 @@ from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, suppression_allowance
 from kanon_engine.core.frequency import SensitiveCombos, group_columns, representatives, sensitive_combos
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike, loaded
 from kanon_engine.errors import ConfigError
+from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import (
     Metric,
@@ -48,10 +49,12 @@ from kanon_engine.metrics.loss import (
     average_class_size,
     discernibility,
     discernibility_star,
+    generalization_intensity,
     loss_aggregate,
 )
 from kanon_engine.privacy import PrivacyModel
 from kanon_engine.privacy.base import whole_release_refusal
+from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
 
 SUPPRESS = ParamSpec(
@@ -183,6 +186,8 @@ class CellMetric(Metric):
     """A full-domain metric under cell suppression (see the module docstring); bounds that assume a
     record's class only grows under generalization are replaced by ones that hold here."""
 
+    inner: Metric
+
     def __init__(self, inner: Metric) -> None:
         object.__setattr__(self, "inner", inner)
 
@@ -305,6 +310,9 @@ def suppress_cells_at_node(
     row_of_id[ids[: len(rows.counts)]] = np.arange(len(rows.counts))
     record_row = row_of_id[ids[len(rows.counts) :]]
     suppressed = ev.peeling.class_levels[ev.peeling.record_classes(record_row)] > 0
+    for q, (h, lv) in enumerate(zip(enc.hierarchies, ev.levels)):
+        # a cell the node already shows as '*' is not changed by a '*': not counted as suppressed
+        suppressed[:, q] &= ~np.asarray(h.matrix[:, lv] == ROOT, dtype=bool)[enc.codes[q]]
     return CellRecoding(enc.qi, levels, suppressed, "AG_CS")
 
 
@@ -315,8 +323,8 @@ def cell_budget(n_rows: int, n_qi: int, limit: float | None) -> int:
 
 def cell_result(
     algorithm: str,
-    parameters: dict,
-    table: Table,
+    parameters: dict[str, Any],
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     ev: CellNodeEvaluation,
@@ -327,10 +335,8 @@ def cell_result(
     notes: tuple[str, ...] = (),
 ) -> AnonymizationResult:
     """The release of a node under cell suppression, with everything reported about it."""
-    from kanon_engine.metrics.loss import generalization_intensity
-    from kanon_engine.release.cell_recoding import build_cell_result
 
-    rec = suppress_cells_at_node(table, config, enc, ev)
+    rec = suppress_cells_at_node(loaded(table), config, enc, ev)
     extra = {"height": float(sum(ev.levels))}
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         extra[f"intensity:{q}"] = float(value)

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from kanon_engine.algorithms.base import Job
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
-from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import (
     NodeEvaluation,
@@ -17,10 +17,9 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import FAILS, SATISFIES, Lattice, SearchRecord
-from kanon_engine.data.table import Table
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import Metric, MetricContext
-from kanon_engine.progress import ProgressCallback
+from kanon_engine.progress import LazyText, ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
 #: Lattices up to this size get a search record (one byte per node) for the lattice view.
@@ -47,14 +46,8 @@ class Datafly(FullDomainAlgorithm):
         limit = self.parameters["suppression_limit"]
         return min(k, n_rows) if limit is None else suppression_allowance(n_rows, limit)
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         lat = Lattice(enc.heights, enc.qi)
         ev, status = self._climb(enc, evaluator, lat, progress)
@@ -77,9 +70,10 @@ class Datafly(FullDomainAlgorithm):
         last: list[NodeEvaluation] = []
 
         def satisfies(levels: np.ndarray) -> bool:
+            shown = tuple(int(x) for x in levels)
             progress(
                 float(levels.sum()) / total,
-                _("checking levels {levels}", levels=str(tuple(int(x) for x in levels))),
+                LazyText(lambda: _("checking levels {levels}", levels=str(shown))),
             )
             ev = evaluator.evaluate(levels)
             status[lat.index(levels)] = SATISFIES if ev.satisfies else FAILS

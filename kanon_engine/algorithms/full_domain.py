@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, Algorithm
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, TARGET, Algorithm, Job, target_columns
 from kanon_engine.algorithms.cell_suppression import (
     SUPPRESS,
     CellMetric,
@@ -30,8 +30,10 @@ from kanon_engine.algorithms.cell_suppression import (
     cell_result,
 )
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
+from kanon_engine.algorithms.person_support import with_person_facts
 from kanon_engine.algorithms.search import LatticeSearch
-from kanon_engine.config import AnonymizationConfig, require_k_fits
+from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
+from kanon_engine.core.arrays import dot
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import (
     NodeEvaluation,
@@ -40,9 +42,11 @@ from kanon_engine.core.evaluation import (
     suppression_allowance,
 )
 from kanon_engine.core.lattice import SearchRecord
-from kanon_engine.data.table import Table
+from kanon_engine.core.persons import PERSON_KEY, PersonPairs, cut_points
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.errors import ConfigError, InfeasibleError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _, formats
+from kanon_engine.metrics.classification import check_targets
 from kanon_engine.metrics.loss import (
     DEFAULT_METRIC,
     Metric,
@@ -52,7 +56,7 @@ from kanon_engine.metrics.loss import (
     node_metrics,
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
-from kanon_engine.progress import ProgressCallback
+from kanon_engine.privacy import require_applicable
 from kanon_engine.release.build import row_classes
 from kanon_engine.result import AnonymizationResult
 from kanon_engine.sources import TableSource, as_source, encode_records, records_in_memory
@@ -63,7 +67,7 @@ from kanon_engine.sources.plan.release_plan import FullDomainPlan
 
 def infeasible(config: AnonymizationConfig, limit: int, what: str = "records") -> InfeasibleError:
     """No node satisfies the models within the suppression allowance: say so, and what to relax."""
-    models = "; ".join(m.describe() for m in config.models)
+    models = formats.join_clauses([m.describe().rstrip(". ") for m in config.models])
     return InfeasibleError(
         (
             _(
@@ -94,7 +98,7 @@ class FullDomainAlgorithm(Algorithm):
     """
 
     full_domain = True
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE)
+    params: ClassVar[tuple[ParamSpec, ...]] = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TARGET)
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
@@ -105,11 +109,17 @@ class FullDomainAlgorithm(Algorithm):
         metric: str = DEFAULT_METRIC,
         suppress: str = "records",
         importance: str | None = None,
+        target: str | None = None,
     ) -> None:
         self.suppression_limit = suppression_limit
         self.metric = metric
         self.suppress = suppress
         self.importance = importance
+        self.target = target
+
+    def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:
+        """The classification metric's targets that are not quasi-identifiers are counted per class."""
+        return tuple(c for c in target_columns(self.parameters) if c not in config.quasi_identifiers)
 
     def suppression_allowance(self, n_rows: int, k: int) -> int:
         """Records that may be suppressed; no suppression unless a limit is given."""
@@ -123,16 +133,28 @@ class FullDomainAlgorithm(Algorithm):
         ``suppress="cells"`` quasi-identifier cells (the records' allowance times the number of
         quasi-identifiers when no limit is given)."""
         allowance = self.suppression_allowance(enc.n_rows, config.k)
-        metric = get_metric(self.parameters["metric"])
+        targets = target_columns(self.parameters)
+        metric = get_metric(self.parameters["metric"], targets)
+        if targets and self.parameters["suppress"] == "cells":
+            raise ConfigError(
+                _(
+                    "The classification metric ranks releases that suppress whole records; with single "
+                    "values suppressed (--suppress cells) choose another metric."
+                ),
+                where="metric",
+            )
+        check_targets(targets, config.identifiers, enc)
         if self.parameters["suppress"] != "cells":
             group_k = (
                 config.suppressed_group_k
             )  # Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`)
+            tracked = self.counted_columns(config)
             evaluator = NodeEvaluator(
                 enc,
                 config.models,
                 allowance,
                 suppressed_group_k=group_k,
+                tracked=tracked,
                 keeps_suppressed=not config.drop_suppressed,
             )
             return evaluator, metric, allowance, "records"
@@ -147,14 +169,8 @@ class FullDomainAlgorithm(Algorithm):
 class LatticeSearchAlgorithm(FullDomainAlgorithm):
     """Common run of the lattice searches: build the search, find a node, build the release."""
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = LatticeSearch(
             enc, config.models, allowance, metric, progress, self.name, self.max_nodes, evaluator
@@ -224,11 +240,11 @@ def points_ncp(
     per_qi = []
     for q, (name, lv) in enumerate(zip(points.qi, levels)):
         value = hierarchy_ncp(points.hierarchies[q])[points.codes[q][kept], int(lv)]
-        total = float(w_kept @ value) + n_suppressed
+        total = dot(w_kept, value) + n_suppressed
         if len(trimmed):  # a class's records share one released value: its NCP is the class's
             per_class = np.zeros(len(trimmed))
             per_class[point_class[kept]] = value
-            total -= float(trimmed @ per_class)
+            total -= dot(trimmed, per_class)
         per_qi.append(total / max(points.n_rows, 1))
         out[f"ncp:{name}"] = per_qi[-1]
     out["gcp"] = float(np.mean(per_qi)) if per_qi else 0.0
@@ -238,7 +254,7 @@ def points_ncp(
 def full_domain_result(
     algorithm: str,
     parameters: dict[str, Any],
-    table: Table,
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     ev: NodeEvaluation,
@@ -260,14 +276,23 @@ def full_domain_result(
         point_class, suppressed = row_classes(points, ev, None)
     else:
         point_class, suppressed = row_classes(enc, ev, ctx.base)
+    if ev.person_cut is not None:  # the rows of persons cut out of released classes (core.person_sets)
+        pairs = ev.freq.hists[PERSON_KEY] if ev.freq.hists is not None else None
+        assert isinstance(pairs, PersonPairs)  # the person role keeps its pairs in every frequency set
+        suppressed = suppressed | cut_points(points, point_class, pairs, ev.person_cut)
     kept_ids = np.flatnonzero(ev.passes)
     renumber = np.full(ev.freq.n_classes, -1, dtype=np.int64)
     renumber[kept_ids] = np.arange(len(kept_ids))
     plan = FullDomainPlan(config, ev.points, levels=tuple(int(x) for x in ev.levels))
     plan.point_class = np.where(suppressed, -1, renumber[point_class])
-    if ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
+    if ev.person_cut is not None:  # suppressed point by point, not "the last records" of a class
+        plan.by_point = True
+    elif ev.trimmed is not None and ev.trimmed[kept_ids].any():  # Datafly's step 4: the last records of
         plan.trim = (ev.sizes[kept_ids], ev.trimmed[kept_ids])  # these classes are suppressed as well
     metrics = node_metrics(ev, ctx)
+    targets = target_columns(parameters)
+    if targets:  # the classification metric, reported under its own name
+        metrics["classification"] = get_metric("classification", targets).value(ev, ctx)
     metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
@@ -289,7 +314,7 @@ def full_domain_result(
     )
 
 
-def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -> tuple[int, ...]:
+def level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -> tuple[int, ...]:
     """The levels as a vector in quasi-identifier order, each within its hierarchy's height."""
     if isinstance(levels, dict):
         unknown = [c for c in levels if c not in enc.qi]
@@ -315,6 +340,19 @@ def _level_vector(enc: EncodedTable, levels: dict[str, int] | tuple[int, ...]) -
     return vector
 
 
+class _AppliedLevels:
+    """``apply`` as the models see it (:meth:`PrivacyModel.unsupported_by`): one full-domain node, whole
+    records suppressed."""
+
+    name: ClassVar[str] = "apply"
+    title: ClassVar[str] = N_("Applying chosen levels")
+    full_domain: ClassVar[bool] = True
+    parameters: ClassVar[dict[str, Any]] = {}
+
+    def works_on_records(self) -> bool:
+        return False
+
+
 def apply_transformation(
     table: Table | TableSource,
     config: AnonymizationConfig,
@@ -335,6 +373,8 @@ def apply_transformation(
     levels are applied as they are: nothing is suppressed and no privacy model is claimed.
     """
     start = time.perf_counter()
+    if enforce:  # a model with a procedure of its own (differential privacy) cannot be applied by levels
+        require_applicable(config.models, _AppliedLevels())
     parameters = {
         "suppression_limit": SUPPRESSION_LIMIT.coerce(suppression_limit),
         "metric": METRIC.coerce(metric),
@@ -346,7 +386,7 @@ def apply_transformation(
         records = records_in_memory(source, _("Cell suppression"))
         config.check_table(records)
         enc = encode_records(records, config)
-        vector = _level_vector(enc, levels)
+        vector = level_vector(enc, levels)
         result = _apply_with_cells(records, config, enc, vector, parameters, search, start)
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
     config.check_columns(source)
@@ -354,7 +394,7 @@ def apply_transformation(
     enc = counted.enc
     if enforce:
         require_k_fits(config.k, enc.n_rows)
-    vector = _level_vector(enc, levels)
+    vector = level_vector(enc, levels)
     allowance = suppression_allowance(enc.n_rows, parameters["suppression_limit"])
     group_k = config.suppressed_group_k if enforce else 0
     evaluator = NodeEvaluator(enc, config.models, allowance, suppressed_group_k=group_k)
@@ -386,7 +426,7 @@ def apply_transformation(
     result = full_domain_result(
         "apply", parameters, source, config, enc, ev, ctx, start, evaluator.checks, search, (), enforce
     )
-    return finish_result(source, counted, result, start)
+    return with_person_facts(finish_result(source, counted, result, start), source)
 
 
 def _apply_with_cells(

@@ -32,21 +32,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, TARGET, Job
 from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm, full_domain_result, infeasible
 from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import TOLERANCE
-from kanon_engine.config import AnonymizationConfig, ParamSpec
-from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.config import ParamSpec
 from kanon_engine.core.evaluation import NodeEvaluation, NodeEvaluator, evaluator_context
 from kanon_engine.core.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchRecord
-from kanon_engine.data.table import Table
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.labels import objective_value_label
 from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric
-from kanon_engine.progress import ProgressCallback
+from kanon_engine.progress import LazyText, ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
 TIME_LIMIT = ParamSpec(
@@ -139,15 +137,17 @@ class AnytimeSearch:
 
     def _report(self) -> None:
         elapsed = time.perf_counter() - self._started
-        quality = (
-            _(NO_RELEASE_YET)
-            if self.best is None
-            else f"{_(self.metric.short)} {format_quality(self.metric, self.best_value)}"
-        )
+        found = self.best is not None
+        value, checks = self.best_value, self.checks
         key = "finished" if self.finished else "running"
-        self.progress(
-            min(elapsed / self.time_limit, 1.0), text_of(PROGRESS, key, quality=quality, checks=self.checks)
-        )
+
+        def words() -> str:
+            quality = (
+                f"{_(self.metric.short)} {format_quality(self.metric, value)}" if found else _(NO_RELEASE_YET)
+            )
+            return text_of(PROGRESS, key, quality=quality, checks=checks)
+
+        self.progress(min(elapsed / self.time_limit, 1.0), LazyText(words))
 
     def _levels_bound(self, levels: Levels) -> float:
         return float(self.metric.levels_bound(np.asarray([levels], dtype=np.int64), self.ctx)[0])
@@ -347,7 +347,7 @@ class Heuristic(FullDomainAlgorithm):
         "skipping those that cannot beat the best found, until the time limit. Returns the best release "
         "found; it is proven optimal only if the search finished before the time limit."
     )
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TIME_LIMIT)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TIME_LIMIT, TARGET)
 
     def __init__(
         self,
@@ -357,20 +357,19 @@ class Heuristic(FullDomainAlgorithm):
         suppress: str = "records",
         importance: str | None = None,
         time_limit: float = 10.0,
+        target: str | None = None,
     ) -> None:
         super().__init__(
-            suppression_limit=suppression_limit, metric=metric, suppress=suppress, importance=importance
+            suppression_limit=suppression_limit,
+            metric=metric,
+            suppress=suppress,
+            importance=importance,
+            target=target,
         )
         self.time_limit = time_limit
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         p = self.parameters
         evaluator, metric, allowance, unit = self.node_checker(enc, config)
         search = AnytimeSearch(evaluator, metric, progress, p["time_limit"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanon_engine.algorithms.base import Algorithm
+from kanon_engine.algorithms.base import Algorithm, Job
 from kanon_engine.algorithms.peeling import (
     GroupChecker,
     Peeler,
@@ -28,14 +28,12 @@ from kanon_engine.algorithms.peeling import (
     peeling_input,
     require_feasible,
 )
-from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.config import ParamSpec
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import sensitive_combos
-from kanon_engine.data.table import Table
+from kanon_engine.core.persons import record_combos
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import EntropyTables
 from kanon_engine.metrics.partition import hierarchy_ncp
-from kanon_engine.progress import ProgressCallback
 from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
 
@@ -94,15 +92,9 @@ class LocalRecoding(Algorithm):
     def __init__(self, *, cost: str = "ncp") -> None:
         self.cost = cost
 
-    def _run(
-        self,
-        table: Table,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
-        combos = sensitive_combos(enc)
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
+        combos = record_combos(enc)  # with the person of every row under the person role
         checker = GroupChecker(enc, config.models, combos)
         require_feasible(enc, checker, _("Local recoding"))
         record_row, rep = frequency_rows(enc, combos)
@@ -113,7 +105,7 @@ class LocalRecoding(Algorithm):
         levels = peeling.class_levels[record_class].astype(np.int8)
         rec = CellRecoding(enc.qi, levels, np.zeros(levels.shape, dtype=bool), "CG")
         used = len(rec.transformations())
-        notes = (
+        notes: tuple[str, ...] = (
             _(
                 "Local recoding visited {steps} transformations; {used} of them are used by the released "
                 "classes.",

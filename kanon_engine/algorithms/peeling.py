@@ -36,14 +36,17 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from kanon_engine.config import require_k_fits
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import SensitiveCombos, group_columns
+from kanon_engine.core.frequency import SensitiveCombos, group_columns, representatives
+from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 
 #: Largest number of nodes one run visits; past it the records still open go to the top node.
 MAX_STEPS = 250_000
@@ -132,7 +135,8 @@ class GroupChecker:
         self.models = tuple(models)
         self.combos = combos
         self.k = max(m.k for m in models if isinstance(m, KAnonymity))
-        self.simple = all(isinstance(m, KAnonymity) for m in models)
+        # under the person role k counts distinct persons: never the records alone
+        self.simple = all(isinstance(m, KAnonymity) for m in models) and enc.persons is None
         names = [s.name for s in enc.sensitive]
         self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 
@@ -232,7 +236,7 @@ class Peeler:
             open_records = int(self.left[self.open].sum())
             self.progress(
                 1.0 - open_records / max(total, 1),
-                _("recoding: {n} records open", n=open_records),
+                LazyText(partial(_open_text, open_records)),
             )
             self._visit(np.array(node, dtype=np.int64))
             if node == top:
@@ -480,18 +484,18 @@ def _allocate(
     entries first), each group ``key`` takes at most its ``deficit`` (cheapest first)."""
     order = np.lexsort((entries, delta, cls))
     c_sorted, n_sorted = cls[order], count[order]
-    before = _exclusive_segment_cumsum(c_sorted, n_sorted)
+    before = exclusive_segment_cumsum(c_sorted, n_sorted)
     avail = np.empty(len(order), dtype=np.int64)
     avail[order] = np.clip(spare[c_sorted] - before, 0, n_sorted)
     order = np.lexsort((entries, delta, key))
     k_sorted, a_sorted = key[order], avail[order]
-    before = _exclusive_segment_cumsum(k_sorted, a_sorted)
+    before = exclusive_segment_cumsum(k_sorted, a_sorted)
     take = np.empty(len(order), dtype=np.int64)
     take[order] = np.clip(deficit[k_sorted] - before, 0, a_sorted)
     return take
 
 
-def _exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
+def exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sum of ``values`` before each element within its run of equal (sorted) ``segment`` ids."""
     if not len(values):
         return values.astype(np.int64)
@@ -504,7 +508,6 @@ def _exclusive_segment_cumsum(segment: np.ndarray, values: np.ndarray) -> np.nda
 def frequency_rows(enc: EncodedTable, combos: SensitiveCombos) -> tuple[np.ndarray, np.ndarray]:
     """The frequency row of every record (distinct quasi-identifier leaves and sensitive combination)
     and one representative record per row."""
-    from kanon_engine.core.frequency import representatives
 
     cols = [enc.codes[q] for q in range(enc.n_qi)] + [combos.row_combo]
     sizes = [len(h.values) for h in enc.hierarchies] + [combos.n_combos]
@@ -533,17 +536,19 @@ def peeling_input(
 def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -> None:
     """k no larger than the table, and the whole table (everything at the root) passing the models:
     otherwise no release keeps every record, so say so before any work."""
-    from kanon_engine.config import require_k_fits
-    from kanon_engine.errors import InfeasibleError
 
     n = enc.n_rows
     require_k_fits(checker.k, n)
     combo = checker.combos.row_combo
-    if not checker.passes(np.zeros(n, dtype=np.int64), 1, combo, np.ones(n, dtype=np.int64))[0]:
-        models = " ".join(m.describe() for m in checker.models)
+    everyone, ones = np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+    if not checker.passes(everyone, 1, combo, ones)[0]:
+        # name the models that fail (k fits the table: the others), not every model of the run
+        stats = ClassStats.from_combos(enc, everyone, 1, combo, ones, checker.combos, checker.attributes)
+        failing = [m for m in checker.models if not isinstance(m, KAnonymity) and not m.passes(stats)[0]]
+        models = " ".join(m.describe() for m in failing or checker.models)
         raise InfeasibleError(
             _(
-                "The whole table of {n} records does not satisfy {models}. {algorithm} keeps every record, "
+                "The whole table of {n} records does not satisfy {models} {algorithm} keeps every record, "
                 "so it cannot release this table.",
                 n=n,
                 models=models,
@@ -552,3 +557,8 @@ def require_feasible(enc: EncodedTable, checker: GroupChecker, algorithm: str) -
             hint=_("Lower k or l (or raise t), or use a full-domain algorithm that may suppress records."),
             where="models",
         )
+
+
+def _open_text(n: int) -> str:
+    """The progress words of a peeling step (built only when shown)."""
+    return _("recoding: {n} records open", n=n)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT
+from kanon_engine.algorithms.base import METRIC, SUPPRESSION_LIMIT, TARGET
 from kanon_engine.algorithms.cell_suppression import SUPPRESS
 from kanon_engine.algorithms.datafly import greedy_climb
 from kanon_engine.algorithms.full_domain import LatticeSearchAlgorithm
@@ -54,7 +54,7 @@ class Samarati(LatticeSearchAlgorithm):
         "The search is bounded by Datafly's solution above and by what each attribute needs on its own "
         "below."
     )
-    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, BOUNDED)
+    params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, BOUNDED, TARGET)
     max_nodes = 2_000_000
 
     def __init__(
@@ -65,9 +65,14 @@ class Samarati(LatticeSearchAlgorithm):
         suppress: str = "records",
         importance: str | None = None,
         bounded: bool = True,
+        target: str | None = None,
     ) -> None:
         super().__init__(
-            suppression_limit=suppression_limit, metric=metric, suppress=suppress, importance=importance
+            suppression_limit=suppression_limit,
+            metric=metric,
+            suppress=suppress,
+            importance=importance,
+            target=target,
         )
         self.bounded = bounded
 
@@ -99,9 +104,10 @@ class Samarati(LatticeSearchAlgorithm):
                     lo = mid + 1
             height = lo
         else:
-            height = next((h for h in range(lat.max_height + 1) if feasible(h)), None)
-            if height is None:
+            found = next((h for h in range(lat.max_height + 1) if feasible(h)), None)
+            if found is None:
                 return None
+            height = found
         return search.optimize(lat.heights == height)
 
     def _notes(self, search: LatticeSearch) -> tuple[str, ...]:

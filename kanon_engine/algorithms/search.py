@@ -24,6 +24,8 @@ and pass bounds up height by height, so the work per check follows what changes,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
@@ -42,7 +44,7 @@ from kanon_engine.core.lattice import (
 from kanon_engine.i18n import _
 from kanon_engine.metrics.loss import Metric
 from kanon_engine.privacy.models import PrivacyModel
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 
 #: Bounds and values are floats computed along different paths; a bound may exceed the value it bounds by
 #: rounding, so pruning against a solution already found allows this relative slack.
@@ -96,7 +98,6 @@ class LatticeSearch:
         self._evals: dict[int, NodeEvaluation] = {}
         self._scratch: np.ndarray | None = None  # large lattices: for removing duplicates in walks
         self._known = 0
-        self._checking = ""  # the progress message of the last count
         #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
         #: the whole lattice; used to skip classifying hopeless nodes)
         self.incumbent = np.inf
@@ -128,14 +129,16 @@ class LatticeSearch:
         """Evaluate one node; record status, metric value and the bound for its generalizations."""
         if self._dense or self.checks % 256 == 0:
             self._known = int(np.count_nonzero(self.status))
-            # the words only when the count is taken (a translated message costs ~30 µs, a check less)
-            self._checking = _(
-                "checking node {node} ({known} of {size} classified)",
-                node=self.checks + 1,
-                known=self._known,
-                size=self.lattice.size,
-            )
-        self.progress(self._known / self.lattice.size, self._checking)
+        node, known, size = self.checks + 1, self._known, self.lattice.size
+        # the words only when a callback shows them (a translated message costs ~30 µs, a check less)
+        self.progress(
+            known / size,
+            LazyText(
+                lambda: _(
+                    "checking node {node} ({known} of {size} classified)", node=node, known=known, size=size
+                )
+            ),
+        )
         ev = self.evaluator.evaluate(self.lattice.node(index))
         self.status[index] = SATISFIES if ev.satisfies else FAILS
         up = self.lattice.upset(index) if self._dense else None
@@ -250,7 +253,7 @@ class LatticeSearch:
             self.check(index)
         return not self.fails_below[index]
 
-    def _unclassified(self, candidates: np.ndarray | None, prune: bool):
+    def _unclassified(self, candidates: np.ndarray | None, prune: bool) -> Iterator[int]:
         """Yield nodes neither known to pass the monotone part nor to fail below, bottom-up, skipping
         known ones a chunk at a time."""
         order, _heights = self.by_height()

@@ -1,5 +1,5 @@
 """Command line: ``python -m kanon_engine check | apply | anonymize | hierarchy | risk | workload |
-algorithms``.
+utility | algorithms``.
 
 Flags and file formats are a contract (scripts use them). Exit codes: 0 success (``check``: the table
 is k-anonymous), 1 ``check``: not k-anonymous / ``hierarchy --check``: errors found, 2 bad input (one
@@ -19,13 +19,15 @@ import sys
 from collections.abc import Sequence
 
 from kanon_engine import __version__, i18n
-from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, workload
+from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, utility, workload
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
+from kanon_engine.cli.flags import join_words
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
+from kanon_engine.i18n.language import normalize, resolve_language
 from kanon_engine.release.fileio import InputGuard
 
 #: The subcommands, in the order ``--help`` lists them.
-SUBCOMMANDS = (check, apply, anonymize, hierarchy, algorithms, risk, workload)
+SUBCOMMANDS = (check, apply, anonymize, hierarchy, algorithms, risk, workload, utility)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,12 +42,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def message_language(argv: Sequence[str]) -> str:
+    """The language of the command's messages, by the workbench's rule
+    (:func:`kanon_engine.i18n.language.resolve_language`) with ``--language`` first: ``--language``,
+    else ``KANON_LANG``, else the system's language, else English (a script that must read English
+    sets ``KANON_LANG=en``). Read from the arguments before they are parsed, so even a bad argument is
+    answered in that language."""
+
+    args = list(argv)
+    for i, arg in enumerate(args):
+        value = None
+        if arg == "--language" and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--language="):
+            value = arg.split("=", 1)[1]
+        if value is not None and normalize(value) in i18n.available_languages():
+            return str(normalize(value))
+    return resolve_language()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    # the messages speak --language when it is given, else English (scripts read them whatever the
-    # machine's locale); the report's language is the project's (see cli.common.write_run_reports)
-    language = getattr(args, "report_language", None)
-    i18n.install(language if language in i18n.available_languages() else i18n.SOURCE_LANGUAGE)
+    # the messages speak the user's language (--language, KANON_LANG, the system's); the report's
+    # language is the project's or --language (see session.export)
+    i18n.install(message_language(sys.argv[1:] if argv is None else argv))
+    args = build_parser().parse_args(join_words(list(sys.argv[1:] if argv is None else argv)))
     notes = notes_on_stderr()
     try:
         with InputGuard() as args.guard:  # every file the command reads is protected from its writes

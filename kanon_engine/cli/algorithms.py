@@ -4,14 +4,13 @@ no exact answer for big lattices."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from kanon_engine.algorithms import HARDNESS_NOTE, algorithms
-from kanon_engine.cli.common import EXIT_OK
+from kanon_engine.algorithms import algorithms, hardness_note
+from kanon_engine.cli.common import EXIT_OK, Subparsers
 from kanon_engine.i18n import _
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("algorithms", help="list the algorithms and their parameters")
     p.add_argument("--verbose", "-v", action="store_true", help="describe each one and list its flags")
     p.set_defaults(func=run)
@@ -26,5 +25,5 @@ def run(args: argparse.Namespace) -> int:
                 print(f"    --{p.name.replace('_', '-')}: {p.shown_help}")
     if args.verbose:
         print()
-        print(_(HARDNESS_NOTE))
+        print(hardness_note())
     return EXIT_OK

@@ -9,25 +9,21 @@ here with the same sentence, before any file is read twice or written.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from kanon_engine.algorithms import get_algorithm
 from kanon_engine.cli.common import (
+    Subparsers,
     add_output_flags,
-    check_outputs,
     finish_run,
-    note_engine,
+    ignored_settings,
     progress_printer,
     save_project,
     warn,
 )
-from kanon_engine.cli.flags import add_project_flags, project_and_table
+from kanon_engine.cli.flags import add_project_flags, run_inputs
 from kanon_engine.cli.workload_flags import add_generator_flags, measured
-from kanon_engine.data.table import Table
-from kanon_engine.project.project_file import Project
 from kanon_engine.project.validation import require_valid, result_warnings
-from kanon_engine.result import AnonymizationResult
-from kanon_engine.sources import TableSource
+from kanon_engine.report.facts import result_facts
+from kanon_engine.session import run_project
 
 #: What ``anonymize`` prints on stdout (one JSON line; a contract).
 PRINTED = (
@@ -46,7 +42,7 @@ PRINTED = (
 )
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("anonymize", help="search for a release that satisfies the privacy models")
     add_project_flags(p)
     add_output_flags(p)
@@ -56,18 +52,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    project, table = project_and_table(args)
-    with table:  # a larger-than-memory engine removes its temporary files when done
-        check_outputs(args, project)
-        note_engine(table, args)
+    with run_inputs(args) as (project, table):
         warn([i.message for i in require_valid(project, table)])
+        warn(ignored_settings(project, table))
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
-        result = measured(args, table, run_project(project, table, verbose=args.verbose))
-        warn([i.message for i in result_warnings(result)])  # a release of little use is said, not hidden
+        result = measured(args, table, run_project(project, table, progress_printer(args.verbose)))
+        # a release of little use is said, not hidden (its groups counted as the release's facts count them)
+        warn([i.message for i in result_warnings(result, result_facts(result))])
         return finish_run(args, table, project, result, PRINTED)
-
-
-def run_project(project: Project, table: Table | TableSource, verbose: bool = False) -> AnonymizationResult:
-    """Run the project's algorithm on ``table`` (validated first with :func:`require_valid`)."""
-    algorithm = get_algorithm(project.algorithm, **project.algorithm_params)
-    return algorithm.run(table, project.config(table), progress=progress_printer(verbose))

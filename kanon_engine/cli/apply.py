@@ -12,23 +12,22 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kanon_engine.algorithms.full_domain import apply_transformation
 from kanon_engine.cli.common import (
+    Subparsers,
     add_output_flags,
-    check_outputs,
     finish_run,
     levels,
-    note_engine,
     save_project,
 )
-from kanon_engine.cli.flags import add_project_flags, given, project_and_table
+from kanon_engine.cli.flags import add_project_flags, given, run_inputs
 from kanon_engine.privacy.models import KAnonymity
+from kanon_engine.session import apply_levels
 
 #: What ``apply`` prints on stdout (one JSON line; a contract).
 PRINTED = ("records", "suppressed", "classes", "min_class_size", "transformation")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("apply", help="apply given generalization levels and write the release")
     add_project_flags(p, algorithm_choice=False)
     p.add_argument("--levels", action="append", metavar="COL=N,...", help="level per quasi-identifier")
@@ -37,10 +36,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    project, table = project_and_table(args)
-    with table:  # a larger-than-memory engine removes its temporary files when done
-        check_outputs(args, project)
-        note_engine(table, args)
+    with run_inputs(args) as (project, table):
         values = given(args, args.flags)
         enforce = any(field.startswith("models.") for field in values)
         params = project.algorithm_params
@@ -51,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         save_project(args, project)
         # without a model flag no model is claimed (k = 2 only makes the configuration complete)
         config = (project if enforce else project.with_changes(models=(KAnonymity(2),))).config(table)
-        result = apply_transformation(
+        result = apply_levels(
             table,
             config,
             levels(args.levels),

@@ -7,9 +7,8 @@ Counts the classes of the table as it is (a release or raw data); rows whose qua
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, dumps, read, split_list
+from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, Subparsers, dumps, read, split_list
 from kanon_engine.config import require_k_fits
 from kanon_engine.core.table_check import check_table
 from kanon_engine.errors import ConfigError
@@ -17,7 +16,7 @@ from kanon_engine.i18n import _
 from kanon_engine.privacy.k_anonymity import K
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("check", help="is a table k-anonymous? (exit 0 yes, 1 no, 2 bad input)")
     p.add_argument("input", metavar="INPUT", help="the table (CSV/TSV/XLSX/Parquet)")
     p.add_argument("--delimiter", help="field delimiter of INPUT (detected when omitted; 'tab' for TSV)")

@@ -1,34 +1,37 @@
-"""What the subcommands share: exit codes, value parsing, JSON output, progress on stderr, and writing
-the release and the reports of a run (checked before any work starts, see
-:mod:`kanon_engine.release.outputs`)."""
+"""What the subcommands share: exit codes, value parsing, JSON output, progress on stderr, and the plan of
+what a run writes, made from the output flags (checked before any work starts, see
+:mod:`kanon_engine.release.outputs`; written by :func:`kanon_engine.session.export`)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
-import numpy as np
-
-from kanon_engine import __version__
+from kanon_engine.algorithms import algorithms
 from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import SOURCE_LANGUAGE, _
 from kanon_engine.project.project_file import Project
-from kanon_engine.release.export import ExportOptions, ExportSummary, export_release
-from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.release.export import ExportOptions
 from kanon_engine.release.outputs import check_cli_outputs
-from kanon_engine.release.writer import sha256_file
-from kanon_engine.report.document import write_reports
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.session.export import ExportPlan, dumps, export
+from kanon_engine.sources import TableSource
+
+#: What ``register(subparsers)`` of every subcommand module gets (argparse's own type).
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_CANCELLED = 0, 1, 2, 3, 130
+#: A password-protected project opens with the password in this variable (never a flag: command lines
+#: are visible to other users and kept in shell histories).
+PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
 
 #: Names the command line accepts for delimiters that are awkward to type.
 DELIMITER_NAMES = {"\\t": "\t", "tab": "\t", "TAB": "\t", "semicolon": ";", "comma": ",", "pipe": "|"}
@@ -82,31 +85,15 @@ def read(path: str, delimiter_flag: str | None = None) -> Table:
     return read_table(path, ReadOptions(delimiter=delimiter(delimiter_flag)))
 
 
-def json_default(o: Any) -> Any:
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(type(o).__name__)
-
-
-def dumps(data: Any, indent: int | None = None) -> str:
-    return json.dumps(data, indent=indent, ensure_ascii=False, default=json_default)
-
-
-def write_json(path: str | None, data: dict[str, Any]) -> None:
-    if path:
-        atomic_write_text(Path(path), dumps(data, indent=2) + "\n")
-
-
 def print_keys(summary: dict[str, Any], keys: Sequence[str]) -> None:
     """One line of JSON on stdout with the given keys of a run summary (the output scripts read)."""
-    print(dumps({k: summary.get(k) for k in keys}))
+    out = {k: summary.get(k) for k in keys}
+    if summary.get("persons") is not None:  # under the person role: the persons per class, lost, ...
+        out["persons"] = summary["persons"]
+    print(dumps(out))
 
 
-def note_engine(table: Any, args: argparse.Namespace | None = None) -> None:
+def note_engine(table: TableSource, args: argparse.Namespace | None = None) -> None:
     """Say on stderr which engine reads the rows, and why, when it is not the plain in-memory one (the
     JSON report always names it). The HTML/PDF reports need the rows in memory (risk before and after,
     examples): asked of another engine, they are refused before any work starts."""
@@ -129,22 +116,67 @@ def note_engine(table: Any, args: argparse.Namespace | None = None) -> None:
     print(_("note: engine: {engine}", engine=table.describe()), file=sys.stderr)
 
 
+def ignored_settings(project: Project, table: Any) -> list[str]:
+    """Settings given for this run that it cannot use: said, never silently dropped."""
+
+    out = []
+    cls = algorithms().get(project.algorithm)
+    cell_level = (
+        bool(getattr(cls, "cell_level", False)) or project.algorithm_params.get("suppress") == "cells"
+    )
+    if project.drop_suppressed and cell_level:
+        out.append(
+            _(
+                "--drop-suppressed has no effect: this run replaces single values by the suppression mark "
+                "and keeps every record, so no record is dropped."
+            )
+        )
+    engine = getattr(table, "engine", "memory")
+    settings = project.engine
+    if engine != "duckdb" and (settings.memory_limit or settings.temp_dir):
+        flag = "--memory-limit" if settings.memory_limit else "--temp-dir"
+        out.append(
+            _(
+                "{flag} has no effect: it is a setting of the duckdb engine, and this run uses another.",
+                flag=flag,
+            )
+        )
+    if engine != "dask" and (settings.scheduler or settings.workers):
+        flag = "--scheduler" if settings.scheduler else "--workers"
+        out.append(
+            _(
+                "{flag} has no effect: it is a setting of the dask engine, and this run uses another.",
+                flag=flag,
+            )
+        )
+    return out
+
+
 def warn(messages: Sequence[str]) -> None:
     for message in messages:
         print(_("warning: {message}", message=message), file=sys.stderr)
 
 
 def progress_printer(enabled: bool) -> Callable[[float, str], None]:
-    """A progress callback printing at most twice a second on stderr (nothing unless ``enabled``)."""
+    """A progress callback printing at most twice a second on stderr (nothing unless ``enabled``), never
+    the same line twice in a row (a long DuckDB query is asked every 0.1 s whether to go on)."""
     last = [0.0]
+    said = [""]
 
     def progress(fraction: float, message: str) -> None:
         now = time.monotonic()
-        if enabled and now - last[0] > 0.5:
-            last[0] = now
-            print(f"  {fraction * 100:5.1f}%  {message}", file=sys.stderr)
+        line = f"  {fraction * 100:5.1f}%  {message}"
+        if enabled and now - last[0] > 0.5 and line != said[0]:
+            last[0], said[0] = now, line
+            print(line, file=sys.stderr)
 
     return progress
+
+
+def add_release_flags(p: argparse.ArgumentParser, release_help: str) -> None:
+    """The release a command reads instead of making one: ``--release FILE`` and its delimiter."""
+    p.add_argument("--release", metavar="FILE", help=release_help)
+    p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
 
 
 # --- outputs of a run ----------------------------------------------------------------------------------
@@ -170,80 +202,49 @@ def check_outputs(args: argparse.Namespace, project: Project | None = None, **ki
 
 
 def save_project(args: argparse.Namespace, project: Project) -> None:
-    if getattr(args, "save_project", None):
-        project.save(Path(args.save_project))
-
-
-def write_release(
-    args: argparse.Namespace, table: Table, result: AnonymizationResult
-) -> ExportSummary | None:
-    """Write the release (formula-like cells neutralized); its summary, or None without --output."""
-    if not args.output:
-        return None
-    options = ExportOptions(delimiter=delimiter(args.output_delimiter) or ",", bom=bool(args.bom))
-    return export_release(table, result, Path(args.output), options, project_path=args.project)
-
-
-def write_run_reports(
-    args: argparse.Namespace,
-    table: Table,
-    project: Project,
-    result: AnonymizationResult,
-    written: ExportSummary | None,
-    **extra: Any,
-) -> None:
-    """The HTML and PDF de-identification reports of a run (``extra``: linkage, threshold); without a
-    ``linkage``, the demonstration of the project's public list when it names one."""
-    if not (args.report_html or args.report_pdf):
+    """``--save-project``: the project as this run used it. One read from a sealed project is sealed
+    with the same password (it holds the same patient values), and the note says so."""
+    if not getattr(args, "save_project", None):
         return
-    if "linkage" not in extra:
-        from kanon_engine.project.public_list import project_linkage
 
-        extra["linkage"] = project_linkage(project, table, result)
-    write_reports(
-        table,
-        result,
-        project,
-        Path(args.report_html) if args.report_html else None,
-        Path(args.report_pdf) if args.report_pdf else None,
+    source = getattr(args, "project", None)
+    password = os.environ.get(PASSWORD_VARIABLE) if source and Project.is_protected(Path(source)) else None
+    project.save(Path(args.save_project), password=password or None)
+    if password:
+        print(
+            _(
+                "note: {name} is sealed with the password of {project}, as the project it comes from.",
+                name=Path(args.save_project).name,
+                project=Path(str(source)).name,
+            ),
+            file=sys.stderr,
+        )
+
+
+def export_plan(args: argparse.Namespace, project: Project) -> ExportPlan:
+    """What a run writes, from its output flags (the release, the JSON, HTML and PDF reports)."""
+    options = ExportOptions(delimiter=delimiter(args.output_delimiter) or ",", bom=bool(args.bom))
+    return ExportPlan(
         Path(args.output) if args.output else None,
-        release=written.to_dict() if written is not None else None,
-        project_path=args.project,
-        language=project.report_language or SOURCE_LANGUAGE,
-        **extra,
+        options,
+        report_json=Path(args.report) if args.report else None,
+        report_html=Path(args.report_html) if args.report_html else None,
+        report_pdf=Path(args.report_pdf) if args.report_pdf else None,
+        project_path=Path(args.project) if args.project else None,
+        report_language=project.report_language or SOURCE_LANGUAGE,
     )
-
-
-def run_summary(args: argparse.Namespace, table: Table, result: AnonymizationResult) -> dict[str, Any]:
-    """The JSON report of a run: the result's summary plus the files it came from and went to."""
-    for path in (args.report, args.report_html, args.report_pdf):
-        if path:
-            refuse_input_overwrite(Path(path), [table.source, args.output])
-    summary = result.summary()
-    if args.output:
-        summary["release_file"] = str(args.output)
-        summary["release_sha256"] = sha256_file(args.output)
-    summary["input_file"] = str(table.source) if table.source else None
-    summary["input_sha256"] = table.sha256
-    summary["software"] = f"kanon {__version__}"
-    summary["engine"] = {"name": result.engine, "reason": result.engine_reason}
-    return summary
 
 
 def finish_run(
     args: argparse.Namespace,
-    table: Table,
+    table: Table | TableSource,
     project: Project,
     result: AnonymizationResult,
     printed: Sequence[str],
 ) -> int:
-    """Write what a run was asked to write (release, JSON report, HTML/PDF reports) and print the keys
-    of its summary that the command prints."""
-    written = write_release(args, table, result)
-    summary = run_summary(args, table, result)
-    write_json(args.report, summary)
-    write_run_reports(args, table, project, result, written)
-    print_keys(summary, printed)
+    """Write what a run was asked to write (:func:`kanon_engine.session.export`) and print the keys of
+    its summary that the command prints."""
+    print_keys(export(table, project, result, export_plan(args, project)).summary, printed)
     return EXIT_OK
 
 

@@ -25,34 +25,46 @@ reads one from a project; :func:`apply_flags` writes the given ones into a proje
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kanon_engine.algorithms import algorithms
+from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.algorithms.full_domain import FullDomainAlgorithm
-from kanon_engine.cli.common import delimiter, pairs, split_list, warn
+from kanon_engine.cli.common import (
+    PASSWORD_VARIABLE,
+    check_outputs,
+    delimiter,
+    note_engine,
+    pairs,
+    split_list,
+    warn,
+)
 from kanon_engine.config import ParamSpec
 from kanon_engine.data.dates import check_dates, parse_column_type
+from kanon_engine.data.join import JoinSpec
+from kanon_engine.data.persons import PERSON_BLANKS, PERSON_KNOWS, knows_text, knows_value
 from kanon_engine.data.roles import Role, merge_roles
-from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.data.table import ReadOptions, TableLike, loaded, require_mark_free
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.i18n import N_, _, available_languages
 from kanon_engine.privacy import model_params, model_values_of, models_from_values, wants_sensitive
 from kanon_engine.project.project_file import Project
 from kanon_engine.project.public_list import PublicList
+from kanon_engine.sources import TableSource
 from kanon_engine.sources.backends.choose import open_source, with_column_types
 from kanon_engine.sources.backends.settings import ENGINE_PARAMS
 from kanon_engine.workload.parser import parse_workload, read_workload_text
 
 #: The word that empties a setting whose spec allows "nothing" (default None).
-#: The environment variable holding a protected project's password for the command line.
-PASSWORD_VARIABLE = "KANON_PROJECT_PASSWORD"
-
-
 NONE_WORDS = ("none", "off")
+#: The hidden flag ``--join FILE ON COLUMN`` is read as (:func:`join_words`).
+JOIN_TABLE = "--join-table"
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,12 @@ def _spec_flag(spec: ParamSpec, group: str) -> ProjectFlag:
 
 
 def _values_text(spec: ParamSpec) -> str:
+    # what a text setting's value is (not "a number")
+    text_values = {
+        "scheduler": "an address such as tcp://HOST:8786, or a scheduler file",
+        "memory_limit": "an amount such as 1GB or 512MB, at least 64MB",
+        "temp_dir": "a folder",
+    }
     if spec.percent:
         text = "a share from 0 to 1, or a percentage such as 5%"
     elif spec.kind == "choice":
@@ -98,6 +116,10 @@ def _values_text(spec: ParamSpec) -> str:
         text = "yes or no"
     elif spec.kind == "columns":
         text = "column names separated by commas"
+    elif spec.kind == "text":
+        text = text_values.get(spec.name, "text")
+    elif spec.kind == "column":
+        text = "a column name"
     else:
         bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
         bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
@@ -111,11 +133,11 @@ def _values_text(spec: ParamSpec) -> str:
 
 
 def _metavar(spec: ParamSpec) -> str:
-    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS"}
+    metavars = {"int": "N", "float": "X", "choice": "NAME", "columns": "COLS", "column": "COL"}
     return metavars.get(spec.kind, spec.name.upper().replace("_", "-"))
 
 
-def algorithm_specs(classes: list[type] | None = None) -> list[ParamSpec]:
+def algorithm_specs(classes: list[type[Algorithm]] | None = None) -> list[ParamSpec]:
     """The ParamSpecs of every registered algorithm (or of ``classes``), each name once."""
     seen: dict[str, ParamSpec] = {}
     for cls in classes if classes is not None else algorithms().values():
@@ -142,6 +164,37 @@ def _data_and_role_flags() -> tuple[ProjectFlag, ...]:
         ProjectFlag("--qi", "roles.quasi-identifier", "quasi-identifiers, comma-separated", metavar="COLS"),
         ProjectFlag(
             "--sensitive", "roles.sensitive", "sensitive attributes, comma-separated", metavar="COLS"
+        ),
+        ProjectFlag(
+            "--person",
+            "roles.person",
+            "the person column of a stay-level table (a patient number): k then counts distinct persons, "
+            "not rows; removed from the release like an identifier",
+            metavar="COLUMN",
+        ),
+        ProjectFlag(
+            "--person-knows",
+            "persons.knows",
+            "how many different stays of one person an attacker may know: 1 (default), 2, 3 or all; every "
+            "set of up to M released rows of a person is shared by at least k persons",
+            PERSON_KNOWS,
+            metavar="M",
+        ),
+        ProjectFlag(
+            "--person-blanks",
+            "persons.blanks",
+            "a row without a person number: refuse (the default; the rows are named) or own (each such row "
+            "is a person of its own)",
+            PERSON_BLANKS,
+            metavar="CHOICE",
+        ),
+        ProjectFlag(
+            JOIN_TABLE,
+            "data.join",
+            "join a patient table onto the data on the patient key COLUMN (repeatable; also written --join "
+            "FILE ON COLUMN): one row per stay, the key becomes the person column",
+            metavar="FILE ON COLUMN",
+            repeat=True,
         ),
         ProjectFlag(
             "--hierarchy",
@@ -175,7 +228,9 @@ def _list_and_report_flags() -> tuple[ProjectFlag, ...]:
             "--join",
             "linkage.join",
             "join a quasi-identifier with a column of the public list named otherwise (repeatable; "
-            "default: the same name, or the same kind of column such as PLZ and postcode)",
+            "default: the same name, or the same kind of column such as PLZ and postcode). Written with "
+            "three words, --join FILE ON COLUMN joins a patient table onto the data on the patient key "
+            "(linked tables) and makes COLUMN the person column",
             metavar="COLUMN=LIST_COLUMN",
             repeat=True,
         ),
@@ -273,6 +328,14 @@ def _output_flags() -> tuple[ProjectFlag, ...]:
             off="--allow-small-suppressed-group",
         ),
         ProjectFlag(
+            "--suppression-mark",
+            "output.suppression_mark",
+            "what a suppressed value shows in the release (default '*'); choose another when a "
+            "quasi-identifier holds '*' as a value",
+            ParamSpec("suppression_mark", N_("Suppression mark"), "text", "*", ""),
+            metavar="TEXT",
+        ),
+        ProjectFlag(
             "--language",
             "output.report_language",
             "the language of the HTML/PDF report and of this command's messages: "
@@ -310,14 +373,41 @@ def add_project_flags(p: argparse.ArgumentParser, algorithm_choice: bool = True)
         if flag.option == "INPUT":
             p.add_argument("input", nargs="?", metavar="INPUT", help=flag.help)
         elif flag.switch:
+            assert flag.off is not None  # a switch has its off flag
             p.add_argument(flag.option, dest=flag.dest, action="store_true", default=None, help=flag.help)
             p.add_argument(flag.off, dest=flag.dest, action="store_false", default=None, help=_off_help(flag))
         elif flag.off is not None:
             p.add_argument(flag.option, dest=flag.dest, metavar=flag.metavar, help=flag.help)
             p.add_argument(flag.off, dest=flag.dest, action="store_const", const="none", help=_off_help(flag))
+        elif flag.option == JOIN_TABLE:  # written --join FILE ON COLUMN (see join_words)
+            p.add_argument(
+                flag.option,
+                dest=flag.dest,
+                action="append",
+                nargs=2,
+                metavar=("FILE", "COLUMN"),
+                help=flag.help,
+            )
         else:
             action = "append" if flag.repeat else "store"
             p.add_argument(flag.option, dest=flag.dest, action=action, metavar=flag.metavar, help=flag.help)
+
+
+def join_words(argv: list[str]) -> list[str]:
+    """The command line with each ``--join FILE ON COLUMN`` (three words, the middle one ``ON`` in any
+    case) written as the hidden ``--join-table FILE COLUMN``; every other ``--join`` (one word,
+    ``COLUMN=LIST_COLUMN``) stays the linkage demonstration's. Two forms, one flag, never ambiguous: the
+    word after the value decides."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--join" and i + 3 < len(argv) and argv[i + 2].upper() == "ON":
+            out += [JOIN_TABLE, argv[i + 1], argv[i + 3]]
+            i += 4
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
 
 
 def _off_help(flag: ProjectFlag) -> str:
@@ -362,6 +452,8 @@ def get_field(project: Project, field: str) -> Any:
     if group == "data":
         if key == "column_types":
             return dict(project.column_types)
+        if key == "join":
+            return [[str(j.path), j.on] for j in project.joins]
         return project.data_path if key == "path" else getattr(project.read_options, key)
     if group == "roles":
         return [c for c, r in project.roles.items() if r == Role(key)]
@@ -382,6 +474,8 @@ def get_field(project: Project, field: str) -> Any:
         return public.path if key == "path" else dict(public.join)
     if group == "workload":
         return project.workload_file
+    if group == "persons":
+        return getattr(project, f"person_{key}")
     return getattr(project, key)  # output.*
 
 
@@ -405,6 +499,7 @@ def apply_flags(
     project = apply_engine(project, values)
     project = _apply_report_and_list(project, values)
     project = _apply_workload(project, values)
+    project = _apply_persons(project, values)
     changes = {f.partition(".")[2]: v for f, (_flag, v) in values.items() if f.startswith("output.")}
     return project.with_changes(**changes) if changes else project
 
@@ -425,10 +520,28 @@ def _apply_report_and_list(project: Project, values: dict[str, tuple[ProjectFlag
     return project.with_changes(public_list=public)
 
 
+def _apply_persons(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:
+    """``--person-knows``, ``--person-blanks``, and ``--join FILE ON COLUMN``: the patient tables
+    joined onto the data; the key becomes the person column unless another one is given."""
+    changes: dict[str, Any] = {}
+    if "persons.knows" in values:
+        changes["person_knows"] = knows_text(knows_value(values["persons.knows"][1]))
+    if "persons.blanks" in values:
+        changes["person_blanks"] = values["persons.blanks"][1]
+    if "data.join" in values:
+        changes["joins"] = tuple(JoinSpec(Path(os.path.abspath(f)), c) for f, c in values["data.join"][1])
+    project = project.with_changes(**changes) if changes else project
+    joins = project.joins
+    if joins and not project.columns_with(Role.PERSON) and "data.join" in values:
+        roles = {**project.roles, joins[0].on: Role.PERSON}
+        project = project.with_changes(roles=roles)
+    return project
+
+
 def _apply_roles(project: Project, values: dict[str, tuple[ProjectFlag, Any]], project_name: str) -> Project:
     """A role flag replaces the project's columns of that role; a column given two roles (two flags, or
     a flag against the project's role) is refused (:func:`kanon_engine.data.roles.merge_roles`)."""
-    given_roles = [
+    given_roles: list[tuple[Role, str, list[str] | None]] = [
         (role, values[f"roles.{role.value}"][0].option, split_list(values[f"roles.{role.value}"][1]))
         if f"roles.{role.value}" in values
         else (role, "", None)
@@ -486,6 +599,8 @@ def _apply_algorithm(project: Project, values: dict[str, tuple[ProjectFlag, Any]
     a typed flag the algorithm does not take is ignored with a warning; ``--param`` is passed as given
     (the algorithm refuses a name it does not know)."""
     name = values["algorithm.name"][1] if "algorithm.name" in values else project.algorithm
+    if "algorithm.name" not in values and values.get("models.dp_epsilon", (None, None))[1] is not None:
+        name = "safepub"  # differential privacy has one procedure: --dp-epsilon alone chooses it
     cls = algorithms().get(name)
     accepted = {p.name for p in cls.params} if cls is not None else set()
     params = dict(project.algorithm_params) if name == project.algorithm else {}
@@ -518,7 +633,7 @@ def _apply_workload(project: Project, values: dict[str, tuple[ProjectFlag, Any]]
 
 
 # --- the project and table of a command -----------------------------------------------------------------
-def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
+def project_and_table(args: argparse.Namespace) -> tuple[Project, TableSource]:
     """The project (``--project``, overridden by every flag given) and the table it runs on.
 
     ``args.flags`` is the subcommand's table (set by its ``register``). The table is INPUT, read with
@@ -530,6 +645,9 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     project = Project.load(Path(args.project), password) if getattr(args, "project", None) else Project()
     values = given(args, args.flags)
     project = apply_engine(project, values)
+    if "data.join" in values:  # the patient tables are joined on as the table is read
+        joins = tuple(JoinSpec(Path(os.path.abspath(f)), c) for f, c in values["data.join"][1])
+        project = project.with_changes(joins=joins)
     table, project = _load_table(project, values)
     if getattr(args, "project", None):
         name = _("the project {file}", file=Path(args.project).name)
@@ -544,19 +662,33 @@ def project_and_table(args: argparse.Namespace) -> tuple[Project, Table]:
     table = with_column_types(table, project.column_types)
     _require_role_columns(project, table)
     qi = project.columns_with(Role.QUASI_IDENTIFIER)
+    require_mark_free(table, qi, project.suppression_mark)  # before the hierarchies, which hold it too
     if table.in_memory:  # the dates of a table not held in memory are checked by its run
-        check_dates(table, [q for q in qi if q not in project.hierarchies], project.column_types)
+        check_dates(loaded(table), [q for q in qi if q not in project.hierarchies], project.column_types)
     return project, table
 
 
-def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> tuple[Table, Project]:
+@contextlib.contextmanager
+def run_inputs(args: argparse.Namespace) -> Iterator[tuple[Project, TableSource]]:
+    """The project and table of a command that writes a run (``anonymize``, ``apply``): every output
+    checked before any work starts, the engine named on stderr; a larger-than-memory engine removes its
+    temporary files when the command is done."""
+    project, table = project_and_table(args)
+    with table:
+        check_outputs(args, project)
+        note_engine(table, args)
+        yield project, table
+
+
+def _load_table(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> tuple[TableSource, Project]:
     d = delimiter(values["data.delimiter"][1]) if "data.delimiter" in values else None
     if "data.path" in values:
         path = Path(values["data.path"][1])
         table = open_source(path, ReadOptions(delimiter=d), project.engine)
-        return table, project.with_changes(
-            data_path=path, data_sha256=table.sha256, read_options=table.options
-        )
+        project = project.with_changes(data_path=path, data_sha256=table.sha256, read_options=table.options)
+        table, said = project.joined(table)
+        warn(said)
+        return table, project
     if project.data_path is None:
         raise ConfigError(_("No input table: give INPUT or a --project that names one."), where="INPUT")
     if d is not None:
@@ -571,9 +703,10 @@ _ROLE_WORDS = {
     Role.QUASI_IDENTIFIER: N_("quasi-identifier"),
     Role.SENSITIVE: N_("sensitive attribute"),
     Role.INSENSITIVE: N_("column"),
+    Role.PERSON: N_("person column"),
 }
 
 
-def _require_role_columns(project: Project, table: Table) -> None:
+def _require_role_columns(project: Project, table: TableLike) -> None:
     for col, role in project.roles.items():
         table.require_columns([col], _(_ROLE_WORDS[role]))

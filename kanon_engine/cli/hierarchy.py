@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, check_outputs, dumps, read, split_list
+from kanon_engine.cli.common import EXIT_FAIL, EXIT_OK, Subparsers, check_outputs, dumps, read, split_list
 from kanon_engine.data.dates import date_fit, describe_misfits, suggested_format
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, DataError
@@ -24,7 +23,7 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import _
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("hierarchy", help="build a generalization hierarchy for a column, or check one")
     p.add_argument("input", metavar="INPUT", help="the table (CSV/TSV/XLSX/Parquet)")
     p.add_argument("--delimiter", help="field delimiter of INPUT (detected when omitted; 'tab' for TSV)")

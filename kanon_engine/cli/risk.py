@@ -24,20 +24,23 @@ the CLI's contract: one plain sentence on stderr, exit 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 from typing import Any
 
-from kanon_engine.cli.anonymize import run_project
+import pandas as pd
+
 from kanon_engine.cli.common import (
     EXIT_OK,
+    Subparsers,
     add_output_flags,
+    add_release_flags,
     check_outputs,
     dumps,
+    export_plan,
     read,
     save_project,
     warn,
-    write_release,
-    write_run_reports,
 )
 from kanon_engine.cli.flags import add_project_flags, coerce, project_and_table, project_flags
 from kanon_engine.config import AnonymizationConfig
@@ -47,15 +50,18 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.metrics.explain import RecordExplainer
 from kanon_engine.metrics.linkage import LinkageResult, linkage_attack
-from kanon_engine.metrics.population import REGIONS
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, assess, definitions, with_population_uniques
+from kanon_engine.privacy.population_estimates import REGIONS
 from kanon_engine.project.project_file import Project
 from kanon_engine.project.public_list import join_of, read_public_list
 from kanon_engine.project.validation import require_valid
 from kanon_engine.release.fileio import atomic_write_text, refuse_input_overwrite
+from kanon_engine.result import AnonymizationResult
+from kanon_engine.session import export, run_project
+from kanon_engine.sources import rows_in_memory
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "risk",
         help="re-identification risk before/after, homogeneity, linkage demo, why a record is unsafe",
@@ -63,8 +69,7 @@ def register(subparsers: Any) -> None:
         "homogeneity of the sensitive attributes, for the original data and a release.",
     )
     add_project_flags(p)
-    p.add_argument("--release", metavar="FILE", help="a released table to assess against INPUT")
-    p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
+    add_release_flags(p, release_help="a released table to assess against INPUT")
     p.add_argument(
         "--anonymize", action="store_true", help="run the project's algorithm first and assess its release"
     )
@@ -104,7 +109,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Prints the JSON document, writes the optional files; returns 0."""
     _check_combination(args)
-    project, table = project_and_table(args)
+    project, source = project_and_table(args)
+    table = rows_in_memory(source, _("The risk assessment"))
     config = project.config(table)
     check_outputs(args, project)
     save_project(args, project)
@@ -139,15 +145,15 @@ def run(args: argparse.Namespace) -> int:
         out["explanations"] = [explainer.explain(row - 1, config.k).to_dict() for row in args.explain]
     if args.definitions:
         out["definitions"] = definitions()
-    if result is not None:
-        written = write_release(args, table, result)
-        write_run_reports(args, table, project, result, written, linkage=link, threshold=args.threshold)
+    if result is not None:  # the release and its reports (--report is the JSON printed here)
+        plan = dataclasses.replace(export_plan(args, project), report_json=None)
+        export(table, project, result, plan, linkage=link, threshold=args.threshold)
     _print_and_save(args, table, dumps(out, indent=2))
     return EXIT_OK
 
 
 def _release(
-    args: argparse.Namespace, result: Any, table: Table, config: AnonymizationConfig
+    args: argparse.Namespace, result: AnonymizationResult | None, table: Table, config: AnonymizationConfig
 ) -> tuple[Any, list[str]]:
     """The release to assess (the run's, or ``--release`` checked to be of this table) and warnings."""
     if result is not None:
@@ -197,7 +203,7 @@ def _assess_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _linkage(
-    project: Project, table: Table, release: Any, config: AnonymizationConfig
+    project: Project, table: Table, release: pd.DataFrame | None, config: AnonymizationConfig
 ) -> LinkageResult | None:
     """The linkage demonstration of the project's public list (``--external`` or the project's), on the
     saved or given join, else on the columns :func:`~kanon_engine.metrics.linkage.suggest_join` proposes."""

@@ -19,20 +19,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from kanon_engine.cli.anonymize import run_project
-from kanon_engine.cli.common import EXIT_OK, dumps, read, save_project, warn
+from kanon_engine.cli.common import EXIT_OK, Subparsers, add_release_flags, dumps, read, save_project, warn
 from kanon_engine.cli.flags import add_project_flags, project_and_table
 from kanon_engine.cli.workload_flags import add_generator_flags, choose_workload, write_workload
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.project.validation import require_valid
 from kanon_engine.release.fileio import atomic_write_text
+from kanon_engine.session import run_project
+from kanon_engine.sources import rows_in_memory
 from kanon_engine.workload import evaluate_release
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "workload",
         help="how well a release answers a workload of aggregate queries (errors, match share)",
@@ -40,8 +40,7 @@ def register(subparsers: Any) -> None:
         "estimates an analyst gets from the release (relative error, match share).",
     )
     add_project_flags(p)
-    p.add_argument("--release", metavar="FILE", help="a released table to evaluate")
-    p.add_argument("--release-delimiter", help="field delimiter of --release (detected when omitted)")
+    add_release_flags(p, release_help="a released table to evaluate")
     p.add_argument("--anonymize", action="store_true", help="run the project's algorithm and evaluate it")
     add_generator_flags(p)
     p.add_argument("--report", metavar="R.json", help="write the JSON printed on stdout to a file too")
@@ -56,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
             _("Give either --release (evaluate a file) or --anonymize (make a release), one of the two."),
             where="--release",
         )
-    project, table = project_and_table(args)
+    project, source = project_and_table(args)
+    table = rows_in_memory(source, _("The workload's evaluation"))
     save_project(args, project)
     config = project.config(table)
     workload = choose_workload(args, table, config)

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike, loaded
 from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.result import AnonymizationResult
+from kanon_engine.session import measure
 from kanon_engine.workload import Workload, generate_workload
-from kanon_engine.workload.evaluate import with_workload
 from kanon_engine.workload.generate import (
     DEFAULT_PER_QUERY,
     DEFAULT_QUERIES,
@@ -63,7 +63,7 @@ def write_workload(args: argparse.Namespace, workload: Workload) -> None:
         atomic_write_text(Path(args.write_workload), header + workload.to_text())
 
 
-def measured(args: argparse.Namespace, table: Table, result: AnonymizationResult) -> AnonymizationResult:
+def measured(args: argparse.Namespace, table: TableLike, result: AnonymizationResult) -> AnonymizationResult:
     """The run's result with its workload figures (``result.workload``). A run that holds no release (a
     larger-than-memory engine) has none: the workload is answered on rows held in memory."""
     if not result.in_memory:
@@ -74,6 +74,6 @@ def measured(args: argparse.Namespace, table: Table, result: AnonymizationResult
                 file=sys.stderr,
             )
         return result
-    workload = choose_workload(args, table, result.config)
+    workload = choose_workload(args, loaded(table), result.config)
     write_workload(args, workload)
-    return with_workload(result, table, workload)
+    return measure(result, table, workload)

@@ -9,6 +9,7 @@ when they are numbers, which the ordered-distance t-closeness needs).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -18,6 +19,7 @@ import pandas as pd
 
 from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import require_valid
@@ -71,6 +73,13 @@ class EncodedTable:
     #: the population the table was drawn from, for the models that compare with it (k-map on a
     #: population table, delta-presence): :class:`kanon_engine.core.population_counts.PopulationPoints`
     population: Any = None
+    #: under the person role (:mod:`kanon_engine.core.persons`): the person of every row, a code
+    #: 0..n_persons-1, or n_persons for a blank cell (each of its records a person of its own)
+    persons: np.ndarray | None = None
+    n_persons: int = 0
+    #: how many distinct released rows of one person an attacker may know (0: all of them), see
+    #: :mod:`kanon_engine.core.person_sets`
+    person_knows: int = 1
 
     @cached_property
     def n_rows(self) -> int:
@@ -81,6 +90,10 @@ class EncodedTable:
     def n_points(self) -> int:
         """Rows of ``codes`` (records, or distinct points with counts)."""
         return int(self.codes.shape[1])
+
+    def point_weights(self) -> np.ndarray:
+        """Records per row: the weights of weighted rows, else one each."""
+        return self.weights if self.weights is not None else np.ones(self.n_points, dtype=np.int64)
 
     def leaf_histogram(self, q: int) -> np.ndarray:
         """Records per leaf of quasi-identifier ``q`` (float64)."""
@@ -163,7 +176,7 @@ def sensitive_order(uniques: np.ndarray) -> tuple[tuple[str, ...], np.ndarray, b
     """The values of a sensitive attribute in code order, the code of each of the sorted distinct strings
     ``uniques``, and whether they are numbers (then in numeric order, which the ordered-distance
     t-closeness needs; else in string order)."""
-    numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    numbers = pd.Series(parse_numbers(uniques))  # a decimal comma too (kanon_engine.data.types)
     numeric = bool(numbers.notna().all()) and len(uniques) > 0
     if not numeric:
         return tuple(uniques), np.arange(len(uniques), dtype=np.int64), False
@@ -199,9 +212,9 @@ def is_tree(h: Hierarchy) -> bool:
 def encode_table(
     table: Table,
     qi: tuple[str, ...] | list[str],
-    hierarchies: dict[str, Hierarchy],
+    hierarchies: Mapping[str, Hierarchy],
     sensitive: tuple[str, ...] | list[str] = (),
-    sensitive_hierarchies: dict[str, Hierarchy] | None = None,
+    sensitive_hierarchies: Mapping[str, Hierarchy] | None = None,
 ) -> EncodedTable:
     """Encode the quasi-identifiers (with their hierarchies) and sensitive attributes of ``table``."""
     qi = tuple(qi)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from kanon_engine.core.arrays import dot
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import (
     CompositeLayout,
@@ -20,14 +21,18 @@ from kanon_engine.core.frequency import (
     roll_up,
     with_histograms,
 )
+from kanon_engine.core.person_sets import suppress_for_persons
+from kanon_engine.core.persons import person_base
 from kanon_engine.core.population_counts import population_counter
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
+from kanon_engine.metrics.loss import MetricContext
 from kanon_engine.privacy import (
     ClassStats,
     KAnonymity,
     PrivacyModel,
+    Requirement,
     all_monotone,
     k_of,
     require_identity_model,
@@ -76,6 +81,9 @@ class NodeEvaluation:
     #: the model that judged the release as a whole and refused it (``PrivacyModel.release_passes``),
     #: when that is why the node does not satisfy the models
     rejected_by: PrivacyModel | None = None
+    #: under the person role with ``--person-knows`` above 1: per (class, person) pair of the node's
+    #: person pairs, whether its rows are cut out of a released class (:mod:`kanon_engine.core.person_sets`)
+    person_cut: np.ndarray | None = None
 
     @property
     def sizes(self) -> np.ndarray:
@@ -94,14 +102,14 @@ class NodeEvaluation:
         return int(self.passes.sum())
 
 
-def evaluator_context(evaluator: NodeEvaluator):
+def evaluator_context(evaluator: NodeEvaluator) -> MetricContext:
     """The metric context of an evaluator's nodes (k, MaxSup, whether step 4 may trim classes, and the
     bottom frequency set it already counted)."""
-    from kanon_engine.metrics.loss import MetricContext
-
     rule = evaluator.group_rule
     trims = rule.trim and rule.group_k > 0 and evaluator.max_suppressed > 0
-    return MetricContext(evaluator.enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base)
+    enc = evaluator.enc
+    cuts = enc.persons is not None and enc.person_knows != 1 and evaluator.max_suppressed > 0
+    return MetricContext(enc, evaluator.k, evaluator.max_suppressed, trims, evaluator.base, cuts)
 
 
 def suppression_allowance(n_rows: int, limit: float) -> int:
@@ -137,6 +145,7 @@ class NodeEvaluator:
         max_suppressed: int,
         cache_bytes: int = 256 << 20,
         suppressed_group_k: int = 0,
+        tracked: tuple[str, ...] = (),
         keeps_suppressed: bool = True,
     ) -> None:
         require_identity_model(models)
@@ -150,11 +159,14 @@ class NodeEvaluator:
         self.models = tuple(models)
         self.k = k
         self.max_suppressed = int(max_suppressed)
-        simple = all(isinstance(m, KAnonymity) for m in self.models)
-        self.group_rule = GroupRule(int(suppressed_group_k), k, simple)
+        # under the person role step 4 suppresses a whole class (core.person_sets): never simple
+        simple = all(isinstance(m, KAnonymity) for m in self.models) and enc.persons is None
+        # step 4 takes single records out of groups only when no metric looks at their values: which
+        # records go depends on the file's order, which counted points do not know
+        self.group_rule = GroupRule(int(suppressed_group_k), k, simple and not tracked)
         # whole-class step 4 (other models than k) can make a coarser node need more suppression
         self.monotone = all_monotone(self.models, self.max_suppressed > 0) and (
-            simple or self.group_rule.group_k == 0 or self.max_suppressed == 0
+            self.group_rule.trim or self.group_rule.group_k == 0 or self.max_suppressed == 0
         )
         #: every model is monotone without suppression: a node whose classes all pass has only satisfying
         #: generalizations
@@ -166,10 +178,21 @@ class NodeEvaluator:
         self._non_mono = [m for m in others if not m.monotone_with_suppression]
         self._whole = [m for m in others if m.judges_release]
         names = [s.name for s in enc.sensitive]
-        self._sensitive = tuple(sorted({names.index(m.sensitive) for m in others if m.sensitive}))
+        #: attributes whose per-class histograms every node carries, for the metric (the classification
+        #: metric's targets), not for a model
+        self._tracked = tuple(names.index(t) for t in tracked)
+        self._sensitive = tuple(
+            sorted({names.index(m.sensitive) for m in others if m.sensitive} | set(self._tracked))
+        )
         self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
         #: the population counted per class (k-map on a population table, delta-presence)
-        self._population = population_counter(enc, self.base.layout, others)
+        self._population = population_counter(enc, self.base.layout, others, Requirement.POPULATION)
+        #: the person role (core.persons): person pairs among the histograms, persons counted per class
+        self._persons = enc.persons is not None
+        if self._persons:
+            self.base = person_base(enc, self.base, self._sensitive)
+            # an attacker knowing several stays: the rule that cuts rows is not monotone with suppression
+            self.monotone = self.monotone and (enc.person_knows == 1 or self.max_suppressed == 0)
         self.checks = 0
         self._entries: list[FrequencySet] = []
         self._keys = np.zeros((64, enc.n_qi), dtype=np.int16)
@@ -193,7 +216,7 @@ class NodeEvaluator:
         levels = tuple(int(x) for x in levels)
         source = self._source(levels)
         fs, class_map = roll_up(source, levels)
-        return with_histograms(fs, source, class_map) if self._sensitive else fs
+        return with_histograms(fs, source, class_map) if self._sensitive or self._persons else fs
 
     def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = False) -> NodeEvaluation:
         """Check one node: classes, models, suppression. Counts as one check.
@@ -215,18 +238,22 @@ class NodeEvaluator:
         self.checks += 1
         passes = fs.counts >= self.k
         suppressed = int(fs.counts[~passes].sum())
-        if not self._others:
+        if not self._others and not self._persons:
+            if self._tracked:
+                fs = with_histograms(fs, source, class_map)
             self._remember(fs)
             return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
         if suppressed > self.max_suppressed and not complete:
             return NodeEvaluation(levels, fs, passes, suppressed, False, suppressed, suppressed, False)
-        if self._sensitive:
+        if self._sensitive or self._persons:
             fs = with_histograms(fs, source, class_map)
         self._remember(fs)
         stats = ClassStats.of(self.enc, fs)
         stats.keeps_suppressed = self.keeps_suppressed
         if self._population is not None:
             self._population.fill(stats, fs)
+        if self._persons:  # k counts distinct persons (a class of fewer rows has fewer persons)
+            passes = stats.people >= self.k
         for m in self._mono:
             passes &= m.passes(stats)
         suppressed_monotone = int(fs.counts[~passes].sum())
@@ -237,7 +264,7 @@ class NodeEvaluator:
             np.maximum(share, share_m, out=share)
         suppressed = int(fs.counts[~passes].sum())
         # a lower bound on a count of records: round down, and a little more for float error
-        floor = max(suppressed_monotone, int(np.floor(float(share @ fs.counts) - 1e-6)))
+        floor = max(suppressed_monotone, int(np.floor(dot(share, fs.counts) - 1e-6)))
         return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor, stats)
 
     def _fails_by_class_count(self, levels: tuple[int, ...], source: FrequencySet) -> NodeEvaluation | None:
@@ -279,8 +306,13 @@ class NodeEvaluator:
         """Apply step 4 (it only adds suppression, so the monotone count and the floor stay lower bounds)
         and decide whether the node satisfies the models within the limit, and then the models that judge
         the release as a whole (``stats``: the node's classes, given when there are such models)."""
-        trimmed = None
-        if self.group_rule.applies(suppressed):
+        trimmed = cut = None
+        if self._persons:  # several stays known, step 4 in persons (core.person_sets)
+            order = lambda: self._class_order(fs, levels)  # noqa: E731
+            passes, cut, trimmed, suppressed = suppress_for_persons(
+                self.enc, fs, passes, self.group_rule, self.models, order
+            )
+        elif self.group_rule.applies(suppressed):
             passes, trimmed, suppressed = enforce(
                 self.group_rule, fs.counts, passes, suppressed, self._class_order(fs, levels)
             )
@@ -299,6 +331,7 @@ class NodeEvaluator:
             floor,
             trimmed=trimmed,
             rejected_by=rejected,
+            person_cut=cut,
         )
 
     def _judge_release(

@@ -9,6 +9,7 @@ lattice is an integer matrix and "all generalizations of a node" is one vectoriz
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,7 @@ class Lattice:
                 self._heights = self.levels.sum(axis=1)
             else:  # without materializing the levels: one digit at a time, in small integers
                 dtype = np.int16 if self.max_height < 1 << 15 else np.int64
-                out = np.zeros(self.size, dtype=dtype)
+                out: np.ndarray = np.zeros(self.size, dtype=dtype)
                 idx = np.arange(self.size, dtype=np.int64)
                 for stride, radix in zip(self.strides, self.radix):
                     out += ((idx // stride) % radix).astype(dtype)
@@ -135,6 +136,7 @@ class Lattice:
                 np.ascontiguousarray(lv[:, None, a] <= np.arange(m + 1)[None, :]).T.copy()
                 for a, m in enumerate(self.max_levels)
             ]
+        assert self._le is not None  # made with _ge
         return self._ge, self._le
 
     def upset(self, index: int) -> np.ndarray:
@@ -195,7 +197,7 @@ class SearchRecord:
     metric: np.ndarray  # float per node, NaN where not computed
     optimum: int | None = None
     metric_name: str = ""
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def lattice(self) -> Lattice:

@@ -79,13 +79,12 @@ class PopulationCounter:
 
 
 def population_counter(
-    enc: EncodedTable, layout: CompositeLayout, models: Iterable[object]
+    enc: EncodedTable, layout: CompositeLayout, models: Iterable[object], requirement: object
 ) -> PopulationCounter | None:
-    """The counter of the run's population when a model needs it (None otherwise); a ConfigError when a
-    model needs one and the run has none (the run's inputs attach it: :mod:`kanon_engine.privacy.inputs`)."""
-    from kanon_engine.privacy.base import Requirement
-
-    needing = [m for m in models if Requirement.POPULATION in getattr(m, "requires", ())]
+    """The counter of the run's population when a model requires it (``requirement``: the privacy
+    models' ``Requirement.POPULATION``; None when no model does); a ConfigError when a model needs one and
+    the run has none (the run's inputs attach it: :mod:`kanon_engine.algorithms.population_source`)."""
+    needing = [m for m in models if requirement in getattr(m, "requires", ())]
     if not needing:
         return None
     if enc.population is None:
@@ -97,4 +96,4 @@ def population_counter(
             hint=_("Give a population table (--population-table) or a research subset (--research-subset)."),
             where="population",
         )
-    return PopulationCounter(layout, enc.population, Requirement.POPULATION)
+    return PopulationCounter(layout, enc.population, requirement)

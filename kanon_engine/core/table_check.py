@@ -20,6 +20,7 @@ from kanon_engine.core.frequency import group_columns
 from kanon_engine.errors import DataError
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
+from kanon_engine.release.writer import FORMULA_STARTS
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class ClassCheck:
     def k_anonymous(self) -> bool:
         return self.records_below_k == 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "k_anonymous": self.k_anonymous,
             "requested_k": self.requested_k,
@@ -230,8 +231,6 @@ def _release_warnings(
 
 def _unneutralized(text: pd.Series) -> pd.Series:
     """Cell text without the apostrophe a CSV/XLSX export puts before formula-like values."""
-    from kanon_engine.release.export import FORMULA_STARTS
-
     quoted = text.str.startswith("'") & text.str[1:2].isin(FORMULA_STARTS)
     return text.where(~quoted, text.str[1:])
 

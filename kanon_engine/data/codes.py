@@ -63,7 +63,7 @@ def _code(column: pd.Series) -> ColumnCodes:
         codes, uniques = column.array.codes, column.array.categories
     else:
         codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
-    values = np.append(np.asarray(uniques, dtype=object), None)
+    values = np.append(np.asarray(uniques, dtype=object), np.array([None], dtype=object))
     codes = np.where(codes < 0, len(values) - 1, codes)
     return ColumnCodes(codes.astype(_code_type(len(values)), copy=False), values)
 

@@ -82,11 +82,14 @@ def date_fit(values: pd.Series, fmt: str | None = None, column: str = "") -> Dat
     if fmt is None:
         best = max(DATE_FORMATS, key=lambda f: (int(counts[fits[f]].sum()), -DATE_FORMATS.index(f)))
         fmt = best if counts[fits[best]].sum() > 0 else None
-    ok = np.zeros(len(uniq), dtype=bool) if fmt is None else fits.get(fmt)
-    if ok is None:
-        ok = parse_dates(text, fmt).notna().to_numpy(dtype=bool)
+    if fmt is None:
+        ok = np.zeros(len(uniq), dtype=bool)
+    else:
+        found = fits.get(fmt)
+        ok = parse_dates(text, fmt).notna().to_numpy(dtype=bool) if found is None else found
     bad = ~ok
-    rows = np.flatnonzero((codes >= 0) & bad[np.maximum(codes, 0)])
+    present = np.flatnonzero(codes >= 0)
+    rows = present[bad[codes[present]]]  # (a column of missing cells only has no values to index)
     others = sorted(
         ((f, int(counts[bad & fits[f]].sum())) for f in DATE_FORMATS if f != fmt),
         key=lambda x: -x[1],
@@ -182,7 +185,7 @@ def date_problems(
         values = _values_of(table, col)
         if not is_date and not could_be_mixed(values):
             continue
-        fit = date_fit(values, ctype.date_format if is_date else None, col)
+        fit = date_fit(values, ctype.date_format if ctype is not None and is_date else None, col)
         if fit.misfits and (is_date or fit.mixed):
             out.append((fit, describe_misfits(fit, table)))
     return out

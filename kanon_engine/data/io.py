@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from kanon_engine.data.sniff import (
@@ -61,7 +62,7 @@ def read_table(path: str | Path, options: ReadOptions | None = None) -> Table:
     path = Path(path)
     data = _read_bytes(path)
     sha = hashlib.sha256(data).hexdigest()
-    kind = _format_of(path, data)
+    kind = format_of(path, data)
     if kind == "xlsx":
         frame, opts = _read_xlsx(data, path.name, sheet=o.sheet, header=o.header)
     elif kind == "parquet":
@@ -79,8 +80,8 @@ def preview_table(path: str | Path, options: ReadOptions | None = None, n_rows: 
     """
     path = Path(path)
     opts = options or ReadOptions()
-    head, complete = _read_head(path, n_rows + 1)
-    kind = _format_of(path, head)
+    head, complete = read_head(path, n_rows + 1)
+    kind = format_of(path, head)
     if kind in ("xlsx", "parquet"):
         data = _read_bytes(path)
         if kind == "xlsx":
@@ -99,7 +100,7 @@ def list_sheets(path: str | Path) -> list[str]:
 
     path = Path(path)
     data = _read_bytes(path)
-    if _format_of(path, data) != "xlsx":
+    if format_of(path, data) != "xlsx":
         raise DataError(
             _("{file} is not an Excel .xlsx workbook, so it has no sheets.", file=path.name),
             hint=_("Sheets exist only in .xlsx files."),
@@ -118,7 +119,7 @@ def _read_bytes(path: Path) -> bytes:
         return fh.read()
 
 
-def _read_head(path: Path, n_lines: int) -> tuple[bytes, bool]:
+def read_head(path: Path, n_lines: int) -> tuple[bytes, bool]:
     """The start of a file holding at least ``n_lines`` newlines (or the whole file); True if complete."""
     with reading(path) as fh:
         buf = bytearray()
@@ -133,7 +134,8 @@ def _read_head(path: Path, n_lines: int) -> tuple[bytes, bool]:
             size *= 2
 
 
-def _format_of(path: Path, data: bytes) -> str:
+def format_of(path: Path, data: bytes) -> str:
+    """The format of a data file from its first bytes (Parquet, XLSX; an old .xls is refused), else text."""
     head = data[:8]
     if head.startswith(_PARQUET_MAGIC):
         return "parquet"
@@ -149,7 +151,7 @@ def _format_of(path: Path, data: bytes) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- columns
-def _column_names(raw: list[str], name: str) -> list[str]:
+def column_names(raw: list[str], name: str) -> list[str]:
     """Blank names become ``column_<i>``; a repeated name is refused (which columns, what to do)."""
     names: list[str] = []
     seen: dict[str, int] = {}
@@ -177,7 +179,8 @@ def _column_names(raw: list[str], name: str) -> list[str]:
     return names
 
 
-def _empty_error(name: str) -> DataError:
+def empty_error(name: str) -> DataError:
+    """The one sentence for a data file with nothing in it (the loader and the batch reader say it)."""
     return DataError(
         _("{file} is empty.", file=name),
         hint=_("Choose a file that holds a header row and data rows."),
@@ -185,7 +188,8 @@ def _empty_error(name: str) -> DataError:
     )
 
 
-def _header_only_error(name: str) -> DataError:
+def header_only_error(name: str) -> DataError:
+    """The one sentence for a data file with a header and no rows."""
     return DataError(
         _("{file} has a header but no rows.", file=name),
         hint=_("Choose a file that holds data rows below the header."),
@@ -241,7 +245,7 @@ def _is_blank(buf: bytes) -> bool:
     return not buf[:65536].strip() and not buf.strip()
 
 
-def _header_record(text: str, delimiter: str, quotechar: str) -> tuple[list[str], int]:
+def header_record(text: str, delimiter: str, quotechar: str) -> tuple[list[str], int]:
     """The first non-blank record of a sample, and the byte offset (in UTF-8) just after it."""
     reader = csv.reader(io.StringIO(text), delimiter=delimiter, quotechar=quotechar, strict=False)
     try:
@@ -275,27 +279,29 @@ def _read_delimited(
     encoding, header = options.encoding, options.header
     enc = normalize_encoding(encoding, name) if encoding else detect_encoding(data, partial=not complete)
     utf8 = _to_utf8(data, enc, name, complete, validated=encoding is None and complete)
+    if b"\r" in utf8 and b"\n" not in utf8:  # an old Mac export: lines end with a carriage return only
+        utf8 = utf8.replace(b"\r", b"\n")
     if not complete:  # a preview parses whole lines only
         utf8 = utf8[: utf8.rfind(b"\n") + 1]
     _check_text(utf8, name)
     if _is_blank(utf8):
-        raise _empty_error(name)
+        raise empty_error(name)
     sample = _sample(utf8, complete)
     d, q = sniff_text(sample, delimiter=options.delimiter, quotechar=options.quotechar)
     opts = ReadOptions(delimiter=d, encoding=enc, quotechar=q, header=header)
 
-    first, after_header = _header_record(sample, d, q)
+    first, after_header = header_record(sample, d, q)
     if not first:
-        raise _empty_error(name)
+        raise empty_error(name)
     if len(first) == 1:
         _check_single_column(sample, d, q, name)
-    names = _column_names(first, name) if header else [f"column_{i}" for i in range(1, len(first) + 1)]
+    names = column_names(first, name) if header else [f"column_{i}" for i in range(1, len(first) + 1)]
     start = after_header if header else 0
     if header and _is_blank(utf8[start:]):
-        raise _header_only_error(name)
+        raise header_only_error(name)
     frame = _parse_body(utf8, start, names, d, q, name, header=header, max_rows=max_rows)
     if header and len(frame) == 0:
-        raise _header_only_error(name)
+        raise header_only_error(name)
     return frame, opts
 
 
@@ -447,6 +453,23 @@ def _parse_error(
                     expected=len(names),
                 )
             return DataError(text, hint=hint, where=_("{file}, line {line}", file=name, line=str(line)))
+        cut = _bare_carriage_return(utf8, names, delimiter)
+        if cut is not None:
+            line, column = cut
+            return DataError(
+                _(
+                    "Line {line} of {file} has a line break (a carriage return) inside the value of "
+                    "'{column}', which is not in quotes, so the record is cut in two there.",
+                    line=str(line),
+                    file=name,
+                    column=column,
+                ),
+                hint=_(
+                    "Remove the line break from that cell (or put the value in quotes), then load the "
+                    "file again."
+                ),
+                where=_("{file}, line {line}", file=name, line=str(line)),
+            )
         if header:
             text = _("A line of {file} does not have the {n} fields the header has.", file=name, n=len(names))
         else:
@@ -460,6 +483,25 @@ def _parse_error(
         hint=_("Check the delimiter and quote character, or save the file again as CSV."),
         where=name,
     )
+
+
+def _bare_carriage_return(utf8: bytes, names: list[str], delimiter: str) -> tuple[int, str] | None:
+    """(line number, column name) of the first carriage return that does not end a line, in a file
+    whose lines end with a line feed: a line break typed inside a spreadsheet cell (error path only)."""
+    if b"\n" not in utf8:
+        return None
+    pos = 0
+    while True:
+        pos = utf8.find(b"\r", pos)
+        if pos < 0:
+            return None
+        if utf8[pos + 1 : pos + 2] != b"\n":
+            break
+        pos += 1
+    line_start = utf8.rfind(b"\n", 0, pos) + 1
+    field = utf8[line_start:pos].count(delimiter.encode("utf-8"))
+    column = names[field] if field < len(names) else f"column_{field + 1}"
+    return utf8.count(b"\n", 0, pos) + 1, column
 
 
 def _first_ragged_line(
@@ -561,7 +603,7 @@ def _read_xlsx(
     where = _("Sheet '{sheet}' of {file}", sheet=title, file=name)
     rows = [r for r in rows if any(v is not None for v in r)]
     if not rows:
-        raise _empty_error(where)
+        raise empty_error(where)
     width = max(len(r) for r in rows)
     rows = [r + [None] * (width - len(r)) for r in rows]
     first, body = (rows[0], rows[1:]) if header else ([None] * width, rows)
@@ -569,9 +611,9 @@ def _read_xlsx(
     first = [first[j] for j in keep]
     body = [[r[j] for j in keep] for r in body]
     if header and not body:
-        raise _header_only_error(where)
+        raise header_only_error(where)
     names = (
-        _column_names([v or "" for v in first], name)
+        column_names([v or "" for v in first], name)
         if header
         else [f"column_{i}" for i in range(1, len(keep) + 1)]
     )
@@ -588,7 +630,6 @@ def arrow_to_text(col: pa.ChunkedArray | pa.Array, midnight: bool | None = None)
     A timestamp column is written as dates when every value is at midnight; ``midnight`` gives that
     answer for the whole column when ``col`` is only part of it (a streamed batch).
     """
-    import pyarrow.compute as pc
 
     t = col.type
     if pa.types.is_dictionary(t):
@@ -627,9 +668,9 @@ def _read_parquet(data: bytes, name: str, max_rows: int | None = None) -> pd.Dat
             where=name,
         ) from None
     if table.num_columns == 0:
-        raise _empty_error(name)
+        raise empty_error(name)
     if table.num_rows == 0:
-        raise _header_only_error(name)
-    names = _column_names([str(c) for c in table.column_names], name)
+        raise header_only_error(name)
+    names = column_names([str(c) for c in table.column_names], name)
     cols = [arrow_to_text(table.column(i)) for i in range(table.num_columns)]
     return pa.table(cols, names=names).to_pandas()

@@ -24,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from kanon_engine.i18n import N_, _, text_of
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import N_, _, text_of, word_of
 
 
 class Role(StrEnum):
@@ -32,10 +33,15 @@ class Role(StrEnum):
     QUASI_IDENTIFIER = "quasi-identifier"
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
+    #: the column that says which rows belong to one person (a patient number in a stay-level table):
+    #: removed from the release like an identifier, and used to count persons, not rows
+    #: (:mod:`kanon_engine.core.persons`)
+    PERSON = "person"
 
 
 #: How a role is named in messages.
 ROLE_NAMES = {
+    Role.PERSON: N_("the person column"),
     Role.IDENTIFIER: N_("an identifier"),
     Role.QUASI_IDENTIFIER: N_("a quasi-identifier"),
     Role.SENSITIVE: N_("a sensitive attribute"),
@@ -71,7 +77,6 @@ def merge_roles(
 
 
 def _conflict(col: str, first: Role, how_first: str, second: Role, how_second: str) -> Exception:
-    from kanon_engine.errors import ConfigError
 
     hint = _("Give the column one role only.")
     if how_first.startswith("in "):
@@ -135,6 +140,10 @@ _REASONS = {
     Role.SENSITIVE: N_(
         "'{column}' looks like {kind}: it is sensitive; protect it with l-diversity or t-closeness if needed."
     ),
+    Role.INSENSITIVE: N_(
+        "'{column}' looks like {kind}: a measurement, not an identifier, even when almost every value "
+        "differs; it is released as it is (insensitive), or make it sensitive to protect it."
+    ),
 }
 _KIND_WORDS = {
     "name": N_("a person's name"),
@@ -157,16 +166,57 @@ _KIND_WORDS = {
     "date": N_("a date"),
     "categories": N_("a category"),
     "unique": N_("an identifying code"),
+    "amount": N_("an amount of money"),
 }
 
 
 def kind_words(kind: str) -> str:
     """What a suggestion's ``kind`` is called in a sentence ("a date of birth")."""
-    return _(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
+    return word_of(_KIND_WORDS, kind)
 
 
-# Order matters: the first rule that matches wins (a "Patientennummer" is a number, not a name).
+# Order matters: the first rule that matches wins (a "Patientennummer" is a number, not a name; a
+# "Behandlungskosten" an amount, whatever else its name holds). Amounts come first: a cost's values are
+# nearly all different, which must not make it look like an identifier (the walk of issue 27 had "Coût (€)"
+# suggested as one). Invoice and batch numbers ("facture", "Rechnung", "Charge") are not amounts.
 _NAME_RULES: tuple[_NameRule, ...] = (
+    _NameRule(
+        "amount",
+        Role.INSENSITIVE,
+        (
+            "cost",
+            "costs",
+            "cout",
+            "couts",
+            "kosten",
+            "betrag",
+            "preis",
+            "price",
+            "prix",
+            "precio",
+            "amount",
+            "montant",
+            "frais",
+            "importe",
+            "coste",
+            "costo",
+            "gasto",
+            "gastos",
+            "fee",
+            "fees",
+            "tarif",
+            "honorar",
+            "gebuhr",
+            "gebuhren",
+            "eur",
+            "euro",
+            "euros",
+            "chf",
+            "usd",
+            "gbp",
+        ),
+        ("kosten", "betrag", "montant", "amount", "gebuhr", "importe", "honorar"),
+    ),
     _NameRule(
         "patient number",
         Role.IDENTIFIER,
@@ -404,8 +454,14 @@ def name_words(name: str) -> tuple[list[str], str]:
     return words, "".join(words)
 
 
+#: Currency signs: a column named with one ("Coût (€)", "Betrag in $") holds amounts.
+_CURRENCY = frozenset("€$£¥₣₤")
+
+
 def match_name(name: str) -> tuple[str, Role] | None:
     """The kind and role a column's name suggests, or None."""
+    if _CURRENCY.intersection(str(name)):
+        return "amount", Role.INSENSITIVE
     words, joined = name_words(name)
     for rule in _NAME_RULES:
         if any(w in rule.words for w in words):
@@ -434,6 +490,23 @@ def looks_like_codes(counts: pd.Series) -> bool:
     weights = counts.to_numpy(dtype=float)
     leading_zero = bool(values[fits].str.startswith("0").any())
     return leading_zero and bool(weights[fits].sum() >= 0.95 * weights.sum())
+
+
+#: A number with a decimal part, written any usual way: 12.5, 12,5, 1,234.50, 1.234,50, 1 234,50, 1'234.50
+#: (space, narrow or plain no-break space, apostrophe, dot or comma between thousands).
+_AMOUNT = re.compile(r"[-+]?(?:\d{1,3}(?:[ \u00a0\u202f'.,]\d{3})+|\d+)[.,]\d{1,4}")
+
+
+def looks_like_amounts(counts: pd.Series) -> bool:
+    """Nearly all values are numbers with a decimal part (amounts, weights, lab values): measurements,
+    whose values differ from record to record without naming anyone. Codes and record numbers are
+    whole numbers or carry letters."""
+    if not len(counts):
+        return False
+    values = pd.Series(counts.index.astype(str), dtype=object).str.strip()
+    fits = values.str.fullmatch(_AMOUNT.pattern).to_numpy(dtype=bool)
+    weights = counts.to_numpy(dtype=float)
+    return bool(weights[fits].sum() >= 0.95 * weights.sum())
 
 
 _VALUE_REASONS = {
@@ -471,7 +544,7 @@ def _from_values(column: str, counts: pd.Series, kind: str, n_rows: int) -> Role
 def _almost_unique(column: str, counts: pd.Series, n_rows: int, unique_share: float) -> RoleSuggestion | None:
     present = counts[counts.index.notna()]
     filled = float(present.sum())
-    if n_rows >= 10 and filled and len(present) >= unique_share * filled:
+    if n_rows >= 10 and filled and len(present) >= unique_share * filled and not looks_like_amounts(present):
         reason = text_of(_VALUE_REASONS, "unique", column=column)
         return RoleSuggestion(column, Role.IDENTIFIER, reason, flagged=True, kind="unique")
     return None
@@ -505,7 +578,8 @@ def suggest_roles(
         vc = counts[col] if counts is not None and col in counts else frame[col].value_counts(dropna=False)
         ctype = (column_types or {}).get(col)
         kind = getattr(getattr(ctype, "kind", None), "value", "")
-        found = _almost_unique(name, vc, n, unique_share) if kind != "date" else None
+        # dates and decimal numbers (measurements) differ from record to record without naming anyone
+        found = _almost_unique(name, vc, n, unique_share) if kind not in ("date", "decimal") else None
         found = found or _from_values(name, vc, kind, n)
         out.append(found or RoleSuggestion(name, None, _(_NO_SUGGESTION, column=name)))
     return out

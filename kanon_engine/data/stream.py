@@ -15,22 +15,24 @@ pass over that column only, as the loaded table decides it over the whole column
 from __future__ import annotations
 
 import codecs
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from kanon_engine.data.io import (
-    _column_names,
-    _empty_error,
-    _format_of,
-    _header_only_error,
-    _header_record,
-    _read_head,
     arrow_to_text,
+    column_names,
+    empty_error,
+    format_of,
+    header_only_error,
+    header_record,
+    read_head,
 )
 from kanon_engine.data.sniff import decoded_sample, detect_encoding, normalize_encoding, sniff_text
 from kanon_engine.data.table import ReadOptions
@@ -64,8 +66,8 @@ def inspect_file(path: str | Path, options: ReadOptions | None = None) -> Stream
     """Sniff a file's format, dialect and column names from its start (and, for Parquet, its footer)."""
     path = Path(path)
     opts = options or ReadOptions()
-    head, complete = _read_head(path, 64)
-    kind = _format_of(path, head)
+    head, complete = read_head(path, 64)
+    kind = format_of(path, head)
     if kind == "xlsx":
         raise DataError(
             _("{name} is an Excel workbook, which is read whole into memory.", name=path.name),
@@ -87,22 +89,24 @@ def _inspect_text(path: Path, head: bytes, complete: bool, o: ReadOptions) -> St
         )
     text = decoded_sample(head, enc, complete=complete)
     text = text.removeprefix("\ufeff")
+    if "\r" in text and "\n" not in text:  # an old Mac export (pyarrow reads its lines as they are)
+        text = text.replace("\r", "\n")
     if not text.strip():
-        raise _empty_error(path.name)
+        raise empty_error(path.name)
     d, q = sniff_text(text, delimiter=o.delimiter, quotechar=o.quotechar)
-    first, _rest = _header_record(text, d, q)
+    first, _rest = header_record(text, d, q)
     if not first:
-        raise _empty_error(path.name)
+        raise empty_error(path.name)
     bom = len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0
     if o.header:
-        names = _column_names(first, path.name)
+        names = column_names(first, path.name)
         pos = _header_end(text, d, q)
         offset = bom + len(text[:pos].encode(_python_codec(enc)))
     else:
         names = [f"column_{i}" for i in range(1, len(first) + 1)]
         offset = bom
     if o.header and offset >= path.stat().st_size:
-        raise _header_only_error(path.name)
+        raise header_only_error(path.name)
     return StreamedFile(
         path,
         "text",
@@ -119,8 +123,8 @@ def _python_codec(enc: str) -> str:
 
 def _header_end(text: str, delimiter: str, quotechar: str) -> int:
     """Character offset just after the header record in ``text``."""
-    _first, after = _header_record(text, delimiter, quotechar)
-    # _header_record gives a UTF-8 byte offset; turn it back into characters
+    _first, after = header_record(text, delimiter, quotechar)
+    # header_record gives a UTF-8 byte offset; turn it back into characters
     return len(text.encode("utf-8")[:after].decode("utf-8", errors="ignore"))
 
 
@@ -137,10 +141,10 @@ def _inspect_parquet(path: Path) -> StreamedFile:
         ) from None
     schema = pf.schema_arrow
     if len(schema) == 0:
-        raise _empty_error(path.name)
+        raise empty_error(path.name)
     if pf.metadata.num_rows == 0:
-        raise _header_only_error(path.name)
-    names = _column_names([str(n) for n in schema.names], path.name)
+        raise header_only_error(path.name)
+    names = column_names([str(n) for n in schema.names], path.name)
     dates: dict[str, bool] = {}
     for raw, name in zip(schema.names, names):
         if pa.types.is_timestamp(schema.field(raw).type):
@@ -184,14 +188,13 @@ def records_batches(
 ) -> Iterator[pa.RecordBatch]:
     """Batches of records of a text file held in ``data`` (whole records, no header): a piece of the file
     that a Dask worker reads, parsed exactly as :func:`text_batches` parses the file."""
-    import io
 
     wanted = list(f.names) if columns is None else [c for c in f.names if c in set(columns)]
     yield from _text_batches(f, wanted, batch_rows, io.BytesIO(data))
 
 
 def _text_batches(
-    f: StreamedFile, wanted: list[str], batch_rows: int, stream: object | None = None
+    f: StreamedFile, wanted: list[str], batch_rows: int, stream: BinaryIO | None = None
 ) -> Iterator[pa.RecordBatch]:
     internal = [f"f{i}" for i in range(len(f.names))]
     keep = [internal[f.names.index(c)] for c in wanted]

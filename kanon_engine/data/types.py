@@ -18,6 +18,12 @@ Rules:
   Sweeney's Datafly and Samarati's examples, not by numeric intervals.
 - 8-digit integers that are all valid ``%Y%m%d`` dates are dates; 4-digit integers are years (DATE,
   ``%Y``) only when the column name says so (date, year, dob, birth, born); otherwise integers stay integers.
+- Numbers are read as the user wrote them: a decimal comma ("12,5") and thousands separators (a space,
+  a narrow or plain no-break space, a dot, an apostrophe: "1 234,50", "1.234,5", "1'234.50", and a
+  comma before a decimal point: "1,234.50") are numbers too, the column's :class:`NumberFormat` found
+  on its distinct values (the one most of them fit; a tie, as "1,234" alone, is settled by the language:
+  a decimal comma but in English). The text itself is never rewritten: :func:`parse_numbers` reads it
+  wherever kanon needs the numbers (intervals, charts, ranges, sorting).
 - Only empty cells are missing (see :mod:`kanon_engine.data.io`); "NA" or "?" count as non-fitting values.
 """
 
@@ -31,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.data.codes import code_column
-from kanon_engine.i18n import _, pgettext
+from kanon_engine.i18n import _, current_language, ngettext, pgettext
 
 
 class ColumnKind(StrEnum):
@@ -46,13 +52,113 @@ class ColumnKind(StrEnum):
 @dataclass(frozen=True)
 class ColumnType:
     """Detected type of one column: its kind, the share of non-missing values that fit it, the
-    date format (strftime style) when it is a date, and how many distinct and missing values it has."""
+    date format (strftime style) when it is a date, how many distinct and missing values it has, and
+    for numbers written the local way their :class:`NumberFormat` code (``",| "``: decimal comma,
+    spaces between thousands; None: plain ``1234.5``)."""
 
     kind: ColumnKind
     share: float = 1.0
     date_format: str | None = None
     distinct: int = 0
     missing: int = 0
+    number_format: str | None = None
+
+
+#: Characters read as a space between thousands (a space, the narrow and the plain no-break space).
+SPACES = " \u202f\u00a0"
+
+
+@dataclass(frozen=True)
+class NumberFormat:
+    """How a column writes its numbers: the decimal separator and the thousands separator (``""``: none;
+    ``" "``: any of :data:`SPACES`). ``code`` is ``decimal|group``, as :class:`ColumnType` keeps it."""
+
+    decimal: str = "."
+    group: str = ""
+
+    @property
+    def code(self) -> str:
+        return f"{self.decimal}|{self.group}"
+
+    @classmethod
+    def from_code(cls, code: str | None) -> NumberFormat:
+        if not code:
+            return PLAIN
+        decimal, _sep, group = code.partition("|")
+        return cls(decimal or ".", group)
+
+    @property
+    def pattern(self) -> str:
+        """A regular expression a number written this way matches in full."""
+        group = f"[{SPACES}]" if self.group == " " else re.escape(self.group)
+        whole = rf"(?:\d{{1,3}}(?:{group}\d{{3}})+|\d+)" if self.group else r"\d+"
+        return rf"[+-]?{whole}(?:{re.escape(self.decimal)}\d+)?"
+
+    def read(self, text: pd.Series) -> np.ndarray:
+        """The numbers of ``text`` (stripped strings) written this way; NaN where one is not."""
+        if self == PLAIN:
+            return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+        ok = text.str.fullmatch(self.pattern).to_numpy(dtype=bool, na_value=False)
+        plain = text
+        if self.group:
+            group = f"[{SPACES}]" if self.group == " " else re.escape(self.group)
+            plain = plain.str.replace(group, "", regex=True)
+        plain = plain.str.replace(self.decimal, ".", regex=False)
+        out = pd.to_numeric(plain.where(ok, None), errors="coerce").to_numpy(dtype=float)
+        return np.where(ok, out, np.nan)
+
+
+#: Plain numbers as Python writes them (``1234.5``, ``-1e3``).
+PLAIN = NumberFormat(".", "")
+#: The local ways of writing numbers tried, after the plain one.
+LOCAL_FORMATS: tuple[NumberFormat, ...] = (
+    NumberFormat(",", ""),
+    NumberFormat(",", " "),
+    NumberFormat(",", "."),
+    NumberFormat(",", "'"),
+    NumberFormat(".", ","),
+    NumberFormat(".", " "),
+    NumberFormat(".", "'"),
+)
+
+
+def best_number_format(
+    uniq: pd.Series, counts: np.ndarray | None = None, language: str | None = None
+) -> tuple[NumberFormat, float]:
+    """The way most of the values (stripped strings, weighted by ``counts``) write numbers, and the
+    share that fits it; the plain one unless a local one fits more. A tie between a decimal comma and a
+    thousands comma ("1,234") goes to the decimal comma, but in English."""
+
+    if counts is None:
+        counts = np.ones(len(uniq), dtype=np.int64)
+    total = float(counts.sum()) or 1.0
+    best, best_share = PLAIN, float(counts[np.isfinite(PLAIN.read(uniq))].sum()) / total
+    comma_first = (language or current_language()) != "en"
+    order = LOCAL_FORMATS if comma_first else tuple(sorted(LOCAL_FORMATS, key=lambda f: f.decimal != "."))
+    for fmt in order:
+        share = float(counts[np.isfinite(fmt.read(uniq))].sum()) / total
+        if share > best_share + 1e-12:
+            best, best_share = fmt, share
+    return best, best_share
+
+
+def parse_numbers(
+    values: pd.Series | np.ndarray, number_format: str | NumberFormat | None = None
+) -> np.ndarray:
+    """The numbers of a column of text as float64 (NaN where missing or not a number): in the column's
+    :class:`NumberFormat` (its code), or, without one, in the way most of its values are written
+    (:func:`best_number_format`). Each distinct value is read once."""
+    series = pd.Series(np.asarray(values, dtype=object), dtype=object)
+    codes, uniq = pd.factorize(series, use_na_sentinel=True)
+    text = pd.Series(np.asarray(uniq, dtype=object), dtype=object).astype(str).str.strip()
+    if isinstance(number_format, NumberFormat):
+        fmt = number_format
+    elif number_format:
+        fmt = NumberFormat.from_code(number_format)
+    else:
+        fmt = best_number_format(text)[0] if len(text) else PLAIN
+    numbers = np.append(fmt.read(text) if len(text) else np.zeros(0), np.nan)
+    return numbers[np.where(codes < 0, len(uniq), codes)]
 
 
 NUMERIC_SHARE = 0.95
@@ -180,10 +286,24 @@ def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType
     num_share = share(is_num)
     if num_share >= NUMERIC_SHARE:
         return ColumnType(ColumnKind.DECIMAL, num_share, None, distinct, missing)
+    local = _local_numbers(uniq, counts, distinct, missing)
+    if local is not None:
+        return local
     found = guess_date_format(uniq, counts)
     if found is not None and found[1] >= DATE_SHARE:
         return ColumnType(ColumnKind.DATE, found[1], found[0], distinct, missing)
     return ColumnType(ColumnKind.CATEGORICAL, 1.0, None, distinct, missing)
+
+
+def _local_numbers(uniq: pd.Series, counts: np.ndarray, distinct: int, missing: int) -> ColumnType | None:
+    """Numbers written the local way ("12,5", "1 234,50"): integer when none has a decimal part."""
+    fmt, fit = best_number_format(uniq, counts)
+    if fmt == PLAIN or fit < NUMERIC_SHARE:
+        return None
+    ok = np.isfinite(fmt.read(uniq))
+    whole = not uniq[ok].str.contains(re.escape(fmt.decimal), regex=True).any()
+    kind = ColumnKind.INTEGER if whole and fmt.group else ColumnKind.DECIMAL
+    return ColumnType(kind, fit, None, distinct, missing, fmt.code)
 
 
 def _fit(values: pd.Series, fmt: str) -> np.ndarray:
@@ -230,3 +350,47 @@ def _integer_date(uniq: pd.Series, counts: np.ndarray, name: str) -> tuple[str, 
         if found and found[1] >= DATE_SHARE:
             return found
     return None
+
+
+def number_misfits(values: pd.Series, kind: ColumnKind) -> tuple[NumberFormat, np.ndarray]:
+    """The way a column declared integer or decimal writes its numbers (the one most values fit), and
+    the rows (positions) whose value is not such a number (a whole one, for an integer column); missing
+    cells are never misfits."""
+    series = pd.Series(np.asarray(values, dtype=object), dtype=object)
+    codes, uniq = pd.factorize(series, use_na_sentinel=True)
+    text = pd.Series(np.asarray(uniq, dtype=object), dtype=object).astype(str).str.strip()
+    counts = np.bincount(codes[codes >= 0], minlength=len(uniq)).astype(np.int64)
+    fmt = best_number_format(text, counts)[0] if len(text) else PLAIN
+    x = fmt.read(text) if len(text) else np.zeros(0)
+    ok = np.isfinite(x)
+    if kind == ColumnKind.INTEGER:
+        ok &= np.where(ok, x == np.round(x), False)
+    bad_code = np.append(~ok, False)
+    return fmt, np.flatnonzero(bad_code[np.where(codes < 0, len(uniq), codes)])
+
+
+def numbers_refused(
+    column: str, table_name: str, kind: ColumnKind, values: pd.Series, first_line: int
+) -> str:
+    """The one sentence refusing a column declared integer or decimal whose values are not all numbers:
+    how many fail, and the first with its line (``first_line``: the file's line of the first row)."""
+    _fmt, bad = number_misfits(values, kind)
+    first = int(bad[0])
+    total = int(pd.Series(values).notna().sum())
+    if kind == ColumnKind.INTEGER:
+        kind_word = pgettext("numbers of a column", "integer numbers")
+    else:
+        kind_word = pgettext("numbers of a column", "decimal numbers")
+    return ngettext(
+        "The column '{column}' of {table} is read as {kind}, but {n} of its {values} values is not one, "
+        "the first '{value}' on line {line}.",
+        "The column '{column}' of {table} is read as {kind}, but {n} of its {values} values are not one, "
+        "the first '{value}' on line {line}.",
+        len(bad),
+        column=column,
+        table=table_name,
+        kind=kind_word,
+        values=total,
+        value=str(pd.Series(values).iloc[first]),
+        line=str(first + first_line),
+    )

@@ -13,6 +13,7 @@ from kanon_engine.hierarchy.builders import (
     grouping_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
+    masking_misfits,
     suggest_widths,
 )
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
@@ -35,6 +36,7 @@ __all__ = [
     "grouping_hierarchy",
     "interval_hierarchy",
     "masking_hierarchy",
+    "masking_misfits",
     "read_arx_csv",
     "require_valid",
     "suggest_widths",

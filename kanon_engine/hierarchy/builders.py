@@ -18,14 +18,17 @@ below the root means a released file never merges a missing cell into a real gro
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
 
+from kanon_engine.data.dates import date_fit, parse_dates
+from kanon_engine.data.types import describe_date_format, parse_numbers
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats, ngettext
@@ -38,11 +41,14 @@ MISSING_LABEL = "(missing)"
 
 #: Date levels the date builder knows, finest first.
 DATE_LEVELS = ("day", "month", "quarter", "year", "decade", "century")
+#: How a date hierarchy writes its labels: ISO 8601 (``2022-03``, ``2022-Q1``; the default, the same on
+#: every machine) or the interface language's way (``03/2022``, ``T1 2022`` in French).
+DATE_STYLES = ("iso", "language")
 
 #: How many values an error message lists before saying "and N more".
 _LISTED = 10
 
-Values = pd.Series | np.ndarray | Iterable[str]
+Values: TypeAlias = pd.Series | np.ndarray | Iterable[str]
 
 
 # ----------------------------------------------------------------------------------------- helpers
@@ -111,7 +117,7 @@ def _sorted_order(keys: np.ndarray, text: np.ndarray) -> np.ndarray:
     return by_text[np.argsort(keys[by_text], kind="stable")]
 
 
-def _labels_from_uniques(keys: np.ndarray, fmt) -> np.ndarray:
+def _labels_from_uniques(keys: np.ndarray, fmt: Callable[[Any], str]) -> np.ndarray:
     """Format each distinct key once and spread the labels back (one call per group, not per value)."""
     codes, uniques = pd.factorize(keys)
     labels = np.array([fmt(u) for u in uniques], dtype=object)
@@ -204,7 +210,7 @@ def interval_hierarchy(
             where="label",
         ) from None
     distinct, has_missing = _distinct_values(values)
-    x = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
+    x = parse_numbers(distinct)  # "12,5" and "1 234,50" too, as the column writes them
     bad = ~np.isfinite(x)
     if bad.any():
         raise HierarchyError(
@@ -278,8 +284,6 @@ def suggest_widths(low: float, high: float, integer: bool = True, levels: int = 
 def _parse_dates(attribute: str, distinct: np.ndarray, date_format: str | None) -> pd.Series:
     """The distinct values as dates, all read with ONE format: ``date_format``, or the known format most
     of them fit (:mod:`kanon_engine.data.dates`); a value that does not fit is an error, never guessed."""
-    from kanon_engine.data.dates import date_fit, parse_dates
-    from kanon_engine.data.types import describe_date_format
 
     s = pd.Series(distinct, dtype=object)
     fmt = date_format or date_fit(s, None, attribute).format
@@ -315,6 +319,7 @@ def date_hierarchy(
     values: Values,
     date_format: str | None = None,
     levels: Sequence[str] = ("month", "year", "decade"),
+    style: str = "iso",
 ) -> Hierarchy:
     """Dates -> month (``1965-09``) -> year (``1965``) -> decade (``1960-1969``) -> ``*``.
 
@@ -324,7 +329,22 @@ def date_hierarchy(
     without it, the one known format most values fit; every value must fit the one format (a column
     mixing formats is an error naming the values, never read by guessing). Leaves are the original
     strings in chronological order.
+
+    ``style`` (:data:`DATE_STYLES`): ``iso`` writes the labels above; ``language`` writes days, months
+    and quarters as the current language does (:mod:`kanon_engine.i18n.formats`): ``20.09.1965``,
+    ``09.1965``, ``Q3 1965`` in German, ``20/09/1965``, ``09/1965``, ``T3 1965`` in French. The labels
+    are data (they are written into the release); :func:`kanon_engine.present.calendar_steps.label_interval`
+    reads both styles of every language back as periods, for the charts.
     """
+    if style not in DATE_STYLES:
+        raise ConfigError(
+            _(
+                "The date labels must be {choices}; got '{value}'.",
+                choices=", ".join(DATE_STYLES),
+                value=style,
+            ),
+            where="style",
+        )
     levels = tuple(levels)
     unknown = [lv for lv in levels if lv not in DATE_LEVELS]
     ranks = [DATE_LEVELS.index(lv) for lv in levels if lv in DATE_LEVELS]
@@ -346,35 +366,77 @@ def date_hierarchy(
     year = dt.dt.year.to_numpy(dtype=np.int64)
     month = dt.dt.month.to_numpy(dtype=np.int64)
     day = dt.dt.day.to_numpy(dtype=np.int64)
-    makers = {
-        "day": (
-            year * 10000 + month * 100 + day,
-            lambda k: f"{k // 10000:04d}-{k // 100 % 100:02d}-{k % 100:02d}",
-        ),
-        "month": (year * 100 + month, lambda k: f"{k // 100:04d}-{k % 100:02d}"),
-        "quarter": (year * 10 + (month - 1) // 3 + 1, lambda k: f"{k // 10:04d}-Q{k % 10}"),
-        "year": (year, lambda k: f"{k:04d}"),
-        "decade": (year // 10 * 10, lambda k: f"{k:04d}-{k + 9:04d}"),
-        "century": (year // 100 * 100, lambda k: f"{k:04d}-{k + 99:04d}"),
+    keys = {
+        "day": year * 10000 + month * 100 + day,
+        "month": year * 100 + month,
+        "quarter": year * 10 + (month - 1) // 3 + 1,
+        "year": year,
+        "decade": year // 10 * 10,
+        "century": year // 100 * 100,
     }
-    columns = [_labels_from_uniques(makers[lv][0], makers[lv][1]) for lv in levels]
+    words = _date_words(style)
+    columns = [_labels_from_uniques(keys[lv], words[lv]) for lv in levels]
     return _assemble(attribute, distinct, columns, has_missing)
 
 
+def _date_words(style: str) -> dict[str, Any]:
+    """The label of each date level's key (see :func:`date_hierarchy`), in ``style``."""
+
+    words: dict[str, Any] = {
+        "day": lambda k: f"{k // 10000:04d}-{k // 100 % 100:02d}-{k % 100:02d}",
+        "month": lambda k: f"{k // 100:04d}-{k % 100:02d}",
+        "quarter": lambda k: f"{k // 10:04d}-Q{k % 10}",
+        "year": lambda k: f"{k:04d}",
+        "decade": lambda k: f"{k:04d}-{k + 9:04d}",
+        "century": lambda k: f"{k:04d}-{k + 99:04d}",
+    }
+    if style == "language":
+        words["day"] = lambda k: formats.date(dt.date(k // 10000, k // 100 % 100, k % 100))
+        words["month"] = lambda k: formats.month_number_year(k // 100, k % 100)
+        words["quarter"] = lambda k: formats.quarter_year(k // 10, k % 10)
+    return words
+
+
 # ----------------------------------------------------------------------------------------- masking
+def code_shapes(values: pd.Series) -> pd.Series:
+    """The shape of each code: every digit written ``9``, every letter ``A``, other characters as they
+    are (``06400`` -> ``99999``, ``I10.9`` -> ``A99.9``, ``inconnu`` -> ``AAAAAAA``)."""
+    text = values.astype(str)
+    return text.str.replace(r"[0-9]", "9", regex=True).str.replace(r"[^\W\d_]", "A", regex=True)
+
+
+def dominant_shape(values: Values) -> tuple[str, np.ndarray, np.ndarray]:
+    """The code shape most records have (ties: the longest, then the first), the distinct non-missing
+    values (sorted as text), and which of them have that shape. The masking hierarchy masks those; the
+    others (a word such as "inconnu", a code of another length) are no such code."""
+    series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
+    text = series[series.notna()].astype(str)
+    text = text[text != ""]
+    if not len(text):
+        return "", np.empty(0, dtype=object), np.zeros(0, dtype=bool)
+    counts = text.value_counts(sort=False)
+    distinct = np.asarray(sorted(counts.index), dtype=object)
+    shapes = code_shapes(pd.Series(distinct, dtype=object))
+    weight = counts.reindex(distinct).to_numpy()
+    per_shape = pd.Series(weight, index=shapes.to_numpy()).groupby(level=0, sort=False).sum()
+    ranked = sorted(per_shape.items(), key=lambda kv: (-kv[1], -len(kv[0])))
+    shape = str(ranked[0][0])
+    return shape, distinct, (shapes == shape).to_numpy()
+
+
 def masking_hierarchy(attribute: str, values: Values, max_masked: int | None = None) -> Hierarchy:
     """Codes masked from the right, one character per level: ``02138 -> 0213* -> 021** -> ... -> *``.
 
     This is Sweeney's ZIP-code DGH (Sweeney 2002): the leading characters of a hierarchical code (ZIP,
-    ICD, phone prefix) carry its coarse meaning. With ``n`` the longest value's length, level ``j``
-    keeps the first ``n - j`` characters and writes ``*`` for the rest, for ``j = 1 .. n - 1`` (or up to
-    ``max_masked`` characters), then the root ``*``.
-
-    Values of different lengths are padded on the right to ``n`` characters with ``*``: a shorter value
-    is treated as a code whose missing trailing characters are already unknown. So with 5-character
-    ZIPs, ``213`` appears as ``213**`` from level 1 on and joins the 5-character codes starting with
-    ``213`` at level 2 (the prefix is what a code's meaning hangs on; we do not guess leading zeros,
-    which would change the value). Leaves are sorted as text so that codes sharing a prefix sit together.
+    ICD, phone prefix) carry its coarse meaning. Only the values of the column's dominant code shape
+    (:func:`dominant_shape`: 5-digit postcodes, say) are masked: with ``n`` their length, level ``j``
+    keeps their first ``n - j`` characters and writes ``*`` for the rest, for ``j = 1 .. n - 1`` (or up
+    to ``max_masked`` characters), then the root ``*``. A value of another shape (a word such as
+    "inconnu", a code of another length) is no such code: masking it would print a code that does not
+    exist ("inconn*", or "0******" beside 5-digit codes), so it is ``*`` from level 1 on (it tells
+    nothing, like a suppressed value). Missing cells keep their own ``(missing)`` group below the root.
+    A level that would repeat the one below is left out. Leaves are sorted as text, so codes sharing a
+    prefix sit together.
     """
     if max_masked is not None and (
         isinstance(max_masked, bool) or not isinstance(max_masked, int) or max_masked < 0
@@ -386,16 +448,31 @@ def masking_hierarchy(attribute: str, values: Values, max_masked: int | None = N
             ),
             where="max_masked",
         )
-    distinct, has_missing = _distinct_values(values)
-    distinct = np.asarray(sorted(distinct), dtype=object)
+    _values, has_missing = _distinct_values(values)
+    shape, distinct, fits = dominant_shape(values if isinstance(values, pd.Series) else list(values))
     s = pd.Series(distinct, dtype=object)
-    n = int(s.str.len().max()) if len(s) else 0
+    n = len(shape)
     steps = max(n - 1, 0) if max_masked is None else min(max_masked, max(n - 1, 0))
-    levels = [
-        s.str.slice(0, n - j).str.pad(n, side="right", fillchar="*").to_numpy(dtype=object)
-        for j in range(1, steps + 1)
-    ]
+    levels: list[np.ndarray] = []
+    for j in range(1, steps + 1):
+        masked = (s.str.slice(0, n - j) + "*" * j).to_numpy(dtype=object)
+        level = np.where(fits, masked, ROOT)
+        if not levels or not np.array_equal(level, levels[-1]):
+            levels.append(level)
+    if levels and np.all(levels[-1] == ROOT):
+        levels.pop()  # the root itself follows
     return _assemble(attribute, distinct, levels, has_missing)
+
+
+def masking_misfits(values: Values) -> tuple[str, list[str], int]:
+    """What the masking hierarchy does not mask: the dominant code shape, the distinct values of other
+    shapes (most frequent first) and how many records hold them (for the wizard's sentence)."""
+    series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
+    shape, distinct, fits = dominant_shape(series)
+    others = distinct[~fits]
+    text = series[series.notna()].astype(str)
+    counts = text[text.isin(set(others))].value_counts()
+    return shape, [str(v) for v in counts.index], int(counts.sum())
 
 
 # ---------------------------------------------------------------------------------------- grouping
@@ -476,13 +553,11 @@ def _guess_kind(distinct: np.ndarray) -> str:
     s = pd.Series(distinct, dtype=object)
     if s.str.fullmatch(_INT).all():
         return "integer"
-    if np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)).all():
+    if np.isfinite(parse_numbers(s)).all():
         return "decimal"
-    if s.str.contains(r"\d").all() and s.str.contains(r"[-/.]").all():
-        from kanon_engine.data.dates import date_fit
-
-        if date_fit(s).misfits == 0:  # one format fits every value
-            return "date"
+    dated = s.str.contains(r"\d").all() and s.str.contains(r"[-/.]").all()
+    if dated and date_fit(s).misfits == 0:  # one format fits every value
+        return "date"
     return "categorical"
 
 
@@ -511,7 +586,7 @@ def default_hierarchy(attribute: str, series: pd.Series, column_type: ColumnType
         if _looks_like_code(distinct):
             return masking_hierarchy(attribute, series)
         if kind in ("integer", "decimal"):
-            x = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
+            x = parse_numbers(distinct, column_type.number_format if column_type is not None else None)
             if np.isfinite(x).all():
                 widths = suggest_widths(
                     x.min(), x.max(), integer=kind == "integer" and bool((x == np.round(x)).all())

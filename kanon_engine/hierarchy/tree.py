@@ -22,7 +22,7 @@ import pandas as pd
 
 from kanon_engine.errors import HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.hierarchy.validate import multi_parent_labels, show_value
+from kanon_engine.hierarchy.validate import ambiguous_labels, multi_parent_labels, show_value
 from kanon_engine.i18n import _, formats
 
 
@@ -151,6 +151,20 @@ def _new(h: Hierarchy, matrix: np.ndarray, what: str) -> Hierarchy:
                     shown=shown,
                 ),
                 hint=_("Rename one of the groups first."),
+                where=f"{h.attribute}={label}",
+            )
+    before_names = ambiguous_labels(h)
+    for level, label in ambiguous_labels(out):
+        if (level, label) not in before_names:
+            raise HierarchyError(
+                _(
+                    "{what} is not possible: the group '{label}' at level {level} would have the name of a "
+                    "value of the data and hold other values.",
+                    what=what,
+                    label=label,
+                    level=level,
+                ),
+                hint=_("Choose another name."),
                 where=f"{h.attribute}={label}",
             )
     return out

@@ -5,11 +5,14 @@ records at one level would be split at the next one, which breaks the monotonici
 algorithms rely on: Samarati 2001, LeFevre et al. 2005 "Incognito"), and data values the hierarchy does
 not cover (they could not be generalized). What is a warning: a top level with several values (the
 column can never be fully generalized), no generalization level at all, empty labels above the leaves.
-What is fine: the same label at different levels (``Male -> Male -> *``), leaves the data does not use.
+A group named like an original value of another branch is an error too (a released value would be
+ambiguous). What is fine: the same label at different levels (``Male -> Male -> *``), leaves the data
+does not use.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,7 +57,7 @@ _NUMBER_WORDS = {
 }
 
 
-def _quoted(items) -> list[str]:
+def _quoted(items: Iterable[object]) -> list[str]:
     return [f"'{v}'" for v in items]
 
 
@@ -68,7 +71,13 @@ def multi_parent_labels(h: Hierarchy) -> dict[tuple[int, str], list[str]]:
     Empty when the hierarchy is a tree. One pandas drop-duplicates per level (no loop over rows).
     """
     out: dict[tuple[int, str], list[str]] = {}
+    codes = h.level_codes  # cached on the hierarchy: a run checks its hierarchies every time
     for j in range(1, h.height):
+        below, above = codes[j][0], codes[j + 1][0]
+        parent = np.empty(len(codes[j][1]), dtype=above.dtype)
+        parent[below] = above
+        if np.array_equal(parent[below], above):  # every label has one parent (a tree): nothing to list
+            continue
         pairs = pd.DataFrame({"a": h.matrix[:, j], "b": h.matrix[:, j + 1]}, dtype=object).drop_duplicates()
         multi = pairs[pairs["a"].duplicated(keep=False)]
         for label, grp in multi.groupby("a", sort=False):
@@ -76,7 +85,7 @@ def multi_parent_labels(h: Hierarchy) -> dict[tuple[int, str], list[str]]:
     return out
 
 
-def uncovered_values(h: Hierarchy, data_values: pd.Series | np.ndarray | list) -> list[str]:
+def uncovered_values(h: Hierarchy, data_values: pd.Series | np.ndarray | list[str]) -> list[str]:
     """Distinct data values the hierarchy has no leaf for, most frequent first (ties: first seen).
 
     A missing cell (``NaN``/``None``/``""``) is reported as :data:`MISSING` (``""``), the leaf that
@@ -96,10 +105,19 @@ def uncovered_values(h: Hierarchy, data_values: pd.Series | np.ndarray | list) -
     return [str(v) for v in text[unknown]]
 
 
-def _coverage_issue(h: Hierarchy, data_values) -> list[HierarchyIssue]:
+def _coverage_issue(h: Hierarchy, data_values: pd.Series | np.ndarray | list[str]) -> list[HierarchyIssue]:
     missing = uncovered_values(h, data_values)
     if not missing:
         return []
+    values = data_values if isinstance(data_values, pd.Series) else pd.Series(data_values, dtype=object)
+    if missing == [MISSING] and not values.replace(MISSING, None).notna().any():
+        # an empty column, not a gap of the hierarchy (there is nothing to place in it)
+        message = _(
+            "The column '{column}' is empty: every cell is missing. Choose another quasi-identifier, "
+            "or fill the column in the file.",
+            column=h.attribute,
+        )
+        return [HierarchyIssue("error", message, level=0)]
     n = len(missing)
     shown = _and_list([show_value(v) for v in missing[:MAX_LISTED]])
     if n == 1:
@@ -173,6 +191,52 @@ def _tree_issues(h: Hierarchy) -> list[HierarchyIssue]:
     return out
 
 
+def ambiguous_labels(h: Hierarchy) -> dict[tuple[int, str], str | None]:
+    """``(level, label) -> the group the value of that name is under at that level`` (None: under this
+    very group, with other values), for every group label that is also an original value of the data
+    and means more than that value: ages 0-4 grouped as "7" while 7 is an age under "5-9", or a root
+    "*" over a value "*". A released "7" could then be either. A group that is its one value's
+    (``Male -> Male``) is fine."""
+    out: dict[tuple[int, str], str | None] = {}
+    for j in range(1, h.height + 1):
+        column = h.matrix[:, j]
+        labels, members = np.unique(column.astype(str), return_counts=True)
+        pos = h.leaf_index.get_indexer(pd.Index(labels.astype(object), dtype=object))
+        for i in np.flatnonzero(pos >= 0):
+            label, own = str(labels[i]), str(column[pos[i]])
+            if label == MISSING or (own == label and members[i] == 1):
+                continue
+            out[(j, label)] = None if own == label else own
+    return out
+
+
+def _leaf_label_issues(h: Hierarchy) -> list[HierarchyIssue]:
+    """An ambiguous group label (:func:`ambiguous_labels`) is an error: the release would say something
+    false about the records it shows."""
+    out = []
+    for (level, label), other in list(ambiguous_labels(h).items())[:MAX_LISTED]:
+        if other is None:
+            message = _(
+                "The group '{label}' at level {level} of '{column}' has the name of one of its values but "
+                "holds others too, so a released '{label}' could mean either; rename the group.",
+                label=label,
+                level=level,
+                column=h.attribute,
+            )
+        else:
+            message = _(
+                "The group '{label}' at level {level} of '{column}' has the name of a value of the data "
+                "under another group ('{other}'), so a released '{label}' could mean either; rename the "
+                "group.",
+                label=label,
+                level=level,
+                column=h.attribute,
+                other=other,
+            )
+        out.append(HierarchyIssue("error", message, value=label, level=level))
+    return out
+
+
 def _shape_issues(h: Hierarchy) -> list[HierarchyIssue]:
     out = []
     if h.height == 0:
@@ -230,7 +294,7 @@ def _shape_issues(h: Hierarchy) -> list[HierarchyIssue]:
 
 def validate_hierarchy(h: Hierarchy, data_values: pd.Series | None = None) -> list[HierarchyIssue]:
     """All issues of ``h`` (errors first, then warnings), checked against ``data_values`` if given."""
-    issues = _tree_issues(h) + _shape_issues(h)
+    issues = _tree_issues(h) + _leaf_label_issues(h) + _shape_issues(h)
     if data_values is not None:
         issues = _coverage_issue(h, data_values) + issues
     return sorted(issues, key=lambda i: i.severity != "error")

@@ -23,6 +23,7 @@ the program is not affected. The rule that picks the language is in :mod:`.langu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kanon_engine.i18n.catalog import PSEUDO, SOURCE_LANGUAGE
@@ -46,6 +47,7 @@ __all__ = [
     "text_of",
     "resolve_language",
     "using",
+    "word_of",
 ]
 
 
@@ -55,7 +57,7 @@ def _fill(text: str, values: dict[str, Any]) -> str:
     return text.format_map(_Values({k: format_number_for(v) for k, v in values.items()}))
 
 
-class _Values(dict):
+class _Values(dict[str, str]):
     """A placeholder with no value stays as it is (a catalog mistake shows, it does not crash)."""
 
     def __missing__(self, key: str) -> str:
@@ -81,6 +83,12 @@ def text_of(table: Any, key: Any, /, **values: Any) -> str:
     """The translation of ``table[key]``, a table of ``N_``-marked messages (a dictionary of a module's
     sentences). Kept apart from ``_`` so the catalog extractor never mistakes the key for a message."""
     return _(table[key], **values)
+
+
+def word_of(table: Mapping[str, str], key: str, /) -> str:
+    """The translation of ``table[key]`` (a table of ``N_``-marked words: the names of kinds, engines,
+    objectives), or ``key`` itself when the table has no words for it."""
+    return _(table[key]) if key in table else key
 
 
 def N_(message: str, /) -> str:

@@ -110,11 +110,12 @@ def read_catalog(path: Path, language: str) -> Catalog:
         if not m.id or m.fuzzy:
             continue
         if isinstance(m.id, (list, tuple)):
-            forms = tuple(m.string) if isinstance(m.string, (list, tuple)) else (m.string,)
+            strings = m.string if isinstance(m.string, (list, tuple)) else (m.string,)
+            forms = tuple(s or "" for s in strings)
             if any(forms):
                 messages[(m.context, m.id[0])] = forms
         elif m.string:
-            messages[(m.context, m.id)] = m.string
+            messages[(m.context, m.id)] = str(m.string)
     return Catalog(language, messages, gettext.c2py(po.plural_expr))
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from kanon_engine.i18n.catalog import PSEUDO, SOURCE_LANGUAGE
 from kanon_engine.i18n.lookup import current_language
@@ -150,6 +151,26 @@ def month_year(year: int, month: int, language: str | None = None) -> str:
     return f"{month_names(language)[month - 1]} {year}"
 
 
+def month_number_year(year: int, month: int, language: str | None = None) -> str:
+    """A month as the language writes dates, without the day: ``2022-03`` (en), ``03.2022`` (de),
+    ``03/2022`` (fr, es). The words of a date hierarchy's month in the language's style."""
+
+    from babel.dates import format_date
+
+    code = _locale_code(language)
+    pattern = re.sub(r"d+[^\w']*|[^\w']*d+", "", _date_pattern(code), count=1)
+    return format_date(dt.date(year, month, 1), pattern, locale=_locale(code))
+
+
+def quarter_year(year: int, quarter: int, language: str | None = None) -> str:
+    """A quarter of a year as CLDR abbreviates it: ``Q1 2022`` (en, de), ``T1 2022`` (fr, es:
+    *trimestre*). The words of a date hierarchy's quarter, and of a chart's quarter bins."""
+    from babel.dates import format_skeleton
+
+    code = _locale_code(language)
+    return format_skeleton("yQQQ", dt.date(year, 3 * quarter - 2, 1), locale=_locale(code))
+
+
 def day_month_year(value: dt.date, language: str | None = None) -> str:
     """A day on a chart axis: ``5 Mar 2022`` (en), ``5. März 2022`` (de), ``5 mars 2022`` (fr, es)."""
     code = _locale_code(language)
@@ -157,16 +178,29 @@ def day_month_year(value: dt.date, language: str | None = None) -> str:
     return f"{day} {month_names(language)[value.month - 1]} {value.year}"
 
 
-def join(items: Sequence[str], language: str | None = None) -> str:
+#: Languages whose typography puts a (no-break) space before ";" ":" "!" "?" (French).
+_SPACED_PUNCTUATION = ("fr",)
+
+
+def join_clauses(items: Sequence[str], language: str | None = None) -> str:
+    """Clauses of one sentence joined by semicolons, the language's way: ``a; b`` (en, de, es),
+    ``a ; b`` (fr, a no-break space before the semicolon)."""
+    code = _locale_code(language)
+    separator = "\u00a0; " if code.split("_")[0] in _SPACED_PUNCTUATION else "; "
+    return separator.join(items)
+
+
+def join(items: Sequence[str], language: str | None = None, *, either: bool = False) -> str:
     """``a, b and c`` (en, the house style) / ``a, b und c`` / ``a, b et c`` / ``a, b y c`` (CLDR's
-    list patterns)."""
+    list patterns); ``either``: ``a, b or c`` (``oder``, ``ou``, ``o``)."""
     from babel.lists import format_list
 
     items = [str(i) for i in items]
     code = _locale_code(language)
-    if len(items) > 2 and code == SOURCE_LANGUAGE:
-        return ", ".join(items[:-1]) + " and " + items[-1]  # the house style, without the serial comma
-    return format_list(items, locale=_locale(code)) if items else ""
+    if len(items) > 2 and code == SOURCE_LANGUAGE:  # the house style, without the serial comma
+        return ", ".join(items[:-1]) + (" or " if either else " and ") + items[-1]
+    style: Literal["or", "standard"] = "or" if either else "standard"
+    return format_list(items, style=style, locale=_locale(code)) if items else ""
 
 
 # --- parsing what a user types --------------------------------------------------------------------------

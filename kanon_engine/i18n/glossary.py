@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 from kanon_engine.i18n.catalog import SOURCE_LANGUAGE
 from kanon_engine.resources import resources_dir
@@ -32,12 +34,12 @@ class GlossaryEntry:
     match: str = ""
 
 
-def glossary_path(language: str):
+def glossary_path(language: str) -> Path:
     return resources_dir() / "glossary" / f"{language}.json"
 
 
 @cache
-def _read(language: str) -> dict:
+def _read(language: str) -> dict[str, Any]:  # the glossary file's JSON, as written
     path = glossary_path(language)
     if not path.is_file():
         path = glossary_path(SOURCE_LANGUAGE)

@@ -7,8 +7,8 @@
    own list of the system's languages (Windows and macOS keep theirs outside the environment);
 4. else English.
 
-The command line does not follow the system: scripts get English unless ``--language`` says otherwise,
-so their output does not change with the machine they run on.
+The command line follows the same rule, with its ``--language`` first (a script that must read English
+whatever the machine sets ``KANON_LANG=en``); its JSON keys never change with the language.
 
 A language is available when ``resources/locale/<code>/LC_MESSAGES/kanon.po`` exists (English, the
 source language, needs none): a hospital's IT adds one by adding that folder.

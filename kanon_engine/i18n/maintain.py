@@ -22,6 +22,10 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from babel.messages.catalog import Catalog, Message
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po, write_po
+
 from kanon_engine.i18n.catalog import DOMAIN, PLACEHOLDER, SOURCE_LANGUAGE, locale_dir, po_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,16 +35,24 @@ KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)
 #: Fixed so that re-extracting the same messages writes the same file.
 CREATED = datetime(2026, 1, 1, tzinfo=UTC)
 
-_HEADER = {
-    "project": "kanon",
-    "version": "1",
-    "creation_date": CREATED,
-    "revision_date": CREATED,
-    "copyright_holder": "the kanon authors",
-    "msgid_bugs_address": "",
-    "last_translator": "kanon translators",
-    "language_team": "kanon translators",
-}
+
+def new_catalog(locale: str | None = None) -> Catalog:
+    """An empty catalog with kanon's header (fixed dates: the same messages write the same file)."""
+    return Catalog(
+        locale=locale,
+        domain=DOMAIN,
+        charset="utf-8",
+        fuzzy=False,
+        project="kanon",
+        version="1",
+        creation_date=CREATED,
+        revision_date=CREATED,
+        copyright_holder="the kanon authors",
+        msgid_bugs_address="",
+        last_translator="kanon translators",
+        language_team="kanon translators",
+    )
+
 
 Key = tuple[str | None, str, str | None]
 
@@ -49,12 +61,9 @@ def pot_path(root: Path | None = None) -> Path:
     return (root or locale_dir()) / f"{DOMAIN}.pot"
 
 
-def extract(root: Path = ROOT):
+def extract(root: Path = ROOT) -> Catalog:
     """A Babel catalog of every message marked in the sources, in file order."""
-    from babel.messages.catalog import Catalog
-    from babel.messages.extract import extract_from_dir
-
-    catalog = Catalog(domain=DOMAIN, charset="utf-8", fuzzy=False, **_HEADER)
+    catalog = new_catalog()
     jobs = [(d, [("**.py", "python")]) for d in SOURCES] + [
         (d, [("**.j2", "jinja2.ext:babel_extract")]) for d in TEMPLATES
     ]
@@ -64,13 +73,13 @@ def extract(root: Path = ROOT):
             str(base), method_map, keywords=KEYWORDS, comment_tags=("translators:",), strip_comment_tags=True
         )
         for filename, _lineno, message, comments, context in found:
-            location = (f"{folder}/{filename}", None)
+            location = (f"{folder}/{filename}", 0)  # no line: the catalog names files only
             catalog.add(message, None, [location], auto_comments=comments, context=context)
     return catalog
 
 
-def keys(catalog: Iterable) -> set[Key]:
-    out = set()
+def keys(catalog: Iterable[Message]) -> set[Key]:
+    out: set[Key] = set()
     for m in catalog:
         if not m.id:
             continue
@@ -81,17 +90,13 @@ def keys(catalog: Iterable) -> set[Key]:
     return out
 
 
-def _read(path: Path, locale: str | None = None):
-    from babel.messages.pofile import read_po
-
+def _read(path: Path, locale: str | None = None) -> Catalog:
     with open(path, "rb") as f:
         return read_po(f, locale=locale, domain=DOMAIN)
 
 
-def _write(path: Path, catalog) -> bool:
+def _write(path: Path, catalog: Catalog) -> bool:
     """Write a catalog; returns whether the file changed."""
-    from babel.messages.pofile import write_po
-
     buf = io.BytesIO()
     write_po(buf, catalog, width=100, sort_output=False, include_lineno=False, ignore_obsolete=True)
     data = buf.getvalue()
@@ -128,24 +133,22 @@ def update(root: Path = ROOT) -> list[str]:
 
 def init(language: str, root: Path = ROOT) -> Path:
     """A new catalog for ``language`` from the template (every message untranslated)."""
-    from babel.messages.catalog import Catalog
-
     base = root / "resources" / "locale"
     path = po_path(language, base)
     if path.exists():
         raise SystemExit(f"{path} exists already.")
     template = _read(pot_path(base))
-    po = Catalog(locale=language, domain=DOMAIN, fuzzy=False, **_HEADER)
+    po = new_catalog(language)
     po.update(template)
     _write(path, po)
     return path
 
 
-def placeholders(text: str) -> set[str]:
+def placeholders(text: str | None) -> set[str]:
     return {m.group(1) for m in PLACEHOLDER.finditer(text or "")}
 
 
-def _entry_problems(lang: str, m) -> list[str]:
+def _entry_problems(lang: str, m: Message) -> list[str]:
     label = m.id[0] if isinstance(m.id, (list, tuple)) else m.id
     where = f"{lang}: {label!r}"
     if m.fuzzy:
@@ -164,11 +167,10 @@ def _entry_problems(lang: str, m) -> list[str]:
         return out
     if not m.string:
         return [f"{where} is untranslated"]
-    if placeholders(m.string) != placeholders(m.id):
-        return [
-            f"{where} has placeholders {sorted(placeholders(m.string))}, "
-            f"the source {sorted(placeholders(m.id))}"
-        ]
+    text, source = str(m.string), str(m.id)
+    if placeholders(text) != placeholders(source):
+        ours, theirs = sorted(placeholders(text)), sorted(placeholders(source))
+        return [f"{where} has placeholders {ours}, the source {theirs}"]
     return []
 
 

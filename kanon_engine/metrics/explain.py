@@ -21,6 +21,7 @@ every node of the lattice is a cumulative sum of the combinations' counts over t
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ from kanon_engine.core.encoding import EncodedTable, encode_table
 from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.i18n import _, ngettext
+from kanon_engine.i18n import _, formats, ngettext
 
 #: Lattices larger than this are not scanned for the smallest hiding generalization.
 MAX_GRID_NODES = 5_000_000
@@ -47,12 +48,7 @@ class AttributeRarity:
     class_size_without: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "attribute": self.attribute,
-            "value": self.value,
-            "records_with_value": self.records_with_value,
-            "class_size_without": self.class_size_without,
-        }
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -128,15 +124,17 @@ class Explanation:
         ]
         rare_alone = [a for a in self.attributes if a.records_with_value < self.k]
         if rare_alone:
-            parts = "; ".join(
-                ngettext(
-                    "{column} = {value} is shared by only {n} record",
-                    "{column} = {value} is shared by only {n} records",
-                    a.records_with_value,
-                    column=a.attribute,
-                    value=a.value,
-                )
-                for a in rare_alone
+            parts = formats.join_clauses(
+                [
+                    ngettext(
+                        "{column} = {value} is shared by only {n} record",
+                        "{column} = {value} is shared by only {n} records",
+                        a.records_with_value,
+                        column=a.attribute,
+                        value=a.value,
+                    )
+                    for a in rare_alone
+                ]
             )
             out.append(_("On its own, {parts}.", parts=parts))
         else:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kanon_engine.i18n import N_, _, formats
+from kanon_engine.i18n import N_, _, formats, word_of
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,15 @@ METRIC_LABELS: dict[str, MetricLabel] = {
             "How much of each quasi-identifier's range the released values leave open, suppressed records "
             "counting in full, combined over the attributes: 0 % keeps the original values, 100 % "
             "generalizes or suppresses everything."
+        ),
+        share=True,
+    ),
+    "classification": MetricLabel(
+        N_("Records a classifier would get wrong (classification metric)"),
+        N_(
+            "Share of records whose value of the study's target differs from the most frequent value of "
+            "their group (all of a group's records when two values tie), suppressed records counting one "
+            "half, as in ARX: 0 % means every group predicts its records' target."
         ),
         share=True,
     ),
@@ -233,12 +242,13 @@ OBJECTIVE_LABELS: dict[str, str] = {
     "precision": N_("Most precision kept (Sweeney's precision)"),
     "height": N_("Fewest generalization steps (height)"),
     "entropy": N_("Least information lost in bits (entropy)"),
+    "classification": N_("Target still predictable (classification metric)"),
 }
 
 
 def objective_label(code: str) -> str:
     """Plain words for a search objective code (the code itself when unknown)."""
-    return _(OBJECTIVE_LABELS[code]) if code in OBJECTIVE_LABELS else code
+    return word_of(OBJECTIVE_LABELS, code)
 
 
 #: What the search objective's value at a lattice node *is* (the lattice view's metric filter and node
@@ -258,6 +268,7 @@ OBJECTIVE_VALUES: dict[str, MetricLabel] = {
     "cavg": METRIC_LABELS["cavg"],
     "height": METRIC_LABELS["height"],
     "entropy": METRIC_LABELS["entropy"],
+    "classification": METRIC_LABELS["classification"],
 }
 
 

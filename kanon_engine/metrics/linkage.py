@@ -36,6 +36,8 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.core.frequency import group_columns, representatives
+from kanon_engine.data.dates import read_dates
+from kanon_engine.data.roles import kind_words, match_name, name_words
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, text_of
@@ -65,7 +67,6 @@ def _numbers(text: np.ndarray) -> np.ndarray:
 def _as_dates(values: pd.Series) -> pd.Series:
     """Dates of text values read with the one format most of them fit (NaT where a value does not fit
     it: never a per-value guess between day-first and month-first)."""
-    from kanon_engine.data.dates import read_dates
 
     return read_dates(values)
 
@@ -188,7 +189,7 @@ class Combos:
             cd, uniq = pd.factorize(col, use_na_sentinel=True)
             uniq = np.asarray(uniq, dtype=object)
             if (cd < 0).any():
-                uniq = np.append(uniq, None)
+                uniq = np.append(uniq, np.array([None], dtype=object))
                 cd = np.where(cd < 0, len(uniq) - 1, cd)
             codes.append(cd.astype(np.int64))
             values.append(uniq)
@@ -307,7 +308,9 @@ def matching_rows(
     starts = np.searchsorted(rc.row_combo[order], np.arange(rc.n + 1))
     return [
         np.sort(
-            np.concatenate([order[starts[j] : starts[j + 1]] for j in np.flatnonzero(row)] or [[]])
+            np.concatenate(
+                [order[starts[j] : starts[j + 1]] for j in np.flatnonzero(row)] or [np.zeros(0, np.int64)]
+            )
         ).astype(np.int64)
         for row in hit
     ]
@@ -436,7 +439,6 @@ def suggest_join(list_columns: Sequence[str], quasi_identifiers: Sequence[str]) 
     """Columns of the public list to join with each quasi-identifier: the same name (ignoring case,
     accents, spaces and punctuation: ``Zip code`` and ``zip_code``), else the same kind of column by the
     words of the names, in English, German, French and Spanish (``PLZ`` and ``Postleitzahl``)."""
-    from kanon_engine.data.roles import kind_words, match_name, name_words
 
     free = [str(c) for c in list_columns]
     out = []

@@ -10,9 +10,9 @@ with its suppression penalty.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -20,6 +20,14 @@ from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import FrequencySet, base_frequency_set, group_columns
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _
+from kanon_engine.metrics.classification import (
+    SUPPRESSED_PENALTY,
+    majority,
+    penalty_bound,
+    qi_target_penalty,
+    released_penalty,
+    target_histograms,
+)
 
 
 # --- formulas ------------------------------------------------------------------------------------------
@@ -147,6 +155,36 @@ class EntropyTables:
 
 
 # --- objectives ----------------------------------------------------------------------------------------
+class NodeFigures(Protocol):
+    """What a metric reads of a checked node: its levels, classes (the frequency set), which classes pass,
+    what is suppressed and taken out (:class:`~kanon_engine.core.evaluation.NodeEvaluation` has it all;
+    the node check sits above the metrics, so they name these, not the class)."""
+
+    @property
+    def levels(self) -> tuple[int, ...]: ...
+
+    @property
+    def freq(self) -> FrequencySet: ...
+
+    @property
+    def passes(self) -> np.ndarray: ...
+
+    @property
+    def suppressed(self) -> int: ...
+
+    @property
+    def trimmed(self) -> np.ndarray | None: ...
+
+    @property
+    def sizes(self) -> np.ndarray: ...
+
+    @property
+    def released_sizes(self) -> np.ndarray: ...
+
+    @property
+    def n_classes(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Metric(ABC):
     """An objective to minimize over lattice nodes."""
@@ -159,9 +197,9 @@ class Metric(ABC):
     monotone: ClassVar[bool] = False
 
     @abstractmethod
-    def value(self, ev, ctx: MetricContext) -> float: ...
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float: ...
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         """A bound on the value of ``ev``'s node and every satisfying generalization of it."""
         return -np.inf
 
@@ -179,6 +217,11 @@ class MetricContext:
     trims: bool = False
     #: the bottom frequency set, when the caller has it already (else computed on first use)
     base_set: FrequencySet | None = None
+    #: rows of single persons may be cut out of released classes (``--person-knows`` above 1 with
+    #: suppression, :mod:`kanon_engine.core.person_sets`): a class can lose any number of its records
+    cuts: bool = False
+    #: what a metric tabulates once per run (the classification metric's target points)
+    tables: dict[str, object] = field(default_factory=dict)
 
     @cached_property
     def entropy(self) -> EntropyTables:
@@ -243,10 +286,10 @@ class DiscernibilityMetric(Metric):
     label = N_("Discernibility (DM, with suppression penalty)")
     short = "DM"
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows)
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         # Under generalization a record's class only grows; in a satisfying generalization it is either
         # in a released class of >= k records or suppressed at cost |T| >= k. So each record of a class E
         # costs at least max(|E|, k): DM(Y) >= sum_E |E| * max(|E|, k) for every satisfying Y >= X.
@@ -254,6 +297,8 @@ class DiscernibilityMetric(Metric):
         # at least |E| - (k-1) records (and a taken one costs |T|): max(|E| - k + 1, k) then.
         s = ev.sizes.astype(np.float64)
         floor = s - (ctx.k - 1) if ctx.trims else s
+        if ctx.cuts:  # what is left of the class in a generalization may be k records only
+            floor = np.zeros_like(s)
         return float((s * np.maximum(floor, ctx.k)).sum())
 
 
@@ -263,10 +308,10 @@ class DiscernibilityStarMetric(Metric):
     short = "DM*"
     monotone = True
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return discernibility_star(ev.sizes)
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return discernibility_star(ev.sizes)
 
 
@@ -275,10 +320,10 @@ class AverageClassSizeMetric(Metric):
     label = N_("Normalized average class size (C_AVG)")
     short = "C_AVG"
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return average_class_size(ctx.n_rows, ev.n_classes, ctx.k)
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         # a generalization has at most as many classes, and releases at most as many
         return ctx.n_rows / max(ev.freq.n_classes, 1) / ctx.k
 
@@ -288,7 +333,7 @@ class PrecisionMetric(Metric):
     label = N_("Precision loss (1 - Sweeney's Prec)")
     short = N_("precision loss")
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return 1.0 - precision(np.asarray(ev.levels), ctx.enc.heights, ev.suppressed, ctx.n_rows)
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
@@ -303,7 +348,7 @@ class HeightMetric(Metric):
     short = N_("height")
     monotone = True
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return float(sum(ev.levels))
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
@@ -315,7 +360,7 @@ class EntropyMetric(Metric):
     label = N_("Non-uniform entropy (bits)")
     short = N_("entropy (bits)")
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         base = ctx.entropy.unsuppressed(ev.levels)
         if ev.suppressed == 0:
             return base
@@ -349,10 +394,10 @@ class LossMetric(Metric):
     label = N_("Loss (ARX's default: generalization and suppression)")
     short = "Loss"
 
-    def value(self, ev, ctx: MetricContext) -> float:
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return loss_aggregate(loss_per_attribute(ev, ctx))
 
-    def lower_bound(self, ev, ctx: MetricContext) -> float:
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
         return loss_aggregate(ctx.shares.per_attribute(ev.levels))
 
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
@@ -363,7 +408,61 @@ class LossMetric(Metric):
         return np.exp(np.log1p(per).mean(axis=1)) - 1.0
 
 
-def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
+@dataclass(frozen=True)
+class ClassificationMetric(Metric):
+    """Iyengar's classification metric as ARX computes it (:mod:`kanon_engine.metrics.classification`):
+    records off their class's majority value of each target, and suppressed records at 1/2, over all
+    records. Not monotone (suppression); :func:`~kanon_engine.metrics.classification.penalty_bound`
+    bounds a node and its generalizations, so the optimal search stays exact."""
+
+    name = "classification"
+    label = N_("Classification (records off their group's majority value of the target)")
+    short = N_("classification")
+    targets: tuple[str, ...] = ()
+
+    def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
+        penalty = 0.0
+        for target in self.targets:
+            if target in ctx.enc.qi:
+                penalty += self._qi_penalty(ev, ctx, ctx.enc.qi.index(target))
+            else:
+                total, top1, tie = self._stats(ev, ctx, target)
+                penalty += released_penalty(total, top1, tie, ev.passes, ev.trimmed)
+        return penalty / ctx.n_rows
+
+    def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
+        bound = 0.0
+        for target in self.targets:
+            if target in ctx.enc.qi:
+                continue  # a generalized target's penalty has no simple bound: none claimed
+            total, top1, _tie = self._stats(ev, ctx, target)
+            bound += penalty_bound(total, top1, ctx.max_suppressed, ctx.trims)
+        return bound / ctx.n_rows
+
+    def _stats(
+        self, ev: NodeFigures, ctx: MetricContext, target: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per class of ``ev``'s node: records, majority records, ties (kept for the node's value after
+        its bound: both are asked of the same evaluation)."""
+        key = "last:" + target
+        last = ctx.tables.get(key)
+        if isinstance(last, tuple) and last[0] is ev.freq:
+            return last[1]
+        stats = majority(target_histograms(ctx.enc, ev.freq, target), ev.freq.n_classes)
+        ctx.tables[key] = (ev.freq, stats)
+        return stats
+
+    def _qi_penalty(self, ev: NodeFigures, ctx: MetricContext, target: int) -> float:
+        sizes = ev.freq.counts.astype(np.float64)
+        extra = 0.0
+        if ev.trimmed is not None:
+            sizes = sizes - ev.trimmed
+            extra = SUPPRESSED_PENALTY * float(ev.trimmed[ev.passes].sum())
+        penalty = qi_target_penalty(ctx.enc, ev.levels, ev.freq.leaves(), sizes, ev.passes, target)
+        return penalty + extra
+
+
+def loss_per_attribute(ev: NodeFigures, ctx: MetricContext) -> np.ndarray:
     """Normalized Loss of every attribute at the evaluated node, suppressed records counting 1."""
     if ev.suppressed == 0:
         return ctx.shares.per_attribute(ev.levels)
@@ -389,11 +488,12 @@ def loss_per_attribute(ev, ctx: MetricContext) -> np.ndarray:
     return ctx.shares.per_attribute(ev.levels, extra)
 
 
-def _trimmed_entropy(ev, ctx: MetricContext) -> float:
+def _trimmed_entropy(ev: NodeFigures, ctx: MetricContext) -> float:
     """Entropy added by the records step 4 takes out of released classes: suppressing a record whose
     value v is released as g adds -log2(f(v)/|T|) + log2(f(v)/f(g)) = log2(|T| / f(g)) per attribute,
     which depends only on g, shared by the whole class, so no record needs to be named."""
     enc = ctx.enc
+    assert ev.trimmed is not None  # called when step 4 took records out
     taken = np.flatnonzero(ev.trimmed)
     rep = ev.freq.leaves()[:, taken]
     per_record = np.zeros(len(taken))
@@ -404,7 +504,7 @@ def _trimmed_entropy(ev, ctx: MetricContext) -> float:
     return float((per_record * ev.trimmed[taken]).sum())
 
 
-def _suppressed_entropy(ev, ctx: MetricContext) -> float:
+def _suppressed_entropy(ev: NodeFigures, ctx: MetricContext) -> float:
     """Entropy added by suppressing the failing classes: needs the leaf values of their records, so the
     base rows are matched to the failing classes by their generalized key."""
     enc = ctx.enc
@@ -432,6 +532,7 @@ METRICS: dict[str, type[Metric]] = {
         HeightMetric,
         EntropyMetric,
         LossMetric,
+        ClassificationMetric,
     )
 }
 
@@ -440,16 +541,25 @@ METRICS: dict[str, type[Metric]] = {
 DEFAULT_METRIC = "loss"
 
 
-def get_metric(name: str) -> Metric:
+def get_metric(name: str, targets: tuple[str, ...] = ()) -> Metric:
+    """The metric called ``name``; the classification metric needs its target attributes."""
     if name not in METRICS:
         raise ConfigError(
             _("Unknown metric '{name}'; choose one of {values}.", name=name, values=", ".join(METRICS)),
             where="metric",
         )
+    if name == ClassificationMetric.name:
+        if not targets:
+            raise ConfigError(
+                _("The classification metric needs the attribute the study will predict."),
+                hint=_("Name it with --target (for example --target diagnosis)."),
+                where="target",
+            )
+        return ClassificationMetric(targets=tuple(targets))
     return METRICS[name]()
 
 
-def node_metrics(ev, ctx: MetricContext) -> dict[str, float]:
+def node_metrics(ev: NodeFigures, ctx: MetricContext) -> dict[str, float]:
     """Every metric of one node, as reported (precision as Prec, higher is better)."""
     out = {
         "discernibility": discernibility(ev.released_sizes, ev.suppressed, ctx.n_rows),

@@ -20,14 +20,14 @@ single value reveals it to anyone who can place a person in the class. For each 
 reaches (distinct values; entropy l = exp(entropy)) and its t (Earth Mover's Distance to the whole
 table's distribution, Li, Li & Venkatasubramanian 2007: equal distance, and ordered distance for numbers).
 
-Released tables mark suppressed records with ``*`` in every quasi-identifier. An attacker sees those
-rows as alike (as alike as records generalized to the top of every hierarchy), so they form one class
-like any other (see :mod:`kanon_engine.core.table_check`); ``suppressed`` says how many there are. In
-releases that
-keep every record and suppress single cells (cell-level models) no record is suppressed: ``*`` is a value
-of its own everywhere (``star_is_value``, the reading their k was checked in), and the figures say so.
-Everything is
-computed on class ids with numpy (no loop per record).
+Released tables mark suppressed records with ``*`` in every quasi-identifier. Such a row (whatever put
+its ``*`` there: a suppressed record, or one generalized to the top of every hierarchy, which a reader
+cannot tell apart) belongs to no group, here as in every figure kanon states about a release (one
+definition: :mod:`kanon_engine.report.facts`); ``suppressed`` says how many there are. (The k check of
+:mod:`kanon_engine.core.table_check` still requires those rows to be 0 or at least k, Sweeney's Datafly
+step 4.) In releases that keep every record and suppress single cells (cell-level models) a single ``*``
+is a value of its own (``star_is_value``, the reading their k was checked in), and the figures say so.
+Everything is computed on class ids with numpy (no loop per record).
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ from kanon_engine.core.table_check import release_classes
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, ngettext
-from kanon_engine.metrics.population import PopulationUniques, population_uniques
+from kanon_engine.metrics.linkage import count_matches
+from kanon_engine.privacy.population_estimates import PopulationUniques, population_uniques
+from kanon_engine.privacy.population_inputs import require_population_size
 
 #: Default threshold for "records at risk": more than a 1 in 5 chance of re-identification (the k = 5 line).
 DEFAULT_THRESHOLD = 0.2
@@ -118,8 +120,8 @@ _DEFINITIONS = {
             "In a release that keeps every record and suppresses single values (local suppression, local "
             "recoding, cell suppression), * counts as a value of its own: a record showing * is grouped "
             "only with records showing * in the same place and the same other values (the strict "
-            "reading, in which k was checked). Records whose values are all * form a group like any "
-            "other. Reading * as matching any value (sdcMicro's reading) can only make groups larger."
+            "reading, in which k was checked). Records whose values are all * are suppressed and belong "
+            "to no group. Reading * as matching any value (sdcMicro's reading) can only make groups larger."
         )
     ),
     "homogeneous_classes": (
@@ -464,21 +466,17 @@ def assess(
     population_name = _("a population table") if population_name is None else population_name
     df: pd.DataFrame = getattr(frame, "frame", frame)
     qi = tuple(qi)
-    if star_is_value:
-        suppressed_marker = None
-    missing = [c for c in (*qi, *sensitive) if c not in df.columns]
-    if missing:
+    unknown = [c for c in (*qi, *sensitive) if c not in df.columns]
+    if unknown:
         raise ConfigError(
-            _("The column '{missing}' is not in the table assessed.", missing=missing[0]), where=missing[0]
+            _("The column '{missing}' is not in the table assessed.", missing=unknown[0]), where=unknown[0]
         )
     found = release_classes(df, qi, suppressed_marker)
-    row_class, sizes, suppressed = found.row_class, found.sizes, found.n_suppressed
+    row_class, sizes, suppressed = _without_suppressed(found)
     pop_sizes = sizes
     pop_text = POPULATION_IS_TABLE
     missing = 0
     if population is not None:
-        from kanon_engine.metrics.linkage import count_matches
-
         pdf: pd.DataFrame = getattr(population, "frame", population)
         absent = [c for c in qi if c not in pdf.columns]
         if absent:
@@ -501,13 +499,24 @@ def assess(
 def with_population_uniques(assessment: RiskAssessment, population_size: int) -> RiskAssessment:
     """The assessment with the estimated shares of population uniques of its released classes
     (suppressed records left out, as ARX's risk analysis leaves them) for a population of
-    ``population_size`` people (:func:`kanon_engine.metrics.population.population_uniques`: Pitman,
+    ``population_size`` people (:func:`kanon_engine.privacy.population_estimates.population_uniques`: Pitman,
     Zayatz, SNB and Dankar et al.'s choice). A population smaller than the table is refused."""
-    from kanon_engine.privacy.population_inputs import require_population_size
-
     require_population_size(int(population_size), int(assessment.class_sizes.sum()))
     found = population_uniques(assessment.class_sizes, int(population_size))
     return dataclasses.replace(assessment, population_uniques=found)
+
+
+def _without_suppressed(found: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """Class of every row (-1: suppressed, every quasi-identifier ``*``), the groups' sizes without the
+    suppressed rows, and how many rows are suppressed."""
+    cls = found.suppressed_class
+    if cls is None:
+        return found.row_class, found.sizes, 0
+    keep = np.ones(len(found.sizes), dtype=bool)
+    keep[cls] = False
+    renumber = np.cumsum(keep) - 1
+    row_class = np.where(found.suppressed, -1, renumber[found.row_class])
+    return row_class, found.sizes[keep], found.n_suppressed
 
 
 @dataclass(frozen=True, eq=False)
@@ -555,6 +564,9 @@ def compare(
         max_examples=max_examples,
         star_is_value=bool(getattr(result, "cell_level", False)),
     )
+    if cfg.drop_suppressed and result.suppressed:  # records left out of the file are suppressed too
+        figures = dataclasses.replace(after.figures, suppressed=after.figures.suppressed + result.suppressed)
+        after = dataclasses.replace(after, figures=figures)
     return RiskComparison(before, after)
 
 
@@ -576,17 +588,13 @@ def assess_sizes(
 
 
 def release_class_sizes(result: Any) -> tuple[np.ndarray, int]:
-    """The class sizes of a run's release as an attacker sees it, and its suppressed records, from the
-    run's counts: the suppressed records (shown as ``*`` everywhere) are one more group, together with any
-    class released as ``*`` in every quasi-identifier, unless the release drops them (as
-    :func:`assess` finds them in the rows of the release)."""
+    """The group sizes of a run's release as a reader sees it, and its suppressed records, from the run's
+    counts: the suppressed records (shown as ``*`` everywhere, or left out of the file) belong to no
+    group, and neither does a class released as ``*`` in every quasi-identifier (its rows count as
+    suppressed), as :func:`compare` finds them in the rows of the release."""
     sizes = np.asarray(result.class_sizes, dtype=np.int64)
-    suppressed = int(result.suppressed)
-    if result.config.drop_suppressed or not suppressed:
-        return sizes, 0
     star = _all_star_classes(result)
-    merged = suppressed + int(sizes[star].sum())
-    return np.append(sizes[~star], merged), suppressed
+    return sizes[~star], int(result.suppressed) + int(sizes[star].sum())
 
 
 def _all_star_classes(result: Any) -> np.ndarray:

@@ -8,7 +8,7 @@ min/max of each class's original values on the two axes.
 
 Axes: numbers on their scale, dates as ordinal days (as Mondrian records their bounds), categorical
 attributes in Mondrian's tree order of the hierarchy
-(:func:`~kanon_engine.algorithms.mondrian.algorithm.tree_order`:
+(:func:`~kanon_engine.core.leaf_order.tree_order`:
 every group's leaves contiguous), one step per leaf.
 """
 
@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kanon_engine.algorithms.mondrian.algorithm import tree_order
+from kanon_engine.core.leaf_order import tree_order
 from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.hierarchy.labels import shown_label
 from kanon_engine.hierarchy.model import MISSING
 from kanon_engine.present.calendar_steps import to_ordinal_days
 from kanon_engine.result import AnonymizationResult
@@ -68,7 +69,7 @@ def axis_data(table: Table, result: AnonymizationResult, qi: str) -> AxisData:
         position[order] = np.arange(len(order))
         leaf = h.encode(values.where(values.notna(), MISSING))
         pos = np.where(leaf >= 0, position[np.maximum(leaf, 0)], np.nan)
-        labels = [h.values[i] if h.values[i] != MISSING else "(missing)" for i in order]
+        labels = [shown_label(h.values[i]) for i in order]
     else:  # no hierarchy: categories in sorted order
         codes, uniques = pd.factorize(values, sort=True)
         pos = np.where(codes >= 0, codes, np.nan).astype(float)
@@ -140,7 +141,7 @@ def class_boxes(result: AnonymizationResult, ax: AxisData, ay: AxisData) -> BoxS
         ]
         source = "partitions"
     else:
-        bounds = [_class_minmax(result.row_class, a.coords, result.n_classes) for a in (ax, ay)]
+        bounds = [_class_minmax(result.classes_of_rows(), a.coords, result.n_classes) for a in (ax, ay)]
         cls = np.arange(result.n_classes, dtype=np.int64)
         source = "data"
     edges = []

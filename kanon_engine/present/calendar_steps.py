@@ -4,9 +4,11 @@ axis, computed without Qt (the views only draw them).
 Why calendar steps: a date axis labelled at evenly spaced day numbers shows odd dates (``2022-07-13``,
 ``2023-02-28``) that no reader thinks in, and a bar per distinct date of a column with a thousand dates is
 noise. People read dates by month and by year, so bins and ticks start on the first of a month, a quarter
-or a year, and are labelled that way (``Mar 2022``, ``Jan–Mar 2022``, ``2022``, ``1930–1934``). The step is
-the finest one that keeps the number of bins (or ticks) within what can be labelled, so every bar keeps
-its label.
+or a year, and are labelled that way (``Mar 2022``, ``Q1 2022``, ``2022``, ``1930–1934``; a quarter is
+written as the date hierarchy writes it in the language, ``T1 2022`` in French). The step is the finest one
+that keeps the number of bins (or ticks) within what can be labelled, so every bar keeps its label, and
+no finer than the periods of the release (:func:`release_step`), so the original and the release are
+drawn on the same bins, under the same labels.
 
 Dates are *ordinal days* (``datetime.date.toordinal``: 1 = 1 January of year 1), the scale Mondrian records
 date bounds on and the partition view draws. Month names are the current language's
@@ -109,11 +111,14 @@ class DateBins:
 
 def bin_label(start: int, step: int) -> str:
     """The words of a bin of ``step`` months starting at month ``start``: ``Mar 2022`` (a month),
-    ``Jan–Mar 2022`` (a quarter), ``2022`` (a year), ``1930–1934`` (several years)."""
+    ``Q1 2022`` (a quarter; ``T1 2022`` in French), ``Jan–Jun 2022`` (a half year), ``2022`` (a year),
+    ``1930–1934`` (several years)."""
     year, month = divmod(int(start), 12)
     names = formats.month_names()
     if step == 1:
         return formats.month_year(year, month + 1)
+    if step == 3:
+        return formats.quarter_year(year, month // 3 + 1)
     if step < 12:
         last = (month + step - 1) % 12
         return f"{names[month]}\u2013{names[last]} {year}"
@@ -122,10 +127,11 @@ def bin_label(start: int, step: int) -> str:
     return f"{year}\u2013{year + step // 12 - 1}"
 
 
-def date_bins(days: np.ndarray, max_bins: int = MAX_BINS) -> DateBins:
+def date_bins(days: np.ndarray, max_bins: int = MAX_BINS, min_step: int = 1) -> DateBins:
     """Calendar bins for these ordinal days: the finest step of :data:`MONTH_STEPS` (month, quarter,
-    year, then several years) that needs at most ``max_bins`` bins; bins start on a calendar boundary of
-    their step (quarters in January, April, ...; 5-year bins on years divisible by 5)."""
+    year, then several years) of at least ``min_step`` months that needs at most ``max_bins`` bins;
+    bins start on a calendar boundary of their step (quarters in January, April, ...; 5-year bins on
+    years divisible by 5)."""
     days = np.asarray(days, dtype=float)
     finite = days[np.isfinite(days)]
     if not len(finite):
@@ -133,6 +139,8 @@ def date_bins(days: np.ndarray, max_bins: int = MAX_BINS) -> DateBins:
     months = month_index(finite)
     lo, hi = int(months.min()), int(months.max())
     for step in MONTH_STEPS:
+        if step < min_step and step != MONTH_STEPS[-1]:
+            continue
         first = lo - lo % step
         n = (hi - first) // step + 1
         if n <= max(1, int(max_bins)):
@@ -146,6 +154,11 @@ def date_bins(days: np.ndarray, max_bins: int = MAX_BINS) -> DateBins:
 _DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 _QUARTER = re.compile(r"^(\d{4})-Q([1-4])$")
+# the date hierarchy's labels in a language's style (kanon_engine.hierarchy.builders, style "language"):
+# 20.09.1965 / 20/09/1965, 09.1965 / 09/1965, Q3 1965 / T3 1965 (any language's, whatever is shown now)
+_DAY_LOCAL = re.compile(r"^(\d{1,2})[./](\d{1,2})[./](\d{4})$")
+_MONTH_LOCAL = re.compile(r"^(\d{1,2})[./](\d{4})$")
+_QUARTER_LOCAL = re.compile(r"^[QT]([1-4])\s(\d{4})$")
 _YEAR = re.compile(r"^(\d{4})$")
 _YEARS = re.compile(r"^(\d{4})\s*[-\u2013]\s*(\d{4})$")
 _RANGE = re.compile(r"^\[(.+?) - (.+?)\]$")
@@ -167,12 +180,23 @@ def label_interval(label: str) -> tuple[float, float] | None:
             parts = [m.group(0)] if pattern is _DAY else [m.group(1), m.group(2)]
             days = to_ordinal_days(pd.Series(parts, dtype=object), "%Y-%m-%d")
             return None if np.isnan(days).any() else (float(days[0]), float(days[-1]))
+    m = _DAY_LOCAL.match(text)
+    if m is not None:
+        iso = f"{m.group(3)}-{int(m.group(2)):02d}-{int(m.group(1)):02d}"
+        days = to_ordinal_days(pd.Series([iso], dtype=object), "%Y-%m-%d")
+        return None if np.isnan(days).any() else (float(days[0]), float(days[0]))
     m = _MONTH.match(text)
     if m is not None and 1 <= int(m.group(2)) <= 12:
         return months(int(m.group(1)) * 12 + int(m.group(2)) - 1, 1)
+    m = _MONTH_LOCAL.match(text)
+    if m is not None and 1 <= int(m.group(1)) <= 12:
+        return months(int(m.group(2)) * 12 + int(m.group(1)) - 1, 1)
     m = _QUARTER.match(text)
     if m is not None:
         return months(int(m.group(1)) * 12 + 3 * (int(m.group(2)) - 1), 3)
+    m = _QUARTER_LOCAL.match(text)
+    if m is not None:
+        return months(int(m.group(2)) * 12 + 3 * (int(m.group(1)) - 1), 3)
     m = _YEAR.match(text)
     if m is not None:
         return months(int(m.group(1)) * 12, 12)
@@ -180,6 +204,23 @@ def label_interval(label: str) -> tuple[float, float] | None:
     if m is not None and int(m.group(1)) <= int(m.group(2)):
         return months(int(m.group(1)) * 12, 12 * (int(m.group(2)) - int(m.group(1)) + 1))
     return None
+
+
+def release_step(labels: pd.Series | list[str]) -> int:
+    """The bin step (months, one of :data:`MONTH_STEPS`) the original should be drawn with so that every
+    released date label falls in one bin: the smallest step whose calendar bins each hold whole
+    periods of the release (a quarter in quarters, a year in years); 1 when no label is a period longer
+    than a day's month (dates, months, or no date labels)."""
+    spans = []
+    for label in labels:
+        span = label_interval(str(label))
+        if span is not None:
+            first, last = month_index(np.array(span, dtype=float))
+            spans.append((int(first), int(last)))
+    for step in MONTH_STEPS:
+        if all(first // step == last // step for first, last in spans):
+            return step
+    return MONTH_STEPS[-1]
 
 
 def count_labels_in_bins(labels: pd.Series, bins: DateBins) -> np.ndarray | None:

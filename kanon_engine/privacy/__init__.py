@@ -63,6 +63,7 @@ from kanon_engine.privacy.base import ClassStats, PrivacyModel, Requirement
 from kanon_engine.privacy.beta_likeness import BetaLikeness
 from kanon_engine.privacy.delta_disclosure import DeltaDisclosure
 from kanon_engine.privacy.delta_presence import DeltaPresence
+from kanon_engine.privacy.differential_privacy import DifferentialPrivacy
 from kanon_engine.privacy.k_anonymity import KAnonymity, k_of
 from kanon_engine.privacy.k_map import KMapEstimate, KMapTable
 from kanon_engine.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
@@ -94,6 +95,7 @@ BUILT_IN: tuple[type[PrivacyModel], ...] = (
     EntropyLDiversity,
     RecursiveCLDiversity,
     TCloseness,
+    DifferentialPrivacy,
     AverageRisk,
     SampleUniqueness,
     PopulationUniqueness,
@@ -122,6 +124,7 @@ __all__ = [
     "Profitability",
     "SampleUniqueness",
     "ClassStats",
+    "DifferentialPrivacy",
     "DistinctLDiversity",
     "EntropyLDiversity",
     "KAnonymity",

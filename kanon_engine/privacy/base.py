@@ -21,6 +21,7 @@ import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import FrequencySet, Histograms, SensitiveCombos
+from kanon_engine.core.persons import combo_person_stats, reference_distribution, split_hists, stats_of_rows
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
@@ -58,7 +59,7 @@ _REQUIREMENT_WORDS = {
 #: before a run with a plain sentence; whoever teaches the engine to count a requirement adds it here and
 #: fills :attr:`ClassStats.counts` with it.
 SUPPLIED: frozenset[Requirement] = frozenset(
-    {Requirement.SENSITIVE, Requirement.POPULATION, Requirement.SUBSET}
+    {Requirement.SENSITIVE, Requirement.POPULATION, Requirement.SUBSET, Requirement.PERSONS}
 )
 
 
@@ -101,8 +102,32 @@ class ClassStats:
 
     @classmethod
     def of(cls, enc: EncodedTable, fs: FrequencySet) -> ClassStats:
-        """The statistics of a frequency set (its histograms must have been rolled up)."""
-        return cls(enc, fs.counts, fs.hists or {}, freq=fs)
+        """The statistics of a frequency set (its histograms must have been rolled up); under the person
+        role, its persons per class and per value (:mod:`kanon_engine.core.persons`)."""
+        hists, persons = split_hists(fs.hists or {}, fs.n_classes)
+        counts = {} if persons is None else {Requirement.PERSONS: persons}
+        return cls(enc, fs.counts, hists, counts, freq=fs)
+
+    @property
+    def people(self) -> np.ndarray:
+        """Who is counted per class: distinct persons under the person role, else records."""
+        return self.counts.get(Requirement.PERSONS, self.sizes)
+
+    def totals(self, attribute: str) -> np.ndarray:
+        """Per class, the sum of its histogram's counts (its records; under the person role, its
+        persons counted once per value): what a class's distribution of the attribute divides by."""
+        if Requirement.PERSONS not in self.counts:
+            return self.sizes
+        h = self.histograms(attribute)
+        return np.bincount(h.cls, weights=h.cnt, minlength=self.n_classes)
+
+    def reference(self, attribute: str) -> np.ndarray:
+        """The whole table's distribution of the attribute (t-closeness's reference), each person
+        counted once per value under the person role."""
+        col = self.enc.sensitive_column(attribute)
+        if Requirement.PERSONS not in self.counts:
+            return col.global_distribution
+        return reference_distribution(self.enc, self.enc.sensitive.index(col))
 
     @classmethod
     def from_rows(
@@ -119,6 +144,10 @@ class ClassStats:
         records (``weights[i]`` for ``rows[i]`` when given, e.g. a point split between two groups)."""
         w = None if enc.weights is None else enc.weights[rows] if weights is None else weights
         sizes = np.bincount(group, weights=w, minlength=n_groups).astype(np.int64)
+        if enc.persons is not None:  # persons per group, and per group and value
+            full = np.ones(len(rows), dtype=np.int64) if w is None else w
+            hists_p, persons = stats_of_rows(enc, rows, group, n_groups, attributes, full)
+            return cls(enc, sizes, hists_p, {Requirement.PERSONS: persons})
         hists = {
             a: Histograms.from_rows(
                 group, enc.sensitive[a].codes[rows], n_groups, len(enc.sensitive[a].values), w
@@ -141,6 +170,9 @@ class ClassStats:
         """Statistics of groups of frequency rows (row i: ``weights[i]`` records with the sensitive
         combination ``combo[i]``, in group ``group[i]``), for the cell-level algorithms."""
         sizes = np.bincount(group, weights=weights, minlength=n_groups).astype(np.int64)
+        if enc.persons is not None:  # the last row of the combinations is the person (persons.py)
+            hists_p, persons = combo_person_stats(enc, group, n_groups, combo, weights, combos, attributes)
+            return cls(enc, sizes, hists_p, {Requirement.PERSONS: persons})
         hists = {
             a: Histograms.from_rows(
                 group, combos.codes[a][combo], n_groups, len(enc.sensitive[a].values), weights

@@ -47,7 +47,8 @@ class KAnonymity(PrivacyModel):
         object.__setattr__(self, "k", int_param("k", self.k, 2))
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        return stats.sizes >= self.k
+        """Records per class >= k; under the person role, distinct persons per class >= k."""
+        return stats.people >= self.k
 
     @property
     def min_class_size(self) -> int:

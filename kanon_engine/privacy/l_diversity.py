@@ -169,7 +169,7 @@ class EntropyLDiversity(LDiversity):
     def entropies(self, stats: ClassStats) -> np.ndarray:
         """Entropy (natural log) of the sensitive values of every class."""
         cls, _values, cnt = stats.pairs(self.protected)
-        p = cnt / stats.sizes[cls]
+        p = cnt / stats.totals(self.protected)[cls]  # each person once per value under the person role
         return np.bincount(cls, weights=-p * np.log(p), minlength=stats.n_classes)
 
     def passes(self, stats: ClassStats) -> np.ndarray:

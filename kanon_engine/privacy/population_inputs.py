@@ -8,8 +8,9 @@
   1, or a file of those records. The table is then the population and only the subset is released (as
   in ARX, where the table is the population and a ``DataSubset`` marks the sample).
 
-:func:`prepare_inputs` turns them into what a run counts with (before any row is read for the search):
-the table restricted to the research subset, and the population as points
+:func:`kanon_engine.algorithms.population_source.prepare_inputs` turns them into what a run counts
+with (before any row is read for the search): the table restricted to the research subset, and the
+population as points
 (:class:`~kanon_engine.core.population_counts.PopulationPoints`) with the run's hierarchies. Each bad
 input is one sentence naming the file, column, row or value: a population smaller than the table, a
 subset column that is not 0/1, a population table lacking a combination of the data.
@@ -24,11 +25,13 @@ import numpy as np
 import pandas as pd
 
 from kanon_engine.core.encoding import encode_quasi_identifier
+from kanon_engine.core.frequency import group_columns
 from kanon_engine.core.population_counts import PopulationPoints
+from kanon_engine.data.io import read_table
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.metrics.population import REGION_NAMES, REGIONS
 from kanon_engine.params import ParamSpec
+from kanon_engine.privacy.population_estimates import REGION_NAMES, REGIONS
 
 #: The column of a population table that gives the people of each row (optional).
 COUNT_COLUMN = "count"
@@ -90,42 +93,6 @@ def require_population_size(size: int, records: int, where: str = "population-si
         )
 
 
-def prepare_inputs(source: Any, config: Any) -> Any:
-    """The source a run counts (the research subset's records when a model names one) with the population
-    attached as ``source.population_points`` (None when no model needs one); every population input
-    checked first."""
-    models = config.models
-    subset = next((m.research_subset for m in models if getattr(m, "research_subset", None)), None)
-    table_file = next((m.population_table for m in models if getattr(m, "population_table", None)), None)
-    population = None
-    if subset is not None:
-        table = _in_memory(source, subset)
-        frame = table.frame
-        keep = _subset_rows(frame, subset)
-        population = encode_population(frame, config, _("the whole table"))
-        source = _restricted(source, table, keep)
-    elif table_file is not None:
-        population = read_population(table_file, config)
-    for m in models:
-        size = getattr(m, "population_size", None)
-        if size is not None:
-            require_population_size(int(size), source.n_rows)
-    source.population_points = population
-    return source
-
-
-def attach_population(enc: Any, source: Any) -> Any:
-    """The encoded points of a run with the population of its source (see :func:`prepare_inputs`), after
-    checking that the population holds every combination of the data."""
-    import dataclasses
-
-    population = getattr(source, "population_points", None)
-    if population is None:
-        return enc
-    require_combinations(enc, population)
-    return dataclasses.replace(enc, population=population)
-
-
 def encode_population(
     frame: pd.DataFrame, config: Any, name: str, people: np.ndarray | None = None
 ) -> PopulationPoints:
@@ -146,8 +113,6 @@ def encode_population(
 
 def read_population(path: str, config: Any) -> PopulationPoints:
     """A population table file as points (a column ``count``, when present, gives each row's people)."""
-    from kanon_engine.data.io import read_table
-
     file = Path(path)
     if not file.is_file():
         raise DataError(
@@ -178,8 +143,6 @@ def read_population(path: str, config: Any) -> PopulationPoints:
 def require_combinations(enc: Any, population: PopulationPoints) -> None:
     """Every combination of quasi-identifier values of the data is in the population (a population that
     lacks one cannot be the population the data were drawn from): one sentence naming the first lacking."""
-    from kanon_engine.core.frequency import group_columns
-
     sizes = [len(h.values) for h in enc.hierarchies]
     both = np.concatenate([enc.codes, population.codes], axis=1).astype(np.int64)
     ids, n = group_columns(list(both), sizes)
@@ -200,7 +163,8 @@ def require_combinations(enc: Any, population: PopulationPoints) -> None:
         )
 
 
-def _in_memory(source: Any, subset: str) -> Any:
+def in_memory_table(source: Any) -> Any:
+    """The loaded table of an in-memory source (a research subset needs one): one sentence otherwise."""
     if not getattr(source, "in_memory", False):
         raise ConfigError(
             _("A research subset needs the table in memory; choose the in-memory engine (--engine memory)."),
@@ -209,7 +173,7 @@ def _in_memory(source: Any, subset: str) -> Any:
     return source.table
 
 
-def _subset_rows(frame: pd.DataFrame, subset: str) -> np.ndarray:
+def subset_rows(frame: pd.DataFrame, subset: str) -> np.ndarray:
     """The rows of the research subset: a column of 0 and 1, or a file of those records."""
     if subset in frame.columns:
         values = frame[subset].astype(str).str.strip()
@@ -234,8 +198,6 @@ def _subset_rows(frame: pd.DataFrame, subset: str) -> np.ndarray:
 
 def _rows_of_file(frame: pd.DataFrame, path: str) -> np.ndarray:
     """The rows of ``frame`` a file of records names (each file row one distinct equal row of the table)."""
-    from kanon_engine.data.io import read_table
-
     file = Path(path)
     if not file.is_file():
         raise ConfigError(
@@ -262,13 +224,3 @@ def _rows_of_file(frame: pd.DataFrame, path: str) -> np.ndarray:
     keep = np.zeros(len(frame), dtype=bool)
     keep[merged["_row"].to_numpy(dtype=np.int64)] = True
     return keep
-
-
-def _restricted(source: Any, table: Any, keep: np.ndarray) -> Any:
-    """An in-memory source of the subset's records only (the release holds nothing else)."""
-    import dataclasses
-
-    from kanon_engine.sources import InMemorySource
-
-    frame = table.frame.loc[keep].reset_index(drop=True)
-    return InMemorySource(dataclasses.replace(table, frame=frame), getattr(source, "reason", ""))

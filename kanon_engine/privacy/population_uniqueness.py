@@ -1,7 +1,7 @@
 """Population uniqueness: the estimated share of the population that is unique on the released
 quasi-identifiers is at most a threshold (ARX's ``PopulationUniqueness``), by one of four estimators over
-the release's class sizes (:mod:`kanon_engine.metrics.population`: Pitman, Zayatz, SNB, or Dankar et al.'s
-rule among them, ARX's default) for a population of a given size.
+the release's class sizes (:mod:`kanon_engine.privacy.population_estimates`: Pitman, Zayatz, SNB, or
+Dankar et al.'s rule among them, ARX's default) for a population of a given size.
 
 Judged on the release as a whole: the records released with their values (suppressed records are left
 out, as in ARX). When the estimate is too high, the smallest classes are suppressed by ARX's bisection
@@ -23,7 +23,9 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.metrics.population import (
+from kanon_engine.params import ParamSpec
+from kanon_engine.privacy.base import ClassStats, PrivacyModel, int_param, number, share_param
+from kanon_engine.privacy.population_estimates import (
     DANKAR_PITMAN_FRACTION,
     ESTIMATORS,
     SizeHistogram,
@@ -32,8 +34,6 @@ from kanon_engine.metrics.population import (
     snb,
     zayatz,
 )
-from kanon_engine.params import ParamSpec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, int_param, number, share_param
 from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_words
 from kanon_engine.privacy.release_risk import Ladder, bisect_suppression
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from kanon_engine.core.encoding import SensitiveColumn
 from kanon_engine.core.frequency import group_columns, representatives
-from kanon_engine.errors import ConfigError
+from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
 from kanon_engine.privacy.base import (
@@ -84,7 +84,10 @@ class TCloseness(PrivacyModel):
     def __post_init__(self) -> None:
         tv = float_or_nan(self.t)
         if not 0 < tv <= 1:
-            raise ConfigError(_("t must be a number in (0, 1]; got {value}.", value=repr(self.t)), where="t")
+            raise ConfigError(
+                _("t must be a number above 0 and at most 1; got {value}.", value=shown_value(self.t)),
+                where="t",
+            )
         object.__setattr__(self, "t", tv)
         if self.distance not in T_DISTANCES:
             raise ConfigError(
@@ -101,13 +104,14 @@ class TCloseness(PrivacyModel):
         """EMD of every class to the table's distribution, for all classes at once."""
         col = stats.enc.sensitive_column(self.protected)
         cls, val, cnt = stats.pairs(self.protected)
-        q = col.global_distribution
-        p = cnt / stats.sizes[cls]
+        q = stats.reference(self.protected)  # each person once per value under the person role
+        totals = stats.totals(self.protected)
+        p = cnt / totals[cls]
         n = stats.n_classes
         if self.distance == "equal":
             return 0.5 * (1.0 + np.bincount(cls, weights=np.abs(p - q[val]) - q[val], minlength=n))
         if self.distance == "ordered":
-            return _ordered_emd(cls, val, cnt, stats.sizes, q)
+            return _ordered_emd(cls, val, cnt, totals, q)
         return _hierarchical_emd(cls, val, p, q, n, col)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
@@ -154,6 +158,23 @@ class TCloseness(PrivacyModel):
 
     def values(self) -> dict[str, Any]:
         return {"t": self.t, "t_distance": self.distance}
+
+
+def distribution_distance(counts: np.ndarray, reference: np.ndarray, ordered: bool) -> float:
+    """The EMD between one distribution (``counts`` over the values of ``reference``'s domain, in the
+    domain's order) and ``reference`` (shares summing to 1), with t-closeness's equal or ordered ground
+    distance: the same formulas the model applies to every class (the researcher's summaries compare a
+    release's distribution with the original's by it)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    if total <= 0:
+        return 0.0
+    val = np.flatnonzero(counts > 0)
+    cls = np.zeros(len(val), dtype=np.int64)
+    if ordered:
+        return float(_ordered_emd(cls, val, counts[val], np.array([total]), reference)[0])
+    p = counts[val] / total
+    return max(0.0, float(0.5 * (1.0 + np.abs(p - reference[val]).sum() - reference[val].sum())))
 
 
 def _ordered_emd(

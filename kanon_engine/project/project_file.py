@@ -10,6 +10,7 @@ migrated on load.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,26 +19,34 @@ import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.io import read_table
+from kanon_engine.data.join import JoinSpec, join_files
+from kanon_engine.data.persons import blanks_value, knows_text, knows_value
 from kanon_engine.data.roles import Role
-from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
+from kanon_engine.data.table import ReadOptions, Table, TableLike, apply_type_overrides
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy import default_hierarchy, read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.privacy import KAnonymity, PrivacyModel, model_from_dict
 from kanon_engine.project.public_list import PUBLIC_LIST_FILE, PublicList
-from kanon_engine.release.fileio import atomic_write_text
+from kanon_engine.project.sealed import is_sealed, seal, unseal
+from kanon_engine.release.fileio import atomic_write_text, same_file
+from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.backends.choose import open_source
+from kanon_engine.sources.backends.memory import InMemorySource
 from kanon_engine.sources.backends.settings import EngineSettings
+from kanon_engine.workload import parse_workload
 
 SCHEMA_VERSION = 2
 
 
-def column_values(table: Any, column: str) -> pd.Series:
+def column_values(table: TableLike, column: str) -> pd.Series:
     """A column's values to build a hierarchy from: the loaded column, or, for a table source that does
     not hold its rows, its distinct values (missing as None): the builders only look at distinct values."""
-    frame = getattr(table, "frame", None)
+    frame = getattr(table, "frame", None)  # a loaded table, or a source holding its rows
     if frame is not None:
         return frame[column]
+    assert isinstance(table, TableSource)
     values, _counts, missing = table.value_counts(column)
     return pd.Series([*values, *([None] if missing else [])], dtype=object)
 
@@ -82,6 +91,8 @@ class Project:
     algorithm_params: dict[str, Any] = field(default_factory=dict)
     drop_suppressed: bool = False
     shuffle_seed: int | None = None
+    #: what a suppressed cell shows in the release (see AnonymizationConfig.suppression_mark)
+    suppression_mark: str = "*"
     #: the language of the de-identification report (None: English on the command line, the
     #: interface's language in the workbench); see kanon_engine.i18n
     report_language: str | None = None
@@ -98,6 +109,13 @@ class Project:
     workload_file: str | None = None
     #: kept suppressed records form one group of 0 or >= k records (Datafly's step 4)
     protect_suppressed_group: bool = True
+    #: the person role's settings (used when a column has the role "person"; see
+    #: :mod:`kanon_engine.data.persons`): stays an attacker knows ("1".."3", "all"), blank person cells
+    person_knows: str = "1"
+    person_blanks: str = "refuse"
+    #: patient tables joined onto the data on the patient key (``--join FILE ON COLUMN``, ``data.join``;
+    #: :mod:`kanon_engine.data.join`)
+    joins: tuple[Any, ...] = ()
     #: the folder relative hierarchy files are read from (the project file's); not saved, not compared
     base_dir: Path | None = field(default=None, compare=False, repr=False)
 
@@ -119,6 +137,8 @@ class Project:
             out.append((self._hierarchy_path(col), _("the hierarchy file of '{column}'", column=col)))
         if self.public_list is not None:
             out.append((self.public_list.resolved(self.base_dir), _(PUBLIC_LIST_FILE)))
+        for join in self.joins:
+            out.append((Path(join.path), _("the joined patient table")))
         return out
 
     def _hierarchy_path(self, column: str) -> Path:
@@ -133,8 +153,25 @@ class Project:
         if self.data_path is None:
             raise ConfigError(_("The project does not name a data file."), where="data")
         table = read_table(self.data_path, self.read_options)
+        sha256 = table.sha256
+        table, joined = self.joined(table)
         table = apply_type_overrides(table, self.column_types)
-        return table, self._changed(table.sha256)
+        return table, self._changed(sha256) + joined
+
+    def joined(self, table: Any) -> tuple[Any, list[str]]:
+        """``table`` with the project's patient tables joined on (:mod:`kanon_engine.data.join`), and
+        what the join says; unchanged without joins. A join needs the table in memory."""
+        if not self.joins:
+            return table, []
+        if isinstance(table, Table):
+            return join_files(table, self.joins)
+        if not getattr(table, "in_memory", False):
+            raise ConfigError(
+                _("Joining a patient table needs the data in memory; choose the memory engine."),
+                where="data.join",
+            )
+        joined, said = join_files(table.table, self.joins)
+        return InMemorySource(joined, table.reason), said
 
     def _changed(self, sha256: str | None) -> list[str]:
         """The warning when the data file is not the one the project was saved with."""
@@ -150,14 +187,15 @@ class Project:
     def open_data(self) -> tuple[Any, list[str]]:
         """The project's data as a table source on the project's engine (see
         :func:`kanon_engine.sources.backends.choose.open_source`); warnings as :meth:`load_table`'s."""
-        from kanon_engine.sources.backends.choose import open_source
 
         if self.data_path is None:
             raise ConfigError(_("The project does not name a data file."), where="data")
         source = open_source(self.data_path, self.read_options, self.engine, self.column_types)
-        return source, self._changed(source.sha256 if self.data_sha256 else None)
+        changed = self._changed(source.sha256 if self.data_sha256 else None)
+        source, joined = self.joined(source)
+        return source, changed + joined
 
-    def config(self, table: Table) -> AnonymizationConfig:
+    def config(self, table: TableLike) -> AnonymizationConfig:
         """The run configuration; quasi-identifiers without a hierarchy get the default one for their type."""
         qi = self.columns_with(Role.QUASI_IDENTIFIER)
         sensitive = self.columns_with(Role.SENSITIVE)
@@ -171,8 +209,6 @@ class Project:
         sens_h = {s: self.hierarchies[s] for s in sensitive if s in self.hierarchies}
         workload = None
         if self.workload_text:
-            from kanon_engine.workload import parse_workload
-
             source = Path(self.workload_file).name if self.workload_file else _("the project's workload")
             workload = parse_workload(self.workload_text, source)
         return AnonymizationConfig(
@@ -183,10 +219,27 @@ class Project:
             identifiers=self.columns_with(Role.IDENTIFIER),
             drop_suppressed=self.drop_suppressed,
             shuffle_seed=self.shuffle_seed,
+            suppression_mark=self.suppression_mark,
             sensitive_hierarchies=sens_h,
             workload=workload,
             protect_suppressed_group=self.protect_suppressed_group,
+            **self._person_settings(),
         )
+
+    def _person_settings(self) -> dict[str, Any]:
+        """The person role's arguments of the run configuration (none without a person column)."""
+        persons = self.columns_with(Role.PERSON)
+        if not persons:
+            return {}
+        if len(persons) > 1:
+            raise ConfigError(
+                _(
+                    "Only one column can be the person column; {columns} are given.",
+                    columns=", ".join(f"'{c}'" for c in persons),
+                ),
+                where=persons[1],
+            )
+        return {"person": persons[0], "person_knows": self.person_knows, "person_blanks": self.person_blanks}
 
     # --- (de)serialization ------------------------------------------------------------------------------
     def to_dict(self, base_dir: Path | None = None) -> dict[str, Any]:
@@ -221,7 +274,13 @@ class Project:
                 "header": o.header,
                 "sheet": o.sheet,
                 "column_types": {c: {"kind": k, "date_format": f} for c, (k, f) in self.column_types.items()},
+                **({"join": [j.to_dict(rel) for j in self.joins]} if self.joins else {}),
             },
+            **(
+                {"persons": {"knows": self.person_knows, "blanks": self.person_blanks}}
+                if self.columns_with(Role.PERSON)
+                else {}
+            ),
             "roles": {c: r.value for c, r in self.roles.items()},
             "hierarchies": hier,
             "models": [m.to_dict() for m in self.models],
@@ -231,6 +290,7 @@ class Project:
                 "shuffle_seed": self.shuffle_seed,
                 "protect_suppressed_group": self.protect_suppressed_group,
                 **({"report_language": self.report_language} if self.report_language else {}),
+                **({"suppression_mark": self.suppression_mark} if self.suppression_mark != "*" else {}),
             },
             "workload": {"text": self.workload_text, "file": self.workload_file}
             if self.workload_text
@@ -304,6 +364,7 @@ class Project:
             algorithm_params=algo,
             drop_suppressed=bool(out.get("drop_suppressed", False)),
             shuffle_seed=out.get("shuffle_seed"),
+            suppression_mark=str(out.get("suppression_mark") or "*"),
             engine=EngineSettings.from_dict(d.get("engine")),
             protect_suppressed_group=bool(out.get("protect_suppressed_group", True)),
             report_language=out.get("report_language") or None,
@@ -313,6 +374,7 @@ class Project:
             workload_text=(d.get("workload") or {}).get("text"),
             workload_file=(d.get("workload") or {}).get("file"),
             base_dir=base_dir,
+            **_persons_from_dict(d, data, base_dir, source),
         )
 
     def save(self, path: Path, password: str | None = None) -> None:
@@ -327,8 +389,6 @@ class Project:
         path = Path(path)
         text = json.dumps(self.to_dict(path.parent), indent=2, ensure_ascii=False) + "\n"
         if password:
-            from kanon_engine.project.sealed import seal
-
             text = seal(text, password)
         atomic_write_text(
             path,
@@ -342,7 +402,6 @@ class Project:
     @staticmethod
     def is_protected(path: Path) -> bool:
         """Whether the project file at ``path`` is sealed with a password (False if unreadable)."""
-        from kanon_engine.project.sealed import is_sealed
 
         try:
             return is_sealed(json.loads(Path(path).read_text(encoding="utf-8")))
@@ -352,7 +411,6 @@ class Project:
     @classmethod
     def load(cls, path: Path, password: str | None = None) -> Project:
         """Read a project file; a sealed one needs its ``password`` (a PasswordError otherwise)."""
-        from kanon_engine.project.sealed import is_sealed, unseal
 
         path = Path(path)
         d = _read_json(path)
@@ -362,7 +420,25 @@ class Project:
             raise DataError(
                 _("The project file {name} is not a kanon project.", name=path.name), where=str(path)
             )
-        return cls.from_dict(d, path.parent, path.name)
+        try:
+            project = cls.from_dict(d, path.parent, path.name)
+        except (AttributeError, TypeError, ValueError, KeyError):  # a section of the wrong shape
+            raise DataError(
+                _(
+                    "The project file {name} is not a kanon project (a section holds a value of the "
+                    "wrong kind).",
+                    name=path.name,
+                ),
+                hint=_("Open a copy saved earlier, or save the project again from the workbench."),
+                where=str(path),
+            ) from None
+        if project.data_path is not None and same_file(project.data_path, path):
+            raise DataError(
+                _("The project file {name} names itself as its data file.", name=path.name),
+                hint=_("Name the table (CSV, Excel or Parquet) in its data path, then open it again."),
+                where=str(path),
+            )
+        return project
 
 
 def _read_json(path: Path) -> Any:
@@ -371,14 +447,7 @@ def _read_json(path: Path) -> Any:
     except FileNotFoundError:
         raise DataError(_("The project file {path} does not exist.", path=path), where=str(path)) from None
     except UnicodeDecodeError as exc:
-        raise DataError(
-            _(
-                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
-                name=path.name,
-                reason=exc,
-            ),
-            where=str(path),
-        ) from None
+        raise _not_json(path, exc) from None
     except OSError as exc:
         raise DataError(
             _("The project file {name} cannot be read: {value}.", name=path.name, value=exc.strerror or exc),
@@ -390,15 +459,36 @@ def _read_json(path: Path) -> Any:
 def _parse_json(text: str, path: Path) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_once(path.name))
-    except json.JSONDecodeError as exc:
+    except RecursionError:
         raise DataError(
-            _(
-                "The project file {name} is not a kanon project (not valid JSON: {reason}).",
-                name=path.name,
-                reason=exc,
-            ),
+            _("The project file {name} is not a kanon project (it is nested too deeply).", name=path.name),
             where=str(path),
         ) from None
+    except json.JSONDecodeError as exc:
+        raise _not_json(path, exc) from None
+
+
+def _not_json(path: Path, reason: Exception) -> DataError:
+    """The sentence for a project file that is not JSON (at a line and column), or not text."""
+    if isinstance(reason, json.JSONDecodeError):
+        text = _(
+            "The project file {name} is not a kanon project (not valid JSON at line {line}, column "
+            "{column}).",
+            name=path.name,
+            line=reason.lineno,
+            column=reason.colno,
+        )
+    else:
+        text = _(
+            "The project file {name} is not a kanon project (not valid JSON: {reason}).",
+            name=path.name,
+            reason=reason,
+        )
+    return DataError(
+        text,
+        hint=_("Open a copy saved earlier, or save the project again from the workbench."),
+        where=str(path),
+    )
 
 
 def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
@@ -411,7 +501,7 @@ def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS = {1: _v1_to_v2}
 
 
-def _once(source: str):
+def _once(source: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     """A JSON object hook refusing a key given twice (JSON keeps the last silently): in ``roles`` that
     would be a column with two roles, of which one would be dropped without a word."""
     role_names = {r.value for r in Role}
@@ -479,6 +569,19 @@ def migrate(d: dict[str, Any], source: str = "project") -> dict[str, Any]:
         d = MIGRATIONS[version](d)
         version = d["schema_version"]
     return d
+
+
+def _persons_from_dict(
+    d: dict[str, Any], data: dict[str, Any], base_dir: Path, source: str
+) -> dict[str, Any]:
+    """The person settings (``persons``) and joined patient tables (``data.join``) of a project file."""
+    persons = d.get("persons") or {}
+    joins = data.get("join") or []
+    return {
+        "person_knows": knows_text(knows_value(persons.get("knows", "1"))),
+        "person_blanks": blanks_value(persons.get("blanks")),
+        "joins": tuple(JoinSpec.from_dict(j, base_dir, source) for j in joins),
+    }
 
 
 def _roles_from_dict(given: dict[str, Any], source: str) -> dict[str, Role]:

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from kanon_engine.data.io import read_table
-from kanon_engine.data.table import ReadOptions, Table
+from kanon_engine.data.table import ReadOptions, Table, TableLike
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.linkage import LinkageResult, linkage_attack, suggest_join
+from kanon_engine.result import AnonymizationResult
 
 #: What the public list is called among the protected inputs ("... cannot be replaced: it is ...").
 PUBLIC_LIST_FILE = N_("the public list")
@@ -95,8 +96,8 @@ def join_of(
 
 def link_release(
     list_table: Table,
-    table: Any,
-    result: Any,
+    table: TableLike,
+    result: AnonymizationResult,
     join: Mapping[str, str],
     progress: Callable[[float, str], None] | None = None,
 ) -> LinkageResult:
@@ -117,7 +118,7 @@ def link_release(
     )
 
 
-def project_linkage(project: Any, table: Any, result: Any) -> LinkageResult | None:
+def project_linkage(project: Any, table: TableLike, result: AnonymizationResult) -> LinkageResult | None:
     """The demonstration of the project's public list for ``result`` (None when it names none): what the
     command line's reports show, as the workbench's export does."""
     public = getattr(project, "public_list", None)

@@ -7,8 +7,12 @@ it can be sealed with a password, so a copy left on a shared drive or a USB stic
 How: the password is stretched with scrypt (Percival 2009; RFC 7914; n = 2^15, r = 8, p = 1, a fresh
 16-byte salt per save), and the document is encrypted with AES-256-GCM (NIST SP 800-38D), an
 authenticated cipher: a wrong password or a single changed byte fails the tag check, so it is refused,
-never read as garbage. The KDF parameters and a format tag are authenticated with the data. Both come
-from the ``cryptography`` package (pyca), which wraps OpenSSL; nothing here is home-made cryptography.
+never read as garbage. The KDF parameters and a format tag are authenticated with the data. The key
+depends on the password, so nothing can be authenticated before it is derived: what can be checked
+without it is checked first (the fields and their types, the parameters within bounds, the sizes of salt,
+nonce and tag), so a tampered file is refused in milliseconds, never after gigabytes of key stretching.
+Both come from the ``cryptography`` package (pyca), which wraps OpenSSL; nothing here is home-made
+cryptography.
 
 A sealed file is JSON too, so it is recognised at once::
 
@@ -28,6 +32,16 @@ from kanon_engine.i18n import _
 
 FORMAT = 1
 _SCRYPT = {"n": 1 << 15, "r": 8, "p": 1}
+#: Bounds of the scrypt parameters a sealed file may ask for, checked before any key is derived: a
+#: tampered file asking n = 2^30 would take gigabytes and minutes (scrypt needs 128 * n * r bytes and
+#: time in proportion to n * r * p). The bounds allow four times kanon's own cost (about a second here).
+_N_RANGE = (1 << 14, 1 << 17)
+_R_RANGE = (1, 16)
+_P_RANGE = (1, 4)
+_MAX_WORK = 4 * _SCRYPT["n"] * _SCRYPT["r"] * _SCRYPT["p"]
+#: The fields of a sealed document, and nothing else.
+_FIELDS = frozenset({"kanon_sealed", "kdf", "n", "r", "p", "salt", "cipher", "nonce", "data"})
+_TAG_BYTES = 16
 _KEY_BYTES = 32
 _NONCE_BYTES = 12
 _SALT_BYTES = 16
@@ -58,12 +72,66 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: Any, name: str) -> bytes:
+    if not isinstance(text, str):
+        raise _damaged(name)
     try:
-        return base64.b64decode(str(text), validate=True)
+        return base64.b64decode(text, validate=True)
     except ValueError:
         raise DataError(
             _("The protected project {name} is damaged (it cannot be decoded).", name=name), where=name
         ) from None
+
+
+def _damaged(name: str) -> DataError:
+    return DataError(
+        _("The protected project {name} is damaged (it was altered or cut short).", name=name),
+        hint=_("Open a copy saved earlier."),
+        where=name,
+    )
+
+
+def _whole_number(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _damaged(name)
+    return value
+
+
+def _checked_parameters(document: dict[str, Any], name: str) -> tuple[int, int, int]:
+    """The scrypt parameters of ``document``, refused at once when out of bounds (see ``_N_RANGE``)."""
+    n, r, p = (_whole_number(document[k], name) for k in ("n", "r", "p"))
+    fits = (
+        _N_RANGE[0] <= n <= _N_RANGE[1]
+        and n & (n - 1) == 0
+        and _R_RANGE[0] <= r <= _R_RANGE[1]
+        and _P_RANGE[0] <= p <= _P_RANGE[1]
+        and n * r * p <= _MAX_WORK
+    )
+    if not fits:
+        raise DataError(
+            _(
+                "The protected project {name} asks for password-stretching parameters kanon never writes "
+                "(n = {n}, r = {r}, p = {p}), so it was altered and is not opened.",
+                name=name,
+                n=str(n)[:20],
+                r=str(r)[:20],
+                p=str(p)[:20],
+            ),
+            hint=_("Open a copy saved earlier."),
+            where=name,
+        )
+    return n, r, p
+
+
+def _fields(document: dict[str, Any], name: str) -> tuple[int, int, int, bytes, bytes, bytes]:
+    """Everything that can be checked without the key, checked (before the costly key derivation):
+    the fields and their types, the parameters' bounds, and the sizes of salt, nonce and data."""
+    if set(document) != _FIELDS:
+        raise _damaged(name)
+    n, r, p = _checked_parameters(document, name)
+    salt, nonce, data = (_unb64(document[k], name) for k in ("salt", "nonce", "data"))
+    if len(salt) != _SALT_BYTES or len(nonce) != _NONCE_BYTES or len(data) < _TAG_BYTES:
+        raise _damaged(name)
+    return n, r, p, salt, nonce, data
 
 
 def _key(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -105,32 +173,29 @@ def unseal(document: dict[str, Any], password: str | None, name: str | None = No
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-    if not password:
-        raise PasswordError(_("{name} is protected by a password.", name=name), missing=True, where=name)
     version = document.get("kanon_sealed")
     if version != FORMAT or document.get("kdf") != "scrypt" or document.get("cipher") != "AES-256-GCM":
         raise DataError(
             _(
                 "{name} is protected in a way this kanon does not know (format {version}).",
                 name=name,
-                version=version,
+                version=str(version)[:20],
             ),
             hint=_("Open it with the kanon version that saved it."),
             where=name,
         )
+    n, r, p, salt, nonce, data = _fields(document, name)
+    if not password:
+        raise PasswordError(_("{name} is protected by a password.", name=name), missing=True, where=name)
     try:
-        n, r, p = int(document["n"]), int(document["r"]), int(document["p"])
-        salt = _unb64(document["salt"], name)
-        nonce = _unb64(document["nonce"], name)
-        data = _unb64(document["data"], name)
         key = _key(password, salt, n, r, p)
         plain = AESGCM(key).decrypt(nonce, data, _header(document))
-    except InvalidTag:
+    except (InvalidTag, UnicodeEncodeError):
         raise PasswordError(
             _("The password does not open {name} (or the file was altered since it was saved).", name=name),
             missing=False,
             where=name,
         ) from None
-    except (KeyError, TypeError, ValueError):
-        raise DataError(_("The protected project {name} is damaged.", name=name), where=name) from None
+    except (KeyError, TypeError, ValueError, OverflowError, MemoryError):
+        raise _damaged(name) from None
     return plain.decode("utf-8")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -31,10 +31,12 @@ from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.config import require_k_fits, role_name
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.dates import date_problems
+from kanon_engine.data.persons import differing_warning, rows_not_persons_warning
 from kanon_engine.data.roles import Role, RoleSuggestion, kind_words, suggest_roles
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import TableLike, line_of_value
+from kanon_engine.data.types import ColumnType
 from kanon_engine.errors import ConfigError, KanonError
-from kanon_engine.hierarchy import default_hierarchy, validate_hierarchy
+from kanon_engine.hierarchy import HierarchyIssue, default_hierarchy, validate_hierarchy
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import blank_to_none as blank_to_none  # re-exported: the form values
@@ -75,7 +77,18 @@ class TableFacts:
     defaults: dict[str, Hierarchy]
 
 
-def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
+@runtime_checkable
+class TypesFromCounts(Protocol):
+    """A table whose column types are detected from its value counts when first asked (a table source,
+    or a view of some of its columns)."""
+
+    @property
+    def columns(self) -> list[str]: ...
+
+    def column_type(self, name: str) -> ColumnType: ...
+
+
+def analyze_table(table: TableLike, default_for: tuple[str, ...] | list[str] = ()) -> TableFacts:
     """Role suggestions, per-column value counts and the default hierarchies of the columns
     ``default_for`` (pure pandas/engine: safe to run in a worker). On a 1,000,000-row table this is the
     costly part of opening a file, so it is done with the loading, not on the GUI thread. A table
@@ -83,6 +96,7 @@ def analyze_table(table: Table, default_for: tuple[str, ...] | list[str] = ()) -
     :meth:`~kanon_engine.sources.backends.base.TableSource.prefetch_value_counts`) and its first rows."""
     counts = {c: value_counts(table, c) for c in table.columns}
     if getattr(table, "frame", None) is None:  # a table source: the types come from the counts
+        assert isinstance(table, TypesFromCounts)
         for c in table.columns:
             table.column_type(c)
     defaults = {
@@ -102,7 +116,7 @@ class PreparedHierarchy:
 
     column: str
     hierarchy: Hierarchy
-    issues: tuple
+    issues: tuple[HierarchyIssue, ...]
     default: bool
 
 
@@ -160,13 +174,15 @@ class ColumnCache:
     again, the same one never is.
     """
 
-    def __init__(self, table: Table, facts: TableFacts | None = None) -> None:
+    def __init__(self, table: TableLike, facts: TableFacts | None = None) -> None:
         self.table = table
         self._counts: dict[str, pd.Series] = {}
         self._defaults: dict[str, Hierarchy] = {}
         self._issues: dict[tuple[str, int], list[Issue]] = {}
         self._dates: dict[str, list[Issue]] = {}
         self._suggestions: dict[str, RoleSuggestion] | None = None
+        #: the rows-vs-persons warnings of the last roles asked about (see _person_warnings)
+        self.person_issues: dict[tuple[tuple[str, str], ...], list[Issue]] = {}
         if facts is not None:
             self._counts.update(facts.counts)
             self._defaults.update(facts.defaults)
@@ -213,8 +229,16 @@ class ColumnCache:
         key = (column, id(hierarchy))
         if key not in self._issues:
             found = validate_hierarchy(hierarchy, self.distinct_values(column))
-            self._issues[key] = [Issue(i.severity, i.message, column) for i in found]
+            self._issues[key] = [
+                Issue(i.severity, i.message + self._line_of(column, i), column) for i in found
+            ]
         return self._issues[key]
+
+    def _line_of(self, column: str, issue: Any) -> str:
+        """For a data value the hierarchy does not cover, the line it is first in (naming a footer)."""
+        if issue.severity != "error" or issue.level != 0 or issue.value is None:
+            return ""
+        return line_of_value(self.table, column, issue.value)
 
     def date_issues(self, column: str, user_typed: Iterable[str] = ()) -> list[Issue]:
         """The column's dates that do not fit one format (:mod:`kanon_engine.data.dates`), checked once."""
@@ -240,7 +264,7 @@ class ColumnCache:
 
 
 # ------------------------------------------------------------------------------------------ the rules
-def validate(project: Project, table: Table | None, cache: ColumnCache | None = None) -> list[Issue]:
+def validate(project: Project, table: TableLike | None, cache: ColumnCache | None = None) -> list[Issue]:
     """Every finding about running ``project`` on ``table``, errors first.
 
     ``cache`` keeps the costly per-column facts between calls (one is made when not given).
@@ -260,6 +284,7 @@ def validate(project: Project, table: Table | None, cache: ColumnCache | None = 
         + _config_rule(project, table, cache, qi)
         + _algorithm_rules(project, table, cache, qi)
         + _workload_rule(project, table)
+        + _person_warnings(project, table, cache)
     )
     return sorted(found, key=lambda i: not i.is_error)
 
@@ -268,7 +293,7 @@ def first_error(issues: list[Issue]) -> Issue | None:
     return next((i for i in issues if i.is_error), None)
 
 
-def require_valid(project: Project, table: Table, cache: ColumnCache | None = None) -> list[Issue]:
+def require_valid(project: Project, table: TableLike, cache: ColumnCache | None = None) -> list[Issue]:
     """Raise the first error of :func:`validate` as a ConfigError; return the warnings."""
     issues = validate(project, table, cache)
     error = first_error(issues)
@@ -309,7 +334,7 @@ def _date_rule(project: Project, cache: ColumnCache, qi: list[str]) -> list[Issu
     return out
 
 
-def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+def _hierarchy_rules(project: Project, table: TableLike, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The hierarchy of every quasi-identifier must be a tree covering the data (errors); a sensitive
     attribute's own hierarchy is only checked for warnings (it matters to hierarchical t-closeness)."""
     out: list[Issue] = []
@@ -326,13 +351,41 @@ def _hierarchy_rules(project: Project, table: Table, cache: ColumnCache, qi: lis
     return out
 
 
-def _identifier_warnings(project: Project, table: Table, cache: ColumnCache) -> list[Issue]:
-    """A column that looks like it identifies people but would be released."""
+def _person_warnings(project: Project, table: TableLike, cache: ColumnCache) -> list[Issue]:
+    """Rows vs persons (issue 33): a column that repeats like a patient number while k counts rows, or
+    a person whose patient-level values differ between rows; computed once per roles (cached)."""
+    frame = getattr(table, "frame", None)
+    if not getattr(table, "in_memory", True) or frame is None:
+        return []
+    key = tuple(sorted((c, str(r)) for c, r in project.roles.items()))
+    if key not in cache.person_issues:
+        persons = project.columns_with(Role.PERSON)
+        if persons:
+            texts = differing_warning(frame, persons[0]) if persons[0] in table.columns else []
+            where = persons[0]
+        else:
+            roles = {c: project.roles.get(c, Role.INSENSITIVE) for c in table.columns}
+            texts, where = rows_not_persons_warning(table, roles), "roles"
+        cache.person_issues = {key: [Issue("warning", text, where) for text in texts]}
+    return cache.person_issues[key]
+
+
+_UNIQUE_RELEASED = N_(
+    "'{column}' is {role}: its values would be released as they are, and almost every one is unique. If "
+    "it identifies people (a code, a record number), make it an identifier (removed)."
+)
+
+
+def _identifier_warnings(project: Project, table: TableLike, cache: ColumnCache) -> list[Issue]:
+    """A column whose nearly unique values suggest an identifier, while its current role would release
+    them as they are (insensitive or sensitive). The warning follows the role: none once the column is
+    removed (identifier) or generalized (quasi-identifier), and it names the role the user chose."""
     out = []
     for col in table.columns:
         s = cache.suggestions.get(col)
-        if s is not None and s.flagged and project.roles.get(col, Role.INSENSITIVE) != Role.IDENTIFIER:
-            out.append(Issue("warning", s.reason, col))
+        role = project.roles.get(col, Role.INSENSITIVE)
+        if s is not None and s.flagged and role in (Role.INSENSITIVE, Role.SENSITIVE):
+            out.append(Issue("warning", _(_UNIQUE_RELEASED, column=col, role=role_name(role)), col))
     return out
 
 
@@ -380,7 +433,7 @@ _ONE_GROUP = N_(
 )
 
 
-def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
+def _few_groups_warning(project: Project, table: TableLike) -> list[Issue]:
     k = k_of(project.models)
     if k < 2 or k > table.n_rows or table.n_rows // k >= HANDFUL:
         return []
@@ -390,7 +443,7 @@ def _few_groups_warning(project: Project, table: Table) -> list[Issue]:
     return [Issue("warning", text, "models")]
 
 
-def _k_rule(project: Project, table: Table) -> list[Issue]:
+def _k_rule(project: Project, table: TableLike) -> list[Issue]:
     k = k_of(project.models)
     try:
         require_k_fits(k, table.n_rows)
@@ -399,7 +452,7 @@ def _k_rule(project: Project, table: Table) -> list[Issue]:
     return []
 
 
-def _config_rule(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+def _config_rule(project: Project, table: TableLike, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The run configuration builds: roles do not conflict, every named column exists, the models'
     sensitive attribute is marked sensitive (the rules of AnonymizationConfig)."""
     if not qi:
@@ -414,7 +467,7 @@ def _config_rule(project: Project, table: Table, cache: ColumnCache, qi: list[st
     return []
 
 
-def _workload_rule(project: Project, table: Table) -> list[Issue]:
+def _workload_rule(project: Project, table: TableLike) -> list[Issue]:
     """The workload reads (syntax, columns, types), and workload-aware Mondrian has one."""
     if not project.workload_text:
         aware = str(project.algorithm_params.get("workload_aware", "")).lower() in ("true", "1", "yes", "on")
@@ -434,7 +487,7 @@ def _workload_rule(project: Project, table: Table) -> list[Issue]:
     return []
 
 
-def _algorithm_rules(project: Project, table: Table, cache: ColumnCache, qi: list[str]) -> list[Issue]:
+def _algorithm_rules(project: Project, table: TableLike, cache: ColumnCache, qi: list[str]) -> list[Issue]:
     """The algorithm exists, its parameters are valid, and an exhaustive search's lattice is not too
     large for it."""
     cls = algorithms().get(project.algorithm)
@@ -492,41 +545,81 @@ def lattice_size(project: Project, cache: ColumnCache, qi: list[str]) -> int:
 # ------------------------------------------------------------------------------- after a run: the result
 _COLUMN_LOST = N_(
     "'{column}' was generalized to its top level: every record shows * for it, so the release says "
-    "nothing about it. Try the Loss metric, a finer hierarchy, more suppression or a smaller k."
+    "nothing about it. Try {remedies}."
 )
 _COLUMN_LOST_CELLS = N_(
     "Every record shows * for '{column}', so the release says nothing about it. Try a smaller k or fewer "
     "quasi-identifiers (local suppression: name '{column}' among the columns to keep longest)."
 )
 _FEW_CLASSES = N_(
-    "The release has only {classes} groups of records: almost everything was generalized away. Lower k, "
-    "choose fewer quasi-identifiers, or allow some suppression."
+    "The release has only {classes} groups of records: almost everything was generalized away. Try "
+    "{remedies}."
 )
 _ONE_CLASS = N_(
-    "The release has a single group of records: every quasi-identifier was generalized away. Lower k, "
-    "choose fewer quasi-identifiers, or allow some suppression."
+    "The release has a single group of records: every quasi-identifier was generalized away. Try {remedies}."
 )
 _MOSTLY_SUPPRESSED = N_(
     "{suppressed} of {records} records ({share}) were suppressed: the release keeps little of the data. "
     "Lower k or use broader hierarchies."
 )
+#: What may make a release keep more, as phrases after "Try" (each left out when it is the setting in use).
+_REMEDIES = {
+    "loss": N_("the Loss metric"),
+    "hierarchy": N_("a finer hierarchy"),
+    "suppression": N_("more suppression"),
+    "some_suppression": N_("allowing some suppression"),
+    "k": N_("a smaller k"),
+    "fewer": N_("fewer quasi-identifiers"),
+}
 
 
-def result_warnings(result: Any) -> list[Issue]:
+def remedies(result: Any, keys: tuple[str, ...]) -> str:
+    """The remedies ``keys`` that are not the run's setting already, joined ("the Loss metric, a finer
+    hierarchy or a smaller k"): never the metric in use, "allowing some suppression" where none is
+    allowed and "more suppression" where some is (never at 100 % or for an algorithm without the
+    setting), never a k smaller than 2."""
+    params = getattr(result, "parameters", {}) or {}
+    chosen = []
+    for key in keys:
+        if key == "loss" and params.get("metric", "loss") in (None, "loss"):
+            continue
+        if key == "suppression":
+            if "suppression_limit" not in params:
+                continue
+            limit = float(params.get("suppression_limit") or 0.0)
+            if limit >= 1.0:
+                continue
+            key = "some_suppression" if limit == 0.0 else key
+        if key == "k" and int(result.config.k) <= 2:
+            continue
+        chosen.append(_(_REMEDIES[key]))
+    return formats.join(chosen, either=True)
+
+
+def result_warnings(result: Any, facts: Any = None) -> list[Issue]:
     """What makes a finished release useless or nearly so, in plain sentences: a quasi-identifier
     generalized to ``*`` throughout, fewer than a handful of groups, or most records suppressed.
-    Shown after a run (workbench and CLI) and in the report."""
+    Shown after a run (workbench and CLI) and in the report; the groups and suppressed records are
+    those of the release's ``facts`` (:mod:`kanon_engine.report.facts`) when given. The advice never
+    suggests the setting in use (:func:`remedies`)."""
     out = []
-    lost = _COLUMN_LOST_CELLS if getattr(result, "recoding", None) is not None else _COLUMN_LOST
     for q in _columns_lost(result):
-        out.append(Issue("warning", _(lost, column=q), q))
-    released = result.records - result.suppressed
-    if released and result.n_classes < HANDFUL:
-        template = _ONE_CLASS if result.n_classes == 1 else _FEW_CLASSES
-        out.append(Issue("warning", _(template, classes=result.n_classes), "result"))
-    if result.records and result.suppressed >= 0.5 * result.records:
-        share = formats.percent(result.suppressed / result.records, 0)
-        text = _(_MOSTLY_SUPPRESSED, suppressed=result.suppressed, records=result.records, share=share)
+        if getattr(result, "recoding", None) is not None:
+            out.append(Issue("warning", _(_COLUMN_LOST_CELLS, column=q), q))
+        else:
+            what = remedies(result, ("loss", "hierarchy", "suppression", "k"))
+            out.append(Issue("warning", _(_COLUMN_LOST, column=q, remedies=what), q))
+    rel = (facts or {}).get("release") or {}
+    classes = int(rel.get("classes", result.n_classes))
+    suppressed = int(rel.get("records_suppressed", result.suppressed))
+    released = result.records - suppressed
+    if released and classes < HANDFUL:
+        template = _ONE_CLASS if classes == 1 else _FEW_CLASSES
+        what = remedies(result, ("k", "fewer", "suppression"))
+        out.append(Issue("warning", _(template, classes=classes, remedies=what), "result"))
+    if result.records and suppressed >= 0.5 * result.records:
+        share = formats.percent(suppressed / result.records, 0)
+        text = _(_MOSTLY_SUPPRESSED, suppressed=suppressed, records=result.records, share=share)
         out.append(Issue("warning", text, "result"))
     return out
 

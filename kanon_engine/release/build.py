@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import EncodedTable
@@ -48,7 +50,7 @@ def missing_as_empty(values: np.ndarray | pd.Series) -> np.ndarray:
     return out
 
 
-def _missing_as_empty_codes(cat: pd.Categorical) -> pd.Categorical:
+def missing_as_empty_codes(cat: pd.Categorical) -> pd.Categorical:
     """:func:`missing_as_empty` for a categorical column: the missing-value group's codes become missing."""
     missing = np.flatnonzero(pd.Index(cat.categories).isin([MISSING, MISSING_LABEL]))
     if not len(missing):
@@ -75,7 +77,7 @@ def assemble_release(
     columns: dict[str, pd.Series] = {c: frame[c] for c in keep}
     for name, values in qi_values.items():
         if isinstance(values, pd.Categorical):
-            columns[name] = pd.Series(_missing_as_empty_codes(values), index=frame.index, copy=False)
+            columns[name] = pd.Series(missing_as_empty_codes(values), index=frame.index, copy=False)
         else:
             columns[name] = pd.Series(missing_as_empty(values), index=frame.index, dtype=object)
     if suppressed_rows.any():
@@ -98,26 +100,44 @@ def assemble_release(
     return out.reset_index(drop=True)
 
 
-def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray) -> pd.Series:
-    """``column`` with ``*`` in the suppressed rows; a categorical column stays categorical (``*`` joins
-    its labels if needed), a pyarrow-backed text column is masked by pyarrow (no Python string per row)."""
+def mask_suppressed(column: pd.Series, suppressed_rows: np.ndarray, mark: str = ROOT) -> pd.Series:
+    """``column`` with ``mark`` (``*``) in the suppressed rows; a categorical column stays categorical
+    (the mark joins its labels if needed), a pyarrow-backed text column is masked by pyarrow (no Python
+    string per row)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         cat = column.array
         labels = list(cat.categories)
-        if ROOT not in labels:
-            labels.append(ROOT)
-        codes = np.where(suppressed_rows, labels.index(ROOT), cat.codes)
+        if mark not in labels:
+            labels.append(mark)
+        codes = np.where(suppressed_rows, labels.index(mark), cat.codes)
         return pd.Series(pd.Categorical.from_codes(codes, labels), index=column.index, copy=False)
     arrow = getattr(column.array, "_pa_array", None)
     if arrow is not None and isinstance(column.dtype, pd.StringDtype):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        masked = pc.if_else(pa.array(suppressed_rows), pa.scalar(ROOT, arrow.type), arrow)
+        masked = pc.if_else(pa.array(suppressed_rows), pa.scalar(mark, arrow.type), arrow)
         return pd.Series(pd.array(masked, dtype=column.dtype), index=column.index, copy=False)
     col = column.astype(object)
-    col[suppressed_rows] = ROOT
+    col[suppressed_rows] = mark
     return col
+
+
+def with_mark(
+    frame: pd.DataFrame,
+    quasi_identifiers: tuple[str, ...] | list[str],
+    suppressed_rows: np.ndarray,
+    mark: str,
+    suppressed_cells: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The release rows ``frame`` (one per input row, in order) with the user's suppression mark in
+    place of ``*`` in every suppressed cell: the quasi-identifiers of suppressed rows, and the cells
+    of a cell-level release (``suppressed_cells``, rows by quasi-identifiers). Unchanged for ``*``."""
+    if mark == ROOT:
+        return frame
+    out = frame.copy()
+    for q, name in enumerate(quasi_identifiers):
+        cells = suppressed_rows if suppressed_cells is None else suppressed_rows | suppressed_cells[:, q]
+        if name in out.columns and cells.any():
+            out[name] = mask_suppressed(out[name], np.asarray(cells, dtype=bool), mark)
+    return out
 
 
 def row_classes(

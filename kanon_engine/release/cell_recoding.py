@@ -20,13 +20,17 @@ id, so a million records cost a few array gathers.
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import group_columns
-from kanon_engine.data.table import Table
+from kanon_engine.core.lattice import SearchRecord
+from kanon_engine.data.table import Table, TableLike, loaded
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.loss import (
     DomainShares,
@@ -38,7 +42,7 @@ from kanon_engine.metrics.loss import (
 )
 from kanon_engine.metrics.partition import hierarchy_ncp
 from kanon_engine.release.build import assemble_release
-from kanon_engine.result import CellRecoding
+from kanon_engine.result import AnonymizationResult, CellRecoding
 
 
 class LabelTable:
@@ -187,8 +191,8 @@ def wildcard_frequencies(cell_ids: list[np.ndarray], star: np.ndarray) -> np.nda
 
 def build_cell_result(
     algorithm: str,
-    parameters: dict,
-    table: Table,
+    parameters: dict[str, Any],
+    table: TableLike,
     config: AnonymizationConfig,
     enc: EncodedTable,
     rec: CellRecoding,
@@ -197,21 +201,17 @@ def build_cell_result(
     notes: tuple[str, ...] = (),
     extra_metrics: dict[str, float] | None = None,
     transformation: dict[str, int] | None = None,
-    lattice=None,
-):
+    lattice: SearchRecord | None = None,
+) -> AnonymizationResult:
     """The :class:`~kanon_engine.result.AnonymizationResult` of a cell-level recoding: release, classes
     as released (strict reading), metrics. Every class is checked against k once more here (a class
     below k is the worst bug there is; never released)."""
-    import time
-
-    from kanon_engine.result import AnonymizationResult
-
     labels = LabelTable(enc)
     ids = labels.cell_ids(enc, rec)
     row_class, sizes = released_classes(ids, labels.sizes())
     if len(sizes) and int(sizes.min()) < config.k:
         raise RuntimeError(f"internal error: a released class has {int(sizes.min())} < k records")
-    release = cell_release(table, config, enc, rec, labels)
+    release = cell_release(loaded(table), config, enc, rec, labels)
     metrics = cell_metrics(enc, rec, sizes, config.k)
     metrics["star_cells"] = float(sum(int((c == star).sum()) for c, star in zip(ids, labels.star)))
     metrics.update(extra_metrics or {})

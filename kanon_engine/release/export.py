@@ -33,16 +33,22 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike, loaded, require_mark_free
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy.arx_csv import write_arx_csv
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
-from kanon_engine.release.fileio import _format_for, refuse_input_overwrite, write_table
+from kanon_engine.release.build import with_mark
+from kanon_engine.release.fileio import format_for, refuse_input_overwrite, write_table
 from kanon_engine.release.writer import FORMULA_STARTS, csv_bytes, is_formula_like_name, sha256_file
+from kanon_engine.report.facts import written_facts
+from kanon_engine.result import AnonymizationResult
+from kanon_engine.sources import TableSource
+from kanon_engine.sources.plan.sink import stream_release
 
 __all__ = ["FORMULA_STARTS", "csv_bytes", "sha256_file"]
 
@@ -61,7 +67,9 @@ def neutralize_formulas(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return release_writer.neutralized_frame(frame)
 
 
-def _write(frame: pd.DataFrame, path: Path, fmt: str, delimiter: str, bom: bool, neutralize: bool):
+def _write(
+    frame: pd.DataFrame, path: Path, fmt: str, delimiter: str, bom: bool, neutralize: bool
+) -> release_writer.WrittenRelease:
     """Write a release or a table of strings: CSV/TSV and Parquet from codes and labels
     (:mod:`kanon_engine.release.writer`), XLSX cell by cell (:func:`kanon_engine.release.fileio.write_table`).
     Returns what was written."""
@@ -158,8 +166,6 @@ def _same_cells(a: pd.Series, b: pd.Series) -> np.ndarray:
     text columns without turning cells into Python strings."""
     arrow_a, arrow_b = getattr(a.array, "_pa_array", None), getattr(b.array, "_pa_array", None)
     if arrow_a is not None and arrow_b is not None and arrow_a.type == arrow_b.type:
-        import pyarrow.compute as pc
-
         equal = pc.fill_null(pc.equal(arrow_a, arrow_b), False)
         both_missing = pc.and_(pc.is_null(arrow_a), pc.is_null(arrow_b))
         return pc.or_(equal, both_missing).to_numpy(zero_copy_only=False)
@@ -167,7 +173,7 @@ def _same_cells(a: pd.Series, b: pd.Series) -> np.ndarray:
     return (a.to_numpy() == b.to_numpy()) | (a.isna().to_numpy() & b.isna().to_numpy())
 
 
-def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
+def release_in_input_order(table: Table, result: AnonymizationResult) -> pd.DataFrame:
     """One row per input record, in input order, suppressed records masked with ``*``.
 
     Undoes the run's own drop and shuffle with ``result.release_rows`` (the input row of every release
@@ -175,9 +181,9 @@ def release_in_input_order(table: Table, result: Any) -> pd.DataFrame:
     Checked against the input's untouched columns; a DataError if the release does not line up.
     """
     cfg: AnonymizationConfig = result.config
-    rel = result.release.reset_index(drop=True)
+    rel = result.release_table().reset_index(drop=True)
     n = result.records
-    kept = np.flatnonzero(result.row_class >= 0)
+    kept = np.flatnonzero(result.classes_of_rows() >= 0)
     rows = result.release_rows
     if len(rows) != len(rel):
         raise DataError(
@@ -224,6 +230,12 @@ class ExportOptions:
     shuffle_seed: int | None = None  # None with shuffle=True: a fresh random order
     neutralize_formulas: bool = True
     pseudonymize_key: bytes | None = field(default=None, repr=False)
+    #: what a suppressed value shows (None: the run's, ``AnonymizationConfig.suppression_mark``)
+    suppression_mark: str | None = None
+
+    def mark_for(self, config: AnonymizationConfig) -> str:
+        """The suppression mark of this export of a run with ``config``."""
+        return self.suppression_mark or config.suppression_mark
 
     def __post_init__(self) -> None:
         if self.suppressed not in (None, "mask", "drop"):
@@ -250,6 +262,8 @@ class ExportSummary:
     shuffled: bool
     neutralized_cells: int
     pseudonymized: tuple[str, ...] = ()
+    #: the release's facts counted from the rows written (:mod:`kanon_engine.report.facts`)
+    facts: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -264,11 +278,12 @@ class ExportSummary:
             "shuffled": self.shuffled,
             "neutralized_cells": self.neutralized_cells,
             "pseudonymized": list(self.pseudonymized),
+            "facts": self.facts,
         }
 
 
 def prepare_release(
-    table: Table, result: Any, options: ExportOptions = ExportOptions()
+    table: Table, result: AnonymizationResult, options: ExportOptions = ExportOptions()
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The frame an export writes (before formula neutralization) and facts about it."""
     cfg: AnonymizationConfig = result.config
@@ -286,7 +301,15 @@ def prepare_release(
     leaked = [c for c in cfg.identifiers if c in frame.columns and c not in pseudonymized]
     if leaked:  # defence in depth: release.py never keeps them
         frame = frame.drop(columns=leaked)
-    suppressed = result.row_class < 0
+    suppressed = result.suppressed_mask
+    recoding = getattr(result, "recoding", None)
+    frame = with_mark(
+        frame,
+        cfg.quasi_identifiers,
+        suppressed,
+        options.mark_for(cfg),
+        recoding.suppressed if recoding is not None else None,
+    )
     drop = cfg.drop_suppressed if options.suppressed is None else options.suppressed == "drop"
     if drop:
         frame = frame[~suppressed]
@@ -296,8 +319,10 @@ def prepare_release(
         if seed is None:
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         frame = frame.iloc[np.random.default_rng(seed).permutation(len(frame))]
+    input_rows = frame.index.to_numpy()
     frame = frame.reset_index(drop=True)
     facts = {
+        "input_rows": input_rows,  # the input record of every written row, in the written order
         "suppressed_rows": 0 if drop else int(suppressed.sum()),
         "dropped_rows": int(suppressed.sum()) if drop else 0,
         "shuffled": bool(shuffle),
@@ -307,8 +332,8 @@ def prepare_release(
 
 
 def export_release(
-    table: Table,
-    result: Any,
+    table: TableLike,
+    result: AnonymizationResult,
     path: str | Path,
     options: ExportOptions = ExportOptions(),
     project_path: str | Path | None = None,
@@ -317,13 +342,17 @@ def export_release(
 
     A run on a larger-than-memory engine holds no release: it is streamed from ``table`` (its source)
     through the run's plan (:func:`kanon_engine.sources.plan.sink.export_streamed`), to the same bytes."""
-    if not getattr(result, "in_memory", True):
+    if options.suppression_mark:  # another mark than the run's: it must not be a value either
+        require_mark_free(table, result.config.quasi_identifiers, options.suppression_mark)
+    if not result.in_memory:
+        assert isinstance(table, TableSource)  # a streamed run's table is its source
         return _export_streamed(table, result, Path(path), options, project_path)
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
-    fmt = _format_for(path, options.fmt)
-    frame, facts = prepare_release(table, result, options)
+    fmt = format_for(path, options.fmt)
+    frame, facts = prepare_release(loaded(table), result, options)
     written = _write(frame, path, fmt, options.delimiter, options.bom, options.neutralize_formulas)
+
     return ExportSummary(
         path,
         fmt,
@@ -335,14 +364,18 @@ def export_release(
         facts["shuffled"],
         written.neutralized_cells,
         facts["pseudonymized"],
+        written_facts(table, result, frame, facts["input_rows"], options.mark_for(result.config)),
     )
 
 
 def _export_streamed(
-    source: Any, result: Any, path: Path, options: ExportOptions, project_path: str | Path | None
+    source: TableSource,
+    result: AnonymizationResult,
+    path: Path,
+    options: ExportOptions,
+    project_path: str | Path | None,
 ) -> ExportSummary:
     """The export of a run that holds no release: streamed from its source (same bytes)."""
-    from kanon_engine.sources.plan.sink import stream_release
 
     written, facts = stream_release(source, result, path, options, project_path, pseudonymize_identifiers)
     drop = facts.get("drop", False)
@@ -357,11 +390,12 @@ def _export_streamed(
         facts["shuffled"],
         written.neutralized_cells,
         facts.get("pseudonymized", ()),
+        facts.get("facts"),
     )
 
 
 # --- value mapping and hierarchies --------------------------------------------------------------------
-def value_mapping(table: Table, result: Any) -> pd.DataFrame:
+def value_mapping(table: Table, result: AnonymizationResult) -> pd.DataFrame:
     """Per quasi-identifier: original value -> released value, with how many records took that way.
 
     Columns: ``quasi_identifier, original_value, released_value, records``. A value may map to several
@@ -392,8 +426,8 @@ def value_mapping(table: Table, result: Any) -> pd.DataFrame:
 
 
 def export_value_mapping(
-    table: Table,
-    result: Any,
+    table: TableLike,
+    result: AnonymizationResult,
     path: str | Path,
     delimiter: str = ",",
     bom: bool = False,
@@ -402,7 +436,7 @@ def export_value_mapping(
     """Write :func:`value_mapping` as CSV (formula-neutralized), atomically."""
     path = Path(path)
     refuse_input_overwrite(path, [table.source, project_path])
-    _write(value_mapping(table, result), path, "csv", delimiter, bom, True)
+    _write(value_mapping(loaded(table), result), path, "csv", delimiter, bom, True)
     return path
 
 

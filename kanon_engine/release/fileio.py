@@ -24,6 +24,7 @@ import io
 import logging
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -33,9 +34,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
+import pyarrow as pa
 
 from kanon_engine.errors import DataError, KanonError
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _, pgettext
 
 LOG = logging.getLogger("kanon_engine.release.fileio")
 
@@ -169,7 +171,8 @@ def check_not_input(
 ) -> None:
     """Raise a DataError if ``target`` is a protected input: one of ``protect`` or of a registered
     :class:`InputGuard` (except inputs whose kind is listed in ``may_replace``, e.g. a project saved
-    over its own file)."""
+    over its own file), or an existing file its owner made read-only (replacing it would undo that
+    protection without a word: a rename needs only the folder's permission)."""
     target = Path(target)
     allowed = set(may_replace)
     extra = InputGuard(p if isinstance(p, tuple) else (p, _("an input file")) for p in protect)
@@ -177,6 +180,16 @@ def check_not_input(
         for path, what in guard.inputs:
             if what not in allowed and same_file(target, path):
                 raise input_refusal(target, path, what)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) and not mode & 0o222:
+        raise DataError(
+            _("{name} is read-only, so it is not replaced.", name=target.name),
+            hint=_("Choose another file name, or make the file writable first."),
+            where=str(target),
+        )
 
 
 def refuse_input_overwrite(out: str | Path, inputs: Iterable[Protected]) -> None:
@@ -190,7 +203,10 @@ def read_error(path: Path, err: OSError, what: str = "", error: type[KanonError]
     """One plain sentence for why a file the user named cannot be read (not there, a folder, no
     permission), naming it and, when given, ``what`` it is ("hierarchy file"): the one place this is
     worded, for every reader."""
-    name = f"The {what} {path.name}" if what else path.name
+    # "The hierarchy file h.csv" (``what`` comes translated): one msgid, so every language words it
+    name = path.name
+    if what:
+        name = pgettext("a file named in a sentence", "The {what} {name}", what=what, name=path.name)
     where = str(path)
     if isinstance(err, FileNotFoundError):
         folder = path.absolute().parent
@@ -217,48 +233,50 @@ def reading(path: str | Path, what: str = "", error: type[KanonError] = DataErro
         raise read_error(path, err, what, error) from None
 
 
-def _os_error(path: Path, err: OSError) -> DataError:
+#: Why a file could not be written, by the system's error code: the sentence and what to do.
+_WRITE_ERRORS: tuple[tuple[tuple[int, ...], tuple[str, str]], ...] = (
+    (
+        (errno.EACCES, errno.EPERM),
+        (
+            N_(
+                "{name} cannot be written in {parent}: the folder or file is read-only or you lack "
+                "permission."
+            ),
+            N_("Choose another folder, or ask for write access."),
+        ),
+    ),
+    (
+        (errno.EROFS,),
+        (
+            N_("{name} cannot be written: {parent} is on a read-only disk."),
+            N_("Choose a folder on another disk."),
+        ),
+    ),
+    (
+        (errno.ENOSPC, errno.EDQUOT, errno.EFBIG),
+        (
+            N_("{name} cannot be written: the disk holding {parent} is full."),
+            N_("Free some space or choose another disk; nothing was changed."),
+        ),
+    ),
+    (
+        (errno.ENOENT,),
+        (
+            N_("{name} cannot be written: the folder {parent} does not exist."),
+            N_("Create the folder or choose another one."),
+        ),
+    ),
+)
+
+
+def os_error(path: Path, err: OSError) -> DataError:
     """A plain sentence for why ``path`` could not be written, and what to do."""
     code = err.errno
-    if isinstance(err, PermissionError) or code in (errno.EACCES, errno.EPERM):
-        msg, hint = (
-            (
-                _(
-                    "{name} cannot be written in {parent}: the folder or file is read-only or you lack "
-                    "permission.",
-                    name=path.name,
-                    parent=path.parent,
-                )
-            ),
-            _("Choose another folder, or ask for write access."),
-        )
-    elif code == errno.EROFS:
-        msg, hint = (
-            _(
-                "{name} cannot be written: {parent} is on a read-only disk.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Choose a folder on another disk."),
-        )
-    elif code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        msg, hint = (
-            _(
-                "{name} cannot be written: the disk holding {parent} is full.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Free some space or choose another disk; nothing was changed."),
-        )
-    elif code == errno.ENOENT:
-        msg, hint = (
-            _(
-                "{name} cannot be written: the folder {parent} does not exist.",
-                name=path.name,
-                parent=path.parent,
-            ),
-            _("Create the folder or choose another one."),
-        )
+    if isinstance(err, PermissionError):
+        code = errno.EACCES
+    found = next((words for codes, words in _WRITE_ERRORS if code in codes), None)
+    if found is not None:
+        msg, hint = _(found[0], name=path.name, parent=path.parent), _(found[1])
     elif code == errno.EISDIR or path.is_dir():
         msg, hint = folder_message(path)
     else:
@@ -293,7 +311,7 @@ def _final_mode(path: Path) -> int:
 
 
 # --- temporary files --------------------------------------------------------------------------------------
-def _try_lock(fd: int) -> bool | None:
+def try_lock(fd: int) -> bool | None:
     """Take an exclusive, non-blocking lock on ``fd``: True if taken, False if another holds it, None
     where this system or file system has no such locks."""
     try:
@@ -343,7 +361,7 @@ def clean_stale_temp_files(folder: str | Path) -> list[str]:
 def _remove_if_stale(path: Path) -> bool:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
-        locked = _try_lock(fd)
+        locked = try_lock(fd)
         if locked is False:
             return False  # a write in progress holds it
         age = time.time() - os.fstat(fd).st_mtime
@@ -362,7 +380,7 @@ class _TempFile:
     def __init__(self, folder: Path, name: str) -> None:
         while True:
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            _try_lock(fd)
+            try_lock(fd)
             if os.fstat(fd).st_nlink > 0:  # not removed by a cleaner between creating and locking
                 break
             os.close(fd)
@@ -396,7 +414,7 @@ def temp_file_beside(path: str | Path, data: bytes = b"") -> Iterator[Path]:
             view = view[os.write(tmp.fd, view) :]  # type: ignore[arg-type]
         yield tmp.path
     except OSError as err:
-        raise _os_error(path, err) from None
+        raise os_error(path, err) from None
     finally:
         if tmp is not None:
             tmp.discard()
@@ -427,7 +445,7 @@ def atomic_path(
     path = Path(path)
     check_not_input(path, protect, may_replace)
     if path.is_dir():
-        raise _os_error(path, IsADirectoryError(errno.EISDIR, _("Is a directory")))
+        raise os_error(path, IsADirectoryError(errno.EISDIR, _("Is a directory")))
     tmp: _TempFile | None = None
     try:
         clean_stale_temp_files(path.parent)
@@ -440,7 +458,7 @@ def atomic_path(
         os.chmod(tmp.path, PRIVATE_MODE if private else _final_mode(path))
         os.replace(tmp.path, path)
     except OSError as err:
-        raise _os_error(path, err) from None
+        raise os_error(path, err) from None
     finally:
         if tmp is not None:
             tmp.discard()
@@ -471,7 +489,7 @@ def atomic_writer(
             else:
                 fh = open(tmp, "w", encoding=encoding, newline=newline)  # noqa: SIM115
         except OSError as err:
-            raise _os_error(Path(path), err) from None
+            raise os_error(Path(path), err) from None
         with fh:
             yield fh
             fh.flush()
@@ -530,7 +548,8 @@ def _encode_error(path: Path, err: UnicodeEncodeError, encoding: str) -> DataErr
     )
 
 
-def _format_for(path: Path, fmt: str | None) -> str:
+def format_for(path: Path, fmt: str | None) -> str:
+    """The format a file is written in: ``fmt`` when given, else the one its ending names."""
     if fmt is not None:
         f = fmt.lower().lstrip(".")
         if f in ("csv", "tsv", "xlsx", "parquet"):
@@ -566,7 +585,8 @@ def write_table(
 
     ``frame`` is a DataFrame or a Table (a Table is never written over its own source file). Text output
     quotes only where needed (values holding the delimiter, a quote or a line break), writes missing cells
-    as empty fields and ends lines with ``\\n``, so strings read by :func:`read_table` come back unchanged.
+    as empty fields and ends lines with CR LF (RFC 4180, as Excel expects), so strings read by
+    :func:`read_table` come back unchanged.
     ``bom`` writes a UTF-8 byte-order mark (Excel on Windows needs it to recognise UTF-8).
     """
     path = Path(path)
@@ -574,7 +594,7 @@ def write_table(
     if source is not None:
         refuse_input_overwrite(path, [source])
     df: pd.DataFrame = getattr(frame, "frame", frame)
-    kind = _format_for(path, fmt)
+    kind = format_for(path, fmt)
     if kind in ("csv", "tsv"):
         _write_text(df, path, "\t" if kind == "tsv" and delimiter == "," else delimiter, encoding, bom)
     elif kind == "xlsx":
@@ -600,20 +620,14 @@ def _write_text(df: pd.DataFrame, path: Path, delimiter: str, encoding: str, bom
             where=encoding,
         ) from None
     buf = io.StringIO()
-    # Python 3.11's csv quotes a field holding \n but not one holding a lone \r, which would break the row
-    # on reading: in that rare case every field is quoted (same values, read back identically).
-    has_cr = any(
-        df[c].astype(object).map(lambda v: isinstance(v, str) and "\r" in v).any()
-        for c in df.columns
-        if pd.api.types.is_object_dtype(df[c]) or pd.api.types.is_string_dtype(df[c])
-    )
+    # with CR LF as the line end, Python's csv quotes a field holding a line feed or a lone carriage return
     df.to_csv(
         buf,
         sep=delimiter,
         index=False,
         na_rep="",
-        lineterminator="\n",
-        quoting=csv.QUOTE_ALL if has_cr else csv.QUOTE_MINIMAL,
+        lineterminator="\r\n",  # the release writer's LINE_END (RFC 4180, Excel)
+        quoting=csv.QUOTE_MINIMAL,
     )
     try:
         data = buf.getvalue().encode(enc)
@@ -635,12 +649,47 @@ def _write_xlsx(df: pd.DataFrame, path: Path) -> None:
             where=str(path),
         )
     buf = io.BytesIO()
-    df.to_excel(buf, index=False, engine="openpyxl")
+    _xlsx_workbook(df).save(buf)
     atomic_write_bytes(path, buf.getvalue())
 
 
+#: Excel's number format "Text": a cell shown and edited as typed, never read as a number or a date.
+TEXT_FORMAT = "@"
+
+
+def _xlsx_workbook(df: pd.DataFrame) -> Any:
+    """One sheet: the header in bold, then every value as a text cell (an inline string), so Excel keeps
+    postcodes' leading zeros (06400), month codes ("2023-03") and decimal commas ("12,5") as they are;
+    every column's format is Text, so what is typed into it later stays text too; a missing value is
+    an empty cell. openpyxl's write-only mode streams the rows: faster than pandas' writer
+    (``bench/bench_xlsx_writer.py``); a Text format on every single cell would double the time."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet()
+    for i in range(1, len(df.columns) + 1):
+        sheet.column_dimensions[get_column_letter(i)].number_format = TEXT_FORMAT
+    header = []
+    for name in df.columns:
+        cell = WriteOnlyCell(sheet, str(name))
+        cell.font = Font(bold=True)
+        cell.number_format = TEXT_FORMAT
+        header.append(cell)
+    sheet.append(header)
+    for row in df.itertuples(index=False, name=None):
+        sheet.append([None if _missing(v) else str(v) for v in row])
+    return book
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN or pd.NA: an empty cell."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
 def _write_parquet(df: pd.DataFrame, path: Path) -> None:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(df, preserve_index=False)

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.i18n import N_, _
+from kanon_engine.i18n import N_, _, word_of
 from kanon_engine.release.fileio import (
     FORMATS_BY_SUFFIX,
     InputGuard,
     Protected,
-    _os_error,
     check_not_input,
+    os_error,
     same_file,
     temp_file_beside,
 )
@@ -174,7 +174,7 @@ _KIND_PHRASES = {
 
 
 def _a(kind: str) -> str:
-    return _(_KIND_PHRASES[kind]) if kind in _KIND_PHRASES else kind
+    return word_of(_KIND_PHRASES, kind)
 
 
 def _check_folder(out: Output, path: Path) -> None:
@@ -196,7 +196,7 @@ def _check_folder(out: Output, path: Path) -> None:
     except DataError as exc:
         raise DataError(f"{_cap(out.label)}: {exc.message}", hint=exc.hint, where=exc.where) from None
     except OSError as err:  # pragma: no cover - temp_file_beside turns these into DataError
-        raise _os_error(path, err) from None
+        raise os_error(path, err) from None
 
 
 # --- the command line's flags -------------------------------------------------------------------------

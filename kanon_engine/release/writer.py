@@ -9,10 +9,10 @@ writer (:func:`kanon_engine.release.fileio.atomic_writer`) while their SHA-256 i
 release
 is written in a fraction of a second, with memory for one slice.
 
-The CSV is byte for byte what kanon always wrote: UTF-8 (optionally with a byte-order mark), fields
-quoted only when they hold the delimiter, a quote, a line feed or a carriage return (Python's csv module
-leaves a lone CR unquoted when the line end is ``\\n``, and every reader then breaks the row there), quotes
-doubled, missing cells empty, lines ending in ``\\n``. Formula neutralization follows
+The CSV is RFC 4180's: UTF-8 (optionally with a byte-order mark), fields quoted only when they hold the
+delimiter, a quote, a line feed or a carriage return, quotes doubled, missing cells empty, lines ending in
+CR LF (:data:`LINE_END`), as Excel on Windows writes and expects them (issue 27; kanon wrote ``\\n``
+before, which Notepad and some import tools show as one line). Formula neutralization follows
 :mod:`kanon_engine.release.export` (a leading apostrophe on a text cell a spreadsheet would run as a formula).
 This module is also the writing half of a table source: anything that yields coded columns can be
 written through it.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +41,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NEGATIVE_NUMBER = re.compile(r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 #: Rows assembled per slice (bounds the memory of the text being built).
 SLICE_ROWS = 1 << 17
+#: The end of every CSV line (RFC 4180, and what Excel on Windows expects).
+LINE_END = "\r\n"
 
 _TEXT = pa.large_string()
 
@@ -70,13 +72,13 @@ class CodedColumn:
     text: bool
 
 
-def _is_text(dtype) -> bool:
+def _is_text(dtype: object) -> bool:
     if isinstance(dtype, pd.CategoricalDtype):
         return _is_text(dtype.categories.dtype)
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
-def _as_text(values) -> pa.Array:
+def _as_text(values: np.ndarray | pd.Index) -> pa.Array:
     """Distinct values as the text a CSV shows (``str`` of each, as pandas' ``astype(str)`` gives)."""
     text = pd.Series(np.asarray(values, dtype=object), dtype=object).astype(str)
     return pa.array(np.asarray(text, dtype=object), _TEXT)
@@ -206,13 +208,15 @@ def csv_chunks(
     check_delimiter(delimiter)
     coded = coded_columns(frame)
     names = [str(neutralize_header(c.name) if neutralize else c.name) for c in coded]
-    header = delimiter.join(quote(n, delimiter) for n in names) + "\n"
+    header = delimiter.join(quote(n, delimiter) for n in names) + LINE_END
     last = len(coded) - 1
-    columns = [_CsvColumn(c, delimiter, neutralize, "\n" if i == last else "") for i, c in enumerate(coded)]
+    columns = [
+        _CsvColumn(c, delimiter, neutralize, LINE_END if i == last else "") for i, c in enumerate(coded)
+    ]
     n = len(frame)
     sep = pa.scalar(delimiter, _TEXT)
 
-    def chunks():
+    def chunks() -> Iterator[bytes | memoryview]:
         yield (("\ufeff" if bom else "") + header).encode("utf-8")
         if not columns:
             yield b""
@@ -289,7 +293,7 @@ def neutralized_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
             columns.append(original)
             continue
         changed += int(np.bincount(col.codes[col.codes >= 0], minlength=len(labels))[risky].sum())
-        text = np.append(np.asarray(labels.to_pylist(), dtype=object), None)
+        text = np.append(np.asarray(labels.to_pylist(), dtype=object), np.array([None], dtype=object))
         values = text[np.where(col.codes < 0, len(labels), col.codes)]
         columns.append(pd.Series(values, index=frame.index, dtype=object))
     out = pd.concat(columns, axis=1) if columns else frame.copy()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kanon_engine.i18n import _
+from kanon_engine.algorithms import algorithms, title_of
+from kanon_engine.i18n import _, formats
 
 
 def model_short(model: Any) -> str:
@@ -17,12 +18,11 @@ def model_short(model: Any) -> str:
 
 def models_short(models: Any) -> str:
     """Every privacy model of a run, short, joined: ``k = 5; distinct l = 2 on diagnosis``."""
-    return "; ".join(model_short(m) for m in models)
+    return formats.join_clauses([model_short(m) for m in models])
 
 
 def algorithm_name(name: str) -> str:
     """The algorithm's short title (``Optimal``, ``Mondrian relaxed``), never the registry code."""
-    from kanon_engine.algorithms import algorithms, title_of
 
     cls = algorithms().get(name)
     title = _(title_of(cls, name)) if cls is not None else name.replace("-", " ").capitalize()
@@ -31,7 +31,6 @@ def algorithm_name(name: str) -> str:
 
 def parameters_short(algorithm: str, parameters: dict[str, Any]) -> str:
     """The parameters in plain words: ``Suppression limit 5 %, Quality metric Balanced information loss``."""
-    from kanon_engine.algorithms import algorithms
 
     cls = algorithms().get(algorithm)
     specs = {p.name: p for p in getattr(cls, "params", ())}
@@ -39,7 +38,7 @@ def parameters_short(algorithm: str, parameters: dict[str, Any]) -> str:
     for name, value in parameters.items():
         if value is None or name not in specs:
             continue
-        parts.append(f"{specs[name].shown_label}: {specs[name].show(value)}")
+        parts.append(_("{name}: {value}", name=specs[name].shown_label, value=specs[name].show(value)))
     return ", ".join(parts)
 
 

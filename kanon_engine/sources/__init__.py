@@ -9,9 +9,12 @@ algorithm returns, and :mod:`kanon_engine.sources.backends.choose` for how an en
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from kanon_engine.data.table import Table
+from kanon_engine.core.encoding import encode_table
+from kanon_engine.data.persons import person_codes
+from kanon_engine.data.table import Table, loaded
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.sources.backends.base import TableSource
@@ -42,17 +45,50 @@ def records_in_memory(source: TableSource, what: str) -> Table:
     return source.table  # type: ignore[attr-defined]
 
 
+def rows_in_memory(source: TableSource, what: str) -> Table:
+    """The loaded table behind ``source`` for a command that reads every record (the risk assessment, the
+    workload's answers); any other engine gets one sentence saying so, not a traceback."""
+    if not source.in_memory:
+        raise ConfigError(
+            _(
+                "{what} reads every record, so it needs the table in memory; choose the in-memory engine "
+                "(--engine memory).",
+                what=what,
+            ),
+            where="engine",
+        )
+    return loaded(source)
+
+
 def encode_records(table: Table, config: AnonymizationConfig) -> EncodedTable:
     """The records of a loaded table encoded one row each (no weights), for the cell-level models."""
-    from kanon_engine.core.encoding import encode_table
 
-    return encode_table(
+    enc = encode_table(
         table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
     )
+    return with_persons(enc, table, config)
+
+
+def with_persons(enc: EncodedTable, table: Table, config: AnonymizationConfig) -> EncodedTable:
+    """``enc`` (a loaded table's records, one row each) with the person of every record under the person
+    role (:mod:`kanon_engine.data.persons`)."""
+    if config.person is None:
+        return enc
+    table.require_columns([config.person], _("person column"))
+    persons, n = person_codes(table.frame[config.person], config.person_blanks)
+    return replace(enc, persons=persons, n_persons=n, person_knows=config.person_knows)
 
 
 if TYPE_CHECKING:
     from kanon_engine.config import AnonymizationConfig
     from kanon_engine.core.encoding import EncodedTable
 
-__all__ = ["InMemorySource", "TableSource", "as_source", "encode_records", "records_in_memory"]
+__all__ = [
+    "InMemorySource",
+    "TableSource",
+    "as_source",
+    "encode_records",
+    "records_in_memory",
+    "with_persons",
+    "rows_in_memory",
+]

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.data.table import ColumnKind, TableLike
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.i18n import _
 from kanon_engine.workload.parser import WorkloadError
 from kanon_engine.workload.query import Between, Comparison, InList, LikePrefix, Literal, Predicate, Query
@@ -41,6 +42,8 @@ class ColumnSpec:
     name: str
     kind: str
     date_format: str | None = None
+    #: how the column writes its numbers ("12,5": :class:`kanon_engine.data.types.NumberFormat`)
+    number_format: str | None = None
 
     @property
     def ordered(self) -> bool:
@@ -52,13 +55,15 @@ class ColumnSpec:
         return self.kind in (NUMBER, DATE)
 
 
-def column_spec(table: Table, name: str) -> ColumnSpec:
+def column_spec(table: TableLike, name: str) -> ColumnSpec:
     """The comparison kind of a column of the original table (from its detected or chosen type)."""
     kind = table.kind(name)
+    t = table.column_types.get(name)
+    numbers = t.number_format if t is not None else None
     if kind == ColumnKind.INTEGER:
-        return ColumnSpec(name, NUMBER)
+        return ColumnSpec(name, NUMBER, number_format=numbers)
     if kind == ColumnKind.DECIMAL:
-        return ColumnSpec(name, DECIMAL)
+        return ColumnSpec(name, DECIMAL, number_format=numbers)
     if kind == ColumnKind.DATE:
         t = table.column_types.get(name)
         return ColumnSpec(name, DATE, t.date_format if t is not None else None)
@@ -75,6 +80,8 @@ def parse_values(values: pd.Series | np.ndarray, spec: ColumnSpec) -> np.ndarray
         ns = dt.to_numpy(dtype="datetime64[ns]")
         days = np.floor(ns.astype(np.int64) / 86_400e9) + _EPOCH_ORDINAL
         return np.where(np.isnat(ns), np.nan, days)
+    if spec.number_format:  # "12,5", "1 234,50": as the column writes them
+        return parse_numbers(s, spec.number_format)
     x = pd.to_numeric(s.astype(str).str.strip().where(s.notna(), None), errors="coerce")
     return x.to_numpy(dtype=np.float64)
 

@@ -19,14 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.i18n import _, pgettext
 from kanon_engine.workload.constraints import check_columns
 from kanon_engine.workload.estimate import ESTIMATOR_NOTE, ReleaseReader
 from kanon_engine.workload.exact import exact_answers, table_specs
 from kanon_engine.workload.parser import WorkloadError
-from kanon_engine.workload.query import Workload
+from kanon_engine.workload.query import RunSettings, Workload
 
 
 @dataclass(frozen=True)
@@ -110,7 +109,7 @@ def _num(x: float) -> float | None:
 
 
 def evaluate_release(
-    workload: Workload, table: Table, release: pd.DataFrame, config: AnonymizationConfig
+    workload: Workload, table: Table, release: pd.DataFrame, config: RunSettings
 ) -> WorkloadEvaluation:
     """Figures of ``release`` (a release table of ``table`` made with ``config``) against ``workload``."""
     specs = table_specs(table, workload)

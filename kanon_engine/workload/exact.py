@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import Table, TableLike
 from kanon_engine.i18n import pgettext
 from kanon_engine.workload.constraints import (
     ColumnSpec,
@@ -24,7 +24,7 @@ from kanon_engine.workload.distinct import table_rows
 from kanon_engine.workload.query import Query, Workload
 
 
-def table_specs(table: Table, workload: Workload) -> dict[str, ColumnSpec]:
+def table_specs(table: TableLike, workload: Workload) -> dict[str, ColumnSpec]:
     """The comparison kind of every column the workload names (checked to exist in the table)."""
     specs: dict[str, ColumnSpec] = {}
     for q in workload:

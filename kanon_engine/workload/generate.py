@@ -18,13 +18,22 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.leaf_order import tree_order
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _, formats, ngettext
 from kanon_engine.workload.constraints import DATE, DECIMAL, NUMBER, ColumnSpec, column_spec, parse_values
 from kanon_engine.workload.distinct import table_column
-from kanon_engine.workload.query import Between, Comparison, InList, Literal, Query, Workload
+from kanon_engine.workload.query import (
+    Between,
+    Comparison,
+    InList,
+    Literal,
+    Predicate,
+    Query,
+    RunSettings,
+    Workload,
+)
 
 
 def _number_literal(x: float, spec: ColumnSpec) -> Literal:
@@ -41,7 +50,7 @@ def _number_literal(x: float, spec: ColumnSpec) -> Literal:
 class _Window:
     """The values of one attribute in window order with their record shares, to cut windows from."""
 
-    def __init__(self, table: Table, name: str, config: AnonymizationConfig | None) -> None:
+    def __init__(self, table: Table, name: str, config: RunSettings | None) -> None:
         self.spec = column_spec(table, name)
         coded = table_column(table, name)  # distinct values and their records, read once
         values, counts = coded.values[:-1], coded.counts()[:-1]
@@ -50,14 +59,12 @@ class _Window:
             number = np.isfinite(x) & (counts > 0)
             uniq, inverse = np.unique(x[number], return_inverse=True)
             counts = np.bincount(inverse, weights=counts[number], minlength=len(uniq))
-            self.items: list = list(uniq)
+            self.items: list[float] | list[str] = list(uniq)
         else:
             counts_s = pd.Series(counts, index=[str(v) for v in values]).groupby(level=0, sort=False).sum()
             counts_s = counts_s[counts_s > 0]
             h = config.hierarchies.get(name) if config is not None else None
             if h is not None:
-                from kanon_engine.algorithms.mondrian.algorithm import tree_order
-
                 leaves = [h.values[i] for i in tree_order(h)]
                 order = [v for v in leaves if v in counts_s.index]
             else:
@@ -72,7 +79,7 @@ class _Window:
         share = np.asarray(counts, dtype=np.float64)
         self.cum = np.concatenate([[0.0], np.cumsum(share) / share.sum()])
 
-    def predicate(self, fraction: float, rng: np.random.Generator):
+    def predicate(self, fraction: float, rng: np.random.Generator) -> Predicate:
         """A window of neighbouring values whose record share is near ``fraction``: for every start the
         best end is found, and a start is drawn among those within half the fraction of it (the closest
         ones when a few values hold most records, as Adult's race or country)."""
@@ -89,9 +96,12 @@ class _Window:
         i = int(rng.choice(good))
         j = int(stop[i])
         if self.spec.kind in (NUMBER, DECIMAL, DATE):
-            lo, hi = _number_literal(self.items[i], self.spec), _number_literal(self.items[j], self.spec)
+            lo, hi = (
+                _number_literal(float(self.items[i]), self.spec),
+                _number_literal(float(self.items[j]), self.spec),
+            )
             return Comparison(self.name, "=", lo) if i == j else Between(self.name, lo, hi)
-        chosen = [Literal(v, v) for v in self.items[i : j + 1]]
+        chosen = [Literal(str(v), str(v)) for v in self.items[i : j + 1]]
         return Comparison(self.name, "=", chosen[0]) if len(chosen) == 1 else InList(self.name, tuple(chosen))
 
 
@@ -102,7 +112,7 @@ DEFAULT_SEED = 0
 DEFAULT_PER_QUERY = 2
 
 
-def default_workload(table: Table, config: AnonymizationConfig) -> Workload:
+def default_workload(table: Table, config: RunSettings) -> Workload:
     """The config's workload, or the default generated one over its quasi-identifiers."""
     if config.workload is not None:
         return config.workload
@@ -113,7 +123,7 @@ def default_workload(table: Table, config: AnonymizationConfig) -> Workload:
 
 def generate_workload(
     table: Table,
-    config: AnonymizationConfig | None = None,
+    config: RunSettings | None = None,
     n_queries: int = 100,
     selectivity: float = 0.1,
     attributes: Sequence[str] | None = None,

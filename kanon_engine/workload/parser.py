@@ -24,9 +24,12 @@ found, and says what was expected there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
+from kanon_engine.data.sniff import detect_encoding
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import _
 from kanon_engine.workload.query import (
@@ -37,6 +40,7 @@ from kanon_engine.workload.query import (
     InList,
     LikePrefix,
     Literal,
+    Predicate,
     Query,
     Workload,
     is_bare_name,
@@ -78,7 +82,7 @@ def _name_char(c: str) -> bool:
 class _Tokenizer:
     """Splits one line into tokens; ``#`` starts a comment outside quotes."""
 
-    def __init__(self, text: str, fail) -> None:
+    def __init__(self, text: str, fail: Callable[..., NoReturn]) -> None:
         self.text = text
         self.fail = fail
         self.i = 0
@@ -202,7 +206,7 @@ class _LineParser:
         self.tokens = _Tokenizer(text, self.fail).tokens()
         self.pos = 0
 
-    def fail(self, token: Token, expected: str) -> None:
+    def fail(self, token: Token, expected: str) -> NoReturn:
         where = (
             _("{source}, line {line}", source=self.source, line=str(self.line)) if self.line else self.source
         )
@@ -307,7 +311,7 @@ class _LineParser:
         self.fail(token, expected)
         raise AssertionError
 
-    def predicate(self):
+    def predicate(self) -> Predicate:
         column = self.column_name(_("a column name (a condition such as age >= 30)"))
         token = self.tok
         if token.kind == "OP":
@@ -378,7 +382,20 @@ def read_workload_text(path: str | Path) -> str:
             _("The workload file {path} cannot be read: {value}.", path=path, value=exc.strerror or exc),
             where=str(path),
         ) from None
+
+    encoding = detect_encoding(raw, partial=False)  # UTF-8, UTF-16 (Notepad's "Unicode"), cp1252
+    if not encoding.startswith("utf-16") and b"\x00" in raw:  # UTF-16 without its byte-order mark
+        encoding = "utf-16-le" if raw[1:2] == b"\x00" else "utf-16-be"
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
+        return raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        raise WorkloadError(
+            _(
+                "The workload file {name} is neither UTF-8, UTF-16 nor Windows text ({encoding} did not "
+                "read it).",
+                name=path.name,
+                encoding=encoding,
+            ),
+            hint=_("Save it again as UTF-8 text."),
+            where=str(path),
+        ) from None

@@ -9,8 +9,11 @@ read by the exact evaluator, the estimator and workload-aware Mondrian.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Protocol
+
+from kanon_engine.hierarchy.model import Hierarchy
 
 AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
 #: Comparison operators of :class:`Comparison`.
@@ -137,6 +140,21 @@ class Workload:
     def to_text(self) -> str:
         """The workload in its file format (reads back to the same queries)."""
         return "".join(q.to_text() + "\n" for q in self.queries)
+
+
+class RunSettings(Protocol):
+    """What the workload reads of a run's settings: the quasi-identifiers, their hierarchies and the
+    workload given with them (:class:`~kanon_engine.config.AnonymizationConfig` has all three). The
+    workload sits below the configuration that holds it, so it names these three, not the class."""
+
+    @property
+    def quasi_identifiers(self) -> tuple[str, ...]: ...
+
+    @property
+    def hierarchies(self) -> Mapping[str, Hierarchy]: ...
+
+    @property
+    def workload(self) -> Workload | None: ...
 
 
 #: The words of the workload format (any case); a column named like one goes in double quotes.

@@ -1,9 +1,10 @@
 """The export dialog: write the release (CSV / XLSX / Parquet), and optionally the value mapping, the
 hierarchies and the de-identification report, with the same engine functions the CLI calls.
 
-The dialog only collects choices into an :class:`ExportPlan`; :func:`perform_export` (no widgets) does
-the work in a pool thread through :class:`kanon_gui.tasks.TaskRunner`, so a slow XLSX (openpyxl writes
-about 7,000 rows a second) never freezes the window. Expected failures (read-only folder, full disk,
+The dialog only collects choices into a :class:`kanon_engine.session.ExportPlan`;
+:func:`kanon_engine.session.export` (the function the command line calls) does the work in a pool thread
+through :class:`kanon_gui.tasks.TaskRunner`, so a slow XLSX (openpyxl writes about 7,000 rows a second)
+never freezes the window. Expected failures (read-only folder, full disk,
 the input chosen as target) come back as the engine's plain sentence, shown in the dialog; anything
 else goes to the crash dialog.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -37,25 +37,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine import session
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.i18n import N_, _, available_languages, current_language, language_name, ngettext, text_of
-from kanon_engine.project.project_file import ReportDetails
-from kanon_engine.project.public_list import project_linkage
-from kanon_engine.release.export import (
-    ExportOptions,
-    export_hierarchies,
-    export_release,
-    export_value_mapping,
-    hierarchy_targets,
-    read_key_file,
+from kanon_engine.i18n import (
+    N_,
+    _,
+    available_languages,
+    current_language,
+    formats,
+    language_name,
+    ngettext,
+    text_of,
 )
-from kanon_engine.release.outputs import Output, check_outputs
+from kanon_engine.project.project_file import ReportDetails
+from kanon_engine.release.export import ExportOptions, read_key_file
+from kanon_engine.release.outputs import check_outputs
+from kanon_engine.release.spreadsheet import SpreadsheetChange, spreadsheet_changes
 from kanon_engine.report.describe import models_short
-from kanon_engine.report.document import SIGN_OFF, write_reports
+from kanon_engine.report.html import SIGN_OFF
+from kanon_engine.session import ExportOutcome, ExportPlan
+from kanon_engine.session.engines import engine_title
 from kanon_gui import appdata
 from kanon_gui.errors import error_text, is_expected
-from kanon_gui.large_file import engine_title
 
 FORMATS = (
     ("csv", N_("CSV (text)"), ".csv"),
@@ -102,12 +106,16 @@ TEXT = {
     "details_tip": N_(
         "Kept in the project file. A field left empty is printed as a blank line to be filled in by hand."
     ),
+    "excel": N_(
+        "Excel changes some values of this release when it opens a CSV: {changes}. An Excel workbook "
+        "(XLSX) keeps every value as text, exactly as released."
+    ),
+    "excel_more": N_("{changes}, and {n} more columns"),
+    "use_xlsx": N_("Write an Excel workbook instead"),
     "purpose_hint": N_("for example: study of length of stay by ward, 2022-2024"),
     "recipient_hint": N_("for example: Dr. Ana Ruiz, Institute of Health Services Research"),
     "approved_hint": N_("for example: M. Keller, data protection officer"),
 }
-#: Names of the companions an export writes beside the release ``<stem>.<ext>``.
-COMPANIONS = ("_value_mapping.csv", "_report.html", "_report.pdf")
 
 
 def csv_defaults(decimal_point: str) -> tuple[str, bool]:
@@ -121,109 +129,6 @@ def run_file_stem(data_stem: str, run_label: str) -> str:
     """``krankenhaus_run3`` for run "#3 ..." of krankenhaus.csv: the files name the run they come from."""
     number = run_label.split()[0].lstrip("#") if run_label.startswith("#") else ""
     return f"{data_stem}_run{number}" if number.isdigit() else f"{data_stem}_release"
-
-
-def earlier_files(plan: ExportPlan, written: list[Path]) -> tuple[list[Path], list[Path]]:
-    """(files of this export that exist already, companions of an earlier export of the same name that
-    this one does not write): the first are replaced, the second removed, after the user agrees."""
-    existing = [p for p in written if p.exists()]
-    stem = plan.release_path.with_suffix("")
-    leftovers = [
-        Path(f"{stem}{suffix}")
-        for suffix in COMPANIONS
-        if Path(f"{stem}{suffix}").exists() and Path(f"{stem}{suffix}") not in written
-    ]
-    return existing, leftovers
-
-
-@dataclass(frozen=True)
-class ExportPlan:
-    """Everything an export writes; made on the GUI thread, used by the worker."""
-
-    release_path: Path
-    options: ExportOptions
-    value_mapping_path: Path | None = None
-    hierarchies_folder: Path | None = None
-    hierarchy_prefix: str = "hierarchy_"
-    report_html: Path | None = None
-    report_pdf: Path | None = None
-    project_path: Path | None = None
-    inputs: tuple[Path, ...] = field(default=())
-    run_label: str | None = None
-    stale: bool = False
-    #: the report's language (None: the interface's)
-    report_language: str | None = None
-    #: the report's sign-off fields (purpose, recipient, approved by), None: the project's
-    details: ReportDetails | None = None
-
-    def outputs(self, result: Any) -> list[Output]:
-        """Every file the plan writes, for :func:`kanon_engine.release.outputs.check_outputs`."""
-        kind = "release" if self.options.fmt is None else f"{self.options.fmt} release"  # named apart
-        out = [Output(self.release_path, kind, _("the release file"))]
-        if self.value_mapping_path is not None:
-            out.append(Output(self.value_mapping_path, "value mapping", _("the value mapping")))
-        if self.hierarchies_folder is not None:
-            targets = hierarchy_targets(result.config, self.hierarchies_folder, self.hierarchy_prefix)
-            out.extend(
-                Output(t, "hierarchy", _("the hierarchy file of '{column}'", column=q))
-                for q, t in targets.items()
-            )
-        if self.report_html is not None:
-            out.append(Output(self.report_html, "HTML report", _("the HTML report")))
-        if self.report_pdf is not None:
-            out.append(Output(self.report_pdf, "PDF report", _("the PDF report")))
-        return out
-
-
-def perform_export(table: Table, project: Any | None, result: Any, plan: ExportPlan) -> dict[str, Any]:
-    """Write every file of ``plan`` (release first; the report cites the release's SHA-256), after
-    checking all of them (distinct, writable, none an input) so a bad one never leaves half an export."""
-    check_outputs(plan.outputs(result), [table.source, plan.project_path, *plan.inputs])
-    reports = plan.report_html is not None or plan.report_pdf is not None
-    # the linkage demonstration of the project's public list, before anything is written (an unreadable
-    # list stops the export with its sentence instead of leaving a release without its report)
-    linkage = project_linkage(project, table, result) if reports and project is not None else None
-    summary = export_release(table, result, plan.release_path, plan.options, project_path=plan.project_path)
-    written = [summary.path]
-    if plan.value_mapping_path is not None:
-        written.append(
-            export_value_mapping(
-                table,
-                result,
-                plan.value_mapping_path,
-                delimiter=plan.options.delimiter,
-                bom=plan.options.bom,
-                project_path=plan.project_path,
-            )
-        )
-    if plan.hierarchies_folder is not None:
-        written.extend(
-            export_hierarchies(
-                result.config,
-                plan.hierarchies_folder,
-                plan.hierarchy_prefix,
-                inputs=(table.source, plan.project_path, plan.release_path, *plan.inputs),
-            )
-        )
-    if reports:
-        if plan.details is not None and project is not None:
-            project = project.with_changes(report=plan.details)
-        write_reports(
-            table,
-            result,
-            project,
-            plan.report_html,
-            plan.report_pdf,
-            plan.release_path,
-            release=summary.to_dict(),
-            project_path=plan.project_path,
-            run_label=plan.run_label,
-            stale=plan.stale,
-            language=plan.report_language,
-            linkage=linkage,
-        )
-        written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)
-    return {"release": summary.to_dict(), "written": [str(p) for p in written]}
 
 
 class ExportDialog(QDialog):
@@ -250,7 +155,7 @@ class ExportDialog(QDialog):
         self.setObjectName("export_dialog")
         self.table, self.project, self.run_result = table, project, result
         self.project_path = Path(project_path) if project_path else None
-        self.outcome: dict[str, Any] | None = None
+        self.outcome: ExportOutcome | None = None
         self.error: BaseException | None = None
         self._own_runner = runner is None
         if runner is None:
@@ -259,6 +164,7 @@ class ExportDialog(QDialog):
             runner = TaskRunner(self, max_threads=1)
         self.runner = runner
         form = self._release_form(result.config)
+        excel = self._excel_box(result)
         extra = self._extra_files_box()
         details = self._details_box(getattr(project, "report", None) or ReportDetails())
         self.status = QLabel(_("Identifier columns are never exported."))
@@ -273,6 +179,7 @@ class ExportDialog(QDialog):
         for w in self._heading(result):
             layout.addWidget(w)
         layout.addLayout(form)
+        layout.addWidget(excel)
         layout.addWidget(extra)
         layout.addWidget(details)
         layout.addWidget(self.status)
@@ -349,9 +256,18 @@ class ExportDialog(QDialog):
             self.delimiter_box.addItem(_(label), value)
         self.bom_check = QCheckBox(_("Byte-order mark (lets Excel on Windows read UTF-8)"))
         self.suppressed_box = QComboBox()
-        self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as *"), "mask")
+        self.suppressed_box.addItem(_("Keep them, quasi-identifiers shown as the suppression mark"), "mask")
         self.suppressed_box.addItem(_("Leave them out of the file"), "drop")
         self.suppressed_box.setCurrentIndex(1 if cfg.drop_suppressed else 0)
+        self.mark_edit = QLineEdit(cfg.suppression_mark)
+        self.mark_edit.setObjectName("suppression_mark")
+        self.mark_edit.setMaxLength(40)
+        self.mark_edit.setToolTip(
+            _(
+                "What a suppressed value shows in the file; choose another than * when the data holds * "
+                "as a value."
+            )
+        )
         self.shuffle_check = QCheckBox(text_of(TEXT, "shuffle"))
         self.shuffle_check.setToolTip(text_of(TEXT, "shuffle_tip"))
         self.shuffle_check.setChecked(True)
@@ -379,11 +295,37 @@ class ExportDialog(QDialog):
         form.addRow(_("Delimiter"), self.delimiter_box)
         form.addRow("", self.bom_check)
         form.addRow(_("Suppressed records"), self.suppressed_box)
+        form.addRow(_("Suppression mark"), self.mark_edit)
         form.addRow("", self.shuffle_check)
         form.addRow("", self.formula_check)
         form.addRow("", self.pseudo_check)
         form.addRow(_("Pseudonym key"), key_row)
         return form
+
+    def _excel_box(self, result: Any) -> QWidget:
+        """Said while CSV is the format: which values Excel would change on opening the CSV (leading
+        zeros, month codes, decimal commas), with a button that switches to XLSX, whose cells are text."""
+        in_memory = getattr(result, "in_memory", True) and getattr(result, "release", None) is not None
+        self.spreadsheet: list[SpreadsheetChange] = spreadsheet_changes(result.release) if in_memory else []
+        box = QWidget()
+        box.setObjectName("export_excel")
+        box.setStyleSheet("#export_excel { background: #fff6e0; border: 1px solid #b7791f; }")
+        row = QHBoxLayout(box)
+        row.setContentsMargins(6, 6, 6, 6)
+        shown = [c.sentence() for c in self.spreadsheet[:3]]
+        changes = formats.join_clauses(shown)
+        if len(self.spreadsheet) > len(shown):
+            changes = text_of(TEXT, "excel_more", changes=changes, n=len(self.spreadsheet) - len(shown))
+        self.excel_label = QLabel(text_of(TEXT, "excel", changes=changes))
+        self.excel_label.setWordWrap(True)
+        self.excel_button = QPushButton(text_of(TEXT, "use_xlsx"))
+        self.excel_button.clicked.connect(
+            lambda: self.format_box.setCurrentIndex(self.format_box.findData("xlsx"))
+        )
+        row.addWidget(self.excel_label, 1)
+        row.addWidget(self.excel_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.excel_box = box
+        return box
 
     def _extra_files_box(self) -> QGroupBox:
         """The files written next to the release: value mapping, hierarchies, HTML and PDF reports."""
@@ -459,7 +401,8 @@ class ExportDialog(QDialog):
         """The choices of the last export; the CSV delimiter and BOM follow the locale the first time."""
         settings = appdata.settings()
         delimiter, bom = csv_defaults(QLocale().decimalPoint())
-        fmt = str(settings.value("export/format", "csv"))
+        # XLSX first when Excel would change values of a CSV of this release, unless a format was chosen
+        fmt = str(settings.value("export/format", "xlsx" if self.spreadsheet else "csv"))
         self.format_box.setCurrentIndex(max(0, self.format_box.findData(fmt)))
         i = self.delimiter_box.findData(str(settings.value("export/delimiter", delimiter)))
         self.delimiter_box.setCurrentIndex(max(0, i))
@@ -524,6 +467,8 @@ class ExportDialog(QDialog):
         self.delimiter_box.setEnabled(text)
         self.bom_check.setEnabled(text)
         self.formula_check.setEnabled(fmt in ("csv", "xlsx"))
+        if hasattr(self, "excel_box"):
+            self.excel_box.setVisible(text and bool(self.spreadsheet))
         self.key_edit.setEnabled(self.pseudo_check.isChecked())
         self.key_browse.setEnabled(self.pseudo_check.isChecked())
         if hasattr(self, "details_box"):
@@ -552,21 +497,17 @@ class ExportDialog(QDialog):
             shuffle_seed=self.run_result.config.shuffle_seed,
             neutralize_formulas=self.formula_check.isChecked(),
             pseudonymize_key=key,
+            suppression_mark=self.mark_edit.text().strip() or None,
         )
-        stem = path.with_suffix("")
-        files = tuple(Path(f) for f in (getattr(self.project, "hierarchy_files", {}) or {}).values())
-        if self.project_path is not None:
-            files = tuple(f if f.is_absolute() else self.project_path.parent / f for f in files)
-        return ExportPlan(
-            release_path=path,
-            options=options,
-            value_mapping_path=Path(f"{stem}_value_mapping.csv") if self.mapping_check.isChecked() else None,
-            hierarchies_folder=path.parent if self.hierarchies_check.isChecked() else None,
-            hierarchy_prefix=f"{stem.name}_hierarchy_",
-            report_html=Path(f"{stem}_report.html") if self.html_check.isChecked() else None,
-            report_pdf=Path(f"{stem}_report.pdf") if self.pdf_check.isChecked() else None,
-            project_path=self.project_path,
-            inputs=files,
+        return ExportPlan.beside(
+            path,
+            options,
+            self.project,
+            self.project_path,
+            value_mapping=self.mapping_check.isChecked(),
+            hierarchies=self.hierarchies_check.isChecked(),
+            report_html=self.html_check.isChecked(),
+            report_pdf=self.pdf_check.isChecked(),
             run_label=self.run_label,
             stale=self.stale,
             report_language=self.language_box.currentData(),
@@ -579,16 +520,14 @@ class ExportDialog(QDialog):
         try:
             plan = self.plan()
             # every target checked first (not an input, distinct, writable): only then ask to replace
-            check_outputs(plan.outputs(self.run_result), [self.table.source, plan.project_path, *plan.inputs])
+            check_outputs(plan.outputs(self.run_result), plan.protected(self.table))
         except Exception as exc:  # noqa: BLE001 - shown to the user, or sent to the crash dialog
             self._failed(exc)
             return
-        written = [o.path for o in plan.outputs(self.run_result)]
-        existing, leftovers = earlier_files(plan, written)
+        existing, leftovers = plan.earlier_files(self.run_result)
         if (existing or leftovers) and not self.confirm_replace(plan, existing, leftovers):
             return
-        for old in leftovers:
-            old.unlink(missing_ok=True)
+        plan = plan.removing(leftovers)
         self.plan_used = plan
         if self.on_details is not None and plan.details is not None:
             self.on_details(plan.details)  # the project keeps them (saved with it)
@@ -596,7 +535,7 @@ class ExportDialog(QDialog):
         self.export_button.setEnabled(False)
         self.status.setText(_("Exporting…"))
         self.runner.submit(
-            lambda progress: perform_export(table, project, result, plan),
+            lambda progress: session.export(table, project, result, plan),
             channel="export",
             label="export",
             on_done=self._done,
@@ -622,16 +561,17 @@ class ExportDialog(QDialog):
     def is_busy(self) -> bool:
         return bool(self.runner.is_busy("export"))
 
-    def _done(self, outcome: dict[str, Any]) -> None:
+    def _done(self, outcome: ExportOutcome) -> None:
         self.outcome = outcome
-        rel = outcome["release"]
-        more = len(outcome["written"]) - 1
+        rel = outcome.release
+        assert rel is not None  # the dialog always writes a release
+        more = len(outcome.written) - 1
         wrote = ngettext(
             "Wrote {file} ({n} row, SHA-256 {sha256}…)",
             "Wrote {file} ({n} rows, SHA-256 {sha256}…)",
-            int(rel["rows"]),
-            file=rel["file"],
-            sha256=rel["sha256"][:16],
+            rel.rows,
+            file=rel.path.name,
+            sha256=rel.sha256[:16],
         )
         if more:
             wrote += ngettext(" and {n} more file.", " and {n} more files.", more)
@@ -645,10 +585,10 @@ class ExportDialog(QDialog):
         self.done_box = self._show_done(outcome)
         self.accept()
 
-    def _show_done(self, outcome: dict[str, Any]) -> QMessageBox:
+    def _show_done(self, outcome: ExportOutcome) -> QMessageBox:
         """Confirm with the files' names and a "Show in folder" button (not modal: the window stays
         usable)."""
-        files = [Path(p) for p in outcome["written"]]
+        files = list(outcome.written)
         folder = files[0].parent
         box = QMessageBox(
             QMessageBox.Icon.Information,

@@ -9,6 +9,7 @@ or the builder's own message.
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QSpinBox,
     QStackedWidget,
     QTableWidget,
@@ -32,19 +34,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.data.roles import looks_like_codes
 from kanon_engine.data.table import ColumnKind
-from kanon_engine.data.types import date_format_from_words, describe_date_format
+from kanon_engine.data.types import date_format_from_words, describe_date_format, parse_numbers
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import (
     date_hierarchy,
     grouping_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
+    masking_misfits,
     suggest_widths,
 )
-from kanon_engine.hierarchy.builders import DATE_LEVELS, INTERVAL_LABELS
+from kanon_engine.hierarchy.builders import DATE_LEVELS, DATE_STYLES, INTERVAL_LABELS
+from kanon_engine.hierarchy.labels import shown_label
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
-from kanon_engine.i18n import N_, _, formats, text_of
+from kanon_engine.i18n import N_, _, formats, ngettext, pgettext, text_of
 from kanon_gui.errors import error_text
 from kanon_gui.state import AppState
 
@@ -76,7 +81,25 @@ DATE_LEVEL_WORDS = {
     "century": N_("century"),
 }
 PREVIEW_ROWS = 200
+#: Share of the records whose values are codes of one shape for the wizard to start on masking.
+CODE_SHARE = 0.9
 GROUPING_MAX_VALUES = 2000
+
+
+def date_style_words(style: str) -> str:
+    """A date label style in words, with a month and a quarter written that way (the first of the
+    levels' examples: March and the first quarter of the present year)."""
+    import datetime as dt
+
+    year = dt.date.today().year
+    if style == "iso":
+        return text_of(TEXT, "date_style_iso", month=f"{year}-03", quarter=f"{year}-Q1")
+    return text_of(
+        TEXT,
+        "date_style_language",
+        month=formats.month_number_year(year, 3),
+        quarter=formats.quarter_year(year, 1),
+    )
 
 
 def _widths(text: str) -> list[float]:
@@ -107,6 +130,12 @@ TEXT = {
         "{values} values, generalized in {height} levels; distinct labels per level: {levels}. The preview "
         "shows the first {rows}."
     ),
+    "date_style_language": N_("As the interface's language writes them: {month}, {quarter}"),
+    "date_style_iso": N_("ISO 8601, the same in every language: {month}, {quarter}"),
+    "date_help": N_("Dates become month, year, decade: {day} → {month} → {year} → *."),
+    "date_style_tip": N_(
+        "How months and quarters are written in the release. The charts show the original in the same words."
+    ),
     "date_tip": N_(
         "How the dates are written, for example dd.mm.yyyy or yyyy-mm-dd (yyyy: year, mm: month, dd: day); "
         "leave it empty to detect it from the values."
@@ -119,6 +148,29 @@ GROUPING_HINT = N_(
 )
 GROUPING_PREFILLED = N_("The cells show the column's current hierarchy; change them as you like.")
 GROUPING_PROMPT = N_("Type a group name for the values you want to put together; the preview appears here.")
+
+
+def masking_note(values: pd.Series) -> str:
+    """What masking leaves out, in one sentence: the values that are not codes of the column's shape
+    (a word such as "inconnu", a code of another length) and how many records hold them; they are
+    shown as * from level 1 (an empty string when every value is such a code)."""
+    shape, others, records = masking_misfits(values)
+    if not others:
+        return ""
+    if set(shape) == {"9"}:
+        kind = ngettext("codes of {n} digit", "codes of {n} digits", len(shape))
+    else:
+        kind = _("codes written like {shape} (9: a digit, A: a letter)", shape=shape)
+    shown = formats.join([f"'{v}'" for v in others[:3]] + (["…"] if len(others) > 3 else []))
+    return ngettext(
+        "{n} record holds a value that is not like the others ({kind}): {values}. It is shown as * from "
+        "level 1, never masked into a code that does not exist.",
+        "{n} records hold values that are not like the others ({kind}): {values}. They are shown as * "
+        "from level 1, never masked into codes that do not exist.",
+        records,
+        kind=kind,
+        values=shown,
+    )
 
 
 class HierarchyWizardDialog(QDialog):
@@ -183,8 +235,8 @@ class HierarchyWizardDialog(QDialog):
         default = {ColumnKind.INTEGER: 0, ColumnKind.DECIMAL: 0, ColumnKind.DATE: 1}.get(
             self.kind_of_column, 3
         )
-        if default == 3 and self._looks_like_code():
-            default = 2
+        if self.kind_of_column != ColumnKind.DATE and self._looks_like_code():
+            default = 2  # a postcode starts on masking, whether it was read as text or as numbers
         self.kind.setCurrentIndex(default)
         self._kind_changed()
 
@@ -192,7 +244,7 @@ class HierarchyWizardDialog(QDialog):
     def _interval_page(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        x = pd.to_numeric(self.values.dropna(), errors="coerce").to_numpy(dtype=float)
+        x = parse_numbers(self.values.dropna())  # "12,5" too
         x = x[np.isfinite(x)]
         integer = bool(len(x)) and bool((x == np.round(x)).all())
         widths = suggest_widths(x.min(), x.max(), integer=integer) if len(x) else (5, 10, 20)
@@ -281,6 +333,15 @@ class HierarchyWizardDialog(QDialog):
         holder = QWidget()
         holder.setLayout(row)
         form.addRow(_("Levels"), holder)
+        self.date_style = QComboBox()
+        self.date_style.setObjectName("DateLabelStyle")
+        for style in DATE_STYLES:
+            self.date_style.addItem(date_style_words(style), style)
+        self.date_style.setCurrentIndex(self.date_style.findData("language"))  # the user's way first
+        self.date_style.setToolTip(text_of(TEXT, "date_style_tip"))
+        self.date_style.currentIndexChanged.connect(self._schedule)
+        self.date_style.currentIndexChanged.connect(lambda *_a: self.kind_help.setText(self._kind_help()))
+        form.addRow(_("Labels"), self.date_style)
         self.date_fmt.textChanged.connect(self._schedule)
         return page
 
@@ -289,7 +350,7 @@ class HierarchyWizardDialog(QDialog):
         form = QFormLayout(page)
         self.max_masked = QSpinBox()
         self.max_masked.setRange(0, 64)
-        self.max_masked.setSpecialValueText("all")
+        self.max_masked.setSpecialValueText(pgettext("characters masked at most", "all"))
         self.max_masked.setToolTip(_("How many characters may be masked before the root (all: every one)."))
         self.max_masked.valueChanged.connect(self._schedule)
         form.addRow(_("Characters masked at most"), self.max_masked)
@@ -339,7 +400,7 @@ class HierarchyWizardDialog(QDialog):
         )
         self.grouping.setRowCount(len(self._group_values))
         for r, v in enumerate(self._group_values):
-            item = QTableWidgetItem(_("(missing)") if v == MISSING else v)
+            item = QTableWidgetItem(shown_label(v))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             item.setData(Qt.ItemDataRole.UserRole, v)
             self.grouping.setItem(r, 0, item)
@@ -358,19 +419,67 @@ class HierarchyWizardDialog(QDialog):
 
     # --- building ------------------------------------------------------------------------------------
     def _looks_like_code(self) -> bool:
-        s = self.values.dropna().astype(str)
-        return (
-            bool(len(s))
-            and bool(s.str.fullmatch(r"\d+").all())
-            and s.str.len().nunique() == 1
-            and int(s.str.len().iloc[0]) >= 3
-        )
+        """A postcode or a code like one: named like one (the role suggestion), or its values mostly
+        codes of 4-5 digits with a leading zero (:func:`kanon_engine.data.roles.looks_like_codes`, the
+        test the role suggestion makes), or mostly digit strings of one length, of 5 digits or more or
+        with a leading zero (the default hierarchy's test; 3 digits or more in a text column). "Mostly":
+        a few words such as "unbekannt" or blanks do not hide the codes."""
+        suggestion = self.state.suggestion(self.column)
+        if suggestion is not None and suggestion.kind == "postcode":
+            return True
+        counts = self.state.distinct(self.column)
+        counts = counts[counts.index.notna()]
+        if looks_like_codes(counts):
+            return True
+        if not len(counts):
+            return False
+        text = pd.Series(counts.index.astype(str), dtype=object).str.strip()
+        filled = (text != "").to_numpy()  # blank cells are no value, not a different shape
+        text, counts = text[filled].reset_index(drop=True), counts[filled]
+        digits = text.str.fullmatch(r"\d{2,}").to_numpy(dtype=bool)
+        if not digits.any():
+            return False
+        weights = counts.to_numpy(dtype=float)
+        lengths = text.str.len().to_numpy()
+        common = int(np.bincount(lengths[digits], weights=weights[digits]).argmax())
+        shape = digits & (lengths == common)
+        if weights[shape].sum() < CODE_SHARE * weights.sum():
+            return False
+        text_column = self.kind_of_column == ColumnKind.CATEGORICAL and common >= 3
+        return common >= 5 or text_column or bool(text[shape].str.startswith("0").any())
 
     def _kind_changed(self, *_args: Any) -> None:
         i = self.kind.currentIndex()
         self.pages.setCurrentIndex(i)
-        self.kind_help.setText(_(KINDS[i][2]))
+        # the stack as tall as the page shown (the grouping page's table made the date page's few
+        # fields sit above a blank half dialog), the preview takes the rest
+        for j in range(self.pages.count()):
+            page = self.pages.widget(j)
+            vertical = QSizePolicy.Policy.Preferred if j == i else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+        self.pages.setSizePolicy(
+            QSizePolicy.Policy.Preferred,
+            QSizePolicy.Policy.Expanding if self.kind_key() == "grouping" else QSizePolicy.Policy.Maximum,
+        )
+        self.pages.adjustSize()
+        self.kind_help.setText(self._kind_help())
         self.update_preview()
+
+    def _kind_help(self) -> str:
+        """What the chosen kind does, with an example; for dates, written in the chosen label style."""
+        if self.kind_key() != "dates":
+            return _(KINDS[self.kind.currentIndex()][2])
+        import datetime as dt
+
+        day = dt.date(1965, 9, 20)
+        iso = self.date_style.currentData() == "iso"
+        return text_of(
+            TEXT,
+            "date_help",
+            day=formats.date(day),
+            month="1965-09" if iso else formats.month_number_year(1965, 9),
+            year="1965",
+        )
 
     def kind_key(self) -> str:
         return KINDS[self.kind.currentIndex()][0]
@@ -405,7 +514,8 @@ class HierarchyWizardDialog(QDialog):
         if key == "dates":
             levels = [lv for lv in DATE_LEVELS if self.date_levels[lv].isChecked()]
             typed = self.date_fmt.text().strip()
-            return date_hierarchy(col, vals, date_format_from_words(typed) if typed else None, levels)
+            fmt = date_format_from_words(typed) if typed else None
+            return date_hierarchy(col, vals, fmt, levels, style=self.date_style.currentData())
         if key == "masking":
             m = self.max_masked.value()
             return masking_hierarchy(col, vals, None if m == 0 else m)
@@ -472,6 +582,12 @@ class HierarchyWizardDialog(QDialog):
         self.summary.setText(
             text_of(TEXT, key, values=len(h.values), height=str(h.height), levels=levels, rows=PREVIEW_ROWS)
         )
+        if self.kind_key() == "masking":
+            frame = getattr(self.state.table, "frame", None)  # every record, to count them (not a preview)
+            rows = frame[self.column] if frame is not None and self.column in frame.columns else self.values
+            note = masking_note(rows)
+            if note:
+                self.summary.setText(f"{escape(self.summary.text())}<br><b>{escape(note)}</b>")
         rows = h.matrix[:PREVIEW_ROWS]
         self.preview.setColumnCount(h.depth)
         self.preview.setHorizontalHeaderLabels(
@@ -480,8 +596,7 @@ class HierarchyWizardDialog(QDialog):
         self.preview.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for j, v in enumerate(row):
-                text = _("(missing)") if v == MISSING and j == 0 else str(v)
-                self.preview.setItem(r, j, QTableWidgetItem(text))
+                self.preview.setItem(r, j, QTableWidgetItem(shown_label(v)))
         self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
 

@@ -40,9 +40,10 @@ from kanon_engine.data import list_sheets, preview_table
 from kanon_engine.data.dates import DateFit, date_problems
 from kanon_engine.data.sniff import describe_encoding
 from kanon_engine.data.table import ColumnKind, ReadOptions, Table, apply_type_overrides
-from kanon_engine.data.types import DATE_FORMATS, describe_date_format, guess_date_format
+from kanon_engine.data.types import DATE_FORMATS, best_number_format, describe_date_format, guess_date_format
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import N_, _, formats, ngettext
+from kanon_gui.dialogs.join_box import JoinBox
 from kanon_gui.errors import error_text, log_error
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.views.data_view import fit_headers
@@ -81,8 +82,9 @@ def type_shares(values: pd.Series) -> dict[ColumnKind, tuple[float, str | None]]
     uniq = pd.Series(vc.index, dtype=object).astype(str)
     counts = vc.to_numpy(dtype=np.int64)
     total = float(counts.sum())
-    is_int = uniq.str.fullmatch(_INT.pattern).to_numpy(dtype=bool)
-    is_num = pd.to_numeric(uniq, errors="coerce").notna().to_numpy()
+    numbers = best_number_format(uniq.str.strip(), counts)[0].read(uniq.str.strip())  # "12,5" too
+    is_num = np.isfinite(numbers)
+    is_int = uniq.str.fullmatch(_INT.pattern).to_numpy(dtype=bool) | (is_num & (numbers == np.round(numbers)))
     found = guess_date_format(pd.Series(uniq.to_numpy(dtype=object), dtype="str"), counts)
     return {
         ColumnKind.INTEGER: (float(counts[is_int].sum()) / total, None),
@@ -144,6 +146,8 @@ class ImportDialog(QDialog):
 
         layout.addWidget(self._preview_split(), 1)
         layout.addWidget(self._date_box())
+        self.join_box = JoinBox(lambda: list(self.preview.columns) if self.preview is not None else [])
+        layout.addWidget(self.join_box)
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -268,7 +272,11 @@ class ImportDialog(QDialog):
         self.date_problem = None
         if self.preview is not None:
             overrides = self.type_overrides()
-            table = apply_type_overrides(self.preview, overrides)
+            try:
+                table = apply_type_overrides(self.preview, overrides)
+            except KanonError as err:  # a column chosen as numbers that are not: said, Load blocked
+                self._show_type_problem(error_text(err))
+                return
             found = date_problems(table, table.columns, set(overrides))
             if found:
                 self.date_problem, text = found[0]
@@ -285,9 +293,24 @@ class ImportDialog(QDialog):
                 fmt = self.date_problem.format
                 if fmt in DATE_FORMATS:
                     self.date_format.setCurrentIndex(DATE_FORMATS.index(fmt))
+        self.date_box.setTitle(_("Dates that do not fit one format"))
+        for child in self.date_box.findChildren(QWidget):
+            child.setVisible(True)
         self.date_box.setVisible(self.date_problem is not None)
         ok = self.preview is not None and self.date_problem is None
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
+
+    def _show_type_problem(self, text: str) -> None:
+        """A column read as a type its values do not have (numbers that are not): the sentence in the
+        problem box (without the date choices), and Load blocked until the type is changed."""
+        self.date_problem = None
+        self.date_text.setText(text)
+        self.date_box.setTitle(_("Values that do not fit the column's type"))
+        for child in self.date_box.findChildren(QWidget):
+            if child is not self.date_text:
+                child.setVisible(False)
+        self.date_box.setVisible(True)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
 
     def _fit_to_screen(self) -> None:
         """As large as the preview and the column types need, within the screen."""

@@ -23,6 +23,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QFont
 
+from kanon_engine.hierarchy.labels import is_missing_label, shown_label
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import uncovered_values
 from kanon_engine.i18n import N_, _, formats, ngettext
@@ -229,8 +230,7 @@ class _Tree:
         return int(self._order[level - 1][self._bounds[level - 1][pid] + row])
 
 
-def _shown(label: str) -> str:
-    return _("(missing)") if label == MISSING else label
+_shown = shown_label  # the missing leaf and the group of missing values, in the interface's words
 
 
 class HierarchyTreeModel(QAbstractItemModel):
@@ -392,7 +392,7 @@ class HierarchyTreeModel(QAbstractItemModel):
             )
         if role == Qt.ItemDataRole.FontRole and col == 0 and node.level > 0:
             return self._bold
-        if role == Qt.ItemDataRole.ForegroundRole and (col > 0 or node.label == MISSING):
+        if role == Qt.ItemDataRole.ForegroundRole and (col > 0 or is_missing_label(node.label)):
             return self._grey
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -15,6 +15,7 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QFont
 
+from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _, formats, ngettext, pgettext
 from kanon_engine.result import AnonymizationResult
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, MISSING_FG, SUPPRESSED_BG, term
@@ -233,7 +234,7 @@ class EquivalenceClassModel(QAbstractTableModel):
                 values = result.plan.class_values(len(self._sizes)) if result.plan is not None else {}
                 self._values = [np.asarray(values[q], dtype=object) for q in self._qi if q in values]
                 self._qi = [q for q in self._qi if q in values]
-                self._order = np.arange(len(self._sizes), dtype=np.int64)
+                self._order = self._groups()
                 self.endResetModel()
                 return
             classes, first = np.unique(result.row_class, return_index=True)
@@ -246,8 +247,19 @@ class EquivalenceClassModel(QAbstractTableModel):
                     # only one value per class is read (not the whole column: releases can be 1M rows)
                     col = np.asarray(result.release[q].array.take(np.maximum(rel, 0)), dtype=object)
                     self._values.append(np.where(rel >= 0, col, ""))
-        self._order = np.arange(len(self._sizes), dtype=np.int64)
+        self._order = self._groups()
         self.endResetModel()
+
+    def _groups(self) -> np.ndarray:
+        """The classes listed: all but one whose every quasi-identifier is ``*`` (its records are
+        suppressed and belong to no group, as every figure of the release counts them)."""
+        every = np.arange(len(self._sizes), dtype=np.int64)
+        if not self._values or len(self._values) != len(self._qi):
+            return every
+        star = np.ones(len(self._sizes), dtype=bool)
+        for col in self._values:
+            star &= np.asarray(col == ROOT, dtype=bool)
+        return every[~star]
 
     def class_at(self, row: int) -> int:
         return int(self._order[row])
@@ -319,5 +331,7 @@ class EquivalenceClassModel(QAbstractTableModel):
             perm = idx
         if order == Qt.SortOrder.DescendingOrder:
             perm = perm[::-1]
-        self._order = idx[perm]
+        listed = np.zeros(len(self._sizes), dtype=bool)
+        listed[self._groups()] = True
+        self._order = idx[perm][listed[idx[perm]]]
         self.layoutChanged.emit()

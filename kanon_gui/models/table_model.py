@@ -19,6 +19,7 @@ from PySide6.QtGui import QBrush, QFont, QIcon, QPixmap
 
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import ColumnKind
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.i18n import N_, _
 from kanon_gui.glossary import MISSING_FG, ROLE_COLORS, kind_label, role_label, role_tooltip, tinted
 
@@ -41,7 +42,7 @@ def sort_order(values: np.ndarray, kind: ColumnKind | None, date_format: str | N
     missing values last. Vectorized: numbers via ``to_numeric``, text via sorted integer codes."""
     series = pd.Series(values, dtype=object)
     if kind in _NUMERIC:
-        key = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+        key = parse_numbers(series)  # "12,5" and "1 234,50" too, as the column writes them
         key = np.where(np.isnan(key), np.inf, key)
         return np.argsort(key, kind="stable")
     if kind == ColumnKind.DATE:

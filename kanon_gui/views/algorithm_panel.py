@@ -352,6 +352,8 @@ class AlgorithmPanel(QWidget):
         self.params_form.setObjectName("AlgorithmForm")
         self.params_form.set_values(values)
         self.params_form.changed.connect(self._params_changed)
+        if self.state.table is not None:
+            self.params_form.set_columns([str(c) for c in self.state.table.columns])
         self.params_layout.addWidget(self.params_form)
         self.description.setText(description_of(cls))
         self._update_release_box()
@@ -412,8 +414,11 @@ class AlgorithmPanel(QWidget):
         self.drop.setEnabled(not keeps)
         self.protect.setEnabled(not keeps and not self.drop.isChecked())
         self.keeps_all.setVisible(keeps)
-        if self.params_form is not None and "suppress" in self.params_form.values():
-            self.params_form.set_visible_param("importance", self.params_form.values()["suppress"] == "cells")
+        values = self.params_form.values() if self.params_form is not None else {}
+        if self.params_form is not None and "suppress" in values:
+            self.params_form.set_visible_param("importance", values["suppress"] == "cells")
+        if self.params_form is not None and "target" in values:  # the study's target: that metric's own
+            self.params_form.set_visible_param("target", values.get("metric") == "classification")
 
     def _update_visibility(self) -> None:
         """Each model says which of its fields the form shows (l's variant once l is set, c for the
@@ -433,8 +438,12 @@ class AlgorithmPanel(QWidget):
         issues = self.state.issues()
         for i in issues:
             mark = "\u2716" if i.is_error else "\u26a0"
-            where = f"[{i.where}] " if i.where and i.where not in ("data", "roles") else ""
-            item = QListWidgetItem(f"{mark} {where}{i.message}")
+            # a column the message concerns is named, unless the message names it; an internal place
+            # ("models", "t") is never shown as a tag
+            text = i.message
+            if i.where in self.state.columns and i.where not in text:
+                text = _("{column}: {message}", column=i.where, message=text)
+            item = QListWidgetItem(f"{mark} {text}")
             item.setForeground(Qt.GlobalColor.red if i.is_error else Qt.GlobalColor.darkYellow)
             self.issues.addItem(item)
         if not issues:

@@ -29,15 +29,15 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.project.validation import date_issues_of, prepare_hierarchy
+from kanon_engine.session.profile import count_column
 from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip, term
-from kanon_gui.large_file import count_column
 from kanon_gui.models.hierarchy_model import keep_prepared, prepare_view
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.tasks import TaskRunner
 from kanon_gui.views.hierarchy_actions import HierarchyActions
 
-ROLES = (Role.IDENTIFIER, Role.QUASI_IDENTIFIER, Role.SENSITIVE, Role.INSENSITIVE)
+ROLES = (Role.IDENTIFIER, Role.QUASI_IDENTIFIER, Role.SENSITIVE, Role.INSENSITIVE, Role.PERSON)
 COLS = (N_("Column"), N_("Role"), N_("Type"), N_("Distinct"), N_("Hierarchy"), N_("Check"))
 
 
@@ -355,9 +355,13 @@ class AttributesPanel(QWidget):
             self.details.setText("")
             return
         role = self.state.role(name)
+        role_words = f"<span style='color:{ROLE_COLORS[role].name()}'>{role_label(role)}</span>"
         parts = [
-            f"<b>{escape(name)}</b>: <span style='color:{ROLE_COLORS[role].name()}'>{role_label(role)}</span>"
-            f" — {escape(role_tooltip(role))}"
+            _(
+                "{column}: {message}",
+                column=f"<b>{escape(name)}</b>",
+                message=f"{role_words} — {escape(role_tooltip(role))}",
+            )
         ]
         s = self.state.suggestion(name)
         if s is not None:

@@ -31,17 +31,26 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.data.table import ColumnKind, Table
-from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, formats, ngettext, text_of
-from kanon_engine.present.calendar_steps import (
-    calendar_ticks,
-    count_labels_in_bins,
-    date_bins,
-    to_ordinal_days,
+from kanon_engine.present.calendar_steps import calendar_ticks
+from kanon_engine.present.chart_data import (
+    MAX_CATEGORIES,
+    MISSING_LABEL,
+    TITLE_CHARACTERS,
+    date_distributions,
+    distribution,
+    local_tick_strings,
+    log_labels,
+    loss_per_attribute,
+    numeric_bins_for,
+    size_histogram,
+    wrap_title,
 )
+from kanon_engine.report.charts import sizes_of
 from kanon_engine.report.describe import algorithm_name
+from kanon_engine.report.facts import kept_star_cells, result_facts
 from kanon_engine.result import AnonymizationResult
-from kanon_gui.large_file import engine_title
+from kanon_engine.session.engines import engine_title
 from kanon_gui.state import Run
 from kanon_gui.views.chart_export import save_chart
 from kanon_gui.views.plot_menu import add_plot_menu
@@ -49,9 +58,6 @@ from kanon_gui.views.plot_menu import add_plot_menu
 BAR_COLOR = "#4575b4"
 RELEASED_COLOR = "#91bfdb"
 K_LINE_COLOR = "#d7191c"
-MAX_CATEGORIES = 30
-OTHER = N_("{count} other values")
-MISSING_LABEL = N_("(missing)")  # a bar's key; shown in the interface language (draw_hbars)
 
 
 class LabelAxis(pg.AxisItem):
@@ -129,27 +135,14 @@ def rows_that_fit(height: float, reserved: float = 70.0) -> int:
     return int(max(6, min(MAX_CATEGORIES, (height - reserved) // label_height())))
 
 
-def log_labels(lo: float, hi: float, extra: tuple[int, ...] = ()) -> list[tuple[float, str]]:
-    """Ticks 1, 2, 5, 10, 20, 50, ... between ``lo`` and ``hi`` (linear values) at their log10."""
-    values = {v for e in range(0, 10) for v in (10**e, 2 * 10**e, 5 * 10**e) if lo <= v <= hi}
-    values |= {int(v) for v in extra}
-    return [(float(np.log10(v)), formats.count(v)) for v in sorted(values)]
-
-
-def local_tick_strings(values: list[float], scale: float, spacing: float) -> list[str]:
-    """Tick labels as pyqtgraph writes them (as many decimals as the spacing needs), in the current
-    language's number format: ``0,2`` and ``2.000`` in German."""
-    places = max(0, int(np.ceil(-np.log10(spacing * scale)))) if spacing * scale > 0 else 0
-    return [formats.decimal(v * scale, places, fixed=True) for v in values]
-
-
 def _localize_axis(axis: pg.AxisItem) -> None:
     if not isinstance(axis, LabelAxis):  # LabelAxis falls back to local_tick_strings itself
         axis.tickStrings = local_tick_strings  # the instance's own, in place of pyqtgraph's
 
 
-def style_plot(item: pg.PlotItem, title: str = "") -> None:
-    """Dark axes and text on a white background; no context menu (its SVG export is broken)."""
+def style_plot(item: pg.PlotItem, title: str = "", title_chars: int | None = None) -> None:
+    """Dark axes and text on a white background; no context menu (its SVG export is broken).
+    ``title_chars``: the most characters a title line may hold (narrow charts hold fewer)."""
     item.setMenuEnabled(False)
     item.hideButtons()
     for name in ("left", "bottom"):
@@ -158,203 +151,26 @@ def style_plot(item: pg.PlotItem, title: str = "") -> None:
         ax.setTextPen(pg.mkPen("#303030"))
         _localize_axis(ax)
     if title:
-        item.setTitle(wrap_title(title), color="#202020", size="10.5pt")
-
-
-#: A chart title longer than this (in characters, tags aside) is written on two lines: pyqtgraph does not
-#: wrap titles, and a title wider than its chart widens the chart past the view's edge (German and French
-#: titles run a third longer than the English ones).
-TITLE_CHARACTERS = 48
-
-
-def wrap_title(title: str, most: int = TITLE_CHARACTERS) -> str:
-    """``title`` split into two lines at the space nearest its middle when it is longer than ``most``
-    characters (a title that already has a line break, or has no space, is left as it is)."""
-    if "<br" in title or len(re.sub(r"<[^<>]*>", "", title)) <= most:
-        return title
-    spaces = [i for i, c in enumerate(title) if c == " " and "<" not in title[:i].rsplit(">", 1)[-1]]
-    if not spaces:
-        return title
-    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
-    return title[:cut] + "<br>" + title[cut + 1 :]
-
-
-# --- pure computations -----------------------------------------------------------------------------------
-def size_histogram(
-    sizes: np.ndarray, log_above: int = 60, span: tuple[int, int] | None = None
-) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Bin edges, number of classes per bin, and whether bins are logarithmic.
-
-    One bin per size while sizes span at most ``log_above`` values; otherwise about 40 bins evenly
-    spaced on a log scale (class sizes are heavily skewed: many small classes, a few huge ones).
-    ``span`` (smallest, largest size) forces the bins, so two runs are binned alike.
-    """
-    sizes = np.asarray(sizes, dtype=np.int64)
-    if len(sizes) == 0 and span is None:
-        return np.array([0.0, 1.0]), np.zeros(1, dtype=np.int64), False
-    lo, hi = span if span is not None else (int(sizes.min()), int(sizes.max()))
-    lo = max(int(lo), 1)
-    hi = max(int(hi), lo)
-    if hi - lo <= log_above:
-        edges = np.arange(lo, hi + 2, dtype=float) - 0.5
-        counts, _unused = np.histogram(sizes, bins=edges)
-        return edges, counts, False
-    edges = np.unique(np.round(np.geomspace(lo, hi + 1, 41))).astype(float)
-    counts, _unused = np.histogram(sizes, bins=edges)
-    return edges, counts, True
-
-
-def _leading_number(label: str) -> float | None:
-    m = re.match(r"\s*[\[\(]?\s*(-?\d+(?:\.\d+)?)", label)
-    return float(m.group(1)) if m else None
-
-
-def _ordered(counts: pd.Series, order: list[str] | None, limit: int = MAX_CATEGORIES) -> pd.Series:
-    """Categories in a meaningful order: the hierarchy's, else by leading number, else by frequency;
-    at most ``limit`` bars (the most frequent values), the rest summed as 'other'."""
-    other = None
-    if len(counts) > limit:
-        top = counts.sort_values(ascending=False, kind="stable")
-        other = int(top.iloc[limit - 1 :].sum())
-        n_other = len(top) - (limit - 1)
-        counts = top.iloc[: limit - 1]
-    labels = list(counts.index)
-    rank: dict[str, int] = {v: i for i, v in enumerate(order or [])}
-    numbers = {lab: _leading_number(lab) for lab in labels}
-    if order and all(lab in rank or lab in (ROOT, MISSING_LABEL) for lab in labels):
-        key = sorted(labels, key=lambda lab: rank.get(lab, len(rank) + (lab == MISSING_LABEL)))
-    elif all(numbers[lab] is not None or lab in (ROOT, MISSING_LABEL) for lab in labels):
-        key = sorted(labels, key=lambda lab: (numbers[lab] is None, numbers[lab] or 0.0, lab))
-    else:
-        key = list(counts.sort_values(ascending=False, kind="stable").index)
-    out = counts.reindex(key)
-    if other is not None:
-        out = pd.concat([out, pd.Series([other], index=[_(OTHER, count=n_other)])])
-    return out
-
-
-def _hierarchy_order(h: Hierarchy | None) -> list[str] | None:
-    """Every label of the hierarchy, level by level in hierarchy order (leaves first, root last)."""
-    if h is None:
-        return None
-    seen: dict[str, None] = {}
-    for j in range(h.depth):
-        for lab in h.level_codes[j][1]:
-            seen.setdefault(lab, None)
-    seen.pop(ROOT, None)
-    return [*seen, ROOT]
-
-
-def _numeric_bins(values: np.ndarray, n_bins: int = 20) -> tuple[np.ndarray, list[str]]:
-    finite = values[np.isfinite(values)]
-    lo, hi = float(finite.min()), float(finite.max())
-    integer = bool(np.all(finite == np.round(finite)))
-    edges = np.linspace(lo, hi, n_bins + 1)
-    if integer:
-        edges = np.unique(np.round(edges))
-        if len(edges) < 2:
-            edges = np.array([lo, lo + 1])
-    labels = []
-    for i, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
-        last = i == len(edges) - 2
-        if integer:
-            top = int(b) if last else int(b) - 1
-            labels.append(f"{int(a)}" if top <= int(a) else f"{int(a)}-{top}")
-        else:
-            labels.append(
-                f"{formats.decimal(float(f'{a:.4g}'), 12)}-{formats.decimal(float(f'{b:.4g}'), 12)}"
-            )
-    return edges, labels
-
-
-def numeric_bins_for(series: pd.Series, rows: int = MAX_CATEGORIES) -> tuple[np.ndarray, list[str]] | None:
-    """Bins for a numeric column with more than ``rows`` distinct values (at most ``rows`` bins, so every
-    bar keeps its label), else None."""
-    nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
-    finite = nums[np.isfinite(nums)]
-    if len(np.unique(finite)) <= rows:
-        return None
-    return _numeric_bins(finite, n_bins=max(2, rows - 2))
-
-
-def date_distributions(
-    original: pd.Series,
-    released: pd.Series,
-    date_format: str | None,
-    hierarchy: Hierarchy | None = None,
-    rows: int = MAX_CATEGORIES,
-) -> tuple[pd.Series, pd.Series, str, bool]:
-    """Records per calendar bin of a date column before and after
-    (:mod:`kanon_engine.present.calendar_steps`):
-    the original's dates binned by month, quarter, year or several years (the finest step with at
-    most ``rows`` bars), the release on the same bins when its values are dates or date labels that each
-    fall in one bin, else by its own labels in time order; the unit of the bins in words; and whether the
-    release is drawn on the original's bins."""
-    bins = date_bins(to_ordinal_days(original, date_format), max_bins=max(1, rows - 2))
-    orig = _with_missing(
-        pd.Series(bins.count(to_ordinal_days(original, date_format)), index=bins.labels), original
-    )
-    rel_counts = None
-    kept = released[released.notna() & (released != ROOT)]
-    days = to_ordinal_days(kept, date_format)
-    if len(kept) and not np.isnan(days).any():
-        rel_counts = bins.count(days)
-    elif len(kept):
-        rel_counts = count_labels_in_bins(kept.astype(str).value_counts(sort=False), bins)
-    if rel_counts is None:
-        return orig, distribution(released, hierarchy, limit=rows), bins.unit, False
-    rel = pd.Series(rel_counts, index=bins.labels)
-    return orig, _with_missing(rel, released), bins.unit, True
-
-
-def _with_missing(counts: pd.Series, values: pd.Series) -> pd.Series:
-    """Bars for missing values and for ``*`` (suppressed or fully generalized) after the bins."""
-    for label, count in ((MISSING_LABEL, int(values.isna().sum())), (ROOT, int((values == ROOT).sum()))):
-        if count:
-            counts[label] = count
-    return counts
-
-
-def distribution(
-    series: pd.Series,
-    hierarchy: Hierarchy | None = None,
-    bins: tuple[np.ndarray, list[str]] | None = None,
-    limit: int = MAX_CATEGORIES,
-) -> pd.Series:
-    """Counts of a column's values for a bar chart (label -> records), in display order.
-
-    With ``bins`` (from :func:`numeric_bins_for` on the original column) a column whose values are all
-    numbers is binned, so the original and an untouched release line up; anything else is counted by
-    label, in hierarchy order when there is a hierarchy.
-    """
-    if bins is not None:
-        nums = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
-        finite = np.isfinite(nums)
-        missing = series.isna().to_numpy()
-        star = (series == ROOT).to_numpy()
-        if (finite | missing | star).all():
-            edges, labels = bins
-            idx = np.clip(np.searchsorted(edges, nums[finite], side="right") - 1, 0, len(labels) - 1)
-            return _with_missing(pd.Series(np.bincount(idx, minlength=len(labels)), index=labels), series)
-    s = series.astype(object).where(series.notna(), MISSING_LABEL)
-    counts = s.value_counts(sort=False)
-    counts.index = [str(v) for v in counts.index]
-    return _ordered(counts, _hierarchy_order(hierarchy), limit)
+        item.setTitle(wrap_title(title, title_chars or TITLE_CHARACTERS), color="#202020", size="10.5pt")
+        # pyqtgraph gives the title row 30 pixels: a two- or three-line title was centred in them and
+        # lost its top, the accent of "Étendue" with it; the row is made as tall as the title
+        label = item.titleLabel
+        height = max(30, int(np.ceil(label.itemRect().height())) + 2)
+        label.setMaximumHeight(height)
+        item.layout.setRowFixedHeight(0, height)
 
 
 #: The charts' words: whole sentences and titles with named placeholders (one place, for translation).
 TEXT = {
     "sizes_title": N_("Group sizes: {groups} groups, {kept} ({share})"),
     "sizes_title_of": N_("{title}: {groups} groups, {kept} ({share})"),
-    "sizes_cells_title": N_("Group sizes: {groups} groups, {cells} values replaced by * (no record removed)"),
-    "sizes_cells_title_of": N_("{title}: {groups} groups, {cells} values replaced by * (no record removed)"),
+    "sizes_cells_title": N_("Group sizes: {groups} groups, {cells} values shown as * (no record removed)"),
+    "sizes_cells_title_of": N_("{title}: {groups} groups, {cells} values shown as * (no record removed)"),
     "sizes_x": N_("records in the group"),
     "sizes_x_log": N_("records in the group (log scale)"),
     "sizes_y": N_("groups"),
     "loss_none": N_("Information loss per quasi-identifier"),
     "loss_x": N_("0 % keeps the values, 100 % generalizes them to *"),
-    "ncp": N_("Range left open per quasi-identifier (NCP)"),
-    "intensity": N_("Generalization per quasi-identifier (share of its hierarchy used)"),
     "status": N_("{algorithm}, k = {k}: {records} records."),
     "empty": N_("Run an algorithm to see the charts of its release."),
     "original": N_("Original {column}"),
@@ -364,16 +180,6 @@ TEXT = {
     "not_loaded": N_("Original {column}: not in the loaded table"),
     "records": N_("records"),
 }
-
-
-def loss_per_attribute(metrics: dict[str, float]) -> tuple[str, dict[str, float]]:
-    """(kind, {qi: value}) from ``ncp:<qi>`` metrics when present, else ``intensity:<qi>``; ``kind`` is
-    the chart's title in words."""
-    for prefix, kind in (("ncp:", text_of(TEXT, "ncp")), ("intensity:", text_of(TEXT, "intensity"))):
-        values = {k[len(prefix) :]: float(v) for k, v in metrics.items() if k.startswith(prefix)}
-        if values:
-            return kind, values
-    return "", {}
 
 
 # --- drawing helpers shared with the compare view ---------------------------------------------------------
@@ -387,10 +193,11 @@ def draw_class_sizes(
     brush: str = BAR_COLOR,
     span: tuple[int, int] | None = None,
     cells: int | None = None,
+    title_chars: int | None = None,
 ) -> None:
     """Class-size histogram with the k line; the title says how many classes and suppressed records
     (or, for a release that keeps every record, how many values were replaced by *: ``cells``).
-    ``span`` forces the binning (see :func:`size_histogram`)."""
+    ``span`` forces the binning (see :func:`size_histogram`); ``title_chars`` as in :func:`style_plot`."""
     item.clear()
     edges, counts, log = size_histogram(sizes, span=span)
     x0, x1 = (np.log10(edges[:-1]), np.log10(edges[1:])) if log else (edges[:-1], edges[1:])
@@ -404,7 +211,8 @@ def draw_class_sizes(
             angle=90,
             pen=pg.mkPen(K_LINE_COLOR, width=2, style=Qt.PenStyle.DashLine),
             label=f"k = {k}",
-            labelOpts={"position": 0.92, "color": K_LINE_COLOR, "anchors": [(0, 0.5), (0, 0.5)]},
+            # the label hangs below the top of the line: centred on it, a short chart cut its top half
+            labelOpts={"position": 0.97, "color": K_LINE_COLOR, "anchors": [(0, 0), (0, 0)]},
         )
     )
     bottom = item.getAxis("bottom")
@@ -425,10 +233,40 @@ def draw_class_sizes(
         "cells": cells if cells is not None else "",
     }
     key = ("sizes_cells" if cells is not None else "sizes") + ("_title_of" if title else "_title")
-    style_plot(item, text_of(TEXT, key, **words))
+    style_plot(item, text_of(TEXT, key, **words), title_chars)
     item.getViewBox().autoRange(padding=0.05)
     x_lo = min(float(x0.min()) if len(x0) else 0.0, k_pos)
     item.setXRange(x_lo - (0.05 if log else 1.0), float(x1.max()) if len(x1) else k_pos + 1, padding=0.03)
+
+
+def draw_release_sizes(
+    item: pg.PlotItem,
+    result: AnonymizationResult,
+    facts: dict,
+    title: str | None = None,
+    brush: str = BAR_COLOR,
+    span: tuple[int, int] | None = None,
+    title_chars: int | None = None,
+) -> None:
+    """The group-size histogram of a run's release from its facts (:mod:`kanon_engine.report.facts`):
+    its groups (suppressed records in none), its suppressed records, and for a release that keeps
+    every record the values it shows as * (``title_chars`` as in :func:`style_plot`)."""
+    rel = facts["release"]
+    cells = kept_star_cells(facts)[0] if result.recoding is not None else None
+    records = int(rel["records"]) + int(rel["records_dropped"])
+    sizes = sizes_of(rel.get("class_sizes"))
+    draw_class_sizes(
+        item,
+        sizes,
+        result.config.k,
+        int(rel["records_suppressed"]),
+        records,
+        title,
+        brush,
+        span,
+        cells,
+        title_chars,
+    )
 
 
 def draw_hbars(
@@ -556,14 +394,7 @@ class ChartsView(QWidget):
                 records=result.records,
             )
         )
-        draw_class_sizes(
-            self.sizes_plot.getPlotItem(),
-            result.class_sizes,
-            result.config.k,
-            result.suppressed,
-            result.records,
-            cells=result.recoding.suppressed_cells if result.recoding is not None else None,
-        )
+        draw_release_sizes(self.sizes_plot.getPlotItem(), result, result_facts(result, table))
         self._draw_loss()
         if not result.in_memory:  # a streamed run: sizes and loss come from the counts, not the rows
             self.column_combo.blockSignals(True)
@@ -608,8 +439,15 @@ class ChartsView(QWidget):
         if isinstance(bottom, LabelAxis):
             bottom.set_labels([(v / 100, f"{v} %") for v in range(0, 101, 20)])
         for y, v in zip(np.arange(len(series))[::-1], series.to_numpy()):
-            text = pg.TextItem(formats.percent(v, 0), color="#202020", anchor=(0, 0.5))
-            text.setPos(min(float(v), 0.9) + 0.01, float(y))
+            # a long bar carries its figure inside its end, in white; a short one just after it (a label
+            # after a full bar ran past the chart's edge: "100 %" was cut)
+            inside = float(v) >= 0.75
+            text = pg.TextItem(
+                formats.percent(v, 0),
+                color="#ffffff" if inside else "#202020",
+                anchor=(1 if inside else 0, 0.5),
+            )
+            text.setPos(float(v) - 0.01 if inside else float(v) + 0.01, float(y))
             item.addItem(text)
 
     def set_distribution_column(self, column: str) -> None:
@@ -635,9 +473,11 @@ class ChartsView(QWidget):
                 )
             else:
                 numeric = kind in (ColumnKind.INTEGER, ColumnKind.DECIMAL)
-                bins = numeric_bins_for(original, rows) if numeric else None
-                orig = distribution(original, hierarchy, bins, limit=rows)
-                rel = distribution(released, hierarchy, bins, limit=rows)
+                ctype = table.column_types.get(column)
+                fmt = ctype.number_format if ctype is not None else None
+                bins = numeric_bins_for(original, rows, fmt) if numeric else None
+                orig = distribution(original, hierarchy, bins, limit=rows, number_format=fmt)
+                rel = distribution(released, hierarchy, bins, limit=rows, number_format=fmt)
             draw_hbars(self.orig_plot, orig, titles[0], BAR_COLOR)
         else:
             orig = pd.Series(dtype=float)

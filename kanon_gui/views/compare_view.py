@@ -29,16 +29,21 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.metrics.labels import format_metric, metric_label
+from kanon_engine.report.charts import sizes_of
 from kanon_engine.report.describe import algorithm_name, models_short, parameters_short, run_settings
-from kanon_engine.result import AnonymizationResult
+from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
+from kanon_engine.result import AnonymizationResult, model_label
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
-from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_class_sizes
+from kanon_gui.views.charts import BAR_COLOR, RELEASED_COLOR, LabelAxis, draw_release_sizes
 from kanon_gui.views.plot_menu import add_plot_menu
 
 Index = QModelIndex | QPersistentModelIndex
 #: The side-by-side table's least width in pixels (wider when the run names need it).
 METRICS_TABLE_WIDTH = 560
+#: Title lines of the two narrow histograms beside the table hold at most this many characters (a
+#: German title ran past their edge at 1366x768 and pushed the axis out of sight).
+COMPARE_TITLE_CHARS = 34
 
 #: (header, tooltip) of the runs table; the metric columns take their words from the engine's labels.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -55,10 +60,10 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ),
     (N_("Privacy models"), N_("k, and l-diversity or t-closeness with the attribute they protect.")),
     (N_("Parameters"), N_("The algorithm's parameters (suppression limit, quality metric, ...).")),
-    (N_("Suppressed"), N_("Records suppressed (all quasi-identifiers replaced by *).")),
+    (N_("Suppressed"), N_("Records suppressed (every quasi-identifier shown as *, or left out).")),
     (
         N_("Values *"),
-        N_("Single values replaced by * in records that were kept (local recoding and suppression)."),
+        N_("Values shown as * in records that were not suppressed, whatever put the * there."),
     ),
     (N_("Groups"), N_("Number of groups of records that look alike (equivalence classes).")),
     (metric_label("discernibility").name_id, metric_label("discernibility").meaning_id),
@@ -79,6 +84,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     (N_("Run time (s)"), N_("Seconds the run took.")),
 )
 _HEADS = [h for h, _tip in COLUMNS]
+#: Widest a column of the runs table opens (pixels); the parameters get more. Longer texts wrap.
+COLUMN_WIDTH = 220
+PARAMETERS_WIDTH = 320
 _PARAMETERS_COLUMN = _HEADS.index("Parameters")
 #: columns of the runs table holding shares (shown as percentages)
 _SHARE_HEADS = (
@@ -90,19 +98,31 @@ _SHARE_HEADS = (
 _SHARE_COLUMNS = {_HEADS.index(head) for head in _SHARE_HEADS}
 
 
+def _stars(r: AnonymizationResult) -> float:
+    """Values a kept record of the release shows as * (NaN when only its rows could tell)."""
+    facts = result_facts(r)
+    return float(kept_star_cells(facts)[0]) if "star_cells" in facts["release"] else np.nan
+
+
+def _fact(r: AnonymizationResult, name: str) -> Any:
+    """One fact of a run's release (:mod:`kanon_engine.report.facts`)."""
+    return result_facts(r)["release"][name]
+
+
 def run_row(position: int, name: str, r: AnonymizationResult) -> list[Any]:
-    """Values of one row of the runs table (numbers stay numbers, for sorting)."""
+    """Values of one row of the runs table (numbers stay numbers, for sorting); the release's figures
+    are its facts, counted from its rows."""
     m = r.metrics
     return [
         position,
         name,
         algorithm_name(r.algorithm),
-        r.model,
+        model_label(r.model),
         models_short(r.config.models),
         parameters_short(r.algorithm, r.parameters),
-        r.suppressed,
-        r.recoding.suppressed_cells if r.recoding is not None else 0,
-        r.n_classes,
+        _fact(r, "records_suppressed"),
+        _stars(r),
+        _fact(r, "classes"),
         m.get("discernibility", np.nan),
         m.get("cavg", np.nan),
         m.get("precision", np.nan),
@@ -179,15 +199,11 @@ class RunsModel(QAbstractTableModel):
 
 #: Rows of the side-by-side table after the settings: (label, getter, lower is better?).
 _SUMMARY: tuple[tuple[str, Any, bool | None], ...] = (
-    (N_("Model (survey's name)"), lambda r: r.model, None),
-    (N_("Suppressed records"), lambda r: r.suppressed, True),
-    (
-        N_("Values replaced by *"),
-        lambda r: r.recoding.suppressed_cells if r.recoding is not None else 0,
-        True,
-    ),
-    (N_("Groups"), lambda r: r.n_classes, None),
-    (N_("Smallest group"), lambda r: r.min_class_size, None),
+    (N_("Model (survey's name)"), lambda r: model_label(r.model), None),
+    (N_("Suppressed records"), lambda r: _fact(r, "records_suppressed"), True),
+    (N_("Values shown as *"), _stars, True),
+    (N_("Groups"), lambda r: _fact(r, "classes"), None),
+    (N_("Smallest group"), lambda r: _fact(r, "min_class_size"), None),
     (N_("Run time (s)"), lambda r: r.runtime_seconds, True),
 )
 #: Rows of the workload figures (shares): (label, getter, lower is better?).
@@ -209,11 +225,10 @@ def pair_rows(left: AnonymizationResult, right: AnonymizationResult) -> list[tup
         rows.append((label, a, b, None, False))
     rows += [(_(label), get(left), get(right), lower, False) for label, get, lower in _SUMMARY]
     rows += [(_(label), get(left), get(right), lower, True) for label, get, lower in _WORKLOAD]
-    for key in dict.fromkeys([*left.metrics, *right.metrics]):
+    lm, rm = quality_metrics(left.metrics), quality_metrics(right.metrics)
+    for key in dict.fromkeys([*lm, *rm]):
         info = metric_label(key)
-        rows.append(
-            (info.name, left.metrics.get(key), right.metrics.get(key), info.lower_is_better, info.share)
-        )
+        rows.append((info.name, lm.get(key), rm.get(key), info.lower_is_better, info.share))
     return rows
 
 
@@ -269,7 +284,8 @@ class CompareView(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(_PARAMETERS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(True)
+        self.table.setWordWrap(True)  # a long model name or parameter list wraps in its row
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection)
         split.addWidget(self.table)
@@ -330,9 +346,13 @@ class CompareView(QWidget):
         """Show the run history; the pair defaults to the current run and the one before it."""
         self.runs = list(runs)
         self.model.set_runs(self.runs)
+        # every column as wide as its words up to a cap (then they wrap, the row grows): the plain model
+        # names and the parameters no longer push the columns after them out of sight
         for c in range(len(COLUMNS)):
-            if c != _PARAMETERS_COLUMN:
-                self.table.resizeColumnToContents(c)
+            self.table.resizeColumnToContents(c)
+            cap = PARAMETERS_WIDTH if c == _PARAMETERS_COLUMN else COLUMN_WIDTH
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), cap))
+        self.table.resizeRowsToContents()
         names = [f"{i + 1}. {name}" for i, (name, _unused) in enumerate(self.runs)]
         for combo in (self.left_combo, self.right_combo):
             combo.blockSignals(True)
@@ -410,28 +430,14 @@ class CompareView(QWidget):
         self._fit_metrics_table(heads)
         self.metrics_table.resizeRowsToContents()
         # the same bins and axes for both, so the two histograms compare at a glance
-        both = np.concatenate([left.class_sizes, right.class_sizes])
+        facts = (result_facts(left), result_facts(right))
+        both = np.concatenate([sizes_of(f["release"].get("class_sizes")) for f in facts])
         span = (int(both.min()), int(both.max())) if len(both) else None
-        draw_class_sizes(
-            self.left_plot,
-            left.class_sizes,
-            left.config.k,
-            left.suppressed,
-            left.records,
-            title=f"{li + 1}. {ln}",
-            brush=BAR_COLOR,
-            span=span,
-            cells=left.recoding.suppressed_cells if left.recoding is not None else None,
-        )
-        draw_class_sizes(
-            self.right_plot,
-            right.class_sizes,
-            right.config.k,
-            right.suppressed,
-            right.records,
-            title=f"{ri + 1}. {rn}",
-            brush=RELEASED_COLOR,
-            span=span,
-            cells=right.recoding.suppressed_cells if right.recoding is not None else None,
-        )
+        for plot, run, f, title, brush in (
+            (self.left_plot, left, facts[0], f"{li + 1}. {ln}", BAR_COLOR),
+            (self.right_plot, right, facts[1], f"{ri + 1}. {rn}", RELEASED_COLOR),
+        ):
+            draw_release_sizes(
+                plot, run, f, title=title, brush=brush, span=span, title_chars=COMPARE_TITLE_CHARS
+            )
         self.right_plot.setXLink(self.left_plot)

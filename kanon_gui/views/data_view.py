@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -25,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from kanon_engine.data.types import describe_date_format
 from kanon_engine.i18n import N_, _, formats
+from kanon_engine.session.engines import engine_sentence
 from kanon_gui.glossary import ROLE_COLORS, kind_label, role_label, role_tooltip
-from kanon_gui.large_file import engine_sentence
 from kanon_gui.models.table_model import FrameModel
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
@@ -82,8 +83,8 @@ class WelcomePanel(QWidget):
             _(
                 "<h2>Welcome to kanon</h2><p>kanon turns a table of patient records into a release in which "
                 "every person hides among at least <i>k</i> others.</p><p>1. Open a CSV, Excel or Parquet "
-                "file &nbsp; 2. Mark the quasi-identifiers and check their hierarchies &nbsp; 3. Choose an "
-                "algorithm and k, press Run &nbsp; 4. Inspect the result and export it.</p>"
+                "file<br>2. Mark the quasi-identifiers and check their hierarchies<br>3. Choose an "
+                "algorithm and k, press Run<br>4. Inspect the result and export it.</p>"
             )
         )
         title.setWordWrap(True)
@@ -166,8 +167,13 @@ class DataPanel(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        box.addWidget(self.summary)
-        box.addStretch(1)
+        # the summary scrolls when a column's words run longer than the window is tall (1366x768)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(self.summary)
+        box.addWidget(scroll, 1)
         split.addWidget(self.summary_box)
         split.setStretchFactor(0, 4)
         split.setStretchFactor(1, 1)

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPush
 
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import _, formats
+from kanon_engine.session.engines import engine_sentence
 from kanon_engine.sources.backends.duckdb_source import default_memory_limit
 from kanon_engine.sources.backends.settings import ENGINE_PARAMS, EngineSettings
-from kanon_gui.large_file import engine_sentence
 from kanon_gui.state import AppState
 from kanon_gui.views.param_form import ParamForm
 

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from kanon_engine.data.roles import Role
 from kanon_engine.errors import KanonError
 from kanon_engine.hierarchy import tree, uncovered_values
+from kanon_engine.hierarchy.labels import shown_label
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import _, formats, ngettext
 from kanon_gui.errors import error_text
@@ -55,9 +56,11 @@ EXPAND_CHILDREN_LIMIT = 5_000
 PLACE_TARGETS = 2000
 
 
-def _shown(v: str) -> str:
-    return _("(missing)") if v == MISSING else v
+_shown = shown_label  # the missing leaf and the group of missing values, in the interface's words
 
+
+#: Pixels a text tool button adds around its words (margins and frame), to tell whether a row fits.
+TOOL_BUTTON_PADDING = 16
 
 #: Marks a tree that must be rebuilt whatever the state holds (a new column or a new table).
 _NOTHING_SHOWN = object()
@@ -84,7 +87,13 @@ class HierarchyEditorPanel(QWidget):
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.file_toolbar = QToolBar()
         self.file_toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        # a narrow panel (1280x800, German) splits the editing row in two and shows the files' icons
+        # only, instead of hiding actions behind the toolbar's "»"
+        self.toolbar_more = QToolBar()
+        self.toolbar_more.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar_more.hide()
         layout.addWidget(self.toolbar)
+        layout.addWidget(self.toolbar_more)
         layout.addWidget(self.file_toolbar)
         self._make_actions()
 
@@ -98,6 +107,7 @@ class HierarchyEditorPanel(QWidget):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.view.setDragEnabled(True)
+        self.view.setIndentation(14)  # deep hierarchies (a 9-level mask) keep room for their labels
         self.view.setAcceptDrops(True)
         self.view.setDropIndicatorShown(True)
         self.view.setDefaultDropAction(Qt.DropAction.MoveAction)
@@ -158,6 +168,33 @@ class HierarchyEditorPanel(QWidget):
         buttons.addWidget(self.place_selected)
         buttons.addWidget(self.place_all)
         ub.addLayout(buttons)
+
+    # --- fitting the toolbars -------------------------------------------------------------------------
+    def _toolbar_width(self, actions: list[QAction], icons: bool) -> int:
+        """The width a toolbar needs to show ``actions`` with their words (and icons)."""
+        fm = self.fontMetrics()
+        extra = TOOL_BUTTON_PADDING + (self.file_toolbar.iconSize().width() + 4 if icons else 0)
+        return sum(fm.horizontalAdvance(a.text().replace("&", "")) + extra for a in actions) + 16
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_toolbars()
+
+    def _fit_toolbars(self) -> None:
+        """One editing row when it fits, else two; the files' words beside their icons when they fit."""
+        edits = [self.rename_action, self.add_action, self.merge_action, self.delete_action]
+        two_rows = self._toolbar_width(edits, False) > self.width()
+        if two_rows != self.toolbar_more.isVisible():
+            self.toolbar.clear()
+            self.toolbar_more.clear()
+            for i, a in enumerate(edits):
+                (self.toolbar_more if two_rows and i >= 2 else self.toolbar).addAction(a)
+            self.toolbar_more.setVisible(two_rows)
+        files = [self.build_action, self.import_action, self.export_action]
+        words = self._toolbar_width(files, True) <= self.width()
+        self.file_toolbar.setToolButtonStyle(
+            Qt.ToolButtonStyle.ToolButtonTextBesideIcon if words else Qt.ToolButtonStyle.ToolButtonIconOnly
+        )
 
     # --- actions -------------------------------------------------------------------------------------
     def _action(

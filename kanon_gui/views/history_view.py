@@ -8,37 +8,34 @@ from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, Q
 
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.report.describe import models_short, run_settings
+from kanon_engine.report.facts import result_facts
+from kanon_engine.report.sentences import kept_in_words
+from kanon_engine.result import model_description, model_label
 from kanon_gui.state import AppState, Run
 
 #: One entry of the history: the run's name, its settings, what came out (whole lines, one place).
-RUN_LINE = N_("{label}\n{models}\n{groups} groups, {suppressed} suppressed, {time} s")
-#: The same for a release that keeps every record (its model, and what happened to single values).
+RUN_LINE = N_("{label}\n{models}\n{groups} groups, {kept}, {time} s")
+#: The same for a release that keeps every record (its model, and what its values show).
 RUN_LINE_CELLS = N_("{label}\n{models}\n{groups} groups, {model}: {kept}, {time} s")
 STALE_LINE = N_("{line}\n(out of date: the settings changed since this run)")
 
 
 def run_line(run: Run) -> str:
     """The run's label, its privacy models (k, l, t: two runs that differ there never look alike) and
-    what came out."""
+    what came out (the release's facts: groups, suppressed records, values shown as *)."""
     r = run.result
-    if r.recoding is not None:
-        return _(
-            RUN_LINE_CELLS,
-            label=run.label,
-            models=models_short(r.config.models),
-            groups=r.n_classes,
-            model=r.model,
-            kept=r.recoding.in_words(),
-            time=formats.decimal(r.runtime_seconds, 2, fixed=True),
-        )
-    return _(
-        RUN_LINE,
-        label=run.label,
-        models=models_short(r.config.models),
-        groups=r.n_classes,
-        suppressed=r.suppressed,
-        time=formats.decimal(r.runtime_seconds, 2, fixed=True),
-    )
+    facts = result_facts(r, run.table)
+    cell_level = r.recoding is not None
+    words = {
+        "label": run.label,
+        "models": models_short(r.config.models),
+        "groups": facts["release"]["classes"],
+        "kept": kept_in_words(facts, cell_level),
+        "time": formats.decimal(r.runtime_seconds, 2, fixed=True),
+    }
+    if cell_level:
+        return _(RUN_LINE_CELLS, model=model_label(r.model), **words)
+    return _(RUN_LINE, **words)
 
 
 class RunHistoryPanel(QWidget):
@@ -85,8 +82,11 @@ class RunHistoryPanel(QWidget):
                 item = QListWidgetItem(_(STALE_LINE, line=line) if stale else line)
                 if stale:
                     item.setForeground(Qt.GlobalColor.darkYellow)
-                tip = [f"{label}: {value}" for label, value in run_settings(run.result)]
-                item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models]))
+                tip = [
+                    _("{name}: {value}", name=label, value=value) for label, value in run_settings(run.result)
+                ]
+                about = [model_description(run.result.model)] if run.result.recoding is not None else []
+                item.setToolTip("\n".join(tip + [m.describe() for m in run.result.config.models] + about))
                 self.list.addItem(item)
             self.list.setCurrentRow(self.state.current_index)
         finally:

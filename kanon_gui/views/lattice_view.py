@@ -58,7 +58,7 @@ from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.labels import decimals_to_tell_apart, metric_label, objective_value_label
 from kanon_engine.present.lattice_layout import DEFAULT_NODE_CAP, LatticeLayout, build_layout
 from kanon_engine.report.describe import algorithm_name
-from kanon_engine.result import AnonymizationResult
+from kanon_engine.result import AnonymizationResult, model_label
 from kanon_gui.state import Run
 from kanon_gui.views.charts import LabelAxis
 from kanon_gui.views.plot_menu import add_plot_menu
@@ -460,7 +460,7 @@ class LatticeView(QWidget):
             text_of(
                 TEXT,
                 "transformations",
-                model=result.model,
+                model=model_label(result.model),
                 groups=formats.count(result.n_classes),
                 count=formats.count(len(used)),
                 diagram=diagram,

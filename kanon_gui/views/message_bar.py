@@ -40,6 +40,17 @@ class MessageBar(QFrame):
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
+        more = QToolButton()
+        more.setObjectName("MessageMore")
+        more.setAutoRaise(True)
+        more.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        more.clicked.connect(self.toggle_expanded)
+        more.hide()
+        layout.addWidget(more, 0, Qt.AlignmentFlag.AlignBottom)
+        self.more_button = more
+        self._expanded = False
+        self._title = ""
+        self._body = ""
         close = QToolButton()
         close.setText("\u2715")
         close.setAutoRaise(True)
@@ -49,8 +60,9 @@ class MessageBar(QFrame):
         self.close_button = close
         # The strip keeps its place when empty, so a message coming or going (a run starting, say)
         # never moves the tabs under the mouse: only its contents are hidden.
-        # Two lines of text fit; a longer message is whole in the tooltip.
-        self.setFixedHeight(2 * self.label.fontMetrics().lineSpacing() + 16)
+        # Two lines of text fit; a longer message ends in "…" with a button that opens it whole (the
+        # strip then grows; the walk of issue 27 found a French warning cut off mid-sentence).
+        self.setFixedHeight(self._height(2))
         self._set_empty(True)
         # An information goes away by itself after a while; a warning or an error stays until
         # dismissed or replaced (a later action shows its own message or clears the strip).
@@ -67,15 +79,63 @@ class MessageBar(QFrame):
             f"#MessageBar {{ background: {bg}; border: 1px solid {fg}; border-radius: 4px; }}"
             "#MessageBar QLabel { color: #222; }"
         )
-        body = escape(text)
-        self.label.setText(f"<b style='color:{fg}'>{escape(title)}</b> {body}" if title else body)
+        self._title, self._body, self._expanded = title, text, False
         self.label.setToolTip(text)
         self._plain = (title + " " + text).strip()
         self._set_empty(False)
+        self._fit()
         if self.level == "info":
             self._expiry.start()
         else:
             self._expiry.stop()
+
+    def _height(self, lines: int) -> int:
+        return lines * self.label.fontMetrics().lineSpacing() + 16
+
+    def _lines(self, text: str) -> int:
+        """Lines ``text`` takes in the label at its present width."""
+        width = max(50, self.label.width())
+        fm = self.label.fontMetrics()
+        rect = fm.boundingRect(0, 0, width, 100_000, int(Qt.TextFlag.TextWordWrap), text)
+        return max(1, round(rect.height() / fm.lineSpacing()))
+
+    def _html(self, body: str, cut: bool) -> str:
+        _bg, fg = _STYLES[self.level]
+        text = escape(body) + (" \u2026" if cut else "")
+        return f"<b style='color:{fg}'>{escape(self._title)}</b> {text}" if self._title else text
+
+    def _fit(self) -> None:
+        """The whole message when it fits in two lines or is opened; else its first words and "…"."""
+        if not self._plain:
+            return
+        whole = self._lines(self._plain)
+        fits = whole <= 2
+        self.more_button.setVisible(not fits)
+        self.more_button.setText(_("Less") if self._expanded else _("More"))
+        if fits or self._expanded:
+            self.label.setText(self._html(self._body, False))
+            self.setFixedHeight(self._height(max(2, whole) if self._expanded else 2))
+            return
+        words = self._body.split(" ")
+        lo, hi = 0, len(words)
+        prefix = (self._title + " ").lstrip()
+        while lo < hi:  # the most words that still fit in two lines with "…"
+            mid = (lo + hi + 1) // 2
+            if self._lines(prefix + " ".join(words[:mid]) + " \u2026") <= 2:
+                lo = mid
+            else:
+                hi = mid - 1
+        self.label.setText(self._html(" ".join(words[:lo]), True))
+        self.setFixedHeight(self._height(2))
+
+    def toggle_expanded(self) -> None:
+        """Open the whole message (the strip grows) or close it back to two lines."""
+        self._expanded = not self._expanded
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit()
 
     def text(self) -> str:
         """The message as plain text ("" when hidden)."""
@@ -84,6 +144,9 @@ class MessageBar(QFrame):
     def clear(self) -> None:
         self._expiry.stop()
         self._plain = ""
+        self._expanded = False
+        self.more_button.hide()
+        self.setFixedHeight(self._height(2))
         self.label.clear()
         self._set_empty(True)
         self.dismissed.emit()

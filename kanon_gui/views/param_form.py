@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QCompleter,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -120,6 +121,8 @@ class ParamForm(QWidget):
         w.setPlaceholderText(_("none") if spec.default is None else spec.show(spec.default))
         if spec.kind == "columns":
             w.setPlaceholderText(_("column names, most important first (empty: the automatic order)"))
+        if spec.kind == "column":
+            w.setPlaceholderText(_("a column's name (the table's columns are offered as you type)"))
         w.setClearButtonEnabled(True)
         w.textChanged.connect(self._emit)
         return w
@@ -198,6 +201,16 @@ class ParamForm(QWidget):
             else:
                 err.hide()
         return ok
+
+    def set_columns(self, names: list[str]) -> None:
+        """Offer the table's column names as the user types in a field that takes one column."""
+        for spec in self.specs:
+            field = self.fields[spec.name]
+            if spec.kind == "column" and isinstance(field, QLineEdit):
+                completer = QCompleter(names, field)
+                completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+                completer.setFilterMode(Qt.MatchFlag.MatchContains)
+                field.setCompleter(completer)
 
     def set_visible_param(self, name: str, visible: bool) -> None:
         """Show or hide one parameter's row (e.g. c only for recursive l-diversity)."""

@@ -19,10 +19,11 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 from kanon_engine.data.table import ColumnKind, Table
 from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.present.boxes import AxisData, BoxSet, axis_data, class_boxes, distinct_per_class
+from kanon_engine.present.chart_data import log_labels
 from kanon_engine.result import AnonymizationResult
-from kanon_gui.large_file import needs_rows_text
+from kanon_engine.session.engines import needs_rows_text
 from kanon_gui.state import Run
-from kanon_gui.views.charts import LabelAxis, log_labels
+from kanon_gui.views.charts import LabelAxis
 from kanon_gui.views.plot_menu import add_plot_menu
 
 #: Records drawn at most (a uniform sample beyond; the data itself is never reduced).
@@ -220,17 +221,22 @@ class PartitionView(QWidget):
         self.points_check.setToolTip(_("Show the records as points (a sample when there are many)."))
         for combo in (self.x_combo, self.y_combo, self.color_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        for label, w in (
-            (_("Horizontal:"), self.x_combo),
-            (_("Vertical:"), self.y_combo),
-            (_("Colour by:"), self.color_combo),
+        # two rows: the axes (column names as long as the data's, "Date de réception") never share
+        # their room with the colour choice and the check boxes (one row cut "Vertical: Besuchsc")
+        second = QHBoxLayout()
+        for row, label, w in (
+            (bar, _("Horizontal:"), self.x_combo),
+            (bar, _("Vertical:"), self.y_combo),
+            (second, _("Colour by:"), self.color_combo),
         ):
-            bar.addWidget(QLabel(label))
-            bar.addWidget(w)
-        bar.addWidget(self.below_k_check)
-        bar.addWidget(self.points_check)
+            row.addWidget(QLabel(label))
+            row.addWidget(w)
+        second.addWidget(self.below_k_check)
+        second.addWidget(self.points_check)
         bar.addStretch(1)
+        second.addStretch(1)
         col.addLayout(bar)
+        col.addLayout(second)
         self.info = QLabel()
         self.info.setWordWrap(True)
         col.addWidget(self.info)

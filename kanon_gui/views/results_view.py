@@ -22,12 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kanon_engine.algorithms.local_bound import certificate_sentence
 from kanon_engine.i18n import N_, _, formats, ngettext
 from kanon_engine.metrics.labels import metric_label
-from kanon_engine.result import SURVEY_MODELS, AnonymizationResult
+from kanon_engine.report.facts import kept_star_cells, quality_metrics, result_facts
+from kanon_engine.result import AnonymizationResult, model_description, model_label
+from kanon_engine.session.engines import engine_title, result_engine_sentence
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 from kanon_gui.glossary import CHANGED_BG, HIGHLIGHT_BG, SUPPRESSED_BG, term
-from kanon_gui.large_file import engine_title, result_engine_sentence
 from kanon_gui.models.result_models import ComparisonModel, EquivalenceClassModel, release_rows
 from kanon_gui.state import Run
 from kanon_gui.views.data_view import configure_grid, fit_headers
@@ -44,16 +46,18 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return formats.decimal(float(f"{value:.{digits}g}"), 12)
 
 
-def transformation_text(result: AnonymizationResult) -> str:
+def transformation_text(result: AnonymizationResult, facts: dict | None = None) -> str:
     """How the release was made, in words: the model (the survey's name), and for a full-domain result
-    its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what it did to single values."""
+    its levels ("age: level 2 of 4, e.g. '30-39'"); a cell-level one says what its values show (the
+    release's facts, :mod:`kanon_engine.report.facts`)."""
+    facts = facts if facts is not None else result_facts(result)
     rec = result.recoding
     if rec is not None and not result.transformation:
         return _(
             "<b>{model}</b>: {description}. {what}",
             model=escape(result.model),
-            description=escape(_(SURVEY_MODELS[result.model])),
-            what=cell_text(result),
+            description=escape(model_description(result.model)),
+            what=cell_text(facts, result.certificate),
         )
     if not result.transformation:
         return _(
@@ -61,43 +65,62 @@ def transformation_text(result: AnonymizationResult) -> str:
         )
     text = _levels_text(result)
     if rec is not None:
-        text += _(". <b>{model}</b>, then: {what}", model=escape(result.model), what=cell_text(result))
+        text += _(
+            ". <b>{model}</b>, then: {what}",
+            model=escape(model_label(result.model)),
+            what=cell_text(facts, result.certificate),
+        )
     return text
 
 
-def cell_text(result: AnonymizationResult) -> str:
-    """What a cell-level release did: values replaced by * per attribute, records touched, generalized."""
-    rec = result.recoding
-    assert rec is not None
+def run_title(run: Run) -> str:
+    """The run's name and its privacy models, one clause each ("#2 Optimal, k = 5: 5-anonymity: ...;
+    distinct 3-diversity: ..."), punctuated the language's way (no "others., " between two sentences)."""
+    clauses = [m.describe().rstrip(". ") for m in run.result.config.models]
+    models = formats.join_clauses(clauses) + "."
+    return _("{run}: {models}", run=f"<b>{escape(run.label)}</b>", models=escape(models))
+
+
+def cell_text(facts: dict, certificate: dict | None = None) -> str:
+    """What a release that keeps every record shows: values shown as * per attribute (however they got
+    there), the records showing one, the records generalized; from the release's facts. With local
+    suppression's ``certificate``, how close its '*' are to the fewest possible."""
+    rel = facts["release"]
+    cells, records = kept_star_cells(facts)
     parts = []
-    if rec.suppressed_cells:
+    if cells:
         per = ", ".join(
-            f"{escape(q)} {formats.count(n)}" for q, n in rec.suppressed_per_attribute().items() if n
+            f"{escape(q)} {formats.count(n)}"
+            for q, n in (rel.get("kept_star_cells_per_attribute") or {}).items()
+            if n
         )
         parts.append(
             ngettext(
-                "{cells} value in {records} records replaced by * ({per})",
-                "{cells} values in {records} records replaced by * ({per})",
-                rec.suppressed_cells,
-                cells=rec.suppressed_cells,
-                records=rec.records_touched,
+                "{cells} value in {records} records shown as * ({per})",
+                "{cells} values in {records} records shown as * ({per})",
+                cells,
+                cells=cells,
+                records=records,
                 per=per,
             )
         )
-    if rec.records_generalized:
+    generalized = int(rel.get("records_generalized") or 0)
+    if generalized:
         parts.append(
             ngettext(
                 "{n} record with at least one generalized value",
                 "{n} records with at least one generalized value",
-                rec.records_generalized,
-                n=rec.records_generalized,
+                generalized,
+                n=generalized,
             )
         )
-    return _(
+    text = _(
         "{what}. {meaning}",
-        what="; ".join(parts) or _("no value had to change"),
+        what=formats.join_clauses(parts) or _("no value had to change"),
         meaning=escape(term("star")),
     )
+    proof = certificate_sentence(certificate)  # local suppression: how close to the fewest '*'
+    return f"{text} <b>{escape(proof)}</b>" if proof else text
 
 
 def _levels_text(result: AnonymizationResult) -> str:
@@ -122,36 +145,41 @@ def _levels_text(result: AnonymizationResult) -> str:
                     example=example,
                 )
             )
-    return "; ".join(parts)
+    return formats.join_clauses(parts)
 
 
 _PER_ROW = 4  # figures per row at most (German and French names run a third longer)
 
 
-def metrics_html(result: AnonymizationResult) -> str:
-    """The run's metrics as a small HTML table (DM, C_AVG, precision, suppressed, classes, runtime)."""
-    m = result.metrics
-    n = max(result.records, 1)
-    if result.recoding is not None:
-        stars = result.recoding.suppressed_cells
-        share = stars / max(n * len(result.recoding.qi), 1)
-        removed = (
-            _("Values replaced by *"),
-            f"{formats.count(stars)} ({formats.percent(share, 1)})",
-            term("star"),
-        )
-    else:
-        removed = (
-            _("Suppressed"),
-            f"{formats.count(result.suppressed)} ({formats.percent(result.suppressed / n, 1)})",
-            term("suppression"),
-        )
+def metrics_html(result: AnonymizationResult, facts: dict | None = None) -> str:
+    """The run's headline figures as a small HTML table: the release's facts (records, suppressed, values
+    shown as *, groups, smallest group), then its quality metrics, workload error, run time and engine."""
+    facts = facts if facts is not None else result_facts(result)
+    rel = facts["release"]
+    records = int(rel["records"]) + int(rel["records_dropped"])
+    suppressed = int(rel["records_suppressed"])
     cells = [
-        (_("Records"), formats.count(result.records), ""),
-        removed,
-        (_("Groups"), formats.count(result.n_classes), term("equivalence class")),
-        (_("Smallest group"), formats.count(result.min_class_size), term("k")),
+        (_("Records"), formats.count(records), ""),
+        (
+            _("Suppressed"),
+            f"{formats.count(suppressed)} ({formats.percent(rel['shares']['records_suppressed'], 1)})",
+            term("suppression"),
+        ),
     ]
+    if "star_cells" in rel:
+        stars, _touched = kept_star_cells(facts)
+        cells.append(
+            (
+                _("Values shown as *"),
+                f"{formats.count(stars)} ({formats.percent(rel['shares']['star_cells'], 1)})",
+                term("star"),
+            )
+        )
+    cells += [
+        (_("Groups"), formats.count(rel["classes"]), term("equivalence class")),
+        (_("Smallest group"), formats.count(rel["min_class_size"]), term("k")),
+    ]
+    m = quality_metrics(result.metrics)
     for key in ("loss", "precision", "gcp", "discernibility", "cavg"):
         if key in m:
             label = metric_label(key)
@@ -382,10 +410,10 @@ class ResultsPanel(QWidget):
         self.original_model.set_result(t.frame, r, self._rel, kinds)
         self.release_model.set_result(t.frame, r, self._rel, kinds)
         self.class_model.set_result(r, self._rel)
-        models = ", ".join(m.describe() for m in r.config.models)
-        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
-        self.metrics.setText(metrics_html(r))
-        self.transformation.setText(transformation_text(r))
+        self.title.setText(run_title(run))
+        facts = result_facts(r, t)
+        self.metrics.setText(metrics_html(r, facts))
+        self.transformation.setText(transformation_text(r, facts))
         notes = list(r.notes)
         if self._rel is None:
             notes.append(
@@ -404,8 +432,7 @@ class ResultsPanel(QWidget):
         self.original_model.set_result(None, None, None)
         self.release_model.set_result(None, None, None)
         self.class_model.set_result(r, None)
-        models = ", ".join(m.describe() for m in r.config.models)
-        self.title.setText(f"<b>{escape(run.label)}</b>: {escape(models)}")
+        self.title.setText(run_title(run))
         self.metrics.setText(metrics_html(r))
         self.transformation.setText(transformation_text(r))
         self.notes.setText(" ".join(r.notes))
@@ -416,8 +443,8 @@ class ResultsPanel(QWidget):
                 "groups of the release are listed below, from the counts. Export the release "
                 "(File > Export, Ctrl+E) to write its {rows} rows; the export streams them from the file.",
                 engine=engine_title(r.engine),
-                n=formats.count(r.n_classes),
-                rows=formats.count(r.released_records),
+                n=formats.count(result_facts(r)["release"]["classes"]),
+                rows=formats.count(result_facts(r)["release"]["records"]),
             )
         )
         self.streamed_note.show()

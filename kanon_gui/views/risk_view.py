@@ -49,8 +49,9 @@ from kanon_engine.metrics.risk import (
     compare_counts,
     definitions,
 )
+from kanon_engine.report.facts import result_facts
+from kanon_engine.session.engines import engine_title, needs_rows_text
 from kanon_gui.glossary import term
-from kanon_gui.large_file import engine_title, needs_rows_text
 from kanon_gui.state import Run
 from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
@@ -79,14 +80,15 @@ HOMOGENEITY = {
     "plain": (
         N_(
             "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; "
-            "distinct l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}."
+            "distinct l reached {distinct_l}, at most {max_share} of a group share one value, entropy l "
+            "{entropy_l}, t (equal distance) {t_equal}."
         )
     ),
     "ordered": (
         N_(
             "Homogeneous groups of {attribute}: {after} in the release, {before} in the original data; "
-            "distinct l reached {distinct_l}, entropy l {entropy_l}, t (equal distance) {t_equal}, t "
-            "(ordered distance) {t_ordered}."
+            "distinct l reached {distinct_l}, at most {max_share} of a group share one value, entropy l "
+            "{entropy_l}, t (equal distance) {t_equal}, t (ordered distance) {t_ordered}."
         )
     ),
 }
@@ -340,6 +342,7 @@ class RiskPanel(QWidget):
         def work(progress: Any = None) -> RiskComparison | CountedRiskComparison:
             if table is None:  # a streamed run: the figures from its class sizes
                 return compare_counts(result, threshold=threshold)
+            self._person_lines = person_lines(table, result, threshold)
             return compare(table, result, threshold=threshold)
 
         if self.runner is None:
@@ -361,7 +364,9 @@ class RiskPanel(QWidget):
         self.comparison = comparison
         self._fill_figures(comparison.before, comparison.after)
         counted = isinstance(comparison, CountedRiskComparison)
-        self.status.setText(self._counted_status(comparison) if counted else self._status(comparison))
+        self.status.setText(
+            self._counted_status(comparison) if counted else self._with_persons(self._status(comparison))
+        )
         self.figures.resizeColumnsToContents()
         header = self.figures.verticalHeader().sizeHint().width()
         columns = sum(self.figures.columnWidth(c) for c in range(2))
@@ -411,12 +416,18 @@ class RiskPanel(QWidget):
                 " "
                 + _(
                     "In this release * counts as a value of its own: records showing * are grouped only "
-                    "with records showing * in the same place."
+                    "with records showing * in the same place; records showing * everywhere are "
+                    "suppressed and belong to no group."
                 )
                 if comparison.after.star_is_value
                 else ""
             )
         )
+
+    def _with_persons(self, text: str) -> str:
+        """The status, with the per-person figures of a run under the person role (issue 33)."""
+        lines = getattr(self, "_person_lines", [])
+        return " ".join([text, *lines]) if lines else text
 
     def _counted_status(self, comparison: CountedRiskComparison) -> str:
         """What the figures of a streamed run come from, and what they lack."""
@@ -460,13 +471,16 @@ class RiskPanel(QWidget):
         self.homogeneity.setRowCount(0)
         notes = []
         rows: list[tuple[str, str, str, str]] = []
+        sensitive = result_facts(self.result, self.table)["sensitive"] if self.result is not None else {}
         for hb, ha in zip(comparison.before.homogeneity, comparison.after.homogeneity):
             d = ha.to_dict()
+            share = (sensitive.get(ha.attribute) or {}).get("max_share")
             words = {
                 "attribute": ha.attribute,
                 "after": formats.count(ha.homogeneous_classes),
                 "before": formats.count(hb.homogeneous_classes),
                 "distinct_l": _num(d["distinct_l"]),
+                "max_share": "–" if share is None else formats.percent(share, 1),
                 "entropy_l": _num(d["entropy_l"]),
                 "t_equal": _num(d["t_equal"]),
                 "t_ordered": _num(d["t_ordered"]),
@@ -517,6 +531,15 @@ class RiskPanel(QWidget):
     def _set_enabled(self, on: bool) -> None:
         for w in (self.explain_button, self.next_unsafe, self.row_spin, self.threshold):
             w.setEnabled(on)
+
+
+def person_lines(table: Any, result: Any, threshold: float) -> list[str]:
+    """Under the person role: k counts persons, and the risk per person (the report's sentences)."""
+    from kanon_engine.report.persons import person_facts_of, person_sentences
+
+    facts = person_facts_of(table, result, threshold)
+    sentences = person_sentences(facts)
+    return [sentences[0], sentences[-1]] if facts and facts.get("risk") else sentences[:1]
 
 
 def _num(v: float | None) -> str:

@@ -43,12 +43,12 @@ from PySide6.QtWidgets import (
 from kanon_engine.errors import KanonError
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.release.fileio import atomic_write_text
+from kanon_engine.session.engines import needs_rows_text
 from kanon_engine.workload import WorkloadError, generate_workload, parse_workload, read_workload
 from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.generate import DEFAULT_QUERIES, DEFAULT_SEED, DEFAULT_SELECTIVITY, describe_source
 from kanon_engine.workload.parser import read_workload_text
 from kanon_engine.workload.report_section import answer_text, error_text, percent
-from kanon_gui.large_file import needs_rows_text
 from kanon_gui.models.headers import column_header
 from kanon_gui.state import AppState, Run
 from kanon_gui.views.results_view import stale_banner
@@ -109,7 +109,7 @@ class WorkloadQueriesModel(QAbstractTableModel):
         q, c = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                str(q["line"]),
+                str(q["line"]) if q["line"] else "\u2013",  # a generated query has no line
                 q["query"],
                 answer_text(q["true"]),
                 answer_text(q["estimate"]),
@@ -444,9 +444,11 @@ class WorkloadPanel(QWidget):
             self.model.set_queries([])
             return
         if not run.result.in_memory:  # a streamed run: the workload is answered on rows in memory
-            self.summary.setText(f"<b>{run.label}</b>: {needs_rows_text(run.result)}")
+            self.summary.setText(
+                _("{name}: {value}", name=f"<b>{run.label}</b>", value=needs_rows_text(run.result))
+            )
             self.model.set_queries([])
             return
         figures = run.result.workload.to_dict() if run.result.workload is not None else None
-        self.summary.setText(f"<b>{run.label}</b>: {summary_text(figures)}")
+        self.summary.setText(_("{name}: {value}", name=f"<b>{run.label}</b>", value=summary_text(figures)))
         self.model.set_queries(figures["queries"] if figures else [])

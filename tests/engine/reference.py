@@ -280,8 +280,11 @@ def legacy_neutralize(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return out, changed
 
 
-def legacy_csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = False) -> bytes:
-    """kanon's CSV writer before release writing worked on labels (pandas string ops per column)."""
+def legacy_csv_bytes(
+    frame: pd.DataFrame, delimiter: str = ",", bom: bool = False, end: str = "\r\n"
+) -> bytes:
+    """kanon's CSV writer before release writing worked on labels (pandas string ops per column), with
+    the line end of RFC 4180 and Excel (``\\r\\n``, issue 27; it was ``\\n`` before)."""
     import re
 
     special = "[" + "".join(re.escape(c) for c in (delimiter, '"', "\n", "\r")) + "]"
@@ -295,10 +298,10 @@ def legacy_csv_bytes(frame: pd.DataFrame, delimiter: str = ",", bom: bool = Fals
     if len(frame.columns) and len(frame):
         cols = [quoted(frame[c]).reset_index(drop=True) for c in frame.columns]
         lines = cols[0].str.cat(cols[1:], sep=delimiter) if len(cols) > 1 else cols[0]
-        body = "\n".join(lines.tolist()) + "\n"
+        body = end.join(lines.tolist()) + end
     else:
-        body = "\n" * len(frame) if len(frame.columns) else ""
-    return ("\ufeff" if bom else "").encode("utf-8") + (header + "\n" + body).encode("utf-8")
+        body = end * len(frame) if len(frame.columns) else ""
+    return ("\ufeff" if bom else "").encode("utf-8") + (header + end + body).encode("utf-8")
 
 
 # --- cell-level releases (local recoding, local suppression, cell suppression) -------------------------

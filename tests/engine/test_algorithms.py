@@ -176,6 +176,8 @@ CONTRACT_MODELS = {
 def test_contract(adult_sample, algorithm, model_name):
     """The release satisfies the models (independent checker), respects the suppression limit, leaves
     the input untouched and is deterministic."""
+    if algorithm == "safepub":
+        pytest.skip("random by design and applies differential privacy only: tests/engine/test_safepub.py")
     frame, hierarchies = adult_sample
     qi = ["age", "sex", "race", "marital-status", "education"]
     models = CONTRACT_MODELS[model_name]()
@@ -212,6 +214,8 @@ def test_identifiers_never_reach_the_release(seed_dir):
     hs = {q: default_hierarchy(q, frame[q], table.column_types.get(q)) for q in qi}
     config = AnonymizationConfig(qi, hs, (KAnonymity(2),), identifiers=("id", "name", "address"))
     for name in algorithms():
+        if name == "safepub":  # needs differential privacy and more records: tests/engine/test_safepub.py
+            continue
         result = get_algorithm(name).run(table, config)
         assert not {"id", "name", "address"} & set(result.release.columns), name
 
@@ -359,6 +363,7 @@ def test_help_shows_the_parameters():
         "suppress": "records",
         "importance": None,
         "bounded": True,
+        "target": None,
     }
 
 

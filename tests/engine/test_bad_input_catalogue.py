@@ -49,6 +49,9 @@ class Case:
     files: dict[str, str | bytes | Callable[[Path], None]] = field(default_factory=dict)
     unchanged: tuple[str, ...] = ("data.csv", "h.csv", "p.json")
     absent: tuple[str, ...] = ()  # files that must not exist afterwards (outputs never started)
+    env: dict[str, str] = field(default_factory=dict)  # environment of the run ({d}: the folder)
+    #: what the run meets that a file cannot say (a file the process may not read: the tests run as root)
+    patch: Callable[[pytest.MonkeyPatch, Path], None] | None = None
 
 
 def project(**changes) -> str:
@@ -67,6 +70,65 @@ def mixed_dates(d: Path) -> None:
         f"{i},{'2022-05-0' if i % 3 else '0'}{i % 9 + 1}{'' if i % 3 else '.05.2022'},F" for i in range(30)
     ]
     (d / "dates.csv").write_text("id,dob,sex\n" + "\n".join(rows) + "\n")
+
+
+EMPTY_AGE = "".join(
+    line.split(",")[0] + "," + line.split(",")[1] + ",," + ",".join(line.split(",")[3:]) + "\n"
+    for line in DATA.splitlines()
+).replace("id,name,,", "id,name,age,", 1)
+
+
+def empty_parquet(d: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ages = pa.array([None] * 12, pa.string())
+    pq.write_table(pa.table({"age": ages, "sex": ["M", "F"] * 6}), d / "t.parquet")
+
+
+def deny_reading(mp: pytest.MonkeyPatch, path: Path) -> None:
+    """The file exists but the process may not read it (the tests run as root, where chmod 000 does
+    not stop a read): every open of it for reading fails as the system would say."""
+    import builtins
+
+    real = builtins.open
+
+    def guarded(file, mode="r", *args, **kwargs):
+        if "r" in str(mode) and Path(str(file)).resolve() == path.resolve():
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, mode, *args, **kwargs)
+
+    mp.setattr(builtins, "open", guarded)
+    mp.setattr(Path, "open", lambda self, mode="r", *a, **k: guarded(self, mode, *a, **k))
+
+
+def sealed_with(**changes) -> Callable[[Path], None]:
+    def write(d: Path) -> None:
+        from kanon_engine.project.sealed import seal
+
+        doc = json.loads(seal(project(), "pw"))
+        (d / "s.json").write_text(json.dumps({**doc, **changes}))
+
+    return write
+
+
+def read_only(text: str) -> Callable[[Path], None]:
+    def write(d: Path) -> None:
+        (d / "rel.csv").write_text(text)
+        (d / "rel.csv").chmod(0o444)
+
+    return write
+
+
+def edit_before_writing(mp: pytest.MonkeyPatch, path: Path) -> None:
+    """Move one patient to another group after counting, before the release is written (the sink's
+    test hook: deterministic, no race)."""
+    from kanon_engine.sources.plan import sink
+
+    def edit(source) -> None:
+        path.write_text(path.read_text().replace("P00,Name 0,30,M", "P00,Name 0,31,F"))
+
+    mp.setattr(sink, "before_reading_again", edit)
 
 
 CASES = [
@@ -440,6 +502,131 @@ CASES = [
     Case("risk-output-without-anonymize", [*RISK, "--output", "{d}/rel.csv"], ("need --anonymize",)),
     Case("risk-threshold-above-one", [*RISK, "--threshold", "2"], ("threshold must be a probability",)),
     Case("risk-external-missing", [*RISK, "--external", "{d}/voters.csv"], ("voters.csv was not found",)),
+    # --- issue 29: the last crashes and riddles -----------------------------------------------------------
+    *(
+        Case(
+            f"empty-qi-{name}",
+            [*ANON, *extra],
+            ("The quasi-identifier 'age' of data.csv is empty", "12 cells is missing"),
+            files={"data.csv": EMPTY_AGE},
+        )
+        for name, extra in (
+            ("optimal", []),
+            ("local-suppression", ["--algorithm", "local-suppression"]),
+            ("suppress-cells", ["--algorithm", "datafly", "--suppress", "cells"]),
+            ("duckdb", ["--engine", "duckdb"]),
+        )
+    ),
+    Case(
+        "empty-qi-parquet-duckdb",
+        ["anonymize", "{d}/t.parquet", "--qi", "age,sex", "--k", "2", "--engine", "duckdb"],
+        ("The quasi-identifier 'age' of t.parquet is empty",),
+        files={"t.parquet": empty_parquet},
+        unchanged=("t.parquet",),
+    ),
+    Case(
+        "empty-qi-with-hierarchy",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("The column 'age' is empty: every cell is missing",),
+        files={"data.csv": EMPTY_AGE},
+    ),
+    Case(
+        "input-not-readable",
+        [*ANON, "--output", "{d}/rel.csv"],
+        ("data.csv cannot be read", "Permission denied", "may read the file"),
+        patch=lambda mp, d: deny_reading(mp, d / "data.csv"),
+        absent=("rel.csv",),
+    ),
+    *(
+        Case(
+            f"sealed-{name}",
+            ["anonymize", "--project", "{d}/s.json", "--output", "{d}/rel.csv"],
+            ("s.json asks for password-stretching parameters kanon never writes", "copy saved earlier"),
+            files={"s.json": sealed_with(**changes)},
+            env={"KANON_PROJECT_PASSWORD": "pw"},
+            unchanged=("s.json",),
+            absent=("rel.csv",),
+        )
+        for name, changes in (
+            ("n-2-30", {"n": 1 << 30}),
+            ("r-2-20", {"r": 1 << 20}),
+            ("n-2-21", {"n": 1 << 21}),
+        )
+    ),
+    Case(
+        "star-in-a-quasi-identifier",
+        [*ANON, "--output", "{d}/rel.csv"],
+        ("The quasi-identifier 'sex' of data.csv holds '*'", "lines 2, 4 and 6", "--suppression-mark"),
+        files={"data.csv": DATA.replace(",M,", ",*,")},
+        absent=("rel.csv",),
+    ),
+    Case(
+        "chosen-mark-in-the-data",
+        [*ANON, "--suppression-mark", "F", "--output", "{d}/rel.csv"],
+        ("The quasi-identifier 'sex' of data.csv holds 'F'", "lines 3, 5 and 7"),
+        absent=("rel.csv",),
+    ),
+    Case(
+        "carriage-return-in-a-value",
+        ANON,
+        ("Line 3 of data.csv has a line break (a carriage return) inside the value of 'name'", "quotes"),
+        files={"data.csv": DATA.replace("Name 1,", "Na\rme 1,")},
+    ),
+    Case(
+        "total-footer-row",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("not in its hierarchy: (missing)", "Line 14 of data.csv, the last, is a summary row ('Total')"),
+        files={"data.csv": DATA + "Total,,,,,12,\n"},
+    ),
+    Case(
+        "value-missing-from-hierarchy-named-by-line",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("not in its hierarchy: '34'", "It is first in line 2 of data.csv"),
+        files={"data.csv": DATA.replace("P00,Name 0,30,", "P00,Name 0,34,")},
+    ),
+    Case(
+        "l-is-the-cause",
+        [*ANON, "--sensitive", "diag", "--l", "6", "--algorithm", "local-recoding"],
+        ("does not satisfy distinct 6-diversity",),
+        code=3,
+    ),
+    Case(
+        "project-data-is-the-project",
+        ["anonymize", "--project", "{d}/p.json"],
+        ("The project file p.json names itself as its data file",),
+        files={"p.json": project(data={"path": "p.json"})},
+    ),
+    Case(
+        "read-only-output",
+        [*ANON, "--output", "{d}/rel.csv"],
+        ("rel.csv is read-only, so it is not replaced",),
+        files={"rel.csv": read_only("old release\n")},
+        unchanged=("data.csv", "h.csv", "p.json", "rel.csv"),
+    ),
+    Case(
+        "memory-limit-absurd",
+        [*ANON, "--engine", "duckdb", "--memory-limit", "1KB"],
+        ("The memory limit 1KB is too small for DuckDB", "64MB"),
+    ),
+    Case(
+        "hierarchy-group-named-like-another-value",
+        [*ANON, "--hierarchy", "age={d}/h.csv"],
+        ("The group '33' at level 1 of 'age' has the name of a value of the data under another group",),
+        files={"h.csv": "30;33;*\n31;33;*\n32;32-33;*\n33;32-33;*\n"},
+    ),
+    Case(
+        "file-changed-between-counting-and-writing",
+        [*ANON, "--engine", "duckdb", "--output", "{d}/rel.csv"],
+        ("data.csv changed during the run", "no release was written"),
+        patch=lambda mp, d: edit_before_writing(mp, d / "data.csv"),
+        unchanged=("h.csv", "p.json"),
+        absent=("rel.csv",),
+    ),
+    Case(
+        "dead-dask-scheduler",
+        [*ANON, "--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"],
+        ("The Dask scheduler at tcp://127.0.0.1:1 cannot be reached",),
+    ),
 ]
 
 
@@ -463,23 +650,69 @@ def _hashes(d: Path, names: tuple[str, ...]) -> dict[str, str]:
     return {n: hashlib.sha256((d / n).read_bytes()).hexdigest() for n in names if (d / n).is_file()}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input(case: Case, tmp_path: Path, capsys) -> None:
-    """One case of the catalogue (see the module docstring)."""
-    _prepare(tmp_path, case)
-    before = _hashes(tmp_path, case.unchanged)
-    argv = [a.replace("{d}", str(tmp_path)) for a in case.argv]
+def _run(case: Case, d: Path, capsys, monkeypatch, prefix: str = "error: ") -> str:
+    """Run one case in folder ``d``; its one error line, after the checks every case shares (exit
+    code, no traceback, one line, inputs unchanged, outputs not started)."""
+    _prepare(d, case)
+    before = _hashes(d, case.unchanged)
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value.replace("{d}", str(d)))
+    if case.patch is not None:
+        case.patch(monkeypatch, d)
+    argv = [a.replace("{d}", str(d)) for a in case.argv]
     code = main(argv)  # an exception escaping here would be the traceback a user sees
+    monkeypatch.undo()
     out, err = capsys.readouterr()
     assert code == case.code, err
     assert "Traceback" not in err and "Traceback" not in out
-    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    errors = [line for line in err.splitlines() if line.startswith(prefix)]
     assert len(errors) == 1 and err.endswith("\n") and err.count("\n") == len(err.splitlines()), err
-    for words in case.words:
-        assert words in errors[0], f"{words!r} not in {errors[0]!r}"
-    assert _hashes(tmp_path, case.unchanged) == before
+    assert _hashes(d, case.unchanged) == before
     for name in case.absent:
-        assert not (tmp_path / name).exists(), name
+        assert not (d / name).exists(), name
+    return errors[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case: Case, tmp_path: Path, capsys, monkeypatch) -> None:
+    """One case of the catalogue (see the module docstring)."""
+    error = _run(case, tmp_path, capsys, monkeypatch)
+    for words in case.words:
+        assert words in error, f"{words!r} not in {error!r}"
+
+
+#: Words of an English sentence that no German one uses (values quoted in a message are left out).
+ENGLISH = {"the", "The", "is", "not", "was", "cannot", "and", "of", "with", "has", "does", "this",
+           "that", "Check", "Choose", "or", "be", "are", "its", "to", "for", "which", "been", "file",
+           "column"}  # fmt: skip
+
+
+def _english_words(message: str) -> set[str]:
+    import re
+
+    bare = re.sub(
+        r"--\S+|\S+=\S+|'[^']*'|„[^“]*“|\"[^\"]*\"|\S*[/\\]\S*|\S+\.(csv|json|parquet|xlsx|xls|txt)\b",
+        " ",
+        message,
+    )
+    return set(re.findall(r"[A-Za-z]+", bare)) & ENGLISH
+
+
+@pytest.fixture
+def german():
+    """Every message in German for the test (KANON_LANG, as a user sets it); English again afterwards."""
+    from kanon_engine import i18n
+
+    yield "de"
+    i18n.install("en")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_in_german(case: Case, tmp_path: Path, capsys, monkeypatch, german) -> None:
+    """The same case with KANON_LANG=de: the one sentence is German, no English sentence is left."""
+    case = Case(**{**case.__dict__, "env": {**case.env, "KANON_LANG": german}})
+    error = _run(case, tmp_path, capsys, monkeypatch, prefix="Fehler: ")
+    assert not _english_words(error), error
 
 
 def test_the_catalogue_is_large_enough() -> None:

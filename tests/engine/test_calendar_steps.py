@@ -6,6 +6,7 @@ import datetime as dt
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +58,7 @@ def test_three_years_of_admissions_fall_into_quarters_then_years() -> None:
     days = _days("2022-01-01", "2022-04-01", "2023-07-14", "2024-12-31")
     quarters = date_bins(days, max_bins=24)
     assert quarters.unit == "quarter" and len(quarters) == 12
-    assert quarters.labels[0] == "Jan\u2013Mar 2022" and quarters.labels[-1] == "Oct\u2013Dec 2024"
+    assert quarters.labels[0] == "Q1 2022" and quarters.labels[-1] == "Q4 2024"  # as hierarchies write them
     assert quarters.count(days).tolist() == [1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
     halves = date_bins(days, max_bins=6)
     assert halves.unit == "half year" and halves.labels[1] == "Jul–Dec 2022"
@@ -107,7 +108,7 @@ def test_bins_hold_every_date_and_respect_the_limit(dates: list[dt.date], max_bi
 
 def test_bin_labels_in_words() -> None:
     assert bin_label(2022 * 12 + 2, 1) == "Mar 2022"
-    assert bin_label(2022 * 12 + 3, 3) == "Apr\u2013Jun 2022"
+    assert bin_label(2022 * 12 + 3, 3) == "Q2 2022"
     assert bin_label(2022 * 12 + 6, 6) == "Jul\u2013Dec 2022"
     assert bin_label(2022 * 12, 12) == "2022"
     assert bin_label(1960 * 12, 120) == "1960\u20131969"
@@ -162,3 +163,51 @@ def test_axis_ticks_on_years_months_weeks_and_days() -> None:
 
 def test_month_index_counts_months_from_year_zero() -> None:
     assert month_index(_days("2022-03-31")).tolist() == [2022 * 12 + 2]
+
+
+# --- issue 27: quarters and months in the language's words, the same on both charts ------------------
+def test_quarters_in_the_languages_words() -> None:
+    from kanon_engine.i18n import using
+
+    with using("fr"):
+        assert bin_label(2022 * 12, 3) == "T1 2022"
+    with using("de"):
+        assert bin_label(2022 * 12 + 9, 3) == "Q4 2022"
+
+
+@pytest.mark.parametrize(
+    "label,first,last",
+    [
+        ("2022-Q1", "2022-01-01", "2022-03-31"),
+        ("T1 2022", "2022-01-01", "2022-03-31"),
+        ("Q4 2023", "2023-10-01", "2023-12-31"),
+        ("03/2022", "2022-03-01", "2022-03-31"),
+        ("03.2022", "2022-03-01", "2022-03-31"),
+        ("2022-03", "2022-03-01", "2022-03-31"),
+        ("15/03/2022", "2022-03-15", "2022-03-15"),
+        ("15.03.2022", "2022-03-15", "2022-03-15"),
+    ],
+)
+def test_date_labels_of_every_style_read_back(label: str, first: str, last: str) -> None:
+    from kanon_engine.present.calendar_steps import label_interval
+
+    span = label_interval(label)
+    assert span is not None and _dates(np.array(span)) == [first, last]
+
+
+def test_the_original_is_binned_no_finer_than_the_release() -> None:
+    """A release by quarter: the original is drawn by quarter too (not by month), so every released
+    label falls in one bin and both charts show the same labels."""
+    from kanon_engine.present.calendar_steps import count_labels_in_bins, release_step
+
+    assert release_step(["T1 2022", "T2 2022"]) == 3
+    assert release_step(["2022", "2023"]) == 12
+    assert release_step(["03/2022", "2022-04"]) == 1
+    assert release_step(["1960-1969"]) == 120
+    days = _days("2022-01-15", "2022-02-15", "2022-05-01", "2022-08-31")
+    by_month = date_bins(days)
+    assert by_month.step == 1
+    bins = date_bins(days, min_step=release_step(["Q1 2022", "Q2 2022", "Q3 2022"]))
+    assert bins.step == 3 and bins.labels == ("Q1 2022", "Q2 2022", "Q3 2022")
+    counts = count_labels_in_bins(pd.Series({"Q1 2022": 2, "Q2 2022": 1, "Q3 2022": 1}), bins)
+    assert counts is not None and counts.tolist() == [2, 1, 1]

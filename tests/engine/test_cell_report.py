@@ -14,7 +14,9 @@ from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.metrics.risk import compare
 from kanon_engine.privacy.models import KAnonymity
 from kanon_engine.release.cell_recoding import wildcard_reading
-from kanon_engine.report.document import MINIMALITY_WARNING, STAR_MEANING, build_report, render_html
+from kanon_engine.report.build import build_report
+from kanon_engine.report.html import render_html
+from kanon_engine.report.sentences import MINIMALITY_WARNING, STAR_MEANING
 
 
 def _four_patients():
@@ -44,15 +46,14 @@ def test_report_names_the_model_and_counts_cells():
     report = build_report(table, result)
     res = report["result"]
     assert res["model"]["name"] == "CS" and "cell suppression" in res["model"]["description"]
-    cl = res["cell_level"]
-    assert cl["per_attribute"] == {"age": 2, "sex": 0}
-    assert cl["suppressed_cells"] == 2 and cl["cells"] == 8 and cl["records_touched"] == 2
+    cl, facts = res["cell_level"], report["facts"]["release"]
+    assert facts["star_cells_per_attribute"] == {"age": 2, "sex": 0}
+    assert facts["star_cells"] == 2 and facts["records_with_star"] == 2
+    assert facts["star_cells_by_cause"]["value_suppressed"] == 2
     assert cl["readings"]["strict_smallest_class"] == 2 and cl["readings"]["smallest_frequency"] == 2
     assert res["suppressed"] == 0 and res["smallest_class"] == 2
     summary = " ".join(report["summary"])
-    assert (
-        "2 values (25.0 % of the quasi-identifier values) in 2 records were replaced by *: age 2." in summary
-    )
+    assert "2 values (25.0 % of the quasi-identifier values) in 2 records are shown as *: age 2." in summary
     assert "Every record is kept (CS:" in summary
     assert STAR_MEANING in summary and MINIMALITY_WARNING in summary
     html = render_html(report)
@@ -61,7 +62,8 @@ def test_report_names_the_model_and_counts_cells():
 
 
 def test_risk_counts_star_as_a_value_on_cell_level_releases():
-    """All-* rows are a group in a cell-level release (not suppressed records), and the figures say so."""
+    """A single * is a value of its own in a cell-level release, but rows that are * everywhere are
+    suppressed there too: they belong to no group (one definition of a group everywhere)."""
     frame = pd.DataFrame({"a": list("xyzw"), "b": list("1234")}, dtype=object)
     qi = ("a", "b")
     config = AnonymizationConfig(
@@ -72,8 +74,8 @@ def test_risk_counts_star_as_a_value_on_cell_level_releases():
     assert (result.release[list(qi)] == "*").all().all()  # nothing else makes groups of 2
     risk = compare(table, result)
     assert risk.after.star_is_value and risk.after.to_dict()["star_counted_as_value"] is True
-    assert risk.after.figures.suppressed == 0 and risk.after.figures.classes == 1
-    assert risk.after.figures.smallest_class == 4
+    assert risk.after.figures.suppressed == 4 and risk.after.figures.classes == 0
+    assert build_report(table, result)["facts"]["release"]["records_suppressed"] == 4
     full_domain = get_algorithm("optimal", suppression_limit=1.0).run(table, config)
     assert compare(table, full_domain).after.star_is_value is False
 

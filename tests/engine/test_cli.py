@@ -15,6 +15,11 @@ from kanon_engine.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def crlf(data: bytes) -> bytes:
+    """The seed's expected release (written with \\n) with the line ends kanon writes: CR LF (RFC 4180)."""
+    return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+
+
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -58,7 +63,7 @@ def test_apply_then_drop_gives_sweeneys_release(capsys, seed_dir, tmp_path):
         report,
     )
     assert code == 0, err
-    assert out.read_bytes() == (seed_dir / "datafly_sweeney_expected.csv").read_bytes()
+    assert out.read_bytes() == crlf((seed_dir / "datafly_sweeney_expected.csv").read_bytes())
     data = json.loads(report.read_text())
     for key in (
         "algorithm",
@@ -110,7 +115,7 @@ def test_anonymize_datafly_sweeney(capsys, seed_dir, tmp_path):
         out,
     )
     assert code == 0, err
-    assert out.read_bytes() == (seed_dir / "datafly_sweeney_expected.csv").read_bytes()
+    assert out.read_bytes() == crlf((seed_dir / "datafly_sweeney_expected.csv").read_bytes())
 
 
 def test_anonymize_with_project_file(capsys, adult_dir, tmp_path):

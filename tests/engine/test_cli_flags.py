@@ -39,6 +39,9 @@ def data(tmp_path: Path) -> Path:
     (tmp_path / "age.csv").write_text(
         "".join(f"{a};{a // 4 * 4}-{a // 4 * 4 + 3};*\n" for a in range(20, 28))
     )
+    pd.DataFrame({"id": [f"P{i:03d}" for i in range(ROWS)], "birth": ["1970"] * ROWS}).to_csv(
+        tmp_path / "patients.csv", sep=";", index=False
+    )
     (tmp_path / "w.txt").write_text("COUNT(*) WHERE age >= 22 AND sex = 'F'\n")
     return path
 
@@ -90,6 +93,11 @@ def sample(flag: ProjectFlag, data: Path) -> tuple[list[str], Any]:
             "M. Keller, data protection officer",
         ),
         "--workload": (["--workload", str(data.parent / "w.txt")], str(data.parent / "w.txt")),
+        "--person": (["--person", "id", "--identifier", "name"], ["id"]),
+        "--join-table": (  # what --join FILE ON COLUMN is read as
+            ["--join-table", str(data.parent / "patients.csv"), "id", "--identifier", "name"],
+            [[str(data.parent / "patients.csv"), "id"]],
+        ),
     }
     if flag.option in words:
         return words[flag.option]
@@ -109,7 +117,7 @@ def _other_value(spec: ParamSpec) -> Any:
         return "sex,age"
     if spec.presets:
         return next(p for p in reversed(spec.presets) if p != spec.default)
-    if spec.kind == "text":
+    if spec.kind in ("text", "column"):
         return f"{spec.name}-x"
     low = spec.minimum if spec.minimum is not None else 0
     return low + (3 if spec.kind == "int" else 0.5)
@@ -124,6 +132,11 @@ def _companions(flag: ProjectFlag, spec: ParamSpec) -> list[str]:
         "l_variant": ["--l", "2"],
         "c": ["--l", "2", "--l-variant", "recursive"],
         "t_distance": ["--t", "0.3"],
+        "dp_delta": ["--dp-epsilon", "1"],
+        "dp_search_budget": ["--dp-epsilon", "1"],
+        "dp_levels": ["--dp-epsilon", "1"],
+        "person_knows": ["--person", "id", "--identifier", "name"],
+        "person_blanks": ["--person", "id", "--identifier", "name"],
     }.get(spec.name, [])
 
 
@@ -214,7 +227,7 @@ class _Dummy(Algorithm):
         self.rounds = rounds
         self.careful_mode = careful_mode
 
-    def _run(self, table, config, enc, progress, start):  # pragma: no cover - never run here
+    def _run(self, job):  # pragma: no cover - never run here
         raise NotImplementedError
 
 

@@ -87,7 +87,8 @@ def test_mondrian_column_lost_is_found_from_the_release(export) -> None:
 
 
 def test_report_says_which_knowable_columns_were_released_unchanged(export) -> None:
-    from kanon_engine.report.document import build_report, render_html
+    from kanon_engine.report.build import build_report
+    from kanon_engine.report.html import render_html
 
     project = _project(export, Geschlecht=Role.QUASI_IDENTIFIER)
     config = project.with_changes(models=(KAnonymity(5),)).config(export)

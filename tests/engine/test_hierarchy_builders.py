@@ -15,6 +15,7 @@ from kanon_engine.hierarchy import (
     grouping_hierarchy,
     interval_hierarchy,
     masking_hierarchy,
+    masking_misfits,
     suggest_widths,
     validate_hierarchy,
 )
@@ -183,15 +184,38 @@ def test_masking_max_masked() -> None:
     assert masking_hierarchy("zip", ["02141"], max_masked=0).rows() == [["02141", "*"]]
 
 
-def test_masking_mixed_lengths_pad_right() -> None:
-    h = masking_hierarchy("code", ["213", "21345", "2134", None])
+def test_masking_masks_only_the_dominant_code_shape() -> None:
+    """Issue 27, finding 6: a postcode column with a word in it. The 5-digit codes mask as 5-digit codes
+    ("069**", never "0******"), the word and a code of another length are * from level 1 (never
+    "inconn*"), missing cells keep their group, and no two levels are alike."""
+    values = ["69001", "06400", "69002", "inconnu", "213", None, "", "69001", "01000"]
+    h = masking_hierarchy("code", values)
     assert h.rows() == [
-        ["213", "213**", "213**", "21***", "2****", "*"],
-        ["2134", "2134*", "213**", "21***", "2****", "*"],
-        ["21345", "2134*", "213**", "21***", "2****", "*"],
+        ["01000", "0100*", "010**", "01***", "0****", "*"],
+        ["06400", "0640*", "064**", "06***", "0****", "*"],
+        ["213", "*", "*", "*", "*", "*"],
+        ["69001", "6900*", "690**", "69***", "6****", "*"],
+        ["69002", "6900*", "690**", "69***", "6****", "*"],
+        ["inconnu", "*", "*", "*", "*", "*"],
         ["", MISSING_LABEL, MISSING_LABEL, MISSING_LABEL, MISSING_LABEL, "*"],
     ]
     assert validate_hierarchy(h) == []
+    levels = [tuple(h.matrix[:, j]) for j in range(h.depth)]
+    assert len(set(levels)) == len(levels)  # no two identical levels
+    assert masking_misfits(pd.Series(values)) == ("99999", ["inconnu", "213"], 2)
+
+
+def test_masking_letters_and_digits_keep_their_shape() -> None:
+    """ICD-like codes of one shape (a letter, two digits) mask like the postcodes; the odd one out goes
+    to *; one level per masked character, none repeated."""
+    h = masking_hierarchy("icd", ["I10", "E11", "J45", "J46", "C50.1"])
+    assert h.rows()[0] == ["C50.1", "*", "*", "*"]
+    assert h.rows()[1:] == [
+        ["E11", "E1*", "E**", "*"],
+        ["I10", "I1*", "I**", "*"],
+        ["J45", "J4*", "J**", "*"],
+        ["J46", "J4*", "J**", "*"],
+    ]
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True])
@@ -303,3 +327,27 @@ def test_default_falls_back_to_flat_for_values_that_do_not_fit() -> None:
 def test_default_all_missing() -> None:
     assert default_hierarchy("c", pd.Series([None, None], dtype=object)).rows() == [["", "*"]]
     assert default_hierarchy("c", pd.Series([], dtype=object)).rows() == [["", "*"]]
+
+
+# --- issue 27: date labels in the language's style, or ISO ---------------------------------------------
+@pytest.mark.parametrize(
+    "language,day,month,quarter",
+    [
+        ("en", "2022-03-15", "2022-03", "Q1 2022"),
+        ("de", "15.03.2022", "03.2022", "Q1 2022"),
+        ("fr", "15/03/2022", "03/2022", "T1 2022"),
+        ("es", "15/03/2022", "03/2022", "T1 2022"),
+    ],
+)
+def test_date_labels_in_the_languages_style(language, day, month, quarter) -> None:
+    from kanon_engine.hierarchy.builders import date_hierarchy
+    from kanon_engine.i18n import using
+
+    values = ["15.03.2022", "01.10.2023"]
+    with using(language):
+        h = date_hierarchy("d", values, "%d.%m.%Y", ("day", "month", "quarter", "year"), style="language")
+        iso = date_hierarchy("d", values, "%d.%m.%Y", ("day", "month", "quarter", "year"))
+    assert h.rows()[0] == ["15.03.2022", day, month, quarter, "2022", "*"]
+    assert iso.rows()[0] == ["15.03.2022", "2022-03-15", "2022-03", "2022-Q1", "2022", "*"]
+    with pytest.raises(ConfigError, match="The date labels must be iso, language; got 'local'"):
+        date_hierarchy("d", values, "%d.%m.%Y", style="local")

@@ -279,7 +279,10 @@ def test_table_metadata(tmp_path: Path) -> None:
 
 
 def test_csv_round_trip_is_byte_for_byte(tmp_path: Path) -> None:
-    raw = 'id,name,address,score\n1,Ann,"1, Main St.",3.50\n2,"Bob ""B""",,007\n3, x ,"two\nlines",NA\n'
+    """Lines end in CR LF (RFC 4180, Excel); a line feed inside a quoted value stays a line feed."""
+    raw = (
+        'id,name,address,score\r\n1,Ann,"1, Main St.",3.50\r\n2,"Bob ""B""",,007\r\n3, x ,"two\nlines",NA\r\n'
+    )
     p = write(tmp_path, "in.csv", raw)
     out = tmp_path / "out.csv"
     write_table(read_table(p).frame, out)
@@ -423,11 +426,11 @@ def test_parquet_typed_columns_become_text(tmp_path: Path) -> None:
 def test_write_table_formats_by_extension(tmp_path: Path) -> None:
     frame = pd.DataFrame({"a": ["1", "x\ty"], "b": ["é", None]}, dtype="str")
     write_table(frame, tmp_path / "o.tsv")
-    assert (tmp_path / "o.tsv").read_bytes() == 'a\tb\n1\té\n"x\ty"\t\n'.encode()
+    assert (tmp_path / "o.tsv").read_bytes() == 'a\tb\r\n1\té\r\n"x\ty"\t\r\n'.encode()
     write_table(frame, tmp_path / "o.txt", delimiter=";", encoding="latin-1")
-    assert (tmp_path / "o.txt").read_bytes() == "a;b\n1;é\nx\ty;\n".encode("latin-1")
+    assert (tmp_path / "o.txt").read_bytes() == "a;b\r\n1;é\r\nx\ty;\r\n".encode("latin-1")
     write_table(frame, tmp_path / "o.csv", bom=True)
-    assert (tmp_path / "o.csv").read_bytes().startswith(b"\xef\xbb\xbfa,b\n")
+    assert (tmp_path / "o.csv").read_bytes().startswith(b"\xef\xbb\xbfa,b\r\n")
     write_table(frame, tmp_path / "noext", fmt="csv")
     assert read_table(tmp_path / "noext").frame["b"].iloc[0] == "é"
 

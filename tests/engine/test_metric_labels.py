@@ -145,7 +145,8 @@ def test_missing_values_are_not_shown_as_nan() -> None:
 def test_report_prints_each_metric_under_its_true_name(result) -> None:
     import html as html_module
 
-    from kanon_engine.report.document import build_report, render_html
+    from kanon_engine.report.build import build_report
+    from kanon_engine.report.html import render_html
 
     html = html_module.unescape(render_html(build_report(result_table(result), result)))
     assert "Precision kept (Sweeney's Prec)" in html and "62.5 %" in html

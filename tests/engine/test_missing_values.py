@@ -14,7 +14,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.privacy.models import KAnonymity
 from kanon_engine.release.fileio import write_table
-from kanon_engine.report.document import build_report
+from kanon_engine.report.build import build_report
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_report_examples_are_real_values(case) -> None:
     table, config = case
     result = apply_transformation(table, config, (4, 0), suppression_limit=0.1)
     report = build_report(table, result)
-    example = report["result"]["quasi_identifiers"]["plz"]["example"]
+    example = report["facts"]["release"]["attributes"]["plz"]["example"]
     assert example not in (None, "(missing)", "", "*")
     for hs in report["configuration"]["hierarchies"]:
         for level in hs["levels"]:

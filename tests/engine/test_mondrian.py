@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import algorithms, get_algorithm
-from kanon_engine.algorithms.mondrian.algorithm import tree_order
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.leaf_order import tree_order
 from kanon_engine.data.table import ColumnKind, ColumnType, Table
 from kanon_engine.errors import Cancelled, ConfigError, InfeasibleError
 from kanon_engine.hierarchy import default_hierarchy, masking_hierarchy

@@ -29,6 +29,7 @@ from kanon_engine.release.export import ExportOptions, export_release
 from kanon_engine.sources import InMemorySource
 from kanon_engine.sources.backends.duckdb_source import DuckDBSource
 from kanon_engine.sources.plan import points
+from kanon_engine.sources.plan.guard import TableChanged
 from tests.conftest import ADULT_QI
 from tests.engine.test_sources import check_release_independently
 
@@ -124,7 +125,7 @@ def test_strict_boxes_find_rows_by_the_cut_tree(adult_dir, adult_hierarchies, mo
     )
     young = table.frame.copy()
     young.loc[0, "age"] = "17"  # the row moved: its keys now fall in no partition's bounds
-    with pytest.raises(ConfigError, match="changed while it was being anonymized"):
+    with pytest.raises(TableChanged, match="changed while it was being anonymized"):
         plan.row_classes(plan.codes_of(young), BatchState())
 
 

@@ -23,7 +23,6 @@ from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.roles import Role
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.metrics import population as P
 from kanon_engine.metrics.loss import get_metric
 from kanon_engine.metrics.risk import assess, with_population_uniques
 from kanon_engine.privacy import (
@@ -32,6 +31,7 @@ from kanon_engine.privacy import (
     DeltaDisclosure,
     KAnonymity,
 )
+from kanon_engine.privacy import population_estimates as P
 from kanon_engine.privacy.k_map import KMapEstimate
 from kanon_engine.privacy.sample_uniqueness import SampleUniqueness
 from kanon_engine.project.project_file import Project

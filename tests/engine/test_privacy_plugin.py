@@ -10,7 +10,6 @@ report. It is unregistered afterwards, and then it is gone from the flags again.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import os
 from pathlib import Path
@@ -46,6 +45,7 @@ from kanon_engine.privacy import (  # noqa: E402
     model_values_of,
     models_from_values,
     register,
+    registry,  # noqa: E402
     unregister,
 )
 from kanon_engine.project.project_file import Project  # noqa: E402
@@ -99,7 +99,9 @@ def test_the_registry_is_the_only_door(toy) -> None:
         models_from_values({"k": 2, "max_groups": 0})
     with pytest.raises(ValueError, match="already"):  # a parameter name belongs to one family
         other_spec = dataclasses.replace(AtMostGroups.params[0])  # same name, another spec
-        register(type("Clash", (AtMostGroups,), {"name": "clash", "family": "clash", "params": (other_spec,)}))
+        register(
+            type("Clash", (AtMostGroups,), {"name": "clash", "family": "clash", "params": (other_spec,)})
+        )
     with pytest.raises(ValueError, match="'k-anonymity' is KAnonymity's"):  # and a name to one model
         register(type("Impostor", (AtMostGroups,), {"name": "k-anonymity", "family": "at-most-groups"}))
     assert model_classes()["k-anonymity"] is KAnonymity
@@ -191,15 +193,18 @@ def test_algorithms_that_cannot_apply_it_refuse_it(toy) -> None:
         get_algorithm("optimal", suppress="cells").run(table, project.config(table))
 
 
-def test_a_requirement_the_engine_does_not_count_is_refused() -> None:
-    """A model declaring a count the engine does not supply yet (persons) is refused in one sentence."""
+def test_a_requirement_the_engine_does_not_count_is_refused(monkeypatch) -> None:
+    """A model declaring a count the engine does not supply is refused in one sentence (every
+    requirement is counted since issues 31 and 33: an engine without the population is simulated)."""
+    monkeypatch.setattr(registry, "SUPPLIED", registry.SUPPLIED - {Requirement.POPULATION})
 
-    class PerPerson(AtMostGroups):
-        requires = frozenset({Requirement.PERSONS})
+    class PerPopulation(AtMostGroups):
+        requires = frozenset({Requirement.POPULATION})
 
-    problems = applicability_problems([PerPerson(3)], Optimal())
+    problems = applicability_problems([PerPopulation(3)], Optimal())
     assert problems == [
-        "at most N groups needs the person behind each record, which this version of kanon cannot count yet."
+        "at most N groups needs the population the data were drawn from, which this version of kanon "
+        "cannot count yet."
     ]
 
 

@@ -56,7 +56,7 @@ def test_release_classes_is_one_function_for_check_and_risk() -> None:
     assert check_table(frame, ["a", "b"], 1).classes == 3
 
 
-def test_risk_counts_the_all_star_rows_as_a_class(capsys, tmp_path: Path) -> None:
+def test_risk_counts_the_all_star_rows_as_suppressed_in_no_group(capsys, tmp_path: Path) -> None:
     data = tmp_path / "d.csv"
     shutil.copy(SAMPLE / "sample_patients.csv", data)
     frame = pd.read_csv(data, dtype=str, keep_default_na=False)
@@ -68,7 +68,7 @@ def test_risk_counts_the_all_star_rows_as_a_class(capsys, tmp_path: Path) -> Non
                          "--release", tmp_path / "r.csv")  # fmt: skip
     after = json.loads(out)["after"]
     assert code == 0, err
-    assert after["classes"] == 1 and after["smallest_class"] == 2000 and after["suppressed"] == 2000
+    assert after["classes"] == 0 and after["smallest_class"] == 0 and after["suppressed"] == 2000
 
 
 # --- item 9 -------------------------------------------------------------------------------------------------

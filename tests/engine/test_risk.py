@@ -46,12 +46,13 @@ def adult(adult_dir: Path) -> Run:
 
 def pandas_figures(frame: pd.DataFrame, qi: list[str], threshold: float, release: bool) -> dict:
     """Prosecutor/marketer figures and sample uniques with pandas group-bys only. In a release the
-    all-* rows look alike to an attacker: one group like any other (issue 17)."""
-    sizes = frame.groupby(qi, dropna=False, sort=False).size().to_numpy()
+    all-* rows are suppressed records: they belong to no group (issue 27: one definition of a group)."""
+    suppressed = ref.suppressed_rows(frame, qi) if release else np.zeros(len(frame), dtype=bool)
+    sizes = frame[~suppressed].groupby(qi, dropna=False, sort=False).size().to_numpy()
     n = int(sizes.sum())
     return {
         "records": n,
-        "suppressed": int(ref.suppressed_rows(frame, qi).sum()) if release else 0,
+        "suppressed": int(suppressed.sum()),
         "classes": len(sizes),
         "smallest_class": int(sizes.min()),
         "prosecutor_highest": 1 / sizes.min(),
@@ -63,11 +64,15 @@ def pandas_figures(frame: pd.DataFrame, qi: list[str], threshold: float, release
 
 
 def pandas_homogeneity(frame: pd.DataFrame, qi: list[str], sensitive: str, release: bool) -> dict:
-    """Homogeneity per class with a dense pandas pivot (classes x sensitive values)."""
+    """Homogeneity per class with a dense pandas pivot (classes x sensitive values); the suppressed rows
+    of a release in no class, but in the whole table's distribution (t)."""
+    whole = frame
+    if release:
+        frame = frame[~ref.suppressed_rows(frame, qi)]
     counts = frame.groupby([*qi, sensitive], dropna=False, sort=False).size().unstack(sensitive, fill_value=0)
     sizes = counts.sum(axis=1)
     p = counts.div(sizes, axis=0)
-    q = frame[sensitive].value_counts(normalize=True).reindex(counts.columns, fill_value=0.0)
+    q = whole[sensitive].value_counts(normalize=True).reindex(counts.columns, fill_value=0.0)
     distinct = (counts > 0).sum(axis=1)
     logs = np.log(p.where(p > 0, 1.0))
     entropy = -(p * logs).sum(axis=1)
@@ -133,11 +138,10 @@ def test_homogeneous_examples_reveal_the_value(seed_dir: Path) -> None:
     )
     a = assess(frame, ["age", "zip"], ["disease"])
     (prof,) = a.homogeneity
-    assert a.figures.suppressed == 1 and a.figures.classes == 3  # the * row is a class of one
-    assert prof.homogeneous_classes == 2 and prof.homogeneous_records == 4
+    assert a.figures.suppressed == 1 and a.figures.classes == 2  # the * row is suppressed: no group
+    assert prof.homogeneous_classes == 1 and prof.homogeneous_records == 3
     assert prof.examples == [
         {"class": 0, "size": 3, "quasi_identifiers": {"age": "[30-40)", "zip": "537**"}, "value": "flu"},
-        {"class": 2, "size": 1, "quasi_identifiers": {"age": "*", "zip": "*"}, "value": "flu"},
     ]
     assert prof.to_dict()["distinct_l"] == 1
 

@@ -47,6 +47,40 @@ def test_unique_column_is_flagged_not_decided_silently() -> None:
     assert s["sex"].role is Role.QUASI_IDENTIFIER
 
 
+@pytest.mark.parametrize(
+    "name", ["Coût (€)", "Kosten (€)", "Behandlungskosten", "Montant", "Importe", "cost", "Betrag in CHF"]
+)
+def test_amounts_are_not_identifiers_by_their_name(name: str) -> None:
+    """The walk of issue 27: "Coût (€)", every value different, was suggested as an identifier."""
+    frame = pd.DataFrame({name: [f"{100 + i * 1.37:.2f}".replace(".", ",") for i in range(50)]})
+    s = suggest_roles(frame)[0]
+    assert s.role is Role.INSENSITIVE and s.kind == "amount" and not s.flagged
+    assert "a measurement, not an identifier" in s.reason
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [f"{100 + i * 1.37:.2f}".replace(".", ",") for i in range(50)],  # 104,11
+        [f"{1000 + i * 13.7:,.2f}".replace(",", " ").replace(".", ",") for i in range(50)],  # 1 013,70
+        [f"{1000 + i * 13.7:,.2f}" for i in range(50)],  # 1,013.70
+        [f"{20 + i * 0.31:.1f}" for i in range(50)],  # 35.5
+    ],
+    ids=["comma", "space-comma", "comma-dot", "dot"],
+)
+def test_unique_decimal_values_are_not_flagged_as_identifiers(values: list[str]) -> None:
+    frame = pd.DataFrame({"Wert": values, "Nummer": [str(4711000 + i * 13) for i in range(50)]})
+    s = by_column(frame)
+    assert s["Wert"].role is None and not s["Wert"].flagged
+    assert s["Nummer"].role is Role.IDENTIFIER and s["Nummer"].flagged  # whole numbers: a record number
+
+
+def test_invoice_and_batch_numbers_are_not_amounts() -> None:
+    for name in ("Rechnungsnummer", "Charge", "numéro de facture"):
+        frame = pd.DataFrame({name: [f"R{i:05d}" for i in range(50)]})
+        assert suggest_roles(frame)[0].kind != "amount", name
+
+
 def test_small_tables_are_not_flagged_by_uniqueness() -> None:
     frame = pd.DataFrame({"code": ["a", "b", "c"]})
     assert by_column(frame)["code"].role is None
@@ -167,7 +201,9 @@ def test_names_in_four_languages(name: str, role: Role, kind: str) -> None:
     assert f"'{name}' looks like" in s.reason
 
 
-@pytest.mark.parametrize("name", ["Stationsname", "cpu", "Ingresos", "Sextant", "Aufnahmestation", "Kosten"])
+@pytest.mark.parametrize(
+    "name", ["Stationsname", "cpu", "Ingresos", "Sextant", "Aufnahmestation", "Postfach"]
+)
 def test_short_words_only_match_whole_words(name: str) -> None:
     s = suggest_roles(pd.DataFrame({name: ["x", "x", "y"]}))[0]
     assert not s.confident

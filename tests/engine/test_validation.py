@@ -88,6 +88,25 @@ def test_a_released_column_that_looks_identifying_is_a_warning(table):
     assert not any(i.where == "ref" for i in validate(project(roles=roles), table))
 
 
+@pytest.mark.parametrize(
+    "role,words",
+    [
+        (Role.INSENSITIVE, "'ref' is insensitive: its values would be released as they are"),
+        (Role.SENSITIVE, "'ref' is sensitive: its values would be released as they are"),
+        (Role.QUASI_IDENTIFIER, None),  # generalized: nothing released as it is
+        (Role.IDENTIFIER, None),  # removed
+    ],
+)
+def test_the_identifier_warning_follows_the_current_role(table, role, words):
+    """The walk of issue 27: the warning stayed, unchanged, after the user changed the column's role."""
+    roles = {**project().roles, "ref": role}
+    found = [i.message for i in validate(project(roles=roles), table) if i.where == "ref"]
+    found = [m for m in found if "unique" in m]
+    assert found == ([] if words is None else [found[0]])
+    if words is not None:
+        assert found[0].startswith(words)
+
+
 def test_config_rules_come_from_the_config(table):
     roles = {**project().roles, "diagnosis": Role.INSENSITIVE}
     p = project(roles=roles, models=(KAnonymity(2), DistinctLDiversity(2, "diagnosis")))

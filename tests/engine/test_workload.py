@@ -446,7 +446,7 @@ def test_parse_query_alone():
 def test_report_section_names_and_values_on_the_patients_example(patients):
     """The report's figures carry their names and hand-computed values (section 2.4's example: the
     mean answers the AVG exactly, the COUNT predicate matches one class)."""
-    from kanon_engine.report.document import _table
+    from kanon_engine.report.html import table as _table
     from kanon_engine.workload.report_section import section, summary_rows
 
     table, config = patients

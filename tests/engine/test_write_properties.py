@@ -29,7 +29,7 @@ from kanon_engine.privacy.models import KAnonymity
 from kanon_engine.project.project_file import PROJECT_FILE, Project
 from kanon_engine.release.export import export_release, export_value_mapping
 from kanon_engine.release.fileio import InputGuard, atomic_write_text
-from kanon_engine.report.document import write_reports
+from kanon_engine.report.build import write_reports
 
 DATA = "age,sex,diag\n" + "".join(
     f"{30 + i % 6},{'MF'[i % 2]},{['flu', 'cold'][i % 3 == 0]}\n" for i in range(60)

@@ -18,8 +18,8 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.present.chart_data import distribution, loss_per_attribute, numeric_bins_for, size_histogram
 from kanon_gui.views.chart_export import save_chart
-from kanon_gui.views.charts import distribution, loss_per_attribute, numeric_bins_for, size_histogram
 from kanon_gui.views.lattice_view import level_words
 
 

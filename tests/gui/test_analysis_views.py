@@ -22,9 +22,9 @@ from PySide6.QtSvg import QSvgRenderer
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.algorithms.full_domain import apply_transformation
-from kanon_engine.algorithms.mondrian.algorithm import tree_order
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.core.lattice import FAILS, INFERRED_SATISFIES, SATISFIES, Lattice
+from kanon_engine.core.leaf_order import tree_order
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.present.boxes import axis_data

@@ -68,9 +68,9 @@ def test_results_text_names_the_model_and_the_cells(four):
     cs = get_algorithm("local-suppression").run(table, config)
     text = transformation_text(cs)
     assert text.startswith("<b>CS</b>: cell suppression (local suppression)")
-    assert "2 values in 2 records replaced by * (age 2)" in text
+    assert "2 values in 2 records shown as * (age 2)" in text
     html = metrics_html(cs)
-    assert "Values replaced by *" in html and "2 (25.0 %)" in html and "Suppressed" not in html
+    assert "Values shown as *" in html and "2 (25.0 %)" in html and "Suppressed</small><br><b>0 " in html
 
 
 def test_lattice_view_lists_the_transformations_of_a_local_result(qtbot, four):
@@ -104,7 +104,12 @@ def test_compare_runs_shows_the_model_and_the_values_replaced(qtbot, four):
     heads = [h for h, _ in COLUMNS]
     model_col, cells_col = heads.index("Model"), heads.index("Values *")
     models = [view.model.index(r, model_col).data() for r in range(3)]
-    assert models == ["AG_TS", "AG_CS", "CS"]
+    # plain words with the survey's code (issue 27: "CG" and "AG_TS" alone meant nothing)
+    assert models == [
+        "same level for the whole table, records suppressed (AG_TS)",
+        "same level for the whole table, single values suppressed (AG_CS)",
+        "single values suppressed, nothing generalized (CS)",
+    ]
     assert view.model.index(2, cells_col).data(Qt.ItemDataRole.UserRole) == 2
 
 

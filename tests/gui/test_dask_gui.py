@@ -16,7 +16,7 @@ from kanon_engine.algorithms import get_algorithm  # noqa: E402
 from kanon_engine.metrics.risk import compare  # noqa: E402
 from kanon_engine.project.project_file import Project  # noqa: E402
 from kanon_engine.release.export import export_release  # noqa: E402
-from kanon_gui.large_file import is_streamed  # noqa: E402
+from kanon_engine.session.engines import is_streamed  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -230,3 +230,42 @@ def test_a_group_of_very_many_values_is_not_opened_by_itself(qtbot, monkeypatch)
     assert panel.uncovered_list() == ["P0119"]
     top = panel.model.index(0, 0)
     assert panel.model.rowCount(top) == 119 and not panel.view.isExpanded(top)
+
+
+@pytest.mark.parametrize(
+    "name,values,kind",
+    [
+        ("PLZ", ["04229", "01067", "06108", "unbekannt"] * 10, "masking"),  # a word among the codes
+        ("code", ["04229", "01067", "06108", "09111"] * 10, "masking"),  # read as integers
+        ("Wohnort_Code", ["104229", "101067", "106108", "", "109111"] * 10, "masking"),  # text, one length
+        ("Gewicht", ["104", "101", "106", "109", "88"] * 10, "intervals"),  # numbers without a leading 0
+        ("Alter", ["34", "51", "67", "22"] * 10, "intervals"),
+    ],
+)
+def test_the_wizard_starts_on_masking_for_a_code(qtbot, name, values, kind):
+    """Issue 27: the postcode wizard opened on intervals; a code-like column starts on masking."""
+    from kanon_gui.dialogs.hierarchy_wizard import HierarchyWizardDialog
+
+    state = AppState()
+    state.set_table(Table.from_frame(pd.DataFrame({name: values})))
+    dialog = HierarchyWizardDialog(state, name)
+    qtbot.addWidget(dialog)
+    assert dialog.kind_key() == kind
+
+
+def test_a_narrow_editor_keeps_every_action_in_sight(editor, qtbot):
+    """At 1280x800 in German the editing row hid "Löschen" behind the toolbar's "»": a narrow panel
+    puts the editing actions on two rows and the files' actions as icons."""
+    from PySide6.QtCore import Qt
+
+    editor.show()
+    editor.resize(900, 600)
+    qtbot.waitUntil(lambda: editor.width() == 900)
+    assert not editor.toolbar_more.isVisible() and len(editor.toolbar.actions()) == 4
+    assert editor.file_toolbar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+    editor.setMinimumWidth(0)
+    editor.setFixedWidth(200)
+    qtbot.waitUntil(lambda: editor.width() == 200)
+    assert editor.toolbar_more.isVisible()
+    assert len(editor.toolbar.actions()) + len(editor.toolbar_more.actions()) == 4
+    assert editor.file_toolbar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly

@@ -22,7 +22,8 @@ import pytest
 import kanon_engine.sources.backends.choose as choose
 from kanon_engine.algorithms import get_algorithm
 from kanon_engine.project.project_file import Project
-from kanon_gui.large_file import PREVIEW_ROWS, is_streamed
+from kanon_engine.session.engines import is_streamed
+from kanon_engine.session.profile import PREVIEW_ROWS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +127,7 @@ def test_cancel_a_streamed_run(window, sample_dir, tiny_computer, wait_idle):
 def test_cancel_stops_the_profile_of_a_large_file(window, sample_dir, tiny_computer, wait_idle, monkeypatch):
     """Cancel during the engine's pass over the file (value counts): nothing is opened, and DuckDB's
     work folder is removed."""
-    import kanon_gui.large_file as large_file
+    import kanon_engine.session.profile as large_file
 
     closed = []
     real = large_file.open_source
@@ -243,7 +244,7 @@ def test_columns_whose_values_almost_all_differ_are_sampled(
 ):
     """A record number or a name in a large file is summarized from its first rows (counting it whole
     would hold as many values as rows); it is counted whole when it becomes a quasi-identifier."""
-    import kanon_gui.large_file as large_file
+    import kanon_engine.session.profile as large_file
     from kanon_engine.data.roles import Role
 
     monkeypatch.setattr(large_file, "SAMPLE_ROWS", 500)
@@ -363,8 +364,9 @@ def test_a_lattice_node_is_applied_through_the_engine(window, sample_dir, tiny_c
 
 def test_the_risk_of_a_streamed_run_comes_from_its_group_sizes(window, sample_dir, tiny_computer, wait_idle):
     """The Risk tab of a DuckDB run: the release's prosecutor figures and distribution come from the class
-    sizes (the suppressed records one more group, as an attacker sees them), the original data's from the
-    counted points; they are those of the run on the loaded table. What needs the values says so."""
+    sizes (the suppressed records in no group, as every figure of a release counts them), the original
+    data's from the counted points; they are those of the run on the loaded table. What needs the values
+    says so."""
     from kanon_engine.i18n import formats
     from kanon_engine.metrics.risk import compare
 
@@ -384,16 +386,14 @@ def test_the_risk_of_a_streamed_run_comes_from_its_group_sizes(window, sample_di
     assert counted.after.figures == memory.after.figures
     assert counted.before.figures == memory.before.figures
     assert counted.after.risk_distribution() == memory.after.risk_distribution()
-    # by hand: the release's groups are the run's classes plus one of the suppressed records
-    n_groups = result.n_classes + 1
+    # by hand: the release's groups are the run's classes; the suppressed records are in none
+    n_groups, assessed = result.n_classes, 2000 - result.suppressed
     assert counted.after.figures.classes == n_groups
-    assert counted.after.figures.prosecutor_average == pytest.approx(n_groups / 2000)
-    assert counted.after.figures.prosecutor_highest == pytest.approx(
-        1 / min(result.class_sizes.min(), result.suppressed)
-    )
+    assert counted.after.figures.prosecutor_average == pytest.approx(n_groups / assessed)
+    assert counted.after.figures.prosecutor_highest == pytest.approx(1 / result.class_sizes.min())
     shown = {panel.figures.verticalHeaderItem(i).text(): panel.figures.item(i, 1).text() for i in range(10)}
-    assert shown["Prosecutor risk, average"] == formats.percent(n_groups / 2000, 1)
-    assert shown["Groups"] == str(n_groups) and shown["Records assessed"] == "2,000"
+    assert shown["Prosecutor risk, average"] == formats.percent(n_groups / assessed, 1)
+    assert shown["Groups"] == str(n_groups) and shown["Records assessed"] == formats.count(assessed)
     assert panel.figures.item(0, 0).text() == "2,000"  # the original data, from the counted points
     assert "computed from the sizes of its groups" in panel.status.text()
     assert "needs the records in memory" in panel.homogeneity_summary.text()
@@ -407,7 +407,7 @@ def test_the_risk_of_a_streamed_run_comes_from_its_group_sizes(window, sample_di
 
 
 def _sampled_file(window, sample_dir, wait_idle, monkeypatch):
-    import kanon_gui.large_file as large_file
+    import kanon_engine.session.profile as large_file
 
     monkeypatch.setattr(large_file, "SAMPLE_ROWS", 500)
     window.load_data(sample_dir / "sample_patients.csv")

@@ -73,7 +73,7 @@ def test_hierarchy_and_chart_export_refuse_inputs(loaded, qtbot) -> None:
 
 def test_export_plan_is_checked_before_anything_is_written(loaded, wait_idle) -> None:
     from kanon_engine.release.export import ExportOptions
-    from kanon_gui.dialogs.export_dialog import ExportPlan, perform_export
+    from kanon_engine.session import ExportPlan, export
 
     window, work = loaded
     window.run()
@@ -82,10 +82,10 @@ def test_export_plan_is_checked_before_anything_is_written(loaded, wait_idle) ->
     before = hashes(work)
     same = ExportPlan(work / "rel.csv", ExportOptions(), report_html=work / "rel.csv")
     with pytest.raises(KanonError, match="both name rel.csv"):
-        perform_export(run.table, window.state.project, run.result, same)
+        export(run.table, window.state.project, run.result, same)
     onto_input = ExportPlan(work / "rel.csv", ExportOptions(), report_pdf=work / "h.csv")
     with pytest.raises(KanonError, match="imported for 'age'"):
-        perform_export(run.table, window.state.project, run.result, onto_input)
+        export(run.table, window.state.project, run.result, onto_input)
     assert hashes(work) == before  # not even the release
 
 

@@ -147,7 +147,8 @@ def test_every_visible_word_comes_through_a_catalog(
 def test_the_report_in_the_pseudo_locale_has_no_english_word(sample_dir) -> None:
     """Every word of the report's HTML comes through the catalog (the data aside)."""
     from kanon_engine.algorithms import get_algorithm
-    from kanon_engine.report.document import build_report, render_html
+    from kanon_engine.report.build import build_report
+    from kanon_engine.report.html import render_html
 
     project = Project.load(sample_dir / "sample_project.json")
     table, _warnings = project.load_table()
@@ -168,7 +169,8 @@ def test_a_cell_level_report_with_a_workload_in_the_pseudo_locale_has_no_english
     """The sections only some runs have: cell-level models (what * means, values changed) and the
     fitness for a generated workload."""
     from kanon_engine.algorithms import get_algorithm
-    from kanon_engine.report.document import build_report, render_html
+    from kanon_engine.report.build import build_report
+    from kanon_engine.report.html import render_html
     from kanon_engine.workload.evaluate import with_workload
     from kanon_engine.workload.generate import default_workload
 

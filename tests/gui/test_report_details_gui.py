@@ -75,11 +75,10 @@ def test_sign_off_fields_reach_the_report_and_the_project(
 
 
 def test_an_unreadable_public_list_stops_the_export_before_anything_is_written(sample_dir, tmp_path):
-    from kanon_engine.cli.anonymize import run_project
     from kanon_engine.errors import DataError
     from kanon_engine.project.project_file import Project
     from kanon_engine.release.export import ExportOptions
-    from kanon_gui.dialogs.export_dialog import ExportPlan, perform_export
+    from kanon_engine.session import ExportPlan, export, run_project
 
     project = Project.load(sample_dir / "sample_project.json")
     table, _ = project.load_table()
@@ -87,7 +86,7 @@ def test_an_unreadable_public_list_stops_the_export_before_anything_is_written(s
     project = project.with_changes(public_list=PublicList(tmp_path / "gone.csv"))
     plan = ExportPlan(tmp_path / "release.csv", ExportOptions(), report_html=tmp_path / "release_report.html")
     try:
-        perform_export(table, project, result, plan)
+        export(table, project, result, plan)
     except DataError as exc:
         assert "gone.csv" in str(exc)
     else:

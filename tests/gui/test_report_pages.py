@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from kanon_engine.cli.anonymize import run_project
 from kanon_engine.project.project_file import Project, ReportDetails
 from kanon_engine.project.public_list import PublicList, project_linkage
-from kanon_engine.report.document import build_report, render_html
+from kanon_engine.report.build import build_report
+from kanon_engine.report.html import render_html
+from kanon_engine.session import run_project
 from kanon_gui.report_layout import (
     BODY_HEIGHT,
     _page,

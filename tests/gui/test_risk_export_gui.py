@@ -19,7 +19,8 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.hierarchy import default_hierarchy
-from kanon_engine.report.document import build_report, render_html
+from kanon_engine.report.build import build_report
+from kanon_engine.report.html import render_html
 from kanon_gui.dialogs.export_dialog import ExportDialog
 from kanon_gui.report_pdf import main as pdf_main
 from kanon_gui.report_pdf import render_pdf
@@ -123,7 +124,7 @@ def test_export_dialog_writes_everything(qtbot, seeds, tmp_path: Path) -> None:
         dialog.export_button.click()
     assert dialog.error is None and dialog.outcome is not None
     release = tmp_path / "patients_release.csv"
-    assert dialog.outcome["release"]["sha256"] == hashlib.sha256(release.read_bytes()).hexdigest()
+    assert dialog.outcome.release.sha256 == hashlib.sha256(release.read_bytes()).hexdigest()
     for name in (
         "patients_release_value_mapping.csv",
         "patients_release_report.html",
@@ -133,7 +134,7 @@ def test_export_dialog_writes_everything(qtbot, seeds, tmp_path: Path) -> None:
         assert (tmp_path / name).is_file(), name
     assert release.read_text().splitlines()[0] == "age;sex;zipcode;disease"
     html = (tmp_path / "patients_release_report.html").read_text(encoding="utf-8")
-    assert dialog.outcome["release"]["sha256"] in html
+    assert dialog.outcome.release.sha256 in html
 
 
 def test_export_dialog_shows_plain_errors(qtbot, seeds) -> None:

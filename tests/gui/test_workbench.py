@@ -231,9 +231,15 @@ def test_import_dialog_types_are_editable(window, qtbot, tmp_path, wait_idle):
     dialog.set_delimiter(";")
     dialog.set_kind("age", ColumnKind.INTEGER)
     assert dialog.type_overrides() == {"age": (ColumnKind.INTEGER, None)}
+    # half of the ages are "x": chosen as integers they are refused in one sentence, never read as text
+    said = dialog.date_text.text()
+    assert "is read as integer numbers, but 30 of its 60 values are not one, the first 'x' on line 3" in said
+    assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
     window.load_data(path, dialog.options(), dialog.type_overrides())
     wait_idle(window)
-    assert window.state.table.kind("age") == ColumnKind.INTEGER
+    assert window.state.table is None and "the first 'x' on line 3" in window.message_bar.text()
+    dialog.set_kind("age", ColumnKind.CATEGORICAL)
+    assert dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
 
 
 def test_run_disabled_with_reason_and_role_undo(qtbot, adult_dir):

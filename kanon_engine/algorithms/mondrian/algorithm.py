@@ -14,9 +14,10 @@ Each quasi-identifier is an *axis* with an order on its values (keys):
 - numbers (``Table.kind`` INTEGER/DECIMAL) and dates are cut on their value order; values that are not
   numbers or dates (missing cells) come after them, each its own key;
 - categorical attributes are cut along their hierarchy, top down: the leaves are put in *tree order*
-  (:func:`tree_order`: the members of every hierarchy node are contiguous, siblings in the order the
-  hierarchy lists them), a partition sits at the lowest node covering its values, and a cut sends the
-  children subtrees of that node to two sides, so a cut is a threshold on a child boundary.
+  (:func:`~kanon_engine.core.leaf_order.tree_order`: the members of every hierarchy node are
+  contiguous, siblings in the order the hierarchy lists them), a partition sits at the lowest node
+  covering its values, and a cut sends the children subtrees of that node to two sides, so a cut is a
+  threshold on a child boundary.
 
 Cut rules. Strict: find the median record (the lower median in key order) and the *block* holding it
 (its value; for a categorical axis the child subtree holding it); the cut goes just after the block
@@ -61,7 +62,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -70,7 +71,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kanon_engine.algorithms.base import METRIC, Algorithm
+from kanon_engine.algorithms.base import METRIC, Algorithm, Job
 from kanon_engine.algorithms.mondrian.engine import (
     Kernel,
     Labels,
@@ -83,7 +84,10 @@ from kanon_engine.algorithms.mondrian.workload import WorkloadGuide
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import group_columns
-from kanon_engine.data.table import ColumnKind, Table
+from kanon_engine.core.leaf_order import node_paths, tree_order
+from kanon_engine.data.dates import read_dates
+from kanon_engine.data.table import ColumnKind, TableLike
+from kanon_engine.data.types import parse_numbers
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _
@@ -96,6 +100,7 @@ from kanon_engine.sources import TableSource
 from kanon_engine.sources.backends.base import give_back_freed_memory
 from kanon_engine.sources.plan import points
 from kanon_engine.sources.plan.finish import finish_result
+from kanon_engine.sources.plan.person_points import require_leaf_points
 from kanon_engine.sources.plan.release_plan import PartitionPlan
 
 SUMMARY = ParamSpec(
@@ -130,39 +135,6 @@ _NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 
 
 # --------------------------------------------------------------------------------------------- axes
-def tree_order(hierarchy: Hierarchy) -> np.ndarray:
-    """Leaf indices in the order Mondrian and its boxes use for a categorical attribute.
-
-    Every hierarchy node's leaves are contiguous; siblings keep the order in which the hierarchy first
-    lists them; leaves under one parent keep hierarchy order. For hierarchies that list the members of
-    each group together (the builders' and ARX's usual layout) this is the hierarchy order itself.
-    """
-    paths = _node_paths(hierarchy)
-    n = len(hierarchy.values)
-    leaf = np.arange(n)
-    keys = [leaf]
-    for j in range(1, hierarchy.depth):
-        first = np.full(int(paths[j].max()) + 1, n, dtype=np.int64)
-        np.minimum.at(first, paths[j], leaf)
-        keys.append(first[paths[j]])
-    return np.lexsort(keys)
-
-
-def _node_paths(hierarchy: Hierarchy) -> list[np.ndarray]:
-    """Per level, the node id of every leaf, a node being its label *and* its path to the top (so a
-    hierarchy whose labels repeat under different parents still forms a tree)."""
-    depth = hierarchy.depth
-    paths: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * depth
-    n_up = 1
-    for j in range(depth - 1, -1, -1):
-        codes, labels = pd.factorize(hierarchy.matrix[:, j])
-        if j == depth - 1:
-            paths[j], n_up = codes.astype(np.int64), len(labels)
-        else:
-            paths[j], n_up = group_columns([paths[j + 1], codes.astype(np.int64)], [n_up, len(labels)])
-    return paths
-
-
 class _Axis(ABC):
     """One quasi-identifier as Mondrian sees it: keys (an order on its leaves) and how to summarize."""
 
@@ -314,7 +286,7 @@ class _TreeAxis(_Axis):
         self.n_keys = n
         self.key_of_leaf = np.empty(n, dtype=np.int64)
         self.key_of_leaf[order] = np.arange(n)
-        paths = _node_paths(hierarchy)
+        paths = node_paths(hierarchy)
         # node id of every key per level, plus a virtual root above the top level
         self.node: list[np.ndarray] = [p[order] for p in paths] + [np.zeros(n, dtype=np.int64)]
         self.first: list[np.ndarray] = []
@@ -396,24 +368,25 @@ class _TreeAxis(_Axis):
         return lo.astype(np.float64), hi.astype(np.float64)
 
 
-def _leaf_values(table: Table, name: str, hierarchy: Hierarchy, kind: ColumnKind) -> np.ndarray:
+def _leaf_values(table: TableLike, name: str, hierarchy: Hierarchy, kind: ColumnKind) -> np.ndarray:
     """Numbers (or ordinal days) of the hierarchy's leaves; NaN where a leaf is not one."""
     leaves = pd.Series(np.asarray(hierarchy.values, dtype=object), dtype=object)
     if kind == ColumnKind.DATE:
-        from kanon_engine.data.dates import read_dates
-
         ctype = table.column_types.get(name)
         dt = read_dates(leaves, ctype.date_format if ctype is not None else None)
         ns = dt.to_numpy(dtype="datetime64[ns]")
         days = ns.astype(np.int64) / 86_400e9 + _EPOCH_ORDINAL
         return np.where(np.isnat(ns), np.nan, days)
+    ctype = table.column_types.get(name)
+    if ctype is not None and ctype.number_format:  # "12,5", "1 234,50": as the column writes them
+        return parse_numbers(leaves, ctype.number_format)
     text = pc.utf8_trim_whitespace(pa.array(leaves.to_numpy(dtype=object), type=pa.string()))
     is_number = pc.match_substring_regex(text, _NUMBER)
     x = pc.cast(pc.if_else(is_number, text, None), pa.float64()).to_numpy(zero_copy_only=False)
     return np.where(np.isfinite(x), x, np.nan)
 
 
-def make_axes(table: Table, enc: EncodedTable) -> list[_Axis]:
+def make_axes(table: TableLike, enc: EncodedTable) -> list[_Axis]:
     """The axis of every quasi-identifier: numeric/date columns ordered, the others along the hierarchy."""
     axes: list[_Axis] = []
     for q, (name, h) in enumerate(zip(enc.qi, enc.hierarchies)):
@@ -435,7 +408,8 @@ class _CutChecker:
         self.enc = enc
         self.models = models
         self.min_size = max(m.min_class_size for m in models)
-        self.simple = all(isinstance(m, KAnonymity) for m in models)
+        # under the person role k counts distinct persons: never the records alone
+        self.simple = all(isinstance(m, KAnonymity) for m in models) and enc.persons is None
         names = [s.name for s in enc.sensitive]
         self.attributes = tuple(sorted({names.index(m.sensitive) for m in models if m.sensitive}))
 
@@ -541,7 +515,7 @@ class _Level:
         return left, self.key > threshold[self.lp]
 
     def strict_threshold(
-        self, axes: list[_Axis], lo: np.ndarray, hi: np.ndarray
+        self, axes: Sequence[_Axis], lo: np.ndarray, hi: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Thresholds (keys <= t go left) and left sizes of the median cuts."""
         v = self.key_at((self.size - 1) // 2)
@@ -672,7 +646,7 @@ def _cut_level(
     checker: _CutChecker,
     n_keys: int,
     guide: WorkloadGuide | None = None,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Try the cuts of one level: per open partition its bounds, records and whether it was cut; per
     fragment its side and (relaxed) the records it sends left when divided."""
     ka, seg = st.ka, st.seg
@@ -859,7 +833,7 @@ class _Mondrian(Algorithm):
     """
 
     full_domain = False
-    params = (METRIC, SUMMARY)
+    params: ClassVar[tuple[ParamSpec, ...]] = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
     def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
@@ -878,7 +852,7 @@ class _Mondrian(Algorithm):
             return self._run_by_engine(source, config, spec, progress, start)
         counted = points.points_at(source, spec, leaves, progress)
         require_k_fits(config.k, counted.enc.n_rows)
-        result = self._run(source, config, counted.enc, progress, start)
+        result = self._run(Job(source, config, counted.enc, progress, start))
         return finish_result(source, counted, result, start)
 
     def _run_by_engine(
@@ -893,6 +867,7 @@ class _Mondrian(Algorithm):
         require_engine_cuts(
             source.name(), _(self.title).split(" (")[0], config, bool(self.parameters.get("workload_aware"))
         )
+        require_leaf_points(config, (1,), points.POINT_BUDGET)  # persons are counted on held points
         n_qi = len(spec.qi)
         light = EncodedTable(
             spec.qi, spec.hierarchies, np.zeros((n_qi, 0), dtype=np.int32), leaf_counts=spec.leaf_counts
@@ -926,22 +901,16 @@ class _Mondrian(Algorithm):
         n_key = max(ax.n_keys for ax in axes)
 
         def cut(enc: EncodedTable) -> Partitioning:
-            keys = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
+            keys: np.ndarray = np.empty(enc.codes.shape, dtype=_key_dtype(n_key))
             for q, ax in enumerate(axes):
                 keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
             checker = _CutChecker(enc, config.models)
-            return partition(keys, enc.weights, axes, self.strict, checker, lambda _f, _m: None)
+            return partition(keys, enc.point_weights(), axes, self.strict, checker, lambda _f, _m: None)
 
         return cut
 
-    def _run(
-        self,
-        table: TableSource,
-        config: AnonymizationConfig,
-        enc: EncodedTable,
-        progress: ProgressCallback,
-        start: float,
-    ) -> AnonymizationResult:
+    def _run(self, job: Job) -> AnonymizationResult:
+        table, config, enc, progress, start = job
         for m in config.models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
@@ -957,10 +926,10 @@ class _Mondrian(Algorithm):
                 hint=_("Use a full-domain algorithm (optimal, datafly) here, or fewer quasi-identifiers."),
                 where="algorithm",
             )
-        weights = enc.weights if enc.weights is not None else np.ones(enc.n_points, dtype=np.int64)
+        weights = enc.point_weights()
         _require_whole_table_passes(enc, config, weights)
         axes = make_axes(table, enc)
-        keys = np.empty(enc.codes.shape, dtype=_key_dtype(max(ax.n_keys for ax in axes)))
+        keys: np.ndarray = np.empty(enc.codes.shape, dtype=_key_dtype(max(ax.n_keys for ax in axes)))
         for q, ax in enumerate(axes):
             keys[q] = ax.key_of_leaf.astype(keys.dtype)[enc.codes[q]]
         guide = None
@@ -1137,7 +1106,12 @@ def _partition_plan(
         first = np.lexsort((parts.offset, parts.point))
         point_class[parts.point[first[::-1]]] = frag_class[first[::-1]]  # the first fragment's class
     return PartitionPlan(
-        config, None, point_class=point_class, labels=label_codes, label_text=label_text, fragments=fragments
+        config,
+        None,  # type: ignore[arg-type]  # the counts are set by finish_result
+        point_class=point_class,
+        labels=label_codes,
+        label_text=label_text,
+        fragments=fragments,
     )
 
 

@@ -65,8 +65,9 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.sources.backends.base import Boxes, TableSource, give_back_freed_memory
+from kanon_engine.sources.plan.combination_keys import CombinationKeys
 from kanon_engine.sources.plan.key_tree import KeyTree
-from kanon_engine.sources.plan.points import Counted, PointSpec, counted_from, key_radix
+from kanon_engine.sources.plan.points import Counted, PointSpec, counted_from
 from kanon_engine.sources.plan.release_plan import BoxedPartitionPlan, PartitionPlan, TreePartitionPlan
 
 #: Mondrian's view of one quasi-identifier (:class:`kanon_engine.algorithms.mondrian.algorithm._Axis`:
@@ -267,8 +268,8 @@ def mondrian_by_engine(
     whole = EncodedTable(
         spec.qi, spec.hierarchies, _no_codes(n_qi, 1), (), np.array([records], dtype=np.int64)
     )
-    radix = key_radix(request.sizes)
-    counted = Counted(whole, spec.codings, leaves, np.zeros(0, dtype=np.int64), radix, holds_points=False)
+    coder = CombinationKeys(tuple(max(int(s), 1) for s in request.sizes))  # never looks a row up
+    counted = Counted(whole, spec.codings, leaves, np.zeros(0, dtype=np.int64), coder, holds_points=False)
     return counted, boxes, kept, _summary(kernel, kept, splits, checked)
 
 
@@ -346,7 +347,8 @@ class _Box:
         # the records of every point matter to the plan only where relaxed Mondrian divided points
         weights = enc.weights if divided is not None else None
         light = EncodedTable(enc.qi, enc.hierarchies, _no_codes(enc.n_qi, enc.n_points), (), weights)
-        kept = Counted(light, counted.codings, counted.floor, point_keys, counted.radix)
+        coder = counted.coder if tree is None else counted.coder.without_combinations()
+        kept = Counted(light, counted.codings, counted.floor, point_keys, coder)
         sizes = parts.sizes
         return cls(
             kept, first_part, divided, lo, hi, sizes, first_key, sums, parts.splits, parts.checked, tree
@@ -418,7 +420,12 @@ def boxed_plan(
         k.first_part = point_class[:0]  # replaced by the classes (one array a point held, not two)
         subs.append(PartitionPlan(config, k.counted, point_class=point_class, fragments=fragments))
     plan = BoxedPartitionPlan(
-        config, None, labels=label_codes, label_text=label_text, boxes=boxes, parts=subs
+        config,
+        None,  # type: ignore[arg-type]  # the counts are set by finish_result
+        labels=label_codes,
+        label_text=label_text,
+        boxes=boxes,
+        parts=subs,
     )
     if mean_text is not None:
         plan.extra = _means_of(kept, part_class, n_classes, mean_text)

@@ -23,14 +23,16 @@ Everything is vectorized over partitions and queries (arrays of shape queries x 
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
-from kanon_engine.data.table import Table
+from kanon_engine.data.table import TableLike
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.workload.constraints import column_spec, compile_query
+from kanon_engine.workload.exact import table_specs
 from kanon_engine.workload.query import Workload
 
 
@@ -55,7 +57,7 @@ class _Level(Protocol):
     lp: np.ndarray
 
     def strict_threshold(
-        self, axes: list, lo: np.ndarray, hi: np.ndarray
+        self, axes: Sequence[Any], lo: np.ndarray, hi: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]: ...
 
     def count_le_at(self, local: np.ndarray, t: np.ndarray) -> np.ndarray: ...
@@ -64,9 +66,7 @@ class _Level(Protocol):
 class WorkloadGuide:
     """The workload's boundaries per quasi-identifier, in Mondrian's key space."""
 
-    def __init__(self, workload: Workload, table: Table, axes: list[_Axis]) -> None:
-        from kanon_engine.workload.exact import table_specs
-
+    def __init__(self, workload: Workload, table: TableLike, axes: Sequence[_Axis]) -> None:
         table_specs(table, workload)  # columns exist and aggregates fit (plain messages otherwise)
         self.axes = axes
         self.weights = np.array([q.weight for q in workload], dtype=np.float64)

@@ -22,6 +22,8 @@ batch reader (:mod:`kanon_engine.data.stream`), so every engine counts and write
 from __future__ import annotations
 
 import functools
+import hashlib
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -33,10 +35,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kanon_engine.core.frequency import group_columns
+from kanon_engine.data.stream import inspect_file, text_batches
+from kanon_engine.data.table import ReadOptions
 from kanon_engine.data.types import ColumnKind, ColumnType, detect_counts
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.sources.plan.guard import InputFingerprint, TableChanged
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +60,23 @@ class ColumnCoding:
     @property
     def dtype(self) -> type:
         return np.int16 if self.size < (1 << 15) else np.int32
+
+    @functools.cached_property
+    def key(self) -> str:
+        """A fingerprint of what the coding says (column, values, codes): the key of the engines' caches
+        of encoded rows. Never ``id()``: once a coding is freed, a new one with other codes may land on
+        its address and would be served the old one's counts."""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(repr((self.name, self.missing, self.size, len(self.values))).encode())
+        digest.update(np.fromiter(map(len, self.values), np.int64, len(self.values)).tobytes())
+        digest.update("".join(self.values).encode("utf-8", "surrogatepass"))
+        digest.update(np.ascontiguousarray(self.codes, dtype=np.int32).tobytes())
+        return digest.hexdigest()
+
+
+def map_key(mapping: np.ndarray | None) -> bytes | None:
+    """The content of a hierarchy level's code map (one entry per leaf: small), as a cache key."""
+    return None if mapping is None else np.ascontiguousarray(mapping, dtype=np.int64).tobytes()
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,7 +136,7 @@ def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> n
     idx = pc.index_in(column, value_set=pa.array(coding.values, pa.string()))
     missing_in = column.null_count
     if idx.null_count != missing_in:
-        raise DataError(
+        raise TableChanged(
             _(
                 "The column '{column}' holds a value that was not there when the run started.",
                 column=coding.name,
@@ -122,6 +145,8 @@ def encode_column(column: pa.Array | pa.ChunkedArray, coding: ColumnCoding) -> n
             where=coding.name,
         )
     pos = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else pc.fill_null(idx, -1).to_numpy()
+    if not len(coding.codes):  # a column of missing cells only
+        return np.full(len(pos), coding.missing, dtype=coding.dtype)
     out = coding.codes[np.maximum(pos, 0)].astype(coding.dtype, copy=False)
     if missing_in:
         out = np.where(pos < 0, coding.missing, out).astype(coding.dtype, copy=False)
@@ -139,10 +164,23 @@ def encode_batch(batch: pa.RecordBatch | pa.Table, codings: tuple[ColumnCoding, 
 def group_codes(codes: np.ndarray, sizes: tuple[int, ...], with_rows: bool = False) -> PointCounts:
     """Count the distinct columns of a (n_columns, n_rows) code matrix (numpy; in memory); with
     ``with_rows`` the result also says the point of every row."""
-    from kanon_engine.core.frequency import group_columns
 
     if codes.shape[1] == 0:
         return PointCounts(codes.astype(np.int32), np.zeros(0, dtype=np.int64))
+    if float(np.prod([max(s, 1) for s in sizes], dtype=np.float64)) < 2.0**62:
+        # the combinations numbered in mixed radix (first column most significant): the sorted distinct
+        # keys are the points in order, with no sort of the points afterwards (Adult: 1.7 ms, not 4.6)
+        key = codes[0].astype(np.int64)
+        for col, size in zip(codes[1:], sizes[1:]):
+            key *= max(size, 1)
+            key += col
+        ids, keys = pd.factorize(key, sort=True)
+        points = np.empty((codes.shape[0], len(keys)), dtype=np.int32)
+        for i in range(codes.shape[0] - 1, -1, -1):
+            keys, points[i] = np.divmod(keys, max(sizes[i], 1))
+        counts = np.bincount(ids, minlength=points.shape[1]).astype(np.int64)
+        dtype = np.int32 if points.shape[1] < (1 << 31) else np.int64
+        return PointCounts(points, counts, ids.astype(dtype) if with_rows else None)
     group, n = group_columns([codes[i] for i in range(codes.shape[0])], list(sizes))
     counts = np.bincount(group, minlength=n).astype(np.int64)
     first = np.empty(n, dtype=np.int64)
@@ -217,7 +255,6 @@ def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim``, looked up once (None elsewhere: Windows, macOS, musl)."""
     import ctypes
     import ctypes.util
-    import sys
 
     if not sys.platform.startswith("linux"):
         return None
@@ -289,6 +326,8 @@ class TableSource(ABC):
     # --- what every source knows ---------------------------------------------------------------------
     source: Path | None = None
     sha256: str | None = None
+    #: how the file was read (a loaded table's own options)
+    options: ReadOptions
 
     @property
     @abstractmethod
@@ -427,31 +466,27 @@ class TableSource(ABC):
 
 class StreamedSource(TableSource):
     """What the sources that read a file in batches share (DuckDB, Dask): the file, its columns, its
-    first rows and its SHA-256 (read once, in chunks, when first asked: the report names it)."""
+    first rows and its fingerprint (size, time and SHA-256 as opened, hashed by a thread while the run
+    counts: the report names the hash, and the release is written only from the file that was counted,
+    :mod:`kanon_engine.sources.plan.guard`)."""
 
     def _open_file(self, path: str | Path, options: Any) -> None:
-        from kanon_engine.data.stream import inspect_file
 
         self.file = inspect_file(path, options)
         self.source = self.file.path
         self.options = self.file.options
         self._rows: int | None = self.file.rows
-        self._sha: str | None = None
+        self.fingerprint = InputFingerprint(self.file.path)
 
     @property
     def sha256(self) -> str:  # type: ignore[override]
-        if self._sha is None:
-            from kanon_engine.release.writer import sha256_file
-
-            self._sha = sha256_file(self.file.path)
-        return self._sha
+        return self.fingerprint.sha256
 
     @property
     def columns(self) -> list[str]:
         return list(self.file.names)
 
     def preview(self, n: int = 200) -> pd.DataFrame:
-        from kanon_engine.data.stream import text_batches
 
         for b in text_batches(self.file, None, max(n, 1)):
             return b.slice(0, n).to_pandas()
@@ -463,7 +498,7 @@ def value_counts_of(
     columns: list[str],
     progress: ProgressCallback = no_progress,
     total: int | None = None,
-) -> dict[str, tuple]:
+) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
     """Value counts of several columns over a stream of batches (pyarrow per batch, merged at the end):
     sorted distinct values, counts, missing cells. ``progress`` hears of every batch (``total``: the
     rows expected, when known)."""
@@ -480,7 +515,7 @@ def value_counts_of(
     return {c: merge_value_counts(parts[c], missing[c]) for c in columns}
 
 
-def merge_value_counts(parts: list, missing: int) -> tuple[np.ndarray, np.ndarray, int]:
+def merge_value_counts(parts: list[pa.StructArray], missing: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Merge pyarrow ``value_counts`` results (struct arrays of values and counts)."""
     values = [p.field("values") for p in parts if len(p)]
     counts = [p.field("counts") for p in parts if len(p)]

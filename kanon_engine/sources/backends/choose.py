@@ -17,7 +17,9 @@ from kanon_engine.data.io import read_table
 from kanon_engine.data.table import ReadOptions, Table, apply_type_overrides
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _, formats
+from kanon_engine.release.fileio import reading
 from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.backends.dask_source import DaskSource
 from kanon_engine.sources.backends.duckdb_source import DuckDBSource, physical_memory
 from kanon_engine.sources.backends.memory import InMemorySource
 from kanon_engine.sources.backends.settings import EngineSettings
@@ -41,9 +43,9 @@ def _gb(n: float) -> str:
 
 def expected_memory(path: Path) -> int:
     """Bytes a run in memory is expected to take for this file."""
-    size = path.stat().st_size
-    with path.open("rb") as fh:
+    with reading(path) as fh:  # a file the process may not read: one sentence, not a traceback
         magic = fh.read(4)
+    size = path.stat().st_size
     if magic == b"PAR1":
         import pyarrow.parquet as pq
 
@@ -100,8 +102,6 @@ def open_source(
             path, options, memory_limit=settings.memory_limit, temp_dir=settings.temp_dir, reason=reason
         )
     elif engine == "dask":
-        from kanon_engine.sources.backends.dask_source import DaskSource
-
         source = DaskSource(
             path, options, scheduler=settings.scheduler, workers=settings.workers, reason=reason
         )

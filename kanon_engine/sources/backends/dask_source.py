@@ -18,6 +18,8 @@ such a file is refused with a plain sentence (convert it to Parquet first).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,11 +29,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from kanon_engine.data.io import arrow_to_text
 from kanon_engine.data.stream import BATCH_ROWS, StreamedFile, records_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _, ngettext
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.progress import ProgressCallback, no_progress, wait_cancellable
 from kanon_engine.sources.backends.base import (
     Boxes,
     ColumnCoding,
@@ -49,6 +52,9 @@ from kanon_engine.sources.backends.base import (
 )
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 
+#: Seconds to wait for a named scheduler's answer: a scheduler on a reachable host answers in well under
+#: a second, so a dead one is said at once rather than after the default half-minute and its retries.
+CONNECT_SECONDS = 5
 #: Bytes of CSV per piece (a few hundred thousand rows).
 PIECE_BYTES = 64 << 20
 
@@ -67,8 +73,6 @@ def read_piece(f: StreamedFile, piece: Piece, columns: list[str] | None) -> pa.T
     """The rows of one piece as strings (runs on a worker)."""
     if f.kind == "parquet":
         import pyarrow.parquet as pq
-
-        from kanon_engine.data.io import arrow_to_text
 
         pf = pq.ParquetFile(f.path)
         wanted = list(f.names) if columns is None else [c for c in f.names if c in set(columns)]
@@ -101,24 +105,35 @@ def encode_piece(f: StreamedFile, piece: Piece, codings: tuple[ColumnCoding, ...
     return encode_batch(read_piece(f, piece, [c.name for c in codings]), codings)
 
 
-def count_piece(codes: np.ndarray, rows: list[int], maps: tuple, sizes: tuple[int, ...]) -> PointCounts:
+def count_piece(
+    codes: np.ndarray, rows: list[int], maps: tuple[np.ndarray | None, ...], sizes: tuple[int, ...]
+) -> PointCounts:
     """The combinations of a piece's codes (``rows`` picks the request's columns), counted."""
     return group_codes(apply_maps(codes[rows], maps), sizes)
 
 
-def box_histograms_piece(codes: np.ndarray, rows: list[int], boxes: Boxes) -> list[tuple]:
+def box_histograms_piece(
+    codes: np.ndarray, rows: list[int], boxes: Boxes
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(box, key, records) per box column of a piece's rows (Mondrian's cuts by the engine)."""
     return box_histograms_of(codes[rows], boxes)
 
 
 def count_piece_in_boxes(
-    codes: np.ndarray, rows: list[int], box_rows: list[int], boxes: Boxes, which: list[int], sizes: tuple
+    codes: np.ndarray,
+    rows: list[int],
+    box_rows: list[int],
+    boxes: Boxes,
+    which: list[int],
+    sizes: tuple[int, ...],
 ) -> list[PointCounts]:
     """The combinations of the piece's rows in every box of ``which``, counted."""
     return count_codes_in_boxes(codes[rows], codes[box_rows], boxes, which, sizes)
 
 
-def value_counts_piece(f: StreamedFile, piece: Piece, columns: list[str]) -> tuple[dict, int]:
+def value_counts_piece(
+    f: StreamedFile, piece: Piece, columns: list[str]
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, int]], int]:
     """Value counts of a piece's columns, and its rows."""
     t = read_piece(f, piece, columns)
     return value_counts_of(iter(t.to_batches()), columns), t.num_rows
@@ -172,7 +187,7 @@ class DaskSource(StreamedSource):
             )
         self.pieces = self._pieces()
         self._codes: list[Any] | None = None
-        self._code_ids: tuple[int, ...] = ()
+        self._code_ids: tuple[str, ...] = ()
 
     def describe(self) -> str:
         return f"{self.title}, {self.where}{': ' + self.reason if self.reason else ''}"
@@ -210,7 +225,7 @@ class DaskSource(StreamedSource):
         futures = self.client.map(
             value_counts_piece, [self.file] * len(self.pieces), self.pieces, columns=columns
         )
-        parts = self.client.gather(futures)
+        parts = self._gather(futures, progress, 0.0, _("counting the values on {where}", where=self.where))
         self._rows = sum(rows for _counts, rows in parts)
         out = {}
         for c in columns:
@@ -222,8 +237,22 @@ class DaskSource(StreamedSource):
             out[c] = merge_value_counts(structs, sum(m for _values, _counts, m in values))
         return out
 
+    def _gather(
+        self, futures: list[Any], progress: ProgressCallback, fraction: float, message: str
+    ) -> list[Any]:
+        """The results of ``futures``. Cancel cancels them (:func:`wait_cancellable`), and the encoded pieces
+        still being made with them: the next run encodes again."""
+
+        def stop() -> None:
+            self.client.cancel(futures)
+            if self._codes is not None and not all(f.done() for f in self._codes):
+                self.client.cancel(self._codes)
+                self._codes, self._code_ids = None, ()
+
+        return wait_cancellable(lambda: self.client.gather(futures), progress, fraction, message, stop)
+
     def _ensure_codes(self, codings: tuple[ColumnCoding, ...]) -> None:
-        ids = tuple(id(c) for c in codings)
+        ids = tuple(c.key for c in codings)
         if self._codes is not None and set(ids) <= set(self._code_ids):
             return
         self._codes = self.client.map(
@@ -233,10 +262,14 @@ class DaskSource(StreamedSource):
 
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         self._ensure_codes(request.codings)
-        progress(0.3, _("counting the groups on {where}", where=self.where))
-        rows = [self._code_ids.index(id(c)) for c in request.codings]
-        parts = self.client.gather(
-            self.client.map(count_piece, self._codes, rows=rows, maps=request.maps, sizes=request.sizes)
+        counting = _("counting the groups on {where}", where=self.where)
+        progress(0.3, counting)
+        rows = [self._code_ids.index(c.key) for c in request.codings]
+        parts = self._gather(
+            self.client.map(count_piece, self._codes, rows=rows, maps=request.maps, sizes=request.sizes),
+            progress,
+            0.3,
+            counting,
         )
         codes = np.concatenate([p.codes for p in parts], axis=1) if parts else np.zeros((len(rows), 0))
         counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, dtype=np.int64)
@@ -244,9 +277,21 @@ class DaskSource(StreamedSource):
 
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
         self._ensure_codes(boxes.codings)
-        rows = [self._code_ids.index(id(c)) for c in boxes.codings]
-        parts = self.client.gather(self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes))
-        merged = [tuple(np.concatenate([p[q][i] for p in parts]) for i in range(3)) for q in range(len(rows))]
+        rows = [self._code_ids.index(c.key) for c in boxes.codings]
+        parts = self._gather(
+            self.client.map(box_histograms_piece, self._codes, rows=rows, boxes=boxes),
+            progress,
+            0.3,
+            _("counting the groups on {where}", where=self.where),
+        )
+        merged = [
+            (
+                np.concatenate([p[q][0] for p in parts]),
+                np.concatenate([p[q][1] for p in parts]),
+                np.concatenate([p[q][2] for p in parts]),
+            )
+            for q in range(len(rows))
+        ]
         return dense_histograms(merged, boxes)
 
     def count_in_boxes(
@@ -255,9 +300,9 @@ class DaskSource(StreamedSource):
         if any(m is not None for m in request.maps):
             raise NotImplementedError("count_in_boxes counts leaves")
         self._ensure_codes(request.codings)
-        rows = [self._code_ids.index(id(c)) for c in request.codings]
-        box_rows = [self._code_ids.index(id(c)) for c in boxes.codings]
-        parts = self.client.gather(
+        rows = [self._code_ids.index(c.key) for c in request.codings]
+        box_rows = [self._code_ids.index(c.key) for c in boxes.codings]
+        parts = self._gather(
             self.client.map(
                 count_piece_in_boxes,
                 self._codes,
@@ -266,7 +311,10 @@ class DaskSource(StreamedSource):
                 boxes=boxes,
                 which=which,
                 sizes=request.sizes,
-            )
+            ),
+            progress,
+            0.3,
+            _("counting the groups on {where}", where=self.where),
         )
         out = []
         for i in range(len(which)):
@@ -297,19 +345,40 @@ class DaskSource(StreamedSource):
         return list(self.client.run(_peak_rss).values())
 
     def close(self) -> None:
+        """Close the client and the local cluster. Their shutdown races are not the user's business:
+        a connection closed first by the other side (``CommClosedError``) printed a traceback after a
+        run that had succeeded, so distributed's log is quiet while it shuts down."""
         client, cluster = getattr(self, "client", None), getattr(self, "cluster", None)
         self.client = self.cluster = None
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        with _quiet_shutdown():
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+@contextlib.contextmanager
+def _quiet_shutdown() -> Iterator[None]:
+    """distributed's loggers silenced, and its connection errors swallowed, while a cluster closes."""
+
+    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    levels = [log.level for log in loggers]
+    for log in loggers:
+        log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    except (OSError, RuntimeError, TimeoutError):  # CommClosedError is an OSError: the run is over
+        pass
+    finally:
+        for log, level in zip(loggers, levels):
+            log.setLevel(level)
 
 
 def _connect(client_cls: Any, scheduler: str) -> Any:
     """A client of the named scheduler: an address (tcp://HOST:8786) or a scheduler file."""
     try:
         if "://" in scheduler:
-            return client_cls(scheduler, timeout="30s")
+            return client_cls(scheduler, timeout=f"{CONNECT_SECONDS}s")
         if not Path(scheduler).is_file():
             raise ConfigError(
                 _(
@@ -319,12 +388,13 @@ def _connect(client_cls: Any, scheduler: str) -> Any:
                 hint=_("Give the scheduler's address, or the scheduler file dask-scheduler wrote."),
                 where="scheduler",
             )
-        return client_cls(scheduler_file=scheduler, timeout="30s")
+        return client_cls(scheduler_file=scheduler, timeout=f"{CONNECT_SECONDS}s")
     except (OSError, TimeoutError) as err:
         raise ConfigError(
             _(
-                "The Dask scheduler at {address} cannot be reached (no answer within 30 seconds).",
+                "The Dask scheduler at {address} cannot be reached (no answer within {seconds} seconds).",
                 address=scheduler,
+                seconds=CONNECT_SECONDS,
             )
             if isinstance(err, TimeoutError)
             else _("The Dask scheduler at {address} cannot be reached.", address=scheduler),

@@ -24,6 +24,7 @@ import inspect
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,19 +36,24 @@ import pyarrow as pa
 from kanon_engine.data.stream import BATCH_ROWS, text_batches
 from kanon_engine.data.table import ReadOptions
 from kanon_engine.errors import ConfigError, DataError
-from kanon_engine.i18n import _
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.i18n import N_, _
+from kanon_engine.progress import ProgressCallback, no_progress, wait_cancellable
+from kanon_engine.release.fileio import try_lock
 from kanon_engine.sources.backends.base import (
     Boxes,
     ColumnCoding,
     CountRequest,
     PointCounts,
     StreamedSource,
+    dense_histograms,
     encode_batch,
+    map_key,
     value_counts_of,
 )
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 
+#: What a DuckDB source says while it counts (also while Cancel is waited for).
+COUNTING = N_("counting the groups (DuckDB)")
 #: DuckDB's memory limit when the user sets none: a quarter of this machine's memory, at least 1 GB.
 DEFAULT_MEMORY_SHARE = 0.25
 
@@ -73,7 +79,21 @@ def parse_memory(text: str | None) -> str | None:
             _("The memory limit must be an amount such as 4GB or 512MB; got '{text}'.", text=text),
             where="memory-limit",
         )
+    if value * units[unit] < MIN_MEMORY:  # DuckDB would fail minutes into the run, not at once
+        raise ConfigError(
+            _(
+                "The memory limit {text} is too small for DuckDB to count anything; give at least {least}.",
+                text=text,
+                least="64MB",
+            ),
+            hint=_("For example --memory-limit 1GB."),
+            where="memory-limit",
+        )
     return f"{int(value * units[unit]) >> 20}MiB"
+
+
+#: The smallest memory limit DuckDB is given (below it every count fails, after minutes of reading).
+MIN_MEMORY = 64 << 20
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -92,7 +112,7 @@ def _plain_errors(source: DuckDBSource) -> Iterator[None]:
             _(
                 "DuckDB needed more memory than the memory limit ({limit}) allows for {name}.",
                 limit=source.memory_limit,
-                name=source.source.name,
+                name=source.name(),
             ),
             hint=_("Raise --memory-limit (1GB is enough for most files), or close other programs."),
             where="memory-limit",
@@ -177,7 +197,7 @@ class DuckDBSource(StreamedSource):
         self._lock = _hold_lock(self.work)
         limit = parse_memory(memory_limit) or default_memory_limit()
         self.memory_limit = limit
-        config = {
+        config: dict[str, str | bool | int | float | list[str]] = {
             "memory_limit": limit,
             "temp_directory": str(self.work / "spill"),
             "autoinstall_known_extensions": False,
@@ -192,9 +212,10 @@ class DuckDBSource(StreamedSource):
             self.con.execute(f"SET allowed_paths = [{_literal(self._parquet_path())}]")
             self.con.execute(f"SET allowed_directories = [{_literal(str(self.work))}]")
         self.con.execute("SET enable_external_access = false")
-        self._codes_key: tuple | None = None
+        self._codes_key: tuple[str, ...] | None = None
         self._n_maps = 0
-        self._kept: tuple[tuple, str] | None = None  # the last request grouped (see _grouped_table)
+        #: the last request grouped, by the keys of its codings and maps (see _grouped_table)
+        self._kept: tuple[tuple[tuple[str, bytes | None], ...], str] | None = None
 
     # --- what the file is ---------------------------------------------------------------------------
     @property
@@ -215,7 +236,7 @@ class DuckDBSource(StreamedSource):
     ) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
         texts = self._read_directly(columns)
         if texts is not None:
-            return {name: self._direct_value_counts(text) for name, text in zip(columns, texts)}
+            return {name: self._direct_value_counts(text, progress) for name, text in zip(columns, texts)}
         rows = [0]
 
         def counted() -> Iterator[pa.RecordBatch]:
@@ -259,10 +280,12 @@ class DuckDBSource(StreamedSource):
     def _scan(self) -> str:
         return f"read_parquet({_literal(self._parquet_path())})"
 
-    def _direct_value_counts(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
+    def _direct_value_counts(
+        self, text: str, progress: ProgressCallback = no_progress
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """One column's value counts by DuckDB (sorted as Python sorts strings, as the batch path does)."""
         sql = f"SELECT {text} AS v, count(*) AS n FROM {self._scan()} GROUP BY 1"
-        table = self.con.execute(sql).to_arrow_table()
+        table = self._fetch(sql, progress, _("counting the values of {file}", file=self.name()))
         values = np.asarray(table.column("v").to_pylist(), dtype=object)
         counts = table.column("n").to_numpy().astype(np.int64)
         present = np.asarray([v is not None for v in values], dtype=bool)
@@ -272,7 +295,9 @@ class DuckDBSource(StreamedSource):
         self._rows = int(counts.sum()) + missing
         return values[order], counts[order], missing
 
-    def _encode_directly(self, codings: tuple[ColumnCoding, ...], texts: list[str]) -> int:
+    def _encode_directly(
+        self, codings: tuple[ColumnCoding, ...], texts: list[str], progress: ProgressCallback = no_progress
+    ) -> int:
         """Fill ``codes`` from the Parquet file in DuckDB: the file joined with one small table of value
         -> code per column (a missing cell gets the coding's missing code); the rows counted."""
         selects, joins = [], []
@@ -288,12 +313,15 @@ class DuckDBSource(StreamedSource):
             selects.append(f"({code})::{kind} AS c{i}")
             joins.append(f"LEFT JOIN values_{i} AS v{i} ON t.x{i} = v{i}.v")
         inner = ", ".join(f"{text} AS x{i}" for i, text in enumerate(texts))
-        self.con.execute(
+        said = _("encoding the rows of {file} (DuckDB)", file=self.name())
+        self._run(
             f"CREATE TABLE codes AS SELECT {', '.join(selects)} "
-            f"FROM (SELECT {inner} FROM {self._scan()}) AS t {' '.join(joins)}"
+            f"FROM (SELECT {inner} FROM {self._scan()}) AS t {' '.join(joins)}",
+            progress,
+            said,
         )
         unknown = ", ".join(f"count(*) FILTER (WHERE c{i} IS NULL)" for i in range(len(codings)))
-        row = self.con.execute(f"SELECT count(*), {unknown} FROM codes").fetchone()
+        row = self._row(f"SELECT count(*), {unknown} FROM codes", progress, said)
         for c, n in zip(codings, row[1:]):
             if n:
                 raise DataError(
@@ -312,14 +340,14 @@ class DuckDBSource(StreamedSource):
         """Encode the file's rows into the table ``codes`` (once per set of codings)."""
         import duckdb
 
-        key = tuple(id(c) for c in codings)
+        key = tuple(c.key for c in codings)
         if self._codes_key is not None and set(key) <= set(self._codes_key):
             return
         self._kept = None
         texts = self._read_directly([c.name for c in codings])
         if texts is not None:
             self.con.execute("DROP TABLE IF EXISTS codes")
-            self._rows = self._encode_directly(codings, texts)
+            self._rows = self._encode_directly(codings, texts, progress)
             progress(0.5, _("encoding rows: {n} read", n=self._rows))
             self._codes_key = key
             return
@@ -362,27 +390,24 @@ class DuckDBSource(StreamedSource):
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         table = self._grouped_table(request, progress)
         groups = ", ".join(f"g{i}" for i in range(len(request.maps)))
-        result = self.con.execute(f"SELECT * FROM {table} ORDER BY {groups}").to_arrow_table()
+        result = self._fetch(f"SELECT * FROM {table} ORDER BY {groups}", progress, _(COUNTING))
         codes = np.stack([result.column(f"g{i}").to_numpy() for i in range(len(request.maps))])
         return PointCounts.from_groups(codes, result.column("n").to_numpy())
 
     @in_one_sentence
     def distinct_count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> int:
         table = self._grouped_table(request, progress)
-        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        return int(self._row(f"SELECT count(*) FROM {table}", progress, _(COUNTING))[0])
 
     def _grouped_table(self, request: CountRequest, progress: ProgressCallback) -> str:
         """The groups of a request as a table, kept until another request is grouped: choosing the floor
         counts a request's groups and then fetches them (one GROUP BY over every row, not two)."""
-        key = tuple(
-            (id(c), None if m is None else np.asarray(m).tobytes())
-            for c, m in zip(request.codings, request.maps)
-        )
+        key = tuple((c.key, map_key(m)) for c, m in zip(request.codings, request.maps))
         if self._kept is not None and self._kept[0] == key:
             return self._kept[1]
         sql, tables = self._grouped(request, progress)
         try:
-            self.con.execute(f"CREATE OR REPLACE TABLE grouped AS {sql}")
+            self._run(f"CREATE OR REPLACE TABLE grouped AS {sql}", progress, _(COUNTING))
         finally:
             self._drop(tables)
         self._kept = (key, "grouped")
@@ -397,22 +422,19 @@ class DuckDBSource(StreamedSource):
             return []
         self._ensure_codes(requests[0].codings, progress)
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
-        tables: dict[int, str] = {}
-        try:
-            aggregates = []
-            for request in requests:
-                parts = []
-                for m, c in zip(request.maps, request.codings):
-                    if m is None:
-                        parts.append(column[id(c)])
-                    else:
-                        if id(m) not in tables:
-                            tables[id(m)] = self._map_list(m)
-                        parts.append(f"{tables[id(m)]}[{column[id(c)]} + 1]")
-                aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
-            row = self.con.execute(f"SELECT {', '.join(aggregates)} FROM codes").fetchone()
-        finally:
-            pass
+        lists: dict[bytes | None, str] = {}
+        aggregates = []
+        for request in requests:
+            parts = []
+            for m, c in zip(request.maps, request.codings):
+                if m is None:
+                    parts.append(column[c.key])
+                else:
+                    if map_key(m) not in lists:
+                        lists[map_key(m)] = self._map_list(m)
+                    parts.append(f"{lists[map_key(m)]}[{column[c.key]} + 1]")
+            aggregates.append(f"approx_count_distinct(hash({', '.join(parts)}))")
+        row = self._row(f"SELECT {', '.join(aggregates)} FROM codes", progress, _(COUNTING))
         return [int(x) for x in row]
 
     def _map_list(self, mapping: np.ndarray) -> str:
@@ -427,12 +449,32 @@ class DuckDBSource(StreamedSource):
         the floor checked here usually fails, and it has many more groups than the floor's points."""
         sql, tables = self._grouped(request, progress)
         try:
-            row = self.con.execute(
-                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})"
-            ).fetchone()
+            row = self._row(
+                f"SELECT coalesce(sum(n) FILTER (WHERE n < {int(k)}), 0), count(*) FROM ({sql})",
+                progress,
+                _(COUNTING),
+            )
         finally:
             self._drop(tables)
         return int(row[0]), int(row[1])
+
+    def _run(self, sql: str, progress: ProgressCallback, message: str) -> None:
+        """Run a statement that may take long; Cancel interrupts it (:func:`wait_cancellable`)."""
+        wait_cancellable(lambda: self.con.execute(sql), progress, 0.5, message, self.con.interrupt)
+
+    def _fetch(self, sql: str, progress: ProgressCallback, message: str) -> pa.Table:
+        """The result of a query that may take long, as an Arrow table; Cancel interrupts it."""
+        return wait_cancellable(
+            lambda: self.con.execute(sql).to_arrow_table(), progress, 0.5, message, self.con.interrupt
+        )
+
+    def _row(self, sql: str, progress: ProgressCallback, message: str) -> tuple[Any, ...]:
+        """The one row of an aggregate query (counts and sums always give one); Cancel interrupts it."""
+        row = wait_cancellable(
+            lambda: self.con.execute(sql).fetchone(), progress, 0.5, message, self.con.interrupt
+        )
+        assert row is not None
+        return row
 
     def _drop(self, tables: list[str]) -> None:
         for name in tables:
@@ -441,12 +483,12 @@ class DuckDBSource(StreamedSource):
     def _grouped(self, request: CountRequest, progress: ProgressCallback) -> tuple[str, list[str]]:
         """The GROUP BY of a request over the codes table, and the map tables it joins."""
         self._ensure_codes(request.codings, progress)
-        progress(0.5, _("counting the groups (DuckDB)"))
+        progress(0.5, _(COUNTING))
         selects, joins, tables = [], [], []
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
         for i, (m, c) in enumerate(zip(request.maps, request.codings)):
-            col = column[id(c)]
+            col = column[c.key]
             if m is None:
                 selects.append(f"codes.{col} AS g{i}")
                 continue
@@ -478,7 +520,7 @@ class DuckDBSource(StreamedSource):
         the row is inside it, less one (boxes are disjoint; -1 when in none)."""
         assert self._codes_key is not None
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key)}
-        cols = [column[id(c)] for c in boxes.codings]
+        cols = [column[c.key] for c in boxes.codings]
         full = np.asarray(boxes.n_keys) - 1
         terms, bounded = [], set()
         for b in range(boxes.n_boxes):
@@ -494,7 +536,6 @@ class DuckDBSource(StreamedSource):
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
         """One pass: a GROUP BY GROUPING SETS ((box, codes) of every column) over the codes table; the
         codes become keys afterwards (only the columns a box bounds are looked up per row)."""
-        from kanon_engine.sources.backends.base import dense_histograms
 
         self._ensure_codes(boxes.codings, progress)
         cols, case, keys = self._box_sql(boxes)
@@ -506,7 +547,7 @@ class DuckDBSource(StreamedSource):
             f"SELECT b, {', '.join(f'r{q}' for q in range(d))}, {flags}, count(*)::BIGINT AS n "
             f"FROM (SELECT {case} AS b, * FROM ({inner})) WHERE b >= 0 GROUP BY GROUPING SETS ({sets})"
         )
-        table = self.con.execute(sql).to_arrow_table()
+        table = self._fetch(sql, progress, _(COUNTING))
         box, n = table.column("b").to_numpy(), table.column("n").to_numpy()
         parts = []
         for q in range(d):
@@ -528,7 +569,7 @@ class DuckDBSource(StreamedSource):
         listed = Boxes(boxes.codings, boxes.keys, boxes.lower[which], boxes.upper[which])
         _cols, case, keys = self._box_sql(listed)
         column = {k: f"c{j}" for j, k in enumerate(self._codes_key or ())}
-        groups = ", ".join(f"{column[id(c)]} AS g{i}" for i, c in enumerate(request.codings))
+        groups = ", ".join(f"{column[c.key]} AS g{i}" for i, c in enumerate(request.codings))
         names = ", ".join(f"g{i}" for i in range(len(request.codings)))
         inner = f"SELECT {', '.join(['*', *keys])} FROM codes"
         sql = (
@@ -539,13 +580,11 @@ class DuckDBSource(StreamedSource):
         yield from _per_box(reader, len(which), len(request.codings))
 
     def close(self) -> None:
-        con = getattr(self, "con", None)
+        con = self.__dict__.pop("con", None)  # closing twice (and the finalizer after) does nothing
         if con is not None:
-            self.con = None
             con.close()
-        lock = getattr(self, "_lock", None)
+        lock = self.__dict__.pop("_lock", None)
         if lock is not None:
-            self._lock = None
             os.close(lock)
         work = getattr(self, "work", None)
         if work is not None and work.exists():
@@ -609,19 +648,15 @@ WORK_PREFIX = "kanon-duckdb-"
 
 def _hold_lock(work: Path) -> int:
     """A lock file in the work folder, held while the source lives (a crashed run's folder has none)."""
-    from kanon_engine.release.fileio import _try_lock
 
     fd = os.open(work / "lock", os.O_CREAT | os.O_RDWR, 0o600)
-    _try_lock(fd)
+    try_lock(fd)
     return fd
 
 
 def remove_stale_work_folders(parent: Path) -> list[str]:
     """Remove work folders a crashed or killed run left in ``parent`` (they hold encoded patient rows):
     those whose lock no process holds. Where locks are unavailable, only folders a day old."""
-    import time
-
-    from kanon_engine.release.fileio import _try_lock
 
     removed = []
     for entry in parent.glob(f"{WORK_PREFIX}*"):
@@ -632,7 +667,7 @@ def remove_stale_work_folders(parent: Path) -> list[str]:
             stale = time.time() - entry.stat().st_mtime > 86400 if entry.exists() else False
         else:
             try:
-                taken = _try_lock(fd)
+                taken = try_lock(fd)
                 stale = taken is True or (taken is None and time.time() - lock.stat().st_mtime > 86400)
             finally:
                 os.close(fd)

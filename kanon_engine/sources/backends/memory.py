@@ -10,11 +10,13 @@ row: on Adult x30 this keeps a whole run as fast as the search on rows was befor
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from kanon_engine.core.arrays import positions
 from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -30,6 +32,7 @@ from kanon_engine.sources.backends.base import (
     dense_histograms,
     encode_batch,
     group_codes,
+    map_key,
 )
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
 
@@ -47,9 +50,9 @@ class InMemorySource(TableSource):
         self.source = table.source
         self.sha256 = table.sha256
         self.set_column_types(table.column_types)
-        self._codes: dict[int, np.ndarray] = {}
-        self._last: tuple[tuple, PointCounts] | None = None
-        self._matrix: tuple[tuple, np.ndarray] | None = None
+        self._codes: dict[str, np.ndarray] = {}
+        self._last: tuple[tuple[tuple[str, ...], tuple[bytes | None, ...]], PointCounts] | None = None
+        self._matrix: tuple[tuple[str, ...], np.ndarray] | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -98,15 +101,15 @@ class InMemorySource(TableSource):
     def codes(self, codings: tuple[ColumnCoding, ...]) -> np.ndarray:
         """(n_columns, n_rows) codes of every row, read-only (each column's kept for the next request,
         and the last matrix too: the release asks for the one the points were counted from)."""
-        key = tuple(id(c) for c in codings)
+        key = tuple(c.key for c in codings)
         if self._matrix is not None and self._matrix[0] == key:
             return self._matrix[1]
         for c in codings:
-            if id(c) not in self._codes:
-                self._codes[id(c)] = self._encode(c)
+            if c.key not in self._codes:
+                self._codes[c.key] = self._encode(c)
         out = np.empty((len(codings), self.n_rows), dtype=np.int32)
         for i, c in enumerate(codings):
-            out[i] = self._codes[id(c)]
+            out[i] = self._codes[c.key]
         out.flags.writeable = False
         self._matrix = (key, out)
         return out
@@ -115,8 +118,8 @@ class InMemorySource(TableSource):
         """A column's codes through ``coding``: the column's own codes (one per distinct value, see
         :func:`~kanon_engine.data.codes.code_column`) mapped by one lookup table, one take per row."""
         cc = code_column(self.table.frame[coding.name])
-        pos = pd.Index(coding.values, dtype=object).get_indexer(cc.values[:-1])
-        table = np.append(coding.codes[np.maximum(pos, 0)], coding.missing).astype(coding.dtype)
+        pos = positions(coding.values, cc.values[:-1])
+        table: np.ndarray = np.append(coding.codes[np.maximum(pos, 0)], coding.missing).astype(coding.dtype)
         unknown = np.flatnonzero(pos < 0)
         if len(unknown) and cc.counts()[unknown].any():
             encode_batch(self._arrow([coding.name]), (coding,))  # says which column changed
@@ -124,7 +127,7 @@ class InMemorySource(TableSource):
 
     def count(self, request: CountRequest, progress: ProgressCallback = no_progress) -> PointCounts:
         """The points, with the point of every row (kept for the release: no lookup per row)."""
-        key = (tuple(id(c) for c in request.codings), tuple(id(m) for m in request.maps))
+        key = (tuple(c.key for c in request.codings), tuple(map_key(m) for m in request.maps))
         if self._last is None or self._last[0] != key:  # the floor's count is asked for twice
             codes = apply_maps(self.codes(request.codings), request.maps)
             self._last = (key, group_codes(codes, request.sizes, with_rows=True))
@@ -147,7 +150,7 @@ class InMemorySource(TableSource):
     def preview(self, n: int = 200) -> pd.DataFrame:
         return self.table.frame.iloc[:n].reset_index(drop=True)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         """Everything else a loaded table offers (``column``, ``numeric``, ``options``)."""
         if name == "table":
             raise AttributeError(name)

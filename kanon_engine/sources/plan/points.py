@@ -14,12 +14,12 @@ the same message as for a loaded table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 
 from kanon_engine.config import AnonymizationConfig
+from kanon_engine.core.arrays import positions
 from kanon_engine.core.encoding import EncodedTable, SensitiveColumn, require_covered, sensitive_order
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
@@ -27,17 +27,16 @@ from kanon_engine.hierarchy.validate import require_valid
 from kanon_engine.i18n import N_, _
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.sources.backends.base import ColumnCoding, CountRequest, PointCounts, TableSource
-
-#: Largest product of code ranges a point key holds (one int64 per point; past it, keys are re-densified).
-_MAX_KEY = 1 << 62
+from kanon_engine.sources.plan.combination_keys import CombinationKeys
+from kanon_engine.sources.plan.person_points import person_coding
 
 
 def leaf_coding(source: TableSource, name: str, hierarchy: Hierarchy) -> ColumnCoding:
     """Value -> leaf index of a quasi-identifier (or a sensitive attribute with a hierarchy); a
     HierarchyError naming the values the hierarchy lacks."""
     values, _counts, missing = source.value_counts(name)
-    leaf = hierarchy.encode(values)
-    missing_leaf = int(hierarchy.leaf_index.get_indexer([MISSING])[0])
+    found = positions(hierarchy.values, [*values, MISSING])
+    leaf, missing_leaf = found[:-1], int(found[-1])
     uncovered = list(values[leaf < 0])
     if missing and missing_leaf < 0:
         uncovered.append(MISSING)
@@ -51,9 +50,9 @@ def sensitive_coding(source: TableSource, name: str) -> tuple[ColumnCoding, tupl
     values, _counts, missing = source.value_counts(name)
     uniques = np.asarray(sorted(set(values) | ({MISSING} if missing else set())), dtype=object)
     ordered, rank, numeric = sensitive_order(uniques)
-    pos = pd.Index(uniques, dtype=object)
-    codes = rank[pos.get_indexer(values)] if len(values) else np.zeros(0, dtype=np.int64)
-    miss = int(rank[pos.get_indexer([MISSING])[0]]) if missing else -1
+    found = positions(uniques, [*values, MISSING])
+    codes = rank[found[:-1]] if len(values) else np.zeros(0, dtype=np.int64)
+    miss = int(rank[found[-1]]) if missing else -1
     coding = ColumnCoding(name, tuple(values), codes.astype(np.int32), miss, max(len(uniques), 1))
     return coding, ordered, numeric
 
@@ -64,15 +63,16 @@ class Counted:
 
     ``codings`` encode a row's quasi-identifiers then sensitive attributes; ``floor`` is the level of
     every quasi-identifier the points were counted at (all 0: points hold leaves). A row's point is found
-    by its key (:meth:`point_of`), the mixed-radix number of its codes at the floor, among the sorted keys
-    of the points.
+    by its key (:meth:`point_of`), the key ``coder`` gives its codes at the floor
+    (:class:`~kanon_engine.sources.plan.combination_keys.CombinationKeys`), among the sorted keys of the
+    points.
     """
 
     enc: EncodedTable
     codings: tuple[ColumnCoding, ...]
     floor: tuple[int, ...]
     keys: np.ndarray  # (n_points,) sorted key of every point
-    radix: tuple[int, ...]
+    coder: CombinationKeys
     rows: np.ndarray | None = None  # the point of every input row, when the engine gave it (in memory)
     #: False for a stand-in that holds no points (Mondrian cut by the engine keeps each box's points
     #: only while it runs): nothing about the original data may be read from it
@@ -90,7 +90,7 @@ class Counted:
 
     def point_of(self, codes: np.ndarray) -> np.ndarray:
         """The point of every row given its codes (n_columns, m); every row has one."""
-        key = point_keys(self.floor_codes(codes), self.radix)
+        key = self.coder.keys(self.floor_codes(codes))
         pos = np.searchsorted(self.keys, key)
         pos = np.minimum(pos, len(self.keys) - 1)
         if not np.array_equal(self.keys[pos], key):
@@ -99,34 +99,6 @@ class Counted:
                 hint=_("Run the anonymization again."),
             )
         return pos
-
-
-def point_keys(codes: np.ndarray, radix: tuple[int, ...]) -> np.ndarray:
-    """Mixed-radix int64 keys of code columns (first column most significant: sorted keys are sorted
-    codes). Callers make sure the radix product fits (:func:`key_radix`)."""
-    key = np.zeros(codes.shape[1], dtype=np.int64)
-    for col, r in zip(codes, radix):
-        key *= r
-        key += col
-    return key
-
-
-def key_radix(sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """The radix of every column of a point key; a ConfigError when the combinations cannot be numbered
-    in 64 bits (more than about 4.6e18 possible combinations)."""
-    total = 1
-    for s in sizes:
-        total *= max(int(s), 1)
-    if total >= _MAX_KEY:
-        raise ConfigError(
-            _(
-                "The quasi-identifiers and sensitive attributes have too many combinations of values to "
-                "count ({total} possible).",
-                total=f"{total:.2e}",
-            ),
-            hint=_("Use fewer quasi-identifiers, or hierarchies with fewer leaves."),
-        )
-    return tuple(max(int(s), 1) for s in sizes)
 
 
 def _check_config(config: AnonymizationConfig) -> None:
@@ -159,6 +131,10 @@ class PointSpec:
     codings: tuple[ColumnCoding, ...]
     sensitive: tuple[tuple[str, tuple[str, ...], bool, Hierarchy | None], ...]
     leaf_counts: tuple[np.ndarray, ...]
+    #: under the person role the last coding is the person's (:mod:`.person_points`), and how many
+    #: distinct released rows of one person an attacker may know
+    persons: int | None = None
+    person_knows: int = 1
 
     def request(self, levels: tuple[int, ...], sensitive: bool = True) -> CountRequest:
         """Count the quasi-identifiers at ``levels`` (hierarchy levels) and (unless told not to) the
@@ -175,8 +151,14 @@ class PointSpec:
         return CountRequest(self.codings, (*maps, *(None,) * len(rest)), (*sizes, *(c.size for c in rest)))
 
 
-def point_spec(source: TableSource, config: AnonymizationConfig, progress: ProgressCallback) -> PointSpec:
-    """Value counts of the run's columns (one pass) and the codings built from them."""
+def point_spec(
+    source: TableSource,
+    config: AnonymizationConfig,
+    progress: ProgressCallback,
+    extra: tuple[str, ...] = (),
+) -> PointSpec:
+    """Value counts of the run's columns (one pass) and the codings built from them; ``extra`` columns
+    are counted like the protected sensitive attributes."""
     _check_config(config)
     qi = tuple(config.quasi_identifiers)
     source.require_columns(qi, N_("quasi-identifier"))
@@ -185,12 +167,14 @@ def point_spec(source: TableSource, config: AnonymizationConfig, progress: Progr
     # the points (a diagnosis makes nearly every combination of quasi-identifiers several points)
     protected = {m.sensitive for m in config.models if m.sensitive}
     sens = tuple(s for s in config.sensitive if s in protected)
+    source.require_columns(tuple(extra), N_("target of the study"))
+    sens += tuple(c for c in dict.fromkeys(extra) if c not in sens and c not in qi)
     progress(0.0, _("counting the values of every column"))
     source.prefetch_value_counts([*qi, *sens])
     hs = tuple(config.hierarchies[q] for q in qi)
     codings = [leaf_coding(source, q, h) for q, h in zip(qi, hs)]
     sens_h = config.sensitive_hierarchies or {}
-    meta = []
+    meta: list[tuple[str, tuple[str, ...], bool, Hierarchy | None]] = []
     for s in sens:
         h = sens_h.get(s)
         if h is not None:
@@ -201,7 +185,11 @@ def point_spec(source: TableSource, config: AnonymizationConfig, progress: Progr
             codings.append(coding)
             meta.append((s, values, numeric, None))
     leaf_counts = tuple(_leaf_counts(source, c) for c in codings[: len(qi)])
-    return PointSpec(qi, hs, tuple(codings), tuple(meta), leaf_counts)
+    person = person_coding(source, config)  # the person role: one more coded column, counted last
+    if person is None:
+        return PointSpec(qi, hs, tuple(codings), tuple(meta), leaf_counts)
+    codings.append(person)
+    return PointSpec(qi, hs, tuple(codings), tuple(meta), leaf_counts, person.size - 1, config.person_knows)
 
 
 def points_at(
@@ -215,7 +203,6 @@ def points_at(
 def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) -> Counted:
     """The points of ``counts`` (counted by ``spec.request(levels)``) as the weighted encoded table the
     algorithms see."""
-    radix = key_radix(spec.request(levels).sizes)
     n_qi = len(spec.qi)
     leaves = np.empty((n_qi, counts.n_points), dtype=np.int32)
     for q, (h, lv) in enumerate(zip(spec.hierarchies, levels)):
@@ -226,7 +213,11 @@ def counted_from(spec: PointSpec, levels: tuple[int, ...], counts: PointCounts) 
         for i, (name, values, numeric, h) in enumerate(spec.sensitive)
     )
     enc = EncodedTable(spec.qi, spec.hierarchies, leaves, sensitive, weights, spec.leaf_counts)
-    return Counted(enc, spec.codings, tuple(levels), point_keys(counts.codes, radix), radix, counts.rows)
+    if spec.persons is not None:  # the person of every point (its last code)
+        persons = counts.codes[n_qi + len(spec.sensitive)].astype(np.int64)
+        enc = replace(enc, persons=persons, n_persons=spec.persons, person_knows=spec.person_knows)
+    coder, keys = CombinationKeys.of(counts.codes, spec.request(levels).sizes)
+    return Counted(enc, spec.codings, tuple(levels), keys, coder, counts.rows)
 
 
 def first_leaf(hierarchy: Hierarchy, level: int) -> np.ndarray:

@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from kanon_engine.config import AnonymizationConfig
-from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.i18n import _
-from kanon_engine.release.build import _missing_as_empty_codes as missing_as_empty_codes
-from kanon_engine.release.build import mask_suppressed, qi_column
-from kanon_engine.sources.backends.base import Boxes
+from kanon_engine.release.build import mask_suppressed, missing_as_empty_codes, qi_column
+from kanon_engine.sources.backends.base import Boxes, encode_batch
+from kanon_engine.sources.plan.combination_keys import CombinationKeys
+from kanon_engine.sources.plan.guard import TableChanged
 from kanon_engine.sources.plan.key_tree import KeyTree
 from kanon_engine.sources.plan.points import Counted
 
@@ -69,7 +70,8 @@ class ReleasePlan(ABC):
         """Records the release suppresses (points of class -1, and Datafly's trimmed records)."""
         point_class = getattr(self, "point_class", np.zeros(0, dtype=np.int64))
         weights = self.counted.enc.weights
-        n = int(weights[point_class < 0].sum()) if len(point_class) else 0
+        off = point_class < 0
+        n = (int(weights[off].sum()) if weights is not None else int(off.sum())) if len(point_class) else 0
         return n + int(getattr(self, "trimmed_records", 0))
 
     @abstractmethod
@@ -86,9 +88,6 @@ class ReleasePlan(ABC):
 
     def codes_of(self, frame: pd.DataFrame) -> np.ndarray:
         """The codes (quasi-identifiers, then sensitive attributes) of a batch of input rows."""
-        import pyarrow as pa
-
-        from kanon_engine.sources.backends.base import encode_batch
 
         names = [c.name for c in self.counted.codings]
         arrays = []
@@ -154,9 +153,10 @@ def batch_categorical(codes: np.ndarray, labels: np.ndarray, extra: str | None =
     return pd.Categorical.from_codes(renumber[codes], pd.Index(kept, dtype=object))
 
 
-def _table_changed() -> ConfigError:
-    """A row of the release matches none of the counted groups: the file changed after counting."""
-    return ConfigError(
+def _table_changed() -> TableChanged:
+    """A row of the release matches none of the counted groups: the file changed after counting (the
+    release writer names the file, :mod:`kanon_engine.sources.plan.guard`)."""
+    return TableChanged(
         _("The table changed while it was being anonymized (a row matches no counted group)."),
         hint=_("Run the anonymization again."),
     )
@@ -171,7 +171,7 @@ class NodeClasses:
 
     levels: tuple[int, ...]
     maps: tuple[np.ndarray, ...]  # per quasi-identifier: leaf code -> code at the node's level
-    radix: tuple[int, ...]
+    coder: CombinationKeys  # numbers the node's combinations (by those of the points)
     keys: np.ndarray  # sorted keys of the node's combinations
     classes: np.ndarray  # released class of each (-1: suppressed)
 
@@ -179,28 +179,26 @@ class NodeClasses:
     def of(cls, counted: Counted, levels: tuple[int, ...], point_class: np.ndarray) -> NodeClasses:
         enc = counted.enc
         maps = tuple(enc.level_maps[q][lv] for q, lv in enumerate(levels))
-        radix = tuple(int(enc.level_sizes[q][lv]) for q, lv in enumerate(levels))
-        keys = _mixed_radix([m[enc.codes[q]] for q, m in enumerate(maps)], radix)
+        sizes = tuple(int(enc.level_sizes[q][lv]) for q, lv in enumerate(levels))
+        coder, keys = CombinationKeys.of(_generalized(enc.codes, maps), sizes)
         keys, first = np.unique(keys, return_index=True)  # every point of a combination has its class
-        return cls(tuple(levels), maps, radix, keys, point_class[first])
+        return cls(tuple(levels), maps, coder, keys, point_class[first])
 
     def classes_of(self, codes: np.ndarray) -> np.ndarray:
         """The class of every row given its codes (quasi-identifier leaves first)."""
-        key = _mixed_radix([m[codes[q]] for q, m in enumerate(self.maps)], self.radix)
+        key = self.coder.keys(_generalized(codes, self.maps))
         pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
         if not np.array_equal(self.keys[pos], key):
             raise _table_changed()
         return self.classes[pos]
 
 
-def _mixed_radix(columns: list[np.ndarray], radix: tuple[int, ...]) -> np.ndarray:
-    """int64 keys of code columns, first column most significant (the product of the radix fits: the
-    node's levels are at or above the points', whose keys fit)."""
-    key = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
-    for col, r in zip(columns, radix):
-        key *= r
-        key += col
-    return key
+def _generalized(codes: np.ndarray, maps: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(quasi-identifiers, m) codes at a node's levels from leaf codes (quasi-identifiers first)."""
+    out = np.empty((len(maps), codes.shape[1]), dtype=np.int64)
+    for q, m in enumerate(maps):
+        out[q] = m[codes[q]]
+    return out
 
 
 @dataclass(eq=False)
@@ -213,6 +211,9 @@ class FullDomainPlan(ReleasePlan):
     #: Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`): per released class its records and how
     #: many of them (the last ones in input order) are suppressed as well; None when none are
     trim: tuple[np.ndarray, np.ndarray] | None = None
+    #: some rows of a released class are suppressed (a person's rows cut out of it, see
+    #: :mod:`kanon_engine.core.person_sets`): a streamed row finds its class through its point
+    by_point: bool = False
     _lookup: NodeClasses | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -220,7 +221,7 @@ class FullDomainPlan(ReleasePlan):
         return 0 if self.trim is None else int(self.trim[1].sum())
 
     def row_classes(self, codes: np.ndarray, state: BatchState) -> np.ndarray:
-        if state.points is None:  # streamed: the class of the row's generalized values
+        if state.points is None and not self.by_point:  # streamed: the class of its generalized values
             cls = self._node_classes().classes_of(codes)
         else:
             cls = self.point_class[state.points_of(self.counted, codes)]
@@ -290,7 +291,8 @@ class PartitionPlan(ReleasePlan):
         if state.seen is None:
             state.seen = np.zeros(self.counted.enc.n_points, dtype=np.int64)
         rank = _ranks(point, state.seen)
-        stride = int(self.counted.enc.weights.max()) + 1
+        weights = self.counted.enc.weights
+        stride = (int(weights.max()) if weights is not None else 1) + 1
         key = f_point * stride + f_rank
         idx = np.searchsorted(key, point * stride + rank, side="right") - 1
         split = np.zeros(len(point), dtype=bool)

@@ -18,8 +18,10 @@ sorted by it (an external sort), so memory stays bounded.
 from __future__ import annotations
 
 import hashlib
+import queue
 import secrets
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,18 +33,33 @@ import pyarrow as pa
 from kanon_engine.errors import DataError
 from kanon_engine.i18n import _
 from kanon_engine.release import writer as release_writer
-from kanon_engine.release.fileio import _format_for, atomic_writer, refuse_input_overwrite
+from kanon_engine.release.build import with_mark
+from kanon_engine.release.fileio import atomic_writer, format_for, refuse_input_overwrite
+from kanon_engine.report.facts import FactsTally
 from kanon_engine.sources.backends.base import TableSource
+from kanon_engine.sources.backends.duckdb_source import default_memory_limit
+from kanon_engine.sources.plan.guard import ReleaseTally, TableChanged, file_changed
 from kanon_engine.sources.plan.release_plan import BatchState
 
 #: Rows per Parquet row group: what ``pyarrow.parquet.write_table`` uses for a whole table.
 ROW_GROUP_ROWS = 1024 * 1024
 
+#: Test hook: called with the source once the input was found unchanged and before it is read again, so
+#: a test can edit the file exactly between counting and writing (deterministically, not by a race).
+before_reading_again: Callable[[TableSource], None] | None = None
+
 
 def _release_batches(
-    source: TableSource, result: Any, options: Any, facts: dict, pseudonymize: Callable
+    source: TableSource,
+    result: Any,
+    options: Any,
+    facts: dict[str, Any],
+    pseudonymize: Callable[..., pd.DataFrame],
+    facts_tally: FactsTally | None = None,
+    tally: ReleaseTally | None = None,
 ) -> Iterator[pd.DataFrame]:
-    """The release rows, batch by batch, in input order (suppressed ones dropped when asked)."""
+    """The release rows, batch by batch, in input order (suppressed ones dropped when asked); every
+    batch as written goes to ``facts_tally`` with its input rows beside it, its classes to ``tally``."""
     cfg = result.config
     plan = result.plan
     state = BatchState()
@@ -51,7 +68,10 @@ def _release_batches(
     for batch in source.batches():
         frame = batch.to_pandas()
         out, row_class = plan.apply(frame, state)
+        if tally is not None:
+            tally.add(row_class)
         suppressed = row_class < 0
+        out = with_mark(out, cfg.quasi_identifiers, suppressed, options.mark_for(cfg))
         if pseudo:
             ids = pseudonymize(frame[list(cfg.identifiers)], list(cfg.identifiers), options.pseudonymize_key)
             order = [c for c in frame.columns if c in out.columns or c in cfg.identifiers]
@@ -62,6 +82,9 @@ def _release_batches(
         facts["suppressed"] += n_supp
         if drop and n_supp:
             out = out[~suppressed].reset_index(drop=True)
+            frame = frame[~suppressed]
+        if facts_tally is not None:
+            facts_tally.add(out, original=frame[list(cfg.quasi_identifiers)].reset_index(drop=True))
         yield out
     facts["drop"] = drop
     facts["pseudonymized"] = tuple(cfg.identifiers) if pseudo else ()
@@ -76,11 +99,9 @@ def read_ahead(batches: Iterator[pd.DataFrame], depth: int = READ_AHEAD) -> Iter
     applying the plan) while the caller formats and writes the previous ones: both halves are mostly
     pyarrow and numpy, which release the GIL, so a second core does half the work. An error in the
     thread is raised here; when the caller stops early the thread stops after its current batch."""
-    import queue
-    import threading
 
     done = object()
-    q: queue.Queue = queue.Queue(maxsize=depth)
+    q: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
 
     def produce() -> None:
@@ -192,7 +213,7 @@ def stream_release(
     path: str | Path,
     options: Any,
     project_path: str | Path | None,
-    pseudonymize: Callable,
+    pseudonymize: Callable[..., pd.DataFrame],
 ) -> tuple[release_writer.WrittenRelease, dict[str, Any]]:
     """Write the release of ``result`` (a run on ``source``) to ``path``, streamed (``options`` as
     :class:`kanon_engine.release.export.ExportOptions`; ``pseudonymize`` its keyed pseudonyms); what was
@@ -200,7 +221,7 @@ def stream_release(
     and facts for the export summary (format, suppressed rows masked or dropped, shuffled)."""
     path = Path(path)
     refuse_input_overwrite(path, [source.source, project_path])
-    fmt = _format_for(path, options.fmt)
+    fmt = format_for(path, options.fmt)
     if fmt == "xlsx":
         raise DataError(
             _(
@@ -214,7 +235,16 @@ def stream_release(
     cfg = result.config
     facts: dict[str, Any] = {"suppressed": 0, "format": fmt}
     shuffle = cfg.shuffle_seed is not None if options.shuffle is None else options.shuffle
-    batches = _release_batches(source, result, options, facts, pseudonymize)
+    fingerprint = getattr(source, "fingerprint", None)
+    if fingerprint is not None:
+        fingerprint.check()  # the file is the one that was counted (size, time, SHA-256)
+    if before_reading_again is not None:
+        before_reading_again(source)
+    facts_tally = FactsTally(
+        cfg.quasi_identifiers, cfg.sensitive, input_records=result.records, mark=options.mark_for(cfg)
+    )
+    tally = ReleaseTally(result.class_sizes, result.suppressed, result.records)
+    batches = _release_batches(source, result, options, facts, pseudonymize, facts_tally, tally)
     if getattr(source, "read_ahead", False):
         batches = read_ahead(batches)
     if shuffle:
@@ -222,7 +252,35 @@ def stream_release(
         if seed is None:
             seed = cfg.shuffle_seed if options.shuffle is None else secrets.randbits(64)
         work, limit = getattr(source, "work", None), getattr(source, "memory_limit", None)
-        batches = _shuffled(batches, seed, result, options, work, limit)
+        batches = _shuffled(batches, seed, result, options, work, limit, facts_tally)
+    try:
+        target = _write_all(path, fmt, batches, options, lambda: _unchanged(source, tally))
+    except TableChanged:
+        raise file_changed(source.source) from None
+    sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
+    facts["shuffled"] = bool(shuffle)
+    facts["facts"] = facts_tally.facts("written")
+    written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
+    return written, facts
+
+
+def _unchanged(source: TableSource, tally: ReleaseTally) -> None:
+    """The rows written are those counted, and the file is still the one counted (size and time)."""
+    tally.check(source.source)
+    fingerprint = getattr(source, "fingerprint", None)
+    if fingerprint is not None:
+        fingerprint.check_stat()
+
+
+def _write_all(
+    path: Path,
+    fmt: str,
+    batches: Iterator[pd.DataFrame],
+    options: Any,
+    finished: Callable[[], None],
+) -> Any:
+    """Write every batch into the guarded atomic writer; ``finished`` runs before the file replaces
+    ``path`` (raising there leaves ``path`` as it was and removes the partial file)."""
     with atomic_writer(path, "wb") as fh:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" and options.delimiter == "," else options.delimiter
@@ -236,10 +294,8 @@ def stream_release(
         target.empty(columns)
         if isinstance(target, _ParquetTarget):
             target.close()
-    sha = target.digest.hexdigest() if isinstance(target, _CsvTarget) else release_writer.sha256_file(path)
-    facts["shuffled"] = bool(shuffle)
-    written = release_writer.WrittenRelease(target.columns or (), target.rows, sha, target.neutralized)
-    return written, facts
+        finished()
+    return target
 
 
 def _shuffled(
@@ -249,10 +305,12 @@ def _shuffled(
     options: Any,
     folder: Path | None = None,
     memory_limit: str | None = None,
+    facts_tally: FactsTally | None = None,
 ) -> Iterator[pd.DataFrame]:
     """The release rows in the order of ``numpy.random.default_rng(seed).permutation`` over the released
     rows (the in-memory release's order), sorted out of memory by DuckDB (within the source's memory
-    limit, spilling into ``folder``)."""
+    limit, spilling into ``folder``); ``facts_tally`` is told the unshuffled position of every row in
+    the order they come out."""
     import duckdb
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
@@ -270,8 +328,11 @@ def _shuffled(
         columns: list[str] = []
         for frame in batches:
             columns = [str(c) for c in frame.columns]
+            if start + len(frame) > n:  # more rows than were counted
+                raise file_changed(None)
             table = release_writer.arrow_table(frame)
             table = table.append_column("__place", pa.array(place[start : start + len(frame)]))
+            table = table.append_column("__row", pa.array(np.arange(start, start + len(frame))))
             start += len(frame)
             if writer is None:
                 writer = pq.ParquetWriter(tmp, table.schema)
@@ -280,7 +341,6 @@ def _shuffled(
             return
         writer.close()
         del place
-        from kanon_engine.sources.backends.duckdb_source import default_memory_limit
 
         # the sort spills into this private folder (removed below), never into DuckDB's default ".tmp"
         # of the working folder: the rows are patient records
@@ -298,6 +358,9 @@ def _shuffled(
                 "SELECT * EXCLUDE (__place) FROM unshuffled ORDER BY __place"
             ).to_arrow_reader(1 << 17)
             for b in reader:
-                yield b.to_pandas().reindex(columns=columns)
+                out = b.to_pandas()
+                if facts_tally is not None:
+                    facts_tally.add_order(out["__row"].to_numpy())
+                yield out.reindex(columns=columns)
         finally:
             con.close()

@@ -1,18 +1,15 @@
-"""Files larger than memory in the workbench (issue 15, item 5): opened as a *table source* instead of
-being loaded whole.
+"""Opening data for the workbench: a file or a project's data, loaded whole or, when it is larger than
+memory (or the user chose DuckDB or Dask), opened as a *table source* and profiled (issue 15, item 5).
 
-The engine decides (:func:`kanon_engine.sources.backends.choose.choose_engine`): a file that would not fit in
-memory, or any file when the user chose DuckDB or Dask in the engine settings, is opened with
-:func:`~kanon_engine.sources.backends.choose.open_source`, the function the command line opens it with. What
-the
-workbench then needs is read in one pass by the engine, in a worker: every column's value counts (the
-column summaries, the role suggestions, the hierarchy builders and validation work on them, never on
-rows), the row count, the file's SHA-256 (the project and the report name it) and the first rows (the
-grid's preview). Runs and exports then go through the engine exactly as ``python -m kanon_engine
-anonymize --engine duckdb`` does (the algorithms take the source; the export streams through the one
-release writer).
-
-Everything here is worker-side or plain text: no widget is touched.
+The engine decides (:func:`kanon_engine.sources.backends.choose.choose_engine`): a file that would not fit
+in memory, or any file when the user chose DuckDB or Dask in the engine settings, is opened with
+:func:`~kanon_engine.sources.backends.choose.open_source`, the function the command line opens it with.
+What the workbench then needs is read in one pass by the engine: every column's value counts (the column
+summaries, the role suggestions, the hierarchy builders and validation work on them, never on rows), the
+row count, the file's SHA-256 (the project and the report name it) and the first rows (the grid's
+preview). Runs and exports then go through the engine exactly as ``python -m kanon_engine anonymize
+--engine duckdb`` does (the algorithms take the source; the export streams through the one release
+writer). Everything here runs in a worker and touches no widget.
 """
 
 from __future__ import annotations
@@ -24,24 +21,23 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from kanon_engine.data.roles import suggest_roles
-from kanon_engine.data.table import ColumnKind, ReadOptions, Table
+from kanon_engine.data.io import read_table
+from kanon_engine.data.roles import Role, suggest_roles
+from kanon_engine.data.table import ColumnKind, ReadOptions, Table, apply_type_overrides
 from kanon_engine.data.types import detect_counts
-from kanon_engine.errors import DataError, KanonError
-from kanon_engine.i18n import N_, _
+from kanon_engine.errors import DataError
+from kanon_engine.i18n import _
 from kanon_engine.progress import ProgressCallback
-from kanon_engine.project.validation import TableFacts, analyze_table
-from kanon_engine.sources import InMemorySource, TableSource
-from kanon_engine.sources.backends.choose import beyond_memory, choose_engine, open_source
-from kanon_engine.sources.backends.settings import ENGINE_TITLES, EngineSettings
+from kanon_engine.project.project_file import Project
+from kanon_engine.project.validation import TableFacts, analyze_table, value_counts
+from kanon_engine.release.fileio import clean_stale_temp_files
+from kanon_engine.session.engines import CHOSEN_IN_SETTINGS, engine_for
+from kanon_engine.sources import TableSource
+from kanon_engine.sources.backends.choose import beyond_memory, open_source
+from kanon_engine.sources.backends.settings import EngineSettings
 
 #: Rows of a large file shown in the data grid (read from the start of the file, never the whole file).
 PREVIEW_ROWS = 500
-
-#: Why the engine ran, when the user chose it in the engine settings (the engine's own sentence names
-#: the command line).
-CHOSEN_IN_SETTINGS = N_("chosen in the engine settings")
-
 
 #: Rows read first to tell the columns whose values almost all differ (see :func:`profile_source`).
 SAMPLE_ROWS = 100_000
@@ -55,20 +51,10 @@ class OpenedData:
     source (not loaded), the facts validation needs, for a source its first rows, and the columns whose
     values were only counted in the first rows (``sampled``: nearly every value differs)."""
 
-    table: Any
+    table: Table | TableSource
     facts: TableFacts
     preview: pd.DataFrame | None = None
     sampled: frozenset[str] = frozenset()
-
-
-def is_streamed(table: Any) -> bool:
-    """True when ``table`` is a source whose rows are not held in memory (DuckDB, Dask)."""
-    return isinstance(table, TableSource) and not table.in_memory
-
-
-def engine_for(path: str | Path, settings: EngineSettings) -> str:
-    """The engine a data file opens on with these settings (memory, duckdb or dask)."""
-    return choose_engine(path, settings)[0]
 
 
 def refuse_too_large(path: Path) -> None:
@@ -86,21 +72,11 @@ def refuse_too_large(path: Path) -> None:
         )
 
 
-def column_types_of(overrides: dict[str, tuple[ColumnKind, str | None]] | None) -> dict[str, tuple]:
+def column_types_of(
+    overrides: dict[str, tuple[ColumnKind, str | None]] | None,
+) -> dict[str, tuple[str, str | None]]:
     """The import dialog's type choices as the project file keeps them (kind as text, format)."""
     return {c: (str(kind), fmt) for c, (kind, fmt) in (overrides or {}).items()}
-
-
-def open_streamed(
-    path: str | Path,
-    options: ReadOptions | None,
-    settings: EngineSettings,
-    overrides: dict[str, tuple[ColumnKind, str | None]] | None,
-    progress: ProgressCallback,
-) -> OpenedData:
-    """Open ``path`` as a table source on the engine ``settings`` choose and profile it (worker side)."""
-    source = open_source(path, options, settings, column_types_of(overrides))
-    return profile_source(source, settings, (), progress)
 
 
 def profile_source(
@@ -201,8 +177,6 @@ def count_column(
     """Count a column of a source whole (worker side): a column the profile only sampled, before it
     becomes a quasi-identifier or sensitive attribute (its hierarchy needs every value). Its type is
     detected again from every value, unless the user chose it (``typed``)."""
-    from kanon_engine.project.validation import value_counts
-
     progress(0.0, _("counting every value of '{column}'", column=column))
     source.prefetch_value_counts([column], progress)
     if not typed:
@@ -212,60 +186,48 @@ def count_column(
     return value_counts(source, column)
 
 
-#: The engines' short names, in the line that says which engine ran and why.
-ENGINE_NAMES = {"memory": N_("In memory"), "duckdb": N_("DuckDB"), "dask": N_("Dask")}
-#: The line that says which engine reads the rows and why (the reason is the engine's own sentence).
-ENGINE_LINE = N_("Engine: {engine} — {reason}.")
-LOADED_WHOLE = N_("the table is loaded whole")
+def open_data(
+    path: str | Path,
+    options: ReadOptions | None,
+    settings: EngineSettings,
+    overrides: dict[str, tuple[ColumnKind, str | None]] | None,
+    progress: ProgressCallback,
+) -> OpenedData:
+    """A data file the user opened: loaded whole with the type choices of the import dialog
+    (``overrides``), or, beyond this computer's memory or on the engine the settings name, opened as a
+    table source and profiled. The temporary files a crash left beside it (patient data) go first."""
+    path = Path(path)
+    clean_stale_temp_files(path.parent)
+    if engine_for(path, settings) != "memory":  # a table source, profiled (the grid shows its first rows)
+        source = open_source(path, options, settings, column_types_of(overrides))
+        return profile_source(source, settings, (), progress)
+    refuse_too_large(path)  # the in-memory engine chosen for a file beyond memory: said at once
+    progress(0.0, _("reading {file}", file=path.name))
+    table = read_table(path, options)
+    progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
+    table = apply_type_overrides(table, overrides or {})
+    return OpenedData(table, analyze_table(table))
 
 
-def engine_name(engine: str) -> str:
-    """The engine's short name on screen (In memory, DuckDB, Dask)."""
-    return _(ENGINE_NAMES[engine]) if engine in ENGINE_NAMES else engine
+def qi_without_hierarchy(project: Project) -> list[str]:
+    """The project's quasi-identifiers that have no hierarchy of their own (they get a default one)."""
+    return [
+        c for c, r in project.roles.items() if r == Role.QUASI_IDENTIFIER and c not in project.hierarchies
+    ]
 
 
-def engine_title(engine: str) -> str:
-    """The engine's name on screen (In memory (pandas), DuckDB (larger than memory), Dask (a cluster))."""
-    return _(ENGINE_TITLES[engine]) if engine in ENGINE_TITLES else engine
-
-
-def engine_sentence(table: Table | TableSource | None) -> str:
-    """Which engine reads the rows of ``table`` and why, in one line for the user."""
-    if table is None:
-        return ""
-    if not is_streamed(table):
-        return _(ENGINE_LINE, engine=engine_name(InMemorySource.engine), reason=_(LOADED_WHOLE))
-    reason = table.reason or _(CHOSEN_IN_SETTINGS)
-    return _(ENGINE_LINE, engine=engine_name(table.engine), reason=reason)
-
-
-def engine_line_for(path: str | Path, settings: EngineSettings) -> str:
-    """The engine line of a file about to be opened, when it will not be loaded whole ("" when it will:
-    the import dialog then says nothing more)."""
-    try:
-        engine, reason = choose_engine(path, settings)
-    except (KanonError, OSError):
-        return ""
-    if engine == InMemorySource.engine:
-        return ""
-    reason = reason if settings.engine == "auto" else _(CHOSEN_IN_SETTINGS)
-    return _(ENGINE_LINE, engine=engine_name(engine), reason=reason)
-
-
-def result_engine_sentence(result: Any) -> str:
-    """Which engine ran ``result`` and why, in one line."""
-    reason = result.engine_reason or _(LOADED_WHOLE)
-    return _(ENGINE_LINE, engine=engine_name(result.engine), reason=reason)
-
-
-#: Shown by every view that needs the rows of a run in memory when the run streamed them.
-NEEDS_ROWS = N_(
-    "This view needs the records in memory; this run was made by {engine}, which reads the file without "
-    "loading it. The metrics, the groups and the lattice are in the Results and Analysis tabs; export "
-    "the release to see its rows."
-)
-
-
-def needs_rows_text(result: Any) -> str:
-    """The one sentence a view shows instead of what it would draw from the rows of a streamed run."""
-    return _(NEEDS_ROWS, engine=engine_title(getattr(result, "engine", "duckdb")))
+def open_project_data(project: Project, progress: ProgressCallback) -> tuple[OpenedData, list[str]]:
+    """The project's data, loaded whole or opened as a source on the engine its settings choose (the
+    command line's :meth:`Project.open_data`) and profiled; with the warnings of reading it."""
+    assert project.data_path is not None
+    need_default = qi_without_hierarchy(project)
+    if engine_for(project.data_path, project.engine) != "memory":
+        progress(0.0, _("opening the project's data"))
+        source, warnings = project.open_data()
+        keep = [c for c, r in project.roles.items() if r in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)]
+        return profile_source(source, project.engine, need_default, progress, keep), warnings
+    refuse_too_large(Path(project.data_path))  # beyond this computer's memory: said at once
+    progress(0.0, _("reading the project's data"))
+    table, warnings = project.load_table()
+    progress(0.6, _("read {n_rows} rows; summarizing the columns", n_rows=table.n_rows))
+    return OpenedData(table, analyze_table(table, need_default)), warnings

@@ -1,0 +1,191 @@
+"""The classification metric: how well each class of a release still predicts a target attribute.
+
+Iyengar (2002, "Transforming data to satisfy privacy constraints", KDD) scores a release for a study
+that will train a classifier on it: a record is penalized when its target value differs from the
+majority value of its class (a classifier trained on the release will get it wrong), and when it is
+suppressed. kanon computes it as ARX 3.9.2 does (``MetricSDClassification`` with its defaults, so the
+figures compare):
+
+- a released class with a single most frequent target value costs the records that do not hold it;
+- a released class whose two most frequent values tie has no majority: all its records cost 1;
+- a suppressed record costs 1/2 (ARX's suppression penalty is its generalization/suppression factor,
+  0.5 by default);
+- the sum is divided by the number of records, so 0 is perfect and a release whose every record is
+  suppressed scores 0.5; with several targets the penalties add up (ARX divides by the records once).
+
+A target may be a quasi-identifier, as in ARX: its classes are then the groups of the other
+quasi-identifiers, its values are the released (generalized) ones, and at its top level (one value left)
+every record costs 1 since nothing is left to predict.
+
+Everything works on frequency sets: the target is counted with the quasi-identifiers like a sensitive
+attribute, and its per-class histogram is rolled up with the classes
+(:class:`~kanon_engine.core.frequency.Histograms`), never recounted from records. The classes'
+non-majority counts only add up under generalization (a merged class's majority holds at most the sum of
+its parts' majorities), which gives the lower bound the optimal search prunes with
+(:func:`penalty_bound`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.frequency import FrequencySet, Histograms, group_columns
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import _
+
+#: What a suppressed record costs (ARX: the generalization/suppression factor, 0.5 by default).
+SUPPRESSED_PENALTY = 0.5
+
+
+def check_targets(targets: tuple[str, ...], identifiers: tuple[str, ...], enc: EncodedTable) -> None:
+    """A target must be kept in the release and vary: an identifier is removed, and a single value
+    predicts itself (every release would score 0). One sentence each."""
+    for target in targets:
+        if target in identifiers:
+            raise ConfigError(
+                _(
+                    "The target '{column}' is an identifier, which is removed from the release.",
+                    column=target,
+                ),
+                hint=_("Give it another role, or choose another target."),
+                where="target",
+            )
+        if target in enc.qi:
+            n_values = len(enc.hierarchies[enc.qi.index(target)].values)
+        else:
+            n_values = len(enc.sensitive_column(target).values)
+        if n_values < 2:
+            raise ConfigError(
+                _(
+                    "The target '{column}' holds a single value, so there is nothing to predict.",
+                    column=target,
+                ),
+                hint=_("Choose a target with at least two values."),
+                where="target",
+            )
+
+
+def majority(h: Histograms, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per class: its records, the records of its most frequent value, and whether two values tie for
+    most frequent (from the class's histogram triples, sorted by class)."""
+    cnt = h.cnt.astype(np.float64)
+    total = np.bincount(h.cls, weights=cnt, minlength=n_classes)
+    top1 = np.zeros(n_classes)
+    if len(h.cls):
+        starts = np.flatnonzero(np.r_[True, h.cls[1:] != h.cls[:-1]])
+        top1[h.cls[starts]] = np.maximum.reduceat(cnt, starts)
+    tie = np.bincount(h.cls, weights=(cnt == top1[h.cls]), minlength=n_classes) > 1
+    return total, top1, tie
+
+
+def class_penalty(total: np.ndarray, top1: np.ndarray, tie: np.ndarray) -> np.ndarray:
+    """ARX's penalty of each released class: its records off the majority, or all of them on a tie."""
+    return np.where(tie, total, total - top1)
+
+
+def target_histograms(enc: EncodedTable, fs: FrequencySet, target: str) -> Histograms:
+    """The per-class histogram of non-QI ``target`` at ``fs``'s node: rolled up with the classes when the
+    evaluator tracked it, else counted from the encoded rows (one grouping, for a frequency set built
+    elsewhere)."""
+    names = [s.name for s in enc.sensitive]
+    index = names.index(target)
+    if fs.hists is not None and index in fs.hists:
+        return fs.hists[index]
+    column = enc.sensitive[index]
+    row_class = point_classes(enc, fs.levels, fs.leaves(), enc.codes)
+    return Histograms.from_rows(row_class, column.codes, fs.n_classes, len(column.values), enc.weights)
+
+
+def point_classes(
+    enc: EncodedTable, levels: tuple[int, ...], class_leaves: np.ndarray, leaves: np.ndarray
+) -> np.ndarray:
+    """The class (an index into ``class_leaves``' columns, one representative per class of the node at
+    ``levels``) of every column of ``leaves``: both generalized and grouped together."""
+    n_cls = class_leaves.shape[1]
+    cols, sizes = [], []
+    for q, lv in enumerate(levels):
+        gen = enc.level_maps[q][lv]
+        cols.append(np.concatenate([gen[class_leaves[q]], gen[leaves[q]]]))
+        sizes.append(enc.level_sizes[q][lv])
+    ids, n = group_columns(cols, sizes)
+    position = np.full(n, -1, dtype=np.int64)
+    position[ids[:n_cls]] = np.arange(n_cls, dtype=np.int64)
+    return position[ids[n_cls:]]
+
+
+def released_penalty(
+    total: np.ndarray,
+    top1: np.ndarray,
+    tie: np.ndarray,
+    released: np.ndarray,
+    trimmed: np.ndarray | None,
+) -> float:
+    """Penalty of the released classes and the suppressed records of one target.
+
+    Records Datafly's step 4 takes out of a released class (``trimmed``) cost as suppressed; the class is
+    scored on the rest as if the taken records had been of its majority value (the worst case: which
+    records go is decided by their order in the file, not by their target value).
+    """
+    own = class_penalty(total, top1, tie)
+    suppressed = float(total[~released].sum())
+    if trimmed is not None:
+        taken = trimmed.astype(np.float64)
+        own = np.where(taken > 0, (total - taken) - np.maximum(top1 - taken, 0.0), own)
+        suppressed += float(taken[released].sum())
+    return float(own[released].sum() + SUPPRESSED_PENALTY * suppressed)
+
+
+def penalty_bound(total: np.ndarray, top1: np.ndarray, max_suppressed: int, trims: bool) -> float:
+    """A lower bound on one target's penalty at the node of these classes and at every generalization
+    that satisfies the models within the suppression limit.
+
+    Under generalization classes only merge, and a merged class's records off the majority are at least
+    the sum of its parts' (its majority value holds at most their majorities; a tie costs more). So the
+    sum of ``total - top1`` over the classes here is paid at every generalization, except by records it
+    suppresses, which cost 1/2 instead, and at most ``max_suppressed`` records are suppressed. Suppressing
+    a whole class saves ``off/total - 1/2`` a record; the best any release can save is a fractional
+    knapsack over the classes (the largest savings first, up to the limit). When step 4 may take single
+    records out of a class, each may save 1/2 (a record off the majority), up to the limit.
+    """
+    off = total - top1
+    paid = float(off.sum())
+    if max_suppressed <= 0 or paid <= 0:
+        return paid
+    if trims:
+        return paid - SUPPRESSED_PENALTY * min(float(max_suppressed), paid)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(total > 0, off / total - SUPPRESSED_PENALTY, 0.0)
+    useful = np.flatnonzero(rate > 0)
+    order = useful[np.argsort(-rate[useful], kind="stable")]
+    taken = np.minimum(np.cumsum(total[order]), float(max_suppressed))
+    records = np.diff(np.r_[0.0, taken])
+    return paid - float((records * rate[order]).sum())
+
+
+def qi_target_penalty(
+    enc: EncodedTable,
+    levels: tuple[int, ...],
+    class_leaves: np.ndarray,
+    sizes: np.ndarray,
+    released: np.ndarray,
+    target: int,
+) -> float:
+    """Penalty of quasi-identifier ``target`` (its index): the released classes grouped by the other
+    quasi-identifiers, the target's released values counted in each group (ARX's MetaHashGroupify);
+    at the target's top level nothing is left to predict and every record costs 1."""
+    lv = levels[target]
+    suppressed = SUPPRESSED_PENALTY * float(sizes[~released].sum())
+    if enc.level_sizes[target][lv] <= 1 or len(enc.hierarchies[target].values) <= 1:
+        return float(sizes[released].sum()) + suppressed
+    keep = np.flatnonzero(released)
+    others = [q for q in range(enc.n_qi) if q != target]
+    cols = [enc.level_maps[q][levels[q]][class_leaves[q][keep]] for q in others]
+    if cols:
+        group, n = group_columns(cols, [enc.level_sizes[q][levels[q]] for q in others])
+    else:
+        group, n = np.zeros(len(keep), dtype=np.int64), 1
+    values = enc.level_maps[target][lv][class_leaves[target][keep]]
+    h = Histograms.from_rows(group, values, n, enc.level_sizes[target][lv], sizes[keep].astype(np.int64))
+    total, top1, tie = majority(h, n)
+    return float(class_penalty(total, top1, tie).sum()) + suppressed

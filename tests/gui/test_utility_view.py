@@ -1,0 +1,153 @@
+"""The Utility tab: the classifiers, summaries and heat maps of a run, the same figures as the engine's
+``fitness``; a run naming its target is compared at once, in the background, and Cancel stops it."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import Qt
+
+from kanon_engine.algorithms import get_algorithm
+from kanon_engine.config import AnonymizationConfig
+from kanon_engine.data.table import Table
+from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.i18n import formats
+from kanon_engine.privacy import KAnonymity
+from kanon_engine.utility.study import fitness
+from kanon_gui.state import AppState, Run
+from kanon_gui.views import utility_view
+from kanon_gui.views.utility_view import UtilityPanel
+
+
+def _run(target: str | None = None) -> Run:
+    rng = np.random.default_rng(4)
+    n = 400
+    age = rng.integers(20, 70, n)
+    frame = pd.DataFrame(
+        {
+            "age": age.astype(str),
+            "sex": rng.choice(["F", "M"], n),
+            "y": np.where((age > 45) ^ (rng.random(n) < 0.2), "high", "low"),
+        }
+    )
+    ages = Hierarchy.from_rows(
+        "age", [[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(20, 70)]
+    )
+    sexes = Hierarchy.from_rows("sex", [["F", "*"], ["M", "*"]])
+    config = AnonymizationConfig(("age", "sex"), {"age": ages, "sex": sexes}, (KAnonymity(4),))
+    params = {"suppression_limit": 0.02, "metric": "classification" if target else "loss", "target": target}
+    table = Table.from_frame(frame)
+    return Run("#1 optimal, k = 4", get_algorithm("optimal", **params).run(table, config), table)
+
+
+def test_a_run_with_its_target_is_compared_at_once(qtbot) -> None:
+    panel = UtilityPanel(AppState())
+    qtbot.addWidget(panel)
+    run = _run("y")
+    panel.show_run(run)
+    assert panel.target.currentText() == "y"
+    assert panel.chosen_features() == ["age", "sex"]
+    expected = fitness(run.table.frame, run.result.release, "y", ["age", "sex"])
+    assert panel.figures == expected
+    cls = expected["classification"]
+    assert panel.classifiers.rowCount() == 4
+    assert panel.classifiers.item(0, 1).text() == formats.percent(cls["majority"], 1)
+    assert panel.classifiers.item(3, 2).text() == formats.percent(
+        cls["release"]["random_forest"]["accuracy"], 1
+    )
+    assert panel.summary.rowCount() == 3
+    assert formats.percent(cls["majority"], 1) in panel.words.text()
+    # the heat maps count every record of each table
+    for heat in (panel.heat_original, panel.heat_release):
+        total = sum(
+            int(heat.item(r, c).text().replace(",", ""))
+            for r in range(heat.rowCount())
+            for c in range(heat.columnCount())
+        )
+        assert total == 400
+
+
+def test_a_run_without_target_waits_for_the_user(qtbot) -> None:
+    panel = UtilityPanel(AppState())
+    qtbot.addWidget(panel)
+    panel.show_run(_run())
+    assert panel.figures is None and panel.classifiers.rowCount() == 0
+    panel.target.setCurrentText("y")
+    item = panel.features.findItems("sex", Qt.MatchFlag.MatchExactly)[0]
+    item.setCheckState(Qt.CheckState.Unchecked)
+    panel.compute()
+    assert panel.figures["features"] == ["age"]
+
+
+def test_no_run_and_one_sentence_errors(qtbot) -> None:
+    panel = UtilityPanel(AppState())
+    qtbot.addWidget(panel)
+    assert not panel.compare.isEnabled()
+    run = _run()
+    panel.show_run(run)
+    panel.target.setCurrentText("sex")
+    for i in range(panel.features.count()):
+        panel.features.item(i).setCheckState(Qt.CheckState.Unchecked)
+    panel.compute()
+    assert panel.figures is None and "no attribute left" in panel.words.text()
+
+
+def test_cancel_stops_the_classifiers(qtbot, window, wait_idle, monkeypatch) -> None:
+    started = threading.Event()
+
+    def slow(*args, progress, **kw):
+        started.set()
+        for _ in range(2000):
+            progress(0.1, "training")
+            threading.Event().wait(0.01)
+        raise AssertionError("the classifiers were not cancelled")
+
+    monkeypatch.setattr(utility_view, "fitness", slow)
+    panel = window.utility_panel
+    panel.show_run(_run())
+    panel.compute()
+    qtbot.waitUntil(started.is_set, timeout=10_000)
+    window.runner.cancel()
+    wait_idle(window)
+    qtbot.waitUntil(lambda: "Cancelled" in panel.words.text(), timeout=10_000)
+    assert panel.figures is None
+
+
+def test_a_target_the_release_masked_is_one_sentence(qtbot) -> None:
+    panel = UtilityPanel(AppState())
+    qtbot.addWidget(panel)
+    run = _run("y")
+    panel.show_run(run)
+    release = run.result.release
+    assert (release["sex"] == "*").all()  # the optimum generalizes sex away
+    panel.target.setCurrentText("sex")
+    panel.compute()
+    assert panel.figures is None and "single value" in panel.words.text()
+    assert panel.classifiers.rowCount() == 0
+
+
+def test_the_study_target_is_asked_with_its_metric_and_offers_the_columns(qtbot) -> None:
+    """The algorithm panel shows the target field only under the classification metric, and offers the
+    table's columns as the user types (the target is the classification metric's own parameter)."""
+    from kanon_gui.views.algorithm_panel import AlgorithmPanel
+
+    run = _run()
+    state = AppState()
+    state.set_table(run.table)
+    panel = AlgorithmPanel(state)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.select_algorithm("optimal")
+    form = panel.params_form
+    assert form is not None
+    form.set_value("metric", "loss")
+    form._emit()
+    assert not form.rows["target"].isVisible()
+    form.set_value("metric", "classification")
+    form._emit()
+    assert form.rows["target"].isVisible()
+    completer = form.fields["target"].completer()
+    assert completer is not None
+    assert completer.model().stringList() == ["age", "sex", "y"]
