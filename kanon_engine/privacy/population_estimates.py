@@ -130,6 +130,10 @@ def pitman(h: SizeHistogram, population: float) -> float | None:
 
     def equations(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t, a = float(x[0]), float(x[1])
+        if not (t > -1.0 and a < 1.0 and t + a > 0.0 and t + (u - 1.0) * a > 0.0):
+            # outside the model's range (theta > -alpha, alpha < 1), where the trigamma of a large
+            # negative argument also takes scipy minutes: no value, so Newton halves its step
+            return np.full(2, np.nan), np.full((2, 2), np.nan)
         inv = 1.0 / (t + i * a)
         inv2 = inv * inv
         f1 = inv.sum() - (special.psi(t + n) - special.psi(t + 1.0))

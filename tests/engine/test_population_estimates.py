@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from kanon_engine.algorithms.optimal import Optimal
+from kanon_engine.algorithms.population_source import attach_population, prepare_inputs
 from kanon_engine.cli import main
 from kanon_engine.core.encoding import encode_table
 from kanon_engine.core.evaluation import NodeEvaluator, evaluator_context, suppression_allowance
@@ -29,12 +30,17 @@ from kanon_engine.privacy import (
     AverageRisk,
     BetaLikeness,
     DeltaDisclosure,
+    DeltaPresence,
+    JournalistProfitability,
     KAnonymity,
+    PopulationUniqueness,
+    Profitability,
 )
 from kanon_engine.privacy import population_estimates as P
 from kanon_engine.privacy.k_map import KMapEstimate
 from kanon_engine.privacy.sample_uniqueness import SampleUniqueness
 from kanon_engine.project.project_file import Project
+from kanon_engine.sources import as_source
 
 #: (population size, quasi-identifiers, ARX's Pitman, ARX's Zayatz, ARX's Dankar choice)
 ARX = [
@@ -101,6 +107,19 @@ def test_no_sample_uniques_estimates_zero_and_no_solution_is_none() -> None:
     assert P.snb(P.SizeHistogram.of(np.array([1, 1, 1])), 100.0) is None  # no class of size 2
 
 
+@pytest.mark.parametrize("counts", [(259, 13), (300, 0), (10, 1)])
+def test_pitman_without_a_solution_in_its_range_is_none(counts) -> None:
+    """Nearly every class a sample unique: Pitman's equations start far outside theta > -alpha, alpha < 1
+    (theta about -4e7 for 259 uniques and 13 pairs), where they are not evaluated (scipy's trigamma of such
+    arguments ran for minutes: the search on a small table never finished); no estimate, and Dankar's
+    rule falls back to Zayatz as ARX's does."""
+    sizes = np.array([1, 2])[: 2 if counts[1] else 1]
+    h = P.SizeHistogram(sizes, np.array(counts)[: len(sizes)])
+    assert P.pitman(h, 3000.0) is None
+    share, chosen = P.dankar(h, 3000.0)
+    assert chosen == "zayatz" and share == P.zayatz(h, 3000.0)
+
+
 def test_risk_reports_population_uniques_before_and_after(adult_dir: Path, tmp_path: Path, capsys) -> None:
     """``risk --population-size`` puts the four estimates and Dankar's choice under before/after, equal
     to ARX's on Adult; a population smaller than the table is one sentence, exit 2, nothing written."""
@@ -150,18 +169,22 @@ def _frame(n: int = 300, seed: int = 11) -> pd.DataFrame:
             "sex": rng.choice(["female", "male"], n),
             "zip": rng.choice([f"{z:05d}" for z in range(13000, 13060, 3)], n),
             "diagnosis": rng.choice(["flu", "asthma", "diabetes", "ulcer"], n, p=[0.55, 0.25, 0.15, 0.05]),
+            "study": rng.choice(["0", "1"], n, p=[0.4, 0.6]),
         }
     ).astype(object)
 
 
 def _config(table: Table, models: tuple) -> object:
-    roles = {q: Role.QUASI_IDENTIFIER for q in QI} | {"diagnosis": Role.SENSITIVE}
+    roles = {q: Role.QUASI_IDENTIFIER for q in QI} | {"diagnosis": Role.SENSITIVE, "study": Role.INSENSITIVE}
     return Project(roles=roles, models=models).config(table)
 
 
 def _brute_force(table: Table, config, limit: float) -> dict[tuple[int, ...], float]:
-    """The loss of every node satisfying the models, each evaluated on its own (no pruning)."""
-    enc = encode_table(table, list(QI), dict(config.hierarchies), list(config.sensitive))
+    """The loss of every node satisfying the models, each evaluated on its own (no pruning), on the
+    records the run counts (the research subset's) with the population attached as a run attaches it."""
+    source = prepare_inputs(as_source(table), config)
+    enc = encode_table(source.table, list(QI), dict(config.hierarchies), list(config.sensitive))
+    enc = attach_population(enc, source)
     evaluator = NodeEvaluator(
         enc, config.models, suppression_allowance(enc.n_rows, limit), suppressed_group_k=2
     )
@@ -175,6 +198,17 @@ def _brute_force(table: Table, config, limit: float) -> dict[tuple[int, ...], fl
     return values
 
 
+def _population_file(tmp_path: Path) -> str:
+    """A population table holding every person of the test table and twice as many more of the same
+    combinations plus one (a 'count' column gives each row's people; the hierarchies are the data's)."""
+    frame = _frame()[list(QI)]
+    people = frame.groupby(list(QI), sort=False).size().rename("count").reset_index()
+    people["count"] = 3 * people["count"] + 1
+    path = tmp_path / "population.csv"
+    people.to_csv(path, index=False)
+    return str(path)
+
+
 MODELS = [
     pytest.param((AverageRisk(0.2),), 0.0, id="average-risk"),
     pytest.param((AverageRisk(0.1),), 0.05, id="average-risk-suppression"),
@@ -184,13 +218,33 @@ MODELS = [
     pytest.param((KAnonymity(2), BetaLikeness(1.0, "diagnosis", "enhanced")), 0.05, id="beta-enhanced"),
     pytest.param((KAnonymity(2), BetaLikeness(2.0, "diagnosis", "basic")), 0.05, id="beta-basic"),
     pytest.param((KAnonymity(2), DeltaDisclosure(1.2, "diagnosis")), 0.05, id="delta-disclosure"),
+    *(
+        pytest.param((PopulationUniqueness(0.01, 3000, model),), 0.05, id=f"population-uniqueness-{model}")
+        for model in ("pitman", "zayatz", "snb", "dankar")
+    ),
+    pytest.param(
+        (PopulationUniqueness(0.05, 600, "dankar"),), 0.1, id="population-uniqueness-dankar-large-f"
+    ),
+    pytest.param((KAnonymity(2), DeltaPresence("0,0.7", "study")), 0.05, id="delta-presence"),
+    pytest.param((KAnonymity(2), DeltaPresence("0.3,0.8", "study")), 0.1, id="delta-presence-min"),
+    # ARX's default money makes every node of this small table profitable: smaller benefits do not
+    pytest.param((Profitability(publisher_benefit=100.0, adversary_cost=10.0),), 0.05, id="profitability"),
+    pytest.param(
+        (Profitability(publisher_benefit=40.0, adversary_cost=20.0),), 0.05, id="profitability-costly"
+    ),
+    pytest.param(("journalist",), 0.05, id="profitability-journalist"),
 ]
 
 
 @pytest.mark.parametrize(("models", "limit"), MODELS)
-def test_optimal_search_equals_brute_force(models, limit) -> None:
+def test_optimal_search_equals_brute_force(models, limit, tmp_path: Path) -> None:
     """Optimal's release satisfies the models and its node has the least loss among every node that does
     (the non-monotone models are not pruned by monotonicity, only by valid bounds)."""
+    if models == ("journalist",):
+        population = _population_file(tmp_path)
+        models = (
+            JournalistProfitability("journalist", population, publisher_benefit=40.0, adversary_cost=20.0),
+        )
     table = Table.from_frame(_frame())
     config = _config(table, models)
     values = _brute_force(table, config, limit)
