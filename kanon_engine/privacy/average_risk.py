@@ -96,8 +96,9 @@ class AverageRisk(PrivacyModel):
         object.__setattr__(self, "average_risk", share_param("average_risk", self.average_risk))
         if self.highest_risk is not None:
             object.__setattr__(self, "highest_risk", share_param("highest_risk", self.highest_risk))
-            at_risk = 0.0 if self.records_at_risk is None else self.records_at_risk
-            object.__setattr__(self, "records_at_risk", share_param("records_at_risk", at_risk, False))
+            if self.records_at_risk is not None:  # left out: no record above the highest risk (0)
+                at_risk = share_param("records_at_risk", self.records_at_risk, False)
+                object.__setattr__(self, "records_at_risk", at_risk)
         elif self.records_at_risk is not None:
             object.__setattr__(self, "records_at_risk", None)  # meaningless without a highest risk
 
