@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats as sps
+from scipy import stats as sps  # type: ignore[import-untyped]
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats

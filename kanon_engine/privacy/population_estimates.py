@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize, special  # type: ignore[import-untyped]
 
 from kanon_engine.i18n import N_
 
