@@ -128,7 +128,8 @@ def pitman(h: SizeHistogram, population: float) -> float | None:
     big = h.sizes > 1
     s, cs = h.sizes[big].astype(np.float64), h.counts[big].astype(np.float64)
 
-    def equations(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def equations(x: np.ndarray, with_jacobian: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """The two likelihood equations at x = (theta, alpha), and their Jacobian when asked."""
         t, a = float(x[0]), float(x[1])
         if not (t > -1.0 and a < 1.0 and t + a > 0.0 and t + (u - 1.0) * a > 0.0):
             # outside the model's range (theta > -alpha, alpha < 1), where the trigamma of a large
@@ -136,13 +137,18 @@ def pitman(h: SizeHistogram, population: float) -> float | None:
             return np.full(2, np.nan), np.full((2, 2), np.nan)
         inv = 1.0 / (t + i * a)
         inv2 = inv * inv
-        f1 = inv.sum() - (special.psi(t + n) - special.psi(t + 1.0))
-        f2 = (i * inv).sum() - (cs * (special.psi(s - a) - special.psi(1.0 - a))).sum()
-        d_tt = -inv2.sum() - (special.polygamma(1, t + n) - special.polygamma(1, t + 1.0))
+        # digamma and trigamma (= Hurwitz zeta(2, x) for x > 0) of every argument in one call each:
+        # the per-call overhead of scipy's scalar polygamma was most of a search's time
+        args = np.concatenate([[t + n, t + 1.0, 1.0 - a], s - a])
+        psi = special.psi(args)
+        f1 = inv.sum() - (psi[0] - psi[1])
+        f2 = (i * inv).sum() - (cs * (psi[3:] - psi[2])).sum()
+        if not with_jacobian:
+            return np.array([f1, f2]), None
+        tri = special.zeta(2.0, args)
+        d_tt = -inv2.sum() - (tri[0] - tri[1])
         d_ta = -(i * inv2).sum()
-        d_aa = (
-            -(i * i * inv2).sum() + (cs * (special.polygamma(1, s - a) - special.polygamma(1, 1.0 - a))).sum()
-        )
+        d_aa = -(i * i * inv2).sum() + (cs * (tri[3:] - tri[2])).sum()
         return np.array([f1, f2]), np.array([[d_tt, d_ta], [d_ta, d_aa]])
 
     def accept(root: np.ndarray | None) -> tuple[float, float] | None:
@@ -171,9 +177,9 @@ def pitman(h: SizeHistogram, population: float) -> float | None:
 
 
 def _newton(equations: Any, start: tuple[float, float], steps: int = 60) -> np.ndarray | None:
-    """Newton's method on two equations with their analytic Jacobian (``equations`` gives both), the step
-    halved while it leaves the equations' domain or does not reduce them; None when it does not settle
-    (the caller then tries MINPACK's hybrid method)."""
+    """Newton's method on two equations with their analytic Jacobian (``equations(x)`` gives both,
+    ``equations(x, False)`` the values alone), the step halved while it leaves the equations' domain or
+    does not reduce them; None when it does not settle (the caller then tries MINPACK's hybrid method)."""
     x = np.asarray(start, dtype=np.float64)
     with np.errstate(all="ignore"):
         values, jac = equations(x)
@@ -186,9 +192,9 @@ def _newton(equations: Any, start: tuple[float, float], steps: int = 60) -> np.n
             except np.linalg.LinAlgError:
                 return None
             scale = 1.0
-            for _half in range(40):
+            for _half in range(40):  # trial points need the values only, not the Jacobian
                 trial = x + scale * delta
-                t_values, t_jac = equations(trial)
+                t_values = equations(trial, False)[0]
                 t_size = float(np.abs(t_values).sum())
                 if np.isfinite(t_size) and t_size < size:
                     break
@@ -197,7 +203,7 @@ def _newton(equations: Any, start: tuple[float, float], steps: int = 60) -> np.n
                 return None
             if np.all(np.abs(trial - x) <= 1e-13 * np.maximum(np.abs(x), 1.0)):
                 return trial
-            x, values, jac, size = trial, t_values, t_jac, t_size
+            x, values, jac, size = trial, t_values, equations(trial)[1], t_size
             if size == 0.0:
                 return x
     return x
