@@ -182,8 +182,17 @@ cmd_test() {
     ensure_python_packages
     export QT_QPA_PLATFORM=offscreen
     local tests=0 lint=0 format=0 types=0
-    say "running the test suite (pytest, Qt offscreen)"
-    act "$VENV/bin/python" -m pytest -q "$@" || tests=$?
+    # One pytest worker per core (at most 4; KANON_TEST_WORKERS=1 runs them in one process): the suite is
+    # single-threaded and CI's time limit is 30 minutes. Whole test files go to one worker (--dist loadfile),
+    # so a module's fixtures are built once; an explicit -n among the arguments wins.
+    local workers="${KANON_TEST_WORKERS:-$(nproc 2>/dev/null || echo 1)}"
+    ((workers > 4)) && workers=4
+    local parallel=()
+    if ((workers > 1)) && [[ " $* " != *" -n "* && " $* " != *" -p no:xdist "* ]]; then
+        parallel=(-n "$workers" --dist loadfile)
+    fi
+    say "running the test suite (pytest, Qt offscreen, ${workers} worker(s))"
+    act "$VENV/bin/python" -m pytest -q "${parallel[@]}" "$@" || tests=$?
     if [[ $tests -eq 5 ]]; then
         say "pytest collected no tests (exit code 5): nothing to fail"
         tests=0
