@@ -87,6 +87,7 @@ class AverageRisk(PrivacyModel):
     records_at_risk: float | None = None
     name: ClassVar[str] = "average-risk"
     title: ClassVar[str] = N_("average re-identification risk")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (AVERAGE_RISK, HIGHEST_RISK, RECORDS_AT_RISK)
     monotone_with_suppression: ClassVar[bool] = False
     judges_release: ClassVar[bool] = True

@@ -259,6 +259,9 @@ class PrivacyModel(ABC):
     guards_identity: ClassVar[bool] = False
     #: The threat the workbench's model picker files the model under (:data:`THREATS`)
     threat: ClassVar[str] = "singled-out"
+    #: False when the model judges rows, not persons, under the person role (the risk-based models of
+    #: issue 31 read class sizes in rows): a run with a person role refuses it
+    counts_persons: ClassVar[bool] = True
     sensitive: str | None = None
 
     # --- judging classes ------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ class BetaLikeness(PrivacyModel):
     variant: str = "enhanced"
     name: ClassVar[str] = "beta-likeness"
     title: ClassVar[str] = N_("beta-likeness")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (BETA, BETA_VARIANT)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
     threat: ClassVar[str] = "sensitive"

@@ -51,6 +51,7 @@ class DeltaDisclosure(PrivacyModel):
     sensitive: str | None = None
     name: ClassVar[str] = "delta-disclosure"
     title: ClassVar[str] = N_("delta-disclosure privacy")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (DELTA_DISCLOSURE,)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
     monotone_without_suppression: ClassVar[bool] = False

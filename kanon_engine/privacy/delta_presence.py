@@ -64,6 +64,7 @@ class DeltaPresence(PrivacyModel):
     research_subset: str = ""
     name: ClassVar[str] = "delta-presence"
     title: ClassVar[str] = N_("delta-presence")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (DELTA_PRESENCE, RESEARCH_SUBSET)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.POPULATION})
     judges_release: ClassVar[bool] = True

@@ -97,6 +97,7 @@ class KMap(PrivacyModel):
 
     family: ClassVar[str] = "k-map"
     title: ClassVar[str] = N_("k-map")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (
         K_MAP,
         POPULATION_SIZE,

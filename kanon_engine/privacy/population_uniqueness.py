@@ -93,6 +93,7 @@ class PopulationUniqueness(PrivacyModel):
     population_model: str = "dankar"
     name: ClassVar[str] = "population-uniqueness"
     title: ClassVar[str] = N_("population uniqueness")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (POPULATION_UNIQUENESS, POPULATION_MODEL, POPULATION_SIZE)
     monotone_with_suppression: ClassVar[bool] = False
     monotone_without_suppression: ClassVar[bool] = False

@@ -103,6 +103,7 @@ class Profitability(PrivacyModel):
     name: ClassVar[str] = "profitability"
     family: ClassVar[str] = "profitability"
     title: ClassVar[str] = N_("profitability")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (PROFITABILITY, POPULATION_TABLE, *_MONEY)
     monotone_without_suppression: ClassVar[bool] = False
     guards_identity: ClassVar[bool] = True

@@ -41,6 +41,7 @@ class SampleUniqueness(PrivacyModel):
     sample_uniqueness: float
     name: ClassVar[str] = "sample-uniqueness"
     title: ClassVar[str] = N_("sample uniqueness")
+    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (SAMPLE_UNIQUENESS,)
     monotone_with_suppression: ClassVar[bool] = False
     judges_release: ClassVar[bool] = True
