@@ -247,6 +247,7 @@ def _utility(window: Any, shot: _Shooter) -> None:
     panel.target.setCurrentText(target)
     panel.compute()
     wait_until(lambda: panel.figures is not None, 300)
+    wait_until(lambda: panel.heat_release.rowCount() > 0, 60)  # cross-tabulated in the background too
     settle(300)
     shot.save("utility", window)
 

@@ -235,8 +235,12 @@ class LatticeSearch:
         """True when the node's metric bound cannot beat a solution already found (nor can its
         generalizations': the bound holds for the whole upset)."""
         slack = TOLERANCE * max(1.0, abs(self.incumbent)) if np.isfinite(self.incumbent) else 0.0
-        own = float(self.levels_bound(np.array([index]))[0])
-        return max(self.bound[index], own) >= self.incumbent + slack
+        cap = self.incumbent + slack
+        if self.bound[index] >= cap:
+            return True
+        # (called for every node of a path: the dense lattice's levels bound is read from its cache)
+        own = self.levels_bound()[index] if self._dense else self.levels_bound(np.array([index]))[0]
+        return bool(own >= cap)
 
     # --- Flash-style classification ------------------------------------------------------------------
     def _is_classified(self, nodes: np.ndarray | int) -> np.ndarray | bool:
@@ -285,7 +289,9 @@ class LatticeSearch:
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                if self.classified(path[mid]):
+                # a node that became hopeless (a check below it raised its bound) needs no class, nor
+                # does the rest of the path above it: search below it
+                if (prune and self.hopeless(path[mid])) or self.classified(path[mid]):
                     hi = mid - 1
                 else:
                     lo = mid + 1

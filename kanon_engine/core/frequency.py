@@ -211,6 +211,13 @@ def _triples(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, n_classes: int, 
     """Sum the counts of equal (class, value) pairs; the result sorted by class, then value."""
     space = n_classes * n_values
     key = cls * n_values + val
+    if len(key) and space <= _DENSE_FACTOR * len(key) and cnt.min() > 0:
+        # few values (a two-valued target): count into the (class x value) table and read the pairs that
+        # occur in key order, half the work of numbering the pairs first (a pair of weight 0 would vanish
+        # from the table, so rows of weight 0, which the cell-level algorithms may hold, go the other way)
+        table = np.bincount(key, weights=cnt, minlength=space)
+        found = np.flatnonzero(table)
+        return Histograms(found // n_values, found % n_values, table[found].astype(np.int64), n_values)
     if _presence_fits(space, len(key)) or len(key) <= _SORT_ROWS:
         ids, n = dense_ids(key, space)  # presence table or sort: ids follow the key order
     else:

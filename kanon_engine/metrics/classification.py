@@ -68,8 +68,16 @@ def check_targets(targets: tuple[str, ...], identifiers: tuple[str, ...], enc: E
 
 def majority(h: Histograms, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per class: its records, the records of its most frequent value, and whether two values tie for
-    most frequent (from the class's histogram triples, sorted by class)."""
+    most frequent (from the class's histogram triples, sorted by class).
+
+    A two-valued target (the usual case) is read as two columns: a maximum and a comparison, no segmented
+    reductions over the triples."""
     cnt = h.cnt.astype(np.float64)
+    if h.n_values == 2:
+        total = np.bincount(h.cls, weights=cnt, minlength=n_classes)
+        second = np.bincount(h.cls, weights=cnt * h.val, minlength=n_classes)
+        first = total - second
+        return total, np.maximum(first, second), first == second
     total = np.bincount(h.cls, weights=cnt, minlength=n_classes)
     top1 = np.zeros(n_classes)
     if len(h.cls):
@@ -154,11 +162,14 @@ def penalty_bound(total: np.ndarray, top1: np.ndarray, max_suppressed: int, trim
         return paid
     if trims:
         return paid - SUPPRESSED_PENALTY * min(float(max_suppressed), paid)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(total > 0, off / total - SUPPRESSED_PENALTY, 0.0)
-    useful = np.flatnonzero(rate > 0)
-    order = useful[np.argsort(-rate[useful], kind="stable")]
-    taken = np.minimum(np.cumsum(total[order]), float(max_suppressed))
+    # only a class whose majority holds under half its records saves by being suppressed (never with a
+    # two-valued target): the knapsack runs over those alone
+    useful = np.flatnonzero(off > SUPPRESSED_PENALTY * total)
+    if not len(useful):
+        return paid
+    rate = off[useful] / total[useful] - SUPPRESSED_PENALTY
+    order = np.argsort(-rate, kind="stable")
+    taken = np.minimum(np.cumsum(total[useful][order]), float(max_suppressed))
     records = np.diff(np.r_[0.0, taken])
     return paid - float((records * rate[order]).sum())
 

@@ -4,8 +4,9 @@ Why: a steward releases data for a study, and the study's team asks whether thei
 The tab trains three classifiers on the original and on the release, beside the majority baseline
 (:mod:`kanon_engine.utility.classifiers`), in a background task with progress and Cancel (the status
 bar's); summarizes every attribute before and after; and cross-tabulates any two attributes as two heat
-maps. Every figure comes from :func:`kanon_engine.utility.study.fitness`, the function the command line's
-``utility`` and the report's "fitness for the study" section call.
+maps (also in the background: a cross-table of a large table takes a second or two). Every figure
+comes from :func:`kanon_engine.utility.study.fitness`, the function the command line's ``utility`` and
+the report's "fitness for the study" section call.
 """
 
 from __future__ import annotations
@@ -314,21 +315,41 @@ class UtilityPanel(QWidget):
                 self.summary.setItem(r, c, _item(text, c == 3))
 
     def _draw_contingency(self, *_args: object) -> None:
+        """Cross-tabulate the two chosen attributes in the background (on Adult's 30,000 records a
+        second or two of pandas work, which would freeze the window); without a runner (tests), at once."""
         if self.run is None or not self.run.result.in_memory or not self.first.count():
             return
         first, second = self.first.currentText(), self.second.currentText()
+        for heat in (self.heat_original, self.heat_release):
+            heat.setRowCount(0)
+            heat.setColumnCount(0)
         if first == second:
-            for heat in (self.heat_original, self.heat_release):
-                heat.setRowCount(0)
-                heat.setColumnCount(0)
             return
-        try:
-            table = contingency(self.run.table.frame, self.run.result.release, first, second)
-        except KanonError as exc:
-            self.words.setText(str(exc))
+        run = self.run
+        original, release = run.table.frame, run.result.release
+
+        def work(progress: Any = no_progress) -> dict[str, Any]:
+            return contingency(original, release, first, second)
+
+        def show(table: dict[str, Any]) -> None:
+            # a table of another run or of other attributes (chosen meanwhile) is not drawn
+            if self.run is run and (self.first.currentText(), self.second.currentText()) == (first, second):
+                _heat(self.heat_original, table["original"])
+                _heat(self.heat_release, table["release"])
+
+        if self.runner is None:
+            try:
+                show(work())
+            except KanonError as exc:
+                self.words.setText(str(exc))
             return
-        _heat(self.heat_original, table["original"])
-        _heat(self.heat_release, table["release"])
+        self.runner.submit(
+            work,
+            channel="contingency",
+            label=_("two attributes cross-tabulated"),
+            on_done=show,
+            on_error=lambda exc: self.words.setText(str(exc)),
+        )
 
     def _clear_tables(self, heat_maps: bool = True) -> None:
         tables = (self.classifiers, self.summary) + (

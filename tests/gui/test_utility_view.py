@@ -151,3 +151,25 @@ def test_the_study_target_is_asked_with_its_metric_and_offers_the_columns(qtbot)
     completer = form.fields["target"].completer()
     assert completer is not None
     assert completer.model().stringList() == ["age", "sex", "y"]
+
+
+def test_the_heat_maps_are_computed_in_the_background(qtbot, window, wait_idle, monkeypatch) -> None:
+    """The cross-tables (a second or two on a large table) run in the task runner, not on the GUI thread,
+    and a choice of attributes draws its own table."""
+    threads = []
+    real = utility_view.contingency
+
+    def recorded(*args, **kw):
+        threads.append(threading.current_thread())
+        return real(*args, **kw)
+
+    monkeypatch.setattr(utility_view, "contingency", recorded)
+    panel = window.utility_panel
+    panel.show_run(_run())
+    wait_idle(window)
+    qtbot.waitUntil(lambda: panel.heat_release.rowCount() > 0, timeout=10_000)
+    assert threads and all(t is not threading.main_thread() for t in threads)
+    panel.second.setCurrentText("y")
+    wait_idle(window)
+    qtbot.waitUntil(lambda: panel.heat_original.columnCount() == 2, timeout=10_000)
+    assert {panel.heat_original.horizontalHeaderItem(c).text() for c in range(2)} == {"high", "low"}
