@@ -21,7 +21,7 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.params import ParamSpec, blank_to_none, format_percent, parse_fraction, parse_number
-from kanon_engine.privacy import KAnonymity, PrivacyModel, k_of, models_from_values
+from kanon_engine.privacy import PrivacyModel, k_of, models_from_values, require_identity_model
 from kanon_engine.workload.query import Workload
 
 __all__ = [
@@ -115,8 +115,7 @@ class AnonymizationConfig:
                 ),
                 where="roles",
             )
-        if not any(isinstance(m, KAnonymity) for m in self.models):
-            raise ConfigError(_("Every run needs k-anonymity (k >= 2) among its privacy models."), where="k")
+        require_identity_model(self.models)
         for m in self.models:
             if m.sensitive is not None and m.sensitive not in self.sensitive:
                 raise ConfigError(

@@ -47,6 +47,12 @@ class ParamSpec:
     choice_labels: tuple[str, ...] = ()
     #: a share from 0 to 1 that people read and type as a percentage ("5 %", "5%", "0.05", "0,05")
     percent: bool = False
+    #: the word ``none`` (or ``off``) leaves the setting out although it has a default (k-anonymity, when
+    #: another model bounds re-identification by itself)
+    optional: bool = False
+    #: plain words for each preset, in the order of ``presets`` (a catalog id each; the value is shown
+    #: when none are given): "0.09 (clinical-trial data sharing, El Emam 2015)"
+    preset_labels: tuple[str, ...] = ()
 
     def choice_label(self, choice: str) -> str:
         """The plain words for one of ``choices`` in the current language (the code itself when none
@@ -54,6 +60,12 @@ class ParamSpec:
         if choice in self.choices and len(self.choice_labels) == len(self.choices):
             return _(self.choice_labels[self.choices.index(choice)])
         return str(choice)
+
+    def preset_label(self, value: Any) -> str:
+        """A preset as the presets menu shows it: its plain words when given, else the value."""
+        if value in self.presets and len(self.preset_labels) == len(self.presets):
+            return _(self.preset_labels[self.presets.index(value)])
+        return self.show(value)
 
     @property
     def shown_label(self) -> str:
@@ -85,6 +97,8 @@ class ParamSpec:
         """
         if value is None:
             return self.default
+        if self.optional and isinstance(value, str) and value.strip().lower() in ("none", "off"):
+            return None
         try:
             if self.kind == "int":
                 f = parse_number(value)

@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, NamedTuple
 
 from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
+from kanon_engine.algorithms.population_source import attach_population, prepare_inputs
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.data.table import Table
@@ -149,6 +150,7 @@ class Algorithm(ABC):
         if self.works_on_records():
             return with_person_facts(self._run_on_records(source, config, progress, start), source)
         config.check_columns(source)
+        source = prepare_inputs(source, config)  # the research subset, the population (checked)
         return with_person_facts(self._run_source(source, config, progress, start), source)
 
     def _run_source(
@@ -158,7 +160,8 @@ class Algorithm(ABC):
         overrides it for tables whose points exceed the memory budget)."""
         counted = count_points(source, config, progress, extra=self.counted_columns(config))
         require_k_fits(config.k, counted.enc.n_rows)
-        result = self._run(Job(source, config, counted.enc, progress, start))
+        enc = attach_population(counted.enc, source)
+        result = self._run(Job(source, config, enc, progress, start))
         return finish_result(source, counted, result, start)
 
     def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:

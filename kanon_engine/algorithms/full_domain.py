@@ -153,7 +153,12 @@ class FullDomainAlgorithm(Algorithm):
             )  # Datafly's step 4 (:mod:`kanon_engine.core.suppressed_group`)
             tracked = self.counted_columns(config)
             evaluator = NodeEvaluator(
-                enc, config.models, allowance, suppressed_group_k=group_k, tracked=tracked
+                enc,
+                config.models,
+                allowance,
+                suppressed_group_k=group_k,
+                tracked=tracked,
+                keeps_suppressed=not config.drop_suppressed,
             )
             return evaluator, metric, allowance, "records"
         # AG_CS keeps every record: no record is suppressed, so there is no group of suppressed records

@@ -12,7 +12,10 @@ through their group checks. Two things cannot be done, and are refused in one se
 - cell suppression (``suppress=cells``) changes single cells of single rows, which says nothing about
   how many persons share a row's values;
 - SafePub (``samples_records``) samples single rows: its differential-privacy guarantee is about rows,
-  and a patient with several rows would be protected only as several rows.
+  and a patient with several rows would be protected only as several rows;
+- the risk-based models (average risk, uniqueness, k-map, beta-likeness, delta-disclosure,
+  delta-presence, profitability: ``counts_persons`` False) judge class sizes in rows, so their promise
+  would be about rows while the release speaks of patients.
 """
 
 from __future__ import annotations
@@ -36,6 +39,13 @@ def person_refusal(config: AnonymizationConfig, algorithm: AlgorithmLike) -> str
     if config.person is None:
         return None
     words = _(algorithm.title).split(" (")[0]
+    rows_only = [m for m in config.models if not m.counts_persons]
+    if rows_only:
+        return _(
+            "{model} counts rows, not patients with several rows: remove the person role, or choose "
+            "k-anonymity, l-diversity or t-closeness.",
+            model=_(rows_only[0].title),
+        )
     if getattr(algorithm, "samples_records", False):
         return _(
             "{algorithm} samples single rows, so its guarantee covers rows, not patients with several "

@@ -127,6 +127,8 @@ def _values_text(spec: ParamSpec) -> str:
         text += f" {' and '.join(bounds)}" if bounds else ""
     if spec.default is None and spec.kind != "bool":
         text += "; 'none' to leave it out"
+    elif spec.optional:
+        text += "; 'none' to leave it out when another model bounds re-identification"
     return text
 
 
@@ -428,8 +430,11 @@ def coerce(flag: ProjectFlag, raw: Any) -> Any:
     spec = flag.spec
     if spec is None:
         return raw
-    if isinstance(raw, str) and raw.strip().lower() in NONE_WORDS and spec.default is None:
-        return None
+    if isinstance(raw, str) and raw.strip().lower() in NONE_WORDS:
+        if spec.default is None:
+            return None
+        if spec.optional:
+            return "none"  # kept as the word: blank would mean the default (see ParamSpec.optional)
     try:
         return spec.coerce(raw)
     except ConfigError as exc:

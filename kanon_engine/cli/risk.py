@@ -10,8 +10,14 @@ Examples::
     python -m kanon_engine risk --project p.json --anonymize --external voters.csv --explain 17 \\
         --report-html report.html --report-pdf report.pdf
 
+    # with estimates of the share of population uniques (Pitman, Zayatz, SNB, Dankar et al.'s choice)
+    python -m kanon_engine risk patients.csv --qi age,sex,zipcode --population-size 100000
+    python -m kanon_engine risk patients.csv --qi age,sex,zipcode --population-region germany
+
 Prints one JSON document on stdout (keys: ``before``, ``after``, ``linkage``, ``explanations``,
-``definitions``). The project flags are the shared ones (:mod:`kanon_engine.cli.flags`); errors follow
+``definitions``; ``before``/``after`` hold ``population_uniques: {pitman, zayatz, snb, dankar,
+dankar_chooses}`` with a population size, null where an estimator has no solution). The project
+flags are the shared ones (:mod:`kanon_engine.cli.flags`); errors follow
 the CLI's contract: one plain sentence on stderr, exit 2.
 """
 
@@ -36,7 +42,7 @@ from kanon_engine.cli.common import (
     save_project,
     warn,
 )
-from kanon_engine.cli.flags import add_project_flags, project_and_table
+from kanon_engine.cli.flags import add_project_flags, coerce, project_and_table, project_flags
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.table_check import check_population, check_release_of
 from kanon_engine.data.table import Table
@@ -44,7 +50,8 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.metrics.explain import RecordExplainer
 from kanon_engine.metrics.linkage import LinkageResult, linkage_attack
-from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, assess, definitions
+from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, assess, definitions, with_population_uniques
+from kanon_engine.privacy.population_estimates import REGIONS
 from kanon_engine.project.project_file import Project
 from kanon_engine.project.public_list import join_of, read_public_list
 from kanon_engine.project.validation import require_valid
@@ -79,6 +86,14 @@ def register(subparsers: Subparsers) -> None:
         "without it the population is the table itself",
     )
     p.add_argument(
+        "--population-region",
+        choices=sorted(REGIONS),
+        metavar="REGION",
+        help="with the population estimates: the population is this region, of ARX's size for it ("
+        + ", ".join(sorted(REGIONS))
+        + "); --population-size gives any other size",
+    )
+    p.add_argument(
         "--explain",
         type=int,
         action="append",
@@ -101,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
     save_project(args, project)
     common = _assess_options(args)
     before = assess(table, config.quasi_identifiers, config.sensitive, suppressed_marker=None, **common)
+    size = _population_size(args)
+    if size is not None:
+        before = with_population_uniques(before, size)
     out: dict[str, Any] = {"before": before.to_dict()}
     warnings = check_population(before, common["population_name"], table.name()) if args.population else []
     result = None
@@ -116,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
         after = assess(
             release, config.quasi_identifiers, config.sensitive, hierarchies=config.hierarchies, **common
         )
+        if size is not None:
+            after = with_population_uniques(after, size)
         out["after"] = after.to_dict()
     link = _linkage(project, table, release, config)
     if link is not None:
@@ -154,6 +174,23 @@ def _check_combination(args: argparse.Namespace) -> None:
         raise ConfigError(
             _("Give either --release (assess a file) or --anonymize (make one), not both."), where="--release"
         )
+
+
+def _population_size(args: argparse.Namespace) -> int | None:
+    """The population the estimates of population uniques are for (``--population-size`` or
+    ``--population-region``); None: no estimates."""
+    if args.population_region:
+        if args.population_size not in (None, "none"):
+            raise ConfigError(
+                _("Give either --population-size or --population-region, not both."),
+                where="--population-region",
+            )
+        return REGIONS[args.population_region]
+    if args.population_size in (None, "none"):
+        return None
+    return int(
+        coerce(next(f for f in project_flags() if f.option == "--population-size"), args.population_size)
+    )
 
 
 def _assess_options(args: argparse.Namespace) -> dict[str, Any]:

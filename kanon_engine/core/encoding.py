@@ -70,6 +70,9 @@ class EncodedTable:
     #: points counted at coarser levels than the leaves: how finer nodes are checked (the engine,
     #: :class:`kanon_engine.sources.plan.floor.Floor`); None when the rows hold leaves
     below: Any = None
+    #: the population the table was drawn from, for the models that compare with it (k-map on a
+    #: population table, delta-presence): :class:`kanon_engine.core.population_counts.PopulationPoints`
+    population: Any = None
     #: under the person role (:mod:`kanon_engine.core.persons`): the person of every row, a code
     #: 0..n_persons-1, or n_persons for a blank cell (each of its records a person of its own)
     persons: np.ndarray | None = None

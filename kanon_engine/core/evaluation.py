@@ -23,11 +23,20 @@ from kanon_engine.core.frequency import (
 )
 from kanon_engine.core.person_sets import suppress_for_persons
 from kanon_engine.core.persons import person_base, persons_at_least
+from kanon_engine.core.population_counts import population_counter
 from kanon_engine.core.suppressed_group import GroupRule, enforce
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 from kanon_engine.metrics.loss import MetricContext
-from kanon_engine.privacy import ClassStats, KAnonymity, PrivacyModel, all_monotone, k_of
+from kanon_engine.privacy import (
+    ClassStats,
+    KAnonymity,
+    PrivacyModel,
+    Requirement,
+    all_monotone,
+    k_of,
+    require_identity_model,
+)
 
 _NEVER = np.iinfo(np.int64).max
 #: Most frequency sets cached (choosing a source compares the node with every cached one).
@@ -145,13 +154,15 @@ class NodeEvaluator:
         cache_bytes: int = 256 << 20,
         suppressed_group_k: int = 0,
         tracked: tuple[str, ...] = (),
+        keeps_suppressed: bool = True,
     ) -> None:
-        if not any(isinstance(m, KAnonymity) for m in models):
-            raise ConfigError(_("Every run needs k-anonymity (k >= 2) among its privacy models."), where="k")
+        require_identity_model(models)
+        #: the release keeps its suppressed records as rows of * (models judging the release see them)
+        self.keeps_suppressed = keeps_suppressed
         for m in models:
             if m.sensitive is not None:
                 enc.sensitive_column(m.sensitive)
-        k = k_of(models)
+        k = max(k_of(models), 1)  # without k-anonymity every class is large enough
         self.enc = enc
         self.models = tuple(models)
         self.k = k
@@ -182,6 +193,8 @@ class NodeEvaluator:
             sorted({names.index(m.sensitive) for m in others if m.sensitive} | set(self._tracked))
         )
         self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
+        #: the population counted per class (k-map on a population table, delta-presence)
+        self._population = population_counter(enc, self.base.layout, others, Requirement.POPULATION)
         #: the person role (core.persons): person pairs among the histograms, persons counted per class
         self._persons = enc.persons is not None
         if self._persons:
@@ -245,6 +258,10 @@ class NodeEvaluator:
         self._remember(fs)
         # under the person role with k-anonymity alone, no per-class statistics but the persons
         stats = ClassStats.of(self.enc, fs) if self._others else None
+        if stats is not None:
+            stats.keeps_suppressed = self.keeps_suppressed
+            if self._population is not None:
+                self._population.fill(stats, fs)
         if self._persons:  # k counts distinct persons (a class of fewer rows has fewer persons)
             passes = stats.people >= self.k if stats is not None else persons_at_least(fs, self.k)
         for m in self._mono:  # models beyond k: their statistics were counted
@@ -314,8 +331,7 @@ class NodeEvaluator:
         ok = suppressed <= self.max_suppressed
         rejected = None
         if ok and self._whole and stats is not None:
-            released = np.where(passes, fs.counts if trimmed is None else fs.counts - trimmed, 0)
-            rejected = next((m for m in self._whole if not m.release_passes(stats, released)), None)
+            passes, suppressed, rejected = self._judge_release(levels, fs, passes, trimmed, suppressed, stats)
             ok = rejected is None
         return NodeEvaluation(
             levels,
@@ -329,6 +345,35 @@ class NodeEvaluator:
             rejected_by=rejected,
             person_cut=cut,
         )
+
+    def _judge_release(
+        self,
+        levels: tuple[int, ...],
+        fs: FrequencySet,
+        passes: np.ndarray,
+        trimmed: np.ndarray | None,
+        suppressed: int,
+        stats: ClassStats,
+    ) -> tuple[np.ndarray, int, PrivacyModel | None]:
+        """The models that judge the release as a whole, in turn (as ARX enforces its sample-based
+        criteria after the per-class ones): each may suppress more classes within the allowance, or refuse
+        the node. At the top node the one class shows * everywhere: like ARX, the models see it as
+        suppressed. Returns the passing classes, the suppressed records and the refusing model."""
+        sizes = fs.counts if trimmed is None else fs.counts - trimmed
+        released = np.where(passes, sizes, 0)
+        if all(lv >= h for lv, h in zip(levels, self.enc.heights)):
+            released = np.zeros_like(released)
+        for m in self._whole:
+            extra = m.release_suppression(stats, released, self.max_suppressed - suppressed)
+            if extra is None:
+                return passes, suppressed, m
+            if extra.any():
+                suppressed += int(released[extra].sum())
+                passes = passes & ~extra
+                released = np.where(extra, 0, released)
+        if self.group_rule.applies(suppressed):
+            return passes, suppressed, self._whole[-1]  # the kept group of * would be smaller than k
+        return passes, suppressed, None
 
     def _class_order(self, fs: FrequencySet, levels: tuple[int, ...]) -> np.ndarray:
         """Rank of every class by its generalized values (hierarchy order, first attribute first)."""

@@ -48,6 +48,8 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.metrics.linkage import count_matches
+from kanon_engine.privacy.population_estimates import PopulationUniques, population_uniques
+from kanon_engine.privacy.population_inputs import require_population_size
 
 #: Default threshold for "records at risk": more than a 1 in 5 chance of re-identification (the k = 5 line).
 DEFAULT_THRESHOLD = 0.2
@@ -253,6 +255,9 @@ class RiskAssessment:
     population_missing: int = 0
     #: True for cell-level releases: '*' is a value of its own, all-'*' rows a class of kept records
     star_is_value: bool = False
+    #: estimated shares of population uniques (:func:`with_population_uniques`), None when no population
+    #: size was given
+    population_uniques: PopulationUniques | None = None
 
     @property
     def record_risk(self) -> np.ndarray:
@@ -282,7 +287,7 @@ class RiskAssessment:
             "risk_distribution": self.risk_distribution(),
             "homogeneity": [h.to_dict() for h in self.homogeneity],
             "star_counted_as_value": self.star_is_value,
-        }
+        } | ({"population_uniques": self.population_uniques.to_dict()} if self.population_uniques else {})
 
 
 #: The population when no population table is given (kept in English in the figures, shown through _()).
@@ -489,6 +494,16 @@ def assess(
     figures = risk_figures(sizes, suppressed, threshold, pop_sizes, pop_text)
     profiles = tuple(sensitive_profile(df, row_class, sizes, s, qi, max_examples) for s in sensitive)
     return RiskAssessment(qi, figures, row_class, sizes, pop_sizes, profiles, missing, star_is_value)
+
+
+def with_population_uniques(assessment: RiskAssessment, population_size: int) -> RiskAssessment:
+    """The assessment with the estimated shares of population uniques of its released classes
+    (suppressed records left out, as ARX's risk analysis leaves them) for a population of
+    ``population_size`` people (:func:`kanon_engine.privacy.population_estimates.population_uniques`: Pitman,
+    Zayatz, SNB and Dankar et al.'s choice). A population smaller than the table is refused."""
+    require_population_size(int(population_size), int(assessment.class_sizes.sum()))
+    found = population_uniques(assessment.class_sizes, int(population_size))
+    return dataclasses.replace(assessment, population_uniques=found)
 
 
 def _without_suppressed(found: Any) -> tuple[np.ndarray, np.ndarray, int]:

@@ -58,10 +58,17 @@ Model modules never import this package (it imports them), so the import graph s
 
 from __future__ import annotations
 
+from kanon_engine.privacy.average_risk import AverageRisk
 from kanon_engine.privacy.base import ClassStats, PrivacyModel, Requirement
+from kanon_engine.privacy.beta_likeness import BetaLikeness
+from kanon_engine.privacy.delta_disclosure import DeltaDisclosure
+from kanon_engine.privacy.delta_presence import DeltaPresence
 from kanon_engine.privacy.differential_privacy import DifferentialPrivacy
 from kanon_engine.privacy.k_anonymity import KAnonymity, k_of
+from kanon_engine.privacy.k_map import KMapEstimate, KMapTable
 from kanon_engine.privacy.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from kanon_engine.privacy.population_uniqueness import PopulationUniqueness
+from kanon_engine.privacy.profitability import JournalistProfitability, Profitability
 from kanon_engine.privacy.registry import (
     all_monotone,
     applicability_problems,
@@ -74,9 +81,11 @@ from kanon_engine.privacy.registry import (
     param_visible,
     register,
     require_applicable,
+    require_identity_model,
     unregister,
     wants_sensitive,
 )
+from kanon_engine.privacy.sample_uniqueness import SampleUniqueness
 from kanon_engine.privacy.t_closeness import TCloseness
 
 #: The models kanon ships, in the order of the model form and of a run's models.
@@ -87,6 +96,16 @@ BUILT_IN: tuple[type[PrivacyModel], ...] = (
     RecursiveCLDiversity,
     TCloseness,
     DifferentialPrivacy,
+    AverageRisk,
+    SampleUniqueness,
+    PopulationUniqueness,
+    KMapEstimate,
+    KMapTable,
+    BetaLikeness,
+    DeltaDisclosure,
+    DeltaPresence,
+    Profitability,
+    JournalistProfitability,
 )
 
 for _cls in BUILT_IN:
@@ -94,6 +113,16 @@ for _cls in BUILT_IN:
 
 __all__ = [
     "BUILT_IN",
+    "AverageRisk",
+    "BetaLikeness",
+    "DeltaDisclosure",
+    "DeltaPresence",
+    "JournalistProfitability",
+    "KMapEstimate",
+    "KMapTable",
+    "PopulationUniqueness",
+    "Profitability",
+    "SampleUniqueness",
     "ClassStats",
     "DifferentialPrivacy",
     "DistinctLDiversity",
@@ -115,6 +144,7 @@ __all__ = [
     "param_visible",
     "register",
     "require_applicable",
+    "require_identity_model",
     "unregister",
     "wants_sensitive",
 ]

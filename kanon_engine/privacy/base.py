@@ -58,7 +58,9 @@ _REQUIREMENT_WORDS = {
 #: What the engine's counting gives the models (:class:`ClassStats`). A model needing more is refused
 #: before a run with a plain sentence; whoever teaches the engine to count a requirement adds it here and
 #: fills :attr:`ClassStats.counts` with it.
-SUPPLIED: frozenset[Requirement] = frozenset({Requirement.SENSITIVE, Requirement.PERSONS})
+SUPPLIED: frozenset[Requirement] = frozenset(
+    {Requirement.SENSITIVE, Requirement.POPULATION, Requirement.SUBSET, Requirement.PERSONS}
+)
 
 
 @dataclass(eq=False)
@@ -71,17 +73,40 @@ class ClassStats:
     sizes: np.ndarray
     hists: dict[int, Histograms] = field(default_factory=dict)
     counts: dict[Requirement, np.ndarray] = field(default_factory=dict)
+    #: per other :class:`Requirement`: what the engine counted outside every class of the node (the
+    #: population's people in combinations no record of the table has)
+    outside: dict[Requirement, int] = field(default_factory=dict)
+    #: whether the release keeps its suppressed records (as rows of ``*``): then they are one more group
+    #: of the release as an attacker sees it
+    keeps_suppressed: bool = True
+    #: the lattice node's frequency set, when the classes are one (its levels and representatives)
+    freq: FrequencySet | None = None
 
     @property
     def n_classes(self) -> int:
         return int(len(self.sizes))
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """The generalization levels of the node (only for the classes of a lattice node)."""
+        if self.freq is None:
+            raise RuntimeError("these classes are not the classes of a lattice node")
+        return self.freq.levels
+
+    @property
+    def leaves(self) -> np.ndarray:
+        """One record's leaf codes per quasi-identifier and class (n_qi x classes), of a lattice node."""
+        if self.freq is None:
+            raise RuntimeError("these classes are not the classes of a lattice node")
+        return self.freq.leaves()
 
     @classmethod
     def of(cls, enc: EncodedTable, fs: FrequencySet) -> ClassStats:
         """The statistics of a frequency set (its histograms must have been rolled up); under the person
         role, its persons per class and per value (:mod:`kanon_engine.core.persons`)."""
         hists, persons = split_hists(fs.hists or {}, fs.n_classes)
-        return cls(enc, fs.counts, hists, {} if persons is None else {Requirement.PERSONS: persons})
+        counts = {} if persons is None else {Requirement.PERSONS: persons}
+        return cls(enc, fs.counts, hists, counts, freq=fs)
 
     @property
     def people(self) -> np.ndarray:
@@ -173,6 +198,19 @@ class ClassStats:
             raise RuntimeError(f"the engine did not count '{requirement.value}' for these classes")
         return self.counts[requirement]
 
+    def count_outside(self, requirement: Requirement) -> int:
+        """What the engine counted for ``requirement`` outside every class (0 when it counted nothing)."""
+        return int(self.outside.get(requirement, 0))
+
+
+#: What the workbench's model picker groups the models by: what the user protects against (catalog ids).
+THREATS: dict[str, str] = {
+    "singled-out": N_("Nobody singled out"),
+    "population": N_("Population"),
+    "sensitive": N_("Sensitive values"),
+    "presence": N_("Presence in the data"),
+}
+
 
 class AlgorithmLike(Protocol):
     """What a model may ask of the algorithm that is to apply it (see :meth:`PrivacyModel.unsupported_by`;
@@ -213,12 +251,20 @@ class PrivacyModel(ABC):
     #: True when a merge of passing classes passes, so a node whose classes all pass has only satisfying
     #: generalizations (ARX: "monotonic with generalization"). Searches prune by it: say False when unsure.
     monotone_without_suppression: ClassVar[bool] = True
-    #: True when the model judges the release as a whole (:meth:`release_passes`), not only class by class:
-    #: only algorithms that release one generalization with whole records suppressed can apply it.
+    #: True when the model judges the release as a whole (:meth:`release_suppression`), not only class by
+    #: class: only algorithms that release one generalization with whole records suppressed can apply it.
     judges_release: ClassVar[bool] = False
     #: True when a release under the model never holds a suppressed record, not even as ``*`` (differential
     #: privacy: a record left out is part of the randomness); a configuration with it drops them
     removes_suppressed: ClassVar[bool] = False
+    #: True when the model bounds the risk of re-identification by itself (average risk, uniqueness,
+    #: k-map, ...), so a run may do without k-anonymity (k = 1)
+    guards_identity: ClassVar[bool] = False
+    #: The threat the workbench's model picker files the model under (:data:`THREATS`)
+    threat: ClassVar[str] = "singled-out"
+    #: False when the model judges rows, not persons, under the person role (the risk-based models of
+    #: issue 31 read class sizes in rows): a run with a person role refuses it
+    counts_persons: ClassVar[bool] = True
     sensitive: str | None = None
 
     # --- judging classes ------------------------------------------------------------------------------
@@ -241,6 +287,18 @@ class PrivacyModel(ABC):
         ``released[i]`` is the number of records of class ``i`` in the release (0 for a suppressed class;
         fewer than its size when the group of suppressed records took some). Default: True."""
         return True
+
+    def release_suppression(
+        self, stats: ClassStats, released: np.ndarray, allowance: int
+    ) -> np.ndarray | None:
+        """The classes to suppress besides those already suppressed so that the release satisfies the
+        model (one boolean per class; none: it satisfies it as it is), within ``allowance`` more records;
+        None when it cannot. Only asked when ``judges_release``. Default: :meth:`release_passes`, nothing
+        suppressed. The risk models suppress the smallest classes first (see
+        :mod:`kanon_engine.privacy.release_risk`)."""
+        if self.release_passes(stats, released):
+            return np.zeros(len(released), dtype=bool)
+        return None
 
     @property
     def min_class_size(self) -> int:
@@ -345,6 +403,20 @@ def float_or_nan(value: Any) -> float:
         return float(value)
     except (TypeError, ValueError):
         return math.nan
+
+
+def share_param(name: str, value: Any, low_open: bool = True) -> float:
+    """``value`` as a threshold in (0, 1] (or [0, 1] when not ``low_open``), or a ConfigError in one
+    sentence: ``average_risk must be a number in (0, 1]; got 1.5.``"""
+    v = float_or_nan(value)
+    if not (0.0 < v <= 1.0 if low_open else 0.0 <= v <= 1.0):
+        text = (
+            _("{name} must be a number in (0, 1]; got {value}.", name=name, value=repr(value))
+            if low_open
+            else _("{name} must be a number in [0, 1]; got {value}.", name=name, value=repr(value))
+        )
+        raise ConfigError(text, where=name)
+    return v
 
 
 def number(value: Any) -> str:

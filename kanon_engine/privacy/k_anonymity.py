@@ -1,8 +1,10 @@
 """k-anonymity: every record shares its quasi-identifier values with at least k-1 others (Samarati &
 Sweeney 1998; Sweeney 2002, "k-anonymity: a model for protecting privacy", IJUFKS 10(5)).
 
-Every run has it: the suppressed group's rule (Datafly's step 4), the class-count bound of the searches
-and the report's class-size chart all read its k (:func:`k_of`). It is monotone with suppression (a
+Every run has it, unless another model bounds re-identification by itself (average risk, uniqueness,
+k-map: ``guards_identity``), when ``--k none`` leaves it out (as ARX allows): the suppressed group's rule
+(Datafly's step 4), the class-count bound of the searches and the report's class-size chart all read its
+k (:func:`k_of`, 0 without it). It is monotone with suppression (a
 class of fewer than k records splits into classes of fewer than k), so the searches prune by it.
 """
 
@@ -26,6 +28,7 @@ K = ParamSpec(
     N_("Each person must share their quasi-identifier values with at least k-1 others."),
     minimum=2,
     presets=(2, 5, 10, 20, 50),
+    optional=True,
 )
 
 
@@ -38,6 +41,7 @@ class KAnonymity(PrivacyModel):
     title: ClassVar[str] = N_("k-anonymity")
     params: ClassVar[tuple[ParamSpec, ...]] = (K,)
     monotone_with_suppression: ClassVar[bool] = True
+    guards_identity: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", int_param("k", self.k, 2))

@@ -24,16 +24,19 @@ _REGISTRY: dict[str, type[PrivacyModel]] = {}
 
 def register(cls: type[PrivacyModel]) -> type[PrivacyModel]:
     """Make a privacy model known to the CLI, the project file, validation, the workbench's form and the
-    report (usable as a class decorator). A family's parameters must not reuse another family's names."""
+    report (usable as a class decorator). A family's parameters must not reuse another family's names,
+    except for the very same :class:`ParamSpec` shared on purpose (the population size of k-map and of
+    population uniqueness: one flag, one field)."""
     if not getattr(cls, "name", ""):
         raise TypeError(f"{cls.__name__} has no name")
     if _REGISTRY.get(cls.name, cls) is not cls:
         raise ValueError(f"{cls.__name__}: the name {cls.name!r} is {_REGISTRY[cls.name].__name__}'s")
-    mine = {spec.name for spec in cls.params}
+    mine = {spec.name: spec for spec in cls.params}
     for other in families():
-        if other.family_name() != cls.family_name() and mine & {s.name for s in other.params}:
-            taken = sorted(mine & {s.name for s in other.params})
-            raise ValueError(f"{cls.__name__}: parameter {taken[0]} is already {other.__name__}'s")
+        theirs = {s.name: s for s in other.params}
+        clash = sorted(n for n in mine.keys() & theirs.keys() if mine[n] is not theirs[n])
+        if other.family_name() != cls.family_name() and clash:
+            raise ValueError(f"{cls.__name__}: parameter {clash[0]} is already {other.__name__}'s")
     if "sensitive" in mine:
         raise ValueError(f"{cls.__name__}: 'sensitive' is the form's protected attribute, not a parameter")
     _REGISTRY[cls.name] = cls
@@ -60,14 +63,20 @@ def families() -> tuple[type[PrivacyModel], ...]:
 
 
 def model_params() -> tuple[ParamSpec, ...]:
-    """The parameters of every family, in form order: the CLI's model flags and the workbench's form."""
-    return tuple(spec for cls in families() for spec in cls.params)
+    """The parameters of every family, in form order (a shared one once, where it first appears): the
+    CLI's model flags and the workbench's form."""
+    seen: dict[str, ParamSpec] = {}
+    for cls in families():
+        for spec in cls.params:
+            seen.setdefault(spec.name, spec)
+    return tuple(seen.values())
 
 
 def param_visible(name: str, values: Mapping[str, Any]) -> bool:
-    """Whether the model form shows the parameter ``name`` given the form's values."""
-    owner = next((cls for cls in families() if any(s.name == name for s in cls.params)), None)
-    return owner is not None and owner.param_visible(name, values)
+    """Whether the model form shows the parameter ``name`` given the form's values (a shared parameter:
+    when any family that has it shows it)."""
+    owners = [cls for cls in families() if any(s.name == name for s in cls.params)]
+    return any(cls.param_visible(name, values) for cls in owners)
 
 
 def default_values() -> dict[str, Any]:
@@ -98,10 +107,15 @@ def models_from_values(
 def model_values_of(models: Iterable[PrivacyModel]) -> dict[str, Any]:
     """The form's flat values of a tuple of models (every parameter, and ``sensitive``)."""
     values = default_values()
+    models = tuple(models)
     for m in models:
         values.update(m.values())
         if m.sensitive is not None:
             values["sensitive"] = m.sensitive
+    chosen = {m.family_name() for m in models}
+    for cls in families():  # a family with a default left out says so (k-anonymity: "none")
+        if cls.params and cls.params[0].optional and cls.family_name() not in chosen:
+            values[cls.params[0].name] = "none"
     return values
 
 
@@ -172,3 +186,17 @@ def all_monotone(models: Iterable[PrivacyModel], suppression: bool) -> bool:
     if not all(m.monotone_without_suppression for m in models):
         return False
     return (not suppression) or all(m.monotone_with_suppression for m in models)
+
+
+def require_identity_model(models: Iterable[PrivacyModel]) -> None:
+    """Every run needs k-anonymity or another model that bounds re-identification by itself (average
+    risk, uniqueness, k-map: ``guards_identity``); a ConfigError otherwise."""
+    if not any(m.guards_identity for m in models):
+        raise ConfigError(
+            _("Every run needs k-anonymity (k >= 2) among its privacy models."),
+            hint=_(
+                "Set k, or choose a model that bounds re-identification by itself (average risk, "
+                "sample or population uniqueness, k-map)."
+            ),
+            where="k",
+        )

@@ -134,7 +134,7 @@ class ParamForm(QWidget):
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
         for value in spec.presets:
-            action = menu.addAction(spec.show(value))
+            action = menu.addAction(spec.preset_label(value))
             action.triggered.connect(lambda _=False, n=spec.name, v=value: self.set_value(n, v))
         button.setMenu(menu)
         return button

@@ -354,8 +354,8 @@ CASES = [
     Case(
         "project-unknown-model",
         ["anonymize", "--project", "{d}/p.json"],
-        ("Unknown privacy model 'k-map'",),
-        files={"p.json": project(models=[{"name": "k-map", "k": 2}])},
+        ("Unknown privacy model 'k-mop'",),
+        files={"p.json": project(models=[{"name": "k-mop", "k": 2}])},
     ),
     Case(
         "project-unknown-role",

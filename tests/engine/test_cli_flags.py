@@ -94,6 +94,8 @@ def sample(flag: ProjectFlag, data: Path) -> tuple[list[str], Any]:
         ),
         "--workload": (["--workload", str(data.parent / "w.txt")], str(data.parent / "w.txt")),
         "--person": (["--person", "id", "--identifier", "name"], ["id"]),
+        "--delta-presence": (["--delta-presence", "0,0.5", "--research-subset", "ward"], "0,0.5"),
+        "--research-subset": (["--research-subset", "ward", "--delta-presence", "0,0.5"], "ward"),
         "--join-table": (  # what --join FILE ON COLUMN is read as
             ["--join-table", str(data.parent / "patients.csv"), "id", "--identifier", "name"],
             [[str(data.parent / "patients.csv"), "id"]],
@@ -137,7 +139,30 @@ def _companions(flag: ProjectFlag, spec: ParamSpec) -> list[str]:
         "dp_levels": ["--dp-epsilon", "1"],
         "person_knows": ["--person", "id", "--identifier", "name"],
         "person_blanks": ["--person", "id", "--identifier", "name"],
+        # the risk models (issue 31): the model a setting belongs to, and the population it needs
+        "highest_risk": ["--average-risk", "0.05"],
+        "records_at_risk": ["--average-risk", "0.05", "--highest-risk", "0.2"],
+        "population_uniqueness": ["--population-size", "100000"],
+        "population_model": ["--population-uniqueness", "0.01", "--population-size", "100000"],
+        "population_size": ["--population-uniqueness", "0.01"],
+        "k_map": ["--population-size", "100000"],
+        "population_table": ["--k-map", "3"],
+        "k_map_estimator": ["--k-map", "3", "--population-size", "100000"],
+        "k_map_significance": ["--k-map", "3", "--population-size", "100000"],
+        "beta_variant": ["--beta", "1.0"],
+        "publisher_benefit": ["--profitability", "prosecutor"],
+        "publisher_loss": ["--profitability", "prosecutor"],
+        "adversary_gain": ["--profitability", "prosecutor"],
+        "adversary_cost": ["--profitability", "prosecutor"],
     }.get(spec.name, [])
+
+
+#: a model's required input is cleared together with the model (alone it would leave the model invalid)
+_CLEARED_WITH = {
+    "population_size": ["--population-uniqueness", "none"],
+    "population_table": ["--k-map", "none"],
+    "research_subset": ["--delta-presence", "none"],
+}
 
 
 def project_of(argv: list[str], command: str = "anonymize") -> Project:
@@ -181,7 +206,7 @@ def test_every_setting_can_be_overridden_back(flag: ProjectFlag, data: Path, tmp
     elif flag.off is not None:
         back, expected = [flag.off], None
     elif spec.default is None:
-        back, expected = [flag.option, "none"], None
+        back, expected = [flag.option, "none", *_CLEARED_WITH.get(spec.name, [])], None
     else:
         back, expected = [flag.option, str(spec.default)], spec.default
     project = project_of(["--project", str(saved), *back])

@@ -22,6 +22,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, DataError, InfeasibleError
 from kanon_engine.hierarchy import default_hierarchy
 from kanon_engine.metrics.loss import get_metric
+from kanon_engine.privacy import AverageRisk, KAnonymity
 from kanon_engine.sources import encode_records
 
 QI = ("birth_year", "sex", "area", "month")
@@ -206,6 +207,9 @@ def test_bad_input_is_one_sentence(table) -> None:
         get_algorithm("mondrian").run(table, config(table, person_knows=2))
     with pytest.raises(ConfigError, match="Cell suppression cannot count persons"):
         get_algorithm("optimal", suppress="cells").run(table, config(table))
+    # the risk-based models judge rows (issue 31): refused under the person role, not silently per row
+    with pytest.raises(ConfigError, match="average re-identification risk counts rows, not patients"):
+        get_algorithm("optimal").run(table, config(table, models=(KAnonymity(2), AverageRisk(0.1))))
 
 
 def test_linked_tables_join_into_a_stay_level_table(tmp_path) -> None:

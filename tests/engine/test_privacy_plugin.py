@@ -9,6 +9,7 @@ report. It is unregistered afterwards, and then it is gone from the flags again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -44,6 +45,7 @@ from kanon_engine.privacy import (  # noqa: E402
     model_values_of,
     models_from_values,
     register,
+    registry,  # noqa: E402
     unregister,
 )
 from kanon_engine.project.project_file import Project  # noqa: E402
@@ -96,7 +98,10 @@ def test_the_registry_is_the_only_door(toy) -> None:
     with pytest.raises(ConfigError, match="max_groups must be an integer >= 1; got 0"):
         models_from_values({"k": 2, "max_groups": 0})
     with pytest.raises(ValueError, match="already"):  # a parameter name belongs to one family
-        register(type("Clash", (AtMostGroups,), {"name": "clash", "family": "clash"}))
+        other_spec = dataclasses.replace(AtMostGroups.params[0])  # same name, another spec
+        register(
+            type("Clash", (AtMostGroups,), {"name": "clash", "family": "clash", "params": (other_spec,)})
+        )
     with pytest.raises(ValueError, match="'k-anonymity' is KAnonymity's"):  # and a name to one model
         register(type("Impostor", (AtMostGroups,), {"name": "k-anonymity", "family": "at-most-groups"}))
     assert model_classes()["k-anonymity"] is KAnonymity
@@ -188,9 +193,10 @@ def test_algorithms_that_cannot_apply_it_refuse_it(toy) -> None:
         get_algorithm("optimal", suppress="cells").run(table, project.config(table))
 
 
-def test_a_requirement_the_engine_does_not_count_is_refused() -> None:
-    """A model declaring a count the engine does not supply yet (a population) is refused in one
-    sentence (persons are counted since issue 33)."""
+def test_a_requirement_the_engine_does_not_count_is_refused(monkeypatch) -> None:
+    """A model declaring a count the engine does not supply is refused in one sentence (every
+    requirement is counted since issues 31 and 33: an engine without the population is simulated)."""
+    monkeypatch.setattr(registry, "SUPPLIED", registry.SUPPLIED - {Requirement.POPULATION})
 
     class PerPopulation(AtMostGroups):
         requires = frozenset({Requirement.POPULATION})

@@ -1,0 +1,163 @@
+"""Average re-identification risk: the mean over the released records of the prosecutor risk 1/f (f the
+size of a record's class), that is classes / records, at most a threshold (El Emam & Dankar 2008,
+"Protecting privacy using k-anonymity", JAMIA 15(5); El Emam 2013, "Guide to the De-Identification of
+Personal Health Information"); optionally also no more than a share of the records in classes whose risk
+exceeds a highest risk (ARX's ``AverageReidentificationRisk`` with its two optional bounds).
+
+Judged on the release as a whole: classes are suppressed from the smallest up, as few as the bounds allow
+(:mod:`.release_risk`), in both readings of the release (records released with their values; the file,
+where kept suppressed records form a group of ``*``). Merging classes lowers classes / records and moves
+records out of small classes, so a node with nothing suppressed that passes has only passing
+generalizations (monotone without suppression). With suppression that is not proven for the smallest-
+first rule, so the searches do not prune by it (they stay exact by checking every node that could beat
+the optimum).
+
+Published thresholds (presets, with their sources in the glossary): 0.09 for sharing clinical-trial data
+(El Emam, Rodgers & Malin 2015, BMJ 350:h1139; the European Medicines Agency's guidance on publishing
+clinical reports uses it too), 0.05 for public releases (El Emam 2013).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from kanon_engine.i18n import N_, _, formats
+from kanon_engine.params import ParamSpec
+from kanon_engine.privacy.base import ClassStats, PrivacyModel, number, share_param
+from kanon_engine.privacy.release_risk import Ladder, least_suppression
+
+AVERAGE_RISK = ParamSpec(
+    "average_risk",
+    N_("Average risk"),
+    "float",
+    None,
+    N_(
+        "The highest average re-identification risk allowed: groups / records of the release "
+        "(0.09 for sharing clinical-trial data, 0.05 for public releases); empty to skip."
+    ),
+    minimum=0.0,
+    maximum=1.0,
+    presets=(0.2, 0.1, 0.09, 0.075, 0.05),
+)
+HIGHEST_RISK = ParamSpec(
+    "highest_risk",
+    N_("Highest risk"),
+    "float",
+    None,
+    N_("Optional: a record's risk 1/f counts as high above this (for example 0.2, a group of fewer than 5)."),
+    minimum=0.0,
+    maximum=1.0,
+    presets=(0.5, 0.33, 0.2, 0.1),
+)
+RECORDS_AT_RISK = ParamSpec(
+    "records_at_risk",
+    N_("Records at high risk"),
+    "float",
+    None,
+    N_("Optional, with the highest risk: the largest share of records whose risk may be above it."),
+    minimum=0.0,
+    maximum=1.0,
+    presets=(0.0, 0.01, 0.05),
+    percent=True,
+)
+
+
+def size_threshold(highest_risk: float) -> int:
+    """The smallest class whose records are not at high risk (ARX's ``ParameterTranslation``): 1 / risk,
+    rounded up unless the rounded-down size's risk is within 1 % of the given one."""
+    size = 1.0 / highest_risk
+    floor = math.floor(size)
+    if 1.0 / floor - 1.0 / size >= 0.01 * highest_risk:
+        floor += 1
+    return int(floor)
+
+
+@dataclass(frozen=True)
+class AverageRisk(PrivacyModel):
+    """The release's average prosecutor risk (groups / records) is at most ``average_risk``; with
+    ``highest_risk``, at most ``records_at_risk`` of its records are in groups smaller than 1 / that."""
+
+    average_risk: float
+    highest_risk: float | None = None
+    records_at_risk: float | None = None
+    name: ClassVar[str] = "average-risk"
+    title: ClassVar[str] = N_("average re-identification risk")
+    counts_persons: ClassVar[bool] = False
+    params: ClassVar[tuple[ParamSpec, ...]] = (AVERAGE_RISK, HIGHEST_RISK, RECORDS_AT_RISK)
+    monotone_with_suppression: ClassVar[bool] = False
+    judges_release: ClassVar[bool] = True
+    guards_identity: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "average_risk", share_param("average_risk", self.average_risk))
+        if self.highest_risk is not None:
+            object.__setattr__(self, "highest_risk", share_param("highest_risk", self.highest_risk))
+            if self.records_at_risk is not None:  # left out: no record above the highest risk (0)
+                at_risk = share_param("records_at_risk", self.records_at_risk, False)
+                object.__setattr__(self, "records_at_risk", at_risk)
+        elif self.records_at_risk is not None:
+            object.__setattr__(self, "records_at_risk", None)  # meaningless without a highest risk
+
+    def release_suppression(
+        self, stats: ClassStats, released: np.ndarray, allowance: int
+    ) -> np.ndarray | None:
+        return least_suppression(stats, released, allowance, self._holds)
+
+    def _holds(self, lad: Ladder) -> np.ndarray:
+        """Per prefix of suppressed smallest classes: both readings pass (vectorized over prefixes)."""
+        t = self.average_risk
+        own = (lad.records == 0) | (lad.kept <= t * lad.records)  # records released with their values
+        star = lad.star > 0
+        shown = lad.kept + star <= t * (lad.records + lad.star)  # the file: the * rows are one more group
+        ok = own & (~star | shown)
+        if self.highest_risk is None:
+            return ok
+        small = size_threshold(self.highest_risk)
+        at_risk = np.concatenate([[0], np.cumsum(np.where(lad.sizes < small, lad.sizes, 0))])
+        left = at_risk[-1] - at_risk  # records at risk among those still released
+        cap = float(self.records_at_risk or 0.0)
+        own_share = np.where(lad.records > 0, left / np.maximum(lad.records, 1), 0.0) <= cap + 1e-12
+        star_risky = star & (lad.star < small)
+        shown_share = (left + np.where(star_risky, lad.star, 0)) / np.maximum(lad.records + lad.star, 1)
+        return ok & own_share & (~star | (shown_share <= cap + 1e-12))
+
+    def describe(self) -> str:
+        text = _(
+            "Average re-identification risk at most {risk}: the released groups number at most {risk} "
+            "times the released records (the mean of 1/group size over the records).",
+            risk=formats.decimal(self.average_risk, 6),
+        )
+        if self.highest_risk is None:
+            return text
+        return (
+            text
+            + " "
+            + _(
+                "At most {share} of the records are in groups smaller than {size} (risk above {high}).",
+                share=formats.percent(float(self.records_at_risk or 0.0), 2),
+                size=size_threshold(self.highest_risk),
+                high=formats.decimal(self.highest_risk, 6),
+            )
+        )
+
+    def short(self) -> str:
+        text = _("average risk <= {risk}", risk=number(self.average_risk))
+        if self.highest_risk is None:
+            return text
+        return _(
+            "{text}, at most {share} above {high}",
+            text=text,
+            share=formats.percent(float(self.records_at_risk or 0.0), 2),
+            high=number(self.highest_risk),
+        )
+
+    @classmethod
+    def param_visible(cls, name: str, values: Mapping[str, Any]) -> bool:
+        if name == RECORDS_AT_RISK.name:
+            return cls.chosen(values) and values.get(HIGHEST_RISK.name) is not None
+        return super().param_visible(name, values)

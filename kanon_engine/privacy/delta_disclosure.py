@@ -1,0 +1,109 @@
+"""delta-disclosure privacy: in every class, the share of each sensitive value present is within a factor
+2^delta of its share in the whole table, |log2(p_class(s) / p_table(s))| < delta (Brickell & Shmatikov
+2008, "The cost of privacy: destruction of data-mining utility in anonymized data publishing", KDD), as
+ARX's ``DDisclosurePrivacy`` checks it (values absent from a class are not judged).
+
+It bounds what an attacker learns about a sensitive value, not who a record is. Not monotone: a merge can
+dilute a value below 2^-delta of its share, so the searches check every node that could beat the optimum,
+ruling out a node only by the records over-represented values force out of every split of it
+(:meth:`DeltaDisclosure.assess`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from kanon_engine.errors import ConfigError
+from kanon_engine.i18n import N_, _, formats
+from kanon_engine.params import ParamSpec
+from kanon_engine.privacy.base import (
+    ClassStats,
+    PrivacyModel,
+    Requirement,
+    float_or_nan,
+    need_sensitive,
+    number,
+)
+
+DELTA_DISCLOSURE = ParamSpec(
+    "delta_disclosure",
+    N_("delta (delta-disclosure)"),
+    "float",
+    None,
+    N_(
+        "In every group each sensitive value's share must stay within a factor 2^delta of its share in "
+        "the whole table (delta-disclosure privacy); empty to skip."
+    ),
+    minimum=0.0,
+    presets=(1.0, 1.5, 2.0, 3.0),
+)
+
+
+@dataclass(frozen=True)
+class DeltaDisclosure(PrivacyModel):
+    """|log2(p_class(s) / p_table(s))| < delta for every value s present in a class."""
+
+    delta_disclosure: float
+    sensitive: str | None = None
+    name: ClassVar[str] = "delta-disclosure"
+    title: ClassVar[str] = N_("delta-disclosure privacy")
+    counts_persons: ClassVar[bool] = False
+    params: ClassVar[tuple[ParamSpec, ...]] = (DELTA_DISCLOSURE,)
+    requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
+    monotone_without_suppression: ClassVar[bool] = False
+    threat: ClassVar[str] = "sensitive"
+
+    def __post_init__(self) -> None:
+        d = float_or_nan(self.delta_disclosure)
+        if not d > 0 or not np.isfinite(d):
+            raise ConfigError(
+                _("delta must be a number above 0; got {value}.", value=repr(self.delta_disclosure)),
+                where="delta-disclosure",
+            )
+        object.__setattr__(self, "delta_disclosure", d)
+        need_sensitive("delta-disclosure", self.sensitive)
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        cls, val, cnt = stats.pairs(self.protected)
+        q = stats.enc.sensitive_column(self.protected).global_distribution[val]
+        ratio = np.abs(np.log(cnt / stats.sizes[cls] / q) / np.log(2.0))
+        bad = np.bincount(cls[ratio >= self.delta_disclosure], minlength=stats.n_classes)
+        return bad == 0
+
+    def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
+        """A value at share p above r = 2^delta times its table share stays at r or above in some part of
+        every split; parts below r hold less than r of their records in it, so at least (p - r) / (1 - r)
+        of the class fails in any split. (A value too rare in a class proves nothing: a split can drop
+        it.)"""
+        ok = self.passes(stats)
+        cls, val, cnt = stats.pairs(self.protected)
+        q = stats.enc.sensitive_column(self.protected).global_distribution[val]
+        p = cnt / stats.sizes[cls]
+        top = q * 2.0**self.delta_disclosure
+        need = np.where((p >= top) & (top < 1.0), (p - top) / np.maximum(1.0 - top, 1e-300), 0.0)
+        share = np.zeros(stats.n_classes)
+        np.maximum.at(share, cls, np.clip(need - 1e-9, 0.0, 1.0))
+        return ok, share
+
+    def describe(self) -> str:
+        return _(
+            "{delta}-disclosure privacy on '{column}': in every group, each value's share is within a "
+            "factor 2^{delta} of its share in the whole table.",
+            delta=formats.decimal(self.delta_disclosure, 6),
+            column=self.sensitive,
+        )
+
+    def short(self) -> str:
+        return _(
+            "delta = {delta} on {sensitive}", delta=number(self.delta_disclosure), sensitive=self.sensitive
+        )
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
+        if not cls.chosen(values):
+            return None
+        return cls(values["delta_disclosure"], sensitive)
