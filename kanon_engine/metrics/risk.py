@@ -506,6 +506,26 @@ def with_population_uniques(assessment: RiskAssessment, population_size: int) ->
     return dataclasses.replace(assessment, population_uniques=found)
 
 
+def population_size_of(config: Any) -> int | None:
+    """The population size the run's privacy models assume (k-map, population uniqueness; the first
+    that names one), None when no model names a population size."""
+    sizes = (getattr(m, "population_size", None) for m in getattr(config, "models", ()))
+    return next((int(s) for s in sizes if s), None)
+
+
+def with_population(risk: RiskComparison, population_size: int | None) -> RiskComparison:
+    """Both assessments with their estimated population uniques (:func:`with_population_uniques`) for
+    ``population_size`` people; unchanged without a population size or when they are already there."""
+    if not population_size:
+        return risk
+    before, after = risk.before, risk.after
+    if before.population_uniques is None:
+        before = with_population_uniques(before, population_size)
+    if after.population_uniques is None:
+        after = with_population_uniques(after, population_size)
+    return RiskComparison(before, after)
+
+
 def _without_suppressed(found: Any) -> tuple[np.ndarray, np.ndarray, int]:
     """Class of every row (-1: suppressed, every quasi-identifier ``*``), the groups' sizes without the
     suppressed rows, and how many rows are suppressed."""

@@ -30,7 +30,14 @@ from kanon_engine.data.roles import Role, suggest_roles
 from kanon_engine.hierarchy.builders import MISSING_LABEL
 from kanon_engine.hierarchy.model import MISSING
 from kanon_engine.i18n import N_, _, current_language, using
-from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, RiskComparison, compare, definitions
+from kanon_engine.metrics.risk import (
+    DEFAULT_THRESHOLD,
+    RiskComparison,
+    compare,
+    definitions,
+    population_size_of,
+    with_population,
+)
 from kanon_engine.project.validation import released_unchanged_warnings, result_warnings
 from kanon_engine.release.cell_recoding import wildcard_reading
 from kanon_engine.release.fileio import refuse_input_overwrite, temp_file_beside
@@ -81,6 +88,7 @@ def build_report(
     the actual files.
     """
     risk = risk or compare(table, result, threshold=threshold)
+    risk = with_population(risk, population_size_of(result.config))
     generated = generated or datetime.now().astimezone()
     if release is None and release_path is not None:
         release = _release_file(Path(release_path), result)
