@@ -28,10 +28,14 @@ def estimate_text(value: float | None) -> str:
     return _("no solution") if value is None else pct(float(value))
 
 
+#: The estimators' short names, for what Dankar et al.'s rule chose.
+CHOSEN_NAMES: dict[str, str] = {"pitman": N_("Pitman"), "zayatz": N_("Zayatz"), "snb": N_("SNB")}
+
+
 def chosen_text(found: Mapping[str, Any]) -> str:
     """Which estimator Dankar et al.'s rule chose, in words ("none needed" when no record is alone)."""
     chosen = found.get("dankar_chooses")
-    return _(ESTIMATOR_NAMES[chosen]) if chosen in ESTIMATOR_NAMES else _("none needed (no record is alone)")
+    return _(CHOSEN_NAMES[chosen]) if chosen in CHOSEN_NAMES else _("none needed (no record is alone)")
 
 
 def population_section(
@@ -52,9 +56,9 @@ def population_section(
         ]
     )
     sentence = _(
-        "These are estimates, not counts: the share of people in a population of {population} who would be "
-        "alone in their group, estimated from the group sizes of the table. Dankar et al.'s rule chose "
-        "{before} for the original data and {after} for the release.",
+        "These are estimates, not counts: of a population of {population}, the share who would be alone "
+        "in their group, estimated from the group sizes of the table. Dankar et al.'s rule chose {before} "
+        "for the original data and {after} for the release.",
         population=population_words(int(pa["population_size"])),
         before=chosen_text(pb),
         after=chosen_text(pa),
