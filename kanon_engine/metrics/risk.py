@@ -36,7 +36,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -506,6 +506,9 @@ def with_population_uniques(assessment: RiskAssessment, population_size: int) ->
     return dataclasses.replace(assessment, population_uniques=found)
 
 
+_Comparison = TypeVar("_Comparison", "RiskComparison", "CountedRiskComparison")
+
+
 def population_size_of(config: Any) -> int | None:
     """The population size the run's privacy models assume (k-map, population uniqueness; the first
     that names one), None when no model names a population size."""
@@ -513,17 +516,18 @@ def population_size_of(config: Any) -> int | None:
     return next((int(s) for s in sizes if s), None)
 
 
-def with_population(risk: RiskComparison, population_size: int | None) -> RiskComparison:
-    """Both assessments with their estimated population uniques (:func:`with_population_uniques`) for
-    ``population_size`` people; unchanged without a population size or when they are already there."""
+def with_population(risk: _Comparison, population_size: int | None) -> _Comparison:
+    """Both assessments of a :class:`RiskComparison` (or :class:`CountedRiskComparison`) with their
+    estimated population uniques (:func:`with_population_uniques`) for ``population_size`` people;
+    unchanged without a population size, an assessment that is missing or already has them kept."""
     if not population_size:
         return risk
-    before, after = risk.before, risk.after
-    if before.population_uniques is None:
-        before = with_population_uniques(before, population_size)
-    if after.population_uniques is None:
-        after = with_population_uniques(after, population_size)
-    return RiskComparison(before, after)
+
+    def add(a: RiskAssessment) -> RiskAssessment:
+        return a if a.population_uniques is not None else with_population_uniques(a, int(population_size))
+
+    before = None if risk.before is None else add(risk.before)
+    return dataclasses.replace(risk, before=before, after=add(risk.after))
 
 
 def _without_suppressed(found: Any) -> tuple[np.ndarray, np.ndarray, int]:

@@ -58,6 +58,7 @@ from kanon_gui.views.charts import style_plot
 from kanon_gui.views.linkage_view import LinkagePanel
 from kanon_gui.views.parts import labelled_row
 from kanon_gui.views.plot_menu import add_plot_menu
+from kanon_gui.views.population_box import PopulationBox, with_estimates
 from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
@@ -149,6 +150,9 @@ class RiskPanel(QWidget):
         self.comparison: RiskComparison | CountedRiskComparison | None = None
         self._explainer: RecordExplainer | None = None
         self._defs = definitions()
+        self.population_box = PopulationBox()
+        self.population_box.size_changed.connect(self._recompute)
+        self._population_problem = ""
         self._make_figures(threshold)
         self._make_details()
         self._lay_out()
@@ -228,6 +232,7 @@ class RiskPanel(QWidget):
         fl = QVBoxLayout(fig_box)
         fl.addLayout(top)
         fl.addWidget(self.figures)
+        fl.addWidget(self.population_box)
         hom_box = QGroupBox(_("Homogeneity of sensitive attributes (release)"))
         hl = QVBoxLayout(hom_box)
         hl.addWidget(self.homogeneity_summary)
@@ -283,6 +288,7 @@ class RiskPanel(QWidget):
         if run is not None and not run.result.in_memory:  # a streamed run: risk from its class sizes
             self.set_result(None, None)
             self.result = run.result
+            self.population_box.use_run(run.result)
             self._recompute()
             self.linkage.show_run(None)
             self.linkage.summary.setText(needs_rows_text(run.result))
@@ -299,6 +305,7 @@ class RiskPanel(QWidget):
             self._clear()
             return
         self.row_spin.setMaximum(max(table.n_rows, 1))
+        self.population_box.use_run(result)
         self._recompute()
 
     def explain_row(self, row: int, announce: bool = True) -> None:
@@ -343,14 +350,21 @@ class RiskPanel(QWidget):
         if self.result is None:
             return
         table, result, threshold = self.table, self.result, float(self.threshold.value()) / 100.0
+        size = self.population_box.population()
         if table is None and result.in_memory:
             return
 
         def work(progress: Any = None) -> RiskComparison | CountedRiskComparison:
             if table is None:  # a streamed run: the figures from its class sizes
-                return compare_counts(result, threshold=threshold)
+                counted, self._population_problem = with_estimates(
+                    compare_counts(result, threshold=threshold), size
+                )
+                return counted
             self._person_lines = person_lines(table, result, threshold)
-            return compare(table, result, threshold=threshold)
+            found, self._population_problem = with_estimates(
+                compare(table, result, threshold=threshold), size
+            )
+            return found
 
         self.status.setText(_("Computing the risk…"))
         run_or_submit(
@@ -376,6 +390,7 @@ class RiskPanel(QWidget):
         width = header + columns + scrollbar + 2 * self.figures.frameWidth() + 4
         self.figures.setMinimumWidth(width)
         self._draw(comparison.before, comparison.after)
+        self.population_box.show_estimates(comparison, self._population_problem)
         if counted:  # homogeneity and the records' explanations need the values of the records
             self._show_rows_needed()
             return
