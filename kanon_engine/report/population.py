@@ -33,9 +33,16 @@ CHOSEN_NAMES: dict[str, str] = {"pitman": N_("Pitman"), "zayatz": N_("Zayatz"), 
 
 
 def chosen_text(found: Mapping[str, Any]) -> str:
-    """Which estimator Dankar et al.'s rule chose, in words ("none needed" when no record is alone)."""
+    """Which estimator Dankar et al.'s rule chose, in words ("no estimator" when no record is alone)."""
     chosen = found.get("dankar_chooses")
-    return _(CHOSEN_NAMES[chosen]) if chosen in CHOSEN_NAMES else _("none needed (no record is alone)")
+    return _(CHOSEN_NAMES[chosen]) if chosen in CHOSEN_NAMES else _("no estimator (no record is alone)")
+
+
+def _dankar_cell(found: Mapping[str, Any]) -> str:
+    """Dankar et al.'s estimate and the estimator it chose (only the share when none was needed)."""
+    share = estimate_text(found["dankar"])
+    chosen = found.get("dankar_chooses")
+    return _("{share} ({estimator})", share=share, estimator=chosen_text(found)) if chosen else share
 
 
 def population_section(
@@ -49,10 +56,7 @@ def population_section(
     rows.append(
         [
             _("Dankar et al.'s rule"),
-            *(
-                _("{share} ({estimator})", share=estimate_text(p["dankar"]), estimator=chosen_text(p))
-                for p in (pb, pa)
-            ),
+            *(_dankar_cell(p) for p in (pb, pa)),
         ]
     )
     sentence = _(
