@@ -15,11 +15,11 @@ from kanon_engine.i18n import N_, _
 from kanon_engine.privacy.population_inputs import population_words
 from kanon_engine.report.sentences import pct
 
-#: The estimators by their key in ``population_uniques``, named for people.
+#: The estimators by their key in ``population_uniques``, named with their source (the picker's words).
 ESTIMATOR_NAMES: dict[str, str] = {
-    "pitman": N_("Pitman"),
-    "zayatz": N_("Zayatz"),
-    "snb": N_("SNB (slide negative binomial)"),
+    "pitman": N_("Pitman (1996)"),
+    "zayatz": N_("Zayatz (1991)"),
+    "snb": N_("SNB (Chen & Keller-McNulty 1998)"),
 }
 
 

@@ -69,10 +69,13 @@ class PopulationBox(QGroupBox):
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setVisible(False)
+        self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
         layout.addLayout(labelled_row(_("Population size"), self.size))
         layout.addWidget(self.note)
         layout.addWidget(self.figures)
+        layout.addStretch(1)
 
     def use_run(self, result: Any | None) -> None:
         """Take the run's population size when its models name one (else keep what the user gave)."""
@@ -106,7 +109,18 @@ class PopulationBox(QGroupBox):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(i, j, item)
-        self.figures.resizeColumnsToContents()
+        self._fit()
+
+    def _fit(self) -> None:
+        """The table as large as its four rows and two columns, no scrolling (the box gets the room)."""
+        f = self.figures
+        f.resizeColumnsToContents()
+        f.resizeRowsToContents()
+        frame = 2 * f.frameWidth()
+        width = f.verticalHeader().sizeHint().width() + sum(f.columnWidth(c) for c in range(2))
+        height = f.horizontalHeader().sizeHint().height() + sum(f.rowHeight(r) for r in range(f.rowCount()))
+        f.setFixedSize(width + frame + 2, height + frame + 2)
+        self.note.setMaximumWidth(max(width + frame, 320))
 
     def _edited(self) -> None:
         if self.size.value() != self._shown:

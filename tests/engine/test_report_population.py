@@ -93,8 +93,8 @@ def test_no_solution_is_said_never_zero() -> None:
     )
     assert section is not None
     rows = {r[0]: r[1:] for r in section["figures"]}
-    assert rows["Pitman"][0] == "no solution" and rows["Pitman"][1].startswith("0.0")
-    assert rows["SNB (slide negative binomial)"] == ["no solution", "no solution"]
+    assert rows["Pitman (1996)"][0] == "no solution" and rows["Pitman (1996)"][1].startswith("0.0")
+    assert rows["SNB (Chen & Keller-McNulty 1998)"] == ["no solution", "no solution"]
     assert rows["Dankar et al.'s rule"][0].endswith("(Zayatz)")
     assert "1,000 people" in section["sentence"] and "Zayatz for the original data" in section["sentence"]
 

@@ -62,7 +62,9 @@ def test_risk_tab_takes_the_runs_population_and_computes_in_the_runner(qtbot) ->
     def shown(v: float | None) -> str:
         return "no solution" if v is None else pct(v)
 
-    assert cells["Zayatz"][1] == shown(expected.zayatz) and cells["Pitman"][1] == shown(expected.pitman)
+    assert cells["Zayatz (1991)"][1] == shown(expected.zayatz) and cells["Pitman (1996)"][1] == shown(
+        expected.pitman
+    )
     assert "5,000 people" in panel.population_box.note.text()
     assert runner.shutdown()
 
@@ -80,6 +82,6 @@ def test_risk_tab_population_given_by_hand(qtbot) -> None:
     panel.population_box.size.editingFinished.emit()
     expected = P.population_uniques(panel.comparison.before.class_sizes, 100_000)
     cells = _cells(panel)
-    assert cells["Zayatz"][0] == pct(expected.zayatz)
+    assert cells["Zayatz (1991)"][0] == pct(expected.zayatz)
     assert cells["Dankar et al.'s rule"][1] == pct(0.0)  # k = 2: nobody alone, no estimator needed
     assert "and no estimator (no record is alone) for the release" in panel.population_box.note.text()
