@@ -125,38 +125,30 @@ def pitman(h: SizeHistogram, population: float) -> float | None:
     t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / (2 * c1 * u + c1 * c - n * c)
     a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
     i = np.arange(1, int(u), dtype=np.float64)
-    ii = i * i
     big = h.sizes > 1
     s, cs = h.sizes[big].astype(np.float64), h.counts[big].astype(np.float64)
-    add = np.add.reduce  # ndarray.sum without its Python wrapper: the same pairwise sums, called ~60 times
-    last: list[Any] = [None, None, None]  # the point last evaluated, its 1/(theta + i alpha) and arguments
 
     def equations(x: np.ndarray, with_jacobian: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-        """The two likelihood equations at x = (theta, alpha), and their Jacobian when asked (Newton asks
-        for it at the point whose values it just took: the sums over the classes are kept from there)."""
+        """The two likelihood equations at x = (theta, alpha), and their Jacobian when asked."""
         t, a = float(x[0]), float(x[1])
         if not (t > -1.0 and a < 1.0 and t + a > 0.0 and t + (u - 1.0) * a > 0.0):
             # outside the model's range (theta > -alpha, alpha < 1), where the trigamma of a large
             # negative argument also takes scipy minutes: no value, so Newton halves its step
             return np.full(2, np.nan), np.full((2, 2), np.nan)
-        if last[0] == (t, a):
-            inv, args = last[1], last[2]
-        else:
-            inv = 1.0 / (t + i * a)
-            # digamma and trigamma (= Hurwitz zeta(2, x) for x > 0) of every argument in one call each:
-            # the per-call overhead of scipy's scalar polygamma was most of a search's time
-            args = np.concatenate([[t + n, t + 1.0, 1.0 - a], s - a])
-            last[:] = [(t, a), inv, args]
+        inv = 1.0 / (t + i * a)
+        inv2 = inv * inv
+        # digamma and trigamma (= Hurwitz zeta(2, x) for x > 0) of every argument in one call each:
+        # the per-call overhead of scipy's scalar polygamma was most of a search's time
+        args = np.concatenate([[t + n, t + 1.0, 1.0 - a], s - a])
         psi = special.psi(args)
-        f1 = add(inv) - (psi[0] - psi[1])
-        f2 = add(i * inv) - add(cs * (psi[3:] - psi[2]))
+        f1 = inv.sum() - (psi[0] - psi[1])
+        f2 = (i * inv).sum() - (cs * (psi[3:] - psi[2])).sum()
         if not with_jacobian:
             return np.array([f1, f2]), None
-        inv2 = inv * inv
         tri = special.zeta(2.0, args)
-        d_tt = -add(inv2) - (tri[0] - tri[1])
-        d_ta = -add(i * inv2)
-        d_aa = -add(ii * inv2) + add(cs * (tri[3:] - tri[2]))
+        d_tt = -inv2.sum() - (tri[0] - tri[1])
+        d_ta = -(i * inv2).sum()
+        d_aa = -(i * i * inv2).sum() + (cs * (tri[3:] - tri[2])).sum()
         return np.array([f1, f2]), np.array([[d_tt, d_ta], [d_ta, d_aa]])
 
     def accept(root: np.ndarray | None) -> tuple[float, float] | None:
