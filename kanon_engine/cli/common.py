@@ -164,9 +164,13 @@ def progress_printer(enabled: bool) -> Callable[[float, str], None]:
     said = [""]
 
     def progress(fraction: float, message: str) -> None:
+        # the line is built only when it may be printed: a search's message is lazy text whose
+        # translation and number formatting cost more than checking a node of a risk model
         now = time.monotonic()
+        if not enabled or now - last[0] <= 0.5:
+            return
         line = f"  {fraction * 100:5.1f}%  {message}"
-        if enabled and now - last[0] > 0.5 and line != said[0]:
+        if line != said[0]:
             last[0], said[0] = now, line
             print(line, file=sys.stderr)
 

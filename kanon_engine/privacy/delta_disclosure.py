@@ -67,26 +67,34 @@ class DeltaDisclosure(PrivacyModel):
         object.__setattr__(self, "delta_disclosure", d)
         need_sensitive("delta-disclosure", self.sensitive)
 
-    def passes(self, stats: ClassStats) -> np.ndarray:
+    def _shares(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(class, the value's share in that class, its share in the table) of every pair present."""
         cls, val, cnt = stats.pairs(self.protected)
         q = stats.enc.sensitive_column(self.protected).global_distribution[val]
-        ratio = np.abs(np.log(cnt / stats.sizes[cls] / q) / np.log(2.0))
+        return cls, cnt / stats.sizes[cls], q
+
+    def _passes(self, stats: ClassStats, cls: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        ratio = np.abs(np.log(p / q) / np.log(2.0))
         bad = np.bincount(cls[ratio >= self.delta_disclosure], minlength=stats.n_classes)
         return bad == 0
+
+    def passes(self, stats: ClassStats) -> np.ndarray:
+        return self._passes(stats, *self._shares(stats))
 
     def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
         """A value at share p above r = 2^delta times its table share stays at r or above in some part of
         every split; parts below r hold less than r of their records in it, so at least (p - r) / (1 - r)
         of the class fails in any split. (A value too rare in a class proves nothing: a split can drop
-        it.)"""
-        ok = self.passes(stats)
-        cls, val, cnt = stats.pairs(self.protected)
-        q = stats.enc.sensitive_column(self.protected).global_distribution[val]
-        p = cnt / stats.sizes[cls]
+        it.) The pairs and shares are read once for both answers; only the pairs that force records out
+        go through the (slow, unbuffered) per-class maximum."""
+        cls, p, q = self._shares(stats)
+        ok = self._passes(stats, cls, p, q)
         top = q * 2.0**self.delta_disclosure
-        need = np.where((p >= top) & (top < 1.0), (p - top) / np.maximum(1.0 - top, 1e-300), 0.0)
+        over = np.flatnonzero((p >= top) & (top < 1.0))
+        top_over = top[over]
+        need = (p[over] - top_over) / np.maximum(1.0 - top_over, 1e-300)
         share = np.zeros(stats.n_classes)
-        np.maximum.at(share, cls, np.clip(need - 1e-9, 0.0, 1.0))
+        np.maximum.at(share, cls[over], np.clip(need - 1e-9, 0.0, 1.0))
         return ok, share
 
     def describe(self) -> str:
