@@ -63,8 +63,11 @@ from kanon_gui.views.results_view import stale_banner
 
 BEFORE_COLOR = "#a0aec0"
 AFTER_COLOR = "#2b6cb0"
-ALL_SAFE = N_("Every record of the original data is already in a group of at least k.")
-ALL_SAFE_PERSONS = N_("Every record of the original data is already in a group of at least k persons.")
+#: A run whose models ask for no group size (k is 0 or 1: a risk-based model alone) has no record unsafe by k.
+NO_K = N_(
+    "This run asks for no smallest group size (no k), so no record is unsafe by that measure; the "
+    "population estimates and the risk figures above say how identifiable the records are."
+)
 #: The risk of a streamed run: what it is computed from, and what needs the records.
 FROM_SIZES = N_(
     "Risk of the release on {columns}, computed from the sizes of its groups: this run was made by "
@@ -538,8 +541,23 @@ class RiskPanel(QWidget):
         self.explain_row(int(later[0] if len(later) else unsafe[0]))
 
     def _all_safe(self) -> str:
-        persons = self.result is not None and self.result.config.person is not None
-        return _(ALL_SAFE_PERSONS if persons else ALL_SAFE)
+        """No record unsafe, said with the run's k (a bare "k" reads as a promise the run may not make)."""
+        k = self.result.config.k if self.result is not None else 1
+        if k <= 1:
+            return _(NO_K)
+        if self.result is not None and self.result.config.person is not None:
+            text = ngettext(
+                "Every record of the original data is already in a group of at least {k} person.",
+                "Every record of the original data is already in a group of at least {k} persons.",
+                k,
+            )
+        else:
+            text = ngettext(
+                "Every record of the original data is already in a group of at least {k} record.",
+                "Every record of the original data is already in a group of at least {k} records.",
+                k,
+            )
+        return text.format(k=formats.count(k))
 
     def _clear(self) -> None:
         self.figures.clearContents()

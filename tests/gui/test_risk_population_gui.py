@@ -85,3 +85,17 @@ def test_risk_tab_population_given_by_hand(qtbot) -> None:
     assert cells["Zayatz (1991)"][0] == pct(expected.zayatz)
     assert cells["Dankar et al.'s rule"][1] == pct(0.0)  # k = 2: nobody alone, no estimator needed
     assert "and no estimator (no record is alone) for the release" in panel.population_box.note.text()
+
+
+def test_all_safe_sentence_names_the_runs_k_and_a_run_without_k(qtbot) -> None:
+    """'Every record is in a group of at least k' must not be said bare: a run with a population model alone
+    has no k (its originals hold groups of 1), so the sentence says the run asks for no group size."""
+    panel = RiskPanel(runner=TaskRunner())
+    qtbot.addWidget(panel)
+    table, without_k = _run((PopulationUniqueness(0.05, 5000, "dankar"),))
+    panel.result = without_k
+    said = panel._all_safe()
+    assert without_k.config.k <= 1 and "no smallest group size" in said and "at least" not in said
+    _, with_k = _run((KAnonymity(3),))
+    panel.result = with_k
+    assert panel._all_safe().endswith("in a group of at least 3 records.")
