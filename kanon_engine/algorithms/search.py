@@ -302,9 +302,7 @@ class LatticeSearch:
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                # a node that became hopeless (a check below it raised its bound) needs no class, nor
-                # does the rest of the path above it: search below it
-                if (prune and self.hopeless(path[mid])) or self.classified(path[mid]):
+                if self.classified(path[mid]):
                     hi = mid - 1
                 else:
                     lo = mid + 1
