@@ -88,7 +88,10 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
         f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#4a5568" '
         'stroke-width="1"/>'
     )
-    caption = _("group size (records sharing their quasi-identifier values); red: below k = {k}", k=k)
+    if k > 1:
+        caption = _("group size (records sharing their quasi-identifier values); red: below k = {k}", k=k)
+    else:  # a run that asks for no group size (a risk-based model alone) marks no band as too small
+        caption = _("group size (records sharing their quasi-identifier values)")
     for i, line in enumerate(_caption_lines(caption, pw)):
         parts.append(
             f'<text x="{left + pw / 2:.1f}" y="{height - 22 + 14 * i}" text-anchor="middle" '

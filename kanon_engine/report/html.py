@@ -237,7 +237,8 @@ def figures_rows(facts: Mapping[str, Any], dp: Mapping[str, Any] | None = None) 
 def _result_section(
     r: Mapping[str, Any], c: Mapping[str, Any], facts: Mapping[str, Any], dp: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    k = int(dp["k"]) if dp else int(c.get("k") or 2)  # a DP release removed the groups under its own k
+    # a DP release removed the groups under its own k; a run without k (0) marks no group as too small
+    k = int(dp["k"]) if dp else int(c.get("k") or 0)
     p = r["partitions"]
     figures = [
         *figures_rows(facts, dp),

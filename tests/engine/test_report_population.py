@@ -103,3 +103,14 @@ def test_no_population_no_table(tmp_path: Path) -> None:
     _, report, _, html = _run((KAnonymity(2),), tmp_path)
     assert "population_uniques" not in report["risk"]["after"]
     assert "Population uniques (estimated)" not in html.read_text(encoding="utf-8")
+
+
+def test_chart_marks_groups_below_k_only_when_the_run_asks_for_k(tmp_path: Path) -> None:
+    """A run with a risk-based model alone has no k: its group-size chart must not say 'red: below k = 2'."""
+    (tmp_path / "pop").mkdir()
+    (tmp_path / "k3").mkdir()
+    _, _, _, html = _run((PopulationUniqueness(0.05, 5000, "dankar"),), tmp_path / "pop")
+    text = html.read_text(encoding="utf-8")
+    assert "group size (records sharing their quasi-identifier values)" in text and "red: below k" not in text
+    _, _, _, html = _run((KAnonymity(3),), tmp_path / "k3")
+    assert "red: below k = 3" in html.read_text(encoding="utf-8")
