@@ -295,8 +295,19 @@ def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType
     return ColumnType(ColumnKind.CATEGORICAL, 1.0, None, distinct, missing)
 
 
+#: The characters a number written in any of :data:`LOCAL_FORMATS` is made of.
+_LOCAL_NUMBER_TEXT = rf"[\d+\-.,'{SPACES}]+"
+
+
 def _local_numbers(uniq: pd.Series, counts: np.ndarray, distinct: int, missing: int) -> ColumnType | None:
-    """Numbers written the local way ("12,5", "1 234,50"): integer when none has a decimal part."""
+    """Numbers written the local way ("12,5", "1 234,50"): integer when none has a decimal part.
+
+    A value made of other characters fits no local format, so when too few values are made of these
+    characters alone no format can fit enough of them, and the eight formats are not tried (a column of
+    a million names or dates is set aside by one pass instead of eight)."""
+    could = uniq.str.fullmatch(_LOCAL_NUMBER_TEXT).to_numpy(dtype=bool, na_value=False)
+    if float(counts[could].sum()) / float(counts.sum()) < NUMERIC_SHARE:
+        return None
     fmt, fit = best_number_format(uniq, counts)
     if fmt == PLAIN or fit < NUMERIC_SHARE:
         return None

@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kanon_engine.data import ColumnKind, Table, detect_types
+from kanon_engine.data import types as types_module
 from kanon_engine.data.types import detect_column, guess_date_format
 
 
@@ -132,3 +135,35 @@ def test_large_column_is_vectorized_enough() -> None:
     types = detect_types(frame)
     assert types["d"].date_format == "%d.%m.%Y"
     assert types["n"].kind is ColumnKind.INTEGER
+
+
+_PIECES = [
+    "1",
+    "12",
+    "1 234",
+    "1.234",
+    "1,5",
+    "12,50",
+    "1'234,5",
+    "-3",
+    "+4,0",
+    "1\u202f234",
+    "x",
+    "12a",
+    "Anna",
+    "",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=3).map("".join), min_size=1, max_size=40)
+)
+def test_local_number_shortcut_never_changes_the_detected_type(values: list[str]) -> None:
+    """The detection skips the eight local number formats when too few values are made of number
+    characters; with that shortcut switched off (a pattern every value matches) it must say the same."""
+    series = col([v or None for v in values])
+    quick = detect_column(series)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(types_module, "_LOCAL_NUMBER_TEXT", r"(?s).*")
+        assert detect_column(series) == quick
