@@ -212,6 +212,15 @@ class ParamForm(QWidget):
                 completer.setFilterMode(Qt.MatchFlag.MatchContains)
                 field.setCompleter(completer)
 
+    def insert_heading(self, before: str, widget: QWidget) -> None:
+        """Put ``widget`` across the form's width just above the field of the parameter ``before`` (the
+        model picker's group headings)."""
+        form = self.layout()
+        row = self.rows.get(before)
+        if isinstance(form, QFormLayout) and row is not None:
+            index, _role = form.getWidgetPosition(row)
+            form.insertRow(index, widget)
+
     def set_visible_param(self, name: str, visible: bool) -> None:
         """Show or hide one parameter's row (e.g. c only for recursive l-diversity)."""
         row = self.rows.get(name)
