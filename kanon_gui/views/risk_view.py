@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -200,7 +201,7 @@ class RiskPanel(QWidget):
         item = self.plot.getPlotItem()
         style_plot(item)
         item.setLabel("left", _("records"))
-        item.setLabel("bottom", _("re-identification risk (prosecutor, 1 / group size)"))
+        item.setLabel("bottom", _("re-identification risk, % (prosecutor, 1 / group size)"))
         item.addLegend(offset=(-10, 10))
 
         self.homogeneity = QTableWidget(0, 4)
@@ -481,8 +482,13 @@ class RiskPanel(QWidget):
             item.addItem(
                 pg.BarGraphItem(x=x + shift, height=height, width=0.38, brush=brush, pen=pen, name=name)
             )
-        ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(bands)]
-        item.getAxis("bottom").setTicks([ticks])
+        # "≤2" rather than "≤2 %" (the axis label says "%"): eight bands fit a narrow chart unhidden
+        ticks = [(float(i), "≤" + formats.decimal(100 * d["high"], 0)) for i, d in enumerate(bands)]
+        axis = item.getAxis("bottom")
+        axis.setTicks([ticks])
+        metrics = QFontMetrics(axis.style.get("tickFont") or self.plot.font())
+        widest = max((metrics.horizontalAdvance(text) for _x, text in ticks), default=0)
+        self.plot.setMinimumWidth(len(ticks) * (widest + 12) + 80)
         item.setXRange(-0.6, len(bands) - 0.4, padding=0)
         # room above the tallest bar for the legend (top right), so it never hides a bar
         top = max(heights, default=0)

@@ -128,3 +128,18 @@ def test_the_project_stores_the_values_not_the_preset(panel, tmp_path, qtbot) ->
     qtbot.addWidget(other)
     assert float(other.model_form.values()["average_risk"]) == 0.09
     assert not any(h.chosen.isVisibleTo(other) for h in other.threat_headings.values())
+
+
+def test_a_choice_left_out_stays_out(panel) -> None:
+    """Profitability's attacker is a choice with no default: the form offers "none" first and shows it,
+    so editing another field never switches profitability on (it did: the list showed "Prosecutor")."""
+    form = panel.model_form
+    assert form.values()["profitability"] is None
+    assert not form.rows["publisher_benefit"].isVisibleTo(panel)
+    form.set_value("k", 7)
+    assert panel.state.project.models == (KAnonymity(7),)
+    form.set_value("profitability", "prosecutor")
+    assert [m.name for m in panel.state.project.models] == ["k-anonymity", "profitability"]
+    assert form.rows["publisher_benefit"].isVisibleTo(panel)
+    form.set_values({"profitability": None}, emit=True)
+    assert panel.state.project.models == (KAnonymity(7),)
