@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -201,7 +200,9 @@ class RiskPanel(QWidget):
         item = self.plot.getPlotItem()
         style_plot(item)
         item.setLabel("left", _("records"))
-        item.setLabel("bottom", _("re-identification risk, % (prosecutor, 1 / group size)"))
+        # short, so a narrow chart shows it whole; the full name is the chart's tooltip
+        item.setLabel("bottom", _("risk, % (1 / group size)"))
+        self.plot.setToolTip(_("re-identification risk (prosecutor, 1 / group size)"))
         item.addLegend(offset=(-10, 10))
 
         self.homogeneity = QTableWidget(0, 4)
@@ -482,13 +483,12 @@ class RiskPanel(QWidget):
             item.addItem(
                 pg.BarGraphItem(x=x + shift, height=height, width=0.38, brush=brush, pen=pen, name=name)
             )
-        # "≤2" rather than "≤2 %" (the axis label says "%"): eight bands fit a narrow chart unhidden
+        # "≤2" rather than "≤2 %" (the axis label says "%"); every other band's label on a second tick
+        # level, which the axis leaves out when the chart is too narrow for all eight (no overlap)
         ticks = [(float(i), "≤" + formats.decimal(100 * d["high"], 0)) for i, d in enumerate(bands)]
         axis = item.getAxis("bottom")
-        axis.setTicks([ticks])
-        metrics = QFontMetrics(axis.style.get("tickFont") or self.plot.font())
-        widest = max((metrics.horizontalAdvance(text) for _x, text in ticks), default=0)
-        self.plot.setMinimumWidth(len(ticks) * (widest + 12) + 80)
+        axis.setStyle(textFillLimits=[(0, 0.8), (len(ticks) // 2, 0.7)])
+        axis.setTicks([ticks[::2], ticks[1::2]])
         item.setXRange(-0.6, len(bands) - 0.4, padding=0)
         # room above the tallest bar for the legend (top right), so it never hides a bar
         top = max(heights, default=0)
