@@ -45,8 +45,9 @@ def _dankar_cell(found: Mapping[str, Any]) -> str:
     return _("{share} ({estimator})", share=share, estimator=chosen_text(found)) if chosen else share
 
 
-#: Where the population a report's estimates use came from (``risk.population.source``).
-FROM_MODEL, FROM_TABLE, FROM_RISK_TAB, NO_POPULATION = "model", "population table", "risk tab", "none"
+#: Where the population a report's estimates use came from (``risk.population.source``): the run's model,
+#: a population table, typed in the Risk tab, none.
+FROM_MODEL, FROM_TABLE, FROM_RISK_TAB, NO_POPULATION = "model", "table", "typed", "none"
 
 
 def _estimator_words(model: Any) -> str:
