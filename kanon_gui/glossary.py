@@ -6,10 +6,13 @@ short explanation, written once here.
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtGui import QColor
 
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import N_, _
+from kanon_engine.privacy import families
 
 TERMS: dict[str, str] = {
     "identifier": N_(
@@ -114,6 +117,31 @@ TERMS: dict[str, str] = {
         "its own; TS: whole records suppressed, CS: single values replaced by *): AG_TS, AG_CS, CG and "
         "CS; Mondrian's groups with ranges of their own are multidimensional recoding."
     ),
+    "population estimate": N_(
+        "A population estimate (Pitman, Zayatz, SNB, Dankar et al.'s rule) is an estimate, not a count: it "
+        "infers from the table's group sizes and the population size you give how many people of that "
+        "population are unique. A wrong population size, or a table that is not a random sample of that "
+        "population, makes it wrong."
+    ),
+    "k-map": N_(
+        "k-map: every released group matches at least k people of the population, not only of the "
+        "table. Against a population table it is only as good as that table (another population's, or an "
+        "outdated one, bounds nothing); from a population size it is an estimate."
+    ),
+    "average risk": N_(
+        "Average risk bounds the mean chance of re-identification over the records; a record in a small "
+        "group may still be at higher risk (a highest risk bounds those too). It says nothing about what "
+        "the sensitive values reveal."
+    ),
+    "presence": N_(
+        "delta-presence bounds how surely an attacker can tell that a person of the population is in the "
+        "released data; it needs the research subset, and it does not stop the re-identification of a "
+        "person known to be in it."
+    ),
+    "sensitive models": N_(
+        "l-diversity, t-closeness, beta-likeness and delta-disclosure protect what a group reveals about a "
+        "sensitive value, not who is in the group: combine them with k-anonymity or a risk bound."
+    ),
     "missing": N_(
         "A missing value is an empty cell: it stays empty in the release; the views show it as (missing)."
     ),
@@ -181,8 +209,6 @@ def tinted(color: QColor, alpha: int = 40) -> QColor:
 def glossary_html() -> str:
     """The glossary window's text: every term of the field in the current language (with its English
     name and its source), then the other words the workbench explains."""
-    from html import escape
-
     from kanon_engine.i18n import current_language
     from kanon_engine.i18n.glossary import glossary
 
@@ -204,4 +230,23 @@ def glossary_html() -> str:
     for key in TERMS:
         if key not in explained:
             parts.append(f"<p>{escape(term(key))}</p>")
-    return "".join(parts)
+    return "".join(parts) + thresholds_html()
+
+
+def thresholds_html() -> str:
+    """The glossary's "Published thresholds": every preset the model picker offers, with its source
+    (each model declares its own, :attr:`kanon_engine.privacy.base.PrivacyModel.presets`)."""
+    rows = [
+        f"<p><b>{escape(_(p.label))}</b> ({escape(_(cls.title))})<br><small>"
+        + escape(_("Source: {source}", source=_(p.source)))
+        + "</small></p>"
+        for cls in families()
+        for p in cls.presets
+    ]
+    if not rows:
+        return ""
+    intro = _(
+        "The model picker's presets fill in these figures; the project keeps the figures, not the "
+        "preset. A published threshold fits the setting its source describes, not every release."
+    )
+    return f"<h3>{escape(_('Published thresholds'))}</h3><p>{escape(intro)}</p>" + "".join(rows)

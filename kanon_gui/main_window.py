@@ -1089,6 +1089,7 @@ class MainWindow(QMainWindow):
             run_label=run.label,
             stale=self.state.is_stale(),
             on_details=self.state.set_report_details,
+            population_size=self.risk_panel.population_box.population(),
         )
         self.export_dialog = dialog
         dialog.open()

@@ -304,7 +304,13 @@ def report_pages(window, out_dir: Path) -> list[Path]:
     project = window.state.project
     if not any(project.report.to_dict().values()):  # what the export dialog's report details would hold
         project = project.with_changes(report=example_details())
-    plan = session.ExportPlan(None, report_pdf=pdf, run_label=run.label, stale=window.state.is_stale())
+    plan = session.ExportPlan(
+        None,
+        report_pdf=pdf,
+        run_label=run.label,
+        stale=window.state.is_stale(),
+        population_size=window.risk_panel.population_box.population(),
+    )
     session.export(run.table, project, run.result, plan)  # the report of the public list's linkage too
     tool = shutil.which("pdftoppm")
     if tool is None:

@@ -12,9 +12,10 @@ generalizations (monotone without suppression). With suppression that is not pro
 first rule, so the searches do not prune by it (they stay exact by checking every node that could beat
 the optimum).
 
-Published thresholds (presets, with their sources in the glossary): 0.09 for sharing clinical-trial data
-(El Emam, Rodgers & Malin 2015, BMJ 350:h1139; the European Medicines Agency's guidance on publishing
-clinical reports uses it too), 0.05 for public releases (El Emam 2013).
+Published thresholds (presets, with their sources in the glossary): 0.05 for a public use file (El Emam
+et al. 2011, BMC Med Inform Decis Mak 11:53: "between 0.04 and 0.05"); 0.09 and 0.2, the probabilities
+of groups of 11 and of 5, the cell sizes of El Emam 2013's precedents (11 for U.S. public releases, 5 the
+"cell size of five" rule).
 """
 
 from __future__ import annotations
@@ -28,7 +29,15 @@ import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, number, share_param
+from kanon_engine.privacy.base import (
+    CELL_SIZE_PRECEDENTS,
+    PUBLIC_USE_FILE,
+    ClassStats,
+    Preset,
+    PrivacyModel,
+    number,
+    share_param,
+)
 from kanon_engine.privacy.release_risk import Ladder, least_suppression
 
 AVERAGE_RISK = ParamSpec(
@@ -92,6 +101,23 @@ class AverageRisk(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = False
     judges_release: ClassVar[bool] = True
     guards_identity: ClassVar[bool] = True
+    presets: ClassVar[tuple[Preset, ...]] = (
+        Preset(
+            N_("average risk 0.05: a public use file (El Emam et al. 2011)"),
+            {"average_risk": 0.05, "highest_risk": None, "records_at_risk": None},
+            PUBLIC_USE_FILE,
+        ),
+        Preset(
+            N_("average risk 0.09: one in 11, the cell size of U.S. public releases"),
+            {"average_risk": 0.09, "highest_risk": None, "records_at_risk": None},
+            CELL_SIZE_PRECEDENTS,
+        ),
+        Preset(
+            N_("average risk 0.2: one in 5, the cell size of five rule"),
+            {"average_risk": 0.2, "highest_risk": None, "records_at_risk": None},
+            CELL_SIZE_PRECEDENTS,
+        ),
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "average_risk", share_param("average_risk", self.average_risk))

@@ -212,6 +212,50 @@ THREATS: dict[str, str] = {
 }
 
 
+#: One plain line per threat: what a model filed under it keeps an attacker from learning (catalog ids).
+THREAT_EXPLANATIONS: dict[str, str] = {
+    "singled-out": N_(
+        "Nobody can be picked out of the release: every person hides in a group, or the chance of "
+        "finding a person's record stays below a bound."
+    ),
+    "population": N_(
+        "Nobody is unique in the population the data were drawn from: judged on an estimate from the "
+        "population size, or on a population table (only as good as that table)."
+    ),
+    "sensitive": N_("Placing a person in a group reveals little about their sensitive value (a diagnosis)."),
+    "presence": N_("An attacker cannot tell whether a person of the population is in the data at all."),
+}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A published threshold the model picker offers: its plain words, the form values it fills in (the
+    project file then stores those values, not the preset) and its source as the glossary cites it
+    (catalog ids)."""
+
+    label: str
+    values: Mapping[str, Any]
+    source: str
+
+
+#: Sources of the published thresholds the model picker offers (the glossary lists each with its presets).
+CELL_SIZE_PRECEDENTS = N_(
+    "K. El Emam, Guide to the De-Identification of Personal Health Information (CRC Press, 2013), "
+    'chapter "Cell size precedents": a minimum cell size of 5 means a highest probability of '
+    "re-identifying a record of 0.2; a cell size of 11 has been used for public releases in the United "
+    "States, and 20 for public Canadian and U.S. patent data."
+)
+CMS_CELL_SIZE = N_(
+    "Centers for Medicare & Medicaid Services, CMS Cell Size Suppression Policy (data use agreements, "
+    "version of 8 May 2017): no cell holding a value from 1 to 10 may be reported."
+)
+PUBLIC_USE_FILE = N_(
+    'K. El Emam, D. Paton, F. Dankar, G. Koru, "De-identifying a public use microdata file from the '
+    'Canadian National Discharge Abstract Database", BMC Medical Informatics and Decision Making 11:53 '
+    "(2011): the threshold for the probability of correct re-identification was set between 0.04 and 0.05."
+)
+
+
 class AlgorithmLike(Protocol):
     """What a model may ask of the algorithm that is to apply it (see :meth:`PrivacyModel.unsupported_by`;
     :class:`~kanon_engine.algorithms.base.Algorithm` has all of it)."""
@@ -262,6 +306,8 @@ class PrivacyModel(ABC):
     guards_identity: ClassVar[bool] = False
     #: The threat the workbench's model picker files the model under (:data:`THREATS`)
     threat: ClassVar[str] = "singled-out"
+    #: Published thresholds the picker offers for the model, each with its source (:class:`Preset`)
+    presets: ClassVar[tuple[Preset, ...]] = ()
     #: False when the model judges rows, not persons, under the person role (the risk-based models of
     #: issue 31 read class sizes in rows): a run with a person role refuses it
     counts_persons: ClassVar[bool] = True

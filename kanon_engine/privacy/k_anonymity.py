@@ -18,7 +18,15 @@ import numpy as np
 
 from kanon_engine.i18n import N_, _, ngettext
 from kanon_engine.params import ParamSpec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, int_param, number
+from kanon_engine.privacy.base import (
+    CELL_SIZE_PRECEDENTS,
+    CMS_CELL_SIZE,
+    ClassStats,
+    Preset,
+    PrivacyModel,
+    int_param,
+    number,
+)
 
 K = ParamSpec(
     "k",
@@ -42,6 +50,11 @@ class KAnonymity(PrivacyModel):
     params: ClassVar[tuple[ParamSpec, ...]] = (K,)
     monotone_with_suppression: ClassVar[bool] = True
     guards_identity: ClassVar[bool] = True
+    presets: ClassVar[tuple[Preset, ...]] = (
+        Preset(N_("k = 5: the cell size of five rule"), {"k": 5}, CELL_SIZE_PRECEDENTS),
+        Preset(N_("k = 11: no group of 1 to 10 (CMS, United States)"), {"k": 11}, CMS_CELL_SIZE),
+        Preset(N_("k = 20: public Canadian and U.S. patent data"), {"k": 20}, CELL_SIZE_PRECEDENTS),
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", int_param("k", self.k, 2))

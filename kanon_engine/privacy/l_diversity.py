@@ -75,6 +75,7 @@ class LDiversity(PrivacyModel):
     title: ClassVar[str] = N_("l-diversity")
     params: ClassVar[tuple[ParamSpec, ...]] = (L, L_VARIANT, C)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
+    threat: ClassVar[str] = "sensitive"
     #: the value of ``l_variant`` that picks this class
     variant: ClassVar[str]
     #: the short form's words (a catalog id with {l}, {c} and {sensitive})

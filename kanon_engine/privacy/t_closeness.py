@@ -80,6 +80,7 @@ class TCloseness(PrivacyModel):
     title: ClassVar[str] = N_("t-closeness")
     params: ClassVar[tuple[ParamSpec, ...]] = (T, T_DISTANCE)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
+    threat: ClassVar[str] = "sensitive"
 
     def __post_init__(self) -> None:
         tv = float_or_nan(self.t)

@@ -35,7 +35,6 @@ from kanon_engine.metrics.risk import (
     RiskComparison,
     compare,
     definitions,
-    population_size_of,
     with_population,
 )
 from kanon_engine.project.validation import released_unchanged_warnings, result_warnings
@@ -48,6 +47,7 @@ from kanon_engine.report.facts import report_facts
 from kanon_engine.report.html import render_html, write_html
 from kanon_engine.report.pdf import write_pdf
 from kanon_engine.report.persons import person_facts_of
+from kanon_engine.report.population import population_assumption
 from kanon_engine.report.sentences import plain_summary
 from kanon_engine.result import SURVEY_MODELS
 from kanon_engine.utility import report_section as fitness_section
@@ -76,6 +76,7 @@ def build_report(
     purpose: str | None = None,
     recipient: str | None = None,
     approved_by: str | None = None,
+    population_size: int | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-able dict (also the data of the HTML/PDF). ``run_label`` names the run,
     ``stale`` says its settings are not the project's any more; ``purpose``, ``recipient`` and
@@ -85,10 +86,12 @@ def build_report(
     ``release`` is an :meth:`ExportSummary.to_dict() <kanon_engine.release.export.ExportSummary.to_dict>`,
     whose ``facts`` (counted from the rows written) are the ones the report states; without it, the facts
     of the run's release. With only ``release_path`` the file's SHA-256 is computed here. Hashes are of
-    the actual files.
+    the actual files. ``population_size``: a population typed in the workbench's Risk tab, for the
+    estimates when the run's models name none (:func:`~kanon_engine.report.population.population_assumption`).
     """
     risk = risk or compare(table, result, threshold=threshold)
-    risk = with_population(risk, population_size_of(result.config))
+    assumed = population_assumption(result.config, population_size)
+    risk = with_population(risk, assumed["size"])
     generated = generated or datetime.now().astimezone()
     if release is None and release_path is not None:
         release = _release_file(Path(release_path), result)
@@ -105,6 +108,7 @@ def build_report(
             "before": risk.before.to_dict(),
             "after": risk.after.to_dict(),
             "definitions": definitions(),
+            "population": assumed,
         },
         "linkage": linkage.to_dict() if linkage is not None else None,
         "release": {k: v for k, v in release.items() if k != "facts"} if release is not None else None,
@@ -337,6 +341,7 @@ def write_reports(
     run_label: str | None = None,
     stale: bool = False,
     language: str | None = None,
+    population_size: int | None = None,
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
@@ -360,6 +365,7 @@ def write_reports(
             workload=workload,
             run_label=run_label,
             stale=stale,
+            population_size=population_size,
         )
         _write_files(report, html_path, pdf_path)
         return report

@@ -24,7 +24,7 @@ from kanon_engine.release.fileio import atomic_write_text
 from kanon_engine.report.charts import class_size_svg
 from kanon_engine.report.dp_words import metrics_note, sample_figure_rows, sample_figures
 from kanon_engine.report.facts import kept_star_cells, quality_metrics
-from kanon_engine.report.population import population_section
+from kanon_engine.report.population import assumption_sentence, population_section
 from kanon_engine.report.sentences import MINIMALITY_WARNING, STAR_MEANING, one_in, pct
 from kanon_engine.resources import resources_dir
 from kanon_engine.utility import report_section as fitness_section
@@ -126,6 +126,7 @@ def report_view(report: Mapping[str, Any]) -> dict[str, Any]:
         "result": _result_section(report["result"], report["configuration"], facts, dp),
         "risk": _risk_section(report["risk"]["before"], report["risk"]["after"], facts, dp),
         "population": population_section(report["risk"]["before"], report["risk"]["after"], table),
+        "population_assumption": assumption_sentence(report["risk"].get("population") or {}),
         "homogeneity": _homogeneity_section(report["risk"]["before"], report["risk"]["after"], facts),
         "workload": workload_section(report.get("workload"), table),
         "fitness": fitness_section.view(report.get("fitness"), table),

@@ -45,6 +45,82 @@ def _dankar_cell(found: Mapping[str, Any]) -> str:
     return _("{share} ({estimator})", share=share, estimator=chosen_text(found)) if chosen else share
 
 
+#: Where the population a report's estimates use came from (``risk.population.source``): the run's model,
+#: a population table, typed in the Risk tab, none.
+FROM_MODEL, FROM_TABLE, FROM_RISK_TAB, NO_POPULATION = "model", "table", "typed", "none"
+
+
+def _estimator_words(model: Any) -> str:
+    """The model's choice of estimator in words: its choice parameters with the chosen value (the
+    population model of population uniqueness, the estimator of k-map), "" when it has none."""
+    words = [
+        f"{spec.shown_label}: {spec.choice_label(str(getattr(model, spec.name)))}"
+        for spec in type(model).params
+        if spec.kind == "choice" and getattr(model, spec.name, None) is not None
+    ]
+    return "; ".join(words)
+
+
+def population_assumption(config: Any, typed: int | None = None) -> dict[str, Any]:
+    """The population a report's estimates assume and where it came from: the run's privacy model that
+    names a population size (its words and its estimator), a model counting a population table, a size
+    typed in the workbench's Risk tab (``typed``; the run's model wins), or none."""
+    models = tuple(getattr(config, "models", ()))
+    for m in models:
+        if getattr(m, "population_size", None):
+            return {
+                "size": int(m.population_size),
+                "source": FROM_MODEL,
+                "model": m.short(),
+                "estimator": _estimator_words(m),
+            }
+    for m in models:
+        if getattr(m, "population_table", ""):
+            return {"size": None, "source": FROM_TABLE, "model": m.short(), "estimator": ""}
+    if typed:
+        return {"size": int(typed), "source": FROM_RISK_TAB, "model": None, "estimator": ""}
+    return {"size": None, "source": NO_POPULATION, "model": None, "estimator": ""}
+
+
+def assumption_sentence(assumed: Mapping[str, Any]) -> str:
+    """The report's sentence on the population assumed: its size, where it came from, the model and
+    the estimator, and what the figures are (estimates; a table's counts only as good as the table)."""
+    source = assumed.get("source")
+    if source == FROM_MODEL:
+        text = _(
+            "Population assumed: {population}, set in the run's privacy model ({model}).",
+            population=population_words(int(assumed["size"])),
+            model=assumed["model"],
+        )
+        if assumed.get("estimator"):
+            text += " " + _("Estimator: {estimator}.", estimator=assumed["estimator"])
+        return (
+            text
+            + " "
+            + _(
+                "The release was made to meet this model under this assumption; a population of another "
+                "size gives other figures."
+            )
+        )
+    if source == FROM_TABLE:
+        return _(
+            "Population: counted in the population table of the run's privacy model ({model}). Its "
+            "guarantee is only as good as that table: a table of another population, or an outdated "
+            "one, bounds nothing.",
+            model=assumed["model"],
+        )
+    if source == FROM_RISK_TAB:
+        return _(
+            "Population assumed: {population}, typed in the Risk tab for this report. The run's privacy "
+            "models assume no population, so the release was not made to bound the estimates below.",
+            population=population_words(int(assumed["size"])),
+        )
+    return _(
+        "No population size was given (neither by the run's privacy models nor in the Risk tab), so "
+        "the share of the population that is unique is not estimated."
+    )
+
+
 def population_section(
     b: Mapping[str, Any], a: Mapping[str, Any], table: Callable[..., Any]
 ) -> dict[str, Any] | None:

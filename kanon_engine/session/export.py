@@ -67,6 +67,9 @@ class ExportPlan:
     #: files of an earlier export of the same name that this one does not write, which the user agreed
     #: to remove (no report may lie beside a release it does not describe; see :meth:`earlier_files`)
     remove: tuple[Path, ...] = ()
+    #: a population size typed in the workbench's Risk tab: the report's estimates use it when the run's
+    #: privacy models name none, and say where it came from
+    population_size: int | None = None
 
     @classmethod
     def beside(
@@ -200,6 +203,7 @@ def export(
             run_label=plan.run_label,
             stale=plan.stale,
             language=plan.report_language,
+            population_size=plan.population_size,
             **report_facts,
         )
         written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)

@@ -147,9 +147,11 @@ class ExportDialog(QDialog):
         run_label: str = "",
         stale: bool = False,
         on_details: Callable[[ReportDetails], None] | None = None,
+        population_size: int | None = None,
     ) -> None:
         super().__init__(parent)
         self.on_details = on_details
+        self.population_size = population_size  # typed in the Risk tab: the report says so
         self.setWindowTitle(text_of(TEXT, "title"))
         self.run_label = run_label or _("the current run")
         self.stale = stale
@@ -519,6 +521,7 @@ class ExportDialog(QDialog):
             stale=self.stale,
             report_language=self.language_box.currentData(),
             details=self.details(),
+            population_size=self.population_size,
         )
 
     # --- running -----------------------------------------------------------------------------------------

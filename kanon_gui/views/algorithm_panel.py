@@ -33,11 +33,13 @@ from PySide6.QtWidgets import (
 from kanon_engine.algorithms import algorithms, description_of, title_of
 from kanon_engine.data.roles import Role
 from kanon_engine.i18n import _
-from kanon_engine.privacy import Requirement, families, model_params, param_visible
+from kanon_engine.privacy import Requirement, families, param_visible
+from kanon_engine.privacy.base import Preset
 from kanon_gui.glossary import term
 from kanon_gui.resources import icon
 from kanon_gui.state import AppState
 from kanon_gui.views.engine_box import EngineBox
+from kanon_gui.views.model_picker import ThreatHeading, group_presets, grouped_params, threat_groups
 from kanon_gui.views.param_form import ParamForm
 from kanon_gui.views.parts import note_label
 
@@ -195,9 +197,19 @@ class AlgorithmPanel(QWidget):
         )
         hint.setWordWrap(True)
         ml.addWidget(hint)
-        # one field per parameter of every registered model (a model added later appears here)
-        self.model_form = ParamForm(model_params())
+        # one field per parameter of every registered model (a model added later appears here), grouped
+        # by what the user protects against, each group with its published thresholds
+        groups = threat_groups()
+        specs, first = grouped_params(groups)
+        self.model_form = ParamForm(specs)
         self.model_form.setObjectName("ModelForm")
+        self._applying = False
+        self.threat_headings: dict[str, ThreatHeading] = {}
+        for threat, classes in groups.items():
+            if threat in first:
+                heading = ThreatHeading(threat, group_presets(classes), self.apply_preset)
+                self.threat_headings[threat] = heading
+                self.model_form.insert_heading(first[threat], heading)
         ml.addWidget(self.model_form)
         sens = QFormLayout()
         self.sensitive = QComboBox()
@@ -305,6 +317,8 @@ class AlgorithmPanel(QWidget):
             )
             mv = self.state.model_values()
             self.model_form.set_values(mv)
+            for heading in self.threat_headings.values():
+                heading.forget()
             self._fill_sensitive(mv.get("sensitive"))
             self.drop.setChecked(p.drop_suppressed)
             self.protect.setChecked(p.protect_suppressed_group)
@@ -375,7 +389,18 @@ class AlgorithmPanel(QWidget):
         if not self._loading:
             self.state.set_algorithm(self.current_algorithm(), values)
 
+    def apply_preset(self, preset: Preset) -> None:
+        """Fill the model form with a published threshold's values (the project stores the values)."""
+        self._applying = True
+        try:
+            self.model_form.set_values(dict(preset.values), emit=True)
+        finally:
+            self._applying = False
+
     def _models_changed(self, values: dict[str, Any]) -> None:
+        if not self._applying:  # an edit by hand: no preset's line stays under its heading
+            for heading in self.threat_headings.values():
+                heading.forget()
         self._update_visibility()
         if not self._loading:
             self.state.set_model_values(**values, sensitive=self.sensitive.currentData())

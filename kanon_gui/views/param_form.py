@@ -96,6 +96,8 @@ class ParamForm(QWidget):
             # the choices' words can be long (French, German): the combo shrinks, its list shows them whole
             w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             w.setMinimumContentsLength(16)
+            if spec.default is None:  # a choice that may be left out (profitability) offers "none" first,
+                w.addItem(_("none"), None)  # else the form would switch its model on by showing a choice
             for choice in spec.choices:  # plain words shown, the code kept as the item's data
                 w.addItem(spec.choice_label(choice), choice)
             if spec.default in spec.choices:
@@ -160,6 +162,8 @@ class ParamForm(QWidget):
         spec = next(p for p in self.specs if p.name == name)
         if isinstance(w, QComboBox):
             i = w.findData(str(value)) if value is not None else -1
+            if value is None and spec.default is None:
+                i = 0  # the "none" item
             if i >= 0:
                 w.setCurrentIndex(i)
         elif isinstance(w, QCheckBox):
@@ -211,6 +215,15 @@ class ParamForm(QWidget):
                 completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
                 completer.setFilterMode(Qt.MatchFlag.MatchContains)
                 field.setCompleter(completer)
+
+    def insert_heading(self, before: str, widget: QWidget) -> None:
+        """Put ``widget`` across the form's width just above the field of the parameter ``before`` (the
+        model picker's group headings)."""
+        form = self.layout()
+        row = self.rows.get(before)
+        if isinstance(form, QFormLayout) and row is not None:
+            index, _role = form.getWidgetPosition(row)
+            form.insertRow(index, widget)
 
     def set_visible_param(self, name: str, visible: bool) -> None:
         """Show or hide one parameter's row (e.g. c only for recursive l-diversity)."""

@@ -197,10 +197,13 @@ class RiskPanel(QWidget):
         self.plot.setObjectName("risk_distribution")
         add_plot_menu(self.plot)
         self.plot.setMinimumHeight(160)
+        self.plot.setMinimumWidth(240)  # room for the bars and their labels beside the two boxes
         item = self.plot.getPlotItem()
         style_plot(item)
         item.setLabel("left", _("records"))
-        item.setLabel("bottom", _("re-identification risk (prosecutor, 1 / group size)"))
+        # short, so a narrow chart shows it whole; the full name is the chart's tooltip
+        item.setLabel("bottom", _("risk, % (1 / group size)"))
+        self.plot.setToolTip(_("re-identification risk (prosecutor, 1 / group size)"))
         item.addLegend(offset=(-10, 10))
 
         self.homogeneity = QTableWidget(0, 4)
@@ -481,8 +484,13 @@ class RiskPanel(QWidget):
             item.addItem(
                 pg.BarGraphItem(x=x + shift, height=height, width=0.38, brush=brush, pen=pen, name=name)
             )
-        ticks = [(float(i), "≤" + formats.percent(d["high"], 0)) for i, d in enumerate(bands)]
-        item.getAxis("bottom").setTicks([ticks])
+        # "≤2" rather than "≤2 %" (the axis label says "%"); the labels on three tick levels (every
+        # fourth band, the bands between, the rest), and the axis leaves out a level's labels when they
+        # would crowd the chart (German words make it narrow at 1366 px): never overlapping labels
+        ticks = [(float(i), "≤" + formats.decimal(100 * d["high"], 0)) for i, d in enumerate(bands)]
+        axis = item.getAxis("bottom")
+        axis.setStyle(textFillLimits=[(0, 0.7)])
+        axis.setTicks([ticks[::4], ticks[2::4], ticks[1::2]])
         item.setXRange(-0.6, len(bands) - 0.4, padding=0)
         # room above the tallest bar for the legend (top right), so it never hides a bar
         top = max(heights, default=0)
