@@ -54,6 +54,13 @@ class ParamSpec:
     #: when none are given): "0.09 (clinical-trial data sharing, El Emam 2015)"
     preset_labels: tuple[str, ...] = ()
 
+    def refuse_unknown(self, value: Any, sentence: str, where: str) -> None:
+        """A ConfigError in ``sentence`` (a catalog id with ``{choices}`` and ``{value}``) unless ``value``
+        is one of ``choices``: the check a model's constructor makes of a choice handed to it directly
+        (a project file, code), which the form's :meth:`coerce` never saw."""
+        if value not in self.choices:
+            raise ConfigError(_(sentence, choices=", ".join(self.choices), value=value), where=where)
+
     def choice_label(self, choice: str) -> str:
         """The plain words for one of ``choices`` in the current language (the code itself when none
         are given)."""
@@ -153,6 +160,14 @@ class ParamSpec:
         high = None if self.maximum is None else formats.decimal(self.maximum, 6)
         key = (self.kind == "int", low is not None, high is not None)
         return text_of(_RANGE_SENTENCES, key, name=self.name, low=low, high=high, value=got)
+
+
+def choice_param(name: str, label: str, default: str | None, help: str, words: dict[str, str]) -> ParamSpec:
+    """A choice among the codes of ``words``, each beside its plain words (a catalog id): the codes and
+    their words declared in one table, in the order the form lists them."""
+    return ParamSpec(
+        name, label, "choice", default, help, choices=tuple(words), choice_labels=tuple(words.values())
+    )
 
 
 def parse_number(value: Any) -> float:

@@ -27,7 +27,7 @@ from scipy import stats as sps  # type: ignore[import-untyped]
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, choice_param
 from kanon_engine.privacy.base import (
     AlgorithmLike,
     ClassStats,
@@ -51,14 +51,12 @@ K_MAP = ParamSpec(
     minimum=2,
     presets=(3, 5, 10, 20),
 )
-K_MAP_ESTIMATOR = ParamSpec(
+K_MAP_ESTIMATOR = choice_param(
     "k_map_estimator",
     N_("k-map estimator"),
-    "choice",
     "poisson",
     N_("How a population group's size is modeled from the sample's (ARX's default: Poisson)."),
-    choices=("poisson", "zero-truncated-poisson"),
-    choice_labels=(N_("Poisson"), N_("Zero-truncated Poisson")),
+    {"poisson": N_("Poisson"), "zero-truncated-poisson": N_("Zero-truncated Poisson")},
 )
 K_MAP_SIGNIFICANCE = ParamSpec(
     "k_map_significance",
@@ -111,18 +109,10 @@ class KMap(PrivacyModel):
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
+        """k-map on the population table when one is given, else by estimate."""
         if not cls.chosen(values):
             return None
-        if values.get("population_table"):
-            return KMapTable(values["k_map"], values["population_table"])
-        return KMapEstimate(
-            values["k_map"],
-            values.get("population_size"),
-            values.get("k_map_estimator") or K_MAP_ESTIMATOR.default,
-            K_MAP_SIGNIFICANCE.default
-            if values.get("k_map_significance") is None
-            else values["k_map_significance"],
-        )
+        return (KMapTable if values.get("population_table") else KMapEstimate).built(values, sensitive)
 
     @classmethod
     def param_visible(cls, name: str, values: Mapping[str, Any]) -> bool:
@@ -158,15 +148,11 @@ class KMapEstimate(KMap):
                 where="population-size",
             )
         object.__setattr__(self, "population_size", int_param("population_size", self.population_size, 1))
-        if self.k_map_estimator not in K_MAP_ESTIMATOR.choices:
-            raise ConfigError(
-                _(
-                    "The k-map estimator must be one of {choices}; got '{value}'.",
-                    choices=", ".join(K_MAP_ESTIMATOR.choices),
-                    value=self.k_map_estimator,
-                ),
-                where="k-map-estimator",
-            )
+        K_MAP_ESTIMATOR.refuse_unknown(
+            self.k_map_estimator,
+            N_("The k-map estimator must be one of {choices}; got '{value}'."),
+            "k-map-estimator",
+        )
         object.__setattr__(
             self, "k_map_significance", share_param("k_map_significance", self.k_map_significance, False)
         )
@@ -199,14 +185,6 @@ class KMapEstimate(KMap):
             estimator=self.k_map_estimator,
         )
 
-    def values(self) -> dict[str, Any]:
-        return {
-            "k_map": self.k_map,
-            "population_size": self.population_size,
-            "k_map_estimator": self.k_map_estimator,
-            "k_map_significance": self.k_map_significance,
-        }
-
 
 @dataclass(frozen=True)
 class KMapTable(KMap):
@@ -238,6 +216,3 @@ class KMapTable(KMap):
 
     def short(self) -> str:
         return _("k-map = {k} (population table)", k=number(self.k_map))
-
-    def values(self) -> dict[str, Any]:
-        return {"k_map": self.k_map, "population_table": self.population_table}

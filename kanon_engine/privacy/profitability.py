@@ -26,21 +26,19 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, choice_param
 from kanon_engine.privacy.base import AlgorithmLike, ClassStats, PrivacyModel, Requirement, float_or_nan
 from kanon_engine.privacy.population_inputs import POPULATION_TABLE
 
-PROFITABILITY = ParamSpec(
+PROFITABILITY = choice_param(
     "profitability",
     N_("Profitability (attacker)"),
-    "choice",
     None,
     N_(
         "Release a group only when it pays for the publisher against an attacker who knows the person is "
         "in the data (prosecutor) or matches a population table (journalist); empty to skip."
     ),
-    choices=("prosecutor", "journalist"),
-    choice_labels=(N_("Prosecutor"), N_("Journalist (needs a population table)")),
+    {"prosecutor": N_("Prosecutor"), "journalist": N_("Journalist (needs a population table)")},
 )
 
 
