@@ -162,7 +162,22 @@ class ParamSpec:
         return text_of(_RANGE_SENTENCES, key, name=self.name, low=low, high=high, value=got)
 
 
-def choice_param(name: str, label: str, default: str | None, help: str, words: dict[str, str]) -> ParamSpec:
+def share_spec(
+    name: str,
+    label: str,
+    help: str,
+    presets: tuple[float, ...],
+    default: float | None = None,
+    percent: bool = False,
+) -> ParamSpec:
+    """A share from 0 to 1 (a risk, a significance level; read and typed as a percentage when
+    ``percent``), left out by default."""
+    return ParamSpec(
+        name, label, "float", default, help, minimum=0.0, maximum=1.0, presets=presets, percent=percent
+    )
+
+
+def choice_spec(name: str, label: str, default: str | None, help: str, words: dict[str, str]) -> ParamSpec:
     """A choice among the codes of ``words``, each beside its plain words (a catalog id): the codes and
     their words declared in one table, in the order the form lists them."""
     return ParamSpec(

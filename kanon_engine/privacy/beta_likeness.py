@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec, choice_param
+from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
@@ -41,7 +41,7 @@ BETA = ParamSpec(
     minimum=0.0,
     presets=(0.5, 1.0, 2.0, 5.0),
 )
-BETA_VARIANT = choice_param(
+BETA_VARIANT = choice_spec(
     "beta_variant",
     N_("beta-likeness variant"),
     "enhanced",

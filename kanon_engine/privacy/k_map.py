@@ -27,7 +27,7 @@ from scipy import stats as sps  # type: ignore[import-untyped]
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec, choice_param
+from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import (
     AlgorithmLike,
     ClassStats,
@@ -51,22 +51,19 @@ K_MAP = ParamSpec(
     minimum=2,
     presets=(3, 5, 10, 20),
 )
-K_MAP_ESTIMATOR = choice_param(
+K_MAP_ESTIMATOR = choice_spec(
     "k_map_estimator",
     N_("k-map estimator"),
     "poisson",
     N_("How a population group's size is modeled from the sample's (ARX's default: Poisson)."),
     {"poisson": N_("Poisson"), "zero-truncated-poisson": N_("Zero-truncated Poisson")},
 )
-K_MAP_SIGNIFICANCE = ParamSpec(
+K_MAP_SIGNIFICANCE = share_spec(
     "k_map_significance",
     N_("k-map significance"),
-    "float",
-    0.01,
     N_("The accepted chance that an estimated group is smaller than k in the population (ARX: 0.01)."),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.05, 0.01, 0.001),
+    (0.05, 0.01, 0.001),
+    default=0.01,
 )
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec, choice_param
+from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
@@ -42,7 +42,7 @@ L = ParamSpec(
     minimum=1.0,
     presets=(2, 3, 5),
 )
-L_VARIANT = choice_param(
+L_VARIANT = choice_spec(
     "l_variant",
     N_("l-diversity variant"),
     "distinct",

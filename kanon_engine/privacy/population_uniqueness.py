@@ -23,7 +23,7 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec, choice_param
+from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import ClassStats, PrivacyModel, int_param, number, share_param
 from kanon_engine.privacy.population_estimates import (
     DANKAR_PITMAN_FRACTION,
@@ -37,18 +37,14 @@ from kanon_engine.privacy.population_estimates import (
 from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_words
 from kanon_engine.privacy.release_risk import Ladder, bisect_suppression
 
-POPULATION_UNIQUENESS = ParamSpec(
+POPULATION_UNIQUENESS = share_spec(
     "population_uniqueness",
     N_("Population uniqueness"),
-    "float",
-    None,
     N_(
         "The largest estimated share of the population that may be unique on the released "
         "quasi-identifiers; needs the population size; empty to skip."
     ),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.05, 0.01, 0.001),
+    (0.05, 0.01, 0.001),
     percent=True,
 )
 #: The estimators' names for people (the form, the report and the short form).
@@ -64,7 +60,7 @@ ESTIMATOR_WORDS = dict(
         strict=True,
     )
 )
-POPULATION_MODEL = choice_param(
+POPULATION_MODEL = choice_spec(
     "population_model",
     N_("Population estimator"),
     "dankar",

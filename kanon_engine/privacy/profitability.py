@@ -26,11 +26,11 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec, choice_param
+from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import AlgorithmLike, ClassStats, PrivacyModel, Requirement, float_or_nan
 from kanon_engine.privacy.population_inputs import POPULATION_TABLE
 
-PROFITABILITY = choice_param(
+PROFITABILITY = choice_spec(
     "profitability",
     N_("Profitability (attacker)"),
     None,

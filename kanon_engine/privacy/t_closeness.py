@@ -16,7 +16,7 @@ from kanon_engine.core.encoding import SensitiveColumn
 from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec, choice_param
+from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
@@ -26,20 +26,16 @@ from kanon_engine.privacy.base import (
     number,
 )
 
-T = ParamSpec(
+T = share_spec(
     "t",
     "t",
-    "float",
-    None,
     N_(
         "The sensitive values in each group must be distributed within distance t "
         "of the whole table's (t-closeness); empty to skip."
     ),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.1, 0.2, 0.3),
+    (0.1, 0.2, 0.3),
 )
-T_DISTANCE = choice_param(
+T_DISTANCE = choice_spec(
     "t_distance",
     N_("t-closeness distance"),
     "equal",
