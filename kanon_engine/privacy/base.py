@@ -262,6 +262,10 @@ class PrivacyModel(ABC):
     guards_identity: ClassVar[bool] = False
     #: The threat the workbench's model picker files the model under (:data:`THREATS`)
     threat: ClassVar[str] = "singled-out"
+    #: Set for a model checked per group of one generalization of whole records (it counts a population
+    #: or a subset per class of a lattice node): the sentence, a catalog id with ``{algorithm}``, that
+    #: refuses an algorithm making none (:meth:`unsupported_by`)
+    whole_records_refusal: ClassVar[str] = ""
     #: False when the model judges rows, not persons, under the person role (the risk-based models of
     #: issue 31 read class sizes in rows): a run with a person role refuses it
     counts_persons: ClassVar[bool] = True
@@ -381,9 +385,12 @@ class PrivacyModel(ABC):
         """A sentence saying why ``algorithm`` cannot apply this model, or None when it can. Default: a
         model that judges the release as a whole needs one generalization with whole records suppressed.
         A model with a search of its own (differential privacy's SafePub) refuses every other one."""
-        if self.judges_release and (not algorithm.full_domain or algorithm.works_on_records()):
-            return whole_release_refusal(self, _(algorithm.title).split(" (")[0])
-        return None
+        if algorithm.full_domain and not algorithm.works_on_records():
+            return None
+        words = _(algorithm.title).split(" (")[0]
+        if self.whole_records_refusal:
+            return _(self.whole_records_refusal, algorithm=words)
+        return whole_release_refusal(self, words) if self.judges_release else None
 
 
 def whole_release_refusal(model: PrivacyModel, algorithm: str) -> str:

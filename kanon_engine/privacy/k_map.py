@@ -29,7 +29,6 @@ from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import (
-    AlgorithmLike,
     ClassStats,
     PrivacyModel,
     Requirement,
@@ -37,7 +36,12 @@ from kanon_engine.privacy.base import (
     number,
     share_param,
 )
-from kanon_engine.privacy.population_inputs import POPULATION_SIZE, POPULATION_TABLE, population_words
+from kanon_engine.privacy.population_inputs import (
+    POPULATION_SIZE,
+    POPULATION_TABLE,
+    population_size_of,
+    population_words,
+)
 
 K_MAP = ParamSpec(
     "k_map",
@@ -103,6 +107,10 @@ class KMap(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = True
     guards_identity: ClassVar[bool] = True
     threat: ClassVar[str] = "population"
+    whole_records_refusal: ClassVar[str] = N_(
+        "k-map is checked per group of one generalization of whole records, which {algorithm} does "
+        "not make: choose optimal, heuristic, samarati, incognito or datafly."
+    )
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
@@ -117,15 +125,6 @@ class KMap(PrivacyModel):
             return cls.chosen(values) and not values.get("population_table")
         return super().param_visible(name, values)
 
-    def unsupported_by(self, algorithm: AlgorithmLike) -> str | None:
-        if not algorithm.full_domain or algorithm.works_on_records():
-            return _(
-                "k-map is checked per group of one generalization of whole records, which {algorithm} does "
-                "not make: choose optimal, heuristic, samarati, incognito or datafly.",
-                algorithm=_(algorithm.title).split(" (")[0],
-            )
-        return None
-
 
 @dataclass(frozen=True)
 class KMapEstimate(KMap):
@@ -139,12 +138,8 @@ class KMapEstimate(KMap):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k_map", int_param("k_map", self.k_map, 2))
-        if self.population_size is None:
-            raise ConfigError(
-                _("k-map needs the size of the population (--population-size) or a population table."),
-                where="population-size",
-            )
-        object.__setattr__(self, "population_size", int_param("population_size", self.population_size, 1))
+        missing = N_("k-map needs the size of the population (--population-size) or a population table.")
+        object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
         K_MAP_ESTIMATOR.refuse_unknown(
             self.k_map_estimator,
             N_("The k-map estimator must be one of {choices}; got '{value}'."),

@@ -21,10 +21,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec, share_spec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, int_param, number, share_param
+from kanon_engine.privacy.base import ClassStats, PrivacyModel, number, share_param
 from kanon_engine.privacy.population_estimates import (
     DANKAR_PITMAN_FRACTION,
     ESTIMATORS,
@@ -34,7 +33,7 @@ from kanon_engine.privacy.population_estimates import (
     snb,
     zayatz,
 )
-from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_words
+from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_size_of, population_words
 from kanon_engine.privacy.release_risk import Ladder, bisect_suppression
 
 POPULATION_UNIQUENESS = share_spec(
@@ -105,12 +104,8 @@ class PopulationUniqueness(PrivacyModel):
         object.__setattr__(
             self, "population_uniqueness", share_param("population_uniqueness", self.population_uniqueness)
         )
-        if self.population_size is None:
-            raise ConfigError(
-                _("Population uniqueness needs the size of the population (--population-size)."),
-                where="population-size",
-            )
-        object.__setattr__(self, "population_size", int_param("population_size", self.population_size, 1))
+        missing = N_("Population uniqueness needs the size of the population (--population-size).")
+        object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
         POPULATION_MODEL.refuse_unknown(
             self.population_model,
             N_("The population estimator must be one of {choices}; got '{value}'."),
