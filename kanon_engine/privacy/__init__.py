@@ -43,13 +43,14 @@ How to add a privacy model
    inverse, ``to_dict`` stores every field, ``param_visible`` shows the other parameters once the
    first is set. Variants of one family share ``family``, ``params`` and ``from_values`` (see
    :mod:`.l_diversity`). A choice is declared with ``params.choice_spec`` (each code beside its plain
-   words) and checked in the constructor with ``spec.refuse_unknown``. Extra inputs are parameters too
-   (a population size is a float; a research subset or population table is a file named by a "text"
-   parameter). A model needing something the
-   engine does not count yet lists it in ``requires``: it is refused with a plain sentence until the
-   engine supplies it (:data:`.base.SUPPLIED`, :attr:`.base.ClassStats.counts`). A model that needs an
-   algorithm of its own (differential privacy's SafePub) says why any other cannot apply it in
-   ``unsupported_by(algorithm)``; validation and ``Algorithm.run`` both ask.
+   words, and its refusal) and checked in the constructor by ``spec.refuse_unknown(value)``. Extra inputs
+   are parameters too (a population size is a float; a research subset or population table is a file
+   named by a "text" parameter). A model needing something the engine does not count yet lists it in
+   ``requires``: it is refused with a plain sentence until the engine supplies it
+   (:data:`.base.SUPPLIED`, :attr:`.base.ClassStats.counts`). A model that needs an algorithm of its own
+   (differential privacy's SafePub) says why any other cannot apply it in ``unsupported_by(algorithm)``
+   (a model checked per group of one generalization of whole records just sets
+   ``whole_records_refusal``); validation and ``Algorithm.run`` both ask.
 2. Add the class to ``BUILT_IN`` below. That gives it its CLI flags, its project-file round trip, its
    checks in validation, its fields in the workbench's model form and its sentence in the report and the
    run history. Put every user-visible string through ``N_``/``_`` and translate it

@@ -49,6 +49,7 @@ BETA_VARIANT = choice_spec(
         "basic: every value's gain at most beta; enhanced: rare values' gain also at most -ln of their share."
     ),
     {"basic": N_("Basic"), "enhanced": N_("Enhanced (rare values held tighter)")},
+    refusal=N_("The beta-likeness variant must be one of {choices}; got '{value}'."),
 )
 
 
@@ -70,11 +71,7 @@ class BetaLikeness(PrivacyModel):
     def __post_init__(self) -> None:
         beta = positive_param(self.beta, N_("beta must be a number above 0; got {value}."), "beta")
         object.__setattr__(self, "beta", beta)
-        BETA_VARIANT.refuse_unknown(
-            self.variant,
-            N_("The beta-likeness variant must be one of {choices}; got '{value}'."),
-            "beta-variant",
-        )
+        BETA_VARIANT.refuse_unknown(self.variant)
         need_sensitive("beta-likeness", self.sensitive)
 
     def _shares(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -61,6 +61,7 @@ K_MAP_ESTIMATOR = choice_spec(
     "poisson",
     N_("How a population group's size is modeled from the sample's (ARX's default: Poisson)."),
     {"poisson": N_("Poisson"), "zero-truncated-poisson": N_("Zero-truncated Poisson")},
+    refusal=N_("The k-map estimator must be one of {choices}; got '{value}'."),
 )
 K_MAP_SIGNIFICANCE = share_spec(
     "k_map_significance",
@@ -140,11 +141,7 @@ class KMapEstimate(KMap):
         object.__setattr__(self, "k_map", int_param("k_map", self.k_map, 2))
         missing = N_("k-map needs the size of the population (--population-size) or a population table.")
         object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
-        K_MAP_ESTIMATOR.refuse_unknown(
-            self.k_map_estimator,
-            N_("The k-map estimator must be one of {choices}; got '{value}'."),
-            "k-map-estimator",
-        )
+        K_MAP_ESTIMATOR.refuse_unknown(self.k_map_estimator)
         object.__setattr__(
             self, "k_map_significance", share_param("k_map_significance", self.k_map_significance, False)
         )

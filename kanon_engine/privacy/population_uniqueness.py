@@ -68,6 +68,7 @@ POPULATION_MODEL = choice_spec(
         "by the sampling fraction (ARX's default)."
     ),
     ESTIMATOR_WORDS,
+    refusal=N_("The population estimator must be one of {choices}; got '{value}'."),
 )
 
 
@@ -106,11 +107,7 @@ class PopulationUniqueness(PrivacyModel):
         )
         missing = N_("Population uniqueness needs the size of the population (--population-size).")
         object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
-        POPULATION_MODEL.refuse_unknown(
-            self.population_model,
-            N_("The population estimator must be one of {choices}; got '{value}'."),
-            "population-model",
-        )
+        POPULATION_MODEL.refuse_unknown(self.population_model)
 
     def release_suppression(
         self, stats: ClassStats, released: np.ndarray, allowance: int

@@ -45,6 +45,7 @@ T_DISTANCE = choice_spec(
         "ordered": N_("Ordered distance (numbers)"),
         "hierarchical": N_("Along the hierarchy"),
     },
+    refusal=N_("The t-closeness distance must be one of {choices}; got '{value}'."),
 )
 #: the short form's words for each distance
 _DISTANCE_SHORT = {
@@ -81,11 +82,7 @@ class TCloseness(PrivacyModel):
                 where="t",
             )
         object.__setattr__(self, "t", tv)
-        T_DISTANCE.refuse_unknown(
-            self.distance,
-            N_("The t-closeness distance must be one of {choices}; got '{value}'."),
-            "t-distance",
-        )
+        T_DISTANCE.refuse_unknown(self.distance)
         need_sensitive("t-closeness", self.sensitive)
 
     def distances(self, stats: ClassStats) -> np.ndarray:
