@@ -53,6 +53,17 @@ class ParamSpec:
     #: plain words for each preset, in the order of ``presets`` (a catalog id each; the value is shown
     #: when none are given): "0.09 (clinical-trial data sharing, El Emam 2015)"
     preset_labels: tuple[str, ...] = ()
+    #: a choice's refusal of a value handed to a model directly (a catalog id with ``{choices}`` and
+    #: ``{value}``): "The k-map estimator must be one of {choices}; got '{value}'."
+    refusal: str = ""
+
+    def refuse_unknown(self, value: Any) -> None:
+        """A ConfigError in the words of ``refusal``, naming the flag, unless ``value`` is one of
+        ``choices``: the check a model's constructor makes of a choice handed to it directly (a project
+        file, code), which the form's :meth:`coerce` never saw."""
+        if value not in self.choices:
+            text = _(self.refusal, choices=", ".join(self.choices), value=value)
+            raise ConfigError(text, where=self.name.replace("_", "-"))
 
     def choice_label(self, choice: str) -> str:
         """The plain words for one of ``choices`` in the current language (the code itself when none
@@ -153,6 +164,32 @@ class ParamSpec:
         high = None if self.maximum is None else formats.decimal(self.maximum, 6)
         key = (self.kind == "int", low is not None, high is not None)
         return text_of(_RANGE_SENTENCES, key, name=self.name, low=low, high=high, value=got)
+
+
+def share_spec(
+    name: str,
+    label: str,
+    help: str,
+    presets: tuple[float, ...],
+    default: float | None = None,
+    percent: bool = False,
+) -> ParamSpec:
+    """A share from 0 to 1 (a risk, a significance level; read and typed as a percentage when
+    ``percent``), left out by default."""
+    return ParamSpec(
+        name, label, "float", default, help, minimum=0.0, maximum=1.0, presets=presets, percent=percent
+    )
+
+
+def choice_spec(
+    name: str, label: str, default: str | None, help: str, words: dict[str, str], refusal: str = ""
+) -> ParamSpec:
+    """A choice among the codes of ``words``, each beside its plain words (a catalog id): the codes and
+    their words declared in one table, in the order the form lists them."""
+    labels = tuple(words.values())
+    return ParamSpec(
+        name, label, "choice", default, help, choices=tuple(words), choice_labels=labels, refusal=refusal
+    )
 
 
 def parse_number(value: Any) -> float:

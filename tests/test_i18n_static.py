@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("kanon_engine", "kanon_gui")
-TRANSLATE = {"_", "N_", "ngettext", "pgettext"}
+TRANSLATE = {"_", "N_", "Nn_", "ngettext", "pgettext"}
 LOG_METHODS = {"debug", "info", "warning", "error", "exception", "critical", "log"}
 PROGRAMMING_ERRORS = {
     "ValueError",
@@ -321,13 +321,13 @@ def test_translation_calls_hold_plain_literals(path: Path) -> None:
     bad = []
     for call in _translation_calls(tree):
         name = _name(call.func).rsplit(".", 1)[-1]
-        count = {"ngettext": 2, "pgettext": 2}.get(name, 1)
+        count = {"ngettext": 2, "pgettext": 2, "Nn_": 2}.get(name, 1)
         for arg in call.args[:count]:
             if isinstance(arg, (ast.JoinedStr, ast.BinOp)) or (
                 isinstance(arg, ast.Call) and _name(arg.func).endswith("format")
             ):
                 bad.append(f"line {call.lineno}: {ast.unparse(arg)[:80]}")
-            elif name == "N_" and not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            elif name in ("N_", "Nn_") and not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
                 bad.append(f"line {call.lineno}: N_ of {ast.unparse(arg)[:80]}")
     assert not bad, "messages built inside a translation call:\n" + "\n".join(bad)
 

@@ -24,6 +24,7 @@ from kanon_engine.data.table import Table
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
+from kanon_engine.params import share_spec
 from kanon_engine.privacy import require_applicable
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.result import AnonymizationResult
@@ -31,19 +32,15 @@ from kanon_engine.sources import TableSource, as_source, encode_records, records
 from kanon_engine.sources.plan.counting import count_points
 from kanon_engine.sources.plan.finish import finish_result
 
-SUPPRESSION_LIMIT = ParamSpec(
+SUPPRESSION_LIMIT = share_spec(
     "suppression_limit",
     N_("Suppression limit"),
-    "float",
-    None,
     N_(
         "Largest share of records that may be removed (suppressed) instead of generalizing further, "
         "from 0 % (none) to 100 %; write 5 %, 5% or 0.05. With cell suppression, the largest share of "
         "quasi-identifier values that may be replaced by '*'."
     ),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.0, 0.01, 0.02, 0.05, 0.1),
+    (0.0, 0.01, 0.02, 0.05, 0.1),
     percent=True,
 )
 METRIC = ParamSpec(

@@ -28,31 +28,29 @@ from kanon_engine.algorithms.peeling import (
     peeling_input,
     require_feasible,
 )
-from kanon_engine.config import ParamSpec
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.persons import record_combos
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import EntropyTables
 from kanon_engine.metrics.partition import hierarchy_ncp
+from kanon_engine.params import choice_spec
 from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
 
-CELL_COST = ParamSpec(
+CELL_COST = choice_spec(
     "cost",
     N_("Cost of a generalized value"),
-    "choice",
     "ncp",
     N_(
         "What each generalized value costs: ncp the share of the hierarchy's values it covers (a group of "
         "5 ages out of 100 costs 0.04), precision the share of the hierarchy's levels climbed, entropy "
         "the information lost in bits. The recoding keeps the total cost low."
     ),
-    choices=("ncp", "precision", "entropy"),
-    choice_labels=(
-        N_("share of values covered (NCP)"),
-        N_("share of levels climbed (precision)"),
-        N_("information lost (entropy, bits)"),
-    ),
+    {
+        "ncp": N_("share of values covered (NCP)"),
+        "precision": N_("share of levels climbed (precision)"),
+        "entropy": N_("information lost (entropy, bits)"),
+    },
 )
 
 

@@ -49,13 +49,14 @@ from kanon_engine.algorithms.base import Algorithm, Job
 from kanon_engine.algorithms.full_domain import full_domain_result, level_vector
 from kanon_engine.algorithms.lattice_sums import ClassSums, class_sums
 from kanon_engine.algorithms.person_support import require_person_support
-from kanon_engine.config import AnonymizationConfig, ParamSpec
+from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.evaluation import NodeEvaluator, evaluator_context
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _
+from kanon_engine.params import choice_spec
 from kanon_engine.privacy.differential_privacy import DifferentialPrivacy
 from kanon_engine.privacy.k_anonymity import k_of
 from kanon_engine.progress import ProgressCallback, no_progress
@@ -65,22 +66,20 @@ from kanon_engine.sources import TableSource, as_source
 #: Largest lattice scored in full (every node's classes are counted: :mod:`.lattice_sums`).
 MAX_NODES = 200_000
 
-SCORE = ParamSpec(
+SCORE = choice_spec(
     "dp_score",
     N_("What the random choice prefers"),
-    "choice",
     "discernibility",
     N_(
         "The utility the random choice of the generalization favours (SafePub's score functions): "
         "discernibility prefers small groups and few removed records; precision prefers few "
         "generalization levels; entropy prefers released values that set records apart."
     ),
-    choices=("discernibility", "precision", "entropy"),
-    choice_labels=(
-        N_("small groups (discernibility)"),
-        N_("few levels (precision)"),
-        N_("many distinct values (entropy)"),
-    ),
+    {
+        "discernibility": N_("small groups (discernibility)"),
+        "precision": N_("few levels (precision)"),
+        "entropy": N_("many distinct values (entropy)"),
+    },
 )
 
 

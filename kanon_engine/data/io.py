@@ -38,7 +38,7 @@ from kanon_engine.data.sniff import (
 from kanon_engine.data.table import ReadOptions, Table
 from kanon_engine.data.types import detect_types
 from kanon_engine.errors import DataError
-from kanon_engine.i18n import _, ngettext
+from kanon_engine.i18n import Nn_, _, ngettext, plural_of
 from kanon_engine.release.fileio import reading
 
 _XLSX_MAGIC = b"PK\x03\x04"
@@ -413,6 +413,19 @@ def _parse_body(
     return frame
 
 
+#: A line with another number of fields than the header (True) or the first line (no header, False).
+_FIELDS_AGAINST = {
+    True: Nn_(
+        "Line {line} of {file} has {n} field; the header has {expected}.",
+        "Line {line} of {file} has {n} fields; the header has {expected}.",
+    ),
+    False: Nn_(
+        "Line {line} of {file} has {n} field; the first line has {expected}.",
+        "Line {line} of {file} has {n} fields; the first line has {expected}.",
+    ),
+}
+
+
 def _parse_error(
     msg: str, utf8: bytes, names: list[str], delimiter: str, quotechar: str, name: str, header: bool
 ) -> DataError:
@@ -434,24 +447,7 @@ def _parse_error(
             )
         if found:
             line, n = found
-            if header:
-                text = ngettext(
-                    "Line {line} of {file} has {n} field; the header has {expected}.",
-                    "Line {line} of {file} has {n} fields; the header has {expected}.",
-                    n,
-                    line=str(line),
-                    file=name,
-                    expected=len(names),
-                )
-            else:
-                text = ngettext(
-                    "Line {line} of {file} has {n} field; the first line has {expected}.",
-                    "Line {line} of {file} has {n} fields; the first line has {expected}.",
-                    n,
-                    line=str(line),
-                    file=name,
-                    expected=len(names),
-                )
+            text = plural_of(_FIELDS_AGAINST[header], n, line=str(line), file=name, expected=len(names))
             return DataError(text, hint=hint, where=_("{file}, line {line}", file=name, line=str(line)))
         cut = _bare_carriage_return(utf8, names, delimiter)
         if cut is not None:

@@ -26,7 +26,7 @@ import pandas as pd
 from kanon_engine.data.roles import Role, match_name
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import N_, _, ngettext
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, choice_spec
 
 #: ``knows`` for "a person's whole profile" (every released row of the person).
 ALL = 0
@@ -46,14 +46,15 @@ PERSON_KNOWS = ParamSpec(
     choices=KNOWS_CHOICES,
     choice_labels=(N_("one stay"), N_("two stays"), N_("three stays"), N_("all stays of a person")),
 )
-PERSON_BLANKS = ParamSpec(
+PERSON_BLANKS = choice_spec(
     "person_blanks",
     N_("Blank person cells"),
-    "choice",
     "refuse",
     N_("What a row without a person number is: refused (fill it in), or a person of its own."),
-    choices=("refuse", "own"),
-    choice_labels=(N_("refuse them"), N_("each blank row is a person of its own")),
+    {
+        "refuse": N_("refuse them"),
+        "own": N_("each blank row is a person of its own"),
+    },
 )
 
 

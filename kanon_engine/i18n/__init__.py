@@ -34,6 +34,7 @@ from kanon_engine.i18n.lookup import catalog, current_language, install, using
 
 __all__ = [
     "N_",
+    "Nn_",
     "PSEUDO",
     "SOURCE_LANGUAGE",
     "_",
@@ -44,6 +45,7 @@ __all__ = [
     "language_name",
     "ngettext",
     "pgettext",
+    "plural_of",
     "text_of",
     "resolve_language",
     "using",
@@ -95,3 +97,14 @@ def N_(message: str, /) -> str:
     """Mark ``message`` for the catalog without translating it now (module constants, translated with
     :func:`_` where they are shown, in the language of that moment)."""
     return message
+
+
+def Nn_(singular: str, plural: str, /) -> tuple[str, str]:
+    """Mark a sentence's singular and plural for the catalog without translating them now (a table of
+    sentences that differ by what they count), translated with :func:`plural_of` where they are shown."""
+    return singular, plural
+
+
+def plural_of(forms: tuple[str, str], n: int, /, **values: Any) -> str:
+    """:func:`ngettext` of a pair marked with :func:`Nn_`."""
+    return ngettext(forms[0], forms[1], n, **values)

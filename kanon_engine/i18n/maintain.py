@@ -31,7 +31,7 @@ from kanon_engine.i18n.catalog import DOMAIN, PLACEHOLDER, SOURCE_LANGUAGE, loca
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("kanon_engine", "kanon_gui")
 TEMPLATES = ("resources/report",)
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+KEYWORDS = {"_": None, "N_": None, "Nn_": (1, 2), "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 #: Fixed so that re-extracting the same messages writes the same file.
 CREATED = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -40,7 +40,7 @@ from kanon_engine.data.persons import person_codes
 from kanon_engine.data.records import named_values
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
-from kanon_engine.i18n import _, formats, ngettext
+from kanon_engine.i18n import Nn_, _, formats, plural_of
 
 #: Lattices larger than this are not scanned for the smallest hiding generalization.
 MAX_GRID_NODES = 5_000_000
@@ -59,6 +59,61 @@ class AttributeRarity:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+#: The explanation's counted sentences, by what they count: persons (True: the person role) or records.
+_SAFE = {
+    True: Nn_(
+        "Record {row} ({combo}) shares these values with {n} other person, so it is in a "
+        "group of at least k = {k} persons.",
+        "Record {row} ({combo}) shares these values with {n} other persons, so it is in a "
+        "group of at least k = {k} persons.",
+    ),
+    False: Nn_(
+        "Record {row} ({combo}) shares these values with {n} other record, so it is in a "
+        "group of at least k = {k}.",
+        "Record {row} ({combo}) shares these values with {n} other records, so it is in a "
+        "group of at least k = {k}.",
+    ),
+}
+_SHARED_WITH = {
+    True: Nn_("only {n} other person has these values", "only {n} other persons have these values"),
+    False: Nn_("only {n} other record shares these values", "only {n} other records share these values"),
+}
+_SHARED_BY = {
+    True: Nn_(
+        "{column} = {value} is held by only {n} person", "{column} = {value} is held by only {n} persons"
+    ),
+    False: Nn_(
+        "{column} = {value} is shared by only {n} record", "{column} = {value} is shared by only {n} records"
+    ),
+}
+_HELD_BY = {
+    True: Nn_("{column} = {value} held by {n} person", "{column} = {value} held by {n} persons"),
+    False: Nn_("{column} = {value} in {n} record", "{column} = {value} in {n} records"),
+}
+_WITHOUT = {
+    True: Nn_(
+        "Without {column} it would share its values with {n} other person.",
+        "Without {column} it would share its values with {n} other persons.",
+    ),
+    False: Nn_(
+        "Without {column} it would share its values with {n} other record.",
+        "Without {column} it would share its values with {n} other records.",
+    ),
+}
+_GENERALIZED = {
+    True: Nn_(
+        "The smallest generalization that hides it ({n} step: {shown}) puts it in a group of {size} persons.",
+        "The smallest generalization that hides it ({n} steps: {shown}) puts it in a group of "
+        "{size} persons.",
+    ),
+    False: Nn_(
+        "The smallest generalization that hides it ({n} step: {shown}) puts it in a group of {size} records.",
+        "The smallest generalization that hides it ({n} steps: {shown}) puts it in a group of {size} "
+        "records.",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -94,32 +149,9 @@ class Explanation:
     def sentences(self) -> list[str]:
         """A plain-language explanation, one point per sentence."""
         combo = ", ".join(f"{q} = {self.values[q]}" for q in self.values)
-        if self.safe and self.persons:
-            out = [
-                ngettext(
-                    "Record {row} ({combo}) shares these values with {n} other person, so it is in a "
-                    "group of at least k = {k} persons.",
-                    "Record {row} ({combo}) shares these values with {n} other persons, so it is in a "
-                    "group of at least k = {k} persons.",
-                    self.class_size - 1,
-                    row=self.row + 1,
-                    combo=combo,
-                    k=self.k,
-                )
-            ]
-        elif self.safe:
-            out = [
-                ngettext(
-                    "Record {row} ({combo}) shares these values with {n} other record, so it is in a "
-                    "group of at least k = {k}.",
-                    "Record {row} ({combo}) shares these values with {n} other records, so it is in a "
-                    "group of at least k = {k}.",
-                    self.class_size - 1,
-                    row=self.row + 1,
-                    combo=combo,
-                    k=self.k,
-                )
-            ]
+        if self.safe:
+            others = self.class_size - 1
+            out = [plural_of(_SAFE[self.persons], others, row=self.row + 1, combo=combo, k=self.k)]
         else:
             out = self._unsafe_sentences(combo)
         if self.levels is not None and not self.safe:
@@ -136,16 +168,8 @@ class Explanation:
                 if self.persons
                 else _("no other record in the data shares these values")
             )
-        elif self.persons:
-            who = ngettext(
-                "only {n} other person has these values", "only {n} other persons have these values", others
-            )
         else:
-            who = ngettext(
-                "only {n} other record shares these values",
-                "only {n} other records share these values",
-                others,
-            )
+            who = plural_of(_SHARED_WITH[self.persons], others)
         out = [
             _(
                 "Record {row} ({combo}) is unsafe: {who}, fewer than k - 1 = {needed}.",
@@ -176,56 +200,13 @@ class Explanation:
         return out
 
     def _shared_by(self, a: AttributeRarity) -> str:
-        n, column, value = a.records_with_value, a.attribute, a.value
-        if self.persons:
-            return ngettext(
-                "{column} = {value} is held by only {n} person",
-                "{column} = {value} is held by only {n} persons",
-                n,
-                column=column,
-                value=value,
-            )
-        return ngettext(
-            "{column} = {value} is shared by only {n} record",
-            "{column} = {value} is shared by only {n} records",
-            n,
-            column=column,
-            value=value,
-        )
+        return plural_of(_SHARED_BY[self.persons], a.records_with_value, column=a.attribute, value=a.value)
 
     def _held_by(self, a: AttributeRarity) -> str:
-        n, column, value = a.records_with_value, a.attribute, a.value
-        if self.persons:
-            return ngettext(
-                "{column} = {value} held by {n} person",
-                "{column} = {value} held by {n} persons",
-                n,
-                column=column,
-                value=value,
-            )
-        return ngettext(
-            "{column} = {value} in {n} record",
-            "{column} = {value} in {n} records",
-            n,
-            column=column,
-            value=value,
-        )
+        return plural_of(_HELD_BY[self.persons], a.records_with_value, column=a.attribute, value=a.value)
 
     def _without(self, a: AttributeRarity) -> str:
-        n = a.class_size_without - 1
-        if self.persons:
-            return ngettext(
-                "Without {column} it would share its values with {n} other person.",
-                "Without {column} it would share its values with {n} other persons.",
-                n,
-                column=a.attribute,
-            )
-        return ngettext(
-            "Without {column} it would share its values with {n} other record.",
-            "Without {column} it would share its values with {n} other records.",
-            n,
-            column=a.attribute,
-        )
+        return plural_of(_WITHOUT[self.persons], a.class_size_without - 1, column=a.attribute)
 
     def _generalization_sentence(self) -> str:
         changed = {q: lv for q, lv in (self.levels or {}).items() if lv > 0}
@@ -234,25 +215,8 @@ class Explanation:
             if self.generalized_values
             else ""
         )
-        if self.persons:
-            return ngettext(
-                "The smallest generalization that hides it ({n} step: {shown}) puts it in a group of "
-                "{size} persons.",
-                "The smallest generalization that hides it ({n} steps: {shown}) puts it in a group of "
-                "{size} persons.",
-                sum(changed.values()),
-                shown=shown,
-                size=self.class_size_generalized,
-            )
-        return ngettext(
-            "The smallest generalization that hides it ({n} step: {shown}) puts it in a group of {size} "
-            "records.",
-            "The smallest generalization that hides it ({n} steps: {shown}) puts it in a group of {size} "
-            "records.",
-            sum(changed.values()),
-            shown=shown,
-            size=self.class_size_generalized,
-        )
+        steps = sum(changed.values())
+        return plural_of(_GENERALIZED[self.persons], steps, shown=shown, size=self.class_size_generalized)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -44,6 +44,7 @@ import pandas as pd
 from kanon_engine.core.encoding import encode_sensitive
 from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.core.table_check import release_classes
+from kanon_engine.data.records import named_values
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _, ngettext
@@ -186,23 +187,25 @@ class RiskFigures:
         return self.sample_uniques / self.records if self.records else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "records": self.records,
-            "suppressed": self.suppressed,
-            "classes": self.classes,
-            "smallest_class": self.smallest_class,
-            "prosecutor_highest": self.prosecutor_highest,
-            "prosecutor_average": self.prosecutor_average,
-            "threshold": self.threshold,
-            "records_above_threshold": self.records_above_threshold,
-            "share_above_threshold": self.share_above_threshold,
-            "journalist_highest": self.journalist_highest,
-            "journalist_records_above_threshold": self.journalist_records_above_threshold,
-            "marketer": self.marketer,
-            "sample_uniques": self.sample_uniques,
-            "share_sample_uniques": self.share_sample_uniques,
-            "population": self.population,
-        }
+        """Every figure under its own name, the two shares after the counts they divide."""
+        return named_values(
+            self,
+            "records",
+            "suppressed",
+            "classes",
+            "smallest_class",
+            "prosecutor_highest",
+            "prosecutor_average",
+            "threshold",
+            "records_above_threshold",
+            "share_above_threshold",
+            "journalist_highest",
+            "journalist_records_above_threshold",
+            "marketer",
+            "sample_uniques",
+            "share_sample_uniques",
+            "population",
+        )
 
 
 @dataclass(frozen=True, eq=False)

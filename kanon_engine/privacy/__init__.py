@@ -11,9 +11,9 @@ How to add a privacy model
 1. Write ``kanon_engine/privacy/<name>.py`` with a frozen dataclass subclassing
    :class:`~.base.PrivacyModel`; its fields are its settings (what the project file stores)::
 
-       AVERAGE_RISK = ParamSpec("average_risk", N_("Average risk"), "float", None,
-                                N_("The highest average re-identification risk allowed; empty to skip."),
-                                minimum=0.0, maximum=1.0, percent=True)
+       AVERAGE_RISK = share_spec("average_risk", N_("Average risk"),
+                                 N_("The highest average re-identification risk allowed; empty to skip."),
+                                 (0.1, 0.05), percent=True)    # a ParamSpec from 0 to 1 (params.py)
 
        @dataclass(frozen=True)
        class AverageRisk(PrivacyModel):
@@ -38,15 +38,19 @@ How to add a privacy model
    per-class model implements ``passes(stats)`` (one boolean per class from ``stats.sizes``,
    ``stats.histograms(attribute)`` or ``stats.count(Requirement.X)``) and, when it knows a bound on the
    records failing in every split, ``assess``. Defaults that fit most models: ``from_values`` builds the
-   dataclass from the parameters of the same names (plus ``sensitive`` when it requires one), ``values``
-   is its inverse, ``to_dict`` stores every field, ``param_visible`` shows the other parameters once the
+   dataclass from the parameters of the same names (``fields_of_params`` names a field that differs; a
+   blank parameter takes its spec's default; plus ``sensitive`` when it requires one), ``values`` is its
+   inverse, ``to_dict`` stores every field, ``param_visible`` shows the other parameters once the
    first is set. Variants of one family share ``family``, ``params`` and ``from_values`` (see
-   :mod:`.l_diversity`). Extra inputs are parameters too (a population size is a float; a research
-   subset or population table is a file named by a "text" parameter). A model needing something the
-   engine does not count yet lists it in ``requires``: it is refused with a plain sentence until the
-   engine supplies it (:data:`.base.SUPPLIED`, :attr:`.base.ClassStats.counts`). A model that needs an
-   algorithm of its own (differential privacy's SafePub) says why any other cannot apply it in
-   ``unsupported_by(algorithm)``; validation and ``Algorithm.run`` both ask.
+   :mod:`.l_diversity`). A choice is declared with ``params.choice_spec`` (each code beside its plain
+   words, and its refusal) and checked in the constructor by ``spec.refuse_unknown(value)``. Extra inputs
+   are parameters too (a population size is a float; a research subset or population table is a file
+   named by a "text" parameter). A model needing something the engine does not count yet lists it in
+   ``requires``: it is refused with a plain sentence until the engine supplies it
+   (:data:`.base.SUPPLIED`, :attr:`.base.ClassStats.counts`). A model that needs an algorithm of its own
+   (differential privacy's SafePub) says why any other cannot apply it in ``unsupported_by(algorithm)``
+   (a model checked per group of one generalization of whole records just sets
+   ``whole_records_refusal``); validation and ``Algorithm.run`` both ask.
 2. Add the class to ``BUILT_IN`` below. That gives it its CLI flags, its project-file round trip, its
    checks in validation, its fields in the workbench's model form and its sentence in the report and the
    run history. Put every user-visible string through ``N_``/``_`` and translate it

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, share_spec
 from kanon_engine.privacy.base import (
     CELL_SIZE_PRECEDENTS,
     PUBLIC_USE_FILE,
@@ -40,38 +40,26 @@ from kanon_engine.privacy.base import (
 )
 from kanon_engine.privacy.release_risk import Ladder, least_suppression
 
-AVERAGE_RISK = ParamSpec(
+AVERAGE_RISK = share_spec(
     "average_risk",
     N_("Average risk"),
-    "float",
-    None,
     N_(
         "The highest average re-identification risk allowed: groups / records of the release "
         "(0.09 for sharing clinical-trial data, 0.05 for public releases); empty to skip."
     ),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.2, 0.1, 0.09, 0.075, 0.05),
+    (0.2, 0.1, 0.09, 0.075, 0.05),
 )
-HIGHEST_RISK = ParamSpec(
+HIGHEST_RISK = share_spec(
     "highest_risk",
     N_("Highest risk"),
-    "float",
-    None,
     N_("Optional: a record's risk 1/f counts as high above this (for example 0.2, a group of fewer than 5)."),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.5, 0.33, 0.2, 0.1),
+    (0.5, 0.33, 0.2, 0.1),
 )
-RECORDS_AT_RISK = ParamSpec(
+RECORDS_AT_RISK = share_spec(
     "records_at_risk",
     N_("Records at high risk"),
-    "float",
-    None,
     N_("Optional, with the highest risk: the largest share of records whose risk may be above it."),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.0, 0.01, 0.05),
+    (0.0, 0.01, 0.05),
     percent=True,
 )
 

@@ -308,9 +308,16 @@ class PrivacyModel(ABC):
     threat: ClassVar[str] = "singled-out"
     #: Published thresholds the picker offers for the model, each with its source (:class:`Preset`)
     presets: ClassVar[tuple[Preset, ...]] = ()
+    #: Set for a model checked per group of one generalization of whole records (it counts a population
+    #: or a subset per class of a lattice node): the sentence, a catalog id with ``{algorithm}``, that
+    #: refuses an algorithm making none (:meth:`unsupported_by`)
+    whole_records_refusal: ClassVar[str] = ""
     #: False when the model judges rows, not persons, under the person role (the risk-based models of
     #: issue 31 read class sizes in rows): a run with a person role refuses it
     counts_persons: ClassVar[bool] = True
+    #: The dataclass field of each parameter whose field has another name (beta-likeness's parameter
+    #: ``beta_variant`` is its field ``variant``: the project file keeps the field's name).
+    fields_of_params: ClassVar[Mapping[str, str]] = {}
     sensitive: str | None = None
 
     # --- judging classes ------------------------------------------------------------------------------
@@ -384,18 +391,34 @@ class PrivacyModel(ABC):
     @classmethod
     def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
         """The model the form's values ask for (values already checked by the family's specs), or None
-        when they leave it out. Default: the dataclass built from the parameters of the same names, and
-        ``sensitive`` when the model needs a sensitive attribute."""
+        when they leave it out. Default: :meth:`built`."""
         if not cls.chosen(values):
             return None
-        kwargs = {spec.name: values.get(spec.name) for spec in cls.params}
+        return cls.built(values, sensitive)
+
+    @classmethod
+    def built(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel:
+        """The dataclass built from the values of the parameters that are its fields (a blank one: its
+        spec's default), and ``sensitive`` when the model needs a sensitive attribute."""
+        assert dataclasses.is_dataclass(cls)
+        fields = {f.name for f in dataclasses.fields(cls)}
+        kwargs = {
+            cls._field_of(spec.name): spec.default if values.get(spec.name) is None else values[spec.name]
+            for spec in cls.params
+            if cls._field_of(spec.name) in fields
+        }
         if Requirement.SENSITIVE in cls.requires:
             kwargs["sensitive"] = sensitive
         return cls(**kwargs)
 
     def values(self) -> dict[str, Any]:
         """The form's values of this model (the inverse of :meth:`from_values`; ``sensitive`` apart)."""
-        return {spec.name: getattr(self, spec.name) for spec in self.params if hasattr(self, spec.name)}
+        fields = {spec.name: self._field_of(spec.name) for spec in self.params}
+        return {name: getattr(self, field) for name, field in fields.items() if hasattr(self, field)}
+
+    @classmethod
+    def _field_of(cls, param: str) -> str:
+        return cls.fields_of_params.get(param, param)
 
     @classmethod
     def param_visible(cls, name: str, values: Mapping[str, Any]) -> bool:
@@ -408,9 +431,12 @@ class PrivacyModel(ABC):
         """A sentence saying why ``algorithm`` cannot apply this model, or None when it can. Default: a
         model that judges the release as a whole needs one generalization with whole records suppressed.
         A model with a search of its own (differential privacy's SafePub) refuses every other one."""
-        if self.judges_release and (not algorithm.full_domain or algorithm.works_on_records()):
-            return whole_release_refusal(self, _(algorithm.title).split(" (")[0])
-        return None
+        if algorithm.full_domain and not algorithm.works_on_records():
+            return None
+        words = _(algorithm.title).split(" (")[0]
+        if self.whole_records_refusal:
+            return _(self.whole_records_refusal, algorithm=words)
+        return whole_release_refusal(self, words) if self.judges_release else None
 
 
 def whole_release_refusal(model: PrivacyModel, algorithm: str) -> str:
@@ -441,6 +467,15 @@ def int_param(name: str, value: Any, minimum: int) -> int:
             where=name,
         )
     return int(f)
+
+
+def positive_param(value: Any, sentence: str, where: str) -> float:
+    """``value`` as a finite number above 0, or a ConfigError in ``sentence`` (a catalog id with
+    ``{value}``): ``beta must be a number above 0; got -1.``"""
+    v = float_or_nan(value)
+    if not v > 0 or not math.isfinite(v):
+        raise ConfigError(_(sentence, value=repr(value)), where=where)
+    return v
 
 
 def float_or_nan(value: Any) -> float:

@@ -13,22 +13,20 @@ Checked for all classes at once on the sparse histograms (one pass over the (cla
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
     Requirement,
-    float_or_nan,
     need_sensitive,
     number,
+    positive_param,
 )
 
 BETA = ParamSpec(
@@ -43,16 +41,15 @@ BETA = ParamSpec(
     minimum=0.0,
     presets=(0.5, 1.0, 2.0, 5.0),
 )
-BETA_VARIANT = ParamSpec(
+BETA_VARIANT = choice_spec(
     "beta_variant",
     N_("beta-likeness variant"),
-    "choice",
     "enhanced",
     N_(
         "basic: every value's gain at most beta; enhanced: rare values' gain also at most -ln of their share."
     ),
-    choices=("basic", "enhanced"),
-    choice_labels=(N_("Basic"), N_("Enhanced (rare values held tighter)")),
+    {"basic": N_("Basic"), "enhanced": N_("Enhanced (rare values held tighter)")},
+    refusal=N_("The beta-likeness variant must be one of {choices}; got '{value}'."),
 )
 
 
@@ -69,23 +66,12 @@ class BetaLikeness(PrivacyModel):
     params: ClassVar[tuple[ParamSpec, ...]] = (BETA, BETA_VARIANT)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
     threat: ClassVar[str] = "sensitive"
+    fields_of_params: ClassVar[dict[str, str]] = {"beta_variant": "variant"}
 
     def __post_init__(self) -> None:
-        b = float_or_nan(self.beta)
-        if not b > 0 or not np.isfinite(b):
-            raise ConfigError(
-                _("beta must be a number above 0; got {value}.", value=repr(self.beta)), where="beta"
-            )
-        object.__setattr__(self, "beta", b)
-        if self.variant not in BETA_VARIANT.choices:
-            raise ConfigError(
-                _(
-                    "The beta-likeness variant must be one of {choices}; got '{value}'.",
-                    choices=", ".join(BETA_VARIANT.choices),
-                    value=self.variant,
-                ),
-                where="beta-variant",
-            )
+        beta = positive_param(self.beta, N_("beta must be a number above 0; got {value}."), "beta")
+        object.__setattr__(self, "beta", beta)
+        BETA_VARIANT.refuse_unknown(self.variant)
         need_sensitive("beta-likeness", self.sensitive)
 
     def _shares(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -134,12 +120,3 @@ class BetaLikeness(PrivacyModel):
             sensitive=self.sensitive,
             variant=BETA_VARIANT.choice_label(self.variant),
         )
-
-    @classmethod
-    def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
-        if not cls.chosen(values):
-            return None
-        return cls(values["beta"], sensitive, values.get("beta_variant") or BETA_VARIANT.default)
-
-    def values(self) -> dict[str, Any]:
-        return {"beta": self.beta, "beta_variant": self.variant}

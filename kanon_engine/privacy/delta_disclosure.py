@@ -11,22 +11,20 @@ ruling out a node only by the records over-represented values force out of every
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
     Requirement,
-    float_or_nan,
     need_sensitive,
     number,
+    positive_param,
 )
 
 DELTA_DISCLOSURE = ParamSpec(
@@ -58,13 +56,9 @@ class DeltaDisclosure(PrivacyModel):
     threat: ClassVar[str] = "sensitive"
 
     def __post_init__(self) -> None:
-        d = float_or_nan(self.delta_disclosure)
-        if not d > 0 or not np.isfinite(d):
-            raise ConfigError(
-                _("delta must be a number above 0; got {value}.", value=repr(self.delta_disclosure)),
-                where="delta-disclosure",
-            )
-        object.__setattr__(self, "delta_disclosure", d)
+        sentence = N_("delta must be a number above 0; got {value}.")
+        delta = positive_param(self.delta_disclosure, sentence, "delta-disclosure")
+        object.__setattr__(self, "delta_disclosure", delta)
         need_sensitive("delta-disclosure", self.sensitive)
 
     def _shares(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -109,9 +103,3 @@ class DeltaDisclosure(PrivacyModel):
         return _(
             "delta = {delta} on {sensitive}", delta=number(self.delta_disclosure), sensitive=self.sensitive
         )
-
-    @classmethod
-    def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
-        if not cls.chosen(values):
-            return None
-        return cls(values["delta_disclosure"], sensitive)

@@ -23,7 +23,7 @@ import numpy as np
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, parse_number
-from kanon_engine.privacy.base import AlgorithmLike, ClassStats, PrivacyModel, Requirement, number
+from kanon_engine.privacy.base import ClassStats, PrivacyModel, Requirement, number
 from kanon_engine.privacy.population_inputs import RESEARCH_SUBSET
 
 DELTA_PRESENCE = ParamSpec(
@@ -69,6 +69,10 @@ class DeltaPresence(PrivacyModel):
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.POPULATION})
     judges_release: ClassVar[bool] = True
     threat: ClassVar[str] = "presence"
+    whole_records_refusal: ClassVar[str] = N_(
+        "delta-presence is checked per group of one generalization of whole records, which "
+        "{algorithm} does not make: choose optimal, heuristic, samarati, incognito or datafly."
+    )
 
     def __post_init__(self) -> None:
         low, high = parse_bounds(self.delta_presence)
@@ -96,15 +100,6 @@ class DeltaPresence(PrivacyModel):
         if self.bounds[0] > 0 and stats.count_outside(Requirement.POPULATION) > 0:
             return None
         return np.zeros(len(released), dtype=bool)
-
-    def unsupported_by(self, algorithm: AlgorithmLike) -> str | None:
-        if not algorithm.full_domain or algorithm.works_on_records():
-            return _(
-                "delta-presence is checked per group of one generalization of whole records, which "
-                "{algorithm} does not make: choose optimal, heuristic, samarati, incognito or datafly.",
-                algorithm=_(algorithm.title).split(" (")[0],
-            )
-        return None
 
     def describe(self) -> str:
         low, high = self.bounds

@@ -26,7 +26,7 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, share_spec
 from kanon_engine.privacy.base import AlgorithmLike, ClassStats, PrivacyModel, float_or_nan, number
 from kanon_engine.privacy.dp_parameters import DPParameters, derive
 
@@ -45,18 +45,15 @@ DP_EPSILON = ParamSpec(
     minimum=0.0,
     presets=(0.5, 1.0, 2.0),
 )
-DP_DELTA = ParamSpec(
+DP_DELTA = share_spec(
     "dp_delta",
     N_("Differential privacy: delta"),
-    "float",
-    1e-5,
     N_(
         "The small chance that the differential-privacy promise fails; far below one over the "
         "number of records."
     ),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(1e-5, 1e-6),
+    (1e-5, 1e-6),
+    default=1e-5,
 )
 DP_SEARCH_BUDGET = ParamSpec(
     "dp_search_budget",

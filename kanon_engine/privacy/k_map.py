@@ -27,9 +27,8 @@ from scipy import stats as sps  # type: ignore[import-untyped]
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import (
-    AlgorithmLike,
     ClassStats,
     PrivacyModel,
     Requirement,
@@ -37,7 +36,12 @@ from kanon_engine.privacy.base import (
     number,
     share_param,
 )
-from kanon_engine.privacy.population_inputs import POPULATION_SIZE, POPULATION_TABLE, population_words
+from kanon_engine.privacy.population_inputs import (
+    POPULATION_SIZE,
+    POPULATION_TABLE,
+    population_size_of,
+    population_words,
+)
 
 K_MAP = ParamSpec(
     "k_map",
@@ -51,24 +55,20 @@ K_MAP = ParamSpec(
     minimum=2,
     presets=(3, 5, 10, 20),
 )
-K_MAP_ESTIMATOR = ParamSpec(
+K_MAP_ESTIMATOR = choice_spec(
     "k_map_estimator",
     N_("k-map estimator"),
-    "choice",
     "poisson",
     N_("How a population group's size is modeled from the sample's (ARX's default: Poisson)."),
-    choices=("poisson", "zero-truncated-poisson"),
-    choice_labels=(N_("Poisson"), N_("Zero-truncated Poisson")),
+    {"poisson": N_("Poisson"), "zero-truncated-poisson": N_("Zero-truncated Poisson")},
+    refusal=N_("The k-map estimator must be one of {choices}; got '{value}'."),
 )
-K_MAP_SIGNIFICANCE = ParamSpec(
+K_MAP_SIGNIFICANCE = share_spec(
     "k_map_significance",
     N_("k-map significance"),
-    "float",
-    0.01,
     N_("The accepted chance that an estimated group is smaller than k in the population (ARX: 0.01)."),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.05, 0.01, 0.001),
+    (0.05, 0.01, 0.001),
+    default=0.01,
 )
 
 
@@ -108,36 +108,23 @@ class KMap(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = True
     guards_identity: ClassVar[bool] = True
     threat: ClassVar[str] = "population"
+    whole_records_refusal: ClassVar[str] = N_(
+        "k-map is checked per group of one generalization of whole records, which {algorithm} does "
+        "not make: choose optimal, heuristic, samarati, incognito or datafly."
+    )
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
+        """k-map on the population table when one is given, else by estimate."""
         if not cls.chosen(values):
             return None
-        if values.get("population_table"):
-            return KMapTable(values["k_map"], values["population_table"])
-        return KMapEstimate(
-            values["k_map"],
-            values.get("population_size"),
-            values.get("k_map_estimator") or K_MAP_ESTIMATOR.default,
-            K_MAP_SIGNIFICANCE.default
-            if values.get("k_map_significance") is None
-            else values["k_map_significance"],
-        )
+        return (KMapTable if values.get("population_table") else KMapEstimate).built(values, sensitive)
 
     @classmethod
     def param_visible(cls, name: str, values: Mapping[str, Any]) -> bool:
         if name in (K_MAP_ESTIMATOR.name, K_MAP_SIGNIFICANCE.name):
             return cls.chosen(values) and not values.get("population_table")
         return super().param_visible(name, values)
-
-    def unsupported_by(self, algorithm: AlgorithmLike) -> str | None:
-        if not algorithm.full_domain or algorithm.works_on_records():
-            return _(
-                "k-map is checked per group of one generalization of whole records, which {algorithm} does "
-                "not make: choose optimal, heuristic, samarati, incognito or datafly.",
-                algorithm=_(algorithm.title).split(" (")[0],
-            )
-        return None
 
 
 @dataclass(frozen=True)
@@ -152,21 +139,9 @@ class KMapEstimate(KMap):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k_map", int_param("k_map", self.k_map, 2))
-        if self.population_size is None:
-            raise ConfigError(
-                _("k-map needs the size of the population (--population-size) or a population table."),
-                where="population-size",
-            )
-        object.__setattr__(self, "population_size", int_param("population_size", self.population_size, 1))
-        if self.k_map_estimator not in K_MAP_ESTIMATOR.choices:
-            raise ConfigError(
-                _(
-                    "The k-map estimator must be one of {choices}; got '{value}'.",
-                    choices=", ".join(K_MAP_ESTIMATOR.choices),
-                    value=self.k_map_estimator,
-                ),
-                where="k-map-estimator",
-            )
+        missing = N_("k-map needs the size of the population (--population-size) or a population table.")
+        object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
+        K_MAP_ESTIMATOR.refuse_unknown(self.k_map_estimator)
         object.__setattr__(
             self, "k_map_significance", share_param("k_map_significance", self.k_map_significance, False)
         )
@@ -199,14 +174,6 @@ class KMapEstimate(KMap):
             estimator=self.k_map_estimator,
         )
 
-    def values(self) -> dict[str, Any]:
-        return {
-            "k_map": self.k_map,
-            "population_size": self.population_size,
-            "k_map_estimator": self.k_map_estimator,
-            "k_map_significance": self.k_map_significance,
-        }
-
 
 @dataclass(frozen=True)
 class KMapTable(KMap):
@@ -238,6 +205,3 @@ class KMapTable(KMap):
 
     def short(self) -> str:
         return _("k-map = {k} (population table)", k=number(self.k_map))
-
-    def values(self) -> dict[str, Any]:
-        return {"k_map": self.k_map, "population_table": self.population_table}

@@ -19,7 +19,7 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
@@ -42,21 +42,19 @@ L = ParamSpec(
     minimum=1.0,
     presets=(2, 3, 5),
 )
-L_VARIANT = ParamSpec(
+L_VARIANT = choice_spec(
     "l_variant",
     N_("l-diversity variant"),
-    "choice",
     "distinct",
     N_(
         "distinct: l different values; entropy: entropy at least log(l); recursive: the most frequent "
         "value is not too dominant (needs c)."
     ),
-    choices=("distinct", "entropy", "recursive"),
-    choice_labels=(
-        N_("Distinct (at least l different values)"),
-        N_("Entropy (values evenly spread)"),
-        N_("Recursive (no value dominates, with c)"),
-    ),
+    {
+        "distinct": N_("Distinct (at least l different values)"),
+        "entropy": N_("Entropy (values evenly spread)"),
+        "recursive": N_("Recursive (no value dominates, with c)"),
+    },
 )
 C = ParamSpec(
     "c",
@@ -76,6 +74,7 @@ class LDiversity(PrivacyModel):
     params: ClassVar[tuple[ParamSpec, ...]] = (L, L_VARIANT, C)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
     threat: ClassVar[str] = "sensitive"
+    fields_of_params: ClassVar[dict[str, str]] = {"l_variant": "variant"}
     #: the value of ``l_variant`` that picks this class
     variant: ClassVar[str]
     #: the short form's words (a catalog id with {l}, {c} and {sensitive})
@@ -84,20 +83,13 @@ class LDiversity(PrivacyModel):
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
+        """The variant ``l_variant`` names, with a whole l as an integer."""
         if not cls.chosen(values):
             return None
         l_value = values["l"]
-        l_value = int(l_value) if float(l_value).is_integer() else l_value
+        whole = {"l": int(l_value) if float(l_value).is_integer() else l_value}
         variant = _VARIANTS[values.get("l_variant") or L_VARIANT.default]
-        return variant.build(l_value, values.get("c", C.default), sensitive)
-
-    @classmethod
-    def build(cls, l: float, c: float, sensitive: str | None) -> LDiversity:  # noqa: E741
-        """This variant with the form's l and c."""
-        return cls(l, sensitive)  # type: ignore[call-arg]
-
-    def values(self) -> dict[str, Any]:
-        return {"l": self.l, "l_variant": self.variant}
+        return variant.built({**values, **whole}, sensitive)
 
     @classmethod
     def param_visible(cls, name: str, values: Mapping[str, Any]) -> bool:
@@ -219,13 +211,6 @@ class RecursiveCLDiversity(LDiversity):
             )
         object.__setattr__(self, "c", cv)
         need_sensitive("l-diversity", self.sensitive)
-
-    @classmethod
-    def build(cls, l: float, c: float, sensitive: str | None) -> LDiversity:  # noqa: E741
-        return cls(c, l, sensitive)  # type: ignore[arg-type]
-
-    def values(self) -> dict[str, Any]:
-        return {**super().values(), "c": self.c}
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         cls, _values, cnt = stats.pairs(self.protected)

@@ -31,6 +31,7 @@ from kanon_engine.data.io import read_table
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
+from kanon_engine.privacy.base import int_param
 from kanon_engine.privacy.population_estimates import REGION_NAMES, REGIONS
 
 #: The column of a population table that gives the people of each row (optional).
@@ -77,6 +78,14 @@ def population_words(size: int) -> str:
         if value == size:
             return _("{region} ({n} people)", region=_(REGION_NAMES[key]), n=formats.count(size))
     return _("{n} people", n=formats.count(size))
+
+
+def population_size_of(size: Any, missing: str) -> int:
+    """The population size a model was given, a whole number of at least 1, or a ConfigError: the
+    sentence ``missing`` (a catalog id) when none was given."""
+    if size is None:
+        raise ConfigError(_(missing), where="population-size")
+    return int_param("population_size", size, 1)
 
 
 def require_population_size(size: int, records: int, where: str = "population-size") -> None:

@@ -17,14 +17,13 @@ gives is an estimate under a model of the population; the report says which esti
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, int_param, number, share_param
+from kanon_engine.params import ParamSpec, choice_spec, share_spec
+from kanon_engine.privacy.base import ClassStats, PrivacyModel, number, share_param
 from kanon_engine.privacy.population_estimates import (
     DANKAR_PITMAN_FRACTION,
     ESTIMATORS,
@@ -34,42 +33,43 @@ from kanon_engine.privacy.population_estimates import (
     snb,
     zayatz,
 )
-from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_words
+from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_size_of, population_words
 from kanon_engine.privacy.release_risk import Ladder, bisect_suppression
 
-POPULATION_UNIQUENESS = ParamSpec(
+POPULATION_UNIQUENESS = share_spec(
     "population_uniqueness",
     N_("Population uniqueness"),
-    "float",
-    None,
     N_(
         "The largest estimated share of the population that may be unique on the released "
         "quasi-identifiers; needs the population size; empty to skip."
     ),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.05, 0.01, 0.001),
+    (0.05, 0.01, 0.001),
     percent=True,
 )
-POPULATION_MODEL = ParamSpec(
+#: The estimators' names for people (the form, the report and the short form).
+ESTIMATOR_WORDS = dict(
+    zip(
+        ESTIMATORS,
+        (
+            N_("Pitman (1996)"),
+            N_("Zayatz (1991)"),
+            N_("SNB (Chen & Keller-McNulty 1998)"),
+            N_("Dankar et al. (2012): chooses among them"),
+        ),
+        strict=True,
+    )
+)
+POPULATION_MODEL = choice_spec(
     "population_model",
     N_("Population estimator"),
-    "choice",
     "dankar",
     N_(
         "How the share of population uniques is estimated: Dankar et al.'s rule picks among the others "
         "by the sampling fraction (ARX's default)."
     ),
-    choices=ESTIMATORS,
-    choice_labels=(
-        N_("Pitman (1996)"),
-        N_("Zayatz (1991)"),
-        N_("SNB (Chen & Keller-McNulty 1998)"),
-        N_("Dankar et al. (2012): chooses among them"),
-    ),
+    ESTIMATOR_WORDS,
+    refusal=N_("The population estimator must be one of {choices}; got '{value}'."),
 )
-#: The estimators' names for people (the report and the short form).
-ESTIMATOR_WORDS = dict(zip(POPULATION_MODEL.choices, POPULATION_MODEL.choice_labels))
 
 
 def estimate(histogram: SizeHistogram, population: float, estimator: str) -> float | None:
@@ -105,21 +105,9 @@ class PopulationUniqueness(PrivacyModel):
         object.__setattr__(
             self, "population_uniqueness", share_param("population_uniqueness", self.population_uniqueness)
         )
-        if self.population_size is None:
-            raise ConfigError(
-                _("Population uniqueness needs the size of the population (--population-size)."),
-                where="population-size",
-            )
-        object.__setattr__(self, "population_size", int_param("population_size", self.population_size, 1))
-        if self.population_model not in ESTIMATORS:
-            raise ConfigError(
-                _(
-                    "The population estimator must be one of {choices}; got '{value}'.",
-                    choices=", ".join(ESTIMATORS),
-                    value=self.population_model,
-                ),
-                where="population-model",
-            )
+        missing = N_("Population uniqueness needs the size of the population (--population-size).")
+        object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
+        POPULATION_MODEL.refuse_unknown(self.population_model)
 
     def release_suppression(
         self, stats: ClassStats, released: np.ndarray, allowance: int
@@ -157,10 +145,3 @@ class PopulationUniqueness(PrivacyModel):
             estimator=self.population_model,
             n=formats.count(int(self.population_size or 0)),
         )
-
-    def values(self) -> dict[str, Any]:
-        return {
-            "population_uniqueness": self.population_uniqueness,
-            "population_model": self.population_model,
-            "population_size": self.population_size,
-        }

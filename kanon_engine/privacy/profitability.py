@@ -26,21 +26,19 @@ import numpy as np
 
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
-from kanon_engine.privacy.base import AlgorithmLike, ClassStats, PrivacyModel, Requirement, float_or_nan
+from kanon_engine.params import ParamSpec, choice_spec
+from kanon_engine.privacy.base import ClassStats, PrivacyModel, Requirement, float_or_nan
 from kanon_engine.privacy.population_inputs import POPULATION_TABLE
 
-PROFITABILITY = ParamSpec(
+PROFITABILITY = choice_spec(
     "profitability",
     N_("Profitability (attacker)"),
-    "choice",
     None,
     N_(
         "Release a group only when it pays for the publisher against an attacker who knows the person is "
         "in the data (prosecutor) or matches a population table (journalist); empty to skip."
     ),
-    choices=("prosecutor", "journalist"),
-    choice_labels=(N_("Prosecutor"), N_("Journalist (needs a population table)")),
+    {"prosecutor": N_("Prosecutor"), "journalist": N_("Journalist (needs a population table)")},
 )
 
 
@@ -107,6 +105,10 @@ class Profitability(PrivacyModel):
     params: ClassVar[tuple[ParamSpec, ...]] = (PROFITABILITY, POPULATION_TABLE, *_MONEY)
     monotone_without_suppression: ClassVar[bool] = False
     guards_identity: ClassVar[bool] = True
+    whole_records_refusal: ClassVar[str] = N_(
+        "Profitability weighs each group of one generalization of whole records, which {algorithm} "
+        "does not make: choose optimal, heuristic, samarati, incognito or datafly."
+    )
     #: the attacker this class plays
     attacker: ClassVar[str] = "prosecutor"
 
@@ -145,15 +147,6 @@ class Profitability(PrivacyModel):
             attacked, self.publisher_loss * success, 0.0
         )
         return payout > 0
-
-    def unsupported_by(self, algorithm: AlgorithmLike) -> str | None:
-        if not algorithm.full_domain or algorithm.works_on_records():
-            return _(
-                "Profitability weighs each group of one generalization of whole records, which {algorithm} "
-                "does not make: choose optimal, heuristic, samarati, incognito or datafly.",
-                algorithm=_(algorithm.title).split(" (")[0],
-            )
-        return None
 
     def describe(self) -> str:
         attacker = (

@@ -17,19 +17,15 @@ from typing import ClassVar
 import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, share_spec
 from kanon_engine.privacy.base import ClassStats, PrivacyModel, number, share_param
 from kanon_engine.privacy.release_risk import Ladder, least_suppression
 
-SAMPLE_UNIQUENESS = ParamSpec(
+SAMPLE_UNIQUENESS = share_spec(
     "sample_uniqueness",
     N_("Sample uniqueness"),
-    "float",
-    None,
     N_("The largest share of released records that may be alone in their group; empty to skip."),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.05, 0.01, 0.001),
+    (0.05, 0.01, 0.001),
     percent=True,
 )
 

@@ -7,9 +7,8 @@ class at once on the sparse histograms (no class x value matrix).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,7 +16,7 @@ from kanon_engine.core.encoding import SensitiveColumn
 from kanon_engine.core.frequency import group_columns, representatives
 from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import N_, _, formats
-from kanon_engine.params import ParamSpec
+from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
@@ -27,31 +26,26 @@ from kanon_engine.privacy.base import (
     number,
 )
 
-T = ParamSpec(
+T = share_spec(
     "t",
     "t",
-    "float",
-    None,
     N_(
         "The sensitive values in each group must be distributed within distance t "
         "of the whole table's (t-closeness); empty to skip."
     ),
-    minimum=0.0,
-    maximum=1.0,
-    presets=(0.1, 0.2, 0.3),
+    (0.1, 0.2, 0.3),
 )
-T_DISTANCE = ParamSpec(
+T_DISTANCE = choice_spec(
     "t_distance",
     N_("t-closeness distance"),
-    "choice",
     "equal",
     N_("equal for categories, ordered for numbers, hierarchical using the attribute's hierarchy."),
-    choices=("equal", "ordered", "hierarchical"),
-    choice_labels=(
-        N_("Equal distance (categories)"),
-        N_("Ordered distance (numbers)"),
-        N_("Along the hierarchy"),
-    ),
+    {
+        "equal": N_("Equal distance (categories)"),
+        "ordered": N_("Ordered distance (numbers)"),
+        "hierarchical": N_("Along the hierarchy"),
+    },
+    refusal=N_("The t-closeness distance must be one of {choices}; got '{value}'."),
 )
 #: the short form's words for each distance
 _DISTANCE_SHORT = {
@@ -59,8 +53,6 @@ _DISTANCE_SHORT = {
     "ordered": N_("ordered distance"),
     "hierarchical": N_("along the hierarchy"),
 }
-
-T_DISTANCES = T_DISTANCE.choices
 
 
 @dataclass(frozen=True)
@@ -81,6 +73,7 @@ class TCloseness(PrivacyModel):
     params: ClassVar[tuple[ParamSpec, ...]] = (T, T_DISTANCE)
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
     threat: ClassVar[str] = "sensitive"
+    fields_of_params: ClassVar[dict[str, str]] = {"t_distance": "distance"}
 
     def __post_init__(self) -> None:
         tv = float_or_nan(self.t)
@@ -90,15 +83,7 @@ class TCloseness(PrivacyModel):
                 where="t",
             )
         object.__setattr__(self, "t", tv)
-        if self.distance not in T_DISTANCES:
-            raise ConfigError(
-                _(
-                    "The t-closeness distance must be one of {choices}; got '{value}'.",
-                    choices=", ".join(T_DISTANCES),
-                    value=self.distance,
-                ),
-                where="t-distance",
-            )
+        T_DISTANCE.refuse_unknown(self.distance)
         need_sensitive("t-closeness", self.sensitive)
 
     def distances(self, stats: ClassStats) -> np.ndarray:
@@ -150,15 +135,6 @@ class TCloseness(PrivacyModel):
             sensitive=self.sensitive,
             distance=_(distance) if distance else self.distance,
         )
-
-    @classmethod
-    def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
-        if not cls.chosen(values):
-            return None
-        return cls(values["t"], sensitive, values.get("t_distance") or T_DISTANCE.default)
-
-    def values(self) -> dict[str, Any]:
-        return {"t": self.t, "t_distance": self.distance}
 
 
 def distribution_distance(counts: np.ndarray, reference: np.ndarray, ordered: bool) -> float:

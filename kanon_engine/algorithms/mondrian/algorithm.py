@@ -94,6 +94,7 @@ from kanon_engine.hierarchy.model import ROOT, Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.loss import DEFAULT_METRIC
 from kanon_engine.metrics.partition import categorical_ncp, numeric_ncp, partition_metrics
+from kanon_engine.params import choice_spec
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
 from kanon_engine.progress import ProgressCallback
 from kanon_engine.result import AnonymizationResult, PartitionRecord
@@ -104,17 +105,18 @@ from kanon_engine.sources.plan.finish import finish_result
 from kanon_engine.sources.plan.person_points import require_leaf_points
 from kanon_engine.sources.plan.release_plan import PartitionPlan
 
-SUMMARY = ParamSpec(
+SUMMARY = choice_spec(
     "summary",
     N_("Summary statistic"),
-    "choice",
     "range",
     N_(
         "How a group of records shows its numbers: range releases [min-max] (or the hierarchy node for "
         "categories); mean also adds a column with the group's average of each numeric quasi-identifier."
     ),
-    choices=("range", "mean"),
-    choice_labels=(N_("Range [min-max]"), N_("Range, and the mean in a column of its own")),
+    {
+        "range": N_("Range [min-max]"),
+        "mean": N_("Range, and the mean in a column of its own"),
+    },
 )
 
 WORKLOAD_AWARE = ParamSpec(
