@@ -45,7 +45,7 @@ AVERAGE_RISK = share_spec(
     N_("Average risk"),
     N_(
         "The highest average re-identification risk allowed: groups / records of the release "
-        "(the published thresholds, with their sources, are under the picker's presets); empty to skip."
+        "(the menu 'Published thresholds' gives them with their sources); empty to skip."
     ),
     (0.2, 0.1, 0.09, 0.075, 0.05),
 )
