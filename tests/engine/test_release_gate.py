@@ -1,7 +1,8 @@
 """The optimal search skips the models that judge the release as a whole (a population estimate per
 bisection step) on nodes whose metric bound already exceeds the best value found
 (``NodeEvaluator.evaluate_under``): the optimum, ties included, is the node the search without that skip
-finds, and the node a brute force over the whole lattice finds best."""
+finds, and the node a brute force over the whole lattice finds best (also for delta-disclosure, whose
+floor rules out a node's specializations)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.core.evaluation import NodeEvaluator
 from kanon_engine.data.table import Table
 from kanon_engine.metrics.loss import get_metric
-from kanon_engine.privacy import AverageRisk, KAnonymity, PopulationUniqueness
+from kanon_engine.privacy import AverageRisk, DeltaDisclosure, KAnonymity, PopulationUniqueness
 from kanon_engine.privacy.sample_uniqueness import SampleUniqueness
 from tests.engine import test_population_estimates as population_tests
 from tests.engine.test_population_estimates import QI, _brute_force, _config, _frame
@@ -24,6 +25,9 @@ CASES = [
     pytest.param((KAnonymity(2), PopulationUniqueness(0.01, 3000, "pitman")), 0.05, id="k2-pitman"),
     pytest.param((AverageRisk(0.1),), 0.05, id="average-risk"),
     pytest.param((SampleUniqueness(0.02),), 0.05, id="sample-uniqueness"),
+    # no model judging the release: nothing skipped, but delta-disclosure's floor prunes specializations
+    pytest.param((KAnonymity(2), DeltaDisclosure(1.2, "diagnosis")), 0.05, id="delta-1.2"),
+    pytest.param((KAnonymity(2), DeltaDisclosure(0.6, "diagnosis")), 0.1, id="delta-0.6"),
 ]
 
 
