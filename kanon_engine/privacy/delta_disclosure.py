@@ -44,7 +44,8 @@ DELTA_DISCLOSURE = ParamSpec(
 
 #: The joint floor of :meth:`DeltaDisclosure.assess` is taken over the values of a class whose share is
 #: at least these fractions of their cap, each set in turn (more fractions find a little more, at a cost)
-_JOINT_RATIOS = (1.0, 0.8, 0.6)
+_JOINT_RATIOS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+_JOINT_ASCENDING = np.array(sorted(_JOINT_RATIOS))
 #: ... for a set whose caps add up to at most this: the floor divides by 1 minus that sum, which must
 #: not magnify the shares' rounding past the 1e-9 the floor is lowered by
 _JOINT_CAP = 0.999
@@ -134,12 +135,16 @@ def forced_out(cls: np.ndarray, p: np.ndarray, top: np.ndarray, n_classes: int) 
     need = (p[over] - top_over) / np.maximum(1.0 - top_over, 1e-300)
     share = np.zeros(n_classes)
     np.maximum.at(share, cls[over], np.clip(need - 1e-9, 0.0, 1.0))
-    up = p / top
-    for ratio in _JOINT_RATIOS:
-        sel = np.flatnonzero(capped & (up >= ratio))
-        held = np.bincount(cls[sel], p[sel], n_classes)  # per class: P and R of the set
-        caps = np.bincount(cls[sel], top[sel], n_classes)
-        joint = (held - caps) / np.maximum(1.0 - caps, 1.0 - _JOINT_CAP)
-        joint[caps > _JOINT_CAP] = 0.0
-        np.maximum(share, np.clip(joint - 1e-9, 0.0, 1.0), out=share)
+    # each value's set: how many of the ratios its share reaches (0 for values without a cap below 1);
+    # the shares and caps of every class and set in two counts, the sets' sums by a cumulative sum
+    sets = len(_JOINT_RATIOS)
+    reached = np.where(capped, np.searchsorted(_JOINT_ASCENDING, p / top, side="right"), 0)
+    key = cls * (sets + 1) + reached
+    held = np.bincount(key, p, n_classes * (sets + 1)).reshape(n_classes, sets + 1)
+    caps = np.bincount(key, top, n_classes * (sets + 1)).reshape(n_classes, sets + 1)
+    held = np.cumsum(held[:, :0:-1], axis=1)  # column j: the values reaching the (j+1)-th ratio
+    caps = np.cumsum(caps[:, :0:-1], axis=1)
+    joint = (held - caps) / np.maximum(1.0 - caps, 1.0 - _JOINT_CAP)
+    joint[caps > _JOINT_CAP] = 0.0
+    np.maximum(share, np.clip(joint.max(axis=1) - 1e-9, 0.0, 1.0), out=share)
     return share
