@@ -24,9 +24,11 @@ The definitions and the initial values follow ARX 3.9.2 (``org.deidentifier.arx.
 agree with ARX's to 1e-6; where they do not, this module says why (see :func:`snb`). An estimator that
 has no solution gives None, never 0: "no estimate" is not "no population uniques".
 
-Numerical work (scipy 1.17): Pitman's likelihood equations are solved by ``scipy.optimize.root`` (MINPACK's
-hybrid Powell method, ``hybr``) with the analytic Jacobian, whose sums over the class sizes are digamma
-and trigamma differences (``scipy.special.psi``, ``polygamma``); the result's Gamma ratio is
+Numerical work (scipy 1.17): Pitman's likelihood equations are solved by Newton's method from ARX's start
+with the analytic Jacobian and a scale-invariant step test (:func:`_newton`), and where that ends off a
+root by ``scipy.optimize.root`` (MINPACK's hybrid Powell method, ``hybr``); their sums over the classes
+are digamma and trigamma differences (``scipy.special.psi``, ``zeta``; ARX's closed form), so a solve
+costs the same for 10 classes as for 10,000 (:class:`_PitmanEquations`); the result's Gamma ratio is
 ``scipy.special.poch`` (exact where two log-Gamma values of size 1e10 would cancel). SNB's two moment
 equations go through the same root finder from ARX's sixteen start values. Zayatz's hypergeometric
 ratios are a cumulative product in log space (``numpy.log1p``), exact even for a population of 1e9, where
