@@ -44,8 +44,9 @@ DELTA_DISCLOSURE = ParamSpec(
 
 #: The joint floor of :meth:`DeltaDisclosure.assess` is taken over the values of a class whose share is
 #: at least these fractions of their cap, each set in turn (more fractions find a little more, at a cost)
-_JOINT_RATIOS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
-_JOINT_ASCENDING = np.array(sorted(_JOINT_RATIOS))
+_JOINT_RATIOS = (1.0, 0.75, 0.5)
+#: each ratio's band: the values from it up to the ratio before (the sets grow band by band)
+_JOINT_ABOVE = dict(zip(_JOINT_RATIOS, (np.inf, *_JOINT_RATIOS[:-1])))
 #: ... for a set whose caps add up to at most this: the floor divides by 1 minus that sum, which must
 #: not magnify the shares' rounding past the 1e-9 the floor is lowered by
 _JOINT_CAP = 0.999
@@ -127,24 +128,34 @@ class DeltaDisclosure(PrivacyModel):
 
 def forced_out(cls: np.ndarray, p: np.ndarray, top: np.ndarray, n_classes: int) -> np.ndarray:
     """Per class, a share of its records that every split of it suppresses (:meth:`DeltaDisclosure.assess`
-    says why), from the (class, share in the class, cap) of every value present; a little under the
-    bound, for the shares' rounding."""
+    says why), from the (class, share in the class, cap) of every value present, the pairs sorted by
+    class; a little under the bound, for the shares' rounding. Vectorized over the pairs: per-class
+    maxima by ``maximum.reduceat`` over runs of a class, the sets' sums by ``bincount``."""
     capped = top < 1.0
     over = np.flatnonzero((p >= top) & capped)
-    top_over = top[over]
-    need = (p[over] - top_over) / np.maximum(1.0 - top_over, 1e-300)
     share = np.zeros(n_classes)
-    np.maximum.at(share, cls[over], np.clip(need - 1e-9, 0.0, 1.0))
-    # each value's set: how many of the ratios its share reaches (0 for values without a cap below 1);
-    # the shares and caps of every class and set in two counts, the sets' sums by a cumulative sum
-    sets = len(_JOINT_RATIOS)
-    reached = np.where(capped, np.searchsorted(_JOINT_ASCENDING, p / top, side="right"), 0)
-    key = cls * (sets + 1) + reached
-    held = np.bincount(key, p, n_classes * (sets + 1)).reshape(n_classes, sets + 1)
-    caps = np.bincount(key, top, n_classes * (sets + 1)).reshape(n_classes, sets + 1)
-    held = np.cumsum(held[:, :0:-1], axis=1)  # column j: the values reaching the (j+1)-th ratio
-    caps = np.cumsum(caps[:, :0:-1], axis=1)
-    joint = (held - caps) / np.maximum(1.0 - caps, 1.0 - _JOINT_CAP)
-    joint[caps > _JOINT_CAP] = 0.0
-    np.maximum(share, np.clip(joint.max(axis=1) - 1e-9, 0.0, 1.0), out=share)
+    if not len(over):
+        return share
+    top_over = top[over]
+    need = np.clip((p[over] - top_over) / np.maximum(1.0 - top_over, 1e-300) - 1e-9, 0.0, 1.0)
+    at, runs = _runs(cls[over])
+    share[at] = np.maximum.reduceat(need, runs)
+    up = np.where(capped, p / top, 0.0)
+    held = caps = np.zeros(n_classes)
+    for ratio in _JOINT_RATIOS:  # descending: each set holds the one before
+        band = np.flatnonzero((up >= ratio) & (up < _JOINT_ABOVE[ratio]))
+        held = held + np.bincount(cls[band], p[band], n_classes)
+        caps = caps + np.bincount(cls[band], top[band], n_classes)
+        joint = (held - caps) / np.maximum(1.0 - caps, 1.0 - _JOINT_CAP)
+        joint[caps > _JOINT_CAP] = 0.0
+        np.maximum(share, np.clip(joint - 1e-9, 0.0, 1.0), out=share)
     return share
+
+
+def _runs(cls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and where each one's run starts."""
+    first = np.empty(len(cls), dtype=bool)
+    first[:1] = True
+    np.not_equal(cls[1:], cls[:-1], out=first[1:])
+    runs = np.flatnonzero(first)
+    return cls[runs], runs
