@@ -8,7 +8,7 @@ own Flash search printed (tests/engine/arx_risk_optima.py says how); ARX is not 
 divides the search's ``runtime_seconds`` by that of ``--k 5 --suppression-limit 0.05`` measured at the
 start of this run (the median of --reps runs each).
 
-Run: python bench/bench_risk_models.py [--shared PATH] [--reps 1]
+Run: python bench/bench_risk_models.py [--shared PATH] [--reps 1] [--only TEXT]
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=os.environ.get("KANON_SHARED", "/work/shared"))
     ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--only", default="", help="run only the models whose ARX spec contains this text")
     args = ap.parse_args()
     adult = Path(args.shared) / "datasets" / "adult"
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,6 +79,8 @@ def main() -> None:
         head = f"{'model (ARX spec)':<26} {'ARX levels':<16} {'ARX DM':>12} "
         print(head + f"{'kanon levels':<16} {'kanon DM':>12} {'same':>5} {'time s':>7} {'x k=5':>6}")
         for case in ARX_OPTIMA:
+            if args.only not in case.name:
+                continue
             report, seconds = timed(adult, case, out, args.reps)
             levels = tuple(int(report["transformation"][q]) for q in QI)
             dm = int(round(report["discernibility"]))

@@ -109,6 +109,17 @@ class LatticeSearch:
         return self.evaluator.monotone
 
     @property
+    def _gates(self) -> bool:
+        """Whether a check given a cutoff may skip the models judging the release as a whole
+        (:meth:`NodeEvaluator.evaluate_under`): with such models, which are not monotone (so a check's
+        tags come from the suppression counts alone, known before they are asked: :meth:`_tag`)."""
+        return not self.monotone and not self.evaluator.takes_cutoff and self.evaluator.judges_release
+
+    def _lower_bound(self, ev: NodeEvaluation) -> float:
+        """The metric's lower bound of a node's value (and of its satisfying generalizations')."""
+        return self.metric.lower_bound(ev, self.ctx)
+
+    @property
     def checks(self) -> int:
         return self.evaluator.checks
 
@@ -145,17 +156,27 @@ class LatticeSearch:
                 )
             ),
         )
+        # models judging the whole release: asked only when the node may come under the cutoff
+        gated = cutoff < np.inf and self._gates
         if self.evaluator.takes_cutoff and cutoff < np.inf:
             ev = self.evaluator.evaluate(self.lattice.node(index), cutoff=cutoff)  # type: ignore[call-arg]
+        elif gated:
+            slack = TOLERANCE * max(1.0, abs(cutoff))  # strictly worse only: a tie may win on order
+            ev = self.evaluator.evaluate_under(self.lattice.node(index), cutoff + slack, self._lower_bound)
         else:
             ev = self.evaluator.evaluate(self.lattice.node(index))
         if ev.beaten:
             self.status[index] = PRUNED
             self.floor[index] = ev.value_floor
-            return ev
-        self.status[index] = SATISFIES if ev.satisfies else FAILS
+            if not gated:  # a check stopped early (cell suppression) tells nothing about other nodes
+                return ev
+        else:
+            self.status[index] = SATISFIES if ev.satisfies else FAILS
         up = self.lattice.upset(index) if self._dense else None
-        lb = self.metric.lower_bound(ev, self.ctx) if ev.bounded else -np.inf
+        if ev.beaten:
+            lb = ev.value_floor
+        else:
+            lb = self.metric.lower_bound(ev, self.ctx) if ev.bounded else -np.inf
         if np.isfinite(lb):
             if up is not None:
                 self.bound[up] = np.maximum(self.bound[up], lb)
@@ -263,11 +284,13 @@ class LatticeSearch:
             return self.mono_passes[nodes] | self.fails_below[nodes]
         return self.fails_below[nodes] | (self.status[nodes] != NOT_EVALUATED)
 
-    def classified(self, index: int) -> bool:
+    def classified(self, index: int, prune: bool = False) -> bool:
         """Whether the node may satisfy: False when it fails with all its specializations (checking it
-        only when that is not known)."""
+        only when that is not known; with ``prune``, against the best value found so far, see
+        :meth:`check`: the classification is the same, only the verdict of a node that cannot beat that
+        value may be left unknown)."""
         if not self._is_classified(index):
-            self.check(index)
+            self.check(index, self.incumbent if prune else np.inf)
         return not self.fails_below[index]
 
     def _unclassified(self, candidates: np.ndarray | None, prune: bool) -> Iterator[int]:
@@ -302,7 +325,7 @@ class LatticeSearch:
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                if self.classified(path[mid]):
+                if self.classified(path[mid], prune):
                     hi = mid - 1
                 else:
                     lo = mid + 1

@@ -7,6 +7,7 @@ times costs the same as the original (only counts change).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,10 @@ _MAX_CACHED = 4096
 _SAMPLE_FACTOR = 2
 _SAMPLE_MIN_SHARE = 3
 _SAMPLE_MIN_CLASSES = 200_000
+
+#: A lower bound of a node's metric value from its classes alone (``Metric.lower_bound`` in a search's
+#: context): what :meth:`NodeEvaluator.evaluate_under` compares with its cutoff.
+ValueBound = Callable[["NodeEvaluation"], float]
 
 
 @dataclass(eq=False)
@@ -226,11 +231,38 @@ class NodeEvaluator:
         fs, class_map = roll_up(source, levels)
         return with_histograms(fs, source, class_map) if self._sensitive or self._persons else fs
 
+    @property
+    def judges_release(self) -> bool:
+        """Whether a model judges the release as a whole (its verdict costs most: see
+        :meth:`evaluate_under`)."""
+        return bool(self._whole)
+
+    def evaluate_under(self, levels: tuple[int, ...], cutoff: float, bound: ValueBound) -> NodeEvaluation:
+        """Check one node for a search that only needs nodes whose metric value may come under ``cutoff``.
+
+        The models judging the release as a whole (a population estimate per step of a bisection) are
+        asked last, once the node passes the others within the limit; by then its classes are known, and
+        when ``bound`` of them (a lower bound of the node's value, whatever those models suppress: the
+        metric's bound holds for the node with any suppression within the limit) exceeds ``cutoff``, they
+        are not asked. The node is then returned ``beaten`` (``value_floor``: the bound), without a
+        verdict, but with ``suppressed_monotone`` and ``suppressed_floor``, which do not depend on those
+        models, so the search classifies other nodes by it as it would have."""
+        return self._evaluate(levels, False, (cutoff, bound))
+
     def evaluate(self, levels: tuple[int, ...] | np.ndarray, complete: bool = False) -> NodeEvaluation:
         """Check one node: classes, models, suppression. Counts as one check.
 
         Unless ``complete``, a node that fails k-anonymity within the limit is not checked further.
         """
+        return self._evaluate(levels, complete, None)
+
+    def _evaluate(
+        self,
+        levels: tuple[int, ...] | np.ndarray,
+        complete: bool,
+        gate: tuple[float, ValueBound] | None,
+    ) -> NodeEvaluation:
+        """:meth:`evaluate`, and with ``gate`` (cutoff, bound) :meth:`evaluate_under`."""
         if not isinstance(levels, tuple):
             levels = tuple(int(x) for x in levels)
         below = self.enc.below
@@ -277,7 +309,7 @@ class NodeEvaluator:
         suppressed = int(fs.counts[~passes].sum())
         # a lower bound on a count of records: round down, and a little more for float error
         floor = max(suppressed_monotone, int(np.floor(dot(share, fs.counts) - 1e-6)))
-        return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor, stats)
+        return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor, stats, gate)
 
     def _fails_by_class_count(self, levels: tuple[int, ...], source: FrequencySet) -> NodeEvaluation | None:
         """A node proven to fail from a sample of ``source``'s classes, without rolling up all of them;
@@ -314,10 +346,12 @@ class NodeEvaluator:
         suppressed_monotone: int,
         floor: int,
         stats: ClassStats | None = None,
+        gate: tuple[float, ValueBound] | None = None,
     ) -> NodeEvaluation:
         """Apply step 4 (it only adds suppression, so the monotone count and the floor stay lower bounds)
         and decide whether the node satisfies the models within the limit, and then the models that judge
-        the release as a whole (``stats``: the node's classes, given when there are such models)."""
+        the release as a whole (``stats``: the node's classes, given when there are such models; not
+        asked when ``gate`` shows the node cannot come under its cutoff: :meth:`evaluate_under`)."""
         trimmed = cut = None
         if self._persons:  # several stays known, step 4 in persons (core.person_sets)
             order = lambda: self._class_order(fs, levels)  # noqa: E731
@@ -331,6 +365,22 @@ class NodeEvaluator:
         ok = suppressed <= self.max_suppressed
         rejected = None
         if ok and self._whole and stats is not None:
+            if gate is not None:
+                ev = NodeEvaluation(
+                    levels,
+                    fs,
+                    passes,
+                    suppressed,
+                    False,
+                    suppressed_monotone,
+                    floor,
+                    trimmed=trimmed,
+                    person_cut=cut,
+                )
+                value_floor = gate[1](ev)
+                if value_floor > gate[0]:
+                    ev.beaten, ev.value_floor = True, value_floor
+                    return ev
             passes, suppressed, rejected = self._judge_release(levels, fs, passes, trimmed, suppressed, stats)
             ok = rejected is None
         return NodeEvaluation(

@@ -253,3 +253,36 @@ def test_optimal_search_equals_brute_force(models, limit, tmp_path: Path) -> Non
     chosen = tuple(result.transformation[q] for q in QI)
     assert chosen in values
     assert values[chosen] == pytest.approx(min(values.values()))
+
+
+# --- Pitman where main's solver found no root (the search's histograms, Adult N = 1,000,000) ----------
+#: Class-size histograms ("size:classes") of two nodes of the Adult Pitman search with N = 1,000,000
+#: (bench/bench_risk_models.py), where the Newton of an earlier version stopped without a root (its step
+#: test halved steps at the rounding floor and gave up), and ARX 3.9.2's ``ModelPitman`` with its default
+#: solver configuration finds one (/work/notes/popfast/arx: PitmanDriver.java, arx_pitman.txt).
+ARX_PITMAN_ROOTS = [
+    (
+        "1:5852 2:1605 3:702 4:386 5:234 6:188 7:105 8:77 9:64 10:27 11:43 12:34 13:34 14:19 15:14 "
+        "16:19 17:12 18:21 19:14 20:13 21:19 22:11 23:9 24:16 25:8 26:5 27:9 28:6 29:5 30:5 31:4 "
+        "32:3 33:4 34:3 35:7 36:5 37:6 38:3 39:6 40:4 41:4 42:2 43:3 44:1 45:4 46:2 48:3 49:5 50:1 "
+        "54:2 55:1 56:1 58:2 59:1 60:2 61:2 62:3 63:4 64:1 65:2 66:2 67:1 72:1 73:1 74:1 75:1 77:2 "
+        "79:1 81:2 86:1 88:1 93:1 100:1 101:1 110:1 116:1 117:1 120:1 140:1",
+        0.0415912162246153,
+    ),
+    (
+        "1:4156 2:1564 3:702 4:368 5:235 6:186 7:110 8:85 9:54 10:42 11:41 12:29 13:34 14:22 15:14 "
+        "16:19 17:11 18:18 19:18 20:9 21:14 22:13 23:7 24:18 25:14 26:9 27:6 28:7 29:5 30:7 31:5 "
+        "32:5 33:7 34:8 35:7 36:5 37:6 38:3 39:4 40:4 41:6 42:6 43:4 45:7 46:4 47:2 48:4 49:4 50:1 "
+        "51:1 52:2 53:3 54:1 55:2 56:3 57:1 58:2 59:1 60:2 61:2 62:3 63:3 64:2 65:3 66:3 72:1 73:1 "
+        "74:1 75:1 79:1 81:2 82:1 85:1 87:1 88:1 89:1 92:1 94:1 101:1 104:1 110:1 117:1 118:1 123:1 "
+        "142:1",
+        0.021506847639142353,
+    ),
+]
+
+
+@pytest.mark.parametrize(("histogram", "share"), ARX_PITMAN_ROOTS)
+def test_pitman_finds_the_root_arx_finds(histogram: str, share: float) -> None:
+    pairs = np.array([[int(v) for v in pair.split(":")] for pair in histogram.split()])
+    h = P.SizeHistogram(pairs[:, 0], pairs[:, 1])
+    assert P.pitman(h, 1_000_000.0) == pytest.approx(share, rel=1e-6)
