@@ -297,12 +297,15 @@ class LatticeSearch:
             return  # nothing a check says classifies other nodes: branch and bound does all the work
         if prune:
             self.propagate_bounds()
+        skip = prune and self.metric.skips_hopeless_on_paths
         for start in self._unclassified(candidates, prune):
             path = self._path(start, candidates, prune)
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                if self.classified(path[mid]):
+                # (metrics whose checks' bounds prune) a node that became hopeless since the path was
+                # built needs no check, nor does the path above it (the bound holds for its upset)
+                if (skip and self.hopeless(path[mid])) or self.classified(path[mid]):
                     hi = mid - 1
                 else:
                     lo = mid + 1
