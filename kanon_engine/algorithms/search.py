@@ -103,6 +103,8 @@ class LatticeSearch:
         #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
         #: the whole lattice; used to skip classifying hopeless nodes)
         self.incumbent = np.inf
+        self._cap = np.inf  # the incumbent with the rounding slack (what a bound must reach to be hopeless)
+        self._rel = (1.0 / np.maximum(self.lattice.max_levels, 1)).tolist()  # Flash's balanced paths
 
     @property
     def monotone(self) -> bool:
@@ -164,7 +166,9 @@ class LatticeSearch:
         if ev.satisfies:
             value = self.metric.value(ev, self.ctx)
             self.values[index] = value
-            self.incumbent = min(self.incumbent, value)
+            if value < self.incumbent:
+                self.incumbent = value
+                self._cap = value + TOLERANCE * max(1.0, abs(value))
             self._keep(index, ev)
         self._tag(index, ev, up)
         return ev
@@ -247,8 +251,7 @@ class LatticeSearch:
     def hopeless(self, index: int) -> bool:
         """True when the node's metric bound cannot beat a solution already found (nor can its
         generalizations': the bound holds for the whole upset)."""
-        slack = TOLERANCE * max(1.0, abs(self.incumbent)) if np.isfinite(self.incumbent) else 0.0
-        cap = self.incumbent + slack
+        cap = self._cap
         if self.bound[index] >= cap:
             return True
         # (called for every node of a path: the dense lattice's levels bound is read from its cache)
@@ -313,7 +316,7 @@ class LatticeSearch:
     def _path(self, start: int, candidates: np.ndarray | None, prune: bool) -> list[int]:
         """Flash's balanced upward path of unclassified nodes from ``start``."""
         lat = self.lattice
-        rel = 1.0 / np.maximum(lat.max_levels, 1)
+        rel = self._rel
         path = [start]
         cur = start
         while True:
