@@ -262,6 +262,10 @@ class LatticeSearch:
     def _is_classified(self, nodes: np.ndarray | int) -> np.ndarray | bool:
         """Nodes classified for :meth:`tag_lattice`: known to fail with their specializations, or (models
         monotone) to pass with their generalizations, or (models not monotone) checked or inferred."""
+        if isinstance(nodes, int):  # one node (asked for every node of a path): no array operations
+            if self.monotone:
+                return bool(self.mono_passes[nodes] or self.fails_below[nodes])
+            return bool(self.fails_below[nodes] or self.status[nodes] != NOT_EVALUATED)
         if self.monotone:
             return self.mono_passes[nodes] | self.fails_below[nodes]
         return self.fails_below[nodes] | (self.status[nodes] != NOT_EVALUATED)
