@@ -38,6 +38,7 @@ class Optimal(LatticeSearchAlgorithm):
     cells_stop_early = True
 
     def _search(self, search: LatticeSearch) -> int | None:
-        search.descend()
+        if search.metric.descends:
+            search.descend()
         search.tag_lattice(prune=True)
         return search.optimize()

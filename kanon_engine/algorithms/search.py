@@ -103,6 +103,8 @@ class LatticeSearch:
         #: best metric value of any satisfying node checked so far (an upper bound of the optimum over
         #: the whole lattice; used to skip classifying hopeless nodes)
         self.incumbent = np.inf
+        self._cap = np.inf  # the incumbent with the rounding slack (what a bound must reach to be hopeless)
+        self._rel = (1.0 / np.maximum(self.lattice.max_levels, 1)).tolist()  # Flash's balanced paths
 
     @property
     def monotone(self) -> bool:
@@ -178,14 +180,16 @@ class LatticeSearch:
         else:
             lb = self.metric.lower_bound(ev, self.ctx) if ev.bounded else -np.inf
         if np.isfinite(lb):
-            if up is not None:
-                self.bound[up] = np.maximum(self.bound[up], lb)
+            if up is not None:  # (one boolean scatter: a fifth of gathering the upset's bounds)
+                self.bound[up & (self.bound < lb)] = lb
             else:  # passed up height by height when needed (see propagate_bounds)
                 self.bound[index] = max(self.bound[index], lb)
         if ev.satisfies:
             value = self.metric.value(ev, self.ctx)
             self.values[index] = value
-            self.incumbent = min(self.incumbent, value)
+            if value < self.incumbent:
+                self.incumbent = value
+                self._cap = value + TOLERANCE * max(1.0, abs(value))
             self._keep(index, ev)
         self._tag(index, ev, up)
         return ev
@@ -268,8 +272,7 @@ class LatticeSearch:
     def hopeless(self, index: int) -> bool:
         """True when the node's metric bound cannot beat a solution already found (nor can its
         generalizations': the bound holds for the whole upset)."""
-        slack = TOLERANCE * max(1.0, abs(self.incumbent)) if np.isfinite(self.incumbent) else 0.0
-        cap = self.incumbent + slack
+        cap = self._cap
         if self.bound[index] >= cap:
             return True
         # (called for every node of a path: the dense lattice's levels bound is read from its cache)
@@ -280,6 +283,10 @@ class LatticeSearch:
     def _is_classified(self, nodes: np.ndarray | int) -> np.ndarray | bool:
         """Nodes classified for :meth:`tag_lattice`: known to fail with their specializations, or (models
         monotone) to pass with their generalizations, or (models not monotone) checked or inferred."""
+        if isinstance(nodes, int):  # one node (asked for every node of a path): no array operations
+            if self.monotone:
+                return bool(self.mono_passes[nodes] or self.fails_below[nodes])
+            return bool(self.fails_below[nodes] or self.status[nodes] != NOT_EVALUATED)
         if self.monotone:
             return self.mono_passes[nodes] | self.fails_below[nodes]
         return self.fails_below[nodes] | (self.status[nodes] != NOT_EVALUATED)
@@ -320,12 +327,15 @@ class LatticeSearch:
             return  # nothing a check says classifies other nodes: branch and bound does all the work
         if prune:
             self.propagate_bounds()
+        skip = prune and self.metric.skips_hopeless_on_paths
         for start in self._unclassified(candidates, prune):
             path = self._path(start, candidates, prune)
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                if self.classified(path[mid], prune):
+                # (metrics whose checks' bounds prune) a node that became hopeless since the path was
+                # built needs no check, nor does the path above it (the bound holds for its upset)
+                if (skip and self.hopeless(path[mid])) or self.classified(path[mid], prune):
                     hi = mid - 1
                 else:
                     lo = mid + 1
@@ -333,7 +343,7 @@ class LatticeSearch:
     def _path(self, start: int, candidates: np.ndarray | None, prune: bool) -> list[int]:
         """Flash's balanced upward path of unclassified nodes from ``start``."""
         lat = self.lattice
-        rel = 1.0 / np.maximum(lat.max_levels, 1)
+        rel = self._rel
         path = [start]
         cur = start
         while True:

@@ -197,7 +197,13 @@ class NodeEvaluator:
         self._sensitive = tuple(
             sorted({names.index(m.sensitive) for m in others if m.sensitive} | set(self._tracked))
         )
-        self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive)
+        # a two-valued target that only the metric reads rolls up as two counts per class
+        binary = (
+            ()
+            if enc.persons is not None
+            else tuple(set(self._tracked) - {names.index(m.sensitive) for m in others if m.sensitive})
+        )
+        self.base = base_frequency_set(enc, CompositeLayout(enc), self._sensitive, binary)
         #: the population counted per class (k-map on a population table, delta-presence)
         self._population = population_counter(enc, self.base.layout, others, Requirement.POPULATION)
         #: the person role (core.persons): person pairs among the histograms, persons counted per class

@@ -185,11 +185,15 @@ class Histograms:
         n_classes: int,
         n_values: int,
         weights: np.ndarray | None = None,
+        binary: bool = False,
     ) -> Histograms:
         """Count the values of records grouped into classes (``row_class[i]`` of record ``i``); with
-        ``weights``, row i stands for that many records."""
+        ``weights``, row i stands for that many records. ``binary``: a two-valued attribute is counted
+        as :class:`BinaryHistograms` (when every row weighs something)."""
         if weights is None:
             weights = np.ones(len(row_class), dtype=np.int64)
+        if binary and n_values == 2 and (not len(weights) or weights.min() > 0):
+            return BinaryHistograms.count(row_class, values, n_classes, weights)
         return _triples(
             row_class.astype(np.int64, copy=False),
             values.astype(np.int64),
@@ -205,6 +209,72 @@ class Histograms:
     def distinct(self, n_classes: int) -> np.ndarray:
         """Number of distinct values per class."""
         return np.bincount(self.cls, minlength=n_classes)
+
+
+class BinaryHistograms(Histograms):
+    """The histograms of a two-valued attribute as two counts per class: its records and those holding
+    value 1 (the classification metric's usual target, such as a salary class).
+
+    A roll-up then adds two columns by class (two ``bincount``s over the source's classes) instead of
+    regrouping (class, value) pairs, which is most of what a check costs beyond the classes themselves.
+    The pairs (:attr:`cls`, :attr:`val`, :attr:`cnt`, the same as :class:`Histograms` would hold) are
+    built only when a reader asks for them. Only for rows that all weigh something: a pair of weight 0
+    kept by :func:`_triples` would vanish from two counts.
+    """
+
+    def __init__(self, ones: np.ndarray, total: np.ndarray) -> None:  # noqa: D107
+        object.__setattr__(self, "ones", ones)
+        object.__setattr__(self, "total", total)
+        object.__setattr__(self, "n_values", 2)
+        object.__setattr__(self, "_pairs", None)
+
+    ones: np.ndarray  # (n_classes,) float64 records holding value 1
+    total: np.ndarray  # (n_classes,) float64 records
+
+    @classmethod
+    def count(
+        cls, row_class: np.ndarray, values: np.ndarray, n_classes: int, weights: np.ndarray
+    ) -> BinaryHistograms:
+        """Count records (``weights[i]`` records in row i, of class ``row_class[i]``)."""
+        w = weights.astype(np.float64)
+        return cls(
+            np.bincount(row_class, weights=w * values, minlength=n_classes),
+            np.bincount(row_class, weights=w, minlength=n_classes),
+        )
+
+    def _triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pairs = self.__dict__["_pairs"]
+        if pairs is None:
+            table = np.stack([self.total - self.ones, self.ones], axis=1).ravel()
+            found = np.flatnonzero(table)
+            pairs = (found // 2, found % 2, table[found].astype(np.int64))
+            object.__setattr__(self, "_pairs", pairs)
+        return pairs
+
+    @property
+    def cls(self) -> np.ndarray:
+        return self._triples()[0]
+
+    @property
+    def val(self) -> np.ndarray:
+        return self._triples()[1]
+
+    @property
+    def cnt(self) -> np.ndarray:
+        return self._triples()[2]
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.ones.nbytes + self.total.nbytes)
+
+    def roll_up(self, class_map: np.ndarray, n_classes: int) -> Histograms:
+        return BinaryHistograms(
+            np.bincount(class_map, weights=self.ones, minlength=n_classes),
+            np.bincount(class_map, weights=self.total, minlength=n_classes),
+        )
+
+    def distinct(self, n_classes: int) -> np.ndarray:
+        return (self.ones > 0).astype(np.int64) + (self.total > self.ones)
 
 
 def _triples(cls: np.ndarray, val: np.ndarray, cnt: np.ndarray, n_classes: int, n_values: int) -> Histograms:
@@ -316,17 +386,23 @@ class FrequencySet:
 
 
 def base_frequency_set(
-    enc: EncodedTable, layout: CompositeLayout | None = None, sensitive: tuple[int, ...] = ()
+    enc: EncodedTable,
+    layout: CompositeLayout | None = None,
+    sensitive: tuple[int, ...] = (),
+    binary: tuple[int, ...] = (),
 ) -> FrequencySet:
     """The frequency set of the bottom node (all levels 0), computed once from the records, with the
-    histograms of the sensitive attributes numbered in ``sensitive``."""
+    histograms of the sensitive attributes numbered in ``sensitive`` (those in ``binary`` with two
+    values as :class:`BinaryHistograms`)."""
     layout = layout or CompositeLayout(enc)
     crep_rows = layout.compose(enc.codes)
     group, n = group_columns([crep_rows[g] for g in range(len(layout.groups))], layout.sizes0)
     rep = representatives(group, n)
     counts = np.bincount(group, weights=enc.weights, minlength=n).astype(np.int64)
     hists = {
-        s: Histograms.from_rows(group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values), enc.weights)
+        s: Histograms.from_rows(
+            group, enc.sensitive[s].codes, n, len(enc.sensitive[s].values), enc.weights, s in binary
+        )
         for s in sensitive
     }
     return FrequencySet(tuple([0] * enc.n_qi), crep_rows[:, rep], counts, layout, hists, group)

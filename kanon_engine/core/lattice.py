@@ -118,7 +118,7 @@ class Lattice:
         return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
 
     def node(self, index: int) -> tuple[int, ...]:
-        return tuple(int(x) for x in (index // self.strides) % self.radix)
+        return tuple(((index // self.strides) % self.radix).tolist())
 
     def bottom_up_order(self) -> np.ndarray:
         """Node indices by height, then index (the order every search visits nodes in)."""

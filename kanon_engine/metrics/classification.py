@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import FrequencySet, Histograms, group_columns
+from kanon_engine.core.frequency import BinaryHistograms, FrequencySet, Histograms, group_columns
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import _
 
@@ -71,7 +71,10 @@ def majority(h: Histograms, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.
     most frequent (from the class's histogram triples, sorted by class).
 
     A two-valued target (the usual case) is read as two columns: a maximum and a comparison, no segmented
-    reductions over the triples."""
+    reductions over the triples (none at all when the evaluator carried it as two counts per class)."""
+    if isinstance(h, BinaryHistograms) and len(h.total) == n_classes:
+        first = h.total - h.ones
+        return h.total, np.maximum(first, h.ones), first == h.ones
     cnt = h.cnt.astype(np.float64)
     if h.n_values == 2:
         total = np.bincount(h.cls, weights=cnt, minlength=n_classes)

@@ -17,7 +17,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import FrequencySet, base_frequency_set, group_columns
+from kanon_engine.core.frequency import BinaryHistograms, FrequencySet, base_frequency_set, group_columns
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.classification import (
@@ -195,6 +195,15 @@ class Metric(ABC):
     short: ClassVar[str]
     #: True when the value never decreases under generalization (then only minimal nodes matter).
     monotone: ClassVar[bool] = False
+    #: True when the bounds checks give (not the levels) are what prunes the optimal search: its tagging
+    #: then passes over a path's nodes that became hopeless instead of checking them. Only the
+    #: classification metric: with DM the same rule checks more nodes (Adult k=5, 0 %: 125, not 80).
+    skips_hopeless_on_paths: ClassVar[bool] = False
+    #: whether the optimal search first steps down from the top for an early solution (see
+    #: ``LatticeSearch.descend``); not with the classification metric, whose top node (one class, nothing
+    #: suppressed) is usually better than every node just below it: the descent would stop there, and its
+    #: checks near the top only cut the tagging's paths short (Adult k=10: 380 nodes checked, not 329)
+    descends: ClassVar[bool] = True
 
     @abstractmethod
     def value(self, ev: NodeFigures, ctx: MetricContext) -> float: ...
@@ -418,6 +427,8 @@ class ClassificationMetric(Metric):
     name = "classification"
     label = N_("Classification (records off their group's majority value of the target)")
     short = N_("classification")
+    skips_hopeless_on_paths = True
+    descends = False
     targets: tuple[str, ...] = ()
 
     def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
@@ -435,6 +446,12 @@ class ClassificationMetric(Metric):
         for target in self.targets:
             if target in ctx.enc.qi:
                 continue  # a generalized target's penalty has no simple bound: none claimed
+            h = target_histograms(ctx.enc, ev.freq, target)
+            if isinstance(h, BinaryHistograms) and not ctx.trims and len(h.total) == ev.freq.n_classes:
+                # two values: no class saves by being suppressed, so the bound is the records off the
+                # majorities (penalty_bound's value, without its knapsack)
+                bound += float(np.minimum(h.ones, h.total - h.ones).sum())
+                continue
             total, top1, _tie = self._stats(ev, ctx, target)
             bound += penalty_bound(total, top1, ctx.max_suppressed, ctx.trims)
         return bound / ctx.n_rows

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from kanon_engine.errors import KanonError
-from kanon_engine.i18n import _, formats
+from kanon_engine.i18n import _, formats, ngettext
 from kanon_engine.progress import no_progress
 from kanon_engine.session.engines import needs_rows_text
 from kanon_engine.utility.classifiers import CLASSIFIERS
@@ -187,6 +187,12 @@ class UtilityPanel(QWidget):
             heat.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
             heat.verticalHeader().show()
             lay.addWidget(heat, 1)
+        #: records of the release suppressed whole, said below its heat map rather than drawn (see _whole)
+        self.left_out = 0
+        self.left_out_note = QLabel()
+        self.left_out_note.setWordWrap(True)
+        self.left_out_note.hide()
+        lay.addWidget(self.left_out_note)
         return box
 
     # --- the view contract -----------------------------------------------------------------------------
@@ -319,6 +325,7 @@ class UtilityPanel(QWidget):
         for heat in (self.heat_original, self.heat_release):
             heat.setRowCount(0)
             heat.setColumnCount(0)
+        self._note_left_out(0)
         if first == second:
             return
         run = self.run
@@ -331,7 +338,9 @@ class UtilityPanel(QWidget):
             # a table of another run or of other attributes (chosen meanwhile) is not drawn
             if self.run is run and (self.first.currentText(), self.second.currentText()) == (first, second):
                 _heat(self.heat_original, table["original"])
-                _heat(self.heat_release, table["release"])
+                release, left_out = _whole(table["release"])
+                _heat(self.heat_release, release)
+                self._note_left_out(left_out)
 
         if self.runner is None:
             try:
@@ -347,12 +356,50 @@ class UtilityPanel(QWidget):
             on_error=lambda exc: self.words.setText(str(exc)),
         )
 
+    def _note_left_out(self, n: int) -> None:
+        """Say how many suppressed records the release's heat map leaves out (none: no note)."""
+        self.left_out = n
+        self.left_out_note.setText(
+            ngettext(
+                "{n} suppressed record (both values removed) is not in this table.",
+                "{n} suppressed records (both values removed) are not in this table.",
+                n,
+                n=formats.count(n),
+            )
+        )
+        self.left_out_note.setVisible(n > 0)
+
     def _clear_tables(self, heat_maps: bool = True) -> None:
         tables = (self.classifiers, self.summary) + (
             (self.heat_original, self.heat_release) if heat_maps else ()
         )
         for t in tables:
             t.setRowCount(0)
+
+
+def _whole(side: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """A cross-table without the records suppressed whole, and their number.
+
+    A suppressed record has both values missing, so it sits alone in the corner of a "missing" row and a
+    "missing" column that are zero everywhere else: drawn, that is a row and a column of zeros beside
+    the real counts. When that is all they hold, both go and the corner's records are said in words; a
+    value missing beside a present one (a suppressed cell) keeps them, as it tells something."""
+    missing = _("missing")
+    rows, columns, counts = side["rows"], side["columns"], side["counts"]
+    if missing not in rows or missing not in columns:
+        return side, 0
+    r, c = rows.index(missing), columns.index(missing)
+    others = [n for j, n in enumerate(counts[r]) if j != c] + [
+        row[c] for i, row in enumerate(counts) if i != r
+    ]
+    if any(others):
+        return side, 0
+    kept = {
+        "rows": [v for i, v in enumerate(rows) if i != r],
+        "columns": [v for j, v in enumerate(columns) if j != c],
+        "counts": [[n for j, n in enumerate(row) if j != c] for i, row in enumerate(counts) if i != r],
+    }
+    return kept, int(counts[r][c])
 
 
 def _heat(widget: QTableWidget, side: dict[str, Any]) -> None:

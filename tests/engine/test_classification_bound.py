@@ -18,8 +18,10 @@ from kanon_engine.algorithms import get_algorithm
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import encode_table
 from kanon_engine.core.evaluation import NodeEvaluator, evaluator_context
+from kanon_engine.core.frequency import BinaryHistograms, Histograms
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.metrics.classification import majority
 from kanon_engine.metrics.loss import get_metric
 from kanon_engine.privacy import KAnonymity
 
@@ -125,3 +127,27 @@ def test_optimal_search_finds_the_brute_force_minimum(problem):
     result = algo.run(Table.from_frame(frame), config)
     assert result.metrics["classification"] == pytest.approx(min(values), abs=1e-12)
     assert np.isfinite(result.metrics["classification"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 9), st.integers(0, 1), st.integers(1, 4)), min_size=1, max_size=60),
+    st.lists(st.integers(0, 4), min_size=10, max_size=10),
+)
+def test_two_counts_per_class_hold_the_same_histograms(rows, merge):
+    """A two-valued target carried as two counts per class (BinaryHistograms, what the classification
+    metric's search rolls up) holds the same (class, value, count) pairs as the general histograms, at
+    the bottom and after a roll-up, and the metric reads the same majorities from both."""
+    row_class = np.array([r[0] for r in rows])
+    values = np.array([r[1] for r in rows])
+    weights = np.array([r[2] for r in rows], dtype=np.int64)
+    general = Histograms.from_rows(row_class, values, 10, 2, weights)
+    binary = Histograms.from_rows(row_class, values, 10, 2, weights, binary=True)
+    assert isinstance(binary, BinaryHistograms)
+    class_map = np.array(merge)
+    for g, b, n in ((general, binary, 10), (general.roll_up(class_map, 5), binary.roll_up(class_map, 5), 5)):
+        for field in ("cls", "val", "cnt"):
+            assert np.array_equal(getattr(g, field), getattr(b, field)), field
+        assert np.array_equal(g.distinct(n), b.distinct(n))
+        for mine, theirs in zip(majority(b, n), majority(g, n)):
+            assert np.array_equal(mine, theirs)

@@ -59,14 +59,14 @@ def test_a_run_with_its_target_is_compared_at_once(qtbot) -> None:
     )
     assert panel.summary.rowCount() == 3
     assert formats.percent(cls["majority"], 1) in panel.words.text()
-    # the heat maps count every record of each table
-    for heat in (panel.heat_original, panel.heat_release):
+    # the heat maps count every record of each table (the release's suppressed records in words)
+    for heat, left_out in ((panel.heat_original, 0), (panel.heat_release, panel.left_out)):
         total = sum(
             int(heat.item(r, c).text().replace(",", ""))
             for r in range(heat.rowCount())
             for c in range(heat.columnCount())
         )
-        assert total == 400
+        assert total + left_out == 400
 
 
 def test_a_run_without_target_waits_for_the_user(qtbot) -> None:
@@ -173,3 +173,31 @@ def test_the_heat_maps_are_computed_in_the_background(qtbot, window, wait_idle, 
     wait_idle(window)
     qtbot.waitUntil(lambda: panel.heat_original.columnCount() == 2, timeout=10_000)
     assert {panel.heat_original.horizontalHeaderItem(c).text() for c in range(2)} == {"high", "low"}
+
+
+def test_records_suppressed_whole_are_said_not_drawn_as_a_row_and_column_of_zeros(qtbot) -> None:
+    """A release's suppressed records (both values missing) are left out of its heat map and counted
+    below it; a missing value beside a present one (a suppressed cell) keeps its row and column."""
+    panel = UtilityPanel(AppState())
+    qtbot.addWidget(panel)
+    frame = pd.DataFrame({"age": ["31", "32", "33", "34"] * 25 + ["97"], "sex": ["F", "M"] * 50 + ["F"]})
+    ages = Hierarchy.from_rows("age", [[a, f"{a[0]}0-{a[0]}9", "*"] for a in ("31", "32", "33", "34", "97")])
+    sexes = Hierarchy.from_rows("sex", [["F", "*"], ["M", "*"]])
+    config = AnonymizationConfig(("age", "sex"), {"age": ages, "sex": sexes}, (KAnonymity(4),))
+    table = Table.from_frame(frame)
+    result = get_algorithm("optimal", suppression_limit=0.05).run(table, config)
+    run = Run("#1 optimal, k = 4", result, table)
+    suppressed = int((result.release["age"] == "*").sum())
+    assert suppressed > 0
+    panel.show_run(run)
+    panel.first.setCurrentText("age")
+    panel.second.setCurrentText("sex")
+    heat = panel.heat_release
+    headers = [heat.horizontalHeaderItem(c).text() for c in range(heat.columnCount())]
+    rows = [heat.verticalHeaderItem(r).text() for r in range(heat.rowCount())]
+    assert "missing" not in headers and "missing" not in rows
+    assert panel.left_out == suppressed
+    assert panel.left_out_note.isVisibleTo(panel)
+    assert str(suppressed) in panel.left_out_note.text()
+    side = {"rows": ["a", "missing"], "columns": ["x", "missing"], "counts": [[5, 2], [0, 3]]}
+    assert utility_view._whole(side) == (side, 0)
