@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kanon_engine.algorithms import get_algorithm
+from kanon_engine.algorithms import get_algorithm, peeling
 from kanon_engine.algorithms.cell_suppression import (
     CellFloor,
     CellMetric,
     CellSuppressionEvaluator,
     cell_budget,
 )
-from kanon_engine.algorithms.peeling import Peeler, PeelingInput
+from kanon_engine.algorithms.peeling import CostOrder, Peeler, PeelingInput
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import encode_table
 from kanon_engine.core.frequency import group_columns
@@ -47,6 +47,17 @@ def _plain_keys(self: PeelingInput, rows: np.ndarray, node: np.ndarray) -> tuple
     return group_columns(cols, [self.level_sizes[q][node[q]] for q in range(self.n_qi)])
 
 
+def _plain_donor_entries(self: Peeler) -> np.ndarray:
+    """The donor entries computed at every visit."""
+    _e_row, e_cls, e_cnt = self._entries()
+    return np.flatnonzero((e_cnt > 0) & (self.class_size[e_cls] > self.k))
+
+
+def _plain_reopen(self: Peeler, rows: np.ndarray) -> None:
+    """The open rows as the sorted union of the open ones and ``rows``."""
+    self.open = np.union1d(self.open, rows)
+
+
 @contextmanager
 def plain() -> Iterator[None]:
     """Every shortcut switched off (inside the ``with``)."""
@@ -56,6 +67,10 @@ def plain() -> Iterator[None]:
         mp.setattr(Peeler, "_may_take_donors", lambda self, node, have: True)
         mp.setattr(Peeler, "_donor_candidates", lambda self, node, rows, group, sizes, cand: cand)
         mp.setattr(CellFloor, "__call__", lambda self, peeler, node: False)
+        mp.setattr(peeling, "SORTED_NODES", 0)
+        mp.setattr(Peeler, "_may_accept", lambda self, need, have, key, delta, most: True)
+        mp.setattr(Peeler, "_donor_entries", _plain_donor_entries)
+        mp.setattr(Peeler, "_reopen", _plain_reopen)
         yield
 
 
@@ -190,3 +205,36 @@ def test_adult_release_byte_for_byte(adult_frame, adult_hierarchies, rows, k, li
     sizes = fast.release.groupby(list(ADULT_QI), dropna=False).size()
     assert len(fast.release) == len(frame) and int(sizes.min()) >= k
     assert fast.recoding.suppressed_cells <= cell_budget(len(frame), len(ADULT_QI), limit)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=1, max_size=5),
+    st.integers(0, 2**31 - 1),
+    st.integers(1, 5),
+    st.sampled_from([1.0, 0.1, 1 / 3]),
+)
+def test_sorted_cost_order_is_the_heap_walk(heights, seed, every, scale):
+    """A small lattice sorted once per reseed visits the nodes in the heap walk's order, ties and
+    float sums included, also when the costs change part-way (reseeds that skip visited nodes)."""
+
+    def walk(sorted_nodes: int) -> list[tuple[int, ...]]:
+        rng = np.random.default_rng(seed)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(peeling, "SORTED_NODES", sorted_nodes)
+            order = CostOrder(np.array(heights))
+
+        def costs() -> list[np.ndarray]:  # small integers times a scale: many ties and rounded sums
+            return [np.sort(rng.integers(0, 3, h + 1)) * scale for h in heights]
+
+        order.reseed(costs())
+        out = []
+        for i, node in enumerate(order):
+            out.append(node)
+            if i % every == every - 1:
+                order.reseed(costs())
+        return out
+
+    heap, by_sort = walk(0), walk(10**9)
+    assert by_sort == heap
+    assert len(heap) == int(np.prod(np.array(heights) + 1))
