@@ -42,6 +42,7 @@ import numpy as np
 
 from kanon_engine.config import require_k_fits
 from kanon_engine.core.encoding import EncodedTable
+from kanon_engine.core.frequency import _MAX_KEY as MAX_KEY
 from kanon_engine.core.frequency import SensitiveCombos, dense_ids, group_columns, representatives
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import _
@@ -92,11 +93,19 @@ class PeelingInput:
             for c in self.cost
         )
         object.__setattr__(self, "_flat", flat)
+        # the leaves row by row, and per node the multipliers of its mixed-radix key (see :meth:`keys`)
+        object.__setattr__(self, "_leaf_rows", np.ascontiguousarray(self.codes.T, dtype=np.int64))
+        object.__setattr__(self, "_radix", {})
+        object.__setattr__(self, "_same", {})
 
     def keys(self, rows: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, int]:
         """Group ids of ``rows`` by their generalized values at ``node`` (the ids of
         :func:`group_columns` over every attribute: one with a single value adds nothing to its
         mixed-radix key, so it is left out; an identity level is not looked up)."""
+        radix = self._node_radix(node)
+        if radix is not None:
+            multipliers, space = radix
+            return dense_ids(self._leaf_rows[rows] @ multipliers, space)  # type: ignore[attr-defined]
         identity = self._identity  # type: ignore[attr-defined]
         cols, sizes = [], []
         for q in range(self.n_qi):
@@ -111,9 +120,38 @@ class PeelingInput:
             return dense_ids(np.zeros(len(rows), dtype=np.int64), 1)
         return group_columns(cols, sizes)
 
+    def _node_radix(self, node: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """When every attribute of ``node`` with more than one value shows its leaves (cell
+        suppression's inputs: a leaf or ``*``) and their values multiply below :func:`group_columns`'s
+        limit: the multiplier of each attribute in the mixed-radix key that :func:`group_columns`
+        builds over those attributes (the last one's 1; attributes with one value 0) and the key's
+        space. A key is then one product of a row's leaves with the multipliers: the same number, so
+        the same group ids, in a few array operations instead of several per attribute."""
+        key = node.tobytes()
+        cache = self._radix  # type: ignore[attr-defined]
+        if key not in cache:
+            at = node.tolist()
+            identity = self._identity  # type: ignore[attr-defined]
+            multipliers = np.zeros(self.n_qi, dtype=np.int64)
+            space, fits = 1, True
+            for q in range(self.n_qi - 1, -1, -1):
+                size = self.level_sizes[q][at[q]]
+                if size == 1:
+                    continue
+                if not identity[q][at[q]]:
+                    fits = False
+                    break
+                multipliers[q] = space
+                space *= size
+            cache[key] = (multipliers, space) if fits and space < MAX_KEY else None
+        return cache[key]
+
     def row_cost(self, rows: np.ndarray, node: np.ndarray) -> np.ndarray:
         """Cost per record of releasing ``rows`` at ``node`` (a level costing every leaf the same is
         added as one number: the same sums, in the same order)."""
+        same = self._same_cost(node)
+        if same is not None:
+            return np.full(len(rows), same)
         out = np.zeros(len(rows))
         flat = self._flat  # type: ignore[attr-defined]
         for q in range(self.n_qi):
@@ -123,6 +161,24 @@ class PeelingInput:
             else:
                 out += self.cost[q][self.codes[q, rows], lv]
         return out
+
+    def _same_cost(self, node: np.ndarray) -> float | None:
+        """Every record's cost at ``node`` when each level of it costs every leaf the same (cell
+        suppression's inputs), summed as :meth:`row_cost` sums it (from 0, attribute by attribute);
+        None otherwise. Kept per node."""
+        key = node.tobytes()
+        cache = self._same  # type: ignore[attr-defined]
+        if key not in cache:
+            at = node.tolist()
+            flat = self._flat  # type: ignore[attr-defined]
+            total: float | None = 0.0
+            for q in range(self.n_qi):
+                if not flat[q][at[q]]:
+                    total = None
+                    break
+                total = float(np.float64(total) + self.cost[q][0, at[q]])
+            cache[key] = total
+        return cache[key]
 
     def row_cost_at(self, rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """Cost per record of releasing each row at its own node (``nodes[i]`` for ``rows[i]``)."""
@@ -313,6 +369,7 @@ class Peeler:
         self._donors = (-1, np.zeros(0, dtype=np.int64))
         # per attribute and level, the cheapest leaf's cost: what any record pays at least at a node
         self._least_cost = [np.asarray(c).min(axis=0) if len(c) else np.zeros(c.shape[1]) for c in inp.cost]
+        self._least: dict[bytes, float] = {}  # per node (its levels' bytes)
 
     # --- the main loop -------------------------------------------------------------------------------
     def run(self) -> Peeling:
@@ -430,14 +487,23 @@ class Peeler:
         dearest = self._dearest_donor_cost()
         if dearest is None:
             return False
-        least = 0.0
-        for q in range(self.inp.n_qi):  # the order of :meth:`PeelingInput.row_cost`'s sum: never above it
-            least += float(self._least_cost[q][node[q]])
+        least = self._least_at(node)
         delta = least - dearest
         if delta <= _EPS:
             return True
         gain = have * float(self.donor_gain or 0.0)
         return bool(((self.k - have) * delta <= gain + _SLACK * np.maximum(gain, 1.0)).any())
+
+    def _least_at(self, node: np.ndarray) -> float:
+        """What any record costs at least at ``node``: the cheapest leaf of each attribute, added in the
+        order of :meth:`PeelingInput.row_cost`'s sum (so never above it), kept per node."""
+        key = node.tobytes()
+        if key not in self._least:
+            least = 0.0
+            for q, j in enumerate(node.tolist()):
+                least += float(self._least_cost[q][j])
+            self._least[key] = least
+        return self._least[key]
 
     def _dearest_donor_cost(self) -> float | None:
         """The largest cost of a class that may give records (more than k), None when none may."""
@@ -500,9 +566,7 @@ class Peeler:
         e_row, e_cls, _e_cnt = self._entries()
         short = (sizes > 0) & (sizes < self.k)
         gain = float(sizes[short].max()) * float(self.donor_gain or 0.0)
-        least = 0.0
-        for q in range(self.inp.n_qi):  # the order of :meth:`PeelingInput.row_cost`'s sum: never above it
-            least += float(self._least_cost[q][node[q]])
+        least = self._least_at(node)
         dear = least - self.class_cost[e_cls[cand]] >= gain + _SLACK * max(gain, 1.0)
         cand = cand[~dear]
         widths = [self.inp.level_sizes[q][node[q]] for q in range(self.inp.n_qi)]
