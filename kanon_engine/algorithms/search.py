@@ -360,11 +360,13 @@ class LatticeSearch:
 
     def _dive(self, top: int) -> int:
         """Where the step-down starts when checks are dear (cell suppression: a full local suppression
-        per satisfying node): the lowest node found satisfying, by bisection, on the path down from
-        ``top`` that always takes the predecessor with the lowest levels bound (what the step-down
-        mostly follows, as a node's value is near its levels bound there), instead of a full check at
-        every node of that path. Each check has the best value so far as its cutoff. Only the start of
-        the step-down changes: :meth:`optimize` finds the same optimum from any incumbent."""
+        per satisfying node): the lowest node found satisfying on the path down from ``top`` that always
+        takes the predecessor with the lowest levels bound (what the step-down mostly follows, as a
+        node's value is near its levels bound there), instead of a full check at every node of that
+        path. The path is searched galloping up from its bottom (1, 2, 4, ... nodes above it: optima
+        under cell suppression lie low, and a failing check stops early once its cells pass the
+        limit), then by bisection. Each check has the best value so far as its cutoff. Only the start
+        of the step-down changes: :meth:`optimize` finds the same optimum from any incumbent."""
         path = [top]
         while True:
             preds = np.array(list(self.lattice.predecessors(path[-1])), dtype=np.int64)
@@ -372,6 +374,13 @@ class LatticeSearch:
                 break
             path.append(int(preds[int(np.argmin(self.levels_bound(preds)))]))
         good, bad = 0, len(path)  # path[good] satisfies; path[bad:] is not known to
+        step = 1  # galloping up from the bottom first: optima under cell suppression lie low
+        while bad - good > 1 and len(path) - step > good:
+            at = len(path) - step
+            if self._improves(path[at]):
+                good = at
+                break
+            bad, step = at, 2 * step
         while bad - good > 1:
             mid = (good + bad) // 2
             if self._improves(path[mid]):
