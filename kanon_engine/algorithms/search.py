@@ -53,6 +53,10 @@ TOLERANCE = 1e-9
 _CHUNK = 4096
 
 
+#: nodes :meth:`LatticeSearch._dive` tries one by one up from the bottom of its path before galloping
+_DIVE_STEPS = 4
+
+
 class LatticeSearch:
     """The state of one search over the lattice of an encoded table."""
 
@@ -363,9 +367,10 @@ class LatticeSearch:
         per satisfying node): the lowest node found satisfying on the path down from ``top`` that always
         takes the predecessor with the lowest levels bound (what the step-down mostly follows, as a
         node's value is near its levels bound there), instead of a full check at every node of that
-        path. The path is searched galloping up from its bottom (1, 2, 4, ... nodes above it: optima
-        under cell suppression lie low, and a failing check stops early once its cells pass the
-        limit), then by bisection. Each check has the best value so far as its cutoff. Only the start
+        path. The path is searched up from its bottom, node by node for :data:`_DIVE_STEPS` nodes, then
+        galloping (twice as far each time; optima under cell suppression lie low, and a failing check
+        stops early once its cells pass the limit, while a satisfying one runs in full), then by
+        bisection. Each check has the best value so far as its cutoff. Only the start
         of the step-down changes: :meth:`optimize` finds the same optimum from any incumbent."""
         path = [top]
         while True:
@@ -374,13 +379,13 @@ class LatticeSearch:
                 break
             path.append(int(preds[int(np.argmin(self.levels_bound(preds)))]))
         good, bad = 0, len(path)  # path[good] satisfies; path[bad:] is not known to
-        step = 1  # galloping up from the bottom first: optima under cell suppression lie low
+        step = 1  # up from the bottom first, one node at a time, then galloping: optima lie low here
         while bad - good > 1 and len(path) - step > good:
             at = len(path) - step
             if self._improves(path[at]):
                 good = at
                 break
-            bad, step = at, 2 * step
+            bad, step = at, step + 1 if step < _DIVE_STEPS else 2 * step
         while bad - good > 1:
             mid = (good + bad) // 2
             if self._improves(path[mid]):

@@ -57,6 +57,14 @@ def _plain_donor_entries(self: Peeler) -> np.ndarray:
     return np.flatnonzero((e_cnt > 0) & (self.class_size[e_cls] > self.k))
 
 
+def _plain_least(self: Peeler, node: np.ndarray) -> float:
+    """The least cost at a node added up at every call."""
+    least = 0.0
+    for q in range(self.inp.n_qi):
+        least += float(self._least_cost[q][node[q]])
+    return least
+
+
 def _plain_reopen(self: Peeler, rows: np.ndarray) -> None:
     """The open rows as the sorted union of the open ones and ``rows``."""
     self.open = np.union1d(self.open, rows)
@@ -76,6 +84,8 @@ def plain() -> Iterator[None]:
         mp.setattr(Peeler, "_donor_entries", _plain_donor_entries)
         mp.setattr(Peeler, "_reopen", _plain_reopen)
         mp.setattr(LatticeSearch, "_dive", lambda self, top: top)
+        mp.setattr(PeelingInput, "_same_cost", lambda self, node: None)
+        mp.setattr(Peeler, "_least_at", _plain_least)
         yield
 
 
