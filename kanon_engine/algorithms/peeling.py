@@ -42,8 +42,13 @@ import numpy as np
 
 from kanon_engine.config import require_k_fits
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import _MAX_KEY as MAX_KEY
-from kanon_engine.core.frequency import SensitiveCombos, dense_ids, group_columns, representatives
+from kanon_engine.core.frequency import (
+    KEY_LIMIT,
+    SensitiveCombos,
+    dense_ids,
+    group_columns,
+    representatives,
+)
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
@@ -143,7 +148,7 @@ class PeelingInput:
                     break
                 multipliers[q] = space
                 space *= size
-            cache[key] = (multipliers, space) if fits and space < MAX_KEY else None
+            cache[key] = (multipliers, space) if fits and space < KEY_LIMIT else None
         return cache[key]
 
     def row_cost(self, rows: np.ndarray, node: np.ndarray) -> np.ndarray:
