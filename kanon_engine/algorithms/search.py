@@ -53,10 +53,6 @@ TOLERANCE = 1e-9
 _CHUNK = 4096
 
 
-#: nodes :meth:`LatticeSearch._dive` tries one by one up from the bottom of its path before galloping
-_DIVE_STEPS = 4
-
-
 class LatticeSearch:
     """The state of one search over the lattice of an encoded table."""
 
@@ -364,35 +360,24 @@ class LatticeSearch:
 
     def _dive(self, top: int) -> int:
         """Where the step-down starts when checks are dear (cell suppression: a full local suppression
-        per satisfying node): the lowest node found satisfying on the path down from ``top`` that always
-        takes the predecessor with the lowest levels bound (what the step-down mostly follows, as a
-        node's value is near its levels bound there), instead of a full check at every node of that
-        path. The path is searched up from its bottom, node by node for :data:`_DIVE_STEPS` nodes, then
-        galloping (twice as far each time; optima under cell suppression lie low, and a failing check
-        stops early once its cells pass the limit, while a satisfying one runs in full), then by
-        bisection. Each check has the best value so far as its cutoff. Only the start
-        of the step-down changes: :meth:`optimize` finds the same optimum from any incumbent."""
+        per satisfying node): the lowest satisfying node of the path down from ``top`` that always takes
+        the predecessor with the lowest levels bound (what the step-down mostly follows, as a node's
+        value is near its levels bound there), found by checking the path up from its bottom. Optima
+        under cell suppression lie low, and the nodes below them are cheap to check: a node whose
+        outliers outnumber the cell limit fails at once, one near the limit once its cells pass it,
+        while the step-down from the top ran local suppression in full at every node of the path.
+        Each check has the best value so far as its cutoff. Only the start of the step-down changes:
+        :meth:`optimize` finds the same optimum from any incumbent."""
         path = [top]
         while True:
             preds = np.array(list(self.lattice.predecessors(path[-1])), dtype=np.int64)
             if not len(preds):
                 break
             path.append(int(preds[int(np.argmin(self.levels_bound(preds)))]))
-        good, bad = 0, len(path)  # path[good] satisfies; path[bad:] is not known to
-        step = 1  # up from the bottom first, one node at a time, then galloping: optima lie low here
-        while bad - good > 1 and len(path) - step > good:
-            at = len(path) - step
-            if self._improves(path[at]):
-                good = at
-                break
-            bad, step = at, step + 1 if step < _DIVE_STEPS else 2 * step
-        while bad - good > 1:
-            mid = (good + bad) // 2
-            if self._improves(path[mid]):
-                good = mid
-            else:
-                bad = mid
-        return path[good]
+        for index in reversed(path[1:]):
+            if self._improves(index):
+                return index
+        return top
 
     def _improves(self, index: int) -> bool:
         """Check a node with the best value so far as its cutoff: True when it satisfies with a value

@@ -4,11 +4,11 @@ Three kinds of shortcut: the local suppression's visits skip work that cannot ch
 (:meth:`Peeler._idle`, :meth:`Peeler._may_take_donors`, :meth:`Peeler._donor_candidates`,
 :meth:`Peeler._may_accept`, the grouping of :meth:`PeelingInput.keys`, the sorted visit order of
 :class:`CostOrder`); a search's check stops local suppression once the node is known to fail or to be
-worse than a solution found (:class:`CellFloor`); the descent starts where a bisection of the path down
-finds the lowest satisfying node (:meth:`LatticeSearch._dive`) and checks the most promising
-predecessors first. Each is compared here with the plain computation (every shortcut switched off in
-the same process): the same peeling at every node of random tables, the same release byte for byte on
-Adult, every class of the release at least k by an independent pandas check.
+worse than a solution found (:class:`CellFloor`); the descent starts at the lowest satisfying node of
+the path down (:meth:`LatticeSearch._dive`) and checks the most promising predecessors first. Each is
+compared here with the plain computation (every shortcut switched off in the same process): the same
+peeling at every node of random tables, the same node and release on random tables and byte for byte
+on Adult, every class of the release at least k by an independent pandas check.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def test_a_stopped_check_is_right_about_the_node(problem, cutoff):
 @given(tables(), st.sampled_from(["precision", "loss", "dm", "entropy", "height"]))
 def test_optimal_search_picks_the_same_node(problem, metric):
     """The whole optimal search on random tables: the same node (ties included) and the same release,
-    byte for byte, with every shortcut (the step-down's bisection too) as without."""
+    byte for byte, with every shortcut (the step-down's start on the path too) as without."""
     frame, _rows, config, limit = problem
     algorithm = get_algorithm("optimal", suppression_limit=limit, metric=metric, suppress="cells")
     table = Table.from_frame(frame)
