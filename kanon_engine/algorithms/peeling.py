@@ -42,7 +42,13 @@ import numpy as np
 
 from kanon_engine.config import require_k_fits
 from kanon_engine.core.encoding import EncodedTable
-from kanon_engine.core.frequency import SensitiveCombos, dense_ids, group_columns, representatives
+from kanon_engine.core.frequency import (
+    KEY_LIMIT,
+    SensitiveCombos,
+    dense_ids,
+    group_columns,
+    representatives,
+)
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import _
 from kanon_engine.privacy.models import ClassStats, KAnonymity, PrivacyModel
@@ -51,6 +57,8 @@ from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 #: Largest number of nodes one run visits; past it the records still open go to the top node.
 MAX_STEPS = 250_000
 _EPS = 1e-12
+#: lattices of at most this many nodes are ordered by one sort per reseed (:class:`CostOrder`)
+SORTED_NODES = 4096
 #: relative margin of :meth:`Peeler._may_take_donors` over the rounding of :meth:`Peeler._donate`'s sums
 _SLACK = 1e-9
 
@@ -90,11 +98,19 @@ class PeelingInput:
             for c in self.cost
         )
         object.__setattr__(self, "_flat", flat)
+        # the leaves row by row, and per node the multipliers of its mixed-radix key (see :meth:`keys`)
+        object.__setattr__(self, "_leaf_rows", np.ascontiguousarray(self.codes.T, dtype=np.int64))
+        object.__setattr__(self, "_radix", {})
+        object.__setattr__(self, "_same", {})
 
     def keys(self, rows: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, int]:
         """Group ids of ``rows`` by their generalized values at ``node`` (the ids of
         :func:`group_columns` over every attribute: one with a single value adds nothing to its
         mixed-radix key, so it is left out; an identity level is not looked up)."""
+        radix = self._node_radix(node)
+        if radix is not None:
+            multipliers, space = radix
+            return dense_ids(self._leaf_rows[rows] @ multipliers, space)  # type: ignore[attr-defined]
         identity = self._identity  # type: ignore[attr-defined]
         cols, sizes = [], []
         for q in range(self.n_qi):
@@ -109,9 +125,38 @@ class PeelingInput:
             return dense_ids(np.zeros(len(rows), dtype=np.int64), 1)
         return group_columns(cols, sizes)
 
+    def _node_radix(self, node: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """When every attribute of ``node`` with more than one value shows its leaves (cell
+        suppression's inputs: a leaf or ``*``) and their values multiply below :func:`group_columns`'s
+        limit: the multiplier of each attribute in the mixed-radix key that :func:`group_columns`
+        builds over those attributes (the last one's 1; attributes with one value 0) and the key's
+        space. A key is then one product of a row's leaves with the multipliers: the same number, so
+        the same group ids, in a few array operations instead of several per attribute."""
+        key = node.tobytes()
+        cache = self._radix  # type: ignore[attr-defined]
+        if key not in cache:
+            at = node.tolist()
+            identity = self._identity  # type: ignore[attr-defined]
+            multipliers = np.zeros(self.n_qi, dtype=np.int64)
+            space, fits = 1, True
+            for q in range(self.n_qi - 1, -1, -1):
+                size = self.level_sizes[q][at[q]]
+                if size == 1:
+                    continue
+                if not identity[q][at[q]]:
+                    fits = False
+                    break
+                multipliers[q] = space
+                space *= size
+            cache[key] = (multipliers, space) if fits and space < KEY_LIMIT else None
+        return cache[key]
+
     def row_cost(self, rows: np.ndarray, node: np.ndarray) -> np.ndarray:
         """Cost per record of releasing ``rows`` at ``node`` (a level costing every leaf the same is
         added as one number: the same sums, in the same order)."""
+        same = self._same_cost(node)
+        if same is not None:
+            return np.full(len(rows), same)
         out = np.zeros(len(rows))
         flat = self._flat  # type: ignore[attr-defined]
         for q in range(self.n_qi):
@@ -121,6 +166,24 @@ class PeelingInput:
             else:
                 out += self.cost[q][self.codes[q, rows], lv]
         return out
+
+    def _same_cost(self, node: np.ndarray) -> float | None:
+        """Every record's cost at ``node`` when each level of it costs every leaf the same (cell
+        suppression's inputs), summed as :meth:`row_cost` sums it (from 0, attribute by attribute);
+        None otherwise. Kept per node."""
+        key = node.tobytes()
+        cache = self._same  # type: ignore[attr-defined]
+        if key not in cache:
+            at = node.tolist()
+            flat = self._flat  # type: ignore[attr-defined]
+            total: float | None = 0.0
+            for q in range(self.n_qi):
+                if not flat[q][at[q]]:
+                    total = None
+                    break
+                total = float(np.float64(total) + self.cost[q][0, at[q]])
+            cache[key] = total
+        return cache[key]
 
     def row_cost_at(self, rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """Cost per record of releasing each row at its own node (``nodes[i]`` for ``rows[i]``)."""
@@ -198,7 +261,13 @@ class CostOrder:
     """Lattice nodes in increasing cost, where a node costs the sum of a per-attribute, per-level cost
     that grows with the level: a heap walk up from the bottom node (the k-smallest-sums enumeration),
     so a lattice of millions of nodes is never built. ``reseed`` changes the costs for the nodes not
-    yet visited."""
+    yet visited.
+
+    The walk yields the unvisited nodes sorted by (cost, node): the heap's top is never above any node
+    not yet yielded (each such node has a pushed predecessor, whose cost is not larger as the level
+    costs only grow and rounding is monotone, and whose tuple is smaller on a tie). A lattice of at
+    most :data:`SORTED_NODES` nodes (cell suppression's: one ``*`` level per attribute) is therefore
+    sorted once per reseed instead, with the costs added in the walk's order: the same sequence."""
 
     def __init__(self, heights: np.ndarray) -> None:
         self.heights = tuple(int(h) for h in heights)
@@ -206,9 +275,26 @@ class CostOrder:
         self._heap: list[tuple[float, tuple[int, ...]]] = []
         self._pushed: set[tuple[int, ...]] = set()
         self._level_cost: list[np.ndarray] = []
+        size = 1
+        for h in self.heights:
+            size *= h + 1
+        #: every node (small lattices only), and the nodes in order from the last reseed
+        self._nodes = _all_nodes(self.heights) if size <= SORTED_NODES else None
+        self._sorted: list[tuple[int, ...]] = []
+        self._at = 0
 
     def reseed(self, level_cost: list[np.ndarray]) -> None:
         self._level_cost = [np.maximum.accumulate(np.asarray(c, dtype=float)) for c in level_cost]
+        if self._nodes is not None:
+            nodes = self._nodes
+            cost = np.zeros(len(nodes))
+            for q, c in enumerate(self._level_cost):  # the order of :meth:`_cost`'s sum
+                cost = cost + c[nodes[:, q]]
+            keys = [nodes[:, q] for q in range(nodes.shape[1] - 1, -1, -1)]
+            order = np.lexsort((*keys, cost))
+            self._sorted = [tuple(n) for n in nodes[order].tolist()]
+            self._at = 0
+            return
         bottom = tuple(0 for _h in self.heights)
         self._heap = [(self._cost(bottom), bottom)]
         self._pushed = {bottom}
@@ -220,6 +306,14 @@ class CostOrder:
         return self
 
     def __next__(self) -> tuple[int, ...]:
+        if self._nodes is not None:
+            while self._at < len(self._sorted):
+                node = self._sorted[self._at]
+                self._at += 1
+                if node not in self.visited:
+                    self.visited.add(node)
+                    return node
+            raise StopIteration
         while self._heap:
             _cost, node = heapq.heappop(self._heap)
             for q, h in enumerate(self.heights):
@@ -232,6 +326,12 @@ class CostOrder:
                 self.visited.add(node)
                 return node
         raise StopIteration
+
+
+def _all_nodes(heights: tuple[int, ...]) -> np.ndarray:
+    """Every node of the lattice with these heights, one row each."""
+    grids = np.meshgrid(*[np.arange(h + 1, dtype=np.int64) for h in heights], indexing="ij")
+    return np.stack([g.ravel() for g in grids], axis=1) if heights else np.zeros((1, 0), dtype=np.int64)
 
 
 class Peeler:
@@ -271,8 +371,10 @@ class Peeler:
         self.version = 0
         self._open_count = (-1, 0)
         self._dearest_donor = (-1, 0.0)
+        self._donors = (-1, np.zeros(0, dtype=np.int64))
         # per attribute and level, the cheapest leaf's cost: what any record pays at least at a node
         self._least_cost = [np.asarray(c).min(axis=0) if len(c) else np.zeros(c.shape[1]) for c in inp.cost]
+        self._least: dict[bytes, float] = {}  # per node (its levels' bytes)
 
     # --- the main loop -------------------------------------------------------------------------------
     def run(self) -> Peeling:
@@ -390,14 +492,23 @@ class Peeler:
         dearest = self._dearest_donor_cost()
         if dearest is None:
             return False
-        least = 0.0
-        for q in range(self.inp.n_qi):  # the order of :meth:`PeelingInput.row_cost`'s sum: never above it
-            least += float(self._least_cost[q][node[q]])
+        least = self._least_at(node)
         delta = least - dearest
         if delta <= _EPS:
             return True
         gain = have * float(self.donor_gain or 0.0)
         return bool(((self.k - have) * delta <= gain + _SLACK * np.maximum(gain, 1.0)).any())
+
+    def _least_at(self, node: np.ndarray) -> float:
+        """What any record costs at least at ``node``: the cheapest leaf of each attribute, added in the
+        order of :meth:`PeelingInput.row_cost`'s sum (so never above it), kept per node."""
+        key = node.tobytes()
+        if key not in self._least:
+            least = 0.0
+            for q, j in enumerate(node.tolist()):
+                least += float(self._least_cost[q][j])
+            self._least[key] = least
+        return self._least[key]
 
     def _dearest_donor_cost(self) -> float | None:
         """The largest cost of a class that may give records (more than k), None when none may."""
@@ -407,6 +518,40 @@ class Peeler:
             self._dearest_donor = (self.version, dearest)
         value = self._dearest_donor[1]
         return None if np.isnan(value) else value
+
+    def _donor_entries(self) -> np.ndarray:
+        """The entries that may give records (records left, in a class larger than k), kept until the
+        next change."""
+        if self._donors[0] != self.version:
+            e_row, e_cls, e_cnt = self._entries()
+            self._donors = (self.version, np.flatnonzero((e_cnt > 0) & (self.class_size[e_cls] > self.k)))
+        return self._donors[1]
+
+    def _may_accept(
+        self,
+        need: np.ndarray,
+        have: np.ndarray,
+        key: np.ndarray,
+        delta: np.ndarray,
+        most: np.ndarray,
+    ) -> bool:
+        """False when no group short of k can accept donors, whatever :func:`_allocate` shares out: a
+        group takes at most ``most`` records of each candidate (its records, or its class's spare) and
+        accepts only ``k - have`` records, each costing at least its cheapest candidate's ``delta``,
+        when their cost stays under its gain (``have * donor_gain``) or is nil. Then :meth:`_donate`
+        moves nothing, so it need not share out."""
+        n_key = len(need)
+        most_in = np.bincount(key, weights=most, minlength=n_key)
+        cheapest = np.full(n_key, np.inf)
+        np.minimum.at(cheapest, key, delta)
+        missing = self.k - have
+        enough = need & (have + most_in >= self.k)
+        if not enough.any():
+            return False
+        gain = have * float(self.donor_gain or 0.0)
+        least = missing[enough] * cheapest[enough]
+        limit = np.maximum(gain[enough], _EPS) + _SLACK * np.maximum(gain[enough], 1.0)
+        return bool((least <= limit).any())
 
     def _donor_candidates(
         self, node: np.ndarray, rows: np.ndarray, group: np.ndarray, sizes: np.ndarray, cand: np.ndarray
@@ -426,13 +571,11 @@ class Peeler:
         e_row, e_cls, _e_cnt = self._entries()
         short = (sizes > 0) & (sizes < self.k)
         gain = float(sizes[short].max()) * float(self.donor_gain or 0.0)
-        least = 0.0
-        for q in range(self.inp.n_qi):  # the order of :meth:`PeelingInput.row_cost`'s sum: never above it
-            least += float(self._least_cost[q][node[q]])
+        least = self._least_at(node)
         dear = least - self.class_cost[e_cls[cand]] >= gain + _SLACK * max(gain, 1.0)
         cand = cand[~dear]
         widths = [self.inp.level_sizes[q][node[q]] for q in range(self.inp.n_qi)]
-        q = int(np.argmax(widths))
+        q = widths.index(max(widths))  # the first of the widest, as np.argmax
         if widths[q] > 1 and len(cand):
             level = self.inp.level_maps[q][node[q]]
             wanted = np.zeros(widths[q], dtype=bool)
@@ -446,7 +589,7 @@ class Peeler:
         """Complete groups short of k with records of classes larger than k, where that pays off;
         True when records moved (they are open again and match their new group's values)."""
         e_row, e_cls, e_cnt = self._entries()
-        cand = np.flatnonzero((e_cnt > 0) & (self.class_size[e_cls] > self.k))
+        cand = self._donor_entries()
         cand = self._donor_candidates(node, rows, group, sizes, cand)
         if not len(cand):
             return False
@@ -459,6 +602,10 @@ class Peeler:
         if not len(cand):
             return False
         delta = np.maximum(self.inp.row_cost(e_row[cand], node) - self.class_cost[e_cls[cand]], 0.0)
+        if not self._may_accept(
+            need, have, k_cand, delta, np.minimum(e_cnt[cand], self.class_size[e_cls[cand]] - self.k)
+        ):
+            return False
         take = _allocate(
             cand, e_cls[cand], k_cand, delta, e_cnt[cand], self.class_size - self.k, self.k - have
         )
@@ -475,7 +622,7 @@ class Peeler:
         np.subtract.at(self.class_size, e_cls[moved], amount)
         donor_rows = e_row[moved]
         np.add.at(self.left, donor_rows, amount)
-        self.open = np.union1d(self.open, donor_rows)
+        self._reopen(donor_rows)
         self.donated += int(amount.sum())
         self.version += 1
         return True
@@ -589,9 +736,15 @@ class Peeler:
         e_cnt[entries] -= amount
         np.subtract.at(self.class_size, e_cls[entries], amount)
         np.add.at(self.left, e_row[entries], amount)
-        self.open = np.union1d(self.open, e_row[entries])
+        self._reopen(e_row[entries])
         self.version += 1
         self.joined_top += int(amount.sum())
+
+    def _reopen(self, rows: np.ndarray) -> None:
+        """``rows`` got records back (``left`` already raised): the open rows are the sorted union of
+        the open ones and ``rows``, which are the rows with records left (``open`` always holds exactly
+        those, in order), found without sorting."""
+        self.open = np.flatnonzero(self.left > 0)
 
     def _outcome(self) -> Peeling:
         e_row, e_cls, e_cnt = self._entries() if self._rows else (np.zeros(0, np.int64),) * 3

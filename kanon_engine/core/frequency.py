@@ -31,6 +31,8 @@ _WIDE_FACTOR = 64
 _WIDE_SPACE = 1 << 20
 _SORT_ROWS = 2048
 _MAX_KEY = 1 << 62
+#: the keys :func:`group_columns` builds stay below this (a larger mixed-radix key is densified first)
+KEY_LIMIT = _MAX_KEY
 
 
 def _presence_fits(space: int, m: int) -> bool:

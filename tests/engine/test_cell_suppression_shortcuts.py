@@ -1,12 +1,14 @@
 """The shortcuts that make ``--suppress cells`` fast change nothing of what it releases (issue 30 item 4).
 
 Three kinds of shortcut: the local suppression's visits skip work that cannot change them
-(:meth:`Peeler._idle`, :meth:`Peeler._may_take_donors`, :meth:`Peeler._donor_candidates`, the grouping
-of :meth:`PeelingInput.keys`); a search's check stops local suppression once the node is known to fail
-or to be worse than a solution found (:class:`CellFloor`); the descent checks the most promising
-predecessors first. Each is compared here with the plain computation (every shortcut switched off in
-the same process): the same peeling at every node of random tables, the same release byte for byte on
-Adult, every class of the release at least k by an independent pandas check.
+(:meth:`Peeler._idle`, :meth:`Peeler._may_take_donors`, :meth:`Peeler._donor_candidates`,
+:meth:`Peeler._may_accept`, the grouping of :meth:`PeelingInput.keys`, the sorted visit order of
+:class:`CostOrder`); a search's check stops local suppression once the node is known to fail or to be
+worse than a solution found (:class:`CellFloor`); the descent starts at the lowest satisfying node of
+the path down (:meth:`LatticeSearch._dive`) and checks the most promising predecessors first. Each is
+compared here with the plain computation (every shortcut switched off in the same process): the same
+peeling at every node of random tables, the same node and release on random tables and byte for byte
+on Adult, every class of the release at least k by an independent pandas check.
 """
 
 from __future__ import annotations
@@ -20,19 +22,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kanon_engine.algorithms import get_algorithm
+from kanon_engine.algorithms import get_algorithm, peeling
 from kanon_engine.algorithms.cell_suppression import (
     CellFloor,
     CellMetric,
     CellSuppressionEvaluator,
     cell_budget,
 )
-from kanon_engine.algorithms.peeling import Peeler, PeelingInput
+from kanon_engine.algorithms.peeling import CostOrder, Peeler, PeelingInput
+from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import AnonymizationConfig
 from kanon_engine.core.encoding import encode_table
 from kanon_engine.core.frequency import group_columns
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
+from kanon_engine.errors import InfeasibleError
 from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.metrics.loss import MetricContext, get_metric
 from kanon_engine.privacy.models import DistinctLDiversity, KAnonymity
@@ -47,6 +51,25 @@ def _plain_keys(self: PeelingInput, rows: np.ndarray, node: np.ndarray) -> tuple
     return group_columns(cols, [self.level_sizes[q][node[q]] for q in range(self.n_qi)])
 
 
+def _plain_donor_entries(self: Peeler) -> np.ndarray:
+    """The donor entries computed at every visit."""
+    _e_row, e_cls, e_cnt = self._entries()
+    return np.flatnonzero((e_cnt > 0) & (self.class_size[e_cls] > self.k))
+
+
+def _plain_least(self: Peeler, node: np.ndarray) -> float:
+    """The least cost at a node added up at every call."""
+    least = 0.0
+    for q in range(self.inp.n_qi):
+        least += float(self._least_cost[q][node[q]])
+    return least
+
+
+def _plain_reopen(self: Peeler, rows: np.ndarray) -> None:
+    """The open rows as the sorted union of the open ones and ``rows``."""
+    self.open = np.union1d(self.open, rows)
+
+
 @contextmanager
 def plain() -> Iterator[None]:
     """Every shortcut switched off (inside the ``with``)."""
@@ -56,6 +79,13 @@ def plain() -> Iterator[None]:
         mp.setattr(Peeler, "_may_take_donors", lambda self, node, have: True)
         mp.setattr(Peeler, "_donor_candidates", lambda self, node, rows, group, sizes, cand: cand)
         mp.setattr(CellFloor, "__call__", lambda self, peeler, node: False)
+        mp.setattr(peeling, "SORTED_NODES", 0)
+        mp.setattr(Peeler, "_may_accept", lambda self, need, have, key, delta, most: True)
+        mp.setattr(Peeler, "_donor_entries", _plain_donor_entries)
+        mp.setattr(Peeler, "_reopen", _plain_reopen)
+        mp.setattr(LatticeSearch, "_dive", lambda self, top: top)
+        mp.setattr(PeelingInput, "_same_cost", lambda self, node: None)
+        mp.setattr(Peeler, "_least_at", _plain_least)
         yield
 
 
@@ -151,6 +181,26 @@ def test_a_stopped_check_is_right_about_the_node(problem, cutoff):
             assert not q.satisfies and not f.satisfies and budget < q.cells <= f.cells
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.sampled_from(["precision", "loss", "dm", "entropy", "height"]))
+def test_optimal_search_picks_the_same_node(problem, metric):
+    """The whole optimal search on random tables: the same node (ties included) and the same release,
+    byte for byte, with every shortcut (the step-down's start on the path too) as without."""
+    frame, _rows, config, limit = problem
+    algorithm = get_algorithm("optimal", suppression_limit=limit, metric=metric, suppress="cells")
+    table = Table.from_frame(frame)
+    try:
+        fast = algorithm.run(table, config)
+    except InfeasibleError:
+        with plain(), pytest.raises(InfeasibleError):
+            algorithm.run(table, config)
+        return
+    with plain():
+        slow = algorithm.run(table, config)
+    assert fast.transformation == slow.transformation
+    assert csv_bytes(fast.release) == csv_bytes(slow.release)
+
+
 def _adult_release(frame, hierarchies, k, limit, metric, models=None):
     config = AnonymizationConfig(
         tuple(ADULT_QI),
@@ -190,3 +240,36 @@ def test_adult_release_byte_for_byte(adult_frame, adult_hierarchies, rows, k, li
     sizes = fast.release.groupby(list(ADULT_QI), dropna=False).size()
     assert len(fast.release) == len(frame) and int(sizes.min()) >= k
     assert fast.recoding.suppressed_cells <= cell_budget(len(frame), len(ADULT_QI), limit)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=1, max_size=5),
+    st.integers(0, 2**31 - 1),
+    st.integers(1, 5),
+    st.sampled_from([1.0, 0.1, 1 / 3]),
+)
+def test_sorted_cost_order_is_the_heap_walk(heights, seed, every, scale):
+    """A small lattice sorted once per reseed visits the nodes in the heap walk's order, ties and
+    float sums included, also when the costs change part-way (reseeds that skip visited nodes)."""
+
+    def walk(sorted_nodes: int) -> list[tuple[int, ...]]:
+        rng = np.random.default_rng(seed)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(peeling, "SORTED_NODES", sorted_nodes)
+            order = CostOrder(np.array(heights))
+
+        def costs() -> list[np.ndarray]:  # small integers times a scale: many ties and rounded sums
+            return [np.sort(rng.integers(0, 3, h + 1)) * scale for h in heights]
+
+        order.reseed(costs())
+        out = []
+        for i, node in enumerate(order):
+            out.append(node)
+            if i % every == every - 1:
+                order.reseed(costs())
+        return out
+
+    heap, by_sort = walk(0), walk(10**9)
+    assert by_sort == heap
+    assert len(heap) == int(np.prod(np.array(heights) + 1))
