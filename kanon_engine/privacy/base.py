@@ -472,8 +472,14 @@ def int_param(name: str, value: Any, minimum: int) -> int:
 def positive_param(value: Any, sentence: str, where: str) -> float:
     """``value`` as a finite number above 0, or a ConfigError in ``sentence`` (a catalog id with
     ``{value}``): ``beta must be a number above 0; got -1.``"""
+    return number_above(value, 0.0, sentence, where, finite=True)
+
+
+def number_above(value: Any, low: float, sentence: str, where: str, finite: bool = False) -> float:
+    """``value`` as a number above ``low`` (infinity allowed unless ``finite``), or a ConfigError in
+    ``sentence`` (a catalog id with ``{value}``): ``c must be a number > 0 ...; got -1.``"""
     v = float_or_nan(value)
-    if not v > 0 or not math.isfinite(v):
+    if not v > low or (finite and not math.isfinite(v)):
         raise ConfigError(_(sentence, value=repr(value)), where=where)
     return v
 
