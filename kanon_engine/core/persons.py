@@ -33,6 +33,7 @@ the last person), and a pair of that code counts its records as persons.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -339,31 +340,25 @@ def split_hists(
     return out, pairs.per_class(n_classes)
 
 
-def stats_of_rows(
+def person_stats(
     enc: EncodedTable,
-    rows: np.ndarray,
     group: np.ndarray,
     n_groups: int,
-    attributes: tuple[int, ...],
+    person: np.ndarray,
+    codes: Mapping[int, np.ndarray],
     weights: np.ndarray,
 ) -> tuple[dict[int, Histograms], np.ndarray]:
-    """Histograms (persons per value) and persons per group of groups of points (``group[i]`` holds
-    ``weights[i]`` records of point ``rows[i]``, whose person is ``enc.persons[rows[i]]``): the person
-    counts of :meth:`kanon_engine.privacy.base.ClassStats.from_rows`."""
-    assert enc.persons is not None
-    person = enc.persons[rows]
-    pairs = PersonPairs.of_rows(group, person, n_groups, enc.n_persons, weights)
+    """Histograms (persons per value) and persons per group of groups of rows (``group[i]`` holds
+    ``weights[i]`` records of person ``person[i]`` with the sensitive codes ``codes[a][i]``): the person
+    counts of :meth:`kanon_engine.privacy.base.ClassStats.of_groups`, for points and for the frequency
+    rows of the cell-level algorithms alike."""
+    w = np.asarray(weights)
+    pairs = PersonPairs.of_rows(group, person, n_groups, enc.n_persons, w)
     hists = {
         a: PersonValues.of_rows(
-            group,
-            enc.sensitive[a].codes[rows],
-            person,
-            n_groups,
-            len(enc.sensitive[a].values),
-            enc.n_persons,
-            weights,
+            group, c, person, n_groups, len(enc.sensitive[a].values), enc.n_persons, w
         ).collapse(n_groups)
-        for a in attributes
+        for a, c in codes.items()
     }
     return hists, pairs.per_class(n_groups)
 
@@ -422,26 +417,3 @@ def record_combos(enc: EncodedTable) -> SensitiveCombos:
     row_combo, n = group_columns(cols, [len(s.values) for s in enc.sensitive] + [enc.n_persons + 1])
     rep = representatives(row_combo, n)
     return SensitiveCombos(row_combo, np.stack([c[rep] for c in cols]).astype(np.int64))
-
-
-def combo_person_stats(
-    enc: EncodedTable,
-    group: np.ndarray,
-    n_groups: int,
-    combo: np.ndarray,
-    weights: np.ndarray,
-    combos: SensitiveCombos,
-    attributes: tuple[int, ...],
-) -> tuple[dict[int, Histograms], np.ndarray]:
-    """:func:`stats_of_rows` for groups of frequency rows of the cell-level algorithms (row i:
-    ``weights[i]`` records of the combination ``combo[i]`` of :func:`record_combos`)."""
-    person = combos.codes[-1][combo]
-    w = np.asarray(weights)
-    pairs = PersonPairs.of_rows(group, person, n_groups, enc.n_persons, w)
-    hists = {
-        a: PersonValues.of_rows(
-            group, combos.codes[a][combo], person, n_groups, len(enc.sensitive[a].values), enc.n_persons, w
-        ).collapse(n_groups)
-        for a in attributes
-    }
-    return hists, pairs.per_class(n_groups)

@@ -23,7 +23,7 @@ import pandas as pd
 from kanon_engine.errors import HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import ambiguous_labels, multi_parent_labels, show_value
-from kanon_engine.i18n import _, formats
+from kanon_engine.i18n import N_, _, formats
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,17 @@ def _check_name(h: Hierarchy, new: str) -> None:
         )
 
 
+def _require_free(h: Hierarchy, level: int, new_label: str, sentence: str, hint: str) -> None:
+    """Refuse a new group name that another group at ``level`` already has, in ``sentence`` (a catalog
+    id with {new_label}, {level} and {column}) with ``hint``: merging and adding say it each their way."""
+    if (h.matrix[:, level] == new_label).any():
+        raise HierarchyError(
+            _(sentence, new_label=new_label, level=level, column=h.attribute),
+            hint=_(hint),
+            where=f"{h.attribute}={new_label}",
+        )
+
+
 def _ancestry(h: Hierarchy, level: int, label: str) -> np.ndarray:
     """The labels of ``label`` (at ``level``) and of its ancestors: ``matrix[row, level:]``."""
     row = int(np.argmax(_rows_of(h, level, label)))
@@ -249,17 +260,13 @@ def merge_groups(h: Hierarchy, level: int, labels: Sequence[str], new_label: str
     for lab in labels:
         _rows_of(h, level, lab)
     _check_name(h, new_label)
-    if new_label not in labels and (h.matrix[:, level] == new_label).any():
-        raise HierarchyError(
-            _(
-                "Cannot merge into '{new_label}': another group of that name exists at level {level} of "
-                "'{column}'.",
-                new_label=new_label,
-                level=level,
-                column=h.attribute,
-            ),
-            hint=_("Choose another name, or include that group in the merge."),
-            where=f"{h.attribute}={new_label}",
+    if new_label not in labels:
+        taken = N_(
+            "Cannot merge into '{new_label}': another group of that name exists at level {level} of "
+            "'{column}'."
+        )
+        _require_free(
+            h, level, new_label, taken, N_("Choose another name, or include that group in the merge.")
         )
     above = _ancestry(h, level, labels[0])[1:]
     rows = np.isin(h.matrix[:, level], np.asarray(labels, dtype=object))
@@ -307,17 +314,10 @@ def add_group(
     """
     _require_level(h, level, 1, h.height - 1)
     _check_name(h, new_label)
-    if (h.matrix[:, level] == new_label).any():
-        raise HierarchyError(
-            _(
-                "There is already a group '{new_label}' at level {level} of '{column}'.",
-                new_label=new_label,
-                level=level,
-                column=h.attribute,
-            ),
-            hint=_("Choose another name, or move the members into the existing group."),
-            where=f"{h.attribute}={new_label}",
-        )
+    taken = N_("There is already a group '{new_label}' at level {level} of '{column}'.")
+    _require_free(
+        h, level, new_label, taken, N_("Choose another name, or move the members into the existing group.")
+    )
     above = _ancestry(h, level + 1, parent_label)
     members = list(dict.fromkeys(members))
     if not members:

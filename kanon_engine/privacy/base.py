@@ -21,7 +21,7 @@ import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.frequency import FrequencySet, Histograms, SensitiveCombos
-from kanon_engine.core.persons import combo_person_stats, reference_distribution, split_hists, stats_of_rows
+from kanon_engine.core.persons import person_stats, reference_distribution, split_hists
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
@@ -143,18 +143,9 @@ class ClassStats:
         partitioning algorithms that do not work on a lattice. Rows of a weighted table weigh their
         records (``weights[i]`` for ``rows[i]`` when given, e.g. a point split between two groups)."""
         w = None if enc.weights is None else enc.weights[rows] if weights is None else weights
-        sizes = np.bincount(group, weights=w, minlength=n_groups).astype(np.int64)
-        if enc.persons is not None:  # persons per group, and per group and value
-            full = np.ones(len(rows), dtype=np.int64) if w is None else w
-            hists_p, persons = stats_of_rows(enc, rows, group, n_groups, attributes, full)
-            return cls(enc, sizes, hists_p, {Requirement.PERSONS: persons})
-        hists = {
-            a: Histograms.from_rows(
-                group, enc.sensitive[a].codes[rows], n_groups, len(enc.sensitive[a].values), w
-            )
-            for a in attributes
-        }
-        return cls(enc, sizes, hists)
+        codes = {a: enc.sensitive[a].codes[rows] for a in attributes}
+        person = None if enc.persons is None else enc.persons[rows]
+        return cls.of_groups(enc, group, n_groups, codes, person, w)
 
     @classmethod
     def from_combos(
@@ -169,15 +160,32 @@ class ClassStats:
     ) -> ClassStats:
         """Statistics of groups of frequency rows (row i: ``weights[i]`` records with the sensitive
         combination ``combo[i]``, in group ``group[i]``), for the cell-level algorithms."""
+        codes = {a: combos.codes[a][combo] for a in attributes}
+        # the last row of the combinations is the person (persons.py)
+        person = None if enc.persons is None else combos.codes[-1][combo]
+        return cls.of_groups(enc, group, n_groups, codes, person, weights)
+
+    @classmethod
+    def of_groups(
+        cls,
+        enc: EncodedTable,
+        group: np.ndarray,
+        n_groups: int,
+        codes: Mapping[int, np.ndarray],
+        person: np.ndarray | None,
+        weights: np.ndarray | None,
+    ) -> ClassStats:
+        """What :meth:`from_rows` and :meth:`from_combos` share: statistics of groups of rows, row i in
+        group ``group[i]`` with the sensitive codes ``codes[a][i]``, weighing ``weights[i]`` records (one
+        when None) and, under the person role, of person ``person[i]``."""
         sizes = np.bincount(group, weights=weights, minlength=n_groups).astype(np.int64)
-        if enc.persons is not None:  # the last row of the combinations is the person (persons.py)
-            hists_p, persons = combo_person_stats(enc, group, n_groups, combo, weights, combos, attributes)
+        if person is not None:  # persons per group, and per group and value
+            full = np.ones(len(group), dtype=np.int64) if weights is None else weights
+            hists_p, persons = person_stats(enc, group, n_groups, person, codes, full)
             return cls(enc, sizes, hists_p, {Requirement.PERSONS: persons})
         hists = {
-            a: Histograms.from_rows(
-                group, combos.codes[a][combo], n_groups, len(enc.sensitive[a].values), weights
-            )
-            for a in attributes
+            a: Histograms.from_rows(group, c, n_groups, len(enc.sensitive[a].values), weights)
+            for a, c in codes.items()
         }
         return cls(enc, sizes, hists)
 
@@ -472,8 +480,14 @@ def int_param(name: str, value: Any, minimum: int) -> int:
 def positive_param(value: Any, sentence: str, where: str) -> float:
     """``value`` as a finite number above 0, or a ConfigError in ``sentence`` (a catalog id with
     ``{value}``): ``beta must be a number above 0; got -1.``"""
+    return number_above(value, 0.0, sentence, where, finite=True)
+
+
+def number_above(value: Any, low: float, sentence: str, where: str, finite: bool = False) -> float:
+    """``value`` as a number above ``low`` (infinity allowed unless ``finite``), or a ConfigError in
+    ``sentence`` (a catalog id with ``{value}``): ``c must be a number > 0 ...; got -1.``"""
     v = float_or_nan(value)
-    if not v > 0 or not math.isfinite(v):
+    if not v > low or (finite and not math.isfinite(v)):
         raise ConfigError(_(sentence, value=repr(value)), where=where)
     return v
 

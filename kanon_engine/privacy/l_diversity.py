@@ -17,17 +17,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
     Requirement,
-    float_or_nan,
     int_param,
     need_sensitive,
     number,
+    number_above,
 )
 
 L = ParamSpec(
@@ -150,13 +149,8 @@ class EntropyLDiversity(LDiversity):
     short_words: ClassVar[str] = N_("entropy l = {l} on {sensitive}")
 
     def __post_init__(self) -> None:
-        lv = float_or_nan(self.l)
-        if not lv > 1:
-            raise ConfigError(
-                _("l must be a number > 1 for entropy l-diversity; got {value}.", value=repr(self.l)),
-                where="l",
-            )
-        object.__setattr__(self, "l", lv)
+        sentence = N_("l must be a number > 1 for entropy l-diversity; got {value}.")
+        object.__setattr__(self, "l", number_above(self.l, 1.0, sentence, "l"))
         need_sensitive("l-diversity", self.sensitive)
 
     def entropies(self, stats: ClassStats) -> np.ndarray:
@@ -203,13 +197,8 @@ class RecursiveCLDiversity(LDiversity):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "l", int_param("l", self.l, 2))
-        cv = float_or_nan(self.c)
-        if not cv > 0:
-            raise ConfigError(
-                _("c must be a number > 0 for recursive (c,l)-diversity; got {value}.", value=repr(self.c)),
-                where="c",
-            )
-        object.__setattr__(self, "c", cv)
+        sentence = N_("c must be a number > 0 for recursive (c,l)-diversity; got {value}.")
+        object.__setattr__(self, "c", number_above(self.c, 0.0, sentence, "c"))
         need_sensitive("l-diversity", self.sensitive)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
