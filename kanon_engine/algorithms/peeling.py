@@ -143,7 +143,7 @@ class PeelingInput:
                 size = self.level_sizes[q][at[q]]
                 if size == 1:
                     continue
-                if not identity[q][at[q]]:
+                if not identity[q][at[q]] or space >= KEY_LIMIT:  # (a multiplier must fit int64)
                     fits = False
                     break
                 multipliers[q] = space
