@@ -29,7 +29,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom  # type: ignore[import-untyped]
 
 #: How many n the search for the maximum a_n looks at per vectorized step.
 _BLOCK = 256
@@ -61,6 +60,8 @@ def sampling_probability(epsilon: float) -> float:
 def delta_of_k(k: int, epsilon: float, beta: float) -> float:
     """delta(k) of SafePub's Theorem 1: the largest chance, over class sizes n >= n_m, that sampling
     leaves more than gamma * n of n records (the event the privacy proof must exclude)."""
+    from scipy.stats import binom  # type: ignore[import-untyped]  # (0.7 s to import: only when asked)
+
     gamma = (math.exp(epsilon) - 1.0 + beta) / math.exp(epsilon)
     term = gamma * math.log(gamma / beta) - (gamma - beta)
     n_start = max(math.ceil(k / gamma - 1.0), 0)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special  # type: ignore[import-untyped]
+from scipy import special  # type: ignore[import-untyped]
 
 from kanon_engine.i18n import N_
 
@@ -269,6 +269,8 @@ def _solve(equations: Any, start: tuple[float, float], jac: bool = True) -> np.n
     caller checks how close to 0 the equations are there)."""
     if not all(math.isfinite(v) for v in start):
         return None
+    from scipy import optimize  # (0.4 s to import: only when asked)
+
     with np.errstate(all="ignore"):
         try:
             sol = optimize.root(equations, np.asarray(start, dtype=np.float64), jac=jac, method="hybr")
@@ -341,6 +343,8 @@ def snb(h: SizeHistogram, population: float) -> float | None:
     if not len(change):
         return None
     lo, hi = float(b[change[0]]), float(b[change[0] + 1])
+    from scipy import optimize  # (0.4 s to import: only when asked)
+
     root = optimize.brentq(_snb_gap_at, lo, hi, args=(c1, c2, f, population), xtol=1e-14)
     alpha = float(_snb_alpha(np.array([root]), c2 / c1, f)[0])
     return _snb_classes(alpha, root, population) * root**alpha / population

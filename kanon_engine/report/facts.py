@@ -217,7 +217,9 @@ class FactsTally:
             orig = original[q].reset_index(drop=True)
             rel = frame[q].reset_index(drop=True)
             same = _same_text(rel, orig)
-            in_data = np.asarray(orig.astype(object) == self.mark, dtype=bool) & stars[j]
+            in_data = stars[j].copy()  # a mark already in the input: looked up only where one is written
+            at = np.flatnonzero(in_data)
+            in_data[at] = orig.iloc[at].to_numpy(dtype=object) == self.mark
             changed = ~same & ~stars[j]
             generalized |= changed
             self.changed[q] += int(changed.sum())
