@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kanon_engine.i18n import _, formats
+from kanon_engine.report.facts import sample_released
 
 #: The keys issue 32 names for the JSON report (a contract), then the others SafePub records.
 CONTRACT_KEYS = ("epsilon", "delta", "search_budget", "beta", "k", "records_sampled")
@@ -28,7 +29,7 @@ def sample_figures(block: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[s
     held is reported nowhere): given = left out by the sampling + removed in groups smaller than k +
     released. (Before this split, one "suppressed" figure counted both kinds of left-out records.)"""
     rel = facts["release"]
-    released = int(rel["records"]) - int(rel.get("records_all_star", 0))
+    released = sample_released(rel, int(block["k"]))
     given = int(rel["records"]) + int(rel["records_dropped"])
     sampled = int(block["records_sampled"])
     return {

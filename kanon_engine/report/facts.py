@@ -524,6 +524,16 @@ def _run_facts(
     return facts
 
 
+def sample_released(release: Mapping[str, Any], k: int) -> int:
+    """The records a differentially private release holds, from its facts (``release``): its rows but
+    those reading ``*`` in every quasi-identifier, unless every row does and they are at least ``k``: then
+    the generalization drawn is the top one, whose one group (the whole sample) is released, not removed
+    (SafePub drops the records it removes; it never writes them as ``*``)."""
+    written, all_star = int(release["records"]), int(release.get("records_all_star", 0))
+    at_top = written > 0 and all_star == written and written >= k
+    return written if at_top else written - all_star
+
+
 def split_sampling(release: dict[str, Any], block: Mapping[str, Any]) -> None:
     """In a differentially private release's facts (``release``: counted from its rows), tell the records
     the sampling left out (``records_left_out_by_sampling``) apart from the suppressed ones: both are
@@ -531,7 +541,7 @@ def split_sampling(release: dict[str, Any], block: Mapping[str, Any]) -> None:
     given = int(release["records"]) + int(release["records_dropped"])
     left_out = given - int(block["records_sampled"])
     release["records_left_out_by_sampling"] = left_out
-    release["records_suppressed"] = int(release["records_suppressed"]) - left_out
+    release["records_suppressed"] = int(block["records_sampled"]) - sample_released(release, int(block["k"]))
     shares = release.setdefault("shares", {})
     shares["records_left_out_by_sampling"] = _share(left_out, given)
     shares["records_suppressed"] = _share(release["records_suppressed"], given)

@@ -266,3 +266,35 @@ def test_a_run_keeps_the_fingerprint_of_its_settings() -> None:
     assert config.drop_suppressed
     result = get_algorithm("safepub").run(table, config)
     assert result.config.fingerprint() == config.fingerprint()
+
+
+def test_a_release_at_the_top_generalization_is_not_called_removed(
+    capsys: pytest.CaptureFixture[str], tmp_path
+) -> None:
+    """Levels fixed at the top: every released row reads * in every quasi-identifier, one group of the
+    whole sample (at least the derived k). Those records are in the release file, not "removed in groups
+    smaller than k" (the random draw of the test above lands there now and then)."""
+    from kanon_engine.cli import main
+
+    table, config, model = _tiny(600)
+    source = tmp_path / "in.csv"
+    table.frame.to_csv(source, index=False)
+    top = {q: len(config.hierarchies[q].rows()[0]) - 1 for q in ("x", "y")}
+    for q in ("x", "y"):
+        pd.DataFrame(config.hierarchies[q].rows()).to_csv(
+            tmp_path / f"h_{q}.csv", sep=";", header=False, index=False
+        )
+    out, rep = tmp_path / "out.csv", tmp_path / "r.json"
+    args = [
+        "anonymize", str(source), "--qi", "x,y", "--dp-epsilon", "1", "--dp-delta", "1e-5",
+        f"--hierarchy=x={tmp_path / 'h_x.csv'}", f"--hierarchy=y={tmp_path / 'h_y.csv'}",
+        "--dp-levels", f"x={top['x']},y={top['y']}", "--output", str(out), "--report", str(rep),
+    ]  # fmt: skip
+    assert main(args) == 0, capsys.readouterr().err
+    report = json.loads(rep.read_text())
+    dp = report["differential_privacy"]
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert len(written) >= model.derived.k and (written[["x", "y"]] == "*").all().all()
+    assert dp["records_released"] == len(written) == dp["records_sampled"] == report["released_records"]
+    assert dp["records_suppressed_in_small_groups"] == 0 == report["suppressed"]
+    assert report["facts"]["release"]["records_suppressed"] == 0
