@@ -142,28 +142,31 @@ class ParamSpec:
         return value
 
     def _expectation(self, value: Any) -> str:
+        # (named by its label, as the form shows it: the flag or field says where; never the internal name)
         got = shown_value(value)
         if self.percent:
             return _(
                 "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",
-                name=self.name,
+                name=self.shown_label,
                 value=got,
             )
         if self.kind == "choice":
             return _(
                 "{name} must be one of {choices}; got {value}.",
-                name=self.name,
+                name=self.shown_label,
                 choices=", ".join(self.choices),
                 value=got,
             )
         if self.kind == "columns":
             return _(
-                "{name} must be column names separated by commas; got {value}.", name=self.name, value=got
+                "{name} must be column names separated by commas; got {value}.",
+                name=self.shown_label,
+                value=got,
             )
         low = None if self.minimum is None else formats.decimal(self.minimum, 6)
         high = None if self.maximum is None else formats.decimal(self.maximum, 6)
         key = (self.kind == "int", low is not None, high is not None)
-        return text_of(_RANGE_SENTENCES, key, name=self.name, low=low, high=high, value=got)
+        return text_of(_RANGE_SENTENCES, key, name=self.shown_label, low=low, high=high, value=got)
 
 
 def share_spec(

@@ -117,8 +117,9 @@ def importance_names(listed: str | None, qi: tuple[str, ...]) -> list[str]:
     if unknown:
         raise ConfigError(
             _(
-                "importance names '{unknown}', which is not a quasi-identifier; the quasi-identifiers are "
+                "{label} names '{unknown}', which is not a quasi-identifier; the quasi-identifiers are "
                 "{value}.",
+                label=IMPORTANCE.shown_label,
                 unknown=unknown[0],
                 value=", ".join(qi) or _("not chosen yet"),
             ),
@@ -126,7 +127,9 @@ def importance_names(listed: str | None, qi: tuple[str, ...]) -> list[str]:
         )
     if len(set(names)) < len(names):
         dup = next(v for v in names if names.count(v) > 1)
-        raise ConfigError(_("importance names '{dup}' twice.", dup=dup), where="importance")
+        raise ConfigError(
+            _("{label} names '{dup}' twice.", label=IMPORTANCE.shown_label, dup=dup), where="importance"
+        )
     return names
 
 

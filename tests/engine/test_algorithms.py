@@ -322,7 +322,7 @@ def test_bad_parameters_name_the_value():
         KAnonymity(1)
     with pytest.raises(
         ConfigError,
-        match=r"suppression_limit must be a share from 0 % to 100 % \(such as 5 %, 5% or 0.05\); got 1.5",
+        match=r"Suppression limit must be a share from 0 % to 100 % \(such as 5 %, 5% or 0.05\); got 1.5",
     ):
         get_algorithm("optimal", suppression_limit=1.5)
     with pytest.raises(ConfigError, match="Unknown algorithm 'magic'"):
@@ -348,8 +348,11 @@ def test_parameters_are_named_in_the_constructor(name):
     assert repr(algo).startswith(f"{cls.__name__}(")
     bad = cls(**{cls.params[0].name: "not a value"})  # stored as given ...
     assert bad.get_params()[cls.params[0].name] == "not a value"
-    with pytest.raises(ConfigError, match=cls.params[0].name):  # ... refused by run, naming it
+    with pytest.raises(
+        ConfigError
+    ) as refused:  # ... refused by run, naming it by its label, where by its name
         bad.run(Table.from_frame(pd.DataFrame({"a": ["x", "y"]})), None)  # type: ignore[arg-type]
+    assert refused.value.where == cls.params[0].name and cls.params[0].label in str(refused.value)
 
 
 def test_help_shows_the_parameters():

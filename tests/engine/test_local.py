@@ -130,7 +130,7 @@ def test_importance_chooses_what_is_suppressed():
     keep_b = get_algorithm("local-suppression", importance="b").run(table, config)
     assert list(keep_a.release["a"]) == ["x", "x", "y", "y"] and set(keep_a.release["b"]) == {"*"}
     assert list(keep_b.release["b"]) == ["1", "2", "1", "2"] and set(keep_b.release["a"]) == {"*"}
-    with pytest.raises(ConfigError, match="importance names 'c'"):
+    with pytest.raises(ConfigError, match="Keep longest names 'c'"):
         get_algorithm("local-suppression", importance="c").run(table, config)
 
 

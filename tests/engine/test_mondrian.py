@@ -114,7 +114,7 @@ def test_registered_with_mondrian_parameters():
     assert get_algorithm("mondrian").parameters["summary"] == "range"
     with pytest.raises(ConfigError, match="has no parameter 'suppression_limit'"):
         get_algorithm("mondrian", suppression_limit=0.1)
-    with pytest.raises(ConfigError, match="summary must be one of range, mean; got 'median'"):
+    with pytest.raises(ConfigError, match="Summary statistic must be one of range, mean; got 'median'"):
         get_algorithm("mondrian-relaxed", summary="median")
 
 

@@ -118,7 +118,7 @@ def test_algorithm_rules(table):
     found = errors(validate(project(algorithm="magic"), table))
     assert found == [("algorithm", "The algorithm 'magic' is not available; choose another one.")]
     found = errors(validate(project(algorithm="optimal", algorithm_params={"suppression_limit": 2}), table))
-    assert found[0][0] == "algorithm" and "suppression_limit must be a share" in found[0][1]
+    assert found[0][0] == "algorithm" and "Suppression limit must be a share" in found[0][1]
 
 
 def test_lattice_too_large_for_an_exhaustive_search(table):

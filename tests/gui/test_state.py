@@ -101,7 +101,7 @@ def test_run_request_is_a_frozen_snapshot(state):
 def test_bad_algorithm_parameter_is_an_error_with_the_engine_message(state):
     state.set_role("score", Role.QUASI_IDENTIFIER)
     state.set_algorithm("optimal", {"suppression_limit": "2"})
-    assert "suppression_limit must be a share" in state.run_blocker()
+    assert "Suppression limit must be a share" in state.run_blocker()
     state.set_algorithm("optimal", {"suppression_limit": ""})
     assert state.run_blocker() is None
 
