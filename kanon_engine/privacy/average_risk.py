@@ -108,11 +108,11 @@ class AverageRisk(PrivacyModel):
     )
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "average_risk", share_param("average_risk", self.average_risk))
+        object.__setattr__(self, "average_risk", share_param(AVERAGE_RISK, self.average_risk))
         if self.highest_risk is not None:
-            object.__setattr__(self, "highest_risk", share_param("highest_risk", self.highest_risk))
+            object.__setattr__(self, "highest_risk", share_param(HIGHEST_RISK, self.highest_risk))
             if self.records_at_risk is not None:  # left out: no record above the highest risk (0)
-                at_risk = share_param("records_at_risk", self.records_at_risk, False)
+                at_risk = share_param(RECORDS_AT_RISK, self.records_at_risk, False)
                 object.__setattr__(self, "records_at_risk", at_risk)
         elif self.records_at_risk is not None:
             object.__setattr__(self, "records_at_risk", None)  # meaningless without a highest risk

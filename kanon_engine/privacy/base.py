@@ -500,17 +500,19 @@ def float_or_nan(value: Any) -> float:
         return math.nan
 
 
-def share_param(name: str, value: Any, low_open: bool = True) -> float:
-    """``value`` as a threshold in (0, 1] (or [0, 1] when not ``low_open``), or a ConfigError in one
-    sentence: ``average_risk must be a number in (0, 1]; got 1.5.``"""
+def share_param(spec: ParamSpec, value: Any, low_open: bool = True) -> float:
+    """``value`` as a threshold above 0 and at most 1 (or from 0 to 1 when not ``low_open``), or a
+    ConfigError in one sentence naming the setting as the form shows it: ``Average risk must be a number
+    above 0 and at most 1; got 1.5.`` (``where``: its name, for the flag or the field)."""
     v = float_or_nan(value)
     if not (0.0 < v <= 1.0 if low_open else 0.0 <= v <= 1.0):
+        words = {"name": spec.shown_label, "value": repr(value)}
         text = (
-            _("{name} must be a number in (0, 1]; got {value}.", name=name, value=repr(value))
+            _("{name} must be a number above 0 and at most 1; got {value}.", **words)
             if low_open
-            else _("{name} must be a number in [0, 1]; got {value}.", name=name, value=repr(value))
+            else _("{name} must be a number from 0 to 1; got {value}.", **words)
         )
-        raise ConfigError(text, where=name)
+        raise ConfigError(text, where=spec.name)
     return v
 
 

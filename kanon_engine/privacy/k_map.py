@@ -144,7 +144,7 @@ class KMapEstimate(KMap):
         object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
         K_MAP_ESTIMATOR.refuse_unknown(self.k_map_estimator)
         object.__setattr__(
-            self, "k_map_significance", share_param("k_map_significance", self.k_map_significance, False)
+            self, "k_map_significance", share_param(K_MAP_SIGNIFICANCE, self.k_map_significance, False)
         )
 
     def k_for(self, records: int) -> int:

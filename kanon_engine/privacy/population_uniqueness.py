@@ -103,7 +103,7 @@ class PopulationUniqueness(PrivacyModel):
 
     def __post_init__(self) -> None:
         object.__setattr__(
-            self, "population_uniqueness", share_param("population_uniqueness", self.population_uniqueness)
+            self, "population_uniqueness", share_param(POPULATION_UNIQUENESS, self.population_uniqueness)
         )
         missing = N_("Population uniqueness needs the size of the population (--population-size).")
         object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))

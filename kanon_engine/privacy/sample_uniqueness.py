@@ -44,9 +44,7 @@ class SampleUniqueness(PrivacyModel):
     guards_identity: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "sample_uniqueness", share_param("sample_uniqueness", self.sample_uniqueness)
-        )
+        object.__setattr__(self, "sample_uniqueness", share_param(SAMPLE_UNIQUENESS, self.sample_uniqueness))
 
     def release_suppression(
         self, stats: ClassStats, released: np.ndarray, allowance: int
