@@ -19,14 +19,11 @@ import pandas as pd
 
 from kanon_engine.data.codes import code_column
 from kanon_engine.data.table import Table
-from kanon_engine.data.types import SPACES, parse_numbers
+from kanon_engine.data.types import number_characters_only, parse_numbers
 from kanon_engine.errors import ConfigError, HierarchyError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.hierarchy.validate import require_valid
 from kanon_engine.i18n import _, ngettext
-
-#: the characters a number written in a local way may hold (kanon_engine.data.types.NumberFormat)
-_LOCAL_NUMBER_CHARS = "[0-9+\\-.,'" + SPACES + "]*"
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,8 +180,7 @@ def _some_not_a_number(uniques: np.ndarray) -> bool:
     salary class, '<=50K' and '>50K'), more than a whole search checks in 50 nodes."""
     text = pd.Series(uniques, dtype=object).astype(str).str.strip()
     plain = pd.to_numeric(text, errors="coerce")
-    local = text.str.fullmatch(_LOCAL_NUMBER_CHARS)
-    return bool((plain.isna() & ~local.astype(bool)).any())
+    return bool((plain.isna().to_numpy() & ~number_characters_only(text)).any())
 
 
 def sensitive_order(uniques: np.ndarray) -> tuple[tuple[str, ...], np.ndarray, bool]:

@@ -295,8 +295,16 @@ def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType
     return ColumnType(ColumnKind.CATEGORICAL, 1.0, None, distinct, missing)
 
 
-#: The characters a number written in any of :data:`LOCAL_FORMATS` is made of.
-_LOCAL_NUMBER_TEXT = rf"[\d+\-.,'{SPACES}]+"
+#: The characters a number written in any of :data:`LOCAL_FORMATS` is made of (ASCII digits, as Arrow's
+#: ``\d``; signs; decimal and group separators), any number of them.
+_NUMBER_TEXT = "[0-9+\\-.,'" + SPACES + "]*"
+
+
+def number_characters_only(text: pd.Series) -> np.ndarray:
+    """Per value of ``text`` (stripped strings): whether it is made only of characters some way of writing
+    numbers uses (the empty text too). A value with any other character (a letter, '<') is no number in
+    any of the formats, so a column with many of them need not be read in each."""
+    return text.str.fullmatch(_NUMBER_TEXT).to_numpy(dtype=bool, na_value=False)
 
 
 def _local_numbers(uniq: pd.Series, counts: np.ndarray, distinct: int, missing: int) -> ColumnType | None:
@@ -305,7 +313,7 @@ def _local_numbers(uniq: pd.Series, counts: np.ndarray, distinct: int, missing: 
     A value made of other characters fits no local format, so when too few values are made of these
     characters alone no format can fit enough of them, and the eight formats are not tried (a column of
     a million names or dates is set aside by one pass instead of eight)."""
-    could = uniq.str.fullmatch(_LOCAL_NUMBER_TEXT).to_numpy(dtype=bool, na_value=False)
+    could = number_characters_only(uniq)
     if float(counts[could].sum()) / float(counts.sum()) < NUMERIC_SHARE:
         return None
     fmt, fit = best_number_format(uniq, counts)

@@ -165,5 +165,5 @@ def test_local_number_shortcut_never_changes_the_detected_type(values: list[str]
     series = col([v or None for v in values])
     quick = detect_column(series)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(types_module, "_LOCAL_NUMBER_TEXT", r"(?s).*")
+        patch.setattr(types_module, "_NUMBER_TEXT", r"(?s).*")
         assert detect_column(series) == quick
