@@ -43,9 +43,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kanon_engine.core.frequency import group_columns, representatives
+from kanon_engine.data.table import loaded
 from kanon_engine.hierarchy.model import ROOT
 from kanon_engine.metrics.risk import DEFAULT_THRESHOLD, release_class_sizes, risk_figures
-from kanon_engine.release.writer import coded_column
+from kanon_engine.release.writer import CodedColumn, coded_column
 
 #: Where the facts were counted: the rows written to a file, the run's release held in memory, or (a
 #: streamed run not exported yet) the counts of the run.
@@ -119,22 +120,33 @@ def _distinct_rows(keys: np.ndarray, counts: np.ndarray, sizes: list[int]) -> tu
 def _text_codes(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """Per row a code into the column's distinct texts as the release writer writes them (a missing
     cell: -1), and those texts."""
-    coded = coded_column(column.name, column)
+    return _listed(coded_column(column.name, column))
+
+
+def _listed(coded: CodedColumn) -> tuple[np.ndarray, list[Any]]:
     return np.asarray(coded.codes, dtype=np.int64), coded.labels.to_pylist()
 
 
-def _row_text(column: pd.Series) -> pa.Array:
-    """The text of every cell as written (null for a missing cell)."""
-    codes, labels = _text_codes(column)
-    return pa.array(labels, pa.large_string()).take(pa.array(codes, mask=codes < 0))
+def _text_ids(coded: CodedColumn, texts: pa.Array) -> np.ndarray:
+    """Per row of a coded column: the position of its text in ``texts`` (a missing cell: -1)."""
+    where = pc.index_in(coded.labels, value_set=texts).to_numpy(zero_copy_only=False)
+    return np.append(np.asarray(where, dtype=np.int64), -1)[coded.codes]
 
 
-def _same_text(a: pd.Series, b: pd.Series) -> np.ndarray:
-    """Per row: the two columns read the same (missing equals missing)."""
-    ta, tb = _row_text(a), _row_text(b)
-    equal = pc.fill_null(pc.equal(ta, tb), False)
-    both = pc.and_(pc.is_null(ta), pc.is_null(tb))
-    return np.asarray(pc.or_(equal, both).to_numpy(zero_copy_only=False), dtype=bool)
+def _reads(coded: CodedColumn, text: str | None) -> np.ndarray:
+    """Per row of a coded column: it reads ``text`` (a missing cell never does)."""
+    if text is None:
+        return np.zeros(len(coded.codes), dtype=bool)
+    equal = pc.equal(coded.labels, pa.scalar(text, coded.labels.type)).to_numpy(zero_copy_only=False)
+    return np.append(np.asarray(equal, dtype=bool), False)[coded.codes]
+
+
+def _same_text(a: CodedColumn, b: CodedColumn) -> np.ndarray:
+    """Per row: the two columns read the same (missing equals missing). Compared by integer codes: each
+    side's distinct texts are looked up once in the texts of both, so two labels that read alike (``1``
+    and ``"1"``) compare equal, as their written text does."""
+    texts = pc.unique(pa.concat_arrays([a.labels, b.labels]))
+    return _text_ids(a, texts) == _text_ids(b, texts)
 
 
 class FactsTally:
@@ -179,23 +191,25 @@ class FactsTally:
         self.rows += n
         if not n:
             return
-        ids, stars = self._coded(frame)
+        coded = [coded_column(q, frame[q]) for q in self.qi]
+        ids, stars = self._coded(coded)
         every = np.logical_and.reduce(stars) if stars else np.zeros(n, dtype=bool)
         for q, star in zip(self.qi, stars):
             self.star[q] += int(star.sum())
         self.with_star += int(np.logical_or.reduce(stars).sum()) if stars else 0
         self.all_star += int(every.sum())
         if original is not None:
-            self._compare(frame, original, stars, every, value_suppressed)
+            self._compare(frame, coded, original, stars, every, value_suppressed)
         else:
             self.compared = False
         self._add_classes(frame, ids, ~every)
 
-    def _coded(self, frame: pd.DataFrame) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Per quasi-identifier: the global id of every row's text, and whether it is the mark."""
+    def _coded(self, coded: list[CodedColumn]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per quasi-identifier (``coded``: its column as written): the global id of every row's text, and
+        whether it is the mark."""
         ids, stars = [], []
-        for q in self.qi:
-            codes, labels = _text_codes(frame[q])
+        for q, column in zip(self.qi, coded):
+            codes, labels = _listed(column)
             codes = np.where(codes < 0, len(labels), codes)  # the last code: a missing cell
             ids.append(np.append(self.labels[q].ids(labels), 0)[codes])
             stars.append(np.append(np.asarray([x == self.mark for x in labels], dtype=bool), False)[codes])
@@ -204,26 +218,25 @@ class FactsTally:
     def _compare(
         self,
         frame: pd.DataFrame,
+        coded: list[CodedColumn],
         original: pd.DataFrame,
         stars: list[np.ndarray],
         every: np.ndarray,
         value_suppressed: Any,
     ) -> None:
-        """Values changed (not ``*``) per attribute, records generalized, and the cause of every ``*``."""
-        n = len(frame)
+        """Values changed (not ``*``) per attribute, records generalized, and the cause of every ``*``
+        (``coded``: the written quasi-identifiers of ``frame``; ``original``: its records' input rows)."""
+        n = len(every)
         generalized = np.zeros(n, dtype=bool)
         vs = None if value_suppressed is None else np.asarray(value_suppressed, dtype=bool).reshape(n, -1)
         for j, q in enumerate(self.qi):
-            orig = original[q].reset_index(drop=True)
-            rel = frame[q].reset_index(drop=True)
-            same = _same_text(rel, orig)
-            in_data = stars[j].copy()  # a mark already in the input: looked up only where one is written
-            at = np.flatnonzero(in_data)
-            in_data[at] = orig.iloc[at].to_numpy(dtype=object) == self.mark
+            orig = coded_column(q, original[q].reset_index(drop=True))
+            same = _same_text(coded[j], orig)
+            in_data = stars[j] & _reads(orig, self.mark)  # a mark already in the input
             changed = ~same & ~stars[j]
             generalized |= changed
             self.changed[q] += int(changed.sum())
-            self._examples(q, rel[changed])
+            self._examples(q, coded[j], changed, isinstance(frame[q].dtype, pd.CategoricalDtype))
             rest = stars[j] & ~in_data
             by_record = rest & every
             by_value = rest & ~every & (vs[:, j] if vs is not None else False)
@@ -233,16 +246,23 @@ class FactsTally:
             self.causes["top_of_hierarchy"] += int((rest & ~by_record & ~by_value).sum())
         self.generalized_rows += int(generalized.sum())
 
-    def _examples(self, q: str, values: pd.Series) -> None:
-        """The most frequent released labels that replaced a value (to show what a group looks like)."""
-        if not len(values):
+    def _examples(self, q: str, column: CodedColumn, changed: np.ndarray, categorical: bool) -> None:
+        """The most frequent released labels that replaced a value (to show what a group looks like); of
+        labels as frequent, a categorical column's first label first, else the first one met."""
+        codes = column.codes[changed]
+        codes = codes[codes >= 0]
+        if not len(codes):
             return
-        codes, labels = _text_codes(values)
-        counts = np.bincount(codes[codes >= 0], minlength=len(labels))
+        counts = np.bincount(codes, minlength=len(column.labels))
+        rank = np.arange(len(counts))
+        if not categorical:
+            rank = np.full(len(counts), len(codes))
+            rank[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
         seen = self.examples[q]
-        for i in np.argsort(-counts, kind="stable")[:20]:
+        for i in np.lexsort((rank, -counts))[:20]:
             if counts[i]:
-                seen[labels[i]] = seen.get(labels[i], 0) + int(counts[i])
+                label = column.labels[int(i)].as_py()
+                seen[label] = seen.get(label, 0) + int(counts[i])
 
     def _add_classes(self, frame: pd.DataFrame, ids: list[np.ndarray], kept: np.ndarray) -> None:
         """The batch's groups (its rows not suppressed) with their records, and per sensitive attribute
@@ -452,7 +472,32 @@ def original_facts(
 
 
 # --- a run's release ----------------------------------------------------------------------------------
-_CACHE: weakref.WeakKeyDictionary[Any, dict[int, dict[str, Any]]] = weakref.WeakKeyDictionary()
+_PerObject = weakref.WeakKeyDictionary[Any, dict[Any, Any]]
+
+
+@dataclass
+class _Counted:
+    """One run's facts: ``alone`` counted without a table, ``per_table`` with each table given."""
+
+    alone: dict[str, Any] | None = None
+    per_table: _PerObject = field(default_factory=weakref.WeakKeyDictionary)
+
+
+#: Facts counted once per object: a run's release facts per table (``None``: counted without one), and
+#: the original data's per table and attribute roles. Keyed by the objects themselves (weakly, so a freed
+#: run or table takes its facts with it), never by ``id()``: a new table landing on a freed one's id must
+#: not be given the old one's facts.
+_RESULTS: weakref.WeakKeyDictionary[Any, _Counted] = weakref.WeakKeyDictionary()
+_ORIGINALS: _PerObject = weakref.WeakKeyDictionary()
+
+
+def _cached(cache: weakref.WeakKeyDictionary[Any, Any], key: Any, empty: Any) -> Any:
+    """``cache``'s entry for ``key`` (``empty`` stored first when there is none); ``empty`` itself, not
+    kept, when ``key`` cannot be weakly referred to."""
+    try:
+        return cache.setdefault(key, empty)
+    except TypeError:
+        return empty
 
 
 def result_facts(result: Any, table: Any | None = None) -> dict[str, Any]:
@@ -460,16 +505,16 @@ def result_facts(result: Any, table: Any | None = None) -> dict[str, Any]:
     with the input rows and with the facts of the original data (``original``) when ``table`` is given;
     computed once per run and table. A streamed run holds no rows: its facts come from its counts
     (:func:`counted_facts`) until it is exported."""
-    try:
-        per_table = _CACHE.setdefault(result, {})
-    except TypeError:  # not weakly referable: computed each time
-        per_table = {}
-    key = id(table) if table is not None else 0
-    if key not in per_table:
-        if key == 0 and per_table:  # counted with a table already: the same release facts, and more
-            return next(iter(per_table.values()))
-        per_table[key] = _compute_result_facts(result, table)
-    return per_table[key]
+    counted: _Counted = _cached(_RESULTS, result, _Counted())
+    if table is None:
+        if counted.alone is None:  # counted with a table already: the same release facts, and more
+            known = next(iter(counted.per_table.values()), None)
+            counted.alone = known if known is not None else _compute_result_facts(result, None)
+        return counted.alone
+    facts = _cached(counted.per_table, table, {})
+    if not facts:
+        facts.update(_compute_result_facts(result, table))
+    return facts
 
 
 def _compute_result_facts(result: Any, table: Any | None) -> dict[str, Any]:
@@ -477,9 +522,19 @@ def _compute_result_facts(result: Any, table: Any | None) -> dict[str, Any]:
         return counted_facts(result)
     facts = _run_facts(table, result, result.release, result.release_rows, "memory")
     if table is not None:
-        cfg = result.config
-        facts["original"] = original_facts(table.frame, cfg.quasi_identifiers, cfg.sensitive)
+        facts["original"] = table_facts(table, result.config)
     return facts
+
+
+def table_facts(table: Any, config: Any) -> dict[str, Any]:
+    """:func:`original_facts` of a table in memory (or of the loaded table a source holds) under a
+    configuration's attribute roles, counted once per table and roles."""
+    qi, sensitive = tuple(config.quasi_identifiers), tuple(config.sensitive)
+    table = loaded(table)
+    per_roles = _cached(_ORIGINALS, table, {})
+    if (qi, sensitive) not in per_roles:
+        per_roles[(qi, sensitive)] = original_facts(table.frame, qi, sensitive)
+    return per_roles[(qi, sensitive)]
 
 
 def written_facts(
@@ -593,8 +648,7 @@ def report_facts(table: Any, result: Any, written: Any = None) -> dict[str, Any]
         facts = result_facts(result, table if in_memory else None)
     facts = dict(facts)
     if "original" not in facts and in_memory:
-        cfg = result.config
-        facts["original"] = original_facts(table.frame, cfg.quasi_identifiers, cfg.sensitive)
+        facts["original"] = table_facts(table, result.config)
     return facts
 
 
