@@ -90,9 +90,11 @@ class _Shooter:
 
 
 def _window_size() -> tuple[int, int]:
-    """WINDOW_SIZE, or the screen's available size when that is smaller (a 1280x800 display)."""
+    """WINDOW_SIZE, or the screen's available size when that is smaller (a 1280x800 display). The
+    offscreen platform (the tour without a display) has no real screen, only a nominal 800x800 one:
+    fitting to that drew every view squeezed (about 1150 px wide), so there the tour keeps WINDOW_SIZE."""
     screen = QApplication.primaryScreen()
-    if screen is None:
+    if screen is None or QApplication.platformName() == "offscreen":
         return WINDOW_SIZE
     area = screen.availableGeometry()
     return min(WINDOW_SIZE[0], area.width()), min(WINDOW_SIZE[1], area.height())
