@@ -44,8 +44,14 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
 
     Plain SVG 1.1 / Tiny elements only (rect, line, text), so Qt's SVG renderer draws it for the PDF.
     """
-    left, right, top, bottom = 64, 16, 34, 48
-    pw, ph = width - left - right, height - top - bottom
+    if k > 1:
+        caption = _("group size (records sharing their quasi-identifier values); red: below k = {k}", k=k)
+    else:  # a run that asks for no group size (a risk-based model alone) marks no band as too small
+        caption = _("group size (records sharing their quasi-identifier values)")
+    left, right, top = 64, 16, 34
+    pw = width - left - right
+    lines = _caption_lines(caption, pw)
+    ph = height - top - (34 + LINE_PX * len(lines))  # a caption on two lines takes room from the bars
     peak = max([1] + [max(int(b["before"]), int(b["after"])) for b in bands])
     step = _nice_step(peak / 4)
     ticks = math.ceil(peak / step)
@@ -88,13 +94,9 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
         f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#4a5568" '
         'stroke-width="1"/>'
     )
-    if k > 1:
-        caption = _("group size (records sharing their quasi-identifier values); red: below k = {k}", k=k)
-    else:  # a run that asks for no group size (a risk-based model alone) marks no band as too small
-        caption = _("group size (records sharing their quasi-identifier values)")
-    for i, line in enumerate(_caption_lines(caption, pw)):
+    for i, line in enumerate(lines):
         parts.append(
-            f'<text x="{left + pw / 2:.1f}" y="{height - 22 + 14 * i}" text-anchor="middle" '
+            f'<text x="{left + pw / 2:.1f}" y="{top + ph + 26 + LINE_PX * (i + 1)}" text-anchor="middle" '
             f'fill="#2d3748">{html.escape(line)}</text>'
         )
     parts.append(
@@ -106,15 +108,16 @@ def class_size_svg(bands: Sequence[Mapping[str, Any]], k: int, width: int = 640,
     return "".join(parts)
 
 
-#: Width of a character of the chart's 11 px text, about (DejaVu Sans is wide).
+#: Width of a character of the chart's 11 px text, about (DejaVu Sans is wide); and a line's height.
 CHARACTER_PX = 6.6
+LINE_PX = 14
 
 
 def _caption_lines(text: str, width: float) -> list[str]:
     """The caption on one line, or on two (cut at the space nearest its middle) when one would run past
     the chart's edges: a longer translation is never cut off."""
     if len(text) * CHARACTER_PX <= width or " " not in text:
-        return ["", text]
+        return [text]
     middle = len(text) / 2
     cut = min((i for i, c in enumerate(text) if c == " "), key=lambda i: abs(i - middle))
     return [text[:cut], text[cut + 1 :]]

@@ -191,3 +191,23 @@ def test_pdf_in_german_is_german_to_its_page_footers(seeds, tmp_path: Path) -> N
     ).stdout
     assert "Anonymisierungsbericht · Seite 1 von" in text
     assert "page 1 of" not in text and "De-identification report" not in text
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr", "es"])
+def test_svg_caption_clear_of_the_band_labels(language: str) -> None:
+    """The caption under the bars, on one line or two (German and French need two), starts a line's
+    height below the bands' labels: it never touches them."""
+    import re
+
+    from kanon_engine.i18n import using
+
+    bands = [{"label": "5–9", "low": 5, "high": 9, "before": 3, "after": 10}]
+    with using(language):
+        svg = class_size_svg(bands, k=5)
+    rows = [
+        (float(y), text) for y, text in re.findall(r'<text x="[\d.]+" y="([\d.]+)"[^>]*>([^<]*)</text>', svg)
+    ]
+    label_y = next(y for y, text in rows if text == "5–9")
+    caption_y = [y for y, text in rows if y > label_y]
+    assert caption_y and min(caption_y) - label_y >= 20
+    assert max(caption_y) <= 260 - 6  # inside the drawing
