@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
@@ -21,6 +22,7 @@ from kanon_engine.algorithms.population_source import attach_population, prepare
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.data.table import Table
+from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
@@ -180,8 +182,14 @@ class Algorithm(ABC):
         records = records_in_memory(source, what)
         config.check_table(records)
         progress(0.0, _("encoding the quasi-identifiers"))
-        result = self._run(Job(records, config, encode_records(records, config), progress, start))
+        enc = encode_records(records, config, self.record_hierarchies(records, config))
+        result = self._run(Job(records, config, enc, progress, start))
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
+
+    def record_hierarchies(self, records: Table, config: AnonymizationConfig) -> Mapping[str, Hierarchy]:
+        """The hierarchies a cell-level run encodes the quasi-identifiers with: the configuration's (local
+        suppression recodes no value, so its own have two levels, each value and ``*``)."""
+        return config.hierarchies
 
     @abstractmethod
     def _run(self, job: Job) -> AnonymizationResult:

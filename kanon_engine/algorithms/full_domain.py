@@ -305,16 +305,14 @@ def full_domain_result(
     metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
-    return AnonymizationResult(
-        algorithm=algorithm,
-        parameters=dict(parameters),
-        config=config,
-        release=None,
-        row_class=None,
+    return AnonymizationResult.finished(
+        algorithm,
+        parameters,
+        config,
+        start,
         plan=plan,
         class_sizes=ev.released_sizes,
         metrics=metrics,
-        runtime_seconds=time.perf_counter() - start,
         transformation=dict(zip(enc.qi, (int(x) for x in ev.levels))),
         nodes_checked=checks,
         lattice=record,
