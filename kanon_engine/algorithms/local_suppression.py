@@ -157,9 +157,10 @@ class LocalSuppression(Algorithm):
     #: the quasi-identifiers' hierarchies are not used (validation only warns about them)
     uses_hierarchies = False
 
-    def __init__(self, *, importance: str | None = None, time_limit: float | None = None) -> None:
-        self.importance = importance
-        self.time_limit = time_limit
+    def refuse_unfit(self, config: AnonymizationConfig) -> None:
+        """The attributes to keep longest are checked first: each must be a quasi-identifier."""
+        importance_names(self.parameters["importance"], getattr(config, "quasi_identifiers", ()))
+        super().refuse_unfit(config)
 
     def record_hierarchies(self, records: Table, config: AnonymizationConfig) -> dict[str, Hierarchy]:
         """The quasi-identifiers need no hierarchy: each is encoded with two levels, its values and ``*``

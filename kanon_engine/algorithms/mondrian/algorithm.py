@@ -838,10 +838,6 @@ class _Mondrian(Algorithm):
     params: ClassVar[tuple[ParamSpec, ...]] = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
-    def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
-        self.metric = metric
-        self.summary = summary
-
     def _run_source(
         self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
     ) -> AnonymizationResult:
