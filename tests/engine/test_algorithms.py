@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 
 from kanon_engine.algorithms import algorithms, get_algorithm
 from kanon_engine.algorithms.base import Algorithm
-from kanon_engine.params import ParamSpec
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.params import ParamSpec
 from kanon_engine.privacy.models import (
     DistinctLDiversity,
     EntropyLDiversity,
