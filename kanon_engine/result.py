@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -230,6 +231,29 @@ class AnonymizationResult:
     #: what a differentially private run promised and spent (SafePub: epsilon, delta, search_budget,
     #: beta, k, records_sampled, ...); None for every other run
     differential_privacy: dict[str, Any] | None = None
+
+    @classmethod
+    def finished(
+        cls,
+        algorithm: str,
+        parameters: dict[str, Any],
+        config: AnonymizationConfig,
+        start: float,
+        **found: Any,
+    ) -> AnonymizationResult:
+        """The result of a run that began at ``start`` (``time.perf_counter()``) and ends now: what every
+        algorithm's result says alike (its name, a copy of its checked parameters, the configuration, the
+        time it took), and what this run ``found``, by field name. Without ``release`` and ``row_class``
+        the release is made later from the result's ``plan`` (full-domain and Mondrian runs)."""
+        found.setdefault("release", None)
+        found.setdefault("row_class", None)
+        return cls(
+            algorithm=algorithm,
+            parameters=dict(parameters),
+            config=config,
+            runtime_seconds=time.perf_counter() - start,
+            **found,
+        )
 
     @property
     def in_memory(self) -> bool:

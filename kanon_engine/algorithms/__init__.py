@@ -19,11 +19,8 @@ Adding an algorithm
            title = "Local suppression (...)"    # the picker's words
            description = "..."                  # one paragraph for the picker and `algorithms -v`
            full_domain = False                  # True: releases one lattice node (has max_nodes)
-           params = (SUPPRESSION_LIMIT, MY_SPEC)  # one ParamSpec per constructor argument, same order
-
-           def __init__(self, *, suppression_limit: float | None = None, my_param: int = 3) -> None:
-               self.suppression_limit = suppression_limit   # store only; run() validates
-               self.my_param = my_param
+           params = (SUPPRESSION_LIMIT, MY_SPEC)  # one ParamSpec per constructor keyword, in order:
+                                                  # the base's __init__ stores them (run() validates)
 
            def _run(self, job: Job) -> AnonymizationResult:
                table, config, enc, progress, start = job   # the points, counted (see base.Job)

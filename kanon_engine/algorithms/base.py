@@ -12,8 +12,10 @@ to add one is in :mod:`kanon_engine.algorithms`.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
@@ -21,6 +23,7 @@ from kanon_engine.algorithms.population_source import attach_population, prepare
 from kanon_engine.config import AnonymizationConfig, ParamSpec, require_k_fits
 from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.data.table import Table
+from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.labels import OBJECTIVE_LABELS
 from kanon_engine.metrics.loss import DEFAULT_METRIC, METRICS
@@ -99,9 +102,10 @@ class Algorithm(ABC):
 
     A subclass declares ``name`` (the registry key, also the CLI's ``--algorithm`` value), ``title``
     and ``description`` (the picker's words), ``full_domain`` and ``params``, the
-    :class:`~kanon_engine.config.ParamSpec` of each constructor argument, in signature order and with
-    the same defaults (a contract test checks both). ``__init__`` stores each argument under its own
-    name and does nothing else; ``_run`` does the work on data that ``run`` has checked and encoded.
+    :class:`~kanon_engine.config.ParamSpec` of each constructor argument: the base's ``__init__`` takes
+    them as keywords (in that order, with their defaults: ``help()`` shows them) and stores each under
+    its own name, nothing else, so a subclass writes no constructor. ``_run`` does the work on data that
+    ``run`` has checked and encoded.
     """
 
     name: ClassVar[str]
@@ -111,6 +115,28 @@ class Algorithm(ABC):
     #: recode classes of records each in their own way.
     full_domain: ClassVar[bool] = True
     params: ClassVar[tuple[ParamSpec, ...]] = ()
+    #: the constructor's keywords as ``help()`` and the contract test read them (see ``__init_subclass__``)
+    __signature__: ClassVar[inspect.Signature | None] = None
+
+    def __init__(self, **values: Any) -> None:
+        """Store each parameter under its own name, its spec's default when not given; nothing is
+        checked here (``run`` checks them), so ``Samarati(metric="speed")`` is made and refused when run."""
+        known = {p.name for p in self.params}
+        unknown = [name for name in values if name not in known]
+        if unknown:  # as Python says it of a written-out constructor
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument '{unknown[0]}'")
+        for spec in self.params:
+            setattr(self, spec.name, values.get(spec.name, spec.default))
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """The constructor is ``params`` read by :meth:`__init__`, so its signature is made from them: one
+        keyword-only argument per spec, in order, with the spec's default (a subclass that writes its own
+        ``__init__`` keeps that one's)."""
+        super().__init_subclass__(**kwargs)
+        keywords = [
+            inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default) for p in cls.params
+        ]
+        cls.__signature__ = inspect.Signature(keywords) if cls.__init__ is Algorithm.__init__ else None
 
     def get_params(self) -> dict[str, Any]:
         """The parameters as given to the constructor (scikit-learn's ``get_params``)."""
@@ -141,14 +167,20 @@ class Algorithm(ABC):
         """
         start = time.perf_counter()
         self.parameters  # noqa: B018 - validates every parameter (raises a ConfigError naming it)
-        require_applicable(config.models, self)  # a model this algorithm cannot apply is refused now
-        require_person_support(config, self)  # so is a person role it cannot honour
+        self.refuse_unfit(config)
         source = as_source(table)
         if self.works_on_records():
             return with_person_facts(self._run_on_records(source, config, progress, start), source)
         config.check_columns(source)
         source = prepare_inputs(source, config)  # the research subset, the population (checked)
         return with_person_facts(self._run_source(source, config, progress, start), source)
+
+    def refuse_unfit(self, config: AnonymizationConfig) -> None:
+        """Refuse, before the data is touched, what this algorithm cannot do with ``config``: a model it
+        cannot apply, a person role it cannot honour (local suppression adds its attributes to keep
+        longest that are not quasi-identifiers)."""
+        require_applicable(config.models, self)
+        require_person_support(config, self)
 
     def _run_source(
         self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
@@ -180,8 +212,14 @@ class Algorithm(ABC):
         records = records_in_memory(source, what)
         config.check_table(records)
         progress(0.0, _("encoding the quasi-identifiers"))
-        result = self._run(Job(records, config, encode_records(records, config), progress, start))
+        enc = encode_records(records, config, self.record_hierarchies(records, config))
+        result = self._run(Job(records, config, enc, progress, start))
         return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
+
+    def record_hierarchies(self, records: Table, config: AnonymizationConfig) -> Mapping[str, Hierarchy]:
+        """The hierarchies a cell-level run encodes the quasi-identifiers with: the configuration's (local
+        suppression recodes no value, so its own have two levels, each value and ``*``)."""
+        return config.hierarchies
 
     @abstractmethod
     def _run(self, job: Job) -> AnonymizationResult:

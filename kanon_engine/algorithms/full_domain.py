@@ -105,21 +105,6 @@ class FullDomainAlgorithm(Algorithm):
     #: Largest lattice the algorithm accepts (None: no limit); validation refuses larger ones up front.
     max_nodes: ClassVar[int | None] = None
 
-    def __init__(
-        self,
-        *,
-        suppression_limit: float | None = None,
-        metric: str = DEFAULT_METRIC,
-        suppress: str = "records",
-        importance: str | None = None,
-        target: str | None = None,
-    ) -> None:
-        self.suppression_limit = suppression_limit
-        self.metric = metric
-        self.suppress = suppress
-        self.importance = importance
-        self.target = target
-
     def counted_columns(self, config: AnonymizationConfig) -> tuple[str, ...]:
         """The classification metric's targets that are not quasi-identifiers are counted per class."""
         return tuple(c for c in target_columns(self.parameters) if c not in config.quasi_identifiers)
@@ -305,16 +290,14 @@ def full_domain_result(
     metrics.update(points_ncp(points, ev.levels, plan.point_class, plan.trim))
     for q, value in zip(enc.qi, generalization_intensity(np.asarray(ev.levels), enc.heights)):
         metrics[f"intensity:{q}"] = float(value)
-    return AnonymizationResult(
-        algorithm=algorithm,
-        parameters=dict(parameters),
-        config=config,
-        release=None,
-        row_class=None,
+    return AnonymizationResult.finished(
+        algorithm,
+        parameters,
+        config,
+        start,
         plan=plan,
         class_sizes=ev.released_sizes,
         metrics=metrics,
-        runtime_seconds=time.perf_counter() - start,
         transformation=dict(zip(enc.qi, (int(x) for x in ev.levels))),
         nodes_checked=checks,
         lattice=record,

@@ -43,7 +43,7 @@ from kanon_engine.core.lattice import FAILS, PRUNED, SATISFIES, Lattice, SearchR
 from kanon_engine.errors import InfeasibleError
 from kanon_engine.i18n import N_, _, formats, text_of
 from kanon_engine.metrics.labels import objective_value_label
-from kanon_engine.metrics.loss import DEFAULT_METRIC, Metric
+from kanon_engine.metrics.loss import Metric
 from kanon_engine.progress import LazyText, ProgressCallback
 from kanon_engine.result import AnonymizationResult
 
@@ -348,25 +348,6 @@ class Heuristic(FullDomainAlgorithm):
         "found; it is proven optimal only if the search finished before the time limit."
     )
     params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, TIME_LIMIT, TARGET)
-
-    def __init__(
-        self,
-        *,
-        suppression_limit: float | None = None,
-        metric: str = DEFAULT_METRIC,
-        suppress: str = "records",
-        importance: str | None = None,
-        time_limit: float = 10.0,
-        target: str | None = None,
-    ) -> None:
-        super().__init__(
-            suppression_limit=suppression_limit,
-            metric=metric,
-            suppress=suppress,
-            importance=importance,
-            target=target,
-        )
-        self.time_limit = time_limit
 
     def _run(self, job: Job) -> AnonymizationResult:
         table, config, enc, progress, start = job

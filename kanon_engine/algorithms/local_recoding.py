@@ -87,9 +87,6 @@ class LocalRecoding(Algorithm):
     cell_level = True
     params = (CELL_COST,)
 
-    def __init__(self, *, cost: str = "ncp") -> None:
-        self.cost = cost
-
     def _run(self, job: Job) -> AnonymizationResult:
         table, config, enc, progress, start = job
         combos = record_combos(enc)  # with the person of every row under the person role

@@ -30,7 +30,6 @@ the fewest possible).
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 import pandas as pd
@@ -46,18 +45,16 @@ from kanon_engine.algorithms.peeling import (
     peeling_input,
     require_feasible,
 )
-from kanon_engine.algorithms.person_support import require_person_support, with_person_facts
 from kanon_engine.config import AnonymizationConfig, ParamSpec
-from kanon_engine.core.encoding import EncodedTable, encode_table
+from kanon_engine.core.encoding import EncodedTable
 from kanon_engine.core.persons import record_combos
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError
 from kanon_engine.hierarchy.model import MISSING, Hierarchy
 from kanon_engine.i18n import N_, _
-from kanon_engine.progress import ProgressCallback, no_progress
+from kanon_engine.progress import ProgressCallback
 from kanon_engine.release.cell_recoding import build_cell_result
 from kanon_engine.result import AnonymizationResult, CellRecoding
-from kanon_engine.sources import TableSource, as_source, records_in_memory, with_persons
 
 IMPORTANCE = ParamSpec(
     "importance",
@@ -160,33 +157,15 @@ class LocalSuppression(Algorithm):
     #: the quasi-identifiers' hierarchies are not used (validation only warns about them)
     uses_hierarchies = False
 
-    def __init__(self, *, importance: str | None = None, time_limit: float | None = None) -> None:
-        self.importance = importance
-        self.time_limit = time_limit
-
-    def run(
-        self,
-        table: Table | TableSource,
-        config: AnonymizationConfig,
-        progress: ProgressCallback = no_progress,
-    ) -> AnonymizationResult:
-        """Like every algorithm's run, but the quasi-identifiers need no hierarchy: each is encoded
-        with two levels, its values and ``*``. Single records are changed: the table must be in memory."""
-        start = time.perf_counter()
+    def refuse_unfit(self, config: AnonymizationConfig) -> None:
+        """The attributes to keep longest are checked first: each must be a quasi-identifier."""
         importance_names(self.parameters["importance"], getattr(config, "quasi_identifiers", ()))
-        require_person_support(config, self)
-        source = as_source(table)
-        table = records_in_memory(source, _("Local suppression"))
-        config.check_table(table)
-        progress(0.0, _("encoding the quasi-identifiers"))
-        flat = {q: flat_hierarchy(table.frame[q], q) for q in config.quasi_identifiers}
-        enc = encode_table(
-            table, config.quasi_identifiers, flat, config.sensitive, config.sensitive_hierarchies
-        )
-        enc = with_persons(enc, table, config)
-        result = self._run(Job(table, config, enc, progress, start))
-        result = with_person_facts(result, table)
-        return dataclasses.replace(result, engine=source.engine, engine_reason=source.reason)
+        super().refuse_unfit(config)
+
+    def record_hierarchies(self, records: Table, config: AnonymizationConfig) -> dict[str, Hierarchy]:
+        """The quasi-identifiers need no hierarchy: each is encoded with two levels, its values and ``*``
+        (the run is every cell-level model's, :meth:`Algorithm._run_on_records`)."""
+        return {q: flat_hierarchy(records.frame[q], q) for q in config.quasi_identifiers}
 
     def _run(self, job: Job) -> AnonymizationResult:
         table, config, enc, progress, start = job

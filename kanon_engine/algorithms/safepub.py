@@ -202,9 +202,6 @@ class SafePub(Algorithm):
     samples_records = True
     params = (SCORE,)
 
-    def __init__(self, *, dp_score: str = "discernibility") -> None:
-        self.dp_score = dp_score
-
     def run(
         self,
         table: Table | TableSource,

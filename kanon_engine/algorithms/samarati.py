@@ -15,7 +15,6 @@ from kanon_engine.algorithms.local_suppression import IMPORTANCE
 from kanon_engine.algorithms.search import LatticeSearch
 from kanon_engine.config import ParamSpec
 from kanon_engine.i18n import N_, _
-from kanon_engine.metrics.loss import DEFAULT_METRIC
 
 BOUNDED = ParamSpec(
     "bounded",
@@ -56,25 +55,6 @@ class Samarati(LatticeSearchAlgorithm):
     )
     params = (SUPPRESSION_LIMIT, METRIC, SUPPRESS, IMPORTANCE, BOUNDED, TARGET)
     max_nodes = 2_000_000
-
-    def __init__(
-        self,
-        *,
-        suppression_limit: float | None = None,
-        metric: str = DEFAULT_METRIC,
-        suppress: str = "records",
-        importance: str | None = None,
-        bounded: bool = True,
-        target: str | None = None,
-    ) -> None:
-        super().__init__(
-            suppression_limit=suppression_limit,
-            metric=metric,
-            suppress=suppress,
-            importance=importance,
-            target=target,
-        )
-        self.bounded = bounded
 
     def _search(self, search: LatticeSearch) -> int | None:
         lat = search.lattice

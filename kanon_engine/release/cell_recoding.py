@@ -20,7 +20,6 @@ id, so a million records cost a few array gathers.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -215,15 +214,15 @@ def build_cell_result(
     metrics = cell_metrics(enc, rec, sizes, config.k)
     metrics["star_cells"] = float(sum(int((c == star).sum()) for c, star in zip(ids, labels.star)))
     metrics.update(extra_metrics or {})
-    return AnonymizationResult(
-        algorithm=algorithm,
-        parameters=dict(parameters),
-        config=config,
+    return AnonymizationResult.finished(
+        algorithm,
+        parameters,
+        config,
+        start,
         release=release,
         row_class=row_class,
         class_sizes=sizes,
         metrics=metrics,
-        runtime_seconds=time.perf_counter() - start,
         transformation=transformation,
         nodes_checked=nodes_checked,
         lattice=lattice,

@@ -9,6 +9,7 @@ algorithm returns, and :mod:`kanon_engine.sources.backends.choose` for how an en
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -60,11 +61,15 @@ def rows_in_memory(source: TableSource, what: str) -> Table:
     return loaded(source)
 
 
-def encode_records(table: Table, config: AnonymizationConfig) -> EncodedTable:
-    """The records of a loaded table encoded one row each (no weights), for the cell-level models."""
-
+def encode_records(
+    table: Table, config: AnonymizationConfig, hierarchies: Mapping[str, Hierarchy] | None = None
+) -> EncodedTable:
+    """The records of a loaded table encoded one row each (no weights), for the cell-level models, on
+    the quasi-identifiers' ``hierarchies`` (the configuration's unless given: local suppression's have
+    two levels, each value and ``*``)."""
+    hierarchies = config.hierarchies if hierarchies is None else hierarchies
     enc = encode_table(
-        table, config.quasi_identifiers, config.hierarchies, config.sensitive, config.sensitive_hierarchies
+        table, config.quasi_identifiers, hierarchies, config.sensitive, config.sensitive_hierarchies
     )
     return with_persons(enc, table, config)
 
@@ -82,6 +87,7 @@ def with_persons(enc: EncodedTable, table: Table, config: AnonymizationConfig) -
 if TYPE_CHECKING:
     from kanon_engine.config import AnonymizationConfig
     from kanon_engine.core.encoding import EncodedTable
+    from kanon_engine.hierarchy.model import Hierarchy
 
 __all__ = [
     "InMemorySource",

@@ -11,12 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.algorithms import algorithms, get_algorithm
+from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.config import AnonymizationConfig, build_models
 from kanon_engine.core.lattice import Lattice
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy import read_arx_csv
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.params import ParamSpec
 from kanon_engine.privacy.models import (
     DistinctLDiversity,
     EntropyLDiversity,
@@ -353,6 +355,45 @@ def test_parameters_are_named_in_the_constructor(name):
     ) as refused:  # ... refused by run, naming it by its label, where by its name
         bad.run(Table.from_frame(pd.DataFrame({"a": ["x", "y"]})), None)  # type: ignore[arg-type]
     assert refused.value.where == cls.params[0].name and cls.params[0].label in str(refused.value)
+
+
+class _Declared(Algorithm):
+    """A toy algorithm that only declares its parameters (no constructor of its own)."""
+
+    name = "declared-only"
+    title = "Declared"
+    description = "A test's."
+    full_domain = False
+    params = (
+        ParamSpec("rounds", "Rounds", "int", 3, "How many rounds.", minimum=1),
+        ParamSpec("careful_mode", "Careful", "bool", False, "Be careful."),
+    )
+
+    def _run(self, job):  # pragma: no cover - never run here
+        raise NotImplementedError
+
+
+class _Written(_Declared):
+    """A subclass that writes its own constructor keeps its own signature."""
+
+    def __init__(self, *, rounds: int = 7) -> None:
+        self.rounds = rounds
+        self.careful_mode = True
+
+
+def test_the_constructor_is_made_from_the_params():
+    """The base's constructor stores the declared keywords (defaults for the others, nothing checked)
+    and refuses any other, as a written-out constructor would; the signature help() shows is the
+    params'."""
+    import inspect
+
+    assert str(inspect.signature(_Declared)) == "(*, rounds=3, careful_mode=False)"
+    assert _Declared(careful_mode=True).get_params() == {"rounds": 3, "careful_mode": True}
+    assert _Declared(rounds="many").rounds == "many"  # stored as given, refused by run
+    with pytest.raises(TypeError, match="_Declared\\(\\) got an unexpected keyword argument 'round'"):
+        _Declared(round=4)
+    assert str(inspect.signature(_Written)) == "(*, rounds: 'int' = 7) -> 'None'"
+    assert _Written().get_params() == {"rounds": 7, "careful_mode": True}
 
 
 def test_help_shows_the_parameters():

@@ -14,7 +14,9 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.errors import ConfigError, InfeasibleError
 from kanon_engine.hierarchy.model import Hierarchy
+from kanon_engine.privacy import model_from_dict
 from kanon_engine.privacy.models import KAnonymity
+from kanon_engine.sources import as_source
 from tests.conftest import ADULT_QI
 from tests.engine import reference as ref
 from tests.engine.test_algorithms import _config, _models, problems
@@ -132,6 +134,50 @@ def test_importance_chooses_what_is_suppressed():
     assert list(keep_b.release["b"]) == ["1", "2", "1", "2"] and set(keep_b.release["a"]) == {"*"}
     with pytest.raises(ConfigError, match="Keep longest names 'c'"):
         get_algorithm("local-suppression", importance="c").run(table, config)
+
+
+@pytest.mark.parametrize("name", LOCAL)
+@pytest.mark.parametrize(
+    ("model", "refusal"),
+    [
+        ({"name": "average-risk", "average_risk": 0.2}, "judges the release as a whole"),
+        ({"name": "differential-privacy", "dp_epsilon": 1.0}, "choose the algorithm SafePub"),
+    ],
+)
+def test_cell_level_models_refuse_what_they_cannot_apply(name, model, refusal):
+    """Both cell-level models run through the base's record run, which refuses, before touching the data,
+    a model they cannot apply: local suppression used to release a table under average risk or
+    differential privacy that it had never checked against them."""
+    frame = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["1", "2", "1", "2"]}, dtype=object)
+    config = AnonymizationConfig(
+        ("a", "b"),
+        {q: Hierarchy.flat(q, sorted(set(frame[q]))) for q in ("a", "b")},
+        (model_from_dict(model), KAnonymity(2)),
+    )
+    with pytest.raises(ConfigError, match=refusal) as refused:
+        get_algorithm(name).run(Table.from_frame(frame), config)
+    assert refused.value.where == "models"
+
+
+def test_local_suppression_reads_its_records_once_whatever_the_input():
+    """The run on a loaded table and on its in-memory source give the same release, classes and person
+    facts (the person facts are counted from the source the base's run hands over)."""
+    frame = pd.DataFrame(
+        {"p": ["1", "1", "2", "3", "4", "5"], "a": ["x", "x", "y", "y", "z", "z"], "b": list("121212")},
+        dtype=object,
+    )
+    config = AnonymizationConfig(
+        ("a", "b"),
+        {q: Hierarchy.flat(q, sorted(set(frame[q]))) for q in ("a", "b")},
+        (KAnonymity(2),),
+        person="p",
+    )
+    table = Table.from_frame(frame)
+    direct = get_algorithm("local-suppression").run(table, config)
+    sourced = get_algorithm("local-suppression").run(as_source(table), config)
+    assert direct.release.equals(sourced.release)
+    assert direct.persons is not None and direct.persons.to_dict() == sourced.persons.to_dict()
+    assert sourced.engine == "memory"
 
 
 def test_local_recoding_uses_only_hierarchy_labels(seed_dir):

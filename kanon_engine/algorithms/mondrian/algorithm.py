@@ -60,7 +60,6 @@ positions for categorical attributes).
 from __future__ import annotations
 
 import math
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -839,10 +838,6 @@ class _Mondrian(Algorithm):
     params: ClassVar[tuple[ParamSpec, ...]] = (METRIC, SUMMARY)
     strict: ClassVar[bool] = True
 
-    def __init__(self, *, metric: str = DEFAULT_METRIC, summary: str = "range") -> None:
-        self.metric = metric
-        self.summary = summary
-
     def _run_source(
         self, source: TableSource, config: AnonymizationConfig, progress: ProgressCallback, start: float
     ) -> AnonymizationResult:
@@ -1003,19 +998,15 @@ class _Mondrian(Algorithm):
                     classes=int(n_classes),
                 )
             )
-        return AnonymizationResult(
-            algorithm=self.name,
-            parameters=dict(self.parameters),
-            config=config,
-            release=None,
-            row_class=None,
+        return AnonymizationResult.finished(
+            self.name,
+            self.parameters,
+            config,
+            start,
             plan=plan,
             class_sizes=class_sizes,
             metrics=metrics,
-            runtime_seconds=time.perf_counter() - start,
-            transformation=None,
             nodes_checked=parts.checked,
-            lattice=None,
             partitions=record,
             notes=tuple(notes),
         )
