@@ -20,7 +20,7 @@ from kanon_engine.core.frequency import group_columns
 from kanon_engine.data.records import named_values
 from kanon_engine.errors import DataError
 from kanon_engine.hierarchy.model import ROOT
-from kanon_engine.i18n import _
+from kanon_engine.i18n import N_, _
 from kanon_engine.release.writer import FORMULA_STARTS
 
 
@@ -154,38 +154,42 @@ def check_release_of(
         )
     n, m = len(frame), len(release)
     if m > n:
-        text = _(
-            "{release_name} has {m} rows but {name} has {n} records: a release has at most one row "
-            "per record, so it is not a release of this table.",
-            release_name=release_name,
+        raise _not_a_release(
+            N_(
+                "{release_name} has {m} rows but {name} has {n} records: a release has at most one row "
+                "per record, so it is not a release of this table."
+            ),
+            release_name,
+            name,
+            release_name,
             m=m,
-            name=name,
             n=n,
         )
-        raise _not_a_release(text, name, release_name)
     kept = [c for c in release.columns if c in frame.columns and c not in config.quasi_identifiers]
     for c in (c for c in kept if c not in config.identifiers):
         before = frame[c].astype(object).fillna("").astype(str).value_counts()
         after = _unneutralized(release[c].astype(object).fillna("").astype(str)).value_counts()
         extra = after.sub(before.reindex(after.index, fill_value=0), fill_value=0)
         if (extra > 0).any():
-            value = str(extra[extra > 0].index[0])
-            text = _(
-                "The column '{column}' of {release_name} holds values {name} does not have (e.g. "
-                "'{value}'), or more of them: it is not a release of this table.",
+            raise _not_a_release(
+                N_(
+                    "The column '{column}' of {release_name} holds values {name} does not have (e.g. "
+                    "'{value}'), or more of them: it is not a release of this table."
+                ),
+                release_name,
+                name,
+                c,
                 column=c,
-                release_name=release_name,
-                name=name,
-                value=value,
+                value=str(extra[extra > 0].index[0]),
             )
-            raise _not_a_release(text, name, c)
     return _release_warnings(frame, release, [c for c in kept if c in config.identifiers], release_name, name)
 
 
-def _not_a_release(text: str, name: str, where: str) -> DataError:
-    """The error for a file that cannot be a release of the table ``name`` (``text`` says why)."""
+def _not_a_release(sentence: str, release_name: str, name: str, where: str, **values: Any) -> DataError:
+    """The error for a file ``release_name`` that cannot be a release of the table ``name``: ``sentence``
+    (a catalog id naming both, ``{release_name}`` and ``{name}``, with ``values``) says why."""
     return DataError(
-        text,
+        _(sentence, release_name=release_name, name=name, **values),
         hint=_("Give the release made from {name}, or the table it was made from.", name=name),
         where=where,
     )

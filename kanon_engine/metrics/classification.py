@@ -43,27 +43,31 @@ def check_targets(targets: tuple[str, ...], identifiers: tuple[str, ...], enc: E
     predicts itself (every release would score 0). One sentence each."""
     for target in targets:
         if target in identifiers:
-            raise ConfigError(
-                _(
-                    "The target '{column}' is an identifier, which is removed from the release.",
-                    column=target,
-                ),
-                hint=_("Give it another role, or choose another target."),
-                where="target",
-            )
+            raise identifier_target(target, _("Give it another role, or choose another target."))
         if target in enc.qi:
             n_values = len(enc.hierarchies[enc.qi.index(target)].values)
         else:
             n_values = len(enc.sensitive_column(target).values)
         if n_values < 2:
-            raise ConfigError(
-                _(
-                    "The target '{column}' holds a single value, so there is nothing to predict.",
-                    column=target,
-                ),
-                hint=_("Choose a target with at least two values."),
-                where="target",
-            )
+            raise single_valued_target(target)
+
+
+def identifier_target(target: str, hint: str) -> ConfigError:
+    """The refusal of a target the release does not keep (shared with the utility study's check)."""
+    return ConfigError(
+        _("The target '{column}' is an identifier, which is removed from the release.", column=target),
+        hint=hint,
+        where="target",
+    )
+
+
+def single_valued_target(target: str) -> ConfigError:
+    """The refusal of a target with one value: it predicts itself, so every release would score 0."""
+    return ConfigError(
+        _("The target '{column}' holds a single value, so there is nothing to predict.", column=target),
+        hint=_("Choose a target with at least two values."),
+        where="target",
+    )
 
 
 def majority(h: Histograms, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kanon_engine.i18n import N_, _, formats, word_of
+from kanon_engine.i18n import N_, _, formats
 
 
 @dataclass(frozen=True)
@@ -244,11 +244,6 @@ OBJECTIVE_LABELS: dict[str, str] = {
     "entropy": N_("Least information lost in bits (entropy)"),
     "classification": N_("Target still predictable (classification metric)"),
 }
-
-
-def objective_label(code: str) -> str:
-    """Plain words for a search objective code (the code itself when unknown)."""
-    return word_of(OBJECTIVE_LABELS, code)
 
 
 #: What the search objective's value at a lattice node *is* (the lattice view's metric filter and node

@@ -141,9 +141,9 @@ def _check_name(out: Output, path: Path) -> None:
                     "ending of {a2}.",
                     cap=_cap(out.label),
                     name=path.name,
-                    a=_a(out.kind),
+                    a=word_of(_KIND_PHRASES, out.kind),
                     suffix=suffix,
-                    a2=_a(kind),
+                    a2=word_of(_KIND_PHRASES, kind),
                 ),
                 hint=_("End the name in {suffix}, or check that the flags are not swapped.", suffix=own[0])
                 if own
@@ -167,10 +167,6 @@ _KIND_PHRASES = {
     "project": N_("a project"),
     "chart": N_("a chart"),
 }
-
-
-def _a(kind: str) -> str:
-    return word_of(_KIND_PHRASES, kind)
 
 
 def _check_folder(out: Output, path: Path) -> None:

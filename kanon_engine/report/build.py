@@ -333,40 +333,25 @@ def write_reports(
     pdf_path: str | Path | None,
     release_path: str | Path | None = None,
     *,
-    release: Mapping[str, Any] | None = None,
-    linkage: Any | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
     project_path: str | Path | None = None,
-    workload: Any | None = None,
-    run_label: str | None = None,
-    stale: bool = False,
     language: str | None = None,
-    population_size: int | None = None,
+    **details: Any,
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
     Inputs (data, project, release) are never overwritten. With only a PDF wanted, the HTML goes to a
     temporary file next to it, removed afterwards. ``language``: the report's language (``de``, ...;
-    None: the language in force), its words and its number and date formats. Returns the report dict.
+    None: the language in force), its words and its number and date formats. ``details``: the keywords
+    of :func:`build_report` (``release``, ``linkage``, ``threshold``, ``workload``, ``run_label``,
+    ``stale``, ``population_size``, ...), passed on as they are, so a new detail of the report is added
+    in one place. Returns the report dict.
     """
     inputs = [getattr(table, "source", None), project_path, release_path, getattr(project, "data_path", None)]
     for p in (html_path, pdf_path):
         if p is not None:
             refuse_input_overwrite(Path(p), inputs)
     with using(language):
-        report = build_report(
-            table,
-            result,
-            project,
-            release_path=release_path,
-            release=release,
-            linkage=linkage,
-            threshold=threshold,
-            workload=workload,
-            run_label=run_label,
-            stale=stale,
-            population_size=population_size,
-        )
+        report = build_report(table, result, project, release_path=release_path, **details)
         _write_files(report, html_path, pdf_path)
         return report
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from kanon_engine.errors import ConfigError, DataError
 from kanon_engine.i18n import _, formats
+from kanon_engine.metrics.classification import identifier_target, single_valued_target
 from kanon_engine.progress import ProgressCallback, no_progress
 from kanon_engine.utility.classifiers import CLASSIFIERS, design, majority, relative_accuracy, scores
 from kanon_engine.utility.summaries import summarize
@@ -65,11 +66,7 @@ def check_study(
             where="release",
         )
     if target in identifiers or (target in original.columns and target not in release.columns):
-        raise ConfigError(
-            _("The target '{column}' is an identifier, which is removed from the release.", column=target),
-            hint=_("Choose an attribute the release keeps."),
-            where="target",
-        )
+        raise identifier_target(target, _("Choose an attribute the release keeps."))
     if target not in original.columns:
         raise DataError(
             _("The target '{column}' is not a column of the data.", column=target),
@@ -77,11 +74,7 @@ def check_study(
             where="target",
         )
     if original[target].nunique(dropna=True) < 2:
-        raise ConfigError(
-            _("The target '{column}' holds a single value, so there is nothing to predict.", column=target),
-            hint=_("Choose a target with at least two values."),
-            where="target",
-        )
+        raise single_valued_target(target)
     chosen = [c for c in release.columns if c != target] if features is None else list(features)
     if target in chosen:
         raise ConfigError(

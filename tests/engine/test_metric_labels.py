@@ -22,7 +22,7 @@ from kanon_engine.config import AnonymizationConfig
 from kanon_engine.data.table import Table
 from kanon_engine.data.types import detect_types
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.metrics.labels import METRIC_LABELS, metric_label, objective_label, show_metric
+from kanon_engine.metrics.labels import METRIC_LABELS, OBJECTIVE_LABELS, metric_label, show_metric
 from kanon_engine.metrics.loss import METRICS
 from kanon_engine.privacy.models import KAnonymity
 
@@ -132,8 +132,8 @@ def test_every_reported_metric_has_a_label(result) -> None:
 
 
 def test_every_objective_has_plain_words() -> None:
-    for code in METRICS:
-        assert objective_label(code) != code
+    # the search's choice of objective shows these words (algorithms.base's ``metric`` parameter)
+    assert set(METRICS) <= set(OBJECTIVE_LABELS)
     assert set(METRIC_LABELS) >= {"discernibility", "precision", "loss", "entropy", "gcp"}
 
 

@@ -204,6 +204,14 @@ def apply_maps(codes: np.ndarray, maps: tuple[np.ndarray | None, ...]) -> np.nda
     return out
 
 
+def count_codes(
+    codes: np.ndarray, maps: tuple[np.ndarray | None, ...], sizes: tuple[int, ...], with_rows: bool = False
+) -> PointCounts:
+    """A count request answered on codes held in memory (the loaded table, or a Dask worker's piece):
+    each column mapped to the request's level, then the combinations counted."""
+    return group_codes(apply_maps(codes, maps), sizes, with_rows=with_rows)
+
+
 @dataclass(frozen=True, eq=False)
 class Boxes:
     """Fragments of a table as boxes of keys (Mondrian's partitions before their points are counted):
@@ -513,6 +521,15 @@ def value_counts_of(
             missing[c] += col.null_count
             parts[c].append(pc.value_counts(col.drop_null()))
     return {c: merge_value_counts(parts[c], missing[c]) for c in columns}
+
+
+def merge_points(parts: list[PointCounts], n_columns: int) -> PointCounts:
+    """The points of a whole table from the points of its pieces (each counted on its own, as a Dask
+    worker counts its pieces): the same combination in two pieces is one point, its counts added."""
+    if not parts:
+        return PointCounts.from_groups(np.zeros((n_columns, 0)), np.zeros(0, dtype=np.int64))
+    codes = np.concatenate([p.codes for p in parts], axis=1)
+    return PointCounts.from_groups(codes, np.concatenate([p.counts for p in parts]))
 
 
 def merge_value_counts(parts: list[pa.StructArray], missing: int) -> tuple[np.ndarray, np.ndarray, int]:

@@ -41,12 +41,12 @@ from kanon_engine.sources.backends.base import (
     CountRequest,
     PointCounts,
     StreamedSource,
-    apply_maps,
     box_histograms_of,
+    count_codes,
     count_codes_in_boxes,
     dense_histograms,
     encode_batch,
-    group_codes,
+    merge_points,
     merge_value_counts,
     value_counts_of,
 )
@@ -109,7 +109,7 @@ def count_piece(
     codes: np.ndarray, rows: list[int], maps: tuple[np.ndarray | None, ...], sizes: tuple[int, ...]
 ) -> PointCounts:
     """The combinations of a piece's codes (``rows`` picks the request's columns), counted."""
-    return group_codes(apply_maps(codes[rows], maps), sizes)
+    return count_codes(codes[rows], maps, sizes)
 
 
 def box_histograms_piece(
@@ -271,9 +271,7 @@ class DaskSource(StreamedSource):
             0.3,
             counting,
         )
-        codes = np.concatenate([p.codes for p in parts], axis=1) if parts else np.zeros((len(rows), 0))
-        counts = np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        return PointCounts.from_groups(codes, counts)
+        return merge_points(parts, len(rows))
 
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
         self._ensure_codes(boxes.codings)
@@ -316,13 +314,7 @@ class DaskSource(StreamedSource):
             0.3,
             _("counting the groups on {where}", where=self.where),
         )
-        out = []
-        for i in range(len(which)):
-            mine = [p[i] for p in parts]
-            codes = np.concatenate([p.codes for p in mine], axis=1) if mine else np.zeros((len(rows), 0))
-            counts = np.concatenate([p.counts for p in mine]) if mine else np.zeros(0, dtype=np.int64)
-            out.append(PointCounts.from_groups(codes, counts))
-        return out
+        return [merge_points([p[i] for p in parts], len(rows)) for i in range(len(which))]
 
     def batches(self, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         ahead = 2  # pieces read ahead by the workers while the client writes

@@ -28,10 +28,10 @@ from kanon_engine.sources.backends.base import (
     TableSource,
     apply_maps,
     box_histograms_of,
+    count_codes,
     count_codes_in_boxes,
     dense_histograms,
     encode_batch,
-    group_codes,
     map_key,
 )
 from kanon_engine.sources.backends.settings import ENGINE_TITLES
@@ -129,8 +129,8 @@ class InMemorySource(TableSource):
         """The points, with the point of every row (kept for the release: no lookup per row)."""
         key = (tuple(c.key for c in request.codings), tuple(map_key(m) for m in request.maps))
         if self._last is None or self._last[0] != key:  # the floor's count is asked for twice
-            codes = apply_maps(self.codes(request.codings), request.maps)
-            self._last = (key, group_codes(codes, request.sizes, with_rows=True))
+            codes = self.codes(request.codings)
+            self._last = (key, count_codes(codes, request.maps, request.sizes, with_rows=True))
         return self._last[1]
 
     def box_histograms(self, boxes: Boxes, progress: ProgressCallback = no_progress) -> list[np.ndarray]:
