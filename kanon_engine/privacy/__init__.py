@@ -50,7 +50,12 @@ How to add a privacy model
    (:data:`.base.SUPPLIED`, :attr:`.base.ClassStats.counts`). A model that needs an algorithm of its own
    (differential privacy's SafePub) says why any other cannot apply it in ``unsupported_by(algorithm)``
    (a model checked per group of one generalization of whole records just sets
-   ``whole_records_refusal``); validation and ``Algorithm.run`` both ask.
+   ``whole_records_refusal``); validation and ``Algorithm.run`` both ask. Two kinds of model declare
+   most of this alike and subclass a base that declares it once: a model of what a class reveals of a
+   sensitive attribute subclasses :class:`~.base.SensitiveValueModel` (it requires the attribute, is
+   filed under "Sensitive values", and is refused without one; it checks its own settings in
+   ``check_settings``), a model of the whole release's re-identification risk subclasses
+   :class:`~.release_risk.ReleaseRiskModel` (judges the release, guards identity, counts rows).
 2. Add the class to ``BUILT_IN`` below. That gives it its CLI flags, its project-file round trip, its
    checks in validation, its fields in the workbench's model form and its sentence in the report and the
    run history. Put every user-visible string through ``N_``/``_`` and translate it

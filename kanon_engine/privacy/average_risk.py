@@ -34,11 +34,10 @@ from kanon_engine.privacy.base import (
     PUBLIC_USE_FILE,
     ClassStats,
     Preset,
-    PrivacyModel,
     number,
     share_param,
 )
-from kanon_engine.privacy.release_risk import Ladder, least_suppression
+from kanon_engine.privacy.release_risk import Ladder, ReleaseRiskModel, least_suppression
 
 AVERAGE_RISK = share_spec(
     "average_risk",
@@ -75,7 +74,7 @@ def size_threshold(highest_risk: float) -> int:
 
 
 @dataclass(frozen=True)
-class AverageRisk(PrivacyModel):
+class AverageRisk(ReleaseRiskModel):
     """The release's average prosecutor risk (groups / records) is at most ``average_risk``; with
     ``highest_risk``, at most ``records_at_risk`` of its records are in groups smaller than 1 / that."""
 
@@ -84,11 +83,7 @@ class AverageRisk(PrivacyModel):
     records_at_risk: float | None = None
     name: ClassVar[str] = "average-risk"
     title: ClassVar[str] = N_("average re-identification risk")
-    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (AVERAGE_RISK, HIGHEST_RISK, RECORDS_AT_RISK)
-    monotone_with_suppression: ClassVar[bool] = False
-    judges_release: ClassVar[bool] = True
-    guards_identity: ClassVar[bool] = True
     presets: ClassVar[tuple[Preset, ...]] = (
         Preset(
             N_("average risk 0.05: a public use file (El Emam et al. 2011)"),

@@ -200,6 +200,13 @@ class ClassStats:
         h = self.histograms(attribute)
         return h.cls, h.val, h.cnt
 
+    def shares(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per distinct pair of class and sensitive value: the class, the value's share in the class and
+        its share in the whole table (what beta-likeness and delta-disclosure compare)."""
+        cls, val, cnt = self.pairs(attribute)
+        table = self.enc.sensitive_column(attribute).global_distribution[val]
+        return cls, cnt / self.sizes[cls], table
+
     def count(self, requirement: Requirement) -> np.ndarray:
         """The per-class count the engine supplied for ``requirement`` (persons, subset, population)."""
         if requirement not in self.counts:
@@ -445,6 +452,26 @@ class PrivacyModel(ABC):
         if self.whole_records_refusal:
             return _(self.whole_records_refusal, algorithm=words)
         return whole_release_refusal(self, words) if self.judges_release else None
+
+
+class SensitiveValueModel(PrivacyModel):
+    """What the models of a sensitive attribute (l-diversity, t-closeness, beta-likeness,
+    delta-disclosure) declare alike: the engine counts that attribute's values per class, the picker files
+    them under "Sensitive values", and each is refused when none is named: after its own settings are
+    checked (:meth:`check_settings`), so that a bad setting is said first. Each model declares the rest
+    (its ``sensitive`` field among its dataclass fields, where its constructor wants it)."""
+
+    requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
+    threat: ClassVar[str] = "sensitive"
+
+    def __post_init__(self) -> None:
+        self.check_settings()
+        need_sensitive(self.family_name(), self.sensitive)
+
+    @abstractmethod
+    def check_settings(self) -> None:
+        """Check the model's own settings and keep them normalized (the dataclass is frozen: with
+        ``object.__setattr__``), or raise a ConfigError in one sentence."""
 
 
 def whole_release_refusal(model: PrivacyModel, algorithm: str) -> str:

@@ -22,9 +22,7 @@ from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import (
     ClassStats,
-    PrivacyModel,
-    Requirement,
-    need_sensitive,
+    SensitiveValueModel,
     number,
     positive_param,
 )
@@ -54,7 +52,7 @@ BETA_VARIANT = choice_spec(
 
 
 @dataclass(frozen=True)
-class BetaLikeness(PrivacyModel):
+class BetaLikeness(SensitiveValueModel):
     """Every value present in a class gains at most beta relative to its share in the table."""
 
     beta: float
@@ -64,22 +62,17 @@ class BetaLikeness(PrivacyModel):
     title: ClassVar[str] = N_("beta-likeness")
     counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (BETA, BETA_VARIANT)
-    requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
-    threat: ClassVar[str] = "sensitive"
     fields_of_params: ClassVar[dict[str, str]] = {"beta_variant": "variant"}
 
-    def __post_init__(self) -> None:
+    def check_settings(self) -> None:
         beta = positive_param(self.beta, N_("beta must be a number above 0; got {value}."), "beta")
         object.__setattr__(self, "beta", beta)
         BETA_VARIANT.refuse_unknown(self.variant)
-        need_sensitive("beta-likeness", self.sensitive)
 
     def _shares(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per (class, value) pair: the class, the value's share in the class, the highest share it may
         have, and whether it fails."""
-        cls, val, cnt = stats.pairs(self.protected)
-        q = stats.enc.sensitive_column(self.protected).global_distribution[val]
-        p = cnt / stats.sizes[cls]
+        cls, p, q = stats.shares(self.protected)
         limit = np.minimum(self.beta, -np.log(q)) if self.variant == "enhanced" else self.beta
         return cls, p, q * (1.0 + limit), (p - q) / q > limit
 

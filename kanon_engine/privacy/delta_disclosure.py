@@ -20,9 +20,7 @@ from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec
 from kanon_engine.privacy.base import (
     ClassStats,
-    PrivacyModel,
-    Requirement,
-    need_sensitive,
+    SensitiveValueModel,
     number,
     positive_param,
 )
@@ -51,7 +49,7 @@ _JOINT_CAP = 0.999
 
 
 @dataclass(frozen=True)
-class DeltaDisclosure(PrivacyModel):
+class DeltaDisclosure(SensitiveValueModel):
     """|log2(p_class(s) / p_table(s))| < delta for every value s present in a class."""
 
     delta_disclosure: float
@@ -60,21 +58,12 @@ class DeltaDisclosure(PrivacyModel):
     title: ClassVar[str] = N_("delta-disclosure privacy")
     counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (DELTA_DISCLOSURE,)
-    requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
     monotone_without_suppression: ClassVar[bool] = False
-    threat: ClassVar[str] = "sensitive"
 
-    def __post_init__(self) -> None:
+    def check_settings(self) -> None:
         sentence = N_("delta must be a number above 0; got {value}.")
         delta = positive_param(self.delta_disclosure, sentence, "delta-disclosure")
         object.__setattr__(self, "delta_disclosure", delta)
-        need_sensitive("delta-disclosure", self.sensitive)
-
-    def _shares(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(class, the value's share in that class, its share in the table) of every pair present."""
-        cls, val, cnt = stats.pairs(self.protected)
-        q = stats.enc.sensitive_column(self.protected).global_distribution[val]
-        return cls, cnt / stats.sizes[cls], q
 
     def _passes(self, stats: ClassStats, cls: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
         ratio = np.abs(np.log(p / q) / np.log(2.0))
@@ -82,7 +71,7 @@ class DeltaDisclosure(PrivacyModel):
         return bad == 0
 
     def passes(self, stats: ClassStats) -> np.ndarray:
-        return self._passes(stats, *self._shares(stats))
+        return self._passes(stats, *stats.shares(self.protected))
 
     def assess(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray]:
         """Per class: whether it passes, and a share of its records that every split of it suppresses.
@@ -96,7 +85,7 @@ class DeltaDisclosure(PrivacyModel):
         are over their caps. V is taken as the values at least a given fraction of the way up to their
         cap (:data:`_JOINT_RATIOS`), each in turn. (A value too rare in a class proves nothing: a split
         can drop it.) The pairs and shares are read once for both answers."""
-        cls, p, q = self._shares(stats)
+        cls, p, q = stats.shares(self.protected)
         ok = self._passes(stats, cls, p, q)
         return ok, forced_out(cls, p, q * 2.0**self.delta_disclosure, stats.n_classes)
 

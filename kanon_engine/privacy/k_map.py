@@ -18,6 +18,7 @@ records apply them (the population is counted per class of a lattice node).
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -94,7 +95,7 @@ def derived_k(k: int, records: int, population: int, estimator: str, significanc
 
 
 class KMap(PrivacyModel):
-    """What the two forms share: the form, the words."""
+    """What the two forms share: the form, the check of k, the words."""
 
     family: ClassVar[str] = "k-map"
     title: ClassVar[str] = N_("k-map")
@@ -113,6 +114,24 @@ class KMap(PrivacyModel):
         "k-map is checked per group of one generalization of whole records, which {algorithm} does "
         "not make: choose optimal, heuristic, samarati, incognito or datafly."
     )
+    #: the form's sentence for the report (a catalog id with {k} and the form's :meth:`words`)
+    sentence: ClassVar[str]
+    k_map: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k_map", int_param("k_map", self.k_map, 2))
+        self.check_settings()
+
+    @abstractmethod
+    def check_settings(self) -> None:
+        """Check the form's other settings (after k), keeping them normalized; one ConfigError sentence."""
+
+    @abstractmethod
+    def words(self) -> dict[str, str]:
+        """The form's settings as its sentence shows them, besides k."""
+
+    def describe(self) -> str:
+        return _(self.sentence, k=str(self.k_map), **self.words())
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any], sensitive: str | None) -> PrivacyModel | None:
@@ -137,9 +156,13 @@ class KMapEstimate(KMap):
     k_map_estimator: str = "poisson"
     k_map_significance: float = 0.01
     name: ClassVar[str] = "k-map"
+    sentence: ClassVar[str] = N_(
+        "{k}-map by estimate: every released group stands for at least {k} people of a population of "
+        "{population} with probability {confidence} ({estimator} model of group sizes, as ARX "
+        "estimates it): an estimate under a sampling model, not a count."
+    )
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k_map", int_param("k_map", self.k_map, 2))
+    def check_settings(self) -> None:
         missing = N_("k-map needs the size of the population (--population-size) or a population table.")
         object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
         K_MAP_ESTIMATOR.refuse_unknown(self.k_map_estimator)
@@ -156,16 +179,12 @@ class KMapEstimate(KMap):
     def passes(self, stats: ClassStats) -> np.ndarray:
         return stats.sizes >= self.k_for(stats.enc.n_rows)
 
-    def describe(self) -> str:
-        return _(
-            "{k}-map by estimate: every released group stands for at least {k} people of a population of "
-            "{population} with probability {confidence} ({estimator} model of group sizes, as ARX "
-            "estimates it): an estimate under a sampling model, not a count.",
-            k=str(self.k_map),
-            population=population_words(int(self.population_size or 0)),
-            confidence=formats.percent(1.0 - self.k_map_significance, 1),
-            estimator=K_MAP_ESTIMATOR.choice_label(self.k_map_estimator),
-        )
+    def words(self) -> dict[str, str]:
+        return {
+            "population": population_words(int(self.population_size or 0)),
+            "confidence": formats.percent(1.0 - self.k_map_significance, 1),
+            "estimator": K_MAP_ESTIMATOR.choice_label(self.k_map_estimator),
+        }
 
     def short(self) -> str:
         return _(
@@ -184,9 +203,13 @@ class KMapTable(KMap):
     population_table: str = ""
     name: ClassVar[str] = "k-map-table"
     requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.POPULATION})
+    sentence: ClassVar[str] = N_(
+        "{k}-map on the population table {file}: every released group matches at least {k} people "
+        "of it. Only as good as the table: it bounds nothing if that is not the population the data "
+        "were drawn from."
+    )
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k_map", int_param("k_map", self.k_map, 2))
+    def check_settings(self) -> None:
         if not self.population_table:
             raise ConfigError(
                 _("k-map on a population table needs the table's file."), where="population-table"
@@ -195,14 +218,8 @@ class KMapTable(KMap):
     def passes(self, stats: ClassStats) -> np.ndarray:
         return stats.count(Requirement.POPULATION) >= self.k_map
 
-    def describe(self) -> str:
-        return _(
-            "{k}-map on the population table {file}: every released group matches at least {k} people "
-            "of it. Only as good as the table: it bounds nothing if that is not the population the data "
-            "were drawn from.",
-            k=str(self.k_map),
-            file=self.population_table,
-        )
+    def words(self) -> dict[str, str]:
+        return {"file": self.population_table}
 
     def short(self) -> str:
         return _("k-map = {k} (population table)", k=number(self.k_map))

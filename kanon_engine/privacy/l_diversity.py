@@ -17,14 +17,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kanon_engine.i18n import N_, _, formats
+from kanon_engine.i18n import N_, _
 from kanon_engine.params import ParamSpec, choice_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     PrivacyModel,
-    Requirement,
+    SensitiveValueModel,
     int_param,
-    need_sensitive,
     number,
     number_above,
 )
@@ -65,19 +64,19 @@ C = ParamSpec(
 )
 
 
-class LDiversity(PrivacyModel):
-    """What the three variants share: the form, the sensitive attribute, the short words."""
+class LDiversity(SensitiveValueModel):
+    """What the three variants share: the form, the sensitive attribute, the words, the smallest class."""
 
     family: ClassVar[str] = "l-diversity"
     title: ClassVar[str] = N_("l-diversity")
     params: ClassVar[tuple[ParamSpec, ...]] = (L, L_VARIANT, C)
-    requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
-    threat: ClassVar[str] = "sensitive"
     fields_of_params: ClassVar[dict[str, str]] = {"l_variant": "variant"}
     #: the value of ``l_variant`` that picks this class
     variant: ClassVar[str]
     #: the short form's words (a catalog id with {l}, {c} and {sensitive})
     short_words: ClassVar[str]
+    #: the sentence of :meth:`describe` (a catalog id with {l}, {c} and {column})
+    sentence: ClassVar[str]
     l: float  # noqa: E741  (the paper's name)
 
     @classmethod
@@ -96,9 +95,21 @@ class LDiversity(PrivacyModel):
             return cls.chosen(values) and values.get("l_variant") == "recursive"
         return super().param_visible(name, values)
 
+    def words(self) -> dict[str, Any]:
+        """The settings as the variant's sentence and short words show them."""
+        settings = {"l": number(self.l), "c": number(getattr(self, "c", ""))}
+        return {**settings, "sensitive": self.sensitive, "column": self.sensitive}
+
+    def describe(self) -> str:
+        return _(self.sentence, **self.words())
+
     def short(self) -> str:
-        words = {"l": number(self.l), "c": number(getattr(self, "c", "")), "sensitive": self.sensitive}
-        return _(self.short_words, **words)
+        return _(self.short_words, **self.words())
+
+    @property
+    def min_class_size(self) -> int:
+        """A class of fewer than l records cannot hold l values, nor entropy log(l)."""
+        return math.ceil(self.l)
 
 
 @dataclass(frozen=True)
@@ -113,25 +124,16 @@ class DistinctLDiversity(LDiversity):
     name: ClassVar[str] = "distinct-l-diversity"
     variant: ClassVar[str] = "distinct"
     short_words: ClassVar[str] = N_("distinct l = {l} on {sensitive}")
+    sentence: ClassVar[str] = N_(
+        "distinct {l}-diversity: every group holds at least {l} different values of '{column}'."
+    )
     monotone_with_suppression: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
+    def check_settings(self) -> None:
         object.__setattr__(self, "l", int_param("l", self.l, 2))
-        need_sensitive("l-diversity", self.sensitive)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         return stats.histograms(self.protected).distinct(stats.n_classes) >= self.l
-
-    @property
-    def min_class_size(self) -> int:
-        return self.l
-
-    def describe(self) -> str:
-        return _(
-            "distinct {l}-diversity: every group holds at least {l} different values of '{column}'.",
-            l=formats.decimal(self.l, 6),
-            column=self.sensitive,
-        )
 
 
 @dataclass(frozen=True)
@@ -147,11 +149,14 @@ class EntropyLDiversity(LDiversity):
     name: ClassVar[str] = "entropy-l-diversity"
     variant: ClassVar[str] = "entropy"
     short_words: ClassVar[str] = N_("entropy l = {l} on {sensitive}")
+    sentence: ClassVar[str] = N_(
+        "entropy {l}-diversity: the values of '{column}' in every group are at least as "
+        "varied as {l} equally frequent values."
+    )
 
-    def __post_init__(self) -> None:
+    def check_settings(self) -> None:
         sentence = N_("l must be a number > 1 for entropy l-diversity; got {value}.")
         object.__setattr__(self, "l", number_above(self.l, 1.0, sentence, "l"))
-        need_sensitive("l-diversity", self.sensitive)
 
     def entropies(self, stats: ClassStats) -> np.ndarray:
         """Entropy (natural log) of the sensitive values of every class."""
@@ -171,18 +176,6 @@ class EntropyLDiversity(LDiversity):
         ok = h >= log_l - 1e-9
         return ok, np.where(ok, 0.0, np.clip(1.0 - (h + 1e-9) / log_l, 0.0, 1.0))
 
-    @property
-    def min_class_size(self) -> int:
-        return math.ceil(self.l)
-
-    def describe(self) -> str:
-        return _(
-            "entropy {l}-diversity: the values of '{column}' in every group are at least as "
-            "varied as {l} equally frequent values.",
-            l=formats.decimal(self.l, 6),
-            column=self.sensitive,
-        )
-
 
 @dataclass(frozen=True)
 class RecursiveCLDiversity(LDiversity):
@@ -194,12 +187,15 @@ class RecursiveCLDiversity(LDiversity):
     name: ClassVar[str] = "recursive-cl-diversity"
     variant: ClassVar[str] = "recursive"
     short_words: ClassVar[str] = N_("recursive (c = {c}, l = {l}) on {sensitive}")
+    sentence: ClassVar[str] = N_(
+        "recursive ({c},{l})-diversity: in every group the most frequent value of "
+        "'{column}' is rarer than {c} times the values from the {l}-th on together."
+    )
 
-    def __post_init__(self) -> None:
+    def check_settings(self) -> None:
         object.__setattr__(self, "l", int_param("l", self.l, 2))
         sentence = N_("c must be a number > 0 for recursive (c,l)-diversity; got {value}.")
         object.__setattr__(self, "c", number_above(self.c, 0.0, sentence, "c"))
-        need_sensitive("l-diversity", self.sensitive)
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         cls, _values, cnt = stats.pairs(self.protected)
@@ -212,19 +208,6 @@ class RecursiveCLDiversity(LDiversity):
         r1[cls_s[rank == 0]] = cnt_s[rank == 0]
         tail = np.bincount(cls_s, weights=np.where(rank >= self.l - 1, cnt_s, 0), minlength=n)
         return r1 < self.c * tail
-
-    @property
-    def min_class_size(self) -> int:
-        return self.l
-
-    def describe(self) -> str:
-        return _(
-            "recursive ({c},{l})-diversity: in every group the most frequent value of "
-            "'{column}' is rarer than {c} times the values from the {l}-th on together.",
-            c=formats.decimal(self.c, 6),
-            l=formats.decimal(self.l, 6),
-            column=self.sensitive,
-        )
 
 
 _VARIANTS: dict[str, type[LDiversity]] = {

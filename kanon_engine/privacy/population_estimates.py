@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 from scipy import special  # type: ignore[import-untyped]
 
+from kanon_engine.data.records import named_values
 from kanon_engine.i18n import N_
 
 #: The population sizes ARX 3.9.2 offers as regions (``ARXPopulationModel.Region``), keyed for the CLI.
@@ -427,14 +428,9 @@ class PopulationUniques:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "pitman": self.pitman,
-            "zayatz": self.zayatz,
-            "snb": self.snb,
-            "dankar": self.dankar,
-            "dankar_chooses": self.dankar_chooses,
+            **named_values(self, "pitman", "zayatz", "snb", "dankar", "dankar_chooses"),
             "population_size": self.population,
-            "records": self.records,
-            "sample_uniques": self.sample_uniques,
+            **named_values(self, "records", "sample_uniques"),
         }
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec, share_spec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, number, share_param
+from kanon_engine.privacy.base import ClassStats, number, share_param
 from kanon_engine.privacy.population_estimates import (
     DANKAR_PITMAN_FRACTION,
     ESTIMATORS,
@@ -34,7 +34,7 @@ from kanon_engine.privacy.population_estimates import (
     zayatz,
 )
 from kanon_engine.privacy.population_inputs import POPULATION_SIZE, population_size_of, population_words
-from kanon_engine.privacy.release_risk import Ladder, bisect_suppression
+from kanon_engine.privacy.release_risk import Ladder, ReleaseRiskModel, bisect_suppression
 
 POPULATION_UNIQUENESS = share_spec(
     "population_uniqueness",
@@ -85,7 +85,7 @@ def estimate(histogram: SizeHistogram, population: float, estimator: str) -> flo
 
 
 @dataclass(frozen=True)
-class PopulationUniqueness(PrivacyModel):
+class PopulationUniqueness(ReleaseRiskModel):
     """The estimated share of population uniques of the release is at most ``population_uniqueness``."""
 
     population_uniqueness: float
@@ -93,12 +93,8 @@ class PopulationUniqueness(PrivacyModel):
     population_model: str = "dankar"
     name: ClassVar[str] = "population-uniqueness"
     title: ClassVar[str] = N_("population uniqueness")
-    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (POPULATION_UNIQUENESS, POPULATION_MODEL, POPULATION_SIZE)
-    monotone_with_suppression: ClassVar[bool] = False
     monotone_without_suppression: ClassVar[bool] = False
-    judges_release: ClassVar[bool] = True
-    guards_identity: ClassVar[bool] = True
     threat: ClassVar[str] = "population"
 
     def __post_init__(self) -> None:

@@ -19,10 +19,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from kanon_engine.privacy.base import ClassStats
+from kanon_engine.privacy.base import ClassStats, PrivacyModel
+
+
+class ReleaseRiskModel(PrivacyModel):
+    """What the three models of the release's re-identification risk declare alike: each judges the
+    release as a whole (:meth:`~PrivacyModel.release_suppression`, by this module's ladder), bounds
+    re-identification by itself (a run may leave k-anonymity out) and reads class sizes in rows (a run
+    with a person role refuses it). Each declares the rest: its thresholds, whether it is monotone
+    without suppression, its verdict and its words."""
+
+    counts_persons: ClassVar[bool] = False
+    judges_release: ClassVar[bool] = True
+    guards_identity: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, eq=False)

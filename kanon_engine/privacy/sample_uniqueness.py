@@ -18,8 +18,8 @@ import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, share_spec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, number, share_param
-from kanon_engine.privacy.release_risk import Ladder, least_suppression
+from kanon_engine.privacy.base import ClassStats, number, share_param
+from kanon_engine.privacy.release_risk import Ladder, ReleaseRiskModel, least_suppression
 
 SAMPLE_UNIQUENESS = share_spec(
     "sample_uniqueness",
@@ -31,17 +31,13 @@ SAMPLE_UNIQUENESS = share_spec(
 
 
 @dataclass(frozen=True)
-class SampleUniqueness(PrivacyModel):
+class SampleUniqueness(ReleaseRiskModel):
     """At most ``sample_uniqueness`` of the released records are alone in their group."""
 
     sample_uniqueness: float
     name: ClassVar[str] = "sample-uniqueness"
     title: ClassVar[str] = N_("sample uniqueness")
-    counts_persons: ClassVar[bool] = False
     params: ClassVar[tuple[ParamSpec, ...]] = (SAMPLE_UNIQUENESS,)
-    monotone_with_suppression: ClassVar[bool] = False
-    judges_release: ClassVar[bool] = True
-    guards_identity: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sample_uniqueness", share_param(SAMPLE_UNIQUENESS, self.sample_uniqueness))

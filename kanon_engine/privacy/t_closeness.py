@@ -19,10 +19,8 @@ from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import (
     ClassStats,
-    PrivacyModel,
-    Requirement,
+    SensitiveValueModel,
     float_or_nan,
-    need_sensitive,
     number,
 )
 
@@ -56,7 +54,7 @@ _DISTANCE_SHORT = {
 
 
 @dataclass(frozen=True)
-class TCloseness(PrivacyModel):
+class TCloseness(SensitiveValueModel):
     """The distribution of the sensitive attribute in each class is within EMD t of the whole table's.
 
     Ground distances (Li et al. 2007): ``equal`` (categorical: D = 1/2 sum |p_i - q_i|), ``ordered``
@@ -71,11 +69,9 @@ class TCloseness(PrivacyModel):
     name: ClassVar[str] = "t-closeness"
     title: ClassVar[str] = N_("t-closeness")
     params: ClassVar[tuple[ParamSpec, ...]] = (T, T_DISTANCE)
-    requires: ClassVar[frozenset[Requirement]] = frozenset({Requirement.SENSITIVE})
-    threat: ClassVar[str] = "sensitive"
     fields_of_params: ClassVar[dict[str, str]] = {"t_distance": "distance"}
 
-    def __post_init__(self) -> None:
+    def check_settings(self) -> None:
         tv = float_or_nan(self.t)
         if not 0 < tv <= 1:
             raise ConfigError(
@@ -84,7 +80,6 @@ class TCloseness(PrivacyModel):
             )
         object.__setattr__(self, "t", tv)
         T_DISTANCE.refuse_unknown(self.distance)
-        need_sensitive("t-closeness", self.sensitive)
 
     def distances(self, stats: ClassStats) -> np.ndarray:
         """EMD of every class to the table's distribution, for all classes at once."""
