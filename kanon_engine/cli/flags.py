@@ -581,7 +581,14 @@ def _apply_models(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) 
             _("Several sensitive attributes were given; name the one to protect with --protect COLUMN."),
             where="--sensitive",
         )
-    return project.with_changes(models=models_from_values(merged, sensitive))
+    try:
+        models = models_from_values(merged, sensitive)
+    except ConfigError as exc:  # a value the model refuses (--average-risk 0): said with its flag
+        given_by = values.get(f"models.{exc.where}")
+        if given_by is None:
+            raise
+        raise exc.prefixed(given_by[0].option, where=given_by[0].option) from None
+    return project.with_changes(models=models)
 
 
 def apply_engine(project: Project, values: dict[str, tuple[ProjectFlag, Any]]) -> Project:

@@ -248,6 +248,11 @@ CASES = [
         "k-one", ["check", "{d}/data.csv", "--qi", "age", "--k", "1"], ("k must be an integer >= 2; got 1",)
     ),
     Case(
+        "average-risk-zero",
+        [*ANON, "--average-risk", "0"],
+        ("--average-risk: Average risk must be a number above 0 and at most 1; got 0.0",),
+    ),
+    Case(
         "k-not-a-number", ["check", "{d}/data.csv", "--qi", "age", "--k", "five"], ("k must be an integer",)
     ),
     Case("suppression-limit-above-one", [*ANON, "--suppression-limit", "2"], ("suppression",)),
