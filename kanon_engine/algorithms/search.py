@@ -105,6 +105,8 @@ class LatticeSearch:
         self.incumbent = np.inf
         self._cap = np.inf  # the incumbent with the rounding slack (what a bound must reach to be hopeless)
         self._rel = (1.0 / np.maximum(self.lattice.max_levels, 1)).tolist()  # Flash's balanced paths
+        # per attribute, in Python numbers (read at every step of a path): top level, stride, weight
+        self._steps = list(zip(self.lattice.max_levels.tolist(), self.lattice.strides.tolist(), self._rel))
 
     @property
     def monotone(self) -> bool:
@@ -343,15 +345,18 @@ class LatticeSearch:
     def _path(self, start: int, candidates: np.ndarray | None, prune: bool) -> list[int]:
         """Flash's balanced upward path of unclassified nodes from ``start``."""
         lat = self.lattice
-        rel = self._rel
+        steps = self._steps
         path = [start]
         cur = start
         while True:
             lv = lat.node(cur)
-            options = [i for i in range(len(lv)) if lv[i] < lat.max_levels[i]]
+            # the attributes that can rise, least generalized relative to its hierarchy first
+            options = sorted(
+                (lv[a] * rel, a, stride) for a, (top, stride, rel) in enumerate(steps) if lv[a] < top
+            )
             nxt = None
-            for i in sorted(options, key=lambda a: (lv[a] * rel[a], a)):
-                cand = cur + int(lat.strides[i])
+            for _share, _a, stride in options:
+                cand = cur + stride
                 if (
                     not self._is_classified(cand)
                     and (candidates is None or candidates[cand])

@@ -216,6 +216,12 @@ class NodeEvaluator:
         self._entries: list[FrequencySet] = []
         self._keys = np.zeros((64, enc.n_qi), dtype=np.int16)
         self._sizes = np.zeros(64, dtype=np.int64)
+        # the cached nodes' levels packed into one integer each (a field per attribute topped by a guard
+        # bit) when they fit in 62 bits: choosing a source is then one subtraction per cached node
+        width = int(max(enc.heights, default=0)).bit_length() + 1
+        self._width = width if width * enc.n_qi <= 62 else 0
+        self._guards = sum(1 << (width * q + width - 1) for q in range(enc.n_qi)) if self._width else 0
+        self._packed = np.zeros(64, dtype=np.int64)
         self._cache_bytes = cache_bytes
         self._used = 0
 
@@ -224,11 +230,22 @@ class NodeEvaluator:
         n = len(self._entries)
         if n == 0:
             return self.base
-        below = (self._keys[:n] <= np.asarray(levels, dtype=np.int16)).all(axis=1)
+        if self._width:
+            # a field of (levels | guard) - cached keeps its guard bit exactly when the cached level is
+            # at most the node's (a field never borrows from the next: guard > any level)
+            guards = self._guards
+            below = ((self._pack(levels) | guards) - self._packed[:n]) & guards == guards
+        else:
+            below = (self._keys[:n] <= np.asarray(levels, dtype=np.int16)).all(axis=1)
         if not below.any():
             return self.base
         sizes = np.where(below, self._sizes[:n], _NEVER)
         return self._entries[int(np.argmin(sizes))]
+
+    def _pack(self, levels: tuple[int, ...]) -> int:
+        """The levels as one integer of :attr:`_width` bits per attribute (see :meth:`_source`)."""
+        width = self._width
+        return sum(lv << (width * q) for q, lv in enumerate(levels))
 
     def frequency_set(self, levels: tuple[int, ...] | np.ndarray) -> FrequencySet:
         """The classes at ``levels`` with the histograms the models need (not counted as a check)."""
@@ -448,8 +465,10 @@ class NodeEvaluator:
         if n == len(self._sizes):  # grow the key arrays geometrically
             self._keys = np.concatenate([self._keys, np.zeros_like(self._keys[: max(n, 64)])])
             self._sizes = np.concatenate([self._sizes, np.zeros(max(n, 64), dtype=np.int64)])
+            self._packed = np.concatenate([self._packed, np.zeros(max(n, 64), dtype=np.int64)])
         self._entries.append(fs)
         self._keys[n] = fs.levels
+        self._packed[n] = self._pack(fs.levels) if self._width else 0
         self._sizes[n] = fs.size
         self._used += fs.nbytes
         if self._used > self._cache_bytes or n + 1 > _MAX_CACHED:
@@ -465,4 +484,5 @@ class NodeEvaluator:
             self._entries, self._used = kept, used
             for i, e in enumerate(kept):
                 self._keys[i] = e.levels
+                self._packed[i] = self._pack(e.levels) if self._width else 0
                 self._sizes[i] = e.size

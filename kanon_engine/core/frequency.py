@@ -275,6 +275,12 @@ class BinaryHistograms(Histograms):
             np.bincount(class_map, weights=self.total, minlength=n_classes),
         )
 
+    def roll_up_sized(self, class_map: np.ndarray, sizes: np.ndarray) -> BinaryHistograms:
+        """:meth:`roll_up` given the coarser classes' sizes: a frequency set's class sizes count the same
+        rows with the same weights as :attr:`total`, so its roll-up adds one column, not two."""
+        ones = np.bincount(class_map, weights=self.ones, minlength=len(sizes))
+        return BinaryHistograms(ones, sizes.astype(np.float64))
+
     def distinct(self, n_classes: int) -> np.ndarray:
         return (self.ones > 0).astype(np.int64) + (self.total > self.ones)
 
@@ -436,7 +442,12 @@ def roll_up(source: FrequencySet, levels: tuple[int, ...]) -> tuple[FrequencySet
 def with_histograms(target: FrequencySet, source: FrequencySet, class_map: np.ndarray) -> FrequencySet:
     """``target`` (rolled up from ``source`` with ``class_map``) with ``source``'s histograms rolled up."""
     assert source.hists is not None
-    hists = {s: h.roll_up(class_map, target.n_classes) for s, h in source.hists.items()}
+    hists = {
+        s: h.roll_up_sized(class_map, target.counts)
+        if isinstance(h, BinaryHistograms)
+        else h.roll_up(class_map, target.n_classes)
+        for s, h in source.hists.items()
+    }
     return FrequencySet(
         target.levels, target.stored_crep, target.counts, target.layout, hists, origin=target.origin
     )

@@ -94,6 +94,23 @@ def majority(h: Histograms, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.
     return total, top1, tie
 
 
+def records_off_majority(h: BinaryHistograms) -> np.ndarray:
+    """Per class of a two-valued target: the records off its majority (the smaller of its two counts;
+    half the class on a tie)."""
+    return np.minimum(h.ones, h.total - h.ones)
+
+
+def two_counts_penalty(h: BinaryHistograms, off: np.ndarray, released: np.ndarray) -> float:
+    """:func:`released_penalty` of a two-valued target carried as two counts per class
+    (``off = records_off_majority(h)``), nothing trimmed: a released class costs its records off the
+    majority, or all of them on a tie (two equal halves), a suppressed record 1/2. Two dot products
+    over the classes, where the general path takes the majorities and several masks."""
+    total = h.total
+    own = np.where(off + off == total, total, off)
+    kept = released.astype(np.float64)
+    return float(own @ kept) + SUPPRESSED_PENALTY * float(total.sum() - total @ kept)
+
+
 def class_penalty(total: np.ndarray, top1: np.ndarray, tie: np.ndarray) -> np.ndarray:
     """ARX's penalty of each released class: its records off the majority, or all of them on a tie."""
     return np.where(tie, total, total - top1)

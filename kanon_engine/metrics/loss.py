@@ -25,8 +25,10 @@ from kanon_engine.metrics.classification import (
     majority,
     penalty_bound,
     qi_target_penalty,
+    records_off_majority,
     released_penalty,
     target_histograms,
+    two_counts_penalty,
 )
 
 
@@ -436,9 +438,13 @@ class ClassificationMetric(Metric):
         for target in self.targets:
             if target in ctx.enc.qi:
                 penalty += self._qi_penalty(ev, ctx, ctx.enc.qi.index(target))
-            else:
-                total, top1, tie = self._stats(ev, ctx, target)
-                penalty += released_penalty(total, top1, tie, ev.passes, ev.trimmed)
+                continue
+            two = self._two_counts(ev, ctx, target)
+            if two is not None and ev.trimmed is None:
+                penalty += two_counts_penalty(two, self._off(ev, ctx, target, two), ev.passes)
+                continue
+            total, top1, tie = self._stats(ev, ctx, target)
+            penalty += released_penalty(total, top1, tie, ev.passes, ev.trimmed)
         return penalty / ctx.n_rows
 
     def lower_bound(self, ev: NodeFigures, ctx: MetricContext) -> float:
@@ -446,15 +452,32 @@ class ClassificationMetric(Metric):
         for target in self.targets:
             if target in ctx.enc.qi:
                 continue  # a generalized target's penalty has no simple bound: none claimed
-            h = target_histograms(ctx.enc, ev.freq, target)
-            if isinstance(h, BinaryHistograms) and not ctx.trims and len(h.total) == ev.freq.n_classes:
+            two = self._two_counts(ev, ctx, target)
+            if two is not None and not ctx.trims:
                 # two values: no class saves by being suppressed, so the bound is the records off the
                 # majorities (penalty_bound's value, without its knapsack)
-                bound += float(np.minimum(h.ones, h.total - h.ones).sum())
+                bound += float(self._off(ev, ctx, target, two).sum())
                 continue
             total, top1, _tie = self._stats(ev, ctx, target)
             bound += penalty_bound(total, top1, ctx.max_suppressed, ctx.trims)
         return bound / ctx.n_rows
+
+    @staticmethod
+    def _two_counts(ev: NodeFigures, ctx: MetricContext, target: str) -> BinaryHistograms | None:
+        """The target's histograms at ``ev``'s node when carried as two counts per class, else None."""
+        h = target_histograms(ctx.enc, ev.freq, target)
+        return h if isinstance(h, BinaryHistograms) and len(h.total) == ev.freq.n_classes else None
+
+    def _off(self, ev: NodeFigures, ctx: MetricContext, target: str, h: BinaryHistograms) -> np.ndarray:
+        """Records off the majority per class of ``ev``'s node (kept for the node's value after its
+        bound: a check asks both of the same evaluation)."""
+        key = "off:" + target
+        last = ctx.tables.get(key)
+        if isinstance(last, tuple) and last[0] is ev.freq:
+            return last[1]
+        off = records_off_majority(h)
+        ctx.tables[key] = (ev.freq, off)
+        return off
 
     def _stats(
         self, ev: NodeFigures, ctx: MetricContext, target: str

@@ -21,7 +21,13 @@ from kanon_engine.core.evaluation import NodeEvaluator, evaluator_context
 from kanon_engine.core.frequency import BinaryHistograms, Histograms
 from kanon_engine.data.table import Table
 from kanon_engine.hierarchy.model import Hierarchy
-from kanon_engine.metrics.classification import majority
+from kanon_engine.metrics.classification import (
+    majority,
+    penalty_bound,
+    records_off_majority,
+    released_penalty,
+    two_counts_penalty,
+)
 from kanon_engine.metrics.loss import get_metric
 from kanon_engine.privacy import KAnonymity
 
@@ -151,3 +157,33 @@ def test_two_counts_per_class_hold_the_same_histograms(rows, merge):
         assert np.array_equal(g.distinct(n), b.distinct(n))
         for mine, theirs in zip(majority(b, n), majority(g, n)):
             assert np.array_equal(mine, theirs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 9), st.integers(0, 1), st.integers(1, 4)), min_size=1, max_size=60),
+    st.lists(st.integers(0, 4), min_size=10, max_size=10),
+    st.lists(st.booleans(), min_size=10, max_size=10),
+)
+def test_two_counts_give_the_general_penalty(rows, merge, kept):
+    """The two-counts path of the classification metric (the target's roll-up given the classes' sizes,
+    the records off the majority kept between the bound and the value, the penalty as two dot products)
+    gives the general path's histograms and penalty, ties included, at the bottom and after a roll-up."""
+    row_class = np.array([r[0] for r in rows])
+    values = np.array([r[1] for r in rows])
+    weights = np.array([r[2] for r in rows], dtype=np.int64)
+    general = Histograms.from_rows(row_class, values, 10, 2, weights)
+    binary = Histograms.from_rows(row_class, values, 10, 2, weights, binary=True)
+    assert isinstance(binary, BinaryHistograms)
+    class_map = np.array(merge)
+    sizes = np.bincount(class_map, weights=np.bincount(row_class, weights=weights, minlength=10), minlength=5)
+    sized = binary.roll_up_sized(class_map, sizes.astype(np.int64))
+    rolled = binary.roll_up(class_map, 5)
+    assert isinstance(rolled, BinaryHistograms)
+    assert np.array_equal(sized.ones, rolled.ones) and np.array_equal(sized.total, rolled.total)
+    for g, b, n in ((general, binary, 10), (general.roll_up(class_map, 5), sized, 5)):
+        released = np.array(kept[:n])
+        off = records_off_majority(b)
+        total, top1, tie = majority(g, n)
+        assert float(off.sum()) == penalty_bound(total, top1, 0, False)
+        assert two_counts_penalty(b, off, released) == released_penalty(total, top1, tie, released, None)
