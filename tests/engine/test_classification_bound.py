@@ -135,6 +135,20 @@ def test_optimal_search_finds_the_brute_force_minimum(problem):
     assert np.isfinite(result.metrics["classification"])
 
 
+def _both_histograms(
+    rows: list[tuple[int, int, int]],
+) -> tuple[np.ndarray, np.ndarray, Histograms, BinaryHistograms]:
+    """Rows (class, value 0/1, weight) of 10 classes: the classes, the weights, and the target's general
+    and two-counts histograms."""
+    row_class = np.array([r[0] for r in rows])
+    values = np.array([r[1] for r in rows])
+    weights = np.array([r[2] for r in rows], dtype=np.int64)
+    general = Histograms.from_rows(row_class, values, 10, 2, weights)
+    binary = Histograms.from_rows(row_class, values, 10, 2, weights, binary=True)
+    assert isinstance(binary, BinaryHistograms)
+    return row_class, weights, general, binary
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 9), st.integers(0, 1), st.integers(1, 4)), min_size=1, max_size=60),
@@ -144,12 +158,7 @@ def test_two_counts_per_class_hold_the_same_histograms(rows, merge):
     """A two-valued target carried as two counts per class (BinaryHistograms, what the classification
     metric's search rolls up) holds the same (class, value, count) pairs as the general histograms, at
     the bottom and after a roll-up, and the metric reads the same majorities from both."""
-    row_class = np.array([r[0] for r in rows])
-    values = np.array([r[1] for r in rows])
-    weights = np.array([r[2] for r in rows], dtype=np.int64)
-    general = Histograms.from_rows(row_class, values, 10, 2, weights)
-    binary = Histograms.from_rows(row_class, values, 10, 2, weights, binary=True)
-    assert isinstance(binary, BinaryHistograms)
+    row_class, weights, general, binary = _both_histograms(rows)
     class_map = np.array(merge)
     for g, b, n in ((general, binary, 10), (general.roll_up(class_map, 5), binary.roll_up(class_map, 5), 5)):
         for field in ("cls", "val", "cnt"):
@@ -169,12 +178,7 @@ def test_two_counts_give_the_general_penalty(rows, merge, kept):
     """The two-counts path of the classification metric (the target's roll-up given the classes' sizes,
     the records off the majority kept between the bound and the value, the penalty as two dot products)
     gives the general path's histograms and penalty, ties included, at the bottom and after a roll-up."""
-    row_class = np.array([r[0] for r in rows])
-    values = np.array([r[1] for r in rows])
-    weights = np.array([r[2] for r in rows], dtype=np.int64)
-    general = Histograms.from_rows(row_class, values, 10, 2, weights)
-    binary = Histograms.from_rows(row_class, values, 10, 2, weights, binary=True)
-    assert isinstance(binary, BinaryHistograms)
+    row_class, weights, general, binary = _both_histograms(rows)
     class_map = np.array(merge)
     sizes = np.bincount(class_map, weights=np.bincount(row_class, weights=weights, minlength=10), minlength=5)
     sized = binary.roll_up_sized(class_map, sizes.astype(np.int64))

@@ -4,8 +4,6 @@ levels one by one picks, on random sequences of checks."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 from hypothesis import given, settings
@@ -14,16 +12,8 @@ from hypothesis import strategies as st
 from kanon_engine.core.encoding import encode_table
 from kanon_engine.core.evaluation import NodeEvaluator
 from kanon_engine.data.table import Table
-from kanon_engine.hierarchy.model import Hierarchy
 from kanon_engine.privacy import KAnonymity
-
-QI = ("a", "b", "c")
-HIERARCHIES = {
-    "a": Hierarchy.from_rows("a", [[f"a{v}", f"a{v // 2}x", f"a{v // 4}y", "*"] for v in range(8)]),
-    "b": Hierarchy.from_rows("b", [[f"b{v}", f"b{v // 2}x", "*"] for v in range(4)]),
-    "c": Hierarchy.from_rows("c", [[f"c{v}", "*"] for v in range(3)]),
-}
-LEVELS = list(itertools.product(*(range(HIERARCHIES[q].height + 1) for q in QI)))
+from tests.engine.test_classification_bound import HIERARCHIES, LEVELS, QI
 
 
 @settings(max_examples=40, deadline=None)
