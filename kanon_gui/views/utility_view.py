@@ -184,7 +184,8 @@ class UtilityPanel(QWidget):
         self.heat_original, self.heat_release = _table([]), _table([])
         for title, heat in ((_("Original data"), self.heat_original), (_("Release"), self.heat_release)):
             lay.addWidget(QLabel(f"<b>{title}</b>"))
-            heat.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+            heat.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+            heat.horizontalHeader().setStretchLastSection(False)  # sized by _heat: a width says no count
             heat.verticalHeader().show()
             lay.addWidget(heat, 1)
         #: records of the release suppressed whole, said below its heat map rather than drawn (see _whole)
@@ -402,6 +403,10 @@ def _whole(side: dict[str, Any]) -> tuple[dict[str, Any], int]:
     return kept, int(counts[r][c])
 
 
+#: The narrowest column of a heat map, in pixels (room for "12,345").
+HEAT_MIN_WIDTH = 64
+
+
 def _heat(widget: QTableWidget, side: dict[str, Any]) -> None:
     """A cross-table as a heat map: each cell's count on a background as dark as its share of the
     largest cell."""
@@ -418,3 +423,7 @@ def _heat(widget: QTableWidget, side: dict[str, Any]) -> None:
             item.setBackground(QColor(shade, shade + 10 if shade < 245 else 255, 255))
             item.setForeground(QColor("white") if n / top > 0.7 else QColor("black"))
             widget.setItem(r, c, item)
+    widget.resizeColumnsToContents()  # then one width for all, so no column looks larger than another
+    widest = max([HEAT_MIN_WIDTH] + [widget.columnWidth(c) for c in range(widget.columnCount())])
+    for c in range(widget.columnCount()):
+        widget.setColumnWidth(c, widest)

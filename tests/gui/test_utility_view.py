@@ -67,6 +67,8 @@ def test_a_run_with_its_target_is_compared_at_once(qtbot) -> None:
             for c in range(heat.columnCount())
         )
         assert total + left_out == 400
+        # every column as wide as the others: a wider cell would look like a larger count
+        assert len({heat.columnWidth(c) for c in range(heat.columnCount())}) == 1
 
 
 def test_a_run_without_target_waits_for_the_user(qtbot) -> None:
