@@ -42,6 +42,7 @@ from kanon_engine.core.lattice import (
     SearchRecord,
 )
 from kanon_engine.i18n import _
+from kanon_engine.metrics.classification import SuppressionCurve
 from kanon_engine.metrics.loss import Metric
 from kanon_engine.privacy.models import PrivacyModel
 from kanon_engine.progress import LazyText, ProgressCallback, no_progress
@@ -51,6 +52,9 @@ from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 TOLERANCE = 1e-9
 #: Nodes examined per step of the vectorized scans over the lattice in bottom-up order.
 _CHUNK = 4096
+#: Classes the suppression curves kept by a search may refer to before the oldest are dropped (a dropped
+#: curve only bounds less: about 24 bytes a class, so some 50 MB)
+_CURVE_CLASSES = 1 << 21
 
 
 class LatticeSearch:
@@ -104,6 +108,25 @@ class LatticeSearch:
         #: the whole lattice; used to skip classifying hopeless nodes)
         self.incumbent = np.inf
         self._cap = np.inf  # the incumbent with the rounding slack (what a bound must reach to be hopeless)
+        e = self.evaluator
+        #: (small lattices, k-anonymity alone with whole classes suppressed, a metric whose suppressed
+        #: records cost: the classification metric) the records every node suppresses at least in its
+        #: classes smaller than k, from its checked satisfying generalizations (those classes only split
+        #: downwards); with the checked nodes' curves, a bound of a node alone (:meth:`_hopeless_alone`)
+        self._sup = (
+            np.zeros(n, dtype=np.int64)
+            if self._dense
+            and metric.bounds_by_suppression
+            and type(e) is NodeEvaluator  # (cell suppression's evaluator suppresses cells, not classes)
+            and e.suppresses_small_classes
+            else None
+        )
+        #: (with it) the checked node whose own bound is a node's :attr:`bound`, and the checked nodes'
+        #: curves (the latest, within :data:`_CURVE_CLASSES`)
+        self._below = np.full(n, -1, dtype=np.int64) if self._sup is not None else None
+        self._curves: dict[int, SuppressionCurve] = {}
+        self._held = 0  # classes the kept curves refer to
+        self._slope = 0.0  # the most a curve adds per record
         self._rel = (1.0 / np.maximum(self.lattice.max_levels, 1)).tolist()  # Flash's balanced paths
         # per attribute, in Python numbers (read at every step of a path): top level, stride, weight
         self._steps = list(zip(self.lattice.max_levels.tolist(), self.lattice.strides.tolist(), self._rel))
@@ -183,9 +206,14 @@ class LatticeSearch:
             lb = self.metric.lower_bound(ev, self.ctx) if ev.bounded else -np.inf
         if np.isfinite(lb):
             if up is not None:  # (one boolean scatter: a fifth of gathering the upset's bounds)
-                self.bound[up & (self.bound < lb)] = lb
+                raised = up & (self.bound < lb)
+                self.bound[raised] = lb
+                if self._below is not None:
+                    self._below[raised] = index
             else:  # passed up height by height when needed (see propagate_bounds)
                 self.bound[index] = max(self.bound[index], lb)
+        if self._sup is not None and ev.bounded and not ev.beaten:
+            self._note_suppression(index, ev)
         if ev.satisfies:
             value = self.metric.value(ev, self.ctx)
             self.values[index] = value
@@ -195,6 +223,48 @@ class LatticeSearch:
             self._keep(index, ev)
         self._tag(index, ev, up)
         return ev
+
+    def _note_suppression(self, index: int, ev: NodeEvaluation) -> None:
+        """Keep a checked node's suppression curve (tabulated only when asked; the oldest dropped past
+        :data:`_CURVE_CLASSES`), and pass a satisfying node's records in classes smaller than k down to
+        its specializations: their classes smaller than k hold at least as many (a class only splits
+        downwards, and a part of a small class is small)."""
+        assert self._sup is not None
+        curve = self.metric.suppression_curve(ev, self.ctx)
+        if curve is None:
+            return
+        self._curves[index] = curve
+        self._slope = max(self._slope, curve.slope)
+        self._held += curve.classes
+        while self._held > _CURVE_CLASSES and len(self._curves) > 1:
+            self._held -= self._curves.pop(next(iter(self._curves))).classes
+        small = ev.suppressed_monotone  # (k-anonymity alone: the records in classes smaller than k)
+        if ev.satisfies and small > 0:
+            sup = self._sup
+            sup[self.lattice.downset(index) & (sup < small)] = small
+
+    def _hopeless_alone(self, index: int, cap: float) -> bool:
+        """True when the node alone (not its generalizations) cannot come under ``cap``: the checked
+        specialization whose own bound is the node's :attr:`bound`, plus its curve
+        (:meth:`Metric.suppression_curve`) at the records the node suppresses at least, reaches it; kept
+        in :attr:`floor`. Lazy, asked of a node the search is about to check or to put on a path: a
+        curve adds at most ``slope`` per record, so most nodes are decided without one. (Another
+        specialization's curve might reach higher, but on Adult the highest bound's always decided.)"""
+        assert self._sup is not None and self._below is not None
+        if self.floor[index] >= cap:
+            return True
+        s = int(self._sup[index])
+        base = float(self.bound[index])
+        if base + self._slope * s < cap:
+            return False
+        curve = self._curves.get(int(self._below[index]))
+        if curve is None:
+            return False
+        value = base + curve.extra(s)
+        if value < cap:
+            return False
+        self.floor[index] = value
+        return True
 
     def _tag(self, index: int, ev: NodeEvaluation, up: np.ndarray | None) -> None:
         """Tag what the check implies about other nodes (see the module docstring)."""
@@ -273,10 +343,14 @@ class LatticeSearch:
 
     def hopeless(self, index: int) -> bool:
         """True when the node's metric bound cannot beat a solution already found (nor can its
-        generalizations': the bound holds for the whole upset)."""
+        generalizations': the bound holds for the whole upset; or, with :meth:`_hopeless_alone`, the
+        node's alone: the nodes above it stay unclassified, and :meth:`optimize` still weighs them)."""
         cap = self._cap
         if self.bound[index] >= cap:
             return True
+        sup = self._sup  # (a node known to suppress nothing has no suppression bound)
+        if sup is not None and sup[index] and self._hopeless_alone(index, cap):
+            return True  # the node alone (its suppression bound), not its generalizations
         # (called for every node of a path: the dense lattice's levels bound is read from its cache)
         own = self.levels_bound()[index] if self._dense else self.levels_bound(np.array([index]))[0]
         return bool(own >= cap)

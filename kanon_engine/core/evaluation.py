@@ -177,6 +177,9 @@ class NodeEvaluator:
         # step 4 takes single records out of groups only when no metric looks at their values: which
         # records go depends on the file's order, which counted points do not know
         self.group_rule = GroupRule(int(suppressed_group_k), k, simple and not tracked)
+        #: k-anonymity alone, step 4 (if any) on whole classes: a node suppresses its classes smaller than
+        #: k (``suppressed_monotone`` records) and perhaps whole others, never part of a class
+        self.suppresses_small_classes = simple and not self.group_rule.trim
         # whole-class step 4 (other models than k) can make a coarser node need more suppression
         self.monotone = all_monotone(self.models, self.max_suppressed > 0) and (
             self.group_rule.trim or self.group_rule.group_k == 0 or self.max_suppressed == 0

@@ -27,6 +27,9 @@ its parts' majorities), which gives the lower bound the optimal search prunes wi
 
 from __future__ import annotations
 
+import functools
+from bisect import bisect_left
+
 import numpy as np
 
 from kanon_engine.core.encoding import EncodedTable
@@ -36,6 +39,8 @@ from kanon_engine.i18n import _
 
 #: What a suppressed record costs (ARX: the generalization/suppression factor, 0.5 by default).
 SUPPRESSED_PENALTY = 0.5
+#: The largest k for which a :class:`SuppressionCurve` is made (it tabulates ``k * k`` kinds of class)
+CURVE_MAX_K = 64
 
 
 def check_targets(targets: tuple[str, ...], identifiers: tuple[str, ...], enc: EncodedTable) -> None:
@@ -109,6 +114,83 @@ def two_counts_penalty(h: BinaryHistograms, off: np.ndarray, released: np.ndarra
     own = np.where(off + off == total, total, off)
     kept = released.astype(np.float64)
     return float(own @ kept) + SUPPRESSED_PENALTY * float(total.sum() - total @ kept)
+
+
+class SuppressionCurve:
+    """What suppression adds to a checked node N's bound at its generalizations (k-anonymity alone,
+    step 4 on whole classes, one two-valued target outside the quasi-identifiers): every generalization
+    G of N whose classes smaller than ``k`` hold ``s`` records or more has a value of at least N's
+    :func:`penalty_bound` (its records off the majorities, over all records) plus :meth:`extra` ``(s)``.
+    Made at N's check from N's two counts; the curve itself is tabulated only when first asked (most
+    checked nodes are never asked).
+
+    Proof. G's classes are unions of N's. G's penalty is ``sum(pen(R), R released) + 1/2 |S_G|`` over
+    its released classes R and suppressed records S_G, where ``pen(R)`` is R's records off its majority
+    (all of them on a tie, more). A released class's records off its majority are at least the sum of
+    its parts' (:func:`penalty_bound`), and a suppressed class c of N costs ``off_c + (n_c/2 - off_c)``,
+    so the penalty is at least ``sum(off_c) + sum(n_c/2 - off_c, c suppressed by G)`` over N's classes
+    c. Every term ``(1/2 - off_c/n_c) n_c`` is >= 0 (a minority holds at most half of a class of a
+    two-valued target), so keeping only the classes inside G's classes smaller than k keeps a lower
+    bound. Those are classes of N smaller than k (a class of k or more inside one would make it large),
+    holding ``s_G`` records. The least any set of N's small classes holding ``s`` records or more adds
+    is at least the fractional knapsack taking the lowest rate ``1/2 - off_c/n_c`` first: a
+    piecewise-linear, non-decreasing curve from (0, 0), so ``s_G >= s`` gives at least its value at
+    ``s``; ``s_G`` never exceeds N's own small records (G's small classes are unions of N's), the
+    curve's end. The metric is Iyengar's (2002) as ARX computes it (the module docstring).
+    """
+
+    __slots__ = ("slope", "classes", "_h", "_off", "_k", "_n_rows", "_records", "_extra")
+
+    def __init__(self, h: BinaryHistograms, off: np.ndarray, k: int, n_rows: int) -> None:
+        self._h: BinaryHistograms | None = h
+        self._off: np.ndarray | None = off
+        self._k, self._n_rows = k, n_rows
+        #: N's classes, whose counts the curve keeps until it is tabulated
+        self.classes = len(off)
+        #: the most :meth:`extra` adds per record (a suppressed record costs 1/2, its share off >= 0)
+        self.slope = SUPPRESSED_PENALTY / n_rows
+        self._records: list[float] | None = None
+        self._extra: list[float] = []
+
+    def extra(self, s: int) -> float:
+        """What suppression adds at a generalization whose classes smaller than ``k`` hold ``s`` records
+        or more (over all records, as the metric's value)."""
+        if self._records is None:
+            self._records, self._extra = self._tabulate()
+            self._h = self._off = None  # (the counts are no longer needed)
+        records, extra = self._records, self._extra
+        i = bisect_left(records, s)  # records[i - 1] < s <= records[i]
+        if i >= len(records):
+            return extra[-1] / self._n_rows
+        if i == 0:
+            return 0.0
+        r0, e0 = records[i - 1], extra[i - 1]
+        return (e0 + (extra[i] - e0) * (s - r0) / (records[i] - r0)) / self._n_rows
+
+    def _tabulate(self) -> tuple[list[float], list[float]]:
+        """(records taken, penalty added) at the knots: N's classes smaller than k counted by their kind
+        (``size * k + off``, below ``k * k``; the large ones in one more bin), lowest rate first
+        (:func:`small_class_kinds`; a kind no class has adds a knot where the curve does not bend)."""
+        k = self._k
+        assert self._h is not None and self._off is not None
+        order, size, rate = small_class_kinds(k)
+        kind = np.minimum(self._h.total * k + self._off, k * k).astype(np.int64)
+        held = np.bincount(kind, minlength=k * k + 1)[order] * size
+        # (records and penalty, not yet over all records: :meth:`extra` divides its one number)
+        return [0.0, *np.cumsum(held).tolist()], [0.0, *np.cumsum(held * rate).tolist()]
+
+
+@functools.cache
+def small_class_kinds(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kinds of a class smaller than ``k`` of a two-valued target (``size * k + off``: its size, 1 to
+    k - 1, and its records off the majority, at most half of it), lowest rate ``1/2 - off/size`` first,
+    with their sizes and rates: what :class:`SuppressionCurve` sorts its classes by, once per ``k``."""
+    kind = np.arange(k, k * k)
+    kind = kind[2 * (kind % k) <= kind // k]  # (a minority holds at most half its class)
+    size, off = kind // k, kind % k
+    rate = SUPPRESSED_PENALTY - off / size
+    order = np.argsort(rate, kind="stable")
+    return kind[order], size[order], rate[order]
 
 
 def class_penalty(total: np.ndarray, top1: np.ndarray, tie: np.ndarray) -> np.ndarray:

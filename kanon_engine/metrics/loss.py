@@ -21,7 +21,9 @@ from kanon_engine.core.frequency import BinaryHistograms, FrequencySet, base_fre
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _
 from kanon_engine.metrics.classification import (
+    CURVE_MAX_K,
     SUPPRESSED_PENALTY,
+    SuppressionCurve,
     majority,
     penalty_bound,
     qi_target_penalty,
@@ -206,6 +208,9 @@ class Metric(ABC):
     #: suppressed) is usually better than every node just below it: the descent would stop there, and its
     #: checks near the top only cut the tagging's paths short (Adult k=10: 380 nodes checked, not 329)
     descends: ClassVar[bool] = True
+    #: whether :meth:`suppression_curve` may give a bound (the optimal search then keeps, on small
+    #: lattices, the records every node suppresses at least, from its checked generalizations)
+    bounds_by_suppression: ClassVar[bool] = False
 
     @abstractmethod
     def value(self, ev: NodeFigures, ctx: MetricContext) -> float: ...
@@ -217,6 +222,13 @@ class Metric(ABC):
     def levels_bound(self, levels: np.ndarray, ctx: MetricContext) -> np.ndarray:
         """A bound computed from the levels alone (rows of nodes), without checking the nodes."""
         return np.full(len(levels), -np.inf)
+
+    def suppression_curve(self, ev: NodeFigures, ctx: MetricContext) -> SuppressionCurve | None:
+        """For searches that suppress whole classes only, among them those smaller than k: what every
+        generalization of ``ev``'s node adds to the node's :meth:`lower_bound`, by the records its
+        classes smaller than k hold (:class:`~kanon_engine.metrics.classification.SuppressionCurve`);
+        None when the metric has none."""
+        return None
 
 
 @dataclass(eq=False)
@@ -431,6 +443,7 @@ class ClassificationMetric(Metric):
     short = N_("classification")
     skips_hopeless_on_paths = True
     descends = False
+    bounds_by_suppression = True
     targets: tuple[str, ...] = ()
 
     def value(self, ev: NodeFigures, ctx: MetricContext) -> float:
@@ -461,6 +474,19 @@ class ClassificationMetric(Metric):
             total, top1, _tie = self._stats(ev, ctx, target)
             bound += penalty_bound(total, top1, ctx.max_suppressed, ctx.trims)
         return bound / ctx.n_rows
+
+    def suppression_curve(self, ev: NodeFigures, ctx: MetricContext) -> SuppressionCurve | None:
+        """One two-valued target outside the quasi-identifiers, nothing trimmed or cut: the curve of its
+        two counts (their records off the majority are the ones the node's bound and value just read);
+        k at most :data:`~kanon_engine.metrics.classification.CURVE_MAX_K` (the curve sorts k * k kinds)."""
+        if len(self.targets) != 1 or self.targets[0] in ctx.enc.qi or ctx.trims or ctx.cuts:
+            return None
+        if ctx.k > CURVE_MAX_K:
+            return None
+        two = self._two_counts(ev, ctx, self.targets[0])
+        if two is None:
+            return None
+        return SuppressionCurve(two, self._off(ev, ctx, self.targets[0], two), ctx.k, ctx.n_rows)
 
     @staticmethod
     def _two_counts(ev: NodeFigures, ctx: MetricContext, target: str) -> BinaryHistograms | None:
