@@ -239,8 +239,9 @@ class LatticeSearch:
         while self._held > _CURVE_CLASSES and len(self._curves) > 1:
             self._held -= self._curves.pop(next(iter(self._curves))).classes
         small = ev.suppressed_monotone  # (k-anonymity alone: the records in classes smaller than k)
-        if ev.satisfies and small > 0:
-            sup = self._sup
+        sup = self._sup
+        # (every raise of a node's count came with its whole downset: none below it has less)
+        if ev.satisfies and small > sup[index]:
             sup[self.lattice.downset(index) & (sup < small)] = small
 
     def _hopeless_alone(self, index: int, cap: float) -> bool:
@@ -249,7 +250,7 @@ class LatticeSearch:
         (:meth:`Metric.suppression_curve`) at the records the node suppresses at least, reaches it; kept
         in :attr:`floor`. Lazy, asked of a node the search is about to check or to put on a path: a
         curve adds at most ``slope`` per record, so most nodes are decided without one. (Another
-        specialization's curve might reach higher, but on Adult the highest bound's always decided.)"""
+        specialization's curve may reach higher; on Adult at k=5, asking all of them spared no check.)"""
         assert self._sup is not None and self._below is not None
         if self.floor[index] >= cap:
             return True
