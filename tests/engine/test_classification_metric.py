@@ -44,7 +44,7 @@ def independent_value(frame: pd.DataFrame, qi, hierarchies, levels, target, k, l
     return penalty / len(frame)
 
 
-def _random(seed: int, n: int = 300):
+def _random(seed: int, n: int = 300, two_valued: bool = False):
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame(
         {
@@ -55,6 +55,9 @@ def _random(seed: int, n: int = 300):
     )
     # a target that depends on a, so some transformations keep it predictable and others do not
     frame["y"] = np.where(rng.random(n) < 0.8, (frame["a"].str[1:].astype(int) // 4).astype(str), "x")
+    if two_valued:  # the search's suppression-curve bound applies to a two-valued target only
+        frame["y"] = np.where(rng.random(n) < 0.75, (frame["a"].str[1:].astype(int) % 2).astype(str), "x")
+        frame.loc[frame["y"] == "x", "y"] = "1"
     hierarchies = {
         "a": Hierarchy.from_rows("a", [[f"a{v}", f"a{v // 4}x", f"a{v // 8}y", "*"] for v in range(12)]),
         "b": Hierarchy.from_rows("b", [[f"b{v}", f"b{v // 2}x", "*"] for v in range(6)]),
@@ -65,9 +68,11 @@ def _random(seed: int, n: int = 300):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("k,limit_share", [(3, 0.0), (5, 0.04), (8, 0.1)])
-def test_optimal_equals_brute_force(seed, k, limit_share):
-    """Every node of the lattice computed independently; the optimal search's figure is their minimum."""
-    frame, qi, hs = _random(seed)
+@pytest.mark.parametrize("two_valued", [False, True])
+def test_optimal_equals_brute_force(seed, k, limit_share, two_valued):
+    """Every node of the lattice computed independently; the optimal search's figure is their minimum
+    (with a two-valued target, the search also bounds nodes by their suppression curves)."""
+    frame, qi, hs = _random(seed, two_valued=two_valued)
     config = AnonymizationConfig(qi, hs, (KAnonymity(k),), protect_suppressed_group=False)
     limit = int(np.floor(limit_share * len(frame) + 1e-9))
     values = [
