@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 
 from kanon_engine.algorithms import algorithms
-from kanon_engine.algorithms.base import Algorithm
 from kanon_engine.cli import build_parser, main
 from kanon_engine.cli.flags import ProjectFlag, get_field, project_and_table, project_flags
 from kanon_engine.config import ParamSpec
 from kanon_engine.project.project_file import Project
+from tests.engine.test_algorithms import _Declared  # a toy algorithm that only declares its params
 
 ROWS = 40
 
@@ -236,34 +236,14 @@ def test_apply_has_the_full_domain_flags_only():
     assert not {"--algorithm", "--param", "--summary"} & options
 
 
-class _Dummy(Algorithm):
-    """An algorithm registered after the parser was written: it gets its flags from its specs."""
-
-    name = "dummy-later"
-    title = "Dummy"
-    description = "Registered by a test."
-    full_domain = False
-    params = (
-        ParamSpec("rounds", "Rounds", "int", 3, "How many rounds.", minimum=1),
-        ParamSpec("careful_mode", "Careful", "bool", False, "Be careful."),
-    )
-
-    def __init__(self, *, rounds: int = 3, careful_mode: bool = False) -> None:
-        self.rounds = rounds
-        self.careful_mode = careful_mode
-
-    def _run(self, job):  # pragma: no cover - never run here
-        raise NotImplementedError
-
-
 def test_an_algorithm_registered_later_gets_its_flags(data: Path, monkeypatch: pytest.MonkeyPatch):
     import kanon_engine.algorithms as registry
 
-    monkeypatch.setitem(registry._REGISTRY, _Dummy.name, _Dummy)
-    project = project_of([str(data), *BASE, "--algorithm", _Dummy.name, "--rounds", "5", "--careful-mode"])
+    monkeypatch.setitem(registry._REGISTRY, _Declared.name, _Declared)
+    project = project_of([str(data), *BASE, "--algorithm", _Declared.name, "--rounds", "5", "--careful-mode"])
     assert project.algorithm_params == {"rounds": 5, "careful_mode": True}
     with pytest.raises(Exception, match="Rounds must be an integer >= 1; got 0"):
-        project_of([str(data), *BASE, "--algorithm", _Dummy.name, "--rounds", "0"])
+        project_of([str(data), *BASE, "--algorithm", _Declared.name, "--rounds", "0"])
 
 
 # --- the bugs the table fixes, end to end ----------------------------------------------------------------
