@@ -437,6 +437,7 @@ class LatticeSearch:
         lv = list(self.lattice.node(start))  # (the levels of ``cur``, raised along the path)
         path = [start]
         cur = start
+        bound, cap = self.bound, self._cap if prune else np.inf  # (no check while a path is built)
         while True:
             # the attributes that can rise, least generalized relative to its hierarchy first
             options = sorted(
@@ -445,7 +446,8 @@ class LatticeSearch:
             for _share, a, stride in options:
                 cand = cur + stride
                 if (
-                    not self._is_classified(cand)
+                    bound[cand] < cap  # (hopeless by its bound: the usual refusal, asked first)
+                    and not self._is_classified(cand)
                     and (candidates is None or candidates[cand])
                     and not (prune and self.hopeless(cand))
                 ):

@@ -306,13 +306,13 @@ class NodeEvaluator:
             if failed is not None:
                 self.checks += 1
                 return failed
-        fs, class_map = roll_up(source, levels)
+        # (k-anonymity alone: the histograms of the metric's targets are rolled up at once)
+        alone = not self._others and not self._persons
+        fs, class_map = roll_up(source, levels, histograms=alone and bool(self._tracked))
         self.checks += 1
         passes = fs.counts >= self.k
         suppressed = int(fs.counts @ ~passes)
-        if not self._others and not self._persons:
-            if self._tracked:
-                fs = with_histograms(fs, source, class_map)
+        if alone:
             self._remember(fs)
             return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
         if suppressed > self.max_suppressed and not complete:
