@@ -74,6 +74,12 @@ class ParamSpec:
     #: ``{value}``): "The k-map estimator must be one of {choices}; got '{value}'."
     refusal: str = ""
 
+    def __post_init__(self) -> None:
+        # an exclusive bound is a number's (an integer above 0 is one of at least 1) and a share's (a
+        # percentage) only at 0: the sentences (_RANGE_SENTENCES, _SHARE_SENTENCES) have no other wording
+        if (self.above or self.below) and (self.kind != "float" or (self.percent and self.below)):
+            raise ValueError(f"{self.name}: an exclusive bound needs a number (a share: above 0 only)")
+
     def refuse_unknown(self, value: Any) -> None:
         """A ConfigError in the words of ``refusal``, naming the flag, unless ``value`` is one of
         ``choices``: the check a model's constructor makes of a choice handed to it directly (a project

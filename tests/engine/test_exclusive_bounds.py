@@ -13,7 +13,10 @@ import pytest
 
 from kanon_engine.cli import main
 from kanon_engine.cli.flags import project_flags
-from kanon_engine.errors import KanonError
+from kanon_engine.errors import ConfigError, KanonError
+from kanon_engine.params import ParamSpec
+from kanon_engine.privacy.average_risk import AVERAGE_RISK, AverageRisk
+from kanon_engine.privacy.differential_privacy import DP_DELTA, DifferentialPrivacy
 from kanon_engine.project.project_file import Project
 
 
@@ -180,3 +183,17 @@ def test_the_form_refuses_the_lowest_value_in_the_same_sentence(case: Bounded, q
     form.set_value(case.name, case.refused)
     assert form.errors[case.name].text() == case.sentence
     assert not form.validate()
+
+
+def test_only_the_bound_itself_is_refused() -> None:
+    """Just inside an exclusive bound is taken, by the spec and by the model alike; the bound is not."""
+    assert AVERAGE_RISK.coerce("0,000001") == 1e-6 and AverageRisk(1e-6).average_risk == 1e-6
+    assert AVERAGE_RISK.coerce("1") == 1.0 and AverageRisk(1).average_risk == 1.0
+    assert DP_DELTA.coerce("0.999") == 0.999 and DifferentialPrivacy(1.0, 0.999).dp_delta == 0.999
+    for refused in ("1", "-0.1", "nan"):
+        with pytest.raises(ConfigError, match="above 0 and below 1"):
+            DP_DELTA.coerce(refused)
+    with pytest.raises(ConfigError, match="above 0 and below 1; got 1."):
+        DifferentialPrivacy(1.0, 1)
+    with pytest.raises(ValueError, match="exclusive bound"):  # an integer says "at least 1", not "above 0"
+        ParamSpec("n", "n", "int", None, "", minimum=0, above=True)
