@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -57,6 +57,25 @@ STALE_WARNING = N_(
     "This release was made with settings (roles, hierarchies or privacy models) that differ from the "
     "project's current ones: it describes the release as it was made, not the current configuration."
 )
+
+
+class ReportKeywords(TypedDict, total=False):
+    """What a report may be told beside the table, the result and the project: the keywords of
+    :func:`build_report` that :func:`write_reports` and the export pass on as they are (PEP 692), so a
+    misspelt or mistyped one is caught where it is passed, not when the report is built."""
+
+    risk: RiskComparison | None
+    release: Mapping[str, Any] | None
+    linkage: Any | None
+    threshold: float
+    generated: datetime | None
+    workload: Any | None
+    run_label: str | None
+    stale: bool
+    purpose: str | None
+    recipient: str | None
+    approved_by: str | None
+    population_size: int | None
 
 
 def build_report(
@@ -335,16 +354,14 @@ def write_reports(
     *,
     project_path: str | Path | None = None,
     language: str | None = None,
-    **details: Any,
+    **details: Unpack[ReportKeywords],
 ) -> dict[str, Any]:
     """Build the report and write it as HTML and/or PDF (the CLI's ``--report-html/--report-pdf``).
 
     Inputs (data, project, release) are never overwritten. With only a PDF wanted, the HTML goes to a
     temporary file next to it, removed afterwards. ``language``: the report's language (``de``, ...;
     None: the language in force), its words and its number and date formats. ``details``: the keywords
-    of :func:`build_report` (``release``, ``linkage``, ``threshold``, ``workload``, ``run_label``,
-    ``stale``, ``population_size``, ...), passed on as they are, so a new detail of the report is added
-    in one place. Returns the report dict.
+    of :func:`build_report` (:class:`ReportKeywords`), passed on as they are. Returns the report dict.
     """
     inputs = [getattr(table, "source", None), project_path, release_path, getattr(project, "data_path", None)]
     for p in (html_path, pdf_path):

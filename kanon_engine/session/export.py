@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -159,15 +159,23 @@ class ExportOutcome:
     summary: dict[str, Any]
 
 
+class LinkageKeywords(TypedDict, total=False):
+    """What an export may tell the report beyond its plan (PEP 692, checked where passed): the linkage
+    the command line's ``risk`` ran and its threshold."""
+
+    linkage: Any | None
+    threshold: float
+
+
 def export(
     table: Table | TableSource,
     project: Project | None,
     result: AnonymizationResult,
     plan: ExportPlan,
-    **report_facts: Any,
+    **details: Unpack[LinkageKeywords],
 ) -> ExportOutcome:
     """Write every file of ``plan`` after checking all of them (distinct, writable, none an input), so a
-    bad one never leaves half an export. ``report_facts`` go to the HTML/PDF report (the command line's
+    bad one never leaves half an export. ``details`` go to the HTML/PDF report (the command line's
     ``risk`` gives its linkage and threshold); without a ``linkage`` the report demonstrates the
     project's public list when it names one, computed before anything is written (an unreadable list
     stops the export with its sentence instead of leaving a release without its report)."""
@@ -175,8 +183,8 @@ def export(
     for old in plan.remove:
         old.unlink(missing_ok=True)
     reports = plan.report_html is not None or plan.report_pdf is not None
-    if reports and "linkage" not in report_facts:
-        report_facts["linkage"] = project_linkage(project, table, result) if project is not None else None
+    if reports and "linkage" not in details:
+        details["linkage"] = project_linkage(project, table, result) if project is not None else None
     release, written = None, []
     if plan.release_path is not None:
         release = export_release(
@@ -204,7 +212,7 @@ def export(
             stale=plan.stale,
             language=plan.report_language,
             population_size=plan.population_size,
-            **report_facts,
+            **details,
         )
         written.extend(p for p in (plan.report_html, plan.report_pdf) if p is not None)
     return ExportOutcome(release, tuple(written), summary)
