@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,6 +28,9 @@ class ColumnCodes:
 
     codes: np.ndarray  # (rows,) the smallest signed integer type that holds them, below len(values)
     values: np.ndarray  # (distinct + 1,) object, the distinct values in order of first appearance
+    #: the distinct values (without the missing slot) as Arrow strings, when the column is Arrow text
+    #: whose every value is used (type detection reads them so, without converting them back)
+    text: pa.ChunkedArray | None = None
 
     def counts(self) -> np.ndarray:
         """Records per value (the missing slot last)."""
@@ -59,13 +63,17 @@ def _immutable_data(column: pd.Series) -> object | None:
 
 
 def _code(column: pd.Series) -> ColumnCodes:
-    if isinstance(column.dtype, pd.CategoricalDtype):
+    text = None
+    if isinstance(column.dtype, pd.CategoricalDtype):  # (categories may be unused: no ``text``)
         codes, uniques = column.array.codes, column.array.categories
     else:
         codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
+        text = getattr(uniques.array, "_pa_array", None)
+        if text is not None and not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+            text = None
     values = np.append(np.asarray(uniques, dtype=object), np.array([None], dtype=object))
     codes = np.where(codes < 0, len(values) - 1, codes)
-    return ColumnCodes(codes.astype(_code_type(len(values)), copy=False), values)
+    return ColumnCodes(codes.astype(_code_type(len(values)), copy=False), values, text)
 
 
 def _code_type(n_values: int) -> type[np.signedinteger]:

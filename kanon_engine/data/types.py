@@ -255,7 +255,7 @@ def detect_column(values: pd.Series, name: str = "") -> ColumnType:
     all_counts = coded.counts()
     used = all_counts[:-1] > 0
     values_used, counts = coded.values[:-1][used], all_counts[:-1][used].astype(np.int64)
-    text = _strings(values_used)
+    text = pd.Series(pd.array(coded.text, dtype="str")) if coded.text is not None else _strings(values_used)
     if text is None:  # values that are not all text: the general way
         vc = pd.Series(counts, index=pd.Index(values_used, dtype=object))
         return detect_counts(vc, int(all_counts[-1]), name)
@@ -360,13 +360,20 @@ def number_characters_only(text: pd.Series) -> np.ndarray:
     return text.str.fullmatch(_NUMBER_TEXT).to_numpy(dtype=bool, na_value=False)
 
 
+#: What every number written in one of :data:`LOCAL_FORMATS` looks like: a sign, digits, groups of three
+#: digits after any separator, a decimal part after a dot or comma (wider than each format's pattern).
+_LOCAL_SHAPE = rf"[+-]?\d+(?:[.,'{SPACES}]\d{{3}})*(?:[.,]\d+)?"
+
+
 def _local_numbers(uniq: pd.Series, counts: np.ndarray, distinct: int, missing: int) -> ColumnType | None:
     """Numbers written the local way ("12,5", "1 234,50"): integer when none has a decimal part.
 
-    A value made of other characters fits no local format, so when too few values are made of these
-    characters alone no format can fit enough of them, and the eight formats are not tried (a column of
-    a million names or dates is set aside by one pass instead of eight)."""
-    could = number_characters_only(uniq)
+    A value without the shape every local format's numbers have (:data:`_LOCAL_SHAPE`) fits none of
+    them, so when too few values have it no format can fit enough of them, and the seven formats are not
+    tried (a column of a million names, or of dates such as 2020-01-31 or 31.01.2020, is set aside by one
+    pass instead of eight). The shape uses ``\\d`` as the formats do, so it is read by the same regular
+    expression engine as they are (pandas reads ``\\d`` with Python's, Unicode digits, in non-ASCII text)."""
+    could = uniq.str.fullmatch(_LOCAL_SHAPE).to_numpy(dtype=bool, na_value=False)
     if float(counts[could].sum()) / float(counts.sum()) < NUMERIC_SHARE:
         return None
     fmt, fit = best_number_format(uniq, counts)
