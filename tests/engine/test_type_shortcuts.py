@@ -125,8 +125,19 @@ def test_a_value_starting_with_a_letter_fits_no_date_format(values: list[str], p
 
 
 def test_real_dates_are_kept_and_names_set_aside() -> None:
-    values = text(["1 Jan 2000", "2000-01-31", "31.01.2000", "2000", "Anna", "P1234567", "Émile", "x2000"])
-    assert could_be_dates(values).tolist() == [True] * 4 + [False] * 4
+    arabic_year = "2000".translate(str.maketrans("0123456789", ARABIC_DIGITS))  # pandas reads it as %Y
+    values = [
+        "1 Jan 2000",
+        "2000-01-31",
+        "31.01.2000",
+        "2000",
+        arabic_year,
+        "Anna",
+        "P1234567",
+        "Émile",
+        "x2000",
+    ]
+    assert could_be_dates(text(values)).tolist() == [True] * 5 + [False] * 4
 
 
 @st.composite
