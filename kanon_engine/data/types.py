@@ -253,13 +253,17 @@ def detect_column(values: pd.Series, name: str = "") -> ColumnType:
     """Detect the kind of one column of strings; ``name`` is used only for the year hint."""
     coded = code_column(values)  # distinct values in order of first appearance, shared with the search
     all_counts = coded.counts()
+    missing = int(all_counts[-1])
+    if coded.text is not None:  # Arrow text, every value used (no conversion to Python strings)
+        return _detect(
+            pd.Series(pd.array(coded.text, dtype="str")), all_counts[:-1].astype(np.int64), missing, name
+        )
     used = all_counts[:-1] > 0
     values_used, counts = coded.values[:-1][used], all_counts[:-1][used].astype(np.int64)
-    text = pd.Series(pd.array(coded.text, dtype="str")) if coded.text is not None else _strings(values_used)
+    text = _strings(values_used)
     if text is None:  # values that are not all text: the general way
-        vc = pd.Series(counts, index=pd.Index(values_used, dtype=object))
-        return detect_counts(vc, int(all_counts[-1]), name)
-    return _detect(text, counts, int(all_counts[-1]), name)
+        return detect_counts(pd.Series(counts, index=pd.Index(values_used, dtype=object)), missing, name)
+    return _detect(text, counts, missing, name)
 
 
 def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType:

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kanon_engine.data import types as types_module
+from kanon_engine.data.codes import code_column
 from kanon_engine.data.types import (
     _LOCAL_SHAPE,
     DATE_FORMATS,
@@ -169,3 +170,17 @@ def test_every_local_number_has_the_local_shape(numbers: list[str], other: list[
     assert len(ascii_numbers) == 0 or all(
         any(np.isfinite(f.read(text([v])))[0] for f in LOCAL_FORMATS) for v in ascii_numbers
     )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["", "a", "b", "Ä", "007", " 7"]), st.text(max_size=4))))
+def test_codes_of_arrow_text_equal_those_of_python_strings(cells: list[str | None]) -> None:
+    """A column of Arrow text keeps its distinct values as Arrow strings and makes the Python ones when
+    asked: the same codes, values (missing slot last) and counts as the column of Python strings."""
+    cells = [None if c == "" else c for c in cells]
+    arrow, python = code_column(pd.Series(cells, dtype="str")), code_column(pd.Series(cells, dtype=object))
+    assert arrow.text is not None and python.text is None
+    assert arrow.counts().tolist() == python.counts().tolist() and arrow.size == python.size
+    assert arrow.codes.tolist() == python.codes.tolist() and arrow.codes.dtype == python.codes.dtype
+    assert arrow.values.tolist() == python.values.tolist() and arrow.values[-1] is None
+    assert all(type(v) is str for v in arrow.values[:-1])
