@@ -47,7 +47,10 @@ class ColumnCodes:
     @property
     def size(self) -> int:
         """``len(values)``: the distinct values and the missing slot."""
-        return len(self.given) if self.given is not None else len(self.text) + 1  # type: ignore[arg-type]
+        if self.given is not None:
+            return len(self.given)
+        assert self.text is not None
+        return len(self.text) + 1
 
     def counts(self) -> np.ndarray:
         """Records per value (the missing slot last)."""
