@@ -9,9 +9,12 @@ with the shortcut switched off, and each filter against the formats it stands fo
 from __future__ import annotations
 
 import datetime as dt
+import sys
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -184,3 +187,13 @@ def test_codes_of_arrow_text_equal_those_of_python_strings(cells: list[str | Non
     assert arrow.codes.tolist() == python.codes.tolist() and arrow.codes.dtype == python.codes.dtype
     assert arrow.values.tolist() == python.values.tolist() and arrow.values[-1] is None
     assert all(type(v) is str for v in arrow.values[:-1])
+
+
+def test_no_alphabetic_character_is_a_digit_dates_are_read_with() -> None:
+    """could_be_dates sets aside values whose first character Arrow calls alphabetic; pandas reads the
+    numbers of a date format with Python's ``\\d`` (any Unicode decimal digit). No code point is both."""
+    points = [chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF]
+    alpha = pc.utf8_is_alpha(pa.array(points, pa.string())).to_numpy(zero_copy_only=False)
+    digit = np.array([p.isdecimal() or p.isdigit() for p in points])
+    assert alpha.sum() > 100_000 and digit.sum() > 600
+    assert not (alpha & digit).any()
