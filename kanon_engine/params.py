@@ -1,6 +1,6 @@
 """Parameter specs: one :class:`ParamSpec` per parameter of an algorithm, a privacy model or an engine
 setting drives its CLI flag, its field in the workbench's forms and its validation, so a value is checked
-(and a bad one told in one plain sentence, ``k must be an integer >= 2; got 1``) in one place.
+(and a bad one told in one plain sentence, ``k must be an integer of at least 2; got 1``) in one place.
 
 A module of its own, below :mod:`kanon_engine.config` and :mod:`kanon_engine.privacy`: the privacy models
 declare their specs, and the run configuration holds the models.
@@ -15,16 +15,28 @@ from typing import Any
 from kanon_engine.errors import ConfigError, shown_value
 from kanon_engine.i18n import N_, _, formats, text_of
 
-#: The sentence for a number out of its range, by (an integer?, a lowest value?, a highest value?).
-_RANGE_SENTENCES: dict[tuple[bool, bool, bool], str] = {
-    (True, True, True): N_("{name} must be an integer >= {low} and <= {high}; got {value}."),
-    (True, True, False): N_("{name} must be an integer >= {low}; got {value}."),
-    (True, False, True): N_("{name} must be an integer <= {high}; got {value}."),
-    (True, False, False): N_("{name} must be an integer; got {value}."),
-    (False, True, True): N_("{name} must be a number >= {low} and <= {high}; got {value}."),
-    (False, True, False): N_("{name} must be a number >= {low}; got {value}."),
-    (False, False, True): N_("{name} must be a number <= {high}; got {value}."),
-    (False, False, False): N_("{name} must be a number; got {value}."),
+#: The sentence for a number out of its range, by (an integer?, the lowest value's word, the highest
+#: value's word): "least" (the lowest value allowed), "above" (only values above it: a risk above 0),
+#: "most", "below", or None (no bound). Plain words, not ">=": the people who read them are no programmers.
+_RANGE_SENTENCES: dict[tuple[bool, str | None, str | None], str] = {
+    (True, "least", "most"): N_("{name} must be an integer from {low} to {high}; got {value}."),
+    (True, "least", None): N_("{name} must be an integer of at least {low}; got {value}."),
+    (True, None, "most"): N_("{name} must be an integer of at most {high}; got {value}."),
+    (True, None, None): N_("{name} must be an integer; got {value}."),
+    (False, "least", "most"): N_("{name} must be a number from {low} to {high}; got {value}."),
+    (False, "least", "below"): N_("{name} must be a number of at least {low} and below {high}; got {value}."),
+    (False, "above", "most"): N_("{name} must be a number above {low} and at most {high}; got {value}."),
+    (False, "above", "below"): N_("{name} must be a number above {low} and below {high}; got {value}."),
+    (False, "least", None): N_("{name} must be a number of at least {low}; got {value}."),
+    (False, "above", None): N_("{name} must be a number above {low}; got {value}."),
+    (False, None, "most"): N_("{name} must be a number of at most {high}; got {value}."),
+    (False, None, "below"): N_("{name} must be a number below {high}; got {value}."),
+    (False, None, None): N_("{name} must be a number; got {value}."),
+}
+#: ... and for a share read as a percentage (from 0 to 1), by whether 0 itself is refused.
+_SHARE_SENTENCES: dict[bool, str] = {
+    False: N_("{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}."),
+    True: N_("{name} must be a share above 0 % and at most 100 % (such as 5 %, 5% or 0.05); got {value}."),
 }
 
 
@@ -41,6 +53,11 @@ class ParamSpec:
     help: str
     minimum: float | None = None
     maximum: float | None = None
+    #: the minimum itself is refused: only values above it (a risk above 0: its model cannot hold a risk
+    #: of 0); numbers only, the range's words say "above"
+    above: bool = False
+    #: the maximum itself is refused: only values below it (the delta of differential privacy)
+    below: bool = False
     choices: tuple[str, ...] = ()
     presets: tuple[Any, ...] = ()
     #: plain words for each choice, in the order of ``choices`` (the GUI shows these, the CLI the codes)
@@ -56,6 +73,12 @@ class ParamSpec:
     #: a choice's refusal of a value handed to a model directly (a catalog id with ``{choices}`` and
     #: ``{value}``): "The k-map estimator must be one of {choices}; got '{value}'."
     refusal: str = ""
+
+    def __post_init__(self) -> None:
+        # an exclusive bound is a number's (an integer above 0 is one of at least 1) and a share's (a
+        # percentage) only at 0: the sentences (_RANGE_SENTENCES, _SHARE_SENTENCES) have no other wording
+        if (self.above or self.below) and (self.kind != "float" or (self.percent and self.below)):
+            raise ValueError(f"{self.name}: an exclusive bound needs a number (a share: above 0 only)")
 
     def refuse_unknown(self, value: Any) -> None:
         """A ConfigError in the words of ``refusal``, naming the flag, unless ``value`` is one of
@@ -132,24 +155,34 @@ class ParamSpec:
                 return ",".join(names) if names else self.default
         except (TypeError, ValueError):
             raise ConfigError(self._expectation(value), where=self.name) from None
-        if value is not None and (
-            self.minimum is not None
-            and value < self.minimum
-            or self.maximum is not None
-            and value > self.maximum
-        ):
+        if value is not None and self.kind in ("int", "float") and not self.within(value):
             raise ConfigError(self._expectation(value), where=self.name)
         return value
+
+    def within(self, value: float) -> bool:
+        """Whether a number lies in the range (NaN never does)."""
+        low_ok = self.minimum is None or (value > self.minimum if self.above else value >= self.minimum)
+        high_ok = self.maximum is None or (value < self.maximum if self.below else value <= self.maximum)
+        return bool(low_ok and high_ok and value == value)
+
+    def number_in_range(self, value: Any, finite: bool = False) -> float:
+        """``value`` (a number handed to a model directly: a project file, code) as a float in the range,
+        or a ConfigError in the very sentence :meth:`coerce` gives the form and the CLI (``where``: the
+        name). The models' own check, so a model never refuses what its field says it takes, nor takes
+        what the field refuses; ``finite`` refuses infinity too."""
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            v = math.nan
+        if isinstance(value, bool) or not self.within(v) or (finite and not math.isfinite(v)):
+            raise ConfigError(self._expectation(value), where=self.name)
+        return v
 
     def _expectation(self, value: Any) -> str:
         # (named by its label, as the form shows it: the flag or field says where; never the internal name)
         got = shown_value(value)
         if self.percent:
-            return _(
-                "{name} must be a share from 0 % to 100 % (such as 5 %, 5% or 0.05); got {value}.",
-                name=self.shown_label,
-                value=got,
-            )
+            return text_of(_SHARE_SENTENCES, self.above, name=self.shown_label, value=got)
         if self.kind == "choice":
             return _(
                 "{name} must be one of {choices}; got {value}.",
@@ -165,7 +198,9 @@ class ParamSpec:
             )
         low = None if self.minimum is None else formats.decimal(self.minimum, 6)
         high = None if self.maximum is None else formats.decimal(self.maximum, 6)
-        key = (self.kind == "int", low is not None, high is not None)
+        low_word = None if low is None else "above" if self.above else "least"
+        high_word = None if high is None else "below" if self.below else "most"
+        key = (self.kind == "int", low_word, high_word)
         return text_of(_RANGE_SENTENCES, key, name=self.shown_label, low=low, high=high, value=got)
 
 
@@ -176,11 +211,23 @@ def share_spec(
     presets: tuple[float, ...],
     default: float | None = None,
     percent: bool = False,
+    above: bool = False,
+    below: bool = False,
 ) -> ParamSpec:
     """A share from 0 to 1 (a risk, a significance level; read and typed as a percentage when
-    ``percent``), left out by default."""
+    ``percent``), left out by default; ``above``: 0 itself refused, ``below``: 1 itself refused."""
     return ParamSpec(
-        name, label, "float", default, help, minimum=0.0, maximum=1.0, presets=presets, percent=percent
+        name,
+        label,
+        "float",
+        default,
+        help,
+        minimum=0.0,
+        maximum=1.0,
+        above=above,
+        below=below,
+        presets=presets,
+        percent=percent,
     )
 
 

@@ -54,7 +54,7 @@ ARGPARSE_KEYWORDS = {
 HELP_CALLS = {"ProjectFlag", "add_output_flags"}
 #: Calls whose string argument is a key, not text (the text is looked up from it).
 KEY_CALLS = {"term", "setStyleSheet", "_task_failed", "text_of", "show_error", "Formatter", "log_error"}
-HELP_FUNCTIONS = {"_values_text", "_off_help", "add_output_flags"}
+HELP_FUNCTIONS = {"_values_text", "_range_words", "_off_help", "add_output_flags"}
 #: Qt setters and constructors whose text argument is shown on screen.
 QT_TEXT_CALLS = {
     "setText",

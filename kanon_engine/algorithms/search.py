@@ -17,13 +17,15 @@
   its levels) cannot beat the best value found. The bound is valid for non-monotonic metrics (DM with its
   suppression penalty), so the result is the exact optimum.
 
-Small lattices tag and bound whole upsets with precomputed masks; large ones (past
-:data:`~kanon_engine.core.lattice.DENSE_TAGGING_NODES`) walk the lattice layer by layer from the checked node
-and pass bounds up height by height, so the work per check follows what changes, not the lattice's size.
+Small lattices tag and bound whole upsets as boxes of the lattice's grid (:meth:`Lattice.box`); large
+ones (past :data:`~kanon_engine.core.lattice.DENSE_TAGGING_NODES`) walk the lattice layer by layer from
+the checked node and pass bounds up height by height, so the work per check follows what changes, not
+the lattice's size.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -50,8 +52,9 @@ from kanon_engine.progress import LazyText, ProgressCallback, no_progress
 #: Bounds and values are floats computed along different paths; a bound may exceed the value it bounds by
 #: rounding, so pruning against a solution already found allows this relative slack.
 TOLERANCE = 1e-9
-#: Nodes examined per step of the vectorized scans over the lattice in bottom-up order.
-_CHUNK = 4096
+#: Nodes examined per step of the vectorized scans over the lattice in bottom-up order (few enough that
+#: what the checks of one step learn spares the next step's nodes a question each).
+_CHUNK = 256
 #: Classes the suppression curves kept by a search may refer to before the oldest are dropped (a dropped
 #: curve only bounds less: about 24 bytes a class, so some 50 MB)
 _CURVE_CLASSES = 1 << 21
@@ -97,6 +100,8 @@ class LatticeSearch:
         #: nodes known to fail, and so does every specialization
         self.fails_below = np.zeros(n, dtype=bool)
         self._dense = n <= DENSE_TAGGING_NODES
+        #: (small lattices) per-node arrays as grids, one axis per attribute: an upset or downset is a box
+        self._shape = self.lattice.shape
         # models not all monotone: nodes whose whole upset is known to satisfy (nothing suppressed)
         self._sat_closed = None if self.monotone else np.zeros(n, dtype=bool)
         self._levels_bound: np.ndarray | None = None
@@ -171,7 +176,7 @@ class LatticeSearch:
         ``cutoff``: the value the node must come under to matter (given by the searches that only want a
         better node than one they know); an evaluator that ``takes_cutoff`` may then stop early, and the
         node is marked pruned with a floor of its own value (:attr:`floor`)."""
-        if self._dense or self.checks % 256 == 0:
+        if self.checks % (16 if self._dense else 256) == 0:  # (for the progress words only)
             self._known = int(np.count_nonzero(self.status))
         node, known, size = self.checks + 1, self._known, self.lattice.size
         # the words only when a callback shows them (a translated message costs ~30 µs, a check less)
@@ -199,17 +204,18 @@ class LatticeSearch:
                 return ev
         else:
             self.status[index] = SATISFIES if ev.satisfies else FAILS
-        up = self.lattice.upset(index) if self._dense else None
+        up = self.lattice.box(index, True) if self._dense else None
         if ev.beaten:
             lb = ev.value_floor
         else:
             lb = self.metric.lower_bound(ev, self.ctx) if ev.bounded else -np.inf
-        if np.isfinite(lb):
-            if up is not None:  # (one boolean scatter: a fifth of gathering the upset's bounds)
-                raised = up & (self.bound < lb)
-                self.bound[raised] = lb
+        if math.isfinite(lb):
+            if up is not None:
+                bounds = self._grid(self.bound)[up]
+                raised = bounds < lb
+                bounds[raised] = lb
                 if self._below is not None:
-                    self._below[raised] = index
+                    self._grid(self._below)[up][raised] = index
             else:  # passed up height by height when needed (see propagate_bounds)
                 self.bound[index] = max(self.bound[index], lb)
         if self._sup is not None and ev.bounded and not ev.beaten:
@@ -242,7 +248,8 @@ class LatticeSearch:
         sup = self._sup
         # (every raise of a node's count came with its whole downset: none below it has less)
         if ev.satisfies and small > sup[index]:
-            sup[self.lattice.downset(index) & (sup < small)] = small
+            below = self._grid(sup)[self.lattice.box(index, False)]
+            np.maximum(below, small, out=below)
 
     def _hopeless_alone(self, index: int, cap: float) -> bool:
         """True when the node alone (not its generalizations) cannot come under ``cap``: the checked
@@ -267,7 +274,11 @@ class LatticeSearch:
         self.floor[index] = value
         return True
 
-    def _tag(self, index: int, ev: NodeEvaluation, up: np.ndarray | None) -> None:
+    def _grid(self, values: np.ndarray) -> np.ndarray:
+        """A per-node array as a view of the lattice's grid (small lattices: see :meth:`Lattice.box`)."""
+        return values.reshape(self._shape)
+
+    def _tag(self, index: int, ev: NodeEvaluation, up: tuple[slice, ...] | None) -> None:
         """Tag what the check implies about other nodes (see the module docstring)."""
         e = self.evaluator
         if self.monotone:  # the monotone part is every model
@@ -276,7 +287,7 @@ class LatticeSearch:
             fails_below = ev.suppressed_floor > e.max_suppressed
             passes_up = ev.suppressed_monotone <= e.max_suppressed
         if fails_below:
-            down = self.lattice.downset(index) if self._dense else None
+            down = self.lattice.box(index, False) if self._dense else None
             self._close(index, down, False, self.fails_below, INFERRED_FAILS)
         if passes_up:
             self._close(index, up, True, self.mono_passes, INFERRED_SATISFIES if self.monotone else 0)
@@ -286,15 +297,16 @@ class LatticeSearch:
                 self._close(index, up, True, self._sat_closed, INFERRED_SATISFIES)
 
     def _close(
-        self, index: int, mask: np.ndarray | None, up: bool, known: np.ndarray, status: int = 0
+        self, index: int, box: tuple[slice, ...] | None, up: bool, known: np.ndarray, status: int = 0
     ) -> None:
         """Mark ``known`` on the upset (``up``) or downset of a node, and set the status of unevaluated
-        ones to ``status`` (when given). With a precomputed mask (small lattices) in one step; otherwise
-        layer by layer, stopping at nodes already marked, whose up/downsets are marked too."""
-        if mask is not None:
-            known[mask] = True
+        ones to ``status`` (when given). Given its box (small lattices) in one step; otherwise layer by
+        layer, stopping at nodes already marked, whose up/downsets are marked too."""
+        if box is not None:
+            self._grid(known)[box] = True
             if status:
-                self.status[mask & (self.status == NOT_EVALUATED)] = status
+                st = self._grid(self.status)[box]
+                st[st == NOT_EVALUATED] = status
             return
         if known[index]:
             return
@@ -386,6 +398,8 @@ class LatticeSearch:
             chunk = chunk[~self._is_classified(chunk)]
             if candidates is not None:
                 chunk = chunk[candidates[chunk]]
+            if prune:  # (those already hopeless by their bound; the rest are asked one by one)
+                chunk = chunk[self.bound[chunk] < self._cap]
             for start in chunk.tolist():
                 if not self._is_classified(start) and not (prune and self.hopeless(start)):
                     yield start
@@ -419,30 +433,30 @@ class LatticeSearch:
 
     def _path(self, start: int, candidates: np.ndarray | None, prune: bool) -> list[int]:
         """Flash's balanced upward path of unclassified nodes from ``start``."""
-        lat = self.lattice
         steps = self._steps
+        lv = list(self.lattice.node(start))  # (the levels of ``cur``, raised along the path)
         path = [start]
         cur = start
+        bound, cap = self.bound, self._cap if prune else np.inf  # (no check while a path is built)
         while True:
-            lv = lat.node(cur)
             # the attributes that can rise, least generalized relative to its hierarchy first
             options = sorted(
                 (lv[a] * rel, a, stride) for a, (top, stride, rel) in enumerate(steps) if lv[a] < top
             )
-            nxt = None
-            for _share, _a, stride in options:
+            for _share, a, stride in options:
                 cand = cur + stride
                 if (
-                    not self._is_classified(cand)
+                    bound[cand] < cap  # (hopeless by its bound: the usual refusal, asked first)
+                    and not self._is_classified(cand)
                     and (candidates is None or candidates[cand])
                     and not (prune and self.hopeless(cand))
                 ):
-                    nxt = cand
+                    lv[a] += 1
                     break
-            if nxt is None:
+            else:
                 return path
-            path.append(nxt)
-            cur = nxt
+            path.append(cand)
+            cur = cand
 
     def descend(self) -> None:
         """Find a good solution early, to prune with: from the top node, step down to the best satisfying

@@ -11,18 +11,19 @@ from __future__ import annotations
 import argparse
 
 from kanon_engine.cli.common import (
+    EXIT_OK,
     Subparsers,
     add_output_flags,
-    finish_run,
     ignored_settings,
+    print_keys,
     progress_printer,
     save_project,
     warn,
+    write_run,
 )
 from kanon_engine.cli.flags import add_project_flags, run_inputs
 from kanon_engine.cli.workload_flags import add_generator_flags, measured
 from kanon_engine.project.validation import require_valid, result_warnings
-from kanon_engine.report.facts import result_facts
 from kanon_engine.session import run_project
 
 #: What ``anonymize`` prints on stdout (one JSON line; a contract).
@@ -57,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
         warn(ignored_settings(project, table))
         save_project(args, project)  # the project as this run understood it, even if no release comes of it
         result = measured(args, table, run_project(project, table, progress_printer(args.verbose)))
-        # a release of little use is said, not hidden (its groups counted as the release's facts count them)
-        warn([i.message for i in result_warnings(result, result_facts(result))])
-        return finish_run(args, table, project, result, PRINTED)
+        outcome = write_run(args, table, project, result)
+        # a release of little use is said, not hidden: its groups and suppressed records as the written
+        # file's facts count them, the one count the reports state too
+        warn([i.message for i in result_warnings(result, outcome.summary["facts"])])
+        print_keys(outcome.summary, PRINTED)
+        return EXIT_OK

@@ -22,7 +22,7 @@ from kanon_engine.project.project_file import Project
 from kanon_engine.release.export import ExportOptions
 from kanon_engine.release.outputs import check_cli_outputs
 from kanon_engine.result import AnonymizationResult
-from kanon_engine.session.export import ExportPlan, dumps, export
+from kanon_engine.session.export import ExportOutcome, ExportPlan, dumps, export
 from kanon_engine.sources import TableSource
 
 #: What ``register(subparsers)`` of every subcommand module gets (argparse's own type).
@@ -246,10 +246,19 @@ def finish_run(
     result: AnonymizationResult,
     printed: Sequence[str],
 ) -> int:
-    """Write what a run was asked to write (:func:`kanon_engine.session.export`) and print the keys of
-    its summary that the command prints."""
-    print_keys(export(table, project, result, export_plan(args, project)).summary, printed)
+    """Write what a run was asked to write (:func:`write_run`) and print the keys of its summary that the
+    command prints."""
+    print_keys(write_run(args, table, project, result).summary, printed)
     return EXIT_OK
+
+
+def write_run(
+    args: argparse.Namespace, table: Table | TableSource, project: Project, result: AnonymizationResult
+) -> ExportOutcome:
+    """Write what a run was asked to write (:func:`kanon_engine.session.export`): its summary's
+    ``facts`` are those of the release as written (of the run's release when none is written), counted
+    once for the JSON and HTML/PDF reports and whatever the command says about the release."""
+    return export(table, project, result, export_plan(args, project))
 
 
 def notes_on_stderr() -> Callable[[], None]:

@@ -109,7 +109,7 @@ def _values_text(spec: ParamSpec) -> str:
         "temp_dir": "a folder",
     }
     if spec.percent:
-        text = "a share from 0 to 1, or a percentage such as 5%"
+        text = f"a share {_range_words(spec)}, or a percentage such as 5%"
     elif spec.kind == "choice":
         text = "one of " + ", ".join(spec.choices)
     elif spec.kind == "bool":
@@ -121,15 +121,27 @@ def _values_text(spec: ParamSpec) -> str:
     elif spec.kind == "column":
         text = "a column name"
     else:
-        bounds = [f">= {spec.minimum:g}"] if spec.minimum is not None else []
-        bounds += [f"<= {spec.maximum:g}"] if spec.maximum is not None else []
         text = "an integer" if spec.kind == "int" else "a number"
-        text += f" {' and '.join(bounds)}" if bounds else ""
+        words = _range_words(spec)
+        text += f" {words}" if words else ""
     if spec.default is None and spec.kind != "bool":
         text += "; 'none' to leave it out"
     elif spec.optional:
         text += "; 'none' to leave it out when another model bounds re-identification"
     return text
+
+
+def _range_words(spec: ParamSpec) -> str:
+    """A number's range in the words of the spec's refusal (:data:`kanon_engine.params._RANGE_SENTENCES`):
+    "from 0 to 1", "above 0 and at most 1", "of at least 2"; empty without bounds."""
+    low = None if spec.minimum is None else f"{spec.minimum:g}"
+    high = None if spec.maximum is None else f"{spec.maximum:g}"
+    if low is not None and high is not None and not spec.above and not spec.below:
+        return f"from {low} to {high}"
+    ends = [f"{'above' if spec.above else 'at least'} {low}"] if low is not None else []
+    ends += [f"{'below' if spec.below else 'at most'} {high}"] if high is not None else []
+    text = " and ".join(ends)
+    return f"of {text}" if text.startswith("at ") else text
 
 
 def _metavar(spec: ParamSpec) -> str:

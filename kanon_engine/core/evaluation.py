@@ -225,6 +225,7 @@ class NodeEvaluator:
         self._width = width if width * enc.n_qi <= 62 else 0
         self._guards = sum(1 << (width * q + width - 1) for q in range(enc.n_qi)) if self._width else 0
         self._packed = np.zeros(64, dtype=np.int64)
+        self._packed_last: tuple[tuple[int, ...], int] = ((), 0)
         self._cache_bytes = cache_bytes
         self._used = 0
 
@@ -246,9 +247,14 @@ class NodeEvaluator:
         return self._entries[int(np.argmin(sizes))]
 
     def _pack(self, levels: tuple[int, ...]) -> int:
-        """The levels as one integer of :attr:`_width` bits per attribute (see :meth:`_source`)."""
+        """The levels as one integer of :attr:`_width` bits per attribute (see :meth:`_source`); the last
+        node's is kept, as a check asks for it twice (its source, then caching its classes)."""
+        if self._packed_last[0] == levels:
+            return self._packed_last[1]
         width = self._width
-        return sum(lv << (width * q) for q, lv in enumerate(levels))
+        packed = sum(lv << (width * q) for q, lv in enumerate(levels))
+        self._packed_last = (levels, packed)
+        return packed
 
     def frequency_set(self, levels: tuple[int, ...] | np.ndarray) -> FrequencySet:
         """The classes at ``levels`` with the histograms the models need (not counted as a check)."""
@@ -300,13 +306,13 @@ class NodeEvaluator:
             if failed is not None:
                 self.checks += 1
                 return failed
-        fs, class_map = roll_up(source, levels)
+        # (k-anonymity alone: the histograms of the metric's targets are rolled up at once)
+        alone = not self._others and not self._persons
+        fs, class_map = roll_up(source, levels, histograms=alone and bool(self._tracked))
         self.checks += 1
         passes = fs.counts >= self.k
-        suppressed = int(fs.counts[~passes].sum())
-        if not self._others and not self._persons:
-            if self._tracked:
-                fs = with_histograms(fs, source, class_map)
+        suppressed = int(fs.counts @ ~passes)
+        if alone:
             self._remember(fs)
             return self._finish(levels, fs, passes, suppressed, suppressed, suppressed)
         if suppressed > self.max_suppressed and not complete:
@@ -325,14 +331,14 @@ class NodeEvaluator:
         for m in self._mono:  # models beyond k: their statistics were counted
             assert stats is not None
             passes &= m.passes(stats)
-        suppressed_monotone = int(fs.counts[~passes].sum())
+        suppressed_monotone = int(fs.counts @ ~passes)
         share = (~passes).astype(np.float64)
         for m in self._non_mono:
             assert stats is not None
             ok_m, share_m = m.assess(stats)
             passes &= ok_m
             np.maximum(share, share_m, out=share)
-        suppressed = int(fs.counts[~passes].sum())
+        suppressed = int(fs.counts @ ~passes)
         # a lower bound on a count of records: round down, and a little more for float error
         floor = max(suppressed_monotone, int(np.floor(dot(share, fs.counts) - 1e-6)))
         return self._finish(levels, fs, passes, suppressed, suppressed_monotone, floor, stats, gate)
@@ -462,7 +468,8 @@ class NodeEvaluator:
     def _remember(self, fs: FrequencySet) -> None:
         """Cache a frequency set; over budget, forget the largest ones (the least useful) until a quarter
         of the budget is free again, so the eviction's sort is paid rarely."""
-        if fs.size >= self.base.size or fs.nbytes > self._cache_bytes // 4:
+        nbytes = fs.nbytes
+        if fs.size >= self.base.size or nbytes > self._cache_bytes // 4:
             return
         n = len(self._entries)
         if n == len(self._sizes):  # grow the key arrays geometrically
@@ -473,7 +480,7 @@ class NodeEvaluator:
         self._keys[n] = fs.levels
         self._packed[n] = self._pack(fs.levels) if self._width else 0
         self._sizes[n] = fs.size
-        self._used += fs.nbytes
+        self._used += nbytes
         if self._used > self._cache_bytes or n + 1 > _MAX_CACHED:
             order = np.argsort(self._sizes[: n + 1], kind="stable")
             kept: list[FrequencySet] = []

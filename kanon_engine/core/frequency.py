@@ -428,26 +428,37 @@ def match_classes(a: FrequencySet, b: FrequencySet) -> np.ndarray:
     return class_of_id[ids[a.n_classes :]]
 
 
-def roll_up(source: FrequencySet, levels: tuple[int, ...]) -> tuple[FrequencySet, np.ndarray]:
+def roll_up(
+    source: FrequencySet, levels: tuple[int, ...], histograms: bool = False
+) -> tuple[FrequencySet, np.ndarray]:
     """The frequency set at ``levels`` from the frequency set of a node below it, and the new class of
-    every class of ``source`` (to roll up the histograms with :func:`with_histograms` when needed)."""
+    every class of ``source`` (to roll up the histograms later with :func:`with_histograms` when
+    needed; with ``histograms``, at once)."""
     layout = source.layout
     maps = [layout.generalize(g, levels) for g in range(len(layout.groups))]
     gen = [m[source.crep[g]] for g, (m, _) in enumerate(maps)]
     cls, n_classes = group_columns(gen, [size for _, size in maps])
     sizes = np.bincount(cls, weights=source.counts, minlength=n_classes).astype(np.int64)
-    return FrequencySet(levels, None, sizes, layout, origin=(source.crep, cls)), cls
+    hists = _rolled_histograms(source, cls, sizes) if histograms else None
+    return FrequencySet(levels, None, sizes, layout, hists, origin=(source.crep, cls)), cls
 
 
 def with_histograms(target: FrequencySet, source: FrequencySet, class_map: np.ndarray) -> FrequencySet:
     """``target`` (rolled up from ``source`` with ``class_map``) with ``source``'s histograms rolled up."""
-    assert source.hists is not None
-    hists = {
-        s: h.roll_up_sized(class_map, target.counts)
-        if isinstance(h, BinaryHistograms)
-        else h.roll_up(class_map, target.n_classes)
-        for s, h in source.hists.items()
-    }
+    hists = _rolled_histograms(source, class_map, target.counts)
     return FrequencySet(
         target.levels, target.stored_crep, target.counts, target.layout, hists, origin=target.origin
     )
+
+
+def _rolled_histograms(
+    source: FrequencySet, class_map: np.ndarray, sizes: np.ndarray
+) -> dict[int, Histograms]:
+    """``source``'s histograms rolled up into the classes of ``class_map`` (of these ``sizes``)."""
+    assert source.hists is not None
+    return {
+        s: h.roll_up_sized(class_map, sizes)
+        if isinstance(h, BinaryHistograms)
+        else h.roll_up(class_map, len(sizes))
+        for s, h in source.hists.items()
+    }

@@ -18,9 +18,10 @@ from kanon_engine.i18n import N_, _
 
 #: Exhaustive methods (optimal, incognito) refuse lattices larger than this.
 MAX_EXHAUSTIVE_NODES = 500_000
-#: Up to this size a search tags whole upsets/downsets with precomputed masks (a few vector operations
-#: over the lattice per check); above it, by walking the lattice layer by layer from the checked node
-#: and stopping at nodes already tagged (work proportional to what is newly tagged).
+#: Up to this size a search tags whole upsets/downsets as boxes of the lattice's grid (a few vector
+#: operations over the box per check, :meth:`Lattice.box`); above it, by walking the lattice layer by
+#: layer from the checked node and stopping at nodes already tagged (work proportional to what is newly
+#: tagged).
 DENSE_TAGGING_NODES = 1 << 16
 
 
@@ -35,9 +36,7 @@ class Lattice:
         self.strides = strides_of(self.max_levels)
         self._digits = list(zip(self.strides.tolist(), self.radix.tolist()))  # for node(): Python ints
         self._levels: np.ndarray | None = None
-        self._ge: list[np.ndarray] | None = None
         self._heights: np.ndarray | None = None
-        self._le: list[np.ndarray] | None = None
 
     @staticmethod
     def require_size(size: int, algorithm: str, limit: int = MAX_EXHAUSTIVE_NODES) -> None:
@@ -127,36 +126,20 @@ class Lattice:
         """Node indices by height, then index (the order every search visits nodes in)."""
         return np.lexsort((np.arange(self.size), self.heights))
 
-    def _masks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Per attribute and level: masks of the nodes at >= / <= that level (an AND of them is an upset)."""
-        if self._ge is None:
-            lv = self.levels
-            self._ge = [
-                np.ascontiguousarray(lv[:, None, a] >= np.arange(m + 1)[None, :]).T.copy()
-                for a, m in enumerate(self.max_levels)
-            ]
-            self._le = [
-                np.ascontiguousarray(lv[:, None, a] <= np.arange(m + 1)[None, :]).T.copy()
-                for a, m in enumerate(self.max_levels)
-            ]
-        assert self._le is not None  # made with _ge
-        return self._ge, self._le
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The lattice as a grid: one axis per attribute, of its levels (a per-node array in index order
+        reshaped to it is a view, as the last attribute varies fastest)."""
+        return tuple(self.radix.tolist())
 
-    def upset(self, index: int) -> np.ndarray:
-        """Mask of the node and all its generalizations."""
-        return self._cone(self._masks()[0], index)
-
-    def downset(self, index: int) -> np.ndarray:
-        """Mask of the node and all its specializations."""
-        return self._cone(self._masks()[1], index)
-
-    def _cone(self, masks: list[np.ndarray], index: int) -> np.ndarray:
-        """The nodes whose level passes ``masks[a][level]`` at every attribute ``a`` of the node."""
-        node = self.levels[index]
-        out = masks[0][node[0]].copy()
-        for a in range(1, len(node)):
-            out &= masks[a][node[a]]
-        return out
+    def box(self, index: int, up: bool) -> tuple[slice, ...]:
+        """The node and its generalizations (``up``) or specializations, as a box of :attr:`shape`:
+        levels at least (at most) the node's in every attribute. Read or written through a per-node
+        array's grid view, it costs a few operations over the box, not over the whole lattice."""
+        node = self.node(index)
+        if up:
+            return tuple([slice(lv, None) for lv in node])
+        return tuple([slice(0, lv + 1) for lv in node])
 
     def successors(self, index: int) -> list[int]:
         lv = self.node(index)

@@ -105,15 +105,19 @@ def records_off_majority(h: BinaryHistograms) -> np.ndarray:
     return np.minimum(h.ones, h.total - h.ones)
 
 
-def two_counts_penalty(h: BinaryHistograms, off: np.ndarray, released: np.ndarray) -> float:
+def two_counts_penalty(
+    h: BinaryHistograms, off: np.ndarray, released: np.ndarray, suppressed: float | None = None
+) -> float:
     """:func:`released_penalty` of a two-valued target carried as two counts per class
     (``off = records_off_majority(h)``), nothing trimmed: a released class costs its records off the
-    majority, or all of them on a tie (two equal halves), a suppressed record 1/2. Two dot products
-    over the classes, where the general path takes the majorities and several masks."""
+    majority, or all of them on a tie (two equal halves), a suppressed record 1/2. One dot product over
+    the classes, where the general path takes the majorities and several masks (two when the records
+    suppressed, the classes not released, are not given)."""
     total = h.total
     own = np.where(off + off == total, total, off)
-    kept = released.astype(np.float64)
-    return float(own @ kept) + SUPPRESSED_PENALTY * float(total.sum() - total @ kept)
+    if suppressed is None:
+        suppressed = float(total @ ~released)
+    return float(own @ released) + SUPPRESSED_PENALTY * suppressed
 
 
 class SuppressionCurve:

@@ -454,7 +454,7 @@ class ClassificationMetric(Metric):
                 continue
             two = self._two_counts(ev, ctx, target)
             if two is not None and ev.trimmed is None:
-                penalty += two_counts_penalty(two, self._off(ev, ctx, target, two), ev.passes)
+                penalty += two_counts_penalty(two[0], two[1], ev.passes, ev.suppressed)
                 continue
             total, top1, tie = self._stats(ev, ctx, target)
             penalty += released_penalty(total, top1, tie, ev.passes, ev.trimmed)
@@ -469,7 +469,7 @@ class ClassificationMetric(Metric):
             if two is not None and not ctx.trims:
                 # two values: no class saves by being suppressed, so the bound is the records off the
                 # majorities (penalty_bound's value, without its knapsack)
-                bound += float(self._off(ev, ctx, target, two).sum())
+                bound += two[2]
                 continue
             total, top1, _tie = self._stats(ev, ctx, target)
             bound += penalty_bound(total, top1, ctx.max_suppressed, ctx.trims)
@@ -486,24 +486,26 @@ class ClassificationMetric(Metric):
         two = self._two_counts(ev, ctx, self.targets[0])
         if two is None:
             return None
-        return SuppressionCurve(two, self._off(ev, ctx, self.targets[0], two), ctx.k, ctx.n_rows)
+        return SuppressionCurve(two[0], two[1], ctx.k, ctx.n_rows)
 
     @staticmethod
-    def _two_counts(ev: NodeFigures, ctx: MetricContext, target: str) -> BinaryHistograms | None:
-        """The target's histograms at ``ev``'s node when carried as two counts per class, else None."""
-        h = target_histograms(ctx.enc, ev.freq, target)
-        return h if isinstance(h, BinaryHistograms) and len(h.total) == ev.freq.n_classes else None
-
-    def _off(self, ev: NodeFigures, ctx: MetricContext, target: str, h: BinaryHistograms) -> np.ndarray:
-        """Records off the majority per class of ``ev``'s node (kept for the node's value after its
-        bound: a check asks both of the same evaluation)."""
-        key = "off:" + target
+    def _two_counts(
+        ev: NodeFigures, ctx: MetricContext, target: str
+    ) -> tuple[BinaryHistograms, np.ndarray, float] | None:
+        """The target's histograms at ``ev``'s node when carried as two counts per class, with the
+        records off the majority per class and their sum; None otherwise. Kept for the node's value and
+        curve after its bound: a check asks all three of the same evaluation."""
+        key = "two:" + target
         last = ctx.tables.get(key)
         if isinstance(last, tuple) and last[0] is ev.freq:
             return last[1]
-        off = records_off_majority(h)
-        ctx.tables[key] = (ev.freq, off)
-        return off
+        h = target_histograms(ctx.enc, ev.freq, target)
+        two = None
+        if isinstance(h, BinaryHistograms) and len(h.total) == ev.freq.n_classes:
+            off = records_off_majority(h)
+            two = (h, off, float(off.sum()))
+        ctx.tables[key] = (ev.freq, two)
+        return two
 
     def _stats(
         self, ev: NodeFigures, ctx: MetricContext, target: str

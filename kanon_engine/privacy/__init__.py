@@ -13,7 +13,7 @@ How to add a privacy model
 
        AVERAGE_RISK = share_spec("average_risk", N_("Average risk"),
                                  N_("The highest average re-identification risk allowed; empty to skip."),
-                                 (0.1, 0.05), percent=True)    # a ParamSpec from 0 to 1 (params.py)
+                                 (0.1, 0.05), above=True)   # a ParamSpec above 0, at most 1 (params.py)
 
        @dataclass(frozen=True)
        class AverageRisk(PrivacyModel):
@@ -27,6 +27,9 @@ How to add a privacy model
            monotone_with_suppression = False     # be honest: the searches prune by these two
            monotone_without_suppression = True
            judges_release = True                 # judged on the whole release, not class by class
+
+           def __post_init__(self):              # its range as the form and the CLI say it, same sentence
+               object.__setattr__(self, "average_risk", AVERAGE_RISK.number_in_range(self.average_risk))
 
            def release_passes(self, stats, released):    # numpy over all classes, no loop per class
                return np.count_nonzero(released) <= self.average_risk * released.sum()
@@ -43,7 +46,9 @@ How to add a privacy model
    inverse, ``to_dict`` stores every field, ``param_visible`` shows the other parameters once the
    first is set. Variants of one family share ``family``, ``params`` and ``from_values`` (see
    :mod:`.l_diversity`). A choice is declared with ``params.choice_spec`` (each code beside its plain
-   words, and its refusal) and checked in the constructor by ``spec.refuse_unknown(value)``. Extra inputs
+   words, and its refusal) and checked in the constructor by ``spec.refuse_unknown(value)``; a number by
+   ``spec.number_in_range(value)``, so the model takes exactly the range its field and flag state (a value
+   the model cannot hold, such as a risk of 0, is declared with ``above=True``). Extra inputs
    are parameters too (a population size is a float; a research subset or population table is a file
    named by a "text" parameter). A model needing something the engine does not count yet lists it in
    ``requires``: it is refused with a plain sentence until the engine supplies it

@@ -35,7 +35,6 @@ from kanon_engine.privacy.base import (
     ClassStats,
     Preset,
     number,
-    share_param,
 )
 from kanon_engine.privacy.release_risk import Ladder, ReleaseRiskModel, least_suppression
 
@@ -47,12 +46,14 @@ AVERAGE_RISK = share_spec(
         "(the menu 'Published thresholds' gives them with their sources); empty to skip."
     ),
     (0.2, 0.1, 0.09, 0.075, 0.05),
+    above=True,
 )
 HIGHEST_RISK = share_spec(
     "highest_risk",
     N_("Highest risk"),
     N_("Optional: a record's risk 1/f counts as high above this (for example 0.2, a group of fewer than 5)."),
     (0.5, 0.33, 0.2, 0.1),
+    above=True,
 )
 RECORDS_AT_RISK = share_spec(
     "records_at_risk",
@@ -103,11 +104,11 @@ class AverageRisk(ReleaseRiskModel):
     )
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "average_risk", share_param(AVERAGE_RISK, self.average_risk))
+        object.__setattr__(self, "average_risk", AVERAGE_RISK.number_in_range(self.average_risk))
         if self.highest_risk is not None:
-            object.__setattr__(self, "highest_risk", share_param(HIGHEST_RISK, self.highest_risk))
+            object.__setattr__(self, "highest_risk", HIGHEST_RISK.number_in_range(self.highest_risk))
             if self.records_at_risk is not None:  # left out: no record above the highest risk (0)
-                at_risk = share_param(RECORDS_AT_RISK, self.records_at_risk, False)
+                at_risk = RECORDS_AT_RISK.number_in_range(self.records_at_risk)
                 object.__setattr__(self, "records_at_risk", at_risk)
         elif self.records_at_risk is not None:
             object.__setattr__(self, "records_at_risk", None)  # meaningless without a highest risk

@@ -487,14 +487,14 @@ def whole_release_refusal(model: PrivacyModel, algorithm: str) -> str:
 # --- checks shared by the models' constructors -------------------------------------------------------
 def int_param(name: str, value: Any, minimum: int) -> int:
     """``value`` as an integer of at least ``minimum`` (a whole float or text is accepted), or a
-    ConfigError in one sentence: ``k must be an integer >= 2; got 1.``"""
+    ConfigError in one sentence: ``k must be an integer of at least 2; got 1.``"""
     is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
     f = value if is_int else float_or_nan(value)
     whole = is_int or (math.isfinite(f) and float(f).is_integer())
     if not whole or f < minimum:
         raise ConfigError(
             _(
-                "{name} must be an integer >= {low}; got {value}.",
+                "{name} must be an integer of at least {low}; got {value}.",
                 name=name,
                 low=str(minimum),
                 value=str(int(f)) if whole else repr(value),
@@ -525,22 +525,6 @@ def float_or_nan(value: Any) -> float:
         return float(value)
     except (TypeError, ValueError):
         return math.nan
-
-
-def share_param(spec: ParamSpec, value: Any, low_open: bool = True) -> float:
-    """``value`` as a threshold above 0 and at most 1 (or from 0 to 1 when not ``low_open``), or a
-    ConfigError in one sentence naming the setting as the form shows it: ``Average risk must be a number
-    above 0 and at most 1; got 1.5.`` (``where``: its name, for the flag or the field)."""
-    v = float_or_nan(value)
-    if not (0.0 < v <= 1.0 if low_open else 0.0 <= v <= 1.0):
-        words = {"name": spec.shown_label, "value": repr(value)}
-        text = (
-            _("{name} must be a number above 0 and at most 1; got {value}.", **words)
-            if low_open
-            else _("{name} must be a number from 0 to 1; got {value}.", **words)
-        )
-        raise ConfigError(text, where=spec.name)
-    return v
 
 
 def number(value: Any) -> str:

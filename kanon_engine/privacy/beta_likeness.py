@@ -24,7 +24,6 @@ from kanon_engine.privacy.base import (
     ClassStats,
     SensitiveValueModel,
     number,
-    positive_param,
 )
 
 BETA = ParamSpec(
@@ -37,6 +36,7 @@ BETA = ParamSpec(
         "the whole table (beta-likeness); empty to skip."
     ),
     minimum=0.0,
+    above=True,
     presets=(0.5, 1.0, 2.0, 5.0),
 )
 BETA_VARIANT = choice_spec(
@@ -65,7 +65,7 @@ class BetaLikeness(SensitiveValueModel):
     fields_of_params: ClassVar[dict[str, str]] = {"beta_variant": "variant"}
 
     def check_settings(self) -> None:
-        beta = positive_param(self.beta, N_("beta must be a number above 0; got {value}."), "beta")
+        beta = BETA.number_in_range(self.beta, finite=True)
         object.__setattr__(self, "beta", beta)
         BETA_VARIANT.refuse_unknown(self.variant)
 

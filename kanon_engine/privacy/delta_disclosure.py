@@ -22,7 +22,6 @@ from kanon_engine.privacy.base import (
     ClassStats,
     SensitiveValueModel,
     number,
-    positive_param,
 )
 
 DELTA_DISCLOSURE = ParamSpec(
@@ -35,6 +34,7 @@ DELTA_DISCLOSURE = ParamSpec(
         "the whole table (delta-disclosure privacy); empty to skip."
     ),
     minimum=0.0,
+    above=True,
     presets=(1.0, 1.5, 2.0, 3.0),
 )
 
@@ -61,8 +61,7 @@ class DeltaDisclosure(SensitiveValueModel):
     monotone_without_suppression: ClassVar[bool] = False
 
     def check_settings(self) -> None:
-        sentence = N_("delta must be a number above 0; got {value}.")
-        delta = positive_param(self.delta_disclosure, sentence, "delta-disclosure")
+        delta = DELTA_DISCLOSURE.number_in_range(self.delta_disclosure, finite=True)
         object.__setattr__(self, "delta_disclosure", delta)
 
     def _passes(self, stats: ClassStats, cls: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:

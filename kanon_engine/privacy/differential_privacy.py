@@ -43,6 +43,7 @@ DP_EPSILON = ParamSpec(
         "release may become because any one patient is in the table; smaller is safer. 1 is common."
     ),
     minimum=0.0,
+    above=True,
     presets=(0.5, 1.0, 2.0),
 )
 DP_DELTA = share_spec(
@@ -54,6 +55,8 @@ DP_DELTA = share_spec(
     ),
     (1e-5, 1e-6),
     default=1e-5,
+    above=True,
+    below=True,
 )
 DP_SEARCH_BUDGET = ParamSpec(
     "dp_search_budget",
@@ -94,18 +97,9 @@ class DifferentialPrivacy(PrivacyModel):
     removes_suppressed: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        eps, delta = float_or_nan(self.dp_epsilon), float_or_nan(self.dp_delta)
+        eps = DP_EPSILON.number_in_range(self.dp_epsilon, finite=True)
+        delta = DP_DELTA.number_in_range(self.dp_delta)
         budget = float_or_nan(self.dp_search_budget)
-        if not eps > 0 or not np.isfinite(eps):
-            raise ConfigError(
-                _("epsilon must be a number > 0; got {value}.", value=repr(self.dp_epsilon)),
-                where="dp_epsilon",
-            )
-        if not 0 < delta < 1:
-            raise ConfigError(
-                _("delta must be a number between 0 and 1; got {value}.", value=repr(self.dp_delta)),
-                where="dp_delta",
-            )
         if not self.dp_levels and not 0 < budget < eps:
             raise ConfigError(
                 _(

@@ -34,7 +34,6 @@ from kanon_engine.privacy.base import (
     Requirement,
     int_param,
     number,
-    share_param,
 )
 from kanon_engine.privacy.population_inputs import (
     POPULATION_SIZE,
@@ -167,7 +166,7 @@ class KMapEstimate(KMap):
         object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))
         K_MAP_ESTIMATOR.refuse_unknown(self.k_map_estimator)
         object.__setattr__(
-            self, "k_map_significance", share_param(K_MAP_SIGNIFICANCE, self.k_map_significance, False)
+            self, "k_map_significance", K_MAP_SIGNIFICANCE.number_in_range(self.k_map_significance)
         )
 
     def k_for(self, records: int) -> int:

@@ -25,7 +25,6 @@ from kanon_engine.privacy.base import (
     SensitiveValueModel,
     int_param,
     number,
-    number_above,
 )
 
 L = ParamSpec(
@@ -38,6 +37,7 @@ L = ParamSpec(
         "sensitive attribute (l-diversity); empty to skip."
     ),
     minimum=1.0,
+    above=True,
     presets=(2, 3, 5),
 )
 L_VARIANT = choice_spec(
@@ -61,6 +61,7 @@ C = ParamSpec(
     2.0,
     N_("The c of recursive (c,l)-diversity."),
     minimum=0.0,
+    above=True,
 )
 
 
@@ -155,8 +156,7 @@ class EntropyLDiversity(LDiversity):
     )
 
     def check_settings(self) -> None:
-        sentence = N_("l must be a number > 1 for entropy l-diversity; got {value}.")
-        object.__setattr__(self, "l", number_above(self.l, 1.0, sentence, "l"))
+        object.__setattr__(self, "l", L.number_in_range(self.l))
 
     def entropies(self, stats: ClassStats) -> np.ndarray:
         """Entropy (natural log) of the sensitive values of every class."""
@@ -194,8 +194,7 @@ class RecursiveCLDiversity(LDiversity):
 
     def check_settings(self) -> None:
         object.__setattr__(self, "l", int_param("l", self.l, 2))
-        sentence = N_("c must be a number > 0 for recursive (c,l)-diversity; got {value}.")
-        object.__setattr__(self, "c", number_above(self.c, 0.0, sentence, "c"))
+        object.__setattr__(self, "c", C.number_in_range(self.c))
 
     def passes(self, stats: ClassStats) -> np.ndarray:
         cls, _values, cnt = stats.pairs(self.protected)

@@ -23,7 +23,7 @@ import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec, share_spec
-from kanon_engine.privacy.base import ClassStats, number, share_param
+from kanon_engine.privacy.base import ClassStats, number
 from kanon_engine.privacy.population_estimates import (
     DANKAR_PITMAN_FRACTION,
     ESTIMATORS,
@@ -45,6 +45,7 @@ POPULATION_UNIQUENESS = share_spec(
     ),
     (0.05, 0.01, 0.001),
     percent=True,
+    above=True,
 )
 #: The estimators' names for people (the form, the report and the short form).
 ESTIMATOR_WORDS = dict(
@@ -99,7 +100,7 @@ class PopulationUniqueness(ReleaseRiskModel):
 
     def __post_init__(self) -> None:
         object.__setattr__(
-            self, "population_uniqueness", share_param(POPULATION_UNIQUENESS, self.population_uniqueness)
+            self, "population_uniqueness", POPULATION_UNIQUENESS.number_in_range(self.population_uniqueness)
         )
         missing = N_("Population uniqueness needs the size of the population (--population-size).")
         object.__setattr__(self, "population_size", population_size_of(self.population_size, missing))

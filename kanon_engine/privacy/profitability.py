@@ -27,7 +27,7 @@ import numpy as np
 from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec
-from kanon_engine.privacy.base import ClassStats, PrivacyModel, Requirement, float_or_nan
+from kanon_engine.privacy.base import ClassStats, PrivacyModel, Requirement
 from kanon_engine.privacy.population_inputs import POPULATION_TABLE
 
 PROFITABILITY = choice_spec(
@@ -123,17 +123,7 @@ class Profitability(PrivacyModel):
                 where="profitability",
             )
         for spec in _MONEY:
-            v = float_or_nan(getattr(self, spec.name))
-            if not (v >= 0 and np.isfinite(v)):
-                raise ConfigError(
-                    _(
-                        "{name} must be a number >= 0; got {value}.",
-                        name=spec.name,
-                        value=repr(getattr(self, spec.name)),
-                    ),
-                    where=spec.name,
-                )
-            object.__setattr__(self, spec.name, v)
+            object.__setattr__(self, spec.name, spec.number_in_range(getattr(self, spec.name), finite=True))
 
     def success(self, stats: ClassStats) -> np.ndarray:
         """The attacker's chance of success per class: 1 / class size."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, share_spec
-from kanon_engine.privacy.base import ClassStats, number, share_param
+from kanon_engine.privacy.base import ClassStats, number
 from kanon_engine.privacy.release_risk import Ladder, ReleaseRiskModel, least_suppression
 
 SAMPLE_UNIQUENESS = share_spec(
@@ -27,6 +27,7 @@ SAMPLE_UNIQUENESS = share_spec(
     N_("The largest share of released records that may be alone in their group; empty to skip."),
     (0.05, 0.01, 0.001),
     percent=True,
+    above=True,
 )
 
 
@@ -40,7 +41,9 @@ class SampleUniqueness(ReleaseRiskModel):
     params: ClassVar[tuple[ParamSpec, ...]] = (SAMPLE_UNIQUENESS,)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sample_uniqueness", share_param(SAMPLE_UNIQUENESS, self.sample_uniqueness))
+        object.__setattr__(
+            self, "sample_uniqueness", SAMPLE_UNIQUENESS.number_in_range(self.sample_uniqueness)
+        )
 
     def release_suppression(
         self, stats: ClassStats, released: np.ndarray, allowance: int

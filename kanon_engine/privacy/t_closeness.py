@@ -14,13 +14,12 @@ import numpy as np
 
 from kanon_engine.core.encoding import SensitiveColumn
 from kanon_engine.core.frequency import group_columns, representatives
-from kanon_engine.errors import ConfigError, shown_value
+from kanon_engine.errors import ConfigError
 from kanon_engine.i18n import N_, _, formats
 from kanon_engine.params import ParamSpec, choice_spec, share_spec
 from kanon_engine.privacy.base import (
     ClassStats,
     SensitiveValueModel,
-    float_or_nan,
     number,
 )
 
@@ -32,6 +31,7 @@ T = share_spec(
         "of the whole table's (t-closeness); empty to skip."
     ),
     (0.1, 0.2, 0.3),
+    above=True,
 )
 T_DISTANCE = choice_spec(
     "t_distance",
@@ -72,13 +72,7 @@ class TCloseness(SensitiveValueModel):
     fields_of_params: ClassVar[dict[str, str]] = {"t_distance": "distance"}
 
     def check_settings(self) -> None:
-        tv = float_or_nan(self.t)
-        if not 0 < tv <= 1:
-            raise ConfigError(
-                _("t must be a number above 0 and at most 1; got {value}.", value=shown_value(self.t)),
-                where="t",
-            )
-        object.__setattr__(self, "t", tv)
+        object.__setattr__(self, "t", T.number_in_range(self.t))
         T_DISTANCE.refuse_unknown(self.distance)
 
     def distances(self, stats: ClassStats) -> np.ndarray:

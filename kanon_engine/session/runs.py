@@ -67,16 +67,20 @@ def measure(
     table: TableLike,
     workload: Workload | None = None,
     progress: ProgressCallback = no_progress,
+    count_facts: bool = True,
 ) -> AnonymizationResult:
     """The run with the figures of its release against ``workload`` (None: the configuration's, else the
     default generated one, :func:`~kanon_engine.workload.generate.default_workload`). A run whose engine
-    streamed the rows is returned as it is: the workload is answered on rows held in memory."""
+    streamed the rows is returned as it is: the workload is answered on rows held in memory.
+    ``count_facts``: the release's facts counted here too, for the workbench that shows them next (the
+    command line leaves them out: it states those of the file it writes, counted there)."""
     rows = table.table if isinstance(table, InMemorySource) else table
     if not result.in_memory or not isinstance(rows, Table):
         return result
     progress(1.0, _("measuring the workload"))
     measured = with_workload(result, rows, workload or default_workload(rows, result.config))
-    result_facts(measured, rows)  # the release's facts counted here, off the window's thread
+    if count_facts:
+        result_facts(measured, rows)  # the release's facts counted here, off the window's thread
     return measured
 
 

@@ -320,7 +320,7 @@ def test_k_larger_than_table(seed_dir):
 
 
 def test_bad_parameters_name_the_value():
-    with pytest.raises(ConfigError, match=r"k must be an integer >= 2; got 1"):
+    with pytest.raises(ConfigError, match=r"k must be an integer of at least 2; got 1"):
         KAnonymity(1)
     with pytest.raises(
         ConfigError,

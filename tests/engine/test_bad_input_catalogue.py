@@ -245,12 +245,14 @@ CASES = [
     # --- k and parameters -------------------------------------------------------------------------------
     Case("k-too-large", [*ANON[:-1], "99"], ("k = 99 is larger than the table, which has 12 records",)),
     Case(
-        "k-one", ["check", "{d}/data.csv", "--qi", "age", "--k", "1"], ("k must be an integer >= 2; got 1",)
+        "k-one",
+        ["check", "{d}/data.csv", "--qi", "age", "--k", "1"],
+        ("k must be an integer of at least 2; got 1",),
     ),
     Case(
         "average-risk-zero",
         [*ANON, "--average-risk", "0"],
-        ("--average-risk: Average risk must be a number above 0 and at most 1; got 0.0",),
+        ("--average-risk: Average risk must be a number above 0 and at most 1; got 0.",),
     ),
     Case(
         "k-not-a-number", ["check", "{d}/data.csv", "--qi", "age", "--k", "five"], ("k must be an integer",)

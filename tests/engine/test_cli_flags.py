@@ -242,7 +242,7 @@ def test_an_algorithm_registered_later_gets_its_flags(data: Path, monkeypatch: p
     monkeypatch.setitem(registry._REGISTRY, _Declared.name, _Declared)
     project = project_of([str(data), *BASE, "--algorithm", _Declared.name, "--rounds", "5", "--careful-mode"])
     assert project.algorithm_params == {"rounds": 5, "careful_mode": True}
-    with pytest.raises(Exception, match="Rounds must be an integer >= 1; got 0"):
+    with pytest.raises(Exception, match="Rounds must be an integer of at least 1; got 0"):
         project_of([str(data), *BASE, "--algorithm", _Declared.name, "--rounds", "0"])
 
 

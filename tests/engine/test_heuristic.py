@@ -132,7 +132,7 @@ def test_cli_runs_the_heuristic_with_its_time_limit(sample_dir, tmp_path, capsys
     capsys.readouterr()
     bad = ["anonymize", "--project", project, "--algorithm", "heuristic", "--time-limit", "0"]
     assert main(bad) == 2
-    assert "Time limit (seconds) must be a number >= 0.1" in capsys.readouterr().err
+    assert "Time limit (seconds) must be a number from 0.1 to 86,400; got 0." in capsys.readouterr().err
 
 
 def test_quality_is_shown_as_the_report_shows_it() -> None:

@@ -95,7 +95,7 @@ def test_the_registry_is_the_only_door(toy) -> None:
     models = models_from_values({"k": 2, "max_groups": "3"})
     assert models == (KAnonymity(2), AtMostGroups(3))
     assert models_from_values({"k": 2}) == (KAnonymity(2),)  # empty: left out
-    with pytest.raises(ConfigError, match="Most groups must be an integer >= 1; got 0"):
+    with pytest.raises(ConfigError, match="Most groups must be an integer of at least 1; got 0"):
         models_from_values({"k": 2, "max_groups": 0})
     with pytest.raises(ValueError, match="already"):  # a parameter name belongs to one family
         other_spec = dataclasses.replace(AtMostGroups.params[0])  # same name, another spec
@@ -224,7 +224,7 @@ def test_it_is_a_field_of_the_workbench_form(toy, qtbot) -> None:
     form.set_value("max_groups", "3")
     assert AtMostGroups(3) in state.project.models
     form.set_value("max_groups", "0")  # the spec's sentence under the field, and Run is blocked
-    assert form.errors["max_groups"].text() == "Most groups must be an integer >= 1; got 0."
+    assert form.errors["max_groups"].text() == "Most groups must be an integer of at least 1; got 0."
     assert state.run_blocker() is not None
     form.set_value("max_groups", "")
     assert not any(isinstance(m, AtMostGroups) for m in state.project.models)

@@ -95,7 +95,7 @@ def test_superseded_result_is_dropped(qtbot, runner):
 
 def test_errors_are_delivered_not_swallowed(qtbot, runner):
     def bad(progress):
-        raise ConfigError("k must be an integer >= 2; got 1.")
+        raise ConfigError("k must be an integer of at least 2; got 1.")
 
     with qtbot.waitSignal(runner.failed, timeout=5000) as blocker:
         runner.submit(bad, channel="run")
