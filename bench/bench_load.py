@@ -18,6 +18,7 @@ from typing import TypeVar
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -56,6 +57,14 @@ def synthetic(rows: int, seed: int = 7) -> pd.DataFrame:
     )
 
 
+def uncoded(frame: pd.DataFrame) -> pd.DataFrame:
+    """The same text in new Arrow column objects: the codes kept with a loaded column
+    (:mod:`kanon_engine.data.codes`) are not found, so detection is timed as the load pays it."""
+    return pd.DataFrame(
+        {c: pd.array(pa.chunked_array(frame[c].array._pa_array.chunks), dtype="str") for c in frame.columns}
+    )
+
+
 def timed(fn: Callable[[], T], repeat: int = 2) -> tuple[float, T]:
     """Best wall time of ``repeat`` runs after one warm-up run (file in the OS cache for both sides)."""
     best, out = float("inf"), fn()
@@ -80,10 +89,10 @@ def main() -> None:
             lambda: pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""]), repeat=1
         )
         t_read, table = timed(lambda: read_table(path))
-        t_types, _ = timed(lambda: detect_types(table.frame))
+        t_types, _ = timed(lambda: detect_types(uncoded(table.frame)))
         print(f"pandas.read_csv(path) (reference)      {t_pd:6.2f} s")
         print(f"kanon read_table (incl. detect_types)  {t_read:6.2f} s   ratio {t_read / t_pd:.2f}x")
-        print(f"  of which detect_types                {t_types:6.2f} s")
+        print(f"  of which detect_types                {t_types:6.2f} s   (codes of each column included)")
         print(
             f"pandas.read_csv(path, dtype=str, keep_default_na=False) (same semantics) {t_pd_str:.2f} s, "
             f"ratio {t_read / t_pd_str:.2f}x"

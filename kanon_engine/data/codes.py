@@ -14,23 +14,47 @@ array (and dropped when the array goes), so every later caller gets them for fre
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 
 @dataclass(frozen=True, eq=False)
 class ColumnCodes:
     """``values[codes[i]]`` is record ``i``'s value; the last slot of ``values`` is None and stands for a
-    missing cell (whether or not the column has one)."""
+    missing cell (whether or not the column has one).
+
+    A column of Arrow text keeps its distinct values as ``text`` (Arrow strings, every one used, no
+    missing slot), and makes ``values`` of them when first asked: the load's type detection reads the
+    text, and a column of a million distinct names is not turned into a million Python strings until
+    the search or the release needs them."""
 
     codes: np.ndarray  # (rows,) the smallest signed integer type that holds them, below len(values)
-    values: np.ndarray  # (distinct + 1,) object, the distinct values in order of first appearance
+    given: np.ndarray | None = field(default=None, repr=False)  # ``values``, when not made from ``text``
+    text: pa.ChunkedArray | None = None
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """(distinct + 1,) object, the distinct values in order of first appearance, then None."""
+        if self.given is not None:
+            return self.given
+        assert self.text is not None
+        return np.append(self.text.to_numpy(), np.array([None], dtype=object))
+
+    @property
+    def size(self) -> int:
+        """``len(values)``: the distinct values and the missing slot."""
+        if self.given is not None:
+            return len(self.given)
+        assert self.text is not None
+        return len(self.text) + 1
 
     def counts(self) -> np.ndarray:
         """Records per value (the missing slot last)."""
-        return np.bincount(self.codes, minlength=len(self.values))
+        return np.bincount(self.codes, minlength=self.size)
 
 
 def code_column(column: pd.Series) -> ColumnCodes:
@@ -59,13 +83,21 @@ def _immutable_data(column: pd.Series) -> object | None:
 
 
 def _code(column: pd.Series) -> ColumnCodes:
-    if isinstance(column.dtype, pd.CategoricalDtype):
+    text = None
+    if isinstance(column.dtype, pd.CategoricalDtype):  # (categories may be unused: no ``text``)
         codes, uniques = column.array.codes, column.array.categories
     else:
         codes, uniques = pd.factorize(column, sort=False, use_na_sentinel=True)
-    values = np.append(np.asarray(uniques, dtype=object), np.array([None], dtype=object))
-    codes = np.where(codes < 0, len(values) - 1, codes)
-    return ColumnCodes(codes.astype(_code_type(len(values)), copy=False), values)
+        text = getattr(uniques.array, "_pa_array", None)
+        if text is not None and not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+            text = None
+    given = (
+        None
+        if text is not None
+        else np.append(np.asarray(uniques, dtype=object), np.array([None], dtype=object))
+    )
+    codes = np.where(codes < 0, len(uniques), codes)
+    return ColumnCodes(codes.astype(_code_type(len(uniques) + 1), copy=False), given, text)
 
 
 def _code_type(n_values: int) -> type[np.signedinteger]:

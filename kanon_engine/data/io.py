@@ -392,8 +392,8 @@ def _parse_body(
         ignore_empty_lines=True,
     )
     read = pacsv.ReadOptions(column_names=internal, use_threads=True, block_size=1 << 22)
-    convert = pacsv.ConvertOptions(
-        column_types={c: pa.string() for c in internal},
+    convert = pacsv.ConvertOptions(  # large strings: pandas holds its text so (no copy of every column)
+        column_types={c: pa.large_string() for c in internal},
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
         null_values=[""],

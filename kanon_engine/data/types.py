@@ -30,11 +30,14 @@ Rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from kanon_engine.data.codes import code_column
 from kanon_engine.i18n import _, current_language, ngettext, pgettext
@@ -250,27 +253,64 @@ def detect_column(values: pd.Series, name: str = "") -> ColumnType:
     """Detect the kind of one column of strings; ``name`` is used only for the year hint."""
     coded = code_column(values)  # distinct values in order of first appearance, shared with the search
     all_counts = coded.counts()
+    missing = int(all_counts[-1])
+    if coded.text is not None:  # Arrow text, every value used (no conversion to Python strings)
+        return _detect(
+            pd.Series(pd.array(coded.text, dtype="str")), all_counts[:-1].astype(np.int64), missing, name
+        )
     used = all_counts[:-1] > 0
-    vc = pd.Series(
-        all_counts[:-1][used].astype(np.int64), index=pd.Index(coded.values[:-1][used], dtype=object)
-    )
-    return detect_counts(vc, int(all_counts[-1]), name)
+    values_used, counts = coded.values[:-1][used], all_counts[:-1][used].astype(np.int64)
+    text = _strings(values_used)
+    if text is None:  # values that are not all text: the general way
+        return detect_counts(pd.Series(counts, index=pd.Index(values_used, dtype=object)), missing, name)
+    return _detect(text, counts, missing, name)
 
 
 def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType:
     """Detect the kind of a column from its value counts (distinct strings -> records) and missing cells:
     what a table source that never holds the whole column knows. The values are taken in sorted order, so
     the detection does not depend on the order of the rows (every engine detects the same type)."""
-    if len(vc) == 0:
+    text = _strings(vc.index)
+    if text is not None:
+        return _detect(text, vc.to_numpy(dtype=np.int64), missing, name)
+    vc = vc.sort_index(kind="stable")  # not all text (numbers sort otherwise than their text): sorted here
+    text = pd.Series(vc.index.astype("str"), dtype="str")
+    return _detect(text, vc.to_numpy(dtype=np.int64), missing, name, ordered=True)
+
+
+def _strings(values: np.ndarray | pd.Index) -> pd.Series | None:
+    """``values`` as a column of text (Arrow strings) when every one is a string, else None."""
+    try:
+        arr = pa.array(np.asarray(values, dtype=object), type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeEncodeError):
+        return None
+    if arr.null_count:
+        return None
+    return pd.Series(pd.array(arr, dtype="str"))
+
+
+def _detect(
+    text: pd.Series, counts: np.ndarray, missing: int, name: str, *, ordered: bool = False
+) -> ColumnType:
+    """:func:`detect_counts` on distinct ``text`` (original strings) with their ``counts``, in any order.
+
+    Only the date format's guess looks at the values in their sorted order (it tries an even sample of
+    them): they are sorted for it alone, by Arrow (UTF-8 byte order is code point order, Python's), and
+    only when it is asked. ``ordered``: ``text`` is in that order already."""
+    if len(text) == 0:
         return ColumnType(ColumnKind.CATEGORICAL, share=1.0, distinct=0, missing=missing)
-    distinct = len(vc)
-    vc = vc.sort_index(kind="stable")
-    counts = vc.to_numpy(dtype=np.int64)
+    distinct = len(text)
     total = int(counts.sum())
-    uniq = pd.Series(vc.index.astype("str"), dtype="str").str.strip()
+    uniq = text.str.strip()
 
     def share(mask: np.ndarray) -> float:
         return float(counts[mask].sum()) / total
+
+    def in_order() -> tuple[pd.Series, np.ndarray]:
+        if ordered:
+            return uniq, counts
+        order = pc.sort_indices(text.array._pa_array).to_numpy()
+        return uniq.iloc[order].reset_index(drop=True), counts[order]
 
     is_int = uniq.str.fullmatch(_INT).to_numpy(dtype=bool, na_value=False)
     int_share = share(is_int)
@@ -278,7 +318,7 @@ def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType
         has_zero = uniq.str.match(_LEADING_ZERO).to_numpy(dtype=bool, na_value=False) & is_int
         if has_zero.any():
             return ColumnType(ColumnKind.CATEGORICAL, 1.0, None, distinct, missing)
-        as_date = _integer_date(uniq, counts, name)
+        as_date = _integer_date(uniq, in_order, name)
         if as_date is not None:
             return ColumnType(ColumnKind.DATE, as_date[1], as_date[0], distinct, missing)
         return ColumnType(ColumnKind.INTEGER, int_share, None, distinct, missing)
@@ -289,10 +329,28 @@ def detect_counts(vc: pd.Series, missing: int = 0, name: str = "") -> ColumnType
     local = _local_numbers(uniq, counts, distinct, missing)
     if local is not None:
         return local
-    found = guess_date_format(uniq, counts)
-    if found is not None and found[1] >= DATE_SHARE:
-        return ColumnType(ColumnKind.DATE, found[1], found[0], distinct, missing)
+    if share(could_be_dates(uniq)) >= DATE_SHARE:
+        found = guess_date_format(*in_order())
+        if found is not None and found[1] >= DATE_SHARE:
+            return ColumnType(ColumnKind.DATE, found[1], found[0], distinct, missing)
     return ColumnType(ColumnKind.CATEGORICAL, 1.0, None, distinct, missing)
+
+
+#: Every format of :data:`DATE_FORMATS` starts with a number (a year, day, month or hour), so a value
+#: that starts with a letter fits none of them (see :func:`could_be_dates`).
+_DATES_START_WITH_NUMBERS = all(f[:2] in ("%Y", "%y", "%d", "%m", "%H") for f in DATE_FORMATS)
+
+
+def could_be_dates(uniq: pd.Series) -> np.ndarray:
+    """Per value of ``uniq`` (stripped strings): False when it can fit no format of :data:`DATE_FORMATS`
+    because it starts with a letter (a name, a city, "P1234"); True otherwise. When too few values could
+    be dates, no format can fit enough of them, and a column of a million names is set aside without
+    sorting and sampling its values for the format's guess. A letter is what Arrow calls alphabetic:
+    no such character is a digit Python's date parsing reads (a test checks every code point)."""
+    if not _DATES_START_WITH_NUMBERS:
+        return np.ones(len(uniq), dtype=bool)
+    first = pc.utf8_slice_codeunits(uniq.array._pa_array, 0, 1)  # (a regex of \p{L} costs ~1 ms to build)
+    return ~pc.utf8_is_alpha(first).to_numpy(zero_copy_only=False)
 
 
 #: The characters a number written in any of :data:`LOCAL_FORMATS` is made of (ASCII digits, as Arrow's
@@ -307,13 +365,20 @@ def number_characters_only(text: pd.Series) -> np.ndarray:
     return text.str.fullmatch(_NUMBER_TEXT).to_numpy(dtype=bool, na_value=False)
 
 
+#: What every number written in one of :data:`LOCAL_FORMATS` looks like: a sign, digits, groups of three
+#: digits after any separator, a decimal part after a dot or comma (wider than each format's pattern).
+_LOCAL_SHAPE = rf"[+-]?\d+(?:[.,'{SPACES}]\d{{3}})*(?:[.,]\d+)?"
+
+
 def _local_numbers(uniq: pd.Series, counts: np.ndarray, distinct: int, missing: int) -> ColumnType | None:
     """Numbers written the local way ("12,5", "1 234,50"): integer when none has a decimal part.
 
-    A value made of other characters fits no local format, so when too few values are made of these
-    characters alone no format can fit enough of them, and the eight formats are not tried (a column of
-    a million names or dates is set aside by one pass instead of eight)."""
-    could = number_characters_only(uniq)
+    A value without the shape every local format's numbers have (:data:`_LOCAL_SHAPE`) fits none of
+    them, so when too few values have it no format can fit enough of them, and the seven formats are not
+    tried (a column of a million names, or of dates such as 2020-01-31 or 31.01.2020, is set aside by one
+    pass instead of eight). The shape uses ``\\d`` as the formats do, so it is read by the same regular
+    expression engine as they are (pandas reads ``\\d`` with Python's, Unicode digits, in non-ASCII text)."""
+    could = uniq.str.fullmatch(_LOCAL_SHAPE).to_numpy(dtype=bool, na_value=False)
     if float(counts[could].sum()) / float(counts.sum()) < NUMERIC_SHARE:
         return None
     fmt, fit = best_number_format(uniq, counts)
@@ -355,17 +420,20 @@ def guess_date_format(
     return best, float(counts[ok].sum()) / float(counts.sum())
 
 
-def _integer_date(uniq: pd.Series, counts: np.ndarray, name: str) -> tuple[str, float] | None:
-    """``%Y%m%d`` for 8-digit dates in 1800-2199; ``%Y`` for 4-digit years when the name says so."""
+def _integer_date(
+    uniq: pd.Series, in_order: Callable[[], tuple[pd.Series, np.ndarray]], name: str
+) -> tuple[str, float] | None:
+    """``%Y%m%d`` for 8-digit dates in 1800-2199; ``%Y`` for 4-digit years when the name says so.
+    ``in_order()``: the values (stripped) and their counts in sorted order, asked only when needed."""
     lengths = uniq.str.len().to_numpy()
     if (lengths == 8).all():
-        found = guess_date_format(uniq, counts, ("%Y%m%d",))
+        found = guess_date_format(*in_order(), ("%Y%m%d",))
         if found and found[1] >= DATE_SHARE:
             years = pd.to_numeric(uniq.str.slice(0, 4), errors="coerce").to_numpy()
             if ((years >= 1800) & (years < 2200)).all():
                 return found
     if (lengths == 4).all() and _YEAR_NAME.search(name):
-        found = guess_date_format(uniq, counts, ("%Y",))
+        found = guess_date_format(*in_order(), ("%Y",))
         if found and found[1] >= DATE_SHARE:
             return found
     return None
