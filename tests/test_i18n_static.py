@@ -55,6 +55,9 @@ HELP_CALLS = {"ProjectFlag", "add_output_flags"}
 #: Calls whose string argument is a key, not text (the text is looked up from it).
 KEY_CALLS = {"term", "setStyleSheet", "_task_failed", "text_of", "show_error", "Formatter", "log_error"}
 HELP_FUNCTIONS = {"_values_text", "_range_words", "_off_help", "add_output_flags"}
+#: Calls whose string argument is a regular expression, never shown (the command line's parser reads
+#: argparse's English refusals with them, to say them in kanon's words: kanon_engine/cli/parser.py).
+REGEX_CALLS = {"re.compile", "re.fullmatch", "re.match", "re.search"}
 #: Qt setters and constructors whose text argument is shown on screen.
 QT_TEXT_CALLS = {
     "setText",
@@ -194,7 +197,7 @@ def _is_exempt_call(call: ast.Call) -> bool:
         return True
     if last in LOG_METHODS and any(w in name.lower() for w in ("log", "logger", "logging")):
         return True
-    if name in PROGRAMMING_ERRORS or last in PROGRAMMING_ERRORS:
+    if name in PROGRAMMING_ERRORS or last in PROGRAMMING_ERRORS or name in REGEX_CALLS:
         return True
     if last in HELP_CALLS or last in KEY_CALLS:
         return True

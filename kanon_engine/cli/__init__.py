@@ -5,6 +5,9 @@ Flags and file formats are a contract (scripts use them). Exit codes: 0 success 
 is k-anonymous), 1 ``check``: not k-anonymous / ``hierarchy --check``: errors found, 2 bad input (one
 plain sentence on stderr naming the file, column or value), 3 no solution (infeasible), 130 cancelled.
 
+argparse's own refusals (an unknown option, a missing value) are said in the same words and language as
+every other bad input (:mod:`kanon_engine.cli.parser`).
+
 One module per subcommand, each with ``register(subparsers)`` (its flags, ``func`` = what it runs);
 adding a subcommand is a module plus one line in :data:`SUBCOMMANDS`. The flags that set what a project
 file holds, and the one table mapping each of them to its project-file field, are in
@@ -22,6 +25,7 @@ from kanon_engine import __version__, i18n
 from kanon_engine.cli import algorithms, anonymize, apply, check, hierarchy, risk, utility, workload
 from kanon_engine.cli.common import EXIT_CANCELLED, EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK, notes_on_stderr
 from kanon_engine.cli.flags import join_words
+from kanon_engine.cli.parser import Parser
 from kanon_engine.errors import Cancelled, InfeasibleError, KanonError
 from kanon_engine.i18n.language import normalize, resolve_language
 from kanon_engine.release.fileio import InputGuard
@@ -31,7 +35,7 @@ SUBCOMMANDS = (check, apply, anonymize, hierarchy, algorithms, risk, workload, u
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m kanon_engine",
         description="k-anonymity by generalization and suppression (kanon engine).",
     )
