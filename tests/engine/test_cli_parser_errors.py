@@ -8,6 +8,7 @@ import pytest
 
 from kanon_engine.cli import main
 from kanon_engine.cli.parser import plain_words
+from kanon_engine.i18n import install
 
 DATA = "data.csv"
 
@@ -65,8 +66,11 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=[" ".join((c[0][0], c[0][-1])) for c in CASES])
 def test_argparse_refusals_are_one_sentence_in_the_users_language(case, language, capsys) -> None:
     args, english, german = case
-    with pytest.raises(SystemExit) as stop:
-        main([*args, "--language", language])
+    try:
+        with pytest.raises(SystemExit) as stop:
+            main([*args, "--language", language])
+    finally:
+        install("en")  # (main makes the language asked for the process's: the tests read English)
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err  # one line: no usage lines before it
