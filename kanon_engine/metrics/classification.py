@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left
+from typing import NamedTuple
 
 import numpy as np
 
@@ -97,6 +98,21 @@ def majority(h: Histograms, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.
         top1[h.cls[starts]] = np.maximum.reduceat(cnt, starts)
     tie = np.bincount(h.cls, weights=(cnt == top1[h.cls]), minlength=n_classes) > 1
     return total, top1, tie
+
+
+class TwoCounts(NamedTuple):
+    """A two-valued target at one node carried as two counts per class (``h``), with each class's records
+    off its majority (``off``, :func:`records_off_majority`) and their sum (``paid``, the node's bound):
+    what a check reads for the node's bound, its suppression curve and its value."""
+
+    h: BinaryHistograms
+    off: np.ndarray
+    paid: float
+
+    @classmethod
+    def of(cls, h: BinaryHistograms) -> TwoCounts:
+        off = records_off_majority(h)
+        return cls(h, off, float(off.sum()))
 
 
 def records_off_majority(h: BinaryHistograms) -> np.ndarray:

@@ -24,10 +24,10 @@ from kanon_engine.metrics.classification import (
     CURVE_MAX_K,
     SUPPRESSED_PENALTY,
     SuppressionCurve,
+    TwoCounts,
     majority,
     penalty_bound,
     qi_target_penalty,
-    records_off_majority,
     released_penalty,
     target_histograms,
     two_counts_penalty,
@@ -454,7 +454,7 @@ class ClassificationMetric(Metric):
                 continue
             two = self._two_counts(ev, ctx, target)
             if two is not None and ev.trimmed is None:
-                penalty += two_counts_penalty(two[0], two[1], ev.passes, ev.suppressed)
+                penalty += two_counts_penalty(two.h, two.off, ev.passes, ev.suppressed)
                 continue
             total, top1, tie = self._stats(ev, ctx, target)
             penalty += released_penalty(total, top1, tie, ev.passes, ev.trimmed)
@@ -469,7 +469,7 @@ class ClassificationMetric(Metric):
             if two is not None and not ctx.trims:
                 # two values: no class saves by being suppressed, so the bound is the records off the
                 # majorities (penalty_bound's value, without its knapsack)
-                bound += two[2]
+                bound += two.paid
                 continue
             total, top1, _tie = self._stats(ev, ctx, target)
             bound += penalty_bound(total, top1, ctx.max_suppressed, ctx.trims)
@@ -486,12 +486,10 @@ class ClassificationMetric(Metric):
         two = self._two_counts(ev, ctx, self.targets[0])
         if two is None:
             return None
-        return SuppressionCurve(two[0], two[1], ctx.k, ctx.n_rows)
+        return SuppressionCurve(two.h, two.off, ctx.k, ctx.n_rows)
 
     @staticmethod
-    def _two_counts(
-        ev: NodeFigures, ctx: MetricContext, target: str
-    ) -> tuple[BinaryHistograms, np.ndarray, float] | None:
+    def _two_counts(ev: NodeFigures, ctx: MetricContext, target: str) -> TwoCounts | None:
         """The target's histograms at ``ev``'s node when carried as two counts per class, with the
         records off the majority per class and their sum; None otherwise. Kept for the node's value and
         curve after its bound: a check asks all three of the same evaluation."""
@@ -502,8 +500,7 @@ class ClassificationMetric(Metric):
         h = target_histograms(ctx.enc, ev.freq, target)
         two = None
         if isinstance(h, BinaryHistograms) and len(h.total) == ev.freq.n_classes:
-            off = records_off_majority(h)
-            two = (h, off, float(off.sum()))
+            two = TwoCounts.of(h)
         ctx.tables[key] = (ev.freq, two)
         return two
 
