@@ -178,6 +178,13 @@ class ParamSpec:
             raise ConfigError(self._expectation(value), where=self.name)
         return v
 
+    def range_ends(self) -> tuple[str | None, str | None]:
+        """How the range's ends are said: "least" or "above" (the minimum refused), "most" or "below",
+        None for no bound; the keys of the refusal's sentence and of the CLI help's range words alike."""
+        low = None if self.minimum is None else "above" if self.above else "least"
+        high = None if self.maximum is None else "below" if self.below else "most"
+        return low, high
+
     def _expectation(self, value: Any) -> str:
         # (named by its label, as the form shows it: the flag or field says where; never the internal name)
         got = shown_value(value)
@@ -198,9 +205,7 @@ class ParamSpec:
             )
         low = None if self.minimum is None else formats.decimal(self.minimum, 6)
         high = None if self.maximum is None else formats.decimal(self.maximum, 6)
-        low_word = None if low is None else "above" if self.above else "least"
-        high_word = None if high is None else "below" if self.below else "most"
-        key = (self.kind == "int", low_word, high_word)
+        key = (self.kind == "int", *self.range_ends())
         return text_of(_RANGE_SENTENCES, key, name=self.shown_label, low=low, high=high, value=got)
 
 

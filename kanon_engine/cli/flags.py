@@ -134,12 +134,12 @@ def _values_text(spec: ParamSpec) -> str:
 def _range_words(spec: ParamSpec) -> str:
     """A number's range in the words of the spec's refusal (:data:`kanon_engine.params._RANGE_SENTENCES`):
     "from 0 to 1", "above 0 and at most 1", "of at least 2"; empty without bounds."""
-    low = None if spec.minimum is None else f"{spec.minimum:g}"
-    high = None if spec.maximum is None else f"{spec.maximum:g}"
-    if low is not None and high is not None and not spec.above and not spec.below:
-        return f"from {low} to {high}"
-    ends = [f"{'above' if spec.above else 'at least'} {low}"] if low is not None else []
-    ends += [f"{'below' if spec.below else 'at most'} {high}"] if high is not None else []
+    low_end, high_end = spec.range_ends()
+    if (low_end, high_end) == ("least", "most"):
+        return f"from {spec.minimum:g} to {spec.maximum:g}"
+    words = {"least": "at least", "above": "above", "most": "at most", "below": "below"}
+    ends = [f"{words[low_end]} {spec.minimum:g}"] if low_end else []
+    ends += [f"{words[high_end]} {spec.maximum:g}"] if high_end else []
     text = " and ".join(ends)
     return f"of {text}" if text.startswith("at ") else text
 
